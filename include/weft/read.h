@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * read.h - reading weft traces (libweft-read).
+ *
+ * A reader opens a ring file (finished, or still being written by a live
+ * program, or a copy), checks every byte it uses, and returns the events
+ * of all streams merged in time order, with every loss reported where it
+ * happened (as WEFT_EV_LOSS pseudo-events) and counted.
+ *
+ * Nothing here prints, exits or aborts on bad input: problems come back
+ * as codes, and the offsets of corrupt bytes are kept in a list of
+ * problems.  A reader is used by one thread at a time; different readers
+ * are independent.
+ */
+#ifndef WEFT_READ_H
+#define WEFT_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft/events.h"
+#include "weft/weft.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A pseudo-event the reader inserts where events were lost:
+ * ev.value = packets lost there (overwritten, dropped, torn or corrupt),
+ * ev.id = events the writer declared discarded there. */
+#define WEFT_EV_LOSS 63
+
+/* ev.flags */
+#define WEFT_EVF_TRUNCATED 1u /* the text was cut by the writer */
+
+/*
+ * One event.  Filled by weft_reader_next(); `text` points into the
+ * reader's memory and stays valid until the next call on the reader.
+ */
+struct weft_event {
+	uint64_t ts;     /* trace clock ticks */
+	int64_t ns;      /* nanoseconds since the trace origin (weft_start) */
+	uint32_t stream; /* stream (OS thread) index */
+	uint16_t type;   /* enum weft_event_type, or WEFT_EV_LOSS */
+	uint16_t flags;  /* WEFT_EVF_* */
+	uint64_t actor;  /* current async thread of the stream, before the
+			    event (for run: the thread switched from) */
+	uint64_t id;     /* first ID field (child, thread, source, target,
+			    from, receiver), else 0 */
+	uint64_t id2;    /* second ID field (becomes: to), else 0 */
+	uint32_t name;   /* NAME field (kind, reason, counter, span, pause
+			    kind), else 0 */
+	int64_t value;   /* I64/U64 field (counter value or delta, pause
+			    duration in ns), else 0 */
+	const char *text; /* STR field (NUL-terminated), else NULL */
+	uint32_t text_len;
+	uint64_t offset; /* byte offset of the event in the file */
+};
+
+struct weft_losses {
+	uint64_t packets_lost;     /* missing from a stream's sequence */
+	uint64_t packets_torn;     /* rewritten while being read: skipped */
+	uint64_t packets_corrupt;  /* failed validation: rest skipped */
+	uint64_t events_discarded; /* the writer's declared drops */
+	uint64_t events_nested;    /* dropped: call from a signal handler */
+	uint64_t texts_truncated;  /* texts cut to fit a packet */
+};
+
+struct weft_stream_info {
+	uint32_t index;
+	uint32_t tid;
+	char name[17];
+	uint64_t start_ticks;
+	uint64_t events;   /* events read from this stream */
+	uint64_t first_ts, last_ts;
+	struct weft_losses losses;
+};
+
+enum weft_writer_state {
+	WEFT_WRITER_LIVE = 1,    /* a process still holds the ring */
+	WEFT_WRITER_STOPPED = 2, /* weft_stop() or normal exit */
+	WEFT_WRITER_GONE = 3,    /* no writer, never stopped: killed/crashed */
+};
+
+struct weft_trace_info {
+	uint8_t uuid[16];
+	char uuid_str[37];
+	unsigned major, minor;
+	uint32_t pid, ppid;
+	char comm[33];
+	uint64_t session;
+	int clock_kind;            /* 1 TSC, 2 CLOCK_MONOTONIC */
+	uint64_t freq;             /* ticks per second (refined) */
+	uint64_t origin_ticks;     /* ticks at weft_start */
+	int64_t origin_real_ns;    /* CLOCK_REALTIME at origin_ticks */
+	uint32_t packet_size, npackets;
+	int mode;                  /* 0 overwrite, 1 discard */
+	uint64_t file_size;
+	int writer;                /* enum weft_writer_state */
+	uint32_t nstreams;
+	const struct weft_stream_info *streams;
+	uint32_t nnames;           /* names[0] is "" (no name) */
+	const char *const *names;
+	uint64_t lost_no_stream;   /* events dropped: stream table full */
+	uint64_t lost_names;       /* names not interned: table full */
+	uint64_t packets_used;     /* valid packets found */
+	/* Filled as events are read (complete after WEFT_EEOF): */
+	uint64_t events;
+	uint64_t counts[WEFT_EV_COUNT];
+	uint64_t first_ts, last_ts;
+	struct weft_losses losses; /* sum over streams */
+	uint64_t problems;         /* corruptions found (see below) */
+};
+
+/* Where and what: the problems found while reading (first 64 kept). */
+struct weft_problem {
+	uint64_t offset;
+	char what[120];
+};
+
+enum weft_reader_flags {
+	/* Keep returning new events as a live writer commits them: next()
+	 * returns WEFT_EAGAIN when nothing new is there yet, and WEFT_EEOF
+	 * once the writer has stopped or gone and everything is read. */
+	WEFT_READ_FOLLOW = 1 << 0,
+};
+
+/* Details of a failed open. */
+struct weft_diag {
+	uint64_t offset;
+	char msg[200];
+};
+
+struct weft_reader;
+
+/*
+ * weft_reader_open - open the trace at `path` ("-" reads standard input to
+ * its end).  On success *out is a new reader (free with
+ * weft_reader_close).  On failure returns a negative code (WEFT_ENOTTRACE,
+ * WEFT_EVERSION, WEFT_ETRUNC, WEFT_ECORRUPT, WEFT_EEMPTY, -errno) and, if
+ * `diag` is not NULL, fills it with the offset and a message.
+ */
+int weft_reader_open(struct weft_reader **out, const char *path,
+		     unsigned flags, struct weft_diag *diag);
+
+/* Same, over `len` bytes at `data`, which must stay valid and unchanged
+ * until weft_reader_close (no copy is made). */
+int weft_reader_open_mem(struct weft_reader **out, const void *data,
+			 size_t len, unsigned flags, struct weft_diag *diag);
+
+void weft_reader_close(struct weft_reader *r);
+
+/* Trace description; valid until weft_reader_close.  Counts and losses
+ * grow as events are read. */
+const struct weft_trace_info *weft_reader_info(struct weft_reader *r);
+
+/*
+ * weft_reader_next - the next event in time order.  Returns 0 (event
+ * filled), WEFT_EEOF (no more), or WEFT_EAGAIN (follow mode: nothing new
+ * yet; poll again later).
+ */
+int weft_reader_next(struct weft_reader *r, struct weft_event *ev);
+
+/* Problems found so far; *n receives how many are listed. */
+const struct weft_problem *weft_reader_problems(struct weft_reader *r,
+						unsigned *n);
+
+/* The name of an interned name id ("" for 0 or unknown ids). */
+const char *weft_reader_name(struct weft_reader *r, uint32_t id);
+
+/* Ticks to nanoseconds since the trace origin, with the trace's clock. */
+int64_t weft_reader_ns(struct weft_reader *r, uint64_t ticks);
+
+/* The event table, for printing: name of an event type ("loss" for
+ * WEFT_EV_LOSS, NULL if unknown), its meaning, and its fields. */
+const char *weft_event_name(unsigned type);
+const char *weft_event_doc(unsigned type);
+/* Field i of an event type: its name and enum weft_field_type, or NULL. */
+const char *weft_event_field(unsigned type, unsigned i, int *ftype);
+
+/*
+ * weft_snapshot - a consistent copy of a (possibly live) ring file.
+ * Copies every packet whose copy validates (packets rewritten during the
+ * copy are zeroed and so counted as lost by readers of the copy), then the
+ * header.  Writes to `out_fd` (a file or a pipe).  *torn, if not NULL,
+ * receives the number of packets that could not be copied consistently.
+ */
+int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
+		  struct weft_diag *diag);
+
+/* The ring file a running process has mapped: writes its path to `buf`.
+ * Returns 0, WEFT_ENOTFOUND, or -errno. */
+int weft_find_ring(int pid, char *buf, size_t cap);
+
+/*
+ * weft_ctf_write - write the trace as a CTF 1.8 directory `dir` (created
+ * if needed): `metadata` plus one data stream file per OS thread, the
+ * packets in order, with the refined clock and the trace's names as
+ * enumerations.  babeltrace2 reads it.  Returns 0 or a negative code.
+ */
+int weft_ctf_write(struct weft_reader *r, const char *dir,
+		   struct weft_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_READ_H */

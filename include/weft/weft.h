@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * weft.h - the recording API of weft, a tracer for asynchronous C programs.
+ *
+ * This is the only header an instrumented program needs.  It describes the
+ * program as a web of *async threads* (promises, requests, timers,
+ * callbacks, coroutines): which one created which, when each ran, which one
+ * read, waited on, resolved, failed or signalled which other.
+ *
+ * Compiling in and out
+ * --------------------
+ * Unless WEFT_ENABLE is defined (its value is ignored) before this header is
+ * included, every call below expands to an expression that type-checks its
+ * arguments with sizeof() and generates no code: no weft symbol is
+ * referenced, and the program needs no library at link time.
+ *
+ * With WEFT_ENABLE, link with libweft (`pkg-config --cflags --libs weft`).
+ * Tracing starts with weft_start(), or by itself when the program loads if
+ * the environment sets WEFT_FILE (WEFT_SIZE and WEFT_MODE are read too).
+ * While tracing is stopped each call costs one relaxed load and one
+ * predictable branch.
+ *
+ * The current async thread
+ * ------------------------
+ * Every OS thread has a *current* async thread: the one weft_run() last
+ * made run there (0, "none", until then).  Interactions are performed by
+ * the current async thread: weft_create(child, kind) is "current creates
+ * child", weft_resolve(target) is "current resolves target", and so on.
+ * That keeps events small and matches how async code works: an async
+ * thread acts while it runs.
+ *
+ * Async thread ids are 64-bit values chosen by the caller (an address is
+ * fine).  Id 0 means "no async thread": the OS thread itself.  A create of
+ * an id that is still alive starts a new incarnation of that id.
+ *
+ * Names
+ * -----
+ * Kinds, idle reasons, counter, span and pause names are *interned*: the
+ * trace stores each distinct name once and events carry a small number.
+ * They are interned by address, so they must be string constants (or at
+ * least never change or be freed while tracing).  NULL means "unnamed".
+ *
+ * Thread safety
+ * -------------
+ * Every call may be made from any number of OS threads at once; each OS
+ * thread records into a stream of its own, with no lock.  A call made from
+ * a signal handler that interrupted a call on the same OS thread is dropped
+ * and counted (never corrupts the trace).  After fork() the child stops
+ * tracing into the parent's file; if tracing was started from the
+ * environment it continues in a file of its own (see weft(1)).
+ *
+ * Text (labels, notes, failure messages) is copied into the trace.  Text
+ * that does not fit in one packet is cut at a UTF-8 boundary and the event
+ * is marked truncated.
+ */
+#ifndef WEFT_WEFT_H
+#define WEFT_WEFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WEFT_VERSION_MAJOR 0
+#define WEFT_VERSION_MINOR 1
+#define WEFT_VERSION_PATCH 0
+
+#if defined(__GNUC__)
+#define WEFT_API __attribute__((visibility("default")))
+#define WEFT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define WEFT_API
+#define WEFT_UNLIKELY(x) (x)
+#endif
+
+/*
+ * Error codes.  Fallible calls return 0 or a negative code: -errno for a
+ * failure of the operating system, or one of these (all below -4000, so
+ * they never collide with an errno value).
+ */
+#define WEFT_ERRNO_MAP(X)                                                      \
+	X(EINVAL, -4001, "invalid argument")                                   \
+	X(EBUSY, -4002, "tracing is already started")                          \
+	X(ENOTSTARTED, -4003, "tracing is not started")                        \
+	X(ECORRUPT, -4004, "corrupt trace")                                    \
+	X(ETRUNC, -4005, "truncated trace")                                    \
+	X(EVERSION, -4006, "unsupported trace format version")                 \
+	X(ENOTTRACE, -4007, "not a weft trace")                                \
+	X(EEMPTY, -4008, "empty input")                                        \
+	X(EEOF, -4009, "end of trace")                                         \
+	X(ETOOSMALL, -4010, "trace size too small")                            \
+	X(ENOSPC, -4011, "no space left for the trace file")                   \
+	X(EAGAIN, -4012, "no new events yet")                                  \
+	X(ENOTFOUND, -4013, "not found")
+
+enum weft_error {
+#define WEFT__ERR_ENUM(name, val, msg) WEFT_##name = (val),
+	WEFT_ERRNO_MAP(WEFT__ERR_ENUM)
+#undef WEFT__ERR_ENUM
+};
+
+/* Tracing modes (the `flags` of weft_start). */
+enum weft_start_flags {
+	/* Flight recorder (the default): when the ring is full, the oldest
+	 * packets are overwritten; the loss is counted per stream. */
+	WEFT_OVERWRITE = 0,
+	/* Keep the oldest events: when the ring is full, new events are
+	 * dropped and counted. */
+	WEFT_DISCARD = 1 << 0,
+	/* Use clock_gettime(CLOCK_MONOTONIC) even when the TSC is usable. */
+	WEFT_CLOCK_MONOTONIC = 1 << 1,
+};
+
+/* Default ring size when none is given (bytes). */
+#define WEFT_DEFAULT_SIZE (16u << 20)
+
+#if defined(WEFT_ENABLE)
+
+/*
+ * weft_start - start tracing into the ring file `path`.
+ *
+ * Creates (or replaces) `path` with mode 0600, pre-allocates `bytes` bytes
+ * of disk for it (0 means WEFT_DEFAULT_SIZE; a full disk is reported here,
+ * never as a SIGBUS later) and maps it.  `flags` is WEFT_OVERWRITE or
+ * WEFT_DISCARD, optionally | WEFT_CLOCK_MONOTONIC.
+ *
+ * Returns 0, WEFT_EBUSY if tracing is already started, WEFT_ETOOSMALL if
+ * `bytes` cannot hold a header and a few packets, WEFT_ENOSPC, or -errno.
+ * Not async-signal-safe; call it from one thread.
+ */
+WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags);
+
+/*
+ * weft_stop - stop tracing.  Every event recorded before it stays in the
+ * file, which remains a complete trace; calls made afterwards are one
+ * branch each.  Returns 0 or WEFT_ENOTSTARTED.  The mapping is kept (a
+ * racing call on another thread may still be finishing an event).
+ */
+WEFT_API int weft_stop(void);
+
+/* weft_strerror - a static English message for a code of this header
+ * (or a -errno value). */
+WEFT_API const char *weft_strerror(int err);
+
+/* weft_version - "MAJOR.MINOR.PATCH" of the library. */
+WEFT_API const char *weft_version(void);
+
+/* Internal: non-zero while tracing.  Read with a relaxed load by the
+ * macros below; never write it. */
+extern WEFT_API unsigned weft__on;
+
+WEFT_API void weft__create(uint64_t child, const char *kind);
+WEFT_API void weft__run(uint64_t thread);
+WEFT_API void weft__idle(const char *reason);
+WEFT_API void weft__resume(void);
+WEFT_API void weft__read(uint64_t source);
+WEFT_API void weft__try_read(uint64_t source);
+WEFT_API void weft__resolve(uint64_t target);
+WEFT_API void weft__fail(uint64_t target, const char *message);
+WEFT_API void weft__becomes(uint64_t from, uint64_t to);
+WEFT_API void weft__signal(uint64_t receiver);
+WEFT_API void weft__cancel(uint64_t target);
+WEFT_API void weft__label(uint64_t thread, const char *text);
+WEFT_API void weft__should_resolve(uint64_t thread);
+WEFT_API void weft__counter_set(const char *counter, int64_t value);
+WEFT_API void weft__counter_add(const char *counter, int64_t delta);
+WEFT_API void weft__note(uint64_t thread, const char *text);
+WEFT_API void weft__span_begin(const char *name);
+WEFT_API void weft__span_end(const char *name);
+WEFT_API void weft__pause(const char *kind, uint64_t duration_ns);
+
+#define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
+#define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
+
+#else /* !WEFT_ENABLE: every call type-checks its arguments, emits nothing */
+
+/* Declarations used only inside sizeof(): never called, never linked. */
+int weft__chk_start(const char *path, size_t bytes, unsigned flags);
+int weft__chk_id(uint64_t id);
+int weft__chk_id_str(uint64_t id, const char *s);
+int weft__chk_id_id(uint64_t a, uint64_t b);
+int weft__chk_str(const char *s);
+int weft__chk_str_i64(const char *s, int64_t v);
+int weft__chk_str_u64(const char *s, uint64_t v);
+int weft__chk_void(void);
+
+#define weft_start(path, bytes, flags)                                         \
+	((void)sizeof(weft__chk_start((path), (bytes), (flags))), 0)
+#define weft_stop() ((void)sizeof(weft__chk_void()), 0)
+#define weft_strerror(err) ((void)sizeof(err), "weft is compiled out")
+#define weft_version() "compiled out"
+#define WEFT__CALL(call) ((void)sizeof(call))
+
+#define weft__create(c, k) weft__chk_id_str((c), (k))
+#define weft__run(t) weft__chk_id((t))
+#define weft__idle(r) weft__chk_str((r))
+#define weft__resume() weft__chk_void()
+#define weft__read(s) weft__chk_id((s))
+#define weft__try_read(s) weft__chk_id((s))
+#define weft__resolve(t) weft__chk_id((t))
+#define weft__fail(t, m) weft__chk_id_str((t), (m))
+#define weft__becomes(a, b) weft__chk_id_id((a), (b))
+#define weft__signal(r) weft__chk_id((r))
+#define weft__cancel(t) weft__chk_id((t))
+#define weft__label(t, s) weft__chk_id_str((t), (s))
+#define weft__should_resolve(t) weft__chk_id((t))
+#define weft__counter_set(c, v) weft__chk_str_i64((c), (v))
+#define weft__counter_add(c, v) weft__chk_str_i64((c), (v))
+#define weft__note(t, s) weft__chk_id_str((t), (s))
+#define weft__span_begin(n) weft__chk_str((n))
+#define weft__span_end(n) weft__chk_str((n))
+#define weft__pause(k, d) weft__chk_str_u64((k), (d))
+
+#endif /* WEFT_ENABLE */
+
+/*
+ * The events.  Each is a macro: compiled out it vanishes, compiled in and
+ * stopped it is one branch, compiled in and started it records one event
+ * stamped with the time and the OS thread.  "current" is the async thread
+ * running on the calling OS thread (see above).
+ */
+
+/* current creates async thread `child`, of kind `kind` (an interned name,
+ * e.g. "uv_write_t"; may be NULL).  Creating a live id starts a new
+ * incarnation. */
+#define weft_create(child, kind) WEFT__CALL(weft__create((child), (kind)))
+
+/* `thread` now runs on this OS thread (it becomes current); 0 = none.
+ * A run interval lasts until the next weft_run() or weft_idle() here. */
+#define weft_run(thread) WEFT__CALL(weft__run((thread)))
+
+/* This OS thread blocks waiting for work (e.g. in poll), for `reason` (an
+ * interned name).  Nothing runs here until weft_resume(). */
+#define weft_idle(reason) WEFT__CALL(weft__idle((reason)))
+
+/* This OS thread is back from idle; the current async thread is again the
+ * one that was current before weft_idle(). */
+#define weft_resume() WEFT__CALL(weft__resume())
+
+/* current read the result of `source` (which had resolved or failed). */
+#define weft_read(source) WEFT__CALL(weft__read((source)))
+
+/* current tried to read `source`, which was not ready: current now waits
+ * on it. */
+#define weft_try_read(source) WEFT__CALL(weft__try_read((source)))
+
+/* current resolved `target` successfully. */
+#define weft_resolve(target) WEFT__CALL(weft__resolve((target)))
+
+/* current made `target` fail, with a message (copied; may be NULL). */
+#define weft_fail(target, message) WEFT__CALL(weft__fail((target), (message)))
+
+/* Async thread `from` is replaced by `to`: whoever waits on `from` now
+ * waits on `to` (promise forwarding). */
+#define weft_becomes(from, to) WEFT__CALL(weft__becomes((from), (to)))
+
+/* current woke or sent a message to `receiver` (a condition signal, an
+ * async send from another OS thread...). */
+#define weft_signal(receiver) WEFT__CALL(weft__signal((receiver)))
+
+/* current cancelled `target`. */
+#define weft_cancel(target) WEFT__CALL(weft__cancel((target)))
+
+/* Attach a label to `thread` (copied).  A thread may have several, each at
+ * its time; the last one names it. */
+#define weft_label(thread, text) WEFT__CALL(weft__label((thread), (text)))
+
+/* Hint: `thread` should resolve.  If it never does, readers report it
+ * (weft why) and viewers draw it red to the end of the trace. */
+#define weft_should_resolve(thread) WEFT__CALL(weft__should_resolve((thread)))
+
+/* Set the counter named `counter` (interned) to `value`. */
+#define weft_counter_set(counter, value)                                       \
+	WEFT__CALL(weft__counter_set((counter), (value)))
+
+/* Add `delta` (may be negative) to the counter named `counter`. */
+#define weft_counter_add(counter, delta)                                       \
+	WEFT__CALL(weft__counter_add((counter), (delta)))
+
+/* A free-form note (copied) on `thread` at this time (a log line). */
+#define weft_note(thread, text) WEFT__CALL(weft__note((thread), (text)))
+
+/* A named span (interned name) begins / ends on the current async thread.
+ * Spans nest. */
+#define weft_span_begin(name) WEFT__CALL(weft__span_begin((name)))
+#define weft_span_end(name) WEFT__CALL(weft__span_end((name)))
+
+/* The runtime itself stopped everything for `duration_ns` nanoseconds,
+ * ending now (a GC pause, a stop-the-world); `kind` is an interned name. */
+#define weft_pause(kind, duration_ns)                                          \
+	WEFT__CALL(weft__pause((kind), (duration_ns)))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_WEFT_H */

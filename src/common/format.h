@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.h - the layout of a weft ring file, shared by writer and reader.
+ *
+ * A ring file is:
+ *
+ *   [file header | CTF metadata text | stream table | name table | strings]
+ *   [packet 0][packet 1] ... [packet N-1]
+ *
+ * The header region is written once at start, except for append-only
+ * tables (streams, names) whose entries publish themselves with a release
+ * store of a "valid" word, a few atomic counters, and the clock anchor,
+ * which is a seqlock.
+ *
+ * Every packet is a CTF 1.8 packet (see metadata.c): a packet header and
+ * context, events, then free space, and in its last 8 bytes a *trailer*
+ * that repeats the packet's generation number.  Packets are shared by all
+ * streams: a writer that needs one takes the next generation number from
+ * the header's global counter and the slot (generation - 1) % npackets.
+ *
+ * Commit protocol, and why a reader never misreads:
+ *  - opening a packet: trailer := 0; release fence; header fields; gen :=
+ *    g (release); trailer := g (release);
+ *  - appending an event: bytes; content_size := new end (release);
+ *  - a reader reads gen (acquire) before any other field (it is the first
+ *    mutable word, so even a plain sequential copy such as cp(1) reads it
+ *    first), content_size, the events below content_size, then, after an
+ *    acquire fence, the trailer.  The copy is valid iff gen == trailer != 0.
+ *    A packet reopened during the copy fails that test (its trailer went to
+ *    0 before any other byte changed), and is skipped and counted.
+ *
+ * All integers are little-endian.
+ */
+#ifndef WEFT_FORMAT_H
+#define WEFT_FORMAT_H
+
+#include <stdint.h>
+
+#define WEFT_FILE_MAGIC "WEFTRING"
+#define WEFT_FORMAT_MAJOR 1
+#define WEFT_FORMAT_MINOR 0
+#define WEFT_CTF_MAGIC 0xC1FC1FC1u
+
+#define WEFT_CLOCK_TSC 1
+#define WEFT_CLOCK_MONO 2
+
+#define WEFT_STATE_RUNNING 1
+#define WEFT_STATE_STOPPED 2
+
+struct weft__anchor {
+	uint64_t ticks;  /* trace clock */
+	int64_t mono_ns; /* CLOCK_MONOTONIC at the same instant */
+	int64_t real_ns; /* CLOCK_REALTIME at the same instant */
+};
+
+/* At offset 0.  Fields marked (atomic) change while the writer runs. */
+struct weft__fhdr {
+	char magic[8];          /* WEFT_FILE_MAGIC */
+	uint16_t major, minor;  /* format version */
+	uint32_t header_size;   /* offset of packet 0 */
+	uint64_t file_size;
+	uint32_t packet_size;   /* bytes, a power of two */
+	uint32_t npackets;
+	uint32_t mode;          /* 0 overwrite, 1 discard */
+	uint32_t clock_kind;    /* WEFT_CLOCK_* */
+	uint8_t uuid[16];
+	uint64_t freq;          /* trace clock Hz, calibrated at start */
+	struct weft__anchor a0; /* taken at start */
+	uint64_t a1_seq;        /* (atomic) seqlock of a1: odd while written */
+	struct weft__anchor a1; /* latest anchor, refreshed on packet switches */
+	uint32_t pid, ppid;
+	char comm[32];          /* program name */
+	uint64_t session;       /* WEFT_SESSION of the environment, or 0 */
+	uint32_t metadata_off, metadata_len;
+	uint32_t streams_off, streams_cap;
+	uint32_t names_off, names_cap;
+	uint32_t strings_off, strings_cap;
+	uint32_t nstreams;      /* (atomic) stream slots taken */
+	uint32_t nnames;        /* (atomic) name slots taken */
+	uint32_t strings_used;  /* (atomic) */
+	uint32_t state;         /* (atomic) WEFT_STATE_* */
+	uint64_t next_gen;      /* (atomic) generations handed out so far */
+	uint64_t lost_no_stream; /* (atomic) events dropped: stream table full */
+	uint64_t lost_names;    /* (atomic) names not interned: table full */
+	uint64_t stop_ticks;    /* clock at weft_stop(), or 0 */
+	uint8_t reserved[64];
+};
+
+/* One per OS thread that recorded, in the stream table. */
+struct weft__fstream {
+	uint32_t valid;          /* (atomic) 1 once the entry is written */
+	uint32_t tid;            /* OS thread id */
+	uint64_t start_ticks;
+	char name[16];           /* thread name at registration */
+	uint64_t dropped_full;   /* (atomic) events dropped: no packet free */
+	uint64_t dropped_nested; /* (atomic) events dropped: signal re-entry */
+	uint64_t truncated;      /* (atomic) texts cut to fit a packet */
+	uint64_t packets;        /* (atomic) packets opened */
+};
+
+/* One per interned name; `len` is published last with WEFT_NAME_VALID. */
+struct weft__fname {
+	uint32_t off; /* in the strings area */
+	uint32_t len; /* (atomic) length | WEFT_NAME_VALID */
+};
+#define WEFT_NAME_VALID 0x80000000u
+#define WEFT_NAME_MAX 255
+
+/* Packet layout (offsets in bytes from the packet start). */
+#define WEFT_PK_MAGIC 0       /* u32 0xC1FC1FC1 */
+#define WEFT_PK_UUID 4        /* u8[16] */
+#define WEFT_PK_VERSION 20    /* u32 format major<<16|minor, constant */
+#define WEFT_PK_GEN 24        /* u64 generation, written last */
+#define WEFT_PK_STREAM 32     /* u64 stream_instance_id */
+#define WEFT_PK_TS_BEGIN 40   /* u64 */
+#define WEFT_PK_TS_END 48     /* u64, 0 while the packet is open */
+#define WEFT_PK_CONTENT 56    /* u64 content_size in bits (the commit) */
+#define WEFT_PK_SIZE 64       /* u64 packet_size in bits */
+#define WEFT_PK_SEQ 72        /* u64 packet_seq_num, per stream */
+#define WEFT_PK_DISCARDED 80  /* u64 events_discarded, per stream total */
+#define WEFT_PK_CURRENT 88    /* u64 current async thread at packet start */
+#define WEFT_PK_TID 96        /* u32 OS thread id */
+#define WEFT_PK_EVENTS 100    /* first event */
+#define WEFT_PK_TRAILER 8     /* trailer: last 8 bytes hold the generation */
+
+/* Compact event header: 5-bit id + 27 low bits of the timestamp; id 31
+ * escapes to an extended header: 1 byte (31), u32 id, u64 timestamp. */
+#define WEFT_EH_COMPACT_BITS 27
+#define WEFT_EH_EXTENDED 31
+#define WEFT_EH_EXT_SIZE 13
+
+#define WEFT_MIN_PACKET 1024u
+#define WEFT_MAX_PACKET 65536u
+
+/* Event table as data (expanded from WEFT_EVENT_MAP). */
+struct weft__evspec {
+	const char *name;
+	const char *doc;
+	struct {
+		unsigned char type; /* enum weft_field_type, WEFT_FT_END ends */
+		const char *name;
+	} f[4];
+};
+extern const struct weft__evspec weft__events[];
+
+/* Metadata generation (metadata.c). */
+struct weft__meta_params {
+	const uint8_t *uuid;
+	uint64_t freq;
+	int64_t offset_s;      /* clock value 0, in seconds since the epoch */
+	uint64_t offset_ticks; /* ... plus this many ticks */
+	int clock_kind;
+	/* optional: names for the NAME enum (index = id), NULL entries skipped */
+	const char *const *names;
+	uint32_t nnames;
+	const char *hostname;
+	const char *comm;
+	uint32_t pid;
+};
+/* Writes TSDL text into buf (NUL-terminated); returns the length it needs
+ * (excluding the NUL), like snprintf. */
+int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p);
+
+/* UUID text form, 36 chars + NUL. */
+void weft__uuid_str(const uint8_t *u, char out[37]);
+
+static inline uint64_t weft__ld64(const unsigned char *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, 8);
+	return v;
+}
+static inline uint32_t weft__ld32(const unsigned char *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return v;
+}
+static inline uint16_t weft__ld16(const unsigned char *p)
+{
+	uint16_t v;
+	__builtin_memcpy(&v, p, 2);
+	return v;
+}
+
+#endif /* WEFT_FORMAT_H */

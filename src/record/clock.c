@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clock.c - the trace clock: the TSC when the CPU says it is invariant (or
+ * the kernel itself trusts it), calibrated against CLOCK_MONOTONIC;
+ * otherwise CLOCK_MONOTONIC in nanoseconds.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "record.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int weft__clock_kind = WEFT_CLOCK_MONO;
+
+static int64_t ts_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t weft__mono_ticks(void)
+{
+	return (uint64_t)ts_ns(CLOCK_MONOTONIC);
+}
+
+static int tsc_usable(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000007u &&
+	    __get_cpuid(0x80000007u, &a, &b, &c, &d) && (d & (1u << 8)))
+		return 1;
+	/* Virtual machines often hide the invariant-TSC bit while the kernel
+	 * has verified the TSC and uses it as its clocksource. */
+	char buf[32] = {0};
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+			"current_clocksource",
+			"re");
+	if (f) {
+		if (!fgets(buf, sizeof buf, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	return strncmp(buf, "tsc", 3) == 0;
+#else
+	return 0;
+#endif
+}
+
+/* Takes an anchor: ticks bracketed by two CLOCK_MONOTONIC reads, keeping
+ * the tightest of a few tries, so the pairing error is tens of ns. */
+void weft__anchor_take(struct weft__anchor *a)
+{
+	int64_t best = -1;
+	for (int i = 0; i < 5; i++) {
+		int64_t m0 = ts_ns(CLOCK_MONOTONIC);
+		uint64_t t = weft__clock_now();
+		int64_t m1 = ts_ns(CLOCK_MONOTONIC);
+		if (best < 0 || m1 - m0 < best) {
+			best = m1 - m0;
+			a->ticks = t;
+			a->mono_ns = m0 + (m1 - m0) / 2;
+		}
+	}
+	int64_t mono = ts_ns(CLOCK_MONOTONIC);
+	a->real_ns = ts_ns(CLOCK_REALTIME) - (mono - a->mono_ns);
+}
+
+uint64_t weft__clock_init(int force_mono, struct weft__anchor *a0)
+{
+	weft__clock_kind =
+		(!force_mono && tsc_usable()) ? WEFT_CLOCK_TSC : WEFT_CLOCK_MONO;
+	weft__anchor_take(a0);
+	if (weft__clock_kind == WEFT_CLOCK_MONO)
+		return 1000000000u;
+	/* About 2 ms of calibration; readers refine the frequency with the
+	 * anchor the writer refreshes as it runs. */
+	struct weft__anchor b;
+	do
+		weft__anchor_take(&b);
+	while (b.mono_ns - a0->mono_ns < 2000000);
+	return (uint64_t)((double)(b.ticks - a0->ticks) * 1e9 /
+			  (double)(b.mono_ns - a0->mono_ns));
+}

@@ -1,0 +1,1019 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c - libweft's recorder: the ring file, per-OS-thread streams,
+ * the event encoders, interning, fork and start-up from the environment.
+ *
+ * Hot path (per event, after the first event of an OS thread): one
+ * relaxed load of weft__on (in the caller), a thread-local pointer, a
+ * re-entrancy flag, the clock read, a bounds check, the stores of the
+ * event, and a release store of the packet's content_size, which commits
+ * it.  No lock, no allocation, no system call; a new packet (every few
+ * hundred events) costs one atomic add and one compare-and-swap.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define WEFT_ENABLE 1
+#include "weft/events.h"
+#include "weft/weft.h"
+
+#include "record.h"
+
+/* ------------------------------------------------------------------ state */
+
+WEFT_API unsigned weft__on; /* generation while tracing, 0 when stopped */
+
+struct thr {
+	unsigned gen;  /* generation this state belongs to */
+	unsigned busy; /* inside an event: a re-entrant call is dropped */
+	uint8_t *pk;   /* current packet, or NULL */
+	uint8_t *pos;  /* next event */
+	uint8_t *end;  /* packet end, trailer excluded */
+	uint64_t last; /* timestamp of the last event (or packet begin) */
+	uint64_t cur;  /* current async thread */
+	uint64_t seq;  /* next packet_seq_num */
+	uint64_t dropped; /* events dropped by this thread, outside signals */
+	uint64_t nested;  /* events dropped by re-entry (signal handlers) */
+	uint32_t pkidx;
+	uint32_t stream;
+	struct weft__fstream *fs;
+	struct {
+		const char *p;
+		uint32_t id;
+	} nc[16]; /* name cache: address -> id */
+};
+
+struct nslot {
+	const char *key; /* (atomic) */
+	uint32_t id;     /* (atomic) 0 while being interned */
+};
+
+static struct {
+	struct weft__fhdr *hdr;
+	uint8_t *base;
+	size_t size;
+	uint8_t *packets;
+	uint32_t psize, npk;
+	uint8_t *owner;     /* per packet, 1 while a stream writes it */
+	struct thr *thrs;   /* per stream slot */
+	struct nslot *nhash; /* address -> name id, 2 * names_cap slots */
+	uint32_t nhash_cap;
+	size_t priv_size;
+	void *priv;
+	int fd;
+	unsigned gen;
+	unsigned flags;
+	uint32_t text_cap;
+	int from_env;
+	char env_path[4096];
+	size_t env_size;
+	unsigned env_flags;
+} g = {.fd = -1};
+
+static __thread struct thr *tls __attribute__((tls_model("initial-exec")));
+static pthread_key_t thr_key;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static unsigned gen_counter;
+
+/* ------------------------------------------------------- fault injection */
+
+#ifdef WEFT_FAULT_INJECTION
+WEFT_API int weft__fault_open, weft__fault_ftruncate, weft__fault_fallocate,
+	weft__fault_mmap, weft__fault_errno = ENOSPC;
+static int fault(int *n)
+{
+	if (*n > 0 && --*n == 0) {
+		errno = weft__fault_errno;
+		return 1;
+	}
+	return 0;
+}
+#define FAULT(name) fault(&weft__fault_##name)
+#else
+#define FAULT(name) 0
+#endif
+
+/* ------------------------------------------------------------- helpers */
+
+static inline void st64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+static inline void st32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+static inline void st16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
+}
+static inline uint64_t *pk64(uint8_t *pk, unsigned off)
+{
+	return (uint64_t *)(void *)(pk + off);
+}
+
+static void refresh_anchor(void)
+{
+	struct weft__fhdr *h = g.hdr;
+	uint64_t s = __atomic_load_n(&h->a1_seq, __ATOMIC_RELAXED);
+	/* A try-lock: whoever makes the sequence odd writes; others skip
+	 * (another writer is refreshing it right now anyway). */
+	if ((s & 1) || !__atomic_compare_exchange_n(&h->a1_seq, &s, s + 1, 0,
+						    __ATOMIC_ACQUIRE,
+						    __ATOMIC_RELAXED))
+		return;
+	/* Pairs with the reader's acquire fence before its second load of
+	 * a1_seq: the odd value is visible before the data changes. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	struct weft__anchor a;
+	weft__anchor_take(&a);
+	h->a1 = a;
+	/* Pairs with the reader's acquire load of a1_seq. */
+	__atomic_store_n(&h->a1_seq, s + 2, __ATOMIC_RELEASE);
+}
+
+static void close_packet(struct thr *t)
+{
+	uint8_t *pk = t->pk;
+	if (!pk)
+		return;
+	__atomic_store_n(pk64(pk, WEFT_PK_TS_END), t->last, __ATOMIC_RELAXED);
+	__atomic_store_n(pk64(pk, WEFT_PK_DISCARDED), t->dropped + t->nested,
+			 __ATOMIC_RELAXED);
+	/* Pairs with the CAS in open_packet(): our last writes to the packet
+	 * happen before another stream takes the slot. */
+	__atomic_store_n(&g.owner[t->pkidx], 0, __ATOMIC_RELEASE);
+	t->pk = t->pos = t->end = NULL;
+}
+
+/* Takes a free packet slot; returns its index, or -1 if none (discard
+ * mode full, or every packet is held by a stream). */
+static int64_t take_slot(uint64_t *gen_out)
+{
+	struct weft__fhdr *h = g.hdr;
+	for (uint32_t tries = 0; tries < g.npk; tries++) {
+		uint64_t n = __atomic_fetch_add(&h->next_gen, 1,
+						__ATOMIC_RELAXED);
+		if ((g.flags & WEFT_DISCARD) && n >= g.npk) {
+			/* Undo is not needed: next_gen only grows and
+			 * readers use it as "packets ever opened", capped. */
+			return -1;
+		}
+		uint32_t slot = (uint32_t)(n % g.npk);
+		uint8_t expect = 0;
+		/* Pairs with the release store in close_packet(). */
+		if (__atomic_compare_exchange_n(&g.owner[slot], &expect, 1, 0,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			*gen_out = n + 1;
+			return slot;
+		}
+	}
+	return -1;
+}
+
+static void count_drop(struct thr *t)
+{
+	t->dropped++;
+	__atomic_store_n(&t->fs->dropped_full, t->fs->dropped_full + 1,
+			 __ATOMIC_RELAXED);
+	if (t->pk)
+		__atomic_store_n(pk64(t->pk, WEFT_PK_DISCARDED),
+				 t->dropped + t->nested, __ATOMIC_RELAXED);
+}
+
+/* Opens a new packet for `t` starting at time `now`.  Returns the first
+ * event position, or NULL (event dropped and counted). */
+static uint8_t *open_packet(struct thr *t, uint64_t now)
+{
+	uint64_t gen;
+	int64_t slot = take_slot(&gen);
+	if (slot < 0) {
+		count_drop(t);
+		return NULL;
+	}
+	close_packet(t);
+	uint8_t *pk = g.packets + (size_t)slot * g.psize;
+	uint64_t *trailer = pk64(pk, g.psize - WEFT_PK_TRAILER);
+
+	/* Invalidate the trailer before any other byte changes, so that a
+	 * reader copying the old contents sees gen != trailer.  The release
+	 * fence orders it before the writes below (reader: acquire fence
+	 * before reading the trailer). */
+	__atomic_store_n(trailer, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	st32(pk + WEFT_PK_MAGIC, WEFT_CTF_MAGIC);
+	memcpy(pk + WEFT_PK_UUID, g.hdr->uuid, 16);
+	st32(pk + WEFT_PK_VERSION, WEFT_FORMAT_MAJOR << 16 | WEFT_FORMAT_MINOR);
+	__atomic_store_n(pk64(pk, WEFT_PK_STREAM), t->stream, __ATOMIC_RELAXED);
+	__atomic_store_n(pk64(pk, WEFT_PK_TS_BEGIN), now, __ATOMIC_RELAXED);
+	__atomic_store_n(pk64(pk, WEFT_PK_TS_END), 0, __ATOMIC_RELAXED);
+	__atomic_store_n(pk64(pk, WEFT_PK_CONTENT), WEFT_PK_EVENTS * 8,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(pk64(pk, WEFT_PK_SIZE), (uint64_t)g.psize * 8,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(pk64(pk, WEFT_PK_SEQ), t->seq++, __ATOMIC_RELAXED);
+	__atomic_store_n(pk64(pk, WEFT_PK_DISCARDED), t->dropped + t->nested,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(pk64(pk, WEFT_PK_CURRENT), t->cur, __ATOMIC_RELAXED);
+	st32(pk + WEFT_PK_TID, t->fs->tid);
+	/* Pairs with the reader's acquire load of gen: the fields above are
+	 * visible to whoever sees the new generation. */
+	__atomic_store_n(pk64(pk, WEFT_PK_GEN), gen, __ATOMIC_RELEASE);
+	/* Pairs with the reader's acquire fence before reading the trailer. */
+	__atomic_store_n(trailer, gen, __ATOMIC_RELEASE);
+
+	t->pk = pk;
+	t->pkidx = (uint32_t)slot;
+	t->pos = pk + WEFT_PK_EVENTS;
+	t->end = pk + g.psize - WEFT_PK_TRAILER;
+	t->last = now;
+	__atomic_store_n(&t->fs->packets, t->fs->packets + 1, __ATOMIC_RELAXED);
+	refresh_anchor();
+	return t->pos;
+}
+
+static void thr_exit(void *arg)
+{
+	struct thr *t = arg;
+	/* Only close a packet of the generation that is still tracing. */
+	if (t && t->gen == __atomic_load_n(&weft__on, __ATOMIC_RELAXED) &&
+	    t->gen) {
+		t->busy = 1;
+		close_packet(t);
+	}
+	tls = NULL;
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&thr_key, thr_exit);
+}
+
+/* First event of an OS thread in generation `gen`: take a stream slot. */
+static struct thr *attach(unsigned gen)
+{
+	if (!gen)
+		return NULL;
+	/* Pairs with the release store of weft__on in start(): the ring's
+	 * state is visible before this thread uses it. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	struct weft__fhdr *h = g.hdr;
+	uint32_t idx = __atomic_fetch_add(&h->nstreams, 1, __ATOMIC_RELAXED);
+	if (idx >= h->streams_cap) {
+		__atomic_store_n(&h->nstreams, h->streams_cap,
+				 __ATOMIC_RELAXED);
+		__atomic_fetch_add(&h->lost_no_stream, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	struct thr *t = &g.thrs[idx];
+	memset(t, 0, sizeof *t);
+	t->gen = gen;
+	t->stream = idx;
+	t->fs = (struct weft__fstream *)(void *)(g.base + h->streams_off) + idx;
+	t->fs->tid = (uint32_t)syscall(SYS_gettid);
+	t->fs->start_ticks = weft__clock_now();
+	prctl(PR_GET_NAME, t->fs->name, 0, 0, 0);
+	/* Pairs with the reader's acquire load of `valid`. */
+	__atomic_store_n(&t->fs->valid, 1, __ATOMIC_RELEASE);
+	tls = t;
+	pthread_setspecific(thr_key, t);
+	return t;
+}
+
+/* ------------------------------------------------------------- hot path */
+
+static inline struct thr *enter(void)
+{
+	struct thr *t = tls;
+	unsigned gen = __atomic_load_n(&weft__on, __ATOMIC_RELAXED);
+	if (__builtin_expect(!t || t->gen != gen, 0)) {
+		t = attach(gen);
+		if (!t)
+			return NULL;
+	}
+	if (__builtin_expect(t->busy, 0)) {
+		t->nested++;
+		if (t->fs)
+			__atomic_fetch_add(&t->fs->dropped_nested, 1,
+					   __ATOMIC_RELAXED);
+		return NULL;
+	}
+	t->busy = 1;
+	/* Keep the event's stores after the flag, as seen by a signal
+	 * handler on this thread. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return t;
+}
+
+static inline void leave(struct thr *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+}
+
+/* Reserves room for an event of `payload` bytes and writes its header;
+ * returns where the payload goes, or NULL (dropped and counted). */
+static inline uint8_t *ev_open(struct thr *t, unsigned id, size_t payload)
+{
+	uint64_t now = weft__clock_now();
+	if (__builtin_expect(now < t->last, 0))
+		now = t->last; /* keep each stream monotonic */
+	uint8_t *p = t->pos;
+	if (__builtin_expect((size_t)(t->end - p) < payload + WEFT_EH_EXT_SIZE,
+			     0)) {
+		p = open_packet(t, now);
+		if (!p)
+			return NULL;
+	}
+	if (__builtin_expect(now - t->last < (1u << WEFT_EH_COMPACT_BITS), 1)) {
+		st32(p, (uint32_t)(now << 5) | id);
+		p += 4;
+	} else {
+		p[0] = WEFT_EH_EXTENDED;
+		st32(p + 1, id);
+		st64(p + 5, now);
+		p += WEFT_EH_EXT_SIZE;
+	}
+	t->last = now;
+	return p;
+}
+
+static inline void ev_commit(struct thr *t, uint8_t *end)
+{
+	t->pos = end;
+	/* The commit.  Pairs with the reader's acquire load of
+	 * content_size: the event's bytes are visible before the size that
+	 * covers them. */
+	__atomic_store_n(pk64(t->pk, WEFT_PK_CONTENT),
+			 (uint64_t)(end - t->pk) * 8, __ATOMIC_RELEASE);
+}
+
+static void ev_id(unsigned id, uint64_t a)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	uint8_t *p = ev_open(t, id, 8);
+	if (p) {
+		st64(p, a);
+		ev_commit(t, p + 8);
+	}
+	leave(t);
+}
+
+/* ------------------------------------------------------------- names */
+
+static uint32_t intern_slow(const char *s)
+{
+	struct weft__fhdr *h = g.hdr;
+	uint64_t k = (uint64_t)(uintptr_t)s;
+	uint32_t mask = g.nhash_cap - 1;
+	uint32_t i = (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+	int claimed = 0;
+	struct nslot *slot = NULL;
+
+	for (uint32_t n = 0; n < g.nhash_cap; n++, i = (i + 1) & mask) {
+		struct nslot *e = &g.nhash[i];
+		const char *key = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
+		if (key == s) {
+			/* Pairs with the release store of e->id below. */
+			uint32_t id = __atomic_load_n(&e->id, __ATOMIC_ACQUIRE);
+			if (id)
+				return id == UINT32_MAX ? 0 : id;
+			break; /* being interned: take a name of our own */
+		}
+		if (!key) {
+			const char *none = NULL;
+			if (__atomic_compare_exchange_n(&e->key, &none, s, 0,
+							__ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE)) {
+				claimed = 1;
+				slot = e;
+				break;
+			}
+			if (none == s)
+				break;
+		}
+	}
+
+	size_t len = strnlen(s, WEFT_NAME_MAX);
+	uint32_t id = __atomic_fetch_add(&h->nnames, 1, __ATOMIC_RELAXED);
+	uint32_t off = 0;
+	if (id >= h->names_cap ||
+	    (off = __atomic_fetch_add(&h->strings_used, (uint32_t)len + 1,
+				      __ATOMIC_RELAXED)) +
+			    len + 1 >
+		    h->strings_cap) {
+		__atomic_fetch_add(&h->lost_names, 1, __ATOMIC_RELAXED);
+		if (claimed)
+			__atomic_store_n(&slot->id, UINT32_MAX,
+					 __ATOMIC_RELEASE);
+		return 0;
+	}
+	uint8_t *str = g.base + h->strings_off + off;
+	memcpy(str, s, len);
+	str[len] = 0;
+	struct weft__fname *fn =
+		(struct weft__fname *)(void *)(g.base + h->names_off) + id;
+	fn->off = off;
+	/* Pairs with the reader's acquire load of len. */
+	__atomic_store_n(&fn->len, (uint32_t)len | WEFT_NAME_VALID,
+			 __ATOMIC_RELEASE);
+	if (claimed)
+		__atomic_store_n(&slot->id, id, __ATOMIC_RELEASE);
+	return id;
+}
+
+static inline uint16_t intern(struct thr *t, const char *s)
+{
+	if (!s)
+		return 0;
+	unsigned i = (unsigned)((uintptr_t)s >> 3) & 15;
+	if (__builtin_expect(t->nc[i].p == s, 1))
+		return (uint16_t)t->nc[i].id;
+	uint32_t id = intern_slow(s);
+	t->nc[i].p = s;
+	t->nc[i].id = id;
+	return (uint16_t)id;
+}
+
+static void ev_name(unsigned id, const char *name)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	uint16_t n = intern(t, name);
+	uint8_t *p = ev_open(t, id, 2);
+	if (p) {
+		st16(p, n);
+		ev_commit(t, p + 2);
+	}
+	leave(t);
+}
+
+static void ev_name_val(unsigned id, const char *name, uint64_t v)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	uint16_t n = intern(t, name);
+	uint8_t *p = ev_open(t, id, 10);
+	if (p) {
+		st16(p, n);
+		st64(p + 2, v);
+		ev_commit(t, p + 10);
+	}
+	leave(t);
+}
+
+/* Length of the longest prefix of s, at most cap bytes, that does not cut
+ * a UTF-8 sequence. */
+static size_t utf8_cut(const char *s, size_t cap)
+{
+	size_t n = cap;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+static void ev_text(unsigned id, uint64_t a, const char *text)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	if (!text)
+		text = "";
+	size_t len = strnlen(text, (size_t)g.text_cap + 1);
+	uint8_t trunc = 0;
+	if (len > g.text_cap) {
+		len = utf8_cut(text, g.text_cap);
+		trunc = 1;
+		__atomic_store_n(&t->fs->truncated, t->fs->truncated + 1,
+				 __ATOMIC_RELAXED);
+	}
+	uint8_t *p = ev_open(t, id, 8 + 1 + len + 1);
+	if (p) {
+		st64(p, a);
+		p[8] = trunc;
+		memcpy(p + 9, text, len);
+		p[9 + len] = 0;
+		ev_commit(t, p + 10 + len);
+	}
+	leave(t);
+}
+
+/* ------------------------------------------------------------- events */
+
+WEFT_API void weft__create(uint64_t child, const char *kind)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	uint16_t k = intern(t, kind);
+	uint8_t *p = ev_open(t, WEFT_EV_CREATE, 10);
+	if (p) {
+		st64(p, child);
+		st16(p + 8, k);
+		ev_commit(t, p + 10);
+	}
+	leave(t);
+}
+
+WEFT_API void weft__run(uint64_t thread)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	uint8_t *p = ev_open(t, WEFT_EV_RUN, 8);
+	/* The current thread changes even if the event was dropped, so the
+	 * next packet's context names the right one. */
+	t->cur = thread;
+	if (p) {
+		st64(p, thread);
+		ev_commit(t, p + 8);
+	}
+	leave(t);
+}
+
+WEFT_API void weft__idle(const char *reason)
+{
+	ev_name(WEFT_EV_IDLE, reason);
+}
+
+WEFT_API void weft__resume(void)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	uint8_t *p = ev_open(t, WEFT_EV_RESUME, 0);
+	if (p)
+		ev_commit(t, p);
+	leave(t);
+}
+
+WEFT_API void weft__read(uint64_t source)
+{
+	ev_id(WEFT_EV_READ, source);
+}
+WEFT_API void weft__try_read(uint64_t source)
+{
+	ev_id(WEFT_EV_TRY_READ, source);
+}
+WEFT_API void weft__resolve(uint64_t target)
+{
+	ev_id(WEFT_EV_RESOLVE, target);
+}
+WEFT_API void weft__fail(uint64_t target, const char *message)
+{
+	ev_text(WEFT_EV_FAIL, target, message);
+}
+
+WEFT_API void weft__becomes(uint64_t from, uint64_t to)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	uint8_t *p = ev_open(t, WEFT_EV_BECOMES, 16);
+	if (p) {
+		st64(p, from);
+		st64(p + 8, to);
+		ev_commit(t, p + 16);
+	}
+	leave(t);
+}
+
+WEFT_API void weft__signal(uint64_t receiver)
+{
+	ev_id(WEFT_EV_SIGNAL, receiver);
+}
+WEFT_API void weft__cancel(uint64_t target)
+{
+	ev_id(WEFT_EV_CANCEL, target);
+}
+WEFT_API void weft__label(uint64_t thread, const char *text)
+{
+	ev_text(WEFT_EV_LABEL, thread, text);
+}
+WEFT_API void weft__should_resolve(uint64_t thread)
+{
+	ev_id(WEFT_EV_SHOULD_RESOLVE, thread);
+}
+WEFT_API void weft__counter_set(const char *counter, int64_t value)
+{
+	ev_name_val(WEFT_EV_COUNTER_SET, counter, (uint64_t)value);
+}
+WEFT_API void weft__counter_add(const char *counter, int64_t delta)
+{
+	ev_name_val(WEFT_EV_COUNTER_ADD, counter, (uint64_t)delta);
+}
+WEFT_API void weft__note(uint64_t thread, const char *text)
+{
+	ev_text(WEFT_EV_NOTE, thread, text);
+}
+WEFT_API void weft__span_begin(const char *name)
+{
+	ev_name(WEFT_EV_SPAN_BEGIN, name);
+}
+WEFT_API void weft__span_end(const char *name)
+{
+	ev_name(WEFT_EV_SPAN_END, name);
+}
+WEFT_API void weft__pause(const char *kind, uint64_t duration_ns)
+{
+	ev_name_val(WEFT_EV_PAUSE, kind, duration_ns);
+}
+
+/* ------------------------------------------------------------- start/stop */
+
+static uint32_t pow2_floor(uint64_t v)
+{
+	uint32_t p = 1;
+	while ((uint64_t)p * 2 <= v && p < (1u << 30))
+		p *= 2;
+	return p;
+}
+
+static void random_uuid(uint8_t u[16])
+{
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, u, 16) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n != 16) {
+		/* No /dev/urandom: mix the clock and pid instead. */
+		uint64_t a = weft__mono_ticks() ^ ((uint64_t)getpid() << 32);
+		uint64_t b = weft__clock_now() * 0x9E3779B97F4A7C15ull;
+		memcpy(u, &a, 8);
+		memcpy(u + 8, &b, 8);
+	}
+	u[6] = (u[6] & 0x0f) | 0x40; /* version 4 */
+	u[8] = (u[8] & 0x3f) | 0x80; /* variant */
+}
+
+/* Is `path` a ring that a live writer holds?  Writers keep an exclusive
+ * flock(2) on their file while tracing. */
+static int held_by_writer(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	int held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+static int start(const char *path, size_t bytes, unsigned flags)
+{
+	int err = 0;
+	if (!path || !*path || (flags & ~3u))
+		return WEFT_EINVAL;
+	if (__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
+		return WEFT_EBUSY;
+	if (!bytes)
+		bytes = WEFT_DEFAULT_SIZE;
+	pthread_once(&once, make_key);
+
+	/* Layout. */
+	uint32_t psize = pow2_floor(bytes / 256);
+	if (psize < WEFT_MIN_PACKET)
+		psize = WEFT_MIN_PACKET;
+	if (psize > 32768)
+		psize = 32768;
+	int big = bytes >= (1u << 20);
+	uint32_t streams_cap = big ? 1024 : 64;
+	uint32_t names_cap = big ? 4096 : 256;
+	uint32_t strings_cap = big ? 65536 : 8192;
+	uint32_t meta_cap = 16384;
+	uint32_t off = 4096; /* header page */
+	uint32_t meta_off = off;
+	off += meta_cap;
+	uint32_t streams_off = off;
+	off += streams_cap * (uint32_t)sizeof(struct weft__fstream);
+	uint32_t names_off = off;
+	off += names_cap * (uint32_t)sizeof(struct weft__fname);
+	uint32_t strings_off = off;
+	off += strings_cap;
+	uint32_t align = psize > 4096 ? psize : 4096;
+	uint32_t hsize = (off + align - 1) / align * align;
+	if (bytes < (size_t)hsize + 4 * (size_t)psize)
+		return WEFT_ETOOSMALL;
+	uint64_t npk64 = (bytes - hsize) / psize;
+	uint32_t npk = npk64 > (1u << 30) ? (1u << 30) : (uint32_t)npk64;
+	size_t size = (size_t)hsize + (size_t)npk * psize;
+
+	/* Never replace a ring another process is writing. */
+	if (held_by_writer(path))
+		return -EBUSY;
+
+	/* Build the file under a temporary name, then rename it into place,
+	 * so a reader never sees a half-initialised ring. */
+	char tmp[4200];
+	int n = snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return -ENAMETOOLONG;
+	int fd = FAULT(open) ? -1
+			     : open(tmp,
+				    O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC |
+					    O_NOFOLLOW | O_NOCTTY,
+				    0600);
+	if (fd < 0)
+		return -errno;
+	if (FAULT(ftruncate) || ftruncate(fd, (off_t)size) < 0) {
+		err = -errno;
+		goto fail_fd;
+	}
+	int ferr = FAULT(fallocate) ? errno : posix_fallocate(fd, 0, (off_t)size);
+	if (ferr) {
+		err = ferr == ENOSPC ? WEFT_ENOSPC : -ferr;
+		goto fail_fd;
+	}
+	uint8_t *base = FAULT(mmap) ? MAP_FAILED
+				    : mmap(NULL, size, PROT_READ | PROT_WRITE,
+					   MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		err = -errno;
+		goto fail_fd;
+	}
+	/* Process-private state: packet owners, per-stream state, the name
+	 * hash.  One anonymous mapping, no malloc (start may run in a child
+	 * after fork). */
+	uint32_t nhash_cap = 1;
+	while (nhash_cap < names_cap * 2)
+		nhash_cap *= 2;
+	size_t priv_size = (size_t)npk + streams_cap * sizeof(struct thr) +
+			   nhash_cap * sizeof(struct nslot) + 64;
+	uint8_t *priv = FAULT(mmap) ? MAP_FAILED
+				    : mmap(NULL, priv_size,
+					   PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (priv == MAP_FAILED) {
+		err = -errno;
+		munmap(base, size);
+		goto fail_fd;
+	}
+
+	/* Touch every page for writing now, so the hot path takes no page
+	 * faults (a shared mapping faults on the first write of a page). */
+	memset(base, 0, size);
+
+	struct weft__fhdr *h = (struct weft__fhdr *)(void *)base;
+	memcpy(h->magic, WEFT_FILE_MAGIC, 8);
+	h->major = WEFT_FORMAT_MAJOR;
+	h->minor = WEFT_FORMAT_MINOR;
+	h->header_size = hsize;
+	h->file_size = size;
+	h->packet_size = psize;
+	h->npackets = npk;
+	h->mode = (flags & WEFT_DISCARD) ? 1 : 0;
+	random_uuid(h->uuid);
+	h->freq = weft__clock_init(!!(flags & WEFT_CLOCK_MONOTONIC), &h->a0);
+	h->clock_kind = (uint32_t)weft__clock_kind;
+	h->a1 = h->a0;
+	h->pid = (uint32_t)getpid();
+	h->ppid = (uint32_t)getppid();
+	prctl(PR_GET_NAME, h->comm, 0, 0, 0);
+	const char *sess = getenv("WEFT_SESSION");
+	h->session = sess ? strtoull(sess, NULL, 16) : 0;
+	h->metadata_off = meta_off;
+	h->streams_off = streams_off;
+	h->streams_cap = streams_cap;
+	h->names_off = names_off;
+	h->names_cap = names_cap;
+	h->strings_off = strings_off;
+	h->strings_cap = strings_cap;
+	h->nnames = 1; /* id 0 is "no name" */
+	h->state = WEFT_STATE_RUNNING;
+
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	/* offset: clock value 0 is a0.real_ns - a0.ticks / freq. */
+	long double t0 = (long double)h->a0.real_ns / 1e9L -
+			 (long double)h->a0.ticks / (long double)h->freq;
+	int64_t off_s = (int64_t)t0;
+	if ((long double)off_s > t0)
+		off_s--;
+	uint64_t off_ticks =
+		(uint64_t)((t0 - (long double)off_s) * (long double)h->freq);
+	struct weft__meta_params mp = {
+		.uuid = h->uuid,
+		.freq = h->freq,
+		.offset_s = off_s,
+		.offset_ticks = off_ticks,
+		.clock_kind = (int)h->clock_kind,
+		.hostname = host,
+		.comm = h->comm,
+		.pid = h->pid,
+	};
+	int mlen = weft__metadata((char *)base + meta_off, meta_cap, &mp);
+	h->metadata_len = mlen > 0 && (uint32_t)mlen < meta_cap ? (uint32_t)mlen
+								: 0;
+
+	if (rename(tmp, path) < 0) {
+		err = -errno;
+		munmap(priv, priv_size);
+		munmap(base, size);
+		goto fail_fd;
+	}
+	flock(fd, LOCK_EX | LOCK_NB);
+
+	g.hdr = h;
+	g.base = base;
+	g.size = size;
+	g.packets = base + hsize;
+	g.psize = psize;
+	g.npk = npk;
+	g.priv = priv;
+	g.priv_size = priv_size;
+	g.owner = priv;
+	g.thrs = (struct thr *)(void *)(priv +
+					(((size_t)npk + 63) & ~(size_t)63));
+	g.nhash = (struct nslot *)(void *)(g.thrs + streams_cap);
+	g.nhash_cap = nhash_cap;
+	g.fd = fd;
+	g.flags = flags;
+	g.text_cap = psize - WEFT_PK_EVENTS - WEFT_PK_TRAILER -
+		     WEFT_EH_EXT_SIZE - 8 - 1 - 1;
+	unsigned gen = ++gen_counter;
+	if (!gen)
+		gen = ++gen_counter;
+	g.gen = gen;
+	/* Pairs with the acquire fence in attach(). */
+	__atomic_store_n(&weft__on, gen, __ATOMIC_RELEASE);
+	return 0;
+
+fail_fd:
+	close(fd);
+	unlink(tmp);
+	return err;
+}
+
+WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags)
+{
+	g.from_env = 0;
+	return start(path, bytes, flags);
+}
+
+WEFT_API int weft_stop(void)
+{
+	unsigned gen = __atomic_load_n(&weft__on, __ATOMIC_RELAXED);
+	if (!gen)
+		return WEFT_ENOTSTARTED;
+	__atomic_store_n(&weft__on, 0, __ATOMIC_RELEASE);
+	struct thr *t = tls;
+	if (t && t->gen == gen && !t->busy)
+		close_packet(t);
+	struct weft__fhdr *h = g.hdr;
+	refresh_anchor();
+	h->stop_ticks = weft__clock_now();
+	__atomic_store_n(&h->state, WEFT_STATE_STOPPED, __ATOMIC_RELEASE);
+	/* The mapping stays: a thread that read weft__on just before may
+	 * still be writing its last event.  Closing the descriptor drops the
+	 * writer's lock, which tells readers that the writer is done. */
+	if (g.fd >= 0) {
+		close(g.fd);
+		g.fd = -1;
+	}
+	return 0;
+}
+
+WEFT_API const char *weft_strerror(int err)
+{
+	switch (err) {
+#define WEFT__ERR_CASE(name, val, msg)                                         \
+	case val:                                                              \
+		return msg;
+		WEFT_ERRNO_MAP(WEFT__ERR_CASE)
+#undef WEFT__ERR_CASE
+	case 0:
+		return "success";
+	}
+	if (err < 0 && err > -4000)
+		return strerror(-err);
+	return "unknown error";
+}
+
+WEFT_API const char *weft_version(void)
+{
+	return "0.1.0";
+}
+
+/* ------------------------------------------------- environment and fork */
+
+static size_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v <<= 10;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		break;
+	}
+	return (size_t)v;
+}
+
+static void start_env_child(void)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s.%d", g.env_path, (int)getpid());
+	start(path, g.env_size, g.env_flags);
+}
+
+static void after_fork_child(void)
+{
+	if (!g.hdr)
+		return;
+	int was_on = __atomic_load_n(&weft__on, __ATOMIC_RELAXED) != 0;
+	/* The child must never write into its parent's ring. */
+	__atomic_store_n(&weft__on, 0, __ATOMIC_RELAXED);
+	tls = NULL;
+	if (g.fd >= 0) {
+		/* close(), not LOCK_UN: the lock belongs to the open file
+		 * description that the parent still uses. */
+		close(g.fd);
+		g.fd = -1;
+	}
+	if (was_on) {
+		munmap(g.base, g.size);
+		munmap(g.priv, g.priv_size);
+		g.hdr = NULL;
+		if (g.from_env) {
+			/* Started from the environment: the child traces
+			 * into FILE.PID, as an exec'd child would. */
+			start_env_child();
+			return;
+		}
+	}
+	g.hdr = NULL;
+}
+
+__attribute__((constructor)) static void weft_autostart(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_child);
+	const char *path = getenv("WEFT_FILE");
+	if (!path || !*path)
+		return;
+	const char *sz = getenv("WEFT_SIZE");
+	const char *mode = getenv("WEFT_MODE");
+	const char *clk = getenv("WEFT_CLOCK");
+	unsigned flags = 0;
+	if (mode && !strcmp(mode, "discard"))
+		flags |= WEFT_DISCARD;
+	else if (mode && *mode && strcmp(mode, "overwrite"))
+		fprintf(stderr, "weft: unknown WEFT_MODE '%s', using overwrite\n",
+			mode);
+	if (clk && !strcmp(clk, "monotonic"))
+		flags |= WEFT_CLOCK_MONOTONIC;
+	snprintf(g.env_path, sizeof g.env_path, "%s", path);
+	g.env_size = sz ? parse_size(sz) : 0;
+	g.env_flags = flags;
+	g.from_env = 1;
+
+	/* A process that is not the one `weft record` started (a child that
+	 * inherited the environment), or whose file a live writer holds,
+	 * records into a file of its own: never into its parent's. */
+	const char *root = getenv("WEFT_ROOT_PID");
+	int err;
+	if ((root && *root && atoi(root) != (int)getpid()) ||
+	    held_by_writer(path)) {
+		char own[4200];
+		snprintf(own, sizeof own, "%s.%d", path, (int)getpid());
+		err = start(own, g.env_size, flags);
+		path = own;
+		if (err)
+			fprintf(stderr, "weft: cannot trace into '%s': %s\n",
+				own, weft_strerror(err));
+		return;
+	}
+	err = start(path, g.env_size, flags);
+	g.from_env = 1;
+	if (err)
+		fprintf(stderr, "weft: cannot trace into '%s': %s\n", path,
+			weft_strerror(err));
+}
+
+__attribute__((destructor)) static void weft_autostop(void)
+{
+	if (__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
+		weft_stop();
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness.h - weft's test harness: each case runs in a forked child with
+ * a time-out, so a crash or a hang fails that case only.  Output is TAP,
+ * ending with "# N passed, N failed, N skipped"; the exit status is non-zero
+ * on any failure.
+ *
+ *   TEST(name) { CHECK_EQ(1 + 1, 2); }
+ *   ...
+ *   TEST_MAIN(T(name), T(other))
+ *
+ * `prog NAME...` runs only the named cases.  WEFT_TEST_TIMEOUT (seconds,
+ * default 60) bounds each case.  A case calls SKIP("why") to be skipped.
+ */
+#ifndef WEFT_TEST_HARNESS_H
+#define WEFT_TEST_HARNESS_H
+
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define TEST(name) static void test_##name(void)
+#define T(name) {#name, test_##name}
+
+static inline void test_fail_(const char *file, int line, const char *fmt,
+			      ...) __attribute__((format(printf, 3, 4), noreturn));
+static inline void test_fail_(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "# %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	_exit(1);
+}
+
+#define FAIL(...) test_fail_(__FILE__, __LINE__, __VA_ARGS__)
+#define SKIP(why)                                                              \
+	do {                                                                   \
+		fprintf(stderr, "# skip: %s\n", why);                          \
+		fflush(stderr);                                                \
+		_exit(77);                                                     \
+	} while (0)
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			FAIL("CHECK(%s) failed", #cond);                       \
+	} while (0)
+#define CHECK_EQ(a, b)                                                         \
+	do {                                                                   \
+		long long a_ = (long long)(a), b_ = (long long)(b);            \
+		if (a_ != b_)                                                  \
+			FAIL("CHECK_EQ(%s, %s): %lld != %lld", #a, #b, a_,     \
+			     b_);                                              \
+	} while (0)
+#define CHECK_U64(a, b)                                                        \
+	do {                                                                   \
+		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);               \
+		if (a_ != b_)                                                  \
+			FAIL("CHECK_U64(%s, %s): 0x%" PRIx64 " != 0x%" PRIx64, \
+			     #a, #b, a_, b_);                                  \
+	} while (0)
+#define CHECK_STR(a, b)                                                        \
+	do {                                                                   \
+		const char *a_ = (a), *b_ = (b);                               \
+		if (!a_ || !b_ || strcmp(a_, b_))                              \
+			FAIL("CHECK_STR(%s, %s): \"%s\" != \"%s\"", #a, #b,    \
+			     a_ ? a_ : "(null)", b_ ? b_ : "(null)");          \
+	} while (0)
+#define CHECK_OK(expr)                                                         \
+	do {                                                                   \
+		long long e_ = (long long)(expr);                              \
+		if (e_ != 0)                                                   \
+			FAIL("%s returned %lld", #expr, e_);                   \
+	} while (0)
+
+static inline int test_run_(const struct test_case *tc, int n, int argc,
+			    char **argv)
+{
+	int passed = 0, failed = 0, skipped = 0, num = 0;
+	const char *to = getenv("WEFT_TEST_TIMEOUT");
+	unsigned timeout = to ? (unsigned)atoi(to) : 60;
+	int selected = 0;
+	for (int i = 0; i < n; i++) {
+		int want = argc <= 1;
+		for (int k = 1; k < argc; k++)
+			if (!strcmp(argv[k], tc[i].name))
+				want = 1;
+		selected += want;
+	}
+	printf("1..%d\n", selected);
+	fflush(stdout);
+	for (int i = 0; i < n; i++) {
+		int want = argc <= 1;
+		for (int k = 1; k < argc; k++)
+			if (!strcmp(argv[k], tc[i].name))
+				want = 1;
+		if (!want)
+			continue;
+		num++;
+		fflush(stdout);
+		fflush(stderr);
+		pid_t pid = fork();
+		if (pid == 0) {
+			setpgid(0, 0);
+			alarm(timeout);
+			tc[i].fn();
+			fflush(stdout);
+			fflush(stderr);
+			_exit(0);
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		/* A case's own children (servers, writers) die with it. */
+		kill(-pid, SIGKILL);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			printf("ok %d - %s\n", num, tc[i].name);
+			passed++;
+		} else if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+			printf("ok %d - %s # SKIP\n", num, tc[i].name);
+			skipped++;
+		} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) {
+			printf("not ok %d - %s # timed out after %us\n", num,
+			       tc[i].name, timeout);
+			failed++;
+		} else if (WIFSIGNALED(st)) {
+			printf("not ok %d - %s # killed by signal %d\n", num,
+			       tc[i].name, WTERMSIG(st));
+			failed++;
+		} else {
+			printf("not ok %d - %s\n", num, tc[i].name);
+			failed++;
+		}
+		fflush(stdout);
+	}
+	printf("# %d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	return failed ? 1 : 0;
+}
+
+#define TEST_MAIN(...)                                                         \
+	int main(int argc, char **argv)                                        \
+	{                                                                      \
+		static const struct test_case tc_[] = {__VA_ARGS__};           \
+		return test_run_(tc_, (int)(sizeof tc_ / sizeof *tc_), argc,   \
+				 argv);                                        \
+	}
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* weft-tools.h - shared by the `weft` command and its subcommands. */
+#ifndef WEFT_TOOLS_H
+#define WEFT_TOOLS_H
+
+#include <stdio.h>
+
+#include "weft/read.h"
+
+/* Each subcommand: weft NAME ARGS... -> cmd_NAME(argc, argv) with argv[0]
+ * = NAME.  Returns the exit status: 0 ok, 1 data error, 2 usage error. */
+#define WEFT_COMMANDS(X)                                                       \
+	X(info, "describe a trace: header, clock, streams, counts, losses")    \
+	X(dump, "print every event in time order")                             \
+	X(snapshot, "take a consistent copy of a live ring")                   \
+	X(ctf, "write a CTF 1.8 directory that babeltrace2 reads")
+
+#define WEFT__CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
+WEFT_COMMANDS(WEFT__CMD_DECL)
+#undef WEFT__CMD_DECL
+
+/* git-style messages: "weft: <msg>" on stderr. */
+__attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2), noreturn)) void die(const char *fmt, ...);
+/* Prints "usage: ..." and returns 2. */
+__attribute__((format(printf, 1, 2))) int usage(const char *fmt, ...);
+
+/* Opens a trace for a command, printing a clear error on failure. */
+struct weft_reader *open_trace(const char *path, unsigned flags);
+
+/* Prints a string with C-style escapes for quotes, backslashes, control
+ * and non-UTF-8 bytes. */
+void print_escaped(FILE *f, const char *s, size_t len);
+
+/* Formats nanoseconds as "1.234567890" seconds into buf. */
+const char *fmt_ns(char *buf, size_t cap, int64_t ns);
+
+#endif
