@@ -156,7 +156,17 @@ struct weft__meta_params {
 	const char *hostname;
 	const char *comm;
 	uint32_t pid;
+	/* 0: the ring's packets (with weft_version and weft_gen in the packet
+	 * header); 1: the packets `weft ctf` writes (WEFT_XP_* below). */
+	int export_layout;
 };
+
+/* Packet layout of a `weft ctf` export: the ring's header without its two
+ * private words (CTF readers warn about unknown packet header fields). */
+#define WEFT_XP_STREAM 20   /* u64 stream_instance_id */
+#define WEFT_XP_CONTEXT 28  /* ring offsets WEFT_PK_TS_BEGIN..TID follow */
+#define WEFT_XP_EVENTS 88
+#define WEFT_XP_SHIFT (WEFT_PK_EVENTS - WEFT_XP_EVENTS)
 /* Writes TSDL text into buf (NUL-terminated); returns the length it needs
  * (excluding the NUL), like snprintf. */
 int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p);

@@ -135,12 +135,14 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  "\tpacket.header := struct {\n"
 		  "\t\tuint32_t magic;\n"
 		  "\t\tuint8_t uuid[16];\n"
-		  "\t\tuint32_t weft_version;\n"
-		  "\t\tuint64_t weft_gen;\n"
+		  "%s"
 		  "\t\tuint64_t stream_instance_id;\n"
 		  "\t};\n"
 		  "};\n\n",
-		  uuid);
+		  uuid,
+		  p->export_layout ? ""
+				   : "\t\tuint32_t weft_version;\n"
+				     "\t\tuint64_t weft_gen;\n");
 	sb_printf(&s, "env {\n\tdomain = \"weft\";\n\ttracer_name = \"weft\";\n"
 		      "\ttracer_major = %d;\n\ttracer_minor = %d;\n",
 		  WEFT_FORMAT_MAJOR, WEFT_FORMAT_MINOR);

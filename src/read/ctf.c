@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctf.c - writes a trace as a CTF 1.8 directory for babeltrace2 and other
+ * CTF tools: `metadata` (regenerated from the event table with the refined
+ * clock and the trace's names as an enumeration) and one data stream file
+ * per OS thread holding its valid packets in sequence order.
+ *
+ * Packets are copied as they are, with only what CTF readers need fixed:
+ * a packet that was still open gets its timestamp_end from its last event,
+ * and content_size stops at the last event that decodes.  Gaps in a
+ * stream's packet_seq_num stay gaps (babeltrace2 reports them as discarded
+ * packets); events_discarded carries the writer's drop counts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static int write_file(const char *path, const void *p, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t k = write(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+		b += k;
+		n -= (size_t)k;
+	}
+	return close(fd) < 0 ? -errno : 0;
+}
+
+int weft_ctf_write(struct weft_reader *r, const char *dir,
+		   struct weft_diag *d)
+{
+	const struct weft_trace_info *in = weft_reader_info(r);
+	const struct rhdr *rh;
+	const uint8_t *base = weft__reader_base(r, &rh);
+	char path[PATH_MAX];
+	int err;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+
+	/* Clock value 0 in seconds since the epoch: origin_real -
+	 * origin_ticks / freq, split into whole seconds and ticks. */
+	long double t0 = (long double)in->origin_real_ns / 1e9L -
+			 (long double)in->origin_ticks / (long double)in->freq;
+	int64_t off_s = (int64_t)t0;
+	if ((long double)off_s > t0)
+		off_s--;
+	uint64_t off_ticks =
+		(uint64_t)((t0 - (long double)off_s) * (long double)in->freq);
+	struct weft__meta_params mp = {
+		.uuid = in->uuid,
+		.freq = in->freq,
+		.offset_s = off_s,
+		.offset_ticks = off_ticks,
+		.clock_kind = in->clock_kind,
+		.names = in->names,
+		.nnames = in->nnames,
+		.comm = in->comm,
+		.pid = in->pid,
+		.export_layout = 1,
+	};
+	int need = weft__metadata(NULL, 0, &mp);
+	char *meta = malloc((size_t)need + 1);
+	if (!meta)
+		return -ENOMEM;
+	weft__metadata(meta, (unsigned)need + 1, &mp);
+	snprintf(path, sizeof path, "%s/metadata", dir);
+	err = write_file(path, meta, (size_t)need);
+	free(meta);
+	if (err)
+		return err;
+
+	uint32_t ps = rh->h.packet_size;
+	uint8_t *pk = malloc(ps), *buf = NULL;
+	size_t cap = 0;
+	if (!pk)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < in->nstreams && !err; s++) {
+		uint32_t n;
+		const struct rpacket *pks = weft__reader_packets(r, s, &n);
+		if (!n)
+			continue;
+		if (cap < (size_t)n * ps) {
+			free(buf);
+			cap = (size_t)n * ps;
+			if (!(buf = malloc(cap))) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		size_t used = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t gen, last;
+			long c = weft__packet_copy(base, rh, pks[i].slot, pk,
+						   &gen);
+			if (c < WEFT_PK_EVENTS || gen != pks[i].gen)
+				continue; /* torn since indexed: a gap */
+			/* Only the events that decode, and the end time of a
+			 * packet that was still open. */
+			uint32_t end = weft__packet_valid_end(
+				pk, (uint32_t)c, pks[i].ts_begin, &last);
+			uint64_t ts_end = weft__ld64(pk + WEFT_PK_TS_END);
+			if (ts_end < last)
+				ts_end = last;
+			uint32_t size = end - WEFT_XP_SHIFT;
+			uint64_t bits = (uint64_t)size * 8;
+			uint8_t *dst = buf + used;
+			memcpy(dst, pk, WEFT_PK_VERSION); /* magic, uuid */
+			memcpy(dst + WEFT_XP_STREAM, pk + WEFT_PK_STREAM, 8);
+			memcpy(dst + WEFT_XP_CONTEXT, pk + WEFT_PK_TS_BEGIN,
+			       WEFT_PK_EVENTS - WEFT_PK_TS_BEGIN);
+			memcpy(dst + WEFT_XP_CONTEXT + 8, &ts_end, 8);
+			memcpy(dst + WEFT_XP_CONTEXT + 16, &bits, 8);
+			memcpy(dst + WEFT_XP_CONTEXT + 24, &bits, 8);
+			memcpy(dst + WEFT_XP_EVENTS, pk + WEFT_PK_EVENTS,
+			       end - WEFT_PK_EVENTS);
+			used += size;
+		}
+		snprintf(path, sizeof path, "%s/stream-%u", dir, s);
+		err = write_file(path, buf, used);
+	}
+	free(pk);
+	free(buf);
+	(void)d;
+	return err;
+}

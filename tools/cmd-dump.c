@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd-dump.c - `weft dump`: one line per event, in time order. */
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "weft-tools.h"
+
+static void print_event(struct weft_reader *r, const struct weft_event *ev,
+			int cycles, int actor)
+{
+	const struct weft_trace_info *in = weft_reader_info(r);
+	char t[40];
+	if (cycles)
+		printf("%llu", (unsigned long long)ev->ts);
+	else
+		fputs(fmt_ns(t, sizeof t, ev->ns), stdout);
+	uint32_t tid = ev->stream < in->nstreams ? in->streams[ev->stream].tid
+						 : 0;
+	printf(" #%u/%u %s", ev->stream, tid, weft_event_name(ev->type));
+	if (ev->type == WEFT_EV_LOSS) {
+		printf(" packets=%lld events=%llu\n", (long long)ev->value,
+		       (unsigned long long)ev->id);
+		return;
+	}
+	int nid = 0, ft;
+	const char *f;
+	for (unsigned i = 0; (f = weft_event_field(ev->type, i, &ft)); i++) {
+		switch (ft) {
+		case WEFT_FT_ID:
+			printf(" %s=0x%llx", f,
+			       (unsigned long long)(nid++ ? ev->id2 : ev->id));
+			break;
+		case WEFT_FT_NAME:
+			printf(" %s=\"", f);
+			const char *n = weft_reader_name(r, ev->name);
+			print_escaped(stdout, n, strlen(n));
+			putchar('"');
+			break;
+		case WEFT_FT_I64:
+			printf(" %s=%lld", f, (long long)ev->value);
+			break;
+		case WEFT_FT_U64:
+			printf(" %s=%llu", f, (unsigned long long)ev->value);
+			break;
+		case WEFT_FT_TRUNC:
+			printf(" %s=%d", f, !!(ev->flags & WEFT_EVF_TRUNCATED));
+			break;
+		case WEFT_FT_STR:
+			printf(" %s=\"", f);
+			print_escaped(stdout, ev->text, ev->text_len);
+			putchar('"');
+			break;
+		}
+	}
+	if (actor)
+		printf(" by=0x%llx", (unsigned long long)ev->actor);
+	putchar('\n');
+}
+
+/* Losses and problems, on standard error; returns 1 if the trace is
+ * corrupt. */
+int report_losses(struct weft_reader *r, const char *path);
+int report_losses(struct weft_reader *r, const char *path)
+{
+	const struct weft_trace_info *in = weft_reader_info(r);
+	const struct weft_losses *l = &in->losses;
+	if (l->packets_lost || l->packets_torn || l->packets_corrupt ||
+	    l->events_discarded || l->events_nested || in->lost_no_stream)
+		error("'%s': lost %llu packets (%llu overwritten or dropped, "
+		      "%llu torn, %llu corrupt) and %llu events (%llu "
+		      "discarded, %llu from signal handlers, %llu with no "
+		      "stream)",
+		      path,
+		      (unsigned long long)(l->packets_lost + l->packets_torn +
+					   l->packets_corrupt),
+		      (unsigned long long)l->packets_lost,
+		      (unsigned long long)l->packets_torn,
+		      (unsigned long long)l->packets_corrupt,
+		      (unsigned long long)(l->events_discarded +
+					   l->events_nested +
+					   in->lost_no_stream),
+		      (unsigned long long)l->events_discarded,
+		      (unsigned long long)l->events_nested,
+		      (unsigned long long)in->lost_no_stream);
+	unsigned n;
+	const struct weft_problem *p = weft_reader_problems(r, &n);
+	for (unsigned i = 0; i < n; i++)
+		error("'%s': corrupt at byte offset %llu: %s", path,
+		      (unsigned long long)p[i].offset, p[i].what);
+	if (in->problems > n)
+		error("'%s': %llu more problems", path,
+		      (unsigned long long)(in->problems - n));
+	return in->problems ? 1 : 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	int cycles = 0, follow = 0, actor = 1;
+	const char *path = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cycles"))
+			cycles = 1;
+		else if (!strcmp(argv[i], "--follow") || !strcmp(argv[i], "-f"))
+			follow = 1;
+		else if (!strcmp(argv[i], "--no-actor"))
+			actor = 0;
+		else if (argv[i][0] == '-' && argv[i][1] && !path)
+			return usage("weft dump [--cycles] [--follow] "
+				     "[--no-actor] FILE|-");
+		else if (!path)
+			path = argv[i];
+		else
+			return usage("weft dump [--cycles] [--follow] "
+				     "[--no-actor] FILE|-");
+	}
+	if (!path)
+		return usage("weft dump [--cycles] [--follow] [--no-actor] "
+			     "FILE|-");
+	struct weft_reader *r = open_trace(path, follow ? WEFT_READ_FOLLOW : 0);
+	if (!r)
+		return 1;
+	struct weft_event ev;
+	int rc;
+	while ((rc = weft_reader_next(r, &ev)) != WEFT_EEOF) {
+		if (rc == WEFT_EAGAIN) {
+			fflush(stdout);
+			usleep(50000);
+			continue;
+		}
+		print_event(r, &ev, cycles, actor);
+	}
+	if (fflush(stdout) != 0) {
+		weft_reader_close(r);
+		return error("cannot write the dump"), 1;
+	}
+	rc = report_losses(r, path);
+	weft_reader_close(r);
+	return rc;
+}
