@@ -72,6 +72,7 @@ struct weft_reader {
 	uint64_t mult; /* ns per tick << 32 */
 	struct weft_problem prob[MAX_PROBLEMS];
 	unsigned nprob;
+	char *textbuf; /* live rings: the text of the event returned */
 };
 
 /* ------------------------------------------------------------- helpers */
@@ -246,6 +247,7 @@ void weft_reader_close(struct weft_reader *r)
 		return;
 	free_streams(r);
 	free(r->heap);
+	free(r->textbuf);
 	free(r->sinfo);
 	free(r->names);
 	free(r->namebuf);
@@ -357,8 +359,6 @@ static int load_tables(struct weft_reader *r)
 		memcpy(si->name, fs[i].name, 16);
 		si->name[16] = 0;
 		si->start_ticks = fs[i].start_ticks;
-		si->losses.events_discarded =
-			__atomic_load_n(&fs[i].dropped_full, __ATOMIC_RELAXED);
 		si->losses.events_nested = __atomic_load_n(
 			&fs[i].dropped_nested, __ATOMIC_RELAXED);
 		si->losses.texts_truncated =
@@ -1104,8 +1104,13 @@ static void account(struct weft_reader *r, const struct weft_event *ev)
 {
 	struct weft_trace_info *in = &r->info;
 	struct weft_stream_info *si = &r->sinfo[ev->stream];
-	if (ev->type == WEFT_EV_LOSS)
+	if (ev->type == WEFT_EV_LOSS) {
+		/* Declared drops (full ring, and re-entry from signal
+		 * handlers: events_nested is the part of them due to that). */
+		in->losses.events_discarded += ev->id;
+		si->losses.events_discarded += ev->id;
 		return;
+	}
 	in->events++;
 	in->counts[ev->type]++;
 	if (ev->ts < in->first_ts)
@@ -1159,6 +1164,15 @@ int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
 	uint32_t s = heap_pop(r);
 	*ev = r->st[s].next;
 	r->st[s].has_next = 0;
+	if (ev->text && r->live) {
+		/* The stream's packet copy is reused by the look-ahead below:
+		 * keep the text where the caller can use it until the next
+		 * call. */
+		if (!r->textbuf && !(r->textbuf = malloc(r->rh.h.packet_size)))
+			return -ENOMEM;
+		memcpy(r->textbuf, ev->text, ev->text_len + 1);
+		ev->text = r->textbuf;
+	}
 	account(r, ev);
 	if (fill(r, s))
 		heap_push(r, s);

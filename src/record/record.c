@@ -879,9 +879,11 @@ WEFT_API int weft_stop(void)
 	h->stop_ticks = weft__clock_now();
 	__atomic_store_n(&h->state, WEFT_STATE_STOPPED, __ATOMIC_RELEASE);
 	/* The mapping stays: a thread that read weft__on just before may
-	 * still be writing its last event.  Closing the descriptor drops the
-	 * writer's lock, which tells readers that the writer is done. */
+	 * still be writing its last event.  Dropping the lock tells readers
+	 * that the writer is done (explicitly: the mapping keeps the open
+	 * file description, and so the lock, alive after close). */
 	if (g.fd >= 0) {
+		flock(g.fd, LOCK_UN);
 		close(g.fd);
 		g.fd = -1;
 	}

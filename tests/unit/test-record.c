@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT */
+/* test-record.c - the recorder, read back through the reader: exact event
+ * contents, threads, modes, losses, signals, fork, kills, faults. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "../harness.h"
+#include "util.h"
+#include "weft/weft.h"
+
+/* Every event type, with exact fields and actors. */
+TEST(roundtrip_every_event)
+{
+	const char *p = tpath("all.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(7);
+	weft_create(8, "kind-a");
+	weft_label(8, "hello \"world\"\n");
+	weft_should_resolve(8);
+	weft_try_read(8);
+	weft_idle("poll");
+	weft_resume();
+	weft_run(8);
+	weft_counter_set("ctr", -5);
+	weft_counter_add("ctr", 12);
+	weft_span_begin("sp");
+	weft_note(8, "a note");
+	weft_span_end("sp");
+	weft_signal(9);
+	weft_cancel(10);
+	weft_becomes(11, 12);
+	weft_fail(13, "boom");
+	weft_fail(14, NULL);
+	weft_resolve(7);
+	weft_run(7);
+	weft_read(8);
+	weft_pause("gc", 12345);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK_EQ(t.info.writer, WEFT_WRITER_STOPPED);
+	struct {
+		unsigned type;
+		uint64_t actor, id, id2;
+		const char *name;
+		int64_t value;
+		const char *text;
+	} want[] = {
+		{WEFT_EV_RUN, 0, 7, 0, "", 0, NULL},
+		{WEFT_EV_CREATE, 7, 8, 0, "kind-a", 0, NULL},
+		{WEFT_EV_LABEL, 7, 8, 0, "", 0, "hello \"world\"\n"},
+		{WEFT_EV_SHOULD_RESOLVE, 7, 8, 0, "", 0, NULL},
+		{WEFT_EV_TRY_READ, 7, 8, 0, "", 0, NULL},
+		{WEFT_EV_IDLE, 7, 0, 0, "poll", 0, NULL},
+		{WEFT_EV_RESUME, 7, 0, 0, "", 0, NULL},
+		{WEFT_EV_RUN, 7, 8, 0, "", 0, NULL},
+		{WEFT_EV_COUNTER_SET, 8, 0, 0, "ctr", -5, NULL},
+		{WEFT_EV_COUNTER_ADD, 8, 0, 0, "ctr", 12, NULL},
+		{WEFT_EV_SPAN_BEGIN, 8, 0, 0, "sp", 0, NULL},
+		{WEFT_EV_NOTE, 8, 8, 0, "", 0, "a note"},
+		{WEFT_EV_SPAN_END, 8, 0, 0, "sp", 0, NULL},
+		{WEFT_EV_SIGNAL, 8, 9, 0, "", 0, NULL},
+		{WEFT_EV_CANCEL, 8, 10, 0, "", 0, NULL},
+		{WEFT_EV_BECOMES, 8, 11, 12, "", 0, NULL},
+		{WEFT_EV_FAIL, 8, 13, 0, "", 0, "boom"},
+		{WEFT_EV_FAIL, 8, 14, 0, "", 0, ""},
+		{WEFT_EV_RESOLVE, 8, 7, 0, "", 0, NULL},
+		{WEFT_EV_RUN, 8, 7, 0, "", 0, NULL},
+		{WEFT_EV_READ, 7, 8, 0, "", 0, NULL},
+		{WEFT_EV_PAUSE, 7, 0, 0, "gc", 12345, NULL},
+		{WEFT_EV_RUN, 7, 0, 0, "", 0, NULL},
+	};
+	size_t nw = sizeof want / sizeof *want;
+	CHECK_EQ(t.n, nw);
+	uint64_t last = 0;
+	for (size_t i = 0; i < nw; i++) {
+		const struct tev *v = &t.ev[i];
+		if (v->e.type != want[i].type)
+			FAIL("event %zu: type %s, want %s", i,
+			     weft_event_name(v->e.type),
+			     weft_event_name(want[i].type));
+		CHECK_U64(v->e.actor, want[i].actor);
+		CHECK_U64(v->e.id, want[i].id);
+		CHECK_U64(v->e.id2, want[i].id2);
+		CHECK_STR(v->name, want[i].name);
+		CHECK_EQ(v->e.value, want[i].value);
+		if (want[i].text)
+			CHECK_STR(v->text, want[i].text);
+		CHECK_EQ(v->e.flags, 0);
+		CHECK_EQ(v->e.stream, 0);
+		CHECK(v->e.ts >= last);
+		last = v->e.ts;
+	}
+	for (unsigned ty = 0; ty < WEFT_EV_COUNT; ty++)
+		if (!tcount(&t, ty))
+			FAIL("no %s event", weft_event_name(ty));
+}
+
+/* Nothing is recorded while stopped; a second start makes a new trace. */
+TEST(stopped_records_nothing)
+{
+	const char *a = tpath("a.weft"), *b = tpath("b.weft");
+	weft_run(1); /* before any start: a no-op */
+	CHECK_EQ(weft_stop(), WEFT_ENOTSTARTED);
+	CHECK_OK(weft_start(a, 1 << 20, 0));
+	CHECK_EQ(weft_start(a, 1 << 20, 0), WEFT_EBUSY);
+	weft_run(2);
+	CHECK_OK(weft_stop());
+	weft_run(3); /* stopped */
+	CHECK_OK(weft_start(b, 1 << 20, 0));
+	weft_run(4);
+	CHECK_OK(weft_stop());
+	struct ttrace ta = tread(a), tb = tread(b);
+	CHECK_EQ(ta.n, 1);
+	CHECK_U64(ta.ev[0].e.id, 2);
+	CHECK_EQ(tb.n, 1);
+	CHECK_U64(tb.ev[0].e.id, 4);
+	CHECK(memcmp(ta.info.uuid, tb.info.uuid, 16) != 0);
+}
+
+TEST(bad_arguments)
+{
+	CHECK_EQ(weft_start(NULL, 0, 0), WEFT_EINVAL);
+	CHECK_EQ(weft_start(tpath("x"), 0, 99), WEFT_EINVAL);
+	CHECK_EQ(weft_start(tpath("small.weft"), 10000, 0), WEFT_ETOOSMALL);
+	CHECK(weft_start("/nonexistent-dir/x.weft", 0, 0) < 0);
+	CHECK(access(tpath("small.weft"), F_OK) != 0);
+	CHECK(strlen(weft_strerror(WEFT_ECORRUPT)) > 0);
+	CHECK_STR(weft_strerror(-ENOENT), strerror(ENOENT));
+}
+
+/* The file is created 0600 and replaced atomically. */
+TEST(file_mode_0600)
+{
+	const char *p = tpath("mode.weft");
+	int fd = open(p, O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0);
+	CHECK(write(fd, "junk", 4) == 4);
+	close(fd);
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	struct stat sb;
+	CHECK_OK(stat(p, &sb));
+	CHECK_EQ(sb.st_mode & 0777, 0600);
+	CHECK_OK(weft_stop());
+}
+
+#define NTHREADS 4
+#define PER_THREAD 50000
+
+static void *burst(void *arg)
+{
+	uint64_t base = (uint64_t)(uintptr_t)arg << 32;
+	for (uint64_t i = 0; i < PER_THREAD; i++)
+		weft_run(base | i);
+	return NULL;
+}
+
+/* Several OS threads at once: every event is there, each stream in order,
+ * nothing lost when the ring is big enough. */
+TEST(threads_no_loss)
+{
+	const char *p = tpath("thr.weft");
+	CHECK_OK(weft_start(p, 64 << 20, WEFT_DISCARD));
+	pthread_t th[NTHREADS];
+	for (uintptr_t i = 0; i < NTHREADS; i++)
+		pthread_create(&th[i], NULL, burst, (void *)(i + 1));
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK_EQ(t.n, NTHREADS * PER_THREAD);
+	CHECK_EQ(t.info.losses.packets_lost + t.info.losses.events_discarded,
+		 0);
+	uint64_t next[NTHREADS + 1] = {0};
+	uint64_t last_ts = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		uint64_t id = t.ev[i].e.id, th_ = id >> 32;
+		CHECK(th_ >= 1 && th_ <= NTHREADS);
+		CHECK_U64(id & 0xffffffff, next[th_]);
+		next[th_]++;
+		CHECK(t.ev[i].e.ts >= last_ts); /* merged in time order */
+		last_ts = t.ev[i].e.ts;
+	}
+}
+
+/* Overwrite mode keeps the newest events; the loss is counted and shows
+ * where it happened. */
+TEST(overwrite_keeps_newest)
+{
+	const char *p = tpath("ow.weft");
+	CHECK_OK(weft_start(p, 256 << 10, WEFT_OVERWRITE));
+	const uint64_t n = 200000;
+	for (uint64_t i = 0; i < n; i++)
+		weft_run(i);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK(t.info.losses.packets_lost > 0);
+	CHECK_EQ(t.ev[0].e.type, WEFT_EV_LOSS);
+	CHECK_EQ(t.ev[0].e.value, t.info.losses.packets_lost);
+	/* What is left is the contiguous tail, ending with the last event. */
+	CHECK_U64(t.ev[t.n - 1].e.id, n - 1);
+	uint64_t first = t.ev[1].e.id;
+	CHECK_EQ(t.n - 1, n - first);
+	for (size_t i = 1; i < t.n; i++)
+		CHECK_U64(t.ev[i].e.id, first + i - 1);
+	/* A wrap loses whole packets, a small fraction of the ring. */
+	CHECK(t.info.npackets >= 64);
+}
+
+/* Discard mode keeps the oldest events and counts every drop exactly. */
+TEST(discard_counts_exactly)
+{
+	const char *p = tpath("disc.weft");
+	CHECK_OK(weft_start(p, 256 << 10, WEFT_DISCARD));
+	const uint64_t n = 200000;
+	for (uint64_t i = 0; i < n; i++)
+		weft_run(i);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	size_t kept = tcount(&t, WEFT_EV_RUN);
+	CHECK(kept > 1000 && kept < n);
+	CHECK_EQ(kept + t.info.losses.events_discarded, n);
+	for (size_t i = 0; i < kept; i++)
+		CHECK_U64(t.ev[i].e.id, i);
+	CHECK_EQ(t.ev[t.n - 1].e.type, WEFT_EV_LOSS);
+	CHECK_U64(t.ev[t.n - 1].e.id, n - kept);
+}
+
+/* A text longer than a packet is cut at a UTF-8 boundary and marked. */
+TEST(long_label_truncated)
+{
+	const char *p = tpath("long.weft");
+	CHECK_OK(weft_start(p, 64 << 10, 0)); /* 1 KiB packets */
+	size_t len = 100000;
+	char *s = malloc(len + 1);
+	for (size_t i = 0; i < len; i += 2) {
+		s[i] = (char)0xC3; /* é, two bytes */
+		s[i + 1] = (char)0xA9;
+	}
+	s[len] = 0;
+	weft_label(1, s);
+	weft_label(2, "short");
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_event e;
+	CHECK_OK(weft_reader_next(r, &e));
+	CHECK_EQ(e.type, WEFT_EV_LABEL);
+	CHECK(e.flags & WEFT_EVF_TRUNCATED);
+	CHECK(e.text_len > 500 && e.text_len < 1024);
+	CHECK_EQ(e.text_len % 2, 0); /* not cut inside a character */
+	CHECK(!memcmp(e.text, s, e.text_len));
+	CHECK_OK(weft_reader_next(r, &e));
+	CHECK_EQ(e.flags, 0);
+	CHECK_STR(e.text, "short");
+	CHECK_EQ(weft_reader_info(r)->losses.texts_truncated, 1);
+	weft_reader_close(r);
+	free(s);
+}
+
+/* Hostile text comes back byte for byte. */
+TEST(hostile_text_roundtrip)
+{
+	const char *p = tpath("hostile.weft");
+	const char bad[] = "</script><img src=x onerror=alert(1)>\x01\xff\xfe"
+			   "\"\\\n\t%s%n";
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_label(1, bad);
+	weft_fail(2, bad);
+	weft_create(3, "kind \"quoted\" \\ \n");
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.n, 3);
+	CHECK_STR(t.ev[0].text, bad);
+	CHECK_STR(t.ev[1].text, bad);
+	CHECK_STR(t.ev[2].name, "kind \"quoted\" \\ \n");
+}
+
+/* The name table: one entry per distinct string constant. */
+TEST(names_interned_once)
+{
+	const char *p = tpath("names.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	for (int i = 0; i < 1000; i++) {
+		weft_create((uint64_t)i, "same");
+		weft_counter_add("c", 1);
+	}
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.info.nnames, 3); /* "", "same", "c" */
+	CHECK_STR(t.ev[0].name, "same");
+	CHECK_STR(t.ev[1].name, "c");
+}
+
+#define HANDLER_ID (1ull << 62)
+static atomic_long sig_calls;
+static void on_signal(int sig)
+{
+	(void)sig;
+	weft_signal(HANDLER_ID);
+	weft_label(HANDLER_ID, "from a signal handler");
+	atomic_fetch_add(&sig_calls, 2);
+}
+
+/* Events from a signal handler that interrupts an event on the same
+ * thread are dropped and counted; the trace is never corrupt. */
+TEST(signal_reentrancy)
+{
+	const char *p = tpath("sig.weft");
+	CHECK_OK(weft_start(p, 64 << 20, WEFT_DISCARD));
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = {{0, 50}, {0, 50}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	long n = 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++, n++)
+			weft_label((uint64_t)n, "main loop label text");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while (n < 1000000 && t1.tv_sec - t0.tv_sec < 5);
+	struct itimerval off = {0};
+	setitimer(ITIMER_REAL, &off, NULL);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK(atomic_load(&sig_calls) > 0);
+	size_t from_handler = 0, main_labels = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct tev *v = &t.ev[i];
+		if (v->e.id == HANDLER_ID)
+			from_handler++;
+		else if (v->e.type == WEFT_EV_LABEL) {
+			CHECK_STR(v->text, "main loop label text");
+			CHECK_U64(v->e.id, main_labels);
+			main_labels++;
+		}
+	}
+	CHECK_EQ(main_labels, n);
+	CHECK_EQ(from_handler + t.info.losses.events_nested,
+		 atomic_load(&sig_calls));
+	fprintf(stderr, "# %ld handler events: %zu recorded, %llu dropped\n",
+		atomic_load(&sig_calls), from_handler,
+		(unsigned long long)t.info.losses.events_nested);
+}
+
+/* After fork() the child never writes into the parent's ring. */
+TEST(fork_child_stops)
+{
+	const char *p = tpath("fork.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 1000; i++)
+			weft_run(666);
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	weft_run(2);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.n, 2);
+	CHECK_U64(t.ev[0].e.id, 1);
+	CHECK_U64(t.ev[1].e.id, 2);
+}
+
+/* Killed with SIGKILL mid-burst: every committed event is readable and
+ * nothing is misread. */
+TEST(sigkill_leaves_readable_trace)
+{
+	const char *p = tpath("kill.weft");
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 512 << 10, WEFT_OVERWRITE))
+			_exit(3);
+		for (uint64_t i = 0;; i++) {
+			weft_run(i);
+			weft_label(i, "payload that must match its id");
+		}
+	}
+	usleep(300000);
+	kill(pid, SIGKILL);
+	int st;
+	waitpid(pid, &st, 0);
+	CHECK(WIFSIGNALED(st));
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK_EQ(t.info.writer, WEFT_WRITER_GONE);
+	CHECK(t.n > 1000);
+	uint64_t prev = UINT64_MAX;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct tev *v = &t.ev[i];
+		if (v->e.type == WEFT_EV_LOSS) {
+			prev = UINT64_MAX;
+			continue;
+		}
+		if (v->e.type == WEFT_EV_LABEL) {
+			CHECK_STR(v->text, "payload that must match its id");
+			if (prev != UINT64_MAX) /* its run may be lost */
+				CHECK_U64(v->e.id, prev);
+		} else {
+			CHECK_EQ(v->e.type, WEFT_EV_RUN);
+			if (prev != UINT64_MAX)
+				CHECK_U64(v->e.id, prev + 1);
+			prev = v->e.id;
+		}
+	}
+}
+
+/* A reader copying the ring while the writer runs (our snapshot, and a
+ * plain cp) never misreads: torn packets are skipped and counted. */
+TEST(concurrent_copies_never_misread)
+{
+	const char *p = tpath("live.weft");
+	const char *c = tpath("copy.weft");
+	int ready[2];
+	CHECK_OK(pipe(ready));
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 128 << 10, WEFT_OVERWRITE))
+			_exit(3);
+		char b = 1;
+		if (write(ready[1], &b, 1) != 1)
+			_exit(4);
+		for (uint64_t i = 0;; i++) {
+			weft_run(i);
+			weft_label(i, "payload that must match its id");
+		}
+	}
+	char b;
+	CHECK_EQ(read(ready[0], &b, 1), 1);
+	uint64_t torn_total = 0;
+	for (int round = 0; round < 40; round++) {
+		int fd = open(c, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		uint64_t torn = 0;
+		if (round % 2) {
+			CHECK_OK(weft_snapshot(p, fd, &torn, NULL));
+			close(fd);
+		} else {
+			close(fd);
+			char cmd[1200];
+			snprintf(cmd, sizeof cmd, "cp '%s' '%s'", p, c);
+			CHECK_OK(system(cmd));
+		}
+		torn_total += torn;
+		struct ttrace t = tread(c);
+		CHECK_EQ(t.problems, 0);
+		CHECK_EQ(t.info.losses.packets_corrupt, 0);
+		uint64_t prev = UINT64_MAX;
+		for (size_t i = 0; i < t.n; i++) {
+			const struct tev *v = &t.ev[i];
+			if (v->e.type == WEFT_EV_LOSS) {
+				prev = UINT64_MAX;
+				continue;
+			}
+			if (v->e.type == WEFT_EV_LABEL) {
+				CHECK_STR(v->text,
+					  "payload that must match its id");
+				if (prev != UINT64_MAX)
+					CHECK_U64(v->e.id, prev);
+			} else if (prev != UINT64_MAX)
+				CHECK_U64(v->e.id, ++prev);
+			else
+				prev = v->e.id;
+		}
+		free(t.ev);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fprintf(stderr, "# torn packets skipped in snapshots: %llu\n",
+		(unsigned long long)torn_total);
+}
+
+/* Start-up failures (open, ftruncate, fallocate, mmap) return an error,
+ * leave no file behind, and a later start works. */
+extern int weft__fault_open, weft__fault_ftruncate, weft__fault_fallocate,
+	weft__fault_mmap, weft__fault_errno;
+TEST(fault_injection)
+{
+	const char *p = tpath("fault.weft");
+	int *knobs[] = {&weft__fault_open, &weft__fault_ftruncate,
+			&weft__fault_fallocate, &weft__fault_mmap};
+	for (int k = 0; k < 4; k++) {
+		for (int n = 1; n <= 2; n++) {
+			*knobs[k] = n;
+			weft__fault_errno = ENOSPC;
+			int err = weft_start(p, 1 << 20, 0);
+			if (*knobs[k] == 0) {
+				/* the fault fired */
+				CHECK(err < 0);
+				CHECK(access(p, F_OK) != 0);
+			} else {
+				CHECK_OK(err);
+				CHECK_OK(weft_stop());
+				unlink(p);
+			}
+			*knobs[k] = 0;
+		}
+	}
+	weft__fault_fallocate = 1;
+	CHECK_EQ(weft_start(p, 1 << 20, 0), WEFT_ENOSPC);
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(5);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.n, 1);
+}
+
+/* Another process's live ring is never replaced. */
+TEST(never_replace_live_ring)
+{
+	const char *p = tpath("held.weft");
+	int go[2];
+	CHECK_OK(pipe(go));
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 1 << 20, 0))
+			_exit(3);
+		char b = 1;
+		if (write(go[1], &b, 1) != 1)
+			_exit(4);
+		pause();
+		_exit(0);
+	}
+	char b;
+	CHECK_EQ(read(go[0], &b, 1), 1);
+	CHECK_EQ(weft_start(p, 1 << 20, 0), -EBUSY);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	CHECK_EQ(weft_reader_info(r)->writer, WEFT_WRITER_LIVE);
+	weft_reader_close(r);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+TEST_MAIN(T(roundtrip_every_event), T(stopped_records_nothing),
+	  T(bad_arguments), T(file_mode_0600), T(threads_no_loss),
+	  T(overwrite_keeps_newest), T(discard_counts_exactly),
+	  T(long_label_truncated), T(hostile_text_roundtrip),
+	  T(names_interned_once), T(signal_reentrancy), T(fork_child_stops),
+	  T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
+	  T(fault_injection), T(never_replace_live_ring))
