@@ -116,6 +116,14 @@ enum weft_start_flags {
 /* Default ring size when none is given (bytes). */
 #define WEFT_DEFAULT_SIZE (16u << 20)
 
+/* weft_strerror - a static English message for a code of this header
+ * (or a -errno value).  In libweft and libweft-read; unlike the calls
+ * below it is a real function even without WEFT_ENABLE. */
+WEFT_API const char *weft_strerror(int err);
+
+/* weft_version - "MAJOR.MINOR.PATCH" of the library. */
+WEFT_API const char *weft_version(void);
+
 #if defined(WEFT_ENABLE)
 
 /*
@@ -139,13 +147,6 @@ WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags);
  * racing call on another thread may still be finishing an event).
  */
 WEFT_API int weft_stop(void);
-
-/* weft_strerror - a static English message for a code of this header
- * (or a -errno value). */
-WEFT_API const char *weft_strerror(int err);
-
-/* weft_version - "MAJOR.MINOR.PATCH" of the library. */
-WEFT_API const char *weft_version(void);
 
 /* Internal: non-zero while tracing.  Read with a relaxed load by the
  * macros below; never write it. */
@@ -189,8 +190,6 @@ int weft__chk_void(void);
 #define weft_start(path, bytes, flags)                                         \
 	((void)sizeof(weft__chk_start((path), (bytes), (flags))), 0)
 #define weft_stop() ((void)sizeof(weft__chk_void()), 0)
-#define weft_strerror(err) ((void)sizeof(err), "weft is compiled out")
-#define weft_version() "compiled out"
 #define WEFT__CALL(call) ((void)sizeof(call))
 
 #define weft__create(c, k) weft__chk_id_str((c), (k))

@@ -1,0 +1,222 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test-cli.sh - the `weft` commands on real traces: babeltrace2 round trip,
+# stdin, snapshots (by file and by pid), follow, bad input, usage errors,
+# compile-out, and start-up from the environment.  TAP output.
+set -u
+: "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
+W=$WEFT_BIN
+EX=$WEFT_BUILD/examples
+T=$(mktemp -d "${TMPDIR:-/tmp}/weft-cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+n=0 pass=0 failn=0 skipn=0
+
+run() { # name function
+	n=$((n + 1))
+	local out rc
+	out=$(cd "$T" && timeout 120 bash -c "$2" 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "ok $n - $1"; pass=$((pass + 1))
+	elif [ $rc = 77 ]; then
+		echo "ok $n - $1 # SKIP $out"; skipn=$((skipn + 1))
+	else
+		echo "not ok $n - $1"; failn=$((failn + 1))
+		printf '%s\n' "$out" | sed 's/^/# /' | tail -25
+	fi
+}
+die() { echo "$*"; exit 1; }
+
+t_babeltrace_roundtrip() {
+	WEFT_FILE=all.weft "$EX/all-events" 3 >/dev/null || die "example failed"
+	"$W" ctf all.weft -o ctf || die "weft ctf failed"
+	babeltrace2 --clock-cycles ctf >bt.txt 2>bt.err || die "babeltrace2 failed: $(cat bt.err)"
+	[ -s bt.err ] && die "babeltrace2 warned: $(cat bt.err)"
+	"$W" dump --cycles --no-actor all.weft >dump.txt || die "dump failed"
+	python3 "$WEFT_SRC/tests/cli/bt_compare.py" bt.txt dump.txt || exit 1
+	# every event type, from several OS threads
+	for e in create run idle resume read try_read resolve fail becomes \
+		signal cancel label should_resolve counter_set counter_add \
+		note span_begin span_end pause; do
+		grep -q "[0-9]) $e: " bt.txt || die "no $e event in babeltrace2 output"
+	done
+	[ "$(awk '{print $4}' bt.txt | sort -u | wc -l)" -ge 1 ]
+	[ "$(grep -o 'os_tid = [0-9]*' bt.txt | sort -u | wc -l)" -ge 3 ] || die "fewer than 3 OS threads"
+}
+
+t_babeltrace_losses() {
+	# A wrapped ring: babeltrace2 reads the export without error and
+	# reports the gaps as discarded packets only between packets it has.
+	WEFT_FILE=small.weft WEFT_SIZE=64K "$EX/ticker" 1 >/dev/null
+	"$W" ctf small.weft -o sctf 2>err.txt
+	grep -q "lost" err.txt || die "weft ctf did not report the wrap: $(cat err.txt)"
+	babeltrace2 sctf >/dev/null 2>bt.err || die "babeltrace2 failed: $(cat bt.err)"
+	"$W" dump --cycles --no-actor small.weft >d.txt 2>/dev/null
+	babeltrace2 --clock-cycles sctf >b.txt 2>/dev/null
+	python3 "$WEFT_SRC/tests/cli/bt_compare.py" b.txt d.txt
+}
+
+t_stdin() {
+	WEFT_FILE=a.weft "$EX/all-events" >/dev/null
+	"$W" dump a.weft >1.txt && "$W" dump - <a.weft >2.txt || exit 1
+	cmp 1.txt 2.txt || die "dump - differs"
+	cat a.weft | "$W" info - | grep -q "^events:    44$" || die "info - wrong"
+}
+
+t_info() {
+	WEFT_FILE=a.weft "$EX/all-events" 2 >/dev/null
+	"$W" info a.weft >info.txt || exit 1
+	grep -q "^writer:    stopped cleanly" info.txt || die "$(cat info.txt)"
+	grep -q "^events:    44$" info.txt || die "$(cat info.txt)"
+	grep -q "^streams:   3$" info.txt || die "$(cat info.txt)"
+	grep -qE "^  create +6$" info.txt || die "$(cat info.txt)"
+	grep -q "0 packets lost" info.txt
+}
+
+t_snapshot_file_and_pipe() {
+	WEFT_FILE=a.weft "$EX/all-events" >/dev/null
+	"$W" snapshot a.weft -o b.weft || exit 1
+	"$W" dump a.weft >1.txt && "$W" dump b.weft >2.txt && cmp 1.txt 2.txt || die "copy differs"
+	"$W" snapshot a.weft -o - | "$W" dump - >3.txt && cmp 1.txt 3.txt || die "pipe differs"
+}
+
+t_snapshot_pid() {
+	WEFT_FILE=live.weft "$EX/ticker" 3 >/dev/null &
+	local pid=$!
+	sleep 1
+	"$W" snapshot --pid $pid -o - >snap.weft || die "snapshot --pid failed"
+	kill $pid; wait $pid 2>/dev/null
+	"$W" info snap.weft >i.txt || die "$(cat i.txt)"
+	grep -q "gone without stopping" i.txt || die "$(cat i.txt)"
+	local ticks; ticks=$("$W" dump snap.weft | grep -c ' create child=')
+	[ "$ticks" -gt 50 ] || die "only $ticks ticks in the snapshot"
+	sleep 10 &
+	local other=$!
+	"$W" snapshot --pid $other -o x.weft 2>e.txt; local rc=$?
+	kill $other
+	[ $rc = 1 ] || die "a process with no ring should fail"
+	grep -q "has no weft ring" e.txt || die "$(cat e.txt)"
+}
+
+t_follow() {
+	WEFT_FILE=f.weft "$EX/ticker" 1.5 >/dev/null &
+	local pid=$!
+	sleep 0.3
+	timeout 20 "$W" dump --follow f.weft >follow.txt || die "follow did not end with the writer ($?)"
+	wait $pid
+	grep -q 'text="done"' follow.txt || die "follow missed the last event"
+	"$W" dump f.weft >all.txt
+	[ "$(grep -c ' create ' follow.txt)" = "$(grep -c ' create ' all.txt)" ] || die "follow: $(grep -c ' create ' follow.txt) creates, dump: $(grep -c ' create ' all.txt)"
+}
+
+expect_fail() { # expected-exit pattern cmd...
+	local want=$1 pat=$2; shift 2
+	"$@" >/dev/null 2>err.txt
+	local rc=$?
+	[ $rc = "$want" ] || die "'$*' exited $rc, want $want: $(cat err.txt)"
+	grep -q -- "$pat" err.txt || die "'$*': message '$(cat err.txt)' lacks '$pat'"
+	[ "$(wc -l <err.txt)" -le 3 ] || die "too many messages: $(cat err.txt)"
+}
+
+t_bad_input() {
+	WEFT_FILE=good.weft "$EX/all-events" >/dev/null
+	: >empty.weft
+	expect_fail 1 "empty input" "$W" dump empty.weft
+	head -c 5000 /dev/urandom >random.weft
+	expect_fail 1 "not a weft trace" "$W" dump random.weft
+	head -c 300 good.weft >short.weft
+	expect_fail 1 "truncated.*at byte offset 300" "$W" dump short.weft
+	head -c 100000 good.weft >trunc.weft
+	expect_fail 1 "truncated.*at byte offset 100000" "$W" info trunc.weft
+	cp good.weft ver.weft
+	printf '\x07\x00' | dd of=ver.weft bs=1 seek=8 conv=notrunc 2>/dev/null
+	expect_fail 1 "format version 7.0.*at byte offset 8" "$W" dump ver.weft
+	# flip bytes in the first packet's magic: reported with its offset
+	local hs; hs=$(python3 -c "import struct;d=open('good.weft','rb').read(24);print(struct.unpack('<I',d[12:16])[0])")
+	cp good.weft flip.weft
+	printf '\xde\xad' | dd of=flip.weft bs=1 seek="$hs" conv=notrunc 2>/dev/null
+	"$W" dump flip.weft >/dev/null 2>err.txt; [ $? = 1 ] || die "corrupt packet not an error"
+	grep -q "corrupt at byte offset $hs: packet 0: bad magic" err.txt || die "$(cat err.txt)"
+	expect_fail 1 "No such file" "$W" dump nonexistent.weft
+	mkdir -p adir
+	expect_fail 1 "a directory" "$W" dump adir
+	expect_fail 2 "usage" "$W" dump
+	expect_fail 2 "usage" "$W" ctf good.weft
+	expect_fail 2 "not a weft command" "$W" frobnicate
+	expect_fail 2 "usage" "$W" snapshot good.weft
+}
+
+t_compile_out() {
+	local cc=${CC:-cc}
+	command -v objcopy >/dev/null || { echo "no objcopy"; exit 77; }
+	cat >prog.c <<'EOF'
+#include <weft/weft.h>
+int work(int x);
+int work(int x)
+{
+#ifndef DELETED
+	weft_create((uint64_t)x, "kind");
+	weft_run((uint64_t)x);
+	weft_label((uint64_t)x, "label");
+	weft_counter_add("c", x);
+	weft_pause("gc", 10);
+	weft_becomes(1, 2);
+	if (weft_start("x", 0, 0))
+		return -1;
+#endif
+	return x * 3;
+}
+EOF
+	$cc -O2 -I"$WEFT_SRC/include" -c prog.c -o out.o || exit 1
+	$cc -O2 -I"$WEFT_SRC/include" -DDELETED -c prog.c -o del.o || exit 1
+	$cc -O2 -I"$WEFT_SRC/include" -DWEFT_ENABLE -c prog.c -o in.o || exit 1
+	nm -u out.o | grep -q weft && die "compiled-out object references weft: $(nm -u out.o)"
+	nm -u in.o | grep -q weft__create || die "compiled-in object does not call weft"
+	objcopy -O binary --only-section=.text out.o out.bin
+	objcopy -O binary --only-section=.text del.o del.bin
+	cmp out.bin del.bin || die "compiled-out code differs from the code without the calls"
+	# and it type-checks: a wrong argument type is a compile error
+	printf '#include <weft/weft.h>\nvoid f(void);\nvoid f(void){ weft_label(1, 42); }\n' >bad.c
+	$cc -Werror -I"$WEFT_SRC/include" -c bad.c -o bad.o 2>/dev/null && die "type error not caught"
+	true
+}
+
+t_env_children() {
+	# The process `weft record` starts writes FILE; any other process that
+	# inherits the environment writes FILE.PID.
+	WEFT_FILE=e.weft WEFT_ROOT_PID=1 "$EX/all-events" >/dev/null
+	[ -e e.weft ] && die "non-root process wrote the root file"
+	ls e.weft.* >/dev/null 2>&1 || die "no e.weft.PID"
+	"$W" info "$(ls e.weft.* | head -1)" | grep -q "^events:    44$" || die "child trace wrong"
+	# a live writer's file is never taken over
+	WEFT_FILE=h.weft "$EX/ticker" 2 >/dev/null &
+	local pid=$!
+	sleep 0.5
+	WEFT_FILE=h.weft "$EX/all-events" >/dev/null
+	kill $pid; wait $pid 2>/dev/null
+	"$W" dump h.weft | grep -q 'kind="tick"' || die "live file replaced"
+	ls h.weft.* >/dev/null 2>&1 || die "second process did not get its own file"
+	# sizes and modes from the environment
+	WEFT_FILE=d.weft WEFT_SIZE=128K WEFT_MODE=discard "$EX/ticker" 0.5 >/dev/null
+	"$W" info d.weft >i.txt
+	grep -q "discard mode" i.txt || die "$(cat i.txt)"
+	grep -q "^ring:      1[0-9][0-9][0-9][0-9][0-9] bytes" i.txt || die "$(cat i.txt)"
+	WEFT_FILE=m.weft WEFT_CLOCK=monotonic "$EX/all-events" >/dev/null
+	"$W" info m.weft | grep -q "CLOCK_MONOTONIC, 1000000000 Hz" || die "monotonic clock not used"
+}
+
+export W EX T WEFT_SRC WEFT_BUILD
+export -f die expect_fail $(compgen -A function t_)
+run babeltrace_roundtrip t_babeltrace_roundtrip
+run babeltrace_losses t_babeltrace_losses
+run stdin t_stdin
+run info t_info
+run snapshot_file_and_pipe t_snapshot_file_and_pipe
+run snapshot_pid t_snapshot_pid
+run follow t_follow
+run bad_input t_bad_input
+run compile_out t_compile_out
+run env_children t_env_children
+echo "1..$n"
+echo "# $pass passed, $failn failed, $skipn skipped"
+[ $failn = 0 ]
