@@ -279,10 +279,10 @@ static void setup_clock(struct weft_reader *r)
 			break;
 	}
 	uint64_t freq = h->freq;
+	double span = (double)a1.mono_ns - (double)h->a0.mono_ns;
 	if (h->clock_kind == WEFT_CLOCK_TSC && a1.ticks > h->a0.ticks &&
-	    a1.mono_ns - h->a0.mono_ns > 100000000) {
-		double f = (double)(a1.ticks - h->a0.ticks) * 1e9 /
-			   (double)(a1.mono_ns - h->a0.mono_ns);
+	    span > 1e8) {
+		double f = (double)(a1.ticks - h->a0.ticks) * 1e9 / span;
 		/* Trust it only if it agrees with the calibration to 1 %. */
 		if (f > (double)freq * 0.99 && f < (double)freq * 1.01)
 			freq = (uint64_t)(f + 0.5);
@@ -312,10 +312,11 @@ static int load_tables(struct weft_reader *r)
 	/* names */
 	uint32_t nn = h->nnames ? h->nnames : 1;
 	r->names = calloc(nn, sizeof *r->names);
-	r->namebuf = malloc((size_t)h->strings_used + nn + 2);
+	size_t nbcap = (size_t)h->strings_used + nn + 2;
+	r->namebuf = malloc(nbcap);
 	if (!r->names || !r->namebuf)
 		return -ENOMEM;
-	char *nb = r->namebuf;
+	char *nb = r->namebuf, *nbend = r->namebuf + nbcap;
 	*nb = 0;
 	r->names[0] = nb++;
 	const struct weft__fname *fn = (const void *)(b + h->names_off);
@@ -328,7 +329,10 @@ static int load_tables(struct weft_reader *r)
 			continue;
 		}
 		len &= ~WEFT_NAME_VALID;
-		if (len > WEFT_NAME_MAX || (uint64_t)off + len > h->strings_used) {
+		/* Entries may overlap in a corrupt file: bound the copies by
+		 * the buffer, not by the sum of the lengths. */
+		if (len > WEFT_NAME_MAX || (uint64_t)off + len > h->strings_used ||
+		    (size_t)(nbend - nb) < (size_t)len + 1) {
 			problem(r, h->names_off + (uint64_t)i * sizeof *fn,
 				"name %u lies outside the string table", i);
 			r->names[i] = "?";
