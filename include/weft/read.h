@@ -32,6 +32,10 @@ extern "C" {
 
 /* ev.flags */
 #define WEFT_EVF_TRUNCATED 1u /* the text was cut by the writer */
+#define WEFT_EVF_PARTIAL 2u   /* loss: the end of a packet is missing (an
+				 unknown number of events), because the file
+				 was copied inconsistently (cp(1) of a live
+				 ring; weft snapshot never does this) */
 
 /*
  * One event.  Filled by weft_reader_next(); `text` points into the

@@ -141,7 +141,9 @@ struct weft__evspec {
 		const char *name;
 	} f[4];
 };
-extern const struct weft__evspec weft__events[];
+/* Shared by libweft and libweft-read (which links libweft). */
+#define WEFT__SHARED __attribute__((visibility("default")))
+extern WEFT__SHARED const struct weft__evspec weft__events[];
 
 /* Metadata generation (metadata.c). */
 struct weft__meta_params {
@@ -169,10 +171,11 @@ struct weft__meta_params {
 #define WEFT_XP_SHIFT (WEFT_PK_EVENTS - WEFT_XP_EVENTS)
 /* Writes TSDL text into buf (NUL-terminated); returns the length it needs
  * (excluding the NUL), like snprintf. */
-int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p);
+WEFT__SHARED int weft__metadata(char *buf, unsigned cap,
+				const struct weft__meta_params *p);
 
 /* UUID text form, 36 chars + NUL. */
-void weft__uuid_str(const uint8_t *u, char out[37]);
+WEFT__SHARED void weft__uuid_str(const uint8_t *u, char out[37]);
 
 static inline uint64_t weft__ld64(const unsigned char *p)
 {

@@ -16,6 +16,7 @@ struct rpacket {
 	uint32_t stream;
 	uint64_t gen, seq;
 	uint64_t ts_begin;
+	uint64_t ts_end; /* 0: the packet was open when read */
 	uint64_t discarded;
 	uint64_t current;
 };

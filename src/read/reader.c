@@ -44,10 +44,11 @@ struct rstream {
 	uint64_t expect_seq;  /* next packet_seq_num expected */
 	uint64_t last_discarded;
 	uint8_t *copy;        /* packet copy (live rings) */
+	int prev_open; /* the packet before was open when copied */
 	int has_next;
 	struct weft_event next;
 	/* a loss found, to be returned before the next event */
-	int loss;
+	int loss, loss_partial;
 	uint64_t loss_packets, loss_events, loss_ts;
 };
 
@@ -433,6 +434,7 @@ static int index_packet(struct weft_reader *r, uint32_t slot,
 	p->gen = gen;
 	p->seq = weft__ld64(pk + WEFT_PK_SEQ);
 	p->ts_begin = weft__ld64(pk + WEFT_PK_TS_BEGIN);
+	p->ts_end = weft__ld64(pk + WEFT_PK_TS_END);
 	p->discarded = weft__ld64(pk + WEFT_PK_DISCARDED);
 	p->current = weft__ld64(pk + WEFT_PK_CURRENT);
 	r->info.packets_used++;
@@ -865,6 +867,18 @@ static int open_next_packet(struct weft_reader *r, struct rstream *s)
 		} else {
 			content = weft__ld64(pk + WEFT_PK_CONTENT) / 8;
 		}
+		if (s->prev_open && !r->live) {
+			/* An inconsistent copy (cp(1) of a live ring): the
+			 * previous packet was copied while still open, and the
+			 * writer went on to this one, so that packet's tail is
+			 * missing.  `weft snapshot` avoids this. */
+			s->loss = 1;
+			s->loss_partial = 1;
+			s->loss_ts = p->ts_begin;
+			r->info.losses.packets_torn++;
+			r->sinfo[p->stream].losses.packets_torn++;
+		}
+		s->prev_open = p->ts_end == 0;
 		if (p->seq != s->expect_seq) {
 			uint64_t gap = p->seq > s->expect_seq
 					       ? p->seq - s->expect_seq
@@ -931,7 +945,9 @@ static int fill(struct weft_reader *r, uint32_t idx)
 			ev->id = s->loss_events;
 			ev->actor = s->cur;
 			ev->offset = s->pk_off;
-			s->loss = 0;
+			if (s->loss_partial)
+				ev->flags = WEFT_EVF_PARTIAL;
+			s->loss = s->loss_partial = 0;
 			s->loss_packets = s->loss_events = 0;
 			goto got;
 		}

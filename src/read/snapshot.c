@@ -84,6 +84,38 @@ int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
 			memset(dst, 0, ps);
 		}
 	}
+	/* A packet copied while open whose stream has since moved on to a
+	 * packet we also copied: its tail was committed after our copy.  It
+	 * is closed now, so copy it again (or, if it was reused meanwhile,
+	 * leave it out: a gap readers count). */
+	uint64_t *maxseq = calloc(rh.h.streams_cap, sizeof *maxseq);
+	if (!maxseq) {
+		err = -ENOMEM;
+		goto done;
+	}
+	for (int pass = 0; pass < 2; pass++)
+	for (uint32_t slot = 0; slot < rh.h.npackets; slot++) {
+		uint8_t *dst = out + rh.packets_off + (uint64_t)slot * ps;
+		uint64_t stream = weft__ld64(dst + WEFT_PK_STREAM);
+		uint64_t seq = weft__ld64(dst + WEFT_PK_SEQ);
+		if (!weft__ld64(dst + WEFT_PK_GEN) || stream >= rh.h.streams_cap)
+			continue;
+		if (pass == 0) {
+			/* seq + 1, so that 0 means "no packet" */
+			if (seq + 1 > maxseq[stream])
+				maxseq[stream] = seq + 1;
+			continue;
+		}
+		if (weft__ld64(dst + WEFT_PK_TS_END) || seq + 1 >= maxseq[stream])
+			continue;
+		uint64_t want = weft__ld64(dst + WEFT_PK_GEN), gen;
+		long c = weft__packet_copy(base, &rh, slot, dst, &gen);
+		if (c <= 0 || gen != want) {
+			ntorn++;
+			memset(dst, 0, ps);
+		}
+	}
+	free(maxseq);
 	/* Header region last (see above). */
 	memcpy(out, base, rh.packets_off);
 	err = write_all(out_fd, out, rh.h.file_size);

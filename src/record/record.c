@@ -88,7 +88,9 @@ static unsigned gen_counter;
 
 /* ------------------------------------------------------- fault injection */
 
-#ifdef WEFT_FAULT_INJECTION
+/* Test hooks: when one is set to N > 0, the Nth next call of that system
+ * call in weft_start() fails with weft__fault_errno.  Only start-up reads
+ * them, so they cost nothing while recording. */
 WEFT_API int weft__fault_open, weft__fault_ftruncate, weft__fault_fallocate,
 	weft__fault_mmap, weft__fault_errno = ENOSPC;
 static int fault(int *n)
@@ -100,9 +102,6 @@ static int fault(int *n)
 	return 0;
 }
 #define FAULT(name) fault(&weft__fault_##name)
-#else
-#define FAULT(name) 0
-#endif
 
 /* ------------------------------------------------------------- helpers */
 

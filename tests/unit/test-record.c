@@ -459,6 +459,9 @@ TEST(concurrent_copies_never_misread)
 		struct ttrace t = tread(c);
 		CHECK_EQ(t.problems, 0);
 		CHECK_EQ(t.info.losses.packets_corrupt, 0);
+		/* our snapshot never leaves a packet's tail out */
+		for (size_t i = 0; round % 2 && i < t.n; i++)
+			CHECK(!(t.ev[i].e.flags & WEFT_EVF_PARTIAL));
 		uint64_t prev = UINT64_MAX;
 		for (size_t i = 0; i < t.n; i++) {
 			const struct tev *v = &t.ev[i];

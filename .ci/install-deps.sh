@@ -1,0 +1,29 @@
+#!/bin/bash
+# install-deps.sh - the Debian packages weft needs to build, test, bench
+# and view.  Idempotent: installs only what is missing.  One package per
+# line; add yours where it belongs.
+set -euo pipefail
+pkgs=(
+	# build
+	gcc
+	meson
+	ninja-build
+	pkg-config
+	binutils
+	# tests: sanitizers, libFuzzer, babeltrace2, scripts
+	clang
+	libclang-rt-14-dev
+	babeltrace2
+	python3
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

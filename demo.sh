@@ -1,0 +1,50 @@
+#!/bin/bash
+# demo.sh - the main job: install what is missing, build weft, record the
+# example programs, and show what happened (text, and the viewers where
+# they are built).  Everything lands in ./demo/.
+set -euo pipefail
+cd "$(dirname "$0")"
+bash .ci/install-deps.sh
+[ -f build/build.ninja ] || meson setup build --auto-features=auto >/dev/null
+ninja -C build >/dev/null
+W=build/tools/weft
+mkdir -p demo
+rm -f demo/*.weft demo/*.weft.*
+
+echo "== recording build/examples/all-events (every event type, 4 OS threads)"
+WEFT_FILE=demo/all-events.weft build/examples/all-events 3
+echo
+echo "== weft info demo/all-events.weft"
+$W info demo/all-events.weft
+echo
+echo "== weft dump demo/all-events.weft (first 25 events)"
+$W dump demo/all-events.weft | head -25
+echo
+echo "== weft ctf: a CTF 1.8 directory, read by babeltrace2"
+rm -rf demo/all-events.ctf
+$W ctf demo/all-events.weft -o demo/all-events.ctf
+babeltrace2 demo/all-events.ctf | head -5
+for cmd in why stats; do
+	if $W help | grep -q "^  $cmd "; then
+		echo; echo "== weft $cmd demo/all-events.weft"
+		$W $cmd demo/all-events.weft || true
+	fi
+done
+if $W help | grep -q "^  html "; then
+	$W html demo/all-events.weft -o demo/all-events.html &&
+		echo && echo "== viewer: open demo/all-events.html in a browser"
+fi
+if $W help | grep -q "^  render "; then
+	$W render demo/all-events.weft -o demo/all-events.png &&
+		echo "== picture: demo/all-events.png"
+fi
+if $W help | grep -q "^  record "; then
+	for ex in build/examples/uv-*; do
+		[ -x "$ex" ] || continue
+		echo; echo "== weft record -o demo/$(basename "$ex").weft -- $ex"
+		$W record -o "demo/$(basename "$ex").weft" -- "$ex" || true
+		break
+	done
+fi
+echo
+echo "Traces are in demo/.  Try: $W dump --follow FILE while a program records."
