@@ -201,12 +201,39 @@ t_env_children() {
 	"$W" info d.weft >i.txt
 	grep -q "discard mode" i.txt || die "$(cat i.txt)"
 	grep -q "^ring:      1[0-9][0-9][0-9][0-9][0-9] bytes" i.txt || die "$(cat i.txt)"
+	# fork without exec: the child continues into FILE.PID
+	local child; child=$(WEFT_FILE=fk.weft "$EX/forker") || die "forker failed"
+	"$W" dump fk.weft >p.txt && "$W" dump "fk.weft.$child" >c.txt || die "no fk.weft.$child"
+	grep -q 'text="parent after fork"' p.txt || die "parent trace: $(cat p.txt)"
+	grep -q 'text="child"' p.txt && die "the child wrote into the parent's ring"
+	grep -q 'text="child"' c.txt || die "child trace: $(cat c.txt)"
+	grep -q 'parent' c.txt && die "child trace has parent events"
 	WEFT_FILE=m.weft WEFT_CLOCK=monotonic "$EX/all-events" >/dev/null
 	"$W" info m.weft | grep -q "CLOCK_MONOTONIC, 1000000000 Hz" || die "monotonic clock not used"
 }
 
+t_install() {
+	local D=$PWD/inst
+	meson install -C "$WEFT_BUILD" --no-rebuild --destdir "$D" >inst.log 2>&1 || die "$(tail inst.log)"
+	local pc; pc=$(find "$D" -name weft.pc | head -1)
+	[ -n "$pc" ] || die "no weft.pc installed"
+	for f in bin/weft include/weft/weft.h include/weft/read.h include/weft/events.h share/man/man1/weft.1; do
+		[ -e "$D/usr/local/$f" ] || die "missing $f"
+	done
+	local lib; lib=$(dirname "$pc")/..
+	ls "$lib"/libweft.so.0 "$lib"/libweft.a "$lib"/libweft-read.so.0 >/dev/null || die "libraries missing"
+	objdump -p "$lib"/libweft.so.0 | grep -q "SONAME *libweft.so.0" || die "no SONAME"
+	printf '#include <weft/weft.h>\nint main(void)\n{\n\tweft_run(1);\n\tweft_resolve(1);\n\treturn 0;\n}\n' >p.c
+	local flags; flags=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$D pkg-config --cflags --libs weft) || die "pkg-config failed"
+	cc p.c $flags -DWEFT_ENABLE -o p || die "cc $flags failed"
+	WEFT_FILE=p.weft LD_LIBRARY_PATH=$lib ./p || die "program failed"
+	"$W" dump --no-actor p.weft >d.txt
+	[ "$(cut -d' ' -f3- d.txt)" = "$(printf 'run thread=0x1\nresolve target=0x1')" ] || die "$(cat d.txt)"
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 export -f die expect_fail $(compgen -A function t_)
+run install_and_pkg_config t_install
 run babeltrace_roundtrip t_babeltrace_roundtrip
 run babeltrace_losses t_babeltrace_losses
 run stdin t_stdin
