@@ -22,9 +22,11 @@
  *  - opening a packet: trailer := 0; release fence; header fields; gen :=
  *    g (release); trailer := g (release);
  *  - appending an event: bytes; content_size := new end (release);
+ *  - closing it: events_discarded; timestamp_end (release);
  *  - a reader reads gen (acquire) before any other field (it is the first
  *    mutable word, so even a plain sequential copy such as cp(1) reads it
- *    first), content_size, the events below content_size, then, after an
+ *    first), timestamp_end (seen closed: the content is final),
+ *    content_size, the events below content_size, then, after an
  *    acquire fence, the trailer.  The copy is valid iff gen == trailer != 0.
  *    A packet reopened during the copy fails that test (its trailer went to
  *    0 before any other byte changed), and is skipped and counted.

@@ -214,8 +214,14 @@ long weft__packet_copy(const uint8_t *base, const struct rhdr *rh,
 	*genp = gen;
 	if (!gen)
 		return 0;
+	/* timestamp_end before content_size (it sits before it, too, for a
+	 * sequential copy): a packet seen closed has its final content.
+	 * Pairs with the release store in close_packet(). */
+	uint64_t ts_end = ld64_acq(pk + WEFT_PK_TS_END);
 	uint64_t content = ld64_acq(pk + WEFT_PK_CONTENT);
 	memcpy(dst, pk, ps);
+	/* The copy says what we read first, not what memcpy saw later. */
+	memcpy(dst + WEFT_PK_TS_END, &ts_end, 8);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	uint64_t trailer = weft__ld64(pk + ps - WEFT_PK_TRAILER);
 	if (trailer != gen || weft__ld64(dst + WEFT_PK_GEN) != gen)

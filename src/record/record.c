@@ -147,9 +147,11 @@ static void close_packet(struct thr *t)
 	uint8_t *pk = t->pk;
 	if (!pk)
 		return;
-	__atomic_store_n(pk64(pk, WEFT_PK_TS_END), t->last, __ATOMIC_RELAXED);
 	__atomic_store_n(pk64(pk, WEFT_PK_DISCARDED), t->dropped + t->nested,
 			 __ATOMIC_RELAXED);
+	/* Pairs with the reader's acquire load of timestamp_end, which it
+	 * reads before content_size: a packet seen closed is complete. */
+	__atomic_store_n(pk64(pk, WEFT_PK_TS_END), t->last, __ATOMIC_RELEASE);
 	/* Pairs with the CAS in open_packet(): our last writes to the packet
 	 * happen before another stream takes the slot. */
 	__atomic_store_n(&g.owner[t->pkidx], 0, __ATOMIC_RELEASE);
