@@ -45,8 +45,8 @@ struct rstream {
 	uint64_t last_discarded;
 	uint8_t *copy;        /* packet copy (live rings) */
 	int prev_open; /* the packet before was open when copied */
-	int has_next;
-	struct weft_event next;
+	int pending;      /* 1 an event at pos, 2 a loss (see peek) */
+	uint64_t next_ts; /* its time */
 	/* a loss found, to be returned before the next event */
 	int loss, loss_partial;
 	uint64_t loss_packets, loss_events, loss_ts;
@@ -936,43 +936,58 @@ static void packet_done(struct weft_reader *r, struct rstream *s)
 	s->in_packet = 0;
 }
 
-/* Fills s->next.  Returns 1 if the stream has an event (or a loss) to
- * give, 0 if it has nothing more for now. */
-static int fill(struct weft_reader *r, uint32_t idx)
+static void corrupt_packet(struct weft_reader *r, struct rstream *s,
+			   uint32_t idx)
+{
+	r->info.losses.packets_corrupt++;
+	r->sinfo[idx].losses.packets_corrupt++;
+	s->loss = 1;
+	s->loss_ts = s->clock;
+	s->pos = s->end;
+}
+
+/* Finds what the stream gives next and its time, without decoding it:
+ * the merge only needs the time, and the event is then decoded straight
+ * into the caller's struct.  Returns 1 (s->pending: 1 an event at s->pos,
+ * 2 a loss; s->next_ts its time) or 0 (nothing more for now). */
+static int peek(struct weft_reader *r, uint32_t idx)
 {
 	struct rstream *s = &r->st[idx];
 	for (;;) {
 		if (s->loss) {
-			struct weft_event *ev = &s->next;
-			memset(ev, 0, sizeof *ev);
-			ev->type = WEFT_EV_LOSS;
-			ev->ts = s->loss_ts;
-			ev->value = (int64_t)s->loss_packets;
-			ev->id = s->loss_events;
-			ev->actor = s->cur;
-			ev->offset = s->pk_off;
-			if (s->loss_partial)
-				ev->flags = WEFT_EVF_PARTIAL;
-			s->loss = s->loss_partial = 0;
-			s->loss_packets = s->loss_events = 0;
-			goto got;
+			s->next_ts = s->loss_ts;
+			s->pending = 2;
+			return 1;
 		}
 		if (s->in_packet) {
-			int rc = decode(r, s, &s->next);
-			if (rc == 1)
-				goto got;
-			if (rc < 0) {
-				r->info.losses.packets_corrupt++;
-				r->sinfo[idx].losses.packets_corrupt++;
-				s->loss = 1;
-				s->loss_ts = s->clock;
-				s->pos = s->end;
+			if (s->pos < s->end) {
+				const uint8_t *p = s->data + s->pos;
+				uint32_t left = s->end - s->pos;
+				if ((p[0] & 31) == WEFT_EH_EXTENDED) {
+					if (left >= WEFT_EH_EXT_SIZE) {
+						s->next_ts = weft__ld64(p + 5);
+						if (s->next_ts < s->clock)
+							s->next_ts = s->clock;
+						s->pending = 1;
+						return 1;
+					}
+				} else if (left >= 4) {
+					uint64_t ts = (s->clock & ~MASK27) |
+						      (weft__ld32(p) >> 5);
+					if (ts < s->clock)
+						ts += 1ull << WEFT_EH_COMPACT_BITS;
+					s->next_ts = ts;
+					s->pending = 1;
+					return 1;
+				}
+				problem(r, s->pk_off + s->pos,
+					"event cut short by the end of the "
+					"packet");
+				corrupt_packet(r, s, idx);
+				continue;
 			}
-			if (r->flags & WEFT_READ_FOLLOW) {
-				/* The writer may still be appending. */
-				if (s->next_pk >= s->npk)
-					return 0;
-			}
+			if ((r->flags & WEFT_READ_FOLLOW) && s->next_pk >= s->npk)
+				return 0; /* the writer may still append */
 			packet_done(r, s);
 			continue;
 		}
@@ -982,17 +997,40 @@ static int fill(struct weft_reader *r, uint32_t idx)
 			return 0;
 		}
 	}
-got:
-	s->next.stream = idx;
-	s->next.ns = weft_reader_ns(r, s->next.ts);
-	s->has_next = 1;
+}
+
+/* Produces the stream's pending item into ev.  Returns 1, or 0 if the
+ * event turned out corrupt (the rest of its packet is skipped). */
+static int take(struct weft_reader *r, uint32_t idx, struct weft_event *ev)
+{
+	struct rstream *s = &r->st[idx];
+	if (s->pending == 2) {
+		memset(ev, 0, sizeof *ev);
+		ev->type = WEFT_EV_LOSS;
+		ev->ts = s->loss_ts;
+		ev->value = (int64_t)s->loss_packets;
+		ev->id = s->loss_events;
+		ev->actor = s->cur;
+		ev->offset = s->pk_off;
+		if (s->loss_partial)
+			ev->flags = WEFT_EVF_PARTIAL;
+		s->loss = s->loss_partial = 0;
+		s->loss_packets = s->loss_events = 0;
+	} else if (decode(r, s, ev) != 1) {
+		corrupt_packet(r, s, idx);
+		s->pending = 0;
+		return 0;
+	}
+	s->pending = 0;
+	ev->stream = idx;
+	ev->ns = weft_reader_ns(r, ev->ts);
 	return 1;
 }
 
 static int before(struct weft_reader *r, uint32_t a, uint32_t b)
 {
-	const struct weft_event *x = &r->st[a].next, *y = &r->st[b].next;
-	return x->ts < y->ts || (x->ts == y->ts && a < b);
+	uint64_t x = r->st[a].next_ts, y = r->st[b].next_ts;
+	return x < y || (x == y && a < b);
 }
 
 static void heap_push(struct weft_reader *r, uint32_t s)
@@ -1102,7 +1140,7 @@ static int refresh(struct weft_reader *r)
 	/* Packets being decoded may have grown. */
 	for (uint32_t i = 0; i < r->nst; i++) {
 		struct rstream *s = &r->st[i];
-		if (!s->in_packet || s->pos < s->end || s->has_next)
+		if (!s->in_packet || s->pos < s->end || s->pending)
 			continue;
 		uint64_t gen;
 		long c = weft__packet_copy(r->base, &r->rh, s->pk_slot,
@@ -1118,7 +1156,7 @@ static int refresh(struct weft_reader *r)
 	index_ring(r, 1);
 	for (uint32_t i = 0; i < r->nst; i++) {
 		struct rstream *s = &r->st[i];
-		if (!s->has_next && fill(r, i)) {
+		if (!s->pending && peek(r, i)) {
 			heap_push(r, i);
 			got++;
 		}
@@ -1150,14 +1188,27 @@ static void account(struct weft_reader *r, const struct weft_event *ev)
 		si->last_ts = ev->ts;
 }
 
+/* Live rings: the stream's packet copy is reused when the stream moves to
+ * its next packet, so the text of the event returned is kept here, valid
+ * until the next call. */
+static int keep_text(struct weft_reader *r, struct weft_event *ev)
+{
+	if (!r->textbuf && !(r->textbuf = malloc(r->rh.h.packet_size)))
+		return -ENOMEM;
+	memcpy(r->textbuf, ev->text, ev->text_len + 1);
+	ev->text = r->textbuf;
+	return 0;
+}
+
 int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
 {
 	if (!r->started) {
 		r->started = 1;
 		for (uint32_t i = 0; i < r->nst; i++)
-			if (fill(r, i))
+			if (peek(r, i))
 				heap_push(r, i);
 	}
+again:
 	if (!r->nheap) {
 		if (!(r->flags & WEFT_READ_FOLLOW))
 			goto eof;
@@ -1187,21 +1238,27 @@ int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
 			goto eof;
 		}
 	}
-	uint32_t s = heap_pop(r);
-	*ev = r->st[s].next;
-	r->st[s].has_next = 0;
-	if (ev->text && r->live) {
-		/* The stream's packet copy is reused by the look-ahead below:
-		 * keep the text where the caller can use it until the next
-		 * call. */
-		if (!r->textbuf && !(r->textbuf = malloc(r->rh.h.packet_size)))
+	uint32_t s;
+	int ok;
+	if (r->nheap == 1) {
+		/* One stream left (or only one): no merge needed. */
+		s = r->heap[0];
+		ok = take(r, s, ev);
+		if (ok && ev->text && r->live && keep_text(r, ev))
 			return -ENOMEM;
-		memcpy(r->textbuf, ev->text, ev->text_len + 1);
-		ev->text = r->textbuf;
+		if (!peek(r, s))
+			r->nheap = 0;
+	} else {
+		s = heap_pop(r);
+		ok = take(r, s, ev);
+		if (ok && ev->text && r->live && keep_text(r, ev))
+			return -ENOMEM;
+		if (peek(r, s))
+			heap_push(r, s);
 	}
+	if (!ok)
+		goto again;
 	account(r, ev);
-	if (fill(r, s))
-		heap_push(r, s);
 	return 0;
 eof:
 	return WEFT_EEOF;

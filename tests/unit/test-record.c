@@ -396,7 +396,17 @@ TEST(sigkill_leaves_readable_trace)
 	int st;
 	waitpid(pid, &st, 0);
 	CHECK(WIFSIGNALED(st));
+	/* a plain copy of a dead writer's ring reads the same */
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s.copy'", p, p);
+	CHECK_OK(system(cmd));
+	char copy[600];
+	snprintf(copy, sizeof copy, "%s.copy", p);
+	struct ttrace tc = tread(copy);
 	struct ttrace t = tread(p);
+	CHECK_EQ(tc.n, t.n);
+	for (size_t i = 0; i < t.n; i++)
+		CHECK_U64(tc.ev[i].e.id, t.ev[i].e.id);
 	CHECK_EQ(t.problems, 0);
 	CHECK_EQ(t.info.writer, WEFT_WRITER_GONE);
 	CHECK(t.n > 1000);
@@ -420,8 +430,11 @@ TEST(sigkill_leaves_readable_trace)
 	}
 }
 
-/* A reader copying the ring while the writer runs (our snapshot, and a
- * plain cp) never misreads: torn packets are skipped and counted. */
+/* A reader copying the ring while the writer runs (weft_snapshot) never
+ * misreads: torn packets are skipped and counted, and no packet's tail is
+ * left out.  (A plain cp(1) of a live ring is not enough: the kernel's copy
+ * does not order its loads, so it may see a commit before the bytes it
+ * covers; cp is fine once the writer is gone, see sigkill test.) */
 TEST(concurrent_copies_never_misread)
 {
 	const char *p = tpath("live.weft");
@@ -446,21 +459,14 @@ TEST(concurrent_copies_never_misread)
 	for (int round = 0; round < 40; round++) {
 		int fd = open(c, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		uint64_t torn = 0;
-		if (round % 2) {
-			CHECK_OK(weft_snapshot(p, fd, &torn, NULL));
-			close(fd);
-		} else {
-			close(fd);
-			char cmd[1200];
-			snprintf(cmd, sizeof cmd, "cp '%s' '%s'", p, c);
-			CHECK_OK(system(cmd));
-		}
+		CHECK_OK(weft_snapshot(p, fd, &torn, NULL));
+		close(fd);
 		torn_total += torn;
 		struct ttrace t = tread(c);
 		CHECK_EQ(t.problems, 0);
 		CHECK_EQ(t.info.losses.packets_corrupt, 0);
-		/* our snapshot never leaves a packet's tail out */
-		for (size_t i = 0; round % 2 && i < t.n; i++)
+		/* a snapshot never leaves a packet's tail out */
+		for (size_t i = 0; i < t.n; i++)
 			CHECK(!(t.ev[i].e.flags & WEFT_EVF_PARTIAL));
 		uint64_t prev = UINT64_MAX;
 		for (size_t i = 0; i < t.n; i++) {
