@@ -47,6 +47,7 @@ struct rstream {
 	int prev_open; /* the packet before was open when copied */
 	int pending;      /* 1 an event at pos, 2 a loss (see peek) */
 	uint64_t next_ts; /* its time */
+	uint32_t next_id, next_hdr; /* its event id and header size */
 	/* a loss found, to be returned before the next event */
 	int loss, loss_partial;
 	uint64_t loss_packets, loss_events, loss_ts;
@@ -74,6 +75,7 @@ struct weft_reader {
 	struct weft_problem prob[MAX_PROBLEMS];
 	unsigned nprob;
 	char *textbuf; /* live rings: the text of the event returned */
+	uint8_t shape[WEFT_EV_COUNT];
 };
 
 /* ------------------------------------------------------------- helpers */
@@ -526,6 +528,35 @@ static int index_ring(struct weft_reader *r, int refresh)
 	return 0;
 }
 
+/* The common payload shapes, derived from the event table when a reader
+ * opens, decoded with straight-line code (strings take decode()). */
+enum { SH_GENERIC, SH_NONE, SH_ID, SH_NAME, SH_ID_NAME, SH_NAME_VAL, SH_ID_ID };
+
+static void derive_shapes(uint8_t shape[WEFT_EV_COUNT])
+{
+	for (int id = 0; id < WEFT_EV_COUNT; id++) {
+		const struct weft__evspec *e = &weft__events[id];
+		int a = e->f[0].type, b = a ? e->f[1].type : 0;
+		int c = b ? e->f[2].type : 0;
+		shape[id] = SH_GENERIC;
+		if (c)
+			continue;
+		if (!a)
+			shape[id] = SH_NONE;
+		else if (a == WEFT_FT_ID && !b)
+			shape[id] = SH_ID;
+		else if (a == WEFT_FT_NAME && !b)
+			shape[id] = SH_NAME;
+		else if (a == WEFT_FT_ID && b == WEFT_FT_NAME)
+			shape[id] = SH_ID_NAME;
+		else if (a == WEFT_FT_NAME &&
+			 (b == WEFT_FT_I64 || b == WEFT_FT_U64))
+			shape[id] = SH_NAME_VAL;
+		else if (a == WEFT_FT_ID && b == WEFT_FT_ID)
+			shape[id] = SH_ID_ID;
+	}
+}
+
 static int open_common(struct weft_reader *r, struct weft_diag *d)
 {
 	int err = weft__hdr_check(r->base, r->len, &r->rh, d);
@@ -554,6 +585,7 @@ static int open_common(struct weft_reader *r, struct weft_diag *d)
 				     ? WEFT_WRITER_STOPPED
 				     : WEFT_WRITER_GONE;
 	r->live = in->writer == WEFT_WRITER_LIVE;
+	derive_shapes(r->shape);
 	setup_clock(r);
 	if ((err = load_tables(r)))
 		return err;
@@ -966,17 +998,25 @@ static int peek(struct weft_reader *r, uint32_t idx)
 				if ((p[0] & 31) == WEFT_EH_EXTENDED) {
 					if (left >= WEFT_EH_EXT_SIZE) {
 						s->next_ts = weft__ld64(p + 5);
-						if (s->next_ts < s->clock)
+						s->next_id = weft__ld32(p + 1);
+						s->next_hdr = WEFT_EH_EXT_SIZE;
+						/* time going backwards is
+						 * reported by decode() */
+						if (s->next_ts < s->clock) {
 							s->next_ts = s->clock;
+							s->next_id = UINT32_MAX;
+						}
 						s->pending = 1;
 						return 1;
 					}
 				} else if (left >= 4) {
-					uint64_t ts = (s->clock & ~MASK27) |
-						      (weft__ld32(p) >> 5);
+					uint32_t w = weft__ld32(p);
+					uint64_t ts = (s->clock & ~MASK27) | (w >> 5);
 					if (ts < s->clock)
 						ts += 1ull << WEFT_EH_COMPACT_BITS;
 					s->next_ts = ts;
+					s->next_id = w & 31;
+					s->next_hdr = 4;
 					s->pending = 1;
 					return 1;
 				}
@@ -1001,6 +1041,76 @@ static int peek(struct weft_reader *r, uint32_t idx)
 
 /* Produces the stream's pending item into ev.  Returns 1, or 0 if the
  * event turned out corrupt (the rest of its packet is skipped). */
+/* Decodes the event at s->pos (whose time peek() found) if its shape is a
+ * simple one and it is complete; returns 0 to let decode() do it (and
+ * report what is wrong). */
+static inline int fast_decode(struct weft_reader *r, struct rstream *s,
+			      struct weft_event *ev)
+{
+	const uint8_t *p = s->data + s->pos + s->next_hdr;
+	const uint8_t *end = s->data + s->end;
+	unsigned id = s->next_id;
+	if (id >= WEFT_EV_COUNT)
+		return 0;
+	uint64_t a = 0, b = 0;
+	uint32_t name = 0;
+	switch (r->shape[id]) {
+	case SH_NONE:
+		break;
+	case SH_ID:
+		if (end - p < 8)
+			return 0;
+		a = weft__ld64(p);
+		p += 8;
+		break;
+	case SH_NAME:
+		if (end - p < 2)
+			return 0;
+		name = weft__ld16(p);
+		p += 2;
+		break;
+	case SH_ID_NAME:
+		if (end - p < 10)
+			return 0;
+		a = weft__ld64(p);
+		name = weft__ld16(p + 8);
+		p += 10;
+		break;
+	case SH_NAME_VAL:
+		if (end - p < 10)
+			return 0;
+		name = weft__ld16(p);
+		b = weft__ld64(p + 2);
+		p += 10;
+		break;
+	case SH_ID_ID:
+		if (end - p < 16)
+			return 0;
+		a = weft__ld64(p);
+		b = weft__ld64(p + 8);
+		p += 16;
+		break;
+	default:
+		return 0;
+	}
+	ev->ts = s->next_ts;
+	ev->type = (uint16_t)id;
+	ev->flags = 0;
+	ev->id = a;
+	ev->id2 = r->shape[id] == SH_ID_ID ? b : 0;
+	ev->value = r->shape[id] == SH_NAME_VAL ? (int64_t)b : 0;
+	ev->name = name;
+	ev->text = NULL;
+	ev->text_len = 0;
+	ev->actor = s->cur;
+	ev->offset = s->pk_off + s->pos;
+	if (id == WEFT_EV_RUN)
+		s->cur = a;
+	s->clock = ev->ts;
+	s->pos = (uint32_t)(p - s->data);
+	return 1;
+}
+
 static int take(struct weft_reader *r, uint32_t idx, struct weft_event *ev)
 {
 	struct rstream *s = &r->st[idx];
@@ -1016,7 +1126,7 @@ static int take(struct weft_reader *r, uint32_t idx, struct weft_event *ev)
 			ev->flags = WEFT_EVF_PARTIAL;
 		s->loss = s->loss_partial = 0;
 		s->loss_packets = s->loss_events = 0;
-	} else if (decode(r, s, ev) != 1) {
+	} else if (!fast_decode(r, s, ev) && decode(r, s, ev) != 1) {
 		corrupt_packet(r, s, idx);
 		s->pending = 0;
 		return 0;
