@@ -125,7 +125,14 @@ struct weft_problem {
 enum weft_reader_flags {
 	/* Keep returning new events as a live writer commits them: next()
 	 * returns WEFT_EAGAIN when nothing new is there yet, and WEFT_EEOF
-	 * once the writer has stopped or gone and everything is read. */
+	 * once the writer has stopped or gone and everything is read.
+	 * Events of one OS thread always come in order; across OS threads
+	 * they are merged in time order among what had been committed when
+	 * the reader last looked, so an event that an OS thread committed
+	 * late (it was descheduled between reading the clock and
+	 * committing) can come after a later event of another thread.  On a
+	 * ring that loops faster than it is polled, packets overwritten
+	 * before the reader saw them are reported as losses. */
 	WEFT_READ_FOLLOW = 1 << 0,
 };
 
