@@ -225,7 +225,8 @@ t_install() {
 	objdump -p "$lib"/libweft.so.0 | grep -q "SONAME *libweft.so.0" || die "no SONAME"
 	printf '#include <weft/weft.h>\nint main(void)\n{\n\tweft_run(1);\n\tweft_resolve(1);\n\treturn 0;\n}\n' >p.c
 	local flags; flags=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$D pkg-config --cflags --libs weft) || die "pkg-config failed"
-	cc p.c $flags -DWEFT_ENABLE -o p || die "cc $flags failed"
+	# (sanitizer builds pass their flags in WEFT_TEST_CFLAGS)
+	cc ${WEFT_TEST_CFLAGS:-} p.c $flags -DWEFT_ENABLE -o p || die "cc $flags failed"
 	WEFT_FILE=p.weft LD_LIBRARY_PATH=$lib ./p || die "program failed"
 	"$W" dump --no-actor p.weft >d.txt
 	[ "$(cut -d' ' -f3- d.txt)" = "$(printf 'run thread=0x1\nresolve target=0x1')" ] || die "$(cat d.txt)"
