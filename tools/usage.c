@@ -6,36 +6,37 @@
 
 #include "weft-tools.h"
 
+static void report(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int error(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("weft: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("weft: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -1;
 }
 
 void die(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("weft: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("weft: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 
 int usage(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("usage: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("usage: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 2;
 }
 

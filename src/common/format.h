@@ -151,8 +151,8 @@ extern WEFT__SHARED const struct weft__evspec weft__events[];
 struct weft__meta_params {
 	const uint8_t *uuid;
 	uint64_t freq;
-	int64_t offset_s;      /* clock value 0, in seconds since the epoch */
-	uint64_t offset_ticks; /* ... plus this many ticks */
+	int64_t origin_real_ns; /* CLOCK_REALTIME at ticks origin_ticks */
+	uint64_t origin_ticks;
 	int clock_kind;
 	/* optional: names for the NAME enum (index = id), NULL entries skipped */
 	const char *const *names;

@@ -91,6 +91,15 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 	weft__uuid_str(p->uuid, uuid);
 	if (cap)
 		buf[0] = 0;
+	/* The CTF clock maps value 0 to the epoch plus offset_s seconds plus
+	 * offset ticks: value 0 is origin_real - origin_ticks / freq. */
+	long double t0 = (long double)p->origin_real_ns / 1e9L -
+			 (long double)p->origin_ticks / (long double)p->freq;
+	int64_t off_s = (int64_t)t0;
+	if ((long double)off_s > t0)
+		off_s--;
+	uint64_t off_ticks =
+		(uint64_t)((t0 - (long double)off_s) * (long double)p->freq);
 	sb_printf(&s,
 		  "/* CTF 1.8 */\n"
 		  "/* weft ring: one stream per OS thread, one packet per "
@@ -172,8 +181,8 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  p->clock_kind == WEFT_CLOCK_TSC
 			  ? "TSC, calibrated against CLOCK_MONOTONIC"
 			  : "CLOCK_MONOTONIC in nanoseconds",
-		  (unsigned long long)p->freq, (long long)p->offset_s,
-		  (unsigned long long)p->offset_ticks);
+		  (unsigned long long)p->freq, (long long)off_s,
+		  (unsigned long long)off_ticks);
 	sb_printf(&s,
 		  "stream {\n"
 		  "\tevent.header := struct {\n"

@@ -56,20 +56,11 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
 
-	/* Clock value 0 in seconds since the epoch: origin_real -
-	 * origin_ticks / freq, split into whole seconds and ticks. */
-	long double t0 = (long double)in->origin_real_ns / 1e9L -
-			 (long double)in->origin_ticks / (long double)in->freq;
-	int64_t off_s = (int64_t)t0;
-	if ((long double)off_s > t0)
-		off_s--;
-	uint64_t off_ticks =
-		(uint64_t)((t0 - (long double)off_s) * (long double)in->freq);
 	struct weft__meta_params mp = {
 		.uuid = in->uuid,
 		.freq = in->freq,
-		.offset_s = off_s,
-		.offset_ticks = off_ticks,
+		.origin_real_ns = in->origin_real_ns,
+		.origin_ticks = in->origin_ticks,
 		.clock_kind = in->clock_kind,
 		.names = in->names,
 		.nnames = in->nnames,

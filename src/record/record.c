@@ -799,19 +799,11 @@ static int start(const char *path, size_t bytes, unsigned flags)
 
 	char host[256] = "";
 	gethostname(host, sizeof host - 1);
-	/* offset: clock value 0 is a0.real_ns - a0.ticks / freq. */
-	long double t0 = (long double)h->a0.real_ns / 1e9L -
-			 (long double)h->a0.ticks / (long double)h->freq;
-	int64_t off_s = (int64_t)t0;
-	if ((long double)off_s > t0)
-		off_s--;
-	uint64_t off_ticks =
-		(uint64_t)((t0 - (long double)off_s) * (long double)h->freq);
 	struct weft__meta_params mp = {
 		.uuid = h->uuid,
 		.freq = h->freq,
-		.offset_s = off_s,
-		.offset_ticks = off_ticks,
+		.origin_real_ns = h->a0.real_ns,
+		.origin_ticks = h->a0.ticks,
 		.clock_kind = (int)h->clock_kind,
 		.hostname = host,
 		.comm = h->comm,
