@@ -48,6 +48,7 @@ struct rstream {
 	int pending;      /* 1 an event at pos, 2 a loss (see peek) */
 	uint64_t next_ts; /* its time */
 	uint32_t next_id, next_hdr; /* its event id and header size */
+	uint64_t nev, first_ts, last_ts; /* events returned so far */
 	/* a loss found, to be returned before the next event */
 	int loss, loss_partial;
 	uint64_t loss_packets, loss_events, loss_ts;
@@ -734,7 +735,24 @@ out:
 
 const struct weft_trace_info *weft_reader_info(struct weft_reader *r)
 {
-	return &r->info;
+	struct weft_trace_info *in = &r->info;
+	in->events = 0;
+	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)
+		in->events += in->counts[t];
+	in->first_ts = UINT64_MAX;
+	in->last_ts = 0;
+	for (uint32_t i = 0; i < r->nst; i++) {
+		struct weft_stream_info *si = &r->sinfo[i];
+		const struct rstream *s = &r->st[i];
+		si->events = s->nev;
+		si->first_ts = s->nev ? s->first_ts : UINT64_MAX;
+		si->last_ts = s->nev ? s->last_ts : 0;
+		if (s->nev && s->first_ts < in->first_ts)
+			in->first_ts = s->first_ts;
+		if (s->nev && s->last_ts > in->last_ts)
+			in->last_ts = s->last_ts;
+	}
+	return in;
 }
 
 const struct weft_problem *weft_reader_problems(struct weft_reader *r,
@@ -982,7 +1000,32 @@ static void corrupt_packet(struct weft_reader *r, struct rstream *s,
  * the merge only needs the time, and the event is then decoded straight
  * into the caller's struct.  Returns 1 (s->pending: 1 an event at s->pos,
  * 2 a loss; s->next_ts its time) or 0 (nothing more for now). */
-static int peek(struct weft_reader *r, uint32_t idx)
+static int peek_slow(struct weft_reader *r, uint32_t idx);
+
+/* The common case inline: the next event of the current packet. */
+static inline __attribute__((always_inline)) int
+peek(struct weft_reader *r, uint32_t idx)
+{
+	struct rstream *s = &r->st[idx];
+	if (__builtin_expect(!s->loss && s->in_packet && s->pos + 4 <= s->end,
+			     1)) {
+		const uint8_t *p = s->data + s->pos;
+		uint32_t w = weft__ld32(p);
+		if ((w & 31) != WEFT_EH_EXTENDED) {
+			uint64_t ts = (s->clock & ~MASK27) | (w >> 5);
+			if (ts < s->clock)
+				ts += 1ull << WEFT_EH_COMPACT_BITS;
+			s->next_ts = ts;
+			s->next_id = w & 31;
+			s->next_hdr = 4;
+			s->pending = 1;
+			return 1;
+		}
+	}
+	return peek_slow(r, idx);
+}
+
+static int peek_slow(struct weft_reader *r, uint32_t idx)
 {
 	struct rstream *s = &r->st[idx];
 	for (;;) {
@@ -1044,8 +1087,8 @@ static int peek(struct weft_reader *r, uint32_t idx)
 /* Decodes the event at s->pos (whose time peek() found) if its shape is a
  * simple one and it is complete; returns 0 to let decode() do it (and
  * report what is wrong). */
-static inline int fast_decode(struct weft_reader *r, struct rstream *s,
-			      struct weft_event *ev)
+static inline __attribute__((always_inline)) int
+fast_decode(struct weft_reader *r, struct rstream *s, struct weft_event *ev)
 {
 	const uint8_t *p = s->data + s->pos + s->next_hdr;
 	const uint8_t *end = s->data + s->end;
@@ -1111,7 +1154,8 @@ static inline int fast_decode(struct weft_reader *r, struct rstream *s,
 	return 1;
 }
 
-static int take(struct weft_reader *r, uint32_t idx, struct weft_event *ev)
+static inline __attribute__((always_inline)) int
+take(struct weft_reader *r, uint32_t idx, struct weft_event *ev)
 {
 	struct rstream *s = &r->st[idx];
 	if (s->pending == 2) {
@@ -1274,28 +1318,22 @@ static int refresh(struct weft_reader *r)
 	return got;
 }
 
-static void account(struct weft_reader *r, const struct weft_event *ev)
+/* Per-event bookkeeping, kept to a few increments; weft_reader_info()
+ * derives the rest. */
+static inline void account(struct weft_reader *r, const struct weft_event *ev)
 {
-	struct weft_trace_info *in = &r->info;
-	struct weft_stream_info *si = &r->sinfo[ev->stream];
+	struct rstream *s = &r->st[ev->stream];
 	if (ev->type == WEFT_EV_LOSS) {
 		/* Declared drops (full ring, and re-entry from signal
 		 * handlers: events_nested is the part of them due to that). */
-		in->losses.events_discarded += ev->id;
-		si->losses.events_discarded += ev->id;
+		r->info.losses.events_discarded += ev->id;
+		r->sinfo[ev->stream].losses.events_discarded += ev->id;
 		return;
 	}
-	in->events++;
-	in->counts[ev->type]++;
-	if (ev->ts < in->first_ts)
-		in->first_ts = ev->ts;
-	if (ev->ts > in->last_ts || in->last_ts == 0)
-		in->last_ts = ev->ts;
-	si->events++;
-	if (ev->ts < si->first_ts)
-		si->first_ts = ev->ts;
-	if (ev->ts > si->last_ts)
-		si->last_ts = ev->ts;
+	r->info.counts[ev->type]++;
+	if (!s->nev++)
+		s->first_ts = ev->ts;
+	s->last_ts = ev->ts;
 }
 
 /* Live rings: the stream's packet copy is reused when the stream moves to
