@@ -13,7 +13,8 @@
 	X(info, "describe a trace: header, clock, streams, counts, losses")    \
 	X(dump, "print every event in time order")                             \
 	X(snapshot, "take a consistent copy of a live ring")                   \
-	X(ctf, "write a CTF 1.8 directory that babeltrace2 reads")
+	X(ctf, "write a CTF 1.8 directory that babeltrace2 reads")             \
+	X(why, "explain why threads that should resolve did not")
 
 #define WEFT__CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
 WEFT_COMMANDS(WEFT__CMD_DECL)

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.h - a trace as a person reasons about it (part of libweft-read).
+ *
+ * The model turns the events of a reader into:
+ *   - async threads (one per incarnation of an id), each with its kind,
+ *     labels, creator, creation and end times, how it ended, and its run
+ *     intervals on the OS threads;
+ *   - arrows: every interaction, typed, with its time and both ends;
+ *   - counters as series, notes, spans, idle periods, pauses, losses.
+ *
+ * Everything is in arrays indexed by uint32_t (WEFT_NONE: no such item),
+ * times are nanoseconds since the trace origin.  History that is missing
+ * is marked, not guessed: a thread whose creation was lost has
+ * WEFT_THREAD_NO_CREATE and starts when it is first mentioned; a thread
+ * still pending when the trace ends is WEFT_END_PENDING.
+ *
+ * Each OS thread (stream) has a root thread (WEFT_THREAD_ROOT, id 0): the
+ * OS thread itself, which acts when no async thread runs there.
+ *
+ * A model is built by one thread; once built it may be read by several.
+ * Pointers returned stay valid until the next weft_model_update() or
+ * weft_model_free().
+ */
+#ifndef WEFT_MODEL_H
+#define WEFT_MODEL_H
+
+#include <stdint.h>
+
+#include "weft/read.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WEFT_NONE UINT32_MAX
+
+enum weft_end {
+	WEFT_END_PENDING = 0,  /* still pending at the end of the trace */
+	WEFT_END_RESOLVED,
+	WEFT_END_FAILED,       /* see weft_thread.message */
+	WEFT_END_BECAME,       /* replaced by weft_thread.became */
+	WEFT_END_CANCELLED,
+	WEFT_END_REPLACED,     /* its id was created again while it lived */
+};
+
+enum weft_thread_flags {
+	WEFT_THREAD_ROOT = 1 << 0,           /* an OS thread itself */
+	WEFT_THREAD_NO_CREATE = 1 << 1,      /* its creation was not seen */
+	WEFT_THREAD_SHOULD_RESOLVE = 1 << 2, /* weft_should_resolve() on it */
+};
+
+struct weft_thread {
+	uint64_t id;
+	int64_t t_create;  /* creation (or first mention) */
+	int64_t t_end;     /* end, or last mention if pending */
+	uint32_t parent;   /* creator, WEFT_NONE if unknown */
+	uint32_t stream;   /* OS thread where it was created */
+	uint32_t kind;     /* interned name id (weft_model_name) */
+	uint32_t label;    /* its latest label (index in labels), or NONE */
+	uint32_t message;  /* failure message (weft_model_string), or NONE */
+	uint32_t became;   /* successor if WEFT_END_BECAME, else NONE */
+	uint32_t incarnation; /* 0 for the first thread with this id */
+	uint8_t end;       /* enum weft_end */
+	uint8_t flags;     /* enum weft_thread_flags */
+	uint16_t pad;
+};
+
+/* A run interval: `thread` ran on OS thread `stream` from t0 to t1. */
+struct weft_run {
+	int64_t t0, t1;
+	uint32_t thread, stream;
+};
+
+enum weft_arrow_kind {
+	WEFT_ARROW_CREATE,    /* from created to */
+	WEFT_ARROW_READ,      /* to read from's result (from had resolved) */
+	WEFT_ARROW_READ_FAILED, /* to read from's failure */
+	WEFT_ARROW_TRY_READ,  /* from waited on to, not ready */
+	WEFT_ARROW_RESOLVE,   /* from resolved to */
+	WEFT_ARROW_FAIL,      /* from made to fail */
+	WEFT_ARROW_SIGNAL,    /* from signalled to */
+	WEFT_ARROW_BECOME,    /* from was replaced by to */
+	WEFT_ARROW_CANCEL,    /* from cancelled to */
+	WEFT_ARROW_KINDS
+};
+
+/* WEFT_ARROW_TRY_READ that a read of the same thread by the same reader
+ * followed (viewers hide it). */
+#define WEFT_ARROW_FOLLOWED 1u
+
+struct weft_arrow {
+	int64_t t;
+	uint32_t from, to;
+	uint8_t kind;  /* enum weft_arrow_kind */
+	uint8_t flags; /* WEFT_ARROW_* */
+	uint16_t pad;
+	uint32_t stream; /* OS thread where it happened */
+};
+
+struct weft_label {
+	int64_t t;
+	uint32_t thread;
+	uint32_t text; /* weft_model_string */
+	uint32_t prev; /* the thread's previous label, or NONE */
+	uint32_t kind; /* WEFT_EV_LABEL or WEFT_EV_NOTE */
+};
+
+struct weft_sample {
+	int64_t t;
+	int64_t value;
+};
+
+struct weft_counter {
+	uint32_t name;     /* interned name id */
+	uint32_t nsamples;
+	const struct weft_sample *samples; /* in time order */
+	int64_t min, max;
+};
+
+/* Background intervals: idle periods (the OS thread blocked, `name` the
+ * reason), pauses (`name` the kind), spans (`name`, on `thread`). */
+struct weft_interval {
+	int64_t t0, t1;
+	uint32_t stream;
+	uint32_t name;
+	uint32_t thread; /* spans: the async thread; else NONE */
+	uint32_t depth;  /* spans: nesting depth */
+};
+
+struct weft_loss {
+	int64_t t;
+	uint32_t stream;
+	uint32_t flags;   /* WEFT_EVF_PARTIAL */
+	uint64_t packets; /* packets lost there */
+	uint64_t events;  /* events the writer declared dropped there */
+};
+
+struct weft_model_stream {
+	uint32_t tid;
+	char name[17];
+	uint32_t root;   /* its root thread */
+	int64_t busy_ns; /* time something ran there */
+	int64_t idle_ns; /* time it was idle */
+};
+
+struct weft_model;
+
+/*
+ * weft_model_load - read every event of `r` (until WEFT_EEOF, or
+ * WEFT_EAGAIN in follow mode) into a new model.  Returns 0 and *out, or a
+ * negative code (-ENOMEM).  The reader stays owned by the caller and must
+ * outlive the model (names come from it).
+ */
+int weft_model_load(struct weft_model **out, struct weft_reader *r);
+
+/* In follow mode: add the events the reader has now.  Returns the number
+ * of events added (>= 0) or a negative code.  Invalidates pointers. */
+long weft_model_update(struct weft_model *m);
+
+void weft_model_free(struct weft_model *m);
+
+const struct weft_thread *weft_model_threads(const struct weft_model *m,
+					     uint32_t *n);
+const struct weft_run *weft_model_runs(const struct weft_model *m,
+				       uint32_t *n);
+const struct weft_arrow *weft_model_arrows(const struct weft_model *m,
+					   uint32_t *n);
+const struct weft_label *weft_model_labels(const struct weft_model *m,
+					   uint32_t *n);
+const struct weft_counter *weft_model_counters(const struct weft_model *m,
+					       uint32_t *n);
+/* kind: WEFT_EV_IDLE, WEFT_EV_PAUSE or WEFT_EV_SPAN_BEGIN */
+const struct weft_interval *weft_model_intervals(const struct weft_model *m,
+						 int kind, uint32_t *n);
+const struct weft_loss *weft_model_losses(const struct weft_model *m,
+					  uint32_t *n);
+const struct weft_model_stream *weft_model_streams(const struct weft_model *m,
+						   uint32_t *n);
+
+/* Indexes of the runs / arrows (in and out) of one thread, in time order;
+ * *n receives the count. */
+const uint32_t *weft_model_thread_runs(const struct weft_model *m,
+				       uint32_t thread, uint32_t *n);
+const uint32_t *weft_model_thread_arrows(const struct weft_model *m,
+					 uint32_t thread, uint32_t *n);
+
+/* The latest incarnation with this id, or WEFT_NONE. */
+uint32_t weft_model_find(const struct weft_model *m, uint64_t id);
+
+/* Texts and names ("" for NONE). */
+const char *weft_model_string(const struct weft_model *m, uint32_t s);
+const char *weft_model_name(const struct weft_model *m, uint32_t name);
+/* A thread's display name: its latest label, else "kind 0xID". */
+const char *weft_model_title(const struct weft_model *m, uint32_t thread,
+			     char *buf, unsigned cap);
+
+/* Time range of the trace (ns since origin). */
+void weft_model_range(const struct weft_model *m, int64_t *t0, int64_t *t1);
+
+/* Bytes of memory the model uses. */
+uint64_t weft_model_bytes(const struct weft_model *m);
+
+/*
+ * Diagnosis: why is a thread still pending?
+ *
+ * weft_why() walks the chain of waits from `thread` (following becomes):
+ * each pending thread waits on the target of its last try_read that no
+ * read answered, until a thread that waits on nothing (the root blocker),
+ * a thread that already ended, or a thread seen twice.  The verdict says
+ * what the evidence shows:
+ *   LOST_WAKEUP      the blocker was signalled or resolved, but the waiter
+ *                    never read it (classically: signalled before anyone
+ *                    waited, then waited on forever);
+ *   NEVER_RESOLVED   nothing touched the blocker once the wait began;
+ *   DEADLOCK         the waits form a cycle;
+ *   FAILED_UPSTREAM  the blocker failed and the waiter never read it;
+ *   TRUNCATED        the evidence is missing (a creation or events were
+ *                    lost before the wait), so no verdict is safe;
+ *   OK               the thread is not pending.
+ */
+enum weft_verdict {
+	WEFT_VERDICT_OK,
+	WEFT_VERDICT_LOST_WAKEUP,
+	WEFT_VERDICT_NEVER_RESOLVED,
+	WEFT_VERDICT_DEADLOCK,
+	WEFT_VERDICT_FAILED_UPSTREAM,
+	WEFT_VERDICT_TRUNCATED,
+};
+
+#define WEFT_WHY_MAX_CHAIN 64
+
+struct weft_why {
+	uint32_t thread;   /* the subject (after following becomes) */
+	int verdict;       /* enum weft_verdict */
+	uint32_t nchain;   /* chain[0] is the subject; chain[n-1] the blocker */
+	struct {
+		uint32_t thread;
+		int64_t t_wait; /* when it began waiting on the next one */
+	} chain[WEFT_WHY_MAX_CHAIN];
+	uint32_t evidence; /* arrow: the signal/resolve/fail of the
+			      blocker, or NONE */
+	int64_t t_wait;    /* when the last waiter began waiting */
+};
+
+int weft_why(const struct weft_model *m, uint32_t thread, struct weft_why *w);
+
+/* "lost wake-up", ... */
+const char *weft_verdict_name(int verdict);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_MODEL_H */

@@ -1,0 +1,840 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.c - events into async threads, runs, arrows, counters, intervals.
+ *
+ * One pass over the events in time order, with per-OS-thread state (what
+ * runs, idle or not, open spans).  Intervals still open when the events
+ * stop are added provisionally, ending at the last event, and taken back
+ * before the next update, so a live model extends them.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/model.h"
+
+#define GROW(arr, n, cap)                                                      \
+	((n) < (cap) || grow((void **)&(arr), &(cap), sizeof *(arr), (n) + 1))
+
+static int grow(void **p, uint32_t *cap, size_t size, uint32_t need)
+{
+	uint32_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *np = realloc(*p, (size_t)c * size);
+	if (!np)
+		return 0;
+	*p = np;
+	*cap = c;
+	return 1;
+}
+
+struct series {
+	uint32_t name;
+	uint32_t n, cap;
+	struct weft_sample *s;
+	int64_t min, max;
+};
+
+struct mstream {
+	uint32_t cur;   /* current async thread, or NONE */
+	int running;    /* cur has an open run */
+	int64_t run_t0;
+	int idle;
+	int64_t idle_t0;
+	uint32_t idle_reason;
+	uint32_t *spans; /* open spans (indexes in span) */
+	uint32_t nspans, cspans;
+};
+
+struct weft_model {
+	struct weft_reader *r;
+	struct weft_thread *th;
+	uint32_t nth, cth;
+	struct weft_run *run;
+	uint32_t nrun, crun, nrun_final;
+	struct weft_arrow *arr;
+	uint32_t narr, carr;
+	struct weft_label *lab;
+	uint32_t nlab, clab;
+	struct series *ser;
+	uint32_t nser, cser;
+	uint32_t *ser_of_name; /* name id -> series index + 1 */
+	uint32_t cser_of_name;
+	struct weft_counter *pubctr;
+	struct weft_interval *iv[3]; /* idle, pause, span */
+	uint32_t niv[3], civ[3], niv_final[3];
+	struct weft_loss *loss;
+	uint32_t nloss, closs;
+	struct weft_model_stream *pst;
+	struct mstream *st;
+	uint32_t nst;
+	char *str;
+	uint32_t nstr, cstr;
+	/* id -> latest incarnation */
+	uint64_t *hkey;
+	uint32_t *hval;
+	uint32_t hcap, hused;
+	/* per-thread run and arrow lists (CSR), built by finalize() */
+	uint32_t *run_off, *run_idx, *arr_off, *arr_idx;
+	int64_t t0, t1;
+	int have_t;
+};
+
+enum { IV_IDLE, IV_PAUSE, IV_SPAN };
+
+/* ------------------------------------------------------------- strings */
+
+static uint32_t intern_text(struct weft_model *m, const char *s, uint32_t len)
+{
+	if (!s)
+		return WEFT_NONE;
+	while (m->nstr + len + 1 > m->cstr) {
+		uint32_t c = m->cstr ? m->cstr * 2 : 4096;
+		char *n = realloc(m->str, c);
+		if (!n)
+			return WEFT_NONE;
+		m->str = n;
+		m->cstr = c;
+	}
+	uint32_t off = m->nstr;
+	memcpy(m->str + off, s, len);
+	m->str[off + len] = 0;
+	m->nstr += len + 1;
+	return off;
+}
+
+const char *weft_model_string(const struct weft_model *m, uint32_t s)
+{
+	return s == WEFT_NONE || s >= m->nstr ? "" : m->str + s;
+}
+
+const char *weft_model_name(const struct weft_model *m, uint32_t name)
+{
+	return weft_reader_name(m->r, name);
+}
+
+/* ------------------------------------------------------------- threads */
+
+static uint32_t hslot(const struct weft_model *m, uint64_t id)
+{
+	uint64_t h = id * 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(h >> 32) & (m->hcap - 1);
+}
+
+static int hput(struct weft_model *m, uint64_t id, uint32_t v)
+{
+	if ((m->hused + 1) * 2 > m->hcap) {
+		uint32_t oc = m->hcap, nc = oc ? oc * 2 : 1024;
+		uint64_t *ok = m->hkey;
+		uint32_t *ov = m->hval;
+		m->hkey = calloc(nc, sizeof *m->hkey);
+		m->hval = malloc(nc * sizeof *m->hval);
+		if (!m->hkey || !m->hval)
+			return 0;
+		m->hcap = nc;
+		m->hused = 0;
+		for (uint32_t i = 0; i < oc; i++)
+			if (ok[i])
+				hput(m, ok[i], ov[i]);
+		free(ok);
+		free(ov);
+	}
+	uint32_t i = hslot(m, id);
+	while (m->hkey[i] && m->hkey[i] != id)
+		i = (i + 1) & (m->hcap - 1);
+	if (!m->hkey[i]) {
+		m->hkey[i] = id;
+		m->hused++;
+	}
+	m->hval[i] = v;
+	return 1;
+}
+
+uint32_t weft_model_find(const struct weft_model *m, uint64_t id)
+{
+	if (!id || !m->hcap)
+		return WEFT_NONE;
+	uint32_t i = hslot(m, id);
+	while (m->hkey[i]) {
+		if (m->hkey[i] == id)
+			return m->hval[i];
+		i = (i + 1) & (m->hcap - 1);
+	}
+	return WEFT_NONE;
+}
+
+static uint32_t new_thread(struct weft_model *m, uint64_t id, int64_t t,
+			   uint32_t stream, uint32_t parent, uint32_t kind,
+			   uint8_t flags, uint32_t incarnation)
+{
+	if (!GROW(m->th, m->nth, m->cth))
+		return WEFT_NONE;
+	uint32_t i = m->nth++;
+	struct weft_thread *th = &m->th[i];
+	memset(th, 0, sizeof *th);
+	th->id = id;
+	th->t_create = th->t_end = t;
+	th->parent = parent;
+	th->stream = stream;
+	th->kind = kind;
+	th->label = th->message = th->became = WEFT_NONE;
+	th->incarnation = incarnation;
+	th->flags = flags;
+	if (id && !hput(m, id, i))
+		return WEFT_NONE;
+	return i;
+}
+
+static int ensure_stream(struct weft_model *m, uint32_t s, int64_t t)
+{
+	if (s < m->nst)
+		return 1;
+	uint32_t n = s + 1;
+	struct mstream *st = realloc(m->st, n * sizeof *st);
+	if (!st)
+		return 0;
+	m->st = st;
+	struct weft_model_stream *pst = realloc(m->pst, n * sizeof *pst);
+	if (!pst)
+		return 0;
+	m->pst = pst;
+	const struct weft_trace_info *in = weft_reader_info(m->r);
+	for (uint32_t i = m->nst; i < n; i++) {
+		memset(&m->st[i], 0, sizeof m->st[i]);
+		m->st[i].cur = WEFT_NONE;
+		memset(&m->pst[i], 0, sizeof m->pst[i]);
+		if (i < in->nstreams) {
+			m->pst[i].tid = in->streams[i].tid;
+			memcpy(m->pst[i].name, in->streams[i].name, 17);
+		}
+		m->nst = i + 1; /* new_thread may look at streams */
+		m->pst[i].root = new_thread(m, 0, t, i, WEFT_NONE, 0,
+					    WEFT_THREAD_ROOT, 0);
+		if (m->pst[i].root == WEFT_NONE)
+			return 0;
+	}
+	return 1;
+}
+
+/* The thread an event names: id 0 is the OS thread's root; an id never
+ * created is a thread whose creation was not seen. */
+static uint32_t get(struct weft_model *m, uint64_t id, int64_t t,
+		    uint32_t stream)
+{
+	if (!id)
+		return m->pst[stream].root;
+	uint32_t i = weft_model_find(m, id);
+	if (i == WEFT_NONE)
+		return new_thread(m, id, t, stream, WEFT_NONE, 0,
+				  WEFT_THREAD_NO_CREATE, 0);
+	struct weft_thread *th = &m->th[i];
+	if (th->end == WEFT_END_PENDING && t > th->t_end)
+		th->t_end = t;
+	return i;
+}
+
+static void arrow(struct weft_model *m, int kind, uint32_t from, uint32_t to,
+		  int64_t t, uint32_t stream)
+{
+	if (from == WEFT_NONE || to == WEFT_NONE ||
+	    !GROW(m->arr, m->narr, m->carr))
+		return;
+	struct weft_arrow *a = &m->arr[m->narr++];
+	a->t = t;
+	a->from = from;
+	a->to = to;
+	a->kind = (uint8_t)kind;
+	a->flags = 0;
+	a->pad = 0;
+	a->stream = stream;
+}
+
+static void end_thread(struct weft_model *m, uint32_t i, int how, int64_t t)
+{
+	struct weft_thread *th = &m->th[i];
+	if (th->end != WEFT_END_PENDING || (th->flags & WEFT_THREAD_ROOT))
+		return;
+	th->end = (uint8_t)how;
+	th->t_end = t;
+}
+
+static void add_run(struct weft_model *m, uint32_t thread, uint32_t stream,
+		    int64_t t0, int64_t t1)
+{
+	if (thread == WEFT_NONE || !GROW(m->run, m->nrun, m->crun))
+		return;
+	struct weft_run *r = &m->run[m->nrun++];
+	r->t0 = t0;
+	r->t1 = t1;
+	r->thread = thread;
+	r->stream = stream;
+}
+
+static uint32_t add_iv(struct weft_model *m, int which, int64_t t0, int64_t t1,
+		       uint32_t stream, uint32_t name, uint32_t thread,
+		       uint32_t depth)
+{
+	if (!GROW(m->iv[which], m->niv[which], m->civ[which]))
+		return WEFT_NONE;
+	uint32_t i = m->niv[which]++;
+	struct weft_interval *v = &m->iv[which][i];
+	v->t0 = t0;
+	v->t1 = t1;
+	v->stream = stream;
+	v->name = name;
+	v->thread = thread;
+	v->depth = depth;
+	return i;
+}
+
+static void sample(struct weft_model *m, uint32_t name, int64_t t, int64_t v,
+		   int add)
+{
+	if (name >= m->cser_of_name) {
+		uint32_t c = m->cser_of_name ? m->cser_of_name : 64;
+		while (c <= name)
+			c *= 2;
+		uint32_t *n = realloc(m->ser_of_name, c * sizeof *n);
+		if (!n)
+			return;
+		memset(n + m->cser_of_name, 0,
+		       (c - m->cser_of_name) * sizeof *n);
+		m->ser_of_name = n;
+		m->cser_of_name = c;
+	}
+	if (!m->ser_of_name[name]) {
+		if (!GROW(m->ser, m->nser, m->cser))
+			return;
+		struct series *s = &m->ser[m->nser++];
+		memset(s, 0, sizeof *s);
+		s->name = name;
+		m->ser_of_name[name] = m->nser;
+	}
+	struct series *s = &m->ser[m->ser_of_name[name] - 1];
+	if (add)
+		v += s->n ? s->s[s->n - 1].value : 0;
+	if (!GROW(s->s, s->n, s->cap))
+		return;
+	s->s[s->n].t = t;
+	s->s[s->n].value = v;
+	if (!s->n || v < s->min)
+		s->min = v;
+	if (!s->n || v > s->max)
+		s->max = v;
+	s->n++;
+}
+
+/* A try_read that a read of the same source by the same reader answers:
+ * mark it, so viewers can hide it.  Looks back a bounded distance. */
+static void follow_try_read(struct weft_model *m, uint32_t reader,
+			    uint32_t source)
+{
+	uint32_t lim = m->narr > 4096 ? m->narr - 4096 : 0;
+	for (uint32_t i = m->narr; i-- > lim;) {
+		struct weft_arrow *a = &m->arr[i];
+		if (a->kind == WEFT_ARROW_TRY_READ && a->from == reader &&
+		    a->to == source) {
+			a->flags |= WEFT_ARROW_FOLLOWED;
+			return;
+		}
+	}
+}
+
+static int apply(struct weft_model *m, const struct weft_event *ev)
+{
+	int64_t t = ev->ns;
+	uint32_t s = ev->stream;
+	if (!ensure_stream(m, s, t))
+		return -ENOMEM;
+	if (!m->have_t) {
+		m->t0 = m->t1 = t;
+		m->have_t = 1;
+	}
+	if (t > m->t1)
+		m->t1 = t;
+	struct mstream *ms = &m->st[s];
+	if (ev->type == WEFT_EV_LOSS) {
+		if (!GROW(m->loss, m->nloss, m->closs))
+			return -ENOMEM;
+		struct weft_loss *l = &m->loss[m->nloss++];
+		l->t = t;
+		l->stream = s;
+		l->flags = ev->flags;
+		l->packets = (uint64_t)ev->value;
+		l->events = ev->id;
+		return 0;
+	}
+	uint32_t actor = get(m, ev->actor, t, s);
+	uint32_t x;
+	switch (ev->type) {
+	case WEFT_EV_CREATE: {
+		uint32_t old = weft_model_find(m, ev->id);
+		uint32_t inc = 0;
+		if (old != WEFT_NONE) {
+			end_thread(m, old, WEFT_END_REPLACED, t);
+			inc = m->th[old].incarnation + 1;
+		}
+		x = new_thread(m, ev->id, t, s, actor, ev->name, 0, inc);
+		if (x == WEFT_NONE)
+			return -ENOMEM;
+		arrow(m, WEFT_ARROW_CREATE, actor, x, t, s);
+		break;
+	}
+	case WEFT_EV_RUN:
+		if (ms->running)
+			add_run(m, ms->cur, s, ms->run_t0, t);
+		ms->running = 0;
+		ms->cur = ev->id ? get(m, ev->id, t, s) : WEFT_NONE;
+		if (ms->cur != WEFT_NONE && !ms->idle) {
+			ms->running = 1;
+			ms->run_t0 = t;
+		}
+		break;
+	case WEFT_EV_IDLE:
+		if (ms->running)
+			add_run(m, ms->cur, s, ms->run_t0, t);
+		ms->running = 0;
+		if (!ms->idle) {
+			ms->idle = 1;
+			ms->idle_t0 = t;
+			ms->idle_reason = ev->name;
+		}
+		break;
+	case WEFT_EV_RESUME:
+		if (ms->idle)
+			add_iv(m, IV_IDLE, ms->idle_t0, t, s, ms->idle_reason,
+			       WEFT_NONE, 0);
+		ms->idle = 0;
+		if (ms->cur != WEFT_NONE && !ms->running) {
+			ms->running = 1;
+			ms->run_t0 = t;
+		}
+		break;
+	case WEFT_EV_READ:
+		x = get(m, ev->id, t, s);
+		arrow(m,
+		      m->th[x].end == WEFT_END_FAILED ? WEFT_ARROW_READ_FAILED
+						      : WEFT_ARROW_READ,
+		      x, actor, t, s);
+		follow_try_read(m, actor, x);
+		break;
+	case WEFT_EV_TRY_READ:
+		arrow(m, WEFT_ARROW_TRY_READ, actor, get(m, ev->id, t, s), t,
+		      s);
+		break;
+	case WEFT_EV_RESOLVE:
+		x = get(m, ev->id, t, s);
+		end_thread(m, x, WEFT_END_RESOLVED, t);
+		arrow(m, WEFT_ARROW_RESOLVE, actor, x, t, s);
+		break;
+	case WEFT_EV_FAIL:
+		x = get(m, ev->id, t, s);
+		if (m->th[x].end == WEFT_END_PENDING)
+			m->th[x].message = intern_text(m, ev->text,
+						       ev->text_len);
+		end_thread(m, x, WEFT_END_FAILED, t);
+		arrow(m, WEFT_ARROW_FAIL, actor, x, t, s);
+		break;
+	case WEFT_EV_BECOMES: {
+		uint32_t a = get(m, ev->id, t, s), b = get(m, ev->id2, t, s);
+		if (m->th[a].end == WEFT_END_PENDING && a != b)
+			m->th[a].became = b;
+		end_thread(m, a, WEFT_END_BECAME, t);
+		arrow(m, WEFT_ARROW_BECOME, a, b, t, s);
+		break;
+	}
+	case WEFT_EV_SIGNAL:
+		arrow(m, WEFT_ARROW_SIGNAL, actor, get(m, ev->id, t, s), t, s);
+		break;
+	case WEFT_EV_CANCEL:
+		x = get(m, ev->id, t, s);
+		end_thread(m, x, WEFT_END_CANCELLED, t);
+		arrow(m, WEFT_ARROW_CANCEL, actor, x, t, s);
+		break;
+	case WEFT_EV_LABEL:
+	case WEFT_EV_NOTE:
+		x = get(m, ev->id, t, s);
+		if (!GROW(m->lab, m->nlab, m->clab))
+			return -ENOMEM;
+		m->lab[m->nlab].t = t;
+		m->lab[m->nlab].thread = x;
+		m->lab[m->nlab].text = intern_text(m, ev->text, ev->text_len);
+		m->lab[m->nlab].kind = ev->type;
+		m->lab[m->nlab].prev = WEFT_NONE;
+		if (ev->type == WEFT_EV_LABEL) {
+			m->lab[m->nlab].prev = m->th[x].label;
+			m->th[x].label = m->nlab;
+		}
+		m->nlab++;
+		break;
+	case WEFT_EV_SHOULD_RESOLVE:
+		x = get(m, ev->id, t, s);
+		m->th[x].flags |= WEFT_THREAD_SHOULD_RESOLVE;
+		break;
+	case WEFT_EV_COUNTER_SET:
+	case WEFT_EV_COUNTER_ADD:
+		sample(m, ev->name, t, ev->value,
+		       ev->type == WEFT_EV_COUNTER_ADD);
+		break;
+	case WEFT_EV_SPAN_BEGIN:
+		x = add_iv(m, IV_SPAN, t, t, s, ev->name, actor, ms->nspans);
+		if (x != WEFT_NONE && GROW(ms->spans, ms->nspans, ms->cspans))
+			ms->spans[ms->nspans++] = x;
+		break;
+	case WEFT_EV_SPAN_END:
+		/* The innermost open span of that name; an end with no
+		 * begin (lost, or a mistake) closes nothing. */
+		for (uint32_t k = ms->nspans; k-- > 0;) {
+			struct weft_interval *v = &m->iv[IV_SPAN][ms->spans[k]];
+			if (v->name == ev->name) {
+				v->t1 = t;
+				memmove(ms->spans + k, ms->spans + k + 1,
+					(ms->nspans - k - 1) *
+						sizeof *ms->spans);
+				ms->nspans--;
+				break;
+			}
+		}
+		break;
+	case WEFT_EV_PAUSE: {
+		int64_t d = ev->value < 0 ? 0 : ev->value;
+		add_iv(m, IV_PAUSE, t - d, t, s, ev->name, WEFT_NONE, 0);
+		break;
+	}
+	}
+	return 0;
+}
+
+/* Takes back the provisional intervals of the last finalize(). */
+static void unfinalize(struct weft_model *m)
+{
+	m->nrun = m->nrun_final ? m->nrun_final : m->nrun;
+	if (m->niv_final[IV_IDLE])
+		m->niv[IV_IDLE] = m->niv_final[IV_IDLE];
+	m->nrun_final = 0;
+	m->niv_final[IV_IDLE] = 0;
+}
+
+static int build_csr(uint32_t nth, uint32_t n, const void *items, size_t size,
+		     size_t off_a, size_t off_b, uint32_t **offp,
+		     uint32_t **idxp)
+{
+	uint32_t *off = calloc((size_t)nth + 1, sizeof *off);
+	uint32_t *idx = malloc(((size_t)n * (off_b ? 2 : 1) + 1) * sizeof *idx);
+	if (!off || !idx) {
+		free(off);
+		free(idx);
+		return 0;
+	}
+	const char *p = items;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t a, b;
+		memcpy(&a, p + (size_t)i * size + off_a, 4);
+		if (a < nth)
+			off[a + 1]++;
+		if (off_b) {
+			memcpy(&b, p + (size_t)i * size + off_b, 4);
+			if (b < nth && b != a)
+				off[b + 1]++;
+		}
+	}
+	for (uint32_t i = 0; i < nth; i++)
+		off[i + 1] += off[i];
+	uint32_t *fill = calloc((size_t)nth + 1, sizeof *fill);
+	if (!fill) {
+		free(off);
+		free(idx);
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t a, b;
+		memcpy(&a, p + (size_t)i * size + off_a, 4);
+		if (a < nth)
+			idx[off[a] + fill[a]++] = i;
+		if (off_b) {
+			memcpy(&b, p + (size_t)i * size + off_b, 4);
+			if (b < nth && b != a)
+				idx[off[b] + fill[b]++] = i;
+		}
+	}
+	free(fill);
+	free(*offp);
+	free(*idxp);
+	*offp = off;
+	*idxp = idx;
+	return 1;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct weft_run *x = a, *y = b;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+static int finalize(struct weft_model *m)
+{
+	/* Open runs and idle periods end, for now, at the last event. */
+	m->nrun_final = m->nrun;
+	m->niv_final[IV_IDLE] = m->niv[IV_IDLE];
+	for (uint32_t s = 0; s < m->nst; s++) {
+		struct mstream *ms = &m->st[s];
+		if (ms->running)
+			add_run(m, ms->cur, s, ms->run_t0, m->t1);
+		if (ms->idle)
+			add_iv(m, IV_IDLE, ms->idle_t0, m->t1, s,
+			       ms->idle_reason, WEFT_NONE, 0);
+		for (uint32_t k = 0; k < ms->nspans; k++) {
+			struct weft_interval *v = &m->iv[IV_SPAN][ms->spans[k]];
+			if (v->t1 < m->t1)
+				v->t1 = m->t1;
+		}
+	}
+	/* Runs are added when they end: sort by start for readers. */
+	if (m->nrun > 1)
+		qsort(m->run, m->nrun, sizeof *m->run, cmp_run);
+	for (uint32_t s = 0; s < m->nst; s++)
+		m->pst[s].busy_ns = m->pst[s].idle_ns = 0;
+	for (uint32_t i = 0; i < m->nrun; i++)
+		if (m->run[i].stream < m->nst)
+			m->pst[m->run[i].stream].busy_ns +=
+				m->run[i].t1 - m->run[i].t0;
+	for (uint32_t i = 0; i < m->niv[IV_IDLE]; i++) {
+		const struct weft_interval *v = &m->iv[IV_IDLE][i];
+		if (v->stream < m->nst)
+			m->pst[v->stream].idle_ns += v->t1 - v->t0;
+	}
+	if (!build_csr(m->nth, m->nrun, m->run, sizeof *m->run,
+		       offsetof(struct weft_run, thread), 0, &m->run_off,
+		       &m->run_idx) ||
+	    !build_csr(m->nth, m->narr, m->arr, sizeof *m->arr,
+		       offsetof(struct weft_arrow, from),
+		       offsetof(struct weft_arrow, to), &m->arr_off,
+		       &m->arr_idx))
+		return -ENOMEM;
+	free(m->pubctr);
+	m->pubctr = calloc(m->nser ? m->nser : 1, sizeof *m->pubctr);
+	if (!m->pubctr)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->nser; i++) {
+		m->pubctr[i].name = m->ser[i].name;
+		m->pubctr[i].nsamples = m->ser[i].n;
+		m->pubctr[i].samples = m->ser[i].s;
+		m->pubctr[i].min = m->ser[i].min;
+		m->pubctr[i].max = m->ser[i].max;
+	}
+	return 0;
+}
+
+long weft_model_update(struct weft_model *m)
+{
+	struct weft_event ev;
+	long n = 0;
+	int rc;
+	/* Runs were sorted by start in finalize(); the open ones were the
+	 * provisional tail before sorting, so re-derive them from state. */
+	if (m->nrun_final) {
+		/* drop provisional runs: they are the runs whose thread is
+		 * still running with the same start */
+		uint32_t w = 0;
+		for (uint32_t i = 0; i < m->nrun; i++) {
+			const struct weft_run *r = &m->run[i];
+			int provisional = 0;
+			if (r->stream < m->nst) {
+				const struct mstream *ms = &m->st[r->stream];
+				provisional = ms->running && ms->cur == r->thread &&
+					      ms->run_t0 == r->t0 &&
+					      r->t1 == m->t1;
+			}
+			if (!provisional)
+				m->run[w++] = *r;
+		}
+		m->nrun = w;
+		m->nrun_final = 0;
+	}
+	unfinalize(m);
+	while ((rc = weft_reader_next(m->r, &ev)) == 0) {
+		if ((rc = apply(m, &ev)))
+			return rc;
+		n++;
+	}
+	if (rc != WEFT_EEOF && rc != WEFT_EAGAIN)
+		return rc;
+	rc = finalize(m);
+	return rc ? rc : n;
+}
+
+int weft_model_load(struct weft_model **out, struct weft_reader *r)
+{
+	*out = NULL;
+	struct weft_model *m = calloc(1, sizeof *m);
+	if (!m)
+		return -ENOMEM;
+	m->r = r;
+	long rc = weft_model_update(m);
+	if (rc < 0) {
+		weft_model_free(m);
+		return (int)rc;
+	}
+	*out = m;
+	return 0;
+}
+
+void weft_model_free(struct weft_model *m)
+{
+	if (!m)
+		return;
+	free(m->th);
+	free(m->run);
+	free(m->arr);
+	free(m->lab);
+	for (uint32_t i = 0; i < m->nser; i++)
+		free(m->ser[i].s);
+	free(m->ser);
+	free(m->ser_of_name);
+	free(m->pubctr);
+	for (int i = 0; i < 3; i++)
+		free(m->iv[i]);
+	free(m->loss);
+	free(m->pst);
+	for (uint32_t i = 0; i < m->nst; i++)
+		free(m->st[i].spans);
+	free(m->st);
+	free(m->str);
+	free(m->hkey);
+	free(m->hval);
+	free(m->run_off);
+	free(m->run_idx);
+	free(m->arr_off);
+	free(m->arr_idx);
+	free(m);
+}
+
+/* ------------------------------------------------------------- access */
+
+const struct weft_thread *weft_model_threads(const struct weft_model *m,
+					     uint32_t *n)
+{
+	*n = m->nth;
+	return m->th;
+}
+const struct weft_run *weft_model_runs(const struct weft_model *m,
+				       uint32_t *n)
+{
+	*n = m->nrun;
+	return m->run;
+}
+const struct weft_arrow *weft_model_arrows(const struct weft_model *m,
+					   uint32_t *n)
+{
+	*n = m->narr;
+	return m->arr;
+}
+const struct weft_label *weft_model_labels(const struct weft_model *m,
+					   uint32_t *n)
+{
+	*n = m->nlab;
+	return m->lab;
+}
+const struct weft_counter *weft_model_counters(const struct weft_model *m,
+					       uint32_t *n)
+{
+	*n = m->nser;
+	return m->pubctr;
+}
+const struct weft_interval *weft_model_intervals(const struct weft_model *m,
+						 int kind, uint32_t *n)
+{
+	int i = kind == WEFT_EV_IDLE	    ? IV_IDLE
+		: kind == WEFT_EV_PAUSE	    ? IV_PAUSE
+		: kind == WEFT_EV_SPAN_BEGIN ? IV_SPAN
+					     : -1;
+	*n = i < 0 ? 0 : m->niv[i];
+	return i < 0 ? NULL : m->iv[i];
+}
+const struct weft_loss *weft_model_losses(const struct weft_model *m,
+					  uint32_t *n)
+{
+	*n = m->nloss;
+	return m->loss;
+}
+const struct weft_model_stream *weft_model_streams(const struct weft_model *m,
+						   uint32_t *n)
+{
+	*n = m->nst;
+	return m->pst;
+}
+
+const uint32_t *weft_model_thread_runs(const struct weft_model *m,
+				       uint32_t thread, uint32_t *n)
+{
+	if (thread >= m->nth || !m->run_off) {
+		*n = 0;
+		return NULL;
+	}
+	*n = m->run_off[thread + 1] - m->run_off[thread];
+	return m->run_idx + m->run_off[thread];
+}
+
+const uint32_t *weft_model_thread_arrows(const struct weft_model *m,
+					 uint32_t thread, uint32_t *n)
+{
+	if (thread >= m->nth || !m->arr_off) {
+		*n = 0;
+		return NULL;
+	}
+	*n = m->arr_off[thread + 1] - m->arr_off[thread];
+	return m->arr_idx + m->arr_off[thread];
+}
+
+const char *weft_model_title(const struct weft_model *m, uint32_t thread,
+			     char *buf, unsigned cap)
+{
+	if (thread >= m->nth) {
+		snprintf(buf, cap, "?");
+		return buf;
+	}
+	const struct weft_thread *th = &m->th[thread];
+	if (th->flags & WEFT_THREAD_ROOT) {
+		const struct weft_model_stream *s = &m->pst[th->stream];
+		snprintf(buf, cap, "OS thread %u (%s)", s->tid, s->name);
+	} else if (th->label != WEFT_NONE)
+		snprintf(buf, cap, "%s",
+			 weft_model_string(m, m->lab[th->label].text));
+	else if (th->kind)
+		snprintf(buf, cap, "%s 0x%llx", weft_model_name(m, th->kind),
+			 (unsigned long long)th->id);
+	else
+		snprintf(buf, cap, "0x%llx", (unsigned long long)th->id);
+	return buf;
+}
+
+void weft_model_range(const struct weft_model *m, int64_t *t0, int64_t *t1)
+{
+	*t0 = m->t0;
+	*t1 = m->t1;
+}
+
+uint64_t weft_model_bytes(const struct weft_model *m)
+{
+	uint64_t b = sizeof *m;
+	b += (uint64_t)m->cth * sizeof *m->th;
+	b += (uint64_t)m->crun * sizeof *m->run;
+	b += (uint64_t)m->carr * sizeof *m->arr;
+	b += (uint64_t)m->clab * sizeof *m->lab;
+	b += (uint64_t)m->cser * sizeof *m->ser +
+	     (uint64_t)m->cser_of_name * 4;
+	for (uint32_t i = 0; i < m->nser; i++)
+		b += (uint64_t)m->ser[i].cap * sizeof(struct weft_sample);
+	for (int i = 0; i < 3; i++)
+		b += (uint64_t)m->civ[i] * sizeof(struct weft_interval);
+	b += (uint64_t)m->closs * sizeof *m->loss;
+	b += (uint64_t)m->nst * (sizeof *m->st + sizeof *m->pst);
+	b += m->cstr;
+	b += (uint64_t)m->hcap * 12;
+	b += ((uint64_t)m->nth + 1) * 8 + (uint64_t)m->nrun * 4 +
+	     (uint64_t)m->narr * 8;
+	return b;
+}
