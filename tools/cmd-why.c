@@ -113,8 +113,11 @@ static void explain(const struct weft_model *m, uint32_t subject,
 			       when(t1, sizeof t1, w->t_wait));
 		break;
 	case WEFT_VERDICT_DEADLOCK:
-		printf(": the waits form a cycle back to ");
+		printf(": ");
 		name(m, b);
+		printf(" waits since %s s on ", when(t1, sizeof t1, w->t_wait));
+		name(m, w->cycle);
+		printf(", which closes a cycle of waits");
 		break;
 	case WEFT_VERDICT_FAILED_UPSTREAM:
 		printf(": ");

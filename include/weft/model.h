@@ -240,6 +240,7 @@ struct weft_why {
 	} chain[WEFT_WHY_MAX_CHAIN];
 	uint32_t evidence; /* arrow: the signal/resolve/fail of the
 			      blocker, or NONE */
+	uint32_t cycle;    /* DEADLOCK: the thread the last waits on */
 	int64_t t_wait;    /* when the last waiter began waiting */
 };
 

@@ -91,6 +91,7 @@ int weft_why(const struct weft_model *m, uint32_t thread, struct weft_why *w)
 		for (uint32_t k = 0; k < w->nchain; k++)
 			if (w->chain[k].thread == t) {
 				w->verdict = WEFT_VERDICT_DEADLOCK;
+				w->cycle = t;
 				return 0;
 			}
 		if (w->nchain == WEFT_WHY_MAX_CHAIN) {

@@ -232,6 +232,42 @@ t_install() {
 	[ "$(cut -d' ' -f3- d.txt)" = "$(printf 'run thread=0x1\nresolve target=0x1')" ] || die "$(cat d.txt)"
 }
 
+t_why() {
+	WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
+	"$W" why bad.weft >out.txt; [ $? = 1 ] || die "bad ARP: exit 0: $(cat out.txt)"
+	grep -q "^main (0x2, task) should resolve, but is still pending" out.txt || die "$(cat out.txt)"
+	grep -q "^  waits since .* on TCP connect (0x3, task)$" out.txt || die "$(cat out.txt)"
+	grep -q "^  which waits since .* on ARP response (0x4, condition)$" out.txt || die "$(cat out.txt)"
+	grep -q "^verdict: lost wake-up: ARP response (0x4, condition) was signalled at .* by port-4: ARP response (0x64, event), before TCP connect began waiting on it" out.txt || die "$(cat out.txt)"
+	WEFT_FILE=good.weft "$EX/arp" good >/dev/null
+	"$W" why good.weft >out.txt || die "good ARP: $(cat out.txt)"
+	grep -q "^nothing is wrong: 1 should-resolve thread checked" out.txt || die "$(cat out.txt)"
+	local m
+	for m in deadlock never failed truncated ok; do
+		rm -f v.weft
+		if [ $m = truncated ]; then export WEFT_SIZE=64K; else unset WEFT_SIZE; fi
+		WEFT_FILE=v.weft "$EX/verdicts" $m >/dev/null
+		"$W" why v.weft >out.txt 2>err.txt; local rc=$?
+		case $m in
+		deadlock) grep -q "^verdict: deadlock: helper B (0xb, task) waits since .* on request A (0xa, task), which closes a cycle" out.txt ;;
+		never) grep -q "^verdict: never resolved: nothing signalled, resolved or failed helper B (0xb, task) after request A began waiting" out.txt ;;
+		failed) grep -q '^verdict: failed upstream: disk read C (0xc, task) failed at .* ("EIO") and helper B, waiting on it, never read the failure' out.txt &&
+			grep -q "^  which waits since .* on disk read C" out.txt ;;
+		truncated) grep -q "^verdict: truncated: events about 0xa (0xa) were lost" out.txt && grep -q "lost [0-9]* packets" err.txt ;;
+		ok) grep -q "^nothing is wrong" out.txt ;;
+		esac || die "$m: $(cat out.txt)"
+		if [ $m = ok ]; then [ $rc = 0 ] || die "ok: exit $rc"; else [ $rc = 1 ] || die "$m: exit $rc"; fi
+	done
+	unset WEFT_SIZE
+	# asking about one thread, by id or by label
+	"$W" why bad.weft 0x3 >out.txt; [ $? = 1 ] || die "by id"
+	grep -q "^TCP connect (0x3, task) is still pending" out.txt || die "$(cat out.txt)"
+	"$W" why good.weft "TCP connect" >out.txt || die "by label: $(cat out.txt)"
+	grep -q "resolved: nothing to explain" out.txt || die "$(cat out.txt)"
+	"$W" why --all good.weft >out.txt; [ $? = 1 ] || die "--all: the loop and events are pending"
+	grep -q "^event loop (0x1) is still pending" out.txt || die "$(cat out.txt)"
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 export -f die expect_fail $(compgen -A function t_)
 run install_and_pkg_config t_install
@@ -245,6 +281,7 @@ run follow t_follow
 run bad_input t_bad_input
 run compile_out t_compile_out
 run env_children t_env_children
+run why t_why
 echo "1..$n"
 echo "# $pass passed, $failn failed, $skipn skipped"
 [ $failn = 0 ]
