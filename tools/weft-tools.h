@@ -14,7 +14,8 @@
 	X(dump, "print every event in time order")                             \
 	X(snapshot, "take a consistent copy of a live ring")                   \
 	X(ctf, "write a CTF 1.8 directory that babeltrace2 reads")             \
-	X(why, "explain why threads that should resolve did not")
+	X(why, "explain why threads that should resolve did not")             \
+	X(export, "export for other viewers (Chrome JSON for Perfetto)")
 
 #define WEFT__CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
 WEFT_COMMANDS(WEFT__CMD_DECL)

@@ -198,6 +198,9 @@ const char *weft_model_title(const struct weft_model *m, uint32_t thread,
 /* Time range of the trace (ns since origin). */
 void weft_model_range(const struct weft_model *m, int64_t *t0, int64_t *t1);
 
+/* The reader the model was loaded from. */
+struct weft_reader *weft_model_reader(const struct weft_model *m);
+
 /* Bytes of memory the model uses. */
 uint64_t weft_model_bytes(const struct weft_model *m);
 
@@ -248,6 +251,19 @@ int weft_why(const struct weft_model *m, uint32_t thread, struct weft_why *w);
 
 /* "lost wake-up", ... */
 const char *weft_verdict_name(int verdict);
+
+/* "resolved", "read", ... for an enum weft_arrow_kind. */
+const char *weft_arrow_name(int kind);
+
+/*
+ * weft_export_chrome - the model as Chrome trace-event JSON (Perfetto,
+ * chrome://tracing): async slices for async threads with their runs
+ * nested, X slices for what each OS thread ran, a flow with a fresh id
+ * per interaction, counters, idle periods, pauses, labels, losses.
+ * Returns 0 or a negative code if writing failed.
+ */
+#include <stdio.h>
+int weft_export_chrome(const struct weft_model *m, FILE *f);
 
 #ifdef __cplusplus
 }

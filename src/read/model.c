@@ -817,6 +817,11 @@ void weft_model_range(const struct weft_model *m, int64_t *t0, int64_t *t1)
 	*t1 = m->t1;
 }
 
+struct weft_reader *weft_model_reader(const struct weft_model *m)
+{
+	return m->r;
+}
+
 uint64_t weft_model_bytes(const struct weft_model *m)
 {
 	uint64_t b = sizeof *m;

@@ -268,6 +268,26 @@ t_why() {
 	grep -q "^event loop (0x1) is still pending" out.txt || die "$(cat out.txt)"
 }
 
+t_chrome() {
+	WEFT_FILE=a.weft "$EX/all-events" 3 >/dev/null
+	"$W" export --format chrome a.weft -o a.json || exit 1
+	# 9 async threads; 18 interactions between different threads; 1 counter
+	python3 "$WEFT_SRC/tests/cli/chrome_check.py" a.json --threads 9 --flows 18 --counters 1 || exit 1
+	grep -q '"name":"thread_name","args":{"name":"all-events (tid' a.json || die "no thread names"
+	grep -q '"error":"disk on fire: \\"EIO\\""' a.json || die "no failure message"
+	WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
+	"$W" export --format chrome bad.weft -o - | python3 "$WEFT_SRC/tests/cli/chrome_check.py" /dev/stdin --threads 7 || exit 1
+	# hostile text stays text
+	printf '#include <weft/weft.h>\nint main(void){weft_create(1,"k");weft_label(1,"</script><img src=x onerror=alert(1)>\\x01\\xff");return 0;}\n' >h.c
+	cc ${WEFT_TEST_CFLAGS:-} -DWEFT_ENABLE -I"$WEFT_SRC/include" h.c -L"$WEFT_BUILD" -lweft -Wl,-rpath,"$WEFT_BUILD" -o h || die "cc failed"
+	WEFT_FILE=h.weft ./h
+	"$W" export --format chrome h.weft -o h.json || exit 1
+	python3 "$WEFT_SRC/tests/cli/chrome_check.py" h.json --threads 1 || exit 1
+	grep -q '</script>' h.json && die "raw </script> in the JSON"
+	python3 -c "import json,sys; d=json.load(open('h.json')); t=[e for e in d['traceEvents'] if e.get('name')=='label']; assert t[0]['args']['text']=='</script><img src=x onerror=alert(1)>\x01\ufffd', t" || die "label text altered"
+	expect_fail 2 "unknown format" "$W" export --format svg a.weft -o x
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 export -f die expect_fail $(compgen -A function t_)
 run install_and_pkg_config t_install
@@ -282,6 +302,7 @@ run bad_input t_bad_input
 run compile_out t_compile_out
 run env_children t_env_children
 run why t_why
+run chrome_export t_chrome
 echo "1..$n"
 echo "# $pass passed, $failn failed, $skipn skipped"
 [ $failn = 0 ]

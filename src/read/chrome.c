@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chrome.c - the model as Chrome trace-event JSON, for Perfetto's UI and
+ * chrome://tracing (ecosystem.md §1.2-1.3):
+ *   - process and thread names (M);
+ *   - each async thread: an async slice b/e (cat "weft", id "0xN" unique
+ *     per incarnation, the same name on both ends), with its run intervals
+ *     nested in it as "run" slices, and each run also an X slice on the
+ *     OS thread that ran it;
+ *   - each interaction: a flow with a fresh id, from an X anchor on the OS
+ *     thread where it happened to an instant (n) on the other thread's
+ *     async track (or an X anchor when that is an OS thread itself);
+ *   - counters as C, idle periods and pauses as X, labels and notes as n,
+ *     losses as process-wide instants.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/model.h"
+
+static const char *arrow_names[WEFT_ARROW_KINDS] = {
+	"created", "read", "read failure", "waited on (not ready)",
+	"resolved", "failed", "signalled", "became", "cancelled",
+};
+
+const char *weft_arrow_name(int kind)
+{
+	return kind >= 0 && kind < WEFT_ARROW_KINDS ? arrow_names[kind] : "?";
+}
+
+/* A JSON string: escapes quotes, backslashes, control bytes, '<' (so the
+ * file can sit inside HTML) and replaces invalid UTF-8 with U+FFFD. */
+static void jstr(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	fputc('"', f);
+	while (*p) {
+		unsigned c = *p;
+		if (c == '"' || c == '\\') {
+			fprintf(f, "\\%c", c);
+			p++;
+		} else if (c < 0x20 || c == '<' || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+			p++;
+		} else if (c < 0x80) {
+			fputc((int)c, f);
+			p++;
+		} else {
+			size_t n = c >= 0xF0 && c < 0xF5   ? 4
+				   : c >= 0xE0 && c < 0xF0 ? 3
+				   : c >= 0xC2 && c < 0xE0 ? 2
+							   : 0;
+			size_t k = 1;
+			while (n && k < n && (p[k] & 0xC0) == 0x80)
+				k++;
+			if (n && k == n) {
+				fwrite(p, 1, n, f);
+				p += n;
+			} else {
+				fputs("\\ufffd", f);
+				p++;
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+/* Microseconds with nanosecond precision. */
+static void jts(FILE *f, const char *key, int64_t ns)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+	fprintf(f, ",\"%s\":%s%" PRIu64 ".%03" PRIu64, key, sign, a / 1000,
+		a % 1000);
+}
+
+struct ctx {
+	FILE *f;
+	const struct weft_model *m;
+	uint32_t pid;
+	int first;
+};
+
+static void begin(struct ctx *c, const char *ph)
+{
+	fputs(c->first ? "\n" : ",\n", c->f);
+	c->first = 0;
+	fprintf(c->f, "{\"ph\":\"%s\",\"pid\":%u", ph, c->pid);
+}
+
+static uint32_t tid_of(const struct ctx *c, uint32_t stream)
+{
+	uint32_t n;
+	const struct weft_model_stream *s = weft_model_streams(c->m, &n);
+	return stream < n && s[stream].tid ? s[stream].tid : 1000000 + stream;
+}
+
+static int is_root(const struct weft_model *m, uint32_t t)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	return t >= n || (th[t].flags & WEFT_THREAD_ROOT);
+}
+
+/* When thread t's async slice ends (pending ones: at the trace end). */
+static int64_t slice_end(const struct weft_model *m, uint32_t t)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	int64_t t0, t1;
+	weft_model_range(m, &t0, &t1);
+	return th[t].end == WEFT_END_PENDING ? t1 : th[t].t_end;
+}
+
+/* The end of an arrow that is not where it happened: the thread read
+ * (for reads) or acted upon. */
+static uint32_t other_end(const struct weft_arrow *a)
+{
+	return a->kind == WEFT_ARROW_READ || a->kind == WEFT_ARROW_READ_FAILED
+		       ? a->from
+		       : a->to;
+}
+
+static int64_t clamp(int64_t t, int64_t lo, int64_t hi)
+{
+	return t < lo ? lo : t > hi ? hi : t;
+}
+
+int weft_export_chrome(const struct weft_model *m, FILE *f)
+{
+	const struct weft_trace_info *in = weft_reader_info(weft_model_reader(m));
+	struct ctx c = {f, m, in->pid ? in->pid : 1, 1};
+	uint32_t nth, nrun, narr, nlab, nctr, nst, nloss;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	const struct weft_run *run = weft_model_runs(m, &nrun);
+	const struct weft_arrow *arr = weft_model_arrows(m, &narr);
+	const struct weft_label *lab = weft_model_labels(m, &nlab);
+	const struct weft_counter *ctr = weft_model_counters(m, &nctr);
+	const struct weft_model_stream *st = weft_model_streams(m, &nst);
+	const struct weft_loss *loss = weft_model_losses(m, &nloss);
+	char title[256];
+
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	begin(&c, "M");
+	fputs(",\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", f);
+	char pname[64];
+	snprintf(pname, sizeof pname, "%s (pid %u)", in->comm, in->pid);
+	jstr(f, pname);
+	fputs("}}", f);
+	for (uint32_t s = 0; s < nst; s++) {
+		char nm[64];
+		snprintf(nm, sizeof nm, "%s (tid %u)", st[s].name, st[s].tid);
+		begin(&c, "M");
+		fprintf(f, ",\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
+			   "\"name\":",
+			tid_of(&c, s));
+		jstr(f, nm);
+		fputs("}}", f);
+	}
+
+	/* Labels and notes per thread (a counting sort). */
+	uint32_t *lab_off = calloc((size_t)nth + 1, sizeof *lab_off);
+	uint32_t *lab_idx = malloc(((size_t)nlab + 1) * sizeof *lab_idx);
+	uint32_t *fill = calloc((size_t)nth + 1, sizeof *fill);
+	if (!lab_off || !lab_idx || !fill) {
+		free(lab_off);
+		free(lab_idx);
+		free(fill);
+		return -12; /* ENOMEM */
+	}
+	for (uint32_t i = 0; i < nlab; i++)
+		if (lab[i].thread < nth)
+			lab_off[lab[i].thread + 1]++;
+	for (uint32_t i = 0; i < nth; i++)
+		lab_off[i + 1] += lab_off[i];
+	for (uint32_t i = 0; i < nlab; i++)
+		if (lab[i].thread < nth)
+			lab_idx[lab_off[lab[i].thread] + fill[lab[i].thread]++] =
+				i;
+	free(fill);
+
+	/* Async threads with their runs nested in them. */
+	for (uint32_t t = 0; t < nth; t++) {
+		if (th[t].flags & WEFT_THREAD_ROOT)
+			continue;
+		weft_model_title(m, t, title, sizeof title);
+		int64_t t0 = th[t].t_create, t1 = slice_end(m, t);
+		uint32_t tid = tid_of(&c, th[t].stream);
+		begin(&c, "b");
+		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\"", tid,
+			t + 1);
+		fputs(",\"name\":", f);
+		jstr(f, title);
+		jts(f, "ts", t0);
+		fprintf(f, ",\"args\":{\"id\":\"0x%" PRIx64 "\",\"kind\":",
+			th[t].id);
+		jstr(f, weft_model_name(m, th[t].kind));
+		static const char *ends[] = {"pending",   "resolved",
+					     "failed",    "became",
+					     "cancelled", "replaced"};
+		fprintf(f, ",\"end\":\"%s\"", ends[th[t].end % 6]);
+		if (th[t].message != WEFT_NONE) {
+			fputs(",\"error\":", f);
+			jstr(f, weft_model_string(m, th[t].message));
+		}
+		if (th[t].flags & WEFT_THREAD_SHOULD_RESOLVE)
+			fputs(",\"should_resolve\":true", f);
+		fputs("}}", f);
+		uint32_t nr;
+		const uint32_t *ri = weft_model_thread_runs(m, t, &nr);
+		for (uint32_t k = 0; k < nr; k++) {
+			const struct weft_run *r = &run[ri[k]];
+			int64_t a = r->t0 < t0 ? t0 : r->t0;
+			int64_t b = r->t1 > t1 ? t1 : r->t1;
+			if (b < a)
+				continue;
+			begin(&c, "b");
+			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				   "\"name\":\"run\"",
+				tid, t + 1);
+			jts(f, "ts", a);
+			fputs("}", f);
+			begin(&c, "e");
+			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				   "\"name\":\"run\"",
+				tid, t + 1);
+			jts(f, "ts", b);
+			fputs("}", f);
+		}
+		/* The instants on this thread (arrow ends, labels) go before
+		 * its end in the file, so that one at its last instant is
+		 * still inside it for readers that keep file order on ties. */
+		uint32_t na;
+		const uint32_t *ai = weft_model_thread_arrows(m, t, &na);
+		for (uint32_t k = 0; k < na; k++) {
+			const struct weft_arrow *a = &arr[ai[k]];
+			if (other_end(a) != t || a->from == a->to)
+				continue;
+			begin(&c, "n");
+			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				   "\"name\":",
+				tid, t + 1);
+			jstr(f, weft_arrow_name(a->kind));
+			jts(f, "ts", clamp(a->t, t0, t1));
+			fprintf(f, ",\"bind_id\":\"0x%x\",\"flow_in\":true}",
+				ai[k] + 1);
+		}
+		for (uint32_t k = lab_off[t]; k < lab_off[t + 1]; k++) {
+			const struct weft_label *l = &lab[lab_idx[k]];
+			begin(&c, "n");
+			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				   "\"name\":\"%s\"",
+				tid, t + 1,
+				l->kind == WEFT_EV_NOTE ? "note" : "label");
+			jts(f, "ts", clamp(l->t, t0, t1));
+			fputs(",\"args\":{\"text\":", f);
+			jstr(f, weft_model_string(m, l->text));
+			fputs("}}", f);
+		}
+		begin(&c, "e");
+		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\"", tid,
+			t + 1);
+		fputs(",\"name\":", f);
+		jstr(f, title);
+		jts(f, "ts", t1);
+		fputs("}", f);
+	}
+	free(lab_off);
+	free(lab_idx);
+
+	/* What each OS thread ran. */
+	for (uint32_t i = 0; i < nrun; i++) {
+		weft_model_title(m, run[i].thread, title, sizeof title);
+		begin(&c, "X");
+		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"name\":",
+			tid_of(&c, run[i].stream));
+		jstr(f, title);
+		jts(f, "ts", run[i].t0);
+		jts(f, "dur", run[i].t1 - run[i].t0);
+		fputs("}", f);
+	}
+
+	/* Interactions: a fresh flow id per arrow, from an anchor on the OS
+	 * thread where it happened; the other end is on the async track
+	 * (written above), or on an OS thread track for an OS thread. */
+	for (uint32_t i = 0; i < narr; i++) {
+		const struct weft_arrow *a = &arr[i];
+		uint32_t flow = i + 1, other = other_end(a);
+		const char *what = weft_arrow_name(a->kind);
+		if (a->from == a->to)
+			continue; /* a thread acting on itself: no arrow */
+		begin(&c, "X");
+		fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
+			tid_of(&c, a->stream));
+		jstr(f, what);
+		jts(f, "ts", a->t);
+		fprintf(f, ",\"dur\":0,\"bind_id\":\"0x%x\",\"flow_out\":true}",
+			flow);
+		if (is_root(m, other)) {
+			begin(&c, "X");
+			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
+				tid_of(&c, th[other].stream));
+			jstr(f, what);
+			jts(f, "ts", a->t);
+			fprintf(f, ",\"dur\":0,\"bind_id\":\"0x%x\","
+				   "\"flow_in\":true}",
+				flow);
+		}
+	}
+
+	/* Counters. */
+	for (uint32_t i = 0; i < nctr; i++)
+		for (uint32_t k = 0; k < ctr[i].nsamples; k++) {
+			begin(&c, "C");
+			fputs(",\"tid\":0,\"name\":", f);
+			jstr(f, weft_model_name(m, ctr[i].name));
+			jts(f, "ts", ctr[i].samples[k].t);
+			fprintf(f, ",\"args\":{\"value\":%" PRId64 "}}",
+				ctr[i].samples[k].value);
+		}
+
+	/* Idle periods and pauses on the OS thread tracks. */
+	static const int kinds[2] = {WEFT_EV_IDLE, WEFT_EV_PAUSE};
+	for (int k = 0; k < 2; k++) {
+		uint32_t n;
+		const struct weft_interval *v =
+			weft_model_intervals(m, kinds[k], &n);
+		for (uint32_t i = 0; i < n; i++) {
+			char nm[300];
+			snprintf(nm, sizeof nm, "%s: %s",
+				 k ? "pause" : "idle",
+				 weft_model_name(m, v[i].name));
+			begin(&c, "X");
+			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.%s\",\"name\":",
+				tid_of(&c, v[i].stream), k ? "pause" : "idle");
+			jstr(f, nm);
+			jts(f, "ts", v[i].t0);
+			jts(f, "dur", v[i].t1 - v[i].t0);
+			fputs("}", f);
+		}
+	}
+
+	for (uint32_t i = 0; i < nloss; i++) {
+		begin(&c, "i");
+		fprintf(f, ",\"tid\":%u,\"s\":\"p\",\"name\":\"events lost\"",
+			tid_of(&c, loss[i].stream));
+		jts(f, "ts", loss[i].t);
+		fprintf(f,
+			",\"args\":{\"packets\":%" PRIu64 ",\"events\":%" PRIu64
+			"}}",
+			loss[i].packets, loss[i].events);
+	}
+	fputs("\n]}\n", f);
+	return ferror(f) ? -5 /* EIO */ : 0;
+}
