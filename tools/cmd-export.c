@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd-export.c - `weft export --format chrome FILE -o OUT.json`. */
+#include <errno.h>
+#include <string.h>
+
+#include "weft-tools.h"
+#include "weft/model.h"
+
+#define USAGE "weft export --format chrome FILE|- -o OUT.json|-"
+
+int cmd_export(int argc, char **argv)
+{
+	const char *path = NULL, *out = NULL, *format = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--format") && i + 1 < argc)
+			format = argv[++i];
+		else if (!strncmp(argv[i], "--format=", 9))
+			format = argv[i] + 9;
+		else if ((argv[i][0] != '-' || !argv[i][1]) && !path)
+			path = argv[i];
+		else
+			return usage(USAGE);
+	}
+	if (!path || !out || !format)
+		return usage(USAGE);
+	if (strcmp(format, "chrome") && strcmp(format, "perfetto"))
+		return error("unknown format '%s' (known: chrome)", format), 2;
+	struct weft_reader *r = open_trace(path, 0);
+	if (!r)
+		return 1;
+	struct weft_model *m;
+	int err = weft_model_load(&m, r);
+	if (err) {
+		weft_reader_close(r);
+		return error("cannot model '%s': %s", path, weft_strerror(err)),
+		       1;
+	}
+	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		error("cannot create '%s': %s", out, strerror(errno));
+		weft_model_free(m);
+		weft_reader_close(r);
+		return 1;
+	}
+	err = weft_export_chrome(m, f);
+	if ((f != stdout ? fclose(f) : fflush(f)) != 0 || err) {
+		error("cannot write '%s'", out);
+		err = 1;
+	}
+	weft_model_free(m);
+	extern int report_losses(struct weft_reader *, const char *);
+	int rc = report_losses(r, path);
+	weft_reader_close(r);
+	return err ? 1 : rc;
+}
