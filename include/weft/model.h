@@ -265,6 +265,10 @@ const char *weft_arrow_name(int kind);
 #include <stdio.h>
 int weft_export_chrome(const struct weft_model *m, FILE *f);
 
+/* Writes `s` as a JSON string literal: quotes, backslashes, control
+ * bytes and '<' escaped, invalid UTF-8 replaced by U+FFFD. */
+void weft_json_string(FILE *f, const char *s);
+
 #ifdef __cplusplus
 }
 #endif

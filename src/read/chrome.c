@@ -32,7 +32,7 @@ const char *weft_arrow_name(int kind)
 
 /* A JSON string: escapes quotes, backslashes, control bytes, '<' (so the
  * file can sit inside HTML) and replaces invalid UTF-8 with U+FFFD. */
-static void jstr(FILE *f, const char *s)
+void weft_json_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	fputc('"', f);
@@ -147,7 +147,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 	fputs(",\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", f);
 	char pname[64];
 	snprintf(pname, sizeof pname, "%s (pid %u)", in->comm, in->pid);
-	jstr(f, pname);
+	weft_json_string(f, pname);
 	fputs("}}", f);
 	for (uint32_t s = 0; s < nst; s++) {
 		char nm[64];
@@ -156,7 +156,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 		fprintf(f, ",\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
 			   "\"name\":",
 			tid_of(&c, s));
-		jstr(f, nm);
+		weft_json_string(f, nm);
 		fputs("}}", f);
 	}
 
@@ -192,18 +192,18 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\"", tid,
 			t + 1);
 		fputs(",\"name\":", f);
-		jstr(f, title);
+		weft_json_string(f, title);
 		jts(f, "ts", t0);
 		fprintf(f, ",\"args\":{\"id\":\"0x%" PRIx64 "\",\"kind\":",
 			th[t].id);
-		jstr(f, weft_model_name(m, th[t].kind));
+		weft_json_string(f, weft_model_name(m, th[t].kind));
 		static const char *ends[] = {"pending",   "resolved",
 					     "failed",    "became",
 					     "cancelled", "replaced"};
 		fprintf(f, ",\"end\":\"%s\"", ends[th[t].end % 6]);
 		if (th[t].message != WEFT_NONE) {
 			fputs(",\"error\":", f);
-			jstr(f, weft_model_string(m, th[t].message));
+			weft_json_string(f, weft_model_string(m, th[t].message));
 		}
 		if (th[t].flags & WEFT_THREAD_SHOULD_RESOLVE)
 			fputs(",\"should_resolve\":true", f);
@@ -242,7 +242,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
 				   "\"name\":",
 				tid, t + 1);
-			jstr(f, weft_arrow_name(a->kind));
+			weft_json_string(f, weft_arrow_name(a->kind));
 			jts(f, "ts", clamp(a->t, t0, t1));
 			fprintf(f, ",\"bind_id\":\"0x%x\",\"flow_in\":true}",
 				ai[k] + 1);
@@ -256,14 +256,14 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 				l->kind == WEFT_EV_NOTE ? "note" : "label");
 			jts(f, "ts", clamp(l->t, t0, t1));
 			fputs(",\"args\":{\"text\":", f);
-			jstr(f, weft_model_string(m, l->text));
+			weft_json_string(f, weft_model_string(m, l->text));
 			fputs("}}", f);
 		}
 		begin(&c, "e");
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\"", tid,
 			t + 1);
 		fputs(",\"name\":", f);
-		jstr(f, title);
+		weft_json_string(f, title);
 		jts(f, "ts", t1);
 		fputs("}", f);
 	}
@@ -276,7 +276,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 		begin(&c, "X");
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"name\":",
 			tid_of(&c, run[i].stream));
-		jstr(f, title);
+		weft_json_string(f, title);
 		jts(f, "ts", run[i].t0);
 		jts(f, "dur", run[i].t1 - run[i].t0);
 		fputs("}", f);
@@ -294,7 +294,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 		begin(&c, "X");
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
 			tid_of(&c, a->stream));
-		jstr(f, what);
+		weft_json_string(f, what);
 		jts(f, "ts", a->t);
 		fprintf(f, ",\"dur\":0,\"bind_id\":\"0x%x\",\"flow_out\":true}",
 			flow);
@@ -302,7 +302,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 			begin(&c, "X");
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
 				tid_of(&c, th[other].stream));
-			jstr(f, what);
+			weft_json_string(f, what);
 			jts(f, "ts", a->t);
 			fprintf(f, ",\"dur\":0,\"bind_id\":\"0x%x\","
 				   "\"flow_in\":true}",
@@ -315,7 +315,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 		for (uint32_t k = 0; k < ctr[i].nsamples; k++) {
 			begin(&c, "C");
 			fputs(",\"tid\":0,\"name\":", f);
-			jstr(f, weft_model_name(m, ctr[i].name));
+			weft_json_string(f, weft_model_name(m, ctr[i].name));
 			jts(f, "ts", ctr[i].samples[k].t);
 			fprintf(f, ",\"args\":{\"value\":%" PRId64 "}}",
 				ctr[i].samples[k].value);
@@ -335,7 +335,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 			begin(&c, "X");
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.%s\",\"name\":",
 				tid_of(&c, v[i].stream), k ? "pause" : "idle");
-			jstr(f, nm);
+			weft_json_string(f, nm);
 			jts(f, "ts", v[i].t0);
 			jts(f, "dur", v[i].t1 - v[i].t0);
 			fputs("}", f);

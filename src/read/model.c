@@ -81,6 +81,7 @@ struct weft_model {
 	uint32_t *run_off, *run_idx, *arr_off, *arr_idx;
 	int64_t t0, t1;
 	int have_t;
+	int loaded;
 };
 
 enum { IV_IDLE, IV_PAUSE, IV_SPAN };
@@ -126,7 +127,7 @@ static uint32_t hslot(const struct weft_model *m, uint64_t id)
 
 static int hput(struct weft_model *m, uint64_t id, uint32_t v)
 {
-	if ((m->hused + 1) * 2 > m->hcap) {
+	if ((m->hused + 1) * 4 > m->hcap * 3) { /* load <= 3/4 */
 		uint32_t oc = m->hcap, nc = oc ? oc * 2 : 1024;
 		uint64_t *ok = m->hkey;
 		uint32_t *ov = m->hval;
@@ -574,7 +575,20 @@ static int cmp_run(const void *a, const void *b)
 	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
 
-static int finalize(struct weft_model *m)
+/* Gives back what doubling over-allocated (a finished model keeps what it
+ * holds, and a live one regrows). */
+#define SHRINK(arr, n, cap)                                                    \
+	do {                                                                   \
+		if ((n) && (n) < (cap)) {                                      \
+			void *p_ = realloc((arr), (size_t)(n) * sizeof *(arr)); \
+			if (p_) {                                              \
+				(arr) = p_;                                    \
+				(cap) = (n);                                   \
+			}                                                      \
+		}                                                              \
+	} while (0)
+
+static int finalize(struct weft_model *m, int shrink)
 {
 	/* Open runs and idle periods end, for now, at the last event. */
 	m->nrun_final = m->nrun;
@@ -591,6 +605,15 @@ static int finalize(struct weft_model *m)
 			if (v->t1 < m->t1)
 				v->t1 = m->t1;
 		}
+	}
+	if (shrink) {
+		SHRINK(m->th, m->nth, m->cth);
+		SHRINK(m->run, m->nrun, m->crun);
+		SHRINK(m->arr, m->narr, m->carr);
+		SHRINK(m->lab, m->nlab, m->clab);
+		SHRINK(m->str, m->nstr, m->cstr);
+		for (uint32_t i = 0; i < m->nser; i++)
+			SHRINK(m->ser[i].s, m->ser[i].n, m->ser[i].cap);
 	}
 	/* Runs are added when they end: sort by start for readers. */
 	if (m->nrun > 1)
@@ -662,7 +685,9 @@ long weft_model_update(struct weft_model *m)
 	}
 	if (rc != WEFT_EEOF && rc != WEFT_EAGAIN)
 		return rc;
-	rc = finalize(m);
+	/* A first load is usually all there is: give back the slack. */
+	rc = finalize(m, !m->loaded);
+	m->loaded = 1;
 	return rc ? rc : n;
 }
 

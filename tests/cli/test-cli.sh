@@ -288,6 +288,36 @@ t_chrome() {
 	expect_fail 2 "unknown format" "$W" export --format svg a.weft -o x
 }
 
+t_stats() {
+	WEFT_FILE=a.weft "$EX/all-events" 3 >/dev/null
+	"$W" stats --json a.weft >s.json || exit 1
+	python3 - <<'PY' || exit 1
+import json
+d = json.load(open('s.json'))
+k = {g['key']: (g['count'], g['pending'], g['failed']) for g in d['kinds']}
+assert k == {'task': (3, 0, 2), '': (2, 1, 0), 'condition': (1, 1, 0),
+             'promise': (1, 0, 0), 'request': (1, 0, 0), 'timer': (1, 0, 0)}, k
+t = [g for g in d['kinds'] if g['key'] == 'task'][0]
+l = t['lifetime_ns']
+assert 0 < l['p50'] <= l['p90'] <= l['p99'] <= l['max'], l
+lab = {g['key']: g['count'] for g in d['labels']}
+assert lab['GET /index.html'] == 1 and lab['workers done'] == 1, lab
+assert len(d['os_threads']) == 4
+assert all(0 <= o['busy_share'] <= 1 for o in d['os_threads'])
+assert d['os_threads'][0]['idle_ns'] > 0          # the main thread's join
+c = d['counters'][0]
+assert c['name'] == 'busy-workers' and c['min'] == 0 and c['last'] == 0 and c['samples'] == 7, c
+assert 1 <= len(d['longest_runs']) <= 10
+r = [x['duration_ns'] for x in d['longest_runs']]
+assert r == sorted(r, reverse=True), r
+assert d['losses']['packets_lost'] == 0
+assert d['events'] == 56 and d['threads'] == 9
+PY
+	"$W" stats a.weft >s.txt || exit 1
+	grep -q "^by kind:" s.txt && grep -q "^  task  *3  *0  *2 " s.txt && grep -q "^longest runs without yielding:" s.txt &&
+		grep -q "^  busy-workers " s.txt || die "$(cat s.txt)"
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 export -f die expect_fail $(compgen -A function t_)
 run install_and_pkg_config t_install
@@ -303,6 +333,7 @@ run compile_out t_compile_out
 run env_children t_env_children
 run why t_why
 run chrome_export t_chrome
+run stats t_stats
 echo "1..$n"
 echo "# $pass passed, $failn failed, $skipn skipped"
 [ $failn = 0 ]
