@@ -26,12 +26,13 @@ echo "== weft ctf: a CTF 1.8 directory, read by babeltrace2"
 rm -rf demo/all-events.ctf
 $W ctf demo/all-events.weft -o demo/all-events.ctf
 babeltrace2 demo/all-events.ctf | head -5 || true
-for cmd in why stats; do
-	if has "$cmd"; then
-		echo; echo "== weft $cmd demo/all-events.weft"
-		$W $cmd demo/all-events.weft || true
-	fi
-done
+echo; echo "== weft stats demo/all-events.weft"
+$W stats demo/all-events.weft
+echo; echo "== a hang: build/examples/arp bad, then weft why"
+WEFT_FILE=demo/arp-bad.weft build/examples/arp bad
+$W why demo/arp-bad.weft || true
+echo "== weft export --format chrome: demo/arp-bad.json (open it in ui.perfetto.dev or chrome://tracing)"
+$W export --format chrome demo/arp-bad.weft -o demo/arp-bad.json
 if has html; then
 	$W html demo/all-events.weft -o demo/all-events.html &&
 		echo && echo "== viewer: open demo/all-events.html in a browser"
