@@ -15,6 +15,13 @@ pkgs=(
 	libclang-rt-14-dev
 	babeltrace2
 	python3
+	# libuv shim and its tests (ctest, from cmake, is the real libuv
+	# program the tests trace)
+	libuv1-dev
+	cmake
+	# bench peers
+	liblttng-ust-dev
+	lttng-tools
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -10,6 +10,7 @@
 /* Each subcommand: weft NAME ARGS... -> cmd_NAME(argc, argv) with argv[0]
  * = NAME.  Returns the exit status: 0 ok, 1 data error, 2 usage error. */
 #define WEFT_COMMANDS(X)                                                       \
+	X(record, "run a program with tracing (libuv traced unmodified)")      \
 	X(info, "describe a trace: header, clock, streams, counts, losses")    \
 	X(dump, "print every event in time order")                             \
 	X(snapshot, "take a consistent copy of a live ring")                   \

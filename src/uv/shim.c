@@ -1,0 +1,1252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.c - libweft-uv.so: traces an unmodified libuv program, preloaded by
+ * `weft record` (LD_PRELOAD).  It interposes libuv's public entry points
+ * that take callbacks, records each request and each handle activation as
+ * an async thread, and calls the real function with a trampoline in place
+ * of the user's callback.  The user's pointers and `data` fields are never
+ * touched: what the shim needs lives in a side table keyed by the request
+ * or handle address.
+ *
+ * The model (docs/libuv.md):
+ *  - each loop is an async thread that runs while uv_run() runs;
+ *  - a request (write, connect, shutdown, udp send, fs, getaddrinfo,
+ *    getnameinfo, work, random) is created by whatever was current when it
+ *    was submitted (the main program before the loop), resolved or failed
+ *    (with the libuv error name) by the loop when its result arrives, and
+ *    runs while its callback runs;
+ *  - a handle activation (timer firing, read, connection, async wake-up,
+ *    poll, signal, process exit) is created when it is armed (or, when it
+ *    repeats, by the previous activation) and resolved when it fires; a
+ *    stop or close cancels it; uv_async_send() from any OS thread is a
+ *    signal arrow into the pending activation;
+ *  - closing a handle is a request too;
+ *  - threadpool work runs on the worker OS thread: the gap between its
+ *    creation and its run there is its queue wait;
+ *  - the time the loop sits in epoll is an idle period ("poll");
+ *  - counters: uv.active_handles, uv.active_requests, uv.loop_busy_us (how
+ *    long the loop was away from poll in its last iteration).
+ *
+ * The shim never changes what the program does: every call is forwarded
+ * with the same arguments (a NULL callback of a call that has a
+ * synchronous form stays NULL), errno is preserved around the recording,
+ * nothing is read from a request after its callback (which may free it).
+ */
+#define _GNU_SOURCE
+#define WEFT_ENABLE 1
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <link.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <uv.h>
+
+#include "weft/weft.h"
+
+#define ON() __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
+
+/* The real function behind an interposed one. */
+#define REAL(name)                                                             \
+	static __typeof__(name) *real_##name;                                  \
+	if (!real_##name)                                                      \
+		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+
+/* libuv calls its own public functions (uv_write calls uv_write2, fs-poll
+ * starts timers...).  Inside a wrapper, such calls go straight through:
+ * the outer wrapper records the operation once. */
+static __thread int inside;
+static void leave_inside(int *unused)
+{
+	(void)unused;
+	inside--;
+}
+/* Marks the rest of the wrapper (until it returns) as inside. */
+#define SCOPE_INSIDE()                                                         \
+	inside++;                                                              \
+	int inside_guard__ __attribute__((cleanup(leave_inside), unused)) = 0
+
+/* libuv also calls its public functions from its own internals that are
+ * not wrappers of ours (uv__run_timers stops and re-arms timers, loop
+ * init creates an async handle...).  Those calls are part of what the
+ * traced call already means: they go straight through.  They are told by
+ * their return address lying in libuv's code. */
+static uintptr_t uv_lo[8], uv_hi[8];
+static int uv_nranges;
+static pthread_once_t libuv_once = PTHREAD_ONCE_INIT;
+
+static int find_libuv(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "libuv"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && uv_nranges < 8; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uv_lo[uv_nranges] = info->dlpi_addr + ph->p_vaddr;
+		uv_hi[uv_nranges] = uv_lo[uv_nranges] + ph->p_memsz;
+		uv_nranges++;
+	}
+	return 1;
+}
+
+static void scan_libuv(void)
+{
+	dl_iterate_phdr(find_libuv, NULL);
+}
+
+static int from_libuv(const void *ret)
+{
+	pthread_once(&libuv_once, scan_libuv);
+	uintptr_t a = (uintptr_t)ret;
+	for (int i = 0; i < uv_nranges; i++)
+		if (a >= uv_lo[i] && a < uv_hi[i])
+			return 1;
+	return 0;
+}
+
+#define INTERNAL() (inside || from_libuv(__builtin_return_address(0)))
+
+/* ------------------------------------------------------------ side table */
+
+enum role {
+	R_REQ = 1,
+	R_LOOP,
+	R_TIMER,
+	R_READ,
+	R_LISTEN,
+	R_ASYNC,
+	R_POLL,
+	R_SIGNAL,
+	R_PROCESS,
+	R_CLOSE,
+	R_UDP_RECV,
+};
+
+struct ent {
+	const void *key;
+	int role;
+	uint64_t id;    /* the async thread; 0: none pending */
+	void (*cb)(void);  /* the user's callback */
+	void (*cb2)(void); /* work: the after-work callback */
+	uv_loop_t *loop;
+	uint64_t timer_repeat;
+};
+
+#define TABLE_BITS 16
+#define TABLE_SIZE (1u << TABLE_BITS)
+static struct ent table[TABLE_SIZE];
+static unsigned table_used;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned slot_of(const void *key, int role)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)key ^ (uint64_t)role) *
+		     0x9E3779B97F4A7C15ull;
+	return (unsigned)(h >> (64 - TABLE_BITS));
+}
+
+/* Finds (key, role); with `create`, makes the entry if it is missing.
+ * Called with table_lock held.  NULL if absent (or the table is full: the
+ * activity then goes untraced rather than mis-traced). */
+static struct ent *find(const void *key, int role, int create)
+{
+	unsigned i = slot_of(key, role), tomb = TABLE_SIZE;
+	for (unsigned n = 0; n < TABLE_SIZE; n++, i = (i + 1) & (TABLE_SIZE - 1)) {
+		struct ent *e = &table[i];
+		if (e->key == key && e->role == role)
+			return e;
+		if (!e->key) {
+			if (!e->role) {
+				if (!create)
+					return NULL;
+				if (tomb != TABLE_SIZE)
+					e = &table[tomb];
+				else if (table_used + 1 >= TABLE_SIZE * 3 / 4)
+					return NULL;
+				else
+					table_used++;
+				memset(e, 0, sizeof *e);
+				e->key = key;
+				e->role = role;
+				return e;
+			}
+			if (tomb == TABLE_SIZE)
+				tomb = i; /* a removed entry: reusable */
+		}
+	}
+	return NULL;
+}
+
+static void drop(struct ent *e)
+{
+	e->key = NULL;
+	e->role = -1; /* a tombstone keeps probe chains intact */
+}
+
+static int put(const void *key, int role, uint64_t id, void (*cb)(void),
+	       void (*cb2)(void), uv_loop_t *loop)
+{
+	pthread_mutex_lock(&table_lock);
+	struct ent *e = find(key, role, 1);
+	if (e) {
+		e->id = id;
+		e->cb = cb;
+		e->cb2 = cb2;
+		e->loop = loop;
+	}
+	pthread_mutex_unlock(&table_lock);
+	return e != NULL;
+}
+
+/* Copies the entry out; with `remove`, deletes it. */
+static int get(const void *key, int role, struct ent *out, int remove)
+{
+	pthread_mutex_lock(&table_lock);
+	struct ent *e = find(key, role, 0);
+	if (e) {
+		*out = *e;
+		if (remove)
+			drop(e);
+	}
+	pthread_mutex_unlock(&table_lock);
+	return e != NULL;
+}
+
+static void set_id(const void *key, int role, uint64_t id)
+{
+	pthread_mutex_lock(&table_lock);
+	struct ent *e = find(key, role, 0);
+	if (e)
+		e->id = id;
+	pthread_mutex_unlock(&table_lock);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/* Ids of the shim: a counter in a range of its own (bit 62), so they do
+ * not meet the small ids hand instrumentation tends to use. */
+static uint64_t next_id_counter;
+static uint64_t new_id(void)
+{
+	return (1ull << 62) | __atomic_add_fetch(&next_id_counter, 1,
+						 __ATOMIC_RELAXED);
+}
+
+/* The async thread current on this OS thread, as the shim set it. */
+static __thread uint64_t cur;
+
+static void set_cur(uint64_t id)
+{
+	cur = id;
+	weft_run(id);
+}
+
+/* "on_read" for a callback that dladdr can name, else its address. */
+static const char *cb_name(const void *cb, char *buf, size_t cap)
+{
+	Dl_info di;
+	if (!cb)
+		return "(no callback)";
+	if (dladdr(cb, &di) && di.dli_sname)
+		return di.dli_sname;
+	snprintf(buf, cap, "%p", cb);
+	return buf;
+}
+
+static void label(uint64_t id, const void *cb, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void label(uint64_t id, const void *cb, const char *fmt, ...)
+{
+	char text[512], nb[32];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < sizeof text)
+		snprintf(text + n, sizeof text - (size_t)n, " -> %s",
+			 cb_name(cb, nb, sizeof nb));
+	weft_label(id, text);
+}
+
+static void counters(uv_loop_t *loop)
+{
+	if (!loop)
+		return;
+	weft_counter_set("uv.active_handles", (int64_t)loop->active_handles);
+	weft_counter_set("uv.active_requests",
+			 (int64_t)loop->active_reqs.count);
+}
+
+/* The loop resolves or fails what completed. */
+static void complete(uint64_t id, long status)
+{
+	if (status < 0)
+		weft_fail(id, uv_err_name((int)status));
+	else
+		weft_resolve(id);
+}
+
+static int fd_of(const uv_handle_t *h)
+{
+	uv_os_fd_t fd = -1;
+	if (uv_fileno(h, &fd) < 0)
+		return -1;
+	return fd;
+}
+
+static const char *addr_str(const struct sockaddr *sa, char *buf, size_t cap)
+{
+	char host[64] = "?";
+	int port = 0;
+	if (!sa) {
+		snprintf(buf, cap, "?");
+		return buf;
+	}
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+		port = ntohs(in->sin_port);
+		snprintf(buf, cap, "%s:%d", host, port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in = (const void *)sa;
+		inet_ntop(AF_INET6, &in->sin6_addr, host, sizeof host);
+		port = ntohs(in->sin6_port);
+		snprintf(buf, cap, "[%s]:%d", host, port);
+	} else
+		snprintf(buf, cap, "family %d", sa->sa_family);
+	return buf;
+}
+
+/* Runs `id` around a user callback, then gives back what was current. */
+#define RUN_AS(id, call)                                                       \
+	do {                                                                   \
+		uint64_t prev_ = cur;                                          \
+		set_cur(id);                                                   \
+		call;                                                          \
+		set_cur(prev_);                                                \
+	} while (0)
+
+/* ------------------------------------------------------------ the loop */
+
+static uint64_t loop_id(uv_loop_t *loop)
+{
+	struct ent e;
+	if (get(loop, R_LOOP, &e, 0))
+		return e.id;
+	uint64_t id = new_id();
+	weft_create(id, "uv_loop_t");
+	char text[64];
+	snprintf(text, sizeof text, "uv loop %p%s", (void *)loop,
+		 loop == uv_default_loop() ? " (default)" : "");
+	weft_label(id, text);
+	put(loop, R_LOOP, id, NULL, NULL, loop);
+	return id;
+}
+
+int uv_run(uv_loop_t *loop, uv_run_mode mode)
+{
+	REAL(uv_run);
+	if (!ON())
+		return real_uv_run(loop, mode);
+	uint64_t id = loop_id(loop);
+	uint64_t prev = cur;
+	set_cur(id);
+	int r = real_uv_run(loop, mode);
+	int e = errno;
+	set_cur(prev);
+	errno = e;
+	return r;
+}
+
+int uv_loop_close(uv_loop_t *loop)
+{
+	REAL(uv_loop_close);
+	int r = real_uv_loop_close(loop);
+	struct ent e;
+	if (r == 0 && get(loop, R_LOOP, &e, 1) && ON())
+		weft_resolve(e.id);
+	return r;
+}
+
+/* Idle: the time a thread sits in epoll with a timeout. */
+static __thread int64_t resumed_ns;
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void poll_enter(int timeout)
+{
+	if (!timeout || !ON())
+		return;
+	if (resumed_ns)
+		weft_counter_set("uv.loop_busy_us",
+				 (mono_ns() - resumed_ns) / 1000);
+	weft_idle("poll");
+}
+
+static void poll_leave(int timeout)
+{
+	if (!timeout || !ON())
+		return;
+	weft_resume();
+	resumed_ns = mono_ns();
+}
+
+int epoll_wait(int epfd, struct epoll_event *events, int maxevents,
+	       int timeout)
+{
+	REAL(epoll_wait);
+	int e = errno;
+	poll_enter(timeout);
+	errno = e;
+	int r = real_epoll_wait(epfd, events, maxevents, timeout);
+	e = errno;
+	poll_leave(timeout);
+	errno = e;
+	return r;
+}
+
+int epoll_pwait(int epfd, struct epoll_event *events, int maxevents,
+		int timeout, const sigset_t *sigmask)
+{
+	REAL(epoll_pwait);
+	int e = errno;
+	poll_enter(timeout);
+	errno = e;
+	int r = real_epoll_pwait(epfd, events, maxevents, timeout, sigmask);
+	e = errno;
+	poll_leave(timeout);
+	errno = e;
+	return r;
+}
+
+/* ------------------------------------------------------------ requests */
+
+/* A request was submitted: create its async thread.  Returns its id, or
+ * 0 when not tracing. */
+static uint64_t req_begin(const void *req, const char *kind, void (*cb)(void),
+			  void (*cb2)(void), uv_loop_t *loop)
+{
+	if (!ON())
+		return 0;
+	uint64_t id = new_id();
+	weft_create(id, kind);
+	if (!put(req, R_REQ, id, cb, cb2, loop))
+		return 0;
+	return id;
+}
+
+/* The submission failed at once: no callback will come. */
+static int req_submitted(const void *req, uint64_t id, int r)
+{
+	if (id && r < 0) {
+		struct ent e;
+		get(req, R_REQ, &e, 1);
+		weft_fail(id, uv_err_name(r));
+	}
+	return r;
+}
+
+/* In a trampoline: the entry of a completed request (removed). */
+static int req_end(const void *req, long status, struct ent *e)
+{
+	int saved = errno;
+	if (!get(req, R_REQ, e, 1)) {
+		errno = saved;
+		return 0;
+	}
+	complete(e->id, status);
+	counters(e->loop);
+	errno = saved;
+	return 1;
+}
+
+#define TRAMP_REQ(type, cbtype, params, args, statusexpr)                      \
+	static void tramp_##type params                                        \
+	{                                                                      \
+		struct ent e;                                                  \
+		if (!req_end(req, statusexpr, &e))                             \
+			return;                                                \
+		if (e.cb)                                                      \
+			RUN_AS(e.id, ((cbtype)e.cb)args);                      \
+	}
+
+TRAMP_REQ(write, uv_write_cb, (uv_write_t * req, int status), (req, status),
+	  status)
+TRAMP_REQ(connect, uv_connect_cb, (uv_connect_t * req, int status),
+	  (req, status), status)
+TRAMP_REQ(shutdown, uv_shutdown_cb, (uv_shutdown_t * req, int status),
+	  (req, status), status)
+TRAMP_REQ(udp_send, uv_udp_send_cb, (uv_udp_send_t * req, int status),
+	  (req, status), status)
+TRAMP_REQ(fs, uv_fs_cb, (uv_fs_t * req), (req), (long)req->result)
+TRAMP_REQ(getaddrinfo, uv_getaddrinfo_cb,
+	  (uv_getaddrinfo_t * req, int status, struct addrinfo *res),
+	  (req, status, res), status)
+TRAMP_REQ(getnameinfo, uv_getnameinfo_cb,
+	  (uv_getnameinfo_t * req, int status, const char *host,
+	   const char *service),
+	  (req, status, host, service), status)
+TRAMP_REQ(random, uv_random_cb,
+	  (uv_random_t * req, int status, void *buf, size_t buflen),
+	  (req, status, buf, buflen), status)
+
+int uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
+	     unsigned int nbufs, uv_write_cb cb)
+{
+	REAL(uv_write);
+	if (INTERNAL())
+		return real_uv_write(req, handle, bufs, nbufs, cb);
+	SCOPE_INSIDE();
+	uint64_t id = req_begin(req, "uv_write_t", (void (*)(void))cb, NULL,
+				handle->loop);
+	if (!id)
+		return real_uv_write(req, handle, bufs, nbufs, cb);
+	size_t n = 0;
+	for (unsigned i = 0; i < nbufs; i++)
+		n += bufs[i].len;
+	label(id, (const void *)cb, "write %zu bytes to fd %d", n,
+	      fd_of((uv_handle_t *)handle));
+	return req_submitted(req, id,
+			     real_uv_write(req, handle, bufs, nbufs,
+					   tramp_write));
+}
+
+int uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
+	      unsigned int nbufs, uv_stream_t *send_handle, uv_write_cb cb)
+{
+	REAL(uv_write2);
+	if (INTERNAL())
+		return real_uv_write2(req, handle, bufs, nbufs, send_handle, cb);
+	SCOPE_INSIDE();
+	uint64_t id = req_begin(req, "uv_write_t", (void (*)(void))cb, NULL,
+				handle->loop);
+	if (!id)
+		return real_uv_write2(req, handle, bufs, nbufs, send_handle,
+				      cb);
+	label(id, (const void *)cb, "write (with a handle) to fd %d",
+	      fd_of((uv_handle_t *)handle));
+	return req_submitted(req, id,
+			     real_uv_write2(req, handle, bufs, nbufs,
+					    send_handle, tramp_write));
+}
+
+int uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
+		   const struct sockaddr *addr, uv_connect_cb cb)
+{
+	REAL(uv_tcp_connect);
+	if (INTERNAL())
+		return real_uv_tcp_connect(req, handle, addr, cb);
+	SCOPE_INSIDE();
+	uint64_t id = req_begin(req, "uv_connect_t", (void (*)(void))cb, NULL,
+				handle->loop);
+	if (!id)
+		return real_uv_tcp_connect(req, handle, addr, cb);
+	char a[96];
+	label(id, (const void *)cb, "connect to %s",
+	      addr_str(addr, a, sizeof a));
+	return req_submitted(req, id,
+			     real_uv_tcp_connect(req, handle, addr,
+						 tramp_connect));
+}
+
+void uv_pipe_connect(uv_connect_t *req, uv_pipe_t *handle, const char *name,
+		     uv_connect_cb cb)
+{
+	REAL(uv_pipe_connect);
+	if (INTERNAL())
+		{ real_uv_pipe_connect(req, handle, name, cb); return; };
+	SCOPE_INSIDE();
+	uint64_t id = req_begin(req, "uv_connect_t", (void (*)(void))cb, NULL,
+				handle->loop);
+	if (!id) {
+		real_uv_pipe_connect(req, handle, name, cb);
+		return;
+	}
+	label(id, (const void *)cb, "connect to pipe %s", name ? name : "?");
+	real_uv_pipe_connect(req, handle, name, tramp_connect);
+}
+
+int uv_shutdown(uv_shutdown_t *req, uv_stream_t *handle, uv_shutdown_cb cb)
+{
+	REAL(uv_shutdown);
+	if (INTERNAL())
+		return real_uv_shutdown(req, handle, cb);
+	SCOPE_INSIDE();
+	uint64_t id = req_begin(req, "uv_shutdown_t", (void (*)(void))cb, NULL,
+				handle->loop);
+	if (!id)
+		return real_uv_shutdown(req, handle, cb);
+	label(id, (const void *)cb, "shutdown fd %d",
+	      fd_of((uv_handle_t *)handle));
+	return req_submitted(req, id,
+			     real_uv_shutdown(req, handle, tramp_shutdown));
+}
+
+int uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle, const uv_buf_t bufs[],
+		unsigned int nbufs, const struct sockaddr *addr,
+		uv_udp_send_cb cb)
+{
+	REAL(uv_udp_send);
+	if (INTERNAL())
+		return real_uv_udp_send(req, handle, bufs, nbufs, addr, cb);
+	SCOPE_INSIDE();
+	uint64_t id = req_begin(req, "uv_udp_send_t", (void (*)(void))cb, NULL,
+				handle->loop);
+	if (!id)
+		return real_uv_udp_send(req, handle, bufs, nbufs, addr, cb);
+	char a[96];
+	label(id, (const void *)cb, "udp send to %s",
+	      addr_str(addr, a, sizeof a));
+	return req_submitted(req, id,
+			     real_uv_udp_send(req, handle, bufs, nbufs, addr,
+					      tramp_udp_send));
+}
+
+int uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
+		   uv_getaddrinfo_cb cb, const char *node, const char *service,
+		   const struct addrinfo *hints)
+{
+	REAL(uv_getaddrinfo);
+	if (INTERNAL())
+		return real_uv_getaddrinfo(loop, req, cb, node, service, hints);
+	SCOPE_INSIDE();
+	uint64_t id = req_begin(req, "uv_getaddrinfo_t", (void (*)(void))cb,
+				NULL, loop);
+	if (!id)
+		return real_uv_getaddrinfo(loop, req, cb, node, service, hints);
+	label(id, (const void *)cb, "getaddrinfo %s %s", node ? node : "",
+	      service ? service : "");
+	if (!cb) { /* synchronous */
+		int r = real_uv_getaddrinfo(loop, req, NULL, node, service,
+					    hints);
+		struct ent e;
+		get(req, R_REQ, &e, 1);
+		complete(id, r);
+		return r;
+	}
+	return req_submitted(req, id,
+			     real_uv_getaddrinfo(loop, req, tramp_getaddrinfo,
+						 node, service, hints));
+}
+
+int uv_getnameinfo(uv_loop_t *loop, uv_getnameinfo_t *req,
+		   uv_getnameinfo_cb cb, const struct sockaddr *addr,
+		   int flags)
+{
+	REAL(uv_getnameinfo);
+	if (INTERNAL())
+		return real_uv_getnameinfo(loop, req, cb, addr, flags);
+	SCOPE_INSIDE();
+	uint64_t id = req_begin(req, "uv_getnameinfo_t", (void (*)(void))cb,
+				NULL, loop);
+	if (!id)
+		return real_uv_getnameinfo(loop, req, cb, addr, flags);
+	char a[96];
+	label(id, (const void *)cb, "getnameinfo %s",
+	      addr_str(addr, a, sizeof a));
+	if (!cb) {
+		int r = real_uv_getnameinfo(loop, req, NULL, addr, flags);
+		struct ent e;
+		get(req, R_REQ, &e, 1);
+		complete(id, r);
+		return r;
+	}
+	return req_submitted(req, id,
+			     real_uv_getnameinfo(loop, req, tramp_getnameinfo,
+						 addr, flags));
+}
+
+int uv_random(uv_loop_t *loop, uv_random_t *req, void *buf, size_t buflen,
+	      unsigned flags, uv_random_cb cb)
+{
+	REAL(uv_random);
+	if (INTERNAL())
+		return real_uv_random(loop, req, buf, buflen, flags, cb);
+	SCOPE_INSIDE();
+	if (!cb || !ON()) /* synchronous, or not tracing */
+		return real_uv_random(loop, req, buf, buflen, flags, cb);
+	uint64_t id = req_begin(req, "uv_random_t", (void (*)(void))cb, NULL,
+				loop);
+	if (!id)
+		return real_uv_random(loop, req, buf, buflen, flags, cb);
+	label(id, (const void *)cb, "random %zu bytes", buflen);
+	return req_submitted(req, id,
+			     real_uv_random(loop, req, buf, buflen, flags,
+					    tramp_random));
+}
+
+/* Threadpool work: it runs on a worker OS thread. */
+static void tramp_work(uv_work_t *req)
+{
+	struct ent e;
+	int saved = errno;
+	int known = get(req, R_REQ, &e, 0);
+	errno = saved;
+	if (!known)
+		return;
+	RUN_AS(e.id, ((uv_work_cb)e.cb)(req));
+}
+
+static void tramp_after_work(uv_work_t *req, int status)
+{
+	struct ent e;
+	if (!req_end(req, status, &e))
+		return;
+	if (e.cb2)
+		RUN_AS(e.id, ((uv_after_work_cb)e.cb2)(req, status));
+}
+
+int uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
+		  uv_after_work_cb after_work_cb)
+{
+	REAL(uv_queue_work);
+	if (INTERNAL())
+		return real_uv_queue_work(loop, req, work_cb, after_work_cb);
+	SCOPE_INSIDE();
+	if (!work_cb || !ON())
+		return real_uv_queue_work(loop, req, work_cb, after_work_cb);
+	uint64_t id = req_begin(req, "uv_work_t", (void (*)(void))work_cb,
+				(void (*)(void))after_work_cb, loop);
+	if (!id)
+		return real_uv_queue_work(loop, req, work_cb, after_work_cb);
+	label(id, (const void *)work_cb, "threadpool work");
+	return req_submitted(req, id,
+			     real_uv_queue_work(loop, req, tramp_work,
+						tramp_after_work));
+}
+
+/* File system requests: asynchronous with a callback, synchronous with
+ * NULL (then recorded as created and resolved around the call). */
+#define FS_PATH_LABEL(path) "%s", (path) ? (path) : "?"
+
+#define FS_WRAP(name, what, params, args, ...)                                 \
+	int uv_fs_##name params                                                \
+	{                                                                      \
+		REAL(uv_fs_##name);                                            \
+		if (INTERNAL())                                                \
+			return real_uv_fs_##name args;                         \
+		SCOPE_INSIDE();                                                \
+		uint64_t id = req_begin(req, "uv_fs_t", (void (*)(void))cb,    \
+					NULL, loop);                           \
+		if (!id)                                                       \
+			return real_uv_fs_##name args;                         \
+		char text_[600];                                               \
+		snprintf(text_, sizeof text_, __VA_ARGS__);                    \
+		label(id, (const void *)cb, "%s %s", what, text_);             \
+		if (!cb) {                                                     \
+			int r_ = real_uv_fs_##name args;                       \
+			struct ent e_;                                         \
+			get(req, R_REQ, &e_, 1);                               \
+			complete(id, r_);                                      \
+			return r_;                                             \
+		}                                                              \
+		uv_fs_cb user_ = cb;                                           \
+		cb = tramp_fs;                                                 \
+		int r_ = real_uv_fs_##name args;                               \
+		cb = user_;                                                    \
+		return req_submitted(req, id, r_);                             \
+	}
+
+FS_WRAP(open, "open",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, int flags, int mode,
+	 uv_fs_cb cb),
+	(loop, req, path, flags, mode, cb), FS_PATH_LABEL(path))
+FS_WRAP(close, "close", (uv_loop_t * loop, uv_fs_t *req, uv_file file,
+			 uv_fs_cb cb),
+	(loop, req, file, cb), "fd %d", file)
+FS_WRAP(read, "read",
+	(uv_loop_t * loop, uv_fs_t *req, uv_file file, const uv_buf_t bufs[],
+	 unsigned int nbufs, int64_t offset, uv_fs_cb cb),
+	(loop, req, file, bufs, nbufs, offset, cb), "fd %d", file)
+FS_WRAP(write, "write",
+	(uv_loop_t * loop, uv_fs_t *req, uv_file file, const uv_buf_t bufs[],
+	 unsigned int nbufs, int64_t offset, uv_fs_cb cb),
+	(loop, req, file, bufs, nbufs, offset, cb), "fd %d", file)
+FS_WRAP(unlink, "unlink",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, uv_fs_cb cb),
+	(loop, req, path, cb), FS_PATH_LABEL(path))
+FS_WRAP(mkdir, "mkdir",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, int mode,
+	 uv_fs_cb cb),
+	(loop, req, path, mode, cb), FS_PATH_LABEL(path))
+FS_WRAP(rmdir, "rmdir",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, uv_fs_cb cb),
+	(loop, req, path, cb), FS_PATH_LABEL(path))
+FS_WRAP(scandir, "scandir",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, int flags,
+	 uv_fs_cb cb),
+	(loop, req, path, flags, cb), FS_PATH_LABEL(path))
+FS_WRAP(stat, "stat",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, uv_fs_cb cb),
+	(loop, req, path, cb), FS_PATH_LABEL(path))
+FS_WRAP(lstat, "lstat",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, uv_fs_cb cb),
+	(loop, req, path, cb), FS_PATH_LABEL(path))
+FS_WRAP(fstat, "fstat", (uv_loop_t * loop, uv_fs_t *req, uv_file file,
+			 uv_fs_cb cb),
+	(loop, req, file, cb), "fd %d", file)
+FS_WRAP(rename, "rename",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path,
+	 const char *new_path, uv_fs_cb cb),
+	(loop, req, path, new_path, cb), "%s to %s", path ? path : "?",
+	new_path ? new_path : "?")
+FS_WRAP(fsync, "fsync", (uv_loop_t * loop, uv_fs_t *req, uv_file file,
+			 uv_fs_cb cb),
+	(loop, req, file, cb), "fd %d", file)
+FS_WRAP(ftruncate, "ftruncate",
+	(uv_loop_t * loop, uv_fs_t *req, uv_file file, int64_t offset,
+	 uv_fs_cb cb),
+	(loop, req, file, offset, cb), "fd %d", file)
+FS_WRAP(access, "access",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, int mode,
+	 uv_fs_cb cb),
+	(loop, req, path, mode, cb), FS_PATH_LABEL(path))
+FS_WRAP(readlink, "readlink",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, uv_fs_cb cb),
+	(loop, req, path, cb), FS_PATH_LABEL(path))
+FS_WRAP(realpath, "realpath",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, uv_fs_cb cb),
+	(loop, req, path, cb), FS_PATH_LABEL(path))
+FS_WRAP(copyfile, "copyfile",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path,
+	 const char *new_path, int flags, uv_fs_cb cb),
+	(loop, req, path, new_path, flags, cb), "%s to %s",
+	path ? path : "?", new_path ? new_path : "?")
+FS_WRAP(chmod, "chmod",
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, int mode,
+	 uv_fs_cb cb),
+	(loop, req, path, mode, cb), FS_PATH_LABEL(path))
+
+/* ------------------------------------------------------------ handles */
+
+/* Arms a handle's next activation, created by the current thread. */
+static uint64_t arm(const void *h, int role, const char *kind,
+		    void (*cb)(void), uv_loop_t *loop)
+{
+	if (!ON())
+		return 0;
+	struct ent old;
+	if (get(h, role, &old, 0) && old.id)
+		weft_cancel(old.id); /* re-armed before it fired */
+	uint64_t id = new_id();
+	weft_create(id, kind);
+	if (!put(h, role, id, cb, NULL, loop))
+		return 0;
+	return id;
+}
+
+/* Disarms: the pending activation is cancelled. */
+static void disarm(const void *h, int role)
+{
+	struct ent e;
+	if (get(h, role, &e, 1) && e.id && ON())
+		weft_cancel(e.id);
+}
+
+/* In a trampoline: the activation fires.  The next one (for a handle that
+ * stays armed) is created by this one before the callback runs, so a stop
+ * inside the callback cancels it. */
+static int fire(const void *h, int role, long status, const char *kind,
+		struct ent *e)
+{
+	int saved = errno;
+	if (!get(h, role, e, 0) || !e->id) {
+		errno = saved;
+		return 0;
+	}
+	complete(e->id, status);
+	counters(e->loop);
+	uint64_t prev = cur;
+	set_cur(e->id);
+	uint64_t next = new_id();
+	weft_create(next, kind);
+	set_id(h, role, next);
+	set_cur(prev);
+	errno = saved;
+	return 1;
+}
+
+static void tramp_timer(uv_timer_t *h)
+{
+	struct ent e;
+	int saved = errno;
+	if (!get(h, R_TIMER, &e, 0) || !e.id) {
+		errno = saved;
+		return;
+	}
+	complete(e.id, 0);
+	counters(e.loop);
+	uint64_t repeat = uv_timer_get_repeat(h);
+	if (repeat) {
+		/* The next firing, created by this one. */
+		uint64_t prev = cur;
+		set_cur(e.id);
+		uint64_t next = new_id();
+		weft_create(next, "uv_timer_t");
+		label(next, (const void *)e.cb, "timer, repeat %llu ms",
+		      (unsigned long long)repeat);
+		set_id(h, R_TIMER, next);
+		set_cur(prev);
+	} else
+		set_id(h, R_TIMER, 0);
+	errno = saved;
+	RUN_AS(e.id, ((uv_timer_cb)e.cb)(h));
+}
+
+int uv_timer_start(uv_timer_t *handle, uv_timer_cb cb, uint64_t timeout,
+		   uint64_t repeat)
+{
+	REAL(uv_timer_start);
+	/* libuv re-arms a repeating timer with the callback it holds: ours.
+	 * The next activation already exists (tramp_timer made it). */
+	if (INTERNAL() || cb == tramp_timer)
+		return real_uv_timer_start(handle, cb, timeout, repeat);
+	SCOPE_INSIDE();
+	uint64_t id = cb ? arm(handle, R_TIMER, "uv_timer_t",
+			       (void (*)(void))cb, handle->loop)
+			 : 0;
+	if (!id)
+		return real_uv_timer_start(handle, cb, timeout, repeat);
+	if (repeat)
+		label(id, (const void *)cb, "timer %llu ms, repeat %llu ms",
+		      (unsigned long long)timeout, (unsigned long long)repeat);
+	else
+		label(id, (const void *)cb, "timer %llu ms",
+		      (unsigned long long)timeout);
+	int r = real_uv_timer_start(handle, tramp_timer, timeout, repeat);
+	if (r < 0)
+		disarm(handle, R_TIMER);
+	return r;
+}
+
+int uv_timer_stop(uv_timer_t *handle)
+{
+	REAL(uv_timer_stop);
+	if (INTERNAL())
+		return real_uv_timer_stop(handle);
+	SCOPE_INSIDE();
+	disarm(handle, R_TIMER);
+	return real_uv_timer_stop(handle);
+}
+
+static void tramp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
+{
+	struct ent e;
+	/* nread == 0 is "nothing this time" (EAGAIN): not an activation. */
+	if (nread != 0 && fire(h, R_READ, nread < 0 ? (long)nread : 0,
+			       "uv_stream_t read", &e)) {
+		RUN_AS(e.id, ((uv_read_cb)e.cb)(h, nread, buf));
+		return;
+	}
+	if (get(h, R_READ, &e, 0))
+		((uv_read_cb)e.cb)(h, nread, buf);
+}
+
+int uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
+		  uv_read_cb read_cb)
+{
+	REAL(uv_read_start);
+	if (INTERNAL() || read_cb == tramp_read)
+		return real_uv_read_start(stream, alloc_cb, read_cb);
+	SCOPE_INSIDE();
+	if (!read_cb || !ON())
+		return real_uv_read_start(stream, alloc_cb, read_cb);
+	uint64_t id = arm(stream, R_READ, "uv_stream_t read",
+			  (void (*)(void))read_cb, stream->loop);
+	if (!id)
+		return real_uv_read_start(stream, alloc_cb, read_cb);
+	label(id, (const void *)read_cb, "read fd %d",
+	      fd_of((uv_handle_t *)stream));
+	int r = real_uv_read_start(stream, alloc_cb, tramp_read);
+	if (r < 0)
+		disarm(stream, R_READ);
+	return r;
+}
+
+int uv_read_stop(uv_stream_t *stream)
+{
+	REAL(uv_read_stop);
+	if (INTERNAL())
+		return real_uv_read_stop(stream);
+	SCOPE_INSIDE();
+	disarm(stream, R_READ);
+	return real_uv_read_stop(stream);
+}
+
+static void tramp_connection(uv_stream_t *server, int status)
+{
+	struct ent e;
+	if (!fire(server, R_LISTEN, status, "connection", &e)) {
+		struct ent u;
+		if (get(server, R_LISTEN, &u, 0))
+			((uv_connection_cb)u.cb)(server, status);
+		return;
+	}
+	RUN_AS(e.id, ((uv_connection_cb)e.cb)(server, status));
+}
+
+int uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb)
+{
+	REAL(uv_listen);
+	if (INTERNAL() || cb == tramp_connection)
+		return real_uv_listen(stream, backlog, cb);
+	SCOPE_INSIDE();
+	if (!cb || !ON())
+		return real_uv_listen(stream, backlog, cb);
+	uint64_t id = arm(stream, R_LISTEN, "connection", (void (*)(void))cb,
+			  stream->loop);
+	if (!id)
+		return real_uv_listen(stream, backlog, cb);
+	label(id, (const void *)cb, "connections on fd %d",
+	      fd_of((uv_handle_t *)stream));
+	int r = real_uv_listen(stream, backlog, tramp_connection);
+	if (r < 0)
+		disarm(stream, R_LISTEN);
+	return r;
+}
+
+static void tramp_async(uv_async_t *h)
+{
+	struct ent e;
+	if (!fire(h, R_ASYNC, 0, "uv_async_t", &e)) {
+		struct ent u;
+		if (get(h, R_ASYNC, &u, 0) && u.cb)
+			((uv_async_cb)u.cb)(h);
+		return;
+	}
+	if (e.cb)
+		RUN_AS(e.id, ((uv_async_cb)e.cb)(h));
+}
+
+int uv_async_init(uv_loop_t *loop, uv_async_t *async, uv_async_cb cb)
+{
+	REAL(uv_async_init);
+	if (INTERNAL() || cb == tramp_async)
+		return real_uv_async_init(loop, async, cb);
+	SCOPE_INSIDE();
+	uint64_t id = arm(async, R_ASYNC, "uv_async_t", (void (*)(void))cb,
+			  loop);
+	if (!id)
+		return real_uv_async_init(loop, async, cb);
+	label(id, (const void *)cb, "async wake-up");
+	int r = real_uv_async_init(loop, async, tramp_async);
+	if (r < 0)
+		disarm(async, R_ASYNC);
+	return r;
+}
+
+/* From any OS thread (and async-signal-safe in libuv): a signal arrow
+ * into the pending wake-up; several sends before it runs coalesce into
+ * one callback, and show as several arrows into it. */
+int uv_async_send(uv_async_t *async)
+{
+	REAL(uv_async_send);
+	if (inside)
+		return real_uv_async_send(async);
+	if (ON()) {
+		int saved = errno;
+		struct ent e;
+		/* A trylock: never block (or deadlock in a signal handler)
+		 * for the sake of the trace. */
+		if (pthread_mutex_trylock(&table_lock) == 0) {
+			struct ent *p = find(async, R_ASYNC, 0);
+			e.id = p ? p->id : 0;
+			pthread_mutex_unlock(&table_lock);
+			if (e.id)
+				weft_signal(e.id);
+		}
+		errno = saved;
+	}
+	return real_uv_async_send(async);
+}
+
+static void tramp_poll(uv_poll_t *h, int status, int events)
+{
+	struct ent e;
+	if (!fire(h, R_POLL, status, "uv_poll_t", &e)) {
+		struct ent u;
+		if (get(h, R_POLL, &u, 0))
+			((uv_poll_cb)u.cb)(h, status, events);
+		return;
+	}
+	RUN_AS(e.id, ((uv_poll_cb)e.cb)(h, status, events));
+}
+
+int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb)
+{
+	REAL(uv_poll_start);
+	if (INTERNAL() || cb == tramp_poll)
+		return real_uv_poll_start(handle, events, cb);
+	SCOPE_INSIDE();
+	if (!cb || !ON())
+		return real_uv_poll_start(handle, events, cb);
+	uint64_t id = arm(handle, R_POLL, "uv_poll_t", (void (*)(void))cb,
+			  handle->loop);
+	if (!id)
+		return real_uv_poll_start(handle, events, cb);
+	label(id, (const void *)cb, "poll fd %d", fd_of((uv_handle_t *)handle));
+	int r = real_uv_poll_start(handle, events, tramp_poll);
+	if (r < 0)
+		disarm(handle, R_POLL);
+	return r;
+}
+
+int uv_poll_stop(uv_poll_t *handle)
+{
+	REAL(uv_poll_stop);
+	if (INTERNAL())
+		return real_uv_poll_stop(handle);
+	SCOPE_INSIDE();
+	disarm(handle, R_POLL);
+	return real_uv_poll_stop(handle);
+}
+
+static void tramp_signal(uv_signal_t *h, int signum)
+{
+	struct ent e;
+	if (!fire(h, R_SIGNAL, 0, "uv_signal_t", &e)) {
+		struct ent u;
+		if (get(h, R_SIGNAL, &u, 0))
+			((uv_signal_cb)u.cb)(h, signum);
+		return;
+	}
+	RUN_AS(e.id, ((uv_signal_cb)e.cb)(h, signum));
+}
+
+int uv_signal_start(uv_signal_t *handle, uv_signal_cb cb, int signum)
+{
+	REAL(uv_signal_start);
+	if (INTERNAL() || cb == tramp_signal)
+		return real_uv_signal_start(handle, cb, signum);
+	SCOPE_INSIDE();
+	if (!cb || !ON())
+		return real_uv_signal_start(handle, cb, signum);
+	uint64_t id = arm(handle, R_SIGNAL, "uv_signal_t", (void (*)(void))cb,
+			  handle->loop);
+	if (!id)
+		return real_uv_signal_start(handle, cb, signum);
+	label(id, (const void *)cb, "signal %d", signum);
+	int r = real_uv_signal_start(handle, tramp_signal, signum);
+	if (r < 0)
+		disarm(handle, R_SIGNAL);
+	return r;
+}
+
+int uv_signal_stop(uv_signal_t *handle)
+{
+	REAL(uv_signal_stop);
+	if (INTERNAL())
+		return real_uv_signal_stop(handle);
+	SCOPE_INSIDE();
+	disarm(handle, R_SIGNAL);
+	return real_uv_signal_stop(handle);
+}
+
+static void tramp_exit(uv_process_t *p, int64_t status, int term_signal)
+{
+	struct ent e;
+	int saved = errno;
+	if (!get(p, R_PROCESS, &e, 1) || !e.id) {
+		errno = saved;
+		if (e.cb)
+			((uv_exit_cb)e.cb)(p, status, term_signal);
+		return;
+	}
+	char text[64];
+	if (term_signal)
+		snprintf(text, sizeof text, "killed by signal %d", term_signal);
+	else
+		snprintf(text, sizeof text, "exited with status %lld",
+			 (long long)status);
+	weft_note(e.id, text);
+	complete(e.id, 0);
+	counters(e.loop);
+	errno = saved;
+	if (e.cb)
+		RUN_AS(e.id, ((uv_exit_cb)e.cb)(p, status, term_signal));
+}
+
+int uv_spawn(uv_loop_t *loop, uv_process_t *handle,
+	     const uv_process_options_t *options)
+{
+	REAL(uv_spawn);
+	if (INTERNAL())
+		return real_uv_spawn(loop, handle, options);
+	SCOPE_INSIDE();
+	if (!ON())
+		return real_uv_spawn(loop, handle, options);
+	uint64_t id = arm(handle, R_PROCESS, "uv_process_t",
+			  (void (*)(void))options->exit_cb, loop);
+	if (!id)
+		return real_uv_spawn(loop, handle, options);
+	/* Our exit callback in a copy of the options; the caller's stay as
+	 * they are. */
+	uv_process_options_t o = *options;
+	o.exit_cb = tramp_exit;
+	int r = real_uv_spawn(loop, handle, &o);
+	if (r < 0) {
+		struct ent e;
+		get(handle, R_PROCESS, &e, 1);
+		weft_fail(id, uv_err_name(r));
+		return r;
+	}
+	label(id, (const void *)options->exit_cb, "process %s, pid %d",
+	      options->file ? options->file : "?", handle->pid);
+	return r;
+}
+
+static void tramp_close(uv_handle_t *h)
+{
+	struct ent e;
+	int saved = errno;
+	if (!get(h, R_CLOSE, &e, 1)) {
+		errno = saved;
+		return;
+	}
+	complete(e.id, 0);
+	counters(e.loop);
+	errno = saved;
+	if (e.cb)
+		RUN_AS(e.id, ((uv_close_cb)e.cb)(h));
+}
+
+void uv_close(uv_handle_t *handle, uv_close_cb close_cb)
+{
+	REAL(uv_close);
+	if (INTERNAL())
+		{ real_uv_close(handle, close_cb); return; };
+	SCOPE_INSIDE();
+	/* What the handle had armed will not fire. */
+	static const int roles[] = {R_TIMER, R_READ,   R_LISTEN, R_ASYNC,
+				    R_POLL,  R_SIGNAL, R_PROCESS};
+	for (unsigned i = 0; i < sizeof roles / sizeof *roles; i++)
+		disarm(handle, roles[i]);
+	if (!ON()) {
+		real_uv_close(handle, close_cb);
+		return;
+	}
+	uint64_t id = new_id();
+	weft_create(id, "uv_close");
+	if (!put(handle, R_CLOSE, id, (void (*)(void))close_cb, NULL,
+		 handle->loop)) {
+		real_uv_close(handle, close_cb);
+		return;
+	}
+	label(id, (const void *)close_cb, "close %s",
+	      uv_handle_type_name(uv_handle_get_type(handle)));
+	real_uv_close(handle, tramp_close);
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-record.c - `weft record [-o FILE] [--size BYTES] [--mode MODE] --
+ * CMD [ARGS...]`: runs CMD with the libuv shim preloaded and the ring set
+ * up through the environment (WEFT_FILE...), forwards SIGINT, SIGTERM and
+ * SIGHUP to it, exits with its status, and says where every trace went:
+ * CMD writes FILE; any process it starts that records (a child that
+ * inherits the environment) writes FILE.PID.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "weft-tools.h"
+
+#define USAGE                                                                  \
+	"weft record [-o FILE] [--size BYTES] [--mode overwrite|discard] -- "  \
+	"CMD [ARGS...]"
+
+#ifndef WEFT_UV_SHIM_BUILD
+#define WEFT_UV_SHIM_BUILD ""
+#endif
+#ifndef WEFT_UV_SHIM_INSTALL
+#define WEFT_UV_SHIM_INSTALL ""
+#endif
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* The shim: $WEFT_UV_SHIM, else next to this build, else installed. */
+static const char *find_shim(void)
+{
+	const char *env = getenv("WEFT_UV_SHIM");
+	if (env)
+		return *env ? env : NULL;
+	if (*WEFT_UV_SHIM_BUILD && access(WEFT_UV_SHIM_BUILD, R_OK) == 0)
+		return WEFT_UV_SHIM_BUILD;
+	if (*WEFT_UV_SHIM_INSTALL && access(WEFT_UV_SHIM_INSTALL, R_OK) == 0)
+		return WEFT_UV_SHIM_INSTALL;
+	return NULL;
+}
+
+/* Prints what a trace holds; returns its event count (-1: unreadable). */
+static long summarize(const char *path, int pid_main, int quiet_if_empty)
+{
+	struct weft_reader *r;
+	struct weft_diag d;
+	if (weft_reader_open(&r, path, 0, &d)) {
+		fprintf(stderr, "weft:   %s: unreadable (%s)\n", path, d.msg);
+		return -1;
+	}
+	struct weft_event ev;
+	while (weft_reader_next(r, &ev) == 0)
+		;
+	const struct weft_trace_info *in = weft_reader_info(r);
+	const struct weft_losses *l = &in->losses;
+	long n = (long)in->events;
+	if (!n && quiet_if_empty) {
+		weft_reader_close(r);
+		return 0;
+	}
+	fprintf(stderr, "weft:   %s: %s pid %u%s, %llu events, %u OS threads",
+		path, in->comm, in->pid,
+		(int)in->pid == pid_main ? "" : " (a child)",
+		(unsigned long long)in->events, in->nstreams);
+	if (l->packets_lost || l->events_discarded)
+		fprintf(stderr, ", lost %llu packets and %llu events",
+			(unsigned long long)l->packets_lost,
+			(unsigned long long)l->events_discarded);
+	fputc('\n', stderr);
+	weft_reader_close(r);
+	return n;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	const char *out = "weft.trace", *size = NULL, *mode = NULL;
+	int i = 1;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
+			size = argv[++i];
+		else if (!strcmp(argv[i], "--mode") && i + 1 < argc)
+			mode = argv[++i];
+		else if (argv[i][0] == '-')
+			return usage(USAGE);
+		else
+			break;
+	}
+	if (i >= argc)
+		return usage(USAGE);
+	if (mode && strcmp(mode, "overwrite") && strcmp(mode, "discard"))
+		return usage(USAGE);
+	char abs[PATH_MAX * 2];
+	if (out[0] != '/') {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd))
+			return error("cannot get the current directory"), 1;
+		if ((size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, out) >=
+		    sizeof abs)
+			return error("'%s': name too long", out), 1;
+	} else
+		snprintf(abs, sizeof abs, "%s", out);
+	/* Old traces of a previous run with this name would be confusing. */
+	unlink(abs);
+
+	const char *shim = find_shim();
+	if (!shim)
+		fprintf(stderr, "weft: no libuv shim (built without libuv, or "
+				"not found; WEFT_UV_SHIM names it): only "
+				"hand-instrumented code will record\n");
+	char session[32];
+	snprintf(session, sizeof session, "%llx",
+		 (unsigned long long)time(NULL) << 20 ^ (unsigned)getpid());
+
+	struct sigaction sa = {.sa_handler = forward};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	int errpipe[2];
+	if (pipe2(errpipe, O_CLOEXEC) < 0)
+		return error("pipe: %s", strerror(errno)), 1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return error("fork: %s", strerror(errno)), 1;
+	if (pid == 0) {
+		char pidstr[16];
+		snprintf(pidstr, sizeof pidstr, "%d", (int)getpid());
+		setenv("WEFT_FILE", abs, 1);
+		setenv("WEFT_ROOT_PID", pidstr, 1);
+		setenv("WEFT_SESSION", session, 1);
+		if (size)
+			setenv("WEFT_SIZE", size, 1);
+		if (mode)
+			setenv("WEFT_MODE", mode, 1);
+		if (shim) {
+			const char *old = getenv("LD_PRELOAD");
+			char pre[PATH_MAX * 4];
+			snprintf(pre, sizeof pre, "%s%s%s", shim,
+				 old && *old ? ":" : "", old ? old : "");
+			setenv("LD_PRELOAD", pre, 1);
+		}
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execvp(argv[i], argv + i);
+		int e = errno;
+		if (write(errpipe[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	child_pid = pid;
+	close(errpipe[1]);
+	int e = 0;
+	if (read(errpipe[0], &e, sizeof e) == (ssize_t)sizeof e) {
+		waitpid(pid, NULL, 0);
+		return error("cannot run '%s': %s", argv[i], strerror(e)), 127;
+	}
+	close(errpipe[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	int rc = WIFEXITED(st) ? WEXITSTATUS(st)
+		 : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+				   : 1;
+
+	/* Where the traces went: FILE, and FILE.PID of children. */
+	fprintf(stderr, "weft: %s exited %s %d; traces:\n", argv[i],
+		WIFSIGNALED(st) ? "on signal" : "with status",
+		WIFSIGNALED(st) ? WTERMSIG(st) : rc);
+	int found = 0, empty = 0;
+	if (access(abs, R_OK) == 0) {
+		summarize(abs, pid, 0);
+		found++;
+	}
+	char dir[PATH_MAX * 2];
+	snprintf(dir, sizeof dir, "%s", abs);
+	char *slash = strrchr(dir, '/');
+	*slash = 0;
+	const char *base = slash + 1 - dir + abs;
+	size_t blen = strlen(base);
+	DIR *dp = opendir(dir[0] ? dir : "/");
+	struct dirent *de;
+	while (dp && (de = readdir(dp))) {
+		if (strncmp(de->d_name, base, blen) || de->d_name[blen] != '.' ||
+		    !de->d_name[blen + 1] ||
+		    strspn(de->d_name + blen + 1, "0123456789") !=
+			    strlen(de->d_name + blen + 1))
+			continue;
+		char p[PATH_MAX * 2 + 300];
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		/* Every process that loads the shim opens a ring; those
+		 * that recorded nothing (a shell, an echo) are removed. */
+		if (summarize(p, pid, 1) == 0) {
+			unlink(p);
+			empty++;
+			continue;
+		}
+		found++;
+	}
+	if (dp)
+		closedir(dp);
+	if (empty)
+		fprintf(stderr, "weft:   (%d child process%s recorded nothing: "
+				"no trace kept)\n",
+			empty, empty == 1 ? "" : "es");
+	if (!found)
+		fprintf(stderr, "weft:   none: %s recorded nothing (no libuv "
+				"calls and no instrumentation?)\n",
+			argv[i]);
+	else
+		fprintf(stderr, "weft: look with: weft dump %s | weft why %s | "
+				"weft stats %s\n",
+			out, out, out);
+	return rc;
+}
