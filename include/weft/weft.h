@@ -171,9 +171,11 @@ WEFT_API void weft__note(uint64_t thread, const char *text);
 WEFT_API void weft__span_begin(const char *name);
 WEFT_API void weft__span_end(const char *name);
 WEFT_API void weft__pause(const char *kind, uint64_t duration_ns);
+WEFT_API uint64_t weft__current(void);
 
 #define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 #define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
+#define weft_current() (WEFT__ON() ? weft__current() : (uint64_t)0)
 
 #else /* !WEFT_ENABLE: every call type-checks its arguments, emits nothing */
 
@@ -211,6 +213,7 @@ int weft__chk_void(void);
 #define weft__span_begin(n) weft__chk_str((n))
 #define weft__span_end(n) weft__chk_str((n))
 #define weft__pause(k, d) weft__chk_str_u64((k), (d))
+#define weft_current() ((uint64_t)0)
 
 #endif /* WEFT_ENABLE */
 
@@ -285,6 +288,11 @@ int weft__chk_void(void);
  * Spans nest. */
 #define weft_span_begin(name) WEFT__CALL(weft__span_begin((name)))
 #define weft_span_end(name) WEFT__CALL(weft__span_end((name)))
+
+/* weft_current() - the async thread current on this OS thread (0 when none,
+ * or when tracing is stopped or compiled out): what an integration
+ * restores after running another async thread, e.g.
+ *     uint64_t prev = weft_current(); weft_run(t); ...; weft_run(prev); */
 
 /* The runtime itself stopped everything for `duration_ns` nanoseconds,
  * ending now (a GC pause, a stop-the-world); `kind` is an interned name. */

@@ -636,6 +636,14 @@ WEFT_API void weft__pause(const char *kind, uint64_t duration_ns)
 	ev_name_val(WEFT_EV_PAUSE, kind, duration_ns);
 }
 
+WEFT_API uint64_t weft__current(void)
+{
+	struct thr *t = tls;
+	return t && t->gen == __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
+		       ? t->cur
+		       : 0;
+}
+
 /* ------------------------------------------------------------- start/stop */
 
 static uint32_t pow2_floor(uint64_t v)

@@ -39,6 +39,7 @@
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -861,7 +862,7 @@ static void disarm(const void *h, int role)
  * stays armed) is created by this one before the callback runs, so a stop
  * inside the callback cancels it. */
 static int fire(const void *h, int role, long status, const char *kind,
-		struct ent *e)
+		const char *what, struct ent *e)
 {
 	int saved = errno;
 	if (!get(h, role, e, 0) || !e->id) {
@@ -874,6 +875,7 @@ static int fire(const void *h, int role, long status, const char *kind,
 	set_cur(e->id);
 	uint64_t next = new_id();
 	weft_create(next, kind);
+	label(next, (const void *)e->cb, "%s", what);
 	set_id(h, role, next);
 	set_cur(prev);
 	errno = saved;
@@ -947,8 +949,10 @@ static void tramp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 {
 	struct ent e;
 	/* nread == 0 is "nothing this time" (EAGAIN): not an activation. */
+	char what[32];
+	snprintf(what, sizeof what, "read fd %d", fd_of((uv_handle_t *)h));
 	if (nread != 0 && fire(h, R_READ, nread < 0 ? (long)nread : 0,
-			       "uv_stream_t read", &e)) {
+			       "uv_stream_t read", what, &e)) {
 		RUN_AS(e.id, ((uv_read_cb)e.cb)(h, nread, buf));
 		return;
 	}
@@ -990,7 +994,10 @@ int uv_read_stop(uv_stream_t *stream)
 static void tramp_connection(uv_stream_t *server, int status)
 {
 	struct ent e;
-	if (!fire(server, R_LISTEN, status, "connection", &e)) {
+	char what[40];
+	snprintf(what, sizeof what, "connections on fd %d",
+		 fd_of((uv_handle_t *)server));
+	if (!fire(server, R_LISTEN, status, "connection", what, &e)) {
 		struct ent u;
 		if (get(server, R_LISTEN, &u, 0))
 			((uv_connection_cb)u.cb)(server, status);
@@ -1022,7 +1029,7 @@ int uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb)
 static void tramp_async(uv_async_t *h)
 {
 	struct ent e;
-	if (!fire(h, R_ASYNC, 0, "uv_async_t", &e)) {
+	if (!fire(h, R_ASYNC, 0, "uv_async_t", "async wake-up", &e)) {
 		struct ent u;
 		if (get(h, R_ASYNC, &u, 0) && u.cb)
 			((uv_async_cb)u.cb)(h);
@@ -1060,9 +1067,17 @@ int uv_async_send(uv_async_t *async)
 	if (ON()) {
 		int saved = errno;
 		struct ent e;
-		/* A trylock: never block (or deadlock in a signal handler)
-		 * for the sake of the trace. */
-		if (pthread_mutex_trylock(&table_lock) == 0) {
+		/* Bounded: never block for long, and never deadlock when
+		 * called from a signal handler that interrupted the lock's
+		 * holder on this thread (libuv allows that); the table is
+		 * only held for a few hundred nanoseconds at a time. */
+		int locked = 0;
+		for (int tries = 0; tries < 1000 && !locked; tries++) {
+			locked = pthread_mutex_trylock(&table_lock) == 0;
+			if (!locked)
+				sched_yield();
+		}
+		if (locked) {
 			struct ent *p = find(async, R_ASYNC, 0);
 			e.id = p ? p->id : 0;
 			pthread_mutex_unlock(&table_lock);
@@ -1077,7 +1092,9 @@ int uv_async_send(uv_async_t *async)
 static void tramp_poll(uv_poll_t *h, int status, int events)
 {
 	struct ent e;
-	if (!fire(h, R_POLL, status, "uv_poll_t", &e)) {
+	char what[32];
+	snprintf(what, sizeof what, "poll fd %d", fd_of((uv_handle_t *)h));
+	if (!fire(h, R_POLL, status, "uv_poll_t", what, &e)) {
 		struct ent u;
 		if (get(h, R_POLL, &u, 0))
 			((uv_poll_cb)u.cb)(h, status, events);
@@ -1118,7 +1135,9 @@ int uv_poll_stop(uv_poll_t *handle)
 static void tramp_signal(uv_signal_t *h, int signum)
 {
 	struct ent e;
-	if (!fire(h, R_SIGNAL, 0, "uv_signal_t", &e)) {
+	char what[32];
+	snprintf(what, sizeof what, "signal %d", signum);
+	if (!fire(h, R_SIGNAL, 0, "uv_signal_t", what, &e)) {
 		struct ent u;
 		if (get(h, R_SIGNAL, &u, 0))
 			((uv_signal_cb)u.cb)(h, signum);

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test-uv.sh - `weft record` on real libuv programs: the project's examples
+# (a TCP echo over loopback; timers, fs, threadpool work and async sends)
+# and ctest, from Debian's cmake, which nobody here wrote.  TAP output.
+set -u
+: "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
+W=$WEFT_BIN
+EX=$WEFT_BUILD/examples
+T=$(mktemp -d "${TMPDIR:-/tmp}/weft-uv.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+n=0 pass=0 failn=0
+die() { echo "$*"; exit 1; }
+run() {
+	n=$((n + 1))
+	local out
+	out=$(cd "$T" && timeout 120 bash -c "$2" 2>&1)
+	if [ $? = 0 ]; then echo "ok $n - $1"; pass=$((pass + 1))
+	else echo "not ok $n - $1"; failn=$((failn + 1)); printf '%s\n' "$out" | sed 's/^/# /' | tail -20; fi
+}
+check() { python3 "$WEFT_SRC/tests/uv/uv_check.py" "$W" "$@"; }
+
+t_echo() {
+	"$EX/uv-echo" >plain.txt || die "uv-echo failed"
+	"$W" record -o e.weft --mode discard --size 64M -- "$EX/uv-echo" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
+	grep -q "e.weft: uv-echo pid" rec.txt || die "record did not say where the trace went: $(cat rec.txt)"
+	"$W" info e.weft | grep -q "0 packets lost, 0 torn, 0 corrupt; 0 events discarded" || die "losses"
+	check echo e.weft
+}
+
+t_misc() {
+	"$EX/uv-misc" >plain.txt || die "uv-misc failed"
+	"$W" record -o m.weft --mode discard --size 64M -- "$EX/uv-misc" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed"
+	check misc m.weft
+}
+
+t_ctest() {
+	command -v ctest >/dev/null || { echo "no ctest"; exit 1; }
+	mkdir -p ct && cd ct
+	printf 'add_test(hello "/bin/echo" "hello world")\nadd_test(two "/bin/sh" "-c" "sleep 0.05; echo second")\n' >CTestTestfile.cmake
+	ctest -V 2>&1 | grep -E "^[0-9]+: (hello world|second)$|tests passed" | sort >plain.txt
+	"$W" record -o ct.weft --mode discard --size 64M -- ctest -V >traced.raw 2>rec.txt || die "record: $(cat rec.txt)"
+	grep -E "^[0-9]+: (hello world|second)$|tests passed" traced.raw | sort >traced.txt
+	[ -s plain.txt ] && cmp plain.txt traced.txt || die "ctest output changed: $(cat traced.txt)"
+	"$W" info ct.weft | grep -q "0 packets lost, 0 torn, 0 corrupt; 0 events discarded" || die "losses"
+	"$W" why --all ct.weft >/dev/null; true
+	check ctest ct.weft
+}
+
+t_lost_wakeup() {
+	"$W" record -o bad.weft -- "$EX/lost-wakeup" bad >out.txt 2>/dev/null; [ $? = 1 ] || die "bad run should exit 1 (status passed through)"
+	"$W" why bad.weft >why.txt; [ $? = 1 ] || die "why should find the hang"
+	grep -q "^verdict: lost wake-up: ARP response (0x4, condition) was signalled at .* by timer 1 ms -> on_response (0x[0-9a-f]*, uv_timer_t), before TCP connect began waiting on it" why.txt || die "$(cat why.txt)"
+	"$W" record -o good.weft -- "$EX/lost-wakeup" good >/dev/null 2>&1 || die "good run failed"
+	"$W" why good.weft >why.txt || die "good: $(cat why.txt)"
+}
+
+t_signals_and_status() {
+	"$W" record -o x.weft -- sh -c 'exit 3' 2>/dev/null; [ $? = 3 ] || die "exit status not passed through"
+	"$W" record -o s.weft -- "$EX/ticker" 30 >/dev/null 2>rec.txt &
+	local rp=$!
+	sleep 1
+	kill -TERM $rp
+	wait $rp; local rc=$?
+	[ $rc = 143 ] || die "SIGTERM: exit $rc, want 143"
+	grep -q "on signal 15" rec.txt || die "$(cat rec.txt)"
+	"$W" info s.weft >i.txt || die "trace unreadable after SIGTERM: $(cat i.txt)"
+	grep -q "0 corrupt" i.txt || die "$(cat i.txt)"
+	[ "$("$W" dump s.weft | grep -c 'kind="tick"')" -gt 100 ] || die "too few ticks"
+	"$W" record -o y.weft -- /nonexistent/prog 2>e.txt; [ $? = 127 ] || die "missing program"
+	grep -q "cannot run '/nonexistent/prog'" e.txt || die "$(cat e.txt)"
+}
+
+export W EX T WEFT_SRC WEFT_BUILD
+export -f die check $(compgen -A function t_)
+run echo_server_and_client t_echo
+run timers_fs_work_async t_misc
+run ctest_from_debian t_ctest
+run lost_wakeup t_lost_wakeup
+run signals_and_status t_signals_and_status
+echo "1..$n"
+echo "# $pass passed, $failn failed, 0 skipped"
+[ $failn = 0 ]

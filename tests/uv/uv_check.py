@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Reads `weft dump FILE` (with by=) into threads and checks what a test
+asks.  Library for test-uv.sh:  uv_check.py CHECK FILE."""
+import re
+import subprocess
+import sys
+
+W = sys.argv[1]
+CHECK = sys.argv[2]
+FILE = sys.argv[3]
+
+out = subprocess.run([W, 'dump', FILE], capture_output=True, text=True,
+                     check=True).stdout
+LINE = re.compile(r'^(\S+) #(\d+)/(\d+) (\w+)(.*?)(?: by=(0x[0-9a-f]+))?$')
+KV = re.compile(r' (\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+threads = {}     # id -> dict(kind, label, creator, end, stream)
+events = []
+
+
+def th(i):
+    return threads.setdefault(i, {'kind': None, 'labels': [], 'creator': None,
+                                  'end': None, 'by': None, 'runs': set(),
+                                  'signals_from': []})
+
+
+for line in out.splitlines():
+    m = LINE.match(line)
+    if not m:
+        continue
+    t, stream, tid, ev, rest, by = m.groups()
+    f = {k: v.strip('"') for k, v in KV.findall(rest)}
+    events.append((ev, f, by, tid))
+    if ev == 'create':
+        x = th(f['child'])
+        x['kind'] = f['kind']
+        x['creator'] = by
+    elif ev == 'label':
+        th(f['thread'])['labels'].append(f['text'])
+    elif ev in ('resolve', 'fail', 'cancel'):
+        x = th(f['target'])
+        if x['end'] is None:
+            x['end'] = ev if ev != 'fail' else 'fail:' + f['message']
+            x['by'] = by
+    elif ev == 'run':
+        th(f['thread'])['runs'].add(tid)
+    elif ev == 'signal':
+        th(f['receiver'])['signals_from'].append((by, tid))
+
+
+def find(pattern):
+    r = [i for i, x in threads.items() if any(re.search(pattern, l) for l in x['labels'])]
+    if not r:
+        sys.exit('no thread labelled /%s/' % pattern)
+    return r
+
+
+def one(pattern):
+    r = find(pattern)
+    if len(r) != 1:
+        sys.exit('%d threads labelled /%s/' % (len(r), pattern))
+    return r[0]
+
+
+def first(pattern):
+    """The first activation of a handle (later ones are created by it)."""
+    r = find(pattern)
+    return min(r, key=lambda i: int(i, 16))
+
+
+def check(cond, msg):
+    if not cond:
+        sys.exit('check failed: ' + msg)
+
+
+loops = find(r'^uv loop ')
+loop = loops[0]
+main_tid = events[0][3]
+
+if CHECK == 'echo':
+    lst = first(r'^connections on fd \d+ -> on_connection$')
+    con = one(r'^connect to 127\.0\.0\.1:\d+ -> on_connect$')
+    check(threads[lst]['kind'] == 'connection' and threads[lst]['end'] == 'resolve'
+          and threads[lst]['by'] == loop, 'listen: %r' % threads[lst])
+    check(threads[con]['kind'] == 'uv_connect_t' and threads[con]['end'] == 'resolve'
+          and threads[con]['by'] == loop and threads[con]['creator'] == '0x0',
+          'connect: %r' % threads[con])
+    cw = one(r'^write 11 bytes to fd \d+ -> on_client_written$')
+    check(threads[cw]['creator'] == con and threads[cw]['end'] == 'resolve',
+          'the client write is created by the connect callback: %r' % threads[cw])
+    sr = first(r'^read fd \d+ -> on_server_read$')
+    check(threads[sr]['creator'] == lst and threads[sr]['end'] == 'resolve',
+          'server read: %r' % threads[sr])
+    ew = one(r'^write 11 bytes to fd \d+ -> on_echo_written$')
+    check(threads[ew]['creator'] == sr and threads[ew]['end'] == 'resolve', 'echo write')
+    cr = first(r'^read fd \d+ -> on_client_read$')
+    check(threads[cr]['end'] == 'resolve' and threads[cr]['creator'] == con, 'client read')
+    sd = one(r'^shutdown fd \d+ -> on_shutdown$')
+    check(threads[sd]['creator'] == cr and threads[sd]['end'] == 'resolve', 'shutdown')
+    closes = find(r'^close tcp -> on_close$')
+    check(len(closes) == 3 and all(threads[c]['end'] == 'resolve' for c in closes), 'closes')
+    # the server's next read sees the client's EOF
+    eofs = [i for i, x in threads.items() if x['end'] == 'fail:EOF']
+    check(len(eofs) == 1 and threads[eofs[0]]['kind'] == 'uv_stream_t read'
+          and threads[eofs[0]]['creator'] == sr, 'EOF: %r' % eofs)
+    # what was still armed at the end was cancelled by close or read_stop
+    nxt = [i for i in find(r'-> on_connection$') + find(r'-> on_client_read$') if i not in (lst, cr)]
+    check(nxt and all(threads[i]['end'] == 'cancel' for i in nxt), 'pending activations cancelled: %r' % nxt)
+    check(any(re.search(r'\(default\)$', l) for l in threads[loop]['labels']), 'default loop')
+    check(threads[loop]['end'] == 'resolve', 'the loop ends when closed')
+elif CHECK == 'misc':
+    ticks = find(r'-> on_tick$')
+    fired = [t for t in ticks if threads[t]['end'] == 'resolve']
+    check(len(fired) == 3, '3 timer firings: %r' % [threads[t] for t in ticks])
+    check(threads[one(r'^timer 5 ms -> on_once$')]['end'] == 'resolve', 'once')
+    chain = [one(r'^open /tmp/weft-uv-misc-\d+\.txt -> on_open$'),
+             one(r'^write fd \d+ -> on_write$'), one(r'^close fd \d+ -> on_closed$'),
+             one(r'^unlink /tmp/weft-uv-misc-\d+\.txt -> on_unlink$')]
+    for a, b in zip(chain, chain[1:]):
+        check(threads[b]['creator'] == a, 'fs chain: %r created by %r' % (b, a))
+    check(all(threads[c]['end'] == 'resolve' and threads[c]['kind'] == 'uv_fs_t' for c in chain), 'fs ends')
+    works = find(r'^threadpool work -> crunch$')
+    check(len(works) == 2, 'two work items')
+    for w in works:
+        x = threads[w]
+        check(x['end'] == 'resolve' and x['kind'] == 'uv_work_t', 'work: %r' % x)
+        # the work function on a worker thread, its after-work callback
+        # on the loop's thread
+        check(main_tid in x['runs'] and len(x['runs']) == 2,
+              'work runs on a worker thread and then the loop: %r' % x['runs'])
+    wk = [i for i in find(r'^async wake-up -> on_wakeup$')]
+    sig = [s for i in wk for s in threads[i]['signals_from']]
+    check(len(sig) == 3 and all(t != main_tid for _, t in sig),
+          'three async sends from another OS thread: %r' % sig)
+    fired = [i for i in wk if threads[i]['end'] == 'resolve']
+    check(1 <= len(fired) <= 3, 'sends coalesce into at most 3 callbacks: %r' % fired)
+    check(any(threads[i]['end'] == 'resolve' and threads[i]['signals_from'] for i in wk),
+          'the signalled wake-up fires')
+    evs = {e for e, _, _, _ in events}
+    check('idle' in evs and 'resume' in evs, 'poll idle periods')
+    ctrs = {f.get('counter') for e, f, _, _ in events if e == 'counter_set'}
+    check({'uv.active_handles', 'uv.active_requests'} <= ctrs, 'counters: %r' % ctrs)
+elif CHECK == 'ctest':
+    procs = [i for i, x in threads.items() if x['kind'] == 'uv_process_t']
+    check(len(procs) == 2, 'two test processes: %r' % procs)
+    check(any(re.search(r'^process /bin/echo, pid \d+ -> ', l) for p in procs for l in threads[p]['labels']), 'echo')
+    check(all(threads[p]['end'] == 'resolve' for p in procs), 'processes exit')
+    reads = [i for i, x in threads.items() if x['kind'] == 'uv_stream_t read' and x['end'] == 'resolve']
+    check(len(reads) >= 2, 'output read from the pipes')
+else:
+    sys.exit('unknown check')
+print('%s: %d threads checked' % (CHECK, len(threads)))
