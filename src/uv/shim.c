@@ -249,15 +249,36 @@ static void set_cur(uint64_t id)
 	weft_run(id);
 }
 
-/* "on_read" for a callback that dladdr can name, else its address. */
+/* "on_read" for a callback that dladdr can name, else its address.
+ * dladdr walks symbol tables (microseconds): names are cached. */
+#define NAME_CACHE 64
+static struct {
+	const void *cb;
+	char name[64];
+} name_cache[NAME_CACHE];
+static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static const char *cb_name(const void *cb, char *buf, size_t cap)
 {
-	Dl_info di;
 	if (!cb)
 		return "(no callback)";
+	unsigned i = (unsigned)(((uintptr_t)cb >> 4) % NAME_CACHE);
+	pthread_mutex_lock(&name_lock);
+	if (name_cache[i].cb == cb) {
+		snprintf(buf, cap, "%s", name_cache[i].name);
+		pthread_mutex_unlock(&name_lock);
+		return buf;
+	}
+	pthread_mutex_unlock(&name_lock);
+	Dl_info di;
 	if (dladdr(cb, &di) && di.dli_sname)
-		return di.dli_sname;
-	snprintf(buf, cap, "%p", cb);
+		snprintf(buf, cap, "%s", di.dli_sname);
+	else
+		snprintf(buf, cap, "%p", cb);
+	pthread_mutex_lock(&name_lock);
+	name_cache[i].cb = cb;
+	snprintf(name_cache[i].name, sizeof name_cache[i].name, "%s", buf);
+	pthread_mutex_unlock(&name_lock);
 	return buf;
 }
 
@@ -265,7 +286,7 @@ static void label(uint64_t id, const void *cb, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void label(uint64_t id, const void *cb, const char *fmt, ...)
 {
-	char text[512], nb[32];
+	char text[512], nb[64];
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(text, sizeof text, fmt, ap);

@@ -36,6 +36,20 @@ t_misc() {
 	check misc m.weft
 }
 
+t_edge() {
+	"$EX/uv-edge" >plain.txt || die "uv-edge failed"
+	"$W" record -o ed.weft --mode discard -- "$EX/uv-edge" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed"
+	check edge ed.weft
+	# the forked child traced its own loop into a file of its own
+	local child; child=$(ls ed.weft.* | head -1)
+	[ -n "$child" ] || die "no child trace: $(cat rec.txt)"
+	grep -q "ed.weft.[0-9]*: uv-edge pid [0-9]* (a child)" rec.txt || die "$(cat rec.txt)"
+	"$W" dump "$child" | grep -q 'text="timer 1 ms -> on_second_loop_timer"' || die "child trace"
+	"$W" dump "$child" | grep -q 'stat /' && die "the child's trace has the parent's events"
+	true
+}
+
 t_ctest() {
 	command -v ctest >/dev/null || { echo "no ctest"; exit 1; }
 	mkdir -p ct && cd ct
@@ -77,6 +91,7 @@ export W EX T WEFT_SRC WEFT_BUILD
 export -f die check $(compgen -A function t_)
 run echo_server_and_client t_echo
 run timers_fs_work_async t_misc
+run edge_cases t_edge
 run ctest_from_debian t_ctest
 run lost_wakeup t_lost_wakeup
 run signals_and_status t_signals_and_status

@@ -74,7 +74,8 @@ def check(cond, msg):
 
 
 loops = find(r'^uv loop ')
-loop = loops[0]
+loop = min(loops, key=lambda i: int(i, 16)) if CHECK != 'edge' else \
+    [l for l in loops if any('(default)' in x for x in threads[l]['labels'])][0]
 main_tid = events[0][3]
 
 if CHECK == 'echo':
@@ -147,6 +148,17 @@ elif CHECK == 'ctest':
     check(all(threads[p]['end'] == 'resolve' for p in procs), 'processes exit')
     reads = [i for i, x in threads.items() if x['kind'] == 'uv_stream_t read' and x['end'] == 'resolve']
     check(len(reads) >= 2, 'output read from the pipes')
+elif CHECK == 'edge':
+    sync = one(r'^stat / -> \(no callback\)$')
+    check(threads[sync]['end'] == 'resolve' and threads[sync]['by'] == '0x0',
+          'a synchronous fs call resolves at once, in its caller: %r' % threads[sync])
+    freed = one(r'^stat / -> on_fs_free$')
+    check(threads[freed]['end'] == 'resolve', 'freed in its callback')
+    w = one(r'^write 1048576 bytes to fd \d+ -> on_write_canceled$')
+    check(threads[w]['end'] == 'fail:ECANCELED', 'canceled write: %r' % threads[w])
+    check(len(loops) == 2 and all(threads[l]['end'] == 'resolve' for l in loops), 'two loops')
+    t2 = one(r'^timer 1 ms -> on_second_loop_timer$')
+    check(threads[t2]['by'] in loops and threads[t2]['by'] != loop, 'second loop fires its timer')
 else:
     sys.exit('unknown check')
 print('%s: %d threads checked' % (CHECK, len(threads)))
