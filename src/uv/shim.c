@@ -250,53 +250,83 @@ static void set_cur(uint64_t id)
 }
 
 /* "on_read" for a callback that dladdr can name, else its address.
- * dladdr walks symbol tables (microseconds): names are cached. */
-#define NAME_CACHE 64
-static struct {
+ * dladdr walks symbol tables (microseconds): each OS thread caches the
+ * names it has looked up. */
+#define NAME_CACHE 16
+static __thread struct {
 	const void *cb;
 	char name[64];
 } name_cache[NAME_CACHE];
-static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *cb_name(const void *cb, char *buf, size_t cap)
+static const char *cb_name(const void *cb)
 {
 	if (!cb)
 		return "(no callback)";
 	unsigned i = (unsigned)(((uintptr_t)cb >> 4) % NAME_CACHE);
-	pthread_mutex_lock(&name_lock);
-	if (name_cache[i].cb == cb) {
-		snprintf(buf, cap, "%s", name_cache[i].name);
-		pthread_mutex_unlock(&name_lock);
-		return buf;
+	if (name_cache[i].cb != cb) {
+		Dl_info di;
+		if (dladdr(cb, &di) && di.dli_sname)
+			snprintf(name_cache[i].name, sizeof name_cache[i].name,
+				 "%s", di.dli_sname);
+		else
+			snprintf(name_cache[i].name, sizeof name_cache[i].name,
+				 "%p", cb);
+		name_cache[i].cb = cb;
 	}
-	pthread_mutex_unlock(&name_lock);
-	Dl_info di;
-	if (dladdr(cb, &di) && di.dli_sname)
-		snprintf(buf, cap, "%s", di.dli_sname);
-	else
-		snprintf(buf, cap, "%p", cb);
-	pthread_mutex_lock(&name_lock);
-	name_cache[i].cb = cb;
-	snprintf(name_cache[i].name, sizeof name_cache[i].name, "%s", buf);
-	pthread_mutex_unlock(&name_lock);
-	return buf;
+	return name_cache[i].name;
+}
+
+/* Labels are built by appending, not by printf: they are made for every
+ * request, so they must be cheap. */
+struct lb {
+	char s[512];
+	size_t n;
+};
+
+static void lb_str(struct lb *b, const char *p)
+{
+	size_t k = strlen(p);
+	if (k > sizeof b->s - 1 - b->n)
+		k = sizeof b->s - 1 - b->n;
+	memcpy(b->s + b->n, p, k);
+	b->n += k;
+	b->s[b->n] = 0;
+}
+
+static void lb_num(struct lb *b, long long v)
+{
+	char tmp[24];
+	int i = sizeof tmp - 1;
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v
+				     : (unsigned long long)v;
+	tmp[i] = 0;
+	do
+		tmp[--i] = (char)('0' + u % 10);
+	while ((u /= 10) && i > 1);
+	if (v < 0)
+		tmp[--i] = '-';
+	lb_str(b, tmp + i);
+}
+
+/* Labels `id` with b's text, then " -> " and the callback's name. */
+static void lb_label(uint64_t id, struct lb *b, const void *cb)
+{
+	lb_str(b, " -> ");
+	lb_str(b, cb_name(cb));
+	weft_label(id, b->s);
 }
 
 static void label(uint64_t id, const void *cb, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void label(uint64_t id, const void *cb, const char *fmt, ...)
 {
-	char text[512], nb[64];
+	struct lb b;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(text, sizeof text, fmt, ap);
+	int n = vsnprintf(b.s, sizeof b.s, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n < sizeof text)
-		snprintf(text + n, sizeof text - (size_t)n, " -> %s",
-			 cb_name(cb, nb, sizeof nb));
-	weft_label(id, text);
+	b.n = n < 0 ? 0 : (size_t)n < sizeof b.s ? (size_t)n : sizeof b.s - 1;
+	lb_label(id, &b, cb);
 }
 
 /* The loop's own counts, recorded when they change (per OS thread: a loop
@@ -581,8 +611,12 @@ int uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 	size_t n = 0;
 	for (unsigned i = 0; i < nbufs; i++)
 		n += bufs[i].len;
-	label(id, (const void *)cb, "write %zu bytes to fd %d", n,
-	      fd_of((uv_handle_t *)handle));
+	struct lb b = {.n = 0};
+	lb_str(&b, "write ");
+	lb_num(&b, (long long)n);
+	lb_str(&b, " bytes to fd ");
+	lb_num(&b, fd_of((uv_handle_t *)handle));
+	lb_label(id, &b, (const void *)cb);
 	return req_submitted(req, id,
 			     real_uv_write(req, handle, bufs, nbufs,
 					   tramp_write));
@@ -927,7 +961,16 @@ static int fire(const void *h, int role, long status, const char *kind,
 		const char *what, struct ent *e)
 {
 	int saved = errno;
-	if (!get(h, role, e, 0) || !e->id) {
+	uint64_t next = new_id();
+	/* One look-up: the activation that fires, and the next in its place. */
+	pthread_mutex_lock(&table_lock);
+	struct ent *p = find(h, role, 0);
+	if (p && p->id) {
+		*e = *p;
+		p->id = next;
+	}
+	pthread_mutex_unlock(&table_lock);
+	if (!p || !e->id) {
 		errno = saved;
 		return 0;
 	}
@@ -935,10 +978,10 @@ static int fire(const void *h, int role, long status, const char *kind,
 	counters(e->loop);
 	uint64_t prev = cur;
 	set_cur(e->id);
-	uint64_t next = new_id();
 	weft_create(next, kind);
-	label(next, (const void *)e->cb, "%s", what);
-	set_id(h, role, next);
+	struct lb b = {.n = 0};
+	lb_str(&b, what);
+	lb_label(next, &b, (const void *)e->cb);
 	set_cur(prev);
 	errno = saved;
 	return 1;
@@ -1011,10 +1054,11 @@ static void tramp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 {
 	struct ent e;
 	/* nread == 0 is "nothing this time" (EAGAIN): not an activation. */
-	char what[32];
-	snprintf(what, sizeof what, "read fd %d", fd_of((uv_handle_t *)h));
+	struct lb what = {.n = 0};
+	lb_str(&what, "read fd ");
+	lb_num(&what, fd_of((uv_handle_t *)h));
 	if (nread != 0 && fire(h, R_READ, nread < 0 ? (long)nread : 0,
-			       "uv_stream_t read", what, &e)) {
+			       "uv_stream_t read", what.s, &e)) {
 		RUN_AS(e.id, ((uv_read_cb)e.cb)(h, nread, buf));
 		return;
 	}
