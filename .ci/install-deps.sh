@@ -19,6 +19,9 @@ pkgs=(
 	# program the tests trace)
 	libuv1-dev
 	cmake
+	# the renderer's cairo back end (weft render), and a font for its text
+	libcairo2-dev
+	fonts-dejavu-core
 	# bench peers
 	liblttng-ust-dev
 	lttng-tools

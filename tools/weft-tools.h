@@ -9,7 +9,15 @@
 
 /* Each subcommand: weft NAME ARGS... -> cmd_NAME(argc, argv) with argv[0]
  * = NAME.  Returns the exit status: 0 ok, 1 data error, 2 usage error. */
+#ifdef WEFT_HAVE_CAIRO
+#define WEFT__CAIRO_COMMANDS(X)                                                \
+	X(render, "draw the trace to PNG or SVG, with no display")
+#else
+#define WEFT__CAIRO_COMMANDS(X)
+#endif
+
 #define WEFT_COMMANDS(X)                                                       \
+	WEFT__CAIRO_COMMANDS(X)                                                \
 	X(record, "run a program with tracing (libuv traced unmodified)")      \
 	X(info, "describe a trace: header, clock, streams, counts, losses")    \
 	X(dump, "print every event in time order")                             \

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * canvas.h - what the renderer draws through.  A front end fills this
+ * with its drawing calls: cairo (PNG, SVG, the GTK window) or, compiled to
+ * WebAssembly, an HTML canvas.  Coordinates are pixels, origin top left.
+ * The renderer batches by colour, because switching colours is what some
+ * back ends (HTML canvas) do slowly.
+ */
+#ifndef WEFT_CANVAS_H
+#define WEFT_CANVAS_H
+
+struct weft_canvas {
+	void *ctx;
+	void (*color)(void *ctx, double r, double g, double b, double a);
+	void (*line_width)(void *ctx, double w);
+	void (*line)(void *ctx, double x0, double y0, double x1, double y1);
+	void (*rect)(void *ctx, double x, double y, double w, double h);
+	void (*triangle)(void *ctx, double x0, double y0, double x1, double y1,
+			 double x2, double y2);
+	/* text with its baseline at y, `size` pixels high */
+	void (*text)(void *ctx, double x, double y, double size, const char *s);
+	double (*text_width)(void *ctx, double size, const char *s);
+	void (*clip)(void *ctx, double x, double y, double w, double h);
+	void (*unclip)(void *ctx);
+};
+
+#endif

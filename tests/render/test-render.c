@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* test-render.c - the renderer through cairo: pixels of each arrow colour
+ * where the trace has those arrows, the should-resolve line to the right
+ * edge, search highlight, selection, counters, level of detail, and a
+ * frame's primitives bounded on a large trace. */
+#include <cairo.h>
+
+#include "../harness.h"
+#include "../unit/util.h"
+#include "cairo-canvas.h"
+#include "view.h"
+#include "weft/model.h"
+#include "weft/weft.h"
+
+struct pic {
+	struct weft_reader *r;
+	struct weft_model *m;
+	struct weft_view *v;
+	cairo_surface_t *s;
+	long prims;
+};
+
+static void draw(struct pic *p, int w, int h)
+{
+	if (p->s)
+		cairo_surface_destroy(p->s);
+	p->s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	cairo_t *cr = cairo_create(p->s);
+	struct weft_canvas c = weft_cairo_canvas(cr);
+	p->prims = weft_view_render(p->v, &c);
+	cairo_destroy(cr);
+	cairo_surface_flush(p->s);
+}
+
+static void load(struct pic *p, const char *path, int w, int h)
+{
+	memset(p, 0, sizeof *p);
+	CHECK_OK(weft_reader_open(&p->r, path, 0, NULL));
+	CHECK_OK(weft_model_load(&p->m, p->r));
+	p->v = weft_view_new(p->m, w, h);
+	CHECK(p->v != NULL);
+	draw(p, w, h);
+}
+
+/* Pixels within 16/255 of (r, g, b) in a rectangle (whole image: w=0). */
+static long count(struct pic *p, int r, int g, int b, int x0, int y0, int w,
+		  int h)
+{
+	int W = cairo_image_surface_get_width(p->s);
+	int H = cairo_image_surface_get_height(p->s);
+	int stride = cairo_image_surface_get_stride(p->s);
+	const unsigned char *d = cairo_image_surface_get_data(p->s);
+	if (!w) {
+		w = W;
+		h = H;
+	}
+	long n = 0;
+	for (int y = y0; y < y0 + h && y < H; y++)
+		for (int x = x0; x < x0 + w && x < W; x++) {
+			const unsigned char *px = d + y * stride + x * 4;
+			if (abs(px[2] - r) < 16 && abs(px[1] - g) < 16 &&
+			    abs(px[0] - b) < 16)
+				n++;
+		}
+	return n;
+}
+
+/* The seed's ARP hang, by hand: every arrow colour. */
+static void arp(const char *path)
+{
+	CHECK_OK(weft_start(path, 1 << 20, 0));
+	weft_run(1);
+	weft_create(2, "task");
+	weft_label(2, "main");
+	weft_should_resolve(2);
+	weft_run(2);
+	weft_create(3, "task");
+	weft_label(3, "TCP connect");
+	weft_try_read(3); /* yellow: never followed by a read */
+	weft_run(3);
+	weft_create(4, "condition");
+	weft_label(4, "ARP response");
+	weft_create(5, "wait");
+	weft_label(5, "ring.write");
+	weft_try_read(5);
+	weft_run(1);
+	weft_create(6, "event");
+	weft_run(6);
+	weft_signal(4);  /* orange */
+	weft_resolve(5); /* green */
+	weft_create(7, "task");
+	weft_fail(7, "boom");
+	weft_run(3);
+	weft_read(5);    /* blue */
+	weft_read(7);    /* red: read of a failure */
+	weft_try_read(4);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+}
+
+TEST(arrow_colours)
+{
+	const char *p = tpath("arp.weft");
+	arp(p);
+	struct pic pic;
+	load(&pic, p, 900, 300);
+	CHECK(count(&pic, 0, 128, 0, 0, 0, 0, 0) > 10);   /* resolve */
+	CHECK(count(&pic, 0, 0, 255, 0, 0, 0, 0) > 10);   /* read */
+	CHECK(count(&pic, 255, 153, 0, 0, 0, 0, 0) > 10); /* signal */
+	CHECK(count(&pic, 204, 204, 102, 0, 0, 0, 0) > 5); /* try_read */
+	CHECK(count(&pic, 255, 0, 0, 0, 0, 0, 0) > 10);   /* failed read */
+	/* main should resolve and did not: red to the right edge */
+	int row = weft_view_row(pic.v, weft_model_find(pic.m, 2));
+	CHECK(row >= 0);
+	int y = (int)(18 + 26 * row + 13);
+	CHECK(count(&pic, 204, 0, 0, 800, y - 1, 90, 3) > 60);
+	/* no highlight yet */
+	CHECK_EQ(count(&pic, 255, 255, 0, 0, 0, 0, 0), 0);
+	CHECK_EQ(weft_view_search(pic.v, "tcp CONNECT"), 1);
+	draw(&pic, 900, 300);
+	CHECK(count(&pic, 255, 255, 0, 0, 0, 0, 0) > 100);
+	CHECK_EQ(weft_view_search(pic.v, NULL), 0);
+	/* picking: the thread under its own line */
+	uint32_t t3 = weft_model_find(pic.m, 3), nth;
+	int r3 = weft_view_row(pic.v, t3);
+	const struct weft_thread *th3 = weft_model_threads(pic.m, &nth) + t3;
+	int64_t a0, a1;
+	weft_view_range(pic.v, &a0, &a1);
+	double xm = 8 + (double)((th3->t_create + th3->t_end) / 2 - a0) *
+				(900 - 16) / (double)(a1 - a0);
+	CHECK_EQ(weft_view_pick(pic.v, xm, 18 + 26 * r3 + 13), t3);
+	CHECK_EQ(weft_view_pick(pic.v, xm, 18 + 26 * r3 + 13 + 100), WEFT_NONE);
+	weft_view_free(pic.v);
+	weft_model_free(pic.m);
+	weft_reader_close(pic.r);
+}
+
+TEST(layout_near_parents)
+{
+	const char *p = tpath("tree.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_create(10, "a");
+	weft_run(10);
+	weft_create(11, "child of a");
+	weft_create(12, "child of a");
+	weft_resolve(11); /* 11 lives while 12 is created */
+	weft_run(1);
+	weft_create(20, "b");
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 600, 300);
+	int ra = weft_view_row(pic.v, weft_model_find(pic.m, 10));
+	int r11 = weft_view_row(pic.v, weft_model_find(pic.m, 11));
+	int r12 = weft_view_row(pic.v, weft_model_find(pic.m, 12));
+	CHECK(r11 == ra + 1);
+	CHECK(r12 == ra + 2); /* both overlap: next free row below */
+	weft_view_free(pic.v);
+	weft_model_free(pic.m);
+	weft_reader_close(pic.r);
+}
+
+/* Labels appear when there is room: zoomed out over many short threads
+ * they do not; zoomed in on one, its label does. */
+TEST(level_of_detail)
+{
+	const char *p = tpath("many.weft");
+	CHECK_OK(weft_start(p, 64 << 20, WEFT_DISCARD));
+	for (uint64_t i = 1; i <= 200000; i++) {
+		weft_run(0);
+		weft_create(i, "req");
+		weft_label(i, "a long label for a short thread");
+		weft_run(i);
+		weft_resolve(i);
+	}
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 1000, 400);
+	/* a frame draws at most a few primitives per pixel column and row,
+	 * however many events there are */
+	CHECK(pic.prims < 20000);
+	long dark_out = count(&pic, 0, 0, 0, 0, 0, 0, 0);
+	/* zooming narrows the range around the pointer */
+	int64_t a, b, c0, c1;
+	weft_view_range(pic.v, &a, &b);
+	weft_view_zoom(pic.v, 2, 500);
+	weft_view_range(pic.v, &c0, &c1);
+	CHECK(c1 - c0 < b - a);
+	CHECK(c0 > a && c1 < b);
+	int64_t t0, t1;
+	weft_model_range(pic.m, &t0, &t1);
+	uint32_t th = weft_model_find(pic.m, 1000);
+	const struct weft_thread *x = weft_model_threads(pic.m, &(uint32_t){0}) + th;
+	weft_view_set_range(pic.v, x->t_create - 5, x->t_end + 60);
+	draw(&pic, 1000, 400);
+	long dark_in = count(&pic, 0, 0, 0, 0, 0, 0, 0);
+	/* label text (black) appears when zoomed in */
+	CHECK(dark_in > dark_out + 50);
+	weft_view_free(pic.v);
+	weft_model_free(pic.m);
+	weft_reader_close(pic.r);
+}
+
+TEST_MAIN(T(arrow_colours), T(layout_near_parents), T(level_of_detail))

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-render.c - `weft render FILE -o OUT.png|OUT.svg [--start T]
+ * [--duration D] [--width W] [--height H] [--search TEXT] [--select ID]
+ * [--no-counters]`: draws the trace with the renderer the viewers use,
+ * with no display.  Times take a unit: s, ms, us, ns (default s), and are
+ * counted from the start of the trace.
+ */
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cairo-canvas.h"
+#include "view.h"
+#include "weft-tools.h"
+#include "weft/model.h"
+
+#define USAGE                                                                  \
+	"weft render FILE|- -o OUT.png|OUT.svg [--start T] [--duration D] "    \
+	"[--width W] [--height H] [--search TEXT] [--select ID] "             \
+	"[--no-counters]"
+
+/* "1.5ms" -> 1500000; -1 if not a time. */
+static int64_t parse_time(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0)
+		return -1;
+	double mul = !*end || !strcmp(end, "s")	? 1e9
+		     : !strcmp(end, "ms")		? 1e6
+		     : !strcmp(end, "us")		? 1e3
+		     : !strcmp(end, "ns")		? 1
+						: -1;
+	return mul < 0 ? -1 : (int64_t)(v * mul);
+}
+
+int cmd_render(int argc, char **argv)
+{
+	const char *path = NULL, *out = NULL, *search = NULL, *sel = NULL;
+	int64_t start = -1, duration = -1;
+	int w = 1280, h = 0, counters = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-o") && next)
+			out = argv[++i];
+		else if (!strcmp(a, "--start") && next) {
+			if ((start = parse_time(argv[++i])) < 0)
+				return usage(USAGE);
+		} else if (!strcmp(a, "--duration") && next) {
+			if ((duration = parse_time(argv[++i])) <= 0)
+				return usage(USAGE);
+		} else if (!strcmp(a, "--width") && next)
+			w = atoi(argv[++i]);
+		else if (!strcmp(a, "--height") && next)
+			h = atoi(argv[++i]);
+		else if (!strcmp(a, "--search") && next)
+			search = argv[++i];
+		else if (!strcmp(a, "--select") && next)
+			sel = argv[++i];
+		else if (!strcmp(a, "--no-counters"))
+			counters = 0;
+		else if ((a[0] != '-' || !a[1]) && !path)
+			path = a;
+		else
+			return usage(USAGE);
+	}
+	size_t ol = out ? strlen(out) : 0;
+	int svg = ol > 4 && !strcmp(out + ol - 4, ".svg");
+	int png = ol > 4 && !strcmp(out + ol - 4, ".png");
+	if (!path || !out || (!svg && !png) || w < 100 || w > 20000 ||
+	    (h && (h < 100 || h > 20000)))
+		return usage(USAGE);
+	struct weft_reader *r = open_trace(path, 0);
+	if (!r)
+		return 1;
+	struct weft_model *m;
+	int err = weft_model_load(&m, r);
+	if (err) {
+		weft_reader_close(r);
+		return error("cannot model '%s': %s", path, weft_strerror(err)),
+		       1;
+	}
+	struct weft_view *v = weft_view_new(m, w, h ? h : 600);
+	if (!v)
+		die("out of memory");
+	if (!h) { /* tall enough for every row, within reason */
+		int rows = 0;
+		uint32_t n;
+		weft_model_threads(m, &n);
+		for (uint32_t t = 0; t < n; t++)
+			if (weft_view_row(v, t) + 1 > rows)
+				rows = weft_view_row(v, t) + 1;
+		h = 18 + 26 * rows + 16 + 70 + 10;
+		h = h < 200 ? 200 : h > 4000 ? 4000 : h;
+		weft_view_resize(v, w, h);
+	}
+	int64_t t0, t1;
+	weft_model_range(m, &t0, &t1);
+	if (start >= 0 || duration > 0) {
+		int64_t a = start >= 0 ? t0 + start : t0;
+		int64_t b = duration > 0 ? a + duration : t1;
+		weft_view_set_range(v, a, b);
+	}
+	weft_view_show_counters(v, counters);
+	if (search)
+		fprintf(stderr, "weft: '%s' matches %u threads\n", search,
+			weft_view_search(v, search));
+	if (sel) {
+		uint32_t t = weft_model_find(m, strtoull(sel, NULL, 0));
+		if (t == WEFT_NONE)
+			error("no thread 0x%llx", strtoull(sel, NULL, 0));
+		weft_view_select(v, t);
+	}
+	cairo_surface_t *s =
+		svg ? cairo_svg_surface_create(out, w, h)
+		    : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_t *cr = cairo_create(s);
+	struct weft_canvas c = weft_cairo_canvas(cr);
+	weft_view_render(v, &c);
+	cairo_destroy(cr);
+	int bad = 0;
+	if (png)
+		bad = cairo_surface_write_to_png(s, out) != CAIRO_STATUS_SUCCESS;
+	cairo_surface_finish(s);
+	bad |= cairo_surface_status(s) != CAIRO_STATUS_SUCCESS;
+	cairo_surface_destroy(s);
+	weft_view_free(v);
+	weft_model_free(m);
+	weft_reader_close(r);
+	if (bad)
+		return error("cannot write '%s'", out), 1;
+	return 0;
+}
