@@ -40,6 +40,8 @@ fi
 if has render; then
 	$W render demo/all-events.weft -o demo/all-events.png &&
 		echo "== picture: demo/all-events.png"
+	$W render demo/arp-bad.weft -o demo/arp-bad.png --search "ARP" &&
+		echo "== picture of the hang: demo/arp-bad.png"
 fi
 if has record; then
 	for ex in build/examples/uv-*; do
