@@ -22,6 +22,10 @@ pkgs=(
 	# the renderer's cairo back end (weft render), and a font for its text
 	libcairo2-dev
 	fonts-dejavu-core
+	# the GTK viewer (weft view), tested under Xvfb
+	libgtk-3-dev
+	xvfb
+	xauth
 	# bench peers
 	liblttng-ust-dev
 	lttng-tools

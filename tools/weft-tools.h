@@ -11,6 +11,7 @@
  * = NAME.  Returns the exit status: 0 ok, 1 data error, 2 usage error. */
 #ifdef WEFT_HAVE_CAIRO
 #define WEFT__CAIRO_COMMANDS(X)                                                \
+	X(view, "look at a trace (GTK), following it while it grows")          \
 	X(render, "draw the trace to PNG or SVG, with no display")
 #else
 #define WEFT__CAIRO_COMMANDS(X)

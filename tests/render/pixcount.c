@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* pixcount.c - `pixcount FILE.png R G B`: how many pixels are within 16/255
+ * of that colour (for the viewer tests). */
+#include <cairo.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+	if (argc != 5)
+		return 2;
+	cairo_surface_t *s = cairo_image_surface_create_from_png(argv[1]);
+	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
+		return 1;
+	int r = atoi(argv[2]), g = atoi(argv[3]), b = atoi(argv[4]);
+	int w = cairo_image_surface_get_width(s);
+	int h = cairo_image_surface_get_height(s);
+	int stride = cairo_image_surface_get_stride(s);
+	const unsigned char *d = cairo_image_surface_get_data(s);
+	long n = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			const unsigned char *p = d + y * stride + x * 4;
+			n += abs(p[2] - r) < 16 && abs(p[1] - g) < 16 &&
+			     abs(p[0] - b) < 16;
+		}
+	printf("%ld\n", n);
+	return 0;
+}

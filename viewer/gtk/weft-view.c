@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * weft-view.c - the GTK viewer (`weft view FILE|-`): the renderer of
+ * src/render in a window.
+ *
+ *   wheel, + / - buttons, W/S   zoom around the pointer (or the centre)
+ *   drag, A/D, arrows           pan
+ *   F, "fit"                    the whole trace
+ *   click                       select a thread: the inspector shows it;
+ *                               it and its causal chain are highlighted
+ *   search box                  highlights matches as you type
+ *   counters toggle, PNG, SVG   show counters; save the view
+ * A trace that is still being written is followed: new events are drawn
+ * as the program commits them.
+ *
+ * For tests: WEFT_VIEW_SEARCH=text searches at start;
+ * WEFT_VIEW_SCREENSHOT=out.png saves the first frame(s) after
+ * WEFT_VIEW_DELAY_MS (default 300) and quits.
+ */
+#include <cairo-svg.h>
+#include <gtk/gtk.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cairo-canvas.h"
+#include "view.h"
+#include "weft/model.h"
+
+struct app {
+	const char *path;
+	struct weft_reader *r;
+	struct weft_model *m;
+	struct weft_view *v;
+	GtkWidget *win, *area, *search, *inspector, *counters;
+	double drag_x, drag_y;
+	int dragging, live;
+	int w, h;
+};
+
+static void redraw(struct app *a)
+{
+	gtk_widget_queue_draw(a->area);
+}
+
+static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer data)
+{
+	struct app *a = data;
+	int width = gtk_widget_get_allocated_width(w);
+	int height = gtk_widget_get_allocated_height(w);
+	if (width != a->w || height != a->h) {
+		a->w = width;
+		a->h = height;
+		weft_view_resize(a->v, width, height);
+	}
+	struct weft_canvas c = weft_cairo_canvas(cr);
+	weft_view_render(a->v, &c);
+	return TRUE;
+}
+
+static void inspect(struct app *a, uint32_t t)
+{
+	char buf[4096], title[256];
+	uint32_t n, na;
+	const struct weft_thread *th = weft_model_threads(a->m, &n);
+	const struct weft_arrow *ar = weft_model_arrows(a->m, &na);
+	if (t >= n) {
+		gtk_label_set_text(GTK_LABEL(a->inspector),
+				   "click a thread to inspect it");
+		return;
+	}
+	static const char *ends[] = {"pending at the end", "resolved",
+				     "failed", "became another", "cancelled",
+				     "replaced"};
+	int len = snprintf(buf, sizeof buf,
+			   "%s\nid 0x%llx, kind %s\ncreated %.6f s, %s %.6f s",
+			   weft_model_title(a->m, t, title, sizeof title),
+			   (unsigned long long)th[t].id,
+			   weft_model_name(a->m, th[t].kind),
+			   (double)th[t].t_create / 1e9, ends[th[t].end % 6],
+			   (double)th[t].t_end / 1e9);
+	if (th[t].message != WEFT_NONE && len < (int)sizeof buf)
+		len += snprintf(buf + len, sizeof buf - len, ": %s",
+				weft_model_string(a->m, th[t].message));
+	if (th[t].parent < n && len < (int)sizeof buf)
+		len += snprintf(buf + len, sizeof buf - len, "\nparent: %s",
+				weft_model_title(a->m, th[t].parent, title,
+						 sizeof title));
+	uint32_t k;
+	const uint32_t *ai = weft_model_thread_arrows(a->m, t, &k);
+	for (uint32_t i = 0; i < k && i < 12 && len < (int)sizeof buf; i++) {
+		const struct weft_arrow *x = &ar[ai[i]];
+		uint32_t other = x->from == t ? x->to : x->from;
+		len += snprintf(buf + len, sizeof buf - len, "\n%s %s %s",
+				x->from == t ? "->" : "<-",
+				weft_arrow_name(x->kind),
+				weft_model_title(a->m, other, title,
+						 sizeof title));
+	}
+	gtk_label_set_text(GTK_LABEL(a->inspector), buf);
+}
+
+static gboolean on_scroll(GtkWidget *w, GdkEventScroll *e, gpointer data)
+{
+	struct app *a = data;
+	(void)w;
+	double f = 1;
+	if (e->direction == GDK_SCROLL_UP)
+		f = 1.25;
+	else if (e->direction == GDK_SCROLL_DOWN)
+		f = 0.8;
+	else if (e->direction == GDK_SCROLL_SMOOTH)
+		f = e->delta_y < 0 ? 1.25 : 0.8;
+	weft_view_zoom(a->v, f, e->x);
+	redraw(a);
+	return TRUE;
+}
+
+static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
+{
+	struct app *a = data;
+	gtk_widget_grab_focus(w);
+	a->dragging = 1;
+	a->drag_x = e->x;
+	a->drag_y = e->y;
+	if (e->type == GDK_BUTTON_PRESS || e->type == GDK_2BUTTON_PRESS) {
+		uint32_t t = weft_view_pick(a->v, e->x, e->y);
+		weft_view_select(a->v, t);
+		inspect(a, t);
+		redraw(a);
+	}
+	return TRUE;
+}
+
+static gboolean on_release(GtkWidget *w, GdkEventButton *e, gpointer data)
+{
+	(void)w;
+	(void)e;
+	((struct app *)data)->dragging = 0;
+	return TRUE;
+}
+
+static gboolean on_motion(GtkWidget *w, GdkEventMotion *e, gpointer data)
+{
+	struct app *a = data;
+	(void)w;
+	if (!a->dragging)
+		return FALSE;
+	weft_view_pan(a->v, e->x - a->drag_x, e->y - a->drag_y);
+	a->drag_x = e->x;
+	a->drag_y = e->y;
+	redraw(a);
+	return TRUE;
+}
+
+static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
+{
+	struct app *a = data;
+	(void)w;
+	double mid = a->w / 2.0;
+	switch (e->keyval) {
+	case GDK_KEY_w:
+	case GDK_KEY_plus:
+		weft_view_zoom(a->v, 1.25, mid);
+		break;
+	case GDK_KEY_s:
+	case GDK_KEY_minus:
+		weft_view_zoom(a->v, 0.8, mid);
+		break;
+	case GDK_KEY_a:
+	case GDK_KEY_Left:
+		weft_view_pan(a->v, a->w / 5.0, 0);
+		break;
+	case GDK_KEY_d:
+	case GDK_KEY_Right:
+		weft_view_pan(a->v, -a->w / 5.0, 0);
+		break;
+	case GDK_KEY_f:
+		weft_view_fit(a->v);
+		break;
+	default:
+		return FALSE;
+	}
+	redraw(a);
+	return TRUE;
+}
+
+static void on_search(GtkSearchEntry *e, gpointer data)
+{
+	struct app *a = data;
+	weft_view_search(a->v, gtk_entry_get_text(GTK_ENTRY(e)));
+	redraw(a);
+}
+
+static void on_zoom_in(GtkButton *b, gpointer data)
+{
+	struct app *a = data;
+	(void)b;
+	weft_view_zoom(a->v, 1.25, a->w / 2.0);
+	redraw(a);
+}
+
+static void on_zoom_out(GtkButton *b, gpointer data)
+{
+	struct app *a = data;
+	(void)b;
+	weft_view_zoom(a->v, 0.8, a->w / 2.0);
+	redraw(a);
+}
+
+static void on_fit(GtkButton *b, gpointer data)
+{
+	struct app *a = data;
+	(void)b;
+	weft_view_fit(a->v);
+	redraw(a);
+}
+
+static void on_counters(GtkToggleButton *b, gpointer data)
+{
+	struct app *a = data;
+	weft_view_show_counters(a->v, gtk_toggle_button_get_active(b));
+	redraw(a);
+}
+
+/* Saves what is on screen as PNG or SVG (by the name's ending). */
+static int save(struct app *a, const char *out)
+{
+	size_t n = strlen(out);
+	int svg = n > 4 && !strcmp(out + n - 4, ".svg");
+	cairo_surface_t *s =
+		svg ? cairo_svg_surface_create(out, a->w, a->h)
+		    : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, a->w,
+						 a->h);
+	cairo_t *cr = cairo_create(s);
+	struct weft_canvas c = weft_cairo_canvas(cr);
+	weft_view_render(a->v, &c);
+	cairo_destroy(cr);
+	int ok = svg || cairo_surface_write_to_png(s, out) == CAIRO_STATUS_SUCCESS;
+	cairo_surface_finish(s);
+	cairo_surface_destroy(s);
+	fprintf(stderr, "weft: %s %s\n", ok ? "saved" : "cannot write", out);
+	return ok;
+}
+
+static void on_export(GtkButton *b, gpointer data)
+{
+	struct app *a = data;
+	char out[4200];
+	snprintf(out, sizeof out, "%s.%s",
+		 strcmp(a->path, "-") ? a->path : "stdin",
+		 gtk_button_get_label(b)[0] == 'S' ? "svg" : "png");
+	save(a, out);
+}
+
+/* Live: what the writer committed since the last look. */
+static gboolean on_tick(gpointer data)
+{
+	struct app *a = data;
+	long n = weft_model_update(a->m);
+	if (n > 0) {
+		weft_view_model_changed(a->v);
+		redraw(a);
+	}
+	return weft_reader_info(a->r)->writer == WEFT_WRITER_LIVE ||
+	       n > 0;
+}
+
+static gboolean on_screenshot(gpointer data)
+{
+	struct app *a = data;
+	const char *out = getenv("WEFT_VIEW_SCREENSHOT");
+	int ok = save(a, out);
+	gtk_main_quit();
+	if (!ok)
+		exit(1);
+	return FALSE;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: weft view FILE|-\n");
+		return 2;
+	}
+	if (!gtk_init_check(&argc, &argv)) {
+		fprintf(stderr, "weft: cannot open a display (try weft render "
+				"FILE -o OUT.png)\n");
+		return 1;
+	}
+	struct app a = {.path = argv[1], .w = 1200, .h = 600};
+	struct weft_diag d = {0};
+	int err = weft_reader_open(&a.r, a.path, WEFT_READ_FOLLOW, &d);
+	if (err) {
+		fprintf(stderr, "weft: cannot read '%s': %s\n", a.path,
+			d.msg[0] ? d.msg : weft_strerror(err));
+		return 1;
+	}
+	if ((err = weft_model_load(&a.m, a.r))) {
+		fprintf(stderr, "weft: cannot model '%s': %s\n", a.path,
+			weft_strerror(err));
+		return 1;
+	}
+	a.v = weft_view_new(a.m, a.w, a.h);
+
+	a.win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+	char title[4300];
+	snprintf(title, sizeof title, "%s - weft", a.path);
+	gtk_window_set_title(GTK_WINDOW(a.win), title);
+	gtk_window_set_default_size(GTK_WINDOW(a.win), 1200, 700);
+	g_signal_connect(a.win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
+
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+	struct {
+		const char *label;
+		GCallback cb;
+	} buttons[] = {{"-", G_CALLBACK(on_zoom_out)},
+		       {"+", G_CALLBACK(on_zoom_in)},
+		       {"fit", G_CALLBACK(on_fit)},
+		       {"PNG", G_CALLBACK(on_export)},
+		       {"SVG", G_CALLBACK(on_export)}};
+	for (size_t i = 0; i < sizeof buttons / sizeof *buttons; i++) {
+		GtkWidget *b = gtk_button_new_with_label(buttons[i].label);
+		g_signal_connect(b, "clicked", buttons[i].cb, &a);
+		gtk_box_pack_start(GTK_BOX(bar), b, FALSE, FALSE, 0);
+	}
+	a.counters = gtk_toggle_button_new_with_label("counters");
+	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(a.counters), TRUE);
+	g_signal_connect(a.counters, "toggled", G_CALLBACK(on_counters), &a);
+	gtk_box_pack_start(GTK_BOX(bar), a.counters, FALSE, FALSE, 0);
+	a.search = gtk_search_entry_new();
+	g_signal_connect(a.search, "search-changed", G_CALLBACK(on_search),
+			 &a);
+	gtk_box_pack_end(GTK_BOX(bar), a.search, FALSE, FALSE, 0);
+	gtk_box_pack_start(GTK_BOX(box), bar, FALSE, FALSE, 2);
+
+	GtkWidget *pane = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	a.area = gtk_drawing_area_new();
+	gtk_widget_set_can_focus(a.area, TRUE);
+	gtk_widget_add_events(a.area, GDK_SCROLL_MASK | GDK_BUTTON_PRESS_MASK |
+					      GDK_BUTTON_RELEASE_MASK |
+					      GDK_POINTER_MOTION_MASK |
+					      GDK_KEY_PRESS_MASK);
+	g_signal_connect(a.area, "draw", G_CALLBACK(on_draw), &a);
+	g_signal_connect(a.area, "scroll-event", G_CALLBACK(on_scroll), &a);
+	g_signal_connect(a.area, "button-press-event", G_CALLBACK(on_press),
+			 &a);
+	g_signal_connect(a.area, "button-release-event",
+			 G_CALLBACK(on_release), &a);
+	g_signal_connect(a.area, "motion-notify-event", G_CALLBACK(on_motion),
+			 &a);
+	g_signal_connect(a.area, "key-press-event", G_CALLBACK(on_key), &a);
+	gtk_paned_pack1(GTK_PANED(pane), a.area, TRUE, FALSE);
+	a.inspector = gtk_label_new("click a thread to inspect it");
+	gtk_label_set_xalign(GTK_LABEL(a.inspector), 0);
+	gtk_label_set_yalign(GTK_LABEL(a.inspector), 0);
+	gtk_label_set_selectable(GTK_LABEL(a.inspector), TRUE);
+	gtk_widget_set_size_request(a.inspector, 280, -1);
+	gtk_paned_pack2(GTK_PANED(pane), a.inspector, FALSE, TRUE);
+	gtk_box_pack_start(GTK_BOX(box), pane, TRUE, TRUE, 0);
+	gtk_container_add(GTK_CONTAINER(a.win), box);
+	gtk_widget_show_all(a.win);
+
+	const char *q = getenv("WEFT_VIEW_SEARCH");
+	if (q)
+		gtk_entry_set_text(GTK_ENTRY(a.search), q);
+	g_timeout_add(200, on_tick, &a);
+	if (getenv("WEFT_VIEW_SCREENSHOT")) {
+		const char *delay = getenv("WEFT_VIEW_DELAY_MS");
+		g_timeout_add(delay ? (guint)atoi(delay) : 300, on_screenshot,
+			      &a);
+	}
+	gtk_main();
+	weft_view_free(a.v);
+	weft_model_free(a.m);
+	weft_reader_close(a.r);
+	return 0;
+}
