@@ -26,6 +26,12 @@ pkgs=(
 	libgtk-3-dev
 	xvfb
 	xauth
+	# the HTML viewer: the renderer compiled to WebAssembly, tested in
+	# Debian's chromium (playwright-core comes from package-lock.json)
+	lld
+	wasi-libc
+	libclang-rt-14-dev-wasm32
+	chromium
 	# bench peers
 	liblttng-ust-dev
 	lttng-tools

@@ -24,6 +24,7 @@
 	X(dump, "print every event in time order")                             \
 	X(snapshot, "take a consistent copy of a live ring")                   \
 	X(ctf, "write a CTF 1.8 directory that babeltrace2 reads")             \
+	X(html, "write a self-contained HTML viewer of a trace")               \
 	X(stats, "async threads by kind and label, OS threads, counters")      \
 	X(why, "explain why threads that should resolve did not")             \
 	X(export, "export for other viewers (Chrome JSON for Perfetto)")

@@ -54,4 +54,7 @@ const struct rpacket *weft__reader_packets(struct weft_reader *r, uint32_t s,
 const uint8_t *weft__reader_base(struct weft_reader *r,
 				 const struct rhdr **rh);
 
+int weft__compact(const uint8_t *base, size_t len, uint8_t **out,
+		  size_t *outlen);
+
 #endif

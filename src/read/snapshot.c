@@ -173,3 +173,34 @@ int weft_find_ring(int pid, char *buf, size_t cap)
 	fclose(f);
 	return err;
 }
+
+/* A ring holding only its used packets (npackets and file_size patched):
+ * what `weft html` embeds, so a page carries the events, not the ring's
+ * empty space.  *out is malloc'ed. */
+int weft__compact(const uint8_t *base, size_t len, uint8_t **out,
+		  size_t *outlen)
+{
+	struct rhdr rh;
+	int err = weft__hdr_check(base, len, &rh, NULL);
+	if (err)
+		return err;
+	uint32_t ps = rh.h.packet_size, used = 0;
+	uint8_t *o = malloc(rh.packets_off + (size_t)rh.h.npackets * ps);
+	if (!o)
+		return -ENOMEM;
+	memcpy(o, base, rh.packets_off);
+	for (uint32_t slot = 0; slot < rh.h.npackets; slot++) {
+		uint8_t *dst = o + rh.packets_off + (size_t)used * ps;
+		uint64_t gen;
+		if (weft__packet_copy(base, &rh, slot, dst, &gen) > 0)
+			used++;
+	}
+	if (!used) /* a ring has at least one packet slot */
+		memset(o + rh.packets_off, 0, ps), used = 1;
+	struct weft__fhdr *h = (struct weft__fhdr *)(void *)o;
+	h->npackets = used;
+	h->file_size = rh.packets_off + (uint64_t)used * ps;
+	*out = o;
+	*outlen = (size_t)h->file_size;
+	return 0;
+}

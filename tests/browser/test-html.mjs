@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// test-html.mjs - the HTML viewer in real headless Chromium (Debian's,
+// driven by playwright-core): it draws, wheel zoom narrows the visible
+// range, search highlights, a click fills the inspector, a hostile label
+// is shown as text and runs nothing, and a dropped trace replaces the
+// shown one.  Opened from file:// with every network request refused.
+// TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(path.join(process.env.WEFT_SRC, 'package.json'));
+const { chromium } = require('playwright-core');
+const W = process.env.WEFT_BIN, B = process.env.WEFT_BUILD, S = process.env.WEFT_SRC;
+const T = fs.mkdtempSync(path.join(os.tmpdir(), 'weft-html-'));
+let n = 0, failed = 0;
+async function test(name, fn) {
+  n++;
+  try { await fn(); console.log(`ok ${n} - ${name}`); }
+  catch (e) { failed++; console.log(`not ok ${n} - ${name}`); console.log('# ' + String(e.stack || e).split('\n').join('\n# ')); }
+}
+function assert(c, msg) { if (!c) throw new Error(msg); }
+
+// traces
+const run = (cmd, args, env) => execFileSync(cmd, args, { cwd: T, env: { ...process.env, ...env } });
+run(path.join(B, 'examples/arp'), ['bad'], { WEFT_FILE: 'bad.weft' });
+run(path.join(B, 'examples/all-events'), [], { WEFT_FILE: 'other.weft' });
+const HOSTILE = '</script><img src=x onerror=alert(1)>';
+fs.writeFileSync(path.join(T, 'h.c'),
+  '#include <weft/weft.h>\nint main(void){weft_create(1,"k");weft_label(1,"' + HOSTILE +
+  '");weft_run(1);weft_run(0);weft_resolve(1);return 0;}\n');
+run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'h.c', '-L' + B, '-lweft',
+  '-Wl,-rpath,' + B, '-o', 'h'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
+run(path.join(T, 'h'), [], { WEFT_FILE: 'h.weft' });
+for (const t of ['bad', 'h']) run(W, ['html', t + '.weft', '-o', t + '.html']);
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--disable-component-update', '--no-first-run', '--disable-sync'],
+});
+const context = await browser.newContext({ viewport: { width: 1200, height: 600 } });
+let external = 0;
+await context.route('**/*', (r) => {
+  if (r.request().url().startsWith('file:')) return r.continue();
+  external++;
+  return r.abort();
+});
+
+async function open(name) {
+  const page = await context.newPage();
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  await page.goto('file://' + path.join(T, name + '.html'));
+  await page.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  return { page, dialogs };
+}
+const pixels = (page, rgb) => page.evaluate((c) => {
+  const cv = document.getElementById('view');
+  const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+  let k = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    if (c ? Math.abs(d[i] - c[0]) < 16 && Math.abs(d[i + 1] - c[1]) < 16 && Math.abs(d[i + 2] - c[2]) < 16
+          : !(d[i] === 230 && d[i + 1] === 230 && d[i + 2] === 230)) k++;
+  }
+  return k;
+}, rgb);
+const range = async (page) => (await page.evaluate(() => document.getElementById('view').dataset.range)).split(' ').map(Number);
+// a click at canvas coordinates
+// (x < 1: a fraction of the canvas width)
+const clickAt = async (page, x, y) => {
+  const r = await page.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top, b.width]; });
+  await page.mouse.click(r[0] + (x < 1 ? x * r[2] : x), r[1] + y);
+};
+const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+const { page, dialogs } = await open('bad');
+
+await test('the canvas draws the trace, arrows in their colours', async () => {
+  assert(await pixels(page, null) > 5000, 'little drawn');
+  assert(await pixels(page, [0, 128, 0]) > 5, 'no green resolve arrow');
+  assert(await pixels(page, [0, 0, 255]) > 5, 'no blue read arrow');
+  assert(await pixels(page, [204, 0, 0]) > 100, 'no red never-resolved line');
+});
+
+await test('wheel zoom narrows the visible range around the pointer', async () => {
+  const [a, b] = await range(page);
+  await page.mouse.move(600, 200);
+  await page.mouse.wheel(0, -300);
+  await frame(page);
+  const [c, d] = await range(page);
+  assert(d - c < b - a, `range ${a}..${b} became ${c}..${d}`);
+  assert(c > a && d < b, 'not around the pointer');
+  await page.keyboard.press('f');
+  await frame(page);
+  const [e, f] = await range(page);
+  assert(e === a && f === b, 'F does not fit back');
+});
+
+await test('search highlights as you type', async () => {
+  assert(await pixels(page, [255, 255, 0]) === 0, 'yellow before searching');
+  await page.fill('#search', 'tcp conn');
+  await frame(page);
+  assert((await page.textContent('#matches')) === '1 match', await page.textContent('#matches'));
+  assert(await pixels(page, [255, 255, 0]) > 200, 'no yellow highlight');
+  await page.fill('#search', '');
+  await frame(page);
+});
+
+await test('clicking a thread fills the inspector', async () => {
+  // rows: event loop 0, main 1, TCP connect 2 (18 px top, 26 px rows)
+  await clickAt(page, 0.6, 18 + 26 * 2 + 13);
+  const t = await page.textContent('#inspector');
+  assert(t.startsWith('TCP connect'), t);
+  assert(/kind task/.test(t) && /parent: main/.test(t), t);
+});
+
+await test('another trace dropped on the page replaces it', async () => {
+  const b64 = fs.readFileSync(path.join(T, 'other.weft')).toString('base64');
+  await page.evaluate((data) => {
+    const bin = atob(data), u = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    const dt = new DataTransfer();
+    dt.items.add(new File([u], 'other.weft'));
+    document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, b64);
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'other.weft', null, { timeout: 10000 });
+  await page.fill('#search', 'GET /index');
+  await frame(page);
+  assert((await page.textContent('#matches')) === '1 match', 'the dropped trace is not the one shown');
+});
+
+await test('a hostile label is text and runs nothing', async () => {
+  const h = await open('h');
+  await clickAt(h.page, 450, 18 + 13);
+  const t = await h.page.textContent('#inspector');
+  assert(t.startsWith(HOSTILE), 'inspector: ' + t);
+  assert(await h.page.evaluate(() => document.querySelectorAll('img').length) === 0, 'an img was created');
+  assert(h.dialogs.length === 0 && dialogs.length === 0, 'a dialog opened');
+  assert(!fs.readFileSync(path.join(T, 'h.html'), 'latin1').includes('<img'), 'raw label in the page');
+});
+
+await test('no network', async () => { assert(external === 0, external + ' external requests'); });
+
+await browser.close();
+fs.rmSync(T, { recursive: true, force: true });
+console.log(`1..${n}`);
+console.log(`# ${n - failed} passed, ${failed} failed, 0 skipped`);
+process.exit(failed ? 1 : 0);

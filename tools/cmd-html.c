@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-html.c - `weft html FILE -o OUT.html`: one self-contained file (the
+ * viewer's WebAssembly, its JavaScript and the trace, base64 inside an
+ * HTML page) that opens from file:// with no network.  The WebAssembly was
+ * built with weft; making the file needs no compiler.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft-tools.h"
+#include "read/internal.h"
+
+#ifndef WEFT_WASM_BUILD
+#define WEFT_WASM_BUILD ""
+#endif
+#ifndef WEFT_WEB_SRC
+#define WEFT_WEB_SRC ""
+#endif
+#ifndef WEFT_WEB_INSTALL
+#define WEFT_WEB_INSTALL ""
+#endif
+
+static char *slurp_file(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap + 1);
+	size_t k;
+	while (b && (k = fread(b + n, 1, cap - n, f)) > 0) {
+		n += k;
+		if (n == cap) {
+			char *nb = realloc(b, (cap *= 2) + 1);
+			if (!nb) {
+				free(b);
+				b = NULL;
+			}
+			b = nb;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	if (b)
+		b[n] = 0;
+	*len = n;
+	return b;
+}
+
+static void b64(FILE *out, const unsigned char *p, size_t n)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		fputc(t[v >> 18 & 63], out);
+		fputc(t[v >> 12 & 63], out);
+		fputc(i + 1 < n ? t[v >> 6 & 63] : '=', out);
+		fputc(i + 2 < n ? t[v & 63] : '=', out);
+	}
+}
+
+/* Finds an asset: $WEFT_HTML_ASSETS/name, else the build or source tree,
+ * else the installed copy. */
+static char *asset(const char *name, const char *built, size_t *len)
+{
+	char p[4200];
+	const char *env = getenv("WEFT_HTML_ASSETS");
+	if (env) {
+		snprintf(p, sizeof p, "%s/%s", env, name);
+		return slurp_file(p, len);
+	}
+	char *b = NULL;
+	if (built && *built && (b = slurp_file(built, len)))
+		return b;
+	snprintf(p, sizeof p, "%s/%s", WEFT_WEB_SRC, name);
+	if (*WEFT_WEB_SRC && (b = slurp_file(p, len)))
+		return b;
+	snprintf(p, sizeof p, "%s/%s", WEFT_WEB_INSTALL, name);
+	return slurp_file(p, len);
+}
+
+int cmd_html(int argc, char **argv)
+{
+	const char *path = NULL, *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if ((argv[i][0] != '-' || !argv[i][1]) && !path)
+			path = argv[i];
+		else
+			return usage("weft html FILE|- -o OUT.html");
+	}
+	if (!path || !out)
+		return usage("weft html FILE|- -o OUT.html");
+	size_t tl, wl, jl, hl;
+	char *trace = slurp_file(path, &tl);
+	if (!trace)
+		return error("cannot read '%s': %s", path, strerror(errno)), 1;
+	/* Only a readable trace goes into a page. */
+	struct weft_reader *r;
+	struct weft_diag d = {0};
+	int err = weft_reader_open_mem(&r, trace, tl, 0, &d);
+	if (err) {
+		error("cannot read '%s': %s (at byte offset %llu)", path,
+		      d.msg[0] ? d.msg : weft_strerror(err),
+		      (unsigned long long)d.offset);
+		free(trace);
+		return 1;
+	}
+	weft_reader_close(r);
+	/* Only the used packets: the page carries events, not empty ring. */
+	uint8_t *small;
+	size_t sl;
+	if (weft__compact((const uint8_t *)trace, tl, &small, &sl) == 0) {
+		free(trace);
+		trace = (char *)small;
+		tl = sl;
+	}
+	char *wasm = asset("weft.wasm", WEFT_WASM_BUILD, &wl);
+	char *js = asset("viewer.js", NULL, &jl);
+	char *tpl = asset("viewer.html", NULL, &hl);
+	if (!wasm || !js || !tpl) {
+		free(trace);
+		return error("the HTML viewer's files are missing (built "
+			     "without wasm? WEFT_HTML_ASSETS names them)"),
+		       1;
+	}
+	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f)
+		return error("cannot create '%s': %s", out, strerror(errno)), 1;
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	for (const char *p = tpl; *p;) {
+		const char *at = strchr(p, '@');
+		if (!at) {
+			fputs(p, f);
+			break;
+		}
+		fwrite(p, 1, (size_t)(at - p), f);
+		if (!strncmp(at, "@WASM@", 6)) {
+			b64(f, (unsigned char *)wasm, wl);
+			p = at + 6;
+		} else if (!strncmp(at, "@TRACE@", 7)) {
+			b64(f, (unsigned char *)trace, tl);
+			p = at + 7;
+		} else if (!strncmp(at, "@NAME@", 6)) {
+			b64(f, (const unsigned char *)name, strlen(name));
+			p = at + 6;
+		} else if (!strncmp(at, "@JS@", 4)) {
+			fputs(js, f);
+			p = at + 4;
+		} else {
+			fputc('@', f);
+			p = at + 1;
+		}
+	}
+	int bad = ferror(f) | (f != stdout ? fclose(f) : fflush(f));
+	free(trace);
+	free(wasm);
+	free(js);
+	free(tpl);
+	if (bad)
+		return error("cannot write '%s'", out), 1;
+	return 0;
+}

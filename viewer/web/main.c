@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - the HTML viewer's C side, compiled to WebAssembly: the same
+ * reader, model, layout and renderer as `weft view`, with a canvas whose
+ * calls are imports that viewer.js forwards to an HTML canvas.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+#include "weft/model.h"
+
+#define IMPORT(name) __attribute__((import_module("env"), import_name(#name)))
+#define EXPORT(name) __attribute__((export_name(#name)))
+
+IMPORT(c_color) void c_color(double r, double g, double b, double a);
+IMPORT(c_line_width) void c_line_width(double w);
+IMPORT(c_line) void c_line(double x0, double y0, double x1, double y1);
+IMPORT(c_rect) void c_rect(double x, double y, double w, double h);
+IMPORT(c_triangle) void c_triangle(double x0, double y0, double x1, double y1,
+				   double x2, double y2);
+IMPORT(c_text) void c_text(double x, double y, double size, const char *s);
+IMPORT(c_text_width) double c_text_width(double size, const char *s);
+IMPORT(c_clip) void c_clip(double x, double y, double w, double h);
+IMPORT(c_unclip) void c_unclip(void);
+
+static void color(void *c, double r, double g, double b, double a)
+{
+	(void)c;
+	c_color(r, g, b, a);
+}
+static void line_width(void *c, double w)
+{
+	(void)c;
+	c_line_width(w);
+}
+static void line(void *c, double x0, double y0, double x1, double y1)
+{
+	(void)c;
+	c_line(x0, y0, x1, y1);
+}
+static void rect(void *c, double x, double y, double w, double h)
+{
+	(void)c;
+	c_rect(x, y, w, h);
+}
+static void triangle(void *c, double x0, double y0, double x1, double y1,
+		     double x2, double y2)
+{
+	(void)c;
+	c_triangle(x0, y0, x1, y1, x2, y2);
+}
+static void text(void *c, double x, double y, double size, const char *s)
+{
+	(void)c;
+	c_text(x, y, size, s);
+}
+static double text_width(void *c, double size, const char *s)
+{
+	(void)c;
+	return c_text_width(size, s);
+}
+static void clip(void *c, double x, double y, double w, double h)
+{
+	(void)c;
+	c_clip(x, y, w, h);
+}
+static void unclip(void *c)
+{
+	(void)c;
+	c_unclip();
+}
+
+static const struct weft_canvas canvas = {
+	NULL, color, line_width, line, rect, triangle, text, text_width,
+	clip, unclip,
+};
+
+static struct weft_reader *reader;
+static struct weft_model *model;
+static struct weft_view *view;
+static char *trace;
+static char out[8192];
+
+EXPORT(w_alloc) void *w_alloc(size_t n)
+{
+	return malloc(n);
+}
+
+EXPORT(w_free) void w_free(void *p)
+{
+	free(p);
+}
+
+/* Opens the `len` bytes at `bytes` (from w_alloc; the viewer keeps them).
+ * Returns 0 or a negative code; w_error() says why. */
+EXPORT(w_load) int w_load(char *bytes, size_t len, double w, double h)
+{
+	weft_view_free(view);
+	weft_model_free(model);
+	weft_reader_close(reader);
+	free(trace);
+	view = NULL;
+	model = NULL;
+	reader = NULL;
+	trace = bytes;
+	struct weft_diag d = {0};
+	int err = weft_reader_open_mem(&reader, bytes, len, 0, &d);
+	if (err) {
+		snprintf(out, sizeof out, "not a readable weft trace: %s",
+			 d.msg[0] ? d.msg : weft_strerror(err));
+		return err;
+	}
+	if ((err = weft_model_load(&model, reader))) {
+		snprintf(out, sizeof out, "cannot model it: %s",
+			 weft_strerror(err));
+		return err;
+	}
+	view = weft_view_new(model, w, h);
+	return view ? 0 : -12;
+}
+
+EXPORT(w_error) const char *w_error(void)
+{
+	return out;
+}
+
+EXPORT(w_render) long w_render(double w, double h)
+{
+	if (!view)
+		return 0;
+	weft_view_resize(view, w, h);
+	return weft_view_render(view, &canvas);
+}
+
+EXPORT(w_zoom) void w_zoom(double factor, double x)
+{
+	if (view)
+		weft_view_zoom(view, factor, x);
+}
+
+EXPORT(w_pan) void w_pan(double dx, double dy)
+{
+	if (view)
+		weft_view_pan(view, dx, dy);
+}
+
+EXPORT(w_fit) void w_fit(void)
+{
+	if (view)
+		weft_view_fit(view);
+}
+
+EXPORT(w_counters) void w_counters(int on)
+{
+	if (view)
+		weft_view_show_counters(view, on);
+}
+
+EXPORT(w_search) int w_search(const char *s)
+{
+	return view ? (int)weft_view_search(view, s) : 0;
+}
+
+/* "t0 t1" of the visible range, in ns. */
+EXPORT(w_range) const char *w_range(void)
+{
+	int64_t a = 0, b = 0;
+	if (view)
+		weft_view_range(view, &a, &b);
+	snprintf(out, sizeof out, "%lld %lld", (long long)a, (long long)b);
+	return out;
+}
+
+static void jstr(char **p, char *end, const char *s)
+{
+	char *q = *p;
+	if (q < end)
+		*q++ = '"';
+	for (; *s && q + 8 < end; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			*q++ = '\\';
+			*q++ = (char)c;
+		} else if (c < 0x20 || c == '<') {
+			q += snprintf(q, (size_t)(end - q), "\\u%04x", c);
+		} else
+			*q++ = (char)c;
+	}
+	if (q < end)
+		*q++ = '"';
+	*p = q;
+}
+
+/* Selects the thread at (x, y) and describes it as JSON ("null": none). */
+EXPORT(w_click) const char *w_click(double x, double y)
+{
+	if (!view)
+		return "null";
+	uint32_t t = weft_view_pick(view, x, y), n, na;
+	weft_view_select(view, t);
+	const struct weft_thread *th = weft_model_threads(model, &n);
+	const struct weft_arrow *a = weft_model_arrows(model, &na);
+	if (t >= n)
+		return "null";
+	static const char *ends[] = {"pending", "resolved", "failed",
+				     "became", "cancelled", "replaced"};
+	char title[256], *p = out, *end = out + sizeof out - 64;
+	p += snprintf(p, (size_t)(end - p), "{\"title\":");
+	jstr(&p, end, weft_model_title(model, t, title, sizeof title));
+	p += snprintf(p, (size_t)(end - p),
+		      ",\"id\":\"0x%llx\",\"created\":%.9f,\"ended\":%.9f,"
+		      "\"end\":\"%s\",\"kind\":",
+		      (unsigned long long)th[t].id, (double)th[t].t_create / 1e9,
+		      (double)th[t].t_end / 1e9, ends[th[t].end % 6]);
+	jstr(&p, end, weft_model_name(model, th[t].kind));
+	if (th[t].message != WEFT_NONE) {
+		p += snprintf(p, (size_t)(end - p), ",\"message\":");
+		jstr(&p, end, weft_model_string(model, th[t].message));
+	}
+	if (th[t].parent < n) {
+		p += snprintf(p, (size_t)(end - p), ",\"parent\":");
+		jstr(&p, end,
+		     weft_model_title(model, th[t].parent, title, sizeof title));
+	}
+	p += snprintf(p, (size_t)(end - p), ",\"arrows\":[");
+	uint32_t k;
+	const uint32_t *ai = weft_model_thread_arrows(model, t, &k);
+	for (uint32_t i = 0; i < k && i < 20 && p < end - 600; i++) {
+		const struct weft_arrow *x = &a[ai[i]];
+		uint32_t other = x->from == t ? x->to : x->from;
+		p += snprintf(p, (size_t)(end - p), "%s{\"dir\":\"%s\",\"kind\":",
+			      i ? "," : "", x->from == t ? "out" : "in");
+		jstr(&p, end, weft_arrow_name(x->kind));
+		p += snprintf(p, (size_t)(end - p), ",\"other\":");
+		jstr(&p, end, weft_model_title(model, other, title, sizeof title));
+		p += snprintf(p, (size_t)(end - p), "}");
+	}
+	snprintf(p, (size_t)(end - p + 64), "]}");
+	return out;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// viewer.js - the HTML viewer's JavaScript: loads weft.wasm (the reader,
+// model, layout and renderer in C), forwards its canvas calls to an HTML
+// canvas and the user's input to it.  Everything the trace says reaches
+// the page as text (textContent), never as HTML.
+(function () {
+  'use strict';
+  const $ = (id) => document.getElementById(id);
+  const canvas = $('view');
+  const ctx = canvas.getContext('2d');
+  const dec = new TextDecoder();
+  const enc = new TextEncoder();
+  let inst = null;
+  let loaded = false;
+  let queued = false;
+
+  function bytes(b64) {
+    const bin = atob(b64);
+    const u = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    return u;
+  }
+  function mem() { return new Uint8Array(inst.exports.memory.buffer); }
+  function str(p) {
+    const m = mem();
+    let n = p;
+    while (m[n]) n++;
+    return dec.decode(m.subarray(p, n));
+  }
+  function withStr(s, f) {
+    const b = enc.encode(s + '\0');
+    const p = inst.exports.w_alloc(b.length);
+    mem().set(b, p);
+    try { return f(p); } finally { inst.exports.w_free(p); }
+  }
+
+  const env = {
+    c_color(r, g, b, a) {
+      const c = 'rgba(' + Math.round(r * 255) + ',' + Math.round(g * 255) + ',' +
+        Math.round(b * 255) + ',' + a + ')';
+      ctx.fillStyle = c;
+      ctx.strokeStyle = c;
+    },
+    c_line_width(w) { ctx.lineWidth = w; },
+    c_line(x0, y0, x1, y1) {
+      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+    },
+    c_rect(x, y, w, h) { ctx.fillRect(x, y, w, h); },
+    c_triangle(x0, y0, x1, y1, x2, y2) {
+      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.lineTo(x2, y2);
+      ctx.closePath(); ctx.fill();
+    },
+    c_text(x, y, size, p) { ctx.font = size + 'px sans-serif'; ctx.fillText(str(p), x, y); },
+    c_text_width(size, p) { ctx.font = size + 'px sans-serif'; return ctx.measureText(str(p)).width; },
+    c_clip(x, y, w, h) { ctx.save(); ctx.beginPath(); ctx.rect(x, y, w, h); ctx.clip(); },
+    c_unclip() { ctx.restore(); },
+  };
+  // The few WASI calls libc makes (stderr); nothing else reaches outside.
+  const wasi = {
+    fd_close() { return 0; },
+    fd_seek() { return 0; },
+    fd_write(fd, iovs, n, nwritten) {
+      const dv = new DataView(inst.exports.memory.buffer);
+      let total = 0;
+      for (let i = 0; i < n; i++) total += dv.getUint32(iovs + 8 * i + 4, true);
+      dv.setUint32(nwritten, total, true);
+      return 0;
+    },
+  };
+
+  function draw() {
+    queued = false;
+    if (!loaded) return;
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+    const prims = inst.exports.w_render(w, h);
+    const r = str(inst.exports.w_range()).split(' ').map(Number);
+    canvas.dataset.range = r.join(' ');
+    canvas.dataset.prims = String(prims);
+    $('range').textContent = (r[0] / 1e6).toFixed(3) + ' ms .. ' + (r[1] / 1e6).toFixed(3) + ' ms';
+  }
+  function redraw() { if (!queued) { queued = true; requestAnimationFrame(draw); } }
+
+  function load(u8, name) {
+    const p = inst.exports.w_alloc(u8.length || 1);
+    mem().set(u8, p);
+    const err = inst.exports.w_load(p, u8.length, canvas.clientWidth, canvas.clientHeight);
+    if (err) {
+      loaded = false;
+      $('status').textContent = name + ': ' + str(inst.exports.w_error());
+      ctx.clearRect(0, 0, canvas.width, canvas.height);
+      return false;
+    }
+    loaded = true;
+    $('status').textContent = name;
+    $('inspector').textContent = 'click a thread to inspect it';
+    document.title = name + ' - weft';
+    redraw();
+    return true;
+  }
+
+  function inspect(x, y) {
+    const j = JSON.parse(str(inst.exports.w_click(x, y)));
+    const el = $('inspector');
+    if (!j) { el.textContent = 'click a thread to inspect it'; return; }
+    const lines = [j.title, 'id ' + j.id + ', kind ' + j.kind,
+      'created ' + j.created.toFixed(6) + ' s, ' + j.end + ' ' + j.ended.toFixed(6) + ' s' +
+      (j.message !== undefined ? ': ' + j.message : '')];
+    if (j.parent !== undefined) lines.push('parent: ' + j.parent);
+    for (const a of j.arrows) lines.push((a.dir === 'out' ? '-> ' : '<- ') + a.kind + ' ' + a.other);
+    el.textContent = lines.join('\n');
+  }
+
+  let drag = null, moved = false;
+  canvas.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    inst.exports.w_zoom(e.deltaY < 0 ? 1.25 : 0.8, e.offsetX);
+    redraw();
+  }, { passive: false });
+  canvas.addEventListener('mousedown', (e) => { drag = [e.offsetX, e.offsetY]; moved = false; });
+  window.addEventListener('mouseup', () => { drag = null; });
+  canvas.addEventListener('mousemove', (e) => {
+    if (!drag) return;
+    const dx = e.offsetX - drag[0], dy = e.offsetY - drag[1];
+    if (Math.abs(dx) + Math.abs(dy) > 2) moved = true;
+    inst.exports.w_pan(dx, dy);
+    drag = [e.offsetX, e.offsetY];
+    redraw();
+  });
+  canvas.addEventListener('click', (e) => { if (!moved) { inspect(e.offsetX, e.offsetY); redraw(); } });
+  canvas.addEventListener('dblclick', (e) => { inspect(e.offsetX, e.offsetY); redraw(); });
+  window.addEventListener('keydown', (e) => {
+    if (e.target === $('search') || !loaded) return;
+    const mid = canvas.clientWidth / 2;
+    const k = e.key.toLowerCase();
+    if (k === 'w') inst.exports.w_zoom(1.25, mid);
+    else if (k === 's') inst.exports.w_zoom(0.8, mid);
+    else if (k === 'a') inst.exports.w_pan(canvas.clientWidth / 5, 0);
+    else if (k === 'd') inst.exports.w_pan(-canvas.clientWidth / 5, 0);
+    else if (k === 'f') inst.exports.w_fit();
+    else return;
+    redraw();
+  });
+  $('zoomin').onclick = () => { inst.exports.w_zoom(1.25, canvas.clientWidth / 2); redraw(); };
+  $('zoomout').onclick = () => { inst.exports.w_zoom(0.8, canvas.clientWidth / 2); redraw(); };
+  $('fit').onclick = () => { inst.exports.w_fit(); redraw(); };
+  $('counters').onchange = (e) => { inst.exports.w_counters(e.target.checked ? 1 : 0); redraw(); };
+  $('search').addEventListener('input', (e) => {
+    const n = withStr(e.target.value, (p) => inst.exports.w_search(p));
+    $('matches').textContent = e.target.value ? n + ' match' + (n === 1 ? '' : 'es') : '';
+    redraw();
+  });
+  window.addEventListener('resize', redraw);
+  // Another trace dropped on the page replaces this one.
+  document.addEventListener('dragover', (e) => e.preventDefault());
+  document.addEventListener('drop', (e) => {
+    e.preventDefault();
+    const f = e.dataTransfer.files[0];
+    if (!f) return;
+    const r = new FileReader();
+    r.onload = () => load(new Uint8Array(r.result), f.name);
+    r.readAsArrayBuffer(f);
+  });
+
+  WebAssembly.instantiate(bytes(window.WEFT_WASM), { env, wasi_snapshot_preview1: wasi })
+    .then((res) => {
+      inst = res.instance;
+      inst.exports._initialize();
+      load(bytes(window.WEFT_TRACE), dec.decode(bytes(window.WEFT_NAME)));
+    });
+})();
