@@ -547,12 +547,40 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 		text(p, x1 - tw - 4 > x0 ? x1 - tw - 4 : x1 + 4, y - 5, msg);
 	}
 
-	/* Arrows, one colour at a time, fading with their length. */
+	/* Arrows, one colour at a time, fading with their length.  Arrows
+	 * are in time order: only those ending in the window are looked at
+	 * (one ending outside it crosses it only if it is long, and long
+	 * arrows fade out); of those landing on the same pixel column of the
+	 * same row, one is drawn. */
 	c->line_width(c->ctx, 1);
-	for (int kind = 0; kind < WEFT_ARROW_KINDS; kind++) {
+	uint32_t lo = 0, hi = narr;
+	{
+		uint32_t a0 = 0, a1 = narr;
+		while (a0 < a1) {
+			uint32_t mid = a0 + (a1 - a0) / 2;
+			if (ar[mid].t < v->t0)
+				a0 = mid + 1;
+			else
+				a1 = mid;
+		}
+		lo = a0;
+		a1 = narr;
+		while (a0 < a1) {
+			uint32_t mid = a0 + (a1 - a0) / 2;
+			if (ar[mid].t <= v->t1)
+				a0 = mid + 1;
+			else
+				a1 = mid;
+		}
+		hi = a0;
+	}
+	size_t cols = (size_t)v->w + 2;
+	uint8_t *seen = calloc(cols * ((size_t)v->nrows + 1), 1);
+	for (int kind = 0; kind < WEFT_ARROW_KINDS && seen; kind++) {
 		if (kind == WEFT_ARROW_CREATE)
 			continue; /* drawn as creation lines */
-		for (uint32_t i = 0; i < narr; i++) {
+		memset(seen, 0, cols * ((size_t)v->nrows + 1));
+		for (uint32_t i = lo; i < hi; i++) {
 			const struct weft_arrow *a = &ar[i];
 			if (a->kind != kind || a->from == a->to ||
 			    (a->flags & WEFT_ARROW_FOLLOWED))
@@ -572,6 +600,11 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 			    (y0 < TOP && y1 < TOP) ||
 			    (y0 > bottom && y1 > bottom))
 				continue;
+			size_t cell = (size_t)r1 * cols +
+				      (size_t)(x1 < 0 ? 0 : x1 > v->w ? v->w : x1);
+			if (seen[cell])
+				continue;
+			seen[cell] = 1;
 			double len = hypot(x1 - x0, y1 - y0);
 			double alpha = 1 - len / 6000;
 			if (alpha <= 0.01)
@@ -582,6 +615,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 			arrowhead(p, x0, y0, x1, y1);
 		}
 	}
+	free(seen);
 
 	/* Labels where there is room; kinds in grey below. */
 	char title[256];
