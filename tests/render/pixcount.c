@@ -25,5 +25,7 @@ int main(int argc, char **argv)
 			     abs(p[0] - b) < 16;
 		}
 	printf("%ld\n", n);
+	fflush(stdout);
+	cairo_surface_destroy(s);
 	return 0;
 }
