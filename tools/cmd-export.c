@@ -27,16 +27,10 @@ int cmd_export(int argc, char **argv)
 		return usage(USAGE);
 	if (strcmp(format, "chrome") && strcmp(format, "perfetto"))
 		return error("unknown format '%s' (known: chrome)", format), 2;
-	struct weft_reader *r = open_trace(path, 0);
-	if (!r)
+	struct weft_reader *r;
+	struct weft_model *m = open_model(path, &r);
+	if (!m)
 		return 1;
-	struct weft_model *m;
-	int err = weft_model_load(&m, r);
-	if (err) {
-		weft_reader_close(r);
-		return error("cannot model '%s': %s", path, weft_strerror(err)),
-		       1;
-	}
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f) {
 		error("cannot create '%s': %s", out, strerror(errno));
@@ -44,7 +38,7 @@ int cmd_export(int argc, char **argv)
 		weft_reader_close(r);
 		return 1;
 	}
-	err = weft_export_chrome(m, f);
+	int err = weft_export_chrome(m, f);
 	if ((f != stdout ? fclose(f) : fflush(f)) != 0 || err) {
 		error("cannot write '%s'", out);
 		err = 1;

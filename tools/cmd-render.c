@@ -73,16 +73,10 @@ int cmd_render(int argc, char **argv)
 	if (!path || !out || (!svg && !png) || w < 100 || w > 20000 ||
 	    (h && (h < 100 || h > 20000)))
 		return usage(USAGE);
-	struct weft_reader *r = open_trace(path, 0);
-	if (!r)
+	struct weft_reader *r;
+	struct weft_model *m = open_model(path, &r);
+	if (!m)
 		return 1;
-	struct weft_model *m;
-	int err = weft_model_load(&m, r);
-	if (err) {
-		weft_reader_close(r);
-		return error("cannot model '%s': %s", path, weft_strerror(err)),
-		       1;
-	}
 	struct weft_view *v = weft_view_new(m, w, h ? h : 600);
 	if (!v)
 		die("out of memory");

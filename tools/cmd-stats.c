@@ -187,16 +187,10 @@ int cmd_stats(int argc, char **argv)
 	}
 	if (!path || !top)
 		return usage(USAGE);
-	struct weft_reader *r = open_trace(path, 0);
-	if (!r)
+	struct weft_reader *r;
+	struct weft_model *m = open_model(path, &r);
+	if (!m)
 		return 1;
-	struct weft_model *m;
-	int err = weft_model_load(&m, r);
-	if (err) {
-		weft_reader_close(r);
-		return error("cannot model '%s': %s", path, weft_strerror(err)),
-		       1;
-	}
 	const struct weft_trace_info *in = weft_reader_info(r);
 	uint32_t nth, nrun, nst, nctr;
 	const struct weft_thread *th = weft_model_threads(m, &nth);

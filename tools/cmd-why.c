@@ -175,16 +175,10 @@ int cmd_why(int argc, char **argv)
 	}
 	if (!path)
 		return usage(USAGE);
-	struct weft_reader *r = open_trace(path, 0);
-	if (!r)
+	struct weft_reader *r;
+	struct weft_model *m = open_model(path, &r);
+	if (!m)
 		return 1;
-	struct weft_model *m;
-	int err = weft_model_load(&m, r);
-	if (err) {
-		weft_reader_close(r);
-		return error("cannot model '%s': %s", path, weft_strerror(err)),
-		       1;
-	}
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
 	int problems = 0, looked = 0;

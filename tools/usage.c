@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "weft-tools.h"
+#include "weft/model.h"
 
 static void report(const char *prefix, const char *fmt, va_list ap)
 {
@@ -54,6 +55,21 @@ struct weft_reader *open_trace(const char *path, unsigned flags)
 		return NULL;
 	}
 	return r;
+}
+
+struct weft_model *open_model(const char *path, struct weft_reader **r)
+{
+	struct weft_model *m;
+	if (!(*r = open_trace(path, 0)))
+		return NULL;
+	int err = weft_model_load(&m, *r);
+	if (err) {
+		error("cannot model '%s': %s", path, weft_strerror(err));
+		weft_reader_close(*r);
+		*r = NULL;
+		return NULL;
+	}
+	return m;
 }
 
 void print_escaped(FILE *f, const char *s, size_t len)

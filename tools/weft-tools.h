@@ -42,6 +42,11 @@ __attribute__((format(printf, 1, 2))) int usage(const char *fmt, ...);
 /* Opens a trace for a command, printing a clear error on failure. */
 struct weft_reader *open_trace(const char *path, unsigned flags);
 
+/* Opens a trace and loads its model, printing a clear error on failure
+ * (NULL).  Free with weft_model_free, then weft_reader_close(*r). */
+struct weft_model;
+struct weft_model *open_model(const char *path, struct weft_reader **r);
+
 /* Prints a string with C-style escapes for quotes, backslashes, control
  * and non-UTF-8 bytes. */
 void print_escaped(FILE *f, const char *s, size_t len);
