@@ -144,7 +144,27 @@ struct ent {
 #define TABLE_SIZE (1u << TABLE_BITS)
 static struct ent table[TABLE_SIZE];
 static unsigned table_used;
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A spinlock: the table is held for well under a microsecond, and a
+ * pthread mutex costs more than the work it protects here. */
+static int table_lock;
+
+static void lock_table(void)
+{
+	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&table_lock, __ATOMIC_RELAXED))
+			sched_yield();
+}
+
+static int trylock_table(void)
+{
+	return !__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE);
+}
+
+static void unlock_table(void)
+{
+	/* Pairs with the acquire exchange in lock_table/trylock_table. */
+	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+}
 
 static unsigned slot_of(const void *key, int role)
 {
@@ -194,7 +214,7 @@ static void drop(struct ent *e)
 static int put(const void *key, int role, uint64_t id, void (*cb)(void),
 	       void (*cb2)(void), uv_loop_t *loop)
 {
-	pthread_mutex_lock(&table_lock);
+	lock_table();
 	struct ent *e = find(key, role, 1);
 	if (e) {
 		e->id = id;
@@ -202,31 +222,31 @@ static int put(const void *key, int role, uint64_t id, void (*cb)(void),
 		e->cb2 = cb2;
 		e->loop = loop;
 	}
-	pthread_mutex_unlock(&table_lock);
+	unlock_table();
 	return e != NULL;
 }
 
 /* Copies the entry out; with `remove`, deletes it. */
 static int get(const void *key, int role, struct ent *out, int remove)
 {
-	pthread_mutex_lock(&table_lock);
+	lock_table();
 	struct ent *e = find(key, role, 0);
 	if (e) {
 		*out = *e;
 		if (remove)
 			drop(e);
 	}
-	pthread_mutex_unlock(&table_lock);
+	unlock_table();
 	return e != NULL;
 }
 
 static void set_id(const void *key, int role, uint64_t id)
 {
-	pthread_mutex_lock(&table_lock);
+	lock_table();
 	struct ent *e = find(key, role, 0);
 	if (e)
 		e->id = id;
-	pthread_mutex_unlock(&table_lock);
+	unlock_table();
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -954,38 +974,55 @@ static void disarm(const void *h, int role)
 		weft_cancel(e.id);
 }
 
-/* In a trampoline: the activation fires.  The next one (for a handle that
- * stays armed) is created by this one before the callback runs, so a stop
+/* In a trampoline: the activation fires.  It is resolved (or failed), and
+ * the next one takes its place in the table; arm_next() creates that one
+ * once the callback's activation runs, so it is created by it, and a stop
  * inside the callback cancels it. */
-static int fire(const void *h, int role, long status, const char *kind,
-		const char *what, struct ent *e)
+static int fire(const void *h, int role, long status, struct ent *e,
+		uint64_t *next)
 {
 	int saved = errno;
-	uint64_t next = new_id();
+	*next = new_id();
 	/* One look-up: the activation that fires, and the next in its place. */
-	pthread_mutex_lock(&table_lock);
+	lock_table();
 	struct ent *p = find(h, role, 0);
 	if (p && p->id) {
 		*e = *p;
-		p->id = next;
+		p->id = *next;
 	}
-	pthread_mutex_unlock(&table_lock);
+	unlock_table();
 	if (!p || !e->id) {
 		errno = saved;
 		return 0;
 	}
 	complete(e->id, status);
 	counters(e->loop);
-	uint64_t prev = cur;
-	set_cur(e->id);
-	weft_create(next, kind);
-	struct lb b = {.n = 0};
-	lb_str(&b, what);
-	lb_label(next, &b, (const void *)e->cb);
-	set_cur(prev);
 	errno = saved;
 	return 1;
 }
+
+/* Creates the next activation (current: the one that fired). */
+static void arm_next(uint64_t next, const char *kind, const char *what,
+		     const void *cb)
+{
+	int saved = errno;
+	weft_create(next, kind);
+	struct lb b = {.n = 0};
+	lb_str(&b, what);
+	lb_label(next, &b, cb);
+	errno = saved;
+}
+
+/* Runs the user's callback as the activation that fired, after creating
+ * the next one. */
+#define FIRE_RUN(e, next, kind, what, call)                                    \
+	do {                                                                   \
+		uint64_t prev_ = cur;                                          \
+		set_cur((e).id);                                               \
+		arm_next((next), (kind), (what), (const void *)(e).cb);        \
+		call;                                                          \
+		set_cur(prev_);                                                \
+	} while (0)
 
 static void tramp_timer(uv_timer_t *h)
 {
@@ -1053,13 +1090,15 @@ int uv_timer_stop(uv_timer_t *handle)
 static void tramp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 {
 	struct ent e;
+	uint64_t next;
 	/* nread == 0 is "nothing this time" (EAGAIN): not an activation. */
-	struct lb what = {.n = 0};
-	lb_str(&what, "read fd ");
-	lb_num(&what, fd_of((uv_handle_t *)h));
-	if (nread != 0 && fire(h, R_READ, nread < 0 ? (long)nread : 0,
-			       "uv_stream_t read", what.s, &e)) {
-		RUN_AS(e.id, ((uv_read_cb)e.cb)(h, nread, buf));
+	if (nread != 0 && fire(h, R_READ, nread < 0 ? (long)nread : 0, &e,
+			       &next)) {
+		struct lb what = {.n = 0};
+		lb_str(&what, "read fd ");
+		lb_num(&what, fd_of((uv_handle_t *)h));
+		FIRE_RUN(e, next, "uv_stream_t read", what.s,
+			 ((uv_read_cb)e.cb)(h, nread, buf));
 		return;
 	}
 	if (get(h, R_READ, &e, 0))
@@ -1100,16 +1139,17 @@ int uv_read_stop(uv_stream_t *stream)
 static void tramp_connection(uv_stream_t *server, int status)
 {
 	struct ent e;
-	char what[40];
-	snprintf(what, sizeof what, "connections on fd %d",
-		 fd_of((uv_handle_t *)server));
-	if (!fire(server, R_LISTEN, status, "connection", what, &e)) {
-		struct ent u;
-		if (get(server, R_LISTEN, &u, 0))
-			((uv_connection_cb)u.cb)(server, status);
+	uint64_t next;
+	if (!fire(server, R_LISTEN, status, &e, &next)) {
+		if (get(server, R_LISTEN, &e, 0))
+			((uv_connection_cb)e.cb)(server, status);
 		return;
 	}
-	RUN_AS(e.id, ((uv_connection_cb)e.cb)(server, status));
+	struct lb what = {.n = 0};
+	lb_str(&what, "connections on fd ");
+	lb_num(&what, fd_of((uv_handle_t *)server));
+	FIRE_RUN(e, next, "connection", what.s,
+		 ((uv_connection_cb)e.cb)(server, status));
 }
 
 int uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb)
@@ -1135,14 +1175,17 @@ int uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb)
 static void tramp_async(uv_async_t *h)
 {
 	struct ent e;
-	if (!fire(h, R_ASYNC, 0, "uv_async_t", "async wake-up", &e)) {
-		struct ent u;
-		if (get(h, R_ASYNC, &u, 0) && u.cb)
-			((uv_async_cb)u.cb)(h);
+	uint64_t next;
+	if (!fire(h, R_ASYNC, 0, &e, &next)) {
+		if (get(h, R_ASYNC, &e, 0) && e.cb)
+			((uv_async_cb)e.cb)(h);
 		return;
 	}
 	if (e.cb)
-		RUN_AS(e.id, ((uv_async_cb)e.cb)(h));
+		FIRE_RUN(e, next, "uv_async_t", "async wake-up",
+			 ((uv_async_cb)e.cb)(h));
+	else
+		FIRE_RUN(e, next, "uv_async_t", "async wake-up", (void)0);
 }
 
 int uv_async_init(uv_loop_t *loop, uv_async_t *async, uv_async_cb cb)
@@ -1179,14 +1222,14 @@ int uv_async_send(uv_async_t *async)
 		 * only held for a few hundred nanoseconds at a time. */
 		int locked = 0;
 		for (int tries = 0; tries < 1000 && !locked; tries++) {
-			locked = pthread_mutex_trylock(&table_lock) == 0;
+			locked = trylock_table();
 			if (!locked)
 				sched_yield();
 		}
 		if (locked) {
 			struct ent *p = find(async, R_ASYNC, 0);
 			e.id = p ? p->id : 0;
-			pthread_mutex_unlock(&table_lock);
+			unlock_table();
 			if (e.id)
 				weft_signal(e.id);
 		}
@@ -1198,15 +1241,17 @@ int uv_async_send(uv_async_t *async)
 static void tramp_poll(uv_poll_t *h, int status, int events)
 {
 	struct ent e;
-	char what[32];
-	snprintf(what, sizeof what, "poll fd %d", fd_of((uv_handle_t *)h));
-	if (!fire(h, R_POLL, status, "uv_poll_t", what, &e)) {
-		struct ent u;
-		if (get(h, R_POLL, &u, 0))
-			((uv_poll_cb)u.cb)(h, status, events);
+	uint64_t next;
+	if (!fire(h, R_POLL, status, &e, &next)) {
+		if (get(h, R_POLL, &e, 0))
+			((uv_poll_cb)e.cb)(h, status, events);
 		return;
 	}
-	RUN_AS(e.id, ((uv_poll_cb)e.cb)(h, status, events));
+	struct lb what = {.n = 0};
+	lb_str(&what, "poll fd ");
+	lb_num(&what, fd_of((uv_handle_t *)h));
+	FIRE_RUN(e, next, "uv_poll_t", what.s,
+		 ((uv_poll_cb)e.cb)(h, status, events));
 }
 
 int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb)
@@ -1241,15 +1286,17 @@ int uv_poll_stop(uv_poll_t *handle)
 static void tramp_signal(uv_signal_t *h, int signum)
 {
 	struct ent e;
-	char what[32];
-	snprintf(what, sizeof what, "signal %d", signum);
-	if (!fire(h, R_SIGNAL, 0, "uv_signal_t", what, &e)) {
-		struct ent u;
-		if (get(h, R_SIGNAL, &u, 0))
-			((uv_signal_cb)u.cb)(h, signum);
+	uint64_t next;
+	if (!fire(h, R_SIGNAL, 0, &e, &next)) {
+		if (get(h, R_SIGNAL, &e, 0))
+			((uv_signal_cb)e.cb)(h, signum);
 		return;
 	}
-	RUN_AS(e.id, ((uv_signal_cb)e.cb)(h, signum));
+	struct lb what = {.n = 0};
+	lb_str(&what, "signal ");
+	lb_num(&what, signum);
+	FIRE_RUN(e, next, "uv_signal_t", what.s,
+		 ((uv_signal_cb)e.cb)(h, signum));
 }
 
 int uv_signal_start(uv_signal_t *handle, uv_signal_cb cb, int signum)
