@@ -11,6 +11,9 @@
  *   bench-record loop N         the same loop with no call at all
  *   bench-record threads T N    T threads x N events: events/s
  *   bench-record mix N FILE     the realistic mix below into FILE: bytes/event
+ *   bench-record wide N FILE    a server with N connections open at once,
+ *                               each making requests (the viewer's case of
+ *                               many rows)
  *   bench-record read FILE      iterate every event of FILE: events/s
  *
  * Times are CLOCK_MONOTONIC around the loop only; a warm-up precedes it.
@@ -119,6 +122,34 @@ __attribute__((noinline)) static uint64_t loop_mix(uint64_t n)
 		}
 	}
 	return events;
+}
+
+/* N connections open together, 8 requests each, read by the loop. */
+__attribute__((noinline)) static uint64_t loop_wide(uint64_t n)
+{
+	uint64_t events = 0;
+	weft_run(1);
+	for (uint64_t i = 0; i < n; i++) {
+		weft_create(100 + i, "connection");
+		weft_label(100 + i, "peer 10.0.0.1:4242");
+		events += 2;
+	}
+	for (uint64_t k = 0; k < 8; k++)
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t req = (k + 1) * 10000000 + i;
+			weft_run(100 + i);
+			weft_create(req, "uv_write_t");
+			weft_run(1);
+			weft_resolve(req);
+			weft_read(req);
+			events += 4;
+		}
+	for (uint64_t i = 0; i < n; i++) {
+		weft_resolve(100 + i);
+		events++;
+	}
+	weft_run(0);
+	return events + 1;
 }
 
 struct targ {
@@ -265,6 +296,13 @@ int main(int argc, char **argv)
 		setenv("WEFT_BENCH_FILE", argv[3], 1);
 		start((size_t)n * 16 + (8u << 20), WEFT_DISCARD);
 		uint64_t events = loop_mix(n);
+		weft_stop();
+		return cmd_bytes(argv[3], events);
+	}
+	if (!strcmp(mode, "wide") && argc > 3) {
+		setenv("WEFT_BENCH_FILE", argv[3], 1);
+		start((size_t)n * 600 + (8u << 20), WEFT_DISCARD);
+		uint64_t events = loop_wide(n);
 		weft_stop();
 		return cmd_bytes(argv[3], events);
 	}

@@ -4,7 +4,9 @@
  * (bench/run gives it a trace of about 1 M events):
  *   view.open_ms   open + model + layout + first frame (1280 x 800, cairo)
  *   view.frame_ms  the worst frame over a zoom sweep from the whole trace
- *                  down to microseconds
+ *                  down to microseconds, focus at the top, middle, bottom
+ *   view.frame_ms_rows  the same on a second trace with many rows (bench/run
+ *                  gives it 20,000 connections open at once)
  * Targets: open <= 1000 ms, frame <= 16 ms.
  */
 #include <cairo.h>
@@ -22,9 +24,30 @@ static double now(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Worst frame over a zoom sweep from the whole trace down to
+ * microseconds, with the vertical focus at the top, middle and bottom. */
+static double sweep(struct weft_view *v, const struct weft_canvas *c)
+{
+	double worst = 0;
+	int rows = weft_view_rows(v);
+	for (int f = 0; f < 3; f++) {
+		weft_view_fit(v);
+		weft_view_set_focus(v, f * rows / 2);
+		for (int i = 0; i < 40; i++) {
+			double f0 = now();
+			weft_view_render(v, c);
+			double d = now() - f0;
+			if (d > worst)
+				worst = d;
+			weft_view_zoom(v, 1.6, 640);
+		}
+	}
+	return worst;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2)
+	if (argc != 2 && argc != 3)
 		return 2;
 	double t0 = now();
 	struct weft_reader *r;
@@ -37,24 +60,29 @@ int main(int argc, char **argv)
 	struct weft_canvas c = weft_cairo_canvas(cr);
 	weft_view_render(v, &c);
 	double open = now() - t0;
-	double worst = 0;
-	for (int i = 0; i < 40; i++) {
-		double f0 = now();
-		weft_view_render(v, &c);
-		double f = now() - f0;
-		if (f > worst)
-			worst = f;
-		weft_view_zoom(v, 1.6, 640);
-	}
+	double worst = sweep(v, &c);
 	printf("%-26s %14.1f %-9s # open, model, layout, first frame of %llu events (target <= 1000)\n",
 	       "view.open_ms", open, "ms",
 	       (unsigned long long)weft_reader_info(r)->events);
 	printf("%-26s %14.2f %-9s # worst frame over a zoom sweep, 1280x800, cairo (target <= 16)\n",
 	       "view.frame_ms", worst, "ms");
-	cairo_destroy(cr);
-	cairo_surface_destroy(s);
 	weft_view_free(v);
 	weft_model_free(m);
 	weft_reader_close(r);
+	if (argc == 3) {
+		if (weft_reader_open(&r, argv[2], 0, NULL) ||
+		    weft_model_load(&m, r))
+			return 1;
+		v = weft_view_new(m, 1280, 800);
+		worst = sweep(v, &c);
+		printf("%-26s %14.2f %-9s # the same over %d rows (%llu events; focus + context)\n",
+		       "view.frame_ms_rows", worst, "ms", weft_view_rows(v),
+		       (unsigned long long)weft_reader_info(r)->events);
+		weft_view_free(v);
+		weft_model_free(m);
+		weft_reader_close(r);
+	}
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
 	return 0;
 }

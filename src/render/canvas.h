@@ -4,7 +4,9 @@
  * with its drawing calls: cairo (PNG, SVG, the GTK window) or, compiled to
  * WebAssembly, an HTML canvas.  Coordinates are pixels, origin top left.
  * The renderer batches by colour, because switching colours is what some
- * back ends (HTML canvas) do slowly.
+ * back ends (HTML canvas) do slowly; a back end may gather the shapes of
+ * one colour and draw them together when the colour, the line width or
+ * the clip changes, at text, and at flush() (the end of a frame).
  */
 #ifndef WEFT_CANVAS_H
 #define WEFT_CANVAS_H
@@ -22,6 +24,7 @@ struct weft_canvas {
 	double (*text_width)(void *ctx, double size, const char *s);
 	void (*clip)(void *ctx, double x, double y, double w, double h);
 	void (*unclip)(void *ctx);
+	void (*flush)(void *ctx); /* may be NULL */
 };
 
 #endif

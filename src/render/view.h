@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * view.h - a view of a model: layout (rows), the visible time range, the
- * interaction state (search, selection), and drawing it.  One renderer for
- * every front end (render.c); no GTK, no cairo here.
+ * vertical focus, the interaction state (search, selection, causal chain,
+ * counters shown), and drawing it.  One renderer for every front end
+ * (render.c); no GTK, no cairo here.
  */
 #ifndef WEFT_VIEW_H
 #define WEFT_VIEW_H
@@ -28,26 +29,63 @@ void weft_view_resize(struct weft_view *v, double w, double h);
 void weft_view_fit(struct weft_view *v);
 /* Zoom by `factor` (> 1 in) keeping the time under pixel x in place. */
 void weft_view_zoom(struct weft_view *v, double factor, double x);
-/* Pan by pixels (drag). */
+/* Pan by pixels (drag): dx moves time, dy moves the vertical focus. */
 void weft_view_pan(struct weft_view *v, double dx, double dy);
 void weft_view_set_range(struct weft_view *v, int64_t t0, int64_t t1);
 void weft_view_range(const struct weft_view *v, int64_t *t0, int64_t *t1);
+
+/*
+ * Vertical focus + context: when every row fits at full height, rows are
+ * stacked at full height.  Otherwise a band of rows around the focus row
+ * is drawn at full height and the rows above and below it are compressed
+ * into the rest of the height, so the whole trace stays in sight (a
+ * piecewise-linear fisheye).  The focus row is centred in the band when
+ * it can be.
+ */
+void weft_view_set_focus(struct weft_view *v, int row);
+int weft_view_focus(const struct weft_view *v);
+/* Centre of a thread's row on screen and its height in pixels (full:
+ * 26), or -1 if it is not laid out. */
+double weft_view_thread_y(struct weft_view *v, uint32_t thread,
+			  double *row_h);
 
 /* Highlights every thread whose title contains `text` (case-insensitive;
  * NULL or "" clears).  Returns how many match. */
 uint32_t weft_view_search(struct weft_view *v, const char *text);
 /* The thread drawn nearest pixel (x, y), within a few pixels, or
  * WEFT_NONE. */
-uint32_t weft_view_pick(const struct weft_view *v, double x, double y);
-/* Selects a thread (WEFT_NONE: none): it and its causal chain are
- * highlighted. */
+uint32_t weft_view_pick(struct weft_view *v, double x, double y);
+/* Selects a thread (WEFT_NONE: none): it is outlined. */
 void weft_view_select(struct weft_view *v, uint32_t thread);
+uint32_t weft_view_selected(const struct weft_view *v);
+/*
+ * Highlights a thread's causal chain (WEFT_NONE clears): the threads
+ * whose interactions led to it before it ended (creators, resolvers,
+ * signallers, results it read, what it waited on, transitively and in
+ * time order) and those it led to after it was created (its children,
+ * what it resolved, signalled or was read by, transitively).  OS threads
+ * (roots) do not carry causality.  Returns the chain's size (the thread
+ * included).
+ */
+uint32_t weft_view_chain(struct weft_view *v, uint32_t thread);
+/* Whether `thread` is in the highlighted chain. */
+int weft_view_in_chain(const struct weft_view *v, uint32_t thread);
+/* Shows only the threads of the chain (when there is one), laid out
+ * again; off: every thread. */
+void weft_view_only_chain(struct weft_view *v, int on);
+
+/* Counters: all on or off, or one (by its index in the model's
+ * counters). */
 void weft_view_show_counters(struct weft_view *v, int on);
+void weft_view_show_counter(struct weft_view *v, uint32_t counter, int on);
+int weft_view_counter_shown(const struct weft_view *v, uint32_t counter);
 
 /* Draws the view.  Returns how many primitives it drew. */
 long weft_view_render(struct weft_view *v, const struct weft_canvas *c);
 
 /* Row of a thread (for tests), or -1 if not laid out. */
 int weft_view_row(const struct weft_view *v, uint32_t thread);
+/* Number of rows laid out. */
+int weft_view_rows(const struct weft_view *v);
 
 #endif

@@ -24,6 +24,7 @@ IMPORT(c_text) void c_text(double x, double y, double size, const char *s);
 IMPORT(c_text_width) double c_text_width(double size, const char *s);
 IMPORT(c_clip) void c_clip(double x, double y, double w, double h);
 IMPORT(c_unclip) void c_unclip(void);
+IMPORT(c_flush) void c_flush(void);
 
 static void color(void *c, double r, double g, double b, double a)
 {
@@ -72,9 +73,15 @@ static void unclip(void *c)
 	c_unclip();
 }
 
+static void flush(void *c)
+{
+	(void)c;
+	c_flush();
+}
+
 static const struct weft_canvas canvas = {
 	NULL, color, line_width, line, rect, triangle, text, text_width,
-	clip, unclip,
+	clip, unclip, flush,
 };
 
 static struct weft_reader *reader;

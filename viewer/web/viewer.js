@@ -34,26 +34,33 @@
     try { return f(p); } finally { inst.exports.w_free(p); }
   }
 
+  // Shapes of one colour are gathered into one path and drawn together
+  // when the colour, width or clip changes, at text and at flush.
+  let pend = 0; // 0 nothing, 1 lines, 2 fills
+  function flush() {
+    if (pend === 1) ctx.stroke(); else if (pend === 2) ctx.fill();
+    pend = 0;
+  }
+  function want(k) { if (pend !== k) { flush(); ctx.beginPath(); pend = k; } }
   const env = {
     c_color(r, g, b, a) {
+      flush();
       const c = 'rgba(' + Math.round(r * 255) + ',' + Math.round(g * 255) + ',' +
         Math.round(b * 255) + ',' + a + ')';
       ctx.fillStyle = c;
       ctx.strokeStyle = c;
     },
-    c_line_width(w) { ctx.lineWidth = w; },
-    c_line(x0, y0, x1, y1) {
-      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
-    },
-    c_rect(x, y, w, h) { ctx.fillRect(x, y, w, h); },
+    c_line_width(w) { flush(); ctx.lineWidth = w; },
+    c_line(x0, y0, x1, y1) { want(1); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); },
+    c_rect(x, y, w, h) { want(2); ctx.rect(x, y, w, h); },
     c_triangle(x0, y0, x1, y1, x2, y2) {
-      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.lineTo(x2, y2);
-      ctx.closePath(); ctx.fill();
+      want(2); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.lineTo(x2, y2); ctx.closePath();
     },
-    c_text(x, y, size, p) { ctx.font = size + 'px sans-serif'; ctx.fillText(str(p), x, y); },
+    c_text(x, y, size, p) { flush(); ctx.font = size + 'px sans-serif'; ctx.fillText(str(p), x, y); },
     c_text_width(size, p) { ctx.font = size + 'px sans-serif'; return ctx.measureText(str(p)).width; },
-    c_clip(x, y, w, h) { ctx.save(); ctx.beginPath(); ctx.rect(x, y, w, h); ctx.clip(); },
-    c_unclip() { ctx.restore(); },
+    c_clip(x, y, w, h) { flush(); ctx.save(); ctx.beginPath(); ctx.rect(x, y, w, h); ctx.clip(); },
+    c_unclip() { flush(); ctx.restore(); },
+    c_flush() { flush(); },
   };
   // The few WASI calls libc makes (stderr); nothing else reaches outside.
   const wasi = {
