@@ -203,4 +203,195 @@ TEST(level_of_detail)
 	weft_reader_close(pic.r);
 }
 
-TEST_MAIN(T(arrow_colours), T(layout_near_parents), T(level_of_detail))
+static void unload(struct pic *p)
+{
+	weft_view_free(p->v);
+	weft_model_free(p->m);
+	weft_reader_close(p->r);
+	cairo_surface_destroy(p->s);
+}
+
+/* Many rows: a band of full rows around the focus, the others squeezed
+ * so that every row stays on screen; moving the focus moves the band. */
+TEST(focus_and_context)
+{
+	const char *p = tpath("rows.weft");
+	CHECK_OK(weft_start(p, 16 << 20, WEFT_DISCARD));
+	weft_run(1);
+	for (uint64_t i = 0; i < 300; i++) {
+		weft_create(100 + i, "conn");
+		weft_label(100 + i, "connection");
+	}
+	for (uint64_t i = 0; i < 300; i++)
+		weft_resolve(100 + i);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 900, 400);
+	CHECK(weft_view_rows(pic.v) >= 300);
+	double h0, h1, hl;
+	uint32_t first = weft_model_find(pic.m, 100),
+		 mid = weft_model_find(pic.m, 250),
+		 last = weft_model_find(pic.m, 399);
+	double y0 = weft_view_thread_y(pic.v, first, &h0);
+	double y1 = weft_view_thread_y(pic.v, mid, &h1);
+	double yl = weft_view_thread_y(pic.v, last, &hl);
+	/* focus at the top: the first rows full, the others squeezed, the
+	 * last one still on screen above the grid and counters */
+	CHECK(h0 == 26);
+	CHECK(h1 < 2 && hl < 2);
+	CHECK(y0 < y1 && y1 < yl && yl < 400 - 16);
+	CHECK(pic.prims < 20000);
+	/* the focus on row 250: it is full, row 0 is squeezed */
+	weft_view_set_focus(pic.v, weft_view_row(pic.v, mid));
+	y1 = weft_view_thread_y(pic.v, mid, &h1);
+	weft_view_thread_y(pic.v, first, &h0);
+	CHECK(h1 == 26 && h0 < 2);
+	/* a full row shows its label (black), and picking finds it */
+	draw(&pic, 900, 400);
+	CHECK(count(&pic, 0, 0, 0, 0, (int)y1 - 14, 900, 12) > 20);
+	/* few rows: stacked at full height (layout_near_parents) */
+	const struct weft_thread *tm = weft_model_threads(pic.m, &(uint32_t){0}) + mid;
+	int64_t a0, a1;
+	weft_view_range(pic.v, &a0, &a1);
+	double xm = 8 + (double)((tm->t_create + tm->t_end) / 2 - a0) *
+				(900 - 16) / (double)(a1 - a0);
+	CHECK_EQ(weft_view_pick(pic.v, xm, y1), mid);
+	/* dragging down by two rows brings the rows above into focus */
+	int f = weft_view_focus(pic.v);
+	weft_view_pan(pic.v, 0, 52);
+	CHECK_EQ(weft_view_focus(pic.v), f - 2);
+	unload(&pic);
+}
+
+/* The causal chain of ring.write in the ARP trace: its creator (TCP
+ * connect) and theirs, the event that resolved it, the reader; not the
+ * ARP condition nor the failed task it never touched. */
+TEST(causal_chain)
+{
+	const char *p = tpath("arp2.weft");
+	arp(p);
+	struct pic pic;
+	load(&pic, p, 900, 300);
+	uint32_t t[8];
+	for (int i = 1; i < 8; i++)
+		t[i] = weft_model_find(pic.m, (uint64_t)i);
+	CHECK_EQ(weft_view_chain(pic.v, t[5]), 5);
+	CHECK(weft_view_in_chain(pic.v, t[5]) && weft_view_in_chain(pic.v, t[3]) &&
+	      weft_view_in_chain(pic.v, t[6]) && weft_view_in_chain(pic.v, t[2]) &&
+	      weft_view_in_chain(pic.v, t[1]));
+	CHECK(!weft_view_in_chain(pic.v, t[4]) && !weft_view_in_chain(pic.v, t[7]));
+	/* highlighted (light orange behind the lines) */
+	draw(&pic, 900, 300);
+	CHECK(count(&pic, 245, 207, 153, 0, 0, 0, 0) > 200);
+	/* a selection is outlined in orange */
+	CHECK_EQ(count(&pic, 255, 115, 0, 0, 0, 0, 0), 0);
+	weft_view_select(pic.v, t[5]);
+	draw(&pic, 900, 300);
+	CHECK(count(&pic, 255, 115, 0, 0, 0, 0, 0) > 50);
+	/* only the chain: five rows, the others not laid out */
+	int rows = weft_view_rows(pic.v);
+	weft_view_only_chain(pic.v, 1);
+	CHECK_EQ(weft_view_rows(pic.v), 5);
+	CHECK(weft_view_rows(pic.v) < rows);
+	CHECK_EQ(weft_view_row(pic.v, t[4]), -1);
+	CHECK_EQ(weft_view_row(pic.v, t[7]), -1);
+	CHECK(weft_view_row(pic.v, t[6]) >= 0);
+	draw(&pic, 900, 300);
+	CHECK_EQ(count(&pic, 255, 153, 0, 0, 0, 0, 0), 0); /* signal to 4 */
+	CHECK(count(&pic, 0, 128, 0, 0, 0, 0, 0) > 10);    /* 6 resolved 5 */
+	weft_view_only_chain(pic.v, 0);
+	CHECK_EQ(weft_view_rows(pic.v), rows);
+	CHECK(weft_view_chain(pic.v, WEFT_NONE) == 0);
+	CHECK(!weft_view_in_chain(pic.v, t[5]));
+	unload(&pic);
+}
+
+/* Counters toggled one by one and all together. */
+TEST(counter_toggles)
+{
+	const char *p = tpath("ctr.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	for (int i = 0; i < 50; i++) {
+		weft_counter_set("first", i % 7);
+		weft_counter_set("second", (i * 3) % 11);
+	}
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 600, 300);
+	CHECK(count(&pic, 255, 102, 102, 0, 0, 0, 0) > 50); /* first */
+	CHECK(count(&pic, 255, 127, 0, 0, 0, 0, 0) > 50);   /* second */
+	weft_view_show_counter(pic.v, 0, 0);
+	CHECK(!weft_view_counter_shown(pic.v, 0));
+	CHECK(weft_view_counter_shown(pic.v, 1));
+	draw(&pic, 600, 300);
+	CHECK_EQ(count(&pic, 255, 102, 102, 0, 0, 0, 0), 0);
+	CHECK(count(&pic, 255, 127, 0, 0, 0, 0, 0) > 50);
+	weft_view_show_counter(pic.v, 1, 0);
+	draw(&pic, 600, 300);
+	CHECK_EQ(count(&pic, 255, 127, 0, 0, 0, 0, 0), 0);
+	weft_view_show_counter(pic.v, 0, 1);
+	weft_view_show_counters(pic.v, 0);
+	draw(&pic, 600, 300);
+	CHECK_EQ(count(&pic, 255, 102, 102, 0, 0, 0, 0), 0);
+	weft_view_show_counters(pic.v, 1);
+	draw(&pic, 600, 300);
+	CHECK(count(&pic, 255, 102, 102, 0, 0, 0, 0) > 50);
+	unload(&pic);
+}
+
+/* Spans (teal under the line), notes (purple flags), becomes (a
+ * vertical line between the two rows) and the mark of a thread still
+ * pending at the end (grey, where it was last seen). */
+TEST(spans_notes_becomes_pending)
+{
+	const char *p = tpath("marks.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_create(2, "task");
+	weft_run(2);
+	weft_span_begin("parse");
+	weft_note(2, "half way");
+	weft_span_end("parse");
+	weft_create(3, "task");
+	weft_run(1);
+	weft_create(4, "promise");
+	weft_becomes(3, 4);
+	weft_resolve(2);
+	weft_create(5, "pending one");
+	weft_run(1);
+	weft_resolve(4);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 800, 300);
+	CHECK(count(&pic, 0, 140, 140, 0, 0, 0, 0) > 20);  /* span */
+	CHECK(count(&pic, 115, 64, 153, 0, 0, 0, 0) > 8);  /* note */
+	CHECK(count(&pic, 115, 115, 115, 0, 0, 0, 0) > 10); /* pending */
+	/* the become: dark pixels in the column of its time between the
+	 * rows of 3 and 4 */
+	uint32_t nth, na;
+	const struct weft_arrow *a = weft_model_arrows(pic.m, &na);
+	int64_t tb = -1;
+	for (uint32_t i = 0; i < na; i++)
+		if (a[i].kind == WEFT_ARROW_BECOME)
+			tb = a[i].t;
+	CHECK(tb >= 0);
+	weft_model_threads(pic.m, &nth);
+	int64_t r0, r1;
+	weft_view_range(pic.v, &r0, &r1);
+	int x = (int)(8 + (double)(tb - r0) * (800 - 16) / (double)(r1 - r0));
+	double ya = weft_view_thread_y(pic.v, weft_model_find(pic.m, 3), NULL);
+	double yb = weft_view_thread_y(pic.v, weft_model_find(pic.m, 4), NULL);
+	double lo = ya < yb ? ya : yb, hi = ya < yb ? yb : ya;
+	CHECK(hi - lo >= 20);
+	CHECK(count(&pic, 51, 51, 51, x - 1, (int)lo + 4, 3,
+		    (int)(hi - lo) - 8) >= (long)(hi - lo) / 2);
+	unload(&pic);
+}
+
+TEST_MAIN(T(arrow_colours), T(layout_near_parents), T(level_of_detail),
+	  T(focus_and_context), T(causal_chain), T(counter_toggles),
+	  T(spans_notes_becomes_pending))
