@@ -23,8 +23,8 @@
  * latter to the right edge, with a message); arrows by kind (green
  * resolve, blue read, red read of a failure, yellow wait not followed by
  * a read, orange signal, grey cancel), fading with their length, becomes
- * as vertical lines; notes; labels where they fit (the id otherwise),
- * kinds in grey; counters as step plots in a band at the bottom.
+ * as vertical lines; labels where they fit (the id otherwise), kinds in
+ * grey; notes; counters as step plots in a band at the bottom.
  *
  * Level of detail: every pass keeps, per pixel row, which pixel columns it
  * has drawn (a "next free column" union-find): a thread, run or band that
@@ -708,11 +708,70 @@ static void arrow_ends(const struct weft_arrow *a, uint32_t *src,
 	}
 }
 
-uint32_t weft_view_chain(struct weft_view *v, uint32_t t)
+/* Grows the chain from t, backwards (dir < 0) or forwards, with a
+ * worklist: lim[n] is the latest (backwards) or earliest (forwards) time
+ * at which what happened to n still matters to t.  Backwards, an arrow
+ * into n at or before lim[n] brings its source in, with the arrow's time
+ * as its limit, except for a wait: a thread that waits on another
+ * depends on it until the wait's own limit.  Forwards, an arrow out of n
+ * at or after lim[n] brings its destination in from the arrow's time. */
+static void chain_walk(struct weft_view *v, uint32_t t, int dir, int64_t *lim,
+		       uint32_t *stack, uint8_t *queued)
 {
-	uint32_t n, na;
+	uint32_t n, na, top = 0;
 	const struct weft_thread *th = weft_model_threads(v->m, &n);
 	const struct weft_arrow *a = weft_model_arrows(v->m, &na);
+	for (uint32_t i = 0; i < v->nthreads; i++)
+		lim[i] = dir < 0 ? INT64_MIN : INT64_MAX;
+	lim[t] = dir < 0 ? (is_never(&th[t]) ? INT64_MAX : th[t].t_end)
+			 : th[t].t_create;
+	memset(queued, 0, v->nthreads);
+	stack[top++] = t;
+	queued[t] = 1;
+	while (top) {
+		uint32_t x = stack[--top], k;
+		queued[x] = 0;
+		const uint32_t *ai = weft_model_thread_arrows(v->m, x, &k);
+		for (uint32_t j = 0; j < k; j++) {
+			const struct weft_arrow *e = &a[ai[j]];
+			uint32_t src, dst, y;
+			arrow_ends(e, &src, &dst);
+			if (src >= v->nthreads || dst >= v->nthreads)
+				continue;
+			int64_t l;
+			if (dir < 0) {
+				if (dst != x || e->t > lim[x])
+					continue;
+				y = src;
+				l = e->kind == WEFT_ARROW_TRY_READ ? lim[x] : e->t;
+				if (l <= lim[y])
+					continue;
+			} else {
+				if (src != x || e->t < lim[x])
+					continue;
+				y = dst;
+				l = e->t;
+				if (l >= lim[y])
+					continue;
+			}
+			if (th[y].flags & WEFT_THREAD_ROOT)
+				continue; /* OS threads carry no causality */
+			int fresh = lim[y] == (dir < 0 ? INT64_MIN : INT64_MAX);
+			lim[y] = l;
+			if (fresh)
+				v->chm[y] = 1;
+			if (!queued[y]) { /* at most once on the stack */
+				queued[y] = 1;
+				stack[top++] = y;
+			}
+		}
+	}
+}
+
+uint32_t weft_view_chain(struct weft_view *v, uint32_t t)
+{
+	uint32_t n;
+	weft_model_threads(v->m, &n);
 	if (n > v->nthreads)
 		relayout(v);
 	memset(v->chm, 0, v->nthreads);
@@ -721,39 +780,16 @@ uint32_t weft_view_chain(struct weft_view *v, uint32_t t)
 	if (t < v->nthreads) {
 		v->chained = t;
 		v->chm[t] = 1;
-		/* Backwards from its end: an arrow into a member at or
-		 * before the time it joined brings its source in.  Sweeping
-		 * arrows from the latest, every later arrow was seen first. */
-		uint8_t *bw = calloc(v->nthreads + 1, 1);
-		if (bw) {
-			bw[t] = 1;
-			for (uint32_t i = na; i-- > 0;) {
-				if (a[i].t > th[t].t_end && !is_never(&th[t]))
-					continue;
-				uint32_t s, d;
-				arrow_ends(&a[i], &s, &d);
-				if (d < v->nthreads && s < v->nthreads && bw[d] &&
-				    !bw[s] && !(th[s].flags & WEFT_THREAD_ROOT))
-					bw[s] = 1;
-			}
-			for (uint32_t i = 0; i < v->nthreads; i++)
-				v->chm[i] |= bw[i];
-			/* Forwards from its creation. */
-			memset(bw, 0, v->nthreads);
-			bw[t] = 1;
-			for (uint32_t i = 0; i < na; i++) {
-				if (a[i].t < th[t].t_create)
-					continue;
-				uint32_t s, d;
-				arrow_ends(&a[i], &s, &d);
-				if (d < v->nthreads && s < v->nthreads && bw[s] &&
-				    !bw[d] && !(th[d].flags & WEFT_THREAD_ROOT))
-					bw[d] = 1;
-			}
-			for (uint32_t i = 0; i < v->nthreads; i++)
-				v->chm[i] |= bw[i];
-			free(bw);
+		int64_t *lim = malloc(((size_t)v->nthreads + 1) * sizeof *lim);
+		uint32_t *stack = malloc(((size_t)v->nthreads + 1) * sizeof *stack);
+		uint8_t *queued = malloc((size_t)v->nthreads + 1);
+		if (lim && stack && queued) {
+			chain_walk(v, t, -1, lim, stack, queued);
+			chain_walk(v, t, 1, lim, stack, queued);
 		}
+		free(lim);
+		free(stack);
+		free(queued);
 		for (uint32_t i = 0; i < v->nthreads; i++)
 			v->nchain += v->chm[i];
 	}
@@ -1256,8 +1292,8 @@ static void draw_notes(struct weft_view *v, struct pen *p)
 		if (!cov_take(cov_row(v, y - 8), col(v, x), col(v, x)))
 			continue;
 		color(p, 0.45, 0.25, 0.6, 1);
-		line(p, x, y - 2, x, y - 10);
-		triangle(p, x, y - 10, x + 5, y - 8, x, y - 6);
+		line(p, x, y - 2, x, y - 13);
+		triangle(p, x, y - 13, x + 8, y - 10, x, y - 7);
 		const char *s = weft_model_string(v->m, n->text);
 		/* the text only where the next note leaves room */
 		double room = 1e9;
@@ -1265,7 +1301,7 @@ static void draw_notes(struct weft_view *v, struct pen *p)
 			room = xof(v, lb[v->notes[i + 1]].t) - x;
 		double tw = p->c->text_width(p->c->ctx, FONT * 0.8, s);
 		if (room > tw + 10 && x > lastx) {
-			p->c->text(p->c->ctx, x + 6, y - 9, FONT * 0.8, s);
+			p->c->text(p->c->ctx, x + 9, y - 9, FONT * 0.8, s);
 			p->prims++;
 			lastx = x + tw + 6;
 		}
@@ -1560,8 +1596,8 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	}
 
 	draw_arrows(v, p, th);
-	draw_notes(v, p);
 	draw_labels(v, p, th, right);
+	draw_notes(v, p); /* over the labels: they are rarer */
 	c->unclip(c->ctx);
 
 	if (any_counter(v))

@@ -2,10 +2,62 @@
 # SPDX-License-Identifier: MIT
 # test-gtk.sh - the GTK viewer under Xvfb: it draws the trace with each
 # arrow colour, search highlights in yellow, and it follows a trace that is
-# still being written.  TAP output.
+# still being written; then, driven with real X input events (XTest) and
+# checked on screenshots of the X server: a click selects, a double click
+# highlights the causal chain, C shows only the chain, keys zoom and fit.
+# TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}"
 W=$WEFT_BIN
+XD=$WEFT_BUILD/tests/render/xdrive
+
+# --session DIR: run inside the X server; prints PASS/FAIL lines.
+if [ "${1:-}" = --session ]; then
+	cd "$2" || exit 1
+	PC=$WEFT_BUILD/tests/render/pixcount
+	res() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2: $3"; fi; }
+	WEFT_VIEW_ECHO=1 "$W" view bad.weft 2>ui.log &
+	vp=$!
+	"$XD" wait "bad.weft - weft" 20; res $? "the window appears" "no window"
+	sleep 1
+	"$XD" shot s1.png
+	g=$("$PC" s1.png 0 128 0) b=$("$PC" s1.png 0 0 255) r=$("$PC" s1.png 204 0 0)
+	[ "$g" -gt 5 ] && [ "$b" -gt 5 ] && [ "$r" -gt 100 ]
+	res $? "screenshot of the X window: green, blue arrows, red never-resolved line" "green $g blue $b red $r"
+	xy=$("$XD" find 204 0 0)
+	"$XD" click $xy
+	sleep 0.5
+	"$XD" shot s2.png
+	o=$("$PC" s2.png 255 115 0)
+	grep -q "^select: main$" ui.log && [ "$o" -gt 20 ]
+	res $? "a click on the red line selects main and outlines it" "at $xy: $(tail -1 ui.log), orange $o"
+	"$XD" dblclick $xy
+	sleep 0.5
+	"$XD" shot s3.png
+	ch=$("$PC" s3.png 245 207 153)
+	n=$(sed -n 's/^chain: main, \([0-9]*\) threads$/\1/p' ui.log | tail -1)
+	[ "${n:-0}" -ge 2 ] && [ "$ch" -gt 100 ]
+	res $? "a double click highlights its causal chain" "chain '${n:-}', chain colour $ch"
+	"$XD" key c
+	sleep 0.4
+	"$XD" key c
+	sleep 0.4
+	on=$(sed -n 's/^connected: on, \([0-9]*\) rows$/\1/p' ui.log | tail -1)
+	off=$(sed -n 's/^connected: off, \([0-9]*\) rows$/\1/p' ui.log | tail -1)
+	[ -n "$on" ] && [ -n "$off" ] && [ "$on" -lt "$off" ]
+	res $? "C shows only the connected threads, and back" "on '$on' off '$off'"
+	"$XD" key w
+	sleep 0.3
+	"$XD" key f
+	sleep 0.3
+	z=$(grep '^range:' ui.log | awk '{print $3 - $2}' | tr '\n' ' ')
+	set -- $z
+	[ $# -ge 2 ] && [ "$1" -lt "$2" ]
+	res $? "W zooms in, F fits" "spans $z"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
+	exit 0
+fi
 # GTK and fontconfig keep memory until exit by design: under the
 # sanitizer build, do not report their leaks.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -49,6 +101,17 @@ e=$("$PC" early.png 255 255 255) l=$("$PC" late.png 255 255 255)
 if [ -s early.png ] && [ -s late.png ] && ! cmp -s early.png late.png; then
 	ok "follows a live trace (the picture changes as it grows)"
 else nok "live" "early $e late $l"; fi
+
+if [ -x "$XD" ]; then
+	xvfb-run -a -s "-screen 0 1400x900x24" "$0" --session "$T" >session.log 2>&1
+	while read -r verdict rest; do
+		case $verdict in
+		PASS) ok "$rest" ;;
+		FAIL) nok "${rest%%:*}" "${rest#*: }" ;;
+		esac
+	done <session.log
+	grep -q PASS session.log || nok "interactive session" "$(head -5 session.log)"
+fi
 
 "$W" view 2>/dev/null; [ $? = 2 ] && ok "usage" || nok "usage" "exit not 2"
 echo "1..$n"

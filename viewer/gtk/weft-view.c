@@ -4,21 +4,28 @@
  * src/render in a window.
  *
  *   wheel, + / - buttons, W/S   zoom around the pointer (or the centre)
- *   drag, A/D, arrows           pan
+ *   drag, A/D, Left/Right       pan in time
+ *   drag, Up/Down, PgUp/PgDn    move the vertical focus
  *   F, "fit"                    the whole trace
- *   click                       select a thread: the inspector shows it;
- *                               it and its causal chain are highlighted
+ *   click                       select a thread: the inspector shows it
+ *                               (a click in the squeezed rows also brings
+ *                               them into focus)
+ *   double-click                highlight its causal chain
+ *   C, "connected"              show only the chain
  *   search box                  highlights matches as you type
- *   counters toggle, PNG, SVG   show counters; save the view
+ *   counters menu, PNG, SVG     each counter on or off; save the view
  * A trace that is still being written is followed: new events are drawn
  * as the program commits them.
  *
  * For tests: WEFT_VIEW_SEARCH=text searches at start;
  * WEFT_VIEW_SCREENSHOT=out.png saves the first frame(s) after
- * WEFT_VIEW_DELAY_MS (default 300) and quits.
+ * WEFT_VIEW_DELAY_MS (default 300) and quits; WEFT_VIEW_ECHO=1 says on
+ * stderr what each action did ("select: TITLE", "chain: N threads",
+ * "connected: on, N rows", "counter NAME: off").
  */
 #include <cairo-svg.h>
 #include <gtk/gtk.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,11 +38,27 @@ struct app {
 	struct weft_reader *r;
 	struct weft_model *m;
 	struct weft_view *v;
-	GtkWidget *win, *area, *search, *inspector, *counters;
+	GtkWidget *win, *area, *search, *inspector, *counters, *counter_box;
+	GtkWidget *connected;
+	uint32_t ncounters; /* in the counters menu */
 	double drag_x, drag_y;
-	int dragging, live;
+	int dragging, live, echo;
 	int w, h;
 };
+
+static void echo(struct app *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void echo(struct app *a, const char *fmt, ...)
+{
+	if (!a->echo)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
 
 static void redraw(struct app *a)
 {
@@ -85,6 +108,9 @@ static void inspect(struct app *a, uint32_t t)
 		len += snprintf(buf + len, sizeof buf - len, "\nparent: %s",
 				weft_model_title(a->m, th[t].parent, title,
 						 sizeof title));
+	if (weft_view_in_chain(a->v, t) && len < (int)sizeof buf)
+		len += snprintf(buf + len, sizeof buf - len,
+				"\nin the highlighted causal chain");
 	uint32_t k;
 	const uint32_t *ai = weft_model_thread_arrows(a->m, t, &k);
 	for (uint32_t i = 0; i < k && i < 12 && len < (int)sizeof buf; i++) {
@@ -122,10 +148,24 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 	a->dragging = 1;
 	a->drag_x = e->x;
 	a->drag_y = e->y;
-	if (e->type == GDK_BUTTON_PRESS || e->type == GDK_2BUTTON_PRESS) {
+	char title[256];
+	if (e->type == GDK_BUTTON_PRESS) {
 		uint32_t t = weft_view_pick(a->v, e->x, e->y);
 		weft_view_select(a->v, t);
+		double rh;
+		if (weft_view_thread_y(a->v, t, &rh) >= 0 && rh < 26)
+			weft_view_set_focus(a->v, weft_view_row(a->v, t));
 		inspect(a, t);
+		echo(a, "select: %s", t == WEFT_NONE ? "none"
+			: weft_model_title(a->m, t, title, sizeof title));
+		redraw(a);
+	} else if (e->type == GDK_2BUTTON_PRESS) {
+		uint32_t t = weft_view_pick(a->v, e->x, e->y);
+		uint32_t n = weft_view_chain(a->v, t);
+		weft_view_select(a->v, t);
+		inspect(a, t);
+		echo(a, "chain: %s, %u threads", t == WEFT_NONE ? "none"
+			: weft_model_title(a->m, t, title, sizeof title), n);
 		redraw(a);
 	}
 	return TRUE;
@@ -177,9 +217,31 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 	case GDK_KEY_f:
 		weft_view_fit(a->v);
 		break;
+	case GDK_KEY_Up:
+		weft_view_set_focus(a->v, weft_view_focus(a->v) - 1);
+		break;
+	case GDK_KEY_Down:
+		weft_view_set_focus(a->v, weft_view_focus(a->v) + 1);
+		break;
+	case GDK_KEY_Page_Up:
+		weft_view_set_focus(a->v, weft_view_focus(a->v) - 10);
+		break;
+	case GDK_KEY_Page_Down:
+		weft_view_set_focus(a->v, weft_view_focus(a->v) + 10);
+		break;
+	case GDK_KEY_c: /* the button's handler redraws and says it */
+		gtk_toggle_button_set_active(
+			GTK_TOGGLE_BUTTON(a->connected),
+			!gtk_toggle_button_get_active(
+				GTK_TOGGLE_BUTTON(a->connected)));
+		return TRUE;
 	default:
 		return FALSE;
 	}
+	int64_t t0, t1;
+	weft_view_range(a->v, &t0, &t1);
+	echo(a, "range: %lld %lld, focus %d", (long long)t0, (long long)t1,
+	     weft_view_focus(a->v));
 	redraw(a);
 	return TRUE;
 }
@@ -215,11 +277,59 @@ static void on_fit(GtkButton *b, gpointer data)
 	redraw(a);
 }
 
-static void on_counters(GtkToggleButton *b, gpointer data)
+static void on_connected(GtkToggleButton *b, gpointer data)
 {
 	struct app *a = data;
-	weft_view_show_counters(a->v, gtk_toggle_button_get_active(b));
+	int on = gtk_toggle_button_get_active(b);
+	weft_view_only_chain(a->v, on);
+	echo(a, "connected: %s, %d rows", on ? "on" : "off",
+	     weft_view_rows(a->v));
 	redraw(a);
+}
+
+static void on_counter(GtkToggleButton *b, gpointer data)
+{
+	struct app *a = data;
+	uint32_t k = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(b), "k"));
+	int on = gtk_toggle_button_get_active(b);
+	uint32_t n;
+	const struct weft_counter *c = weft_model_counters(a->m, &n);
+	if (k == UINT32_MAX)
+		weft_view_show_counters(a->v, on);
+	else
+		weft_view_show_counter(a->v, k, on);
+	echo(a, "counter %s: %s",
+	     k == UINT32_MAX ? "*" : k < n ? weft_model_name(a->m, c[k].name) : "?",
+	     on ? "on" : "off");
+	redraw(a);
+}
+
+static GtkWidget *counter_check(struct app *a, const char *label, uint32_t k)
+{
+	GtkWidget *b = gtk_check_button_new_with_label(label);
+	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(b),
+				     k == UINT32_MAX
+					     ? 1
+					     : weft_view_counter_shown(a->v, k));
+	g_object_set_data(G_OBJECT(b), "k", GUINT_TO_POINTER(k));
+	g_signal_connect(b, "toggled", G_CALLBACK(on_counter), a);
+	gtk_box_pack_start(GTK_BOX(a->counter_box), b, FALSE, FALSE, 0);
+	gtk_widget_show(b);
+	return b;
+}
+
+/* The counters menu: "all", then one check per counter (new counters of
+ * a live trace are added as they appear). */
+static void counters_menu(struct app *a)
+{
+	uint32_t n;
+	const struct weft_counter *c = weft_model_counters(a->m, &n);
+	if (!a->ncounters && n)
+		counter_check(a, "all counters", UINT32_MAX);
+	for (; a->ncounters < n; a->ncounters++)
+		counter_check(a, weft_model_name(a->m, c[a->ncounters].name),
+			      a->ncounters);
+	gtk_widget_set_sensitive(a->counters, n > 0);
 }
 
 /* Saves what is on screen as PNG or SVG (by the name's ending). */
@@ -259,6 +369,7 @@ static gboolean on_tick(gpointer data)
 	long n = weft_model_update(a->m);
 	if (n > 0) {
 		weft_view_model_changed(a->v);
+		counters_menu(a);
 		redraw(a);
 	}
 	return weft_reader_info(a->r)->writer == WEFT_WRITER_LIVE ||
@@ -324,9 +435,21 @@ int main(int argc, char **argv)
 		g_signal_connect(b, "clicked", buttons[i].cb, &a);
 		gtk_box_pack_start(GTK_BOX(bar), b, FALSE, FALSE, 0);
 	}
-	a.counters = gtk_toggle_button_new_with_label("counters");
-	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(a.counters), TRUE);
-	g_signal_connect(a.counters, "toggled", G_CALLBACK(on_counters), &a);
+	a.connected = gtk_toggle_button_new_with_label("connected");
+	gtk_widget_set_tooltip_text(a.connected,
+				    "only the threads causally connected to "
+				    "the double-clicked one (C)");
+	g_signal_connect(a.connected, "toggled", G_CALLBACK(on_connected),
+			 &a);
+	gtk_box_pack_start(GTK_BOX(bar), a.connected, FALSE, FALSE, 0);
+	a.counters = gtk_menu_button_new();
+	gtk_button_set_label(GTK_BUTTON(a.counters), "counters");
+	GtkWidget *pop = gtk_popover_new(a.counters);
+	a.counter_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+	gtk_container_set_border_width(GTK_CONTAINER(a.counter_box), 6);
+	gtk_container_add(GTK_CONTAINER(pop), a.counter_box);
+	gtk_widget_show(a.counter_box);
+	gtk_menu_button_set_popover(GTK_MENU_BUTTON(a.counters), pop);
 	gtk_box_pack_start(GTK_BOX(bar), a.counters, FALSE, FALSE, 0);
 	a.search = gtk_search_entry_new();
 	g_signal_connect(a.search, "search-changed", G_CALLBACK(on_search),
@@ -359,7 +482,9 @@ int main(int argc, char **argv)
 	gtk_paned_pack2(GTK_PANED(pane), a.inspector, FALSE, TRUE);
 	gtk_box_pack_start(GTK_BOX(box), pane, TRUE, TRUE, 0);
 	gtk_container_add(GTK_CONTAINER(a.win), box);
+	counters_menu(&a);
 	gtk_widget_show_all(a.win);
+	a.echo = getenv("WEFT_VIEW_ECHO") != NULL;
 
 	const char *q = getenv("WEFT_VIEW_SEARCH");
 	if (q)

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xdrive.c - drives an X display for the GTK viewer's test, the way a
+ * person would: real input events through the XTest extension, and
+ * screenshots of what the X server shows.
+ *
+ *   xdrive wait TITLE SECONDS   until a window whose name contains TITLE
+ *                               is mapped (exit 1 on time-out)
+ *   xdrive shot OUT.png         the whole screen, as the server has it
+ *   xdrive find R G B           "X Y" of a pixel of that colour (within
+ *                               16) on screen, the middle one of the
+ *                               matches; exit 1 if none
+ *   xdrive click X Y            a left click at (X, Y)
+ *   xdrive dblclick X Y         a double click
+ *   xdrive key NAME             a key press and release (X keysym name)
+ */
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
+#include <X11/extensions/XTest.h>
+#include <cairo-xlib.h>
+#include <cairo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int find_window(Display *d, Window w, const char *title)
+{
+	char *name = NULL;
+	XWindowAttributes a;
+	if (XFetchName(d, w, &name) && name) {
+		int hit = strstr(name, title) != NULL;
+		XFree(name);
+		if (hit && XGetWindowAttributes(d, w, &a) &&
+		    a.map_state == IsViewable)
+			return 1;
+	}
+	Window root, parent, *kids = NULL;
+	unsigned n = 0;
+	if (!XQueryTree(d, w, &root, &parent, &kids, &n))
+		return 0;
+	int found = 0;
+	for (unsigned i = 0; i < n && !found; i++)
+		found = find_window(d, kids[i], title);
+	if (kids)
+		XFree(kids);
+	return found;
+}
+
+static cairo_surface_t *grab(Display *d)
+{
+	int s = DefaultScreen(d);
+	int w = DisplayWidth(d, s), h = DisplayHeight(d, s);
+	cairo_surface_t *x = cairo_xlib_surface_create(
+		d, RootWindow(d, s), DefaultVisual(d, s), w, h);
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	cairo_t *cr = cairo_create(img);
+	cairo_set_source_surface(cr, x, 0, 0);
+	cairo_paint(cr);
+	cairo_destroy(cr);
+	cairo_surface_destroy(x);
+	cairo_surface_flush(img);
+	return img;
+}
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+static void click(Display *d, int x, int y, int times)
+{
+	XTestFakeMotionEvent(d, DefaultScreen(d), x, y, 0);
+	XSync(d, False);
+	pause_ms(50);
+	for (int i = 0; i < times; i++) {
+		XTestFakeButtonEvent(d, 1, True, 0);
+		XTestFakeButtonEvent(d, 1, False, 0);
+		XSync(d, False);
+		pause_ms(40);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	Display *d = XOpenDisplay(NULL);
+	if (!d || argc < 2) {
+		fprintf(stderr, "xdrive: %s\n", d ? "usage" : "no display");
+		return 2;
+	}
+	int ev, er, maj, min;
+	if (!XTestQueryExtension(d, &ev, &er, &maj, &min)) {
+		fprintf(stderr, "xdrive: no XTest on this display\n");
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "wait") && argc == 4) {
+		for (int i = 0; i < atoi(argv[3]) * 10; i++) {
+			if (find_window(d, DefaultRootWindow(d), argv[2]))
+				return 0;
+			pause_ms(100);
+		}
+		return 1;
+	}
+	if (!strcmp(cmd, "shot") && argc == 3) {
+		cairo_surface_t *img = grab(d);
+		int bad = cairo_surface_write_to_png(img, argv[2]);
+		cairo_surface_destroy(img);
+		return bad != CAIRO_STATUS_SUCCESS;
+	}
+	if (!strcmp(cmd, "find") && argc == 5) {
+		int r = atoi(argv[2]), g = atoi(argv[3]), b = atoi(argv[4]);
+		cairo_surface_t *img = grab(d);
+		int w = cairo_image_surface_get_width(img);
+		int h = cairo_image_surface_get_height(img);
+		int stride = cairo_image_surface_get_stride(img);
+		const unsigned char *px = cairo_image_surface_get_data(img);
+		long n = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			long k = 0;
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					const unsigned char *p = px + y * stride + x * 4;
+					if (abs(p[2] - r) >= 16 || abs(p[1] - g) >= 16 ||
+					    abs(p[0] - b) >= 16)
+						continue;
+					if (pass && k == n / 2) {
+						printf("%d %d\n", x, y);
+						cairo_surface_destroy(img);
+						return 0;
+					}
+					k++;
+				}
+			n = k;
+			if (!n)
+				break;
+		}
+		cairo_surface_destroy(img);
+		return 1;
+	}
+	if ((!strcmp(cmd, "click") || !strcmp(cmd, "dblclick")) && argc == 4) {
+		click(d, atoi(argv[2]), atoi(argv[3]), cmd[0] == 'd' ? 2 : 1);
+		return 0;
+	}
+	if (!strcmp(cmd, "key") && argc == 3) {
+		KeySym ks = XStringToKeysym(argv[2]);
+		KeyCode kc = ks ? XKeysymToKeycode(d, ks) : 0;
+		if (!kc) {
+			fprintf(stderr, "xdrive: no key '%s'\n", argv[2]);
+			return 2;
+		}
+		XTestFakeKeyEvent(d, kc, True, 0);
+		XTestFakeKeyEvent(d, kc, False, 0);
+		XSync(d, False);
+		return 0;
+	}
+	fprintf(stderr, "xdrive: usage\n");
+	return 2;
+}
