@@ -22,8 +22,11 @@ pkgs=(
 	# the renderer's cairo back end (weft render), and a font for its text
 	libcairo2-dev
 	fonts-dejavu-core
-	# the GTK viewer (weft view), tested under Xvfb
+	# the GTK viewer (weft view), tested under Xvfb with real input
+	# events (XTest) and screenshots of the X server
 	libgtk-3-dev
+	libx11-dev
+	libxtst-dev
 	xvfb
 	xauth
 	# the HTML viewer: the renderer compiled to WebAssembly, tested in
