@@ -800,6 +800,11 @@ uint32_t weft_view_chain(struct weft_view *v, uint32_t t)
 	return v->nchain;
 }
 
+uint32_t weft_view_chain_size(const struct weft_view *v)
+{
+	return v->nchain;
+}
+
 int weft_view_in_chain(const struct weft_view *v, uint32_t t)
 {
 	return t < v->nthreads && v->chm[t];

@@ -68,6 +68,8 @@ uint32_t weft_view_selected(const struct weft_view *v);
  * included).
  */
 uint32_t weft_view_chain(struct weft_view *v, uint32_t thread);
+/* The highlighted chain's size (0: none). */
+uint32_t weft_view_chain_size(const struct weft_view *v);
 /* Whether `thread` is in the highlighted chain. */
 int weft_view_in_chain(const struct weft_view *v, uint32_t thread);
 /* Shows only the threads of the chain (when there is one), laid out

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // test-html.mjs - the HTML viewer in real headless Chromium (Debian's,
 // driven by playwright-core): it draws, wheel zoom narrows the visible
-// range, search highlights, a click fills the inspector, a hostile label
-// is shown as text and runs nothing, and a dropped trace replaces the
-// shown one.  Opened from file:// with every network request refused.
+// range, search highlights, a click fills the inspector, a double click
+// highlights the causal chain, "connected" shows only it, counters are
+// toggled one by one, a hostile label is shown as text and runs nothing,
+// and a dropped trace replaces the shown one.  Opened from file:// with every network request refused.
 // TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,7 +35,13 @@ fs.writeFileSync(path.join(T, 'h.c'),
 run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'h.c', '-L' + B, '-lweft',
   '-Wl,-rpath,' + B, '-o', 'h'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
 run(path.join(T, 'h'), [], { WEFT_FILE: 'h.weft' });
-for (const t of ['bad', 'h']) run(W, ['html', t + '.weft', '-o', t + '.html']);
+fs.writeFileSync(path.join(T, 'c.c'),
+  '#include <weft/weft.h>\nint main(void){weft_run(1);for(int i=0;i<60;i++){' +
+  'weft_counter_set("alpha",i%7);weft_counter_set("beta",(i*3)%11);}weft_run(0);return 0;}\n');
+run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'c.c', '-L' + B, '-lweft',
+  '-Wl,-rpath,' + B, '-o', 'c'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
+run(path.join(T, 'c'), [], { WEFT_FILE: 'c.weft' });
+for (const t of ['bad', 'h', 'c']) run(W, ['html', t + '.weft', '-o', t + '.html']);
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -115,6 +122,59 @@ await test('clicking a thread fills the inspector', async () => {
   const t = await page.textContent('#inspector');
   assert(t.startsWith('TCP connect'), t);
   assert(/kind task/.test(t) && /parent: main/.test(t), t);
+});
+
+const dblclickAt = async (page, x, y) => {
+  const r = await page.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top, b.width]; });
+  await page.mouse.dblclick(r[0] + (x < 1 ? x * r[2] : x), r[1] + y);
+};
+const CHAIN = [245, 207, 153];
+
+await test('a click selects without the chain; a double click highlights the causal chain', async () => {
+  // main (row 1); apart in time from the last click, which was elsewhere
+  await page.waitForTimeout(700);
+  await clickAt(page, 0.6, 18 + 26 * 1 + 13);
+  await frame(page);
+  // (only the antialiased ends of the selection's outline come near it)
+  assert(await pixels(page, CHAIN) < 20, 'chain colour after a single click');
+  assert(await pixels(page, [255, 115, 0]) > 20, 'the selection is not outlined');
+  assert(!(await page.evaluate(() => document.getElementById('view').dataset.chain)), 'chain after a click');
+  // ARP response (row 3): its chain is not the whole trace
+  await page.waitForTimeout(700);
+  await dblclickAt(page, 0.8, 18 + 26 * 3 + 13);
+  await frame(page);
+  const c = Number(await page.evaluate(() => document.getElementById('view').dataset.chain));
+  assert(c >= 3, 'chain size ' + c);
+  assert(await pixels(page, CHAIN) > 200, 'no chain highlight');
+  assert(/causal chain: \d+ threads/.test(await page.textContent('#inspector')), 'inspector says nothing of the chain');
+});
+
+await test('"connected" shows only the chain, and back', async () => {
+  const rows = async () => Number(await page.evaluate(() => document.getElementById('view').dataset.rows));
+  const all = await rows();
+  await page.check('#connected');
+  await frame(page);
+  const only = await rows();
+  assert(only < all && only >= 3, `rows ${all} -> ${only}`);
+  await page.keyboard.press('c');
+  await frame(page);
+  assert(!(await page.isChecked('#connected')) && await rows() === all, 'C does not toggle back');
+});
+
+await test('counters are toggled one by one', async () => {
+  const c = await open('c');
+  const boxes = await c.page.$$('#counterlist input');
+  assert(boxes.length === 2, boxes.length + ' counter boxes');
+  assert(await pixels(c.page, [255, 102, 102]) > 50 && await pixels(c.page, [255, 127, 0]) > 50, 'counters not drawn');
+  await c.page.click('#counters summary');
+  await c.page.uncheck('#counterlist input[data-counter="0"]');
+  await frame(c.page);
+  assert(await pixels(c.page, [255, 102, 102]) === 0, 'alpha still drawn');
+  assert(await pixels(c.page, [255, 127, 0]) > 50, 'beta hidden too');
+  await c.page.check('#counterlist input[data-counter="0"]');
+  await frame(c.page);
+  assert(await pixels(c.page, [255, 102, 102]) > 50, 'alpha not back');
+  await c.page.close();
 });
 
 await test('another trace dropped on the page replaces it', async () => {

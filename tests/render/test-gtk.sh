@@ -31,13 +31,17 @@ if [ "${1:-}" = --session ]; then
 	o=$("$PC" s2.png 255 115 0)
 	grep -q "^select: main$" ui.log && [ "$o" -gt 20 ]
 	res $? "a click on the red line selects main and outlines it" "at $xy: $(tail -1 ui.log), orange $o"
-	"$XD" dblclick $xy
+	# ARP response, two rows (52 px) below main: its chain is not the
+	# whole trace
+	set -- $xy
+	sleep 0.6
+	"$XD" dblclick "$1" $(($2 + 52))
 	sleep 0.5
 	"$XD" shot s3.png
 	ch=$("$PC" s3.png 245 207 153)
-	n=$(sed -n 's/^chain: main, \([0-9]*\) threads$/\1/p' ui.log | tail -1)
+	n=$(sed -n 's/^chain: ARP response, \([0-9]*\) threads$/\1/p' ui.log | tail -1)
 	[ "${n:-0}" -ge 2 ] && [ "$ch" -gt 100 ]
-	res $? "a double click highlights its causal chain" "chain '${n:-}', chain colour $ch"
+	res $? "a double click highlights its causal chain" "chain '${n:-}', chain colour $ch, $(tail -2 ui.log)"
 	"$XD" key c
 	sleep 0.4
 	"$XD" key c

@@ -165,6 +165,33 @@ EXPORT(w_counters) void w_counters(int on)
 		weft_view_show_counters(view, on);
 }
 
+EXPORT(w_counter) void w_counter(int k, int on)
+{
+	if (view && k >= 0)
+		weft_view_show_counter(view, (uint32_t)k, on);
+}
+
+/* Moves the vertical focus by `rows`. */
+EXPORT(w_focus) void w_focus(int rows)
+{
+	if (view)
+		weft_view_set_focus(view, weft_view_focus(view) + rows);
+}
+
+/* Only the threads of the chain (on) or all; returns the rows shown. */
+EXPORT(w_only_chain) int w_only_chain(int on)
+{
+	if (!view)
+		return 0;
+	weft_view_only_chain(view, on);
+	return weft_view_rows(view);
+}
+
+EXPORT(w_rows) int w_rows(void)
+{
+	return view ? weft_view_rows(view) : 0;
+}
+
 EXPORT(w_search) int w_search(const char *s)
 {
 	return view ? (int)weft_view_search(view, s) : 0;
@@ -200,13 +227,56 @@ static void jstr(char **p, char *end, const char *s)
 	*p = q;
 }
 
-/* Selects the thread at (x, y) and describes it as JSON ("null": none). */
+/* The counters' names, as a JSON array. */
+EXPORT(w_counter_names) const char *w_counter_names(void)
+{
+	char *p = out, *end = out + sizeof out - 8;
+	uint32_t n = 0;
+	const struct weft_counter *c =
+		model ? weft_model_counters(model, &n) : NULL;
+	*p++ = '[';
+	for (uint32_t k = 0; k < n && p < end - 300; k++) {
+		if (k)
+			*p++ = ',';
+		jstr(&p, end, weft_model_name(model, c[k].name));
+	}
+	*p++ = ']';
+	*p = 0;
+	return out;
+}
+
+/* Describes thread t as JSON ("null": none). */
+static const char *describe(uint32_t t);
+
+/* A click: selects the thread at (x, y) (in the squeezed rows, brings
+ * it into focus) and describes it. */
 EXPORT(w_click) const char *w_click(double x, double y)
 {
 	if (!view)
 		return "null";
-	uint32_t t = weft_view_pick(view, x, y), n, na;
+	uint32_t t = weft_view_pick(view, x, y);
 	weft_view_select(view, t);
+	double rh;
+	if (weft_view_thread_y(view, t, &rh) >= 0 && rh < 26)
+		weft_view_set_focus(view, weft_view_row(view, t));
+	return describe(t);
+}
+
+/* A double click: highlights the causal chain of the thread at (x, y)
+ * (or clears it) and describes the thread. */
+EXPORT(w_dblclick) const char *w_dblclick(double x, double y)
+{
+	if (!view)
+		return "null";
+	uint32_t t = weft_view_pick(view, x, y);
+	weft_view_chain(view, t);
+	weft_view_select(view, t);
+	return describe(t);
+}
+
+static const char *describe(uint32_t t)
+{
+	uint32_t n, na;
 	const struct weft_thread *th = weft_model_threads(model, &n);
 	const struct weft_arrow *a = weft_model_arrows(model, &na);
 	if (t >= n)
@@ -226,6 +296,9 @@ EXPORT(w_click) const char *w_click(double x, double y)
 		p += snprintf(p, (size_t)(end - p), ",\"message\":");
 		jstr(&p, end, weft_model_string(model, th[t].message));
 	}
+	if (weft_view_in_chain(view, t))
+		p += snprintf(p, (size_t)(end - p), ",\"chain\":%u",
+			      weft_view_chain_size(view));
 	if (th[t].parent < n) {
 		p += snprintf(p, (size_t)(end - p), ",\"parent\":");
 		jstr(&p, end,

@@ -84,6 +84,7 @@
     const r = str(inst.exports.w_range()).split(' ').map(Number);
     canvas.dataset.range = r.join(' ');
     canvas.dataset.prims = String(prims);
+    canvas.dataset.rows = String(inst.exports.w_rows());
     $('range').textContent = (r[0] / 1e6).toFixed(3) + ' ms .. ' + (r[1] / 1e6).toFixed(3) + ' ms';
   }
   function redraw() { if (!queued) { queued = true; requestAnimationFrame(draw); } }
@@ -101,18 +102,46 @@
     loaded = true;
     $('status').textContent = name;
     $('inspector').textContent = 'click a thread to inspect it';
+    $('connected').checked = false;
+    delete canvas.dataset.chain;
+    counterList();
     document.title = name + ' - weft';
     redraw();
     return true;
   }
 
-  function inspect(x, y) {
-    const j = JSON.parse(str(inst.exports.w_click(x, y)));
+  // One check box per counter (all on), built from the trace's names.
+  function counterList() {
+    const el = $('counterlist');
+    el.textContent = '';
+    const names = JSON.parse(str(inst.exports.w_counter_names()));
+    $('counters').style.display = names.length ? '' : 'none';
+    names.forEach((name, k) => {
+      const l = document.createElement('label');
+      const c = document.createElement('input');
+      c.type = 'checkbox';
+      c.checked = true;
+      c.dataset.counter = String(k);
+      c.onchange = () => { inst.exports.w_counter(k, c.checked ? 1 : 0); redraw(); };
+      l.appendChild(c);
+      l.appendChild(document.createTextNode(' ' + name));
+      el.appendChild(l);
+    });
+  }
+
+  function inspect(x, y, dbl) {
+    const fn = dbl ? inst.exports.w_dblclick : inst.exports.w_click;
+    const j = JSON.parse(str(fn(x, y)));
     const el = $('inspector');
+    if (dbl) {
+      if (j && j.chain) canvas.dataset.chain = String(j.chain); else delete canvas.dataset.chain;
+      if ($('connected').checked) inst.exports.w_only_chain(1);
+    }
     if (!j) { el.textContent = 'click a thread to inspect it'; return; }
     const lines = [j.title, 'id ' + j.id + ', kind ' + j.kind,
       'created ' + j.created.toFixed(6) + ' s, ' + j.end + ' ' + j.ended.toFixed(6) + ' s' +
       (j.message !== undefined ? ': ' + j.message : '')];
+    if (j.chain) lines.push('causal chain: ' + j.chain + ' threads (highlighted)');
     if (j.parent !== undefined) lines.push('parent: ' + j.parent);
     for (const a of j.arrows) lines.push((a.dir === 'out' ? '-> ' : '<- ') + a.kind + ' ' + a.other);
     el.textContent = lines.join('\n');
@@ -130,12 +159,13 @@
     if (!drag) return;
     const dx = e.offsetX - drag[0], dy = e.offsetY - drag[1];
     if (Math.abs(dx) + Math.abs(dy) > 2) moved = true;
+    if (!moved) return;
     inst.exports.w_pan(dx, dy);
     drag = [e.offsetX, e.offsetY];
     redraw();
   });
   canvas.addEventListener('click', (e) => { if (!moved) { inspect(e.offsetX, e.offsetY); redraw(); } });
-  canvas.addEventListener('dblclick', (e) => { inspect(e.offsetX, e.offsetY); redraw(); });
+  canvas.addEventListener('dblclick', (e) => { inspect(e.offsetX, e.offsetY, true); redraw(); });
   window.addEventListener('keydown', (e) => {
     if (e.target === $('search') || !loaded) return;
     const mid = canvas.clientWidth / 2;
@@ -145,13 +175,19 @@
     else if (k === 'a') inst.exports.w_pan(canvas.clientWidth / 5, 0);
     else if (k === 'd') inst.exports.w_pan(-canvas.clientWidth / 5, 0);
     else if (k === 'f') inst.exports.w_fit();
+    else if (e.key === 'ArrowUp') inst.exports.w_focus(-1);
+    else if (e.key === 'ArrowDown') inst.exports.w_focus(1);
+    else if (e.key === 'PageUp') inst.exports.w_focus(-10);
+    else if (e.key === 'PageDown') inst.exports.w_focus(10);
+    else if (k === 'c') { $('connected').click(); return; }
     else return;
+    e.preventDefault();
     redraw();
   });
   $('zoomin').onclick = () => { inst.exports.w_zoom(1.25, canvas.clientWidth / 2); redraw(); };
   $('zoomout').onclick = () => { inst.exports.w_zoom(0.8, canvas.clientWidth / 2); redraw(); };
   $('fit').onclick = () => { inst.exports.w_fit(); redraw(); };
-  $('counters').onchange = (e) => { inst.exports.w_counters(e.target.checked ? 1 : 0); redraw(); };
+  $('connected').onchange = (e) => { inst.exports.w_only_chain(e.target.checked ? 1 : 0); redraw(); };
   $('search').addEventListener('input', (e) => {
     const n = withStr(e.target.value, (p) => inst.exports.w_search(p));
     $('matches').textContent = e.target.value ? n + ' match' + (n === 1 ? '' : 'es') : '';
