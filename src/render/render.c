@@ -1554,11 +1554,11 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	c->clip(c->ctx, 0, TOP - 6, v->w, v->bottom - TOP + 6);
 
 	/* Highlights behind the lines: search (yellow), chain (light
-	 * orange), the selection (orange, around its line). */
+	 * teal), the selection (orange, around its line). */
 	for (k.full = 0; k.full < 2; k.full++) {
 		color(p, 1, 1, 0, 1);
 		walk_rows(&k, &v->hl);
-		color(p, 1, 0.75, 0.4, 0.6);
+		color(p, 0.55, 0.85, 0.75, 0.6);
 		walk_rows(&k, &v->chain);
 	}
 	if (v->selected < v->nthreads && v->row[v->selected] >= 0) {

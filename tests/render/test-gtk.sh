@@ -38,7 +38,7 @@ if [ "${1:-}" = --session ]; then
 	"$XD" dblclick "$1" $(($2 + 52))
 	sleep 0.5
 	"$XD" shot s3.png
-	ch=$("$PC" s3.png 245 207 153)
+	ch=$("$PC" s3.png 176 222 207)
 	n=$(sed -n 's/^chain: ARP response, \([0-9]*\) threads$/\1/p' ui.log | tail -1)
 	[ "${n:-0}" -ge 2 ] && [ "$ch" -gt 100 ]
 	res $? "a double click highlights its causal chain" "chain '${n:-}', chain colour $ch, $(tail -2 ui.log)"

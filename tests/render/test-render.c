@@ -295,9 +295,9 @@ TEST(causal_chain)
 	      weft_view_in_chain(pic.v, t[6]) && weft_view_in_chain(pic.v, t[2]) &&
 	      weft_view_in_chain(pic.v, t[1]));
 	CHECK(!weft_view_in_chain(pic.v, t[4]) && !weft_view_in_chain(pic.v, t[7]));
-	/* highlighted (light orange behind the lines) */
+	/* highlighted (light teal behind the lines) */
 	draw(&pic, 900, 300);
-	CHECK(count(&pic, 245, 207, 153, 0, 0, 0, 0) > 200);
+	CHECK(count(&pic, 176, 222, 207, 0, 0, 0, 0) > 200);
 	/* a selection is outlined in orange */
 	CHECK_EQ(count(&pic, 255, 115, 0, 0, 0, 0, 0), 0);
 	weft_view_select(pic.v, t[5]);
