@@ -2,9 +2,13 @@
 /*
  * cmd-render.c - `weft render FILE -o OUT.png|OUT.svg [--start T]
  * [--duration D] [--width W] [--height H] [--search TEXT] [--select ID]
- * [--no-counters]`: draws the trace with the renderer the viewers use,
- * with no display.  Times take a unit: s, ms, us, ns (default s), and are
- * counted from the start of the trace.
+ * [--connected] [--focus ID] [--no-counters] [--hide-counter NAME]...`:
+ * draws the trace with the renderer the viewers use, with no display.
+ * --select outlines a thread and highlights its causal chain (a double
+ * click in the viewers), --connected then shows only that chain, --focus
+ * centres the full rows on a thread when the rows do not all fit.  Times
+ * take a unit: s, ms, us, ns (default s), and are counted from the start
+ * of the trace.
  */
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -19,7 +23,7 @@
 #define USAGE                                                                  \
 	"weft render FILE|- -o OUT.png|OUT.svg [--start T] [--duration D] "    \
 	"[--width W] [--height H] [--search TEXT] [--select ID] "             \
-	"[--no-counters]"
+	"[--connected] [--focus ID] [--no-counters] [--hide-counter NAME]..."
 
 /* "1.5ms" -> 1500000; -1 if not a time. */
 static int64_t parse_time(const char *s)
@@ -39,8 +43,9 @@ static int64_t parse_time(const char *s)
 int cmd_render(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *search = NULL, *sel = NULL;
+	const char *focus = NULL, *hide[32];
 	int64_t start = -1, duration = -1;
-	int w = 1280, h = 0, counters = 1;
+	int w = 1280, h = 0, counters = 1, connected = 0, nhide = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -62,6 +67,12 @@ int cmd_render(int argc, char **argv)
 			sel = argv[++i];
 		else if (!strcmp(a, "--no-counters"))
 			counters = 0;
+		else if (!strcmp(a, "--connected"))
+			connected = 1;
+		else if (!strcmp(a, "--focus") && next)
+			focus = argv[++i];
+		else if (!strcmp(a, "--hide-counter") && next && nhide < 32)
+			hide[nhide++] = argv[++i];
 		else if ((a[0] != '-' || !a[1]) && !path)
 			path = a;
 		else
@@ -80,13 +91,34 @@ int cmd_render(int argc, char **argv)
 	struct weft_view *v = weft_view_new(m, w, h ? h : 600);
 	if (!v)
 		die("out of memory");
-	if (!h) { /* tall enough for every row, within reason */
-		int rows = 0;
-		uint32_t n;
-		weft_model_threads(m, &n);
-		for (uint32_t t = 0; t < n; t++)
-			if (weft_view_row(v, t) + 1 > rows)
-				rows = weft_view_row(v, t) + 1;
+	if (sel) {
+		uint32_t t = weft_model_find(m, strtoull(sel, NULL, 0));
+		if (t == WEFT_NONE)
+			die("no thread %s", sel);
+		weft_view_chain(v, t);
+		weft_view_select(v, t);
+		weft_view_only_chain(v, connected);
+	} else if (connected)
+		die("--connected needs --select ID");
+	if (focus) {
+		uint32_t t = weft_model_find(m, strtoull(focus, NULL, 0));
+		if (t == WEFT_NONE || weft_view_row(v, t) < 0)
+			die("no thread %s to focus on", focus);
+		weft_view_set_focus(v, weft_view_row(v, t));
+	}
+	uint32_t nc;
+	const struct weft_counter *ctr = weft_model_counters(m, &nc);
+	for (int i = 0; i < nhide; i++) {
+		uint32_t k = 0;
+		while (k < nc && strcmp(weft_model_name(m, ctr[k].name), hide[i]))
+			k++;
+		if (k == nc)
+			die("no counter '%s'", hide[i]);
+		weft_view_show_counter(v, k, 0);
+	}
+	if (!h) { /* tall enough for every row, within reason (beyond, the
+		     rows around the focus are full and the others squeezed) */
+		int rows = weft_view_rows(v);
 		h = 18 + 26 * rows + 16 + 70 + 10;
 		h = h < 200 ? 200 : h > 4000 ? 4000 : h;
 		weft_view_resize(v, w, h);
@@ -102,12 +134,6 @@ int cmd_render(int argc, char **argv)
 	if (search)
 		fprintf(stderr, "weft: '%s' matches %u threads\n", search,
 			weft_view_search(v, search));
-	if (sel) {
-		uint32_t t = weft_model_find(m, strtoull(sel, NULL, 0));
-		if (t == WEFT_NONE)
-			error("no thread 0x%llx", strtoull(sel, NULL, 0));
-		weft_view_select(v, t);
-	}
 	cairo_surface_t *s =
 		svg ? cairo_svg_surface_create(out, w, h)
 		    : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* pixcount.c - `pixcount FILE.png R G B`: how many pixels are within 16/255
- * of that colour (for the viewer tests). */
+ * of that colour (for the viewer tests); `pixcount FILE.png`: "W H". */
 #include <cairo.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv)
 {
-	if (argc != 5)
+	if (argc != 5 && argc != 2)
 		return 2;
 	cairo_surface_t *s = cairo_image_surface_create_from_png(argv[1]);
 	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
 		return 1;
+	if (argc == 2) {
+		printf("%d %d\n", cairo_image_surface_get_width(s),
+		       cairo_image_surface_get_height(s));
+		cairo_surface_destroy(s);
+		return 0;
+	}
 	int r = atoi(argv[2]), g = atoi(argv[3]), b = atoi(argv[4]);
 	int w = cairo_image_surface_get_width(s);
 	int h = cairo_image_surface_get_height(s);
