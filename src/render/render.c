@@ -815,7 +815,10 @@ void weft_view_only_chain(struct weft_view *v, int on)
 	if (!!on == v->only_chain)
 		return;
 	v->only_chain = !!on;
-	relayout(v);
+	if (on && !v->nchain && v->selected < v->nthreads)
+		weft_view_chain(v, v->selected); /* lays out again */
+	else
+		relayout(v);
 	v->focus = 0;
 	if (v->selected < v->nthreads && v->row[v->selected] >= 0)
 		v->focus = v->row[v->selected];

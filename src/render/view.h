@@ -72,8 +72,8 @@ uint32_t weft_view_chain(struct weft_view *v, uint32_t thread);
 uint32_t weft_view_chain_size(const struct weft_view *v);
 /* Whether `thread` is in the highlighted chain. */
 int weft_view_in_chain(const struct weft_view *v, uint32_t thread);
-/* Shows only the threads of the chain (when there is one), laid out
- * again; off: every thread. */
+/* Shows only the threads of the chain, laid out again (with no chain
+ * highlighted, the selected thread's); off: every thread. */
 void weft_view_only_chain(struct weft_view *v, int on);
 
 /* Counters: all on or off, or one (by its index in the model's

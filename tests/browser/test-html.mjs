@@ -122,6 +122,7 @@ await test('clicking a thread fills the inspector', async () => {
   const t = await page.textContent('#inspector');
   assert(t.startsWith('TCP connect'), t);
   assert(/kind task/.test(t) && /parent: main/.test(t), t);
+  assert(/\nlabel at \d+\.\d+ s: TCP connect/.test(t), 'no label history: ' + t);
 });
 
 const dblclickAt = async (page, x, y) => {

@@ -318,6 +318,12 @@ TEST(causal_chain)
 	CHECK_EQ(weft_view_rows(pic.v), rows);
 	CHECK(weft_view_chain(pic.v, WEFT_NONE) == 0);
 	CHECK(!weft_view_in_chain(pic.v, t[5]));
+	/* with nothing highlighted, "connected" takes the selection's */
+	weft_view_select(pic.v, t[5]);
+	weft_view_only_chain(pic.v, 1);
+	CHECK_EQ(weft_view_chain_size(pic.v), 5);
+	CHECK_EQ(weft_view_rows(pic.v), 5);
+	weft_view_only_chain(pic.v, 0);
 	unload(&pic);
 }
 

@@ -108,6 +108,23 @@ static void inspect(struct app *a, uint32_t t)
 		len += snprintf(buf + len, sizeof buf - len, "\nparent: %s",
 				weft_model_title(a->m, th[t].parent, title,
 						 sizeof title));
+	/* its labels, latest first, and its first notes */
+	uint32_t nl, shown = 0;
+	const struct weft_label *lb = weft_model_labels(a->m, &nl);
+	for (uint32_t l = th[t].label; l < nl && shown < 8 && len < (int)sizeof buf;
+	     l = lb[l].prev, shown++)
+		len += snprintf(buf + len, sizeof buf - len, "\nlabel at %.6f s: %s",
+				(double)lb[l].t / 1e9,
+				weft_model_string(a->m, lb[l].text));
+	shown = 0;
+	for (uint32_t l = 0; l < nl && shown < 8 && len < (int)sizeof buf; l++)
+		if (lb[l].kind == WEFT_EV_NOTE && lb[l].thread == t) {
+			len += snprintf(buf + len, sizeof buf - len,
+					"\nnote at %.6f s: %s",
+					(double)lb[l].t / 1e9,
+					weft_model_string(a->m, lb[l].text));
+			shown++;
+		}
 	if (weft_view_in_chain(a->v, t) && len < (int)sizeof buf)
 		len += snprintf(buf + len, sizeof buf - len,
 				"\nin the highlighted causal chain");

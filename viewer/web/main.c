@@ -248,6 +248,16 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 /* Describes thread t as JSON ("null": none). */
 static const char *describe(uint32_t t);
 
+static void label_json(char **p, char *end, const struct weft_label *l,
+		       int note, uint32_t i)
+{
+	*p += snprintf(*p, (size_t)(end - *p),
+		       "%s{\"t\":%.9f,\"note\":%s,\"text\":", i ? "," : "",
+		       (double)l->t / 1e9, note ? "true" : "false");
+	jstr(p, end, weft_model_string(model, l->text));
+	*p += snprintf(*p, (size_t)(end - *p), "}");
+}
+
 /* A click: selects the thread at (x, y) (in the squeezed rows, brings
  * it into focus) and describes it. */
 EXPORT(w_click) const char *w_click(double x, double y)
@@ -296,6 +306,19 @@ static const char *describe(uint32_t t)
 		p += snprintf(p, (size_t)(end - p), ",\"message\":");
 		jstr(&p, end, weft_model_string(model, th[t].message));
 	}
+	uint32_t nl, shown = 0;
+	const struct weft_label *lb = weft_model_labels(model, &nl);
+	p += snprintf(p, (size_t)(end - p), ",\"labels\":[");
+	/* its labels, latest first, then its first notes */
+	for (uint32_t l = th[t].label; l < nl && shown < 8 && p < end - 600;
+	     l = lb[l].prev)
+		label_json(&p, end, &lb[l], 0, shown++);
+	for (uint32_t l = 0, notes = 0; l < nl && notes < 8 && p < end - 600; l++)
+		if (lb[l].kind == WEFT_EV_NOTE && lb[l].thread == t) {
+			label_json(&p, end, &lb[l], 1, shown++);
+			notes++;
+		}
+	p += snprintf(p, (size_t)(end - p), "]");
 	if (weft_view_in_chain(view, t))
 		p += snprintf(p, (size_t)(end - p), ",\"chain\":%u",
 			      weft_view_chain_size(view));

@@ -141,6 +141,7 @@
     const lines = [j.title, 'id ' + j.id + ', kind ' + j.kind,
       'created ' + j.created.toFixed(6) + ' s, ' + j.end + ' ' + j.ended.toFixed(6) + ' s' +
       (j.message !== undefined ? ': ' + j.message : '')];
+    for (const l of j.labels) lines.push((l.note ? 'note' : 'label') + ' at ' + l.t.toFixed(6) + ' s: ' + l.text);
     if (j.chain) lines.push('causal chain: ' + j.chain + ' threads (highlighted)');
     if (j.parent !== undefined) lines.push('parent: ' + j.parent);
     for (const a of j.arrows) lines.push((a.dir === 'out' ? '-> ' : '<- ') + a.kind + ' ' + a.other);
