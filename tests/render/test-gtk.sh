@@ -4,7 +4,8 @@
 # arrow colour, search highlights in yellow, and it follows a trace that is
 # still being written; then, driven with real X input events (XTest) and
 # checked on screenshots of the X server: a click selects, a double click
-# highlights the causal chain, C shows only the chain, keys zoom and fit.
+# highlights the causal chain, C shows only the chain, keys zoom and fit,
+# the counters menu hides a counter.
 # TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}"
@@ -60,6 +61,24 @@ if [ "${1:-}" = --session ]; then
 	res $? "W zooms in, F fits" "spans $z"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
+	# the counters menu: one check per counter
+	WEFT_VIEW_ECHO=1 "$W" view all.weft 2>ui2.log &
+	vp=$!
+	"$XD" wait "all.weft - weft" 20
+	sleep 1
+	read -r _ _ _ x y w h < <(grep "^button counters at" ui2.log)
+	"$XD" click $((x + w / 2)) $((y + h / 2))
+	sleep 0.8
+	"$XD" shot c1.png
+	read -r _ _ _ x y w h < <(grep "^check busy-workers at" ui2.log)
+	"$XD" click $((x + 8)) $((y + h / 2))
+	sleep 0.5
+	"$XD" shot c2.png
+	a=$("$PC" c1.png 255 102 102) b=$("$PC" c2.png 255 102 102)
+	grep -q "^counter busy-workers: off$" ui2.log && [ "$a" -gt 500 ] && [ "$b" -lt $((a / 10)) ]
+	res $? "the counters menu hides a counter" "plot $a -> $b: $(tail -3 ui2.log)"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
 	exit 0
 fi
 # GTK and fontconfig keep memory until exit by design: under the
@@ -79,6 +98,7 @@ shot() { # out trace [env...]
 }
 
 WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
+WEFT_FILE=all.weft "$EX/all-events" >/dev/null
 shot plain.png bad.weft
 if [ -s plain.png ]; then
 	g=$("$PC" plain.png 0 128 0) b=$("$PC" plain.png 0 0 255) o=$("$PC" plain.png 255 153 0) r=$("$PC" plain.png 204 0 0)

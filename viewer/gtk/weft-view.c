@@ -21,7 +21,9 @@
  * WEFT_VIEW_SCREENSHOT=out.png saves the first frame(s) after
  * WEFT_VIEW_DELAY_MS (default 300) and quits; WEFT_VIEW_ECHO=1 says on
  * stderr what each action did ("select: TITLE", "chain: N threads",
- * "connected: on, N rows", "counter NAME: off").
+ * "connected: on, N rows", "counter NAME: off") and where the controls
+ * are ("button counters at X Y W H", "check NAME at ..." when the
+ * counters menu opens).
  */
 #include <cairo-svg.h>
 #include <gtk/gtk.h>
@@ -321,6 +323,46 @@ static void on_counter(GtkToggleButton *b, gpointer data)
 	redraw(a);
 }
 
+/* For tests: where a widget is in the window ("NAME at X Y W H"). */
+static void echo_place(struct app *a, GtkWidget *w, const char *name)
+{
+	int x, y;
+	if (!a->echo || !gtk_widget_translate_coordinates(w, a->win, 0, 0, &x, &y))
+		return;
+	echo(a, "%s at %d %d %d %d", name, x, y,
+	     gtk_widget_get_allocated_width(w),
+	     gtk_widget_get_allocated_height(w));
+}
+
+static gboolean echo_checks(gpointer data)
+{
+	struct app *a = data;
+	GList *kids = gtk_container_get_children(GTK_CONTAINER(a->counter_box));
+	for (GList *l = kids; l; l = l->next) {
+		char name[300];
+		snprintf(name, sizeof name, "check %s",
+			 gtk_button_get_label(GTK_BUTTON(l->data)));
+		echo_place(a, l->data, name);
+	}
+	g_list_free(kids);
+	return FALSE;
+}
+
+static void on_popover_shown(GtkWidget *pop, gpointer data)
+{
+	(void)pop;
+	if (((struct app *)data)->echo)
+		g_timeout_add(200, echo_checks, data); /* once laid out */
+}
+
+static gboolean on_mapped(gpointer data)
+{
+	struct app *a = data;
+	echo_place(a, a->counters, "button counters");
+	echo_place(a, a->connected, "button connected");
+	return FALSE;
+}
+
 static GtkWidget *counter_check(struct app *a, const char *label, uint32_t k)
 {
 	GtkWidget *b = gtk_check_button_new_with_label(label);
@@ -467,6 +509,7 @@ int main(int argc, char **argv)
 	gtk_container_add(GTK_CONTAINER(pop), a.counter_box);
 	gtk_widget_show(a.counter_box);
 	gtk_menu_button_set_popover(GTK_MENU_BUTTON(a.counters), pop);
+	g_signal_connect_after(pop, "show", G_CALLBACK(on_popover_shown), &a);
 	gtk_box_pack_start(GTK_BOX(bar), a.counters, FALSE, FALSE, 0);
 	a.search = gtk_search_entry_new();
 	g_signal_connect(a.search, "search-changed", G_CALLBACK(on_search),
@@ -502,6 +545,8 @@ int main(int argc, char **argv)
 	counters_menu(&a);
 	gtk_widget_show_all(a.win);
 	a.echo = getenv("WEFT_VIEW_ECHO") != NULL;
+	if (a.echo)
+		g_timeout_add(300, on_mapped, &a);
 
 	const char *q = getenv("WEFT_VIEW_SEARCH");
 	if (q)
