@@ -172,6 +172,8 @@ WEFT_API void weft__span_begin(const char *name);
 WEFT_API void weft__span_end(const char *name);
 WEFT_API void weft__pause(const char *kind, uint64_t duration_ns);
 WEFT_API uint64_t weft__current(void);
+WEFT_API void weft__burst_begin(void);
+WEFT_API void weft__burst_end(void);
 
 #define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 #define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
@@ -213,6 +215,8 @@ int weft__chk_void(void);
 #define weft__span_begin(n) weft__chk_str((n))
 #define weft__span_end(n) weft__chk_str((n))
 #define weft__pause(k, d) weft__chk_str_u64((k), (d))
+#define weft__burst_begin() weft__chk_void()
+#define weft__burst_end() weft__chk_void()
 #define weft_current() ((uint64_t)0)
 
 #endif /* WEFT_ENABLE */
@@ -293,6 +297,16 @@ int weft__chk_void(void);
  * or when tracing is stopped or compiled out): what an integration
  * restores after running another async thread, e.g.
  *     uint64_t prev = weft_current(); weft_run(t); ...; weft_run(prev); */
+
+/* Events recorded on this OS thread between weft_burst_begin() and
+ * weft_burst_end() share one clock reading, taken at the first of them:
+ * for an integration that records several events for one instant (an
+ * activation resolves, its callback starts, the next activation is
+ * created) and would otherwise pay a clock read for each.  Nothing that
+ * takes time (user code, a system call) belongs inside.  A burst left
+ * open ends at the next weft_burst_end(); bursts do not nest. */
+#define weft_burst_begin() WEFT__CALL(weft__burst_begin())
+#define weft_burst_end() WEFT__CALL(weft__burst_end())
 
 /* The runtime itself stopped everything for `duration_ns` nanoseconds,
  * ending now (a GC pause, a stop-the-world); `kind` is an interned name. */

@@ -41,6 +41,8 @@ struct thr {
 	uint8_t *pos;  /* next event */
 	uint8_t *end;  /* packet end, trailer excluded */
 	uint64_t last; /* timestamp of the last event (or packet begin) */
+	int burst;     /* in a burst: events reuse `last` (weft_burst_begin) */
+	int burst_new; /* the burst's first event is still to come */
 	uint64_t cur;  /* current async thread */
 	uint64_t seq;  /* next packet_seq_num */
 	uint64_t dropped; /* events dropped by this thread, outside signals */
@@ -328,9 +330,15 @@ static inline void leave(struct thr *t)
  * returns where the payload goes, or NULL (dropped and counted). */
 static inline uint8_t *ev_open(struct thr *t, unsigned id, size_t payload)
 {
-	uint64_t now = weft__clock_now();
-	if (__builtin_expect(now < t->last, 0))
-		now = t->last; /* keep each stream monotonic */
+	uint64_t now;
+	if (__builtin_expect(t->burst, 0) && !t->burst_new) {
+		now = t->last; /* in a burst: the time of its first event */
+	} else {
+		now = weft__clock_now();
+		t->burst_new = 0;
+		if (__builtin_expect(now < t->last, 0))
+			now = t->last; /* keep each stream monotonic */
+	}
 	uint8_t *p = t->pos;
 	if (__builtin_expect((size_t)(t->end - p) < payload + WEFT_EH_EXT_SIZE,
 			     0)) {
@@ -634,6 +642,26 @@ WEFT_API void weft__span_end(const char *name)
 WEFT_API void weft__pause(const char *kind, uint64_t duration_ns)
 {
 	ev_name_val(WEFT_EV_PAUSE, kind, duration_ns);
+}
+
+/* Bursts: the next event reads the clock, the following ones reuse its
+ * time until the end (an event a signal handler records meanwhile gets
+ * that time too). */
+WEFT_API void weft__burst_begin(void)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	t->burst = 1;
+	t->burst_new = 1;
+	leave(t);
+}
+
+WEFT_API void weft__burst_end(void)
+{
+	struct thr *t = tls;
+	if (t)
+		t->burst = 0;
 }
 
 WEFT_API uint64_t weft__current(void)

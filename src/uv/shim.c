@@ -299,9 +299,16 @@ static const char *cb_name(const void *cb)
 /* Labels are built by appending, not by printf: they are made for every
  * request, so they must be cheap. */
 struct lb {
-	char s[512];
 	size_t n;
+	char s[512];
 };
+/* Empty: only the length and the terminator (an initializer would clear
+ * all 512 bytes, for every request). */
+static void lb_init(struct lb *b)
+{
+	b->n = 0;
+	b->s[0] = 0;
+}
 
 static void lb_str(struct lb *b, const char *p)
 {
@@ -407,11 +414,14 @@ static const char *addr_str(const struct sockaddr *sa, char *buf, size_t cap)
 	return buf;
 }
 
-/* Runs `id` around a user callback, then gives back what was current. */
+/* Runs `id` around a user callback, then gives back what was current.
+ * A burst the shim opened for the events that lead to the callback (see
+ * weft_burst_begin) ends before the user's code. */
 #define RUN_AS(id, call)                                                       \
 	do {                                                                   \
 		uint64_t prev_ = cur;                                          \
 		set_cur(id);                                                   \
+		weft_burst_end();                                              \
 		call;                                                          \
 		set_cur(prev_);                                                \
 	} while (0)
@@ -502,12 +512,15 @@ static void poll_enter(int timeout)
 				us_per_tick = f;
 			}
 		}
-		if (f > 0)
+		if (f > 0) {
+			weft_burst_begin(); /* the lag, and going idle */
 			weft_counter_set("uv.loop_busy_us",
 					 (int64_t)((double)(now - resumed_tsc) *
 						   f));
+		}
 	}
 	weft_idle("poll");
+	weft_burst_end();
 }
 
 static void poll_leave(int timeout)
@@ -581,6 +594,9 @@ static int req_end(const void *req, long status, struct ent *e)
 		errno = saved;
 		return 0;
 	}
+	/* Its completion and its callback's start: one instant (the caller
+	 * ends the burst before the callback, or at once without one). */
+	weft_burst_begin();
 	complete(e->id, status);
 	counters(e->loop);
 	errno = saved;
@@ -595,6 +611,8 @@ static int req_end(const void *req, long status, struct ent *e)
 			return;                                                \
 		if (e.cb)                                                      \
 			RUN_AS(e.id, ((cbtype)e.cb)args);                      \
+		else                                                           \
+			weft_burst_end();                                      \
 	}
 
 TRAMP_REQ(write, uv_write_cb, (uv_write_t * req, int status), (req, status),
@@ -624,19 +642,24 @@ int uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 	if (INTERNAL())
 		return real_uv_write(req, handle, bufs, nbufs, cb);
 	SCOPE_INSIDE();
+	weft_burst_begin(); /* its creation and label: one instant */
 	uint64_t id = req_begin(req, "uv_write_t", (void (*)(void))cb, NULL,
 				handle->loop);
-	if (!id)
+	if (!id) {
+		weft_burst_end();
 		return real_uv_write(req, handle, bufs, nbufs, cb);
+	}
 	size_t n = 0;
 	for (unsigned i = 0; i < nbufs; i++)
 		n += bufs[i].len;
-	struct lb b = {.n = 0};
+	struct lb b;
+	lb_init(&b);
 	lb_str(&b, "write ");
 	lb_num(&b, (long long)n);
 	lb_str(&b, " bytes to fd ");
 	lb_num(&b, fd_of((uv_handle_t *)handle));
 	lb_label(id, &b, (const void *)cb);
+	weft_burst_end();
 	return req_submitted(req, id,
 			     real_uv_write(req, handle, bufs, nbufs,
 					   tramp_write));
@@ -825,6 +848,8 @@ static void tramp_after_work(uv_work_t *req, int status)
 		return;
 	if (e.cb2)
 		RUN_AS(e.id, ((uv_after_work_cb)e.cb2)(req, status));
+	else
+		weft_burst_end();
 }
 
 int uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
@@ -983,6 +1008,9 @@ static int fire(const void *h, int role, long status, struct ent *e,
 {
 	int saved = errno;
 	*next = new_id();
+	/* It resolves, its callback starts, the next is created: one instant
+	 * (the burst ends before the user's callback, or here on failure). */
+	weft_burst_begin();
 	/* One look-up: the activation that fires, and the next in its place. */
 	lock_table();
 	struct ent *p = find(h, role, 0);
@@ -992,6 +1020,7 @@ static int fire(const void *h, int role, long status, struct ent *e,
 	}
 	unlock_table();
 	if (!p || !e->id) {
+		weft_burst_end();
 		errno = saved;
 		return 0;
 	}
@@ -1007,7 +1036,8 @@ static void arm_next(uint64_t next, const char *kind, const char *what,
 {
 	int saved = errno;
 	weft_create(next, kind);
-	struct lb b = {.n = 0};
+	struct lb b;
+	lb_init(&b);
 	lb_str(&b, what);
 	lb_label(next, &b, cb);
 	errno = saved;
@@ -1020,6 +1050,7 @@ static void arm_next(uint64_t next, const char *kind, const char *what,
 		uint64_t prev_ = cur;                                          \
 		set_cur((e).id);                                               \
 		arm_next((next), (kind), (what), (const void *)(e).cb);        \
+		weft_burst_end();                                              \
 		call;                                                          \
 		set_cur(prev_);                                                \
 	} while (0)
@@ -1032,6 +1063,7 @@ static void tramp_timer(uv_timer_t *h)
 		errno = saved;
 		return;
 	}
+	weft_burst_begin(); /* until the callback (RUN_AS) */
 	complete(e.id, 0);
 	counters(e.loop);
 	uint64_t repeat = uv_timer_get_repeat(h);
@@ -1094,7 +1126,8 @@ static void tramp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 	/* nread == 0 is "nothing this time" (EAGAIN): not an activation. */
 	if (nread != 0 && fire(h, R_READ, nread < 0 ? (long)nread : 0, &e,
 			       &next)) {
-		struct lb what = {.n = 0};
+		struct lb what;
+		lb_init(&what);
 		lb_str(&what, "read fd ");
 		lb_num(&what, fd_of((uv_handle_t *)h));
 		FIRE_RUN(e, next, "uv_stream_t read", what.s,
@@ -1145,7 +1178,8 @@ static void tramp_connection(uv_stream_t *server, int status)
 			((uv_connection_cb)e.cb)(server, status);
 		return;
 	}
-	struct lb what = {.n = 0};
+	struct lb what;
+	lb_init(&what);
 	lb_str(&what, "connections on fd ");
 	lb_num(&what, fd_of((uv_handle_t *)server));
 	FIRE_RUN(e, next, "connection", what.s,
@@ -1247,7 +1281,8 @@ static void tramp_poll(uv_poll_t *h, int status, int events)
 			((uv_poll_cb)e.cb)(h, status, events);
 		return;
 	}
-	struct lb what = {.n = 0};
+	struct lb what;
+	lb_init(&what);
 	lb_str(&what, "poll fd ");
 	lb_num(&what, fd_of((uv_handle_t *)h));
 	FIRE_RUN(e, next, "uv_poll_t", what.s,
@@ -1292,7 +1327,8 @@ static void tramp_signal(uv_signal_t *h, int signum)
 			((uv_signal_cb)e.cb)(h, signum);
 		return;
 	}
-	struct lb what = {.n = 0};
+	struct lb what;
+	lb_init(&what);
 	lb_str(&what, "signal ");
 	lb_num(&what, signum);
 	FIRE_RUN(e, next, "uv_signal_t", what.s,

@@ -216,6 +216,58 @@ TEST(overwrite_keeps_newest)
 	CHECK(t.info.npackets >= 64);
 }
 
+static void spin_us(int us)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) <
+	       us * 1000L);
+}
+
+/* A burst's events share the clock reading of its first; before and after
+ * it, each event reads the clock; a burst across packets stays in order. */
+TEST(bursts_share_one_time)
+{
+	const char *p = tpath("burst.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	spin_us(5);
+	weft_burst_begin();
+	spin_us(5); /* the burst's time is its first event's, not begin's */
+	weft_resolve(2);
+	spin_us(5);
+	weft_run(2);
+	weft_create(3, "next");
+	weft_label(3, "next one");
+	weft_burst_end();
+	spin_us(5);
+	weft_run(1);
+	/* a long burst crosses packet boundaries */
+	weft_burst_begin();
+	for (uint64_t i = 0; i < 20000; i++)
+		weft_resolve(100 + i);
+	weft_burst_end();
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK_EQ(t.ev[1].e.type, WEFT_EV_RESOLVE);
+	CHECK(t.ev[1].e.ts > t.ev[0].e.ts);
+	CHECK(t.ev[1].e.ns - t.ev[0].e.ns >= 9000); /* both spins */
+	for (int i = 2; i <= 4; i++)
+		CHECK_U64(t.ev[i].e.ts, t.ev[1].e.ts);
+	CHECK(t.ev[5].e.ns - t.ev[4].e.ns >= 4000); /* after the burst */
+	for (size_t i = 6; i < t.n - 1; i++) {
+		CHECK_EQ(t.ev[i].e.type, WEFT_EV_RESOLVE);
+		CHECK_U64(t.ev[i].e.id, 100 + i - 6);
+		CHECK(t.ev[i].e.ts == t.ev[6].e.ts);
+	}
+	CHECK_EQ(t.n, 6 + 20000 + 1);
+	CHECK(t.ev[t.n - 1].e.ts >= t.ev[6].e.ts);
+}
+
 /* Discard mode keeps the oldest events and counts every drop exactly. */
 TEST(discard_counts_exactly)
 {
@@ -561,4 +613,5 @@ TEST_MAIN(T(roundtrip_every_event), T(stopped_records_nothing),
 	  T(long_label_truncated), T(hostile_text_roundtrip),
 	  T(names_interned_once), T(signal_reentrancy), T(fork_child_stops),
 	  T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
-	  T(fault_injection), T(never_replace_live_ring))
+	  T(fault_injection), T(never_replace_live_ring),
+	  T(bursts_share_one_time))
