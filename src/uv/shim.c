@@ -36,6 +36,7 @@
 #define WEFT_ENABLE 1
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
@@ -341,6 +342,61 @@ static void lb_label(uint64_t id, struct lb *b, const void *cb)
 	lb_str(b, " -> ");
 	lb_str(b, cb_name(cb));
 	weft_label(id, b->s);
+}
+
+/* The labels made over and over — each read activation of a stream, each
+ * write of the same size on it — are the same text: each OS thread keeps
+ * the last few, keyed by what they are made of ("P1 N1 P2 N2 -> cb", a
+ * part absent when its P is NULL, N1 absent when NO_NUM), so that building
+ * one is a comparison. */
+#define LCACHE 16
+#define NO_NUM LLONG_MIN
+static __thread struct {
+	const char *p1, *p2; /* string constants: compared by address */
+	long long n1, n2;
+	const void *cb;
+	char s[160];
+} lcache[LCACHE];
+static __thread uint8_t lcache_next[LCACHE / 2]; /* per pair: which to replace */
+
+static const char *cached_label(struct lb *b, const char *p1, long long n1,
+				const char *p2, long long n2, const void *cb)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)p1 ^ (uint64_t)(uintptr_t)cb ^
+		      (uint64_t)(uintptr_t)p2) +
+		     (uint64_t)n1 * 0x9E3779B97F4A7C15ull +
+		     (uint64_t)n2 * 0xC2B2AE3D27D4EB4Full;
+	/* two ways: the pair of slots at set, set + 1 */
+	unsigned set = (unsigned)((k ^ (k >> 31)) * 0x9E3779B97F4A7C15ull >> 60) %
+		       (LCACHE / 2) * 2;
+	for (unsigned i = set; i < set + 2; i++)
+		if (lcache[i].p1 == p1 && lcache[i].p2 == p2 &&
+		    lcache[i].n1 == n1 && lcache[i].n2 == n2 &&
+		    lcache[i].cb == cb) {
+			lcache_next[set / 2] = (uint8_t)(i == set);
+			return lcache[i].s;
+		}
+	lb_init(b);
+	lb_str(b, p1);
+	if (n1 != NO_NUM)
+		lb_num(b, n1);
+	if (p2) {
+		lb_str(b, p2);
+		lb_num(b, n2);
+	}
+	lb_str(b, " -> ");
+	lb_str(b, cb_name(cb));
+	unsigned i = set + lcache_next[set / 2]; /* the least recently used */
+	if (b->n < sizeof lcache[i].s) {
+		memcpy(lcache[i].s, b->s, b->n + 1);
+		lcache[i].p1 = p1;
+		lcache[i].p2 = p2;
+		lcache[i].n1 = n1;
+		lcache[i].n2 = n2;
+		lcache[i].cb = cb;
+		lcache_next[set / 2] = (uint8_t)(i == set);
+	}
+	return b->s;
 }
 
 static void label(uint64_t id, const void *cb, const char *fmt, ...)
@@ -653,12 +709,9 @@ int uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 	for (unsigned i = 0; i < nbufs; i++)
 		n += bufs[i].len;
 	struct lb b;
-	lb_init(&b);
-	lb_str(&b, "write ");
-	lb_num(&b, (long long)n);
-	lb_str(&b, " bytes to fd ");
-	lb_num(&b, fd_of((uv_handle_t *)handle));
-	lb_label(id, &b, (const void *)cb);
+	weft_label(id, cached_label(&b, "write ", (long long)n, " bytes to fd ",
+				    fd_of((uv_handle_t *)handle),
+				    (const void *)cb));
 	weft_burst_end();
 	return req_submitted(req, id,
 			     real_uv_write(req, handle, bufs, nbufs,
@@ -1031,25 +1084,21 @@ static int fire(const void *h, int role, long status, struct ent *e,
 }
 
 /* Creates the next activation (current: the one that fired). */
-static void arm_next(uint64_t next, const char *kind, const char *what,
-		     const void *cb)
+static void arm_next(uint64_t next, const char *kind, const char *text)
 {
 	int saved = errno;
 	weft_create(next, kind);
-	struct lb b;
-	lb_init(&b);
-	lb_str(&b, what);
-	lb_label(next, &b, cb);
+	weft_label(next, text);
 	errno = saved;
 }
 
 /* Runs the user's callback as the activation that fired, after creating
- * the next one. */
-#define FIRE_RUN(e, next, kind, what, call)                                    \
+ * the next one (labelled `text`). */
+#define FIRE_RUN(e, next, kind, text, call)                                    \
 	do {                                                                   \
 		uint64_t prev_ = cur;                                          \
 		set_cur((e).id);                                               \
-		arm_next((next), (kind), (what), (const void *)(e).cb);        \
+		arm_next((next), (kind), (text));                              \
 		weft_burst_end();                                              \
 		call;                                                          \
 		set_cur(prev_);                                                \
@@ -1126,11 +1175,11 @@ static void tramp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 	/* nread == 0 is "nothing this time" (EAGAIN): not an activation. */
 	if (nread != 0 && fire(h, R_READ, nread < 0 ? (long)nread : 0, &e,
 			       &next)) {
-		struct lb what;
-		lb_init(&what);
-		lb_str(&what, "read fd ");
-		lb_num(&what, fd_of((uv_handle_t *)h));
-		FIRE_RUN(e, next, "uv_stream_t read", what.s,
+		struct lb b;
+		const char *text = cached_label(&b, "read fd ",
+						fd_of((uv_handle_t *)h), NULL,
+						0, (const void *)e.cb);
+		FIRE_RUN(e, next, "uv_stream_t read", text,
 			 ((uv_read_cb)e.cb)(h, nread, buf));
 		return;
 	}
@@ -1178,11 +1227,11 @@ static void tramp_connection(uv_stream_t *server, int status)
 			((uv_connection_cb)e.cb)(server, status);
 		return;
 	}
-	struct lb what;
-	lb_init(&what);
-	lb_str(&what, "connections on fd ");
-	lb_num(&what, fd_of((uv_handle_t *)server));
-	FIRE_RUN(e, next, "connection", what.s,
+	struct lb b;
+	const char *text = cached_label(&b, "connections on fd ",
+					fd_of((uv_handle_t *)server), NULL, 0,
+					(const void *)e.cb);
+	FIRE_RUN(e, next, "connection", text,
 		 ((uv_connection_cb)e.cb)(server, status));
 }
 
@@ -1215,11 +1264,13 @@ static void tramp_async(uv_async_t *h)
 			((uv_async_cb)e.cb)(h);
 		return;
 	}
+	struct lb b;
+	const char *text = cached_label(&b, "async wake-up", NO_NUM, NULL, 0,
+					(const void *)e.cb);
 	if (e.cb)
-		FIRE_RUN(e, next, "uv_async_t", "async wake-up",
-			 ((uv_async_cb)e.cb)(h));
+		FIRE_RUN(e, next, "uv_async_t", text, ((uv_async_cb)e.cb)(h));
 	else
-		FIRE_RUN(e, next, "uv_async_t", "async wake-up", (void)0);
+		FIRE_RUN(e, next, "uv_async_t", text, (void)0);
 }
 
 int uv_async_init(uv_loop_t *loop, uv_async_t *async, uv_async_cb cb)
@@ -1281,11 +1332,11 @@ static void tramp_poll(uv_poll_t *h, int status, int events)
 			((uv_poll_cb)e.cb)(h, status, events);
 		return;
 	}
-	struct lb what;
-	lb_init(&what);
-	lb_str(&what, "poll fd ");
-	lb_num(&what, fd_of((uv_handle_t *)h));
-	FIRE_RUN(e, next, "uv_poll_t", what.s,
+	struct lb b;
+	const char *text = cached_label(&b, "poll fd ",
+					fd_of((uv_handle_t *)h), NULL, 0,
+					(const void *)e.cb);
+	FIRE_RUN(e, next, "uv_poll_t", text,
 		 ((uv_poll_cb)e.cb)(h, status, events));
 }
 
@@ -1327,11 +1378,10 @@ static void tramp_signal(uv_signal_t *h, int signum)
 			((uv_signal_cb)e.cb)(h, signum);
 		return;
 	}
-	struct lb what;
-	lb_init(&what);
-	lb_str(&what, "signal ");
-	lb_num(&what, signum);
-	FIRE_RUN(e, next, "uv_signal_t", what.s,
+	struct lb b;
+	const char *text = cached_label(&b, "signal ", signum, NULL, 0,
+					(const void *)e.cb);
+	FIRE_RUN(e, next, "uv_signal_t", text,
 		 ((uv_signal_cb)e.cb)(h, signum));
 }
 
