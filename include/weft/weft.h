@@ -173,11 +173,13 @@ WEFT_API void weft__span_end(const char *name);
 WEFT_API void weft__pause(const char *kind, uint64_t duration_ns);
 WEFT_API uint64_t weft__current(void);
 WEFT_API void weft__burst_begin(void);
+WEFT_API uint64_t weft__burst_now(void);
 WEFT_API void weft__burst_end(void);
 
 #define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 #define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
 #define weft_current() (WEFT__ON() ? weft__current() : (uint64_t)0)
+#define weft_burst_now() (WEFT__ON() ? weft__burst_now() : (uint64_t)0)
 
 #else /* !WEFT_ENABLE: every call type-checks its arguments, emits nothing */
 
@@ -218,6 +220,7 @@ int weft__chk_void(void);
 #define weft__burst_begin() weft__chk_void()
 #define weft__burst_end() weft__chk_void()
 #define weft_current() ((uint64_t)0)
+#define weft_burst_now() ((uint64_t)0)
 
 #endif /* WEFT_ENABLE */
 
@@ -304,7 +307,10 @@ int weft__chk_void(void);
  * activation resolves, its callback starts, the next activation is
  * created) and would otherwise pay a clock read for each.  Nothing that
  * takes time (user code, a system call) belongs inside.  A burst left
- * open ends at the next weft_burst_end(); bursts do not nest. */
+ * open ends at the next weft_burst_end(); bursts do not nest.
+ * weft_burst_now() begins one at once and returns its time in trace clock
+ * ticks (0 when not recording), for an integration that measures
+ * intervals with the same clock read. */
 #define weft_burst_begin() WEFT__CALL(weft__burst_begin())
 #define weft_burst_end() WEFT__CALL(weft__burst_end())
 

@@ -657,6 +657,24 @@ WEFT_API void weft__burst_begin(void)
 	leave(t);
 }
 
+/* A burst at this instant: the clock is read now, and its reading (in
+ * trace clock ticks) returned, for an integration that measures with it
+ * (0 when not recording). */
+WEFT_API uint64_t weft__burst_now(void)
+{
+	struct thr *t = enter();
+	if (!t)
+		return 0;
+	uint64_t now = weft__clock_now();
+	if (now < t->last)
+		now = t->last;
+	t->last = now;
+	t->burst = 1;
+	t->burst_new = 0;
+	leave(t);
+	return now;
+}
+
 WEFT_API void weft__burst_end(void)
 {
 	struct thr *t = tls;

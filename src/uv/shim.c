@@ -533,47 +533,36 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Busy time of an iteration, cheaply: TSC ticks, turned into microseconds
- * with a rate measured once between two waits at least 10 ms apart
- * (CLOCK_MONOTONIC until then, and without a TSC). */
-static __thread uint64_t resumed_tsc;
+/* Busy time of an iteration, cheaply: the clock reads of the idle and
+ * resume events themselves (one burst each), turned into microseconds with
+ * a rate measured once between two waits at least 10 ms apart. */
+static __thread uint64_t resumed_at;
 static __thread double us_per_tick;
-static __thread uint64_t cal_tsc;
+static __thread uint64_t cal_ticks;
 static __thread int64_t cal_ns;
-
-static uint64_t ticks(void)
-{
-#if defined(__x86_64__)
-	return __builtin_ia32_rdtsc();
-#else
-	return (uint64_t)mono_ns();
-#endif
-}
 
 static void poll_enter(int timeout)
 {
 	if (!timeout || !ON())
 		return;
-	if (resumed_tsc) {
-		uint64_t now = ticks();
+	uint64_t now = weft_burst_now(); /* the lag, and going idle */
+	if (resumed_at && now > resumed_at) {
 		double f = us_per_tick;
 		if (f == 0) {
 			int64_t ns = mono_ns();
-			if (!cal_tsc) {
-				cal_tsc = now;
+			if (!cal_ticks) {
+				cal_ticks = now;
 				cal_ns = ns;
-			} else if (ns - cal_ns > 10000000 && now > cal_tsc) {
+			} else if (ns - cal_ns > 10000000 && now > cal_ticks) {
 				f = (double)(ns - cal_ns) / 1000.0 /
-				    (double)(now - cal_tsc);
+				    (double)(now - cal_ticks);
 				us_per_tick = f;
 			}
 		}
-		if (f > 0) {
-			weft_burst_begin(); /* the lag, and going idle */
+		if (f > 0)
 			weft_counter_set("uv.loop_busy_us",
-					 (int64_t)((double)(now - resumed_tsc) *
+					 (int64_t)((double)(now - resumed_at) *
 						   f));
-		}
 	}
 	weft_idle("poll");
 	weft_burst_end();
@@ -583,8 +572,9 @@ static void poll_leave(int timeout)
 {
 	if (!timeout || !ON())
 		return;
+	resumed_at = weft_burst_now();
 	weft_resume();
-	resumed_tsc = ticks();
+	weft_burst_end();
 }
 
 int epoll_wait(int epfd, struct epoll_event *events, int maxevents,

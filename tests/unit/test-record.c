@@ -244,6 +244,12 @@ TEST(bursts_share_one_time)
 	weft_burst_end();
 	spin_us(5);
 	weft_run(1);
+	/* weft_burst_now: the time is read at once, and returned */
+	uint64_t at = weft_burst_now();
+	spin_us(5);
+	weft_run(9);
+	weft_burst_end();
+	weft_run(1);
 	/* a long burst crosses packet boundaries */
 	weft_burst_begin();
 	for (uint64_t i = 0; i < 20000; i++)
@@ -259,13 +265,19 @@ TEST(bursts_share_one_time)
 	for (int i = 2; i <= 4; i++)
 		CHECK_U64(t.ev[i].e.ts, t.ev[1].e.ts);
 	CHECK(t.ev[5].e.ns - t.ev[4].e.ns >= 4000); /* after the burst */
-	for (size_t i = 6; i < t.n - 1; i++) {
+	CHECK(at > 0);
+	CHECK_U64(t.ev[6].e.id, 9);
+	CHECK_U64(t.ev[6].e.ts, at);
+	CHECK(t.ev[7].e.ns - t.ev[6].e.ns >= 4000);
+	for (size_t i = 8; i < t.n - 1; i++) {
 		CHECK_EQ(t.ev[i].e.type, WEFT_EV_RESOLVE);
-		CHECK_U64(t.ev[i].e.id, 100 + i - 6);
-		CHECK(t.ev[i].e.ts == t.ev[6].e.ts);
+		CHECK_U64(t.ev[i].e.id, 100 + i - 8);
+		CHECK(t.ev[i].e.ts == t.ev[8].e.ts);
 	}
-	CHECK_EQ(t.n, 6 + 20000 + 1);
-	CHECK(t.ev[t.n - 1].e.ts >= t.ev[6].e.ts);
+	CHECK_EQ(t.n, 8 + 20000 + 1);
+	CHECK(t.ev[t.n - 1].e.ts >= t.ev[8].e.ts);
+	/* stopped: no time */
+	CHECK_U64(weft_burst_now(), 0);
 }
 
 /* Discard mode keeps the oldest events and counts every drop exactly. */
