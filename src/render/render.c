@@ -100,6 +100,8 @@ struct weft_view {
 	int *cover;
 	uint32_t *stamp;
 	int covw, covh;
+	double cs, rs; /* pixels per cell across and down (>= 1: a huge
+			  surface is covered in cells of several pixels) */
 	uint32_t pass;
 	uint16_t *seen;
 	double (*marks)[2];
@@ -889,7 +891,7 @@ static void triangle(struct pen *p, double x0, double y0, double x1,
  * 0 free, d > 0 look at column + d), or NULL off the surface. */
 static int *cov_row(struct weft_view *v, double y)
 {
-	int iy = (int)floor(y);
+	int iy = (int)floor(y / v->rs);
 	if (iy < 0 || iy >= v->covh)
 		return NULL;
 	int *r = v->cover + (size_t)iy * (size_t)v->covw;
@@ -902,7 +904,7 @@ static int *cov_row(struct weft_view *v, double y)
 
 static int col(const struct weft_view *v, double x)
 {
-	return x < 0 ? 0 : x > v->w ? (int)v->w : (int)x;
+	return x < 0 ? 0 : x > v->w ? (int)(v->w / v->cs) : (int)(x / v->cs);
 }
 
 static int cov_find(int *r, int c)
@@ -1169,7 +1171,7 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 			x1 = x0 + 1;
 		int next;
 		if (cov_full(cr, col(v, x0), col(v, x1), &next)) {
-			i = first_end(v, ix, i + 1, n, tof(v, next));
+			i = first_end(v, ix, i + 1, n, tof(v, next * v->cs));
 			continue;
 		}
 		cov_take(cr, col(v, x0), col(v, x1));
@@ -1220,7 +1222,7 @@ static void draw_runs(struct weft_view *v, struct pen *p)
 				x1 = x0 + 1;
 			int next;
 			if (cov_full(cr, col(v, x0), col(v, x1), &next)) {
-				from = tof(v, next);
+				from = tof(v, next * v->cs);
 				lo++;
 				continue;
 			}
@@ -1401,7 +1403,7 @@ static void draw_arrows(struct weft_view *v, struct pen *p,
 		/* one per kind per pixel where it lands (or, beyond the
 		 * right edge, where it starts) */
 		double cx = x1 <= v->w ? x1 : x0;
-		int cy = (int)floor(x1 <= v->w ? y1 : y0);
+		int cy = (int)floor((x1 <= v->w ? y1 : y0) / v->rs);
 		if (cy < 0 || cy >= v->covh)
 			continue;
 		/* squeezed rows are context: their arrows are drawn only
@@ -1516,7 +1518,11 @@ static void draw_counters(struct weft_view *v, struct pen *p, double right)
 /* Scratch sized for the surface. */
 static int scratch(struct weft_view *v)
 {
-	int w = (int)v->w + 2, h = (int)v->h + 1;
+	/* at most 4096 x 4096 cells: 64 MiB, however big the picture */
+	double cs = v->w > 4096 ? v->w / 4096 : 1, rs = v->h > 4096 ? v->h / 4096 : 1;
+	int w = (int)(v->w / cs) + 2, h = (int)(v->h / rs) + 1;
+	v->cs = cs;
+	v->rs = rs;
 	if (w == v->covw && h == v->covh)
 		return 0;
 	free(v->cover);
