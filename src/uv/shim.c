@@ -540,6 +540,7 @@ static __thread uint64_t resumed_at;
 static __thread double us_per_tick;
 static __thread uint64_t cal_ticks;
 static __thread int64_t cal_ns;
+static __thread int64_t last_busy = -1;
 
 static void poll_enter(int timeout)
 {
@@ -559,10 +560,16 @@ static void poll_enter(int timeout)
 				us_per_tick = f;
 			}
 		}
-		if (f > 0)
-			weft_counter_set("uv.loop_busy_us",
-					 (int64_t)((double)(now - resumed_at) *
-						   f));
+		/* Recorded when it changes, as the loop's counts are: a
+		 * counter is a step plot, so a repeated value adds nothing
+		 * (and a busy loop repeats it on most iterations). */
+		if (f > 0) {
+			int64_t us = (int64_t)((double)(now - resumed_at) * f);
+			if (us != last_busy) {
+				last_busy = us;
+				weft_counter_set("uv.loop_busy_us", us);
+			}
+		}
 	}
 	weft_idle("poll");
 	weft_burst_end();
