@@ -349,7 +349,8 @@ static void lb_label(uint64_t id, struct lb *b, const void *cb)
  * the last few, keyed by what they are made of ("P1 N1 P2 N2 -> cb", a
  * part absent when its P is NULL, N1 absent when NO_NUM), so that building
  * one is a comparison. */
-#define LCACHE 16
+#define LCACHE 32
+#define LWAYS 4
 #define NO_NUM LLONG_MIN
 static __thread struct {
 	const char *p1, *p2; /* string constants: compared by address */
@@ -357,7 +358,8 @@ static __thread struct {
 	const void *cb;
 	char s[160];
 } lcache[LCACHE];
-static __thread uint8_t lcache_next[LCACHE / 2]; /* per pair: which to replace */
+/* per set: the way to replace next (round robin) */
+static __thread uint8_t lcache_next[LCACHE / LWAYS];
 
 static const char *cached_label(struct lb *b, const char *p1, long long n1,
 				const char *p2, long long n2, const void *cb)
@@ -366,16 +368,17 @@ static const char *cached_label(struct lb *b, const char *p1, long long n1,
 		      (uint64_t)(uintptr_t)p2) +
 		     (uint64_t)n1 * 0x9E3779B97F4A7C15ull +
 		     (uint64_t)n2 * 0xC2B2AE3D27D4EB4Full;
-	/* two ways: the pair of slots at set, set + 1 */
-	unsigned set = (unsigned)((k ^ (k >> 31)) * 0x9E3779B97F4A7C15ull >> 60) %
-		       (LCACHE / 2) * 2;
-	for (unsigned i = set; i < set + 2; i++)
+	/* Four ways: the slots set .. set + 3.  With two, three labels of
+	 * one set (one chance in twenty for the four labels of an echo
+	 * server, depending on where things were loaded) evicted each other
+	 * on every call. */
+	unsigned set = (unsigned)((k ^ (k >> 31)) * 0x9E3779B97F4A7C15ull >> 61) %
+		       (LCACHE / LWAYS) * LWAYS;
+	for (unsigned i = set; i < set + LWAYS; i++)
 		if (lcache[i].p1 == p1 && lcache[i].p2 == p2 &&
 		    lcache[i].n1 == n1 && lcache[i].n2 == n2 &&
-		    lcache[i].cb == cb) {
-			lcache_next[set / 2] = (uint8_t)(i == set);
+		    lcache[i].cb == cb)
 			return lcache[i].s;
-		}
 	lb_init(b);
 	lb_str(b, p1);
 	if (n1 != NO_NUM)
@@ -386,7 +389,7 @@ static const char *cached_label(struct lb *b, const char *p1, long long n1,
 	}
 	lb_str(b, " -> ");
 	lb_str(b, cb_name(cb));
-	unsigned i = set + lcache_next[set / 2]; /* the least recently used */
+	unsigned i = set + lcache_next[set / LWAYS];
 	if (b->n < sizeof lcache[i].s) {
 		memcpy(lcache[i].s, b->s, b->n + 1);
 		lcache[i].p1 = p1;
@@ -394,7 +397,8 @@ static const char *cached_label(struct lb *b, const char *p1, long long n1,
 		lcache[i].n1 = n1;
 		lcache[i].n2 = n2;
 		lcache[i].cb = cb;
-		lcache_next[set / 2] = (uint8_t)(i == set);
+		lcache_next[set / LWAYS] =
+			(uint8_t)((lcache_next[set / LWAYS] + 1) % LWAYS);
 	}
 	return b->s;
 }
