@@ -66,18 +66,6 @@ static long count(struct pic *p, int r, int g, int b, int x0, int y0, int w,
 	return n;
 }
 
-/* Busy for `us` microseconds: events far enough apart that their
- * places on screen do not depend on how fast the machine is. */
-static void spin(int us)
-{
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) <
-	       us * 1000L);
-}
-
 /* The seed's ARP hang, by hand: every arrow colour. */
 static void arp(const char *path)
 {
@@ -371,28 +359,28 @@ TEST(spans_notes_becomes_pending)
 	CHECK_OK(weft_start(p, 1 << 20, 0));
 	weft_run(1);
 	weft_create(2, "task");
-	spin(20);
+	spin_us(20);
 	weft_run(2);
 	weft_span_begin("parse");
-	spin(20);
+	spin_us(20);
 	weft_note(2, "half way");
-	spin(20);
+	spin_us(20);
 	weft_span_end("parse");
-	spin(20);
+	spin_us(20);
 	weft_create(3, "task");
-	spin(20);
+	spin_us(20);
 	weft_run(1);
 	weft_create(4, "promise");
-	spin(20);
+	spin_us(20);
 	weft_becomes(3, 4);
-	spin(20);
+	spin_us(20);
 	weft_resolve(2);
-	spin(20);
+	spin_us(20);
 	weft_create(5, "pending one");
-	spin(20);
+	spin_us(20);
 	weft_run(1);
 	weft_resolve(4);
-	spin(20);
+	spin_us(20);
 	weft_run(0);
 	CHECK_OK(weft_stop());
 	struct pic pic;

@@ -216,16 +216,6 @@ TEST(overwrite_keeps_newest)
 	CHECK(t.info.npackets >= 64);
 }
 
-static void spin_us(int us)
-{
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) <
-	       us * 1000L);
-}
-
 /* A burst's events share the clock reading of its first; before and after
  * it, each event reads the clock; a burst across packets stays in order. */
 TEST(bursts_share_one_time)

@@ -4,6 +4,7 @@
 #ifndef WEFT_TEST_UTIL_H
 #define WEFT_TEST_UTIL_H
 
+#include <time.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,18 @@ static inline size_t tcount(const struct ttrace *t, unsigned type)
 	for (size_t i = 0; i < t->n; i++)
 		n += t->ev[i].e.type == type;
 	return n;
+}
+
+/* Busy for `us` microseconds: events far enough apart that their times
+ * (and places on screen) do not depend on how fast the machine is. */
+static inline void spin_us(int us)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) <
+	       us * 1000L);
 }
 
 #endif
