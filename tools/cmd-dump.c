@@ -23,7 +23,7 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 		       (unsigned long long)ev->id);
 		return;
 	}
-	int nid = 0, ft;
+	int nid = 0, nname = 0, ft;
 	const char *f;
 	for (unsigned i = 0; (f = weft_event_field(ev->type, i, &ft)); i++) {
 		switch (ft) {
@@ -33,7 +33,8 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 			break;
 		case WEFT_FT_NAME:
 			printf(" %s=\"", f);
-			const char *n = weft_reader_name(r, ev->name);
+			const char *n = weft_reader_name(
+				r, nname++ ? ev->name2 : ev->name);
 			print_escaped(stdout, n, strlen(n));
 			putchar('"');
 			break;

@@ -63,7 +63,16 @@
 	X(SPAN_END, 17, "span_end", "a named span ends on current",            \
 	  F(NAME, "name"))                                                     \
 	X(PAUSE, 18, "pause", "the runtime stopped everything until now",      \
-	  F(NAME, "kind") F(U64, "duration_ns"))
+	  F(NAME, "kind") F(U64, "duration_ns"))                               \
+	X(RESOLVE_RUN, 19, "resolve_run",                                      \
+	  "current resolved target, which runs now", F(ID, "target"))          \
+	X(CREATE_LABEL, 20, "create_label",                                    \
+	  "current creates an async thread, labelled",                         \
+	  F(ID, "child") F(NAME, "kind") F(NAME, "label"))                     \
+	X(FIRE, 21, "fire",                                                    \
+	  "current resolved target, which runs now and creates next, "         \
+	  "of its kind and label",                                             \
+	  F(ID, "target") F(ID, "next"))
 
 enum weft_event_type {
 #define WEFT__EV_ENUM(E, id, name, doc, fields) WEFT_EV_##E = (id),

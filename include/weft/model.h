@@ -66,6 +66,11 @@ struct weft_thread {
 	uint16_t pad;
 };
 
+/* Model times are nanoseconds from the trace's origin, within
+ * +-WEFT_MODEL_T_MAX (about 36 years): a corrupt trace's wilder times are
+ * clamped there, so that any two model times can be subtracted. */
+#define WEFT_MODEL_T_MAX (INT64_C(1) << 60)
+
 /* A run interval: `thread` ran on OS thread `stream` from t0 to t1. */
 struct weft_run {
 	int64_t t0, t1;

@@ -48,12 +48,14 @@ struct weft_event {
 	uint16_t type;   /* enum weft_event_type, or WEFT_EV_LOSS */
 	uint16_t flags;  /* WEFT_EVF_* */
 	uint64_t actor;  /* current async thread of the stream, before the
-			    event (for run: the thread switched from) */
+			    event (for run and resolve_run: the thread
+			    switched from) */
 	uint64_t id;     /* first ID field (child, thread, source, target,
 			    from, receiver), else 0 */
 	uint64_t id2;    /* second ID field (becomes: to), else 0 */
 	uint32_t name;   /* NAME field (kind, reason, counter, span, pause
 			    kind), else 0 */
+	uint32_t name2;  /* second NAME field (create_label: label), else 0 */
 	int64_t value;   /* I64/U64 field (counter value or delta, pause
 			    duration in ns), else 0 */
 	const char *text; /* STR field (NUL-terminated), else NULL */

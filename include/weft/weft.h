@@ -172,14 +172,20 @@ WEFT_API void weft__span_begin(const char *name);
 WEFT_API void weft__span_end(const char *name);
 WEFT_API void weft__pause(const char *kind, uint64_t duration_ns);
 WEFT_API uint64_t weft__current(void);
+WEFT_API uint64_t weft__last_time(void);
 WEFT_API void weft__burst_begin(void);
 WEFT_API uint64_t weft__burst_now(void);
 WEFT_API void weft__burst_end(void);
+WEFT_API void weft__resolve_run(uint64_t target);
+WEFT_API void weft__fire(uint64_t target, uint64_t next);
+WEFT_API void weft__create_label(uint64_t child, const char *kind,
+				 const char *label);
 
 #define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 #define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
 #define weft_current() (WEFT__ON() ? weft__current() : (uint64_t)0)
 #define weft_burst_now() (WEFT__ON() ? weft__burst_now() : (uint64_t)0)
+#define weft_last_time() (WEFT__ON() ? weft__last_time() : (uint64_t)0)
 
 #else /* !WEFT_ENABLE: every call type-checks its arguments, emits nothing */
 
@@ -192,6 +198,7 @@ int weft__chk_str(const char *s);
 int weft__chk_str_i64(const char *s, int64_t v);
 int weft__chk_str_u64(const char *s, uint64_t v);
 int weft__chk_void(void);
+int weft__chk_id_str_str(uint64_t id, const char *a, const char *b);
 
 #define weft_start(path, bytes, flags)                                         \
 	((void)sizeof(weft__chk_start((path), (bytes), (flags))), 0)
@@ -219,8 +226,12 @@ int weft__chk_void(void);
 #define weft__pause(k, d) weft__chk_str_u64((k), (d))
 #define weft__burst_begin() weft__chk_void()
 #define weft__burst_end() weft__chk_void()
+#define weft__resolve_run(t) weft__chk_id((t))
+#define weft__fire(t, n) weft__chk_id_id((t), (n))
+#define weft__create_label(c, k, l) weft__chk_id_str_str((c), (k), (l))
 #define weft_current() ((uint64_t)0)
 #define weft_burst_now() ((uint64_t)0)
+#define weft_last_time() ((uint64_t)0)
 
 #endif /* WEFT_ENABLE */
 
@@ -276,6 +287,28 @@ int weft__chk_void(void);
  * its time; the last one names it. */
 #define weft_label(thread, text) WEFT__CALL(weft__label((thread), (text)))
 
+/* Events in one, for integrations that record them at every turn of a
+ * loop (each costs about what one event does):
+ *
+ * weft_resolve_run(target): weft_resolve(target) then weft_run(target) —
+ * current resolves `target`, whose continuation (the request's callback)
+ * starts at once on this OS thread and becomes current.
+ *
+ * weft_create_label(child, kind, label): weft_create(child, kind) then
+ * weft_label(child, label), with the label interned like `kind`, by its
+ * address: pass a string that does not change while tracing (a constant,
+ * or one you keep; a stack buffer you reuse would give wrong labels).
+ * When the trace's name table is full, the label is recorded as text, as
+ * weft_label() does: it is never lost.
+ *
+ * weft_fire(target, next): a repeating source (a timer, the reads of a
+ * stream) fires and re-arms — weft_resolve_run(target), then target
+ * creates `next`, of target's kind and with its label. */
+#define weft_resolve_run(target) WEFT__CALL(weft__resolve_run((target)))
+#define weft_create_label(child, kind, label)                                  \
+	WEFT__CALL(weft__create_label((child), (kind), (label)))
+#define weft_fire(target, next) WEFT__CALL(weft__fire((target), (next)))
+
 /* Hint: `thread` should resolve.  If it never does, readers report it
  * (weft why) and viewers draw it red to the end of the trace. */
 #define weft_should_resolve(thread) WEFT__CALL(weft__should_resolve((thread)))
@@ -310,7 +343,9 @@ int weft__chk_void(void);
  * open ends at the next weft_burst_end(); bursts do not nest.
  * weft_burst_now() begins one at once and returns its time in trace clock
  * ticks (0 when not recording), for an integration that measures
- * intervals with the same clock read. */
+ * intervals with the same clock read; weft_last_time() returns the time
+ * of the last event this OS thread recorded (0 when none or not
+ * recording), for one that measures between its own events. */
 #define weft_burst_begin() WEFT__CALL(weft__burst_begin())
 #define weft_burst_end() WEFT__CALL(weft__burst_end())
 

@@ -73,6 +73,8 @@ struct weft_model {
 	uint32_t nst;
 	char *str;
 	uint32_t nstr, cstr;
+	uint32_t *text_of_name; /* name id -> its text in str + 1 (labels) */
+	uint32_t ctext_of_name;
 	/* id -> latest incarnation */
 	uint64_t *hkey;
 	uint32_t *hval;
@@ -85,6 +87,23 @@ struct weft_model {
 };
 
 enum { IV_IDLE, IV_PAUSE, IV_SPAN };
+
+/* Times come from the trace: a hostile one saturates, never overflows. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_sub_overflow(a, b, &r))
+		return b > 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
 
 /* ------------------------------------------------------------- strings */
 
@@ -291,21 +310,28 @@ static uint32_t add_iv(struct weft_model *m, int which, int64_t t0, int64_t t1,
 	return i;
 }
 
+/* Makes room in a table indexed by name id (zero-filled) for `name`. */
+static int by_name_room(uint32_t **a, uint32_t *cap, uint32_t name)
+{
+	if (name < *cap)
+		return 1;
+	uint32_t c = *cap ? *cap : 64;
+	while (c <= name)
+		c *= 2;
+	uint32_t *n = realloc(*a, c * sizeof *n);
+	if (!n)
+		return 0;
+	memset(n + *cap, 0, (c - *cap) * sizeof *n);
+	*a = n;
+	*cap = c;
+	return 1;
+}
+
 static void sample(struct weft_model *m, uint32_t name, int64_t t, int64_t v,
 		   int add)
 {
-	if (name >= m->cser_of_name) {
-		uint32_t c = m->cser_of_name ? m->cser_of_name : 64;
-		while (c <= name)
-			c *= 2;
-		uint32_t *n = realloc(m->ser_of_name, c * sizeof *n);
-		if (!n)
-			return;
-		memset(n + m->cser_of_name, 0,
-		       (c - m->cser_of_name) * sizeof *n);
-		m->ser_of_name = n;
-		m->cser_of_name = c;
-	}
+	if (!by_name_room(&m->ser_of_name, &m->cser_of_name, name))
+		return;
 	if (!m->ser_of_name[name]) {
 		if (!GROW(m->ser, m->nser, m->cser))
 			return;
@@ -315,8 +341,10 @@ static void sample(struct weft_model *m, uint32_t name, int64_t t, int64_t v,
 		m->ser_of_name[name] = m->nser;
 	}
 	struct series *s = &m->ser[m->ser_of_name[name] - 1];
-	if (add)
-		v += s->n ? s->s[s->n - 1].value : 0;
+	/* Hostile values saturate rather than overflow. */
+	if (add && s->n &&
+	    __builtin_add_overflow(v, s->s[s->n - 1].value, &v))
+		v = s->s[s->n - 1].value < 0 ? INT64_MIN : INT64_MAX;
 	if (!GROW(s->s, s->n, s->cap))
 		return;
 	s->s[s->n].t = t;
@@ -344,9 +372,94 @@ static void follow_try_read(struct weft_model *m, uint32_t reader,
 	}
 }
 
+/* The stream's current thread becomes x (WEFT_NONE: none); the run of
+ * the one before ends. */
+static void switch_to(struct weft_model *m, struct mstream *ms, uint32_t s,
+		      uint32_t x, int64_t t)
+{
+	if (ms->running)
+		add_run(m, ms->cur, s, ms->run_t0, t);
+	ms->running = 0;
+	ms->cur = x;
+	if (ms->cur != WEFT_NONE && !ms->idle) {
+		ms->running = 1;
+		ms->run_t0 = t;
+	}
+}
+
+/* A label (kind WEFT_EV_LABEL: the thread's name from now on) or a note
+ * on thread x, its text at `text` in the model's strings. */
+static int add_label_at(struct weft_model *m, uint32_t x, int64_t t,
+			uint32_t kind, uint32_t text)
+{
+	if (!GROW(m->lab, m->nlab, m->clab))
+		return -ENOMEM;
+	struct weft_label *l = &m->lab[m->nlab];
+	l->t = t;
+	l->thread = x;
+	l->text = text;
+	l->kind = kind;
+	l->prev = WEFT_NONE;
+	if (kind == WEFT_EV_LABEL) {
+		l->prev = m->th[x].label;
+		m->th[x].label = m->nlab;
+	}
+	m->nlab++;
+	return 0;
+}
+
+static int add_label(struct weft_model *m, uint32_t x, int64_t t,
+		     uint32_t kind, const char *text, uint32_t len)
+{
+	return add_label_at(m, x, t, kind, intern_text(m, text, len));
+}
+
+/* A label given as a name (create_label): its text is copied into the
+ * model once per name. */
+static int add_label_name(struct weft_model *m, uint32_t x, int64_t t,
+			  uint32_t name)
+{
+	if (!by_name_room(&m->text_of_name, &m->ctext_of_name, name))
+		return -ENOMEM;
+	if (!m->text_of_name[name]) {
+		const char *l = weft_reader_name(m->r, name);
+		uint32_t off = intern_text(m, l, (uint32_t)strlen(l));
+		if (off == WEFT_NONE)
+			return -ENOMEM;
+		/* A name not loaded yet reads "": not kept, looked up
+		 * again next time. */
+		if (!*l)
+			return add_label_at(m, x, t, WEFT_EV_LABEL, off);
+		m->text_of_name[name] = off + 1;
+	}
+	return add_label_at(m, x, t, WEFT_EV_LABEL,
+			    m->text_of_name[name] - 1);
+}
+
+/* current creates `id`, of kind `kind`: a new incarnation if id lives. */
+static uint32_t create_thread(struct weft_model *m, uint64_t id, int64_t t,
+			      uint32_t s, uint32_t actor, uint32_t kind)
+{
+	uint32_t old = weft_model_find(m, id);
+	uint32_t inc = 0;
+	if (old != WEFT_NONE) {
+		end_thread(m, old, WEFT_END_REPLACED, t);
+		inc = m->th[old].incarnation + 1;
+	}
+	uint32_t x = new_thread(m, id, t, s, actor, kind, 0, inc);
+	if (x != WEFT_NONE)
+		arrow(m, WEFT_ARROW_CREATE, actor, x, t, s);
+	return x;
+}
+
 static int apply(struct weft_model *m, const struct weft_event *ev)
 {
-	int64_t t = ev->ns;
+	/* Only a corrupt trace has times this far from its origin: clamped,
+	 * so that the difference of any two model times fits (readers
+	 * subtract them freely). */
+	int64_t t = ev->ns > WEFT_MODEL_T_MAX	  ? WEFT_MODEL_T_MAX
+		    : ev->ns < -WEFT_MODEL_T_MAX ? -WEFT_MODEL_T_MAX
+						 : ev->ns;
 	uint32_t s = ev->stream;
 	if (!ensure_stream(m, s, t))
 		return -ENOMEM;
@@ -371,29 +484,40 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	uint32_t actor = get(m, ev->actor, t, s);
 	uint32_t x;
 	switch (ev->type) {
-	case WEFT_EV_CREATE: {
-		uint32_t old = weft_model_find(m, ev->id);
-		uint32_t inc = 0;
-		if (old != WEFT_NONE) {
-			end_thread(m, old, WEFT_END_REPLACED, t);
-			inc = m->th[old].incarnation + 1;
-		}
-		x = new_thread(m, ev->id, t, s, actor, ev->name, 0, inc);
+	case WEFT_EV_CREATE:
+	case WEFT_EV_CREATE_LABEL:
+		x = create_thread(m, ev->id, t, s, actor, ev->name);
 		if (x == WEFT_NONE)
 			return -ENOMEM;
-		arrow(m, WEFT_ARROW_CREATE, actor, x, t, s);
+		if (ev->type == WEFT_EV_CREATE_LABEL && ev->name2 &&
+		    add_label_name(m, x, t, ev->name2))
+			return -ENOMEM;
+		break;
+	case WEFT_EV_RUN:
+		switch_to(m, ms, s, ev->id ? get(m, ev->id, t, s) : WEFT_NONE,
+			  t);
+		break;
+	case WEFT_EV_RESOLVE_RUN:
+		x = get(m, ev->id, t, s);
+		end_thread(m, x, WEFT_END_RESOLVED, t);
+		arrow(m, WEFT_ARROW_RESOLVE, actor, x, t, s);
+		switch_to(m, ms, s, x, t);
+		break;
+	case WEFT_EV_FIRE: {
+		x = get(m, ev->id, t, s);
+		end_thread(m, x, WEFT_END_RESOLVED, t);
+		arrow(m, WEFT_ARROW_RESOLVE, actor, x, t, s);
+		switch_to(m, ms, s, x, t);
+		/* the source's next activation: target's kind and label */
+		uint32_t lab = m->th[x].label;
+		uint32_t y = create_thread(m, ev->id2, t, s, x, m->th[x].kind);
+		if (y == WEFT_NONE)
+			return -ENOMEM;
+		if (lab != WEFT_NONE &&
+		    add_label_at(m, y, t, WEFT_EV_LABEL, m->lab[lab].text))
+			return -ENOMEM;
 		break;
 	}
-	case WEFT_EV_RUN:
-		if (ms->running)
-			add_run(m, ms->cur, s, ms->run_t0, t);
-		ms->running = 0;
-		ms->cur = ev->id ? get(m, ev->id, t, s) : WEFT_NONE;
-		if (ms->cur != WEFT_NONE && !ms->idle) {
-			ms->running = 1;
-			ms->run_t0 = t;
-		}
-		break;
 	case WEFT_EV_IDLE:
 		if (ms->running)
 			add_run(m, ms->cur, s, ms->run_t0, t);
@@ -457,19 +581,9 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 		break;
 	case WEFT_EV_LABEL:
 	case WEFT_EV_NOTE:
-		x = get(m, ev->id, t, s);
-		if (!GROW(m->lab, m->nlab, m->clab))
+		if (add_label(m, get(m, ev->id, t, s), t, ev->type, ev->text,
+			      ev->text_len))
 			return -ENOMEM;
-		m->lab[m->nlab].t = t;
-		m->lab[m->nlab].thread = x;
-		m->lab[m->nlab].text = intern_text(m, ev->text, ev->text_len);
-		m->lab[m->nlab].kind = ev->type;
-		m->lab[m->nlab].prev = WEFT_NONE;
-		if (ev->type == WEFT_EV_LABEL) {
-			m->lab[m->nlab].prev = m->th[x].label;
-			m->th[x].label = m->nlab;
-		}
-		m->nlab++;
 		break;
 	case WEFT_EV_SHOULD_RESOLVE:
 		x = get(m, ev->id, t, s);
@@ -501,8 +615,10 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 		}
 		break;
 	case WEFT_EV_PAUSE: {
+		/* it began d ago, but not before the model's times begin */
 		int64_t d = ev->value < 0 ? 0 : ev->value;
-		add_iv(m, IV_PAUSE, t - d, t, s, ev->name, WEFT_NONE, 0);
+		int64_t t0 = d > t + WEFT_MODEL_T_MAX ? -WEFT_MODEL_T_MAX : t - d;
+		add_iv(m, IV_PAUSE, t0, t, s, ev->name, WEFT_NONE, 0);
 		break;
 	}
 	}
@@ -621,13 +737,16 @@ static int finalize(struct weft_model *m, int shrink)
 	for (uint32_t s = 0; s < m->nst; s++)
 		m->pst[s].busy_ns = m->pst[s].idle_ns = 0;
 	for (uint32_t i = 0; i < m->nrun; i++)
-		if (m->run[i].stream < m->nst)
-			m->pst[m->run[i].stream].busy_ns +=
-				m->run[i].t1 - m->run[i].t0;
+		if (m->run[i].stream < m->nst) {
+			int64_t *b = &m->pst[m->run[i].stream].busy_ns;
+			*b = sat_add(*b, sat_sub(m->run[i].t1, m->run[i].t0));
+		}
 	for (uint32_t i = 0; i < m->niv[IV_IDLE]; i++) {
 		const struct weft_interval *v = &m->iv[IV_IDLE][i];
-		if (v->stream < m->nst)
-			m->pst[v->stream].idle_ns += v->t1 - v->t0;
+		if (v->stream < m->nst) {
+			int64_t *d = &m->pst[v->stream].idle_ns;
+			*d = sat_add(*d, sat_sub(v->t1, v->t0));
+		}
 	}
 	if (!build_csr(m->nth, m->nrun, m->run, sizeof *m->run,
 		       offsetof(struct weft_run, thread), 0, &m->run_off,
@@ -728,6 +847,7 @@ void weft_model_free(struct weft_model *m)
 		free(m->st[i].spans);
 	free(m->st);
 	free(m->str);
+	free(m->text_of_name);
 	free(m->hkey);
 	free(m->hval);
 	free(m->run_off);

@@ -54,6 +54,11 @@ struct rstream {
 	uint64_t loss_packets, loss_events, loss_ts;
 };
 
+struct namebuf {
+	struct namebuf *next;
+	char s[];
+};
+
 struct weft_reader {
 	const uint8_t *base;
 	size_t len;
@@ -65,8 +70,9 @@ struct weft_reader {
 	struct rhdr rh;
 	struct weft_trace_info info;
 	struct weft_stream_info *sinfo;
-	const char **names;
-	char *namebuf;
+	const char **names; /* names_cap entries, info.nnames loaded */
+	struct namebuf *namebufs;
+	uint32_t names_missing; /* the first name not loaded yet */
 	struct rstream *st;
 	uint32_t nst;
 	uint32_t *heap;
@@ -260,7 +266,10 @@ void weft_reader_close(struct weft_reader *r)
 	free(r->textbuf);
 	free(r->sinfo);
 	free(r->names);
-	free(r->namebuf);
+	for (struct namebuf *nb = r->namebufs, *next; nb; nb = next) {
+		next = nb->next;
+		free(nb);
+	}
 #ifndef __wasi__
 	if (r->mapped)
 		munmap((void *)r->base, r->mapped);
@@ -314,47 +323,121 @@ int64_t weft_reader_ns(struct weft_reader *r, uint64_t t)
 	return -(int64_t)(((unsigned __int128)(o - t) * r->mult) >> 32);
 }
 
+/* Placeholders: a name not yet published (looked at again on the next
+ * load) and one that lies outside the string table (never again). */
+static const char name_pending[] = "?", name_bad[] = "?";
+
+/* Loads the names interned since the last call (all of them the first
+ * time).  Append-only: a name's text, once returned, stays where it is
+ * until the reader closes, so a live reader can load more at any time. */
+static int load_names(struct weft_reader *r)
+{
+	const struct weft__fhdr *fh = (const void *)r->base;
+	const struct weft__fhdr *h = &r->rh.h;
+	uint32_t cap = h->names_cap ? h->names_cap : 1;
+	if (!r->names) {
+		r->names = calloc(cap, sizeof *r->names);
+		if (!r->names)
+			return -ENOMEM;
+		r->names[0] = "";
+		r->info.nnames = 1;
+		r->names_missing = 1;
+	}
+	uint32_t nn = r->live ? __atomic_load_n(&fh->nnames, __ATOMIC_ACQUIRE)
+			      : h->nnames;
+	uint32_t used = r->live ? __atomic_load_n(&fh->strings_used,
+						  __ATOMIC_ACQUIRE)
+				: h->strings_used;
+	if (nn > cap)
+		nn = cap;
+	if (used > h->strings_cap)
+		used = h->strings_cap;
+	const struct weft__fname *fn =
+		(const void *)(r->base + h->names_off);
+	const uint8_t *strs = r->base + h->strings_off;
+	/* Room for the texts of what is new or was pending. */
+	size_t need = 0, count = 0;
+	for (uint32_t i = r->names_missing; i < nn; i++)
+		if (i >= r->info.nnames || r->names[i] == name_pending) {
+			uint32_t len = __atomic_load_n(&fn[i].len,
+						       __ATOMIC_ACQUIRE);
+			if (!(len & WEFT_NAME_VALID))
+				continue; /* not published yet: no room */
+			len &= ~WEFT_NAME_VALID;
+			need += (len < WEFT_NAME_MAX ? len : WEFT_NAME_MAX) + 1;
+			count++;
+		}
+	/* A corrupt table's names may overlap: what is copied is bounded
+	 * by the string table's size, not by the sum of the lengths. */
+	if (need > (size_t)used + count)
+		need = (size_t)used + count;
+	struct namebuf *nb = NULL;
+	char *w = NULL, *wend = NULL;
+	if (need) {
+		nb = malloc(sizeof *nb + need);
+		if (!nb)
+			return -ENOMEM;
+		nb->next = r->namebufs;
+		r->namebufs = nb;
+		w = nb->s;
+		wend = nb->s + need;
+	}
+	uint32_t missing = nn;
+	for (uint32_t i = r->names_missing; i < nn; i++) {
+		if (i < r->info.nnames && r->names[i] != name_pending)
+			continue;
+		uint32_t len = __atomic_load_n(&fn[i].len, __ATOMIC_ACQUIRE);
+		uint32_t off = fn[i].off;
+		if (!(len & WEFT_NAME_VALID)) {
+			r->names[i] = name_pending;
+			if (missing == nn)
+				missing = i;
+			continue;
+		}
+		len &= ~WEFT_NAME_VALID;
+		/* The writer counts a string's bytes before it publishes
+		 * the name: after the acquire load of len, strings_used
+		 * covers it. */
+		if (r->live && (uint64_t)off + len > used) {
+			used = __atomic_load_n(&fh->strings_used,
+					       __ATOMIC_ACQUIRE);
+			if (used > h->strings_cap)
+				used = h->strings_cap;
+		}
+		if (len > WEFT_NAME_MAX || (uint64_t)off + len > used ||
+		    (!r->live && (size_t)(wend - w) < (size_t)len + 1)) {
+			problem(r, h->names_off + (uint64_t)i * sizeof *fn,
+				"name %u lies outside the string table", i);
+			r->names[i] = name_bad;
+			continue;
+		}
+		/* Published since room was counted: the next load. */
+		if ((size_t)(wend - w) < (size_t)len + 1) {
+			r->names[i] = name_pending;
+			if (missing == nn)
+				missing = i;
+			continue;
+		}
+		memcpy(w, strs + off, len);
+		w[len] = 0;
+		r->names[i] = w;
+		w += len + 1;
+	}
+	r->names_missing = missing;
+	if (nn > r->info.nnames)
+		r->info.nnames = nn;
+	r->info.names = r->names;
+	return 0;
+}
+
 static int load_tables(struct weft_reader *r)
 {
 	const struct weft__fhdr *h = &r->rh.h;
 	const uint8_t *b = r->base;
 
-	/* names */
-	uint32_t nn = h->nnames ? h->nnames : 1;
-	r->names = calloc(nn, sizeof *r->names);
-	size_t nbcap = (size_t)h->strings_used + nn + 2;
-	r->namebuf = malloc(nbcap);
-	if (!r->names || !r->namebuf)
-		return -ENOMEM;
-	char *nb = r->namebuf, *nbend = r->namebuf + nbcap;
-	*nb = 0;
-	r->names[0] = nb++;
-	const struct weft__fname *fn = (const void *)(b + h->names_off);
-	const uint8_t *strs = b + h->strings_off;
-	for (uint32_t i = 1; i < nn; i++) {
-		uint32_t len = __atomic_load_n(&fn[i].len, __ATOMIC_ACQUIRE);
-		uint32_t off = fn[i].off;
-		if (!(len & WEFT_NAME_VALID)) {
-			r->names[i] = "?";
-			continue;
-		}
-		len &= ~WEFT_NAME_VALID;
-		/* Entries may overlap in a corrupt file: bound the copies by
-		 * the buffer, not by the sum of the lengths. */
-		if (len > WEFT_NAME_MAX || (uint64_t)off + len > h->strings_used ||
-		    (size_t)(nbend - nb) < (size_t)len + 1) {
-			problem(r, h->names_off + (uint64_t)i * sizeof *fn,
-				"name %u lies outside the string table", i);
-			r->names[i] = "?";
-			continue;
-		}
-		memcpy(nb, strs + off, len);
-		nb[len] = 0;
-		r->names[i] = nb;
-		nb += len + 1;
-	}
-	r->info.nnames = nn;
-	r->info.names = r->names;
+	int err = load_names(r);
+	if (err)
+		return err;
 
 	/* streams */
 	uint32_t ns = h->nstreams;
@@ -531,7 +614,16 @@ static int index_ring(struct weft_reader *r, int refresh)
 
 /* The common payload shapes, derived from the event table when a reader
  * opens, decoded with straight-line code (strings take decode()). */
-enum { SH_GENERIC, SH_NONE, SH_ID, SH_NAME, SH_ID_NAME, SH_NAME_VAL, SH_ID_ID };
+enum {
+	SH_GENERIC,
+	SH_NONE,
+	SH_ID,
+	SH_NAME,
+	SH_ID_NAME,
+	SH_NAME_VAL,
+	SH_ID_ID,
+	SH_ID_NAME_NAME,
+};
 
 static void derive_shapes(uint8_t shape[WEFT_EV_COUNT])
 {
@@ -539,7 +631,11 @@ static void derive_shapes(uint8_t shape[WEFT_EV_COUNT])
 		const struct weft__evspec *e = &weft__events[id];
 		int a = e->f[0].type, b = a ? e->f[1].type : 0;
 		int c = b ? e->f[2].type : 0;
+		int d = c ? e->f[3].type : 0;
 		shape[id] = SH_GENERIC;
+		if (a == WEFT_FT_ID && b == WEFT_FT_NAME && c == WEFT_FT_NAME &&
+		    !d)
+			shape[id] = SH_ID_NAME_NAME;
 		if (c)
 			continue;
 		if (!a)
@@ -764,6 +860,11 @@ const struct weft_problem *weft_reader_problems(struct weft_reader *r,
 
 const char *weft_reader_name(struct weft_reader *r, uint32_t id)
 {
+	/* A live ring: the name may have been interned since the last
+	 * load (just before the event that uses it). */
+	if (r->live && id &&
+	    (id >= r->info.nnames || r->names[id] == name_pending))
+		load_names(r);
 	return id < r->info.nnames && r->names[id] ? r->names[id] : "";
 }
 
@@ -810,11 +911,11 @@ static int decode(struct weft_reader *r, struct rstream *s,
 	ev->type = (uint16_t)id;
 	ev->flags = 0;
 	ev->id = ev->id2 = 0;
-	ev->name = 0;
+	ev->name = ev->name2 = 0;
 	ev->value = 0;
 	ev->text = NULL;
 	ev->text_len = 0;
-	int nid = 0;
+	int nid = 0, nname = 0;
 	for (int i = 0; i < 4 && sp->f[i].type; i++) {
 		switch (sp->f[i].type) {
 		case WEFT_FT_ID:
@@ -829,7 +930,10 @@ static int decode(struct weft_reader *r, struct rstream *s,
 		case WEFT_FT_NAME:
 			if (end - p < 2)
 				goto short_event;
-			ev->name = weft__ld16(p);
+			if (nname++ == 0)
+				ev->name = weft__ld16(p);
+			else
+				ev->name2 = weft__ld16(p);
 			p += 2;
 			break;
 		case WEFT_FT_I64:
@@ -866,7 +970,8 @@ static int decode(struct weft_reader *r, struct rstream *s,
 		}
 	}
 	ev->actor = s->cur;
-	if (id == WEFT_EV_RUN)
+	if (id == WEFT_EV_RUN || id == WEFT_EV_RESOLVE_RUN ||
+	    id == WEFT_EV_FIRE)
 		s->cur = ev->id;
 	s->clock = ts;
 	ev->offset = off;
@@ -1096,7 +1201,7 @@ fast_decode(struct weft_reader *r, struct rstream *s, struct weft_event *ev)
 	if (id >= WEFT_EV_COUNT)
 		return 0;
 	uint64_t a = 0, b = 0;
-	uint32_t name = 0;
+	uint32_t name = 0, name2 = 0;
 	switch (r->shape[id]) {
 	case SH_NONE:
 		break;
@@ -1118,6 +1223,14 @@ fast_decode(struct weft_reader *r, struct rstream *s, struct weft_event *ev)
 		a = weft__ld64(p);
 		name = weft__ld16(p + 8);
 		p += 10;
+		break;
+	case SH_ID_NAME_NAME:
+		if (end - p < 12)
+			return 0;
+		a = weft__ld64(p);
+		name = weft__ld16(p + 8);
+		name2 = weft__ld16(p + 10);
+		p += 12;
 		break;
 	case SH_NAME_VAL:
 		if (end - p < 10)
@@ -1143,11 +1256,13 @@ fast_decode(struct weft_reader *r, struct rstream *s, struct weft_event *ev)
 	ev->id2 = r->shape[id] == SH_ID_ID ? b : 0;
 	ev->value = r->shape[id] == SH_NAME_VAL ? (int64_t)b : 0;
 	ev->name = name;
+	ev->name2 = name2;
 	ev->text = NULL;
 	ev->text_len = 0;
 	ev->actor = s->cur;
 	ev->offset = s->pk_off + s->pos;
-	if (id == WEFT_EV_RUN)
+	if (id == WEFT_EV_RUN || id == WEFT_EV_RESOLVE_RUN ||
+	    id == WEFT_EV_FIRE)
 		s->cur = a;
 	s->clock = ev->ts;
 	s->pos = (uint32_t)(p - s->data);
@@ -1263,33 +1378,8 @@ static int refresh(struct weft_reader *r)
 		}
 	}
 	/* Names interned since. */
-	uint32_t nn = __atomic_load_n(&fh->nnames, __ATOMIC_ACQUIRE);
-	if (nn > r->info.nnames && nn <= r->rh.h.names_cap) {
-		free(r->names);
-		free(r->namebuf);
-		r->names = NULL;
-		r->namebuf = NULL;
-		r->rh.h.nnames = nn;
-		r->rh.h.strings_used =
-			__atomic_load_n(&fh->strings_used, __ATOMIC_ACQUIRE);
-		if (r->rh.h.strings_used > r->rh.h.strings_cap)
-			r->rh.h.strings_used = r->rh.h.strings_cap;
-		/* Reload only the names: keep stream state. */
-		uint32_t keep = r->nst;
-		struct rstream *st = r->st;
-		struct weft_stream_info *si = r->sinfo;
-		r->st = NULL;
-		r->sinfo = NULL;
-		r->nst = 0;
-		load_tables(r);
-		free(r->st);
-		free(r->sinfo);
-		r->st = st;
-		r->sinfo = si;
-		r->nst = keep;
-		r->info.nstreams = keep;
-		r->info.streams = si;
-	}
+	if (load_names(r))
+		return 0;
 	int got = 0;
 	/* Packets being decoded may have grown. */
 	for (uint32_t i = 0; i < r->nst; i++) {

@@ -34,6 +34,11 @@
 
 WEFT_API unsigned weft__on; /* generation while tracing, 0 when stopped */
 
+/* Per OS thread, the names it used last, by address: kinds, reasons,
+ * counters and the labels an integration interns (a few per handle).
+ * Two-way set associative. */
+#define NAME_CACHE 64
+
 struct thr {
 	unsigned gen;  /* generation this state belongs to */
 	unsigned busy; /* inside an event: a re-entrant call is dropped */
@@ -41,8 +46,8 @@ struct thr {
 	uint8_t *pos;  /* next event */
 	uint8_t *end;  /* packet end, trailer excluded */
 	uint64_t last; /* timestamp of the last event (or packet begin) */
-	int burst;     /* in a burst: events reuse `last` (weft_burst_begin) */
-	int burst_new; /* the burst's first event is still to come */
+	int burst; /* 0: none; 1: begun (weft_burst_begin), its first event
+		      is still to come; 2: events reuse `last` */
 	uint64_t cur;  /* current async thread */
 	uint64_t seq;  /* next packet_seq_num */
 	uint64_t dropped; /* events dropped by this thread, outside signals */
@@ -53,7 +58,7 @@ struct thr {
 	struct {
 		const char *p;
 		uint32_t id;
-	} nc[16]; /* name cache: address -> id */
+	} nc[NAME_CACHE]; /* name cache: address -> id */
 };
 
 struct nslot {
@@ -331,11 +336,12 @@ static inline void leave(struct thr *t)
 static inline uint8_t *ev_open(struct thr *t, unsigned id, size_t payload)
 {
 	uint64_t now;
-	if (__builtin_expect(t->burst, 0) && !t->burst_new) {
+	if (__builtin_expect(t->burst == 2, 0)) {
 		now = t->last; /* in a burst: the time of its first event */
 	} else {
 		now = weft__clock_now();
-		t->burst_new = 0;
+		if (__builtin_expect(t->burst, 0))
+			t->burst = 2; /* the burst's first event: its time */
 		if (__builtin_expect(now < t->last, 0))
 			now = t->last; /* keep each stream monotonic */
 	}
@@ -384,9 +390,19 @@ static void ev_id(unsigned id, uint64_t a)
 
 /* ------------------------------------------------------------- names */
 
-static uint32_t intern_slow(const char *s)
+/* Interns s by its address.  0 when the table is full: counted as a lost
+ * name, unless `quiet` (the caller records the text some other way). */
+static uint32_t intern_slow(const char *s, int quiet)
 {
 	struct weft__fhdr *h = g.hdr;
+	/* Full: say so at once, rather than probe a table that names
+	 * which are never interned keep filling. */
+	if (quiet && (__atomic_load_n(&h->nnames, __ATOMIC_RELAXED) >=
+			      h->names_cap ||
+		      __atomic_load_n(&h->strings_used, __ATOMIC_RELAXED) +
+				      WEFT_NAME_MAX + 1 >
+			      h->strings_cap))
+		return 0;
 	uint64_t k = (uint64_t)(uintptr_t)s;
 	uint32_t mask = g.nhash_cap - 1;
 	uint32_t i = (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & mask;
@@ -425,7 +441,9 @@ static uint32_t intern_slow(const char *s)
 				      __ATOMIC_RELAXED)) +
 			    len + 1 >
 		    h->strings_cap) {
-		__atomic_fetch_add(&h->lost_names, 1, __ATOMIC_RELAXED);
+		if (!quiet)
+			__atomic_fetch_add(&h->lost_names, 1,
+					   __ATOMIC_RELAXED);
 		if (claimed)
 			__atomic_store_n(&slot->id, UINT32_MAX,
 					 __ATOMIC_RELEASE);
@@ -445,17 +463,29 @@ static uint32_t intern_slow(const char *s)
 	return id;
 }
 
-static inline uint16_t intern(struct thr *t, const char *s)
+static inline uint16_t intern_q(struct thr *t, const char *s, int quiet)
 {
 	if (!s)
 		return 0;
-	unsigned i = (unsigned)((uintptr_t)s >> 3) & 15;
+	/* Two ways per set: the name just used goes first, the one it
+	 * displaces second (a kind and a label that hash alike would
+	 * otherwise evict each other at every event). */
+	_Static_assert(NAME_CACHE == 2 << 5, "the hash below takes 5 bits");
+	unsigned i = (unsigned)(((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 59) * 2;
 	if (__builtin_expect(t->nc[i].p == s, 1))
 		return (uint16_t)t->nc[i].id;
-	uint32_t id = intern_slow(s);
+	if (t->nc[i + 1].p == s)
+		return (uint16_t)t->nc[i + 1].id;
+	uint32_t id = intern_slow(s, quiet);
+	t->nc[i + 1] = t->nc[i];
 	t->nc[i].p = s;
 	t->nc[i].id = id;
 	return (uint16_t)id;
+}
+
+static inline uint16_t intern(struct thr *t, const char *s)
+{
+	return intern_q(t, s, 0);
 }
 
 static void ev_name(unsigned id, const char *name)
@@ -540,18 +570,69 @@ WEFT_API void weft__create(uint64_t child, const char *kind)
 	leave(t);
 }
 
-WEFT_API void weft__run(uint64_t thread)
+/* An event whose first id becomes the current thread (run, resolve_run,
+ * fire): `second`, when n is 16, follows it. */
+static inline void ev_switch(unsigned id, uint64_t thread, uint64_t second,
+			     size_t n)
 {
 	struct thr *t = enter();
 	if (!t)
 		return;
-	uint8_t *p = ev_open(t, WEFT_EV_RUN, 8);
+	uint8_t *p = ev_open(t, id, n);
 	/* The current thread changes even if the event was dropped, so the
 	 * next packet's context names the right one. */
 	t->cur = thread;
 	if (p) {
 		st64(p, thread);
-		ev_commit(t, p + 8);
+		if (n == 16)
+			st64(p + 8, second);
+		ev_commit(t, p + n);
+	}
+	leave(t);
+}
+
+WEFT_API void weft__run(uint64_t thread)
+{
+	ev_switch(WEFT_EV_RUN, thread, 0, 8);
+}
+
+/* resolve + run in one event: the target's continuation starts at the
+ * instant it resolves. */
+WEFT_API void weft__resolve_run(uint64_t target)
+{
+	ev_switch(WEFT_EV_RESOLVE_RUN, target, 0, 8);
+}
+
+/* resolve_run + the creation of the next activation of the same source
+ * (its kind and label are target's), in one event. */
+WEFT_API void weft__fire(uint64_t target, uint64_t next)
+{
+	ev_switch(WEFT_EV_FIRE, target, next, 16);
+}
+
+/* create + label in one event, the label interned like the kind.  With
+ * the name table full, the label goes as text in a label event of its
+ * own: never lost. */
+WEFT_API void weft__create_label(uint64_t child, const char *kind,
+				 const char *label)
+{
+	struct thr *t = enter();
+	if (!t)
+		return;
+	uint16_t k = intern(t, kind);
+	uint16_t l = intern_q(t, label, 1);
+	if (__builtin_expect(!l && label, 0)) {
+		leave(t);
+		weft__create(child, kind);
+		weft__label(child, label);
+		return;
+	}
+	uint8_t *p = ev_open(t, WEFT_EV_CREATE_LABEL, 12);
+	if (p) {
+		st64(p, child);
+		st16(p + 8, k);
+		st16(p + 10, l);
+		ev_commit(t, p + 12);
 	}
 	leave(t);
 }
@@ -653,7 +734,6 @@ WEFT_API void weft__burst_begin(void)
 	if (!t)
 		return;
 	t->burst = 1;
-	t->burst_new = 1;
 	leave(t);
 }
 
@@ -669,8 +749,7 @@ WEFT_API uint64_t weft__burst_now(void)
 	if (now < t->last)
 		now = t->last;
 	t->last = now;
-	t->burst = 1;
-	t->burst_new = 0;
+	t->burst = 2;
 	leave(t);
 	return now;
 }
@@ -680,6 +759,16 @@ WEFT_API void weft__burst_end(void)
 	struct thr *t = tls;
 	if (t)
 		t->burst = 0;
+}
+
+/* The time of the last event this OS thread recorded, in trace clock
+ * ticks (0 when none, or not recording). */
+WEFT_API uint64_t weft__last_time(void)
+{
+	struct thr *t = tls;
+	return t && t->gen == __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
+		       ? t->last
+		       : 0;
 }
 
 WEFT_API uint64_t weft__current(void)

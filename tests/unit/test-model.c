@@ -172,4 +172,97 @@ TEST(losses_and_memory)
 	weft_reader_close(r);
 }
 
-TEST_MAIN(T(threads_and_arrows), T(losses_and_memory))
+/* The fused events give the model exactly what their halves do:
+ * create_label = create + label, resolve_run = resolve + run, fire =
+ * resolve_run + the target creating the next, of its kind and label. */
+TEST(fused_events_match_their_halves)
+{
+	const char *pa = tpath("halves.weft"), *pb = tpath("fused.weft");
+	for (int fused = 0; fused < 2; fused++) {
+		CHECK_OK(weft_start(fused ? pb : pa, 1 << 20, 0));
+		weft_run(1);
+		if (fused) {
+			weft_create_label(2, "req", "a request");
+		} else {
+			weft_create(2, "req");
+			weft_label(2, "a request");
+		}
+		weft_run(0);
+		if (fused) {
+			weft_resolve_run(2);
+		} else {
+			weft_resolve(2);
+			weft_run(2);
+		}
+		weft_run(0);
+		if (fused) {
+			weft_fire(2, 3);
+		} else {
+			weft_resolve(2);
+			weft_run(2);
+			weft_create(3, "req");
+			weft_label(3, "a request");
+		}
+		weft_run(0);
+		CHECK_OK(weft_stop());
+	}
+	struct weft_reader *ra, *rb;
+	struct weft_model *ma = load(pa, &ra), *mb = load(pb, &rb);
+	uint32_t na, nb;
+	const struct weft_thread *ta = weft_model_threads(ma, &na);
+	const struct weft_thread *tb = weft_model_threads(mb, &nb);
+	CHECK_EQ(na, nb);
+	uint32_t x = weft_model_find(mb, 2);
+	CHECK_EQ(x, weft_model_find(ma, 2));
+	char b1[64], b2[64];
+	CHECK_STR(weft_model_title(mb, x, b2, sizeof b2), "a request");
+	CHECK_STR(weft_model_title(ma, x, b1, sizeof b1), b2);
+	CHECK_STR(weft_model_name(mb, tb[x].kind), "req");
+	CHECK_EQ(tb[x].end, WEFT_END_RESOLVED);
+	CHECK_EQ(ta[x].end, tb[x].end);
+	CHECK_EQ(tb[x].parent, weft_model_find(mb, 1));
+	uint32_t y = weft_model_find(mb, 3);
+	CHECK_EQ(y, weft_model_find(ma, 3));
+	CHECK_STR(weft_model_title(mb, y, b2, sizeof b2), "a request");
+	CHECK_STR(weft_model_name(mb, tb[y].kind), "req");
+	CHECK_EQ(tb[y].parent, x);
+	CHECK_EQ(ta[y].parent, x);
+	CHECK_EQ(tb[y].end, WEFT_END_PENDING);
+	uint32_t nla, nlb;
+	weft_model_labels(ma, &nla);
+	weft_model_labels(mb, &nlb);
+	CHECK_EQ(nla, 2);
+	CHECK_EQ(nlb, 2);
+	const struct weft_arrow *aa = weft_model_arrows(ma, &na);
+	const struct weft_arrow *ab = weft_model_arrows(mb, &nb);
+	/* create 2, resolve 2, resolve 2 again (a second resolution is an
+	 * arrow too), create 3 */
+	CHECK_EQ(na, 4);
+	CHECK_EQ(nb, 4);
+	for (uint32_t i = 0; i < na; i++) {
+		CHECK_EQ(aa[i].kind, ab[i].kind);
+		CHECK_EQ(aa[i].from, ab[i].from);
+		CHECK_EQ(aa[i].to, ab[i].to);
+	}
+	CHECK_EQ(ab[1].kind, WEFT_ARROW_RESOLVE);
+	CHECK_EQ(ab[1].to, x);
+	CHECK_EQ(ab[3].kind, WEFT_ARROW_CREATE);
+	CHECK_EQ(ab[3].from, x);
+	CHECK_EQ(ab[3].to, y);
+	/* 1 runs, then 2 from its resolution until run(0), twice */
+	const struct weft_run *ru = weft_model_runs(mb, &nb);
+	weft_model_runs(ma, &na);
+	CHECK_EQ(na, 3);
+	CHECK_EQ(nb, 3);
+	CHECK_EQ(ru[1].thread, x);
+	CHECK_EQ(ru[1].t0, ab[1].t);
+	CHECK_EQ(ru[2].thread, x);
+	CHECK_EQ(ru[2].t0, ab[2].t);
+	weft_model_free(ma);
+	weft_model_free(mb);
+	weft_reader_close(ra);
+	weft_reader_close(rb);
+}
+
+TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
+	  T(fused_events_match_their_halves))

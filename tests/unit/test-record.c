@@ -11,6 +11,7 @@
 
 #include "../harness.h"
 #include "util.h"
+#include "weft/model.h"
 #include "weft/weft.h"
 
 /* Every event type, with exact fields and actors. */
@@ -39,6 +40,9 @@ TEST(roundtrip_every_event)
 	weft_resolve(7);
 	weft_run(7);
 	weft_read(8);
+	weft_create_label(15, "kind-b", "a kept label");
+	weft_resolve_run(15);
+	weft_fire(16, 17);
 	weft_pause("gc", 12345);
 	weft_run(0);
 	CHECK_OK(weft_stop());
@@ -52,6 +56,7 @@ TEST(roundtrip_every_event)
 		const char *name;
 		int64_t value;
 		const char *text;
+		const char *name2;
 	} want[] = {
 		{WEFT_EV_RUN, 0, 7, 0, "", 0, NULL},
 		{WEFT_EV_CREATE, 7, 8, 0, "kind-a", 0, NULL},
@@ -74,8 +79,12 @@ TEST(roundtrip_every_event)
 		{WEFT_EV_RESOLVE, 8, 7, 0, "", 0, NULL},
 		{WEFT_EV_RUN, 8, 7, 0, "", 0, NULL},
 		{WEFT_EV_READ, 7, 8, 0, "", 0, NULL},
-		{WEFT_EV_PAUSE, 7, 0, 0, "gc", 12345, NULL},
-		{WEFT_EV_RUN, 7, 0, 0, "", 0, NULL},
+		{WEFT_EV_CREATE_LABEL, 7, 15, 0, "kind-b", 0, NULL,
+		 "a kept label"},
+		{WEFT_EV_RESOLVE_RUN, 7, 15, 0, "", 0, NULL},
+		{WEFT_EV_FIRE, 15, 16, 17, "", 0, NULL},
+		{WEFT_EV_PAUSE, 16, 0, 0, "gc", 12345, NULL},
+		{WEFT_EV_RUN, 16, 0, 0, "", 0, NULL},
 	};
 	size_t nw = sizeof want / sizeof *want;
 	CHECK_EQ(t.n, nw);
@@ -93,6 +102,7 @@ TEST(roundtrip_every_event)
 		CHECK_EQ(v->e.value, want[i].value);
 		if (want[i].text)
 			CHECK_STR(v->text, want[i].text);
+		CHECK_STR(v->name2, want[i].name2 ? want[i].name2 : "");
 		CHECK_EQ(v->e.flags, 0);
 		CHECK_EQ(v->e.stream, 0);
 		CHECK(v->e.ts >= last);
@@ -356,6 +366,98 @@ TEST(names_interned_once)
 	CHECK_STR(t.ev[1].name, "c");
 }
 
+/* weft_create_label interns its label; with the name table full, the
+ * label goes as text in a label event: never lost, and not counted as a
+ * lost name. */
+TEST(create_label_never_loses_the_label)
+{
+	const char *p = tpath("cl.weft");
+	enum { N = 600 }; /* more than a small ring's 256 names */
+	static char labels[N][32];
+	CHECK_OK(weft_start(p, 1 << 19, 0));
+	for (int i = 0; i < N; i++) {
+		snprintf(labels[i], sizeof labels[i], "label number %d", i);
+		weft_create_label((uint64_t)i + 1, "k", labels[i]);
+	}
+	/* the same label again: the same name */
+	weft_create_label(N + 1, "k", labels[0]);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK_EQ(t.info.lost_names, 0);
+	size_t fused = 0, split = 0;
+	uint32_t first_name = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct tev *v = &t.ev[i];
+		char want[32];
+		snprintf(want, sizeof want, "label number %d",
+			 v->e.id == N + 1 ? 0 : (int)v->e.id - 1);
+		if (v->e.type == WEFT_EV_CREATE_LABEL) {
+			CHECK_STR(v->name, "k");
+			CHECK_STR(v->name2, want);
+			if (v->e.id == 1)
+				first_name = v->e.name2;
+			if (v->e.id == N + 1)
+				CHECK_EQ(v->e.name2, first_name);
+			fused++;
+		} else if (v->e.type == WEFT_EV_CREATE) {
+			CHECK_STR(v->name, "k");
+			CHECK(i + 1 < t.n);
+			CHECK_EQ(t.ev[i + 1].e.type, WEFT_EV_LABEL);
+			CHECK_U64(t.ev[i + 1].e.id, v->e.id);
+			CHECK_STR(t.ev[i + 1].text, want);
+			split++;
+		} else {
+			CHECK_EQ(v->e.type, WEFT_EV_LABEL);
+		}
+	}
+	CHECK_EQ(fused + split, N + 1);
+	CHECK(fused > 100 && split > 100);
+	/* the model labels every thread either way */
+	struct weft_reader *r;
+	struct weft_model *m;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	CHECK_OK(weft_model_load(&m, r));
+	char buf[64];
+	CHECK_STR(weft_model_title(m, weft_model_find(m, 1), buf, sizeof buf),
+		  "label number 0");
+	CHECK_STR(weft_model_title(m, weft_model_find(m, N), buf, sizeof buf),
+		  "label number 599");
+	weft_model_free(m);
+	weft_reader_close(r);
+	free(t.ev);
+}
+
+/* A reader following a live ring knows the names interned after it
+ * opened (the label of a create_label recorded later). */
+TEST(live_reader_learns_new_names)
+{
+	const char *p = tpath("live-names.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_create_label(1, "k", "known at open");
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW, NULL));
+	struct weft_event e;
+	CHECK_OK(weft_reader_next(r, &e));
+	CHECK_EQ(e.type, WEFT_EV_CREATE_LABEL);
+	CHECK_STR(weft_reader_name(r, e.name2), "known at open");
+	const char *kept = weft_reader_name(r, e.name2);
+	CHECK_EQ(weft_reader_next(r, &e), WEFT_EAGAIN);
+	weft_create_label(2, "k2", "interned after the reader opened");
+	weft_counter_set("a counter, new too", 3);
+	CHECK_OK(weft_reader_next(r, &e));
+	CHECK_EQ(e.type, WEFT_EV_CREATE_LABEL);
+	CHECK_STR(weft_reader_name(r, e.name), "k2");
+	CHECK_STR(weft_reader_name(r, e.name2),
+		  "interned after the reader opened");
+	CHECK_OK(weft_reader_next(r, &e));
+	CHECK_STR(weft_reader_name(r, e.name), "a counter, new too");
+	/* what was returned before stays valid */
+	CHECK_STR(kept, "known at open");
+	CHECK_OK(weft_stop());
+	weft_reader_close(r);
+}
+
 #define HANDLER_ID (1ull << 62)
 static atomic_long sig_calls;
 static void on_signal(int sig)
@@ -610,6 +712,7 @@ TEST(never_replace_live_ring)
 }
 
 TEST_MAIN(T(roundtrip_every_event), T(stopped_records_nothing),
+	  T(create_label_never_loses_the_label), T(live_reader_learns_new_names),
 	  T(bad_arguments), T(file_mode_0600), T(threads_no_loss),
 	  T(overwrite_keeps_newest), T(discard_counts_exactly),
 	  T(long_label_truncated), T(hostile_text_roundtrip),

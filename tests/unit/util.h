@@ -35,6 +35,7 @@ struct tev {
 	struct weft_event e;
 	char text[512];
 	char name[256];
+	char name2[256];
 };
 
 struct ttrace {
@@ -72,6 +73,8 @@ static inline struct ttrace tread(const char *path)
 		}
 		snprintf(v->name, sizeof v->name, "%s",
 			 weft_reader_name(r, e.name));
+		snprintf(v->name2, sizeof v->name2, "%s",
+			 weft_reader_name(r, e.name2));
 		v->e.text = NULL;
 	}
 	t.info = *weft_reader_info(r);
