@@ -211,7 +211,10 @@ int cmd_stats(int argc, char **argv)
 		const uint32_t *ri = weft_model_thread_runs(m, t, &nr);
 		int64_t ran = 0;
 		for (uint32_t k = 0; k < nr; k++)
-			ran += run[ri[k]].t1 - run[ri[k]].t0;
+			if (__builtin_add_overflow(ran,
+						   run[ri[k]].t1 - run[ri[k]].t0,
+						   &ran))
+				ran = INT64_MAX; /* a corrupt trace */
 		it[n].thread = t;
 		it[n].run = ran;
 		it[n].life = th[t].end == WEFT_END_PENDING

@@ -71,7 +71,7 @@ void weft_json_string(FILE *f, const char *s)
 static void jts(FILE *f, const char *key, int64_t ns)
 {
 	const char *sign = ns < 0 ? "-" : "";
-	uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 	fprintf(f, ",\"%s\":%s%" PRIu64 ".%03" PRIu64, key, sign, a / 1000,
 		a % 1000);
 }

@@ -468,8 +468,24 @@ void weft_view_resize(struct weft_view *v, double w, double h)
 		v->h = 16384;
 }
 
+/* A time computed in floating point, as a time set_range() accepts. */
+static int64_t clamp_time(double t)
+{
+	const double lim = 2.0 * (double)WEFT_MODEL_T_MAX;
+	if (!(t > -lim)) /* and NaN */
+		return -2 * WEFT_MODEL_T_MAX;
+	if (t > lim)
+		return 2 * WEFT_MODEL_T_MAX;
+	return (int64_t)t;
+}
+
 void weft_view_set_range(struct weft_view *v, int64_t t0, int64_t t1)
 {
+	/* Within twice the model's range of times: any two still subtract
+	 * without overflow, however far one pans or zooms out. */
+	const int64_t lim = 2 * WEFT_MODEL_T_MAX;
+	t0 = t0 < -lim ? -lim : t0 > lim - 1000 ? lim - 1000 : t0;
+	t1 = t1 > lim ? lim : t1;
 	if (t1 <= t0)
 		t1 = t0 + 1000;
 	v->t0 = t0;
@@ -504,7 +520,8 @@ static double xof(const struct weft_view *v, int64_t t)
 /* The time at pixel x. */
 static int64_t tof(const struct weft_view *v, double x)
 {
-	return v->t0 + (int64_t)((x - LEFT) / plot_w(v) * (double)(v->t1 - v->t0));
+	return clamp_time((double)v->t0 +
+			  (x - LEFT) / plot_w(v) * (double)(v->t1 - v->t0));
 }
 
 static int any_counter(const struct weft_view *v)
@@ -610,13 +627,14 @@ void weft_view_zoom(struct weft_view *v, double factor, double x)
 	if (ns > 4e18)
 		ns = 4e18;
 	double left = at - (x - LEFT) / plot_w(v) * ns;
-	weft_view_set_range(v, (int64_t)left, (int64_t)(left + ns));
+	weft_view_set_range(v, clamp_time(left), clamp_time(left + ns));
 }
 
 void weft_view_pan(struct weft_view *v, double dx, double dy)
 {
-	int64_t d = (int64_t)(dx * (double)(v->t1 - v->t0) / plot_w(v));
-	weft_view_set_range(v, v->t0 - d, v->t1 - d);
+	double d = dx * (double)(v->t1 - v->t0) / plot_w(v);
+	weft_view_set_range(v, clamp_time((double)v->t0 - d),
+			    clamp_time((double)v->t1 - d));
 	if (dy) {
 		/* dragging down brings the rows above into focus */
 		v->drag_rows -= dy / ROW_H;
@@ -1453,9 +1471,13 @@ static void draw_counters(struct weft_view *v, struct pen *p, double right)
 		if (!weft_view_counter_shown(v, k))
 			continue;
 		const struct weft_counter *q = &ctr[k];
-		double span = q->max > q->min ? (double)(q->max - q->min) : 1;
+		/* in floating point: counter values are any int64 */
+		double span = q->max > q->min ? (double)q->max - (double)q->min
+					      : 1;
 		color(p, cc[k % 4][0], cc[k % 4][1], cc[k % 4][2], 1);
-#define YV(s) (y0 + hgt - (double)(q->samples[s].value - q->min) / span * hgt)
+#define YV(s)                                                                  \
+	(y0 + hgt -                                                            \
+	 ((double)q->samples[s].value - (double)q->min) / span * hgt)
 		/* the sample in force at the left edge, then one step per
 		 * pixel column: the last sample of each column */
 		uint32_t lo = 0, hi = q->nsamples;

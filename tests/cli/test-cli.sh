@@ -322,6 +322,29 @@ PY
 		grep -q "^  busy-workers " s.txt || die "$(cat s.txt)"
 }
 
+# Hostile traces (the fuzz corpus: damaged copies and what libFuzzer found)
+# through every reading command: a result or a clean error (exit 0 or 1),
+# never a crash, a hang or, in the sanitizer build, a sanitizer report.
+t_hostile_traces() {
+	# (fontconfig's memory, kept until exit by design, is not ours)
+	export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp"
+	local f c rc cmds=("info" "dump" "stats" "stats --json" "why --all"
+		"export --format chrome -o out.json" "ctf -o ctfdir")
+	"$W" --help 2>&1 | grep -q "^  render " && cmds+=("render -o out.png")
+	"$W" --help 2>&1 | grep -q "^  html " && cmds+=("html -o out.html")
+	for f in "$WEFT_SRC"/tests/fuzz/corpus/*; do
+		for c in "${cmds[@]}"; do
+			rm -rf ctfdir
+			# shellcheck disable=SC2086
+			timeout 60 "$W" $c "$f" >/dev/null 2>err.txt
+			rc=$?
+			if [ $rc -gt 1 ] || grep -qE "runtime error|Sanitizer" err.txt; then
+				die "weft $c $(basename "$f"): exit $rc: $(head -c 600 err.txt)"
+			fi
+		done
+	done
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 export -f die expect_fail $(compgen -A function t_)
 run install_and_pkg_config t_install
@@ -338,6 +361,7 @@ run env_children t_env_children
 run why t_why
 run chrome_export t_chrome
 run stats t_stats
+run hostile_traces t_hostile_traces
 echo "1..$n"
 echo "# $pass passed, $failn failed, $skipn skipped"
 [ $failn = 0 ]
