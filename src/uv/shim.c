@@ -43,8 +43,10 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <uv.h>
 
@@ -78,7 +80,7 @@ static void leave_inside(int *unused)
  * traced call already means: they go straight through.  They are told by
  * their return address lying in libuv's code. */
 static uintptr_t uv_lo[8], uv_hi[8];
-static int uv_nranges;
+static int uv_nranges, uv_scanned;
 static pthread_once_t libuv_once = PTHREAD_ONCE_INIT;
 
 static int find_libuv(struct dl_phdr_info *info, size_t size, void *arg)
@@ -101,11 +103,15 @@ static int find_libuv(struct dl_phdr_info *info, size_t size, void *arg)
 static void scan_libuv(void)
 {
 	dl_iterate_phdr(find_libuv, NULL);
+	__atomic_store_n(&uv_scanned, 1, __ATOMIC_RELEASE);
 }
 
 static int from_libuv(const void *ret)
 {
-	pthread_once(&libuv_once, scan_libuv);
+	/* Pairs with the release store in scan_libuv(). */
+	if (__builtin_expect(!__atomic_load_n(&uv_scanned, __ATOMIC_ACQUIRE),
+			     0))
+		pthread_once(&libuv_once, scan_libuv);
 	uintptr_t a = (uintptr_t)ret;
 	for (int i = 0; i < uv_nranges; i++)
 		if (a >= uv_lo[i] && a < uv_hi[i])
@@ -139,6 +145,7 @@ struct ent {
 	void (*cb2)(void); /* work: the after-work callback */
 	uv_loop_t *loop;
 	uint64_t timer_repeat;
+	const char *label; /* a handle's activations: their label, kept */
 };
 
 #define TABLE_BITS 16
@@ -212,8 +219,9 @@ static void drop(struct ent *e)
 	e->role = -1; /* a tombstone keeps probe chains intact */
 }
 
-static int put(const void *key, int role, uint64_t id, void (*cb)(void),
-	       void (*cb2)(void), uv_loop_t *loop)
+static int put_labelled(const void *key, int role, uint64_t id,
+			void (*cb)(void), void (*cb2)(void), uv_loop_t *loop,
+			const char *label)
 {
 	lock_table();
 	struct ent *e = find(key, role, 1);
@@ -222,9 +230,16 @@ static int put(const void *key, int role, uint64_t id, void (*cb)(void),
 		e->cb = cb;
 		e->cb2 = cb2;
 		e->loop = loop;
+		e->label = label;
 	}
 	unlock_table();
 	return e != NULL;
+}
+
+static int put(const void *key, int role, uint64_t id, void (*cb)(void),
+	       void (*cb2)(void), uv_loop_t *loop)
+{
+	return put_labelled(key, role, id, cb, cb2, loop, NULL);
 }
 
 /* Copies the entry out; with `remove`, deletes it. */
@@ -250,15 +265,141 @@ static void set_id(const void *key, int role, uint64_t id)
 	unlock_table();
 }
 
+/* Requests submitted on the OS thread that runs their loop, inside its
+ * uv_run(), complete on that thread (libuv calls a request's callback on
+ * its loop's thread): the thread keeps them in a table of its own, with no
+ * lock — a write and its completion then take no locked instruction.  When
+ * uv_run() returns they move to the shared table (the loop may run on
+ * another thread next).  Threadpool work, which a worker thread looks up,
+ * always goes to the shared table. */
+#define MINE_SIZE 256 /* a power of two */
+#define MINE_TOMB ((const void *)1)
+struct mine {
+	const void *key; /* NULL: never used; MINE_TOMB: removed */
+	uint64_t id;
+	void (*cb)(void);
+	uv_loop_t *loop;
+};
+static __thread struct mine *mine; /* MINE_SIZE entries, made on first use */
+static __thread unsigned mine_used, mine_live; /* used: live + removed */
+static __thread uv_loop_t *mine_loop; /* the loop in uv_run() here */
+
+static unsigned mine_slot(const void *key)
+{
+	return (unsigned)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >>
+			  56) &
+	       (MINE_SIZE - 1);
+}
+
+static void mine_reset(void)
+{
+	memset(mine, 0, MINE_SIZE * sizeof *mine);
+	mine_used = mine_live = 0;
+}
+
+/* 0 if the request is not for this thread's table (or it is full). */
+static int mine_put(const void *key, uint64_t id, void (*cb)(void),
+		    uv_loop_t *loop)
+{
+	if (loop != mine_loop || !loop)
+		return 0;
+	if (!mine) {
+		void *p = mmap(NULL, MINE_SIZE * sizeof *mine,
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 0;
+		mine = p;
+	}
+	if (!mine_live && mine_used > MINE_SIZE / 2)
+		mine_reset(); /* only removed entries: start afresh */
+	/* The first free slot of the probe: a request cannot be submitted
+	 * again before its callback took its entry, so there is no older
+	 * entry of the same address further on to look for. */
+	struct mine *slot = NULL;
+	unsigned i = mine_slot(key);
+	for (unsigned n = 0; n < MINE_SIZE; n++, i = (i + 1) & (MINE_SIZE - 1)) {
+		struct mine *m = &mine[i];
+		if (m->key == MINE_TOMB) {
+			slot = m;
+			break;
+		}
+		if (!m->key) {
+			if (mine_used + 1 > MINE_SIZE * 3 / 4)
+				return 0;
+			mine_used++;
+			slot = m;
+			break;
+		}
+	}
+	if (!slot)
+		return 0;
+	slot->key = key;
+	slot->id = id;
+	slot->cb = cb;
+	slot->loop = loop;
+	mine_live++;
+	return 1;
+}
+
+/* Takes (removes) the entry of `key` into *out; 0 if absent. */
+static int mine_take(const void *key, struct ent *out)
+{
+	if (!mine_live)
+		return 0;
+	unsigned i = mine_slot(key);
+	for (unsigned n = 0; n < MINE_SIZE; n++, i = (i + 1) & (MINE_SIZE - 1)) {
+		struct mine *m = &mine[i];
+		if (m->key == key) {
+			memset(out, 0, sizeof *out);
+			out->key = key;
+			out->role = R_REQ;
+			out->id = m->id;
+			out->cb = m->cb;
+			out->loop = m->loop;
+			m->key = MINE_TOMB;
+			mine_live--;
+			return 1;
+		}
+		if (!m->key)
+			return 0;
+	}
+	return 0;
+}
+
+/* uv_run() returns: what is still pending moves to the shared table. */
+static void mine_flush(void)
+{
+	if (!mine || !mine_used)
+		return;
+	for (unsigned i = 0; i < MINE_SIZE && mine_live; i++) {
+		struct mine *m = &mine[i];
+		if (m->key && m->key != MINE_TOMB) {
+			put(m->key, R_REQ, m->id, m->cb, NULL, m->loop);
+			mine_live--;
+		}
+	}
+	mine_reset();
+}
+
 /* ------------------------------------------------------------ helpers */
 
 /* Ids of the shim: a counter in a range of its own (bit 62), so they do
  * not meet the small ids hand instrumentation tends to use. */
 static uint64_t next_id_counter;
+/* Each OS thread takes them in blocks: one atomic operation per
+ * ID_BLOCK ids, not one per id. */
+#define ID_BLOCK 1024
+static __thread uint64_t id_next, id_end;
 static uint64_t new_id(void)
 {
-	return (1ull << 62) | __atomic_add_fetch(&next_id_counter, 1,
-						 __ATOMIC_RELAXED);
+	if (__builtin_expect(id_next == id_end, 0)) {
+		id_end = __atomic_add_fetch(&next_id_counter, ID_BLOCK,
+					    __ATOMIC_RELAXED) +
+			 1;
+		id_next = id_end - ID_BLOCK;
+	}
+	return (1ull << 62) | id_next++;
 }
 
 /* The async thread current on this OS thread, as the shim set it. */
@@ -344,11 +485,49 @@ static void lb_label(uint64_t id, struct lb *b, const void *cb)
 	weft_label(id, b->s);
 }
 
+/* Label texts that the trace interns by address (weft_create_label: a
+ * two-byte name in the event instead of the text) must never change: they
+ * are kept here, in chunks that are never freed, 1 MiB in all (the trace's
+ * name table is full long before: 64 KiB of strings).  Past that, labels
+ * go as text.  WEFT_UV_LABEL_ARENA=BYTES sets the limit (tests). */
+#define LABEL_CHUNK 4096
+static unsigned long label_arena_total, label_arena_max;
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+static __thread char *arena_pos, *arena_end;
+
+static void arena_init(void)
+{
+	const char *e = getenv("WEFT_UV_LABEL_ARENA");
+	label_arena_max = e && *e ? strtoul(e, NULL, 0) : 1ul << 20;
+}
+
+static const char *arena_copy(const char *text, size_t n)
+{
+	if ((size_t)(arena_end - arena_pos) < n + 1) {
+		pthread_once(&arena_once, arena_init);
+		if (n + 1 > LABEL_CHUNK ||
+		    __atomic_add_fetch(&label_arena_total, LABEL_CHUNK,
+				       __ATOMIC_RELAXED) > label_arena_max)
+			return NULL;
+		void *p = mmap(NULL, LABEL_CHUNK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		arena_pos = p;
+		arena_end = arena_pos + LABEL_CHUNK;
+	}
+	char *r = arena_pos;
+	memcpy(r, text, n + 1);
+	arena_pos += n + 1;
+	return r;
+}
+
 /* The labels made over and over — each read activation of a stream, each
  * write of the same size on it — are the same text: each OS thread keeps
  * the last few, keyed by what they are made of ("P1 N1 P2 N2 -> cb", a
- * part absent when its P is NULL, N1 absent when NO_NUM), so that building
- * one is a comparison. */
+ * part absent when its P is NULL, a number absent when NO_NUM), so that making
+ * one is a comparison, and its text, kept in the arena, is interned once
+ * in the trace. */
 #define LCACHE 32
 #define LWAYS 4
 #define NO_NUM LLONG_MIN
@@ -356,11 +535,13 @@ static __thread struct {
 	const char *p1, *p2; /* string constants: compared by address */
 	long long n1, n2;
 	const void *cb;
-	char s[160];
+	const char *s; /* in the arena */
 } lcache[LCACHE];
 /* per set: the way to replace next (round robin) */
 static __thread uint8_t lcache_next[LCACHE / LWAYS];
 
+/* Returns the label's text where it never changes, or NULL (the arena is
+ * full) with the text in b. */
 static const char *cached_label(struct lb *b, const char *p1, long long n1,
 				const char *p2, long long n2, const void *cb)
 {
@@ -377,7 +558,7 @@ static const char *cached_label(struct lb *b, const char *p1, long long n1,
 	for (unsigned i = set; i < set + LWAYS; i++)
 		if (lcache[i].p1 == p1 && lcache[i].p2 == p2 &&
 		    lcache[i].n1 == n1 && lcache[i].n2 == n2 &&
-		    lcache[i].cb == cb)
+		    lcache[i].cb == cb && lcache[i].s)
 			return lcache[i].s;
 	lb_init(b);
 	lb_str(b, p1);
@@ -385,22 +566,36 @@ static const char *cached_label(struct lb *b, const char *p1, long long n1,
 		lb_num(b, n1);
 	if (p2) {
 		lb_str(b, p2);
-		lb_num(b, n2);
+		if (n2 != NO_NUM)
+			lb_num(b, n2);
 	}
 	lb_str(b, " -> ");
 	lb_str(b, cb_name(cb));
-	unsigned i = set + lcache_next[set / LWAYS];
-	if (b->n < sizeof lcache[i].s) {
-		memcpy(lcache[i].s, b->s, b->n + 1);
+	const char *kept = arena_copy(b->s, b->n);
+	if (kept) {
+		unsigned i = set + lcache_next[set / LWAYS];
 		lcache[i].p1 = p1;
 		lcache[i].p2 = p2;
 		lcache[i].n1 = n1;
 		lcache[i].n2 = n2;
 		lcache[i].cb = cb;
+		lcache[i].s = kept;
 		lcache_next[set / LWAYS] =
 			(uint8_t)((lcache_next[set / LWAYS] + 1) % LWAYS);
 	}
-	return b->s;
+	return kept;
+}
+
+/* Creates `id` labelled with what cached_label() returned. */
+static void create_labelled(uint64_t id, const char *kind, const char *kept,
+			    const struct lb *b)
+{
+	if (kept) {
+		weft_create_label(id, kind, kept);
+	} else {
+		weft_create(id, kind);
+		weft_label(id, b->s);
+	}
 }
 
 static void label(uint64_t id, const void *cb, const char *fmt, ...)
@@ -443,6 +638,25 @@ static void complete(uint64_t id, long status)
 		weft_resolve(id);
 }
 
+/* ... and its callback starts at once: it becomes current. */
+static void deliver(uint64_t id, long status)
+{
+	cur = id;
+	if (status < 0) {
+		weft_fail(id, uv_err_name((int)status));
+		weft_run(id);
+	} else {
+		weft_resolve_run(id);
+	}
+}
+
+/* A stream's descriptor, read where uv_fileno() reads it (the Unix
+ * layout of uv_stream_t is libuv 1.x's ABI): -1 when it has none. */
+static int stream_fd(const uv_stream_t *s)
+{
+	return s->io_watcher.fd;
+}
+
 static int fd_of(const uv_handle_t *h)
 {
 	uv_os_fd_t fd = -1;
@@ -474,14 +688,21 @@ static const char *addr_str(const struct sockaddr *sa, char *buf, size_t cap)
 	return buf;
 }
 
-/* Runs `id` around a user callback, then gives back what was current.
- * A burst the shim opened for the events that lead to the callback (see
- * weft_burst_begin) ends before the user's code. */
+/* Runs `id` around a user callback, then gives back what was current. */
 #define RUN_AS(id, call)                                                       \
 	do {                                                                   \
 		uint64_t prev_ = cur;                                          \
 		set_cur(id);                                                   \
-		weft_burst_end();                                              \
+		call;                                                          \
+		set_cur(prev_);                                                \
+	} while (0)
+
+/* The same for the callback of what completed with `status`: it resolves
+ * (or fails) and runs in one instant. */
+#define DELIVER_RUN(id, status, call)                                          \
+	do {                                                                   \
+		uint64_t prev_ = cur;                                          \
+		deliver((id), (status));                                       \
 		call;                                                          \
 		set_cur(prev_);                                                \
 	} while (0)
@@ -510,9 +731,13 @@ int uv_run(uv_loop_t *loop, uv_run_mode mode)
 		return real_uv_run(loop, mode);
 	uint64_t id = loop_id(loop);
 	uint64_t prev = cur;
+	uv_loop_t *prev_loop = mine_loop;
 	set_cur(id);
+	mine_loop = loop;
 	int r = real_uv_run(loop, mode);
 	int e = errno;
+	mine_flush();
+	mine_loop = prev_loop;
 	set_cur(prev);
 	errno = e;
 	return r;
@@ -537,8 +762,8 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Busy time of an iteration, cheaply: the clock reads of the idle and
- * resume events themselves (one burst each), turned into microseconds with
+/* Busy time of an iteration, cheaply: the times of the idle and resume
+ * events themselves (weft_last_time()), turned into microseconds with
  * a rate measured once between two waits at least 10 ms apart. */
 static __thread uint64_t resumed_at;
 static __thread double us_per_tick;
@@ -550,7 +775,8 @@ static void poll_enter(int timeout)
 {
 	if (!timeout || !ON())
 		return;
-	uint64_t now = weft_burst_now(); /* the lag, and going idle */
+	weft_idle("poll");
+	uint64_t now = weft_last_time(); /* the idle event's */
 	if (resumed_at && now > resumed_at) {
 		double f = us_per_tick;
 		if (f == 0) {
@@ -575,17 +801,14 @@ static void poll_enter(int timeout)
 			}
 		}
 	}
-	weft_idle("poll");
-	weft_burst_end();
 }
 
 static void poll_leave(int timeout)
 {
 	if (!timeout || !ON())
 		return;
-	resumed_at = weft_burst_now();
 	weft_resume();
-	weft_burst_end();
+	resumed_at = weft_last_time();
 }
 
 int epoll_wait(int epfd, struct epoll_event *events, int maxevents,
@@ -618,16 +841,51 @@ int epoll_pwait(int epfd, struct epoll_event *events, int maxevents,
 
 /* ------------------------------------------------------------ requests */
 
+/* Keeps a submitted request: in this thread's table when it can (see
+ * mine_put), else in the shared one. */
+static int req_put(const void *req, uint64_t id, void (*cb)(void),
+		   void (*cb2)(void), uv_loop_t *loop, int shared)
+{
+	if (!shared && !cb2 && mine_put(req, id, cb, loop))
+		return 1;
+	return put(req, R_REQ, id, cb, cb2, loop);
+}
+
+/* Takes a completed request's entry, wherever it is. */
+static int req_take(const void *req, struct ent *e)
+{
+	return mine_take(req, e) || get(req, R_REQ, e, 1);
+}
+
 /* A request was submitted: create its async thread.  Returns its id, or
- * 0 when not tracing. */
-static uint64_t req_begin(const void *req, const char *kind, void (*cb)(void),
-			  void (*cb2)(void), uv_loop_t *loop)
+ * 0 when not tracing.  `shared`: looked up from other OS threads. */
+static uint64_t req_begin_at(const void *req, const char *kind,
+			     void (*cb)(void), void (*cb2)(void),
+			     uv_loop_t *loop, int shared)
 {
 	if (!ON())
 		return 0;
 	uint64_t id = new_id();
 	weft_create(id, kind);
-	if (!put(req, R_REQ, id, cb, cb2, loop))
+	if (!req_put(req, id, cb, cb2, loop, shared))
+		return 0;
+	return id;
+}
+
+static uint64_t req_begin(const void *req, const char *kind, void (*cb)(void),
+			  void (*cb2)(void), uv_loop_t *loop)
+{
+	return req_begin_at(req, kind, cb, cb2, loop, 0);
+}
+
+/* The same, labelled with what cached_label() returned. */
+static uint64_t req_begin_labelled(const void *req, const char *kind,
+				   const char *kept, const struct lb *b,
+				   void (*cb)(void), uv_loop_t *loop)
+{
+	uint64_t id = new_id();
+	create_labelled(id, kind, kept, b);
+	if (!req_put(req, id, cb, NULL, loop, 0))
 		return 0;
 	return id;
 }
@@ -637,24 +895,20 @@ static int req_submitted(const void *req, uint64_t id, int r)
 {
 	if (id && r < 0) {
 		struct ent e;
-		get(req, R_REQ, &e, 1);
+		req_take(req, &e);
 		weft_fail(id, uv_err_name(r));
 	}
 	return r;
 }
 
 /* In a trampoline: the entry of a completed request (removed). */
-static int req_end(const void *req, long status, struct ent *e)
+static int req_end(const void *req, struct ent *e)
 {
 	int saved = errno;
-	if (!get(req, R_REQ, e, 1)) {
+	if (!req_take(req, e)) {
 		errno = saved;
 		return 0;
 	}
-	/* Its completion and its callback's start: one instant (the caller
-	 * ends the burst before the callback, or at once without one). */
-	weft_burst_begin();
-	complete(e->id, status);
 	counters(e->loop);
 	errno = saved;
 	return 1;
@@ -664,12 +918,14 @@ static int req_end(const void *req, long status, struct ent *e)
 	static void tramp_##type params                                        \
 	{                                                                      \
 		struct ent e;                                                  \
-		if (!req_end(req, statusexpr, &e))                             \
+		long status_ = (statusexpr);                                   \
+		if (!req_end(req, &e))                                         \
 			return;                                                \
-		if (e.cb)                                                      \
-			RUN_AS(e.id, ((cbtype)e.cb)args);                      \
-		else                                                           \
-			weft_burst_end();                                      \
+		if (e.cb) {                                                    \
+			DELIVER_RUN(e.id, status_, ((cbtype)e.cb)args);        \
+		} else {                                                       \
+			complete(e.id, status_);                               \
+		}                                                              \
 	}
 
 TRAMP_REQ(write, uv_write_cb, (uv_write_t * req, int status), (req, status),
@@ -699,24 +955,25 @@ int uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 	if (INTERNAL())
 		return real_uv_write(req, handle, bufs, nbufs, cb);
 	SCOPE_INSIDE();
-	weft_burst_begin(); /* its creation and label: one instant */
-	uint64_t id = req_begin(req, "uv_write_t", (void (*)(void))cb, NULL,
-				handle->loop);
-	if (!id) {
-		weft_burst_end();
+	if (!ON())
 		return real_uv_write(req, handle, bufs, nbufs, cb);
-	}
 	size_t n = 0;
 	for (unsigned i = 0; i < nbufs; i++)
 		n += bufs[i].len;
 	struct lb b;
-	weft_label(id, cached_label(&b, "write ", (long long)n, " bytes to fd ",
-				    fd_of((uv_handle_t *)handle),
-				    (const void *)cb));
-	weft_burst_end();
+	const char *kept = cached_label(&b, "write ", (long long)n,
+					" bytes to fd ", stream_fd(handle),
+					(const void *)cb);
+	uint64_t id = req_begin_labelled(req, "uv_write_t", kept, &b,
+					 (void (*)(void))cb, handle->loop);
+	if (!id)
+		return real_uv_write(req, handle, bufs, nbufs, cb);
+	/* libuv's uv_write() is uv_write2() with no handle to send: call
+	 * that at once, rather than through our uv_write2 below. */
+	REAL(uv_write2);
 	return req_submitted(req, id,
-			     real_uv_write(req, handle, bufs, nbufs,
-					   tramp_write));
+			     real_uv_write2(req, handle, bufs, nbufs, NULL,
+					    tramp_write));
 }
 
 int uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
@@ -828,7 +1085,7 @@ int uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
 		int r = real_uv_getaddrinfo(loop, req, NULL, node, service,
 					    hints);
 		struct ent e;
-		get(req, R_REQ, &e, 1);
+		req_take(req, &e);
 		complete(id, r);
 		return r;
 	}
@@ -855,7 +1112,7 @@ int uv_getnameinfo(uv_loop_t *loop, uv_getnameinfo_t *req,
 	if (!cb) {
 		int r = real_uv_getnameinfo(loop, req, NULL, addr, flags);
 		struct ent e;
-		get(req, R_REQ, &e, 1);
+		req_take(req, &e);
 		complete(id, r);
 		return r;
 	}
@@ -898,12 +1155,12 @@ static void tramp_work(uv_work_t *req)
 static void tramp_after_work(uv_work_t *req, int status)
 {
 	struct ent e;
-	if (!req_end(req, status, &e))
+	if (!req_end(req, &e))
 		return;
 	if (e.cb2)
-		RUN_AS(e.id, ((uv_after_work_cb)e.cb2)(req, status));
+		DELIVER_RUN(e.id, status, ((uv_after_work_cb)e.cb2)(req, status));
 	else
-		weft_burst_end();
+		complete(e.id, status);
 }
 
 int uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
@@ -915,8 +1172,9 @@ int uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
 	SCOPE_INSIDE();
 	if (!work_cb || !ON())
 		return real_uv_queue_work(loop, req, work_cb, after_work_cb);
-	uint64_t id = req_begin(req, "uv_work_t", (void (*)(void))work_cb,
-				(void (*)(void))after_work_cb, loop);
+	/* shared: tramp_work looks it up on a worker thread */
+	uint64_t id = req_begin_at(req, "uv_work_t", (void (*)(void))work_cb,
+				   (void (*)(void))after_work_cb, loop, 1);
 	if (!id)
 		return real_uv_queue_work(loop, req, work_cb, after_work_cb);
 	label(id, (const void *)work_cb, "threadpool work");
@@ -946,7 +1204,7 @@ int uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
 		if (!cb) {                                                     \
 			int r_ = real_uv_fs_##name args;                       \
 			struct ent e_;                                         \
-			get(req, R_REQ, &e_, 1);                               \
+			req_take(req, &e_);                                    \
 			complete(id, r_);                                      \
 			return r_;                                             \
 		}                                                              \
@@ -1029,9 +1287,12 @@ FS_WRAP(chmod, "chmod",
 
 /* ------------------------------------------------------------ handles */
 
-/* Arms a handle's next activation, created by the current thread. */
-static uint64_t arm(const void *h, int role, const char *kind,
-		    void (*cb)(void), uv_loop_t *loop)
+/* Arms a handle's next activation, created by the current thread;
+ * labelled with what cached_label() returned when b is not NULL (the
+ * label is then kept for the activations that follow). */
+static uint64_t arm_labelled(const void *h, int role, const char *kind,
+			     const char *kept, const struct lb *b,
+			     void (*cb)(void), uv_loop_t *loop)
 {
 	if (!ON())
 		return 0;
@@ -1039,10 +1300,17 @@ static uint64_t arm(const void *h, int role, const char *kind,
 	if (get(h, role, &old, 0) && old.id)
 		weft_cancel(old.id); /* re-armed before it fired */
 	uint64_t id = new_id();
-	weft_create(id, kind);
-	if (!put(h, role, id, cb, NULL, loop))
-		return 0;
-	return id;
+	if (b)
+		create_labelled(id, kind, kept, b);
+	else
+		weft_create(id, kind);
+	return put_labelled(h, role, id, cb, NULL, loop, kept) ? id : 0;
+}
+
+static uint64_t arm(const void *h, int role, const char *kind,
+		    void (*cb)(void), uv_loop_t *loop)
+{
+	return arm_labelled(h, role, kind, NULL, NULL, cb, loop);
 }
 
 /* Disarms: the pending activation is cancelled. */
@@ -1057,14 +1325,10 @@ static void disarm(const void *h, int role)
  * the next one takes its place in the table; arm_next() creates that one
  * once the callback's activation runs, so it is created by it, and a stop
  * inside the callback cancels it. */
-static int fire(const void *h, int role, long status, struct ent *e,
-		uint64_t *next)
+static int fire(const void *h, int role, struct ent *e, uint64_t *next)
 {
 	int saved = errno;
 	*next = new_id();
-	/* It resolves, its callback starts, the next is created: one instant
-	 * (the burst ends before the user's callback, or here on failure). */
-	weft_burst_begin();
 	/* One look-up: the activation that fires, and the next in its place. */
 	lock_table();
 	struct ent *p = find(h, role, 0);
@@ -1074,33 +1338,32 @@ static int fire(const void *h, int role, long status, struct ent *e,
 	}
 	unlock_table();
 	if (!p || !e->id) {
-		weft_burst_end();
 		errno = saved;
 		return 0;
 	}
-	complete(e->id, status);
 	counters(e->loop);
 	errno = saved;
 	return 1;
 }
 
-/* Creates the next activation (current: the one that fired). */
-static void arm_next(uint64_t next, const char *kind, const char *text)
-{
-	int saved = errno;
-	weft_create(next, kind);
-	weft_label(next, text);
-	errno = saved;
-}
-
-/* Runs the user's callback as the activation that fired, after creating
- * the next one (labelled `text`). */
-#define FIRE_RUN(e, next, kind, text, call)                                    \
+/* Runs the user's callback as the activation that fired (resolved, or
+ * failed with `status`), after creating the next one, labelled with what
+ * cached_label() returned in kept and b: one `fire` event when it
+ * resolved and the next one's label is its own (kept at arm time). */
+#define FIRE_RUN(e, status, next, kind, kept, b, call)                         \
 	do {                                                                   \
 		uint64_t prev_ = cur;                                          \
-		set_cur((e).id);                                               \
-		arm_next((next), (kind), (text));                              \
-		weft_burst_end();                                              \
+		int saved_ = errno;                                            \
+		if ((status) >= 0 && (kept) && (kept) == (e).label) {          \
+			cur = (e).id;                                          \
+			weft_fire((e).id, (next));                             \
+		} else { /* one instant: one clock read */                     \
+			weft_burst_begin();                                    \
+			deliver((e).id, (status));                             \
+			create_labelled((next), (kind), (kept), &(b));         \
+			weft_burst_end();                                      \
+		}                                                              \
+		errno = saved_;                                                \
 		call;                                                          \
 		set_cur(prev_);                                                \
 	} while (0)
@@ -1113,24 +1376,26 @@ static void tramp_timer(uv_timer_t *h)
 		errno = saved;
 		return;
 	}
-	weft_burst_begin(); /* until the callback (RUN_AS) */
-	complete(e.id, 0);
+	uint64_t prev = cur;
+	weft_burst_begin(); /* until the callback */
 	counters(e.loop);
+	deliver(e.id, 0);
 	uint64_t repeat = uv_timer_get_repeat(h);
 	if (repeat) {
 		/* The next firing, created by this one. */
-		uint64_t prev = cur;
-		set_cur(e.id);
 		uint64_t next = new_id();
-		weft_create(next, "uv_timer_t");
-		label(next, (const void *)e.cb, "timer, repeat %llu ms",
-		      (unsigned long long)repeat);
+		struct lb b;
+		const char *kept = cached_label(&b, "timer, repeat ",
+						(long long)repeat, " ms", NO_NUM,
+						(const void *)e.cb);
+		create_labelled(next, "uv_timer_t", kept, &b);
 		set_id(h, R_TIMER, next);
-		set_cur(prev);
 	} else
 		set_id(h, R_TIMER, 0);
 	errno = saved;
-	RUN_AS(e.id, ((uv_timer_cb)e.cb)(h));
+	weft_burst_end();
+	((uv_timer_cb)e.cb)(h);
+	set_cur(prev);
 }
 
 int uv_timer_start(uv_timer_t *handle, uv_timer_cb cb, uint64_t timeout,
@@ -1174,13 +1439,14 @@ static void tramp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 	struct ent e;
 	uint64_t next;
 	/* nread == 0 is "nothing this time" (EAGAIN): not an activation. */
-	if (nread != 0 && fire(h, R_READ, nread < 0 ? (long)nread : 0, &e,
-			       &next)) {
+	if (nread != 0 && fire(h, R_READ, &e, &next)) {
 		struct lb b;
-		const char *text = cached_label(&b, "read fd ",
-						fd_of((uv_handle_t *)h), NULL,
-						0, (const void *)e.cb);
-		FIRE_RUN(e, next, "uv_stream_t read", text,
+		const char *kept =
+			e.label ? e.label
+				: cached_label(&b, "read fd ", stream_fd(h),
+					       NULL, 0, (const void *)e.cb);
+		FIRE_RUN(e, nread < 0 ? (long)nread : 0, next,
+			 "uv_stream_t read", kept, b,
 			 ((uv_read_cb)e.cb)(h, nread, buf));
 		return;
 	}
@@ -1197,12 +1463,13 @@ int uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
 	SCOPE_INSIDE();
 	if (!read_cb || !ON())
 		return real_uv_read_start(stream, alloc_cb, read_cb);
-	uint64_t id = arm(stream, R_READ, "uv_stream_t read",
-			  (void (*)(void))read_cb, stream->loop);
+	struct lb b;
+	const char *kept = cached_label(&b, "read fd ", stream_fd(stream), NULL,
+					0, (const void *)read_cb);
+	uint64_t id = arm_labelled(stream, R_READ, "uv_stream_t read", kept,
+				   &b, (void (*)(void))read_cb, stream->loop);
 	if (!id)
 		return real_uv_read_start(stream, alloc_cb, read_cb);
-	label(id, (const void *)read_cb, "read fd %d",
-	      fd_of((uv_handle_t *)stream));
 	int r = real_uv_read_start(stream, alloc_cb, tramp_read);
 	if (r < 0)
 		disarm(stream, R_READ);
@@ -1223,16 +1490,17 @@ static void tramp_connection(uv_stream_t *server, int status)
 {
 	struct ent e;
 	uint64_t next;
-	if (!fire(server, R_LISTEN, status, &e, &next)) {
+	if (!fire(server, R_LISTEN, &e, &next)) {
 		if (get(server, R_LISTEN, &e, 0))
 			((uv_connection_cb)e.cb)(server, status);
 		return;
 	}
 	struct lb b;
-	const char *text = cached_label(&b, "connections on fd ",
-					fd_of((uv_handle_t *)server), NULL, 0,
-					(const void *)e.cb);
-	FIRE_RUN(e, next, "connection", text,
+	const char *kept = e.label ? e.label
+				   : cached_label(&b, "connections on fd ",
+						  stream_fd(server), NULL, 0,
+						  (const void *)e.cb);
+	FIRE_RUN(e, status, next, "connection", kept, b,
 		 ((uv_connection_cb)e.cb)(server, status));
 }
 
@@ -1244,12 +1512,14 @@ int uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb)
 	SCOPE_INSIDE();
 	if (!cb || !ON())
 		return real_uv_listen(stream, backlog, cb);
-	uint64_t id = arm(stream, R_LISTEN, "connection", (void (*)(void))cb,
-			  stream->loop);
+	struct lb b;
+	const char *kept = cached_label(&b, "connections on fd ",
+					stream_fd(stream), NULL, 0,
+					(const void *)cb);
+	uint64_t id = arm_labelled(stream, R_LISTEN, "connection", kept, &b,
+				   (void (*)(void))cb, stream->loop);
 	if (!id)
 		return real_uv_listen(stream, backlog, cb);
-	label(id, (const void *)cb, "connections on fd %d",
-	      fd_of((uv_handle_t *)stream));
 	int r = real_uv_listen(stream, backlog, tramp_connection);
 	if (r < 0)
 		disarm(stream, R_LISTEN);
@@ -1260,18 +1530,20 @@ static void tramp_async(uv_async_t *h)
 {
 	struct ent e;
 	uint64_t next;
-	if (!fire(h, R_ASYNC, 0, &e, &next)) {
+	if (!fire(h, R_ASYNC, &e, &next)) {
 		if (get(h, R_ASYNC, &e, 0) && e.cb)
 			((uv_async_cb)e.cb)(h);
 		return;
 	}
 	struct lb b;
-	const char *text = cached_label(&b, "async wake-up", NO_NUM, NULL, 0,
-					(const void *)e.cb);
+	const char *kept = e.label ? e.label
+				   : cached_label(&b, "async wake-up", NO_NUM,
+						  NULL, 0, (const void *)e.cb);
 	if (e.cb)
-		FIRE_RUN(e, next, "uv_async_t", text, ((uv_async_cb)e.cb)(h));
+		FIRE_RUN(e, 0, next, "uv_async_t", kept, b,
+			 ((uv_async_cb)e.cb)(h));
 	else
-		FIRE_RUN(e, next, "uv_async_t", text, (void)0);
+		FIRE_RUN(e, 0, next, "uv_async_t", kept, b, (void)0);
 }
 
 int uv_async_init(uv_loop_t *loop, uv_async_t *async, uv_async_cb cb)
@@ -1280,11 +1552,15 @@ int uv_async_init(uv_loop_t *loop, uv_async_t *async, uv_async_cb cb)
 	if (INTERNAL() || cb == tramp_async)
 		return real_uv_async_init(loop, async, cb);
 	SCOPE_INSIDE();
-	uint64_t id = arm(async, R_ASYNC, "uv_async_t", (void (*)(void))cb,
-			  loop);
+	if (!ON())
+		return real_uv_async_init(loop, async, cb);
+	struct lb b;
+	const char *kept = cached_label(&b, "async wake-up", NO_NUM, NULL, 0,
+					(const void *)cb);
+	uint64_t id = arm_labelled(async, R_ASYNC, "uv_async_t", kept, &b,
+				   (void (*)(void))cb, loop);
 	if (!id)
 		return real_uv_async_init(loop, async, cb);
-	label(id, (const void *)cb, "async wake-up");
 	int r = real_uv_async_init(loop, async, tramp_async);
 	if (r < 0)
 		disarm(async, R_ASYNC);
@@ -1328,16 +1604,17 @@ static void tramp_poll(uv_poll_t *h, int status, int events)
 {
 	struct ent e;
 	uint64_t next;
-	if (!fire(h, R_POLL, status, &e, &next)) {
+	if (!fire(h, R_POLL, &e, &next)) {
 		if (get(h, R_POLL, &e, 0))
 			((uv_poll_cb)e.cb)(h, status, events);
 		return;
 	}
 	struct lb b;
-	const char *text = cached_label(&b, "poll fd ",
-					fd_of((uv_handle_t *)h), NULL, 0,
-					(const void *)e.cb);
-	FIRE_RUN(e, next, "uv_poll_t", text,
+	const char *kept = e.label ? e.label
+				   : cached_label(&b, "poll fd ",
+						  fd_of((uv_handle_t *)h), NULL,
+						  0, (const void *)e.cb);
+	FIRE_RUN(e, status, next, "uv_poll_t", kept, b,
 		 ((uv_poll_cb)e.cb)(h, status, events));
 }
 
@@ -1349,11 +1626,14 @@ int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb)
 	SCOPE_INSIDE();
 	if (!cb || !ON())
 		return real_uv_poll_start(handle, events, cb);
-	uint64_t id = arm(handle, R_POLL, "uv_poll_t", (void (*)(void))cb,
-			  handle->loop);
+	struct lb b;
+	const char *kept = cached_label(&b, "poll fd ",
+					fd_of((uv_handle_t *)handle), NULL, 0,
+					(const void *)cb);
+	uint64_t id = arm_labelled(handle, R_POLL, "uv_poll_t", kept, &b,
+				   (void (*)(void))cb, handle->loop);
 	if (!id)
 		return real_uv_poll_start(handle, events, cb);
-	label(id, (const void *)cb, "poll fd %d", fd_of((uv_handle_t *)handle));
 	int r = real_uv_poll_start(handle, events, tramp_poll);
 	if (r < 0)
 		disarm(handle, R_POLL);
@@ -1374,15 +1654,16 @@ static void tramp_signal(uv_signal_t *h, int signum)
 {
 	struct ent e;
 	uint64_t next;
-	if (!fire(h, R_SIGNAL, 0, &e, &next)) {
+	if (!fire(h, R_SIGNAL, &e, &next)) {
 		if (get(h, R_SIGNAL, &e, 0))
 			((uv_signal_cb)e.cb)(h, signum);
 		return;
 	}
 	struct lb b;
-	const char *text = cached_label(&b, "signal ", signum, NULL, 0,
-					(const void *)e.cb);
-	FIRE_RUN(e, next, "uv_signal_t", text,
+	const char *kept = e.label ? e.label
+				   : cached_label(&b, "signal ", signum, NULL,
+						  0, (const void *)e.cb);
+	FIRE_RUN(e, 0, next, "uv_signal_t", kept, b,
 		 ((uv_signal_cb)e.cb)(h, signum));
 }
 
@@ -1394,11 +1675,13 @@ int uv_signal_start(uv_signal_t *handle, uv_signal_cb cb, int signum)
 	SCOPE_INSIDE();
 	if (!cb || !ON())
 		return real_uv_signal_start(handle, cb, signum);
-	uint64_t id = arm(handle, R_SIGNAL, "uv_signal_t", (void (*)(void))cb,
-			  handle->loop);
+	struct lb b;
+	const char *kept = cached_label(&b, "signal ", signum, NULL, 0,
+					(const void *)cb);
+	uint64_t id = arm_labelled(handle, R_SIGNAL, "uv_signal_t", kept, &b,
+				   (void (*)(void))cb, handle->loop);
 	if (!id)
 		return real_uv_signal_start(handle, cb, signum);
-	label(id, (const void *)cb, "signal %d", signum);
 	int r = real_uv_signal_start(handle, tramp_signal, signum);
 	if (r < 0)
 		disarm(handle, R_SIGNAL);
@@ -1432,11 +1715,15 @@ static void tramp_exit(uv_process_t *p, int64_t status, int term_signal)
 		snprintf(text, sizeof text, "exited with status %lld",
 			 (long long)status);
 	weft_note(e.id, text);
-	complete(e.id, 0);
 	counters(e.loop);
 	errno = saved;
-	if (e.cb)
-		RUN_AS(e.id, ((uv_exit_cb)e.cb)(p, status, term_signal));
+	if (e.cb) {
+		DELIVER_RUN(e.id, 0,
+			    ((uv_exit_cb)e.cb)(p, status, term_signal));
+	} else {
+		complete(e.id, 0);
+		errno = saved;
+	}
 }
 
 int uv_spawn(uv_loop_t *loop, uv_process_t *handle,
@@ -1476,11 +1763,14 @@ static void tramp_close(uv_handle_t *h)
 		errno = saved;
 		return;
 	}
-	complete(e.id, 0);
 	counters(e.loop);
 	errno = saved;
-	if (e.cb)
-		RUN_AS(e.id, ((uv_close_cb)e.cb)(h));
+	if (e.cb) {
+		DELIVER_RUN(e.id, 0, ((uv_close_cb)e.cb)(h));
+	} else {
+		complete(e.id, 0);
+		errno = saved;
+	}
 }
 
 void uv_close(uv_handle_t *handle, uv_close_cb close_cb)

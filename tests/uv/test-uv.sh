@@ -94,6 +94,24 @@ t_signals_and_status() {
 	grep -q "cannot run '/nonexistent/prog'" e.txt || die "$(cat e.txt)"
 }
 
+# Each write's label is made once and interned in the trace's name table;
+# 3000 different labels fill it (64 KiB of strings), and the shim's label
+# arena is limited here to 4 KiB: every label must still be right, whether
+# it went as a name or as text.
+t_many_labels() {
+	"$EX/uv-labels" 3000 >plain.txt || die "uv-labels failed"
+	local mode
+	for mode in names arena; do
+		local env=""
+		[ $mode = arena ] && env="WEFT_UV_LABEL_ARENA=4096"
+		env $env "$W" record -o l.weft --mode discard --size 64M -- "$EX/uv-labels" 3000 >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+		cmp plain.txt traced.txt || die "output changed"
+		"$W" info l.weft >info.txt
+		grep -q "0 events discarded.*0 names not interned" info.txt || die "$(cat info.txt)"
+		"$W" dump l.weft | python3 "$WEFT_SRC/tests/uv/labels_check.py" $mode || exit 1
+	done
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 export -f die check $(compgen -A function t_)
 run echo_server_and_client t_echo
@@ -102,6 +120,7 @@ run edge_cases t_edge
 run ctest_from_debian t_ctest
 run lost_wakeup t_lost_wakeup
 run signals_and_status t_signals_and_status
+run many_labels t_many_labels
 echo "1..$n"
 echo "# $pass passed, $failn failed, 0 skipped"
 [ $failn = 0 ]

@@ -31,17 +31,33 @@ for line in out.splitlines():
     t, stream, tid, ev, rest, by = m.groups()
     f = {k: v.strip('"') for k, v in KV.findall(rest)}
     events.append((ev, f, by, tid))
-    if ev == 'create':
+    if ev in ('create', 'create_label'):
         x = th(f['child'])
         x['kind'] = f['kind']
         x['creator'] = by
-    elif ev == 'label':
-        th(f['thread'])['labels'].append(f['text'])
-    elif ev in ('resolve', 'fail', 'cancel'):
+        if ev == 'create_label':
+            x['labels'].append(f['label'])
+    elif ev == 'fire':
+        # target resolves and runs; it creates next, of its kind and label
         x = th(f['target'])
         if x['end'] is None:
-            x['end'] = ev if ev != 'fail' else 'fail:' + f['message']
+            x['end'] = 'resolve'
             x['by'] = by
+        x['runs'].add(tid)
+        y = th(f['next'])
+        y['kind'] = x['kind']
+        y['creator'] = f['target']
+        y['labels'].append(x['labels'][-1] if x['labels'] else '')
+    elif ev == 'label':
+        th(f['thread'])['labels'].append(f['text'])
+    elif ev in ('resolve', 'resolve_run', 'fail', 'cancel'):
+        x = th(f['target'])
+        if x['end'] is None:
+            x['end'] = 'fail:' + f['message'] if ev == 'fail' else \
+                'resolve' if ev == 'resolve_run' else ev
+            x['by'] = by
+        if ev == 'resolve_run':
+            x['runs'].add(tid)
     elif ev == 'run':
         th(f['thread'])['runs'].add(tid)
     elif ev == 'signal':
