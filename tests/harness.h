@@ -11,17 +11,25 @@
  *
  * `prog NAME...` runs only the named cases.  WEFT_TEST_TIMEOUT (seconds,
  * default 60) bounds each case.  A case calls SKIP("why") to be skipped.
+ *
+ * Each case runs with TMPDIR set to a scratch directory of its own, which
+ * the harness removes when the case passes or is skipped; a failed case's
+ * is kept, and named, for a look at its traces (WEFT_TEST_KEEP=1 keeps
+ * every one).  What a case and its own children write there cannot fill
+ * the disk over many runs: a few rings are 64 MiB.
  */
 #ifndef WEFT_TEST_HARNESS_H
 #define WEFT_TEST_HARNESS_H
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,6 +95,29 @@ static inline void test_fail_(const char *file, int line, const char *fmt, ...)
 			FAIL("%s returned %lld", #expr, e_);                   \
 	} while (0)
 
+/* Removes a directory and what is in it (symbolic links not followed). */
+static inline void test_rm_(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char sub[4096];
+		struct stat sb;
+		if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >=
+		    (int)sizeof sub)
+			continue;
+		if (lstat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
+			test_rm_(sub);
+		else
+			unlink(sub);
+	}
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
 static inline int test_run_(const struct test_case *tc, int n, int argc,
 			    char **argv)
 {
@@ -113,10 +144,17 @@ static inline int test_run_(const struct test_case *tc, int n, int argc,
 		num++;
 		fflush(stdout);
 		fflush(stderr);
+		const char *base = getenv("TMPDIR");
+		char scratch[4096];
+		snprintf(scratch, sizeof scratch, "%s/weft-case.XXXXXX",
+			 base && *base ? base : "/tmp");
+		int have_scratch = mkdtemp(scratch) != NULL;
 		pid_t pid = fork();
 		if (pid == 0) {
 			setpgid(0, 0);
 			alarm(timeout);
+			if (have_scratch)
+				setenv("TMPDIR", scratch, 1);
 			tc[i].fn();
 			fflush(stdout);
 			fflush(stderr);
@@ -126,6 +164,13 @@ static inline int test_run_(const struct test_case *tc, int n, int argc,
 		waitpid(pid, &st, 0);
 		/* A case's own children (servers, writers) die with it. */
 		kill(-pid, SIGKILL);
+		int good = WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
+					     WEXITSTATUS(st) == 77);
+		if (have_scratch && good && !getenv("WEFT_TEST_KEEP"))
+			test_rm_(scratch);
+		else if (have_scratch)
+			printf("# %s: scratch kept in %s\n", tc[i].name,
+			       scratch);
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 			printf("ok %d - %s\n", num, tc[i].name);
 			passed++;
