@@ -104,7 +104,11 @@ struct weft_view {
 			  surface is covered in cells of several pixels) */
 	uint32_t pass;
 	uint16_t *seen;
+	float *bcov; /* per cell across: the share a band covers */
 	double (*marks)[2];
+	/* the frame's arrows, gathered then drawn by colour */
+	struct adraw *ad, *ad2;
+	size_t cad;
 };
 
 /* ------------------------------------------------------------- helpers */
@@ -430,7 +434,10 @@ void weft_view_free(struct weft_view *v)
 	free(v->cover);
 	free(v->stamp);
 	free(v->seen);
+	free(v->bcov);
 	free(v->marks);
+	free(v->ad);
+	free(v->ad2);
 	free(v);
 }
 
@@ -873,11 +880,35 @@ int weft_view_counter_shown(const struct weft_view *v, uint32_t k)
 struct pen {
 	const struct weft_canvas *c;
 	long prims;
+	double rgba[4]; /* the canvas's colour, when `known` */
+	int known;
 };
 
+/* Sets the colour, unless it is set already: a back end may draw what it
+ * gathered at each colour change. */
 static void color(struct pen *p, double r, double g, double b, double a)
 {
+	if (p->known && p->rgba[0] == r && p->rgba[1] == g && p->rgba[2] == b &&
+	    p->rgba[3] == a)
+		return;
 	p->c->color(p->c->ctx, r, g, b, a);
+	p->rgba[0] = r;
+	p->rgba[1] = g;
+	p->rgba[2] = b;
+	p->rgba[3] = a;
+	p->known = 1;
+}
+
+/* A clip and its end; the end may restore an earlier colour (cairo). */
+static void clip(struct pen *p, double x, double y, double w, double h)
+{
+	p->c->clip(p->c->ctx, x, y, w, h);
+}
+
+static void unclip(struct pen *p)
+{
+	p->c->unclip(p->c->ctx);
+	p->known = 0;
 }
 
 static void line(struct pen *p, double x0, double y0, double x1, double y1)
@@ -1006,8 +1037,26 @@ static void draw_grid(struct weft_view *v, struct pen *p)
 	}
 }
 
+/* Idle periods and pauses as bands, drawn per pixel column (per cell
+ * across, on a huge picture): each column is shaded by the share of its
+ * time the band covers, in BAND_STEPS steps, all the columns of one step
+ * at once.  A frame draws a few aligned boxes per column at most, not an
+ * antialiased sliver per interval, and a column half idle still looks
+ * half idle. */
+#define BAND_STEPS 16
+#define BAND_LABELS 64
+
+/* The shade of column c: 0 (none) to BAND_STEPS (covered). */
+static int band_step(const struct weft_view *v, int c)
+{
+	int q = (int)lround(v->bcov[c] * BAND_STEPS);
+	return q > BAND_STEPS ? BAND_STEPS : q;
+}
+
 static void draw_bands(struct weft_view *v, struct pen *p)
 {
+	int ncol = v->covw;
+	double bot = round(v->bottom);
 	for (int k = 0; k < 2; k++) {
 		uint32_t n;
 		const struct weft_interval *iv = weft_model_intervals(
@@ -1018,7 +1067,16 @@ static void draw_bands(struct weft_view *v, struct pen *p)
 			band[0] = 0.7;
 			band[1] = band[2] = 0.6;
 		}
-		color(p, band[0], band[1], band[2], 1);
+		memset(v->bcov, 0, (size_t)ncol * sizeof *v->bcov);
+		struct {
+			double x;
+			uint32_t name;
+		} lab[BAND_LABELS];
+		int nlab = 0, any = 0;
+		/* In order of start, each band from where the ones before
+		 * ended (`last`): the pieces are disjoint, so a column's
+		 * shares add up to at most 1.  A band that adds less than
+		 * half a pixel is skipped, with all it hides. */
 		double last = -1e9;
 		uint32_t i = ivindex_from(x, 0, v->t0);
 		while (i < x->n) {
@@ -1027,31 +1085,62 @@ static void draw_bands(struct weft_view *v, struct pen *p)
 				break;
 			double x0 = xof(v, b->t0), x1 = xof(v, b->t1);
 			if (x1 - last < 0.5) {
-				/* under what is drawn: jump past it */
 				i = ivindex_from(x, i + 1, tof(v, last + 0.5));
 				continue;
 			}
 			i++;
-			if (x0 < last)
-				x0 = last;
-			rect(p, x0, TOP, x1 - x0 < 0.5 ? 0.5 : x1 - x0,
-			     v->bottom - TOP);
-			last = x1;
-			if (x1 - x0 > 60) {
-				char buf[300];
-				snprintf(buf, sizeof buf, "%s: %s",
-					 k ? "pause" : "idle",
-					 weft_model_name(v->m, b->name));
-				color(p, 1, 1, 1, 1);
-				text(p, (x0 < 0 ? 0 : x0) + 3, TOP + 11, buf);
-				color(p, band[0], band[1], band[2], 1);
+			if (x1 - x0 > 60 && nlab < BAND_LABELS) {
+				lab[nlab].x = x0 < 0 ? 0 : x0;
+				lab[nlab++].name = b->name;
 			}
+			double a0 = x0 < last ? last : x0;
+			if (a0 < 0)
+				a0 = 0;
+			double a1 = x1 > v->w ? v->w : x1;
+			if (a1 - a0 < 0.5)
+				a1 = a0 + 0.5; /* a thin band stays visible */
+			last = x1;
+			/* its share of each column it crosses */
+			for (int c = (int)(a0 / v->cs); c < ncol; c++) {
+				double c0 = c * v->cs, c1 = c0 + v->cs;
+				double o = (a1 < c1 ? a1 : c1) -
+					   (a0 > c0 ? a0 : c0);
+				if (o <= 0)
+					break;
+				v->bcov[c] += (float)(o / v->cs);
+				any = 1;
+			}
+		}
+		/* each step's columns, runs of them as one box */
+		for (int q = any ? BAND_STEPS : 0; q > 0; q--) {
+			int drawn = 0;
+			for (int c = 0; c < ncol; c++) {
+				if (band_step(v, c) != q)
+					continue;
+				int e = c + 1;
+				while (e < ncol && band_step(v, e) == q)
+					e++;
+				if (!drawn)
+					color(p, band[0], band[1], band[2],
+					      (double)q / BAND_STEPS);
+				drawn = 1;
+				rect(p, c * v->cs, TOP, (e - c) * v->cs,
+				     bot - TOP);
+				c = e - 1;
+			}
+		}
+		color(p, 1, 1, 1, 1);
+		for (int j = 0; j < nlab; j++) {
+			char buf[300];
+			snprintf(buf, sizeof buf, "%s: %s",
+				 k ? "pause" : "idle",
+				 weft_model_name(v->m, lab[j].name));
+			text(p, lab[j].x + 3, TOP + 11, buf);
 		}
 	}
 }
 
-static void arrowhead(struct pen *p, double x0, double y0, double x1,
-		      double y1)
+static void arrowhead(struct pen *p, double x0, double y0, double x1, double y1)
 {
 	double dx = x1 - x0, dy = y1 - y0, len = sqrt(dx * dx + dy * dy);
 	if (len < 1)
@@ -1367,7 +1456,7 @@ static void draw_labels(struct weft_view *v, struct pen *p,
 			weft_model_title(v->m, t, title, sizeof title);
 			double tw = c->text_width(c->ctx, FONT, title);
 			color(p, 0, 0, 0, 1);
-			c->clip(c->ctx, x0, y - 16, x1 - x0, 30);
+			clip(p, x0, y - 16, x1 - x0, 30);
 			text(p, x0 + 2, y - 4, title);
 			if (th[t].kind && th[t].label != WEFT_NONE &&
 			    x1 - x0 > tw) {
@@ -1375,7 +1464,72 @@ static void draw_labels(struct weft_view *v, struct pen *p,
 				text(p, x0 + 2, y + 11,
 				     weft_model_name(v->m, th[t].kind));
 			}
-			c->unclip(c->ctx); /* back to the plot's clip */
+			unclip(p); /* back to the plot's clip */
+		}
+	}
+}
+
+/* An arrow to draw: its ends and its colour group (kind and opacity). */
+struct adraw {
+	float x0, y0, x1, y1;
+	uint16_t group;
+	uint8_t head;
+};
+
+/* Opacities are drawn in steps of 1/ALPHA_STEPS: arrows of one kind and
+ * step share a colour, so a frame changes colour a few dozen times rather
+ * than once per arrow (a fading arrow's opacity depends on its length). */
+#define ALPHA_STEPS 32
+#define AGROUPS (WEFT_ARROW_KINDS * (ALPHA_STEPS + 1))
+
+/* Room for n gathered arrows; 0 when memory is short. */
+static int arrows_room(struct weft_view *v, size_t n)
+{
+	if (n <= v->cad)
+		return 1;
+	size_t c = v->cad ? v->cad * 2 : 1024;
+	while (c < n)
+		c *= 2;
+	struct adraw *a = realloc(v->ad, c * sizeof *a);
+	if (a)
+		v->ad = a;
+	struct adraw *b = a ? realloc(v->ad2, c * sizeof *b) : NULL;
+	if (b)
+		v->ad2 = b;
+	if (!a || !b)
+		return 0;
+	v->cad = c;
+	return 1;
+}
+
+/* Draws the gathered arrows group by group: in each, the lines, then
+ * their heads (a back end draws a run of lines, or of shapes, at once). */
+static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
+{
+	uint32_t start[AGROUPS + 1] = {0};
+	for (size_t i = 0; i < n; i++)
+		start[v->ad[i].group + 1]++;
+	for (int g = 0; g < AGROUPS; g++)
+		start[g + 1] += start[g];
+	uint32_t at[AGROUPS];
+	memcpy(at, start, sizeof at);
+	for (size_t i = 0; i < n; i++)
+		v->ad2[at[v->ad[i].group]++] = v->ad[i];
+	p->c->line_width(p->c->ctx, 1);
+	for (int g = 0; g < AGROUPS; g++) {
+		if (start[g] == start[g + 1])
+			continue;
+		int kind = g / (ALPHA_STEPS + 1), q = g % (ALPHA_STEPS + 1);
+		color(p, arrow_rgb[kind][0], arrow_rgb[kind][1],
+		      arrow_rgb[kind][2], (double)q / ALPHA_STEPS);
+		for (uint32_t i = start[g]; i < start[g + 1]; i++) {
+			const struct adraw *d = &v->ad2[i];
+			line(p, d->x0, d->y0, d->x1, d->y1);
+		}
+		for (uint32_t i = start[g]; i < start[g + 1]; i++) {
+			const struct adraw *d = &v->ad2[i];
+			if (d->head)
+				arrowhead(p, d->x0, d->y0, d->x1, d->y1);
 		}
 	}
 }
@@ -1399,7 +1553,7 @@ static void draw_arrows(struct weft_view *v, struct pen *p,
 	}
 	size_t cols = (size_t)v->covw;
 	memset(v->seen, 0, cols * (size_t)v->covh * sizeof *v->seen);
-	p->c->line_width(p->c->ctx, 1);
+	size_t n = 0;
 	for (uint32_t i = lo; i < narr && ar[i].t <= last; i++) {
 		const struct weft_arrow *a = &ar[i];
 		int kind = a->kind;
@@ -1413,7 +1567,7 @@ static void draw_arrows(struct weft_view *v, struct pen *p,
 		int64_t tf = a->t;
 		if (kind == WEFT_ARROW_READ || kind == WEFT_ARROW_READ_FAILED)
 			tf = th[a->from].t_end < a->t ? th[a->from].t_end
-						       : a->t;
+						      : a->t;
 		double x0 = xof(v, tf), x1 = xof(v, a->t);
 		double y0 = yof(v, r0), y1 = yof(v, r1);
 		if ((x0 < 0 && x1 < 0) || (x0 > v->w && x1 > v->w))
@@ -1430,7 +1584,8 @@ static void draw_arrows(struct weft_view *v, struct pen *p,
 		if (squeezed && !v->chm[a->from] && !v->chm[a->to] &&
 		    a->from != v->selected && a->to != v->selected)
 			continue;
-		uint16_t *cell = &v->seen[(size_t)cy * cols + (size_t)col(v, cx)];
+		uint16_t *cell =
+			&v->seen[(size_t)cy * cols + (size_t)col(v, cx)];
 		if (*cell & (1u << kind))
 			continue;
 		*cell |= (uint16_t)(1u << kind);
@@ -1446,14 +1601,26 @@ static void draw_arrows(struct weft_view *v, struct pen *p,
 		double alpha = 1 - len / ARROW_FADE;
 		if (squeezed)
 			alpha *= 0.35;
-		if (alpha <= 0.01)
+		int q = (int)lround(alpha * ALPHA_STEPS);
+		if (alpha <= 0.01 || q <= 0)
 			continue;
-		color(p, arrow_rgb[kind][0], arrow_rgb[kind][1],
-		      arrow_rgb[kind][2], alpha);
-		line(p, x0, y0, x1, y1);
-		if (!squeezed)
-			arrowhead(p, x0, y0, x1, y1);
+		if (n == v->cad && !arrows_room(v, n + 1)) {
+			/* short of memory: draw what was gathered */
+			flush_arrows(v, p, n);
+			n = 0;
+			if (!v->cad)
+				return;
+		}
+		struct adraw *d = &v->ad[n++];
+		d->x0 = (float)x0;
+		d->y0 = (float)y0;
+		d->x1 = (float)x1;
+		d->y1 = (float)y1;
+		d->group = (uint16_t)(kind * (ALPHA_STEPS + 1) +
+				      (q > ALPHA_STEPS ? ALPHA_STEPS : q));
+		d->head = !squeezed;
 	}
+	flush_arrows(v, p, n);
 }
 
 static void draw_counters(struct weft_view *v, struct pen *p, double right)
@@ -1550,13 +1717,15 @@ static int scratch(struct weft_view *v)
 	free(v->cover);
 	free(v->stamp);
 	free(v->seen);
+	free(v->bcov);
 	v->cover = malloc((size_t)w * (size_t)h * sizeof *v->cover);
+	v->bcov = malloc((size_t)w * sizeof *v->bcov);
 	v->stamp = calloc((size_t)h, sizeof *v->stamp);
 	v->seen = malloc((size_t)w * (size_t)h * sizeof *v->seen);
 	v->pass = 1;
 	if (!v->marks)
 		v->marks = malloc(MAX_MARKS * sizeof *v->marks);
-	if (!v->cover || !v->stamp || !v->seen || !v->marks) {
+	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->bcov) {
 		v->covw = v->covh = 0;
 		return -1;
 	}
@@ -1582,7 +1751,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	rect(p, 0, 0, v->w, v->h);
 	draw_bands(v, p);
 	draw_grid(v, p);
-	c->clip(c->ctx, 0, TOP - 6, v->w, v->bottom - TOP + 6);
+	clip(p, 0, TOP - 6, v->w, v->bottom - TOP + 6);
 
 	/* Highlights behind the lines: search (yellow), chain (light
 	 * teal), the selection (orange, around its line). */
@@ -1634,7 +1803,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	draw_arrows(v, p, th);
 	draw_labels(v, p, th, right);
 	draw_notes(v, p); /* over the labels: they are rarer */
-	c->unclip(c->ctx);
+	unclip(p);
 
 	if (any_counter(v))
 		draw_counters(v, p, right);

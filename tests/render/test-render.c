@@ -458,6 +458,126 @@ TEST(spans_notes_becomes_pending)
 	unload(&pic);
 }
 
+/* The x of time t in a picture w pixels wide, as the renderer places it
+ * (8 pixels of margin each side). */
+static int xat(struct pic *p, int64_t t, int w)
+{
+	int64_t r0, r1;
+	weft_view_range(p->v, &r0, &r1);
+	return (int)(8 + (double)(t - r0) * (w - 16) / (double)(r1 - r0));
+}
+
+/* The grey of the pixel at (x, y): its red, green and blue are equal. */
+static int grey_at(struct pic *p, int x, int y)
+{
+	const unsigned char *d = cairo_image_surface_get_data(p->s);
+	const unsigned char *px =
+		d + y * cairo_image_surface_get_stride(p->s) + x * 4;
+	CHECK(px[0] == px[1] && px[1] == px[2]);
+	return px[0];
+}
+
+/* Idle bands are shaded by how much of each pixel column they cover: a
+ * stretch of the loop idle throughout is band grey (0.8), one idle half
+ * the time in slices far thinner than a pixel is half way to the
+ * background (0.9), a busy one is background. */
+TEST(idle_band_coverage)
+{
+	const char *p = tpath("idle.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	spin_us(1000);
+	weft_idle("poll");
+	spin_us(2000);
+	weft_resume();
+	spin_us(1000);
+	for (int i = 0; i < 200; i++) {
+		weft_idle("poll");
+		spin_us(5);
+		weft_resume();
+		spin_us(5);
+	}
+	spin_us(2000);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 800, 300);
+	uint32_t n;
+	const struct weft_interval *iv =
+		weft_model_intervals(pic.m, WEFT_EV_IDLE, &n);
+	CHECK_EQ(n, 201);
+	int y = 250; /* under the one row, above the time scale */
+	int full = xat(&pic, (iv[0].t0 + iv[0].t1) / 2, 800);
+	int half = xat(&pic, (iv[1].t0 + iv[n - 1].t1) / 2, 800);
+	int busy = xat(&pic, iv[n - 1].t1 + 1000000, 800);
+	CHECK(xat(&pic, iv[n - 1].t1, 800) - xat(&pic, iv[1].t0, 800) > 20);
+	int g_full = grey_at(&pic, full, y), g_half = grey_at(&pic, half, y),
+	    g_busy = grey_at(&pic, busy, y);
+	CHECK(abs(g_full - 204) <= 2);
+	CHECK(abs(g_busy - 230) <= 2);
+	/* half of 204..230, give or take the timing of 5 us spins */
+	CHECK(g_half > 210 && g_half < 226);
+	/* the long idle is labelled */
+	CHECK(count(&pic, 255, 255, 255, xat(&pic, iv[0].t0, 800), 18, 60,
+		    12) > 10);
+	unload(&pic);
+}
+
+/* A canvas that counts colour changes and lines on the way to cairo. */
+static struct weft_canvas counted_inner;
+static long counted_colors, counted_lines;
+static void counted_color(void *c, double r, double g, double b, double a)
+{
+	counted_colors++;
+	counted_inner.color(c, r, g, b, a);
+}
+static void counted_line(void *c, double x0, double y0, double x1, double y1)
+{
+	counted_lines++;
+	counted_inner.line(c, x0, y0, x1, y1);
+}
+
+/* Arrows of many lengths fade by as many opacities; a frame still
+ * changes colour a few dozen times, not once per arrow (each change is a
+ * stroke of its own in cairo, a state change in a browser). */
+TEST(arrows_batched_by_colour)
+{
+	const char *p = tpath("fan.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	for (uint64_t w = 2; w < 12; w++)
+		weft_create(w, "worker");
+	/* promise 1000 + k is made and resolved by one worker, and read
+	 * by another 1 to 60 steps later: read arrows of many lengths */
+	for (uint64_t k = 0; k < 3000; k++) {
+		weft_run(2 + k % 10);
+		weft_create(1000 + k, "promise");
+		weft_resolve(1000 + k);
+		uint64_t d = 1 + (k * 7919) % 60;
+		if (k >= d) {
+			weft_run(2 + (k + 3) % 10);
+			weft_read(1000 + k - d);
+		}
+		spin_us(1);
+	}
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 1200, 800);
+	cairo_t *cr = cairo_create(pic.s);
+	counted_inner = weft_cairo_canvas(cr);
+	struct weft_canvas c = counted_inner;
+	c.color = counted_color;
+	c.line = counted_line;
+	weft_view_render(pic.v, &c);
+	cairo_destroy(cr);
+	CHECK(counted_lines > 1000);
+	CHECK(counted_colors < 80);
+	CHECK(count_arrow(&pic, 0, 0, 255) > 1000);
+	unload(&pic);
+}
+
 TEST_MAIN(T(arrow_colours), T(layout_near_parents), T(level_of_detail),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
-	  T(spans_notes_becomes_pending))
+	  T(spans_notes_becomes_pending), T(idle_band_coverage),
+	  T(arrows_batched_by_colour))
