@@ -68,10 +68,13 @@ int main(int argc, char **argv)
 	weft_becomes(200, 201);
 	weft_create(300, "timer");
 	weft_cancel(300);
-	/* the fused forms an integration uses at every turn of its loop */
+	/* the fused forms an integration uses at every turn of its loop,
+	 * in a phase of its loop */
+	weft_phase("pending");
 	weft_create_label(400, "reply", "200 OK to the client");
 	weft_resolve_run(400);
 	weft_fire(400, 401); /* 400 fires, and re-arms as 401 */
+	weft_phase(NULL);
 	weft_run(REQUEST);
 	weft_pause("gc", 1500);
 	weft_resolve(REQUEST);

@@ -3,7 +3,9 @@
  * cmd-stats.c - `weft stats`: per kind and per label, how many async
  * threads, how long they lived and ran (p50, p90, p99, max), how many
  * failed or are still pending; per OS thread the busy and idle shares;
- * the runs that went longest without yielding; counters; losses.
+ * the runs that went longest without yielding; an event loop's phases
+ * (how often, how long, and what ran longest in the longest of each);
+ * counters; losses.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -162,6 +164,121 @@ static void json_groups(const char *name, const struct group *g, uint32_t n)
 	printf("]");
 }
 
+/* The phases of one OS thread's loop with one name. */
+struct phase_group {
+	uint32_t stream, name;
+	uint32_t count;
+	int64_t total;
+	int64_t d[4];     /* duration p50 p90 p99 max */
+	uint32_t longest; /* index of the longest interval */
+	uint32_t run;     /* the longest run inside it, or WEFT_NONE */
+	int64_t first;    /* when the first began */
+};
+
+/* By OS thread, then in the order the loop first entered them (its
+ * iteration's order). */
+static int by_first(const void *a, const void *b)
+{
+	const struct phase_group *x = a, *y = b;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static const struct weft_model *sort_model;
+
+/* By OS thread, then by name (its text: names are interned by address,
+ * so two ids may say the same). */
+static int by_stream_name(const void *a, const void *b, void *ctx)
+{
+	const struct weft_interval *v = ctx;
+	const struct weft_interval *x = &v[*(const uint32_t *)a];
+	const struct weft_interval *y = &v[*(const uint32_t *)b];
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return strcmp(weft_model_name(sort_model, x->name),
+		      weft_model_name(sort_model, y->name));
+}
+
+/* The longest run on `stream` that starts within [t0, t1) (runs are
+ * sorted by start), or WEFT_NONE. */
+static uint32_t longest_run_in(const struct weft_run *run, uint32_t nrun,
+			       uint32_t stream, int64_t t0, int64_t t1)
+{
+	uint32_t lo = 0, hi = nrun, best = WEFT_NONE;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (run[mid].t0 < t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t i = lo; i < nrun && run[i].t0 < t1; i++)
+		if (run[i].stream == stream &&
+		    (best == WEFT_NONE ||
+		     run[i].t1 - run[i].t0 > run[best].t1 - run[best].t0))
+			best = i;
+	return best;
+}
+
+/* Groups the loop phases by OS thread and name; returns how many groups
+ * (*out, malloc'd; NULL when there are none). */
+static uint32_t phase_groups(const struct weft_model *m,
+			     struct phase_group **out)
+{
+	uint32_t n, nrun, ng = 0;
+	const struct weft_interval *v =
+		weft_model_intervals(m, WEFT_EV_PHASE, &n);
+	const struct weft_run *run = weft_model_runs(m, &nrun);
+	*out = NULL;
+	if (!n)
+		return 0;
+	uint32_t *ix = malloc(n * sizeof *ix);
+	int64_t *d = malloc(n * sizeof *d);
+	struct phase_group *g = calloc(n, sizeof *g);
+	if (!ix || !d || !g) {
+		free(ix);
+		free(d);
+		free(g);
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ix[i] = i;
+	sort_model = m;
+	qsort_r(ix, n, sizeof *ix, by_stream_name, (void *)v);
+	for (uint32_t i = 0; i < n;) {
+		struct phase_group *x = &g[ng++];
+		x->stream = v[ix[i]].stream;
+		x->name = v[ix[i]].name;
+		x->longest = ix[i];
+		x->first = v[ix[i]].t0;
+		uint32_t j = i, nd = 0;
+		for (; j < n && !by_stream_name(&ix[i], &ix[j], (void *)v);
+		     j++) {
+			const struct weft_interval *y = &v[ix[j]];
+			int64_t len = y->t1 - y->t0;
+			d[nd++] = len;
+			if (__builtin_add_overflow(x->total, len, &x->total))
+				x->total = INT64_MAX; /* a corrupt trace */
+			if (len > v[x->longest].t1 - v[x->longest].t0)
+				x->longest = ix[j];
+			if (y->t0 < x->first)
+				x->first = y->t0;
+		}
+		x->count = nd;
+		qsort(d, nd, sizeof *d, cmp_i64);
+		pct(d, nd, x->d);
+		x->run = longest_run_in(run, nrun, x->stream,
+					v[x->longest].t0, v[x->longest].t1);
+		i = j;
+	}
+	free(ix);
+	free(d);
+	qsort(g, ng, sizeof *g, by_first);
+	*out = g;
+	return ng;
+}
+
 static int by_run_len(const void *a, const void *b, void *ctx)
 {
 	const struct weft_run *r = ctx;
@@ -243,6 +360,11 @@ int cmd_stats(int argc, char **argv)
 	qsort_r(order, nrun, sizeof *order, by_run_len, (void *)run);
 	uint32_t nlong = nrun < 10 ? nrun : 10;
 	const struct weft_losses *lo = &in->losses;
+	struct phase_group *pg;
+	uint32_t npg = phase_groups(m, &pg), nph;
+	const struct weft_interval *ph =
+		weft_model_intervals(m, WEFT_EV_PHASE, &nph);
+	double span = t1 > t0 ? (double)(t1 - t0) : 1;
 
 	if (json) {
 		printf("{\"events\":%" PRIu64 ",\"duration_ns\":%" PRId64
@@ -276,6 +398,36 @@ int cmd_stats(int argc, char **argv)
 			       x->stream < nst ? st[x->stream].tid : 0, x->t0,
 			       x->t1 - x->t0);
 		}
+		printf("],\"loop_phases\":[");
+		for (uint32_t i = 0; i < npg; i++) {
+			const struct phase_group *x = &pg[i];
+			const struct weft_interval *l = &ph[x->longest];
+			static const char *q[4] = {"p50", "p90", "p99", "max"};
+			printf("%s{\"tid\":%u,\"phase\":", i ? "," : "",
+			       x->stream < nst ? st[x->stream].tid : 0);
+			weft_json_string(stdout, weft_model_name(m, x->name));
+			printf(",\"count\":%u,\"total_ns\":%" PRId64
+			       ",\"share\":%.4f,\"duration_ns\":{",
+			       x->count, x->total, (double)x->total / span);
+			for (int k = 0; k < 4; k++)
+				printf("%s\"%s\":%" PRId64, k ? "," : "", q[k],
+				       x->d[k]);
+			printf("},\"longest\":{\"start_ns\":%" PRId64
+			       ",\"duration_ns\":%" PRId64,
+			       l->t0, l->t1 - l->t0);
+			if (x->run != WEFT_NONE) {
+				const struct weft_run *y = &run[x->run];
+				char title[256];
+				weft_model_title(m, y->thread, title,
+						 sizeof title);
+				printf(",\"longest_run\":{\"thread\":");
+				weft_json_string(stdout, title);
+				printf(",\"id\":\"0x%" PRIx64
+				       "\",\"duration_ns\":%" PRId64 "}",
+				       th[y->thread].id, y->t1 - y->t0);
+			}
+			printf("}}");
+		}
 		printf("],\"counters\":[");
 		for (uint32_t i = 0; i < nctr; i++) {
 			printf("%s{\"name\":", i ? "," : "");
@@ -302,7 +454,6 @@ int cmd_stats(int argc, char **argv)
 		printf("\nOS threads:\n");
 		for (uint32_t s = 0; s < nst; s++) {
 			char b1[24], b2[24];
-			double span = t1 > t0 ? (double)(t1 - t0) : 1;
 			printf("  tid %-8u %-16s busy %5.1f%% (%s)  idle %5.1f%% "
 			       "(%s)\n",
 			       st[s].tid, st[s].name,
@@ -323,6 +474,42 @@ int cmd_stats(int argc, char **argv)
 			       x->stream < nst ? st[x->stream].tid : 0,
 			       fmt_ns(b2, sizeof b2, x->t0));
 		}
+		for (uint32_t i = 0; i < npg; i++) {
+			const struct phase_group *x = &pg[i];
+			const struct weft_interval *l = &ph[x->longest];
+			if (!i || x->stream != pg[i - 1].stream)
+				printf("\nloop phases, tid %u %s:\n  %-12s %8s "
+				       "%10s %6s  %-30s %s\n",
+				       x->stream < nst ? st[x->stream].tid : 0,
+				       x->stream < nst ? st[x->stream].name : "",
+				       "", "count", "total", "share",
+				       "p50/p90/p99/max",
+				       "longest: at, and what ran longest in it");
+			char a[4][24], tot[24], b[100], at[40], rl[24];
+			for (int k = 0; k < 4; k++)
+				dur(a[k], sizeof a[k], x->d[k]);
+			snprintf(b, sizeof b, "%s/%s/%s/%s", a[0], a[1], a[2],
+				 a[3]);
+			const char *name = weft_model_name(m, x->name);
+			printf("  ");
+			print_escaped(stdout, name, strlen(name));
+			printf("%*s %8u %10s %5.1f%%  %-30s %s s",
+			       (int)(12 - (strlen(name) < 12 ? strlen(name) : 12)),
+			       "", x->count, dur(tot, sizeof tot, x->total),
+			       100.0 * (double)x->total / span, b,
+			       fmt_ns(at, sizeof at, l->t0));
+			if (x->run != WEFT_NONE) {
+				const struct weft_run *y = &run[x->run];
+				char title[256];
+				weft_model_title(m, y->thread, title,
+						 sizeof title);
+				printf(", ");
+				print_escaped(stdout, title, strlen(title));
+				printf(" (0x%" PRIx64 ") %s", th[y->thread].id,
+				       dur(rl, sizeof rl, y->t1 - y->t0));
+			}
+			printf("\n");
+		}
 		if (nctr) {
 			printf("\ncounters:\n  %-24s %12s %12s %12s %8s\n", "",
 			       "min", "max", "last", "samples");
@@ -342,6 +529,7 @@ int cmd_stats(int argc, char **argv)
 		       lo->events_discarded, lo->events_nested,
 		       lo->texts_truncated);
 	}
+	free(pg);
 	free(order);
 	free(it);
 	free(gk);

@@ -72,7 +72,10 @@
 	X(FIRE, 21, "fire",                                                    \
 	  "current resolved target, which runs now and creates next, "         \
 	  "of its kind and label",                                             \
-	  F(ID, "target") F(ID, "next"))
+	  F(ID, "target") F(ID, "next"))                                       \
+	X(PHASE, 22, "phase",                                                  \
+	  "the OS thread's loop enters a phase (0: leaves its phases)",        \
+	  F(NAME, "phase"))
 
 enum weft_event_type {
 #define WEFT__EV_ENUM(E, id, name, doc, fields) WEFT_EV_##E = (id),

@@ -129,7 +129,8 @@ struct weft_interval {
 	int64_t t0, t1;
 	uint32_t stream;
 	uint32_t name;
-	uint32_t thread; /* spans: the async thread; else NONE */
+	uint32_t thread; /* spans: the async thread; phases: the one current
+			    when it began (the loop); else NONE */
 	uint32_t depth;  /* spans: nesting depth */
 };
 
@@ -175,7 +176,8 @@ const struct weft_label *weft_model_labels(const struct weft_model *m,
 					   uint32_t *n);
 const struct weft_counter *weft_model_counters(const struct weft_model *m,
 					       uint32_t *n);
-/* kind: WEFT_EV_IDLE, WEFT_EV_PAUSE or WEFT_EV_SPAN_BEGIN */
+/* kind: WEFT_EV_IDLE, WEFT_EV_PAUSE, WEFT_EV_SPAN_BEGIN or WEFT_EV_PHASE
+ * (an event loop's phases: per OS thread, disjoint and in time order) */
 const struct weft_interval *weft_model_intervals(const struct weft_model *m,
 						 int kind, uint32_t *n);
 const struct weft_loss *weft_model_losses(const struct weft_model *m,

@@ -180,6 +180,7 @@ WEFT_API void weft__resolve_run(uint64_t target);
 WEFT_API void weft__fire(uint64_t target, uint64_t next);
 WEFT_API void weft__create_label(uint64_t child, const char *kind,
 				 const char *label);
+WEFT_API void weft__phase(const char *phase);
 
 #define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 #define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
@@ -229,6 +230,7 @@ int weft__chk_id_str_str(uint64_t id, const char *a, const char *b);
 #define weft__resolve_run(t) weft__chk_id((t))
 #define weft__fire(t, n) weft__chk_id_id((t), (n))
 #define weft__create_label(c, k, l) weft__chk_id_str_str((c), (k), (l))
+#define weft__phase(p) weft__chk_str((p))
 #define weft_current() ((uint64_t)0)
 #define weft_burst_now() ((uint64_t)0)
 #define weft_last_time() ((uint64_t)0)
@@ -308,6 +310,20 @@ int weft__chk_id_str_str(uint64_t id, const char *a, const char *b);
 #define weft_create_label(child, kind, label)                                  \
 	WEFT__CALL(weft__create_label((child), (kind), (label)))
 #define weft_fire(target, next) WEFT__CALL(weft__fire((target), (next)))
+
+/* The event loop on this OS thread enters phase `phase` (an interned
+ * name, e.g. "timers"; NULL: it leaves its phases, e.g. on returning from
+ * its run function).  A phase lasts until the next weft_phase() here; on
+ * an OS thread that records phases, each weft_idle() begins anew the phase
+ * its reason names (a loop waits once an iteration, in its poll phase),
+ * which goes on after weft_resume() until the next weft_phase().  Pass
+ * the same string as the idle reason and the phase name: names are
+ * interned by address.  So a loop that records its wait as
+ * weft_idle("poll") marks only the phases where it runs work:
+ *     weft_phase("timers"); ...timer callbacks...
+ *     weft_idle("poll"); weft_resume(); ...I/O callbacks, phase "poll"...
+ *     weft_phase("closing"); ...close callbacks... */
+#define weft_phase(phase) WEFT__CALL(weft__phase((phase)))
 
 /* Hint: `thread` should resolve.  If it never does, readers report it
  * (weft why) and viewers draw it red to the end of the trace. */

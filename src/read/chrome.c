@@ -11,7 +11,8 @@
  *     thread where it happened to an instant (n) on the other thread's
  *     async track (or an X anchor when that is an OS thread itself);
  *   - counters as C, idle periods and pauses as X, labels and notes as n,
- *     losses as process-wide instants.
+ *     losses as process-wide instants;
+ *   - a loop's phases as X on a track of their own per OS thread.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -95,6 +96,12 @@ static uint32_t tid_of(const struct ctx *c, uint32_t stream)
 	uint32_t n;
 	const struct weft_model_stream *s = weft_model_streams(c->m, &n);
 	return stream < n && s[stream].tid ? s[stream].tid : 1000000 + stream;
+}
+
+/* The track of a stream's loop phases. */
+static uint32_t phase_tid(const struct ctx *c, uint32_t stream)
+{
+	return 2000000000u + tid_of(c, stream) % 100000000u;
 }
 
 static int is_root(const struct weft_model *m, uint32_t t)
@@ -341,6 +348,38 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 			fputs("}", f);
 		}
 	}
+
+	/* A loop's phases, on a track of their own next to its OS thread:
+	 * a phase may begin or end inside a run of the OS thread's track,
+	 * which a track's slices must not (they must nest). */
+	uint32_t nph;
+	const struct weft_interval *ph =
+		weft_model_intervals(m, WEFT_EV_PHASE, &nph);
+	uint8_t *named = calloc((size_t)nst + 1, 1);
+	for (uint32_t i = 0; i < nph; i++) {
+		uint32_t s = ph[i].stream;
+		if (named && s < nst && !named[s]) {
+			char nm[80];
+			snprintf(nm, sizeof nm, "loop phases, %s (tid %u)",
+				 st[s].name, st[s].tid);
+			begin(&c, "M");
+			fprintf(f,
+				",\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
+				"\"name\":",
+				phase_tid(&c, s));
+			weft_json_string(f, nm);
+			fputs("}}", f);
+			named[s] = 1;
+		}
+		begin(&c, "X");
+		fprintf(f, ",\"tid\":%u,\"cat\":\"weft.phase\",\"name\":",
+			phase_tid(&c, s));
+		weft_json_string(f, weft_model_name(m, ph[i].name));
+		jts(f, "ts", ph[i].t0);
+		jts(f, "dur", ph[i].t1 - ph[i].t0);
+		fputs("}", f);
+	}
+	free(named);
 
 	for (uint32_t i = 0; i < nloss; i++) {
 		begin(&c, "i");

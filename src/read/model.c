@@ -38,6 +38,8 @@ struct series {
 	int64_t min, max;
 };
 
+enum { IV_IDLE, IV_PAUSE, IV_SPAN, IV_PHASE, IV_KINDS };
+
 struct mstream {
 	uint32_t cur;   /* current async thread, or NONE */
 	int running;    /* cur has an open run */
@@ -47,6 +49,10 @@ struct mstream {
 	uint32_t idle_reason;
 	uint32_t *spans; /* open spans (indexes in span) */
 	uint32_t nspans, cspans;
+	int phased;      /* the stream has recorded a phase */
+	uint32_t phase;  /* its loop's phase now (a name), 0: none */
+	int64_t phase_t0;
+	uint32_t phase_thread; /* the async thread current when it began */
 };
 
 struct weft_model {
@@ -54,7 +60,8 @@ struct weft_model {
 	struct weft_thread *th;
 	uint32_t nth, cth;
 	struct weft_run *run;
-	uint32_t nrun, crun, nrun_final;
+	uint32_t nrun, crun;
+	int finalized; /* the provisional runs and intervals are in */
 	struct weft_arrow *arr;
 	uint32_t narr, carr;
 	struct weft_label *lab;
@@ -64,8 +71,8 @@ struct weft_model {
 	uint32_t *ser_of_name; /* name id -> series index + 1 */
 	uint32_t cser_of_name;
 	struct weft_counter *pubctr;
-	struct weft_interval *iv[3]; /* idle, pause, span */
-	uint32_t niv[3], civ[3], niv_final[3];
+	struct weft_interval *iv[IV_KINDS]; /* idle, pause, span, phase */
+	uint32_t niv[IV_KINDS], civ[IV_KINDS], niv_final[IV_KINDS];
 	struct weft_loss *loss;
 	uint32_t nloss, closs;
 	struct weft_model_stream *pst;
@@ -86,7 +93,6 @@ struct weft_model {
 	int loaded;
 };
 
-enum { IV_IDLE, IV_PAUSE, IV_SPAN };
 
 /* Times come from the trace: a hostile one saturates, never overflows. */
 static int64_t sat_add(int64_t a, int64_t b)
@@ -452,6 +458,19 @@ static uint32_t create_thread(struct weft_model *m, uint64_t id, int64_t t,
 	return x;
 }
 
+/* The stream's loop leaves its phase at t and enters `phase` (0: none),
+ * with `actor` current (its loop, usually). */
+static void enter_phase(struct weft_model *m, struct mstream *ms, uint32_t s,
+			uint32_t phase, int64_t t, uint32_t actor)
+{
+	if (ms->phase)
+		add_iv(m, IV_PHASE, ms->phase_t0, t, s, ms->phase,
+		       ms->phase_thread, 0);
+	ms->phase = phase;
+	ms->phase_t0 = t;
+	ms->phase_thread = actor;
+}
+
 static int apply(struct weft_model *m, const struct weft_event *ev)
 {
 	/* Only a corrupt trace has times this far from its origin: clamped,
@@ -526,6 +545,10 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 			ms->idle = 1;
 			ms->idle_t0 = t;
 			ms->idle_reason = ev->name;
+			/* A loop waits once an iteration, in the phase its
+			 * reason names: each wait begins that phase anew. */
+			if (ms->phased)
+				enter_phase(m, ms, s, ev->name, t, actor);
 		}
 		break;
 	case WEFT_EV_RESUME:
@@ -614,6 +637,16 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 			}
 		}
 		break;
+	case WEFT_EV_PHASE:
+		ms->phased = 1;
+		/* (names are interned by address: two ids may say the
+		 * same) */
+		if (ev->name != ms->phase &&
+		    (!ev->name || !ms->phase ||
+		     strcmp(weft_reader_name(m->r, ev->name),
+			    weft_reader_name(m->r, ms->phase))))
+			enter_phase(m, ms, s, ev->name, t, actor);
+		break;
 	case WEFT_EV_PAUSE: {
 		/* it began d ago, but not before the model's times begin */
 		int64_t d = ev->value < 0 ? 0 : ev->value;
@@ -628,11 +661,11 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 /* Takes back the provisional intervals of the last finalize(). */
 static void unfinalize(struct weft_model *m)
 {
-	m->nrun = m->nrun_final ? m->nrun_final : m->nrun;
-	if (m->niv_final[IV_IDLE])
-		m->niv[IV_IDLE] = m->niv_final[IV_IDLE];
-	m->nrun_final = 0;
-	m->niv_final[IV_IDLE] = 0;
+	if (!m->finalized)
+		return;
+	m->niv[IV_IDLE] = m->niv_final[IV_IDLE];
+	m->niv[IV_PHASE] = m->niv_final[IV_PHASE];
+	m->finalized = 0;
 }
 
 static int build_csr(uint32_t nth, uint32_t n, const void *items, size_t size,
@@ -706,9 +739,11 @@ static int cmp_run(const void *a, const void *b)
 
 static int finalize(struct weft_model *m, int shrink)
 {
-	/* Open runs and idle periods end, for now, at the last event. */
-	m->nrun_final = m->nrun;
+	/* Open runs, idle periods and phases end, for now, at the last
+	 * event. */
+	m->finalized = 1;
 	m->niv_final[IV_IDLE] = m->niv[IV_IDLE];
+	m->niv_final[IV_PHASE] = m->niv[IV_PHASE];
 	for (uint32_t s = 0; s < m->nst; s++) {
 		struct mstream *ms = &m->st[s];
 		if (ms->running)
@@ -716,6 +751,9 @@ static int finalize(struct weft_model *m, int shrink)
 		if (ms->idle)
 			add_iv(m, IV_IDLE, ms->idle_t0, m->t1, s,
 			       ms->idle_reason, WEFT_NONE, 0);
+		if (ms->phase)
+			add_iv(m, IV_PHASE, ms->phase_t0, m->t1, s, ms->phase,
+			       ms->phase_thread, 0);
 		for (uint32_t k = 0; k < ms->nspans; k++) {
 			struct weft_interval *v = &m->iv[IV_SPAN][ms->spans[k]];
 			if (v->t1 < m->t1)
@@ -777,7 +815,7 @@ long weft_model_update(struct weft_model *m)
 	int rc;
 	/* Runs were sorted by start in finalize(); the open ones were the
 	 * provisional tail before sorting, so re-derive them from state. */
-	if (m->nrun_final) {
+	if (m->finalized) {
 		/* drop provisional runs: they are the runs whose thread is
 		 * still running with the same start */
 		uint32_t w = 0;
@@ -794,7 +832,6 @@ long weft_model_update(struct weft_model *m)
 				m->run[w++] = *r;
 		}
 		m->nrun = w;
-		m->nrun_final = 0;
 	}
 	unfinalize(m);
 	while ((rc = weft_reader_next(m->r, &ev)) == 0) {
@@ -839,7 +876,7 @@ void weft_model_free(struct weft_model *m)
 	free(m->ser);
 	free(m->ser_of_name);
 	free(m->pubctr);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < IV_KINDS; i++)
 		free(m->iv[i]);
 	free(m->loss);
 	free(m->pst);
@@ -895,6 +932,7 @@ const struct weft_interval *weft_model_intervals(const struct weft_model *m,
 	int i = kind == WEFT_EV_IDLE	    ? IV_IDLE
 		: kind == WEFT_EV_PAUSE	    ? IV_PAUSE
 		: kind == WEFT_EV_SPAN_BEGIN ? IV_SPAN
+		: kind == WEFT_EV_PHASE	    ? IV_PHASE
 					     : -1;
 	*n = i < 0 ? 0 : m->niv[i];
 	return i < 0 ? NULL : m->iv[i];
@@ -978,7 +1016,7 @@ uint64_t weft_model_bytes(const struct weft_model *m)
 	     (uint64_t)m->cser_of_name * 4;
 	for (uint32_t i = 0; i < m->nser; i++)
 		b += (uint64_t)m->ser[i].cap * sizeof(struct weft_sample);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < IV_KINDS; i++)
 		b += (uint64_t)m->civ[i] * sizeof(struct weft_interval);
 	b += (uint64_t)m->closs * sizeof *m->loss;
 	b += (uint64_t)m->nst * (sizeof *m->st + sizeof *m->pst);

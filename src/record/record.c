@@ -720,6 +720,10 @@ WEFT_API void weft__span_end(const char *name)
 {
 	ev_name(WEFT_EV_SPAN_END, name);
 }
+WEFT_API void weft__phase(const char *phase)
+{
+	ev_name(WEFT_EV_PHASE, phase);
+}
 WEFT_API void weft__pause(const char *kind, uint64_t duration_ns)
 {
 	ev_name_val(WEFT_EV_PAUSE, kind, duration_ns);

@@ -81,6 +81,8 @@ struct weft_view {
 	uint32_t *rruns, *rroff; /* runs by row, in time order */
 	uint32_t *notes, nnotes; /* indexes of notes in the labels */
 	struct ivindex iv[3];    /* idle, pause, spans */
+	uint32_t *ph_ix, *ph_off; /* loop phases by stream, in time order */
+	uint32_t ph_nst;
 
 	uint8_t *hlm;    /* search matches */
 	uint8_t *chm;    /* the causal chain */
@@ -280,6 +282,50 @@ static void layout(struct weft_view *v)
 		v->focus = v->nrows ? v->nrows - 1 : 0;
 }
 
+static const struct weft_interval *sort_ph;
+
+static int by_stream_t0(const void *a, const void *b)
+{
+	const struct weft_interval *x = &sort_ph[*(const uint32_t *)a];
+	const struct weft_interval *y = &sort_ph[*(const uint32_t *)b];
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* The loop phases of each OS thread, in time order: they are disjoint,
+ * so their ends are in order too. */
+static int index_phases(struct weft_view *v)
+{
+	uint32_t n;
+	const struct weft_interval *iv =
+		weft_model_intervals(v->m, WEFT_EV_PHASE, &n);
+	free(v->ph_ix);
+	free(v->ph_off);
+	v->ph_off = NULL;
+	v->ph_nst = 0;
+	v->ph_ix = malloc(((size_t)n + 1) * sizeof *v->ph_ix);
+	if (!v->ph_ix)
+		return -1;
+	uint32_t nst = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		v->ph_ix[i] = i;
+		if (iv[i].stream >= nst)
+			nst = iv[i].stream + 1;
+	}
+	sort_ph = iv;
+	qsort(v->ph_ix, n, sizeof *v->ph_ix, by_stream_t0);
+	v->ph_off = calloc((size_t)nst + 1, sizeof *v->ph_off);
+	if (!v->ph_off)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		v->ph_off[iv[i].stream + 1]++;
+	for (uint32_t k = 0; k < nst; k++)
+		v->ph_off[k + 1] += v->ph_off[k];
+	v->ph_nst = nst;
+	return 0;
+}
+
 /* Everything derived from the layout: the per-row indexes. */
 static int index_rows(struct weft_view *v)
 {
@@ -312,6 +358,8 @@ static int index_rows(struct weft_view *v)
 	v->rroff[v->nrows] = k;
 	/* notes */
 	const struct weft_label *lb = weft_model_labels(v->m, &nl);
+	if (index_phases(v))
+		return -1;
 	free(v->notes);
 	v->nnotes = 0;
 	v->notes = malloc(((size_t)nl + 1) * sizeof *v->notes);
@@ -423,6 +471,8 @@ void weft_view_free(struct weft_view *v)
 	free(v->rruns);
 	free(v->rroff);
 	free(v->notes);
+	free(v->ph_ix);
+	free(v->ph_off);
 	for (int i = 0; i < 3; i++) {
 		free(v->iv[i].ord);
 		free(v->iv[i].pmax);
@@ -1304,7 +1354,13 @@ static void draw_runs(struct weft_view *v, struct pen *p)
 	color(p, 1, 1, 1, 1);
 	p->c->line_width(p->c->ctx, 4);
 	v->pass++;
-	for (int r = v->fa; r < v->fa + v->fk; r++) {
+	/* the rows drawn in full: the focus band, and the squeezed rows
+	 * above or below it when they are still FULL px tall */
+	int r0 = v->hu >= FULL ? 0 : v->fa;
+	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
+	for (int r = r0; r < r1; r++) {
+		if (row_h(v, r) < FULL)
+			continue;
 		const uint32_t *ix = v->rruns + v->rroff[r];
 		uint32_t n = v->rroff[r + 1] - v->rroff[r], lo = 0, hi = n;
 		double y = yof(v, r);
@@ -1379,6 +1435,104 @@ static void draw_spans(struct weft_view *v, struct pen *p)
 			p->c->text(p->c->ctx, (x0 < LEFT ? LEFT : x0) + 2,
 				   yof(v, r) + 12, FONT * 0.8, name);
 			p->prims++;
+		}
+	}
+}
+
+/* The colour of a loop phase: libuv's by meaning (the wait in poll is
+ * blue like idle time, callbacks warm), others by their name's hash. */
+static void phase_rgb(const char *name, double rgb[3])
+{
+	static const struct {
+		const char *name;
+		double rgb[3];
+	} known[] = {
+		{"timers", {0.85, 0.55, 0.1}},  {"pending", {0.75, 0.3, 0.3}},
+		{"idle", {0.55, 0.55, 0.55}},   {"prepare", {0.5, 0.4, 0.7}},
+		{"poll", {0.25, 0.45, 0.75}},   {"check", {0.3, 0.6, 0.35}},
+		{"closing", {0.45, 0.3, 0.15}},
+	};
+	static const double hashed[6][3] = {
+		{0.6, 0.3, 0.6}, {0.3, 0.55, 0.55}, {0.65, 0.5, 0.2},
+		{0.4, 0.4, 0.75}, {0.55, 0.35, 0.3}, {0.35, 0.6, 0.3}};
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (!strcmp(name, known[i].name)) {
+			memcpy(rgb, known[i].rgb, sizeof known[i].rgb);
+			return;
+		}
+	uint32_t h = 2166136261u;
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	memcpy(rgb, hashed[h % 6], sizeof hashed[0]);
+}
+
+/* First phase of [lo, hi) in a stream's list that ends at or after t. */
+static uint32_t phase_from(const struct weft_view *v,
+			   const struct weft_interval *iv, uint32_t lo,
+			   uint32_t hi, int64_t t)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (iv[v->ph_ix[mid]].t1 < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* An event loop's phases: a coloured bar under the line of the thread
+ * current when each began (the loop), its name where it fits.  Phases of
+ * one OS thread are disjoint and in order: once a pixel is drawn, the
+ * search jumps to the first phase that reaches past it, so a frame draws
+ * at most one bar per pixel column and loop. */
+static void draw_phases(struct weft_view *v, struct pen *p)
+{
+	uint32_t n;
+	const struct weft_interval *iv =
+		weft_model_intervals(v->m, WEFT_EV_PHASE, &n);
+	for (uint32_t s = 0; s < v->ph_nst; s++) {
+		uint32_t end = v->ph_off[s + 1];
+		double last = -1e9;
+		uint32_t i = phase_from(v, iv, v->ph_off[s], end, v->t0);
+		while (i < end) {
+			const struct weft_interval *ph = &iv[v->ph_ix[i]];
+			if (ph->t0 > v->t1)
+				break;
+			double x0 = xof(v, ph->t0), x1 = xof(v, ph->t1);
+			if (x1 < last + 0.5) {
+				/* under what is drawn: jump past it */
+				i = phase_from(v, iv, i + 1, end,
+					       tof(v, last + 0.5));
+				continue;
+			}
+			i++;
+			int r = ph->thread < v->nthreads ? v->row[ph->thread]
+							  : -1;
+			if (r < 0 || row_h(v, r) < FULL)
+				continue;
+			/* whole pixels: crisp bars, one colour per column */
+			x0 = round(x0 < last ? last : x0 < LEFT - 1 ? LEFT - 1
+								     : x0);
+			x1 = round(x1 > v->w + 1 ? v->w + 1 : x1);
+			if (x1 - x0 < 1)
+				x1 = x0 + 1;
+			last = x1;
+			const char *name = weft_model_name(v->m, ph->name);
+			double rgb[3];
+			phase_rgb(name, rgb);
+			color(p, rgb[0], rgb[1], rgb[2], 1);
+			double y = round(yof(v, r));
+			rect(p, x0, y + 3, x1 - x0, 3);
+			if (x1 - x0 > 30) {
+				double tw = p->c->text_width(p->c->ctx,
+							     FONT * 0.8, name);
+				if (x1 - x0 > tw + 6) {
+					p->c->text(p->c->ctx, x0 + 2, y + 14,
+						   FONT * 0.8, name);
+					p->prims++;
+				}
+			}
 		}
 	}
 }
@@ -1791,6 +1945,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 
 	draw_runs(v, p);
 	draw_spans(v, p);
+	draw_phases(v, p);
 
 	/* Failed threads and should-resolve threads that never resolved. */
 	k.kind = P_BAD;

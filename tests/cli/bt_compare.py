@@ -41,7 +41,7 @@ def split_top(s):
 
 
 BT = re.compile(r'^\[(\d+)\] \([^)]*\) (?:\S+ )?(\w+): \{ (.*?) \}, \{ ?(.*?) ?\}$')
-ENUM = re.compile(r'^\( "(.*)" : container = \d+ \)$')
+ENUM = re.compile(r'^\( "(.*)" : container = (\d+) \)$')
 
 
 def bt_events(path):
@@ -58,7 +58,8 @@ def bt_events(path):
             k, v = kv.split(' = ', 1)
             e = ENUM.match(v)
             if e:
-                v = '"%s"' % e.group(1)
+                # name 0 is "(none)" in the CTF metadata, "" in the dump
+                v = '""' if e.group(2) == '0' else '"%s"' % e.group(1)
             if re.match(r'^0x[0-9A-Fa-f]+$', v):
                 v = v.lower()  # babeltrace2 prints hex in upper case
             fields.append((k, v))

@@ -37,7 +37,7 @@ t_babeltrace_roundtrip() {
 	# every event type, from several OS threads
 	for e in create run idle resume read try_read resolve fail becomes \
 		signal cancel label should_resolve counter_set counter_add \
-		note span_begin span_end pause resolve_run create_label fire; do
+		note span_begin span_end pause resolve_run create_label fire phase; do
 		grep -q "[0-9]) $e: " bt.txt || die "no $e event in babeltrace2 output"
 	done
 	[ "$(awk '{print $4}' bt.txt | sort -u | wc -l)" -ge 1 ]
@@ -60,14 +60,14 @@ t_stdin() {
 	WEFT_FILE=a.weft "$EX/all-events" >/dev/null
 	"$W" dump a.weft >1.txt && "$W" dump - <a.weft >2.txt || exit 1
 	cmp 1.txt 2.txt || die "dump - differs"
-	cat a.weft | "$W" info - | grep -q "^events:    48$" || die "info - wrong"
+	cat a.weft | "$W" info - | grep -q "^events:    50$" || die "info - wrong"
 }
 
 t_info() {
 	WEFT_FILE=a.weft "$EX/all-events" 2 >/dev/null
 	"$W" info a.weft >info.txt || exit 1
 	grep -q "^writer:    stopped cleanly" info.txt || die "$(cat info.txt)"
-	grep -q "^events:    48$" info.txt || die "$(cat info.txt)"
+	grep -q "^events:    50$" info.txt || die "$(cat info.txt)"
 	grep -q "^streams:   3$" info.txt || die "$(cat info.txt)"
 	grep -qE "^  create +6$" info.txt || die "$(cat info.txt)"
 	grep -q "0 packets lost" info.txt
@@ -187,7 +187,7 @@ t_env_children() {
 	WEFT_FILE=e.weft WEFT_ROOT_PID=1 "$EX/all-events" >/dev/null
 	[ -e e.weft ] && die "non-root process wrote the root file"
 	ls e.weft.* >/dev/null 2>&1 || die "no e.weft.PID"
-	"$W" info "$(ls e.weft.* | head -1)" | grep -q "^events:    48$" || die "child trace wrong"
+	"$W" info "$(ls e.weft.* | head -1)" | grep -q "^events:    50$" || die "child trace wrong"
 	# a live writer's file is never taken over
 	WEFT_FILE=h.weft "$EX/ticker" 2 >/dev/null &
 	local pid=$!
@@ -277,6 +277,21 @@ t_chrome() {
 	python3 "$WEFT_SRC/tests/cli/chrome_check.py" a.json --threads 11 --flows 21 --counters 1 || exit 1
 	grep -q '"name":"thread_name","args":{"name":"all-events (tid' a.json || die "no thread names"
 	grep -q '"error":"disk on fire: \\"EIO\\""' a.json || die "no failure message"
+	# the loop's phase: a slice on a track of its own, named after its
+	# OS thread, in which the reply was resolved and re-armed (its runs
+	# begin there)
+	python3 - <<'PY' || die "phase slice wrong"
+import json
+ev = json.load(open('a.json'))['traceEvents']
+ph = [e for e in ev if e.get('cat') == 'weft.phase']
+assert len(ph) == 1 and ph[0]['ph'] == 'X' and ph[0]['name'] == 'pending', ph
+names = {e['tid']: e['args']['name'] for e in ev if e.get('name') == 'thread_name'}
+assert names[ph[0]['tid']].startswith('loop phases, all-events (tid '), names
+runs = [e for e in ev if e['ph'] == 'X' and e.get('cat') == 'weft' and
+        e.get('name', '').startswith('200 OK')]
+assert len(runs) == 2 and all(ph[0]['ts'] <= r['ts'] < ph[0]['ts'] + ph[0]['dur']
+                              for r in runs), (ph, runs)
+PY
 	WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
 	"$W" export --format chrome bad.weft -o - | python3 "$WEFT_SRC/tests/cli/chrome_check.py" /dev/stdin --threads 7 || exit 1
 	# hostile text stays text
@@ -315,11 +330,19 @@ assert 1 <= len(d['longest_runs']) <= 10
 r = [x['duration_ns'] for x in d['longest_runs']]
 assert r == sorted(r, reverse=True), r
 assert d['losses']['packets_lost'] == 0
-assert d['events'] == 60 and d['threads'] == 11, (d['events'], d['threads'])
+assert d['events'] == 62 and d['threads'] == 11, (d['events'], d['threads'])
+ph = d['loop_phases']
+assert len(ph) == 1 and ph[0]['phase'] == 'pending' and ph[0]['count'] == 1, ph
+assert ph[0]['tid'] == d['os_threads'][0]['tid'], ph
+assert ph[0]['total_ns'] == ph[0]['longest']['duration_ns'] > 0, ph
+# what ran longest in it: the reply, between its resolution and its firing
+assert ph[0]['longest']['longest_run']['thread'] == '200 OK to the client', ph
 PY
 	"$W" stats a.weft >s.txt || exit 1
 	grep -q "^by kind:" s.txt && grep -q "^  task  *3  *0  *2 " s.txt && grep -q "^longest runs without yielding:" s.txt &&
 		grep -q "^  busy-workers " s.txt || die "$(cat s.txt)"
+	grep -q "^loop phases, tid [0-9]* all-events:" s.txt &&
+		grep -qE "^  pending +1 .* 200 OK to the client \(0x190\)" s.txt || die "$(cat s.txt)"
 }
 
 # Hostile traces (the fuzz corpus: damaged copies and what libFuzzer found)

@@ -577,7 +577,69 @@ TEST(arrows_batched_by_colour)
 	unload(&pic);
 }
 
+/* An event loop's phases: coloured bars under the loop's line, each in
+ * its phase's colour; a frame of many tiny phases stays bounded. */
+TEST(loop_phases)
+{
+	const char *p = tpath("phases.weft");
+	static const char poll[] = "poll";
+	CHECK_OK(weft_start(p, 16 << 20, 0));
+	weft_run(1);
+	spin_us(500);
+	weft_phase("timers");
+	spin_us(1000);
+	weft_idle(poll); /* the wait: the poll phase */
+	spin_us(1000);
+	weft_resume();
+	spin_us(1000);
+	weft_phase("closing");
+	spin_us(1000);
+	weft_phase(NULL);
+	spin_us(500);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 800, 200);
+	double y = weft_view_thread_y(pic.v, weft_model_find(pic.m, 1), NULL);
+	CHECK(y > 0);
+	int yb = (int)y + 3;
+	long timers = count(&pic, 217, 140, 26, 0, yb, 800, 3);
+	long polls = count(&pic, 64, 115, 191, 0, yb, 800, 3);
+	long closing = count(&pic, 115, 77, 38, 0, yb, 800, 3);
+	/* about 1/5, 2/5 and 1/5 of the width, 3 px high */
+	CHECK(timers > 3 * 100 && timers < 3 * 220);
+	CHECK(polls > 3 * 250 && polls < 3 * 400);
+	CHECK(closing > 3 * 100 && closing < 3 * 220);
+	/* nothing in those colours elsewhere */
+	CHECK_EQ(count(&pic, 217, 140, 26, 0, 0, 800, yb) +
+			 count(&pic, 217, 140, 26, 0, yb + 3, 800, 200 - yb - 3),
+		 0);
+	unload(&pic);
+
+	/* 100,000 phases: at most a bar per pixel column */
+	p = tpath("many-phases.weft");
+	CHECK_OK(weft_start(p, 16 << 20, WEFT_DISCARD));
+	weft_run(1);
+	for (int i = 0; i < 50000; i++) {
+		weft_phase("timers");
+		weft_phase("pending");
+	}
+	weft_phase(NULL);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	load(&pic, p, 800, 200);
+	uint32_t n;
+	weft_model_intervals(pic.m, WEFT_EV_PHASE, &n);
+	CHECK_EQ(n, 100000);
+	CHECK(pic.prims < 3000);
+	y = weft_view_thread_y(pic.v, weft_model_find(pic.m, 1), NULL);
+	CHECK(count(&pic, 217, 140, 26, 0, (int)y + 3, 800, 3) +
+		      count(&pic, 191, 77, 77, 0, (int)y + 3, 800, 3) >
+	      3 * 700);
+	unload(&pic);
+}
+
 TEST_MAIN(T(arrow_colours), T(layout_near_parents), T(level_of_detail),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
-	  T(arrows_batched_by_colour))
+	  T(arrows_batched_by_colour), T(loop_phases))

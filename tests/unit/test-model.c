@@ -264,5 +264,113 @@ TEST(fused_events_match_their_halves)
 	weft_reader_close(rb);
 }
 
+/* An event loop's phases: each lasts until the next phase; on an OS
+ * thread that records phases each idle period begins anew the phase its
+ * reason names (one an iteration), which goes on after the resume; the
+ * last one ends, for now, with the trace. */
+TEST(loop_phases)
+{
+	const char *p = tpath("phases.weft");
+	static const char poll[] = "poll"; /* one name, one address */
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_idle(poll); /* no phase recorded yet: only idle */
+	weft_resume();
+	weft_phase("timers");
+	weft_run(2);
+	weft_run(1);
+	weft_idle(poll); /* timers ends, poll begins */
+	weft_resume();
+	weft_run(3); /* I/O callbacks: still poll */
+	weft_run(1);
+	weft_phase("closing");
+	weft_phase("closing"); /* the same: nothing new */
+	weft_phase(NULL);      /* the loop leaves its phases */
+	weft_idle(poll);       /* a loop's wait: poll again */
+	weft_resume();
+	weft_idle(poll); /* the next iteration's: a poll phase of its own */
+	weft_resume();
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	struct weft_model *m = load(p, &r);
+	uint32_t n, ni;
+	const struct weft_interval *ph =
+		weft_model_intervals(m, WEFT_EV_PHASE, &n);
+	const struct weft_interval *idle =
+		weft_model_intervals(m, WEFT_EV_IDLE, &ni);
+	CHECK_EQ(ni, 4);
+	CHECK_EQ(n, 5);
+	const char *want[] = {"timers", "poll", "closing", "poll", "poll"};
+	for (uint32_t i = 0; i < n; i++) {
+		CHECK_STR(weft_model_name(m, ph[i].name), want[i]);
+		CHECK_EQ(ph[i].stream, 0);
+		CHECK(ph[i].t0 <= ph[i].t1);
+	}
+	CHECK(ph[0].t0 >= idle[0].t1);
+	CHECK_EQ(ph[0].t1, idle[1].t0);
+	CHECK_EQ(ph[1].t0, idle[1].t0);
+	CHECK_EQ(ph[1].t1, ph[2].t0);
+	CHECK(ph[1].t1 > idle[1].t1); /* beyond the wait */
+	CHECK(ph[2].t1 < ph[3].t0);   /* none between */
+	CHECK_EQ(ph[3].t0, idle[2].t0);
+	CHECK_EQ(ph[3].t1, idle[3].t0);
+	CHECK_EQ(ph[4].t0, idle[3].t0);
+	int64_t t0, t1;
+	weft_model_range(m, &t0, &t1);
+	CHECK_EQ(ph[4].t1, t1);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+/* A live model updated as the trace grows keeps no provisional run,
+ * idle period or phase of the update before, even when it had none that
+ * had ended. */
+TEST(live_update_replaces_provisional_ends)
+{
+	const char *p = tpath("live.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_phase("timers");
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t n;
+	weft_model_runs(m, &n);
+	CHECK_EQ(n, 1); /* 1, running still */
+	weft_model_intervals(m, WEFT_EV_PHASE, &n);
+	CHECK_EQ(n, 1);
+	weft_run(2);
+	weft_idle("poll");
+	CHECK(weft_model_update(m) > 0);
+	weft_model_runs(m, &n);
+	CHECK_EQ(n, 2);
+	weft_model_intervals(m, WEFT_EV_IDLE, &n);
+	CHECK_EQ(n, 1); /* open */
+	weft_model_intervals(m, WEFT_EV_PHASE, &n);
+	CHECK_EQ(n, 2); /* timers, poll (open) */
+	weft_resume();
+	weft_phase(NULL);
+	weft_run(0);
+	CHECK(weft_model_update(m) > 0);
+	const struct weft_run *run = weft_model_runs(m, &n);
+	CHECK_EQ(n, 3); /* 1, 2 until idle, 2 again after resume */
+	CHECK_EQ(run[0].thread, weft_model_find(m, 1));
+	CHECK_EQ(run[1].thread, weft_model_find(m, 2));
+	CHECK_EQ(run[2].thread, weft_model_find(m, 2));
+	weft_model_intervals(m, WEFT_EV_IDLE, &n);
+	CHECK_EQ(n, 1);
+	const struct weft_interval *ph =
+		weft_model_intervals(m, WEFT_EV_PHASE, &n);
+	CHECK_EQ(n, 2);
+	CHECK_STR(weft_model_name(m, ph[1].name), "poll");
+	CHECK(ph[1].t1 > ph[1].t0);
+	CHECK_OK(weft_stop());
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
-	  T(fused_events_match_their_halves))
+	  T(fused_events_match_their_halves), T(loop_phases),
+	  T(live_update_replaces_provisional_ends))

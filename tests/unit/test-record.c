@@ -43,6 +43,8 @@ TEST(roundtrip_every_event)
 	weft_create_label(15, "kind-b", "a kept label");
 	weft_resolve_run(15);
 	weft_fire(16, 17);
+	weft_phase("timers");
+	weft_phase(NULL);
 	weft_pause("gc", 12345);
 	weft_run(0);
 	CHECK_OK(weft_stop());
@@ -83,6 +85,8 @@ TEST(roundtrip_every_event)
 		 "a kept label"},
 		{WEFT_EV_RESOLVE_RUN, 7, 15, 0, "", 0, NULL},
 		{WEFT_EV_FIRE, 15, 16, 17, "", 0, NULL},
+		{WEFT_EV_PHASE, 16, 0, 0, "timers", 0, NULL},
+		{WEFT_EV_PHASE, 16, 0, 0, "", 0, NULL},
 		{WEFT_EV_PAUSE, 16, 0, 0, "gc", 12345, NULL},
 		{WEFT_EV_RUN, 16, 0, 0, "", 0, NULL},
 	};
