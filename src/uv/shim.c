@@ -135,6 +135,9 @@ enum role {
 	R_PROCESS,
 	R_CLOSE,
 	R_UDP_RECV,
+	R_IDLE,
+	R_PREPARE,
+	R_CHECK,
 };
 
 struct ent {
@@ -688,6 +691,89 @@ static const char *addr_str(const struct sockaddr *sa, char *buf, size_t cap)
 	return buf;
 }
 
+/* ------------------------------------------------------------ phases */
+
+/* The phases of a libuv loop iteration, in its order; a callback runs in
+ * one of them.  The trace marks a phase when the callbacks of another
+ * begin (weft_phase), and the loop's wait, recorded as idle "poll", is the
+ * poll phase: an iteration of an echo server marks one phase (its write
+ * callbacks' "pending") on top of its idle and resume. */
+enum { PH_NONE, PH_TIMERS, PH_PENDING, PH_IDLE, PH_PREPARE, PH_POLL,
+       PH_CHECK, PH_CLOSING };
+/* One string per name: the trace interns names by address, and the idle
+ * reason "poll" must be the poll phase's name. */
+static const char poll_name[] = "poll";
+static const char *const phase_names[] = {
+	NULL, "timers", "pending", "idle", "prepare", poll_name, "check",
+	"closing"};
+
+/* What the trace says of this OS thread's loop: its phase, and whether it
+ * has marked one (from then on, an idle period is its poll phase), for
+ * the trace of generation phase_gen (a new trace, or a forked child's,
+ * starts afresh). */
+static __thread int trace_phase, phased;
+static __thread unsigned phase_gen;
+
+static int phase_now(void)
+{
+	unsigned gen = ON();
+	if (gen != phase_gen) {
+		phase_gen = gen;
+		trace_phase = PH_NONE;
+		phased = 0;
+	}
+	return trace_phase;
+}
+
+/* Marks phase ph if the trace is not in it (in an open burst, or not). */
+static void phase_mark(int ph)
+{
+	if (phase_now() == ph || !ON())
+		return;
+	weft_phase(phase_names[ph]);
+	trace_phase = ph;
+	phased |= ph != PH_NONE;
+}
+
+/* The same, with the events that follow at the same instant: returns 1
+ * when it began a burst, for the caller to end after them. */
+static int phase_begin(int ph)
+{
+	if (phase_now() == ph || !ON())
+		return 0;
+	weft_burst_begin();
+	phase_mark(ph);
+	return 1;
+}
+
+/* Whether the loop is dispatching what epoll returned: libuv's poll
+ * keeps the returned events in the slot past the last watcher while it
+ * calls their callbacks, and clears it after (every Unix backend of
+ * libuv 1.x; uv_loop_t's watchers and nwatchers are in its public
+ * layout). */
+static int in_io(const uv_loop_t *loop)
+{
+	return loop && loop->watchers &&
+	       loop->watchers[loop->nwatchers] != NULL;
+}
+
+/* The phase of a completion outside the I/O callbacks: libuv delivers
+ * the requests its writes and connects finished in the pending phase,
+ * and cancels those of a closing handle in the closing phase. */
+static int completion_phase(const uv_loop_t *loop, long status)
+{
+	if (in_io(loop))
+		return PH_POLL;
+	return status == UV_ECANCELED ? PH_CLOSING : PH_PENDING;
+}
+
+/* The phase of a handle's I/O activation: poll, unless libuv runs it
+ * from its pending queue. */
+static int io_phase(const uv_loop_t *loop)
+{
+	return in_io(loop) ? PH_POLL : PH_PENDING;
+}
+
 /* Runs `id` around a user callback, then gives back what was current. */
 #define RUN_AS(id, call)                                                       \
 	do {                                                                   \
@@ -697,15 +783,27 @@ static const char *addr_str(const struct sockaddr *sa, char *buf, size_t cap)
 		set_cur(prev_);                                                \
 	} while (0)
 
-/* The same for the callback of what completed with `status`: it resolves
- * (or fails) and runs in one instant. */
-#define DELIVER_RUN(id, status, call)                                          \
+/* The same for the callback of what completed with `status`, in loop
+ * phase ph: it resolves (or fails) and runs in one instant. */
+#define DELIVER_RUN(id, status, ph, call)                                      \
 	do {                                                                   \
 		uint64_t prev_ = cur;                                          \
+		int burst_ = phase_begin(ph);                                  \
 		deliver((id), (status));                                       \
+		if (burst_)                                                    \
+			weft_burst_end();                                      \
 		call;                                                          \
 		set_cur(prev_);                                                \
 	} while (0)
+
+/* ... and with no callback to run. */
+static void complete_in(uint64_t id, long status, int ph)
+{
+	int burst = phase_begin(ph);
+	complete(id, status);
+	if (burst)
+		weft_burst_end();
+}
 
 /* ------------------------------------------------------------ the loop */
 
@@ -736,6 +834,7 @@ int uv_run(uv_loop_t *loop, uv_run_mode mode)
 	mine_loop = loop;
 	int r = real_uv_run(loop, mode);
 	int e = errno;
+	phase_mark(PH_NONE); /* out of the loop */
 	mine_flush();
 	mine_loop = prev_loop;
 	set_cur(prev);
@@ -775,7 +874,12 @@ static void poll_enter(int timeout)
 {
 	if (!timeout || !ON())
 		return;
-	weft_idle("poll");
+	weft_idle(poll_name);
+	/* A loop that marks phases waits in its poll phase (the trace
+	 * reads the idle period so). */
+	phase_now();
+	if (phased)
+		trace_phase = PH_POLL;
 	uint64_t now = weft_last_time(); /* the idle event's */
 	if (resumed_at && now > resumed_at) {
 		double f = us_per_tick;
@@ -921,10 +1025,11 @@ static int req_end(const void *req, struct ent *e)
 		long status_ = (statusexpr);                                   \
 		if (!req_end(req, &e))                                         \
 			return;                                                \
+		int ph_ = completion_phase(e.loop, status_);                   \
 		if (e.cb) {                                                    \
-			DELIVER_RUN(e.id, status_, ((cbtype)e.cb)args);        \
+			DELIVER_RUN(e.id, status_, ph_, ((cbtype)e.cb)args);   \
 		} else {                                                       \
-			complete(e.id, status_);                               \
+			complete_in(e.id, status_, ph_);                       \
 		}                                                              \
 	}
 
@@ -1157,10 +1262,12 @@ static void tramp_after_work(uv_work_t *req, int status)
 	struct ent e;
 	if (!req_end(req, &e))
 		return;
+	int ph = completion_phase(e.loop, status);
 	if (e.cb2)
-		DELIVER_RUN(e.id, status, ((uv_after_work_cb)e.cb2)(req, status));
+		DELIVER_RUN(e.id, status, ph,
+			    ((uv_after_work_cb)e.cb2)(req, status));
 	else
-		complete(e.id, status);
+		complete_in(e.id, status, ph);
 }
 
 int uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
@@ -1347,18 +1454,23 @@ static int fire(const void *h, int role, struct ent *e, uint64_t *next)
 }
 
 /* Runs the user's callback as the activation that fired (resolved, or
- * failed with `status`), after creating the next one, labelled with what
- * cached_label() returned in kept and b: one `fire` event when it
- * resolved and the next one's label is its own (kept at arm time). */
-#define FIRE_RUN(e, status, next, kind, kept, b, call)                         \
+ * failed with `status`) in loop phase ph, after creating the next one,
+ * labelled with what cached_label() returned in kept and b: one `fire`
+ * event when it resolved and the next one's label is its own (kept at arm
+ * time). */
+#define FIRE_RUN(e, status, next, kind, kept, b, ph, call)                     \
 	do {                                                                   \
 		uint64_t prev_ = cur;                                          \
 		int saved_ = errno;                                            \
 		if ((status) >= 0 && (kept) && (kept) == (e).label) {          \
+			int burst_ = phase_begin(ph);                          \
 			cur = (e).id;                                          \
 			weft_fire((e).id, (next));                             \
+			if (burst_)                                            \
+				weft_burst_end();                              \
 		} else { /* one instant: one clock read */                     \
 			weft_burst_begin();                                    \
+			phase_mark(ph);                                        \
 			deliver((e).id, (status));                             \
 			create_labelled((next), (kind), (kept), &(b));         \
 			weft_burst_end();                                      \
@@ -1378,6 +1490,7 @@ static void tramp_timer(uv_timer_t *h)
 	}
 	uint64_t prev = cur;
 	weft_burst_begin(); /* until the callback */
+	phase_mark(PH_TIMERS);
 	counters(e.loop);
 	deliver(e.id, 0);
 	uint64_t repeat = uv_timer_get_repeat(h);
@@ -1446,7 +1559,7 @@ static void tramp_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 				: cached_label(&b, "read fd ", stream_fd(h),
 					       NULL, 0, (const void *)e.cb);
 		FIRE_RUN(e, nread < 0 ? (long)nread : 0, next,
-			 "uv_stream_t read", kept, b,
+			 "uv_stream_t read", kept, b, io_phase(e.loop),
 			 ((uv_read_cb)e.cb)(h, nread, buf));
 		return;
 	}
@@ -1500,7 +1613,7 @@ static void tramp_connection(uv_stream_t *server, int status)
 				   : cached_label(&b, "connections on fd ",
 						  stream_fd(server), NULL, 0,
 						  (const void *)e.cb);
-	FIRE_RUN(e, status, next, "connection", kept, b,
+	FIRE_RUN(e, status, next, "connection", kept, b, io_phase(e.loop),
 		 ((uv_connection_cb)e.cb)(server, status));
 }
 
@@ -1540,10 +1653,11 @@ static void tramp_async(uv_async_t *h)
 				   : cached_label(&b, "async wake-up", NO_NUM,
 						  NULL, 0, (const void *)e.cb);
 	if (e.cb)
-		FIRE_RUN(e, 0, next, "uv_async_t", kept, b,
+		FIRE_RUN(e, 0, next, "uv_async_t", kept, b, io_phase(e.loop),
 			 ((uv_async_cb)e.cb)(h));
 	else
-		FIRE_RUN(e, 0, next, "uv_async_t", kept, b, (void)0);
+		FIRE_RUN(e, 0, next, "uv_async_t", kept, b, io_phase(e.loop),
+			 (void)0);
 }
 
 int uv_async_init(uv_loop_t *loop, uv_async_t *async, uv_async_cb cb)
@@ -1614,7 +1728,7 @@ static void tramp_poll(uv_poll_t *h, int status, int events)
 				   : cached_label(&b, "poll fd ",
 						  fd_of((uv_handle_t *)h), NULL,
 						  0, (const void *)e.cb);
-	FIRE_RUN(e, status, next, "uv_poll_t", kept, b,
+	FIRE_RUN(e, status, next, "uv_poll_t", kept, b, io_phase(e.loop),
 		 ((uv_poll_cb)e.cb)(h, status, events));
 }
 
@@ -1663,7 +1777,7 @@ static void tramp_signal(uv_signal_t *h, int signum)
 	const char *kept = e.label ? e.label
 				   : cached_label(&b, "signal ", signum, NULL,
 						  0, (const void *)e.cb);
-	FIRE_RUN(e, 0, next, "uv_signal_t", kept, b,
+	FIRE_RUN(e, 0, next, "uv_signal_t", kept, b, io_phase(e.loop),
 		 ((uv_signal_cb)e.cb)(h, signum));
 }
 
@@ -1698,6 +1812,118 @@ int uv_signal_stop(uv_signal_t *handle)
 	return real_uv_signal_stop(handle);
 }
 
+/* UDP receives: each datagram (or error) is an activation; a call with
+ * nothing read and no address is libuv saying there is nothing more. */
+static void tramp_udp_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf,
+			   const struct sockaddr *addr, unsigned flags)
+{
+	struct ent e;
+	uint64_t next;
+	if ((nread != 0 || addr) && fire(h, R_UDP_RECV, &e, &next)) {
+		struct lb b;
+		const char *kept =
+			e.label ? e.label
+				: cached_label(&b, "udp recv on fd ",
+					       fd_of((uv_handle_t *)h), NULL, 0,
+					       (const void *)e.cb);
+		FIRE_RUN(e, nread < 0 ? (long)nread : 0, next, "uv_udp_t recv",
+			 kept, b, io_phase(e.loop),
+			 ((uv_udp_recv_cb)e.cb)(h, nread, buf, addr, flags));
+		return;
+	}
+	if (get(h, R_UDP_RECV, &e, 0))
+		((uv_udp_recv_cb)e.cb)(h, nread, buf, addr, flags);
+}
+
+int uv_udp_recv_start(uv_udp_t *handle, uv_alloc_cb alloc_cb,
+		      uv_udp_recv_cb recv_cb)
+{
+	REAL(uv_udp_recv_start);
+	if (INTERNAL() || recv_cb == tramp_udp_recv)
+		return real_uv_udp_recv_start(handle, alloc_cb, recv_cb);
+	SCOPE_INSIDE();
+	if (!recv_cb || !ON())
+		return real_uv_udp_recv_start(handle, alloc_cb, recv_cb);
+	struct lb b;
+	const char *kept = cached_label(&b, "udp recv on fd ",
+					fd_of((uv_handle_t *)handle), NULL, 0,
+					(const void *)recv_cb);
+	uint64_t id = arm_labelled(handle, R_UDP_RECV, "uv_udp_t recv", kept,
+				   &b, (void (*)(void))recv_cb, handle->loop);
+	if (!id)
+		return real_uv_udp_recv_start(handle, alloc_cb, recv_cb);
+	int r = real_uv_udp_recv_start(handle, alloc_cb, tramp_udp_recv);
+	if (r < 0)
+		disarm(handle, R_UDP_RECV);
+	return r;
+}
+
+int uv_udp_recv_stop(uv_udp_t *handle)
+{
+	REAL(uv_udp_recv_stop);
+	if (INTERNAL())
+		return real_uv_udp_recv_stop(handle);
+	SCOPE_INSIDE();
+	disarm(handle, R_UDP_RECV);
+	return real_uv_udp_recv_stop(handle);
+}
+
+/* Idle, prepare and check handles: their callbacks run once an iteration
+ * in a phase of their own, each run an activation that re-arms. */
+#define LOOP_HANDLE(type, ROLE, PHASE)                                         \
+	static void tramp_##type(uv_##type##_t *h)                             \
+	{                                                                      \
+		struct ent e;                                                  \
+		uint64_t next;                                                 \
+		if (!fire(h, ROLE, &e, &next)) {                               \
+			if (get(h, ROLE, &e, 0))                               \
+				((uv_##type##_cb)e.cb)(h);                     \
+			return;                                                \
+		}                                                              \
+		struct lb b;                                                   \
+		const char *kept =                                             \
+			e.label ? e.label                                      \
+				: cached_label(&b, #type, NO_NUM, NULL, 0,     \
+					       (const void *)e.cb);            \
+		FIRE_RUN(e, 0, next, "uv_" #type "_t", kept, b, PHASE,         \
+			 ((uv_##type##_cb)e.cb)(h));                           \
+	}                                                                      \
+                                                                               \
+	int uv_##type##_start(uv_##type##_t *h, uv_##type##_cb cb)             \
+	{                                                                      \
+		REAL(uv_##type##_start);                                       \
+		if (INTERNAL() || cb == tramp_##type)                          \
+			return real_uv_##type##_start(h, cb);                  \
+		SCOPE_INSIDE();                                                \
+		if (!cb || !ON() || uv_is_active((uv_handle_t *)h))            \
+			return real_uv_##type##_start(h, cb);                  \
+		struct lb b;                                                   \
+		const char *kept = cached_label(&b, #type, NO_NUM, NULL, 0,    \
+						(const void *)cb);             \
+		uint64_t id = arm_labelled(h, ROLE, "uv_" #type "_t", kept,    \
+					   &b, (void (*)(void))cb, h->loop);   \
+		if (!id)                                                       \
+			return real_uv_##type##_start(h, cb);                  \
+		int r = real_uv_##type##_start(h, tramp_##type);               \
+		if (r < 0)                                                     \
+			disarm(h, ROLE);                                       \
+		return r;                                                      \
+	}                                                                      \
+                                                                               \
+	int uv_##type##_stop(uv_##type##_t *h)                                 \
+	{                                                                      \
+		REAL(uv_##type##_stop);                                        \
+		if (INTERNAL())                                                \
+			return real_uv_##type##_stop(h);                       \
+		SCOPE_INSIDE();                                                \
+		disarm(h, ROLE);                                               \
+		return real_uv_##type##_stop(h);                               \
+	}
+
+LOOP_HANDLE(idle, R_IDLE, PH_IDLE)
+LOOP_HANDLE(prepare, R_PREPARE, PH_PREPARE)
+LOOP_HANDLE(check, R_CHECK, PH_CHECK)
+
 static void tramp_exit(uv_process_t *p, int64_t status, int term_signal)
 {
 	struct ent e;
@@ -1718,10 +1944,10 @@ static void tramp_exit(uv_process_t *p, int64_t status, int term_signal)
 	counters(e.loop);
 	errno = saved;
 	if (e.cb) {
-		DELIVER_RUN(e.id, 0,
+		DELIVER_RUN(e.id, 0, io_phase(e.loop),
 			    ((uv_exit_cb)e.cb)(p, status, term_signal));
 	} else {
-		complete(e.id, 0);
+		complete_in(e.id, 0, io_phase(e.loop));
 		errno = saved;
 	}
 }
@@ -1766,9 +1992,9 @@ static void tramp_close(uv_handle_t *h)
 	counters(e.loop);
 	errno = saved;
 	if (e.cb) {
-		DELIVER_RUN(e.id, 0, ((uv_close_cb)e.cb)(h));
+		DELIVER_RUN(e.id, 0, PH_CLOSING, ((uv_close_cb)e.cb)(h));
 	} else {
-		complete(e.id, 0);
+		complete_in(e.id, 0, PH_CLOSING);
 		errno = saved;
 	}
 }
@@ -1780,8 +2006,9 @@ void uv_close(uv_handle_t *handle, uv_close_cb close_cb)
 		{ real_uv_close(handle, close_cb); return; };
 	SCOPE_INSIDE();
 	/* What the handle had armed will not fire. */
-	static const int roles[] = {R_TIMER, R_READ,   R_LISTEN, R_ASYNC,
-				    R_POLL,  R_SIGNAL, R_PROCESS};
+	static const int roles[] = {R_TIMER,   R_READ,	   R_LISTEN, R_ASYNC,
+				    R_POLL,    R_SIGNAL,   R_PROCESS, R_UDP_RECV,
+				    R_IDLE,    R_PREPARE, R_CHECK};
 	for (unsigned i = 0; i < sizeof roles / sizeof *roles; i++)
 		disarm(handle, roles[i]);
 	if (!ON()) {

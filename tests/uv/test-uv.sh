@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # test-uv.sh - `weft record` on real libuv programs: the project's examples
-# (a TCP echo over loopback; timers, fs, threadpool work and async sends)
+# (a TCP echo over loopback; timers, fs, threadpool work and async sends;
+# a callback in each phase of a loop iteration)
 # and ctest, from Debian's cmake, which nobody here wrote.  TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
@@ -112,6 +113,27 @@ t_many_labels() {
 	done
 }
 
+# One callback in each phase of a loop iteration (timers, pending, idle,
+# prepare, poll, check, closing), with idle/prepare/check handles and UDP:
+# each runs in its phase, and weft stats breaks the loop's time down by
+# phase.
+t_phases() {
+	"$EX/uv-phases" >plain.txt || die "uv-phases failed"
+	"$W" record -o p.weft --mode discard -- "$EX/uv-phases" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
+	check phases p.weft
+	"$W" stats --json p.weft | python3 -c '
+import json, sys
+ph = json.load(sys.stdin)["loop_phases"]
+names = [p["phase"] for p in ph]
+assert names == ["timers", "pending", "idle", "prepare", "poll", "check", "closing"], names
+assert all(p["count"] >= 1 and p["total_ns"] > 0 for p in ph), ph
+poll = ph[4]
+assert poll["longest"]["longest_run"]["thread"].endswith("-> on_read") or \
+    poll["longest"]["longest_run"]["thread"].startswith("uv loop"), poll
+' || die "stats: $("$W" stats p.weft)"
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 export -f die check $(compgen -A function t_)
 run echo_server_and_client t_echo
@@ -121,6 +143,7 @@ run ctest_from_debian t_ctest
 run lost_wakeup t_lost_wakeup
 run signals_and_status t_signals_and_status
 run many_labels t_many_labels
+run loop_phases t_phases
 echo "1..$n"
 echo "# $pass passed, $failn failed, 0 skipped"
 [ $failn = 0 ]

@@ -16,12 +16,21 @@ LINE = re.compile(r'^(\S+) #(\d+)/(\d+) (\w+)(.*?)(?: by=(0x[0-9a-f]+))?$')
 KV = re.compile(r' (\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 threads = {}     # id -> dict(kind, label, creator, end, stream)
 events = []
+phase = {}       # OS thread -> its loop's phase now, as the model reads it
+phased = set()   # OS threads that have marked a phase
 
 
 def th(i):
     return threads.setdefault(i, {'kind': None, 'labels': [], 'creator': None,
                                   'end': None, 'by': None, 'runs': set(),
-                                  'signals_from': []})
+                                  'signals_from': [], 'phase': None})
+
+
+def ran(x, tid):
+    """x begins a run on OS thread tid: the phase of its first run."""
+    x['runs'].add(tid)
+    if x['phase'] is None:
+        x['phase'] = phase.get(tid, '')
 
 
 for line in out.splitlines():
@@ -31,6 +40,11 @@ for line in out.splitlines():
     t, stream, tid, ev, rest, by = m.groups()
     f = {k: v.strip('"') for k, v in KV.findall(rest)}
     events.append((ev, f, by, tid))
+    if ev == 'phase':
+        phase[tid] = f['phase']
+        phased.add(tid)
+    elif ev == 'idle' and tid in phased:
+        phase[tid] = f['reason']  # a loop waits in its poll phase
     if ev in ('create', 'create_label'):
         x = th(f['child'])
         x['kind'] = f['kind']
@@ -43,7 +57,7 @@ for line in out.splitlines():
         if x['end'] is None:
             x['end'] = 'resolve'
             x['by'] = by
-        x['runs'].add(tid)
+        ran(x, tid)
         y = th(f['next'])
         y['kind'] = x['kind']
         y['creator'] = f['target']
@@ -57,9 +71,9 @@ for line in out.splitlines():
                 'resolve' if ev == 'resolve_run' else ev
             x['by'] = by
         if ev == 'resolve_run':
-            x['runs'].add(tid)
+            ran(x, tid)
     elif ev == 'run':
-        th(f['thread'])['runs'].add(tid)
+        ran(th(f['thread']), tid)
     elif ev == 'signal':
         th(f['receiver'])['signals_from'].append((by, tid))
 
@@ -110,6 +124,11 @@ if CHECK == 'echo':
           'server read: %r' % threads[sr])
     ew = one(r'^write 11 bytes to fd \d+ -> on_echo_written$')
     check(threads[ew]['creator'] == sr and threads[ew]['end'] == 'resolve', 'echo write')
+    # a write that finished at once is delivered in the next iteration's
+    # pending phase; what epoll returned, in the poll phase
+    check(threads[cw]['phase'] == 'pending' and threads[ew]['phase'] == 'pending',
+          'writes delivered in the pending phase: %r' % [threads[cw], threads[ew]])
+    check(threads[sr]['phase'] == 'poll', 'reads in the poll phase: %r' % threads[sr])
     cr = first(r'^read fd \d+ -> on_client_read$')
     check(threads[cr]['end'] == 'resolve' and threads[cr]['creator'] == con, 'client read')
     sd = one(r'^shutdown fd \d+ -> on_shutdown$')
@@ -175,6 +194,41 @@ elif CHECK == 'edge':
     check(len(loops) == 2 and all(threads[l]['end'] == 'resolve' for l in loops), 'two loops')
     t2 = one(r'^timer 1 ms -> on_second_loop_timer$')
     check(threads[t2]['by'] in loops and threads[t2]['by'] != loop, 'second loop fires its timer')
+elif CHECK == 'phases':
+    # each callback in the phase libuv runs it in, in its order
+    want = [(r'^timer 0 ms -> on_timer$', 'timers', 'resolve'),
+            (r'^write 4 bytes to fd \d+ -> on_written$', 'pending', 'resolve'),
+            (r'^udp send to 127\.0\.0\.1:\d+ -> on_udp_sent$', 'pending', 'resolve'),
+            (r'^idle -> on_idle$', 'idle', 'resolve'),
+            (r'^prepare -> on_prepare$', 'prepare', 'resolve'),
+            (r'^read fd \d+ -> on_read$', 'poll', 'resolve'),
+            (r'^udp recv on fd \d+ -> on_udp$', 'poll', 'resolve'),
+            (r'^check -> on_check$', 'check', 'resolve'),
+            (r'^close pipe -> on_close_b$', 'closing', 'resolve'),
+            (r'^write 8388608 bytes to fd \d+ -> on_big_written$', 'closing',
+             'fail:ECANCELED'),
+            (r'^close pipe -> on_close_c$', 'closing', 'resolve')]
+    for pat, ph, end in want:
+        x = threads[first(pat)]
+        check(x['phase'] == ph and x['end'] == end and x['by'] == loop,
+              '/%s/ in phase %r, ended %r by %r: %r' % (pat, ph, end, loop, x))
+    # the phases of the first iteration, marked in that order (the poll
+    # phase by the loop's wait)
+    seq = []
+    for e, f, _, tid in events:
+        name = f.get('phase') if e == 'phase' else \
+            f.get('reason') if e == 'idle' and seq else None
+        if name is not None and (not seq or seq[-1] != name):
+            seq.append(name)
+    check(seq[:8] == ['timers', 'pending', 'idle', 'prepare', 'poll', 'check',
+                      'closing', ''], 'phase order: %r' % seq)
+    # the idle, prepare and check handles' next activations were
+    # cancelled by their stops
+    for pat in (r'^idle -> on_idle$', r'^prepare -> on_prepare$',
+                r'^check -> on_check$'):
+        acts = find(pat)
+        check(len(acts) == 2 and threads[max(acts, key=lambda i: int(i, 16))]['end']
+              == 'cancel', '%s: %r' % (pat, [threads[i] for i in acts]))
 else:
     sys.exit('unknown check')
 print('%s: %d threads checked' % (CHECK, len(threads)))
