@@ -44,12 +44,25 @@ if has render; then
 		echo "== picture of the hang: demo/arp-bad.png"
 fi
 if has record; then
-	for ex in build/examples/uv-*; do
-		[ -x "$ex" ] || continue
-		echo; echo "== weft record -o demo/$(basename "$ex").weft -- $ex"
-		$W record -o "demo/$(basename "$ex").weft" -- "$ex" || true
-		break
+	# unmodified libuv programs: an echo over loopback, and one callback
+	# in each phase of a loop iteration
+	for ex in uv-echo uv-phases; do
+		[ -x "build/examples/$ex" ] || continue
+		echo; echo "== weft record -o demo/$ex.weft -- build/examples/$ex"
+		$W record -o "demo/$ex.weft" -- "build/examples/$ex" || true
 	done
+	if [ -s demo/uv-phases.weft ]; then
+		echo; echo "== where the loop's time went: weft stats demo/uv-phases.weft (loop phases)"
+		$W stats demo/uv-phases.weft | sed -n '/^loop phases/,/^$/p'
+		if has render; then
+			$W render demo/uv-phases.weft -o demo/uv-phases.png &&
+				echo "== picture: demo/uv-phases.png (the phases are the coloured bars under the loop)"
+		fi
+		if has html; then
+			$W html demo/uv-phases.weft -o demo/uv-phases.html &&
+				echo "== viewer: demo/uv-phases.html"
+		fi
+	fi
 fi
 echo
 echo "Traces are in demo/.  Try: $W dump --follow FILE while a program records."

@@ -479,7 +479,7 @@ int cmd_stats(int argc, char **argv)
 			const struct weft_interval *l = &ph[x->longest];
 			if (!i || x->stream != pg[i - 1].stream)
 				printf("\nloop phases, tid %u %s:\n  %-12s %8s "
-				       "%10s %6s  %-30s %s\n",
+				       "%10s %6s  %-36s %s\n",
 				       x->stream < nst ? st[x->stream].tid : 0,
 				       x->stream < nst ? st[x->stream].name : "",
 				       "", "count", "total", "share",
@@ -493,7 +493,7 @@ int cmd_stats(int argc, char **argv)
 			const char *name = weft_model_name(m, x->name);
 			printf("  ");
 			print_escaped(stdout, name, strlen(name));
-			printf("%*s %8u %10s %5.1f%%  %-30s %s s",
+			printf("%*s %8u %10s %5.1f%%  %-36s %s s",
 			       (int)(12 - (strlen(name) < 12 ? strlen(name) : 12)),
 			       "", x->count, dur(tot, sizeof tot, x->total),
 			       100.0 * (double)x->total / span, b,
