@@ -52,7 +52,9 @@ int cmd_info(int argc, char **argv)
 	       in->packet_size, in->mode ? "discard" : "overwrite",
 	       (unsigned long long)in->packets_used);
 	printf("clock:     %s, %llu Hz; started %s\n",
-	       in->clock_kind == 1 ? "TSC" : "CLOCK_MONOTONIC",
+	       in->clock_kind == 1   ? "TSC"
+	       : in->clock_kind == 3 ? "manual (set by the program)"
+				     : "CLOCK_MONOTONIC",
 	       (unsigned long long)in->freq, when);
 	if (in->events) {
 		int64_t a = weft_reader_ns(r, in->first_ts);

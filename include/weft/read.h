@@ -95,7 +95,8 @@ struct weft_trace_info {
 	uint32_t pid, ppid;
 	char comm[33];
 	uint64_t session;
-	int clock_kind;            /* 1 TSC, 2 CLOCK_MONOTONIC */
+	int clock_kind;            /* 1 TSC, 2 CLOCK_MONOTONIC, 3 manual (the
+				      program's time, in ns) */
 	uint64_t freq;             /* ticks per second (refined) */
 	uint64_t origin_ticks;     /* ticks at weft_start */
 	int64_t origin_real_ns;    /* CLOCK_REALTIME at origin_ticks */

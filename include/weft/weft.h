@@ -111,6 +111,10 @@ enum weft_start_flags {
 	WEFT_DISCARD = 1 << 0,
 	/* Use clock_gettime(CLOCK_MONOTONIC) even when the TSC is usable. */
 	WEFT_CLOCK_MONOTONIC = 1 << 1,
+	/* The program says what time it is, with weft_clock_set(): a
+	 * simulation's virtual time, or a test that wants the same trace on
+	 * any machine.  Times are nanoseconds from 0 at weft_start(). */
+	WEFT_CLOCK_MANUAL = 1 << 2,
 };
 
 /* Default ring size when none is given (bytes). */
@@ -132,7 +136,7 @@ WEFT_API const char *weft_version(void);
  * Creates (or replaces) `path` with mode 0600, pre-allocates `bytes` bytes
  * of disk for it (0 means WEFT_DEFAULT_SIZE; a full disk is reported here,
  * never as a SIGBUS later) and maps it.  `flags` is WEFT_OVERWRITE or
- * WEFT_DISCARD, optionally | WEFT_CLOCK_MONOTONIC.
+ * WEFT_DISCARD, optionally | WEFT_CLOCK_MONOTONIC or WEFT_CLOCK_MANUAL.
  *
  * Returns 0, WEFT_EBUSY if tracing is already started, WEFT_ETOOSMALL if
  * `bytes` cannot hold a header and a few packets, WEFT_ENOSPC, or -errno.
@@ -181,6 +185,7 @@ WEFT_API void weft__fire(uint64_t target, uint64_t next);
 WEFT_API void weft__create_label(uint64_t child, const char *kind,
 				 const char *label);
 WEFT_API void weft__phase(const char *phase);
+WEFT_API void weft__clock_set(uint64_t ns);
 
 #define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 #define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
@@ -231,6 +236,7 @@ int weft__chk_id_str_str(uint64_t id, const char *a, const char *b);
 #define weft__fire(t, n) weft__chk_id_id((t), (n))
 #define weft__create_label(c, k, l) weft__chk_id_str_str((c), (k), (l))
 #define weft__phase(p) weft__chk_str((p))
+#define weft__clock_set(ns) weft__chk_id((ns))
 #define weft_current() ((uint64_t)0)
 #define weft_burst_now() ((uint64_t)0)
 #define weft_last_time() ((uint64_t)0)
@@ -324,6 +330,12 @@ int weft__chk_id_str_str(uint64_t id, const char *a, const char *b);
  *     weft_idle("poll"); weft_resume(); ...I/O callbacks, phase "poll"...
  *     weft_phase("closing"); ...close callbacks... */
 #define weft_phase(phase) WEFT__CALL(weft__phase((phase)))
+
+/* With WEFT_CLOCK_MANUAL: the events recorded from now on, on every OS
+ * thread, are stamped `ns` nanoseconds after weft_start() (one relaxed
+ * store; a stream's times never go back: an earlier time stamps its
+ * events with the stream's last).  With another clock, nothing. */
+#define weft_clock_set(ns) WEFT__CALL(weft__clock_set((ns)))
 
 /* Hint: `thread` should resolve.  If it never does, readers report it
  * (weft why) and viewers draw it red to the end of the trace. */

@@ -45,6 +45,7 @@
 
 #define WEFT_CLOCK_TSC 1
 #define WEFT_CLOCK_MONO 2
+#define WEFT_CLOCK_PROGRAM 3 /* set by the program (WEFT_CLOCK_MANUAL), in ns */
 
 #define WEFT_STATE_RUNNING 1
 #define WEFT_STATE_STOPPED 2

@@ -180,6 +180,8 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  uuid,
 		  p->clock_kind == WEFT_CLOCK_TSC
 			  ? "TSC, calibrated against CLOCK_MONOTONIC"
+		  : p->clock_kind == WEFT_CLOCK_PROGRAM
+			  ? "set by the program, in nanoseconds"
 			  : "CLOCK_MONOTONIC in nanoseconds",
 		  (unsigned long long)p->freq, (long long)off_s,
 		  (unsigned long long)off_ticks);

@@ -2,7 +2,8 @@
 /*
  * clock.c - the trace clock: the TSC when the CPU says it is invariant (or
  * the kernel itself trusts it), calibrated against CLOCK_MONOTONIC;
- * otherwise CLOCK_MONOTONIC in nanoseconds.
+ * otherwise CLOCK_MONOTONIC in nanoseconds; or, when the program asks,
+ * the time it sets (WEFT_CLOCK_MANUAL).
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #endif
 
 int weft__clock_kind = WEFT_CLOCK_MONO;
+uint64_t weft__manual_ns; /* WEFT_CLOCK_MANUAL: the time the program set */
 
 static int64_t ts_ns(clockid_t id)
 {
@@ -23,8 +25,11 @@ static int64_t ts_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The trace clock when it is not the TSC (off the TSC's fast path). */
 uint64_t weft__mono_ticks(void)
 {
+	if (weft__clock_kind == WEFT_CLOCK_PROGRAM)
+		return __atomic_load_n(&weft__manual_ns, __ATOMIC_RELAXED);
 	return (uint64_t)ts_ns(CLOCK_MONOTONIC);
 }
 
@@ -71,10 +76,19 @@ void weft__anchor_take(struct weft__anchor *a)
 	a->real_ns = ts_ns(CLOCK_REALTIME) - (mono - a->mono_ns);
 }
 
-uint64_t weft__clock_init(int force_mono, struct weft__anchor *a0)
+uint64_t weft__clock_init(int clock, struct weft__anchor *a0)
 {
-	weft__clock_kind =
-		(!force_mono && tsc_usable()) ? WEFT_CLOCK_TSC : WEFT_CLOCK_MONO;
+	if (clock == WEFT_CLOCK_PROGRAM) {
+		/* Time 0 is now: the origin's wall time is the start's. */
+		weft__clock_kind = WEFT_CLOCK_PROGRAM;
+		__atomic_store_n(&weft__manual_ns, 0, __ATOMIC_RELAXED);
+		weft__anchor_take(a0);
+		a0->ticks = 0;
+		return 1000000000u;
+	}
+	weft__clock_kind = (clock == WEFT_CLOCK_TSC && tsc_usable())
+				   ? WEFT_CLOCK_TSC
+				   : WEFT_CLOCK_MONO;
 	weft__anchor_take(a0);
 	if (weft__clock_kind == WEFT_CLOCK_MONO)
 		return 1000000000u;

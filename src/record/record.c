@@ -720,6 +720,14 @@ WEFT_API void weft__span_end(const char *name)
 {
 	ev_name(WEFT_EV_SPAN_END, name);
 }
+/* Read by the events of every thread (weft__mono_ticks): relaxed, as a
+ * clock read is; an event stamped a little before a store from another
+ * thread is stamped as it would be on a real clock. */
+WEFT_API void weft__clock_set(uint64_t ns)
+{
+	__atomic_store_n(&weft__manual_ns, ns, __ATOMIC_RELAXED);
+}
+
 WEFT_API void weft__phase(const char *phase)
 {
 	ev_name(WEFT_EV_PHASE, phase);
@@ -825,7 +833,8 @@ static int held_by_writer(const char *path)
 static int start(const char *path, size_t bytes, unsigned flags)
 {
 	int err = 0;
-	if (!path || !*path || (flags & ~3u))
+	if (!path || !*path || (flags & ~7u) ||
+	    ((flags & WEFT_CLOCK_MONOTONIC) && (flags & WEFT_CLOCK_MANUAL)))
 		return WEFT_EINVAL;
 	if (__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 		return WEFT_EBUSY;
@@ -926,7 +935,11 @@ static int start(const char *path, size_t bytes, unsigned flags)
 	h->npackets = npk;
 	h->mode = (flags & WEFT_DISCARD) ? 1 : 0;
 	random_uuid(h->uuid);
-	h->freq = weft__clock_init(!!(flags & WEFT_CLOCK_MONOTONIC), &h->a0);
+	h->freq = weft__clock_init((flags & WEFT_CLOCK_MANUAL)
+					   ? WEFT_CLOCK_PROGRAM
+				   : (flags & WEFT_CLOCK_MONOTONIC) ? WEFT_CLOCK_MONO
+								   : WEFT_CLOCK_TSC,
+				   &h->a0);
 	h->clock_kind = (uint32_t)weft__clock_kind;
 	h->a1 = h->a0;
 	h->pid = (uint32_t)getpid();

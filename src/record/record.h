@@ -21,7 +21,9 @@ static inline uint64_t weft__clock_now(void)
 }
 
 void weft__anchor_take(struct weft__anchor *a);
-uint64_t weft__clock_init(int force_mono, struct weft__anchor *a0);
+/* clock: WEFT_CLOCK_TSC (if usable), _MONO or _PROGRAM wanted. */
+uint64_t weft__clock_init(int clock, struct weft__anchor *a0);
+extern uint64_t weft__manual_ns;
 
 /* Test-build fault injection: when non-zero, the Nth call of the named
  * system call (counted from 1) fails with `weft__fault_errno`. */

@@ -161,7 +161,12 @@ int work(int x)
 	weft_counter_add("c", x);
 	weft_pause("gc", 10);
 	weft_becomes(1, 2);
-	if (weft_start("x", 0, 0))
+	weft_create_label(3, "k", "l");
+	weft_resolve_run(3);
+	weft_fire(3, 4);
+	weft_phase("timers");
+	weft_clock_set((uint64_t)x);
+	if (weft_start("x", 0, WEFT_CLOCK_MANUAL))
 		return -1;
 #endif
 	return x * 3;

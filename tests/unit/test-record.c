@@ -715,6 +715,63 @@ TEST(never_replace_live_ring)
 	waitpid(pid, NULL, 0);
 }
 
+/* WEFT_CLOCK_MANUAL: events are stamped with the time the program set,
+ * in ns from the start, on every OS thread; a stream never goes back. */
+static void *manual_other(void *arg)
+{
+	(void)arg;
+	weft_run(7); /* stamped with the time set before this thread ran */
+	weft_run(0);
+	return NULL;
+}
+
+TEST(manual_clock)
+{
+	const char *p = tpath("manual.weft");
+	CHECK_EQ(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL | WEFT_CLOCK_MONOTONIC),
+		 WEFT_EINVAL);
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	weft_run(1); /* at 0 */
+	weft_clock_set(1000);
+	weft_create(2, "k");
+	weft_clock_set(123456789);
+	weft_resolve(2);
+	pthread_t th;
+	pthread_create(&th, NULL, manual_other, NULL);
+	pthread_join(th, NULL);
+	weft_clock_set(5000); /* back in time: the stream keeps its last */
+	weft_read(2);
+	weft_clock_set(200000000);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK_EQ(t.info.clock_kind, 3);
+	CHECK_U64(t.info.freq, 1000000000u);
+	CHECK_EQ(t.n, 7);
+	static const int64_t want[] = {0, 1000, 123456789, 123456789,
+				       123456789, 123456789, 200000000};
+	for (size_t i = 0; i < t.n; i++)
+		if (t.ev[i].e.ns != want[i])
+			FAIL("event %zu (%s) at %lld ns, want %lld", i,
+			     weft_event_name(t.ev[i].e.type),
+			     (long long)t.ev[i].e.ns, (long long)want[i]);
+	/* the other OS thread's two events, at the time set then */
+	int other = 0;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.ev[i].e.stream != t.ev[0].e.stream) {
+			CHECK_EQ(t.ev[i].e.ns, 123456789);
+			other++;
+		}
+	CHECK_EQ(other, 2);
+	/* a later start begins at 0 again, on the real clock by default */
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	t = tread(p);
+	CHECK(t.info.clock_kind == 1 || t.info.clock_kind == 2);
+}
+
 TEST_MAIN(T(roundtrip_every_event), T(stopped_records_nothing),
 	  T(create_label_never_loses_the_label), T(live_reader_learns_new_names),
 	  T(bad_arguments), T(file_mode_0600), T(threads_no_loss),
@@ -723,4 +780,4 @@ TEST_MAIN(T(roundtrip_every_event), T(stopped_records_nothing),
 	  T(names_interned_once), T(signal_reentrancy), T(fork_child_stops),
 	  T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
 	  T(fault_injection), T(never_replace_live_ring),
-	  T(bursts_share_one_time))
+	  T(bursts_share_one_time), T(manual_clock))
