@@ -517,17 +517,15 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 			  t);
 		break;
 	case WEFT_EV_RESOLVE_RUN:
-		x = get(m, ev->id, t, s);
-		end_thread(m, x, WEFT_END_RESOLVED, t);
-		arrow(m, WEFT_ARROW_RESOLVE, actor, x, t, s);
-		switch_to(m, ms, s, x, t);
-		break;
 	case WEFT_EV_FIRE: {
 		x = get(m, ev->id, t, s);
 		end_thread(m, x, WEFT_END_RESOLVED, t);
 		arrow(m, WEFT_ARROW_RESOLVE, actor, x, t, s);
 		switch_to(m, ms, s, x, t);
-		/* the source's next activation: target's kind and label */
+		if (ev->type == WEFT_EV_RESOLVE_RUN)
+			break;
+		/* fire: the source's next activation, of target's kind and
+		 * with its label */
 		uint32_t lab = m->th[x].label;
 		uint32_t y = create_thread(m, ev->id2, t, s, x, m->th[x].kind);
 		if (y == WEFT_NONE)
