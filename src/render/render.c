@@ -282,19 +282,9 @@ static void layout(struct weft_view *v)
 		v->focus = v->nrows ? v->nrows - 1 : 0;
 }
 
-static const struct weft_interval *sort_ph;
-
-static int by_stream_t0(const void *a, const void *b)
-{
-	const struct weft_interval *x = &sort_ph[*(const uint32_t *)a];
-	const struct weft_interval *y = &sort_ph[*(const uint32_t *)b];
-	if (x->stream != y->stream)
-		return x->stream < y->stream ? -1 : 1;
-	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
-}
-
-/* The loop phases of each OS thread, in time order: they are disjoint,
- * so their ends are in order too. */
+/* The loop phases of each OS thread, in time order: the model gives
+ * them so (disjoint, each appended as it ends), so a stable counting sort
+ * by OS thread is all it takes. */
 static int index_phases(struct weft_view *v)
 {
 	uint32_t n;
@@ -302,26 +292,22 @@ static int index_phases(struct weft_view *v)
 		weft_model_intervals(v->m, WEFT_EV_PHASE, &n);
 	free(v->ph_ix);
 	free(v->ph_off);
-	v->ph_off = NULL;
+	v->ph_ix = NULL;
 	v->ph_nst = 0;
-	v->ph_ix = malloc(((size_t)n + 1) * sizeof *v->ph_ix);
-	if (!v->ph_ix)
-		return -1;
 	uint32_t nst = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		v->ph_ix[i] = i;
+	for (uint32_t i = 0; i < n; i++)
 		if (iv[i].stream >= nst)
 			nst = iv[i].stream + 1;
-	}
-	sort_ph = iv;
-	qsort(v->ph_ix, n, sizeof *v->ph_ix, by_stream_t0);
-	v->ph_off = calloc((size_t)nst + 1, sizeof *v->ph_off);
-	if (!v->ph_off)
+	v->ph_off = calloc((size_t)nst + 2, sizeof *v->ph_off);
+	v->ph_ix = malloc(((size_t)n + 1) * sizeof *v->ph_ix);
+	if (!v->ph_off || !v->ph_ix)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
-		v->ph_off[iv[i].stream + 1]++;
+		v->ph_off[iv[i].stream + 2]++;
 	for (uint32_t k = 0; k < nst; k++)
-		v->ph_off[k + 1] += v->ph_off[k];
+		v->ph_off[k + 2] += v->ph_off[k + 1];
+	for (uint32_t i = 0; i < n; i++)
+		v->ph_ix[v->ph_off[iv[i].stream + 1]++] = i;
 	v->ph_nst = nst;
 	return 0;
 }

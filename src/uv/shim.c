@@ -1420,6 +1420,17 @@ static uint64_t arm(const void *h, int role, const char *kind,
 	return arm_labelled(h, role, kind, NULL, NULL, cb, loop);
 }
 
+/* Arms a handle's activations labelled "P1 N1 -> cb" (see cached_label;
+ * no number when NO_NUM); the label is kept for those that follow. */
+static uint64_t arm_named(const void *h, int role, const char *kind,
+			  const char *p1, long long n1, void (*cb)(void),
+			  uv_loop_t *loop)
+{
+	struct lb b;
+	const char *kept = cached_label(&b, p1, n1, NULL, 0, (const void *)cb);
+	return arm_labelled(h, role, kind, kept, &b, cb, loop);
+}
+
 /* Disarms: the pending activation is cancelled. */
 static void disarm(const void *h, int role)
 {
@@ -1576,11 +1587,9 @@ int uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
 	SCOPE_INSIDE();
 	if (!read_cb || !ON())
 		return real_uv_read_start(stream, alloc_cb, read_cb);
-	struct lb b;
-	const char *kept = cached_label(&b, "read fd ", stream_fd(stream), NULL,
-					0, (const void *)read_cb);
-	uint64_t id = arm_labelled(stream, R_READ, "uv_stream_t read", kept,
-				   &b, (void (*)(void))read_cb, stream->loop);
+	uint64_t id = arm_named(stream, R_READ, "uv_stream_t read", "read fd ",
+				stream_fd(stream), (void (*)(void))read_cb,
+				stream->loop);
 	if (!id)
 		return real_uv_read_start(stream, alloc_cb, read_cb);
 	int r = real_uv_read_start(stream, alloc_cb, tramp_read);
@@ -1625,12 +1634,9 @@ int uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb)
 	SCOPE_INSIDE();
 	if (!cb || !ON())
 		return real_uv_listen(stream, backlog, cb);
-	struct lb b;
-	const char *kept = cached_label(&b, "connections on fd ",
-					stream_fd(stream), NULL, 0,
-					(const void *)cb);
-	uint64_t id = arm_labelled(stream, R_LISTEN, "connection", kept, &b,
-				   (void (*)(void))cb, stream->loop);
+	uint64_t id = arm_named(stream, R_LISTEN, "connection",
+				"connections on fd ", stream_fd(stream),
+				(void (*)(void))cb, stream->loop);
 	if (!id)
 		return real_uv_listen(stream, backlog, cb);
 	int r = real_uv_listen(stream, backlog, tramp_connection);
@@ -1668,11 +1674,8 @@ int uv_async_init(uv_loop_t *loop, uv_async_t *async, uv_async_cb cb)
 	SCOPE_INSIDE();
 	if (!ON())
 		return real_uv_async_init(loop, async, cb);
-	struct lb b;
-	const char *kept = cached_label(&b, "async wake-up", NO_NUM, NULL, 0,
-					(const void *)cb);
-	uint64_t id = arm_labelled(async, R_ASYNC, "uv_async_t", kept, &b,
-				   (void (*)(void))cb, loop);
+	uint64_t id = arm_named(async, R_ASYNC, "uv_async_t", "async wake-up",
+				NO_NUM, (void (*)(void))cb, loop);
 	if (!id)
 		return real_uv_async_init(loop, async, cb);
 	int r = real_uv_async_init(loop, async, tramp_async);
@@ -1740,12 +1743,9 @@ int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb)
 	SCOPE_INSIDE();
 	if (!cb || !ON())
 		return real_uv_poll_start(handle, events, cb);
-	struct lb b;
-	const char *kept = cached_label(&b, "poll fd ",
-					fd_of((uv_handle_t *)handle), NULL, 0,
-					(const void *)cb);
-	uint64_t id = arm_labelled(handle, R_POLL, "uv_poll_t", kept, &b,
-				   (void (*)(void))cb, handle->loop);
+	uint64_t id = arm_named(handle, R_POLL, "uv_poll_t", "poll fd ",
+				fd_of((uv_handle_t *)handle), (void (*)(void))cb,
+				handle->loop);
 	if (!id)
 		return real_uv_poll_start(handle, events, cb);
 	int r = real_uv_poll_start(handle, events, tramp_poll);
@@ -1789,11 +1789,8 @@ int uv_signal_start(uv_signal_t *handle, uv_signal_cb cb, int signum)
 	SCOPE_INSIDE();
 	if (!cb || !ON())
 		return real_uv_signal_start(handle, cb, signum);
-	struct lb b;
-	const char *kept = cached_label(&b, "signal ", signum, NULL, 0,
-					(const void *)cb);
-	uint64_t id = arm_labelled(handle, R_SIGNAL, "uv_signal_t", kept, &b,
-				   (void (*)(void))cb, handle->loop);
+	uint64_t id = arm_named(handle, R_SIGNAL, "uv_signal_t", "signal ",
+				signum, (void (*)(void))cb, handle->loop);
 	if (!id)
 		return real_uv_signal_start(handle, cb, signum);
 	int r = real_uv_signal_start(handle, tramp_signal, signum);
@@ -1844,12 +1841,9 @@ int uv_udp_recv_start(uv_udp_t *handle, uv_alloc_cb alloc_cb,
 	SCOPE_INSIDE();
 	if (!recv_cb || !ON())
 		return real_uv_udp_recv_start(handle, alloc_cb, recv_cb);
-	struct lb b;
-	const char *kept = cached_label(&b, "udp recv on fd ",
-					fd_of((uv_handle_t *)handle), NULL, 0,
-					(const void *)recv_cb);
-	uint64_t id = arm_labelled(handle, R_UDP_RECV, "uv_udp_t recv", kept,
-				   &b, (void (*)(void))recv_cb, handle->loop);
+	uint64_t id = arm_named(handle, R_UDP_RECV, "uv_udp_t recv",
+				"udp recv on fd ", fd_of((uv_handle_t *)handle),
+				(void (*)(void))recv_cb, handle->loop);
 	if (!id)
 		return real_uv_udp_recv_start(handle, alloc_cb, recv_cb);
 	int r = real_uv_udp_recv_start(handle, alloc_cb, tramp_udp_recv);
@@ -1897,11 +1891,8 @@ int uv_udp_recv_stop(uv_udp_t *handle)
 		SCOPE_INSIDE();                                                \
 		if (!cb || !ON() || uv_is_active((uv_handle_t *)h))            \
 			return real_uv_##type##_start(h, cb);                  \
-		struct lb b;                                                   \
-		const char *kept = cached_label(&b, #type, NO_NUM, NULL, 0,    \
-						(const void *)cb);             \
-		uint64_t id = arm_labelled(h, ROLE, "uv_" #type "_t", kept,    \
-					   &b, (void (*)(void))cb, h->loop);   \
+		uint64_t id = arm_named(h, ROLE, "uv_" #type "_t", #type,      \
+					NO_NUM, (void (*)(void))cb, h->loop);  \
 		if (!id)                                                       \
 			return real_uv_##type##_start(h, cb);                  \
 		int r = real_uv_##type##_start(h, tramp_##type);               \
