@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * coverage.c - level of detail: every pass keeps, per pixel row, which
+ * pixel columns it has drawn (a "next free column" union-find): a thread,
+ * run or band that lands only on drawn columns is skipped, and the binary
+ * search jumps to the first one that reaches past them.  So a frame costs
+ * on the order of one primitive per pixel column and pixel row, whatever
+ * the trace.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view-internal.h"
+
+/* The covered columns of pixel row y in this pass ("next free column":
+ * 0 free, d > 0 look at column + d), or NULL off the surface. */
+int *weft__cov_row(struct weft_view *v, double y)
+{
+	int iy = (int)floor(y / v->rs);
+	if (iy < 0 || iy >= v->covh)
+		return NULL;
+	int *r = v->cover + (size_t)iy * (size_t)v->covw;
+	if (v->stamp[iy] != v->pass) {
+		memset(r, 0, (size_t)v->covw * sizeof *r);
+		v->stamp[iy] = v->pass;
+	}
+	return r;
+}
+
+
+static int cov_find(int *r, int c)
+{
+	int x = c;
+	while (r[x])
+		x += r[x];
+	while (r[c] && c != x) { /* compress */
+		int nx = c + r[c];
+		r[c] = x - c;
+		c = nx;
+	}
+	return x;
+}
+
+/* Marks columns [c0, c1] drawn; returns 1 if any of them was free. */
+int weft__cov_take(int *r, int c0, int c1)
+{
+	if (!r)
+		return 1;
+	int c = cov_find(r, c0);
+	if (c > c1)
+		return 0;
+	for (; c <= c1; c = cov_find(r, c + 1))
+		r[c] = 1;
+	return 1;
+}
+
+/* Is [c0, c1] all drawn?  If so, *next is the first free column. */
+int weft__cov_full(int *r, int c0, int c1, int *next)
+{
+	if (!r)
+		return 0;
+	*next = cov_find(r, c0);
+	return *next > c1;
+}
+
+/* Scratch sized for the surface. */
+int weft__scratch(struct weft_view *v)
+{
+	/* at most 4096 x 4096 cells: 64 MiB, however big the picture */
+	double cs = v->w > 4096 ? v->w / 4096 : 1, rs = v->h > 4096 ? v->h / 4096 : 1;
+	int w = (int)(v->w / cs) + 2, h = (int)(v->h / rs) + 1;
+	v->cs = cs;
+	v->rs = rs;
+	if (w == v->covw && h == v->covh)
+		return 0;
+	free(v->cover);
+	free(v->stamp);
+	free(v->seen);
+	free(v->bcov);
+	v->cover = malloc((size_t)w * (size_t)h * sizeof *v->cover);
+	v->bcov = malloc((size_t)w * sizeof *v->bcov);
+	v->stamp = calloc((size_t)h, sizeof *v->stamp);
+	v->seen = malloc((size_t)w * (size_t)h * sizeof *v->seen);
+	v->pass = 1;
+	if (!v->marks)
+		v->marks = malloc(MAX_MARKS * sizeof *v->marks);
+	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->bcov) {
+		v->covw = v->covh = 0;
+		return -1;
+	}
+	v->covw = w;
+	v->covh = h;
+	return 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * draw-bands.c - idle periods and pauses, shaded by coverage.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view-internal.h"
+
+/* Idle periods and pauses as bands, drawn per pixel column (per cell
+ * across, on a huge picture): each column is shaded by the share of its
+ * time the band covers, in BAND_STEPS steps, all the columns of one step
+ * at once.  A frame draws a few aligned boxes per column at most, not an
+ * antialiased sliver per interval, and a column half idle still looks
+ * half idle. */
+#define BAND_STEPS 16
+#define BAND_LABELS 64
+
+/* The shade of column c: 0 (none) to BAND_STEPS (covered). */
+static int band_step(const struct weft_view *v, int c)
+{
+	int q = (int)lround(v->bcov[c] * BAND_STEPS);
+	return q > BAND_STEPS ? BAND_STEPS : q;
+}
+
+void weft__draw_bands(struct weft_view *v, struct pen *p)
+{
+	int ncol = v->covw;
+	double bot = round(v->bottom);
+	for (int k = 0; k < 2; k++) {
+		uint32_t n;
+		const struct weft_interval *iv = weft_model_intervals(
+			v->m, k ? WEFT_EV_PAUSE : WEFT_EV_IDLE, &n);
+		const struct ivindex *x = &v->iv[k];
+		double band[3] = {0.8, 0.8, 0.8};
+		if (k) {
+			band[0] = 0.7;
+			band[1] = band[2] = 0.6;
+		}
+		memset(v->bcov, 0, (size_t)ncol * sizeof *v->bcov);
+		struct {
+			double x;
+			uint32_t name;
+		} lab[BAND_LABELS];
+		int nlab = 0, any = 0;
+		/* In order of start, each band from where the ones before
+		 * ended (`last`): the pieces are disjoint, so a column's
+		 * shares add up to at most 1.  A band that adds less than
+		 * half a pixel is skipped, with all it hides. */
+		double last = -1e9;
+		uint32_t i = weft__ivindex_from(x, 0, v->t0);
+		while (i < x->n) {
+			const struct weft_interval *b = &iv[x->ord[i]];
+			if (b->t0 > v->t1)
+				break;
+			double x0 = xof(v, b->t0), x1 = xof(v, b->t1);
+			if (x1 - last < 0.5) {
+				i = weft__ivindex_from(x, i + 1, tof(v, last + 0.5));
+				continue;
+			}
+			i++;
+			if (x1 - x0 > 60 && nlab < BAND_LABELS) {
+				lab[nlab].x = x0 < 0 ? 0 : x0;
+				lab[nlab++].name = b->name;
+			}
+			double a0 = x0 < last ? last : x0;
+			if (a0 < 0)
+				a0 = 0;
+			double a1 = x1 > v->w ? v->w : x1;
+			if (a1 - a0 < 0.5)
+				a1 = a0 + 0.5; /* a thin band stays visible */
+			last = x1;
+			/* its share of each column it crosses */
+			for (int c = (int)(a0 / v->cs); c < ncol; c++) {
+				double c0 = c * v->cs, c1 = c0 + v->cs;
+				double o = (a1 < c1 ? a1 : c1) -
+					   (a0 > c0 ? a0 : c0);
+				if (o <= 0)
+					break;
+				v->bcov[c] += (float)(o / v->cs);
+				any = 1;
+			}
+		}
+		/* each step's columns, runs of them as one box */
+		for (int q = any ? BAND_STEPS : 0; q > 0; q--) {
+			int drawn = 0;
+			for (int c = 0; c < ncol; c++) {
+				if (band_step(v, c) != q)
+					continue;
+				int e = c + 1;
+				while (e < ncol && band_step(v, e) == q)
+					e++;
+				if (!drawn)
+					color(p, band[0], band[1], band[2],
+					      (double)q / BAND_STEPS);
+				drawn = 1;
+				rect(p, c * v->cs, TOP, (e - c) * v->cs,
+				     bot - TOP);
+				c = e - 1;
+			}
+		}
+		color(p, 1, 1, 1, 1);
+		for (int j = 0; j < nlab; j++) {
+			char buf[300];
+			snprintf(buf, sizeof buf, "%s: %s",
+				 k ? "pause" : "idle",
+				 weft_model_name(v->m, lab[j].name));
+			text(p, lab[j].x + 3, TOP + 11, buf);
+		}
+	}
+}

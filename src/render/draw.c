@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * draw.c - a frame, back to front (mirage-trace-viewer's rules and
+ * colours): background; idle periods and pauses as bands; the time grid;
+ * search, chain and selection highlights; thread lines (dark grey), with a
+ * vertical line from the creator; a grey mark where a thread still
+ * pending at the end was last seen; white where running; spans; failed
+ * threads and should-resolve threads that never resolved in red (the
+ * latter to the right edge, with a message); arrows by kind (green
+ * resolve, blue read, red read of a failure, yellow wait not followed by
+ * a read, orange signal, grey cancel), fading with their length, becomes
+ * as vertical lines; labels where they fit (the id otherwise), kinds in
+ * grey; notes; counters as step plots in a band at the bottom.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "view-internal.h"
+
+static const char *dur_str(char *buf, size_t cap, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, cap, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, cap, "%.3g us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, cap, "%.3g ms", ns / 1e6);
+	else
+		snprintf(buf, cap, "%.3g s", ns / 1e9);
+	return buf;
+}
+
+static void draw_grid(struct weft_view *v, struct pen *p)
+{
+	double span = (double)(v->t1 - v->t0);
+	double step = pow(10, floor(log10(span / 8)));
+	if (span / step > 16)
+		step *= 5;
+	else if (span / step > 8)
+		step *= 2;
+	color(p, 0.7, 0.7, 0.7, 1);
+	p->c->line_width(p->c->ctx, 1);
+	double first = ceil((double)v->t0 / step) * step;
+	for (double t = first; t < (double)v->t1; t += step) {
+		double x = xof(v, (int64_t)t);
+		line(p, x, TOP - 4, x, v->bottom);
+	}
+	char d[32], buf[64];
+	snprintf(buf, sizeof buf, "each grid division: %s",
+		 dur_str(d, sizeof d, step));
+	color(p, 0.35, 0.35, 0.35, 1);
+	text(p, LEFT, v->h - 4, buf);
+	if (v->fk < v->nrows) {
+		/* where the squeezed rows are: a rule on each side of the
+		 * full band */
+		color(p, 0.55, 0.55, 0.65, 1);
+		if (v->fa > 0)
+			line(p, 0, TOP + v->hup, 4, TOP + v->hup);
+		if (v->fa + v->fk < v->nrows)
+			line(p, 0, TOP + v->hup + ROW_H * v->fk, 4,
+			     TOP + v->hup + ROW_H * v->fk);
+		rect(p, 0, TOP + v->hup, 2, ROW_H * v->fk);
+	}
+}
+
+long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
+{
+	struct pen pn = {c, 0}, *p = &pn;
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(v->m, &nth);
+	if (nth > v->nthreads)
+		weft_view_model_changed(v);
+	if (weft__scratch(v))
+		return 0;
+	weft__geometry(v);
+	double right = xof(v, v->tmax);
+	struct walk k = {v, p, th, P_HIGHLIGHT, 1, right, 3};
+
+	color(p, 0.9, 0.9, 0.9, 1);
+	rect(p, 0, 0, v->w, v->h);
+	weft__draw_bands(v, p);
+	draw_grid(v, p);
+	clip(p, 0, TOP - 6, v->w, v->bottom - TOP + 6);
+
+	/* Highlights behind the lines: search (yellow), chain (light
+	 * teal), the selection (orange, around its line). */
+	for (k.full = 0; k.full < 2; k.full++) {
+		color(p, 1, 1, 0, 1);
+		weft__walk_rows(&k, &v->hl);
+		color(p, 0.55, 0.85, 0.75, 0.6);
+		weft__walk_rows(&k, &v->chain);
+	}
+	if (v->selected < v->nthreads && v->row[v->selected] >= 0) {
+		uint32_t t = v->selected;
+		double x0 = xof(v, th[t].t_create);
+		double x1 = v->end[t] == INT64_MAX ? right : xof(v, v->end[t]);
+		double y = yof(v, v->row[t]);
+		color(p, 1, 0.45, 0, 1);
+		c->line_width(c->ctx, 2);
+		for (int s = -1; s <= 1; s += 2)
+			line(p, x0 - 4, y + s * 6, x1 + 4, y + s * 6);
+	}
+
+	/* Thread lines and creation lines; squeezed rows thin and light. */
+	k.kind = P_LINE;
+	k.full = 0;
+	color(p, 0.6, 0.6, 0.6, 1);
+	c->line_width(c->ctx, 1);
+	weft__walk_rows(&k, &v->all);
+	k.full = 1;
+	color(p, 0.2, 0.2, 0.2, 1);
+	c->line_width(c->ctx, 2);
+	k.marks = v->marks;
+	weft__walk_rows(&k, &v->all);
+	color(p, 0.45, 0.45, 0.45, 1);
+	for (int i = 0; i < k.nmarks; i++)
+		triangle(p, v->marks[i][0], v->marks[i][1] - 5,
+			 v->marks[i][0] + 7, v->marks[i][1], v->marks[i][0],
+			 v->marks[i][1] + 5);
+
+	weft__draw_runs(v, p);
+	weft__draw_spans(v, p);
+	weft__draw_phases(v, p);
+
+	/* Failed threads and should-resolve threads that never resolved. */
+	k.kind = P_BAD;
+	color(p, 0.8, 0, 0, 1);
+	for (k.full = 0; k.full < 2; k.full++) {
+		c->line_width(c->ctx, k.full ? 2 : 1);
+		weft__walk_rows(&k, &v->bad);
+	}
+
+	weft__draw_arrows(v, p, th);
+	weft__draw_labels(v, p, th, right);
+	weft__draw_notes(v, p); /* over the labels: they are rarer */
+	unclip(p);
+
+	if (weft__any_counter(v))
+		weft__draw_counters(v, p, right);
+	if (c->flush)
+		c->flush(c->ctx);
+	return p->prims;
+}

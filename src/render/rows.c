@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rows.c - the layout: async threads in creation order, each in the first
+ * free row at or below its creator's, so children sit near their parents
+ * (greedy first fit; a row is free once the thread placed in it has
+ * ended).  So the threads of one row never overlap in time: each row keeps
+ * its threads (and their runs) in time order, which is the index every
+ * frame uses to find what is visible with a binary search.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "view-internal.h"
+
+/* ------------------------------------------------------------- helpers */
+
+
+void weft__tset_free(struct tset *s)
+{
+	free(s->ix);
+	free(s->off);
+	memset(s, 0, sizeof *s);
+}
+
+/* The laid-out threads with mark[t] (all of them if mark is NULL), or
+ * those `pred` accepts, grouped by row.  Threads are in creation order,
+ * which is time order within a row. */
+int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
+		      int (*pred)(const struct weft_thread *))
+{
+	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
+	weft__tset_free(s);
+	s->off = calloc((size_t)v->nrows + 2, sizeof *s->off);
+	if (!s->off)
+		return -1;
+	uint32_t n = 0;
+	for (uint32_t t = 0; t < v->nthreads; t++) {
+		if (v->row[t] < 0 || (mark && !mark[t]) || (pred && !pred(&th[t])))
+			continue;
+		s->off[v->row[t] + 1]++;
+		n++;
+	}
+	for (int r = 0; r < v->nrows; r++)
+		s->off[r + 1] += s->off[r];
+	s->ix = malloc(((size_t)n + 1) * sizeof *s->ix);
+	uint32_t *fill = malloc(((size_t)v->nrows + 1) * sizeof *fill);
+	if (!s->ix || !fill) {
+		free(fill);
+		return -1;
+	}
+	memcpy(fill, s->off, (size_t)v->nrows * sizeof *fill);
+	for (uint32_t t = 0; t < v->nthreads; t++) {
+		if (v->row[t] < 0 || (mark && !mark[t]) || (pred && !pred(&th[t])))
+			continue;
+		s->ix[fill[v->row[t]]++] = t;
+	}
+	free(fill);
+	s->n = n;
+	return 0;
+}
+
+static int pred_bad(const struct weft_thread *t)
+{
+	return t->end == WEFT_END_FAILED || is_never(t);
+}
+
+struct key {
+	int64_t t0;
+	uint32_t i;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0 ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+static int ivindex_build(struct ivindex *x, const struct weft_interval *iv,
+			 uint32_t n)
+{
+	free(x->ord);
+	free(x->pmax);
+	x->n = 0;
+	x->ord = malloc(((size_t)n + 1) * sizeof *x->ord);
+	x->pmax = malloc(((size_t)n + 1) * sizeof *x->pmax);
+	if (!x->ord || !x->pmax)
+		return -1;
+	int sorted = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		x->ord[i] = i;
+		if (i && iv[i].t0 < iv[i - 1].t0)
+			sorted = 0;
+	}
+	if (!sorted) {
+		struct key *k = malloc(((size_t)n + 1) * sizeof *k);
+		if (!k)
+			return -1;
+		for (uint32_t i = 0; i < n; i++)
+			k[i] = (struct key){iv[i].t0, i};
+		qsort(k, n, sizeof *k, cmp_key);
+		for (uint32_t i = 0; i < n; i++)
+			x->ord[i] = k[i].i;
+		free(k);
+	}
+	int64_t mx = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		if (iv[x->ord[i]].t1 > mx)
+			mx = iv[x->ord[i]].t1;
+		x->pmax[i] = mx;
+	}
+	x->n = n;
+	return 0;
+}
+
+/* First i in [lo, n) of the index whose running maximum end is >= t. */
+uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t)
+{
+	uint32_t hi = x->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (x->pmax[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* ------------------------------------------------------------- layout */
+
+static void layout(struct weft_view *v)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(v->m, &n);
+	free(v->row);
+	free(v->end);
+	v->row = malloc(((size_t)n + 1) * sizeof *v->row);
+	v->end = malloc(((size_t)n + 1) * sizeof *v->end);
+	int64_t *busy = NULL;
+	int cap = 0;
+	v->nrows = 0;
+	v->nthreads = 0;
+	if (!v->row || !v->end)
+		return;
+	int filter = v->only_chain && v->nchain && v->chm;
+	for (uint32_t i = 0; i < n; i++) {
+		v->row[i] = -1;
+		v->end[i] = is_never(&th[i]) ? INT64_MAX : th[i].t_end;
+		if ((th[i].flags & WEFT_THREAD_ROOT) || (filter && !v->chm[i]))
+			continue;
+		int want = 0;
+		uint32_t p = th[i].parent;
+		if (p < i && v->row[p] >= 0)
+			want = v->row[p] + 1;
+		int r = want;
+		while (r < v->nrows && busy[r] >= th[i].t_create)
+			r++;
+		if (r >= cap) {
+			int nc = cap ? cap * 2 : 64;
+			while (nc <= r)
+				nc *= 2;
+			int64_t *nb = realloc(busy, (size_t)nc * sizeof *nb);
+			if (!nb)
+				break;
+			busy = nb;
+			cap = nc;
+		}
+		while (v->nrows <= r)
+			busy[v->nrows++] = INT64_MIN;
+		busy[r] = v->end[i];
+		v->row[i] = r;
+	}
+	free(busy);
+	v->nthreads = n;
+	if (v->focus >= v->nrows)
+		v->focus = v->nrows ? v->nrows - 1 : 0;
+}
+
+/* The loop phases of each OS thread, in time order: the model gives
+ * them so (disjoint, each appended as it ends), so a stable counting sort
+ * by OS thread is all it takes. */
+static int index_phases(struct weft_view *v)
+{
+	uint32_t n;
+	const struct weft_interval *iv =
+		weft_model_intervals(v->m, WEFT_EV_PHASE, &n);
+	free(v->ph_ix);
+	free(v->ph_off);
+	v->ph_ix = NULL;
+	v->ph_nst = 0;
+	uint32_t nst = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (iv[i].stream >= nst)
+			nst = iv[i].stream + 1;
+	v->ph_off = calloc((size_t)nst + 2, sizeof *v->ph_off);
+	v->ph_ix = malloc(((size_t)n + 1) * sizeof *v->ph_ix);
+	if (!v->ph_off || !v->ph_ix)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		v->ph_off[iv[i].stream + 2]++;
+	for (uint32_t k = 0; k < nst; k++)
+		v->ph_off[k + 2] += v->ph_off[k + 1];
+	for (uint32_t i = 0; i < n; i++)
+		v->ph_ix[v->ph_off[iv[i].stream + 1]++] = i;
+	v->ph_nst = nst;
+	return 0;
+}
+
+/* Everything derived from the layout: the per-row indexes. */
+static int index_rows(struct weft_view *v)
+{
+	uint32_t nrun, nl, niv;
+	const struct weft_run *run = weft_model_runs(v->m, &nrun);
+	(void)run;
+	if (weft__tset_build(v, &v->all, NULL, NULL) ||
+	    weft__tset_build(v, &v->bad, NULL, pred_bad) ||
+	    weft__tset_build(v, &v->hl, v->hlm, NULL) ||
+	    weft__tset_build(v, &v->chain, v->chm, NULL))
+		return -1;
+	/* runs by row: the runs of each thread of the row, in order */
+	free(v->rruns);
+	free(v->rroff);
+	v->rruns = malloc(((size_t)nrun + 1) * sizeof *v->rruns);
+	v->rroff = calloc((size_t)v->nrows + 2, sizeof *v->rroff);
+	if (!v->rruns || !v->rroff)
+		return -1;
+	uint32_t k = 0;
+	for (int r = 0; r < v->nrows; r++) {
+		v->rroff[r] = k;
+		for (uint32_t i = v->all.off[r]; i < v->all.off[r + 1]; i++) {
+			uint32_t nr;
+			const uint32_t *ri =
+				weft_model_thread_runs(v->m, v->all.ix[i], &nr);
+			for (uint32_t j = 0; j < nr && k < nrun; j++)
+				v->rruns[k++] = ri[j];
+		}
+	}
+	v->rroff[v->nrows] = k;
+	/* notes */
+	const struct weft_label *lb = weft_model_labels(v->m, &nl);
+	if (index_phases(v))
+		return -1;
+	free(v->notes);
+	v->nnotes = 0;
+	v->notes = malloc(((size_t)nl + 1) * sizeof *v->notes);
+	if (!v->notes)
+		return -1;
+	for (uint32_t i = 0; i < nl; i++)
+		if (lb[i].kind == WEFT_EV_NOTE)
+			v->notes[v->nnotes++] = i;
+	static const int kinds[3] = {WEFT_EV_IDLE, WEFT_EV_PAUSE,
+				     WEFT_EV_SPAN_BEGIN};
+	for (int i = 0; i < 3; i++) {
+		const struct weft_interval *iv =
+			weft_model_intervals(v->m, kinds[i], &niv);
+		if (ivindex_build(&v->iv[i], iv, niv))
+			return -1;
+	}
+	return 0;
+}
+
+/* Lays out again (after the model grew or the filter changed) and keeps
+ * the marks of the threads already known. */
+void weft__relayout(struct weft_view *v)
+{
+	uint32_t old = v->nthreads, n;
+	weft_model_threads(v->m, &n);
+	uint8_t *hl = realloc(v->hlm, (size_t)n + 1);
+	uint8_t *ch = realloc(v->chm, (size_t)n + 1);
+	if (hl)
+		v->hlm = hl;
+	if (ch)
+		v->chm = ch;
+	if (!hl || !ch)
+		return;
+	if (n > old) {
+		memset(v->hlm + old, 0, n - old);
+		memset(v->chm + old, 0, n - old);
+	}
+	layout(v);
+	if (v->nthreads > old)
+		weft__match(v, old);
+	else if (v->query)
+		weft__match(v, 0);
+	index_rows(v);
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view-internal.h - the renderer's private parts: the view's state, the
+ * frame's geometry, the pen the draw passes share, and what each file of
+ * src/render gives the others.  Not installed; front ends use view.h.
+ *
+ *   view.c           view state: zoom, pan, focus, geometry, search
+ *   rows.c           layout: rows, and the per-row indexes frames use
+ *   pick.c           the thread under a pixel
+ *   chain.c          the causal chain and "only connected"
+ *   coverage.c       which pixel columns a pass has drawn (level of detail)
+ *   draw.c           a frame: the passes back to front, the grid
+ *   draw-bands.c     idle periods and pauses
+ *   draw-threads.c   thread lines, runs, spans, loop phases
+ *   draw-arrows.c    arrows by kind
+ *   draw-text.c      labels and notes
+ *   draw-counters.c  counters
+ */
+#ifndef WEFT_VIEW_INTERNAL_H
+#define WEFT_VIEW_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "view.h"
+
+#define ROW_H 26.0
+#define TOP 18.0
+#define LEFT 8.0
+#define COUNTERS_H 70.0
+#define GRID_H 16.0
+#define FONT 11.0
+#define FOCUS_SHARE 0.7 /* of the height, for full rows, when all do not fit */
+#define FULL 12.0       /* rows at least this tall are drawn in full */
+#define ARROW_FADE 6000.0 /* px: arrows this long are invisible */
+#define MAX_MARKS 8192    /* pending-at-end marks per frame */
+
+/* Threads grouped by row, in time order within a row. */
+struct tset {
+	uint32_t *ix;
+	uint32_t *off; /* nrows + 1 */
+	uint32_t n;
+};
+
+/* Intervals by start, with the running maximum of their ends. */
+struct ivindex {
+	uint32_t *ord;
+	int64_t *pmax;
+	uint32_t n;
+};
+
+struct adraw;
+
+struct weft_view {
+	const struct weft_model *m;
+	double w, h;
+	int64_t t0, t1;     /* visible range */
+	int64_t tmin, tmax; /* the trace */
+	int focus;          /* row at the centre of the full band */
+	double drag_rows;   /* vertical drag not yet a whole row */
+
+	uint32_t nthreads;  /* threads known to the layout */
+	int *row;           /* per thread, -1: not laid out */
+	int64_t *end;       /* per thread: end as drawn (never: INT64_MAX) */
+	int nrows;
+	struct tset all, bad, hl, chain;
+	uint32_t *rruns, *rroff; /* runs by row, in time order */
+	uint32_t *notes, nnotes; /* indexes of notes in the labels */
+	struct ivindex iv[3];    /* idle, pause, spans */
+	uint32_t *ph_ix, *ph_off; /* loop phases by stream, in time order */
+	uint32_t ph_nst;
+
+	uint8_t *hlm;    /* search matches */
+	uint8_t *chm;    /* the causal chain */
+	char *query;     /* the search, re-applied to new threads */
+	uint32_t selected, chained, nchain;
+	int only_chain;
+	int counters;
+	uint8_t *ctr_off; /* per counter: hidden */
+	uint32_t nctr_off;
+
+	/* geometry of this frame */
+	double bottom;     /* of the rows */
+	int fa, fk;        /* first full row, number of full rows */
+	double hup, hu, hd; /* height above the band, row heights above/below */
+
+	/* per-frame scratch: covered pixel columns per pixel row */
+	int *cover;
+	uint32_t *stamp;
+	int covw, covh;
+	double cs, rs; /* pixels per cell across and down (>= 1: a huge
+			  surface is covered in cells of several pixels) */
+	uint32_t pass;
+	uint16_t *seen;
+	float *bcov; /* per cell across: the share a band covers */
+	double (*marks)[2];
+	/* the frame's arrows, gathered then drawn by colour */
+	struct adraw *ad, *ad2;
+	size_t cad;
+};
+
+/* The pen: what the draw passes draw with (primitives counted). */
+struct pen {
+	const struct weft_canvas *c;
+	long prims;
+	double rgba[4]; /* the canvas's colour, when `known` */
+	int known;
+};
+
+/* Sets the colour, unless it is set already: a back end may draw what it
+ * gathered at each colour change. */
+static inline void color(struct pen *p, double r, double g, double b, double a)
+{
+	if (p->known && p->rgba[0] == r && p->rgba[1] == g && p->rgba[2] == b &&
+	    p->rgba[3] == a)
+		return;
+	p->c->color(p->c->ctx, r, g, b, a);
+	p->rgba[0] = r;
+	p->rgba[1] = g;
+	p->rgba[2] = b;
+	p->rgba[3] = a;
+	p->known = 1;
+}
+
+/* A clip and its end; the end may restore an earlier colour (cairo). */
+static inline void clip(struct pen *p, double x, double y, double w, double h)
+{
+	p->c->clip(p->c->ctx, x, y, w, h);
+}
+
+static inline void unclip(struct pen *p)
+{
+	p->c->unclip(p->c->ctx);
+	p->known = 0;
+}
+
+static inline void line(struct pen *p, double x0, double y0, double x1, double y1)
+{
+	p->c->line(p->c->ctx, x0, y0, x1, y1);
+	p->prims++;
+}
+
+static inline void rect(struct pen *p, double x, double y, double w, double h)
+{
+	p->c->rect(p->c->ctx, x, y, w, h);
+	p->prims++;
+}
+
+static inline void text(struct pen *p, double x, double y, const char *s)
+{
+	p->c->text(p->c->ctx, x, y, FONT, s);
+	p->prims++;
+}
+
+static inline void triangle(struct pen *p, double x0, double y0, double x1,
+		     double y1, double x2, double y2)
+{
+	p->c->triangle(p->c->ctx, x0, y0, x1, y1, x2, y2);
+	p->prims++;
+}
+
+static inline int is_never(const struct weft_thread *t)
+{
+	return t->end == WEFT_END_PENDING &&
+	       (t->flags & WEFT_THREAD_SHOULD_RESOLVE);
+}
+
+/* A time computed in floating point, as a time set_range() accepts. */
+static inline int64_t clamp_time(double t)
+{
+	const double lim = 2.0 * (double)WEFT_MODEL_T_MAX;
+	if (!(t > -lim)) /* and NaN */
+		return -2 * WEFT_MODEL_T_MAX;
+	if (t > lim)
+		return 2 * WEFT_MODEL_T_MAX;
+	return (int64_t)t;
+}
+
+static inline double plot_w(const struct weft_view *v)
+{
+	return v->w - 2 * LEFT;
+}
+
+static inline double xof(const struct weft_view *v, int64_t t)
+{
+	double x = LEFT + (double)(t - v->t0) * plot_w(v) / (double)(v->t1 - v->t0);
+	return x < -1e6 ? -1e6 : x > 1e6 ? 1e6 : x;
+}
+
+/* The time at pixel x. */
+static inline int64_t tof(const struct weft_view *v, double x)
+{
+	return clamp_time((double)v->t0 +
+			  (x - LEFT) / plot_w(v) * (double)(v->t1 - v->t0));
+}
+
+static inline double yof(const struct weft_view *v, int row)
+{
+	if (row < v->fa)
+		return TOP + v->hu * (row + 0.5);
+	if (row < v->fa + v->fk)
+		return TOP + v->hup + ROW_H * (row - v->fa + 0.5);
+	return TOP + v->hup + ROW_H * v->fk + v->hd * (row - v->fa - v->fk + 0.5);
+}
+
+static inline double row_h(const struct weft_view *v, int row)
+{
+	return row < v->fa ? v->hu : row < v->fa + v->fk ? ROW_H : v->hd;
+}
+
+/* The row drawn at pixel y (clamped to the rows). */
+static inline int row_at(const struct weft_view *v, double y)
+{
+	double d = y - TOP;
+	int r;
+	if (d < v->hup)
+		r = v->hu > 0 ? (int)(d / v->hu) : 0;
+	else if (d < v->hup + ROW_H * v->fk)
+		r = v->fa + (int)((d - v->hup) / ROW_H);
+	else
+		r = v->fa + v->fk +
+		    (v->hd > 0 ? (int)((d - v->hup - ROW_H * v->fk) / v->hd) : 0);
+	return r < 0 ? 0 : r >= v->nrows ? v->nrows - 1 : r;
+}
+
+static inline int col(const struct weft_view *v, double x)
+{
+	return x < 0 ? 0 : x > v->w ? (int)(v->w / v->cs) : (int)(x / v->cs);
+}
+
+enum pass_kind { P_HIGHLIGHT, P_LINE, P_BAD };
+
+struct walk {
+	struct weft_view *v;
+	struct pen *p;
+	const struct weft_thread *th;
+	enum pass_kind kind;
+	int full;     /* draw the rows in full (1) or the squeezed ones (0) */
+	double right; /* x of the end of the trace */
+	double pad;   /* highlights: margin */
+	/* a line not drawn yet, that the next one may extend */
+	double sx0, sx1, sy;
+	int seg;
+	double (*marks)[2];
+	int nmarks;
+};
+
+
+/* rows.c: the layout and the per-row indexes */
+void weft__tset_free(struct tset *s);
+int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
+		     int (*pred)(const struct weft_thread *));
+uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t);
+void weft__relayout(struct weft_view *v);
+
+/* view.c: view state, the frame's geometry, search */
+uint32_t weft__match(struct weft_view *v, uint32_t from);
+int weft__any_counter(const struct weft_view *v);
+void weft__geometry(struct weft_view *v);
+
+/* pick.c */
+uint32_t weft__first_end(const struct weft_view *v, const uint32_t *ix,
+			 uint32_t lo, uint32_t n, int64_t t);
+
+/* coverage.c: which pixel columns a pass has drawn */
+int *weft__cov_row(struct weft_view *v, double y);
+int weft__cov_take(int *r, int c0, int c1);
+int weft__cov_full(int *r, int c0, int c1, int *next);
+int weft__scratch(struct weft_view *v);
+
+/* the draw passes, back to front (draw.c calls them) */
+void weft__draw_bands(struct weft_view *v, struct pen *p);
+void weft__walk_rows(struct walk *k, const struct tset *s);
+void weft__draw_runs(struct weft_view *v, struct pen *p);
+void weft__draw_spans(struct weft_view *v, struct pen *p);
+void weft__draw_phases(struct weft_view *v, struct pen *p);
+void weft__draw_arrows(struct weft_view *v, struct pen *p,
+		       const struct weft_thread *th);
+void weft__draw_labels(struct weft_view *v, struct pen *p,
+		       const struct weft_thread *th, double right);
+void weft__draw_notes(struct weft_view *v, struct pen *p);
+void weft__draw_counters(struct weft_view *v, struct pen *p, double right);
+
+#endif

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view.c - a view's state: the visible time range (zoom, pan, fit), the
+ * vertical focus and the frame's geometry, search, selection, counters
+ * shown.
+ *
+ * Vertical focus + context: when the rows do not all fit, a band of full
+ * rows around the focus row is drawn, and the rows above and below it are
+ * squeezed into the rest of the height (see view.h).  Squeezed rows are
+ * drawn as thin lines: no runs, labels, spans or notes.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view-internal.h"
+
+static int contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < n && hay[i] &&
+		       tolower((unsigned char)hay[i]) ==
+			       tolower((unsigned char)needle[i]))
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return !n;
+}
+
+/* Marks the matches of the search among threads [from, nthreads). */
+uint32_t weft__match(struct weft_view *v, uint32_t from)
+{
+	uint32_t hits = 0;
+	char title[256];
+	for (uint32_t i = from; i < v->nthreads; i++) {
+		v->hlm[i] = 0;
+		if (!v->query || v->row[i] < 0)
+			continue;
+		weft_model_title(v->m, i, title, sizeof title);
+		if (contains_ci(title, v->query)) {
+			v->hlm[i] = 1;
+			hits++;
+		}
+	}
+	return hits;
+}
+
+struct weft_view *weft_view_new(const struct weft_model *m, double w, double h)
+{
+	struct weft_view *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->m = m;
+	v->counters = 1;
+	v->selected = WEFT_NONE;
+	v->chained = WEFT_NONE;
+	weft_view_resize(v, w, h);
+	weft__relayout(v);
+	if (!v->row || !v->hlm || !v->chm || !v->all.off || !v->rroff ||
+	    !v->notes) {
+		weft_view_free(v);
+		return NULL;
+	}
+	weft_view_fit(v);
+	return v;
+}
+
+void weft_view_free(struct weft_view *v)
+{
+	if (!v)
+		return;
+	free(v->row);
+	free(v->end);
+	weft__tset_free(&v->all);
+	weft__tset_free(&v->bad);
+	weft__tset_free(&v->hl);
+	weft__tset_free(&v->chain);
+	free(v->rruns);
+	free(v->rroff);
+	free(v->notes);
+	free(v->ph_ix);
+	free(v->ph_off);
+	for (int i = 0; i < 3; i++) {
+		free(v->iv[i].ord);
+		free(v->iv[i].pmax);
+	}
+	free(v->hlm);
+	free(v->chm);
+	free(v->query);
+	free(v->ctr_off);
+	free(v->cover);
+	free(v->stamp);
+	free(v->seen);
+	free(v->bcov);
+	free(v->marks);
+	free(v->ad);
+	free(v->ad2);
+	free(v);
+}
+
+void weft_view_model_changed(struct weft_view *v)
+{
+	int64_t a = v->t0, b = v->t1;
+	int fit = v->t0 <= v->tmin && v->t1 >= v->tmax;
+	weft__relayout(v);
+	weft_model_range(v->m, &v->tmin, &v->tmax);
+	if (fit) /* it was showing everything: follow the trace */
+		weft_view_fit(v);
+	else
+		weft_view_set_range(v, a, b);
+}
+
+int weft_view_row(const struct weft_view *v, uint32_t t)
+{
+	return t < v->nthreads ? v->row[t] : -1;
+}
+
+int weft_view_rows(const struct weft_view *v)
+{
+	return v->nrows;
+}
+
+/* ------------------------------------------------------------- geometry */
+
+void weft_view_resize(struct weft_view *v, double w, double h)
+{
+	v->w = w > 50 ? w : 50;
+	v->h = h > 50 ? h : 50;
+	if (v->w > 16384)
+		v->w = 16384;
+	if (v->h > 16384)
+		v->h = 16384;
+}
+
+
+void weft_view_set_range(struct weft_view *v, int64_t t0, int64_t t1)
+{
+	/* Within twice the model's range of times: any two still subtract
+	 * without overflow, however far one pans or zooms out. */
+	const int64_t lim = 2 * WEFT_MODEL_T_MAX;
+	t0 = t0 < -lim ? -lim : t0 > lim - 1000 ? lim - 1000 : t0;
+	t1 = t1 > lim ? lim : t1;
+	if (t1 <= t0)
+		t1 = t0 + 1000;
+	v->t0 = t0;
+	v->t1 = t1;
+}
+
+void weft_view_fit(struct weft_view *v)
+{
+	weft_model_range(v->m, &v->tmin, &v->tmax);
+	int64_t span = v->tmax - v->tmin;
+	int64_t pad = span / 50 + 1;
+	weft_view_set_range(v, v->tmin - pad, v->tmax + pad);
+}
+
+void weft_view_range(const struct weft_view *v, int64_t *t0, int64_t *t1)
+{
+	*t0 = v->t0;
+	*t1 = v->t1;
+}
+
+
+
+
+int weft__any_counter(const struct weft_view *v)
+{
+	uint32_t n;
+	weft_model_counters(v->m, &n);
+	if (!v->counters)
+		return 0;
+	for (uint32_t k = 0; k < n; k++)
+		if (k >= v->nctr_off || !v->ctr_off[k])
+			return 1;
+	return 0;
+}
+
+/* The frame's vertical geometry: full band and squeezed rows. */
+void weft__geometry(struct weft_view *v)
+{
+	v->bottom = v->h - GRID_H - (weft__any_counter(v) ? COUNTERS_H : 0);
+	double a = v->bottom - TOP;
+	int n = v->nrows;
+	if (a < ROW_H)
+		a = ROW_H;
+	if (n * ROW_H <= a) {
+		v->fa = 0;
+		v->fk = n;
+		v->hup = v->hu = v->hd = 0;
+		return;
+	}
+	int k = (int)(a * FOCUS_SHARE / ROW_H);
+	k = k < 1 ? 1 : k > n ? n : k;
+	int fa = v->focus - k / 2;
+	fa = fa < 0 ? 0 : fa > n - k ? n - k : fa;
+	int above = fa, below = n - fa - k;
+	double ctx = a - k * ROW_H;
+	v->fa = fa;
+	v->fk = k;
+	v->hup = above + below ? ctx * above / (above + below) : 0;
+	v->hu = above ? v->hup / above : 0;
+	v->hd = below ? (ctx - v->hup) / below : 0;
+}
+
+
+
+
+void weft_view_set_focus(struct weft_view *v, int row)
+{
+	v->focus = row < 0 ? 0 : row >= v->nrows ? v->nrows - 1 : row;
+	if (v->focus < 0)
+		v->focus = 0;
+}
+
+int weft_view_focus(const struct weft_view *v)
+{
+	return v->focus;
+}
+
+double weft_view_thread_y(struct weft_view *v, uint32_t t, double *rh)
+{
+	int r = weft_view_row(v, t);
+	if (r < 0)
+		return -1;
+	weft__geometry(v);
+	if (rh)
+		*rh = row_h(v, r);
+	return yof(v, r);
+}
+
+void weft_view_zoom(struct weft_view *v, double factor, double x)
+{
+	if (factor <= 0)
+		return;
+	double span = (double)(v->t1 - v->t0);
+	double at = (double)v->t0 + (x - LEFT) / plot_w(v) * span;
+	double ns = span / factor;
+	if (ns < 100)
+		ns = 100; /* 100 ns across the window at most */
+	if (ns > 4e18)
+		ns = 4e18;
+	double left = at - (x - LEFT) / plot_w(v) * ns;
+	weft_view_set_range(v, clamp_time(left), clamp_time(left + ns));
+}
+
+void weft_view_pan(struct weft_view *v, double dx, double dy)
+{
+	double d = dx * (double)(v->t1 - v->t0) / plot_w(v);
+	weft_view_set_range(v, clamp_time((double)v->t0 - d),
+			    clamp_time((double)v->t1 - d));
+	if (dy) {
+		/* dragging down brings the rows above into focus */
+		v->drag_rows -= dy / ROW_H;
+		int rows = (int)v->drag_rows;
+		v->drag_rows -= rows;
+		weft_view_set_focus(v, v->focus + rows);
+	}
+}
+
+/* ------------------------------------------------------------- interaction */
+
+uint32_t weft_view_search(struct weft_view *v, const char *text)
+{
+	free(v->query);
+	v->query = text && *text ? strdup(text) : NULL;
+	uint32_t hits = weft__match(v, 0);
+	weft__tset_build(v, &v->hl, v->hlm, NULL);
+	return hits;
+}
+
+void weft_view_select(struct weft_view *v, uint32_t t)
+{
+	v->selected = t < v->nthreads ? t : WEFT_NONE;
+}
+
+uint32_t weft_view_selected(const struct weft_view *v)
+{
+	return v->selected;
+}
+
+void weft_view_show_counters(struct weft_view *v, int on)
+{
+	v->counters = on;
+}
+
+void weft_view_show_counter(struct weft_view *v, uint32_t k, int on)
+{
+	if (k >= v->nctr_off) {
+		uint32_t n = k + 16;
+		uint8_t *p = realloc(v->ctr_off, n);
+		if (!p)
+			return;
+		memset(p + v->nctr_off, 0, n - v->nctr_off);
+		v->ctr_off = p;
+		v->nctr_off = n;
+	}
+	v->ctr_off[k] = !on;
+}
+
+int weft_view_counter_shown(const struct weft_view *v, uint32_t k)
+{
+	return v->counters && (k >= v->nctr_off || !v->ctr_off[k]);
+}
