@@ -144,8 +144,9 @@ struct weft__evspec {
 		const char *name;
 	} f[4];
 };
-/* Shared by libweft and libweft-read (which links libweft). */
-#define WEFT__SHARED __attribute__((visibility("default")))
+/* Linked into libweft and into libweft-read (from the internal static
+ * library weft-common), and exported by neither: each has its own copy. */
+#define WEFT__SHARED __attribute__((visibility("hidden")))
 extern WEFT__SHARED const struct weft__evspec weft__events[];
 
 /* Metadata generation (metadata.c). */

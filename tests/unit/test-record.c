@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -688,6 +689,132 @@ TEST(fault_injection)
 	CHECK_EQ(t.n, 1);
 }
 
+/* Runs a shell command; returns its exit status (-1: killed). */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof cmd)
+		FAIL("command too long");
+	int st = system(cmd);
+	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The names in directory `dir`, sorted, joined by spaces. */
+static void list_dir(const char *dir, char *out, size_t cap)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "ls -A '%s' | sort | tr '\\n' ' '", dir);
+	FILE *f = popen(cmd, "r");
+	size_t n = f ? fread(out, 1, cap - 1, f) : 0;
+	out[n] = 0;
+	if (f)
+		pclose(f);
+}
+
+/* Reading never records: with WEFT_FILE (and the other settings) exported
+ * and naming the very trace being read, every reading command leaves its
+ * bytes as they were and creates no file beside it, and no reading
+ * program loads libweft (whose constructor records from the
+ * environment). */
+TEST(readers_never_record)
+{
+	const char *bin = getenv("WEFT_BIN"), *build = getenv("WEFT_BUILD");
+	if (!bin || !build)
+		FAIL("WEFT_BIN and WEFT_BUILD must be set (meson test sets them)");
+	const char *p = tpath("read-me.weft");
+	char dir[512], out[600], copy[600];
+	snprintf(dir, sizeof dir, "%s", p);
+	*strrchr(dir, '/') = 0;
+	snprintf(out, sizeof out, "%s.out", dir);
+	snprintf(copy, sizeof copy, "%s.orig", dir);
+	CHECK_OK(mkdir(out, 0700));
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_create(2, "kind");
+	weft_should_resolve(2);
+	weft_label(2, "still here");
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	CHECK_OK(sh("cp '%s' '%s'", p, copy));
+	char before[4096], after[4096];
+	list_dir(dir, before, sizeof before);
+
+	char help[8192] = "";
+	FILE *f = popen("\"$WEFT_BIN\" 2>&1", "r");
+	help[fread(help, 1, sizeof help - 1, f)] = 0;
+	pclose(f);
+	char wasm[600];
+	snprintf(wasm, sizeof wasm, "%s/viewer/web/weft.wasm", build);
+	struct {
+		const char *args; /* %1$s: the trace, %2$s: the output dir */
+		int have;
+	} cmds[] = {
+		{"info '%1$s'", 1},
+		{"dump '%1$s'", 1},
+		{"stats '%1$s'", 1},
+		{"stats --json '%1$s'", 1},
+		{"why '%1$s'", 1},
+		{"why --all '%1$s'", 1},
+		{"export --format chrome '%1$s' -o '%2$s/t.json'", 1},
+		{"ctf '%1$s' -o '%2$s/ctf'", 1},
+		{"snapshot '%1$s' -o '%2$s/snap.weft'", 1},
+		{"render '%1$s' -o '%2$s/t.png'", !!strstr(help, "  render ")},
+		{"render '%1$s' -o '%2$s/t.svg'", !!strstr(help, "  render ")},
+		{"html '%1$s' -o '%2$s/t.html'", access(wasm, R_OK) == 0},
+	};
+	int ran = 0;
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		if (!cmds[i].have) {
+			fprintf(stderr, "# not in this build: weft %s\n",
+				cmds[i].args);
+			continue;
+		}
+		char args[2048];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(args, sizeof args, cmds[i].args, p, out);
+#pragma GCC diagnostic pop
+		int rc = sh("cd '%s' && WEFT_FILE='%s' WEFT_SIZE=64K "
+			    "WEFT_MODE=discard WEFT_CLOCK=monotonic "
+			    "WEFT_SESSION=1 \"$WEFT_BIN\" %s >'%s/stdout' "
+			    "2>'%s/stderr'",
+			    dir, p, args, out, out);
+		if (rc < 0 || rc > 1) /* why exits 1: thread 2 never resolved */
+			FAIL("weft %s: exit %d", args, rc);
+		if (sh("cmp -s '%s' '%s'", p, copy))
+			FAIL("weft %s changed the trace it read", args);
+		list_dir(dir, after, sizeof after);
+		if (strcmp(before, after))
+			FAIL("weft %s: files beside the trace were [%s], are "
+			     "[%s]",
+			     args, before, after);
+		ran++;
+	}
+	CHECK(ran >= 9);
+	/* What stops the constructor for good: no reading program or
+	 * library loads libweft, directly or through another library. */
+	const char *readers[] = {"tools/weft", "src/read/libweft-read.so",
+				 "viewer/weft-view", "bench/model-bench"};
+	for (size_t i = 0; i < sizeof readers / sizeof *readers; i++) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s", build, readers[i]);
+		if (access(path, R_OK)) {
+			if (i < 2)
+				FAIL("%s is missing", path);
+			continue;
+		}
+		CHECK_EQ(sh("ldd '%s' | grep -q 'libweft-read'", path),
+			 i == 1 ? 1 : 0);
+		if (!sh("ldd '%s' | grep -q 'libweft\\.so'", path))
+			FAIL("%s loads libweft", path);
+	}
+}
+
 /* Another process's live ring is never replaced. */
 TEST(never_replace_live_ring)
 {
@@ -780,4 +907,5 @@ TEST_MAIN(T(roundtrip_every_event), T(stopped_records_nothing),
 	  T(names_interned_once), T(signal_reentrancy), T(fork_child_stops),
 	  T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
 	  T(fault_injection), T(never_replace_live_ring),
-	  T(bursts_share_one_time), T(manual_clock))
+	  T(bursts_share_one_time), T(manual_clock),
+	  T(readers_never_record))
