@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -86,6 +87,41 @@ static long summarize(const char *path, int pid_main, int quiet_if_empty)
 	return n;
 }
 
+/* Refuses an output the recorder would refuse too, before running the
+ * program: anything that exists and is not a regular file (a device, a
+ * FIFO, a socket, a directory: weft never replaces one; a symbolic link
+ * is followed, as the recorder follows it), or a ring another process is
+ * writing.  Then removes a trace of an earlier run at FILE (a weft ring,
+ * nothing else), so that what FILE holds afterwards is this run's. */
+static int check_output(const char *abs, const char *out)
+{
+	struct stat sb;
+	if (stat(abs, &sb) < 0)
+		return 0; /* nothing there (or a link to nothing): created */
+	if (!S_ISREG(sb.st_mode))
+		return error("'%s' is not a regular file: weft never replaces "
+			     "a device, FIFO, socket or directory",
+			     out),
+		       2;
+	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return 0; /* the recorder will say why */
+	char magic[8] = "";
+	int ring = read(fd, magic, 8) == 8 && !memcmp(magic, "WEFTRING", 8);
+	int live = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	if (live)
+		return error("'%s' is being written by another process", out),
+		       2;
+	if (ring) {
+		/* Through a symbolic link: the file it names. */
+		char real[PATH_MAX];
+		if (realpath(abs, real))
+			unlink(real);
+	}
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = "weft.trace", *size = NULL, *mode = NULL;
@@ -119,8 +155,9 @@ int cmd_record(int argc, char **argv)
 			return error("'%s': name too long", out), 1;
 	} else
 		snprintf(abs, sizeof abs, "%s", out);
-	/* Old traces of a previous run with this name would be confusing. */
-	unlink(abs);
+	int err = check_output(abs, out);
+	if (err)
+		return err;
 
 	const char *shim = find_shim();
 	if (!shim)

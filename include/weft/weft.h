@@ -93,7 +93,8 @@ extern "C" {
 	X(ETOOSMALL, -4010, "trace size too small")                            \
 	X(ENOSPC, -4011, "no space left for the trace file")                   \
 	X(EAGAIN, -4012, "no new events yet")                                  \
-	X(ENOTFOUND, -4013, "not found")
+	X(ENOTFOUND, -4013, "not found")                                      \
+	X(ENOTREG, -4014, "not a regular file (never replaced)")
 
 enum weft_error {
 #define WEFT__ERR_ENUM(name, val, msg) WEFT_##name = (val),
@@ -138,8 +139,15 @@ WEFT_API const char *weft_version(void);
  * never as a SIGBUS later) and maps it.  `flags` is WEFT_OVERWRITE or
  * WEFT_DISCARD, optionally | WEFT_CLOCK_MONOTONIC or WEFT_CLOCK_MANUAL.
  *
+ * A symbolic link is followed: the ring replaces the file it names (or
+ * is created there).  Anything else that exists and is not a regular file
+ * (a device, a FIFO, a socket, a directory) is never replaced:
+ * WEFT_ENOTREG.
+ *
  * Returns 0, WEFT_EBUSY if tracing is already started, WEFT_ETOOSMALL if
- * `bytes` cannot hold a header and a few packets, WEFT_ENOSPC, or -errno.
+ * `bytes` cannot hold a header and a few packets, WEFT_ENOTREG,
+ * WEFT_ENOSPC, -EBUSY if another process is writing a ring at `path`, or
+ * -errno.
  * Not async-signal-safe; call it from one thread.
  */
 WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags);

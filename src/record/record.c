@@ -818,11 +818,46 @@ static void random_uuid(uint8_t u[16])
 	u[8] = (u[8] & 0x3f) | 0x80; /* variant */
 }
 
+/* Where a ring named `path` goes: `path` itself, or, when it is a
+ * symbolic link, the file it names (followed to the end of the chain, so
+ * the temporary file is made in the directory of the file it replaces).
+ * Refuses anything that exists and is not a regular file: a device, a
+ * FIFO, a socket or a directory is never replaced.  Stack buffers only:
+ * this may run in a child after fork. */
+static int resolve_target(const char *path, char *out, size_t cap)
+{
+	if (strlen(path) >= cap)
+		return -ENAMETOOLONG;
+	strcpy(out, path);
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat sb;
+		if (lstat(out, &sb) < 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (S_ISREG(sb.st_mode))
+			return 0;
+		if (!S_ISLNK(sb.st_mode))
+			return WEFT_ENOTREG;
+		char link[4096];
+		ssize_t n = readlink(out, link, sizeof link - 1);
+		if (n < 0)
+			return -errno;
+		link[n] = 0;
+		char *slash = strrchr(out, '/');
+		size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - out) + 1;
+		if (dir + (size_t)n >= cap)
+			return -ENAMETOOLONG;
+		memcpy(out + dir, link, (size_t)n + 1);
+	}
+	return -ELOOP;
+}
+
 /* Is `path` a ring that a live writer holds?  Writers keep an exclusive
- * flock(2) on their file while tracing. */
+ * flock(2) on their file while tracing.  (`path` is a regular file or
+ * nothing: resolve_target() came first, so this open cannot block on a
+ * FIFO or wake a device.) */
 static int held_by_writer(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
 	int held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
@@ -830,14 +865,18 @@ static int held_by_writer(const char *path)
 	return held;
 }
 
-static int start(const char *path, size_t bytes, unsigned flags)
+static int start(const char *name, size_t bytes, unsigned flags)
 {
 	int err = 0;
-	if (!path || !*path || (flags & ~7u) ||
+	if (!name || !*name || (flags & ~7u) ||
 	    ((flags & WEFT_CLOCK_MONOTONIC) && (flags & WEFT_CLOCK_MANUAL)))
 		return WEFT_EINVAL;
 	if (__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 		return WEFT_EBUSY;
+	char path[4096];
+	err = resolve_target(name, path, sizeof path);
+	if (err)
+		return err;
 	if (!bytes)
 		bytes = WEFT_DEFAULT_SIZE;
 	pthread_once(&once, make_key);
@@ -1127,9 +1166,15 @@ __attribute__((constructor)) static void weft_autostart(void)
 	 * inherited the environment), or whose file a live writer holds,
 	 * records into a file of its own: never into its parent's. */
 	const char *root = getenv("WEFT_ROOT_PID");
-	int err;
+	char target[4096];
+	int err = resolve_target(path, target, sizeof target);
+	if (err) {
+		fprintf(stderr, "weft: cannot trace into '%s': %s; running untraced\n",
+			path, weft_strerror(err));
+		return;
+	}
 	if ((root && *root && atoi(root) != (int)getpid()) ||
-	    held_by_writer(path)) {
+	    held_by_writer(target)) {
 		char own[4200];
 		snprintf(own, sizeof own, "%s.%d", path, (int)getpid());
 		err = start(own, g.env_size, flags);

@@ -6,7 +6,10 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -815,6 +818,134 @@ TEST(readers_never_record)
 	}
 }
 
+/* The file type and device of `p` (lstat: a link is not followed). */
+static void node_id(const char *p, mode_t *mode, dev_t *rdev)
+{
+	struct stat sb;
+	if (lstat(p, &sb))
+		FAIL("%s is gone: %s", p, strerror(errno));
+	*mode = sb.st_mode & S_IFMT;
+	*rdev = sb.st_rdev;
+}
+
+/* Makes the nodes weft must never replace in dir: a FIFO (no reader: an
+ * open for writing would block), a socket, a directory, a character
+ * device (as root: the null device), a link to a FIFO. */
+static int make_nodes(const char *dir, char names[][600])
+{
+	int n = 0;
+	snprintf(names[n], 600, "%.500s/fifo", dir);
+	CHECK_OK(mkfifo(names[n++], 0600));
+	snprintf(names[n], 600, "%.500s/sock", dir);
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", names[n]);
+	if (strlen(names[n]) < sizeof sa.sun_path &&
+	    bind(s, (struct sockaddr *)&sa, sizeof sa) == 0)
+		n++;
+	snprintf(names[n], 600, "%.500s/dir", dir);
+	CHECK_OK(mkdir(names[n++], 0700));
+	snprintf(names[n], 600, "%.500s/null", dir);
+	if (mknod(names[n], S_IFCHR | 0666, makedev(1, 3)) == 0)
+		n++;
+	else
+		fprintf(stderr, "# no character device of our own: %s\n",
+			strerror(errno));
+	snprintf(names[n], 600, "%.500s/link-to-fifo", dir);
+	CHECK_OK(symlink("fifo", names[n++]));
+	return n;
+}
+
+/* A device, FIFO, socket or directory is never replaced: weft_start()
+ * refuses it with WEFT_ENOTREG, a program started with WEFT_FILE naming
+ * it runs untraced and unchanged with one message, `weft record -o`
+ * refuses before running anything.  A symbolic link is followed. */
+TEST(never_replace_non_regular_files)
+{
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s", tpath("x"));
+	*strrchr(dir, '/') = 0;
+	char nodes[8][600];
+	int n = make_nodes(dir, nodes);
+	mode_t mode[8];
+	dev_t rdev[8];
+	for (int i = 0; i < n; i++)
+		node_id(nodes[i], &mode[i], &rdev[i]);
+	const char *bin = getenv("WEFT_BIN"), *build = getenv("WEFT_BUILD");
+	if (!bin || !build)
+		FAIL("WEFT_BIN and WEFT_BUILD must be set (meson test sets them)");
+	char ticker[700];
+	snprintf(ticker, sizeof ticker, "%s/examples/forker", build);
+	CHECK_OK(sh("cd '%s' && '%s' >plain.out 2>plain.err", dir, ticker));
+
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ(weft_start(nodes[i], 1 << 20, 0), WEFT_ENOTREG);
+		CHECK_EQ(sh("cd '%s' && WEFT_FILE='%s' '%s' >env.out 2>env.err",
+			    dir, nodes[i], ticker),
+			 0);
+		/* the program's output is its own (forker prints its
+		 * child's pid: compare the shape), and one line says why */
+		CHECK_OK(sh("cd '%s' && test $(wc -l <env.out) = 1 && "
+			    "test $(wc -l <env.err) = 1 && grep -q 'cannot "
+			    "trace into .*: not a regular file (never "
+			    "replaced); running untraced' env.err",
+			    dir));
+		CHECK_EQ(sh("cd '%s' && touch ran && rm ran && '%s' record -o "
+			    "'%s' -- sh -c 'touch ran' 2>rec.err",
+			    dir, bin, nodes[i]),
+			 2);
+		CHECK(sh("test -e '%s/ran'", dir) != 0);
+		CHECK_OK(sh("grep -q 'is not a regular file' '%s/rec.err'", dir));
+		for (int k = 0; k < n; k++) {
+			mode_t m;
+			dev_t d;
+			node_id(nodes[k], &m, &d);
+			if (m != mode[k] || d != rdev[k])
+				FAIL("%s was replaced (type %o, was %o)",
+				     nodes[k], m, mode[k]);
+		}
+	}
+	/* Nothing was left beside them. */
+	char names[4096];
+	list_dir(dir, names, sizeof names);
+	CHECK_STR(names, "dir env.err env.out fifo link-to-fifo null "
+			 "plain.err plain.out rec.err sock ");
+}
+
+/* A symbolic link is followed: the ring replaces (or creates) the file
+ * it names, in that file's directory; the link stays a link. */
+TEST(symlink_followed)
+{
+	const char *link = tpath("link.weft"), *dangling = tpath("dangling");
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s", link);
+	*strrchr(dir, '/') = 0;
+	char sub[700], target[800], target2[800];
+	snprintf(sub, sizeof sub, "%s/sub", dir);
+	CHECK_OK(mkdir(sub, 0700));
+	snprintf(target, sizeof target, "%s/real.weft", sub);
+	snprintf(target2, sizeof target2, "%s/new.weft", sub);
+	CHECK_OK(sh("echo old >'%s'", target));
+	CHECK_OK(symlink("sub/real.weft", link));
+	CHECK_OK(symlink("sub/new.weft", dangling));
+	const char *names[] = {link, dangling};
+	const char *targets[] = {target, target2};
+	for (int i = 0; i < 2; i++) {
+		CHECK_OK(weft_start(names[i], 1 << 20, 0));
+		weft_run(40 + (uint64_t)i);
+		CHECK_OK(weft_stop());
+		struct stat sb;
+		CHECK_OK(lstat(names[i], &sb));
+		CHECK(S_ISLNK(sb.st_mode));
+		struct ttrace t = tread(targets[i]);
+		CHECK_EQ(t.n, 1);
+		CHECK_U64(t.ev[0].e.id, 40 + (uint64_t)i);
+	}
+	char listing[4096];
+	list_dir(sub, listing, sizeof listing);
+	CHECK_STR(listing, "new.weft real.weft ");
+}
+
 /* Another process's live ring is never replaced. */
 TEST(never_replace_live_ring)
 {
@@ -908,4 +1039,5 @@ TEST_MAIN(T(roundtrip_every_event), T(stopped_records_nothing),
 	  T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
 	  T(fault_injection), T(never_replace_live_ring),
 	  T(bursts_share_one_time), T(manual_clock),
-	  T(readers_never_record))
+	  T(readers_never_record), T(never_replace_non_regular_files),
+	  T(symlink_followed))
