@@ -782,9 +782,12 @@ TEST(readers_never_record)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		snprintf(args, sizeof args, cmds[i].args, p, out);
 #pragma GCC diagnostic pop
+		/* (fontconfig's caches look like leaks to LeakSanitizer) */
 		int rc = sh("cd '%s' && WEFT_FILE='%s' WEFT_SIZE=64K "
 			    "WEFT_MODE=discard WEFT_CLOCK=monotonic "
-			    "WEFT_SESSION=1 \"$WEFT_BIN\" %s >'%s/stdout' "
+			    "WEFT_SESSION=1 LSAN_OPTIONS=\"${LSAN_OPTIONS:+"
+			    "$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/"
+			    "render/lsan.supp\" \"$WEFT_BIN\" %s >'%s/stdout' "
 			    "2>'%s/stderr'",
 			    dir, p, args, out, out);
 		if (rc < 0 || rc > 1) /* why exits 1: thread 2 never resolved */
