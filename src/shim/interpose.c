@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * interpose.c - telling the program's calls of a loop library from the
+ * library's calls of itself: the wrappers' depth on this OS thread, and
+ * the code ranges of a loaded library.
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <string.h>
+
+#include "shim.h"
+
+__thread int weft__shim_inside;
+
+void weft__shim_leave_inside(int *unused)
+{
+	(void)unused;
+	weft__shim_inside--;
+}
+
+/* dl_iterate_phdr's callback: the executable segments of the first
+ * object whose file name contains lib->name. */
+static int find_lib(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct shim_lib *lib = arg;
+	(void)size;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, lib->name))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && lib->n < 8; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		lib->lo[lib->n] = info->dlpi_addr + ph->p_vaddr;
+		lib->hi[lib->n] = lib->lo[lib->n] + ph->p_memsz;
+		lib->n++;
+	}
+	return 1;
+}
+
+/* pthread_once() takes no argument: one scanner per library, chosen by
+ * the lib pointer through a thread-local (pthread_once runs the routine
+ * on the calling thread). */
+static __thread struct shim_lib *scanning;
+static void scan(void)
+{
+	dl_iterate_phdr(find_lib, scanning);
+	/* Pairs with the acquire load in weft__shim_from_lib(). */
+	__atomic_store_n(&scanning->scanned, 1, __ATOMIC_RELEASE);
+}
+
+int weft__shim_from_lib(struct shim_lib *lib, const void *ret)
+{
+	/* Pairs with the release store in scan(). */
+	if (__builtin_expect(!__atomic_load_n(&lib->scanned, __ATOMIC_ACQUIRE),
+			     0)) {
+		scanning = lib;
+		pthread_once(&lib->once, scan);
+	}
+	uintptr_t a = (uintptr_t)ret;
+	for (int i = 0; i < lib->n; i++)
+		if (a >= lib->lo[i] && a < lib->hi[i])
+			return 1;
+	return 0;
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * label.c - the labels of the shims' async threads ("read fd 7 ->
+ * on_read"): callback names, a label builder, and a per-thread cache of
+ * the labels made over and over, whose texts live in an arena that is
+ * never freed so that the trace interns each once.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "shim.h"
+
+/* dladdr walks symbol tables (microseconds): each OS thread caches the
+ * names it has looked up. */
+#define NAME_CACHE 16
+static __thread struct {
+	const void *cb;
+	char name[64];
+} name_cache[NAME_CACHE];
+
+const char *weft__shim_cb_name(const void *cb)
+{
+	if (!cb)
+		return "(no callback)";
+	unsigned i = (unsigned)(((uintptr_t)cb >> 4) % NAME_CACHE);
+	if (name_cache[i].cb != cb) {
+		Dl_info di;
+		if (dladdr(cb, &di) && di.dli_sname)
+			snprintf(name_cache[i].name, sizeof name_cache[i].name,
+				 "%s", di.dli_sname);
+		else
+			snprintf(name_cache[i].name, sizeof name_cache[i].name,
+				 "%p", cb);
+		name_cache[i].cb = cb;
+	}
+	return name_cache[i].name;
+}
+
+void weft__shim_lb_str(struct shim_lb *b, const char *p)
+{
+	size_t k = strlen(p);
+	if (k > sizeof b->s - 1 - b->n)
+		k = sizeof b->s - 1 - b->n;
+	memcpy(b->s + b->n, p, k);
+	b->n += k;
+	b->s[b->n] = 0;
+}
+
+void weft__shim_lb_num(struct shim_lb *b, long long v)
+{
+	char tmp[24];
+	int i = sizeof tmp - 1;
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v
+				     : (unsigned long long)v;
+	tmp[i] = 0;
+	do
+		tmp[--i] = (char)('0' + u % 10);
+	while ((u /= 10) && i > 1);
+	if (v < 0)
+		tmp[--i] = '-';
+	weft__shim_lb_str(b, tmp + i);
+}
+
+void weft__shim_label(uint64_t id, const void *cb, const char *fmt, ...)
+{
+	struct shim_lb b;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(b.s, sizeof b.s, fmt, ap);
+	va_end(ap);
+	b.n = n < 0 ? 0 : (size_t)n < sizeof b.s ? (size_t)n : sizeof b.s - 1;
+	weft__shim_lb_str(&b, " -> ");
+	weft__shim_lb_str(&b, weft__shim_cb_name(cb));
+	weft_label(id, b.s);
+}
+
+/* Label texts that the trace interns by address (weft_create_label: a
+ * two-byte name in the event instead of the text) must never change: they
+ * are kept here, in chunks that are never freed, 1 MiB in all (the trace's
+ * name table is full long before: 64 KiB of strings).  Past that, labels
+ * go as text.  WEFT_UV_LABEL_ARENA=BYTES sets the limit (tests). */
+#define LABEL_CHUNK 4096
+static unsigned long label_arena_total, label_arena_max;
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+static __thread char *arena_pos, *arena_end;
+
+static void arena_init(void)
+{
+	const char *e = getenv("WEFT_UV_LABEL_ARENA");
+	label_arena_max = e && *e ? strtoul(e, NULL, 0) : 1ul << 20;
+}
+
+static const char *arena_copy(const char *text, size_t n)
+{
+	if ((size_t)(arena_end - arena_pos) < n + 1) {
+		pthread_once(&arena_once, arena_init);
+		if (n + 1 > LABEL_CHUNK ||
+		    __atomic_add_fetch(&label_arena_total, LABEL_CHUNK,
+				       __ATOMIC_RELAXED) > label_arena_max)
+			return NULL;
+		void *p = mmap(NULL, LABEL_CHUNK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		arena_pos = p;
+		arena_end = arena_pos + LABEL_CHUNK;
+	}
+	char *r = arena_pos;
+	memcpy(r, text, n + 1);
+	arena_pos += n + 1;
+	return r;
+}
+
+/* The labels made over and over — each read activation of a stream, each
+ * write of the same size on it — are the same text: each OS thread keeps
+ * the last few, keyed by what they are made of, so that making one is a
+ * comparison. */
+#define LCACHE 32
+#define LWAYS 4
+static __thread struct {
+	const char *p1, *p2; /* string constants: compared by address */
+	long long n1, n2;
+	const void *cb;
+	const char *s; /* in the arena */
+} lcache[LCACHE];
+/* per set: the way to replace next (round robin) */
+static __thread uint8_t lcache_next[LCACHE / LWAYS];
+
+const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
+				    long long n1, const char *p2,
+				    long long n2, const void *cb)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)p1 ^ (uint64_t)(uintptr_t)cb ^
+		      (uint64_t)(uintptr_t)p2) +
+		     (uint64_t)n1 * 0x9E3779B97F4A7C15ull +
+		     (uint64_t)n2 * 0xC2B2AE3D27D4EB4Full;
+	/* Four ways: the slots set .. set + 3.  With two, three labels of
+	 * one set (one chance in twenty for the four labels of an echo
+	 * server, depending on where things were loaded) evicted each other
+	 * on every call. */
+	unsigned set = (unsigned)((k ^ (k >> 31)) * 0x9E3779B97F4A7C15ull >> 61) %
+		       (LCACHE / LWAYS) * LWAYS;
+	for (unsigned i = set; i < set + LWAYS; i++)
+		if (lcache[i].p1 == p1 && lcache[i].p2 == p2 &&
+		    lcache[i].n1 == n1 && lcache[i].n2 == n2 &&
+		    lcache[i].cb == cb && lcache[i].s)
+			return lcache[i].s;
+	weft__shim_lb_init(b);
+	weft__shim_lb_str(b, p1);
+	if (n1 != NO_NUM)
+		weft__shim_lb_num(b, n1);
+	if (p2) {
+		weft__shim_lb_str(b, p2);
+		if (n2 != NO_NUM)
+			weft__shim_lb_num(b, n2);
+	}
+	weft__shim_lb_str(b, " -> ");
+	weft__shim_lb_str(b, weft__shim_cb_name(cb));
+	const char *kept = arena_copy(b->s, b->n);
+	if (kept) {
+		unsigned i = set + lcache_next[set / LWAYS];
+		lcache[i].p1 = p1;
+		lcache[i].p2 = p2;
+		lcache[i].n1 = n1;
+		lcache[i].n2 = n2;
+		lcache[i].cb = cb;
+		lcache[i].s = kept;
+		lcache_next[set / LWAYS] =
+			(uint8_t)((lcache_next[set / LWAYS] + 1) % LWAYS);
+	}
+	return kept;
+}
+
+void weft__shim_create_labelled(uint64_t id, const char *kind,
+				const char *kept, const struct shim_lb *b)
+{
+	if (kept) {
+		weft_create_label(id, kind, kept);
+	} else {
+		weft_create(id, kind);
+		weft_label(id, b->s);
+	}
+}

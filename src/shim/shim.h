@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.h - what the preloaded loop shims (src/uv/, and the others built on
+ * this part) share: interposition, async-thread ids and the current
+ * thread, the side table of armed handles and pending requests, labels
+ * and their cache, a loop's phases, its wait as idle time, and the runs
+ * of callbacks.  Private to the shims.
+ *
+ * Every name a shim makes non-static begins with weft__shim_: a preloaded
+ * library's symbols come first in the process's lookup order, so a short
+ * name could take the place of one of the program's own.
+ *
+ * All of it runs inside someone else's program: it never changes what a
+ * call does, preserves errno around what it records, and never reads a
+ * request after its callback (which may free it).
+ */
+#ifndef WEFT_SHIM_H
+#define WEFT_SHIM_H
+
+#define WEFT_ENABLE 1
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft/weft.h"
+
+/* The functions a shim interposes are exported; everything else of it is
+ * hidden (the shims are built with -fvisibility=hidden). */
+#define WEFT_SHIM_EXPORT __attribute__((visibility("default")))
+
+/* Whether tracing is on: the trace's generation (a new trace, or a
+ * forked child's, is another), 0 when off. */
+#define ON() __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
+
+/* The real function behind an interposed one. */
+#define REAL(name)                                                             \
+	static __typeof__(name) *real_##name;                                  \
+	if (!real_##name)                                                      \
+	real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+
+/* ------------------------------------------------------ interposition */
+
+/* A loop library calls its own public functions (uv_write calls
+ * uv_write2, fs-poll starts timers...).  Inside a wrapper such calls go
+ * straight through: the outer wrapper records the operation once. */
+extern __thread int weft__shim_inside;
+void weft__shim_leave_inside(int *unused);
+/* Marks the rest of the wrapper (until it returns) as inside. */
+#define SCOPE_INSIDE()                                                         \
+	weft__shim_inside++;                                                   \
+	int inside_guard__                                                     \
+		__attribute__((cleanup(weft__shim_leave_inside), unused)) = 0
+
+/* A loop library also calls its public functions from internals that are
+ * not wrappers of ours (libuv's timers re-arm themselves, loop
+ * initialisation creates an async handle...): those calls are part of
+ * what the traced call already means and go straight through.  They are
+ * told by their return address lying in the library's code. */
+struct shim_lib {
+	const char *name; /* a part of the file name: "libuv" */
+	uintptr_t lo[8], hi[8];
+	int n;
+	int scanned; /* release-stored once the ranges are set */
+	pthread_once_t once;
+};
+#define SHIM_LIB(libname)                                                      \
+	{                                                                      \
+		.name = (libname), .once = PTHREAD_ONCE_INIT                   \
+	}
+int weft__shim_from_lib(struct shim_lib *lib, const void *ret);
+
+/* ------------------------------------------------ ids, current thread */
+
+/* Ids of the shims: a counter in a range of its own (bit 62), so they do
+ * not meet the small ids hand instrumentation tends to use.  Each OS
+ * thread takes them in blocks: one atomic operation per block. */
+extern __thread uint64_t weft__shim_id_next, weft__shim_id_end;
+void weft__shim_id_refill(void);
+static inline uint64_t weft__shim_new_id(void)
+{
+	if (__builtin_expect(weft__shim_id_next == weft__shim_id_end, 0))
+		weft__shim_id_refill();
+	return (1ull << 62) | weft__shim_id_next++;
+}
+
+/* The async thread current on this OS thread, as the shims set it. */
+extern __thread uint64_t weft__shim_cur;
+static inline void weft__shim_set_cur(uint64_t id)
+{
+	weft__shim_cur = id;
+	weft_run(id);
+}
+
+/* Runs `id` around a callback, then gives back what was current. */
+#define RUN_AS(id, call)                                                       \
+	do {                                                                   \
+		uint64_t prev_ = weft__shim_cur;                               \
+		weft__shim_set_cur(id);                                        \
+		call;                                                          \
+		weft__shim_set_cur(prev_);                                     \
+	} while (0)
+
+/* ------------------------------------------------------- side table */
+
+/* What a shim keeps of a request or handle, keyed by (address, role):
+ * the user's pointers and data fields are never touched. */
+struct shim_ent {
+	const void *key;
+	int role;          /* the shim's own numbering; 0 and -1 are taken */
+	uint64_t id;       /* the async thread; 0: none pending */
+	void (*cb)(void);  /* the user's callback */
+	void (*cb2)(void); /* a second one (libuv work: the after-work cb) */
+	void *loop;
+	uint64_t aux;      /* the shim's (libuv timers: the repeat) */
+	const char *label; /* a handle's activations: their label, kept */
+};
+
+/* Keeps (key, role): its thread, callbacks, loop and label.  0 when the
+ * table is full (the activity then goes untraced rather than
+ * mis-traced). */
+int weft__shim_put_labelled(const void *key, int role, uint64_t id,
+			    void (*cb)(void), void (*cb2)(void), void *loop,
+			    const char *label);
+static inline int weft__shim_put(const void *key, int role, uint64_t id,
+				 void (*cb)(void), void (*cb2)(void),
+				 void *loop)
+{
+	return weft__shim_put_labelled(key, role, id, cb, cb2, loop, NULL);
+}
+/* Copies the entry of (key, role) out; with `remove`, deletes it. */
+int weft__shim_get(const void *key, int role, struct shim_ent *out,
+		   int remove);
+/* Sets the pending thread of (key, role), if it is kept. */
+void weft__shim_set_id(const void *key, int role, uint64_t id);
+/* Copies the entry out and puts `next` in its place as its pending
+ * thread, in one look-up; 0 when absent or with nothing pending. */
+int weft__shim_swap_id(const void *key, int role, struct shim_ent *out,
+		       uint64_t next);
+/* The pending thread of (key, role), without ever blocking for long:
+ * for callers that may run in a signal handler which interrupted the
+ * table's holder.  0 when absent or the table stayed busy. */
+uint64_t weft__shim_peek_id(const void *key, int role);
+
+/* Requests submitted on the OS thread that runs their loop complete on
+ * that thread (a loop calls a request's callback on its own thread): the
+ * thread keeps them in a table of its own, with no lock.  When the loop
+ * returns they move to the shared table (it may run on another thread
+ * next).  weft__shim_mine_loop is the loop running on this thread. */
+extern __thread void *weft__shim_mine_loop;
+int weft__shim_mine_put(const void *key, uint64_t id, void (*cb)(void),
+			void *loop);
+/* Takes (removes) the entry of `key` into *out, with role `role`. */
+int weft__shim_mine_take(const void *key, int role, struct shim_ent *out);
+/* The loop returns: what is pending moves to the shared table. */
+void weft__shim_mine_flush(int role);
+
+/* ------------------------------------------------------------ labels */
+
+/* Labels are built by appending, not by printf: they are made for every
+ * request, so they must be cheap. */
+struct shim_lb {
+	size_t n;
+	char s[512];
+};
+/* Empty: only the length and the terminator (an initializer would clear
+ * all 512 bytes, for every request). */
+static inline void weft__shim_lb_init(struct shim_lb *b)
+{
+	b->n = 0;
+	b->s[0] = 0;
+}
+void weft__shim_lb_str(struct shim_lb *b, const char *p);
+void weft__shim_lb_num(struct shim_lb *b, long long v);
+
+/* "on_read" for a callback that dladdr can name, else its address. */
+const char *weft__shim_cb_name(const void *cb);
+
+/* No number in a cached label's part. */
+#define NO_NUM LLONG_MIN
+/* The label "P1 N1 P2 N2 -> cb" (a part absent when its P is NULL, a
+ * number absent when NO_NUM), from a per-thread cache: its text where it
+ * never changes (interned once by the trace), or NULL (the arena is full)
+ * with the text in b. */
+const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
+				    long long n1, const char *p2,
+				    long long n2, const void *cb);
+/* Creates `id` labelled with what weft__shim_cached_label() returned. */
+void weft__shim_create_labelled(uint64_t id, const char *kind,
+				const char *kept, const struct shim_lb *b);
+/* Labels `id` with a printf text, then " -> " and the callback's name. */
+void weft__shim_label(uint64_t id, const void *cb, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------ phases */
+
+/* A loop iteration's phases.  A phase is a name (a string constant: the
+ * trace interns names by address); the trace marks one when the
+ * callbacks of another begin (weft_phase), and the loop's wait, recorded
+ * as idle "poll", is its poll phase.  NULL: out of any phase. */
+extern const char weft__shim_poll[]; /* "poll": the wait's phase and reason */
+/* Marks phase ph if the trace is not in it. */
+void weft__shim_phase_mark(const char *ph);
+/* The same, with the events that follow at the same instant: returns 1
+ * when it began a burst, for the caller to end after them. */
+int weft__shim_phase_begin(const char *ph);
+
+/* The loop's wait: with a timeout, an idle period ("poll") in its poll
+ * phase, and how long the loop was away from it before (counter
+ * `busy`, in microseconds, recorded when it changes). */
+void weft__shim_wait_enter(int timeout, const char *busy);
+void weft__shim_wait_leave(int timeout);
+
+/* -------------------------------------------------------------- runs */
+
+/* The loop resolves `id`, or fails it with `fail` when not NULL. */
+static inline void weft__shim_complete(uint64_t id, const char *fail)
+{
+	if (fail)
+		weft_fail(id, fail);
+	else
+		weft_resolve(id);
+}
+
+/* ... and its callback starts at once: it becomes current. */
+static inline void weft__shim_deliver(uint64_t id, const char *fail)
+{
+	weft__shim_cur = id;
+	if (fail) {
+		weft_fail(id, fail);
+		weft_run(id);
+	} else {
+		weft_resolve_run(id);
+	}
+}
+
+/* Runs the callback of `id`, which completed (failed with `fail` when
+ * not NULL), in loop phase ph: it resolves (or fails) and runs in one
+ * instant. */
+#define DELIVER_RUN(id, fail, ph, call)                                        \
+	do {                                                                   \
+		uint64_t prev_ = weft__shim_cur;                               \
+		int burst_ = weft__shim_phase_begin(ph);                       \
+		weft__shim_deliver((id), (fail));                              \
+		if (burst_)                                                    \
+			weft_burst_end();                                      \
+		call;                                                          \
+		weft__shim_set_cur(prev_);                                     \
+	} while (0)
+
+/* ... and with no callback to run. */
+void weft__shim_complete_in(uint64_t id, const char *fail, const char *ph);
+
+/* ------------------------------------------------------------ handles */
+
+/* A handle's activations: each is an async thread, armed (created by the
+ * current thread), fired (resolved, the callback runs as it, and the next
+ * activation takes its place, created by it) and disarmed (cancelled). */
+
+/* Arms the next activation of (h, role); labelled with what
+ * weft__shim_cached_label() returned when b is not NULL (the label is
+ * then kept for the activations that follow).  0 when not tracing. */
+uint64_t weft__shim_arm_labelled(const void *h, int role, const char *kind,
+				 const char *kept, const struct shim_lb *b,
+				 void (*cb)(void), void *loop);
+static inline uint64_t weft__shim_arm(const void *h, int role,
+				      const char *kind, void (*cb)(void),
+				      void *loop)
+{
+	return weft__shim_arm_labelled(h, role, kind, NULL, NULL, cb, loop);
+}
+/* Arms with the label "P1 N1 -> cb" (see weft__shim_cached_label). */
+uint64_t weft__shim_arm_named(const void *h, int role, const char *kind,
+			      const char *p1, long long n1, void (*cb)(void),
+			      void *loop);
+/* Disarms: the pending activation is cancelled. */
+void weft__shim_disarm(const void *h, int role);
+/* In a trampoline: the activation fires.  Its entry is copied to *e, and
+ * the next activation (*next, a new id) takes its place in the table;
+ * FIRE_RUN creates it once the firing one runs, so it is created by it,
+ * and a stop inside the callback cancels it.  0: nothing was armed. */
+int weft__shim_fire(const void *h, int role, struct shim_ent *e,
+		    uint64_t *next);
+
+/* Runs the user's callback as the activation that fired (resolved, or
+ * failed with `fail` when not NULL) in loop phase ph, after creating the
+ * next one, labelled with what weft__shim_cached_label() returned in kept
+ * and b: one `fire` event when it resolved and the next one's label is
+ * its own (kept at arm time). */
+#define FIRE_RUN(e, fail, next, kind, kept, b, ph, call)                       \
+	do {                                                                   \
+		uint64_t prev_ = weft__shim_cur;                               \
+		int saved_ = errno;                                            \
+		if (!(fail) && (kept) && (kept) == (e).label) {                \
+			int burst_ = weft__shim_phase_begin(ph);               \
+			weft__shim_cur = (e).id;                               \
+			weft_fire((e).id, (next));                             \
+			if (burst_)                                            \
+				weft_burst_end();                              \
+		} else { /* one instant: one clock read */                     \
+			weft_burst_begin();                                    \
+			weft__shim_phase_mark(ph);                             \
+			weft__shim_deliver((e).id, (fail));                    \
+			weft__shim_create_labelled((next), (kind), (kept),     \
+						   &(b));                      \
+			weft_burst_end();                                      \
+		}                                                              \
+		errno = saved_;                                                \
+		call;                                                          \
+		weft__shim_set_cur(prev_);                                     \
+	} while (0)
+
+#endif

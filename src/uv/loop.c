@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loop.c - a libuv loop as an async thread that runs while uv_run()
+ * runs; the phase each of its callbacks runs in; its wait in epoll as
+ * idle time; its own counts as counters.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+
+#include "uv-shim.h"
+
+struct shim_lib weft__shim_libuv = SHIM_LIB("libuv");
+
+/* ------------------------------------------------------------ phases */
+
+/* An iteration of an echo server marks one phase (its write callbacks'
+ * "pending") on top of its idle and resume: the wait, recorded as idle
+ * "poll", is the poll phase. */
+const char weft__shim_uv_timers[] = "timers";
+const char weft__shim_uv_pending[] = "pending";
+const char weft__shim_uv_idle[] = "idle";
+const char weft__shim_uv_prepare[] = "prepare";
+const char weft__shim_uv_check[] = "check";
+const char weft__shim_uv_closing[] = "closing";
+
+/* Whether the loop is dispatching what epoll returned: libuv's poll
+ * keeps the returned events in the slot past the last watcher while it
+ * calls their callbacks, and clears it after (every Unix backend of
+ * libuv 1.x; uv_loop_t's watchers and nwatchers are in its public
+ * layout). */
+static int in_io(const uv_loop_t *loop)
+{
+	return loop && loop->watchers &&
+	       loop->watchers[loop->nwatchers] != NULL;
+}
+
+/* libuv delivers the requests its writes and connects finished in the
+ * pending phase, and cancels those of a closing handle in the closing
+ * phase. */
+const char *weft__shim_uv_completion_phase(const uv_loop_t *loop,
+					   long status)
+{
+	if (in_io(loop))
+		return PH_POLL;
+	return status == UV_ECANCELED ? PH_CLOSING : PH_PENDING;
+}
+
+/* Poll, unless libuv runs it from its pending queue. */
+const char *weft__shim_uv_io_phase(const uv_loop_t *loop)
+{
+	return in_io(loop) ? PH_POLL : PH_PENDING;
+}
+
+/* ---------------------------------------------------------- helpers */
+
+/* Per OS thread: a loop runs on one. */
+static __thread unsigned last_handles = ~0u, last_reqs = ~0u;
+
+void weft__shim_uv_counters(uv_loop_t *loop)
+{
+	if (!loop)
+		return;
+	if (loop->active_handles != last_handles) {
+		last_handles = loop->active_handles;
+		weft_counter_set("uv.active_handles", (int64_t)last_handles);
+	}
+	if (loop->active_reqs.count != last_reqs) {
+		last_reqs = loop->active_reqs.count;
+		weft_counter_set("uv.active_requests", (int64_t)last_reqs);
+	}
+}
+
+int weft__shim_uv_fd_of(const uv_handle_t *h)
+{
+	uv_os_fd_t fd = -1;
+	if (uv_fileno(h, &fd) < 0)
+		return -1;
+	return fd;
+}
+
+const char *weft__shim_uv_addr(const struct sockaddr *sa, char *buf,
+			       size_t cap)
+{
+	char host[64] = "?";
+	int port = 0;
+	if (!sa) {
+		snprintf(buf, cap, "?");
+		return buf;
+	}
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+		port = ntohs(in->sin_port);
+		snprintf(buf, cap, "%s:%d", host, port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in = (const void *)sa;
+		inet_ntop(AF_INET6, &in->sin6_addr, host, sizeof host);
+		port = ntohs(in->sin6_port);
+		snprintf(buf, cap, "[%s]:%d", host, port);
+	} else
+		snprintf(buf, cap, "family %d", sa->sa_family);
+	return buf;
+}
+
+/* ---------------------------------------------------------- the loop */
+
+static uint64_t loop_id(uv_loop_t *loop)
+{
+	struct shim_ent e;
+	if (weft__shim_get(loop, R_LOOP, &e, 0))
+		return e.id;
+	uint64_t id = weft__shim_new_id();
+	weft_create(id, "uv_loop_t");
+	char text[64];
+	snprintf(text, sizeof text, "uv loop %p%s", (void *)loop,
+		 loop == uv_default_loop() ? " (default)" : "");
+	weft_label(id, text);
+	weft__shim_put(loop, R_LOOP, id, NULL, NULL, loop);
+	return id;
+}
+
+int uv_run(uv_loop_t *loop, uv_run_mode mode)
+{
+	REAL(uv_run);
+	if (!ON())
+		return real_uv_run(loop, mode);
+	uint64_t id = loop_id(loop);
+	uint64_t prev = weft__shim_cur;
+	void *prev_loop = weft__shim_mine_loop;
+	weft__shim_set_cur(id);
+	weft__shim_mine_loop = loop;
+	int r = real_uv_run(loop, mode);
+	int e = errno;
+	weft__shim_phase_mark(NULL); /* out of the loop */
+	weft__shim_mine_flush(R_REQ);
+	weft__shim_mine_loop = prev_loop;
+	weft__shim_set_cur(prev);
+	errno = e;
+	return r;
+}
+
+int uv_loop_close(uv_loop_t *loop)
+{
+	REAL(uv_loop_close);
+	int r = real_uv_loop_close(loop);
+	struct shim_ent e;
+	if (r == 0 && weft__shim_get(loop, R_LOOP, &e, 1) && ON())
+		weft_resolve(e.id);
+	return r;
+}
+
+/* ---------------------------------------------------------- the wait */
+
+/* Idle: the time a thread sits in epoll with a timeout. */
+WEFT_SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *events,
+				int maxevents, int timeout)
+{
+	REAL(epoll_wait);
+	int e = errno;
+	weft__shim_wait_enter(timeout, "uv.loop_busy_us");
+	errno = e;
+	int r = real_epoll_wait(epfd, events, maxevents, timeout);
+	e = errno;
+	weft__shim_wait_leave(timeout);
+	errno = e;
+	return r;
+}
+
+WEFT_SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *events,
+				 int maxevents, int timeout,
+				 const sigset_t *sigmask)
+{
+	REAL(epoll_pwait);
+	int e = errno;
+	weft__shim_wait_enter(timeout, "uv.loop_busy_us");
+	errno = e;
+	int r = real_epoll_pwait(epfd, events, maxevents, timeout, sigmask);
+	e = errno;
+	weft__shim_wait_leave(timeout);
+	errno = e;
+	return r;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uv-shim.h - what the parts of the libuv shim share (loop.c, req.c,
+ * fs.c, handle.c): roles of its side-table entries, libuv's phases, and
+ * small helpers over libuv's public layout.  See docs/libuv.md.
+ */
+#ifndef WEFT_UV_SHIM_H
+#define WEFT_UV_SHIM_H
+
+#include <uv.h>
+
+#include "shim/shim.h"
+
+/* What an entry of the side table is (one handle may have several). */
+enum role {
+	R_REQ = 1,
+	R_LOOP,
+	R_TIMER,
+	R_READ,
+	R_LISTEN,
+	R_ASYNC,
+	R_POLL,
+	R_SIGNAL,
+	R_PROCESS,
+	R_CLOSE,
+	R_UDP_RECV,
+	R_IDLE,
+	R_PREPARE,
+	R_CHECK,
+};
+
+/* A call libuv makes of itself, or from inside one of our wrappers. */
+extern struct shim_lib weft__shim_libuv;
+#define INTERNAL()                                                             \
+	(weft__shim_inside ||                                                  \
+	 weft__shim_from_lib(&weft__shim_libuv, __builtin_return_address(0)))
+
+/* The phases of a libuv iteration, in its order (poll is the shared
+ * weft__shim_poll: the wait's idle reason is its name). */
+extern const char weft__shim_uv_timers[], weft__shim_uv_pending[],
+	weft__shim_uv_idle[], weft__shim_uv_prepare[], weft__shim_uv_check[],
+	weft__shim_uv_closing[];
+#define PH_TIMERS weft__shim_uv_timers
+#define PH_PENDING weft__shim_uv_pending
+#define PH_IDLE weft__shim_uv_idle
+#define PH_PREPARE weft__shim_uv_prepare
+#define PH_POLL weft__shim_poll
+#define PH_CHECK weft__shim_uv_check
+#define PH_CLOSING weft__shim_uv_closing
+
+/* The phase of a completion outside the I/O callbacks (pending, or
+ * closing when cancelled), and of a handle's I/O activation. */
+const char *weft__shim_uv_completion_phase(const uv_loop_t *loop,
+					   long status);
+const char *weft__shim_uv_io_phase(const uv_loop_t *loop);
+
+/* The loop's own counts, recorded when they change. */
+void weft__shim_uv_counters(uv_loop_t *loop);
+
+/* What a failed status is called: NULL when it did not fail. */
+static inline const char *weft__shim_uv_fail(long status)
+{
+	return status < 0 ? uv_err_name((int)status) : NULL;
+}
+
+/* A stream's descriptor, read where uv_fileno() reads it (the Unix
+ * layout of uv_stream_t is libuv 1.x's ABI): -1 when it has none. */
+static inline int weft__shim_uv_stream_fd(const uv_stream_t *s)
+{
+	return s->io_watcher.fd;
+}
+int weft__shim_uv_fd_of(const uv_handle_t *h);
+/* "127.0.0.1:80", "[::1]:80", "?" into buf. */
+const char *weft__shim_uv_addr(const struct sockaddr *sa, char *buf,
+			       size_t cap);
+
+/* Requests (req.c): a submitted request's thread and its completion. */
+uint64_t weft__shim_uv_req_begin(const void *req, const char *kind,
+				 void (*cb)(void), void (*cb2)(void),
+				 uv_loop_t *loop, int shared);
+int weft__shim_uv_req_take(const void *req, struct shim_ent *e);
+int weft__shim_uv_req_submitted(const void *req, uint64_t id, int r);
+void weft__shim_uv_tramp_fs(uv_fs_t *req);
+
+#endif
