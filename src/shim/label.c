@@ -14,12 +14,65 @@
 
 #include "shim.h"
 
+/* C++ callbacks (Node.js hands libuv its own) have mangled names: they
+ * are demangled by the C++ runtime's __cxa_demangle, found in the process
+ * (a program with C++ in it has it loaded) or, the first time a mangled
+ * name comes in a program that has none, loaded then; a C program that
+ * never meets one never loads it. */
+static char *(*demangler)(const char *, char *, size_t *, int *);
+static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
+
+static void find_demangler(void)
+{
+	void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!f) {
+		void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (lib)
+			f = dlsym(lib, "__cxa_demangle");
+	}
+	*(void **)&demangler = f;
+}
+
+/* Copies the name with its parameter lists left out, which a label does
+ * not need: "node::Environment::CheckImmediate(uv_check_s*)" becomes
+ * "node::Environment::CheckImmediate", and a lambda made into a function
+ * pointer, "ns::f()::{lambda(uv_handle_s*)#1}::_FUN(uv_handle_s*)",
+ * "ns::f::{lambda#1}".  Templates' arguments stay. */
+static void shorten(char *out, size_t cap, const char *dm)
+{
+	size_t n = 0;
+	int angle = 0;
+	for (const char *p = dm; *p && n + 1 < cap;) {
+		if (*p == '<')
+			angle++;
+		else if (*p == '>' && angle > 0)
+			angle--;
+		if (*p != '(' || angle > 0 ||
+		    !strncmp(p, "(anonymous namespace)", 21) ||
+		    (p - dm >= 8 && !strncmp(p - 8, "operator", 8))) {
+			out[n++] = *p++;
+			continue;
+		}
+		int depth = 0; /* a parameter list: skip it */
+		do {
+			depth += *p == '(';
+			depth -= *p == ')';
+			p++;
+		} while (*p && depth > 0);
+		while (!strncmp(p, " const", 6) || !strncmp(p, " &", 2))
+			p += p[1] == '&' ? (p[2] == '&' ? 3 : 2) : 6;
+	}
+	out[n] = 0;
+	if (n >= 6 && !strcmp(out + n - 6, "::_FUN"))
+		out[n - 6] = 0;
+}
+
 /* dladdr walks symbol tables (microseconds): each OS thread caches the
  * names it has looked up. */
 #define NAME_CACHE 16
 static __thread struct {
 	const void *cb;
-	char name[64];
+	char name[96];
 } name_cache[NAME_CACHE];
 
 const char *weft__shim_cb_name(const void *cb)
@@ -28,13 +81,21 @@ const char *weft__shim_cb_name(const void *cb)
 		return "(no callback)";
 	unsigned i = (unsigned)(((uintptr_t)cb >> 4) % NAME_CACHE);
 	if (name_cache[i].cb != cb) {
+		char *name = name_cache[i].name;
+		size_t cap = sizeof name_cache[i].name;
 		Dl_info di;
-		if (dladdr(cb, &di) && di.dli_sname)
-			snprintf(name_cache[i].name, sizeof name_cache[i].name,
-				 "%s", di.dli_sname);
-		else
-			snprintf(name_cache[i].name, sizeof name_cache[i].name,
-				 "%p", cb);
+		char *dm = NULL;
+		if (!dladdr(cb, &di) || !di.dli_sname) {
+			snprintf(name, cap, "%p", cb);
+		} else if (di.dli_sname[0] == '_' && di.dli_sname[1] == 'Z' &&
+			   !pthread_once(&demangler_once, find_demangler) &&
+			   demangler &&
+			   (dm = demangler(di.dli_sname, NULL, NULL, NULL))) {
+			shorten(name, cap, dm);
+			free(dm);
+		} else {
+			snprintf(name, cap, "%s", di.dli_sname);
+		}
 		name_cache[i].cb = cb;
 	}
 	return name_cache[i].name;

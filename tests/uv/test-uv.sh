@@ -134,6 +134,15 @@ assert poll["longest"]["longest_run"]["thread"].endswith("-> on_read") or \
 ' || die "stats: $("$W" stats p.weft)"
 }
 
+# C++ callbacks are named as people read them: demangled, without their
+# parameter lists (a C program here, which has no C++ runtime loaded).
+t_mangled() {
+	"$EX/uv-mangled" >plain.txt || die "uv-mangled failed"
+	"$W" record -o cx.weft -- "$EX/uv-mangled" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed"
+	check mangled cx.weft
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 export -f die check $(compgen -A function t_)
 run echo_server_and_client t_echo
@@ -144,6 +153,7 @@ run lost_wakeup t_lost_wakeup
 run signals_and_status t_signals_and_status
 run many_labels t_many_labels
 run loop_phases t_phases
+run cxx_names_demangled t_mangled
 echo "1..$n"
 echo "# $pass passed, $failn failed, 0 skipped"
 [ $failn = 0 ]

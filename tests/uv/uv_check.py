@@ -229,6 +229,15 @@ elif CHECK == 'phases':
         acts = find(pat)
         check(len(acts) == 2 and threads[max(acts, key=lambda i: int(i, 16))]['end']
               == 'cancel', '%s: %r' % (pat, [threads[i] for i in acts]))
+elif CHECK == 'mangled':
+    # C++ callback names, demangled and without their parameter lists
+    for pat in (r'^timer 1 ms -> node::Environment::CheckImmediate$',
+                r'^timer 2 ms -> node::\(anonymous namespace\)::T::OnTimer$',
+                r'^timer 3 ms -> node::Environment::Reg::\{lambda#1\}$'):
+        x = threads[one(pat)]
+        check(x['end'] == 'resolve' and x['kind'] == 'uv_timer_t', '%s: %r' % (pat, x))
+    check(not [l for x in threads.values() for l in x['labels'] if '_Z' in l],
+          'no mangled name left')
 else:
     sys.exit('unknown check')
 print('%s: %d threads checked' % (CHECK, len(threads)))
