@@ -36,10 +36,15 @@ extern "C" {
 				 unknown number of events), because the file
 				 was copied inconsistently (cp(1) of a live
 				 ring; weft snapshot never does this) */
+#define WEFT_EVF_REPLACED 4u  /* the text was not valid UTF-8: what was
+				 invalid reads U+FFFD (weft_utf8_fix) */
 
 /*
  * One event.  Filled by weft_reader_next(); `text` points into the
  * reader's memory and stays valid until the next call on the reader.
+ * Every text and name the reader hands out is valid UTF-8: invalid
+ * sequences in what the program recorded read U+FFFD (the event's
+ * WEFT_EVF_REPLACED flag says so for a text).
  */
 struct weft_event {
 	uint64_t ts;     /* trace clock ticks */
@@ -148,11 +153,19 @@ struct weft_diag {
 struct weft_reader;
 
 /*
- * weft_reader_open - open the trace at `path` ("-" reads standard input to
- * its end).  On success *out is a new reader (free with
- * weft_reader_close).  On failure returns a negative code (WEFT_ENOTTRACE,
- * WEFT_EVERSION, WEFT_ETRUNC, WEFT_ECORRUPT, WEFT_EEMPTY, -errno) and, if
- * `diag` is not NULL, fills it with the offset and a message.
+ * weft_reader_open - open the trace at `path`.  On success *out is a new
+ * reader (free with weft_reader_close).  On failure returns a negative
+ * code (WEFT_ENOTTRACE, WEFT_EVERSION, WEFT_ETRUNC, WEFT_ECORRUPT,
+ * WEFT_EEMPTY, -errno) and, if `diag` is not NULL, fills it with the
+ * offset and a message.
+ *
+ * A regular file is read with pread, never mapped: if it is truncated or
+ * replaced while it is read, what can no longer be read is reported (a
+ * problem with its offset, or for a live ring a torn packet), and the
+ * reader never dies of SIGBUS.  Anything else ("-" for standard input, a
+ * pipe, a device) is read into memory, its header first and then no more
+ * than the header declares: input that is not a weft trace is refused
+ * after its first bytes, and an endless one is not read forever.
  */
 int weft_reader_open(struct weft_reader **out, const char *path,
 		     unsigned flags, struct weft_diag *diag);
@@ -192,6 +205,24 @@ const char *weft_event_doc(unsigned type);
 /* Field i of an event type: its name and enum weft_field_type, or NULL. */
 const char *weft_event_field(unsigned type, unsigned i, int *ftype);
 
+enum weft_copy_flags {
+	/* Only the packets in use (the header's geometry adjusted): the
+	 * events without the ring's empty space. */
+	WEFT_COPY_COMPACT = 1 << 0,
+};
+
+/*
+ * weft_reader_copy - a consistent copy of the ring `r` reads, in memory,
+ * as a ring file that weft_reader_open_mem() reads: from a file that a
+ * live writer may be writing, each packet is copied by the commit
+ * protocol (a packet rewritten during its copy is left out, and readers
+ * of the copy count it as lost), the header last.  *out is malloc'ed
+ * (free() it), *len its size; *torn, if not NULL, receives the packets
+ * left out.  Returns 0, -ENOMEM, WEFT_ETRUNC (the file shrank) or -errno.
+ */
+int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
+		     size_t *len, uint64_t *torn);
+
 /*
  * weft_snapshot - a consistent copy of a (possibly live) ring file.
  * Copies every packet whose copy validates (packets rewritten during the
@@ -214,6 +245,27 @@ int weft_find_ring(int pid, char *buf, size_t cap);
  */
 int weft_ctf_write(struct weft_reader *r, const char *dir,
 		   struct weft_diag *diag);
+
+/*
+ * UTF-8: the one validation routine that every reader and writer of text
+ * in weft uses.  Invalid input (a byte that cannot start a sequence, a
+ * sequence cut short, an overlong form, a UTF-16 surrogate, a code point
+ * above U+10FFFF) is replaced by U+FFFD, one per maximal invalid subpart
+ * (Unicode's recommended practice; Python's errors="replace" agrees).
+ */
+
+/* The character at s (n bytes there): returns the bytes it takes (1 to 4,
+ * 0 only if n is 0) and its code point in *cp, U+FFFD if invalid. */
+size_t weft_utf8_decode(const char *s, size_t n, uint32_t *cp);
+
+/* 1 if the n bytes at s are valid UTF-8, else 0. */
+int weft_utf8_valid(const char *s, size_t n);
+
+/* Copies the n bytes at s to dst (cap bytes, cap >= 1), NUL-terminated,
+ * with every invalid sequence replaced by U+FFFD, and cut at a character
+ * boundary if it does not fit (3 * n + 1 bytes always do).  Returns the
+ * length written. */
+size_t weft_utf8_fix(char *dst, size_t cap, const char *s, size_t n);
 
 #ifdef __cplusplus
 }

@@ -49,20 +49,16 @@ void weft_json_string(FILE *f, const char *s)
 			fputc((int)c, f);
 			p++;
 		} else {
-			size_t n = c >= 0xF0 && c < 0xF5   ? 4
-				   : c >= 0xE0 && c < 0xF0 ? 3
-				   : c >= 0xC2 && c < 0xE0 ? 2
-							   : 0;
-			size_t k = 1;
-			while (n && k < n && (p[k] & 0xC0) == 0x80)
-				k++;
-			if (n && k == n) {
-				fwrite(p, 1, n, f);
-				p += n;
-			} else {
+			/* One routine decides what is valid (utf8.c); it
+			 * stops at the terminating NUL, which cannot
+			 * continue a sequence. */
+			uint32_t cp;
+			size_t k = weft_utf8_decode((const char *)p, 4, &cp);
+			if (cp == 0xFFFD)
 				fputs("\\ufffd", f);
-				p++;
-			}
+			else
+				fwrite(p, 1, k, f);
+			p += k;
 		}
 	}
 	fputc('"', f);

@@ -48,8 +48,7 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 		   struct weft_diag *d)
 {
 	const struct weft_trace_info *in = weft_reader_info(r);
-	const struct rhdr *rh;
-	const uint8_t *base = weft__reader_base(r, &rh);
+	const struct rhdr *rh = &r->rh;
 	char path[PATH_MAX];
 	int err;
 
@@ -85,8 +84,8 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 	if (!pk)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < in->nstreams && !err; s++) {
-		uint32_t n;
-		const struct rpacket *pks = weft__reader_packets(r, s, &n);
+		uint32_t n = s < r->nst ? r->st[s].npk : 0;
+		const struct rpacket *pks = n ? r->st[s].pk : NULL;
 		if (!n)
 			continue;
 		if (cap < (size_t)n * ps) {
@@ -100,9 +99,10 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 		size_t used = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t gen, last;
-			long c = weft__packet_copy(base, rh, pks[i].slot, pk,
-						   &gen);
-			if (c < WEFT_PK_EVENTS || gen != pks[i].gen)
+			long c = weft__packet_copy(&r->src, rh, pks[i].slot,
+						   pk, &gen, r->live);
+			if (c < WEFT_PK_EVENTS || c > ps - WEFT_PK_TRAILER ||
+			    gen != pks[i].gen)
 				continue; /* torn since indexed: a gap */
 			/* Only the events that decode, and the end time of a
 			 * packet that was still open. */

@@ -1,14 +1,49 @@
 /* SPDX-License-Identifier: MIT */
-/* internal.h - libweft-read internals shared by reader.c, snapshot.c and
- * ctf.c. */
+/*
+ * internal.h - libweft-read's private header: the reader's state, shared
+ * by the files that each do one part of its work:
+ *
+ *   header.c   the file header, the stream and name tables, the clock
+ *   packets.c  where the bytes come from (a file read with pread, or
+ *              memory), consistent packet copies, the packet index, and
+ *              consistent copies of a whole ring (snapshot, html)
+ *   decode.c   events out of a packet
+ *   reader.c   opening, and the merge of the streams in time order
+ *
+ * The hot part of decoding (the next event's time and the common payload
+ * shapes) is inline here, so that the merge in reader.c compiles it in
+ * place.  Nothing here is exported from the library.
+ */
 #ifndef WEFT_READ_INTERNAL_H
 #define WEFT_READ_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../common/format.h"
 #include "weft/read.h"
+
+#define MASK27 ((1ull << WEFT_EH_COMPACT_BITS) - 1)
+#define MAX_PROBLEMS 64
+
+/*
+ * Where a ring's bytes come from.  A file is never mapped: it is read
+ * with pread into the reader's own buffers, so a file truncated or
+ * replaced while it is read gives a short read (reported) and never a
+ * SIGBUS.  Memory (weft_reader_open_mem, or standard input read to the
+ * size its header declares) is read in place.
+ */
+struct rsrc {
+	const uint8_t *mem; /* in memory, unchanging; or NULL */
+	int fd;             /* else a file */
+	uint64_t len;       /* bytes there when opened */
+};
+
+/* Reads n bytes at off into dst.  Returns 0, WEFT_ETRUNC if the source
+ * ends before (a file truncated since), or -errno. */
+int weft__src_read(const struct rsrc *src, uint64_t off, void *dst,
+		   size_t n);
 
 /* One valid packet found in the ring. */
 struct rpacket {
@@ -28,33 +63,256 @@ struct rhdr {
 	uint64_t packets_off;
 };
 
-/* Checks the header of `len` bytes at `base`; fills *out.  Returns 0 or a
- * negative code with `diag` filled. */
-int weft__hdr_check(const uint8_t *base, size_t len, struct rhdr *out,
+/* Checks the header of a source of `len` bytes whose first bytes (at
+ * least min(len, sizeof(struct weft__fhdr))) are at `base`; fills *out.
+ * Returns 0 or a negative code with `diag` filled. */
+int weft__hdr_check(const uint8_t *base, uint64_t len, struct rhdr *out,
 		    struct weft_diag *diag);
 
+/* What weft__packet_copy() returns besides a content size. */
+#define PK_TORN (-1)     /* rewritten during the copy */
+#define PK_GONE (-2)     /* cannot be read: the file shrank, or I/O error */
+
 /*
- * Copies packet `slot` of a ring that may be live into `dst` (packet_size
- * bytes) consistently: returns the committed content size in bytes (the
- * bytes past it are zeroed), 0 if the slot was never used, or -1 if the
- * packet was rewritten during the copy (torn).  *gen receives the
- * generation.
+ * Copies packet `slot` into `dst` (packet_size bytes).  `live`: a writer
+ * may be rewriting it, so the commit protocol of src/common/format.h is
+ * followed (gen, timestamp_end, content_size, the bytes, then the
+ * trailer) and the bytes past the commit are zeroed.  Returns the content
+ * size in bytes, 0 if the slot was never used, PK_TORN or PK_GONE.  *gen
+ * receives the generation.
  */
-long weft__packet_copy(const uint8_t *base, const struct rhdr *rh,
-		       uint32_t slot, uint8_t *dst, uint64_t *gen);
+long weft__packet_copy(const struct rsrc *src, const struct rhdr *rh,
+		       uint32_t slot, uint8_t *dst, uint64_t *gen, int live);
 
 /* Walks the events of one packet copy: returns the end (bytes) of the
  * last event that decodes, and its timestamp in *last_ts. */
 uint32_t weft__packet_valid_end(const uint8_t *pk, uint32_t content,
 				uint64_t ts_begin, uint64_t *last_ts);
 
-/* For ctf.c: the packets of stream `s` in sequence order, and the ring. */
-const struct rpacket *weft__reader_packets(struct weft_reader *r, uint32_t s,
-					   uint32_t *n);
-const uint8_t *weft__reader_base(struct weft_reader *r,
-				 const struct rhdr **rh);
+/* ------------------------------------------------------------ the reader */
 
-int weft__compact(const uint8_t *base, size_t len, uint8_t **out,
-		  size_t *outlen);
+struct rstream {
+	struct rpacket *pk; /* sorted by seq */
+	uint32_t npk, pkcap;
+	uint32_t next_pk;     /* next packet to open */
+	const uint8_t *data;  /* packet being decoded */
+	uint32_t pos, end;    /* bytes within it */
+	uint64_t pk_off;      /* its file offset */
+	uint64_t pk_gen, pk_seq, pk_discarded;
+	uint32_t pk_slot;
+	int in_packet;
+	uint64_t clock;       /* last timestamp */
+	uint64_t cur;         /* current async thread */
+	uint64_t expect_seq;  /* next packet_seq_num expected */
+	uint64_t last_discarded;
+	uint8_t *copy;        /* packet copy (files) */
+	int prev_open; /* the packet before was open when copied */
+	int pending;      /* 1 an event at pos, 2 a loss (see peek) */
+	uint64_t next_ts; /* its time */
+	uint32_t next_id, next_hdr; /* its event id and header size */
+	uint64_t nev, first_ts, last_ts; /* events returned so far */
+	/* a loss found, to be returned before the next event */
+	int loss, loss_partial;
+	uint64_t loss_packets, loss_events, loss_ts;
+};
+
+struct namebuf {
+	struct namebuf *next;
+	char s[];
+};
+
+struct weft_reader {
+	struct rsrc src;
+	uint8_t *owned;       /* standard input, read */
+	const uint8_t *hdr;   /* the header region (header_size bytes) */
+	uint8_t *hdrcopy;     /* files: its copy, refreshed while live */
+	unsigned flags;
+	int live; /* a writer holds the ring: copy packets by the protocol */
+	int shrunk; /* the file was found shorter than it was (reported once) */
+	struct rhdr rh;
+	struct weft_trace_info info;
+	struct weft_stream_info *sinfo;
+	const char **names; /* names_cap entries, info.nnames loaded */
+	struct namebuf *namebufs;
+	uint32_t names_missing; /* the first name not loaded yet */
+	struct rstream *st;
+	uint32_t nst;
+	uint32_t *heap;
+	uint32_t nheap;
+	int started;
+	uint64_t mult; /* ns per tick << 32 */
+	struct weft_problem prob[MAX_PROBLEMS];
+	unsigned nprob;
+	char *textbuf; /* the text of the event returned, when it is copied */
+	uint8_t shape[WEFT_EV_COUNT];
+};
+
+__attribute__((format(printf, 3, 4))) void
+weft__problem(struct weft_reader *r, uint64_t off, const char *fmt, ...);
+__attribute__((format(printf, 4, 5))) int
+weft__diag(struct weft_diag *d, int err, uint64_t off, const char *fmt, ...);
+
+/* header.c */
+int weft__load_tables(struct weft_reader *r);
+int weft__load_names(struct weft_reader *r);
+/* Files: reads the header region again (a live writer appends to its
+ * tables).  Returns 0 or a negative code. */
+int weft__hdr_reload(struct weft_reader *r);
+void weft__setup_clock(struct weft_reader *r);
+/* Follow mode: fills sinfo[i] for a stream registered since. */
+void weft__stream_info(struct weft_reader *r, uint32_t i);
+
+/* packets.c */
+/* Opens `path`, a regular file, and checks its header: src->fd is then
+ * open (close it).  Returns 0 or a negative code with `diag` filled. */
+int weft__open_file_header(struct rsrc *src, const char *path,
+			   struct rhdr *rh, struct weft_diag *diag);
+int weft__index_ring(struct weft_reader *r, int refresh);
+/* A file that shrank while read: reported once, as a problem (a finished
+ * file) or with the packet counted torn (a live ring). */
+void weft__lost_packet(struct weft_reader *r, uint32_t stream, uint64_t off);
+
+/* decode.c */
+enum {
+	SH_GENERIC,
+	SH_NONE,
+	SH_ID,
+	SH_NAME,
+	SH_ID_NAME,
+	SH_NAME_VAL,
+	SH_ID_ID,
+	SH_ID_NAME_NAME,
+};
+void weft__derive_shapes(uint8_t shape[WEFT_EV_COUNT]);
+int weft__decode(struct weft_reader *r, struct rstream *s,
+		 struct weft_event *ev);
+int weft__peek_slow(struct weft_reader *r, uint32_t idx);
+void weft__corrupt_packet(struct weft_reader *r, struct rstream *s,
+			  uint32_t idx);
+
+/* ------------------------------------------------------- inline decoding */
+
+/* Ticks to ns since the origin (weft_reader_ns, inline for the merge). */
+static inline int64_t weft__ns(const struct weft_reader *r, uint64_t t)
+{
+	uint64_t o = r->info.origin_ticks;
+	if (t >= o)
+		return (int64_t)(((unsigned __int128)(t - o) * r->mult) >> 32);
+	return -(int64_t)(((unsigned __int128)(o - t) * r->mult) >> 32);
+}
+
+/* The full timestamp of a compact header's 27 low bits, after `clock`
+ * (the stream's last timestamp): the one place this is computed. */
+static inline uint64_t weft__compact_ts(uint64_t clock, uint32_t w)
+{
+	uint64_t ts = (clock & ~MASK27) | (w >> 5);
+	if (ts < clock)
+		ts += 1ull << WEFT_EH_COMPACT_BITS;
+	return ts;
+}
+
+/* Finds what the stream gives next and its time, without decoding it:
+ * the merge only needs the time, and the event is then decoded straight
+ * into the caller's struct.  Returns 1 (s->pending: 1 an event at s->pos,
+ * 2 a loss; s->next_ts its time) or 0 (nothing more for now).  The common
+ * case inline: the next event of the current packet. */
+static inline __attribute__((always_inline)) int
+weft__peek(struct weft_reader *r, uint32_t idx)
+{
+	struct rstream *s = &r->st[idx];
+	if (__builtin_expect(!s->loss && s->in_packet && s->pos + 4 <= s->end,
+			     1)) {
+		uint32_t w = weft__ld32(s->data + s->pos);
+		if ((w & 31) != WEFT_EH_EXTENDED) {
+			s->next_ts = weft__compact_ts(s->clock, w);
+			s->next_id = w & 31;
+			s->next_hdr = 4;
+			s->pending = 1;
+			return 1;
+		}
+	}
+	return weft__peek_slow(r, idx);
+}
+
+/* Decodes the event at s->pos (whose time peek() found) if its shape is a
+ * simple one and it is complete; returns 0 to let weft__decode() do it
+ * (and report what is wrong). */
+static inline __attribute__((always_inline)) int
+weft__fast_decode(struct weft_reader *r, struct rstream *s,
+		  struct weft_event *ev)
+{
+	const uint8_t *p = s->data + s->pos + s->next_hdr;
+	const uint8_t *end = s->data + s->end;
+	unsigned id = s->next_id;
+	if (id >= WEFT_EV_COUNT)
+		return 0;
+	uint64_t a = 0, b = 0;
+	uint32_t name = 0, name2 = 0;
+	switch (r->shape[id]) {
+	case SH_NONE:
+		break;
+	case SH_ID:
+		if (end - p < 8)
+			return 0;
+		a = weft__ld64(p);
+		p += 8;
+		break;
+	case SH_NAME:
+		if (end - p < 2)
+			return 0;
+		name = weft__ld16(p);
+		p += 2;
+		break;
+	case SH_ID_NAME:
+		if (end - p < 10)
+			return 0;
+		a = weft__ld64(p);
+		name = weft__ld16(p + 8);
+		p += 10;
+		break;
+	case SH_ID_NAME_NAME:
+		if (end - p < 12)
+			return 0;
+		a = weft__ld64(p);
+		name = weft__ld16(p + 8);
+		name2 = weft__ld16(p + 10);
+		p += 12;
+		break;
+	case SH_NAME_VAL:
+		if (end - p < 10)
+			return 0;
+		name = weft__ld16(p);
+		b = weft__ld64(p + 2);
+		p += 10;
+		break;
+	case SH_ID_ID:
+		if (end - p < 16)
+			return 0;
+		a = weft__ld64(p);
+		b = weft__ld64(p + 8);
+		p += 16;
+		break;
+	default:
+		return 0;
+	}
+	ev->ts = s->next_ts;
+	ev->type = (uint16_t)id;
+	ev->flags = 0;
+	ev->id = a;
+	ev->id2 = r->shape[id] == SH_ID_ID ? b : 0;
+	ev->value = r->shape[id] == SH_NAME_VAL ? (int64_t)b : 0;
+	ev->name = name;
+	ev->name2 = name2;
+	ev->text = NULL;
+	ev->text_len = 0;
+	ev->actor = s->cur;
+	ev->offset = s->pk_off + s->pos;
+	if (id == WEFT_EV_RUN || id == WEFT_EV_RESOLVE_RUN ||
+	    id == WEFT_EV_FIRE)
+		s->cur = a;
+	s->clock = ev->ts;
+	s->pos = (uint32_t)(p - s->data);
+	return 1;
+}
 
 #endif

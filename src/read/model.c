@@ -989,6 +989,20 @@ const char *weft_model_title(const struct weft_model *m, uint32_t thread,
 			 (unsigned long long)th->id);
 	else
 		snprintf(buf, cap, "0x%llx", (unsigned long long)th->id);
+	/* A title cut to fit ends on a character boundary: every text the
+	 * model hands out is valid UTF-8 (its parts are). */
+	size_t len = strlen(buf), ok = 0;
+	if (cap && len + 1 == cap) {
+		while (ok < len) {
+			uint32_t cp;
+			size_t k = weft_utf8_decode(buf + ok, len - ok, &cp);
+			if (cp == 0xFFFD &&
+			    !(k == 3 && !memcmp(buf + ok, "\xEF\xBF\xBD", 3)))
+				break; /* the character cut in two */
+			ok += k;
+		}
+		buf[ok] = 0;
+	}
 	return buf;
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "weft/model.h"
@@ -30,6 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct weft_event ev;
 	uint64_t n = 0;
 	while (weft_reader_next(r, &ev) == 0 && n++ < 10000000) {
+		/* what the reader hands out is valid UTF-8, whatever the
+		 * bytes */
+		if (ev.text && (strlen(ev.text) != ev.text_len ||
+				!weft_utf8_valid(ev.text, ev.text_len)))
+			abort();
+		const char *nm0 = weft_reader_name(r, ev.name);
+		if (!weft_utf8_valid(nm0, strlen(nm0)))
+			abort();
 		if (ev.text)
 			sink += strlen(ev.text) + ev.text_len;
 		sink += strlen(weft_reader_name(r, ev.name));
@@ -40,6 +49,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned np;
 	weft_reader_problems(r, &np);
 	sink += np;
+	/* a consistent copy of what it read reads back */
+	void *copy;
+	size_t clen;
+	if (weft_reader_copy(r, WEFT_COPY_COMPACT, &copy, &clen, NULL) == 0) {
+		struct weft_reader *c;
+		if (weft_reader_open_mem(&c, copy, clen, 0, &d) == 0) {
+			while (weft_reader_next(c, &ev) == 0)
+				sink++;
+			weft_reader_close(c);
+		}
+		free(copy);
+	}
 	weft_reader_close(r);
 	/* The model of the same bytes: every thread's title. */
 	if (weft_reader_open_mem(&r, data, size, 0, &d))

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-read.c - the reader against careless and hostile use: a file
+ * truncated or replaced while it is read, input that never ends, bytes
+ * that are not UTF-8; the UTF-8 routine against Python's decoder; a
+ * consistent copy of a ring.
+ */
+#include <fcntl.h>
+#include <sys/wait.h>
+
+#include "../harness.h"
+#include "util.h"
+#include "weft/model.h"
+#include "weft/weft.h"
+
+/* A trace of `n` create/label/resolve triples: many packets. */
+static const char *make_trace(const char *name, int n, size_t size)
+{
+	const char *p = tpath(name);
+	CHECK_OK(weft_start(p, size, WEFT_DISCARD));
+	for (int i = 1; i <= n; i++) {
+		weft_create((uint64_t)i, "request");
+		weft_label((uint64_t)i, "a label long enough to fill packets");
+		weft_resolve((uint64_t)i);
+	}
+	CHECK_OK(weft_stop());
+	return p;
+}
+
+static uint64_t file_size(const char *p)
+{
+	struct stat sb;
+	CHECK(stat(p, &sb) == 0);
+	return (uint64_t)sb.st_size;
+}
+
+/* Reads every event; returns how many, with the reader's problems. */
+static uint64_t drain(struct weft_reader *r)
+{
+	struct weft_event ev;
+	uint64_t n = 0;
+	int rc;
+	while ((rc = weft_reader_next(r, &ev)) == 0)
+		n++;
+	CHECK_EQ(rc, WEFT_EEOF);
+	return n;
+}
+
+static int has_problem(struct weft_reader *r, const char *what)
+{
+	unsigned n;
+	const struct weft_problem *p = weft_reader_problems(r, &n);
+	for (unsigned i = 0; i < n; i++)
+		if (strstr(p[i].what, what))
+			return 1;
+	return 0;
+}
+
+/* The file is cut short after the reader opened it (SIGBUS for a reader
+ * that maps it): the rest is reported, with its offset, not a crash. */
+TEST(truncated_while_read)
+{
+	const char *p = make_trace("t.weft", 200000, 8 << 20);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	uint64_t hs = weft_reader_info(r)->file_size -
+		      (uint64_t)weft_reader_info(r)->npackets *
+			      weft_reader_info(r)->packet_size;
+	CHECK(truncate(p, (off_t)(hs + 3 * 4096)) == 0);
+	uint64_t n = drain(r);
+	CHECK(n < 600000);
+	CHECK(has_problem(r, "the file shrank while being read"));
+	unsigned np;
+	const struct weft_problem *pr = weft_reader_problems(r, &np);
+	char now[64];
+	snprintf(now, sizeof now, "now %llu of",
+		 (unsigned long long)(hs + 3 * 4096));
+	CHECK(pr[0].offset >= hs && strstr(pr[0].what, now));
+	CHECK(weft_reader_info(r)->losses.packets_torn > 0);
+	weft_reader_close(r);
+	/* Opened again: refused with its size. */
+	struct weft_diag d = {0};
+	CHECK_EQ(weft_reader_open(&r, p, 0, &d), WEFT_ETRUNC);
+	CHECK(strstr(d.msg, "truncated"));
+}
+
+/* Replaced while read, as cp(1) does: truncated, then rewritten with
+ * another trace.  Its packets belong to another trace (another UUID):
+ * reported, never mixed in. */
+TEST(replaced_while_read)
+{
+	const char *a = make_trace("a.weft", 100000, 4 << 20);
+	const char *b = make_trace("b.weft", 100000, 4 << 20);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, a, 0, NULL));
+	int in = open(b, O_RDONLY), out = open(a, O_WRONLY | O_TRUNC);
+	CHECK(in >= 0 && out >= 0);
+	char buf[65536];
+	ssize_t k;
+	while ((k = read(in, buf, sizeof buf)) > 0)
+		CHECK(write(out, buf, (size_t)k) == k);
+	close(in);
+	close(out);
+	struct weft_event ev;
+	int rc;
+	while ((rc = weft_reader_next(r, &ev)) == 0)
+		CHECK(ev.type == WEFT_EV_LOSS || ev.id <= 100000);
+	CHECK_EQ(rc, WEFT_EEOF);
+	weft_reader_close(r);
+}
+
+/* Input that is not a file is read only as far as its header declares:
+ * a trace followed by endless zeros is read to its end, and /dev/zero is
+ * refused at once. */
+TEST(endless_input)
+{
+	const char *p = make_trace("e.weft", 1000, 1 << 20);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	uint64_t want = drain(r);
+	weft_reader_close(r);
+	CHECK_EQ(want, 3000);
+
+	const char *fifo = tpath("fifo");
+	CHECK(mkfifo(fifo, 0600) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int out = open(fifo, O_WRONLY);
+		int in = open(p, O_RDONLY);
+		char buf[65536];
+		ssize_t k;
+		while ((k = read(in, buf, sizeof buf)) > 0)
+			if (write(out, buf, (size_t)k) != k)
+				_exit(0);
+		memset(buf, 0, sizeof buf);
+		for (;;) /* until the reader closes the pipe */
+			if (write(out, buf, sizeof buf) < 0)
+				_exit(0);
+	}
+	CHECK_OK(weft_reader_open(&r, fifo, 0, NULL));
+	CHECK_EQ(drain(r), want);
+	CHECK_EQ(weft_reader_info(r)->problems, 0);
+	weft_reader_close(r);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+
+	struct weft_diag d = {0};
+	CHECK_EQ(weft_reader_open(&r, "/dev/zero", 0, &d), WEFT_ENOTTRACE);
+	CHECK(strstr(d.msg, "not a weft trace"));
+}
+
+static const struct {
+	const char *in;
+	size_t len;
+	const char *out; /* Python: in.decode("utf-8", "replace") */
+} utf8_cases[] = {
+	{"\x63\x61\x66\xe9", 4, "\x63\x61\x66\xef\xbf\xbd"},
+	{"\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+	{"\xf4\x90\x80\x80", 4,
+	 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+	{"\xc0\x80", 2, "\xef\xbf\xbd\xef\xbf\xbd"},
+	{"\xe0\x80\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+	{"\xe0\xa0", 2, "\xef\xbf\xbd"},
+	{"\x61\xf0\x9f\x98\x80\x62", 6, "\x61\xf0\x9f\x98\x80\x62"},
+	{"\xf0\x9f\x98", 3, "\xef\xbf\xbd"},
+	{"\x80\xbf", 2, "\xef\xbf\xbd\xef\xbf\xbd"},
+	{"\xf5\x80", 2, "\xef\xbf\xbd\xef\xbf\xbd"},
+	{"\xe2\x82\xac\xff", 4, "\xe2\x82\xac\xef\xbf\xbd"},
+	{"\xf4\x8f\xbf\xbf", 4, "\xf4\x8f\xbf\xbf"},
+	{"\xed\x9f\xbf", 3, "\xed\x9f\xbf"},
+	{"\xef\xbf\xbd", 3, "\xef\xbf\xbd"},
+	{"\xc3", 1, "\xef\xbf\xbd"},
+	{"plain ascii, long enough for the fast loop", 42,
+	 "plain ascii, long enough for the fast loop"},
+};
+
+TEST(utf8_like_python)
+{
+	for (size_t i = 0; i < sizeof utf8_cases / sizeof *utf8_cases; i++) {
+		char out[64];
+		size_t n = weft_utf8_fix(out, sizeof out, utf8_cases[i].in,
+					 utf8_cases[i].len);
+		if (n != strlen(utf8_cases[i].out) ||
+		    memcmp(out, utf8_cases[i].out, n))
+			FAIL("case %zu: got %zu bytes", i, n);
+		CHECK_EQ(weft_utf8_valid(utf8_cases[i].in, utf8_cases[i].len),
+			 !strcmp(utf8_cases[i].in, utf8_cases[i].out));
+		CHECK(weft_utf8_valid(out, n));
+	}
+	/* Cut at a character boundary when it does not fit. */
+	char small[5];
+	CHECK_EQ(weft_utf8_fix(small, sizeof small, "ab\xe2\x82\xac", 5), 2);
+	CHECK_STR(small, "ab");
+}
+
+/* Hostile bytes in labels, kinds, notes and failure messages come out of
+ * the reader and the model as valid UTF-8, U+FFFD in place of what was
+ * invalid; a title cut to fit ends on a character boundary. */
+TEST(hostile_text)
+{
+	const char *p = tpath("h.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_create(1, "k\xff");
+	weft_label(1, "caf\xe9");
+	weft_note(1, "\xed\xa0\x80");
+	weft_create(2, "ok");
+	weft_fail(2, "\xf4\x90\x80\x80!");
+	char longl[400];
+	for (int i = 0; i < 199; i++)
+		memcpy(longl + 2 * i, "\xc3\xa9", 2); /* é */
+	longl[398] = 0;
+	weft_create(3, "k");
+	weft_label(3, longl);
+	CHECK_OK(weft_stop());
+
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_event ev;
+	int replaced = 0;
+	while (weft_reader_next(r, &ev) == 0) {
+		if (ev.text) {
+			CHECK(weft_utf8_valid(ev.text, ev.text_len));
+			CHECK_EQ(strlen(ev.text), ev.text_len);
+			replaced += !!(ev.flags & WEFT_EVF_REPLACED);
+		}
+		const char *nm = weft_reader_name(r, ev.name);
+		CHECK(weft_utf8_valid(nm, strlen(nm)));
+	}
+	CHECK_EQ(replaced, 3);
+	weft_reader_close(r);
+
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t nth, nl;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	const struct weft_label *l = weft_model_labels(m, &nl);
+	int seen = 0;
+	for (uint32_t t = 0; t < nth; t++) {
+		if (th[t].id == 1) {
+			CHECK_STR(weft_model_name(m, th[t].kind), "k\xef\xbf\xbd");
+			seen++;
+		}
+		if (th[t].id == 2) {
+			CHECK_STR(weft_model_string(m, th[t].message),
+				  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+				  "\xef\xbf\xbd!");
+			seen++;
+		}
+		char title[64];
+		weft_model_title(m, t, title, sizeof title);
+		CHECK(weft_utf8_valid(title, strlen(title)));
+		if (th[t].id == 3) {
+			CHECK_EQ(strlen(title), 62); /* 31 é, not 31.5 */
+			seen++;
+		}
+	}
+	CHECK_EQ(seen, 3);
+	int labels = 0;
+	for (uint32_t i = 0; i < nl; i++) {
+		const char *s = weft_model_string(m, l[i].text);
+		CHECK(weft_utf8_valid(s, strlen(s)));
+		if (!strcmp(s, "caf\xef\xbf\xbd") ||
+		    !strcmp(s, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"))
+			labels++;
+	}
+	CHECK_EQ(labels, 2);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+/* weft_reader_copy: what a reader of the copy sees is what a reader of
+ * the ring sees; compact keeps only the packets in use. */
+TEST(consistent_copy)
+{
+	const char *p = make_trace("c.weft", 5000, 4 << 20);
+	struct weft_reader *r, *c;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	void *buf;
+	size_t len;
+	uint64_t torn = 1;
+	CHECK_OK(weft_reader_copy(r, WEFT_COPY_COMPACT, &buf, &len, &torn));
+	CHECK_EQ(torn, 0);
+	CHECK(len < file_size(p) / 4);
+	CHECK_OK(weft_reader_open_mem(&c, buf, len, 0, NULL));
+	struct weft_event a, b;
+	uint64_t n = 0;
+	for (;;) {
+		int ra = weft_reader_next(r, &a), rb = weft_reader_next(c, &b);
+		CHECK_EQ(ra, rb);
+		if (ra)
+			break;
+		CHECK_U64(a.ts, b.ts);
+		CHECK_EQ(a.type, b.type);
+		CHECK_U64(a.id, b.id);
+		CHECK_EQ(!a.text, !b.text);
+		if (a.text)
+			CHECK_STR(a.text, b.text);
+		n++;
+	}
+	CHECK_EQ(n, 15000);
+	weft_reader_close(c);
+	weft_reader_close(r);
+	free(buf);
+}
+
+TEST_MAIN(T(truncated_while_read), T(replaced_while_read), T(endless_input),
+	  T(utf8_like_python), T(hostile_text), T(consistent_copy))
