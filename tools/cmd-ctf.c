@@ -23,15 +23,13 @@ int cmd_ctf(int argc, char **argv)
 	struct weft_diag d = {0};
 	int err = weft_ctf_write(r, dir, &d);
 	if (err) {
-		error("cannot write '%s': %s", dir, weft_strerror(err));
 		weft_reader_close(r);
-		return 1;
+		return error("cannot write '%s': %s", dir, weft_strerror(err));
 	}
 	/* Read it all once, to report losses and corruption. */
 	struct weft_event ev;
 	while (weft_reader_next(r, &ev) == 0)
 		;
-	extern int report_losses(struct weft_reader *, const char *);
 	int rc = report_losses(r, path);
 	weft_reader_close(r);
 	return rc;

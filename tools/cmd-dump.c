@@ -59,42 +59,6 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 	putchar('\n');
 }
 
-/* Losses and problems, on standard error; returns 1 if the trace is
- * corrupt. */
-int report_losses(struct weft_reader *r, const char *path);
-int report_losses(struct weft_reader *r, const char *path)
-{
-	const struct weft_trace_info *in = weft_reader_info(r);
-	const struct weft_losses *l = &in->losses;
-	if (l->packets_lost || l->packets_torn || l->packets_corrupt ||
-	    l->events_discarded || l->events_nested || in->lost_no_stream)
-		error("'%s': lost %llu packets (%llu overwritten or dropped, "
-		      "%llu torn, %llu corrupt) and %llu events (%llu "
-		      "discarded, %llu from signal handlers, %llu with no "
-		      "stream)",
-		      path,
-		      (unsigned long long)(l->packets_lost + l->packets_torn +
-					   l->packets_corrupt),
-		      (unsigned long long)l->packets_lost,
-		      (unsigned long long)l->packets_torn,
-		      (unsigned long long)l->packets_corrupt,
-		      (unsigned long long)(l->events_discarded +
-					   l->events_nested +
-					   in->lost_no_stream),
-		      (unsigned long long)l->events_discarded,
-		      (unsigned long long)l->events_nested,
-		      (unsigned long long)in->lost_no_stream);
-	unsigned n;
-	const struct weft_problem *p = weft_reader_problems(r, &n);
-	for (unsigned i = 0; i < n; i++)
-		error("'%s': corrupt at byte offset %llu: %s", path,
-		      (unsigned long long)p[i].offset, p[i].what);
-	if (in->problems > n)
-		error("'%s': %llu more problems", path,
-		      (unsigned long long)(in->problems - n));
-	return in->problems ? 1 : 0;
-}
-
 int cmd_dump(int argc, char **argv)
 {
 	int cycles = 0, follow = 0, actor = 1;
@@ -133,7 +97,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (fflush(stdout) != 0) {
 		weft_reader_close(r);
-		return error("cannot write the dump"), 1;
+		return error("cannot write the dump");
 	}
 	rc = report_losses(r, path);
 	weft_reader_close(r);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd-export.c - `weft export --format chrome FILE -o OUT.json`. */
-#include <errno.h>
 #include <string.h>
 
 #include "weft-tools.h"
@@ -33,7 +32,7 @@ int cmd_export(int argc, char **argv)
 		return 1;
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f) {
-		error("cannot create '%s': %s", out, strerror(errno));
+		error_errno("cannot create '%s'", out);
 		weft_model_free(m);
 		weft_reader_close(r);
 		return 1;
@@ -44,7 +43,6 @@ int cmd_export(int argc, char **argv)
 		err = 1;
 	}
 	weft_model_free(m);
-	extern int report_losses(struct weft_reader *, const char *);
 	int rc = report_losses(r, path);
 	weft_reader_close(r);
 	return err ? 1 : rc;

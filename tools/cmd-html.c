@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "weft-tools.h"
-#include "read/internal.h"
 
 #ifndef WEFT_WASM_BUILD
 #define WEFT_WASM_BUILD ""
@@ -99,29 +98,28 @@ int cmd_html(int argc, char **argv)
 	if (!path || !out)
 		return usage("weft html FILE|- -o OUT.html");
 	size_t tl, wl, jl, hl;
-	char *trace = slurp_file(path, &tl);
-	if (!trace)
-		return error("cannot read '%s': %s", path, strerror(errno)), 1;
-	/* Only a readable trace goes into a page. */
-	struct weft_reader *r;
-	struct weft_diag d = {0};
-	int err = weft_reader_open_mem(&r, trace, tl, 0, &d);
-	if (err) {
-		error("cannot read '%s': %s (at byte offset %llu)", path,
-		      d.msg[0] ? d.msg : weft_strerror(err),
-		      (unsigned long long)d.offset);
-		free(trace);
+	/* Only a readable trace goes into a page; from a live ring, a
+	 * consistent copy; and only the packets in use: the page carries
+	 * events, not the ring's empty space. */
+	struct weft_reader *r = open_trace(path, 0);
+	if (!r)
 		return 1;
+	void *trace;
+	uint64_t torn = 0;
+	int err = weft_reader_copy(r, WEFT_COPY_COMPACT, &trace, &tl, &torn);
+	if (err) {
+		weft_reader_close(r);
+		return error("cannot copy '%s': %s", path, weft_strerror(err));
 	}
+	struct weft_event ev;
+	while (weft_reader_next(r, &ev) == 0)
+		;
+	int rc = report_losses(r, path);
 	weft_reader_close(r);
-	/* Only the used packets: the page carries events, not empty ring. */
-	uint8_t *small;
-	size_t sl;
-	if (weft__compact((const uint8_t *)trace, tl, &small, &sl) == 0) {
-		free(trace);
-		trace = (char *)small;
-		tl = sl;
-	}
+	if (torn)
+		warning("'%s': %llu packets were being rewritten and are left "
+			"out of the page",
+			path, (unsigned long long)torn);
 	char *wasm = asset("weft.wasm", WEFT_WASM_BUILD, &wl);
 	char *js = asset("viewer.js", NULL, &jl);
 	char *tpl = asset("viewer.html", NULL, &hl);
@@ -133,7 +131,7 @@ int cmd_html(int argc, char **argv)
 	}
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f)
-		return error("cannot create '%s': %s", out, strerror(errno)), 1;
+		return error_errno("cannot create '%s'", out);
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	for (const char *p = tpl; *p;) {
 		const char *at = strchr(p, '@');
@@ -146,7 +144,7 @@ int cmd_html(int argc, char **argv)
 			b64(f, (unsigned char *)wasm, wl);
 			p = at + 6;
 		} else if (!strncmp(at, "@TRACE@", 7)) {
-			b64(f, (unsigned char *)trace, tl);
+			b64(f, trace, tl);
 			p = at + 7;
 		} else if (!strncmp(at, "@NAME@", 6)) {
 			b64(f, (const unsigned char *)name, strlen(name));
@@ -165,6 +163,6 @@ int cmd_html(int argc, char **argv)
 	free(js);
 	free(tpl);
 	if (bad)
-		return error("cannot write '%s'", out), 1;
-	return 0;
+		return error("cannot write '%s'", out);
+	return rc;
 }

@@ -5,8 +5,6 @@
 
 #include "weft-tools.h"
 
-int report_losses(struct weft_reader *r, const char *path);
-
 static const char *writer_str(int w)
 {
 	switch (w) {
@@ -97,14 +95,7 @@ int cmd_info(int argc, char **argv)
 	       (unsigned long long)in->lost_no_stream,
 	       (unsigned long long)l->texts_truncated,
 	       (unsigned long long)in->lost_names);
-	int rc = 0;
-	unsigned n;
-	const struct weft_problem *p = weft_reader_problems(r, &n);
-	for (unsigned i = 0; i < n; i++) {
-		error("'%s': corrupt at byte offset %llu: %s", path,
-		      (unsigned long long)p[i].offset, p[i].what);
-		rc = 1;
-	}
+	int rc = report_losses(r, path);
 	weft_reader_close(r);
 	return rc;
 }

@@ -149,8 +149,9 @@ int cmd_render(int argc, char **argv)
 	cairo_surface_destroy(s);
 	weft_view_free(v);
 	weft_model_free(m);
+	int rc = report_losses(r, path);
 	weft_reader_close(r);
 	if (bad)
-		return error("cannot write '%s'", out), 1;
-	return 0;
+		return error("cannot write '%s'", out);
+	return rc;
 }

@@ -535,6 +535,7 @@ int cmd_stats(int argc, char **argv)
 	free(gk);
 	free(gl);
 	weft_model_free(m);
+	int rc = report_losses(r, path);
 	weft_reader_close(r);
-	return 0;
+	return rc;
 }

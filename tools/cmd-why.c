@@ -220,8 +220,7 @@ int cmd_why(int argc, char **argv)
 			       looked == 1 ? "" : "s");
 	}
 	weft_model_free(m);
-	extern int report_losses(struct weft_reader *, const char *);
-	report_losses(r, path);
+	int rc = report_losses(r, path);
 	weft_reader_close(r);
-	return problems ? 1 : 0;
+	return problems || rc ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* usage.c - messages and small helpers shared by the subcommands. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,27 @@ int error(const char *fmt, ...)
 	va_start(ap, fmt);
 	report("weft: ", fmt, ap);
 	va_end(ap);
-	return -1;
+	return 1;
+}
+
+int error_errno(const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("weft: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, ": %s\n", strerror(e));
+	va_end(ap);
+	return 1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report("weft: warning: ", fmt, ap);
+	va_end(ap);
 }
 
 void die(const char *fmt, ...)
@@ -72,6 +93,43 @@ struct weft_model *open_model(const char *path, struct weft_reader **r)
 	return m;
 }
 
+int report_losses(struct weft_reader *r, const char *path)
+{
+	const struct weft_trace_info *in = weft_reader_info(r);
+	const struct weft_losses *l = &in->losses;
+	if (l->packets_lost || l->packets_torn || l->events_discarded ||
+	    l->events_nested || in->lost_no_stream || l->texts_truncated ||
+	    in->lost_names)
+		warning("'%s': lost %llu packets (%llu overwritten or dropped, "
+			"%llu torn) and %llu events (%llu discarded, %llu from "
+			"signal handlers, %llu with no stream); %llu texts "
+			"truncated, %llu names not interned",
+			path,
+			(unsigned long long)(l->packets_lost + l->packets_torn),
+			(unsigned long long)l->packets_lost,
+			(unsigned long long)l->packets_torn,
+			(unsigned long long)(l->events_discarded +
+					     l->events_nested +
+					     in->lost_no_stream),
+			(unsigned long long)l->events_discarded,
+			(unsigned long long)l->events_nested,
+			(unsigned long long)in->lost_no_stream,
+			(unsigned long long)l->texts_truncated,
+			(unsigned long long)in->lost_names);
+	unsigned n;
+	const struct weft_problem *p = weft_reader_problems(r, &n);
+	for (unsigned i = 0; i < n; i++)
+		error("'%s': corrupt at byte offset %llu: %s", path,
+		      (unsigned long long)p[i].offset, p[i].what);
+	if (in->problems > n)
+		error("'%s': %llu more problems", path,
+		      (unsigned long long)(in->problems - n));
+	if (l->packets_corrupt)
+		error("'%s': %llu corrupt packets skipped", path,
+		      (unsigned long long)l->packets_corrupt);
+	return in->problems || l->packets_corrupt ? 1 : 0;
+}
+
 void print_escaped(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -88,20 +146,12 @@ void print_escaped(FILE *f, const char *s, size_t len)
 		else if (c < 0x80)
 			fputc((int)c, f);
 		else {
-			/* Copy a valid UTF-8 sequence, escape anything else. */
-			size_t n = c >= 0xF0 && c < 0xF5   ? 4
-				   : c >= 0xE0             ? 3
-				   : c >= 0xC2 && c < 0xE0 ? 2
-							   : 0;
-			size_t k = 1;
-			while (n && k < n && i + k < len &&
-			       (p[i + k] & 0xC0) == 0x80)
-				k++;
-			if (n && k == n) {
-				fwrite(p + i, 1, n, f);
-				i += n - 1;
-			} else
-				fprintf(f, "\\x%02x", c);
+			/* One routine decides what is valid (utf8.c). */
+			uint32_t cp;
+			size_t k = weft_utf8_decode(s + i, len - i, &cp);
+			fwrite(cp == 0xFFFD ? "\xEF\xBF\xBD" : s + i, 1,
+			       cp == 0xFFFD ? 3 : k, f);
+			i += k - 1;
 		}
 	}
 }

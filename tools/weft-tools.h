@@ -33,14 +33,30 @@
 WEFT_COMMANDS(WEFT__CMD_DECL)
 #undef WEFT__CMD_DECL
 
-/* git-style messages: "weft: <msg>" on stderr. */
+/* git-style messages on stderr.  error() prints "weft: <msg>" and returns
+ * 1, the exit status of a data error, so that a command can end with
+ * `return error(...)`; error_errno() appends ": <strerror(errno)>";
+ * warning() prints "weft: warning: <msg>"; die() exits 1. */
 __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int error_errno(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
 __attribute__((format(printf, 1, 2), noreturn)) void die(const char *fmt, ...);
 /* Prints "usage: ..." and returns 2. */
 __attribute__((format(printf, 1, 2))) int usage(const char *fmt, ...);
 
 /* Opens a trace for a command, printing a clear error on failure. */
 struct weft_reader *open_trace(const char *path, unsigned flags);
+
+/*
+ * What every reading command says about a trace when it is done with it,
+ * the same way: losses the writer or a live ring explain (overwritten or
+ * dropped packets, packets rewritten while read, discarded events, events
+ * from signal handlers, truncated texts, names not interned) are one
+ * warning line, exit status 0; corruption (bytes that fail validation,
+ * a file that shrank while read) is one line per problem with its byte
+ * offset, and the returned exit status 1.  Returns 0 or 1.
+ */
+int report_losses(struct weft_reader *r, const char *path);
 
 /* Opens a trace and loads its model, printing a clear error on failure
  * (NULL).  Free with weft_model_free, then weft_reader_close(*r). */
