@@ -27,6 +27,10 @@ int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
 		memcpy(dst, src->mem + off, n);
 		return 0;
 	}
+#ifdef __wasi__
+	/* The WebAssembly viewer reads memory only: no file system. */
+	return -ENOSYS;
+#else
 	uint8_t *d = dst;
 	while (n) {
 		ssize_t k = pread(src->fd, d, n, (off_t)off);
@@ -41,6 +45,7 @@ int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
 		n -= (size_t)k;
 	}
 	return 0;
+#endif
 }
 
 long weft__packet_copy(const struct rsrc *src, const struct rhdr *rh,
@@ -113,10 +118,12 @@ void weft__lost_packet(struct weft_reader *r, uint32_t stream, uint64_t off)
 	}
 	if (r->shrunk++)
 		return;
+	long long now = -1;
+#ifndef __wasi__
 	struct stat sb;
-	long long now = r->src.fd >= 0 && fstat(r->src.fd, &sb) == 0
-				? (long long)sb.st_size
-				: -1;
+	if (r->src.fd >= 0 && fstat(r->src.fd, &sb) == 0)
+		now = (long long)sb.st_size;
+#endif
 	/* A live writer's ring shrinking is the writer's business (it
 	 * dies of it): a loss.  A finished file that shrinks while read was
 	 * truncated or replaced under the reader: a problem. */

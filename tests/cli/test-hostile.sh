@@ -13,7 +13,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/weft-hostile.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 n=0 pass=0 failn=0 skipn=0
 # (fontconfig's memory, kept until exit by design, is not ours)
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp:print_suppressions=0"
 
 run() { # name function
 	n=$((n + 1))

@@ -33,7 +33,8 @@ SEED = int(os.environ.get('MUTATE_SEED', 20261123))
 env = dict(os.environ)
 env['LSAN_OPTIONS'] = ':'.join(filter(None, [
     env.get('LSAN_OPTIONS'),
-    'suppressions=' + os.path.join(SRC, 'tests/render/lsan.supp')]))
+    'suppressions=' + os.path.join(SRC, 'tests/render/lsan.supp'),
+    'print_suppressions=0']))
 
 help_text = subprocess.run([W, '--help'], capture_output=True, text=True).stdout
 COMMANDS = [['info'], ['dump'], ['dump', '--cycles'], ['why', '--all'],
