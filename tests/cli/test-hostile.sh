@@ -131,7 +131,21 @@ t_same_report_everywhere() {
 	local hs; hs=$(python3 -c "import struct;d=open('good.weft','rb').read(24);print(struct.unpack('<I',d[12:16])[0])")
 	cp good.weft flip.weft
 	printf '\xde\xad' | dd of=flip.weft bs=1 seek="$hs" conv=notrunc 2>/dev/null
-	WEFT_FILE=wrap.weft WEFT_SIZE=48K "$EX/ticker" 0.2 >/dev/null
+	# a flight recorder's ring that went round: packets overwritten
+	build_prog wrap <<'EOF'
+#include <weft/weft.h>
+int main(void)
+{
+	if (weft_start("wrap.weft", 48 << 10, 0))
+		return 1;
+	for (uint64_t i = 1; i <= 20000; i++) {
+		weft_create(i, "request");
+		weft_resolve(i);
+	}
+	return weft_stop();
+}
+EOF
+	./wrap || die "wrap failed"
 	local c rc
 	while read -r c; do
 		rm -rf ctfdir
