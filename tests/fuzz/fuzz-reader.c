@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "weft/model.h"
+#include "weft/stats.h"
 #include "weft/read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -83,6 +84,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			null = fopen("/dev/null", "w");
 		if (null)
 			weft_export_chrome(m, null);
+		/* and what `weft stats` shows */
+		struct weft_stats *st;
+		if (weft_stats_compute(&st, m) == 0) {
+			for (uint32_t i = 0; i < st->nkinds; i++)
+				sink += strlen(st->kinds[i].key);
+			for (uint32_t i = 0; i < st->nlabels; i++)
+				sink += strlen(st->labels[i].key);
+			sink += st->nphases + st->nlongest;
+			weft_stats_free(st);
+		}
 		weft_model_free(m);
 	}
 	weft_reader_close(r);

@@ -11,6 +11,7 @@
 #include "../harness.h"
 #include "util.h"
 #include "weft/model.h"
+#include "weft/stats.h"
 #include "weft/weft.h"
 
 /* A trace of `n` create/label/resolve triples: many packets. */
@@ -304,5 +305,69 @@ TEST(consistent_copy)
 	free(buf);
 }
 
+/* weft_stats_compute on a trace of known times (the manual clock). */
+TEST(stats_in_the_library)
+{
+	const char *p = tpath("s.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	for (int i = 1; i <= 4; i++) {
+		weft_clock_set((uint64_t)i * 100);
+		weft_create((uint64_t)i, "req");
+		weft_label((uint64_t)i, i % 2 ? "odd" : "even");
+		weft_run((uint64_t)i);
+		weft_clock_set((uint64_t)i * 100 + (uint64_t)i * 10);
+		if (i == 3)
+			weft_fail(3, "no");
+		else if (i != 4)
+			weft_resolve((uint64_t)i);
+		weft_run(0);
+	}
+	weft_create(9, "timer");
+	weft_clock_set(1000);
+	weft_phase("poll");
+	weft_clock_set(1500);
+	weft_phase("timers");
+	weft_clock_set(1600);
+	weft_phase("poll");
+	weft_clock_set(2000);
+	weft_counter_set("c", 1); /* the trace's last event */
+	CHECK_OK(weft_stop());
+
+	struct weft_reader *r;
+	struct weft_model *m;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	CHECK_OK(weft_model_load(&m, r));
+	struct weft_stats *st;
+	CHECK_OK(weft_stats_compute(&st, m));
+	CHECK_EQ(st->threads, 5);
+	CHECK_EQ(st->nkinds, 2);
+	CHECK_STR(st->kinds[0].key, "req"); /* most frequent first */
+	CHECK_EQ(st->kinds[0].count, 4);
+	CHECK_EQ(st->kinds[0].pending, 1);
+	CHECK_EQ(st->kinds[0].failed, 1);
+	/* lifetimes 10, 20, 30 (ns): p50 20, max 30; runs 10..40 */
+	CHECK_EQ(st->kinds[0].life[0], 20);
+	CHECK_EQ(st->kinds[0].life[3], 30);
+	CHECK_EQ(st->kinds[0].run[3], 40);
+	CHECK_STR(st->kinds[1].key, "timer");
+	CHECK_EQ(st->kinds[1].life[0], -1); /* none finished */
+	CHECK_EQ(st->nlabels, 3);           /* even, odd, (none) */
+	CHECK_EQ(st->labels[0].count, 2);
+	CHECK_EQ(st->nlongest, 4);
+	uint32_t nrun;
+	const struct weft_run *run = weft_model_runs(m, &nrun);
+	CHECK_EQ(run[st->longest[0]].t1 - run[st->longest[0]].t0, 40);
+	CHECK_EQ(run[st->longest[3]].t1 - run[st->longest[3]].t0, 10);
+	CHECK_EQ(st->nphases, 2);
+	CHECK_STR(weft_model_name(m, st->phases[0].name), "poll");
+	CHECK_EQ(st->phases[0].count, 2);
+	CHECK_EQ(st->phases[0].total, 900);
+	CHECK_EQ(st->phases[1].total, 100);
+	weft_stats_free(st);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(truncated_while_read), T(replaced_while_read), T(endless_input),
-	  T(utf8_like_python), T(hostile_text), T(consistent_copy))
+	  T(utf8_like_python), T(hostile_text), T(consistent_copy),
+	  T(stats_in_the_library))
