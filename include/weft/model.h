@@ -158,58 +158,58 @@ struct weft_model;
  * negative code (-ENOMEM).  The reader stays owned by the caller and must
  * outlive the model (names come from it).
  */
-int weft_model_load(struct weft_model **out, struct weft_reader *r);
+WEFT_API int weft_model_load(struct weft_model **out, struct weft_reader *r);
 
 /* In follow mode: add the events the reader has now.  Returns the number
  * of events added (>= 0) or a negative code.  Invalidates pointers. */
-long weft_model_update(struct weft_model *m);
+WEFT_API long weft_model_update(struct weft_model *m);
 
-void weft_model_free(struct weft_model *m);
+WEFT_API void weft_model_free(struct weft_model *m);
 
-const struct weft_thread *weft_model_threads(const struct weft_model *m,
+WEFT_API const struct weft_thread *weft_model_threads(const struct weft_model *m,
 					     uint32_t *n);
-const struct weft_run *weft_model_runs(const struct weft_model *m,
+WEFT_API const struct weft_run *weft_model_runs(const struct weft_model *m,
 				       uint32_t *n);
-const struct weft_arrow *weft_model_arrows(const struct weft_model *m,
+WEFT_API const struct weft_arrow *weft_model_arrows(const struct weft_model *m,
 					   uint32_t *n);
-const struct weft_label *weft_model_labels(const struct weft_model *m,
+WEFT_API const struct weft_label *weft_model_labels(const struct weft_model *m,
 					   uint32_t *n);
-const struct weft_counter *weft_model_counters(const struct weft_model *m,
+WEFT_API const struct weft_counter *weft_model_counters(const struct weft_model *m,
 					       uint32_t *n);
 /* kind: WEFT_EV_IDLE, WEFT_EV_PAUSE, WEFT_EV_SPAN_BEGIN or WEFT_EV_PHASE
  * (an event loop's phases: per OS thread, disjoint and in time order) */
-const struct weft_interval *weft_model_intervals(const struct weft_model *m,
+WEFT_API const struct weft_interval *weft_model_intervals(const struct weft_model *m,
 						 int kind, uint32_t *n);
-const struct weft_loss *weft_model_losses(const struct weft_model *m,
+WEFT_API const struct weft_loss *weft_model_losses(const struct weft_model *m,
 					  uint32_t *n);
-const struct weft_model_stream *weft_model_streams(const struct weft_model *m,
+WEFT_API const struct weft_model_stream *weft_model_streams(const struct weft_model *m,
 						   uint32_t *n);
 
 /* Indexes of the runs / arrows (in and out) of one thread, in time order;
  * *n receives the count. */
-const uint32_t *weft_model_thread_runs(const struct weft_model *m,
+WEFT_API const uint32_t *weft_model_thread_runs(const struct weft_model *m,
 				       uint32_t thread, uint32_t *n);
-const uint32_t *weft_model_thread_arrows(const struct weft_model *m,
+WEFT_API const uint32_t *weft_model_thread_arrows(const struct weft_model *m,
 					 uint32_t thread, uint32_t *n);
 
 /* The latest incarnation with this id, or WEFT_NONE. */
-uint32_t weft_model_find(const struct weft_model *m, uint64_t id);
+WEFT_API uint32_t weft_model_find(const struct weft_model *m, uint64_t id);
 
 /* Texts and names ("" for NONE). */
-const char *weft_model_string(const struct weft_model *m, uint32_t s);
-const char *weft_model_name(const struct weft_model *m, uint32_t name);
+WEFT_API const char *weft_model_string(const struct weft_model *m, uint32_t s);
+WEFT_API const char *weft_model_name(const struct weft_model *m, uint32_t name);
 /* A thread's display name: its latest label, else "kind 0xID". */
-const char *weft_model_title(const struct weft_model *m, uint32_t thread,
+WEFT_API const char *weft_model_title(const struct weft_model *m, uint32_t thread,
 			     char *buf, unsigned cap);
 
 /* Time range of the trace (ns since origin). */
-void weft_model_range(const struct weft_model *m, int64_t *t0, int64_t *t1);
+WEFT_API void weft_model_range(const struct weft_model *m, int64_t *t0, int64_t *t1);
 
 /* The reader the model was loaded from. */
-struct weft_reader *weft_model_reader(const struct weft_model *m);
+WEFT_API struct weft_reader *weft_model_reader(const struct weft_model *m);
 
 /* Bytes of memory the model uses. */
-uint64_t weft_model_bytes(const struct weft_model *m);
+WEFT_API uint64_t weft_model_bytes(const struct weft_model *m);
 
 /*
  * Diagnosis: why is a thread still pending?
@@ -254,13 +254,13 @@ struct weft_why {
 	int64_t t_wait;    /* when the last waiter began waiting */
 };
 
-int weft_why(const struct weft_model *m, uint32_t thread, struct weft_why *w);
+WEFT_API int weft_why(const struct weft_model *m, uint32_t thread, struct weft_why *w);
 
 /* "lost wake-up", ... */
-const char *weft_verdict_name(int verdict);
+WEFT_API const char *weft_verdict_name(int verdict);
 
 /* "resolved", "read", ... for an enum weft_arrow_kind. */
-const char *weft_arrow_name(int kind);
+WEFT_API const char *weft_arrow_name(int kind);
 
 /*
  * weft_export_chrome - the model as Chrome trace-event JSON (Perfetto,
@@ -270,11 +270,11 @@ const char *weft_arrow_name(int kind);
  * Returns 0 or a negative code if writing failed.
  */
 #include <stdio.h>
-int weft_export_chrome(const struct weft_model *m, FILE *f);
+WEFT_API int weft_export_chrome(const struct weft_model *m, FILE *f);
 
 /* Writes `s` as a JSON string literal: quotes, backslashes, control
  * bytes and '<' escaped, invalid UTF-8 replaced by U+FFFD. */
-void weft_json_string(FILE *f, const char *s);
+WEFT_API void weft_json_string(FILE *f, const char *s);
 
 #ifdef __cplusplus
 }

@@ -167,43 +167,43 @@ struct weft_reader;
  * than the header declares: input that is not a weft trace is refused
  * after its first bytes, and an endless one is not read forever.
  */
-int weft_reader_open(struct weft_reader **out, const char *path,
+WEFT_API int weft_reader_open(struct weft_reader **out, const char *path,
 		     unsigned flags, struct weft_diag *diag);
 
 /* Same, over `len` bytes at `data`, which must stay valid and unchanged
  * until weft_reader_close (no copy is made). */
-int weft_reader_open_mem(struct weft_reader **out, const void *data,
+WEFT_API int weft_reader_open_mem(struct weft_reader **out, const void *data,
 			 size_t len, unsigned flags, struct weft_diag *diag);
 
-void weft_reader_close(struct weft_reader *r);
+WEFT_API void weft_reader_close(struct weft_reader *r);
 
 /* Trace description; valid until weft_reader_close.  Counts and losses
  * grow as events are read. */
-const struct weft_trace_info *weft_reader_info(struct weft_reader *r);
+WEFT_API const struct weft_trace_info *weft_reader_info(struct weft_reader *r);
 
 /*
  * weft_reader_next - the next event in time order.  Returns 0 (event
  * filled), WEFT_EEOF (no more), or WEFT_EAGAIN (follow mode: nothing new
  * yet; poll again later).
  */
-int weft_reader_next(struct weft_reader *r, struct weft_event *ev);
+WEFT_API int weft_reader_next(struct weft_reader *r, struct weft_event *ev);
 
 /* Problems found so far; *n receives how many are listed. */
-const struct weft_problem *weft_reader_problems(struct weft_reader *r,
+WEFT_API const struct weft_problem *weft_reader_problems(struct weft_reader *r,
 						unsigned *n);
 
 /* The name of an interned name id ("" for 0 or unknown ids). */
-const char *weft_reader_name(struct weft_reader *r, uint32_t id);
+WEFT_API const char *weft_reader_name(struct weft_reader *r, uint32_t id);
 
 /* Ticks to nanoseconds since the trace origin, with the trace's clock. */
-int64_t weft_reader_ns(struct weft_reader *r, uint64_t ticks);
+WEFT_API int64_t weft_reader_ns(struct weft_reader *r, uint64_t ticks);
 
 /* The event table, for printing: name of an event type ("loss" for
  * WEFT_EV_LOSS, NULL if unknown), its meaning, and its fields. */
-const char *weft_event_name(unsigned type);
-const char *weft_event_doc(unsigned type);
+WEFT_API const char *weft_event_name(unsigned type);
+WEFT_API const char *weft_event_doc(unsigned type);
 /* Field i of an event type: its name and enum weft_field_type, or NULL. */
-const char *weft_event_field(unsigned type, unsigned i, int *ftype);
+WEFT_API const char *weft_event_field(unsigned type, unsigned i, int *ftype);
 
 enum weft_copy_flags {
 	/* Only the packets in use (the header's geometry adjusted): the
@@ -220,7 +220,7 @@ enum weft_copy_flags {
  * (free() it), *len its size; *torn, if not NULL, receives the packets
  * left out.  Returns 0, -ENOMEM, WEFT_ETRUNC (the file shrank) or -errno.
  */
-int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
+WEFT_API int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
 		     size_t *len, uint64_t *torn);
 
 /*
@@ -230,12 +230,12 @@ int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
  * header.  Writes to `out_fd` (a file or a pipe).  *torn, if not NULL,
  * receives the number of packets that could not be copied consistently.
  */
-int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
+WEFT_API int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
 		  struct weft_diag *diag);
 
 /* The ring file a running process has mapped: writes its path to `buf`.
  * Returns 0, WEFT_ENOTFOUND, or -errno. */
-int weft_find_ring(int pid, char *buf, size_t cap);
+WEFT_API int weft_find_ring(int pid, char *buf, size_t cap);
 
 /*
  * weft_ctf_write - write the trace as a CTF 1.8 directory `dir` (created
@@ -243,7 +243,7 @@ int weft_find_ring(int pid, char *buf, size_t cap);
  * packets in order, with the refined clock and the trace's names as
  * enumerations.  babeltrace2 reads it.  Returns 0 or a negative code.
  */
-int weft_ctf_write(struct weft_reader *r, const char *dir,
+WEFT_API int weft_ctf_write(struct weft_reader *r, const char *dir,
 		   struct weft_diag *diag);
 
 /*
@@ -256,16 +256,16 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 
 /* The character at s (n bytes there): returns the bytes it takes (1 to 4,
  * 0 only if n is 0) and its code point in *cp, U+FFFD if invalid. */
-size_t weft_utf8_decode(const char *s, size_t n, uint32_t *cp);
+WEFT_API size_t weft_utf8_decode(const char *s, size_t n, uint32_t *cp);
 
 /* 1 if the n bytes at s are valid UTF-8, else 0. */
-int weft_utf8_valid(const char *s, size_t n);
+WEFT_API int weft_utf8_valid(const char *s, size_t n);
 
 /* Copies the n bytes at s to dst (cap bytes, cap >= 1), NUL-terminated,
  * with every invalid sequence replaced by U+FFFD, and cut at a character
  * boundary if it does not fit (3 * n + 1 bytes always do).  Returns the
  * length written. */
-size_t weft_utf8_fix(char *dst, size_t cap, const char *s, size_t n);
+WEFT_API size_t weft_utf8_fix(char *dst, size_t cap, const char *s, size_t n);
 
 #ifdef __cplusplus
 }
