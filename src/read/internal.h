@@ -129,6 +129,8 @@ struct weft_reader {
 	unsigned flags;
 	int live; /* a writer holds the ring: copy packets by the protocol */
 	int shrunk; /* the file was found shorter than it was (reported once) */
+	uint32_t ahead; /* indexing a file: the slot whose header was read
+			   with the trailer before it (packets.c) */
 	struct rhdr rh;
 	struct weft_trace_info info;
 	struct weft_stream_info *sinfo;

@@ -227,13 +227,27 @@ static const uint8_t *packet_header(struct weft_reader *r, uint32_t slot,
 	if (r->src.mem) {
 		pk = r->src.mem + off;
 		trailer = weft__ld64(pk + h->packet_size - WEFT_PK_TRAILER);
-	} else if (weft__src_read(&r->src, off, buf, WEFT_PK_EVENTS) ||
-		   weft__src_read(&r->src, off + h->packet_size -
-						   WEFT_PK_TRAILER,
-				  &trailer, 8)) {
-		weft__lost_packet(r, UINT32_MAX, off);
-		return NULL;
 	} else {
+		/* One read a slot: a packet's trailer and the next one's
+		 * header sit side by side, so each read takes both, and
+		 * the header is at hand when the next slot comes. */
+		uint8_t *ahead = buf + 256;
+		uint64_t toff = off + h->packet_size - WEFT_PK_TRAILER;
+		size_t want = WEFT_PK_TRAILER +
+			      (slot + 1 < h->npackets ? WEFT_PK_EVENTS : 0);
+		int err = 0;
+		if (r->ahead == slot)
+			memcpy(buf, ahead + WEFT_PK_TRAILER, WEFT_PK_EVENTS);
+		else
+			err = weft__src_read(&r->src, off, buf, WEFT_PK_EVENTS);
+		r->ahead = UINT32_MAX;
+		if (err || weft__src_read(&r->src, toff, ahead, want)) {
+			weft__lost_packet(r, UINT32_MAX, off);
+			return NULL;
+		}
+		if (want > WEFT_PK_TRAILER)
+			r->ahead = slot + 1;
+		trailer = weft__ld64(ahead);
 		pk = buf;
 	}
 	*gen = weft__ld64(pk + WEFT_PK_GEN);

@@ -119,6 +119,7 @@ static struct weft_reader *reader_new(unsigned flags)
 	if (r) {
 		r->src.fd = -1;
 		r->flags = flags;
+		r->ahead = UINT32_MAX;
 	}
 	return r;
 }
