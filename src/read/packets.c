@@ -216,7 +216,8 @@ static const uint8_t *packet_header(struct weft_reader *r, uint32_t slot,
 	uint64_t off = r->rh.packets_off + (uint64_t)slot * h->packet_size;
 	if (r->live) {
 		long c = weft__packet_copy(&r->src, &r->rh, slot, buf, gen, 1);
-		if (c == PK_GONE)
+		/* (a refresh looks at every slot again: count once) */
+		if (c == PK_GONE && !refresh)
 			weft__lost_packet(r, UINT32_MAX, off);
 		else if (c == PK_TORN && !refresh)
 			r->info.losses.packets_torn++;

@@ -368,6 +368,58 @@ TEST(stats_in_the_library)
 	weft_reader_close(r);
 }
 
-TEST_MAIN(T(truncated_while_read), T(replaced_while_read), T(endless_input),
+/* A live ring truncated under its writer: the reader following it
+ * counts what it can no longer read as lost, once however often it looks,
+ * and reports no corruption; it never dies. */
+TEST(live_ring_truncated)
+{
+	const char *p = tpath("live.weft");
+	int ready[2], go[2];
+	CHECK(pipe(ready) == 0 && pipe(go) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 4 << 20, 0))
+			_exit(1);
+		for (uint64_t i = 1; i < 200000; i++) {
+			weft_create(i, "request");
+			weft_resolve(i);
+		}
+		char c;
+		if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0); /* still holding the ring until now */
+	}
+	char c;
+	CHECK(read(ready[0], &c, 1) == 1);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW, NULL));
+	CHECK_EQ(weft_reader_info(r)->writer, WEFT_WRITER_LIVE);
+	uint32_t np = weft_reader_info(r)->npackets;
+	uint64_t hs = weft_reader_info(r)->file_size -
+		      (uint64_t)np * weft_reader_info(r)->packet_size;
+	struct weft_event ev;
+	uint64_t n = 0;
+	int rc, polls = 0;
+	while ((rc = weft_reader_next(r, &ev)) != WEFT_EEOF) {
+		if (rc == WEFT_EAGAIN) {
+			if (++polls == 1)
+				CHECK(truncate(p, (off_t)(hs + 8192)) == 0);
+			if (polls == 50)
+				CHECK(write(go[1], "x", 1) == 1);
+			usleep(1000);
+			continue;
+		}
+		CHECK_EQ(rc, 0);
+		n++;
+	}
+	CHECK(polls >= 50);
+	CHECK(n > 0);
+	CHECK_EQ(weft_reader_info(r)->problems, 0);
+	CHECK(weft_reader_info(r)->losses.packets_torn <= np);
+	weft_reader_close(r);
+	waitpid(pid, NULL, 0);
+}
+
+TEST_MAIN(T(truncated_while_read), T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy),
 	  T(stats_in_the_library))
