@@ -17,15 +17,17 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/settings.h"
 #include "weft-tools.h"
 
 #define USAGE                                                                  \
-	"weft record [-o FILE] [--size BYTES] [--mode overwrite|discard] -- "  \
-	"CMD [ARGS...]"
+	"weft record [-o FILE] [--size BYTES] [--mode overwrite|discard] "     \
+	"[--clock auto|monotonic] -- CMD [ARGS...]"
 
 #ifndef WEFT_UV_SHIM_BUILD
 #define WEFT_UV_SHIM_BUILD ""
@@ -55,28 +57,36 @@ static const char *find_shim(void)
 	return NULL;
 }
 
-/* Prints what a trace holds; returns its event count (-1: unreadable). */
-static long summarize(const char *path, int pid_main, int quiet_if_empty)
+/* Prints what a trace of this run (its session) holds; returns its event
+ * count, -1 when unreadable, -2 when it is no trace of this run (a file
+ * of another run, or no weft trace at all: not printed). */
+static long summarize(const char *path, int pid_main, uint64_t session,
+		      int exec_image)
 {
 	struct weft_reader *r;
 	struct weft_diag d;
-	if (weft_reader_open(&r, path, 0, &d)) {
+	int err = weft_reader_open(&r, path, 0, &d);
+	if (err == WEFT_ENOTTRACE || err == WEFT_EEMPTY)
+		return -2;
+	if (err) {
 		fprintf(stderr, "weft:   %s: unreadable (%s)\n", path, d.msg);
 		return -1;
+	}
+	const struct weft_trace_info *in = weft_reader_info(r);
+	if (in->session != session) {
+		weft_reader_close(r);
+		return -2;
 	}
 	struct weft_event ev;
 	while (weft_reader_next(r, &ev) == 0)
 		;
-	const struct weft_trace_info *in = weft_reader_info(r);
+	in = weft_reader_info(r); /* the counts, now complete */
 	const struct weft_losses *l = &in->losses;
 	long n = (long)in->events;
-	if (!n && quiet_if_empty) {
-		weft_reader_close(r);
-		return 0;
-	}
-	fprintf(stderr, "weft:   %s: %s pid %u%s, %llu events, %u OS threads",
+	fprintf(stderr, "weft:   %s: %s pid %u%s%s, %llu events, %u OS threads",
 		path, in->comm, in->pid,
-		(int)in->pid == pid_main ? "" : " (a child)",
+		(int)in->pid != pid_main ? " (a child)" : "",
+		exec_image ? " (after exec)" : "",
 		(unsigned long long)in->events, in->nstreams);
 	if (l->packets_lost || l->events_discarded)
 		fprintf(stderr, ", lost %llu packets and %llu events",
@@ -122,9 +132,74 @@ static int check_output(const char *abs, const char *out)
 	return 0;
 }
 
+/* Checks one setting, given as an option or else inherited from the
+ * environment: weft record refuses to run with one the recorder would
+ * refuse (the program would run untraced).  Returns 0 or 2. */
+static int check_setting(const char **val, const char *opt, const char *var,
+			 int (*parse)(const char *, void *), void *out,
+			 const char *help)
+{
+	const char *v = *val;
+	if (!v) {
+		v = getenv(var);
+		if (!v || !*v)
+			return 0;
+		opt = var;
+	}
+	int err = parse(v, out);
+	if (!err) {
+		*val = v;
+		return 0;
+	}
+	error("%s '%s': %s; expected %s", opt, v,
+	      err == WEFT_ETOOSMALL ? "too small"
+	      : err == WEFT_ETOOBIG ? "too large"
+				    : "not valid",
+	      help);
+	return 2;
+}
+
+static int parse_size_v(const char *s, void *out)
+{
+	return weft__parse_size(s, out);
+}
+static int parse_mode_v(const char *s, void *out)
+{
+	return weft__parse_mode(s, out);
+}
+static int parse_clock_v(const char *s, void *out)
+{
+	return weft__parse_clock(s, out);
+}
+
+/* The ring of CMD itself must fit on the disk (each child that records
+ * takes another: those may still fail, and say so). */
+static int check_space(const char *abs, const char *out, uint64_t bytes)
+{
+	char dir[PATH_MAX * 2];
+	snprintf(dir, sizeof dir, "%s", abs);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else
+		*slash = 0;
+	struct statvfs vs;
+	if (statvfs(dir, &vs) < 0)
+		return 0; /* the recorder will say why */
+	uint64_t avail = (uint64_t)vs.f_bavail * vs.f_frsize;
+	if (avail >= bytes)
+		return 0;
+	error("no room for a ring of %llu MiB in '%s' (%llu MiB free): "
+	      "choose a smaller --size or another -o",
+	      (unsigned long long)(bytes >> 20), out,
+	      (unsigned long long)(avail >> 20));
+	return 2;
+}
+
 int cmd_record(int argc, char **argv)
 {
-	const char *out = "weft.trace", *size = NULL, *mode = NULL;
+	const char *out = "weft.trace", *size = NULL, *mode = NULL,
+		   *clock = NULL;
 	int i = 1;
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -136,6 +211,8 @@ int cmd_record(int argc, char **argv)
 			size = argv[++i];
 		else if (!strcmp(argv[i], "--mode") && i + 1 < argc)
 			mode = argv[++i];
+		else if (!strcmp(argv[i], "--clock") && i + 1 < argc)
+			clock = argv[++i];
 		else if (argv[i][0] == '-')
 			return usage(USAGE);
 		else
@@ -143,8 +220,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage(USAGE);
-	if (mode && strcmp(mode, "overwrite") && strcmp(mode, "discard"))
-		return usage(USAGE);
+	uint64_t bytes = WEFT_DEFAULT_SIZE;
+	unsigned flags = 0;
+	int bad = check_setting(&size, "--size", "WEFT_SIZE", parse_size_v,
+				&bytes, WEFT__SIZE_HELP);
+	if (!bad)
+		bad = check_setting(&mode, "--mode", "WEFT_MODE", parse_mode_v,
+				    &flags, WEFT__MODE_HELP);
+	if (!bad)
+		bad = check_setting(&clock, "--clock", "WEFT_CLOCK",
+				    parse_clock_v, &flags, WEFT__CLOCK_HELP);
+	if (bad)
+		return bad;
 	char abs[PATH_MAX * 2];
 	if (out[0] != '/') {
 		char cwd[PATH_MAX];
@@ -156,6 +243,8 @@ int cmd_record(int argc, char **argv)
 	} else
 		snprintf(abs, sizeof abs, "%s", out);
 	int err = check_output(abs, out);
+	if (!err)
+		err = check_space(abs, out, bytes);
 	if (err)
 		return err;
 
@@ -190,6 +279,8 @@ int cmd_record(int argc, char **argv)
 			setenv("WEFT_SIZE", size, 1);
 		if (mode)
 			setenv("WEFT_MODE", mode, 1);
+		if (clock)
+			setenv("WEFT_CLOCK", clock, 1);
 		if (shim) {
 			const char *old = getenv("LD_PRELOAD");
 			char pre[PATH_MAX * 4];
@@ -221,14 +312,20 @@ int cmd_record(int argc, char **argv)
 		 : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
 				   : 1;
 
-	/* Where the traces went: FILE, and FILE.PID of children. */
+	/* Where the traces went: FILE, FILE.PID of the other processes,
+	 * FILE.PID.N of the images a process exec'd (docs/format.md), of
+	 * this run only (its session).  A process makes its ring at its
+	 * first event: one that recorded nothing left no file. */
 	fprintf(stderr, "weft: %s exited %s %d; traces:\n", argv[i],
 		WIFSIGNALED(st) ? "on signal" : "with status",
 		WIFSIGNALED(st) ? WTERMSIG(st) : rc);
-	int found = 0, empty = 0;
-	if (access(abs, R_OK) == 0) {
-		summarize(abs, pid, 0);
+	uint64_t sess = strtoull(session, NULL, 16);
+	int found = 0, older = 0;
+	const char *first = NULL;
+	char firstbuf[PATH_MAX * 2 + 300];
+	if (access(abs, F_OK) == 0 && summarize(abs, pid, sess, 0) >= 0) {
 		found++;
+		first = out;
 	}
 	char dir[PATH_MAX * 2];
 	snprintf(dir, sizeof dir, "%s", abs);
@@ -239,28 +336,35 @@ int cmd_record(int argc, char **argv)
 	DIR *dp = opendir(dir[0] ? dir : "/");
 	struct dirent *de;
 	while (dp && (de = readdir(dp))) {
-		if (strncmp(de->d_name, base, blen) || de->d_name[blen] != '.' ||
-		    !de->d_name[blen + 1] ||
-		    strspn(de->d_name + blen + 1, "0123456789") !=
-			    strlen(de->d_name + blen + 1))
+		/* FILE.PID or FILE.PID.N */
+		const char *x = de->d_name + blen;
+		size_t d1 = strncmp(de->d_name, base, blen) || *x != '.'
+				    ? 0
+				    : strspn(x + 1, "0123456789");
+		if (!d1 || (x[1 + d1] &&
+			    (x[1 + d1] != '.' || !x[2 + d1] ||
+			     strspn(x + 2 + d1, "0123456789") !=
+				     strlen(x + 2 + d1))))
 			continue;
 		char p[PATH_MAX * 2 + 300];
 		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		/* Every process that loads the shim opens a ring; those
-		 * that recorded nothing (a shell, an echo) are removed. */
-		if (summarize(p, pid, 1) == 0) {
-			unlink(p);
-			empty++;
+		long n = summarize(p, pid, sess, x[1 + d1] == '.');
+		if (n == -2) {
+			older++;
 			continue;
 		}
 		found++;
+		if (!first) {
+			snprintf(firstbuf, sizeof firstbuf, "%s", p);
+			first = firstbuf;
+		}
 	}
 	if (dp)
 		closedir(dp);
-	if (empty)
-		fprintf(stderr, "weft:   (%d child process%s recorded nothing: "
-				"no trace kept)\n",
-			empty, empty == 1 ? "" : "es");
+	if (older)
+		fprintf(stderr, "weft:   (%d more file%s named like these, "
+				"not of this run: left as they are)\n",
+			older, older == 1 ? "" : "s");
 	if (!found)
 		fprintf(stderr, "weft:   none: %s recorded nothing (no libuv "
 				"calls and no instrumentation?)\n",
@@ -268,6 +372,6 @@ int cmd_record(int argc, char **argv)
 	else
 		fprintf(stderr, "weft: look with: weft dump %s | weft why %s | "
 				"weft stats %s\n",
-			out, out, out);
+			first, first, first);
 	return rc;
 }

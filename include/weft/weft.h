@@ -15,8 +15,10 @@
  * referenced, and the program needs no library at link time.
  *
  * With WEFT_ENABLE, link with libweft (`pkg-config --cflags --libs weft`).
- * Tracing starts with weft_start(), or by itself when the program loads if
- * the environment sets WEFT_FILE (WEFT_SIZE and WEFT_MODE are read too).
+ * Tracing starts with weft_start(), or by itself when the environment sets
+ * WEFT_FILE (with WEFT_SIZE, WEFT_MODE and WEFT_CLOCK, checked when the
+ * program loads): the ring is then made at the program's first event, so
+ * a process that records nothing makes no file (see weft(1)).
  * While tracing is stopped each call costs one relaxed load and one
  * predictable branch.
  *
@@ -94,7 +96,8 @@ extern "C" {
 	X(ENOSPC, -4011, "no space left for the trace file")                   \
 	X(EAGAIN, -4012, "no new events yet")                                  \
 	X(ENOTFOUND, -4013, "not found")                                      \
-	X(ENOTREG, -4014, "not a regular file (never replaced)")
+	X(ENOTREG, -4014, "not a regular file (never replaced)")              \
+	X(ETOOBIG, -4015, "trace size too large")
 
 enum weft_error {
 #define WEFT__ERR_ENUM(name, val, msg) WEFT_##name = (val),
@@ -118,8 +121,11 @@ enum weft_start_flags {
 	WEFT_CLOCK_MANUAL = 1 << 2,
 };
 
-/* Default ring size when none is given (bytes). */
+/* Default ring size when none is given (bytes), and the accepted range:
+ * 64 KiB (a header and a few small packets) to 1 TiB. */
 #define WEFT_DEFAULT_SIZE (16u << 20)
+#define WEFT_MIN_SIZE (64u << 10)
+#define WEFT_MAX_SIZE ((uint64_t)1 << 40)
 
 /* weft_strerror - a static English message for a code of this header
  * (or a -errno value).  In libweft and libweft-read; unlike the calls
@@ -134,9 +140,11 @@ WEFT_API const char *weft_version(void);
 /*
  * weft_start - start tracing into the ring file `path`.
  *
- * Creates (or replaces) `path` with mode 0600, pre-allocates `bytes` bytes
- * of disk for it (0 means WEFT_DEFAULT_SIZE; a full disk is reported here,
- * never as a SIGBUS later) and maps it.  `flags` is WEFT_OVERWRITE or
+ * Creates (or replaces) `path` with mode 0600, reserves `bytes` bytes of
+ * disk for it (0 means WEFT_DEFAULT_SIZE; from WEFT_MIN_SIZE to
+ * WEFT_MAX_SIZE; a full disk is reported here, never as a SIGBUS later)
+ * without writing them, and maps it.  Only the header is written now;
+ * each packet's pages come into memory when a stream first uses it.  `flags` is WEFT_OVERWRITE or
  * WEFT_DISCARD, optionally | WEFT_CLOCK_MONOTONIC or WEFT_CLOCK_MANUAL.
  *
  * A symbolic link is followed: the ring replaces the file it names (or
@@ -144,8 +152,8 @@ WEFT_API const char *weft_version(void);
  * (a device, a FIFO, a socket, a directory) is never replaced:
  * WEFT_ENOTREG.
  *
- * Returns 0, WEFT_EBUSY if tracing is already started, WEFT_ETOOSMALL if
- * `bytes` cannot hold a header and a few packets, WEFT_ENOTREG,
+ * Returns 0, WEFT_EBUSY if tracing is already started (or is set up from
+ * the environment), WEFT_ETOOSMALL or WEFT_ETOOBIG, WEFT_ENOTREG,
  * WEFT_ENOSPC, -EBUSY if another process is writing a ring at `path`, or
  * -errno.
  * Not async-signal-safe; call it from one thread.

@@ -5,9 +5,10 @@
  * otherwise CLOCK_MONOTONIC in nanoseconds; or, when the program asks,
  * the time it sets (WEFT_CLOCK_MANUAL).
  */
-#include <stdio.h>
+#include <fcntl.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "record.h"
 
@@ -42,14 +43,16 @@ static int tsc_usable(void)
 		return 1;
 	/* Virtual machines often hide the invariant-TSC bit while the kernel
 	 * has verified the TSC and uses it as its clocksource. */
+	/* open/read, not stdio: a ring started from the environment is
+	 * made at the first event, which may be in a signal handler. */
 	char buf[32] = {0};
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
-			"current_clocksource",
-			"re");
-	if (f) {
-		if (!fgets(buf, sizeof buf, f))
+	int fd = open("/sys/devices/system/clocksource/clocksource0/"
+		      "current_clocksource",
+		      O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof buf - 1) < 0)
 			buf[0] = 0;
-		fclose(f);
+		close(fd);
 	}
 	return strncmp(buf, "tsc", 3) == 0;
 #else

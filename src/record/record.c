@@ -14,12 +14,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,6 +31,7 @@
 #include "weft/events.h"
 #include "weft/weft.h"
 
+#include "../common/settings.h"
 #include "record.h"
 
 /* ------------------------------------------------------------------ state */
@@ -82,11 +86,29 @@ static struct {
 	unsigned gen;
 	unsigned flags;
 	uint32_t text_cap;
-	int from_env;
+	int state;    /* (atomic) RING_* */
+	int from_env; /* tracing comes from WEFT_FILE */
 	char env_path[4096];
 	size_t env_size;
 	unsigned env_flags;
+	int env_root;         /* WEFT_ROOT_PID */
+	uint64_t env_session; /* WEFT_SESSION */
 } g = {.fd = -1};
+
+/* g.state: is there a ring?  Started from the environment, a process
+ * makes its ring when it records its first event: a child that never
+ * records (a shell, `sleep`) costs no file and no time. */
+enum {
+	RING_NONE,     /* not tracing */
+	RING_PENDING,  /* tracing from the environment, no event yet */
+	RING_CREATING, /* an OS thread is making the ring */
+	RING_READY,    /* g's ring fields are valid */
+};
+/* Set on the OS thread making the ring: a signal handler that
+ * interrupts it and records finds the ring half made, and drops its
+ * events (counted in early_nested, then in the stream's losses). */
+static __thread int creating;
+static __thread uint64_t early_nested;
 
 static __thread struct thr *tls __attribute__((tls_model("initial-exec")));
 static pthread_key_t thr_key;
@@ -95,11 +117,14 @@ static unsigned gen_counter;
 
 /* ------------------------------------------------------- fault injection */
 
-/* Test hooks: when one is set to N > 0, the Nth next call of that system
- * call in weft_start() fails with weft__fault_errno.  Only start-up reads
- * them, so they cost nothing while recording. */
-WEFT_API int weft__fault_open, weft__fault_ftruncate, weft__fault_fallocate,
-	weft__fault_mmap, weft__fault_errno = ENOSPC;
+#ifdef WEFT_TEST_HOOKS
+/* Test builds only (the static library weft-test): when a hook is set to
+ * N > 0, the Nth next call of that system call in start-up fails with
+ * weft__fault_errno, and the hook drops to 0 (so a test sees it fired).
+ * Only start-up reads them, so they cost nothing while recording. */
+WEFT_API int weft__fault_tmpfile, weft__fault_open, weft__fault_ftruncate,
+	weft__fault_fallocate, weft__fault_mmap, weft__fault_link,
+	weft__fault_rename, weft__fault_errno = ENOSPC;
 static int fault(int *n)
 {
 	if (*n > 0 && --*n == 0) {
@@ -109,6 +134,9 @@ static int fault(int *n)
 	return 0;
 }
 #define FAULT(name) fault(&weft__fault_##name)
+#else
+#define FAULT(name) 0
+#endif
 
 /* ------------------------------------------------------------- helpers */
 
@@ -269,14 +297,20 @@ static void make_key(void)
 	pthread_key_create(&thr_key, thr_exit);
 }
 
-/* First event of an OS thread in generation `gen`: take a stream slot. */
+static int ring_from_env(void);
+
+/* First event of an OS thread in generation `gen`: take a stream slot
+ * (and, started from the environment, make the ring if no event did). */
 static struct thr *attach(unsigned gen)
 {
 	if (!gen)
 		return NULL;
-	/* Pairs with the release store of weft__on in start(): the ring's
-	 * state is visible before this thread uses it. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	/* Pairs with the release store of g.state in weft_start() and
+	 * ring_from_env(): the ring's state is visible before this thread
+	 * uses it. */
+	if (__atomic_load_n(&g.state, __ATOMIC_ACQUIRE) != RING_READY &&
+	    !ring_from_env())
+		return NULL;
 	struct weft__fhdr *h = g.hdr;
 	uint32_t idx = __atomic_fetch_add(&h->nstreams, 1, __ATOMIC_RELAXED);
 	if (idx >= h->streams_cap) {
@@ -290,6 +324,11 @@ static struct thr *attach(unsigned gen)
 	t->gen = gen;
 	t->stream = idx;
 	t->fs = (struct weft__fstream *)(void *)(g.base + h->streams_off) + idx;
+	/* Events a signal handler recorded while this thread made the
+	 * ring: dropped, counted now. */
+	t->nested = early_nested;
+	t->fs->dropped_nested = early_nested;
+	early_nested = 0;
 	t->fs->tid = (uint32_t)syscall(SYS_gettid);
 	t->fs->start_ticks = weft__clock_now();
 	prctl(PR_GET_NAME, t->fs->name, 0, 0, 0);
@@ -390,11 +429,31 @@ static void ev_id(unsigned id, uint64_t a)
 
 /* ------------------------------------------------------------- names */
 
+/* Length of the longest prefix of s, at most cap bytes, that does not cut
+ * a UTF-8 sequence. */
+static size_t utf8_cut(const char *s, size_t cap)
+{
+	size_t n = cap;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
 /* Interns s by its address.  0 when the table is full: counted as a lost
  * name, unless `quiet` (the caller records the text some other way). */
-static uint32_t intern_slow(const char *s, int quiet)
+static uint32_t intern_slow(struct thr *t, const char *s, int quiet)
 {
 	struct weft__fhdr *h = g.hdr;
+	/* Longer than a name may be: a label (quiet) goes as a text, whole;
+	 * any other name is cut at a character boundary, and counted as a
+	 * truncated text. */
+	size_t len = strnlen(s, WEFT_NAME_MAX + 1);
+	int cut = len > WEFT_NAME_MAX;
+	if (cut) {
+		if (quiet)
+			return 0;
+		len = utf8_cut(s, WEFT_NAME_MAX);
+	}
 	/* Full: say so at once, rather than probe a table that names
 	 * which are never interned keep filling. */
 	if (quiet && (__atomic_load_n(&h->nnames, __ATOMIC_RELAXED) >=
@@ -433,7 +492,6 @@ static uint32_t intern_slow(const char *s, int quiet)
 		}
 	}
 
-	size_t len = strnlen(s, WEFT_NAME_MAX);
 	uint32_t id = __atomic_fetch_add(&h->nnames, 1, __ATOMIC_RELAXED);
 	uint32_t off = 0;
 	if (id >= h->names_cap ||
@@ -455,6 +513,9 @@ static uint32_t intern_slow(const char *s, int quiet)
 	struct weft__fname *fn =
 		(struct weft__fname *)(void *)(g.base + h->names_off) + id;
 	fn->off = off;
+	if (cut)
+		__atomic_store_n(&t->fs->truncated, t->fs->truncated + 1,
+				 __ATOMIC_RELAXED);
 	/* Pairs with the reader's acquire load of len. */
 	__atomic_store_n(&fn->len, (uint32_t)len | WEFT_NAME_VALID,
 			 __ATOMIC_RELEASE);
@@ -476,7 +537,7 @@ static inline uint16_t intern_q(struct thr *t, const char *s, int quiet)
 		return (uint16_t)t->nc[i].id;
 	if (t->nc[i + 1].p == s)
 		return (uint16_t)t->nc[i + 1].id;
-	uint32_t id = intern_slow(s, quiet);
+	uint32_t id = intern_slow(t, s, quiet);
 	t->nc[i + 1] = t->nc[i];
 	t->nc[i].p = s;
 	t->nc[i].id = id;
@@ -515,16 +576,6 @@ static void ev_name_val(unsigned id, const char *name, uint64_t v)
 		ev_commit(t, p + 10);
 	}
 	leave(t);
-}
-
-/* Length of the longest prefix of s, at most cap bytes, that does not cut
- * a UTF-8 sequence. */
-static size_t utf8_cut(const char *s, size_t cap)
-{
-	size_t n = cap;
-	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-		n--;
-	return n;
 }
 
 static void ev_text(unsigned id, uint64_t a, const char *text)
@@ -801,19 +852,70 @@ static uint32_t pow2_floor(uint64_t v)
 	return p;
 }
 
+/* Where each part of a ring of `bytes` bytes goes. */
+struct layout {
+	uint32_t psize, npk, hsize;
+	uint32_t streams_cap, names_cap, strings_cap, meta_cap;
+	uint32_t meta_off, streams_off, names_off, strings_off;
+	size_t size; /* <= bytes: the header and whole packets */
+};
+
+static int layout(uint64_t bytes, struct layout *l)
+{
+	if (!bytes)
+		bytes = WEFT_DEFAULT_SIZE;
+	if (bytes < WEFT_MIN_SIZE)
+		return WEFT_ETOOSMALL;
+	if (bytes > WEFT_MAX_SIZE || bytes > SIZE_MAX / 2)
+		return WEFT_ETOOBIG;
+	uint32_t psize = pow2_floor(bytes / 256);
+	if (psize < WEFT_MIN_PACKET)
+		psize = WEFT_MIN_PACKET;
+	if (psize > 32768)
+		psize = 32768;
+	int big = bytes >= (1u << 20);
+	l->psize = psize;
+	l->streams_cap = big ? 1024 : 64;
+	l->names_cap = big ? 4096 : 256;
+	l->strings_cap = big ? 65536 : 8192;
+	l->meta_cap = 16384;
+	uint32_t off = 4096; /* header page */
+	l->meta_off = off;
+	off += l->meta_cap;
+	l->streams_off = off;
+	off += l->streams_cap * (uint32_t)sizeof(struct weft__fstream);
+	l->names_off = off;
+	off += l->names_cap * (uint32_t)sizeof(struct weft__fname);
+	l->strings_off = off;
+	off += l->strings_cap;
+	uint32_t align = psize > 4096 ? psize : 4096;
+	l->hsize = (off + align - 1) / align * align;
+	if (bytes < (uint64_t)l->hsize + 4 * (uint64_t)psize)
+		return WEFT_ETOOSMALL;
+	uint64_t npk = (bytes - l->hsize) / psize;
+	l->npk = npk > (1u << 30) ? (1u << 30) : (uint32_t)npk;
+	l->size = (size_t)l->hsize + (size_t)l->npk * psize;
+	return 0;
+}
+
+static void random_bytes(void *buf, size_t n)
+{
+	if (getrandom(buf, n, GRND_NONBLOCK) == (ssize_t)n)
+		return;
+	/* No entropy yet (early boot): the clock, the pid, a counter. */
+	static uint64_t count;
+	uint8_t *b = buf;
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t x = (weft__mono_ticks() ^ ((uint64_t)getpid() << 32) ^
+			      __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED)) *
+			     0x9E3779B97F4A7C15ull;
+		memcpy(b + i, &x, n - i < 8 ? n - i : 8);
+	}
+}
+
 static void random_uuid(uint8_t u[16])
 {
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, u, 16) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n != 16) {
-		/* No /dev/urandom: mix the clock and pid instead. */
-		uint64_t a = weft__mono_ticks() ^ ((uint64_t)getpid() << 32);
-		uint64_t b = weft__clock_now() * 0x9E3779B97F4A7C15ull;
-		memcpy(u, &a, 8);
-		memcpy(u + 8, &b, 8);
-	}
+	random_bytes(u, 16);
 	u[6] = (u[6] & 0x0f) | 0x40; /* version 4 */
 	u[8] = (u[8] & 0x3f) | 0x80; /* variant */
 }
@@ -851,92 +953,173 @@ static int resolve_target(const char *path, char *out, size_t cap)
 	return -ELOOP;
 }
 
-/* Is `path` a ring that a live writer holds?  Writers keep an exclusive
- * flock(2) on their file while tracing.  (`path` is a regular file or
- * nothing: resolve_target() came first, so this open cannot block on a
- * FIFO or wake a device.) */
-static int held_by_writer(const char *path)
+/* What is at `path` (already resolved): a ring, whose, and whether a live
+ * writer holds it (writers keep an exclusive flock(2) on their file while
+ * tracing). */
+struct ring_id {
+	int exists, held;
+	uint32_t pid;
+	uint64_t session;
+};
+
+static void ring_id(const char *path, struct ring_id *r)
 {
+	memset(r, 0, sizeof *r);
+	/* O_NONBLOCK: resolve_target() refused FIFOs already, but the
+	 * environment's FILE is looked at before it runs. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return 0;
-	int held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+		return;
+	struct weft__fhdr h;
+	r->exists = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
+		    !memcmp(h.magic, WEFT_FILE_MAGIC, 8);
+	if (r->exists) {
+		r->pid = h.pid;
+		r->session = h.session;
+	}
+	r->held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 	close(fd);
-	return held;
 }
 
-static int start(const char *name, size_t bytes, unsigned flags)
+static int held_by_writer(const char *path)
 {
-	int err = 0;
-	if (!name || !*name || (flags & ~7u) ||
-	    ((flags & WEFT_CLOCK_MONOTONIC) && (flags & WEFT_CLOCK_MANUAL)))
-		return WEFT_EINVAL;
-	if (__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
-		return WEFT_EBUSY;
+	struct ring_id r;
+	ring_id(path, &r);
+	return r.held;
+}
+
+/* `target`.RANDOM.tmp into tmp. */
+static int tmp_name(const char *target, char *tmp, size_t cap)
+{
+	uint64_t r;
+	random_bytes(&r, sizeof r);
+	int n = snprintf(tmp, cap, "%s.%016llx.tmp", target,
+			 (unsigned long long)r);
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* Opens the ring's new file in the directory of `target`: an unnamed
+ * file (O_TMPFILE), which nobody else can have made or opened and which a
+ * kill during start-up leaves nowhere.  Where the file system has no
+ * O_TMPFILE (or there is no /proc to name it from), a new file of a
+ * random name made with O_EXCL, named in tmp (tmp is "" otherwise).
+ * Returns the descriptor or a negative code. */
+static int open_file(const char *target, char *tmp, size_t cap)
+{
+	tmp[0] = 0;
+	char dir[4096];
+	const char *slash = strrchr(target, '/');
+	size_t dl = slash ? (size_t)(slash - target) : 0;
+	if (dl >= sizeof dir)
+		return -ENAMETOOLONG;
+	memcpy(dir, target, dl);
+	strcpy(dir + dl, slash ? (dl ? "" : "/") : ".");
+	int fd = -1;
+	errno = EOPNOTSUPP;
+	if (access("/proc/self/fd", X_OK) == 0 && !FAULT(tmpfile))
+		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	for (int tries = 0; tries < 100; tries++) {
+		int err = tmp_name(target, tmp, cap);
+		if (err)
+			return err;
+		fd = FAULT(open) ? -1
+				 : open(tmp,
+					O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+						O_NOFOLLOW | O_NOCTTY,
+					0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			break;
+	}
+	int err = -errno;
+	tmp[0] = 0;
+	return err;
+}
+
+/* Puts the finished ring at `target`: a reader never sees a half-made
+ * ring.  An unnamed file is linked there directly (linkat never replaces:
+ * what is there, a trace of an earlier run, is removed first; a ring that
+ * another process started meanwhile is never replaced), so no moment of
+ * start-up leaves a file under another name.  A named temporary file is
+ * renamed over the target. */
+static int publish(int fd, const char *target, char *tmp)
+{
+	if (tmp[0]) {
+		int err = 0;
+		if (FAULT(rename) || rename(tmp, target) < 0) {
+			err = -errno;
+			unlink(tmp);
+		}
+		tmp[0] = 0;
+		return err;
+	}
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	for (int tries = 0; tries < 100; tries++) {
+		if (FAULT(link))
+			return -errno;
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, target,
+			   AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+		struct stat sb;
+		if (lstat(target, &sb) == 0 && !S_ISREG(sb.st_mode))
+			return WEFT_ENOTREG; /* replaced meanwhile */
+		if (held_by_writer(target))
+			return -EBUSY;
+		if (unlink(target) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Makes a ring at `name` (following a symbolic link) and sets up g for
+ * it; tracing is not on yet.  Writes nothing but the header: the file's
+ * blocks are reserved (fallocate), its pages untouched until a packet
+ * uses them. */
+static int create(const char *name, size_t bytes, unsigned flags)
+{
+	struct layout L;
+	int err = layout(bytes, &L);
+	if (err)
+		return err;
 	char path[4096];
 	err = resolve_target(name, path, sizeof path);
 	if (err)
 		return err;
-	if (!bytes)
-		bytes = WEFT_DEFAULT_SIZE;
-	pthread_once(&once, make_key);
-
-	/* Layout. */
-	uint32_t psize = pow2_floor(bytes / 256);
-	if (psize < WEFT_MIN_PACKET)
-		psize = WEFT_MIN_PACKET;
-	if (psize > 32768)
-		psize = 32768;
-	int big = bytes >= (1u << 20);
-	uint32_t streams_cap = big ? 1024 : 64;
-	uint32_t names_cap = big ? 4096 : 256;
-	uint32_t strings_cap = big ? 65536 : 8192;
-	uint32_t meta_cap = 16384;
-	uint32_t off = 4096; /* header page */
-	uint32_t meta_off = off;
-	off += meta_cap;
-	uint32_t streams_off = off;
-	off += streams_cap * (uint32_t)sizeof(struct weft__fstream);
-	uint32_t names_off = off;
-	off += names_cap * (uint32_t)sizeof(struct weft__fname);
-	uint32_t strings_off = off;
-	off += strings_cap;
-	uint32_t align = psize > 4096 ? psize : 4096;
-	uint32_t hsize = (off + align - 1) / align * align;
-	if (bytes < (size_t)hsize + 4 * (size_t)psize)
-		return WEFT_ETOOSMALL;
-	uint64_t npk64 = (bytes - hsize) / psize;
-	uint32_t npk = npk64 > (1u << 30) ? (1u << 30) : (uint32_t)npk64;
-	size_t size = (size_t)hsize + (size_t)npk * psize;
-
 	/* Never replace a ring another process is writing. */
 	if (held_by_writer(path))
 		return -EBUSY;
+	pthread_once(&once, make_key);
 
-	/* Build the file under a temporary name, then rename it into place,
-	 * so a reader never sees a half-initialised ring. */
 	char tmp[4200];
-	int n = snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-	if (n < 0 || (size_t)n >= sizeof tmp)
-		return -ENAMETOOLONG;
-	int fd = FAULT(open) ? -1
-			     : open(tmp,
-				    O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC |
-					    O_NOFOLLOW | O_NOCTTY,
-				    0600);
+	int fd = open_file(path, tmp, sizeof tmp);
 	if (fd < 0)
-		return -errno;
-	if (FAULT(ftruncate) || ftruncate(fd, (off_t)size) < 0) {
-		err = -errno;
-		goto fail_fd;
-	}
-	int ferr = FAULT(fallocate) ? errno : posix_fallocate(fd, 0, (off_t)size);
-	if (ferr) {
-		err = ferr == ENOSPC ? WEFT_ENOSPC : -ferr;
-		goto fail_fd;
+		return fd;
+	/* Reserve the disk blocks now, so that a full disk is this error
+	 * and never a SIGBUS at the first write of a page.  fallocate(2)
+	 * is fast where the file system keeps unwritten extents (ext4, xfs,
+	 * btrfs, tmpfs): nothing is written.  Not glibc's posix_fallocate,
+	 * which writes every block where fallocate is missing.  Where it is
+	 * (EOPNOTSUPP), the file is sparse: see docs/format.md. */
+	if (FAULT(fallocate) || fallocate(fd, 0, 0, (off_t)L.size) < 0) {
+		if (errno != EOPNOTSUPP && errno != ENOSYS) {
+			err = errno == ENOSPC ? WEFT_ENOSPC : -errno;
+			goto fail_fd;
+		}
+		if (FAULT(ftruncate) || ftruncate(fd, (off_t)L.size) < 0) {
+			err = -errno;
+			goto fail_fd;
+		}
 	}
 	uint8_t *base = FAULT(mmap) ? MAP_FAILED
-				    : mmap(NULL, size, PROT_READ | PROT_WRITE,
+				    : mmap(NULL, L.size, PROT_READ | PROT_WRITE,
 					   MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
 		err = -errno;
@@ -944,11 +1127,11 @@ static int start(const char *name, size_t bytes, unsigned flags)
 	}
 	/* Process-private state: packet owners, per-stream state, the name
 	 * hash.  One anonymous mapping, no malloc (start may run in a child
-	 * after fork). */
+	 * after fork, or in a signal handler's first event). */
 	uint32_t nhash_cap = 1;
-	while (nhash_cap < names_cap * 2)
+	while (nhash_cap < L.names_cap * 2)
 		nhash_cap *= 2;
-	size_t priv_size = (size_t)npk + streams_cap * sizeof(struct thr) +
+	size_t priv_size = (size_t)L.npk + L.streams_cap * sizeof(struct thr) +
 			   nhash_cap * sizeof(struct nslot) + 64;
 	uint8_t *priv = FAULT(mmap) ? MAP_FAILED
 				    : mmap(NULL, priv_size,
@@ -956,22 +1139,19 @@ static int start(const char *name, size_t bytes, unsigned flags)
 					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (priv == MAP_FAILED) {
 		err = -errno;
-		munmap(base, size);
+		munmap(base, L.size);
 		goto fail_fd;
 	}
 
-	/* Touch every page for writing now, so the hot path takes no page
-	 * faults (a shared mapping faults on the first write of a page). */
-	memset(base, 0, size);
-
+	/* A new file reads as zeros: only the header is written. */
 	struct weft__fhdr *h = (struct weft__fhdr *)(void *)base;
 	memcpy(h->magic, WEFT_FILE_MAGIC, 8);
 	h->major = WEFT_FORMAT_MAJOR;
 	h->minor = WEFT_FORMAT_MINOR;
-	h->header_size = hsize;
-	h->file_size = size;
-	h->packet_size = psize;
-	h->npackets = npk;
+	h->header_size = L.hsize;
+	h->file_size = L.size;
+	h->packet_size = L.psize;
+	h->npackets = L.npk;
 	h->mode = (flags & WEFT_DISCARD) ? 1 : 0;
 	random_uuid(h->uuid);
 	h->freq = weft__clock_init((flags & WEFT_CLOCK_MANUAL)
@@ -984,15 +1164,14 @@ static int start(const char *name, size_t bytes, unsigned flags)
 	h->pid = (uint32_t)getpid();
 	h->ppid = (uint32_t)getppid();
 	prctl(PR_GET_NAME, h->comm, 0, 0, 0);
-	const char *sess = getenv("WEFT_SESSION");
-	h->session = sess ? strtoull(sess, NULL, 16) : 0;
-	h->metadata_off = meta_off;
-	h->streams_off = streams_off;
-	h->streams_cap = streams_cap;
-	h->names_off = names_off;
-	h->names_cap = names_cap;
-	h->strings_off = strings_off;
-	h->strings_cap = strings_cap;
+	h->session = g.env_session;
+	h->metadata_off = L.meta_off;
+	h->streams_off = L.streams_off;
+	h->streams_cap = L.streams_cap;
+	h->names_off = L.names_off;
+	h->names_cap = L.names_cap;
+	h->strings_off = L.strings_off;
+	h->strings_cap = L.strings_cap;
 	h->nnames = 1; /* id 0 is "no name" */
 	h->state = WEFT_STATE_RUNNING;
 
@@ -1008,53 +1187,79 @@ static int start(const char *name, size_t bytes, unsigned flags)
 		.comm = h->comm,
 		.pid = h->pid,
 	};
-	int mlen = weft__metadata((char *)base + meta_off, meta_cap, &mp);
-	h->metadata_len = mlen > 0 && (uint32_t)mlen < meta_cap ? (uint32_t)mlen
-								: 0;
+	int mlen = weft__metadata((char *)base + L.meta_off, L.meta_cap, &mp);
+	h->metadata_len = mlen > 0 && (uint32_t)mlen < L.meta_cap
+				  ? (uint32_t)mlen
+				  : 0;
 
-	if (rename(tmp, path) < 0) {
-		err = -errno;
+	/* Locked before it has a name: no one ever sees it unheld. */
+	flock(fd, LOCK_EX | LOCK_NB);
+	err = publish(fd, path, tmp);
+	if (err) {
 		munmap(priv, priv_size);
-		munmap(base, size);
+		munmap(base, L.size);
 		goto fail_fd;
 	}
-	flock(fd, LOCK_EX | LOCK_NB);
 
 	g.hdr = h;
 	g.base = base;
-	g.size = size;
-	g.packets = base + hsize;
-	g.psize = psize;
-	g.npk = npk;
+	g.size = L.size;
+	g.packets = base + L.hsize;
+	g.psize = L.psize;
+	g.npk = L.npk;
 	g.priv = priv;
 	g.priv_size = priv_size;
 	g.owner = priv;
 	g.thrs = (struct thr *)(void *)(priv +
-					(((size_t)npk + 63) & ~(size_t)63));
-	g.nhash = (struct nslot *)(void *)(g.thrs + streams_cap);
+					(((size_t)L.npk + 63) & ~(size_t)63));
+	g.nhash = (struct nslot *)(void *)(g.thrs + L.streams_cap);
 	g.nhash_cap = nhash_cap;
 	g.fd = fd;
 	g.flags = flags;
-	g.text_cap = psize - WEFT_PK_EVENTS - WEFT_PK_TRAILER -
+	g.text_cap = L.psize - WEFT_PK_EVENTS - WEFT_PK_TRAILER -
 		     WEFT_EH_EXT_SIZE - 8 - 1 - 1;
-	unsigned gen = ++gen_counter;
-	if (!gen)
-		gen = ++gen_counter;
-	g.gen = gen;
-	/* Pairs with the acquire fence in attach(). */
-	__atomic_store_n(&weft__on, gen, __ATOMIC_RELEASE);
 	return 0;
 
 fail_fd:
 	close(fd);
-	unlink(tmp);
+	if (tmp[0])
+		unlink(tmp);
 	return err;
+}
+
+static unsigned next_gen(void)
+{
+	unsigned gen = ++gen_counter;
+	return gen ? gen : ++gen_counter;
+}
+
+/* The session of the environment (weft record's, or the one the first
+ * traced process of a tree chose), or 0. */
+static uint64_t session_of_env(void)
+{
+	const char *s = getenv("WEFT_SESSION");
+	char *end;
+	uint64_t v = s && *s ? strtoull(s, &end, 16) : 0;
+	return v && !*end ? v : 0;
 }
 
 WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags)
 {
+	if (!path || !*path || (flags & ~7u) ||
+	    ((flags & WEFT_CLOCK_MONOTONIC) && (flags & WEFT_CLOCK_MANUAL)))
+		return WEFT_EINVAL;
+	if (__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
+		return WEFT_EBUSY;
+	g.env_session = session_of_env();
+	int err = create(path, bytes, flags);
+	if (err)
+		return err;
 	g.from_env = 0;
-	return start(path, bytes, flags);
+	g.gen = next_gen();
+	/* Pairs with the acquire load of g.state in attach(). */
+	__atomic_store_n(&g.state, RING_READY, __ATOMIC_RELEASE);
+	__atomic_store_n(&weft__on, g.gen, __ATOMIC_RELEASE);
+	return 0;
 }
 
 WEFT_API int weft_stop(void)
@@ -1063,6 +1268,14 @@ WEFT_API int weft_stop(void)
 	if (!gen)
 		return WEFT_ENOTSTARTED;
 	__atomic_store_n(&weft__on, 0, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&g.state, __ATOMIC_ACQUIRE) != RING_READY) {
+		/* From the environment, and nothing recorded: no ring. */
+		int pending = RING_PENDING;
+		__atomic_compare_exchange_n(&g.state, &pending, RING_NONE, 0,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		return 0;
+	}
+	__atomic_store_n(&g.state, RING_NONE, __ATOMIC_RELAXED);
 	struct thr *t = tls;
 	if (t && t->gen == gen && !t->busy)
 		close_packet(t);
@@ -1084,111 +1297,243 @@ WEFT_API int weft_stop(void)
 
 /* ------------------------------------------------- environment and fork */
 
-static size_t parse_size(const char *s)
+/* One line on standard error, in one write(2): no stdio (the first event,
+ * which makes a ring started from the environment, may be in a signal
+ * handler), and whole even when several processes of a tree say it. */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v <<= 10;
-		break;
-	case 'm':
-	case 'M':
-		v <<= 20;
-		break;
-	case 'g':
-	case 'G':
-		v <<= 30;
-		break;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof buf) {
+		n = sizeof buf;
+		buf[n - 1] = '\n';
 	}
-	return (size_t)v;
+	ssize_t w = write(2, buf, (size_t)n);
+	(void)w;
 }
 
-static void start_env_child(void)
+/* The file a process started from the environment records into:
+ *  - FILE for the process `weft record` started (WEFT_ROOT_PID; without
+ *    it, the first process of the tree that loads libweft), unless a live
+ *    writer holds FILE: then FILE.PID;
+ *  - FILE.PID for any other (a child that inherited the environment);
+ *  - after exec, FILE.PID.N for the Nth new image of a process whose
+ *    earlier image recorded: a ring at the name above with this pid and
+ *    this session says so.  An exec never rewrites what came before. */
+static int env_name(char *name, size_t cap)
 {
-	char path[4200];
-	snprintf(path, sizeof path, "%s.%d", g.env_path, (int)getpid());
-	start(path, g.env_size, g.env_flags);
+	int pid = (int)getpid(), n;
+	char path[4096];
+	struct ring_id r = {0};
+	if (pid == g.env_root) {
+		n = snprintf(name, cap, "%s", g.env_path);
+		if (!resolve_target(name, path, sizeof path))
+			ring_id(path, &r);
+	}
+	if (pid != g.env_root || r.held) {
+		n = snprintf(name, cap, "%s.%d", g.env_path, pid);
+		if (n < 0 || (size_t)n >= cap)
+			return -ENAMETOOLONG;
+		if (!resolve_target(name, path, sizeof path))
+			ring_id(path, &r);
+	}
+	for (int k = 1; r.exists && !r.held && r.pid == (uint32_t)pid &&
+			r.session == g.env_session;
+	     k++) {
+		n = snprintf(name, cap, "%s.%d.%d", g.env_path, pid, k);
+		if (n < 0 || (size_t)n >= cap)
+			return -ENAMETOOLONG;
+		memset(&r, 0, sizeof r);
+		if (!resolve_target(name, path, sizeof path))
+			ring_id(path, &r);
+	}
+	return 0;
+}
+
+/* The first event of a process started from the environment: make its
+ * ring.  One OS thread makes it; the others wait (it takes a few
+ * milliseconds); a signal handler interrupting the maker drops its
+ * events (counted).  Returns 1 when the ring is ready. */
+static int ring_from_env(void)
+{
+	int s = RING_PENDING;
+	if (__atomic_compare_exchange_n(&g.state, &s, RING_CREATING, 0,
+					__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		char name[4200];
+		creating = 1;
+		int err = env_name(name, sizeof name);
+		if (!err)
+			err = create(name, g.env_size, g.env_flags);
+		creating = 0;
+		if (err) {
+			say("weft: cannot trace into '%s': %s; running "
+				"untraced\n",
+				name, weft_strerror(err));
+			__atomic_store_n(&weft__on, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&g.state, RING_NONE, __ATOMIC_RELEASE);
+			return 0;
+		}
+		/* Pairs with the acquire loads of g.state in attach() and
+		 * below. */
+		__atomic_store_n(&g.state, RING_READY, __ATOMIC_RELEASE);
+		return 1;
+	}
+	if (s == RING_CREATING) {
+		if (creating) {
+			early_nested++;
+			return 0;
+		}
+		struct timespec pause = {0, 200000};
+		while ((s = __atomic_load_n(&g.state, __ATOMIC_ACQUIRE)) ==
+		       RING_CREATING)
+			nanosleep(&pause, NULL);
+	}
+	return s == RING_READY;
 }
 
 static void after_fork_child(void)
 {
-	if (!g.hdr)
-		return;
-	int was_on = __atomic_load_n(&weft__on, __ATOMIC_RELAXED) != 0;
+	unsigned on = __atomic_load_n(&weft__on, __ATOMIC_RELAXED);
+	int state = __atomic_load_n(&g.state, __ATOMIC_RELAXED);
 	/* The child must never write into its parent's ring. */
 	__atomic_store_n(&weft__on, 0, __ATOMIC_RELAXED);
 	tls = NULL;
+	early_nested = 0;
 	if (g.fd >= 0) {
 		/* close(), not LOCK_UN: the lock belongs to the open file
 		 * description that the parent still uses. */
 		close(g.fd);
 		g.fd = -1;
 	}
-	if (was_on) {
+	if (on && state == RING_READY) {
 		munmap(g.base, g.size);
 		munmap(g.priv, g.priv_size);
-		g.hdr = NULL;
-		if (g.from_env) {
-			/* Started from the environment: the child traces
-			 * into FILE.PID, as an exec'd child would. */
-			start_env_child();
-			return;
-		}
 	}
 	g.hdr = NULL;
+	g.state = RING_NONE;
+	if (on && g.from_env) {
+		/* Started from the environment: the child records into a
+		 * file of its own, made at its first event (env_name()). */
+		g.state = RING_PENDING;
+		g.gen = next_gen();
+		__atomic_store_n(&weft__on, g.gen, __ATOMIC_RELAXED);
+	}
 }
 
+/* Reads one WEFT_* setting; 0 when it is unset or empty. */
+static int env_setting(const char *var, int (*parse)(const char *, void *),
+		       void *out, const char *help)
+{
+	const char *v = getenv(var);
+	if (!v || !*v)
+		return 0;
+	int err = parse(v, out);
+	if (err)
+		say("weft: %s='%s': %s; expected %s; running untraced\n",
+			var, v,
+			err == WEFT_ETOOSMALL ? "too small"
+			: err == WEFT_ETOOBIG ? "too large"
+					      : "not valid",
+			help);
+	return err;
+}
+
+static int parse_size_v(const char *s, void *out)
+{
+	return weft__parse_size(s, out);
+}
+static int parse_mode_v(const char *s, void *out)
+{
+	return weft__parse_mode(s, out);
+}
+static int parse_clock_v(const char *s, void *out)
+{
+	return weft__parse_clock(s, out);
+}
+static int parse_pid_v(const char *s, void *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*end || v <= 0 || v > INT32_MAX)
+		return WEFT_EINVAL;
+	*(int *)out = (int)v;
+	return 0;
+}
+static int parse_session_v(const char *s, void *out)
+{
+	char *end;
+	if (strlen(s) > 16)
+		return WEFT_EINVAL;
+	uint64_t v = strtoull(s, &end, 16);
+	if (*end || !v)
+		return WEFT_EINVAL;
+	*(uint64_t *)out = v;
+	return 0;
+}
+
+/* Started with WEFT_FILE in the environment: check every setting now (a
+ * bad one is said once, and the program runs untraced), and record from
+ * the first event on. */
 __attribute__((constructor)) static void weft_autostart(void)
 {
 	pthread_atfork(NULL, NULL, after_fork_child);
+	/* Now rather than in a first event that a signal handler records. */
+	pthread_once(&once, make_key);
 	const char *path = getenv("WEFT_FILE");
 	if (!path || !*path)
 		return;
-	const char *sz = getenv("WEFT_SIZE");
-	const char *mode = getenv("WEFT_MODE");
-	const char *clk = getenv("WEFT_CLOCK");
+	uint64_t size = 0;
 	unsigned flags = 0;
-	if (mode && !strcmp(mode, "discard"))
-		flags |= WEFT_DISCARD;
-	else if (mode && *mode && strcmp(mode, "overwrite"))
-		fprintf(stderr, "weft: unknown WEFT_MODE '%s', using overwrite\n",
-			mode);
-	if (clk && !strcmp(clk, "monotonic"))
-		flags |= WEFT_CLOCK_MONOTONIC;
-	snprintf(g.env_path, sizeof g.env_path, "%s", path);
-	g.env_size = sz ? parse_size(sz) : 0;
-	g.env_flags = flags;
-	g.from_env = 1;
-
-	/* A process that is not the one `weft record` started (a child that
-	 * inherited the environment), or whose file a live writer holds,
-	 * records into a file of its own: never into its parent's. */
-	const char *root = getenv("WEFT_ROOT_PID");
+	int root = 0;
+	uint64_t session = 0;
+	if (env_setting("WEFT_SIZE", parse_size_v, &size, WEFT__SIZE_HELP) ||
+	    env_setting("WEFT_MODE", parse_mode_v, &flags, WEFT__MODE_HELP) ||
+	    env_setting("WEFT_CLOCK", parse_clock_v, &flags,
+			WEFT__CLOCK_HELP) ||
+	    env_setting("WEFT_ROOT_PID", parse_pid_v, &root,
+			"the process id of the process that writes WEFT_FILE") ||
+	    env_setting("WEFT_SESSION", parse_session_v, &session,
+			"1 to 16 hexadecimal digits, not all 0"))
+		return;
 	char target[4096];
-	int err = resolve_target(path, target, sizeof target);
+	int err = strlen(path) + 32 > sizeof g.env_path
+			  ? -ENAMETOOLONG
+			  : resolve_target(path, target, sizeof target);
 	if (err) {
-		fprintf(stderr, "weft: cannot trace into '%s': %s; running untraced\n",
+		say("weft: cannot trace into '%s': %s; running untraced\n",
 			path, weft_strerror(err));
 		return;
 	}
-	if ((root && *root && atoi(root) != (int)getpid()) ||
-	    held_by_writer(target)) {
-		char own[4200];
-		snprintf(own, sizeof own, "%s.%d", path, (int)getpid());
-		err = start(own, g.env_size, flags);
-		path = own;
-		if (err)
-			fprintf(stderr, "weft: cannot trace into '%s': %s\n",
-				own, weft_strerror(err));
-		return;
+	/* The first traced process of a tree tells its descendants (they
+	 * inherit the environment) that it writes FILE, and which run they
+	 * belong to; weft record sets both itself. */
+	char num[32];
+	if (!root) {
+		root = (int)getpid();
+		snprintf(num, sizeof num, "%d", root);
+		setenv("WEFT_ROOT_PID", num, 1);
 	}
-	err = start(path, g.env_size, flags);
+	if (!session) {
+		while (!session)
+			random_bytes(&session, sizeof session);
+		snprintf(num, sizeof num, "%llx", (unsigned long long)session);
+		setenv("WEFT_SESSION", num, 1);
+	}
+	snprintf(g.env_path, sizeof g.env_path, "%s", path);
+	g.env_size = (size_t)size;
+	g.env_flags = flags;
+	g.env_root = root;
+	g.env_session = session;
 	g.from_env = 1;
-	if (err)
-		fprintf(stderr, "weft: cannot trace into '%s': %s\n", path,
-			weft_strerror(err));
+	g.gen = next_gen();
+	__atomic_store_n(&g.state, RING_PENDING, __ATOMIC_RELAXED);
+	/* Pairs with the acquire load of g.state in attach(). */
+	__atomic_store_n(&weft__on, g.gen, __ATOMIC_RELEASE);
 }
 
 __attribute__((destructor)) static void weft_autostop(void)

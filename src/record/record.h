@@ -25,9 +25,12 @@ void weft__anchor_take(struct weft__anchor *a);
 uint64_t weft__clock_init(int clock, struct weft__anchor *a0);
 extern uint64_t weft__manual_ns;
 
+#ifdef WEFT_TEST_HOOKS
 /* Test-build fault injection: when non-zero, the Nth call of the named
  * system call (counted from 1) fails with `weft__fault_errno`. */
-extern int weft__fault_open, weft__fault_ftruncate, weft__fault_fallocate,
-	weft__fault_mmap, weft__fault_errno;
+extern int weft__fault_tmpfile, weft__fault_open, weft__fault_ftruncate,
+	weft__fault_fallocate, weft__fault_mmap, weft__fault_link,
+	weft__fault_rename, weft__fault_errno;
+#endif
 
 #endif
