@@ -122,9 +122,9 @@ enum weft_start_flags {
 };
 
 /* Default ring size when none is given (bytes), and the accepted range:
- * 64 KiB (a header and a few small packets) to 1 TiB. */
+ * 40 KiB (a header and four packets of 1 KiB) to 1 TiB. */
 #define WEFT_DEFAULT_SIZE (16u << 20)
-#define WEFT_MIN_SIZE (64u << 10)
+#define WEFT_MIN_SIZE (40u << 10)
 #define WEFT_MAX_SIZE ((uint64_t)1 << 40)
 
 /* weft_strerror - a static English message for a code of this header

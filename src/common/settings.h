@@ -13,7 +13,7 @@
 /* What each setting accepts, for messages. */
 #define WEFT__SIZE_HELP                                                      \
 	"a number of bytes with an optional K, M, G or T suffix (powers of " \
-	"1024) from 64K to 1T"
+	"1024) from 40K to 1T"
 #define WEFT__MODE_HELP "overwrite or discard"
 #define WEFT__CLOCK_HELP "auto (the TSC when usable) or monotonic"
 
