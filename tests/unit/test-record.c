@@ -1291,6 +1291,7 @@ TEST(sigkill_loop_four_threads)
 		waitpid(pid, &st, 0);
 		CHECK(WIFSIGNALED(st));
 		rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (access(p, F_OK))
 			continue; /* killed before the ring had a name */
 		struct ttrace t = tread(p);
@@ -1322,11 +1323,11 @@ TEST(sigkill_loop_four_threads)
 		total += t.n;
 		free(t.ev);
 		unlink(p);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-	} while (t1.tv_sec - t0.tv_sec < 6 && rounds < 200);
+		/* at least 10 kills; then until 6 s have passed (a loaded
+		 * machine gives fewer rounds, not a time-out) */
+	} while (rounds < 10 || (t1.tv_sec - t0.tv_sec < 6 && rounds < 200));
 	fprintf(stderr, "# %d kills, %llu events read back\n", rounds,
 		(unsigned long long)total);
-	CHECK(rounds >= 10);
 	CHECK(total > 0);
 }
 
