@@ -140,8 +140,7 @@ int weft__decode(struct weft_reader *r, struct rstream *s,
 		}
 	}
 	ev->actor = s->cur;
-	if (id == WEFT_EV_RUN || id == WEFT_EV_RESOLVE_RUN ||
-	    id == WEFT_EV_FIRE)
+	if (weft__switches(id))
 		s->cur = ev->id;
 	s->clock = ts;
 	ev->offset = off;

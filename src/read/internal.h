@@ -194,6 +194,15 @@ void weft__corrupt_packet(struct weft_reader *r, struct rstream *s,
 
 /* ------------------------------------------------------- inline decoding */
 
+/* Whether an event of type `id` makes its first ID the stream's current
+ * async thread (run, and the fused events that end in a run).  One place
+ * for the decoders; the writer keeps its own list (src/record/). */
+static inline int weft__switches(unsigned id)
+{
+	return id == WEFT_EV_RUN || id == WEFT_EV_RESOLVE_RUN ||
+	       id == WEFT_EV_FIRE;
+}
+
 /* Ticks to ns since the origin (weft_reader_ns, inline for the merge). */
 static inline int64_t weft__ns(const struct weft_reader *r, uint64_t t)
 {
@@ -309,8 +318,7 @@ weft__fast_decode(struct weft_reader *r, struct rstream *s,
 	ev->text_len = 0;
 	ev->actor = s->cur;
 	ev->offset = s->pk_off + s->pos;
-	if (id == WEFT_EV_RUN || id == WEFT_EV_RESOLVE_RUN ||
-	    id == WEFT_EV_FIRE)
+	if (weft__switches(id))
 		s->cur = a;
 	s->clock = ev->ts;
 	s->pos = (uint32_t)(p - s->data);
