@@ -101,8 +101,14 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 			uint64_t gen, last;
 			long c = weft__packet_copy(&r->src, rh, pks[i].slot,
 						   pk, &gen, r->live);
-			if (c < WEFT_PK_EVENTS || c > ps - WEFT_PK_TRAILER ||
-			    gen != pks[i].gen)
+			if (c == PK_GONE) {
+				weft__lost_packet(r, s, r->rh.packets_off +
+							 (uint64_t)pks[i].slot *
+								 ps);
+				continue;
+			}
+			if (gen != pks[i].gen ||
+			    !weft__same_packet(r, &pks[i], pk, c))
 				continue; /* torn since indexed: a gap */
 			/* Only the events that decode, and the end time of a
 			 * packet that was still open. */

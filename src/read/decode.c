@@ -208,10 +208,12 @@ static int open_next_packet(struct weft_reader *r, struct rstream *s)
 				packet_gone(s, p);
 				continue;
 			}
-			if ((uint64_t)c < WEFT_PK_EVENTS ||
-			    (uint64_t)c > h->packet_size - WEFT_PK_TRAILER) {
+			if (!weft__same_packet(r, p, s->copy, c)) {
 				/* Valid when indexed, not now: rewritten by
-				 * something that is not a weft writer. */
+				 * something that is not a weft writer (the
+				 * file replaced, by cp(1) of another trace
+				 * with the same generations in the same
+				 * slots, or damaged). */
 				weft__problem(r, off + WEFT_PK_CONTENT,
 					      "packet %u changed while being "
 					      "read",

@@ -170,6 +170,12 @@ void weft__stream_info(struct weft_reader *r, uint32_t i);
 int weft__open_file_header(struct rsrc *src, const char *path,
 			   struct rhdr *rh, struct weft_diag *diag);
 int weft__index_ring(struct weft_reader *r, int refresh);
+/* Whether a copy of packet p's slot (content bytes, as
+ * weft__packet_copy returned) is still the packet that was indexed: the
+ * same trace, stream, sequence number and start, its content in bounds.
+ * The generation is compared by the caller. */
+int weft__same_packet(const struct weft_reader *r, const struct rpacket *p,
+		      const uint8_t *copy, long content);
 /* A file that shrank while read: reported once, as a problem (a finished
  * file) or with the packet counted torn (a live ring). */
 void weft__lost_packet(struct weft_reader *r, uint32_t stream, uint64_t off);

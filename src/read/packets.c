@@ -135,6 +135,17 @@ void weft__lost_packet(struct weft_reader *r, uint32_t stream, uint64_t off)
 			      now, (unsigned long long)r->rh.h.file_size);
 }
 
+int weft__same_packet(const struct weft_reader *r, const struct rpacket *p,
+		      const uint8_t *copy, long content)
+{
+	return content >= WEFT_PK_EVENTS &&
+	       (uint64_t)content <= r->rh.h.packet_size - WEFT_PK_TRAILER &&
+	       !memcmp(copy + WEFT_PK_UUID, r->rh.h.uuid, 16) &&
+	       weft__ld64(copy + WEFT_PK_STREAM) == p->stream &&
+	       weft__ld64(copy + WEFT_PK_SEQ) == p->seq &&
+	       weft__ld64(copy + WEFT_PK_TS_BEGIN) == p->ts_begin;
+}
+
 static int cmp_seq(const void *a, const void *b)
 {
 	const struct rpacket *x = a, *y = b;

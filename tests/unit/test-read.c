@@ -15,17 +15,23 @@
 #include "weft/weft.h"
 
 /* A trace of `n` create/label/resolve triples: many packets. */
-static const char *make_trace(const char *name, int n, size_t size)
+static const char *make_trace_from(const char *name, int from, int n,
+				   size_t size)
 {
 	const char *p = tpath(name);
 	CHECK_OK(weft_start(p, size, WEFT_DISCARD));
-	for (int i = 1; i <= n; i++) {
+	for (int i = from; i < from + n; i++) {
 		weft_create((uint64_t)i, "request");
 		weft_label((uint64_t)i, "a label long enough to fill packets");
 		weft_resolve((uint64_t)i);
 	}
 	CHECK_OK(weft_stop());
 	return p;
+}
+
+static const char *make_trace(const char *name, int n, size_t size)
+{
+	return make_trace_from(name, 1, n, size);
 }
 
 static uint64_t file_size(const char *p)
@@ -86,14 +92,18 @@ TEST(truncated_while_read)
 }
 
 /* Replaced while read, as cp(1) does: truncated, then rewritten with
- * another trace.  Its packets belong to another trace (another UUID):
- * reported, never mixed in. */
+ * another trace of the same geometry (the same generations in the same
+ * slots).  Its packets belong to another trace: reported, never mixed
+ * in. */
 TEST(replaced_while_read)
 {
 	const char *a = make_trace("a.weft", 100000, 4 << 20);
-	const char *b = make_trace("b.weft", 100000, 4 << 20);
+	const char *b = make_trace_from("b.weft", 1000001, 100000, 4 << 20);
 	struct weft_reader *r;
 	CHECK_OK(weft_reader_open(&r, a, 0, NULL));
+	struct weft_event ev;
+	CHECK_OK(weft_reader_next(r, &ev));
+	CHECK_U64(ev.id, 1);
 	int in = open(b, O_RDONLY), out = open(a, O_WRONLY | O_TRUNC);
 	CHECK(in >= 0 && out >= 0);
 	char buf[65536];
@@ -102,11 +112,13 @@ TEST(replaced_while_read)
 		CHECK(write(out, buf, (size_t)k) == k);
 	close(in);
 	close(out);
-	struct weft_event ev;
 	int rc;
 	while ((rc = weft_reader_next(r, &ev)) == 0)
-		CHECK(ev.type == WEFT_EV_LOSS || ev.id <= 100000);
+		if (ev.type != WEFT_EV_LOSS && ev.id > 100000)
+			FAIL("event of the other trace: id %llu",
+			     (unsigned long long)ev.id);
 	CHECK_EQ(rc, WEFT_EEOF);
+	CHECK(has_problem(r, "changed while being read"));
 	weft_reader_close(r);
 }
 
