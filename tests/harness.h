@@ -9,8 +9,11 @@
  *   ...
  *   TEST_MAIN(T(name), T(other))
  *
- * `prog NAME...` runs only the named cases.  WEFT_TEST_TIMEOUT (seconds,
- * default 60) bounds each case.  A case calls SKIP("why") to be skipped.
+ * `prog NAME...` runs only the named cases (an unknown name fails).
+ * WEFT_TEST_TIMEOUT (seconds, default 60) bounds each case.  A case calls
+ * SKIP("why") to be skipped;
+ * the reason goes on its TAP line ("ok 3 - name # SKIP why"), where
+ * tests/run reads and shows it.
  *
  * Each case runs with TMPDIR set to a scratch directory of its own, which
  * the harness removes when the case passes or is skipped; a failed case's
@@ -23,6 +26,7 @@
 
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,10 +43,12 @@ struct test_case {
 };
 
 #define TEST(name) static void test_##name(void)
+/* clang-format off */
 #define T(name) {#name, test_##name}
+/* clang-format on */
 
-static inline void test_fail_(const char *file, int line, const char *fmt,
-			      ...) __attribute__((format(printf, 3, 4), noreturn));
+static inline void test_fail_(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
 static inline void test_fail_(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -55,13 +61,22 @@ static inline void test_fail_(const char *file, int line, const char *fmt, ...)
 	_exit(1);
 }
 
+/* The write end of the pipe through which a case tells the harness why it
+ * skipped itself (the reason goes on its TAP line). */
+static int test_skip_fd_ = -1;
+
+static inline void test_skip_(const char *why) __attribute__((noreturn));
+static inline void test_skip_(const char *why)
+{
+	fprintf(stderr, "# skip: %s\n", why);
+	fflush(stderr);
+	if (test_skip_fd_ >= 0 && write(test_skip_fd_, why, strlen(why)) < 0)
+		_exit(1);
+	_exit(77);
+}
+
 #define FAIL(...) test_fail_(__FILE__, __LINE__, __VA_ARGS__)
-#define SKIP(why)                                                              \
-	do {                                                                   \
-		fprintf(stderr, "# skip: %s\n", why);                          \
-		fflush(stderr);                                                \
-		_exit(77);                                                     \
-	} while (0)
+#define SKIP(why) test_skip_(why)
 #define CHECK(cond)                                                            \
 	do {                                                                   \
 		if (!(cond))                                                   \
@@ -132,6 +147,18 @@ static inline int test_run_(const struct test_case *tc, int n, int argc,
 				want = 1;
 		selected += want;
 	}
+	/* A case asked for by a name that no case has is an error, not an
+	 * empty run that passes. */
+	for (int k = 1; k < argc; k++) {
+		int known = 0;
+		for (int i = 0; i < n; i++)
+			known |= !strcmp(argv[k], tc[i].name);
+		if (!known) {
+			printf("1..1\nnot ok 1 - no case is called %s\n",
+			       argv[k]);
+			return 1;
+		}
+	}
 	printf("1..%d\n", selected);
 	fflush(stdout);
 	for (int i = 0; i < n; i++) {
@@ -149,9 +176,20 @@ static inline int test_run_(const struct test_case *tc, int n, int argc,
 		snprintf(scratch, sizeof scratch, "%s/weft-case.XXXXXX",
 			 base && *base ? base : "/tmp");
 		int have_scratch = mkdtemp(scratch) != NULL;
+		int skip_pipe[2] = {-1, -1};
+		if (pipe(skip_pipe) < 0) {
+			skip_pipe[0] = skip_pipe[1] = -1;
+		} else { /* (a grandchild elsewhere may hold it open) */
+			fcntl(skip_pipe[0], F_SETFL, O_NONBLOCK);
+			fcntl(skip_pipe[0], F_SETFD, FD_CLOEXEC);
+			fcntl(skip_pipe[1], F_SETFD, FD_CLOEXEC);
+		}
 		pid_t pid = fork();
 		if (pid == 0) {
 			setpgid(0, 0);
+			if (skip_pipe[0] >= 0)
+				close(skip_pipe[0]);
+			test_skip_fd_ = skip_pipe[1];
 			alarm(timeout);
 			if (have_scratch)
 				setenv("TMPDIR", scratch, 1);
@@ -161,11 +199,23 @@ static inline int test_run_(const struct test_case *tc, int n, int argc,
 			_exit(0);
 		}
 		int st = 0;
+		if (skip_pipe[1] >= 0)
+			close(skip_pipe[1]);
 		waitpid(pid, &st, 0);
 		/* A case's own children (servers, writers) die with it. */
 		kill(-pid, SIGKILL);
-		int good = WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
-					     WEXITSTATUS(st) == 77);
+		/* Why it skipped itself, if it did: written before it exited. */
+		char why[200] = "";
+		if (skip_pipe[0] >= 0) {
+			ssize_t got = read(skip_pipe[0], why, sizeof why - 1);
+			why[got > 0 ? got : 0] = 0;
+			close(skip_pipe[0]);
+		}
+		for (char *c = why; *c; c++)
+			if (*c == '\n' || *c == '#')
+				*c = ' ';
+		int good = WIFEXITED(st) &&
+			   (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 77);
 		if (have_scratch && good && !getenv("WEFT_TEST_KEEP"))
 			test_rm_(scratch);
 		else if (have_scratch)
@@ -175,7 +225,8 @@ static inline int test_run_(const struct test_case *tc, int n, int argc,
 			printf("ok %d - %s\n", num, tc[i].name);
 			passed++;
 		} else if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
-			printf("ok %d - %s # SKIP\n", num, tc[i].name);
+			printf("ok %d - %s # SKIP %s\n", num, tc[i].name,
+			       why[0] ? why : "no reason given");
 			skipped++;
 		} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) {
 			printf("not ok %d - %s # timed out after %us\n", num,
