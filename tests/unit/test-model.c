@@ -371,6 +371,51 @@ TEST(live_update_replaces_provisional_ends)
 	weft_reader_close(r);
 }
 
+/* A read marks as followed the reader's latest try_read of that same
+ * source, and no other: not the latest try_read of another source, nor
+ * another reader's. */
+TEST(a_read_follows_the_try_read_of_its_source)
+{
+	const char *p = tpath("f.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_create(2, "a");
+	weft_create(3, "b");
+	weft_create(4, "c");
+	weft_create(5, "d");
+	weft_run(2);
+	weft_try_read(3); /* 2 waits on 3, */
+	weft_try_read(4); /* then on 4 (the latest), */
+	weft_run(5);
+	weft_try_read(3); /* and 5 on 3 */
+	weft_run(2);
+	weft_read(3);     /* 2 reads 3: its first wait is answered */
+	weft_read(1);     /* a read of something it never waited on */
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	struct weft_model *m = load(p, &r);
+	uint32_t n;
+	const struct weft_arrow *a = weft_model_arrows(m, &n);
+	uint32_t t2 = weft_model_find(m, 2), t3 = weft_model_find(m, 3),
+		 t4 = weft_model_find(m, 4), t5 = weft_model_find(m, 5);
+	int seen = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (a[i].kind != WEFT_ARROW_TRY_READ)
+			continue;
+		int want = a[i].from == t2 && a[i].to == t3;
+		if (!!(a[i].flags & WEFT_ARROW_FOLLOWED) != want)
+			FAIL("try_read %u -> %u: flags %d", a[i].from, a[i].to,
+			     a[i].flags);
+		seen |= (a[i].from == t2 && a[i].to == t3) |
+			(a[i].from == t2 && a[i].to == t4) << 1 |
+			(a[i].from == t5 && a[i].to == t3) << 2;
+	}
+	CHECK_EQ(seen, 7);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
-	  T(live_update_replaces_provisional_ends))
+	  T(live_update_replaces_provisional_ends),
+	  T(a_read_follows_the_try_read_of_its_source))

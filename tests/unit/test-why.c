@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-why.c - `weft why`'s rules (src/read/why.c), one case each: traces
+ * recorded on the manual clock, so that `weft why`'s whole output can be
+ * written here to the byte, and weft_why()'s chain checked field by field.
+ *
+ * Every case's trace: one OS thread runs thread 1 (the event loop, never
+ * created), which creates the tasks; times are whole microseconds.
+ */
+#include "../harness.h"
+#include "util.h"
+#include "weft/model.h"
+#include "weft/weft.h"
+
+static void at(uint64_t us)
+{
+	weft_clock_set(us * 1000);
+}
+
+static const char *begin(const char *name, size_t bytes, unsigned flags)
+{
+	const char *p = tpath(name);
+	CHECK_OK(weft_start(p, bytes, WEFT_CLOCK_MANUAL | flags));
+	at(1);
+	weft_run(1);
+	weft_label(1, "event loop");
+	return p;
+}
+
+/* A task created by the loop, with a label, optionally should-resolve. */
+static void task(uint64_t id, const char *label, int should)
+{
+	weft_run(1);
+	weft_create(id, "task");
+	weft_label(id, label);
+	if (should)
+		weft_should_resolve(id);
+}
+
+static const char *weft_bin(void)
+{
+	const char *bin = getenv("WEFT_BIN");
+	if (!bin)
+		FAIL("WEFT_BIN is not set (run through meson test)");
+	return bin;
+}
+
+/* `weft why PATH ARGS` must print exactly `want` and exit `rc`. */
+static void why_prints(const char *path, const char *args, int rc,
+		       const char *want)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "'%s' why '%s' %s 2>/dev/null", weft_bin(),
+		 path, args);
+	FILE *f = popen(cmd, "r");
+	CHECK(f);
+	static char out[16384];
+	size_t n = fread(out, 1, sizeof out - 1, f);
+	out[n] = 0;
+	int st = pclose(f);
+	if (strcmp(out, want))
+		FAIL("weft why %s printed:\n%s\nwanted:\n%s", args, out, want);
+	CHECK(WIFEXITED(st));
+	CHECK_EQ(WEXITSTATUS(st), rc);
+}
+
+/* `weft why PATH` prints this line among others. */
+static void why_says(const char *path, const char *line)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "'%s' why '%s' 2>/dev/null", weft_bin(),
+		 path);
+	FILE *f = popen(cmd, "r");
+	CHECK(f);
+	char buf[4096];
+	int found = 0;
+	while (fgets(buf, sizeof buf, f)) {
+		buf[strcspn(buf, "\n")] = 0;
+		found |= !strcmp(buf, line);
+	}
+	pclose(f);
+	if (!found)
+		FAIL("weft why did not print \"%s\"", line);
+}
+
+static struct weft_model *model(const char *p, struct weft_reader **r)
+{
+	CHECK_OK(weft_reader_open(r, p, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, *r));
+	return m;
+}
+
+/* weft_why() on the thread with `id`: its verdict and chain of ids. */
+static void why_is(const char *p, uint64_t id, int verdict,
+		   const uint64_t *chain, uint32_t n)
+{
+	struct weft_reader *r;
+	struct weft_model *m = model(p, &r);
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	struct weft_why w;
+	CHECK_OK(weft_why(m, weft_model_find(m, id), &w));
+	CHECK_STR(weft_verdict_name(w.verdict), weft_verdict_name(verdict));
+	CHECK_EQ(w.nchain, n);
+	for (uint32_t k = 0; k < n; k++)
+		CHECK_U64(th[w.chain[k].thread].id, chain[k]);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+/* The blocker was signalled before anyone waited on it: a lost wake-up,
+ * with the signal as its evidence. */
+TEST(signalled_before_the_wait_is_a_lost_wakeup)
+{
+	const char *p = begin("lw.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	task(0xc, "port C", 0);
+	at(5);
+	weft_run(0xc);
+	weft_signal(0xb); /* C signals B at 5 us... */
+	at(7);
+	weft_run(0xa);
+	weft_try_read(0xb); /* ...before A waits on it at 7 us */
+	at(9);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000009000 s)\n"
+		   "  waits since 0.000007000 s on response B (0xb, task)\n"
+		   "verdict: lost wake-up: response B (0xb, task) was "
+		   "signalled at 0.000005000 s by port C (0xc, task), before "
+		   "request A began waiting on it at 0.000007000 s; nothing "
+		   "signalled or resolved it after\n\n");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_LOST_WAKEUP, chain, 2);
+}
+
+/* The blocker resolved while its waiter waited, and the waiter never read
+ * it: the walk stops at the ended thread. */
+TEST(resolved_but_never_read_is_a_lost_wakeup)
+{
+	const char *p = begin("rn.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	at(3);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(6);
+	weft_run(1);
+	weft_resolve(0xb);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000006000 s)\n"
+		   "  waits since 0.000003000 s on response B (0xb, task)\n"
+		   "verdict: lost wake-up: response B (0xb, task) was resolved "
+		   "at 0.000006000 s by event loop (0x1), but request A, "
+		   "waiting on it since 0.000003000 s, never read it\n\n");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_LOST_WAKEUP, chain, 2);
+}
+
+/* A read of the thread waited on ends the wait: A, having read B, waits
+ * on nothing, and is itself what nothing resolved. */
+TEST(a_read_ends_the_wait)
+{
+	const char *p = begin("rd.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	at(3);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(4);
+	weft_run(1);
+	weft_resolve(0xb);
+	at(5);
+	weft_run(0xa);
+	weft_read(0xb);
+	at(6);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000006000 s)\n"
+		   "verdict: never resolved: nothing signalled, resolved or "
+		   "failed request A (0xa, task)\n\n");
+	uint64_t chain[] = {0xa};
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 1);
+}
+
+/* A read of the failure ends the wait as well. */
+TEST(a_read_of_a_failure_ends_the_wait)
+{
+	const char *p = begin("rf.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "disk read B", 0);
+	at(3);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(4);
+	weft_run(1);
+	weft_fail(0xb, "EIO");
+	at(5);
+	weft_run(0xa);
+	weft_read(0xb);
+	at(6);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	uint64_t chain[] = {0xa};
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 1);
+}
+
+/* Only a read of the thread waited on ends the wait: A waits on B, reads
+ * C (resolved), and still waits on B. */
+TEST(a_read_of_another_thread_does_not_end_the_wait)
+{
+	const char *p = begin("ro.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	task(0xc, "timer C", 0);
+	weft_resolve(0xc);
+	at(3);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(4);
+	weft_read(0xc);
+	at(6);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000006000 s)\n"
+		   "  waits since 0.000003000 s on response B (0xb, task)\n"
+		   "verdict: never resolved: nothing signalled, resolved or "
+		   "failed response B (0xb, task) after request A began "
+		   "waiting on it at 0.000003000 s\n\n");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
+}
+
+/* The last wait counts: A waited on B (answered), then on C. */
+TEST(the_last_unanswered_wait_counts)
+{
+	const char *p = begin("lt.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	task(0xc, "response C", 0);
+	at(2);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(3);
+	weft_run(1);
+	weft_resolve(0xb);
+	at(4);
+	weft_run(0xa);
+	weft_read(0xb);
+	weft_try_read(0xc);
+	at(5);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	uint64_t chain[] = {0xa, 0xc};
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
+}
+
+/* A chain of waits through several threads, to the root blocker. */
+TEST(the_walk_follows_waits_to_the_root_blocker)
+{
+	const char *p = begin("ch.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "helper B", 0);
+	task(0xc, "disk C", 0);
+	at(2);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(3);
+	weft_run(0xb);
+	weft_try_read(0xc);
+	at(4);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000004000 s)\n"
+		   "  waits since 0.000002000 s on helper B (0xb, task)\n"
+		   "  which waits since 0.000003000 s on disk C (0xc, task)\n"
+		   "verdict: never resolved: nothing signalled, resolved or "
+		   "failed disk C (0xc, task) after helper B began waiting on "
+		   "it at 0.000003000 s\n\n");
+	uint64_t chain[] = {0xa, 0xb, 0xc};
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 3);
+}
+
+/* Waits in a cycle: a deadlock, naming the thread that closes it. */
+TEST(a_cycle_of_waits_is_a_deadlock)
+{
+	const char *p = begin("dl.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "helper B", 0);
+	at(2);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(3);
+	weft_run(0xb);
+	weft_try_read(0xa);
+	at(4);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000004000 s)\n"
+		   "  waits since 0.000002000 s on helper B (0xb, task)\n"
+		   "verdict: deadlock: helper B (0xb, task) waits since "
+		   "0.000003000 s on request A (0xa, task), which closes a "
+		   "cycle of waits\n\n");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_DEADLOCK, chain, 2);
+}
+
+/* The blocker failed and its waiter never read the failure. */
+TEST(an_unread_failure_is_failed_upstream)
+{
+	const char *p = begin("fu.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "disk read B", 0);
+	at(2);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(3);
+	weft_run(1);
+	weft_fail(0xb, "EIO");
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000003000 s)\n"
+		   "  waits since 0.000002000 s on disk read B (0xb, task)\n"
+		   "verdict: failed upstream: disk read B (0xb, task) failed "
+		   "at 0.000003000 s (\"EIO\") and request A, waiting on it, "
+		   "never read the failure\n\n");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_FAILED_UPSTREAM, chain, 2);
+}
+
+/* A thread that became another is explained through its successor. */
+TEST(becomes_is_followed)
+{
+	const char *p = begin("bc.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	task(0xd, "request A, again", 0);
+	at(2);
+	weft_becomes(0xa, 0xd);
+	at(3);
+	weft_run(0xd);
+	weft_try_read(0xb);
+	at(4);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000004000 s)\n"
+		   "  it became request A, again (0xd, task)\n"
+		   "  waits since 0.000003000 s on response B (0xb, task)\n"
+		   "verdict: never resolved: nothing signalled, resolved or "
+		   "failed response B (0xb, task) after request A, again "
+		   "began waiting on it at 0.000003000 s\n\n");
+	uint64_t chain[] = {0xd, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
+}
+
+/* A blocker whose creation is not in the trace: nothing can be told. */
+TEST(a_missing_creation_is_truncated)
+{
+	const char *p = begin("nc.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	at(2);
+	weft_run(0xa);
+	weft_try_read(0xb); /* B: never created in this trace */
+	at(3);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.000003000 s)\n"
+		   "  waits since 0.000002000 s on 0xb (0xb)\n"
+		   "verdict: truncated: events about 0xb (0xb) were lost (its "
+		   "creation, or packets before the wait), so the cause cannot "
+		   "be told\n\n");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_TRUNCATED, chain, 2);
+}
+
+/* 20,000 short-lived threads every 10 us, on a 64 KiB ring. */
+static void filler(uint64_t *t)
+{
+	for (uint64_t i = 0; i < 20000; i++) {
+		*t += 10;
+		at(*t);
+		weft_create(0x100 + i, "filler");
+		weft_resolve(0x100 + i);
+	}
+}
+
+/* Packets lost before the wait began (the ring wrapped over them): what
+ * touched the blocker may be among them, so no verdict is safe. */
+TEST(losses_before_the_wait_make_it_truncated)
+{
+	const char *p = begin("lb.weft", 64 << 10, WEFT_OVERWRITE);
+	uint64_t t = 1;
+	filler(&t);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	at(t + 10);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	at(t + 20);
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	/* (the loss is placed where the first surviving packet begins) */
+	why_prints(p, "", 1,
+		   "request A (0xa, task) should resolve, but is still pending "
+		   "at the end of the trace (0.200021000 s)\n"
+		   "  waits since 0.200011000 s on response B (0xb, task)\n"
+		   "verdict: truncated: events about response B (0xb, task) "
+		   "were lost (its creation, or packets before the wait), so "
+		   "the cause cannot be told\n\n");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_TRUNCATED, chain, 2);
+}
+
+/* Events lost only after the wait began (a full ring in discard mode)
+ * hide nothing about it: the verdict stands. */
+TEST(losses_after_the_wait_do_not_hide_it)
+{
+	const char *p = begin("la.weft", 64 << 10, WEFT_DISCARD);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	at(2);
+	weft_run(0xa);
+	weft_try_read(0xb);
+	weft_run(1);
+	uint64_t t = 2;
+	filler(&t);
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	struct weft_model *m = model(p, &r);
+	uint32_t n;
+	const struct weft_loss *l = weft_model_losses(m, &n);
+	CHECK_EQ(n, 1); /* the precondition: one loss, after the wait */
+	CHECK(l[0].events > 0);
+	CHECK(l[0].t > 2000);
+	weft_model_free(m);
+	weft_reader_close(r);
+	/* (the end of the trace depends on how many events the ring holds) */
+	why_says(p, "  waits since 0.000002000 s on response B (0xb, task)");
+	why_says(p, "verdict: never resolved: nothing signalled, resolved or "
+		    "failed response B (0xb, task) after request A began "
+		    "waiting on it at 0.000002000 s");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
+}
+
+/* A chain longer than weft_why() walks ends in "never resolved" with
+ * the first WEFT_WHY_MAX_CHAIN threads. */
+TEST(a_long_chain_is_cut)
+{
+	const char *p = begin("lc.weft", 1 << 20, 0);
+	uint64_t chain[WEFT_WHY_MAX_CHAIN];
+	for (uint64_t i = 0; i < WEFT_WHY_MAX_CHAIN + 10; i++) {
+		task(0x10 + i, "link", i == 0);
+		if (i < WEFT_WHY_MAX_CHAIN)
+			chain[i] = 0x10 + i;
+	}
+	for (uint64_t i = 0; i + 1 < WEFT_WHY_MAX_CHAIN + 10; i++) {
+		at(2 + i);
+		weft_run(0x10 + i);
+		weft_try_read(0x10 + i + 1);
+	}
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	why_is(p, 0x10, WEFT_VERDICT_NEVER_RESOLVED, chain, WEFT_WHY_MAX_CHAIN);
+}
+
+/* What is not pending needs no explanation; asked about by id or label. */
+TEST(a_resolved_thread_is_ok)
+{
+	const char *p = begin("ok.weft", 1 << 20, 0);
+	task(0xa, "request A", 1);
+	at(2);
+	weft_resolve(0xa);
+	CHECK_OK(weft_stop());
+	why_prints(p, "", 0,
+		   "nothing is wrong: 1 should-resolve thread checked, all "
+		   "resolved\n");
+	why_prints(p, "0xa", 0,
+		   "request A (0xa, task) resolved: nothing to "
+		   "explain\n");
+	uint64_t chain[] = {0};
+	why_is(p, 0xa, WEFT_VERDICT_OK, chain, 0);
+}
+
+TEST_MAIN(T(signalled_before_the_wait_is_a_lost_wakeup),
+	  T(resolved_but_never_read_is_a_lost_wakeup), T(a_read_ends_the_wait),
+	  T(a_read_of_a_failure_ends_the_wait),
+	  T(a_read_of_another_thread_does_not_end_the_wait),
+	  T(the_last_unanswered_wait_counts),
+	  T(the_walk_follows_waits_to_the_root_blocker),
+	  T(a_cycle_of_waits_is_a_deadlock),
+	  T(an_unread_failure_is_failed_upstream), T(becomes_is_followed),
+	  T(a_missing_creation_is_truncated),
+	  T(losses_before_the_wait_make_it_truncated),
+	  T(losses_after_the_wait_do_not_hide_it), T(a_long_chain_is_cut),
+	  T(a_resolved_thread_is_ok))
