@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""mutants.py SRC MUTANTS - the mutation check: every seeded mutant of
+MUTANTS (tests/meta/mutants) must be killed by the tests it names.
+
+Builds a scratch copy of the source tree SRC once (no optional parts, -O0),
+checks that the named tests pass on it unchanged, then for each mutant:
+patches its line, rebuilds (incrementally), runs its tests, and puts the
+line back.  A mutant whose line is not found exactly once, that does not
+compile, or that every one of its tests lets pass, fails the check.  TAP,
+one case per mutant.  $WEFT_MUTANT_TIMEOUT (seconds, default 300) bounds
+each test run.
+"""
+import fnmatch
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = int(os.environ.get('WEFT_MUTANT_TIMEOUT', '300'))
+
+
+def parse(path):
+    muts, cur = [], None
+    for n, line in enumerate(open(path), 1):
+        s = line.strip()
+        if not s or s.startswith('#'):
+            continue
+        if s.startswith('[') and s.endswith(']'):
+            cur = {'name': s[1:-1], 'find': [], 'replace': [], 'line': n}
+            muts.append(cur)
+            continue
+        key, _, val = s.partition(':')
+        if cur is None or key not in ('file', 'find', 'replace', 'tests'):
+            raise SystemExit('%s:%d: cannot parse "%s"' % (path, n, s))
+        val = val.strip()
+        if key in ('find', 'replace'):
+            cur[key].append(val)
+        else:
+            cur[key] = val
+    for m in muts:
+        for k in ('file', 'find', 'replace', 'tests'):
+            if not m.get(k):
+                raise SystemExit('%s:%d: mutant %s has no %s' %
+                                 (path, m['line'], m['name'], k))
+    return muts
+
+
+def sources(src):
+    """The files of the tree: git's list when it is a clone, else a walk
+    that leaves out build directories."""
+    try:
+        out = subprocess.run(['git', '-C', src, 'ls-files', '-co',
+                              '--exclude-standard', '-z'],
+                             capture_output=True, check=True).stdout
+        return [f for f in out.decode().split('\0') if f]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for d, dirs, names in os.walk(src):
+            rel = os.path.relpath(d, src)
+            dirs[:] = [x for x in dirs if not (
+                x.startswith('build') or x in ('.git', 'node_modules',
+                                               'demo'))]
+            files += [os.path.normpath(os.path.join(rel, x)) for x in names]
+        return files
+
+
+def locate(root, files, m):
+    """(file, index) of the mutant's lines in the scratch copy, or an
+    error message."""
+    hits = []
+    want = m['find']
+    for f in files:
+        if not fnmatch.fnmatch(f, m['file']):
+            continue
+        lines = open(os.path.join(root, f), errors='replace').read() \
+            .split('\n')
+        strip = [l.strip() for l in lines]
+        for i in range(len(strip) - len(want) + 1):
+            if strip[i:i + len(want)] == want:
+                hits.append((f, i))
+    if len(hits) != 1:
+        return None, ('its line "%s" is %s in %s: update tests/meta/'
+                      'mutants where the code moved' %
+                      (' / '.join(want),
+                       'nowhere' if not hits else 'in %d places' % len(hits),
+                       m['file']))
+    return hits[0], None
+
+
+def run(cmd, cwd, timeout=None):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                           timeout=timeout)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        return 'timeout', str(e)
+
+
+def test_runs(spec):
+    """'model:a,b cli' -> [('model', ['a', 'b']), ('cli', [])]"""
+    out = []
+    for t in spec.split():
+        name, _, cases = t.partition(':')
+        out.append((name, [c for c in cases.split(',') if c]))
+    return out
+
+
+def tests_pass(build, name, cases):
+    cmd = ['meson', 'test', '-C', build, '--no-rebuild', '--num-processes',
+           '1', name]
+    if cases:
+        cmd += ['--test-args', ' '.join(cases)]
+    rc, out = run(cmd, build, TIMEOUT)
+    return rc == 0, out
+
+
+def main():
+    src, mutfile = sys.argv[1], sys.argv[2]
+    muts = parse(mutfile)
+    print('1..%d' % len(muts))
+    sys.stdout.flush()
+    tmp = tempfile.mkdtemp(prefix='weft-mutants.',
+                           dir=os.environ.get('TMPDIR'))
+    try:
+        return check(src, muts, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check(src, muts, tmp):
+    root = os.path.join(tmp, 'src')
+    files = sources(src)
+    for f in files:
+        s = os.path.join(src, f)
+        if os.path.isfile(s) and not os.path.islink(s):
+            os.makedirs(os.path.dirname(os.path.join(root, f)),
+                        exist_ok=True)
+            shutil.copy2(s, os.path.join(root, f))
+    build = os.path.join(tmp, 'build')
+    t0 = time.time()
+    rc, out = run(['meson', 'setup', build, root, '-Dauto_features=disabled',
+                   '-Dbuildtype=debug', '-Dwerror=false',
+                   '-Db_sanitize=none', '-Dlibfuzzer=false'], tmp)
+    if rc == 0:
+        rc, out = run(['ninja', '-C', build], tmp)
+    if rc != 0:
+        print('Bail out! the scratch copy does not build:\n# ' +
+              '\n# '.join(out.splitlines()[-20:]))
+        return 1
+    # the tests must pass on the code as it is, or a kill means nothing
+    needed = []
+    for m in muts:
+        for t in test_runs(m['tests']):
+            if t not in needed:
+                needed.append(t)
+    for name, cases in needed:
+        ok, out = tests_pass(build, name, cases)
+        if not ok:
+            print('Bail out! %s %s fails on the unchanged copy:\n# %s' %
+                  (name, ' '.join(cases),
+                   '\n# '.join(out.splitlines()[-20:])))
+            return 1
+    print('# scratch build and unchanged tests: %.0f s' % (time.time() - t0))
+    failed = 0
+    for k, m in enumerate(muts, 1):
+        t0 = time.time()
+        verdict, why = mutate(root, build, files, m)
+        if verdict:
+            print('ok %d - mutant %s killed by %s (%.0f s)' %
+                  (k, m['name'], why, time.time() - t0))
+        else:
+            failed += 1
+            print('not ok %d - mutant %s: %s' % (k, m['name'], why))
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+def mutate(root, build, files, m):
+    hit, err = locate(root, files, m)
+    if err:
+        return False, err
+    f, i = hit
+    path = os.path.join(root, f)
+    orig = open(path).read()
+    lines = orig.split('\n')
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    lines[i:i + len(m['find'])] = [indent + r for r in m['replace']]
+    # a new mtime, so that ninja sees the change however fast we are
+    with open(path, 'w') as fh:
+        fh.write('\n'.join(lines))
+    try:
+        rc, out = run(['ninja', '-C', build], root)
+        if rc != 0:
+            return False, ('does not compile (%s:%d): fix its replace:\n# %s'
+                           % (f, i + 1, '\n# '.join(out.splitlines()[-8:])))
+        for name, cases in test_runs(m['tests']):
+            ok, _ = tests_pass(build, name, cases)
+            if not ok:
+                return True, '%s %s' % (name, ' '.join(cases))
+        return False, ('survived %s: a test that should catch it cannot '
+                       'fail (%s:%d)' % (m['tests'], f, i + 1))
+    finally:
+        with open(path, 'w') as fh:
+            fh.write(orig)
+        st = os.stat(path)
+        os.utime(path, (st.st_atime, st.st_mtime + 1))
+
+
+if __name__ == '__main__':
+    sys.exit(main())
