@@ -15,6 +15,7 @@ pkgs=(
 	libclang-rt-14-dev
 	babeltrace2
 	python3
+	clang-format
 	# libuv shim and its tests (ctest, from cmake, is the real libuv
 	# program the tests trace)
 	libuv1-dev
