@@ -67,7 +67,10 @@ t_ctest() {
 	grep -E "^[0-9]+: (hello world|second)$|tests passed" traced.raw | sort >traced.txt
 	[ -s plain.txt ] && cmp plain.txt traced.txt || die "ctest output changed: $(cat traced.txt)"
 	"$W" info ct.weft | grep -q "0 packets lost, 0 torn, 0 corrupt; 0 events discarded" || die "losses"
-	"$W" why --all ct.weft >/dev/null; true
+	# every request and handle activation of a program that exits
+	# cleanly ended: nothing is left pending
+	"$W" why --all ct.weft >why.txt 2>&1 || die "why --all: $(head -20 why.txt)"
+	grep -qE "^nothing is wrong: [1-9][0-9]* pending-or-not threads checked, all resolved$" why.txt || die "$(head -20 why.txt)"
 	check ctest ct.weft
 }
 
