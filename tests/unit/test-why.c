@@ -27,6 +27,21 @@ static const char *begin(const char *name, size_t bytes, unsigned flags)
 	return p;
 }
 
+/* At `us`, `who` runs and waits on `what`. */
+static void waits_on(uint64_t us, uint64_t who, uint64_t what)
+{
+	at(us);
+	weft_run(who);
+	weft_try_read(what);
+}
+
+/* At `us`, the loop runs again. */
+static void to_loop(uint64_t us)
+{
+	at(us);
+	weft_run(1);
+}
+
 /* A task created by the loop, with a label, optionally should-resolve. */
 static void task(uint64_t id, const char *label, int should)
 {
@@ -62,6 +77,18 @@ static void why_prints(const char *path, const char *args, int rc,
 		FAIL("weft why %s printed:\n%s\nwanted:\n%s", args, out, want);
 	CHECK(WIFEXITED(st));
 	CHECK_EQ(WEXITSTATUS(st), rc);
+}
+
+/* `weft why PATH` says that request A is pending at the end of the trace
+ * (`end`, in seconds), then `rest`, and exits 1. */
+static void a_pending(const char *path, const char *end, const char *rest)
+{
+	char want[4096];
+	snprintf(want, sizeof want,
+		 "request A (0xa, task) should resolve, but is still pending "
+		 "at the end of the trace (%s s)\n%s",
+		 end, rest);
+	why_prints(path, "", 1, want);
 }
 
 /* `weft why PATH` prints this line among others. */
@@ -123,17 +150,14 @@ TEST(signalled_before_the_wait_is_a_lost_wakeup)
 	at(7);
 	weft_run(0xa);
 	weft_try_read(0xb); /* ...before A waits on it at 7 us */
-	at(9);
-	weft_run(1);
+	to_loop(9);
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000009000 s)\n"
-		   "  waits since 0.000007000 s on response B (0xb, task)\n"
-		   "verdict: lost wake-up: response B (0xb, task) was "
-		   "signalled at 0.000005000 s by port C (0xc, task), before "
-		   "request A began waiting on it at 0.000007000 s; nothing "
-		   "signalled or resolved it after\n\n");
+	a_pending(p, "0.000009000",
+		  "  waits since 0.000007000 s on response B (0xb, task)\n"
+		  "verdict: lost wake-up: response B (0xb, task) was "
+		  "signalled at 0.000005000 s by port C (0xc, task), before "
+		  "request A began waiting on it at 0.000007000 s; nothing "
+		  "signalled or resolved it after\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_LOST_WAKEUP, chain, 2);
 }
@@ -145,20 +169,15 @@ TEST(resolved_but_never_read_is_a_lost_wakeup)
 	const char *p = begin("rn.weft", 1 << 20, 0);
 	task(0xa, "request A", 1);
 	task(0xb, "response B", 0);
-	at(3);
-	weft_run(0xa);
-	weft_try_read(0xb);
-	at(6);
-	weft_run(1);
+	waits_on(3, 0xa, 0xb);
+	to_loop(6);
 	weft_resolve(0xb);
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000006000 s)\n"
-		   "  waits since 0.000003000 s on response B (0xb, task)\n"
-		   "verdict: lost wake-up: response B (0xb, task) was resolved "
-		   "at 0.000006000 s by event loop (0x1), but request A, "
-		   "waiting on it since 0.000003000 s, never read it\n\n");
+	a_pending(p, "0.000006000",
+		  "  waits since 0.000003000 s on response B (0xb, task)\n"
+		  "verdict: lost wake-up: response B (0xb, task) was resolved "
+		  "at 0.000006000 s by event loop (0x1), but request A, "
+		  "waiting on it since 0.000003000 s, never read it\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_LOST_WAKEUP, chain, 2);
 }
@@ -170,23 +189,17 @@ TEST(a_read_ends_the_wait)
 	const char *p = begin("rd.weft", 1 << 20, 0);
 	task(0xa, "request A", 1);
 	task(0xb, "response B", 0);
-	at(3);
-	weft_run(0xa);
-	weft_try_read(0xb);
-	at(4);
-	weft_run(1);
+	waits_on(3, 0xa, 0xb);
+	to_loop(4);
 	weft_resolve(0xb);
 	at(5);
 	weft_run(0xa);
 	weft_read(0xb);
-	at(6);
-	weft_run(1);
+	to_loop(6);
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000006000 s)\n"
-		   "verdict: never resolved: nothing signalled, resolved or "
-		   "failed request A (0xa, task)\n\n");
+	a_pending(p, "0.000006000",
+		  "verdict: never resolved: nothing signalled, resolved or "
+		  "failed request A (0xa, task)\n\n");
 	uint64_t chain[] = {0xa};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 1);
 }
@@ -197,17 +210,13 @@ TEST(a_read_of_a_failure_ends_the_wait)
 	const char *p = begin("rf.weft", 1 << 20, 0);
 	task(0xa, "request A", 1);
 	task(0xb, "disk read B", 0);
-	at(3);
-	weft_run(0xa);
-	weft_try_read(0xb);
-	at(4);
-	weft_run(1);
+	waits_on(3, 0xa, 0xb);
+	to_loop(4);
 	weft_fail(0xb, "EIO");
 	at(5);
 	weft_run(0xa);
 	weft_read(0xb);
-	at(6);
-	weft_run(1);
+	to_loop(6);
 	CHECK_OK(weft_stop());
 	uint64_t chain[] = {0xa};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 1);
@@ -222,21 +231,16 @@ TEST(a_read_of_another_thread_does_not_end_the_wait)
 	task(0xb, "response B", 0);
 	task(0xc, "timer C", 0);
 	weft_resolve(0xc);
-	at(3);
-	weft_run(0xa);
-	weft_try_read(0xb);
+	waits_on(3, 0xa, 0xb);
 	at(4);
 	weft_read(0xc);
-	at(6);
-	weft_run(1);
+	to_loop(6);
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000006000 s)\n"
-		   "  waits since 0.000003000 s on response B (0xb, task)\n"
-		   "verdict: never resolved: nothing signalled, resolved or "
-		   "failed response B (0xb, task) after request A began "
-		   "waiting on it at 0.000003000 s\n\n");
+	a_pending(p, "0.000006000",
+		  "  waits since 0.000003000 s on response B (0xb, task)\n"
+		  "verdict: never resolved: nothing signalled, resolved or "
+		  "failed response B (0xb, task) after request A began "
+		  "waiting on it at 0.000003000 s\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
@@ -248,18 +252,14 @@ TEST(the_last_unanswered_wait_counts)
 	task(0xa, "request A", 1);
 	task(0xb, "response B", 0);
 	task(0xc, "response C", 0);
-	at(2);
-	weft_run(0xa);
-	weft_try_read(0xb);
-	at(3);
-	weft_run(1);
+	waits_on(2, 0xa, 0xb);
+	to_loop(3);
 	weft_resolve(0xb);
 	at(4);
 	weft_run(0xa);
 	weft_read(0xb);
 	weft_try_read(0xc);
-	at(5);
-	weft_run(1);
+	to_loop(5);
 	CHECK_OK(weft_stop());
 	uint64_t chain[] = {0xa, 0xc};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
@@ -272,23 +272,16 @@ TEST(the_walk_follows_waits_to_the_root_blocker)
 	task(0xa, "request A", 1);
 	task(0xb, "helper B", 0);
 	task(0xc, "disk C", 0);
-	at(2);
-	weft_run(0xa);
-	weft_try_read(0xb);
-	at(3);
-	weft_run(0xb);
-	weft_try_read(0xc);
-	at(4);
-	weft_run(1);
+	waits_on(2, 0xa, 0xb);
+	waits_on(3, 0xb, 0xc);
+	to_loop(4);
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000004000 s)\n"
-		   "  waits since 0.000002000 s on helper B (0xb, task)\n"
-		   "  which waits since 0.000003000 s on disk C (0xc, task)\n"
-		   "verdict: never resolved: nothing signalled, resolved or "
-		   "failed disk C (0xc, task) after helper B began waiting on "
-		   "it at 0.000003000 s\n\n");
+	a_pending(p, "0.000004000",
+		  "  waits since 0.000002000 s on helper B (0xb, task)\n"
+		  "  which waits since 0.000003000 s on disk C (0xc, task)\n"
+		  "verdict: never resolved: nothing signalled, resolved or "
+		  "failed disk C (0xc, task) after helper B began waiting on "
+		  "it at 0.000003000 s\n\n");
 	uint64_t chain[] = {0xa, 0xb, 0xc};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 3);
 }
@@ -299,22 +292,15 @@ TEST(a_cycle_of_waits_is_a_deadlock)
 	const char *p = begin("dl.weft", 1 << 20, 0);
 	task(0xa, "request A", 1);
 	task(0xb, "helper B", 0);
-	at(2);
-	weft_run(0xa);
-	weft_try_read(0xb);
-	at(3);
-	weft_run(0xb);
-	weft_try_read(0xa);
-	at(4);
-	weft_run(1);
+	waits_on(2, 0xa, 0xb);
+	waits_on(3, 0xb, 0xa);
+	to_loop(4);
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000004000 s)\n"
-		   "  waits since 0.000002000 s on helper B (0xb, task)\n"
-		   "verdict: deadlock: helper B (0xb, task) waits since "
-		   "0.000003000 s on request A (0xa, task), which closes a "
-		   "cycle of waits\n\n");
+	a_pending(p, "0.000004000",
+		  "  waits since 0.000002000 s on helper B (0xb, task)\n"
+		  "verdict: deadlock: helper B (0xb, task) waits since "
+		  "0.000003000 s on request A (0xa, task), which closes a "
+		  "cycle of waits\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_DEADLOCK, chain, 2);
 }
@@ -325,20 +311,15 @@ TEST(an_unread_failure_is_failed_upstream)
 	const char *p = begin("fu.weft", 1 << 20, 0);
 	task(0xa, "request A", 1);
 	task(0xb, "disk read B", 0);
-	at(2);
-	weft_run(0xa);
-	weft_try_read(0xb);
-	at(3);
-	weft_run(1);
+	waits_on(2, 0xa, 0xb);
+	to_loop(3);
 	weft_fail(0xb, "EIO");
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000003000 s)\n"
-		   "  waits since 0.000002000 s on disk read B (0xb, task)\n"
-		   "verdict: failed upstream: disk read B (0xb, task) failed "
-		   "at 0.000003000 s (\"EIO\") and request A, waiting on it, "
-		   "never read the failure\n\n");
+	a_pending(p, "0.000003000",
+		  "  waits since 0.000002000 s on disk read B (0xb, task)\n"
+		  "verdict: failed upstream: disk read B (0xb, task) failed "
+		  "at 0.000003000 s (\"EIO\") and request A, waiting on it, "
+		  "never read the failure\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_FAILED_UPSTREAM, chain, 2);
 }
@@ -352,20 +333,15 @@ TEST(becomes_is_followed)
 	task(0xd, "request A, again", 0);
 	at(2);
 	weft_becomes(0xa, 0xd);
-	at(3);
-	weft_run(0xd);
-	weft_try_read(0xb);
-	at(4);
-	weft_run(1);
+	waits_on(3, 0xd, 0xb);
+	to_loop(4);
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000004000 s)\n"
-		   "  it became request A, again (0xd, task)\n"
-		   "  waits since 0.000003000 s on response B (0xb, task)\n"
-		   "verdict: never resolved: nothing signalled, resolved or "
-		   "failed response B (0xb, task) after request A, again "
-		   "began waiting on it at 0.000003000 s\n\n");
+	a_pending(p, "0.000004000",
+		  "  it became request A, again (0xd, task)\n"
+		  "  waits since 0.000003000 s on response B (0xb, task)\n"
+		  "verdict: never resolved: nothing signalled, resolved or "
+		  "failed response B (0xb, task) after request A, again "
+		  "began waiting on it at 0.000003000 s\n\n");
 	uint64_t chain[] = {0xd, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
@@ -378,16 +354,13 @@ TEST(a_missing_creation_is_truncated)
 	at(2);
 	weft_run(0xa);
 	weft_try_read(0xb); /* B: never created in this trace */
-	at(3);
-	weft_run(1);
+	to_loop(3);
 	CHECK_OK(weft_stop());
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.000003000 s)\n"
-		   "  waits since 0.000002000 s on 0xb (0xb)\n"
-		   "verdict: truncated: events about 0xb (0xb) were lost (its "
-		   "creation, or packets before the wait), so the cause cannot "
-		   "be told\n\n");
+	a_pending(p, "0.000003000",
+		  "  waits since 0.000002000 s on 0xb (0xb)\n"
+		  "verdict: truncated: events about 0xb (0xb) were lost (its "
+		  "creation, or packets before the wait), so the cause cannot "
+		  "be told\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_TRUNCATED, chain, 2);
 }
@@ -412,20 +385,15 @@ TEST(losses_before_the_wait_make_it_truncated)
 	filler(&t);
 	task(0xa, "request A", 1);
 	task(0xb, "response B", 0);
-	at(t + 10);
-	weft_run(0xa);
-	weft_try_read(0xb);
-	at(t + 20);
-	weft_run(1);
+	waits_on(t + 10, 0xa, 0xb);
+	to_loop(t + 20);
 	CHECK_OK(weft_stop());
 	/* (the loss is placed where the first surviving packet begins) */
-	why_prints(p, "", 1,
-		   "request A (0xa, task) should resolve, but is still pending "
-		   "at the end of the trace (0.200021000 s)\n"
-		   "  waits since 0.200011000 s on response B (0xb, task)\n"
-		   "verdict: truncated: events about response B (0xb, task) "
-		   "were lost (its creation, or packets before the wait), so "
-		   "the cause cannot be told\n\n");
+	a_pending(p, "0.200021000",
+		  "  waits since 0.200011000 s on response B (0xb, task)\n"
+		  "verdict: truncated: events about response B (0xb, task) "
+		  "were lost (its creation, or packets before the wait), so "
+		  "the cause cannot be told\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_TRUNCATED, chain, 2);
 }
@@ -437,9 +405,7 @@ TEST(losses_after_the_wait_do_not_hide_it)
 	const char *p = begin("la.weft", 64 << 10, WEFT_DISCARD);
 	task(0xa, "request A", 1);
 	task(0xb, "response B", 0);
-	at(2);
-	weft_run(0xa);
-	weft_try_read(0xb);
+	waits_on(2, 0xa, 0xb);
 	weft_run(1);
 	uint64_t t = 2;
 	filler(&t);
