@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-record.c - `weft record [-o FILE] [--size BYTES] [--mode MODE] --
- * CMD [ARGS...]`: runs CMD with the libuv shim preloaded and the ring set
- * up through the environment (WEFT_FILE...), forwards SIGINT, SIGTERM and
- * SIGHUP to it, exits with its status, and says where every trace went:
- * CMD writes FILE; any process it starts that records (a child that
- * inherits the environment) writes FILE.PID.
+ * cmd-record.c - `weft record [-o FILE] [--size BYTES] [--mode MODE]
+ * [--loops LIST] -- CMD [ARGS...]`: runs CMD with the shims of the event
+ * loops it needs preloaded (record-loops.c) and the ring set up through
+ * the environment (WEFT_FILE...), forwards SIGINT, SIGTERM and SIGHUP to
+ * it, exits with its status, and says where every trace went and which
+ * loops were traced: CMD writes FILE; any process it starts that records
+ * (a child that inherits the environment) writes FILE.PID.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -23,18 +24,13 @@
 #include <unistd.h>
 
 #include "common/settings.h"
+#include "record-loops.h"
 #include "weft-tools.h"
 
 #define USAGE                                                                  \
 	"weft record [-o FILE] [--size BYTES] [--mode overwrite|discard] "     \
-	"[--clock auto|monotonic] -- CMD [ARGS...]"
-
-#ifndef WEFT_UV_SHIM_BUILD
-#define WEFT_UV_SHIM_BUILD ""
-#endif
-#ifndef WEFT_UV_SHIM_INSTALL
-#define WEFT_UV_SHIM_INSTALL ""
-#endif
+	"[--clock auto|monotonic] [--loops uv,event,glib|all|none] -- "        \
+	"CMD [ARGS...]"
 
 static volatile sig_atomic_t child_pid;
 
@@ -44,18 +40,8 @@ static void forward(int sig)
 		kill(child_pid, sig);
 }
 
-/* The shim: $WEFT_UV_SHIM, else next to this build, else installed. */
-static const char *find_shim(void)
-{
-	const char *env = getenv("WEFT_UV_SHIM");
-	if (env)
-		return *env ? env : NULL;
-	if (*WEFT_UV_SHIM_BUILD && access(WEFT_UV_SHIM_BUILD, R_OK) == 0)
-		return WEFT_UV_SHIM_BUILD;
-	if (*WEFT_UV_SHIM_INSTALL && access(WEFT_UV_SHIM_INSTALL, R_OK) == 0)
-		return WEFT_UV_SHIM_INSTALL;
-	return NULL;
-}
+/* The loops the traces showed (record_loop_of_kind's bits). */
+static unsigned loops_seen;
 
 /* Prints what a trace of this run (its session) holds; returns its event
  * count, -1 when unreadable, -2 when it is no trace of this run (a file
@@ -63,6 +49,7 @@ static const char *find_shim(void)
 static long summarize(const char *path, int pid_main, uint64_t session,
 		      int exec_image)
 {
+	unsigned loops = 0;
 	struct weft_reader *r;
 	struct weft_diag d;
 	int err = weft_reader_open(&r, path, 0, &d);
@@ -79,7 +66,9 @@ static long summarize(const char *path, int pid_main, uint64_t session,
 	}
 	struct weft_event ev;
 	while (weft_reader_next(r, &ev) == 0)
-		;
+		if (ev.type == WEFT_EV_CREATE || ev.type == WEFT_EV_CREATE_LABEL)
+			loops |= record_loop_of_kind(
+				weft_reader_name(r, ev.name));
 	in = weft_reader_info(r); /* the counts, now complete */
 	const struct weft_losses *l = &in->losses;
 	long n = (long)in->events;
@@ -92,6 +81,11 @@ static long summarize(const char *path, int pid_main, uint64_t session,
 		fprintf(stderr, ", lost %llu packets and %llu events",
 			(unsigned long long)l->packets_lost,
 			(unsigned long long)l->events_discarded);
+	char names[64];
+	record_loops_names(loops, names, sizeof names);
+	if (loops)
+		fprintf(stderr, ", loops: %s", names);
+	loops_seen |= loops;
 	fputc('\n', stderr);
 	weft_reader_close(r);
 	return n;
@@ -199,7 +193,7 @@ static int check_space(const char *abs, const char *out, uint64_t bytes)
 int cmd_record(int argc, char **argv)
 {
 	const char *out = "weft.trace", *size = NULL, *mode = NULL,
-		   *clock = NULL;
+		   *clock = NULL, *loops_opt = NULL;
 	int i = 1;
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -213,6 +207,8 @@ int cmd_record(int argc, char **argv)
 			mode = argv[++i];
 		else if (!strcmp(argv[i], "--clock") && i + 1 < argc)
 			clock = argv[++i];
+		else if (!strcmp(argv[i], "--loops") && i + 1 < argc)
+			loops_opt = argv[++i];
 		else if (argv[i][0] == '-')
 			return usage(USAGE);
 		else
@@ -248,11 +244,13 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		return err;
 
-	const char *shim = find_shim();
-	if (!shim)
-		fprintf(stderr, "weft: no libuv shim (built without libuv, or "
-				"not found; WEFT_UV_SHIM names it): only "
-				"hand-instrumented code will record\n");
+	static struct record_loops shims;
+	if (record_loops_choose(argv[i], loops_opt, &shims) < 0)
+		return usage(USAGE);
+	if (shims.missing[0])
+		fprintf(stderr, "weft: no shim for %s (not built, or not found; "
+				"WEFT_SHIM_DIR names their directory)\n",
+			shims.missing);
 	char session[32];
 	snprintf(session, sizeof session, "%llx",
 		 (unsigned long long)time(NULL) << 20 ^ (unsigned)getpid());
@@ -281,10 +279,10 @@ int cmd_record(int argc, char **argv)
 			setenv("WEFT_MODE", mode, 1);
 		if (clock)
 			setenv("WEFT_CLOCK", clock, 1);
-		if (shim) {
+		if (shims.preload[0]) {
 			const char *old = getenv("LD_PRELOAD");
-			char pre[PATH_MAX * 4];
-			snprintf(pre, sizeof pre, "%s%s%s", shim,
+			char pre[sizeof shims.preload + PATH_MAX * 4];
+			snprintf(pre, sizeof pre, "%s%s%s", shims.preload,
 				 old && *old ? ":" : "", old ? old : "");
 			setenv("LD_PRELOAD", pre, 1);
 		}
@@ -365,9 +363,14 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "weft:   (%d more file%s named like these, "
 				"not of this run: left as they are)\n",
 			older, older == 1 ? "" : "s");
+	char names[64];
+	record_loops_names(loops_seen, names, sizeof names);
+	fprintf(stderr, "weft: traced loops: %s; preloaded: %s\n",
+		loops_seen ? names : "none",
+		shims.what[0] ? shims.what : "no shim");
 	if (!found)
-		fprintf(stderr, "weft:   none: %s recorded nothing (no libuv "
-				"calls and no instrumentation?)\n",
+		fprintf(stderr, "weft:   none: %s recorded nothing (no traced "
+				"loop and no instrumentation?)\n",
 			argv[i]);
 	else
 		fprintf(stderr, "weft: look with: weft dump %s | weft why %s | "

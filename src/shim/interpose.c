@@ -18,13 +18,19 @@ void weft__shim_leave_inside(int *unused)
 	weft__shim_inside--;
 }
 
-/* dl_iterate_phdr's callback: the executable segments of the first
- * object whose file name contains lib->name. */
+/* dl_iterate_phdr's callback: the executable segments of every object
+ * whose file name contains one of lib->names (libevent comes as
+ * libevent-2.1, libevent_core, libevent_extra...). */
 static int find_lib(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct shim_lib *lib = arg;
 	(void)size;
-	if (!info->dlpi_name || !strstr(info->dlpi_name, lib->name))
+	if (!info->dlpi_name)
+		return 0;
+	int match = 0;
+	for (const char *const *n = lib->names; *n && !match; n++)
+		match = strstr(info->dlpi_name, *n) != NULL;
+	if (!match)
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum && lib->n < 8; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -34,7 +40,7 @@ static int find_lib(struct dl_phdr_info *info, size_t size, void *arg)
 		lib->hi[lib->n] = lib->lo[lib->n] + ph->p_memsz;
 		lib->n++;
 	}
-	return 1;
+	return 0;
 }
 
 /* pthread_once() takes no argument: one scanner per library, chosen by
@@ -61,4 +67,16 @@ int weft__shim_from_lib(struct shim_lib *lib, const void *ret)
 		if (a >= lib->lo[i] && a < lib->hi[i])
 			return 1;
 	return 0;
+}
+
+void *weft__shim_sym(void *next, const char *name, const char *const *libs)
+{
+	for (; !next && libs && *libs; libs++) {
+		void *h = dlopen(*libs, RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			next = dlsym(h, name);
+			dlclose(h); /* NOLOAD took a reference: give it back */
+		}
+	}
+	return next;
 }

@@ -5,6 +5,9 @@
  * the kernel as idle time.
  */
 #define _GNU_SOURCE
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <time.h>
 
 #include "shim.h"
@@ -82,6 +85,44 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The loop running on this OS thread, innermost: its thread and its busy
+ * counter. */
+static __thread uint64_t weft__shim_loop_thread;
+static __thread const char *weft__shim_loop_busy;
+
+/* A wait in the kernel is the loop's when the loop itself waits, not a
+ * callback of it. */
+static int weft__shim_loop_waits(void)
+{
+	return weft__shim_loop_thread &&
+	       weft__shim_cur == weft__shim_loop_thread;
+}
+
+void weft__shim_loop_enter(struct shim_loop_frame *f, uint64_t thread,
+			   void *mine_loop, const char *busy)
+{
+	f->cur = weft__shim_cur;
+	f->thread = weft__shim_loop_thread;
+	f->mine_loop = weft__shim_mine_loop;
+	f->busy = weft__shim_loop_busy;
+	weft__shim_set_cur(thread);
+	weft__shim_loop_thread = thread;
+	weft__shim_mine_loop = mine_loop;
+	weft__shim_loop_busy = busy;
+}
+
+void weft__shim_loop_leave(const struct shim_loop_frame *f, int mine_role)
+{
+	int e = errno;
+	weft__shim_phase_mark(NULL); /* out of the loop */
+	weft__shim_mine_flush(mine_role);
+	weft__shim_mine_loop = f->mine_loop;
+	weft__shim_loop_thread = f->thread;
+	weft__shim_loop_busy = f->busy;
+	weft__shim_set_cur(f->cur);
+	errno = e;
+}
+
 /* Busy time of an iteration, cheaply: the times of the idle and resume
  * events themselves (weft_last_time()), turned into microseconds with
  * a rate measured once between two waits at least 10 ms apart. */
@@ -91,10 +132,11 @@ static __thread uint64_t cal_ticks;
 static __thread int64_t cal_ns;
 static __thread int64_t last_busy = -1;
 
-void weft__shim_wait_enter(int timeout, const char *busy)
+static void wait_enter(int timeout)
 {
-	if (!timeout || !ON())
+	if (!timeout || !weft__shim_loop_waits() || !ON())
 		return;
+	const char *busy = weft__shim_loop_busy;
 	weft_idle(weft__shim_poll);
 	/* A loop that marks phases waits in its poll phase (the trace
 	 * reads the idle period so). */
@@ -128,10 +170,82 @@ void weft__shim_wait_enter(int timeout, const char *busy)
 	}
 }
 
-void weft__shim_wait_leave(int timeout)
+static void wait_leave(int timeout)
 {
-	if (!timeout || !ON())
+	if (!timeout || !weft__shim_loop_waits() || !ON())
 		return;
 	weft_resume();
 	resumed_at = weft_last_time();
+}
+
+/* The waits of the loops: libuv's and libevent's epoll, GLib's poll,
+ * libevent's poll and select backends.  A timeout of 0 is a look, not a
+ * wait. */
+#define WAIT(ms, call)                                                         \
+	do {                                                                   \
+		int e_ = errno;                                                \
+		wait_enter(ms);                                                \
+		errno = e_;                                                    \
+		r = call;                                                      \
+		e_ = errno;                                                    \
+		wait_leave(ms);                                                \
+		errno = e_;                                                    \
+	} while (0)
+
+/* A timeout as an int: 0 for none, 1 for any other (the waits only need
+ * to know whether there is one). */
+static int ts_wait(const struct timespec *ts)
+{
+	return !ts || ts->tv_sec || ts->tv_nsec;
+}
+
+static int tv_wait(const struct timeval *tv)
+{
+	return !tv || tv->tv_sec || tv->tv_usec;
+}
+
+WEFT_SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *events,
+				int maxevents, int timeout)
+{
+	REAL(epoll_wait);
+	int r;
+	WAIT(timeout, real_epoll_wait(epfd, events, maxevents, timeout));
+	return r;
+}
+
+WEFT_SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *events,
+				 int maxevents, int timeout,
+				 const sigset_t *sigmask)
+{
+	REAL(epoll_pwait);
+	int r;
+	WAIT(timeout,
+	     real_epoll_pwait(epfd, events, maxevents, timeout, sigmask));
+	return r;
+}
+
+WEFT_SHIM_EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	REAL(poll);
+	int r;
+	WAIT(timeout, real_poll(fds, nfds, timeout));
+	return r;
+}
+
+WEFT_SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds,
+			   const struct timespec *tmo, const sigset_t *sigmask)
+{
+	REAL(ppoll);
+	int r;
+	WAIT(ts_wait(tmo), real_ppoll(fds, nfds, tmo, sigmask));
+	return r;
+}
+
+WEFT_SHIM_EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+			    struct timeval *tv)
+{
+	REAL(select);
+	int r;
+	WAIT(tv_wait(tv), real_select(nfds, rd, wr, ex, tv));
+	return r;
 }

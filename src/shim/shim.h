@@ -27,27 +27,43 @@
 
 #include "weft/weft.h"
 
-/* The functions a shim interposes are exported; everything else of it is
- * hidden (the shims are built with -fvisibility=hidden). */
+/* The functions a shim interposes are exported, and so is what the common
+ * part (libweft-shim.so) gives the loop shims; everything else is hidden
+ * (the shims are built with -fvisibility=hidden). */
 #define WEFT_SHIM_EXPORT __attribute__((visibility("default")))
+#define WEFT_SHIM_API __attribute__((visibility("default")))
 
 /* Whether tracing is on: the trace's generation (a new trace, or a
  * forked child's, is another), 0 when off. */
 #define ON() __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
 
-/* The real function behind an interposed one. */
-#define REAL(name)                                                             \
+/* The real function behind an interposed one, or a function of the loop
+ * library the shim calls (the shims do not link their loop library: a
+ * process that does not use it must not load it).  The next definition
+ * after the calling shim in the lookup order; when the library was loaded
+ * with dlopen(RTLD_LOCAL) and is not in that order, the one in the
+ * library itself (`libs`: its file names, NULL-terminated, or NULL).
+ * dlsym(RTLD_NEXT) must be called from the shim's own code: this is a
+ * macro. */
+#define REAL_IN(name, libs)                                                    \
 	static __typeof__(name) *real_##name;                                  \
 	if (!real_##name)                                                      \
-	real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+	real_##name = (__typeof__(name) *)weft__shim_sym(                      \
+		dlsym(RTLD_NEXT, #name), #name, (libs))
+#ifndef SHIM_LIBS
+#define SHIM_LIBS NULL
+#endif
+#define REAL(name) REAL_IN(name, SHIM_LIBS)
+WEFT_SHIM_API void *weft__shim_sym(void *next, const char *name,
+				   const char *const *libs);
 
 /* ------------------------------------------------------ interposition */
 
 /* A loop library calls its own public functions (uv_write calls
  * uv_write2, fs-poll starts timers...).  Inside a wrapper such calls go
  * straight through: the outer wrapper records the operation once. */
-extern __thread int weft__shim_inside;
-void weft__shim_leave_inside(int *unused);
+WEFT_SHIM_API extern __thread int weft__shim_inside;
+WEFT_SHIM_API void weft__shim_leave_inside(int *unused);
 /* Marks the rest of the wrapper (until it returns) as inside. */
 #define SCOPE_INSIDE()                                                         \
 	weft__shim_inside++;                                                   \
@@ -60,25 +76,25 @@ void weft__shim_leave_inside(int *unused);
  * what the traced call already means and go straight through.  They are
  * told by their return address lying in the library's code. */
 struct shim_lib {
-	const char *name; /* a part of the file name: "libuv" */
+	const char *const *names; /* parts of file names: "libuv", NULL */
 	uintptr_t lo[8], hi[8];
 	int n;
 	int scanned; /* release-stored once the ranges are set */
 	pthread_once_t once;
 };
-#define SHIM_LIB(libname)                                                      \
+#define SHIM_LIB(libnames)                                                     \
 	{                                                                      \
-		.name = (libname), .once = PTHREAD_ONCE_INIT                   \
+		.names = (libnames), .once = PTHREAD_ONCE_INIT                 \
 	}
-int weft__shim_from_lib(struct shim_lib *lib, const void *ret);
+WEFT_SHIM_API int weft__shim_from_lib(struct shim_lib *lib, const void *ret);
 
 /* ------------------------------------------------ ids, current thread */
 
 /* Ids of the shims: a counter in a range of its own (bit 62), so they do
  * not meet the small ids hand instrumentation tends to use.  Each OS
  * thread takes them in blocks: one atomic operation per block. */
-extern __thread uint64_t weft__shim_id_next, weft__shim_id_end;
-void weft__shim_id_refill(void);
+WEFT_SHIM_API extern __thread uint64_t weft__shim_id_next, weft__shim_id_end;
+WEFT_SHIM_API void weft__shim_id_refill(void);
 static inline uint64_t weft__shim_new_id(void)
 {
 	if (__builtin_expect(weft__shim_id_next == weft__shim_id_end, 0))
@@ -87,7 +103,7 @@ static inline uint64_t weft__shim_new_id(void)
 }
 
 /* The async thread current on this OS thread, as the shims set it. */
-extern __thread uint64_t weft__shim_cur;
+WEFT_SHIM_API extern __thread uint64_t weft__shim_cur;
 static inline void weft__shim_set_cur(uint64_t id)
 {
 	weft__shim_cur = id;
@@ -121,7 +137,7 @@ struct shim_ent {
 /* Keeps (key, role): its thread, callbacks, loop and label.  0 when the
  * table is full (the activity then goes untraced rather than
  * mis-traced). */
-int weft__shim_put_labelled(const void *key, int role, uint64_t id,
+WEFT_SHIM_API int weft__shim_put_labelled(const void *key, int role, uint64_t id,
 			    void (*cb)(void), void (*cb2)(void), void *loop,
 			    const char *label);
 static inline int weft__shim_put(const void *key, int role, uint64_t id,
@@ -131,31 +147,31 @@ static inline int weft__shim_put(const void *key, int role, uint64_t id,
 	return weft__shim_put_labelled(key, role, id, cb, cb2, loop, NULL);
 }
 /* Copies the entry of (key, role) out; with `remove`, deletes it. */
-int weft__shim_get(const void *key, int role, struct shim_ent *out,
+WEFT_SHIM_API int weft__shim_get(const void *key, int role, struct shim_ent *out,
 		   int remove);
 /* Sets the pending thread of (key, role), if it is kept. */
-void weft__shim_set_id(const void *key, int role, uint64_t id);
+WEFT_SHIM_API void weft__shim_set_id(const void *key, int role, uint64_t id);
 /* Copies the entry out and puts `next` in its place as its pending
  * thread, in one look-up; 0 when absent or with nothing pending. */
-int weft__shim_swap_id(const void *key, int role, struct shim_ent *out,
+WEFT_SHIM_API int weft__shim_swap_id(const void *key, int role, struct shim_ent *out,
 		       uint64_t next);
 /* The pending thread of (key, role), without ever blocking for long:
  * for callers that may run in a signal handler which interrupted the
  * table's holder.  0 when absent or the table stayed busy. */
-uint64_t weft__shim_peek_id(const void *key, int role);
+WEFT_SHIM_API uint64_t weft__shim_peek_id(const void *key, int role);
 
 /* Requests submitted on the OS thread that runs their loop complete on
  * that thread (a loop calls a request's callback on its own thread): the
  * thread keeps them in a table of its own, with no lock.  When the loop
  * returns they move to the shared table (it may run on another thread
  * next).  weft__shim_mine_loop is the loop running on this thread. */
-extern __thread void *weft__shim_mine_loop;
-int weft__shim_mine_put(const void *key, uint64_t id, void (*cb)(void),
+WEFT_SHIM_API extern __thread void *weft__shim_mine_loop;
+WEFT_SHIM_API int weft__shim_mine_put(const void *key, uint64_t id, void (*cb)(void),
 			void *loop);
 /* Takes (removes) the entry of `key` into *out, with role `role`. */
-int weft__shim_mine_take(const void *key, int role, struct shim_ent *out);
+WEFT_SHIM_API int weft__shim_mine_take(const void *key, int role, struct shim_ent *out);
 /* The loop returns: what is pending moves to the shared table. */
-void weft__shim_mine_flush(int role);
+WEFT_SHIM_API void weft__shim_mine_flush(int role);
 
 /* ------------------------------------------------------------ labels */
 
@@ -172,11 +188,11 @@ static inline void weft__shim_lb_init(struct shim_lb *b)
 	b->n = 0;
 	b->s[0] = 0;
 }
-void weft__shim_lb_str(struct shim_lb *b, const char *p);
-void weft__shim_lb_num(struct shim_lb *b, long long v);
+WEFT_SHIM_API void weft__shim_lb_str(struct shim_lb *b, const char *p);
+WEFT_SHIM_API void weft__shim_lb_num(struct shim_lb *b, long long v);
 
 /* "on_read" for a callback that dladdr can name, else its address. */
-const char *weft__shim_cb_name(const void *cb);
+WEFT_SHIM_API const char *weft__shim_cb_name(const void *cb);
 
 /* No number in a cached label's part. */
 #define NO_NUM LLONG_MIN
@@ -184,14 +200,14 @@ const char *weft__shim_cb_name(const void *cb);
  * number absent when NO_NUM), from a per-thread cache: its text where it
  * never changes (interned once by the trace), or NULL (the arena is full)
  * with the text in b. */
-const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
+WEFT_SHIM_API const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
 				    long long n1, const char *p2,
 				    long long n2, const void *cb);
 /* Creates `id` labelled with what weft__shim_cached_label() returned. */
-void weft__shim_create_labelled(uint64_t id, const char *kind,
+WEFT_SHIM_API void weft__shim_create_labelled(uint64_t id, const char *kind,
 				const char *kept, const struct shim_lb *b);
 /* Labels `id` with a printf text, then " -> " and the callback's name. */
-void weft__shim_label(uint64_t id, const void *cb, const char *fmt, ...)
+WEFT_SHIM_API void weft__shim_label(uint64_t id, const void *cb, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* ------------------------------------------------------------ phases */
@@ -200,18 +216,32 @@ void weft__shim_label(uint64_t id, const void *cb, const char *fmt, ...)
  * trace interns names by address); the trace marks one when the
  * callbacks of another begin (weft_phase), and the loop's wait, recorded
  * as idle "poll", is its poll phase.  NULL: out of any phase. */
-extern const char weft__shim_poll[]; /* "poll": the wait's phase and reason */
+WEFT_SHIM_API extern const char weft__shim_poll[]; /* "poll": the wait's phase and reason */
 /* Marks phase ph if the trace is not in it. */
-void weft__shim_phase_mark(const char *ph);
+WEFT_SHIM_API void weft__shim_phase_mark(const char *ph);
 /* The same, with the events that follow at the same instant: returns 1
  * when it began a burst, for the caller to end after them. */
-int weft__shim_phase_begin(const char *ph);
+WEFT_SHIM_API int weft__shim_phase_begin(const char *ph);
 
-/* The loop's wait: with a timeout, an idle period ("poll") in its poll
- * phase, and how long the loop was away from it before (counter
- * `busy`, in microseconds, recorded when it changes). */
-void weft__shim_wait_enter(int timeout, const char *busy);
-void weft__shim_wait_leave(int timeout);
+/* A traced loop runs on this OS thread (uv_run, event_base_loop,
+ * g_main_context_iteration...): its thread is current, requests it is
+ * given may go to this thread's table, and its waits in the kernel
+ * (epoll_wait, poll, select... while no callback of it runs) are idle
+ * periods "poll" in its poll phase, with how long it was away from the
+ * wait before in the counter `busy` (microseconds, recorded when it
+ * changes).  Loops nest: each enter has its leave. */
+struct shim_loop_frame {
+	uint64_t cur, thread;
+	void *mine_loop;
+	const char *busy;
+};
+WEFT_SHIM_API void weft__shim_loop_enter(struct shim_loop_frame *f,
+					 uint64_t thread, void *mine_loop,
+					 const char *busy);
+/* ... and returns: out of any phase; what is pending in this thread's
+ * table goes to the shared one with role `mine_role`. */
+WEFT_SHIM_API void weft__shim_loop_leave(const struct shim_loop_frame *f,
+					 int mine_role);
 
 /* -------------------------------------------------------------- runs */
 
@@ -251,7 +281,7 @@ static inline void weft__shim_deliver(uint64_t id, const char *fail)
 	} while (0)
 
 /* ... and with no callback to run. */
-void weft__shim_complete_in(uint64_t id, const char *fail, const char *ph);
+WEFT_SHIM_API void weft__shim_complete_in(uint64_t id, const char *fail, const char *ph);
 
 /* ------------------------------------------------------------ handles */
 
@@ -262,7 +292,7 @@ void weft__shim_complete_in(uint64_t id, const char *fail, const char *ph);
 /* Arms the next activation of (h, role); labelled with what
  * weft__shim_cached_label() returned when b is not NULL (the label is
  * then kept for the activations that follow).  0 when not tracing. */
-uint64_t weft__shim_arm_labelled(const void *h, int role, const char *kind,
+WEFT_SHIM_API uint64_t weft__shim_arm_labelled(const void *h, int role, const char *kind,
 				 const char *kept, const struct shim_lb *b,
 				 void (*cb)(void), void *loop);
 static inline uint64_t weft__shim_arm(const void *h, int role,
@@ -272,16 +302,16 @@ static inline uint64_t weft__shim_arm(const void *h, int role,
 	return weft__shim_arm_labelled(h, role, kind, NULL, NULL, cb, loop);
 }
 /* Arms with the label "P1 N1 -> cb" (see weft__shim_cached_label). */
-uint64_t weft__shim_arm_named(const void *h, int role, const char *kind,
+WEFT_SHIM_API uint64_t weft__shim_arm_named(const void *h, int role, const char *kind,
 			      const char *p1, long long n1, void (*cb)(void),
 			      void *loop);
 /* Disarms: the pending activation is cancelled. */
-void weft__shim_disarm(const void *h, int role);
+WEFT_SHIM_API void weft__shim_disarm(const void *h, int role);
 /* In a trampoline: the activation fires.  Its entry is copied to *e, and
  * the next activation (*next, a new id) takes its place in the table;
  * FIRE_RUN creates it once the firing one runs, so it is created by it,
  * and a stop inside the callback cancels it.  0: nothing was armed. */
-int weft__shim_fire(const void *h, int role, struct shim_ent *e,
+WEFT_SHIM_API int weft__shim_fire(const void *h, int role, struct shim_ent *e,
 		    uint64_t *next);
 
 /* Runs the user's callback as the activation that fired (resolved, or

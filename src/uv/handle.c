@@ -151,7 +151,7 @@ HANDLE_STOP(R_UDP_RECV, uv_udp_recv_stop, uv_udp_t)
 	HANDLE(ROLE, "uv_" #type "_t", uv_##type##_cb, #type, NO_NUM,          \
 	       tramp_##type, (uv_##type##_t * h), (h), 1, 0, PHASE,            \
 	       uv_##type##_start, (uv_##type##_t * h, uv_##type##_cb cb),      \
-	       h->loop, cb && !uv_is_active((uv_handle_t *)h))                 \
+	       h->loop, cb && !UV(uv_is_active)((uv_handle_t *)h))                 \
 	HANDLE_STOP(ROLE, uv_##type##_stop, uv_##type##_t)
 #define START_ARGS_uv_idle_start (h, cb)
 #define START_ARGS_uv_prepare_start (h, cb)
@@ -194,7 +194,7 @@ static void tramp_timer(uv_timer_t *h)
 	weft__shim_phase_mark(PH_TIMERS);
 	weft__shim_uv_counters(e.loop);
 	weft__shim_deliver(e.id, NULL);
-	uint64_t repeat = uv_timer_get_repeat(h);
+	uint64_t repeat = UV(uv_timer_get_repeat)(h);
 	if (repeat) {
 		uint64_t next = weft__shim_new_id();
 		struct shim_lb b;
@@ -293,7 +293,7 @@ int uv_spawn(uv_loop_t *loop, uv_process_t *handle,
 	if (r < 0) {
 		struct shim_ent e;
 		weft__shim_get(handle, R_PROCESS, &e, 1);
-		weft_fail(id, uv_err_name(r));
+		weft_fail(id, UV(uv_err_name)(r));
 		return r;
 	}
 	weft__shim_label(id, (const void *)options->exit_cb,
@@ -348,6 +348,6 @@ void uv_close(uv_handle_t *handle, uv_close_cb close_cb)
 		return;
 	}
 	weft__shim_label(id, (const void *)close_cb, "close %s",
-			 uv_handle_type_name(uv_handle_get_type(handle)));
+			 UV(uv_handle_type_name)(UV(uv_handle_get_type)(handle)));
 	real_uv_close(handle, tramp_close);
 }

@@ -7,11 +7,12 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <stdio.h>
-#include <sys/epoll.h>
 
 #include "uv-shim.h"
 
-struct shim_lib weft__shim_libuv = SHIM_LIB("libuv");
+const char *const weft__shim_uv_libs[] = {"libuv.so.1", NULL};
+static const char *const names[] = {"libuv", NULL};
+struct shim_lib weft__shim_libuv = SHIM_LIB(names);
 
 /* ------------------------------------------------------------ phases */
 
@@ -75,7 +76,7 @@ void weft__shim_uv_counters(uv_loop_t *loop)
 int weft__shim_uv_fd_of(const uv_handle_t *h)
 {
 	uv_os_fd_t fd = -1;
-	if (uv_fileno(h, &fd) < 0)
+	if (UV(uv_fileno)(h, &fd) < 0)
 		return -1;
 	return fd;
 }
@@ -115,7 +116,7 @@ static uint64_t loop_id(uv_loop_t *loop)
 	weft_create(id, "uv_loop_t");
 	char text[64];
 	snprintf(text, sizeof text, "uv loop %p%s", (void *)loop,
-		 loop == uv_default_loop() ? " (default)" : "");
+		 loop == UV(uv_default_loop)() ? " (default)" : "");
 	weft_label(id, text);
 	weft__shim_put(loop, R_LOOP, id, NULL, NULL, loop);
 	return id;
@@ -126,18 +127,10 @@ int uv_run(uv_loop_t *loop, uv_run_mode mode)
 	REAL(uv_run);
 	if (!ON())
 		return real_uv_run(loop, mode);
-	uint64_t id = loop_id(loop);
-	uint64_t prev = weft__shim_cur;
-	void *prev_loop = weft__shim_mine_loop;
-	weft__shim_set_cur(id);
-	weft__shim_mine_loop = loop;
+	struct shim_loop_frame f;
+	weft__shim_loop_enter(&f, loop_id(loop), loop, "uv.loop_busy_us");
 	int r = real_uv_run(loop, mode);
-	int e = errno;
-	weft__shim_phase_mark(NULL); /* out of the loop */
-	weft__shim_mine_flush(R_REQ);
-	weft__shim_mine_loop = prev_loop;
-	weft__shim_set_cur(prev);
-	errno = e;
+	weft__shim_loop_leave(&f, R_REQ);
 	return r;
 }
 
@@ -148,37 +141,5 @@ int uv_loop_close(uv_loop_t *loop)
 	struct shim_ent e;
 	if (r == 0 && weft__shim_get(loop, R_LOOP, &e, 1) && ON())
 		weft_resolve(e.id);
-	return r;
-}
-
-/* ---------------------------------------------------------- the wait */
-
-/* Idle: the time a thread sits in epoll with a timeout. */
-WEFT_SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *events,
-				int maxevents, int timeout)
-{
-	REAL(epoll_wait);
-	int e = errno;
-	weft__shim_wait_enter(timeout, "uv.loop_busy_us");
-	errno = e;
-	int r = real_epoll_wait(epfd, events, maxevents, timeout);
-	e = errno;
-	weft__shim_wait_leave(timeout);
-	errno = e;
-	return r;
-}
-
-WEFT_SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *events,
-				 int maxevents, int timeout,
-				 const sigset_t *sigmask)
-{
-	REAL(epoll_pwait);
-	int e = errno;
-	weft__shim_wait_enter(timeout, "uv.loop_busy_us");
-	errno = e;
-	int r = real_epoll_pwait(epfd, events, maxevents, timeout, sigmask);
-	e = errno;
-	weft__shim_wait_leave(timeout);
-	errno = e;
 	return r;
 }

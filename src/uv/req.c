@@ -67,7 +67,7 @@ int weft__shim_uv_req_submitted(const void *req, uint64_t id, int r)
 	if (id && r < 0) {
 		struct shim_ent e;
 		weft__shim_uv_req_take(req, &e);
-		weft_fail(id, uv_err_name(r));
+		weft_fail(id, UV(uv_err_name)(r));
 	}
 	return r;
 }

@@ -9,7 +9,18 @@
 
 #include <uv.h>
 
+/* Where libuv's functions are when it was loaded with dlopen(RTLD_LOCAL). */
+extern const char *const weft__shim_uv_libs[];
+#define SHIM_LIBS weft__shim_uv_libs
 #include "shim/shim.h"
+
+/* A libuv function the shim calls: looked up once (the shim does not
+ * link libuv). */
+#define UV(name)                                                               \
+	({                                                                     \
+		REAL(name);                                                    \
+		real_##name;                                                   \
+	})
 
 /* What an entry of the side table is (one handle may have several). */
 enum role {
@@ -60,7 +71,7 @@ void weft__shim_uv_counters(uv_loop_t *loop);
 /* What a failed status is called: NULL when it did not fail. */
 static inline const char *weft__shim_uv_fail(long status)
 {
-	return status < 0 ? uv_err_name((int)status) : NULL;
+	return status < 0 ? UV(uv_err_name)((int)status) : NULL;
 }
 
 /* A stream's descriptor, read where uv_fileno() reads it (the Unix

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* record-loops.h - the loop shims `weft record` preloads (record-loops.c). */
+#ifndef WEFT_RECORD_LOOPS_H
+#define WEFT_RECORD_LOOPS_H
+
+#include <limits.h>
+#include <stddef.h>
+
+struct record_loops {
+	char preload[PATH_MAX * 5]; /* LD_PRELOAD's list, "" for none */
+	char what[256];             /* "libuv, GLib (what it links)" */
+	char missing[256];          /* chosen but not built or installed */
+};
+
+/* Chooses the shims for running CMD: `choice` is --loops' value
+ * ("uv,event,glib", "all", "none") or NULL to take what CMD links.
+ * Returns 0, or -1 for a choice that names no loop. */
+int record_loops_choose(const char *cmd, const char *choice,
+			struct record_loops *out);
+
+/* The loop (a bit) whose loops' threads are of kind `kind`, or 0. */
+unsigned record_loop_of_kind(const char *kind);
+/* "libuv, GLib" for a mask of loops. */
+void record_loops_names(unsigned mask, char *buf, size_t cap);
+
+#endif
