@@ -85,8 +85,17 @@ const char *weft__shim_cb_name(const void *cb)
 		size_t cap = sizeof name_cache[i].name;
 		Dl_info di;
 		char *dm = NULL;
-		if (!dladdr(cb, &di) || !di.dli_sname) {
+		if (!dladdr(cb, &di)) {
 			snprintf(name, cap, "%p", cb);
+		} else if (!di.dli_sname) {
+			/* no symbol (a static function, a program linked
+			 * without -rdynamic): where it is, which does not
+			 * change from run to run */
+			const char *f = di.dli_fname ? di.dli_fname : "?";
+			const char *slash = strrchr(f, '/');
+			snprintf(name, cap, "%s+0x%lx", slash ? slash + 1 : f,
+				 (unsigned long)((uintptr_t)cb -
+						 (uintptr_t)di.dli_fbase));
 		} else if (di.dli_sname[0] == '_' && di.dli_sname[1] == 'Z' &&
 			   !pthread_once(&demangler_once, find_demangler) &&
 			   demangler &&
@@ -219,8 +228,10 @@ const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
 		if (n2 != NO_NUM)
 			weft__shim_lb_num(b, n2);
 	}
-	weft__shim_lb_str(b, " -> ");
-	weft__shim_lb_str(b, weft__shim_cb_name(cb));
+	if (cb != SHIM_NO_CB) {
+		weft__shim_lb_str(b, " -> ");
+		weft__shim_lb_str(b, weft__shim_cb_name(cb));
+	}
 	const char *kept = arena_copy(b->s, b->n);
 	if (kept) {
 		unsigned i = set + lcache_next[set / LWAYS];

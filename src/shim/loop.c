@@ -111,11 +111,16 @@ void weft__shim_loop_enter(struct shim_loop_frame *f, uint64_t thread,
 	weft__shim_loop_busy = busy;
 }
 
-void weft__shim_loop_leave(const struct shim_loop_frame *f, int mine_role)
+int weft__shim_loop_running(uint64_t thread)
+{
+	return thread && weft__shim_loop_thread == thread;
+}
+
+void weft__shim_loop_leave(const struct shim_loop_frame *f)
 {
 	int e = errno;
 	weft__shim_phase_mark(NULL); /* out of the loop */
-	weft__shim_mine_flush(mine_role);
+	weft__shim_mine_flush();
 	weft__shim_mine_loop = f->mine_loop;
 	weft__shim_loop_thread = f->thread;
 	weft__shim_loop_busy = f->busy;

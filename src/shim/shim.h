@@ -110,12 +110,23 @@ static inline void weft__shim_set_cur(uint64_t id)
 	weft_run(id);
 }
 
+/* Calls a user callback: what it calls is the program's, even when a
+ * library runs it from inside one of our wrappers (a callback some calls
+ * make at once). */
+#define USER_CALL(call)                                                        \
+	do {                                                                   \
+		int inside_ = weft__shim_inside;                               \
+		weft__shim_inside = 0;                                         \
+		call;                                                          \
+		weft__shim_inside = inside_;                                   \
+	} while (0)
+
 /* Runs `id` around a callback, then gives back what was current. */
 #define RUN_AS(id, call)                                                       \
 	do {                                                                   \
 		uint64_t prev_ = weft__shim_cur;                               \
 		weft__shim_set_cur(id);                                        \
-		call;                                                          \
+		USER_CALL(call);                                               \
 		weft__shim_set_cur(prev_);                                     \
 	} while (0)
 
@@ -125,14 +136,18 @@ static inline void weft__shim_set_cur(uint64_t id)
  * the user's pointers and data fields are never touched. */
 struct shim_ent {
 	const void *key;
-	int role;          /* the shim's own numbering; 0 and -1 are taken */
+	int role;          /* SHIM_ROLE_* of the shim; 0 and -1 are taken */
 	uint64_t id;       /* the async thread; 0: none pending */
 	void (*cb)(void);  /* the user's callback */
 	void (*cb2)(void); /* a second one (libuv work: the after-work cb) */
 	void *loop;
-	uint64_t aux;      /* the shim's (libuv timers: the repeat) */
+	void *data;        /* the shim's */
 	const char *label; /* a handle's activations: their label, kept */
 };
+/* Each shim numbers its roles from its base: they share the table. */
+#define SHIM_ROLE_UV 1
+#define SHIM_ROLE_EVENT 64
+#define SHIM_ROLE_GLIB 128
 
 /* Keeps (key, role): its thread, callbacks, loop and label.  0 when the
  * table is full (the activity then goes untraced rather than
@@ -146,6 +161,8 @@ static inline int weft__shim_put(const void *key, int role, uint64_t id,
 {
 	return weft__shim_put_labelled(key, role, id, cb, cb2, loop, NULL);
 }
+/* Keeps `data` for (key, role) (the rest of the entry as it was). */
+WEFT_SHIM_API int weft__shim_put_data(const void *key, int role, void *data);
 /* Copies the entry of (key, role) out; with `remove`, deletes it. */
 WEFT_SHIM_API int weft__shim_get(const void *key, int role, struct shim_ent *out,
 		   int remove);
@@ -166,12 +183,13 @@ WEFT_SHIM_API uint64_t weft__shim_peek_id(const void *key, int role);
  * returns they move to the shared table (it may run on another thread
  * next).  weft__shim_mine_loop is the loop running on this thread. */
 WEFT_SHIM_API extern __thread void *weft__shim_mine_loop;
-WEFT_SHIM_API int weft__shim_mine_put(const void *key, uint64_t id, void (*cb)(void),
-			void *loop);
-/* Takes (removes) the entry of `key` into *out, with role `role`. */
-WEFT_SHIM_API int weft__shim_mine_take(const void *key, int role, struct shim_ent *out);
+WEFT_SHIM_API int weft__shim_mine_put(const void *key, int role, uint64_t id,
+				      void (*cb)(void), void *loop);
+/* Takes (removes) the entry of (key, role) into *out. */
+WEFT_SHIM_API int weft__shim_mine_take(const void *key, int role,
+				       struct shim_ent *out);
 /* The loop returns: what is pending moves to the shared table. */
-WEFT_SHIM_API void weft__shim_mine_flush(int role);
+WEFT_SHIM_API void weft__shim_mine_flush(void);
 
 /* ------------------------------------------------------------ labels */
 
@@ -196,6 +214,8 @@ WEFT_SHIM_API const char *weft__shim_cb_name(const void *cb);
 
 /* No number in a cached label's part. */
 #define NO_NUM LLONG_MIN
+/* No callback: a cached label with no " -> name". */
+#define SHIM_NO_CB ((const void *)1)
 /* The label "P1 N1 P2 N2 -> cb" (a part absent when its P is NULL, a
  * number absent when NO_NUM), from a per-thread cache: its text where it
  * never changes (interned once by the trace), or NULL (the arena is full)
@@ -238,10 +258,25 @@ struct shim_loop_frame {
 WEFT_SHIM_API void weft__shim_loop_enter(struct shim_loop_frame *f,
 					 uint64_t thread, void *mine_loop,
 					 const char *busy);
+/* Whether the innermost loop running on this OS thread is `thread` (a
+ * loop that calls itself, as event_base_dispatch calls event_base_loop
+ * by a tail call that hides its return address, is entered once). */
+WEFT_SHIM_API int weft__shim_loop_running(uint64_t thread);
 /* ... and returns: out of any phase; what is pending in this thread's
- * table goes to the shared one with role `mine_role`. */
-WEFT_SHIM_API void weft__shim_loop_leave(const struct shim_loop_frame *f,
-					 int mine_role);
+ * table goes to the shared one. */
+WEFT_SHIM_API void weft__shim_loop_leave(const struct shim_loop_frame *f);
+
+/* ------------------------------------------------------- descriptors */
+
+/* The descriptors of traced handles (a libuv stream, UDP or poll handle,
+ * a libevent event, a GLib fd source).  What the program reads and writes
+ * on them with plain system calls (read, write, readv, writev, recv*,
+ * send*) — not what a loop library does, which its shim records — is
+ * recorded as a request of the current thread, created and resolved (or
+ * failed with the errno name) around the call.  close() forgets a
+ * descriptor; other descriptors cost a bit test. */
+WEFT_SHIM_API void weft__shim_fd_watch(int fd);
+WEFT_SHIM_API void weft__shim_fd_forget(int fd);
 
 /* -------------------------------------------------------------- runs */
 
@@ -276,7 +311,7 @@ static inline void weft__shim_deliver(uint64_t id, const char *fail)
 		weft__shim_deliver((id), (fail));                              \
 		if (burst_)                                                    \
 			weft_burst_end();                                      \
-		call;                                                          \
+		USER_CALL(call);                                               \
 		weft__shim_set_cur(prev_);                                     \
 	} while (0)
 
@@ -338,7 +373,7 @@ WEFT_SHIM_API int weft__shim_fire(const void *h, int role, struct shim_ent *e,
 			weft_burst_end();                                      \
 		}                                                              \
 		errno = saved_;                                                \
-		call;                                                          \
+		USER_CALL(call);                                               \
 		weft__shim_set_cur(prev_);                                     \
 	} while (0)
 

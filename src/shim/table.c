@@ -101,6 +101,16 @@ int weft__shim_put_labelled(const void *key, int role, uint64_t id,
 	return e != NULL;
 }
 
+int weft__shim_put_data(const void *key, int role, void *data)
+{
+	lock_table();
+	struct shim_ent *e = find(key, role, 1);
+	if (e)
+		e->data = data;
+	unlock_table();
+	return e != NULL;
+}
+
 int weft__shim_get(const void *key, int role, struct shim_ent *out,
 		   int remove)
 {
@@ -165,6 +175,7 @@ uint64_t weft__shim_peek_id(const void *key, int role)
 #define MINE_TOMB ((const void *)1)
 struct mine {
 	const void *key; /* NULL: never used; MINE_TOMB: removed */
+	int role;
 	uint64_t id;
 	void (*cb)(void);
 	void *loop;
@@ -187,8 +198,8 @@ static void mine_reset(void)
 }
 
 /* 0 if the request is not for this thread's table (or it is full). */
-int weft__shim_mine_put(const void *key, uint64_t id, void (*cb)(void),
-			void *loop)
+int weft__shim_mine_put(const void *key, int role, uint64_t id,
+			void (*cb)(void), void *loop)
 {
 	if (loop != weft__shim_mine_loop || !loop)
 		return 0;
@@ -224,6 +235,7 @@ int weft__shim_mine_put(const void *key, uint64_t id, void (*cb)(void),
 	if (!slot)
 		return 0;
 	slot->key = key;
+	slot->role = role;
 	slot->id = id;
 	slot->cb = cb;
 	slot->loop = loop;
@@ -238,7 +250,7 @@ int weft__shim_mine_take(const void *key, int role, struct shim_ent *out)
 	unsigned i = mine_slot(key);
 	for (unsigned n = 0; n < MINE_SIZE; n++, i = (i + 1) & (MINE_SIZE - 1)) {
 		struct mine *m = &mine[i];
-		if (m->key == key) {
+		if (m->key == key && m->role == role) {
 			memset(out, 0, sizeof *out);
 			out->key = key;
 			out->role = role;
@@ -255,14 +267,14 @@ int weft__shim_mine_take(const void *key, int role, struct shim_ent *out)
 	return 0;
 }
 
-void weft__shim_mine_flush(int role)
+void weft__shim_mine_flush(void)
 {
 	if (!mine || !mine_used)
 		return;
 	for (unsigned i = 0; i < MINE_SIZE && mine_live; i++) {
 		struct mine *m = &mine[i];
 		if (m->key && m->key != MINE_TOMB) {
-			weft__shim_put(m->key, role, m->id, m->cb, NULL,
+			weft__shim_put(m->key, m->role, m->id, m->cb, NULL,
 				       m->loop);
 			mine_live--;
 		}

@@ -207,7 +207,7 @@ static void tramp_timer(uv_timer_t *h)
 		weft__shim_set_id(h, R_TIMER, 0);
 	errno = saved;
 	weft_burst_end();
-	((uv_timer_cb)e.cb)(h);
+	USER_CALL(((uv_timer_cb)e.cb)(h));
 	weft__shim_set_cur(prev);
 }
 

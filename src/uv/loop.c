@@ -130,7 +130,7 @@ int uv_run(uv_loop_t *loop, uv_run_mode mode)
 	struct shim_loop_frame f;
 	weft__shim_loop_enter(&f, loop_id(loop), loop, "uv.loop_busy_us");
 	int r = real_uv_run(loop, mode);
-	weft__shim_loop_leave(&f, R_REQ);
+	weft__shim_loop_leave(&f);
 	return r;
 }
 

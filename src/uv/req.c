@@ -16,7 +16,7 @@
 static int req_put(const void *req, uint64_t id, void (*cb)(void),
 		   void (*cb2)(void), uv_loop_t *loop, int shared)
 {
-	if (!shared && !cb2 && weft__shim_mine_put(req, id, cb, loop))
+	if (!shared && !cb2 && weft__shim_mine_put(req, R_REQ, id, cb, loop))
 		return 1;
 	return weft__shim_put(req, R_REQ, id, cb, cb2, loop);
 }

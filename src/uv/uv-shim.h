@@ -24,7 +24,7 @@ extern const char *const weft__shim_uv_libs[];
 
 /* What an entry of the side table is (one handle may have several). */
 enum role {
-	R_REQ = 1,
+	R_REQ = SHIM_ROLE_UV,
 	R_LOOP,
 	R_TIMER,
 	R_READ,
