@@ -20,6 +20,12 @@ pkgs=(
 	# program the tests trace)
 	libuv1-dev
 	cmake
+	# libevent shim and its tests (memcached with memcslap's load, and
+	# tmux: real libevent programs the tests trace)
+	libevent-dev
+	memcached
+	libmemcached-tools
+	tmux
 	# the renderer's cairo back end (weft render), and a font for its text
 	libcairo2-dev
 	fonts-dejavu-core

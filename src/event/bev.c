@@ -268,26 +268,74 @@ static void tramp_event(struct bufferevent *bev, short what, void *arg)
 
 /* ---------------------------------------------------------- wrappers */
 
+static void setcb(struct bevx *c, struct bufferevent *bev,
+		  bufferevent_data_cb readcb, bufferevent_data_cb writecb,
+		  bufferevent_event_cb eventcb, void *cbarg);
+
+/* A new socket bufferevent: its record, and the shim's callback on its
+ * output buffer. */
+static struct bevx *traced(struct bufferevent *bev, evutil_socket_t fd)
+{
+	struct bevx *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	if (!weft__shim_put_data(bev, R_BEV, c)) {
+		free(c);
+		return NULL;
+	}
+	c->fd = fd;
+	c->out_cb = EV(evbuffer_add_cb)(EV(bufferevent_get_output)(bev),
+					out_cb, c);
+	return c;
+}
+
 struct bufferevent *bufferevent_socket_new(struct event_base *base,
 					   evutil_socket_t fd, int options)
 {
 	REAL(bufferevent_socket_new);
 	struct bufferevent *bev = real_bufferevent_socket_new(base, fd,
 							      options);
+	if (bev && !INTERNAL() && ON())
+		traced(bev, fd);
+	return bev;
+}
+
+/* The 1.x form (tmux's panes): a socket bufferevent on the current base,
+ * its callbacks set at once. */
+struct bufferevent *bufferevent_new(evutil_socket_t fd,
+				    bufferevent_data_cb readcb,
+				    bufferevent_data_cb writecb,
+				    bufferevent_event_cb eventcb, void *cbarg)
+{
+	REAL(bufferevent_new);
+	struct bufferevent *bev =
+		real_bufferevent_new(fd, readcb, writecb, eventcb, cbarg);
 	if (!bev || INTERNAL() || !ON())
 		return bev;
 	SCOPE_INSIDE();
-	struct bevx *c = calloc(1, sizeof *c);
-	if (!c)
-		return bev;
-	if (!weft__shim_put_data(bev, R_BEV, c)) {
-		free(c);
-		return bev;
-	}
-	c->fd = fd;
-	c->out_cb = EV(evbuffer_add_cb)(EV(bufferevent_get_output)(bev),
-					out_cb, c);
+	struct bevx *c = traced(bev, fd);
+	if (c)
+		setcb(c, bev, readcb, writecb, eventcb, cbarg);
 	return bev;
+}
+
+/* The user's callbacks go to c; libevent gets ours, with c. */
+static void setcb(struct bevx *c, struct bufferevent *bev,
+		  bufferevent_data_cb readcb, bufferevent_data_cb writecb,
+		  bufferevent_event_cb eventcb, void *cbarg)
+{
+	REAL(bufferevent_setcb);
+	c->readcb = readcb;
+	c->writecb = writecb;
+	c->eventcb = eventcb;
+	c->arg = cbarg;
+	real_bufferevent_setcb(bev, readcb ? tramp_read : NULL,
+			       writecb ? tramp_write : NULL,
+			       eventcb ? tramp_event : NULL, c);
+	if (!readcb)
+		disarm_read(c);
+	else if (EV(bufferevent_get_enabled)(bev) & EV_READ)
+		arm_read(c, bev);
 }
 
 void bufferevent_setcb(struct bufferevent *bev, bufferevent_data_cb readcb,
@@ -301,17 +349,7 @@ void bufferevent_setcb(struct bufferevent *bev, bufferevent_data_cb readcb,
 		return;
 	}
 	SCOPE_INSIDE();
-	c->readcb = readcb;
-	c->writecb = writecb;
-	c->eventcb = eventcb;
-	c->arg = cbarg;
-	real_bufferevent_setcb(bev, readcb ? tramp_read : NULL,
-			       writecb ? tramp_write : NULL,
-			       eventcb ? tramp_event : NULL, c);
-	if (!readcb)
-		disarm_read(c);
-	else if (EV(bufferevent_get_enabled)(bev) & EV_READ)
-		arm_read(c, bev);
+	setcb(c, bev, readcb, writecb, eventcb, cbarg);
 }
 
 void bufferevent_getcb(struct bufferevent *bev, bufferevent_data_cb *readcb,

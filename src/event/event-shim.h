@@ -13,6 +13,7 @@
 #define event_shared_EXPORTS 1
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_compat.h>
 #include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/event_compat.h>

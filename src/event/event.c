@@ -36,6 +36,7 @@ struct evx {
 	int once;  /* event_base_once: freed once it has fired */
 	int manual; /* event_active() made it active (atomic) */
 	int owned; /* event_new: freed with the event */
+	unsigned gen; /* the trace its activation was created in */
 };
 
 static void tramp(evutil_socket_t fd, short what, void *arg);
@@ -98,6 +99,7 @@ static void arm(struct evx *c, const struct event *ev, evutil_socket_t fd,
 	uint64_t id = weft__shim_new_id();
 	weft__shim_create_labelled(id, c->kind, kept, &b);
 	c->label = kept;
+	c->gen = ON();
 	/* Two threads arming at once: the one left over is cancelled. */
 	uint64_t old = __atomic_exchange_n(&c->id, id, __ATOMIC_RELAXED);
 	if (old)
@@ -107,7 +109,8 @@ static void arm(struct evx *c, const struct event *ev, evutil_socket_t fd,
 static void disarm(struct evx *c)
 {
 	uint64_t id = __atomic_exchange_n(&c->id, 0, __ATOMIC_RELAXED);
-	if (id && ON())
+	/* (one armed before a fork is not in this trace) */
+	if (id && ON() && c->gen == ON())
 		weft_cancel(id);
 }
 
@@ -138,6 +141,14 @@ static void tramp(evutil_socket_t fd, short what, void *arg)
 	const char *ph = timeout ? weft__shim_ev_timers : c->phase;
 	errno = saved;
 	struct shim_ent e = {.id = id, .label = c->label};
+	if (c->gen != ON()) {
+		/* armed before a fork: this trace has never seen it */
+		struct shim_lb b;
+		const char *kept = weft__shim_cached_label(
+			&b, c->p1, c->n1, c->p2, c->n2, (const void *)cb);
+		weft__shim_create_labelled(id, c->kind, kept, &b);
+		c->gen = ON();
+	}
 	if (c->events & EV_PERSIST) {
 		/* the next activation, unless it was re-armed meanwhile */
 		uint64_t next = weft__shim_new_id(), none = 0;

@@ -1,106 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Reads `weft dump FILE` (with by=) into threads and checks what a test
-asks.  Library for test-uv.sh:  uv_check.py CHECK FILE."""
+"""Reads `weft dump FILE` into threads (threads.py) and checks what a
+test asks.  Library for test-uv.sh:  uv_check.py WEFT CHECK FILE."""
+import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from threads import Checks, load  # noqa: E402
 
 W = sys.argv[1]
 CHECK = sys.argv[2]
 FILE = sys.argv[3]
 
-out = subprocess.run([W, 'dump', FILE], capture_output=True, text=True,
-                     check=True).stdout
-LINE = re.compile(r'^(\S+) #(\d+)/(\d+) (\w+)(.*?)(?: by=(0x[0-9a-f]+))?$')
-KV = re.compile(r' (\w+)=("(?:[^"\\]|\\.)*"|\S+)')
-threads = {}     # id -> dict(kind, label, creator, end, stream)
-events = []
-phase = {}       # OS thread -> its loop's phase now, as the model reads it
-phased = set()   # OS threads that have marked a phase
-
-
-def th(i):
-    return threads.setdefault(i, {'kind': None, 'labels': [], 'creator': None,
-                                  'end': None, 'by': None, 'runs': set(),
-                                  'signals_from': [], 'phase': None})
-
-
-def ran(x, tid):
-    """x begins a run on OS thread tid: the phase of its first run."""
-    x['runs'].add(tid)
-    if x['phase'] is None:
-        x['phase'] = phase.get(tid, '')
-
-
-for line in out.splitlines():
-    m = LINE.match(line)
-    if not m:
-        continue
-    t, stream, tid, ev, rest, by = m.groups()
-    f = {k: v.strip('"') for k, v in KV.findall(rest)}
-    events.append((ev, f, by, tid))
-    if ev == 'phase':
-        phase[tid] = f['phase']
-        phased.add(tid)
-    elif ev == 'idle' and tid in phased:
-        phase[tid] = f['reason']  # a loop waits in its poll phase
-    if ev in ('create', 'create_label'):
-        x = th(f['child'])
-        x['kind'] = f['kind']
-        x['creator'] = by
-        if ev == 'create_label':
-            x['labels'].append(f['label'])
-    elif ev == 'fire':
-        # target resolves and runs; it creates next, of its kind and label
-        x = th(f['target'])
-        if x['end'] is None:
-            x['end'] = 'resolve'
-            x['by'] = by
-        ran(x, tid)
-        y = th(f['next'])
-        y['kind'] = x['kind']
-        y['creator'] = f['target']
-        y['labels'].append(x['labels'][-1] if x['labels'] else '')
-    elif ev == 'label':
-        th(f['thread'])['labels'].append(f['text'])
-    elif ev in ('resolve', 'resolve_run', 'fail', 'cancel'):
-        x = th(f['target'])
-        if x['end'] is None:
-            x['end'] = 'fail:' + f['message'] if ev == 'fail' else \
-                'resolve' if ev == 'resolve_run' else ev
-            x['by'] = by
-        if ev == 'resolve_run':
-            ran(x, tid)
-    elif ev == 'run':
-        ran(th(f['thread']), tid)
-    elif ev == 'signal':
-        th(f['receiver'])['signals_from'].append((by, tid))
-
-
-def find(pattern):
-    r = [i for i, x in threads.items() if any(re.search(pattern, l) for l in x['labels'])]
-    if not r:
-        sys.exit('no thread labelled /%s/' % pattern)
-    return r
-
-
-def one(pattern):
-    r = find(pattern)
-    if len(r) != 1:
-        sys.exit('%d threads labelled /%s/' % (len(r), pattern))
-    return r[0]
-
-
-def first(pattern):
-    """The first activation of a handle (later ones are created by it)."""
-    r = find(pattern)
-    return min(r, key=lambda i: int(i, 16))
-
-
-def check(cond, msg):
-    if not cond:
-        sys.exit('check failed: ' + msg)
+threads, events = load(W, FILE)
+_c = Checks(threads)
+find, one, first, check = _c.find, _c.one, _c.first, _c.check
 
 
 loops = find(r'^uv loop ')
