@@ -112,10 +112,10 @@ int main(void)
 	socklen_t len = sizeof at;
 	getsockname(evconnlistener_get_fd(lev), (struct sockaddr *)&at, &len);
 
-	struct bufferevent *c = bufferevent_socket_new(base, -1,
-						       BEV_OPT_CLOSE_ON_FREE);
-	bufferevent_setcb(c, on_client_read, on_client_written,
-			  on_client_event, NULL);
+	struct bufferevent *c =
+		bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	bufferevent_setcb(c, on_client_read, on_client_written, on_client_event,
+			  NULL);
 	bufferevent_enable(c, EV_READ | EV_WRITE);
 	bufferevent_socket_connect(c, (struct sockaddr *)&at, sizeof at);
 
@@ -126,8 +126,8 @@ int main(void)
 	bind(s, (struct sockaddr *)&dead, sizeof dead);
 	getsockname(s, (struct sockaddr *)&dead, &len);
 	close(s);
-	struct bufferevent *r = bufferevent_socket_new(base, -1,
-						       BEV_OPT_CLOSE_ON_FREE);
+	struct bufferevent *r =
+		bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_setcb(r, NULL, NULL, on_refused, NULL);
 	bufferevent_socket_connect(r, (struct sockaddr *)&dead, sizeof dead);
 

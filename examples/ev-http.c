@@ -63,7 +63,9 @@ void on_response(struct evhttp_request *req, void *arg)
 void on_lookup(int err, struct evutil_addrinfo *res, void *arg)
 {
 	printf("lookup %s: %s\n", (const char *)arg,
-	       err ? "failed" : res ? "found" : "nothing");
+	       err   ? "failed"
+	       : res ? "found"
+		     : "nothing");
 	if (res)
 		evutil_freeaddrinfo(res);
 	one_done();
@@ -81,8 +83,7 @@ int main(void)
 		return 1;
 	struct sockaddr_in a;
 	socklen_t len = sizeof a;
-	getsockname(evhttp_bound_socket_get_fd(s), (struct sockaddr *)&a,
-		    &len);
+	getsockname(evhttp_bound_socket_get_fd(s), (struct sockaddr *)&a, &len);
 	conn = evhttp_connection_base_new(base, NULL, "127.0.0.1",
 					  ntohs(a.sin_port));
 	struct evhttp_request *r1 = evhttp_request_new(on_response, hello);

@@ -144,10 +144,11 @@ int main(void)
 	event_base_once(base, -1, EV_TIMEOUT, on_base_once, &tag, NULL);
 	self_ev = event_new(base, -1, 0, on_self, event_self_cbarg());
 	event_active(self_ev, EV_TIMEOUT, 0);
-	printf("getters: %s\n", event_get_callback(rd) == on_read &&
-					event_get_callback_arg(rd) == &tag
-				? "the program's"
-				: "changed");
+	printf("getters: %s\n",
+	       event_get_callback(rd) == on_read &&
+			       event_get_callback_arg(rd) == &tag
+		       ? "the program's"
+		       : "changed");
 	pthread_create(&poker, NULL, poke, NULL);
 
 	event_base_loop(base, EVLOOP_ONCE);

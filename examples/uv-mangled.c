@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <uv.h>
 
-void check_immediate(uv_timer_t *t)
-	__asm__("_ZN4node11Environment14CheckImmediateEP10uv_check_s");
-void on_timer(uv_timer_t *t)
-	__asm__("_ZN4node12_GLOBAL__N_11T7OnTimerEP10uv_timer_s");
-void lambda_fun(uv_timer_t *t)
-	__asm__("_ZZN4node11Environment3RegEvENUlP11uv_handle_sE_4_FUNES2_");
+void check_immediate(uv_timer_t *t) __asm__("_ZN4node11Environment14CheckImmedi"
+					    "ateEP10uv_check_s");
+void on_timer(uv_timer_t *t) __asm__("_ZN4node12_GLOBAL__N_11T7OnTimerEP10uv_"
+				     "timer_s");
+void lambda_fun(uv_timer_t *t) __asm__("_ZZN4node11Environment3RegEvENUlP11uv_"
+				       "handle_sE_4_FUNES2_");
 
 void check_immediate(uv_timer_t *t)
 {

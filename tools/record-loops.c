@@ -107,8 +107,8 @@ static int elf_interp(int fd, char *interp, size_t cap)
 	ElfW(Ehdr) eh;
 	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64
-							 : ELFCLASS32) ||
+	    eh.e_ident[EI_CLASS] !=
+		    (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
 	    eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum > 256)
 		return -1;
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
@@ -154,9 +154,8 @@ static int list_libs(const char *interp, const char *prog, char *out,
 	close(p[1]);
 	size_t n = 0;
 	ssize_t k;
-	while (n + 1 < cap &&
-	       ((k = read(p[0], out + n, cap - 1 - n)) > 0 ||
-		(k < 0 && errno == EINTR)))
+	while (n + 1 < cap && ((k = read(p[0], out + n, cap - 1 - n)) > 0 ||
+			       (k < 0 && errno == EINTR)))
 		if (k > 0)
 			n += (size_t)k;
 	out[n] = 0;
@@ -268,9 +267,8 @@ int record_loops_choose(const char *cmd, const char *choice,
 		add(out->what, sizeof out->what, ", ", loops[i].name);
 	}
 	if (out->preload[0]) {
-		const char *common = shim_path(WEFT_SHIM_BUILD,
-					       "libweft-shim.so", buf,
-					       sizeof buf);
+		const char *common = shim_path(
+			WEFT_SHIM_BUILD, "libweft-shim.so", buf, sizeof buf);
 		if (!common) {
 			add(out->missing, sizeof out->missing, ", ",
 			    "the shims' common part (libweft-shim.so)");

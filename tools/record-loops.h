@@ -8,8 +8,8 @@
 
 struct record_loops {
 	char preload[PATH_MAX * 5]; /* LD_PRELOAD's list, "" for none */
-	char what[256];             /* "libuv, GLib (what it links)" */
-	char missing[256];          /* chosen but not built or installed */
+	char what[256];		    /* "libuv, GLib (what it links)" */
+	char missing[256];	    /* chosen but not built or installed */
 };
 
 /* Chooses the shims for running CMD: `choice` is --loops' value

@@ -11,8 +11,8 @@
 
 #include "event-shim.h"
 
-const char *const weft__shim_event_libs[] = {
-	"libevent-2.1.so.7", "libevent_core-2.1.so.7", NULL};
+const char *const weft__shim_event_libs[] = {"libevent-2.1.so.7",
+					     "libevent_core-2.1.so.7", NULL};
 static const char *const names[] = {"libevent", NULL};
 struct shim_lib weft__shim_libevent = SHIM_LIB(names);
 
@@ -68,7 +68,8 @@ uint64_t weft__shim_ev_base_id(struct event_base *base)
 	do {                                                                   \
 		uint64_t id_;                                                  \
 		if (!ON() || !(base) ||                                        \
-		    weft__shim_loop_running(id_ = weft__shim_ev_base_id(base)))\
+		    weft__shim_loop_running(                                   \
+			    id_ = weft__shim_ev_base_id(base)))                \
 			return call;                                           \
 		struct shim_loop_frame f_;                                     \
 		weft__shim_loop_enter(&f_, id_, base, "event.loop_busy_us");   \

@@ -35,12 +35,12 @@ struct bevx {
 	bufferevent_event_cb eventcb;
 	void *arg;
 	struct evbuffer_cb_entry *out_cb;
-	uint64_t read_id;    /* the pending read activation (atomic) */
+	uint64_t read_id; /* the pending read activation (atomic) */
 	const char *read_label;
-	int read_fd; /* the descriptor read_label names */
+	int read_fd;	     /* the descriptor read_label names */
 	uint64_t connect_id; /* the pending connect (atomic) */
 	uint64_t last_written;
-	int fd; /* its socket, as last seen */
+	int fd;		/* its socket, as last seen */
 	struct wreq *w; /* pending writes, in order: w[wh .. wn) */
 	size_t wh, wn, wcap;
 };
@@ -60,12 +60,13 @@ static const char *active(void)
 
 static void arm_read(struct bevx *c, struct bufferevent *bev)
 {
-	if (!ON() || !c->readcb || __atomic_load_n(&c->read_id, __ATOMIC_RELAXED))
+	if (!ON() || !c->readcb ||
+	    __atomic_load_n(&c->read_id, __ATOMIC_RELAXED))
 		return;
 	struct shim_lb b;
 	c->read_fd = c->fd = EV(bufferevent_getfd)(bev);
-	const char *kept = weft__shim_cached_label(
-		&b, "read fd ", c->fd, NULL, 0, (const void *)c->readcb);
+	const char *kept = weft__shim_cached_label(&b, "read fd ", c->fd, NULL,
+						   0, (const void *)c->readcb);
 	uint64_t id = weft__shim_new_id();
 	weft__shim_create_labelled(id, "bufferevent read", kept, &b);
 	c->read_label = kept;
@@ -175,8 +176,8 @@ static void out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 		struct shim_lb b;
 		const char *kept = weft__shim_cached_label(
 			&b, "write ", (long long)info->n_added, " bytes to fd ",
-			c->fd, c->writecb ? (const void *)c->writecb
-					   : SHIM_NO_CB);
+			c->fd,
+			c->writecb ? (const void *)c->writecb : SHIM_NO_CB);
 		uint64_t id = weft__shim_new_id();
 		weft__shim_create_labelled(id, "bufferevent write", kept, &b);
 		if (push_write(c, id, info->n_added) < 0)
@@ -241,8 +242,8 @@ static void tramp_event(struct bufferevent *bev, short what, void *arg)
 	}
 	const char *fail = what & BEV_EVENT_EOF	      ? "EOF"
 			   : what & BEV_EVENT_TIMEOUT ? "timeout"
-			   : what & BEV_EVENT_ERROR   ? weft__shim_ev_errname(err)
-						      : NULL;
+			   : what & BEV_EVENT_ERROR ? weft__shim_ev_errname(err)
+						    : NULL;
 	uint64_t id = 0;
 	if (what & BEV_EVENT_CONNECTED) {
 		id = __atomic_exchange_n(&c->connect_id, 0, __ATOMIC_RELAXED);
@@ -284,8 +285,8 @@ static struct bevx *traced(struct bufferevent *bev, evutil_socket_t fd)
 		return NULL;
 	}
 	c->fd = fd;
-	c->out_cb = EV(evbuffer_add_cb)(EV(bufferevent_get_output)(bev),
-					out_cb, c);
+	c->out_cb =
+		EV(evbuffer_add_cb)(EV(bufferevent_get_output)(bev), out_cb, c);
 	return c;
 }
 
@@ -293,8 +294,8 @@ struct bufferevent *bufferevent_socket_new(struct event_base *base,
 					   evutil_socket_t fd, int options)
 {
 	REAL(bufferevent_socket_new);
-	struct bufferevent *bev = real_bufferevent_socket_new(base, fd,
-							      options);
+	struct bufferevent *bev =
+		real_bufferevent_socket_new(base, fd, options);
 	if (bev && !INTERNAL() && ON())
 		traced(bev, fd);
 	return bev;
@@ -339,8 +340,8 @@ static void setcb(struct bevx *c, struct bufferevent *bev,
 }
 
 void bufferevent_setcb(struct bufferevent *bev, bufferevent_data_cb readcb,
-		       bufferevent_data_cb writecb, bufferevent_event_cb eventcb,
-		       void *cbarg)
+		       bufferevent_data_cb writecb,
+		       bufferevent_event_cb eventcb, void *cbarg)
 {
 	REAL(bufferevent_setcb);
 	struct bevx *c = INTERNAL() ? NULL : bevx_of(bev);
@@ -398,8 +399,8 @@ static uint64_t connect_begin(struct bevx *c, const char *to)
 	uint64_t id = weft__shim_new_id();
 	weft_create(id, "bufferevent connect");
 	weft__shim_label(id, (const void *)c->eventcb, "connect to %s", to);
-	uint64_t old = __atomic_exchange_n(&c->connect_id, id,
-					   __ATOMIC_RELAXED);
+	uint64_t old =
+		__atomic_exchange_n(&c->connect_id, id, __ATOMIC_RELAXED);
 	if (old)
 		weft_cancel(old);
 	return id;
@@ -470,8 +471,7 @@ void bufferevent_free(struct bufferevent *bev)
 {
 	REAL(bufferevent_free);
 	struct shim_ent e;
-	struct bevx *c = !INTERNAL() && bev &&
-					 weft__shim_get(bev, R_BEV, &e, 1)
+	struct bevx *c = !INTERNAL() && bev && weft__shim_get(bev, R_BEV, &e, 1)
 				 ? e.data
 				 : NULL;
 	if (c) {
@@ -482,8 +482,8 @@ void bufferevent_free(struct bufferevent *bev)
 			weft_cancel(id);
 		if (ON())
 			end_writes(c, NULL);
-		EV(evbuffer_remove_cb_entry)(EV(bufferevent_get_output)(bev),
-					     c->out_cb);
+		EV(evbuffer_remove_cb_entry)
+		(EV(bufferevent_get_output)(bev), c->out_cb);
 	}
 	real_bufferevent_free(bev);
 	if (c) {
@@ -597,10 +597,10 @@ struct evconnlistener *evconnlistener_new_bind(struct event_base *base,
 	SCOPE_INSIDE();
 	c->cb = cb;
 	c->arg = arg;
-	return listening(real_evconnlistener_new_bind(
-				 base, cb ? tramp_accept : NULL, c, flags,
-				 backlog, sa, len),
-			 c);
+	return listening(
+		real_evconnlistener_new_bind(base, cb ? tramp_accept : NULL, c,
+					     flags, backlog, sa, len),
+		c);
 }
 
 static struct lx *lx_of(struct evconnlistener *lev, int remove)

@@ -65,9 +65,9 @@ static void tramp_gai(int err, struct evutil_addrinfo *res, void *arg)
 }
 
 struct evdns_getaddrinfo_request *
-evdns_getaddrinfo(struct evdns_base *dns, const char *node,
-		  const char *service, const struct evutil_addrinfo *hints,
-		  evdns_getaddrinfo_cb cb, void *arg)
+evdns_getaddrinfo(struct evdns_base *dns, const char *node, const char *service,
+		  const struct evutil_addrinfo *hints, evdns_getaddrinfo_cb cb,
+		  void *arg)
 {
 	REAL(evdns_getaddrinfo);
 	struct rx *c = INTERNAL() || !cb || !ON()
@@ -125,15 +125,24 @@ RESOLVE(evdns_base_resolve_ipv6, "resolve IPv6")
 static const char *method(struct evhttp_request *req)
 {
 	switch (EV(evhttp_request_get_command)(req)) {
-	case EVHTTP_REQ_GET: return "GET";
-	case EVHTTP_REQ_POST: return "POST";
-	case EVHTTP_REQ_HEAD: return "HEAD";
-	case EVHTTP_REQ_PUT: return "PUT";
-	case EVHTTP_REQ_DELETE: return "DELETE";
-	case EVHTTP_REQ_OPTIONS: return "OPTIONS";
-	case EVHTTP_REQ_TRACE: return "TRACE";
-	case EVHTTP_REQ_CONNECT: return "CONNECT";
-	case EVHTTP_REQ_PATCH: return "PATCH";
+	case EVHTTP_REQ_GET:
+		return "GET";
+	case EVHTTP_REQ_POST:
+		return "POST";
+	case EVHTTP_REQ_HEAD:
+		return "HEAD";
+	case EVHTTP_REQ_PUT:
+		return "PUT";
+	case EVHTTP_REQ_DELETE:
+		return "DELETE";
+	case EVHTTP_REQ_OPTIONS:
+		return "OPTIONS";
+	case EVHTTP_REQ_TRACE:
+		return "TRACE";
+	case EVHTTP_REQ_CONNECT:
+		return "CONNECT";
+	case EVHTTP_REQ_PATCH:
+		return "PATCH";
 	}
 	return "?";
 }
@@ -202,8 +211,8 @@ static void replied(struct evhttp_request *req, int code, const char *reason)
 		weft_resolve(e.id);
 }
 
-void evhttp_send_reply(struct evhttp_request *req, int code,
-		       const char *reason, struct evbuffer *body)
+void evhttp_send_reply(struct evhttp_request *req, int code, const char *reason,
+		       struct evbuffer *body)
 {
 	REAL(evhttp_send_reply);
 	if (!INTERNAL())
@@ -211,8 +220,7 @@ void evhttp_send_reply(struct evhttp_request *req, int code,
 	real_evhttp_send_reply(req, code, reason, body);
 }
 
-void evhttp_send_error(struct evhttp_request *req, int code,
-		       const char *reason)
+void evhttp_send_error(struct evhttp_request *req, int code, const char *reason)
 {
 	REAL(evhttp_send_error);
 	if (!INTERNAL())

@@ -37,8 +37,8 @@ extern const char *const weft__shim_event_libs[];
 enum ev_role {
 	R_BASE = SHIM_ROLE_EVENT, /* a base: its loop's thread */
 	R_ASSIGNED, /* an event_assign()ed event: its struct evx (data) */
-	R_BEV,      /* a bufferevent: its struct bevx (data) */
-	R_HTTP,     /* an evhttp request the program is answering */
+	R_BEV,	    /* a bufferevent: its struct bevx (data) */
+	R_HTTP,	    /* an evhttp request the program is answering */
 	R_HTTP_OUT, /* an evhttp request the program made: its ctx (data) */
 	R_LISTENER, /* an evconnlistener: its struct lx (data) */
 };

@@ -26,16 +26,16 @@
 struct evx {
 	event_callback_fn cb; /* the user's callback and argument */
 	void *arg;
-	uint64_t id;       /* the pending activation (atomic); 0: none */
+	uint64_t id;	   /* the pending activation (atomic); 0: none */
 	const char *label; /* its label, kept (in the arena), or NULL */
 	const char *kind;
-	const char *phase; /* the phase its callback runs in, bar timeouts */
+	const char *phase;   /* the phase its callback runs in, bar timeouts */
 	const char *p1, *p2; /* the label's parts (weft__shim_cached_label) */
 	long long n1, n2;
 	short events;
-	int once;  /* event_base_once: freed once it has fired */
-	int manual; /* event_active() made it active (atomic) */
-	int owned; /* event_new: freed with the event */
+	int once;     /* event_base_once: freed once it has fired */
+	int manual;   /* event_active() made it active (atomic) */
+	int owned;    /* event_new: freed with the event */
 	unsigned gen; /* the trace its activation was created in */
 };
 
@@ -156,11 +156,11 @@ static void tramp(evutil_socket_t fd, short what, void *arg)
 						__ATOMIC_RELAXED,
 						__ATOMIC_RELAXED)) {
 			struct shim_lb b;
-			const char *kept =
-				e.label ? e.label
-					: weft__shim_cached_label(
-						  &b, c->p1, c->n1, c->p2,
-						  c->n2, (const void *)cb);
+			const char *kept = e.label ? e.label
+						   : weft__shim_cached_label(
+							     &b, c->p1, c->n1,
+							     c->p2, c->n2,
+							     (const void *)cb);
 			FIRE_RUN(e, fail, next, c->kind, kept, b, ph,
 				 cb(fd, what, uarg));
 			return;
@@ -223,9 +223,8 @@ static struct evx *assigned(struct event *ev)
 	return c;
 }
 
-int event_assign(struct event *ev, struct event_base *base,
-		 evutil_socket_t fd, short events, event_callback_fn cb,
-		 void *arg)
+int event_assign(struct event *ev, struct event_base *base, evutil_socket_t fd,
+		 short events, event_callback_fn cb, void *arg)
 {
 	REAL(event_assign);
 	if (INTERNAL() || !cb || !ON())
@@ -259,7 +258,7 @@ void event_set(struct event *ev, evutil_socket_t fd, short events,
 
 /* One activation, armed at once; its record goes when it has fired. */
 static struct evx *once(evutil_socket_t fd, short events, event_callback_fn cb,
-		       void *arg, const struct timeval *tv)
+			void *arg, const struct timeval *tv)
 {
 	struct evx *c = calloc(1, sizeof *c);
 	if (!c)
@@ -279,9 +278,8 @@ static int once_armed(struct evx *c, int r)
 	return r;
 }
 
-int event_base_once(struct event_base *base, evutil_socket_t fd,
-		    short events, event_callback_fn cb, void *arg,
-		    const struct timeval *tv)
+int event_base_once(struct event_base *base, evutil_socket_t fd, short events,
+		    event_callback_fn cb, void *arg, const struct timeval *tv)
 {
 	REAL(event_base_once);
 	if (INTERNAL() || !cb || !ON())
@@ -290,8 +288,8 @@ int event_base_once(struct event_base *base, evutil_socket_t fd,
 	struct evx *c = once(fd, events, cb, arg, tv);
 	if (!c)
 		return real_event_base_once(base, fd, events, cb, arg, tv);
-	return once_armed(c, real_event_base_once(base, fd, events, tramp, c,
-						  tv));
+	return once_armed(c,
+			  real_event_base_once(base, fd, events, tramp, c, tv));
 }
 
 int event_once(evutil_socket_t fd, short events, event_callback_fn cb,

@@ -61,7 +61,8 @@ static inline int watched(int fd)
 	return __builtin_expect(m != NULL, 0) && fd >= 0 &&
 	       (unsigned)fd < FD_LIMIT &&
 	       (__atomic_load_n(&m[fd / WORD], __ATOMIC_RELAXED) >>
-		(fd % WORD) & 1);
+			(fd % WORD) &
+		1);
 }
 
 /* The loop libraries' own I/O is theirs: their shims record it. */
@@ -72,15 +73,14 @@ static struct shim_lib loops = SHIM_LIB(loop_libs);
 /* Whether a call on a watched descriptor is the program's. */
 static int programs(const void *ret)
 {
-	return !weft__shim_inside && ON() &&
-	       !weft__shim_from_lib(&loops, ret);
+	return !weft__shim_inside && ON() && !weft__shim_from_lib(&loops, ret);
 }
 
 /* Records what the call did: `kind` is the system call ("read"), `what`
  * the same with a space, `dir` " bytes from fd " or " bytes to fd ", n the
  * bytes (or messages, with " messages ..."), r its result. */
-static void record(const char *kind, const char *what, const char *dir,
-		   int fd, long long n, long r, int err)
+static void record(const char *kind, const char *what, const char *dir, int fd,
+		   long long n, long r, int err)
 {
 	struct shim_lb b;
 	uint64_t id = weft__shim_new_id();
@@ -113,8 +113,8 @@ static void record(const char *kind, const char *what, const char *dir,
 		ret_t r = real_##name args;                                    \
 		if (programs(__builtin_return_address(0))) {                   \
 			int e = errno;                                         \
-			record(#name, #name " ", dir, fd,                      \
-			       (long long)(count), (long)r, e);                \
+			record(#name, #name " ", dir, fd, (long long)(count),  \
+			       (long)r, e);                                    \
 			errno = e;                                             \
 		}                                                              \
 		return r;                                                      \
@@ -123,14 +123,13 @@ static void record(const char *kind, const char *what, const char *dir,
 #define FROM " bytes from fd "
 #define TO " bytes to fd "
 IO(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n), fd, FROM, r)
-IO(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n), fd, TO,
-   r)
+IO(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n), fd, TO, r)
 IO(ssize_t, readv, (int fd, const struct iovec *iov, int n), (fd, iov, n), fd,
    FROM, r)
-IO(ssize_t, writev, (int fd, const struct iovec *iov, int n), (fd, iov, n),
-   fd, TO, r)
-IO(ssize_t, recv, (int fd, void *buf, size_t n, int flags),
-   (fd, buf, n, flags), fd, FROM, r)
+IO(ssize_t, writev, (int fd, const struct iovec *iov, int n), (fd, iov, n), fd,
+   TO, r)
+IO(ssize_t, recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags),
+   fd, FROM, r)
 IO(ssize_t, send, (int fd, const void *buf, size_t n, int flags),
    (fd, buf, n, flags), fd, TO, r)
 IO(ssize_t, recvfrom,
@@ -138,11 +137,11 @@ IO(ssize_t, recvfrom,
     socklen_t *len),
    (fd, buf, n, flags, addr, len), fd, FROM, r)
 IO(ssize_t, sendto,
-   (int fd, const void *buf, size_t n, int flags,
-    const struct sockaddr *addr, socklen_t len),
+   (int fd, const void *buf, size_t n, int flags, const struct sockaddr *addr,
+    socklen_t len),
    (fd, buf, n, flags, addr, len), fd, TO, r)
-IO(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags),
-   (fd, msg, flags), fd, FROM, r)
+IO(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), (fd, msg, flags),
+   fd, FROM, r)
 IO(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags),
    (fd, msg, flags), fd, TO, r)
 IO(int, recvmmsg,

@@ -21,7 +21,7 @@ uint64_t weft__shim_arm_labelled(const void *h, int role, const char *kind,
 	else
 		weft_create(id, kind);
 	return weft__shim_put_labelled(h, role, id, cb, NULL, loop, kept) ? id
-									   : 0;
+									  : 0;
 }
 
 uint64_t weft__shim_arm_named(const void *h, int role, const char *kind,
@@ -29,8 +29,8 @@ uint64_t weft__shim_arm_named(const void *h, int role, const char *kind,
 			      void *loop)
 {
 	struct shim_lb b;
-	const char *kept = weft__shim_cached_label(&b, p1, n1, NULL, 0,
-						   (const void *)cb);
+	const char *kept =
+		weft__shim_cached_label(&b, p1, n1, NULL, 0, (const void *)cb);
 	return weft__shim_arm_labelled(h, role, kind, kept, &b, cb, loop);
 }
 
@@ -41,8 +41,7 @@ void weft__shim_disarm(const void *h, int role)
 		weft_cancel(e.id);
 }
 
-int weft__shim_fire(const void *h, int role, struct shim_ent *e,
-		    uint64_t *next)
+int weft__shim_fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 {
 	int saved = errno;
 	*next = weft__shim_new_id();

@@ -201,8 +201,8 @@ static __thread struct {
 static __thread uint8_t lcache_next[LCACHE / LWAYS];
 
 const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
-				    long long n1, const char *p2,
-				    long long n2, const void *cb)
+				    long long n1, const char *p2, long long n2,
+				    const void *cb)
 {
 	uint64_t k = ((uint64_t)(uintptr_t)p1 ^ (uint64_t)(uintptr_t)cb ^
 		      (uint64_t)(uintptr_t)p2) +
@@ -212,8 +212,9 @@ const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
 	 * one set (one chance in twenty for the four labels of an echo
 	 * server, depending on where things were loaded) evicted each other
 	 * on every call. */
-	unsigned set = (unsigned)((k ^ (k >> 31)) * 0x9E3779B97F4A7C15ull >> 61) %
-		       (LCACHE / LWAYS) * LWAYS;
+	unsigned set =
+		(unsigned)((k ^ (k >> 31)) * 0x9E3779B97F4A7C15ull >> 61) %
+		(LCACHE / LWAYS) * LWAYS;
 	for (unsigned i = set; i < set + LWAYS; i++)
 		if (lcache[i].p1 == p1 && lcache[i].p2 == p2 &&
 		    lcache[i].n1 == n1 && lcache[i].n2 == n2 &&
@@ -247,8 +248,8 @@ const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
 	return kept;
 }
 
-void weft__shim_create_labelled(uint64_t id, const char *kind,
-				const char *kept, const struct shim_lb *b)
+void weft__shim_create_labelled(uint64_t id, const char *kind, const char *kept,
+				const struct shim_lb *b)
 {
 	if (kept) {
 		weft_create_label(id, kind, kept);

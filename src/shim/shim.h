@@ -136,12 +136,12 @@ static inline void weft__shim_set_cur(uint64_t id)
  * the user's pointers and data fields are never touched. */
 struct shim_ent {
 	const void *key;
-	int role;          /* SHIM_ROLE_* of the shim; 0 and -1 are taken */
-	uint64_t id;       /* the async thread; 0: none pending */
+	int role;	   /* SHIM_ROLE_* of the shim; 0 and -1 are taken */
+	uint64_t id;	   /* the async thread; 0: none pending */
 	void (*cb)(void);  /* the user's callback */
 	void (*cb2)(void); /* a second one (libuv work: the after-work cb) */
 	void *loop;
-	void *data;        /* the shim's */
+	void *data;	   /* the shim's */
 	const char *label; /* a handle's activations: their label, kept */
 };
 /* Each shim numbers its roles from its base: they share the table. */
@@ -152,9 +152,10 @@ struct shim_ent {
 /* Keeps (key, role): its thread, callbacks, loop and label.  0 when the
  * table is full (the activity then goes untraced rather than
  * mis-traced). */
-WEFT_SHIM_API int weft__shim_put_labelled(const void *key, int role, uint64_t id,
-			    void (*cb)(void), void (*cb2)(void), void *loop,
-			    const char *label);
+WEFT_SHIM_API int weft__shim_put_labelled(const void *key, int role,
+					  uint64_t id, void (*cb)(void),
+					  void (*cb2)(void), void *loop,
+					  const char *label);
 static inline int weft__shim_put(const void *key, int role, uint64_t id,
 				 void (*cb)(void), void (*cb2)(void),
 				 void *loop)
@@ -164,14 +165,14 @@ static inline int weft__shim_put(const void *key, int role, uint64_t id,
 /* Keeps `data` for (key, role) (the rest of the entry as it was). */
 WEFT_SHIM_API int weft__shim_put_data(const void *key, int role, void *data);
 /* Copies the entry of (key, role) out; with `remove`, deletes it. */
-WEFT_SHIM_API int weft__shim_get(const void *key, int role, struct shim_ent *out,
-		   int remove);
+WEFT_SHIM_API int weft__shim_get(const void *key, int role,
+				 struct shim_ent *out, int remove);
 /* Sets the pending thread of (key, role), if it is kept. */
 WEFT_SHIM_API void weft__shim_set_id(const void *key, int role, uint64_t id);
 /* Copies the entry out and puts `next` in its place as its pending
  * thread, in one look-up; 0 when absent or with nothing pending. */
-WEFT_SHIM_API int weft__shim_swap_id(const void *key, int role, struct shim_ent *out,
-		       uint64_t next);
+WEFT_SHIM_API int weft__shim_swap_id(const void *key, int role,
+				     struct shim_ent *out, uint64_t next);
 /* The pending thread of (key, role), without ever blocking for long:
  * for callers that may run in a signal handler which interrupted the
  * table's holder.  0 when absent or the table stayed busy. */
@@ -220,14 +221,17 @@ WEFT_SHIM_API const char *weft__shim_cb_name(const void *cb);
  * number absent when NO_NUM), from a per-thread cache: its text where it
  * never changes (interned once by the trace), or NULL (the arena is full)
  * with the text in b. */
-WEFT_SHIM_API const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
-				    long long n1, const char *p2,
-				    long long n2, const void *cb);
+WEFT_SHIM_API const char *weft__shim_cached_label(struct shim_lb *b,
+						  const char *p1, long long n1,
+						  const char *p2, long long n2,
+						  const void *cb);
 /* Creates `id` labelled with what weft__shim_cached_label() returned. */
 WEFT_SHIM_API void weft__shim_create_labelled(uint64_t id, const char *kind,
-				const char *kept, const struct shim_lb *b);
+					      const char *kept,
+					      const struct shim_lb *b);
 /* Labels `id` with a printf text, then " -> " and the callback's name. */
-WEFT_SHIM_API void weft__shim_label(uint64_t id, const void *cb, const char *fmt, ...)
+WEFT_SHIM_API void weft__shim_label(uint64_t id, const void *cb,
+				    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* ------------------------------------------------------------ phases */
@@ -236,7 +240,8 @@ WEFT_SHIM_API void weft__shim_label(uint64_t id, const void *cb, const char *fmt
  * trace interns names by address); the trace marks one when the
  * callbacks of another begin (weft_phase), and the loop's wait, recorded
  * as idle "poll", is its poll phase.  NULL: out of any phase. */
-WEFT_SHIM_API extern const char weft__shim_poll[]; /* "poll": the wait's phase and reason */
+WEFT_SHIM_API extern const char
+	weft__shim_poll[]; /* "poll": the wait's phase and reason */
 /* Marks phase ph if the trace is not in it. */
 WEFT_SHIM_API void weft__shim_phase_mark(const char *ph);
 /* The same, with the events that follow at the same instant: returns 1
@@ -316,7 +321,8 @@ static inline void weft__shim_deliver(uint64_t id, const char *fail)
 	} while (0)
 
 /* ... and with no callback to run. */
-WEFT_SHIM_API void weft__shim_complete_in(uint64_t id, const char *fail, const char *ph);
+WEFT_SHIM_API void weft__shim_complete_in(uint64_t id, const char *fail,
+					  const char *ph);
 
 /* ------------------------------------------------------------ handles */
 
@@ -327,19 +333,21 @@ WEFT_SHIM_API void weft__shim_complete_in(uint64_t id, const char *fail, const c
 /* Arms the next activation of (h, role); labelled with what
  * weft__shim_cached_label() returned when b is not NULL (the label is
  * then kept for the activations that follow).  0 when not tracing. */
-WEFT_SHIM_API uint64_t weft__shim_arm_labelled(const void *h, int role, const char *kind,
-				 const char *kept, const struct shim_lb *b,
-				 void (*cb)(void), void *loop);
-static inline uint64_t weft__shim_arm(const void *h, int role,
-				      const char *kind, void (*cb)(void),
-				      void *loop)
+WEFT_SHIM_API uint64_t weft__shim_arm_labelled(const void *h, int role,
+					       const char *kind,
+					       const char *kept,
+					       const struct shim_lb *b,
+					       void (*cb)(void), void *loop);
+static inline uint64_t weft__shim_arm(const void *h, int role, const char *kind,
+				      void (*cb)(void), void *loop)
 {
 	return weft__shim_arm_labelled(h, role, kind, NULL, NULL, cb, loop);
 }
 /* Arms with the label "P1 N1 -> cb" (see weft__shim_cached_label). */
-WEFT_SHIM_API uint64_t weft__shim_arm_named(const void *h, int role, const char *kind,
-			      const char *p1, long long n1, void (*cb)(void),
-			      void *loop);
+WEFT_SHIM_API uint64_t weft__shim_arm_named(const void *h, int role,
+					    const char *kind, const char *p1,
+					    long long n1, void (*cb)(void),
+					    void *loop);
 /* Disarms: the pending activation is cancelled. */
 WEFT_SHIM_API void weft__shim_disarm(const void *h, int role);
 /* In a trampoline: the activation fires.  Its entry is copied to *e, and
@@ -347,7 +355,7 @@ WEFT_SHIM_API void weft__shim_disarm(const void *h, int role);
  * FIRE_RUN creates it once the firing one runs, so it is created by it,
  * and a stop inside the callback cancels it.  0: nothing was armed. */
 WEFT_SHIM_API int weft__shim_fire(const void *h, int role, struct shim_ent *e,
-		    uint64_t *next);
+				  uint64_t *next);
 
 /* Runs the user's callback as the activation that fired (resolved, or
  * failed with `fail` when not NULL) in loop phase ph, after creating the

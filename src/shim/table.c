@@ -111,8 +111,7 @@ int weft__shim_put_data(const void *key, int role, void *data)
 	return e != NULL;
 }
 
-int weft__shim_get(const void *key, int role, struct shim_ent *out,
-		   int remove)
+int weft__shim_get(const void *key, int role, struct shim_ent *out, int remove)
 {
 	lock_table();
 	struct shim_ent *e = find(key, role, 0);
@@ -218,7 +217,8 @@ int weft__shim_mine_put(const void *key, int role, uint64_t id,
 	 * entry of the same address further on to look for. */
 	struct mine *slot = NULL;
 	unsigned i = mine_slot(key);
-	for (unsigned n = 0; n < MINE_SIZE; n++, i = (i + 1) & (MINE_SIZE - 1)) {
+	for (unsigned n = 0; n < MINE_SIZE;
+	     n++, i = (i + 1) & (MINE_SIZE - 1)) {
 		struct mine *m = &mine[i];
 		if (m->key == MINE_TOMB) {
 			slot = m;
@@ -248,7 +248,8 @@ int weft__shim_mine_take(const void *key, int role, struct shim_ent *out)
 	if (!mine_live)
 		return 0;
 	unsigned i = mine_slot(key);
-	for (unsigned n = 0; n < MINE_SIZE; n++, i = (i + 1) & (MINE_SIZE - 1)) {
+	for (unsigned n = 0; n < MINE_SIZE;
+	     n++, i = (i + 1) & (MINE_SIZE - 1)) {
 		struct mine *m = &mine[i];
 		if (m->key == key && m->role == role) {
 			memset(out, 0, sizeof *out);

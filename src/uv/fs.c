@@ -78,8 +78,8 @@ FS_WRAP(fstat, "fstat",
 	(uv_loop_t * loop, uv_fs_t *req, uv_file file, uv_fs_cb cb),
 	(loop, req, file, cb), "fd %d", file)
 FS_WRAP(rename, "rename",
-	(uv_loop_t * loop, uv_fs_t *req, const char *path,
-	 const char *new_path, uv_fs_cb cb),
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, const char *new_path,
+	 uv_fs_cb cb),
 	(loop, req, path, new_path, cb), "%s to %s", path ? path : "?",
 	new_path ? new_path : "?")
 FS_WRAP(fsync, "fsync",
@@ -100,10 +100,10 @@ FS_WRAP(realpath, "realpath",
 	(uv_loop_t * loop, uv_fs_t *req, const char *path, uv_fs_cb cb),
 	(loop, req, path, cb), FS_PATH_LABEL(path))
 FS_WRAP(copyfile, "copyfile",
-	(uv_loop_t * loop, uv_fs_t *req, const char *path,
-	 const char *new_path, int flags, uv_fs_cb cb),
-	(loop, req, path, new_path, flags, cb), "%s to %s",
-	path ? path : "?", new_path ? new_path : "?")
+	(uv_loop_t * loop, uv_fs_t *req, const char *path, const char *new_path,
+	 int flags, uv_fs_cb cb),
+	(loop, req, path, new_path, flags, cb), "%s to %s", path ? path : "?",
+	new_path ? new_path : "?")
 FS_WRAP(chmod, "chmod",
 	(uv_loop_t * loop, uv_fs_t *req, const char *path, int mode,
 	 uv_fs_cb cb),

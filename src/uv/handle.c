@@ -35,8 +35,8 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
  *   P1, N1: its label, "P1 N1 -> callback" (N1 may use h);
  *   start, sparams: the start function (the handle `h`, the callback
  *     `cb`), loop: its loop, armif: when it is traced at all. */
-#define HANDLE(ROLE, KIND, cbtype, P1, N1, tramp, tparams, targs, act,         \
-	       status, ph, start, sparams, loop, armif)                         \
+#define HANDLE(ROLE, KIND, cbtype, P1, N1, tramp, tparams, targs, act, status, \
+	       ph, start, sparams, loop, armif)                                \
 	static void tramp tparams                                              \
 	{                                                                      \
 		struct shim_ent e;                                             \
@@ -49,12 +49,11 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 						  &b, P1, N1, NULL, 0,         \
 						  (const void *)e.cb);         \
 			FIRE_RUN(e, weft__shim_uv_fail(status), next, KIND,    \
-				 kept, b, ph,                                  \
-				 if (e.cb)((cbtype)e.cb) targs);               \
+				 kept, b, ph, if (e.cb)((cbtype)e.cb) targs);  \
 			return;                                                \
 		}                                                              \
 		if (weft__shim_get(h, ROLE, &e, 0) && e.cb)                    \
-			((cbtype)e.cb)targs;                                   \
+			((cbtype)e.cb) targs;                                  \
 	}                                                                      \
                                                                                \
 	int start sparams                                                      \
@@ -107,29 +106,29 @@ HANDLE_STOP(R_READ, uv_read_stop, uv_stream_t)
 
 #define START_ARGS_uv_listen (h, backlog, cb)
 HANDLE(R_LISTEN, "connection", uv_connection_cb, "connections on fd ",
-       STREAM_FD, tramp_connection, (uv_stream_t * h, int status),
-       (h, status), 1, status, IO_PHASE, uv_listen,
+       STREAM_FD, tramp_connection, (uv_stream_t * h, int status), (h, status),
+       1, status, IO_PHASE, uv_listen,
        (uv_stream_t * h, int backlog, uv_connection_cb cb), h->loop, cb)
 
 /* An async handle may have no callback; it is armed before libuv
  * initialises it (its loop is the argument). */
 #define START_ARGS_uv_async_init (loop, h, cb)
-HANDLE(R_ASYNC, "uv_async_t", uv_async_cb, "async wake-up", NO_NUM,
-       tramp_async, (uv_async_t * h), (h), 1, 0, IO_PHASE, uv_async_init,
+HANDLE(R_ASYNC, "uv_async_t", uv_async_cb, "async wake-up", NO_NUM, tramp_async,
+       (uv_async_t * h), (h), 1, 0, IO_PHASE, uv_async_init,
        (uv_loop_t * loop, uv_async_t *h, uv_async_cb cb), loop, 1)
 
 #define START_ARGS_uv_poll_start (h, events, cb)
 HANDLE(R_POLL, "uv_poll_t", uv_poll_cb, "poll fd ", HANDLE_FD, tramp_poll,
-       (uv_poll_t * h, int status, int events), (h, status, events), 1,
-       status, IO_PHASE, uv_poll_start,
-       (uv_poll_t * h, int events, uv_poll_cb cb), h->loop, cb)
+       (uv_poll_t * h, int status, int events), (h, status, events), 1, status,
+       IO_PHASE, uv_poll_start, (uv_poll_t * h, int events, uv_poll_cb cb),
+       h->loop, cb)
 HANDLE_STOP(R_POLL, uv_poll_stop, uv_poll_t)
 
 #define START_ARGS_uv_signal_start (h, cb, signum)
-HANDLE(R_SIGNAL, "uv_signal_t", uv_signal_cb, "signal ", signum,
-       tramp_signal, (uv_signal_t * h, int signum), (h, signum), 1, 0,
-       IO_PHASE, uv_signal_start,
-       (uv_signal_t * h, uv_signal_cb cb, int signum), h->loop, cb)
+HANDLE(R_SIGNAL, "uv_signal_t", uv_signal_cb, "signal ", signum, tramp_signal,
+       (uv_signal_t * h, int signum), (h, signum), 1, 0, IO_PHASE,
+       uv_signal_start, (uv_signal_t * h, uv_signal_cb cb, int signum), h->loop,
+       cb)
 HANDLE_STOP(R_SIGNAL, uv_signal_stop, uv_signal_t)
 
 /* UDP receives: each datagram (or error) is an activation; a call with
@@ -151,7 +150,7 @@ HANDLE_STOP(R_UDP_RECV, uv_udp_recv_stop, uv_udp_t)
 	HANDLE(ROLE, "uv_" #type "_t", uv_##type##_cb, #type, NO_NUM,          \
 	       tramp_##type, (uv_##type##_t * h), (h), 1, 0, PHASE,            \
 	       uv_##type##_start, (uv_##type##_t * h, uv_##type##_cb cb),      \
-	       h->loop, cb && !UV(uv_is_active)((uv_handle_t *)h))                 \
+	       h->loop, cb && !UV(uv_is_active)((uv_handle_t *)h))             \
 	HANDLE_STOP(ROLE, uv_##type##_stop, uv_##type##_t)
 #define START_ARGS_uv_idle_start (h, cb)
 #define START_ARGS_uv_prepare_start (h, cb)
@@ -198,9 +197,10 @@ static void tramp_timer(uv_timer_t *h)
 	if (repeat) {
 		uint64_t next = weft__shim_new_id();
 		struct shim_lb b;
-		const char *kept = weft__shim_cached_label(
-			&b, "timer, repeat ", (long long)repeat, " ms", NO_NUM,
-			(const void *)e.cb);
+		const char *kept = weft__shim_cached_label(&b, "timer, repeat ",
+							   (long long)repeat,
+							   " ms", NO_NUM,
+							   (const void *)e.cb);
 		weft__shim_create_labelled(next, "uv_timer_t", kept, &b);
 		weft__shim_set_id(h, R_TIMER, next);
 	} else
@@ -331,9 +331,9 @@ void uv_close(uv_handle_t *handle, uv_close_cb close_cb)
 	}
 	SCOPE_INSIDE();
 	/* What the handle had armed will not fire. */
-	static const int roles[] = {R_TIMER,  R_READ,	 R_LISTEN,  R_ASYNC,
-				    R_POLL,   R_SIGNAL,	 R_PROCESS, R_UDP_RECV,
-				    R_IDLE,   R_PREPARE, R_CHECK};
+	static const int roles[] = {R_TIMER, R_READ,	R_LISTEN,  R_ASYNC,
+				    R_POLL,  R_SIGNAL,	R_PROCESS, R_UDP_RECV,
+				    R_IDLE,  R_PREPARE, R_CHECK};
 	for (unsigned i = 0; i < sizeof roles / sizeof *roles; i++)
 		weft__shim_disarm(handle, roles[i]);
 	if (!ON()) {
@@ -342,12 +342,13 @@ void uv_close(uv_handle_t *handle, uv_close_cb close_cb)
 	}
 	uint64_t id = weft__shim_new_id();
 	weft_create(id, "uv_close");
-	if (!weft__shim_put(handle, R_CLOSE, id, (void (*)(void))close_cb,
-			    NULL, handle->loop)) {
+	if (!weft__shim_put(handle, R_CLOSE, id, (void (*)(void))close_cb, NULL,
+			    handle->loop)) {
 		real_uv_close(handle, close_cb);
 		return;
 	}
-	weft__shim_label(id, (const void *)close_cb, "close %s",
-			 UV(uv_handle_type_name)(UV(uv_handle_get_type)(handle)));
+	weft__shim_label(
+		id, (const void *)close_cb, "close %s",
+		UV(uv_handle_type_name)(UV(uv_handle_get_type)(handle)));
 	real_uv_close(handle, tramp_close);
 }

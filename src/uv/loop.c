@@ -40,8 +40,7 @@ static int in_io(const uv_loop_t *loop)
 /* libuv delivers the requests its writes and connects finished in the
  * pending phase, and cancels those of a closing handle in the closing
  * phase. */
-const char *weft__shim_uv_completion_phase(const uv_loop_t *loop,
-					   long status)
+const char *weft__shim_uv_completion_phase(const uv_loop_t *loop, long status)
 {
 	if (in_io(loop))
 		return PH_POLL;
@@ -81,8 +80,7 @@ int weft__shim_uv_fd_of(const uv_handle_t *h)
 	return fd;
 }
 
-const char *weft__shim_uv_addr(const struct sockaddr *sa, char *buf,
-			       size_t cap)
+const char *weft__shim_uv_addr(const struct sockaddr *sa, char *buf, size_t cap)
 {
 	char host[64] = "?";
 	int port = 0;

@@ -43,8 +43,8 @@ uint64_t weft__shim_uv_req_begin(const void *req, const char *kind,
 	return id;
 }
 
-static uint64_t req_begin(const void *req, const char *kind,
-			  void (*cb)(void), uv_loop_t *loop)
+static uint64_t req_begin(const void *req, const char *kind, void (*cb)(void),
+			  uv_loop_t *loop)
 {
 	return weft__shim_uv_req_begin(req, kind, cb, NULL, loop, 0);
 }
@@ -96,7 +96,7 @@ static int req_end(const void *req, struct shim_ent *e)
 
 /* The trampoline of a request type: its completion, in the phase it
  * comes in, then the user's callback as the request. */
-#define TRAMP_REQ(name, type, cbtype, params, args, statusexpr, cbfield)      \
+#define TRAMP_REQ(name, type, cbtype, params, args, statusexpr, cbfield)       \
 	type params                                                            \
 	{                                                                      \
 		struct shim_ent e;                                             \
@@ -108,7 +108,7 @@ static int req_end(const void *req, struct shim_ent *e)
 		const char *fail_ = weft__shim_uv_fail(status_);               \
 		if (e.cbfield)                                                 \
 			DELIVER_RUN(e.id, fail_, ph_,                          \
-				    ((cbtype)e.cbfield) args);                 \
+				    ((cbtype)e.cbfield)args);                  \
 		else                                                           \
 			weft__shim_complete_in(e.id, fail_, ph_);              \
 	}
@@ -116,10 +116,9 @@ static int req_end(const void *req, struct shim_ent *e)
 	TRAMP_REQ(name, static void tramp_##name, cbtype, params, args,        \
 		  statusexpr, cb)
 
-TRAMP(write, uv_write_cb, (uv_write_t * req, int status), (req, status),
+TRAMP(write, uv_write_cb, (uv_write_t * req, int status), (req, status), status)
+TRAMP(connect, uv_connect_cb, (uv_connect_t * req, int status), (req, status),
       status)
-TRAMP(connect, uv_connect_cb, (uv_connect_t * req, int status),
-      (req, status), status)
 TRAMP(shutdown, uv_shutdown_cb, (uv_shutdown_t * req, int status),
       (req, status), status)
 TRAMP(udp_send, uv_udp_send_cb, (uv_udp_send_t * req, int status),
@@ -173,20 +172,20 @@ int uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 {
 	REAL(uv_write2);
 	if (INTERNAL())
-		return real_uv_write2(req, handle, bufs, nbufs, send_handle, cb);
+		return real_uv_write2(req, handle, bufs, nbufs, send_handle,
+				      cb);
 	SCOPE_INSIDE();
-	uint64_t id = req_begin(req, "uv_write_t", (void (*)(void))cb,
-				handle->loop);
+	uint64_t id =
+		req_begin(req, "uv_write_t", (void (*)(void))cb, handle->loop);
 	if (!id)
 		return real_uv_write2(req, handle, bufs, nbufs, send_handle,
 				      cb);
-	weft__shim_label(id, (const void *)cb,
-			 "write (with a handle) to fd %d",
+	weft__shim_label(id, (const void *)cb, "write (with a handle) to fd %d",
 			 weft__shim_uv_fd_of((uv_handle_t *)handle));
-	return weft__shim_uv_req_submitted(
-		req, id,
-		real_uv_write2(req, handle, bufs, nbufs, send_handle,
-			       tramp_write));
+	return weft__shim_uv_req_submitted(req, id,
+					   real_uv_write2(req, handle, bufs,
+							  nbufs, send_handle,
+							  tramp_write));
 }
 
 int uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
@@ -258,22 +257,22 @@ int uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle, const uv_buf_t bufs[],
 	char a[96];
 	weft__shim_label(id, (const void *)cb, "udp send to %s",
 			 weft__shim_uv_addr(addr, a, sizeof a));
-	return weft__shim_uv_req_submitted(
-		req, id,
-		real_uv_udp_send(req, handle, bufs, nbufs, addr,
-				 tramp_udp_send));
+	return weft__shim_uv_req_submitted(req, id,
+					   real_uv_udp_send(req, handle, bufs,
+							    nbufs, addr,
+							    tramp_udp_send));
 }
 
-int uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
-		   uv_getaddrinfo_cb cb, const char *node, const char *service,
+int uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req, uv_getaddrinfo_cb cb,
+		   const char *node, const char *service,
 		   const struct addrinfo *hints)
 {
 	REAL(uv_getaddrinfo);
 	if (INTERNAL())
 		return real_uv_getaddrinfo(loop, req, cb, node, service, hints);
 	SCOPE_INSIDE();
-	uint64_t id = req_begin(req, "uv_getaddrinfo_t", (void (*)(void))cb,
-				loop);
+	uint64_t id =
+		req_begin(req, "uv_getaddrinfo_t", (void (*)(void))cb, loop);
 	if (!id)
 		return real_uv_getaddrinfo(loop, req, cb, node, service, hints);
 	weft__shim_label(id, (const void *)cb, "getaddrinfo %s %s",
@@ -284,20 +283,19 @@ int uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
 						    service, hints));
 	return weft__shim_uv_req_submitted(
 		req, id,
-		real_uv_getaddrinfo(loop, req, tramp_getaddrinfo, node,
-				    service, hints));
+		real_uv_getaddrinfo(loop, req, tramp_getaddrinfo, node, service,
+				    hints));
 }
 
-int uv_getnameinfo(uv_loop_t *loop, uv_getnameinfo_t *req,
-		   uv_getnameinfo_cb cb, const struct sockaddr *addr,
-		   int flags)
+int uv_getnameinfo(uv_loop_t *loop, uv_getnameinfo_t *req, uv_getnameinfo_cb cb,
+		   const struct sockaddr *addr, int flags)
 {
 	REAL(uv_getnameinfo);
 	if (INTERNAL())
 		return real_uv_getnameinfo(loop, req, cb, addr, flags);
 	SCOPE_INSIDE();
-	uint64_t id = req_begin(req, "uv_getnameinfo_t", (void (*)(void))cb,
-				loop);
+	uint64_t id =
+		req_begin(req, "uv_getnameinfo_t", (void (*)(void))cb, loop);
 	if (!id)
 		return real_uv_getnameinfo(loop, req, cb, addr, flags);
 	char a[96];

@@ -61,8 +61,7 @@ extern const char weft__shim_uv_timers[], weft__shim_uv_pending[],
 
 /* The phase of a completion outside the I/O callbacks (pending, or
  * closing when cancelled), and of a handle's I/O activation. */
-const char *weft__shim_uv_completion_phase(const uv_loop_t *loop,
-					   long status);
+const char *weft__shim_uv_completion_phase(const uv_loop_t *loop, long status);
 const char *weft__shim_uv_io_phase(const uv_loop_t *loop);
 
 /* The loop's own counts, recorded when they change. */
