@@ -11,7 +11,7 @@
 #include "weft-tools.h"
 #include "weft/model.h"
 
-#define USAGE "weft why [--all] FILE|- [THREAD-ID|LABEL]"
+#define USAGE "weft why [--all] [--json] FILE|- [THREAD-ID|LABEL]"
 
 static const char *when(char *buf, size_t cap, int64_t ns)
 {
@@ -50,13 +50,22 @@ static const char *end_str(int end)
 	return "is still pending";
 }
 
+/* The waiter's title, or NULL. */
+static const char *waiter_title(const struct weft_model *m,
+				const struct weft_why *w, char *buf, size_t cap)
+{
+	if (w->waiter == WEFT_NONE)
+		return NULL;
+	return weft_model_title(m, w->waiter, buf, (unsigned)cap);
+}
+
 static void explain(const struct weft_model *m, uint32_t subject,
 		    const struct weft_why *w)
 {
 	uint32_t nth, na;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
 	const struct weft_arrow *a = weft_model_arrows(m, &na);
-	char t1[40], t2[40];
+	char t1[40], t2[40], d1[32], d2[32];
 	int64_t end0, end1;
 	weft_model_range(m, &end0, &end1);
 
@@ -76,18 +85,20 @@ static void explain(const struct weft_model *m, uint32_t subject,
 		name(m, w->chain[k + 1].thread);
 		putchar('\n');
 	}
-	uint32_t b = w->chain[w->nchain - 1].thread;
-	const char *waiter = NULL;
-	char wbuf[256];
-	if (w->nchain > 1) {
-		weft_model_title(m, w->chain[w->nchain - 2].thread, wbuf,
-				 sizeof wbuf);
-		waiter = wbuf;
+	if (w->awaited_by != WEFT_NONE) {
+		printf("  ");
+		name(m, w->awaited_by);
+		printf(" waits on it since %s s\n",
+		       when(t1, sizeof t1, w->t_wait));
 	}
+	uint32_t b = w->chain[w->nchain ? w->nchain - 1 : 0].thread;
+	char wbuf[256];
+	const char *waiter = waiter_title(m, w, wbuf, sizeof wbuf);
 	printf("verdict: %s", weft_verdict_name(w->verdict));
+	const struct weft_arrow *e =
+		w->evidence != WEFT_NONE ? &a[w->evidence] : NULL;
 	switch (w->verdict) {
-	case WEFT_VERDICT_LOST_WAKEUP: {
-		const struct weft_arrow *e = &a[w->evidence];
+	case WEFT_VERDICT_LOST_WAKEUP:
 		printf(": ");
 		name(m, b);
 		printf(" was %s at %s s by ",
@@ -104,8 +115,16 @@ static void explain(const struct weft_model *m, uint32_t subject,
 			       "read it",
 			       waiter, when(t2, sizeof t2, w->t_wait));
 		break;
-	}
 	case WEFT_VERDICT_NEVER_RESOLVED:
+		if (e) {
+			printf(": ");
+			name(m, b);
+			printf(" was signalled at %s s by ",
+			       when(t1, sizeof t1, e->t));
+			name(m, e->from);
+			printf(", but nothing resolved, failed or cancelled it");
+			break;
+		}
 		printf(": nothing signalled, resolved or failed ");
 		name(m, b);
 		if (waiter)
@@ -136,8 +155,123 @@ static void explain(const struct weft_model *m, uint32_t subject,
 		printf(" were lost (its creation, or packets before the "
 		       "wait), so the cause cannot be told");
 		break;
+	case WEFT_VERDICT_IN_FLIGHT:
+		printf(": ");
+		if (e && waiter) {
+			name(m, b);
+			printf(" was %s at %s s by ",
+			       e->kind == WEFT_ARROW_SIGNAL
+				       ? "signalled"
+				       : end_str(th[b].end),
+			       when(t1, sizeof t1, e->t));
+			name(m, e->from);
+			if (e->t > w->horizon)
+				printf(", after the trace of %s's OS thread "
+				       "ended (%s s)",
+				       waiter, when(t2, sizeof t2, w->horizon));
+			else
+				printf("; %s had been ready to read it for %s "
+				       "when the trace of its OS thread ended, "
+				       "no longer than a woken waiter took in "
+				       "this trace (%s)",
+				       waiter,
+				       fmt_dur(d1, sizeof d1, w->horizon - e->t),
+				       fmt_dur(d2, sizeof d2, w->longest));
+		} else {
+			name(m, b);
+			printf(" had been pending for %s when the trace of its "
+			       "OS thread ended, no longer than a finished %s "
+			       "lived in this trace (%s)",
+			       fmt_dur(d1, sizeof d1,
+				       w->horizon - th[b].t_create),
+			       weft_model_name(m, th[b].kind),
+			       fmt_dur(d2, sizeof d2, w->longest));
+		}
+		break;
+	case WEFT_VERDICT_UNAWAITED:
+		printf(": ");
+		name(m, b);
+		printf(" waits on nothing, nothing waits on it and nothing "
+		       "says it should resolve");
+		break;
 	}
 	printf("\n\n");
+}
+
+/* One thread's verdict as a JSON object. */
+static void json_thread(const struct weft_model *m, uint32_t subject,
+			const struct weft_why *w, int first)
+{
+	uint32_t nth, na;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	const struct weft_arrow *a = weft_model_arrows(m, &na);
+	char title[256];
+	printf("%s\n{\"id\":%llu,\"incarnation\":%u,\"title\":",
+	       first ? "" : ",", (unsigned long long)th[subject].id,
+	       th[subject].incarnation);
+	weft_json_string(stdout, weft_model_title(m, subject, title,
+						  sizeof title));
+	printf(",\"verdict\":\"%s\",\"fault\":%s",
+	       weft_verdict_name(w->verdict),
+	       WEFT_VERDICT_IS_FAULT(w->verdict) ? "true" : "false");
+	printf(",\"should_resolve\":%s",
+	       th[subject].flags & WEFT_THREAD_SHOULD_RESOLVE ? "true"
+							     : "false");
+	if (w->thread != subject)
+		printf(",\"became\":%llu", (unsigned long long)th[w->thread].id);
+	printf(",\"chain\":[");
+	for (uint32_t k = 0; k < w->nchain; k++) {
+		uint32_t x = w->chain[k].thread;
+		printf("%s{\"id\":%llu,\"incarnation\":%u,\"title\":",
+		       k ? "," : "", (unsigned long long)th[x].id,
+		       th[x].incarnation);
+		weft_json_string(stdout,
+				 weft_model_title(m, x, title, sizeof title));
+		if (k + 1 < w->nchain)
+			printf(",\"waits_since_ns\":%lld",
+			       (long long)w->chain[k].t_wait);
+		printf("}");
+	}
+	printf("]");
+	if (w->waiter != WEFT_NONE)
+		printf(",\"waiter\":%llu,\"wait_since_ns\":%lld",
+		       (unsigned long long)th[w->waiter].id,
+		       (long long)w->t_wait);
+	if (w->evidence != WEFT_NONE) {
+		const struct weft_arrow *e = &a[w->evidence];
+		printf(",\"evidence\":{\"arrow\":\"%s\",\"from\":%llu,"
+		       "\"t_ns\":%lld}",
+		       weft_arrow_name(e->kind),
+		       (unsigned long long)th[e->from].id, (long long)e->t);
+	}
+	if (w->verdict == WEFT_VERDICT_DEADLOCK)
+		printf(",\"cycle\":%llu", (unsigned long long)th[w->cycle].id);
+	if (w->verdict == WEFT_VERDICT_IN_FLIGHT)
+		printf(",\"longest_ns\":%lld", (long long)w->longest);
+	if (w->loss != WEFT_NONE) {
+		uint32_t nl;
+		const struct weft_loss *l = weft_model_losses(m, &nl);
+		printf(",\"loss\":{\"t_ns\":%lld,\"stream\":%u,"
+		       "\"packets\":%llu,\"events\":%llu}",
+		       (long long)l[w->loss].t, l[w->loss].stream,
+		       (unsigned long long)l[w->loss].packets,
+		       (unsigned long long)l[w->loss].events);
+	}
+	printf("}");
+}
+
+/* "a (0x1), b (0x2, task) and 3 more" */
+static void list_some(const struct weft_model *m, const uint32_t *t,
+		      uint32_t n)
+{
+	uint32_t show = n < 5 ? n : 5;
+	for (uint32_t i = 0; i < show; i++) {
+		printf("%s", i ? ", " : "");
+		name(m, t[i]);
+	}
+	if (n > show)
+		printf(" and %u more", n - show);
+	putchar('\n');
 }
 
 static uint32_t select_thread(const struct weft_model *m, const char *q)
@@ -161,11 +295,13 @@ static uint32_t select_thread(const struct weft_model *m, const char *q)
 
 int cmd_why(int argc, char **argv)
 {
-	int all = 0;
+	int all = 0, json = 0;
 	const char *path = NULL, *query = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--all"))
 			all = 1;
+		else if (!strcmp(argv[i], "--json"))
+			json = 1;
 		else if ((argv[i][0] != '-' || !argv[i][1]) && !path)
 			path = argv[i];
 		else if (!query && path)
@@ -181,8 +317,16 @@ int cmd_why(int argc, char **argv)
 		return 1;
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
+	struct weft_why_index *ix;
+	if (weft_why_index_new(&ix, m)) {
+		weft_model_free(m);
+		weft_reader_close(r);
+		return error("out of memory");
+	}
 	int problems = 0, looked = 0;
 	struct weft_why w;
+	if (json)
+		printf("{\"threads\":[");
 	if (query) {
 		uint32_t t = select_thread(m, query);
 		if (t == WEFT_NONE) {
@@ -190,35 +334,85 @@ int cmd_why(int argc, char **argv)
 			problems = -1;
 		} else {
 			looked = 1;
-			weft_why(m, t, &w);
-			if (w.verdict != WEFT_VERDICT_OK) {
+			weft_why_at(ix, t, &w);
+			problems += WEFT_VERDICT_IS_FAULT(w.verdict);
+			if (json)
+				json_thread(m, t, &w, 1);
+			else if (w.verdict != WEFT_VERDICT_OK)
 				explain(m, t, &w);
-				problems++;
-			} else {
+			else {
 				name(m, t);
 				printf(" %s: nothing to explain\n",
 				       end_str(th[w.thread].end));
 			}
 		}
 	} else {
+		/* Faults in full; what is pending with no fault the trace
+		 * shows, in a line per verdict. */
+		uint32_t *quiet[2] = {malloc((nth + 1) * sizeof(uint32_t)),
+				      malloc((nth + 1) * sizeof(uint32_t))};
+		uint32_t nquiet[2] = {0, 0};
+		if (!quiet[0] || !quiet[1])
+			die("out of memory");
 		for (uint32_t t = 0; t < nth; t++) {
 			if (th[t].flags & WEFT_THREAD_ROOT)
 				continue;
 			if (!all && !(th[t].flags & WEFT_THREAD_SHOULD_RESOLVE))
 				continue;
 			looked++;
-			weft_why(m, t, &w);
+			weft_why_at(ix, t, &w);
 			if (w.verdict == WEFT_VERDICT_OK)
 				continue;
-			explain(m, t, &w);
+			if (json) {
+				json_thread(m, t, &w, !(problems +
+							nquiet[0] + nquiet[1]));
+			}
+			if (!WEFT_VERDICT_IS_FAULT(w.verdict)) {
+				int q = w.verdict == WEFT_VERDICT_UNAWAITED;
+				quiet[q][nquiet[q]++] = t;
+				continue;
+			}
+			if (!json)
+				explain(m, t, &w);
 			problems++;
 		}
-		if (!problems)
-			printf("nothing is wrong: %d %s thread%s checked, all "
-			       "resolved\n",
-			       looked, all ? "pending-or-not" : "should-resolve",
-			       looked == 1 ? "" : "s");
+		if (!json) {
+			if (nquiet[0]) {
+				printf("in flight when the trace ended (pending "
+				       "no longer than the trace shows such "
+				       "threads take): %u: ",
+				       nquiet[0]);
+				list_some(m, quiet[0], nquiet[0]);
+			}
+			if (nquiet[1]) {
+				printf("not awaited (waiting on nothing, "
+				       "nothing waits on them, nothing says "
+				       "they should resolve): %u: ",
+				       nquiet[1]);
+				list_some(m, quiet[1], nquiet[1]);
+			}
+		}
+		if (!problems && !json) {
+			const char *what =
+				all ? "pending-or-not" : "should-resolve";
+			if (nquiet[0] + nquiet[1])
+				printf("nothing is wrong: %d %s thread%s "
+				       "checked, %u still pending with no "
+				       "fault the trace shows\n",
+				       looked, what, looked == 1 ? "" : "s",
+				       nquiet[0] + nquiet[1]);
+			else
+				printf("nothing is wrong: %d %s thread%s "
+				       "checked, all resolved\n",
+				       looked, what, looked == 1 ? "" : "s");
+		}
+		free(quiet[0]);
+		free(quiet[1]);
 	}
+	if (json)
+		printf("\n],\"checked\":%d,\"faults\":%d}\n", looked,
+		       problems < 0 ? 0 : problems);
+	weft_why_index_free(ix);
 	weft_model_free(m);
 	int rc = report_losses(r, path);
 	weft_reader_close(r);

@@ -165,3 +165,18 @@ const char *fmt_ns(char *buf, size_t cap, int64_t ns)
 		 (unsigned long long)(a % 1000000000u));
 	return buf;
 }
+
+const char *fmt_dur(char *buf, size_t cap, int64_t ns)
+{
+	double a = (double)(ns < 0 ? -ns : ns);
+	const char *sign = ns < 0 ? "-" : "";
+	if (a < 1e3)
+		snprintf(buf, cap, "%s%.0f ns", sign, a);
+	else if (a < 1e6)
+		snprintf(buf, cap, "%s%.3g us", sign, a / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, cap, "%s%.3g ms", sign, a / 1e6);
+	else
+		snprintf(buf, cap, "%s%.4g s", sign, a / 1e9);
+	return buf;
+}

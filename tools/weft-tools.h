@@ -70,4 +70,8 @@ void print_escaped(FILE *f, const char *s, size_t len);
 /* Formats nanoseconds as "1.234567890" seconds into buf. */
 const char *fmt_ns(char *buf, size_t cap, int64_t ns);
 
+/* Formats a duration for a person: "850 ns", "12.3 us", "4.56 ms",
+ * "1.234 s" (three or four significant digits). */
+const char *fmt_dur(char *buf, size_t cap, int64_t ns);
+
 #endif

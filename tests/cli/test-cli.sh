@@ -273,8 +273,16 @@ t_why() {
 	grep -q "^TCP connect (0x3, task) is still pending" out.txt || die "$(cat out.txt)"
 	"$W" why good.weft "TCP connect" >out.txt || die "by label: $(cat out.txt)"
 	grep -q "resolved: nothing to explain" out.txt || die "$(cat out.txt)"
-	"$W" why --all good.weft >out.txt; [ $? = 1 ] || die "--all: the loop and events are pending"
-	grep -q "^event loop (0x1) is still pending" out.txt || die "$(cat out.txt)"
+	# the loop and the condition are pending, but nothing waits on them
+	# and nothing says they should resolve: no fault (they were once
+	# called "truncated" although nothing was lost)
+	"$W" why --all good.weft >out.txt || die "--all: $(cat out.txt)"
+	grep -q "^not awaited (waiting on nothing, nothing waits on them, nothing says they should resolve): 2: event loop (0x1), ARP response (0x4, condition)$" out.txt || die "$(cat out.txt)"
+	grep -q "^nothing is wrong: 7 pending-or-not threads checked, 2 still pending with no fault the trace shows$" out.txt || die "$(cat out.txt)"
+	"$W" why good.weft 0x1 >out.txt || die "one not awaited: $(cat out.txt)"
+	grep -q "^verdict: not awaited: event loop (0x1) waits on nothing, nothing waits on it and nothing says it should resolve$" out.txt || die "$(cat out.txt)"
+	"$W" why --all --json bad.weft >out.json; [ $? = 1 ] || die "--json: exit 0"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v={(t["title"],t["verdict"],t["fault"]) for t in d["threads"]}; assert v=={("main","lost wake-up",True),("TCP connect","lost wake-up",True),("ARP response","lost wake-up",True),("event loop","not awaited",False)} and d["faults"]==3, v' out.json || die "$(cat out.json)"
 }
 
 t_chrome() {
