@@ -27,6 +27,7 @@
 	X(html, "write a self-contained HTML viewer of a trace")               \
 	X(stats, "async threads by kind and label, OS threads, counters")      \
 	X(why, "explain why threads that should resolve did not")             \
+	X(diff, "where a good run and a bad one first differ; what got slower") \
 	X(export, "export for other viewers (Chrome JSON for Perfetto)")
 
 #define WEFT__CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
