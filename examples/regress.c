@@ -2,7 +2,7 @@
 /*
  * regress.c - a small server on the manual clock, for `weft diff`:
  *
- *   regress good|slow|extra|fail [SEED]
+ *   regress good|slow|extra|fail|signal [SEED]
  *
  * An event loop serves 40 requests one after another, alternately
  * "GET /item/N" and "GET /user/N" (kind "request"): each parses (100 us
@@ -11,7 +11,8 @@
  * resolves.  `slow` makes the work of /item requests (parse and render)
  * twice as long (the known regression: their running time x2.00); `extra` makes the 7th request retry its query once
  * (a thread more); `fail` makes the 5th request's query fail and the
- * request with it.  With SEED (not 0) every duration varies by up to
+ * request with it; `signal` makes the loop signal the 4th request once
+ * (an interaction more, that changes nothing else).  With SEED (not 0) every duration varies by up to
  * +-10 %, differently for each seed (the noise of real runs).  The same
  * arguments always give the same trace.
  *
@@ -50,8 +51,10 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "good";
 	rng = argc > 2 ? strtoull(argv[2], NULL, 0) * 0x9E3779B97F4A7C15ull : 0;
 	if (strcmp(mode, "good") && strcmp(mode, "slow") &&
-	    strcmp(mode, "extra") && strcmp(mode, "fail")) {
-		fprintf(stderr, "usage: regress good|slow|extra|fail [SEED]\n");
+	    strcmp(mode, "extra") && strcmp(mode, "fail") &&
+	    strcmp(mode, "signal")) {
+		fprintf(stderr,
+			"usage: regress good|slow|extra|fail|signal [SEED]\n");
 		return 2;
 	}
 	const char *file = getenv("WEFT_FILE");
@@ -99,6 +102,8 @@ int main(int argc, char **argv)
 			weft_fail(req, "503");
 			continue;
 		}
+		if (!strcmp(mode, "signal") && i == 3)
+			weft_signal(req);
 		weft_resolve(q);
 		if (!strcmp(mode, "extra") && i == 6) {
 			/* the first answer was stale: ask again */

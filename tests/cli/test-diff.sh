@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test-diff.sh - `weft diff` on real recordings: the ARP example's good and
+# bad runs (the flipped order of the signal and the wait is the first
+# divergence), two good runs (the same structure), examples/regress.c's
+# known regression on the manual clock (reported with its ratio, one run a
+# side and ten with jitter), ten runs against ten of the same program with
+# jitter (no false report), each kind of divergence, --key, --json, usage
+# and bad input.  TAP output.
+set -u
+: "${WEFT_BIN:?}" "${WEFT_BUILD:?}"
+W=$WEFT_BIN
+EX=$WEFT_BUILD/examples
+T=$(mktemp -d "${TMPDIR:-/tmp}/weft-diff.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+unset WEFT_FILE WEFT_SIZE WEFT_MODE WEFT_CLOCK
+n=0 failn=0
+die() { echo "# $*" | head -40; exit 1; }
+run() { # name, function
+	n=$((n + 1))
+	if (set -e; "$2") >"$T/log" 2>&1; then echo "ok $n - $1"; else
+		failn=$((failn + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$T/log" | head -40; fi
+}
+j() { python3 -c "import json,sys; d=json.load(open('$1')); $2" || die "$(cat "$1")"; }
+
+t_arp() {
+	WEFT_FILE=good.weft "$EX/arp" good >/dev/null
+	WEFT_FILE=good2.weft "$EX/arp" good >/dev/null
+	WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
+	"$W" diff good.weft bad.weft >out.txt; [ $? = 1 ] || die "good/bad: exit $?: $(cat out.txt)"
+	grep -q "^first divergence: a wait on ARP response (condition) and a wake-up of it came in opposite orders$" out.txt || die "$(cat out.txt)"
+	grep -q "^  good: TCP connect (task) waits on it at .* s, then port-4: ARP response (event) signals it at .* s$" out.txt || die "$(cat out.txt)"
+	grep -q "^  bad:  port-4: ARP response (event) signals it at .* s, then TCP connect (task) waits on it at .* s$" out.txt || die "$(cat out.txt)"
+	grep -q "^  ARP response (condition): event loop > main > TCP connect > ARP response$" out.txt || die "$(cat out.txt)"
+	grep -q "^      (weft why: lost wake-up)$" out.txt || die "$(cat out.txt)"
+	"$W" diff --json good.weft bad.weft >out.json; [ $? = 1 ] || die "--json exit"
+	j out.json "v=d['divergence']; assert d['structure']=='different' and v['kind']=='order', v
+assert v['good']['wait']['actor']=='TCP connect' and v['good']['wake']['actor']=='port-4: ARP response', v
+assert v['bad']['wait']['actor']=='TCP connect' and v['bad']['wake']['actor']=='port-4: ARP response', v
+assert v['good']['wait']['t_ns'] < v['good']['wake']['t_ns'] and v['bad']['wake']['t_ns'] < v['bad']['wait']['t_ns'], v
+assert d['aligned']==7 and d['only_good']==0 and d['only_bad']==0, d"
+	"$W" diff good.weft good2.weft >out.txt || die "good/good: exit $?: $(cat out.txt)"
+	grep -q "^same structure" out.txt || die "$(cat out.txt)"
+	grep -q "^  no difference beyond the threshold" out.txt || die "$(cat out.txt)"
+}
+
+t_regression() {
+	WEFT_FILE=a.weft "$EX/regress" good >/dev/null
+	WEFT_FILE=b.weft "$EX/regress" slow >/dev/null
+	"$W" diff a.weft b.weft >out.txt || die "exit $?: $(cat out.txt)"
+	grep -q "^same structure" out.txt || die "$(cat out.txt)"
+	grep -q "^  request: GET /item/#  running: p50 300 us -> 600 us, p95 300 us -> 600 us, max 300 us -> 600 us (p50 x2.00), n 20 -> 20$" out.txt || die "$(cat out.txt)"
+	! grep -q "GET /user" out.txt || die "the unchanged label reported: $(cat out.txt)"
+	"$W" diff --strict a.weft b.weft >/dev/null; [ $? = 1 ] || die "--strict: a timing difference exits 1"
+	"$W" diff --json a.weft b.weft >out.json || die "--json"
+	j out.json "t=d['timing']; r=[x for x in t['differences'] if x['metric']=='running']
+assert d['structure']=='same' and t['test']=='ratio' and len(r)==1 and r[0]['key']=='request: GET /item/#' and r[0]['ratio']==2 and r[0]['p50_ns']==[300000,600000], t"
+	# a higher threshold hides it, a lower one shows the lifetime too
+	"$W" diff --ratio 2.5 a.weft b.weft | grep -q "no difference beyond" || die "--ratio 2.5"
+	"$W" diff --min 400us a.weft b.weft | grep -q "no difference beyond" || die "--min 400us"
+}
+
+t_runs() {
+	local s
+	for s in $(seq 1 20); do
+		WEFT_FILE=g$s.weft "$EX/regress" good $s >/dev/null
+		WEFT_FILE=s$s.weft "$EX/regress" slow $((s + 100)) >/dev/null
+	done
+	# ten good runs against ten other good runs: jitter is not a change
+	"$W" diff --json g{1..10}.weft -- g{11..20}.weft >out.json || die "good/good exit $?"
+	j out.json "t=d['timing']; assert t['test']=='mann-whitney' and t['differences']==[] and t['tests']==18, t"
+	# and one run against one, at the ratio threshold
+	for s in $(seq 1 9); do
+		"$W" diff g$s.weft g$((s + 10)).weft | grep -q "no difference beyond" || die "g$s g$((s + 10))"
+	done
+	# ten against ten slow ones: found, with its ratio and p
+	"$W" diff --json g{1..10}.weft -- s{11..20}.weft >out.json || die "good/slow exit $?"
+	j out.json "r={(x['key'],x['metric']):x for x in d['timing']['differences']}
+x=r[('request: GET /item/#','running')]; assert 1.9 < x['ratio'] < 2.1 and x['p'] < 1e-4, x
+assert set(r) <= {('request: GET /item/#','running'),('request: GET /item/#','lifetime')}, r"
+	"$W" diff g1.weft g2.weft -- s1.weft >/dev/null 2>&1; [ $? = 0 ] || die "2 runs against 1"
+}
+
+t_kinds() {
+	WEFT_FILE=a.weft "$EX/regress" good >/dev/null
+	WEFT_FILE=x.weft "$EX/regress" extra >/dev/null
+	WEFT_FILE=f.weft "$EX/regress" fail >/dev/null
+	"$W" diff a.weft x.weft >out.txt; [ $? = 1 ] || die "extra: exit"
+	grep -q '^first divergence: SELECT \* FROM t WHERE id = \$1 (db query) exists in the bad run only (created at 0.004070000 s)$' out.txt || die "$(cat out.txt)"
+	grep -q "^  no such thread among what GET /item/1222 (request) created$" out.txt || die "$(cat out.txt)"
+	"$W" diff x.weft a.weft | grep -q "exists in the good run only" || die "reversed"
+	"$W" diff a.weft f.weft >out.txt; [ $? = 1 ] || die "fail: exit"
+	grep -q '^first divergence: SELECT \* FROM t WHERE id = \$1 (db query) resolved at 0.002850000 s in good, and failed at 0.002850000 s in bad$' out.txt || die "$(cat out.txt)"
+	# an interaction of one run only
+	WEFT_FILE=s.weft "$EX/regress" signal >/dev/null
+	"$W" diff a.weft s.weft >out.txt; [ $? = 1 ] || die "signal: exit"
+	grep -q "^first divergence: in the bad run only, event loop signals GET /user/1111 (request) (at 0.002240000 s)$" out.txt || die "$(cat out.txt)"
+	"$W" diff --json s.weft a.weft >out.json; [ $? = 1 ] || die "signal: exit"
+	j out.json "v=d['divergence']; assert v['kind']=='arrow' and v['good']['interaction']=={'arrow':'signalled','actor':'event loop','actor_id':1,'t_ns':2240000} and v['good']['thread']['title']=='GET /user/1111' and 't_ns' not in v['bad'], v"
+	# an end, where the other run resolved
+	WEFT_FILE=v1.weft "$EX/verdicts" ok >/dev/null
+	WEFT_FILE=v2.weft "$EX/verdicts" never >/dev/null
+	"$W" diff --json v1.weft v2.weft >out.json; [ $? = 1 ] || die "verdicts: exit"
+	j out.json "v=d['divergence']; assert v['kind']=='end' and v['good']['thread']['end']=='resolved' and v['bad']['thread']['end']=='is still pending at the end' and v['good']['thread']['title']=='helper B', v"
+}
+
+t_key() {
+	# the labels embed numbers: normalised they align, raw they do not
+	WEFT_FILE=a.weft "$EX/regress" good >/dev/null
+	WEFT_FILE=b.weft "$EX/regress" good 5 >/dev/null
+	"$W" diff a.weft b.weft >/dev/null || die "label"
+	"$W" diff --key raw a.weft b.weft >/dev/null || die "raw: the same labels"
+	"$W" diff --key kind --json a.weft b.weft >out.json || die "kind"
+	j out.json "assert d['key']=='kind' and d['aligned']==81, d"
+	WEFT_FILE=ae1.weft "$EX/all-events" 3 >/dev/null
+	WEFT_FILE=ae2.weft "$EX/all-events" 3 >/dev/null
+	"$W" diff --key raw ae1.weft ae2.weft >/dev/null || die "all-events raw: $("$W" diff --key raw ae1.weft ae2.weft)"
+}
+
+t_usage() {
+	WEFT_FILE=a.weft "$EX/arp" good >/dev/null
+	"$W" diff a.weft 2>/dev/null; [ $? = 2 ] || die "one file"
+	"$W" diff a.weft a.weft a.weft 2>/dev/null; [ $? = 2 ] || die "three files, no --"
+	"$W" diff --key nope a.weft a.weft 2>/dev/null; [ $? = 2 ] || die "--key nope"
+	"$W" diff --min 5parsecs a.weft a.weft 2>/dev/null; [ $? = 2 ] || die "--min"
+	"$W" diff a.weft missing.weft 2>err.txt; [ $? = 1 ] || die "missing file"
+	grep -q "^weft: cannot read 'missing.weft'" err.txt || die "$(cat err.txt)"
+	head -c 100 a.weft >cut.weft
+	"$W" diff a.weft cut.weft 2>/dev/null; [ $? = 1 ] || die "cut file"
+	"$W" diff a.weft - <a.weft >/dev/null || die "stdin"
+}
+
+run "arp: the flipped signal and wait; two good runs the same" t_arp
+run "a known regression on the manual clock, with its ratio" t_regression
+run "ten runs a side with jitter: no false report; the regression found" t_runs
+run "a thread of one run, an end, an interaction of one run" t_kinds
+run "--key label, raw, kind" t_key
+run "usage and bad input" t_usage
+echo "1..$n"
+echo "# $((n - failn)) passed, $failn failed, 0 skipped"
+[ $failn = 0 ]
