@@ -53,8 +53,8 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "good") && strcmp(mode, "slow") &&
 	    strcmp(mode, "extra") && strcmp(mode, "fail") &&
 	    strcmp(mode, "signal")) {
-		fprintf(stderr,
-			"usage: regress good|slow|extra|fail|signal [SEED]\n");
+		fprintf(stderr, "usage: regress good|slow|extra|fail|signal "
+				"[SEED]\n");
 		return 2;
 	}
 	const char *file = getenv("WEFT_FILE");

@@ -17,7 +17,7 @@
 
 #define USAGE                                                                  \
 	"weft diff [--json] [--strict] [--key label|raw|kind] [--ratio R] "    \
-	"[--min DURATION] [--alpha A] GOOD BAD\n"                             \
+	"[--min DURATION] [--alpha A] GOOD BAD\n"                              \
 	"       weft diff [options] GOOD... -- BAD..."
 
 static const char *side_name[2] = {"good", "bad"};
@@ -174,7 +174,8 @@ static void around(const struct weft_model *m, uint32_t on, uint32_t mark,
 			pos = i;
 			break;
 		}
-	uint32_t from = pos == k ? (k > 8 ? k - 8 : 0) : (pos > 4 ? pos - 4 : 0);
+	uint32_t from = pos == k ? (k > 8 ? k - 8 : 0)
+				 : (pos > 4 ? pos - 4 : 0);
 	uint32_t to = pos == k ? k : (pos + 6 < k ? pos + 6 : k);
 	if (from)
 		printf("      ... %u before\n", from);
@@ -216,8 +217,8 @@ static void waits(const struct weft_model *m, uint32_t t)
 	printf("      (weft why: %s)\n", weft_verdict_name(w.verdict));
 }
 
-static void context(const struct weft_align *al, const struct weft_divergence *d,
-		    const char *const *files)
+static void context(const struct weft_align *al,
+		    const struct weft_divergence *d, const char *const *files)
 {
 	for (int s = 0; s < 2; s++) {
 		const struct weft_model *m = weft_align_model(al, s);
@@ -227,7 +228,8 @@ static void context(const struct weft_align *al, const struct weft_divergence *d
 			/* The thread is not in this run: where it would be. */
 			const struct weft_model *o = weft_align_model(al, !s);
 			uint32_t nth, n;
-			const struct weft_thread *th = weft_model_threads(o, &nth);
+			const struct weft_thread *th =
+				weft_model_threads(o, &nth);
 			const uint32_t *map = weft_align_map(al, !s, &n);
 			uint32_t p = th[d->thread[!s]].parent;
 			if (p != WEFT_NONE && p < n && map[p] != WEFT_NONE) {
@@ -248,13 +250,15 @@ static void context(const struct weft_align *al, const struct weft_divergence *d
 		if (d->kind == WEFT_DIV_ONLY || d->kind == WEFT_DIV_END) {
 			around(m, t, WEFT_NONE, WEFT_NONE);
 			uint32_t nth;
-			const struct weft_thread *th = weft_model_threads(m, &nth);
+			const struct weft_thread *th =
+				weft_model_threads(m, &nth);
 			if (th[t].end == WEFT_END_PENDING)
 				waits(m, t);
 		} else {
 			around(m, t, d->arrow[s], d->other[s]);
 			uint32_t nth;
-			const struct weft_thread *th = weft_model_threads(m, &nth);
+			const struct weft_thread *th =
+				weft_model_threads(m, &nth);
 			if (th[t].end == WEFT_END_PENDING)
 				waits(m, t);
 		}
@@ -262,7 +266,8 @@ static void context(const struct weft_align *al, const struct weft_divergence *d
 }
 
 /* One line saying what the divergence is. */
-static void headline(const struct weft_align *al, const struct weft_divergence *d)
+static void headline(const struct weft_align *al,
+		     const struct weft_divergence *d)
 {
 	const struct weft_model *M[2] = {weft_align_model(al, 0),
 					 weft_align_model(al, 1)};
@@ -310,10 +315,14 @@ static void headline(const struct weft_align *al, const struct weft_divergence *
 		printf(" and a wake-up of it came in opposite orders\n");
 		for (int s = 0; s < 2; s++) {
 			uint32_t na;
-			const struct weft_arrow *a = weft_model_arrows(M[s], &na);
+			const struct weft_arrow *a =
+				weft_model_arrows(M[s], &na);
 			const struct weft_arrow *w = &a[d->arrow[s]],
 						*k = &a[d->other[s]];
-			const struct weft_arrow *first = d->arrow[s] < d->other[s] ? w : k,
+			const struct weft_arrow *first =
+							d->arrow[s] < d->other[s]
+								? w
+								: k,
 						*second = first == w ? k : w;
 			printf("  %s:%s ", side_name[s], s ? " " : "");
 			title(M[s], first->from);
@@ -338,7 +347,8 @@ static void json_thread(const struct weft_model *m, uint32_t t)
 	printf("{\"id\":%llu,\"title\":", (unsigned long long)th[t].id);
 	weft_json_string(stdout, weft_model_title(m, t, buf, sizeof buf));
 	printf(",\"kind\":");
-	weft_json_string(stdout, th[t].kind ? weft_model_name(m, th[t].kind) : "");
+	weft_json_string(stdout,
+			 th[t].kind ? weft_model_name(m, th[t].kind) : "");
 	printf(",\"end\":\"%s\"}", end_word(th[t].end));
 }
 
@@ -380,7 +390,8 @@ static void json_divergence(const struct weft_align *al,
 		}
 		if (d->arrow[s] != WEFT_NONE) {
 			printf("%s\"%s\":", c ? "," : "",
-			       d->kind == WEFT_DIV_ORDER ? "wait" : "interaction");
+			       d->kind == WEFT_DIV_ORDER ? "wait"
+							 : "interaction");
 			json_arrow(m, d->arrow[s]);
 			c = 1;
 		}
@@ -399,7 +410,8 @@ static void timing_text(const struct weft_diff_timing *T,
 			const struct weft_diff_threshold *th, int several)
 {
 	if (several)
-		printf("timing (%u runs against %u; shown: a rank test over the "
+		printf("timing (%u runs against %u; shown: a rank test over "
+		       "the "
 		       "runs' p50 or p95 rejects \"no change\" at family-wise "
 		       "level %g, and the change is at least %gx and %s):\n",
 		       T->runs[0], T->runs[1], th->alpha, th->effect,
@@ -428,7 +440,8 @@ static void timing_text(const struct weft_diff_timing *T,
 		if (isinf(r->ratio))
 			printf(" (%s from none)", r->stat ? "p95" : "p50");
 		else
-			printf(" (%s x%.2f)", r->stat ? "p95" : "p50", r->ratio);
+			printf(" (%s x%.2f)", r->stat ? "p95" : "p50",
+			       r->ratio);
 		printf(", n %.0f -> %.0f", r->count[0], r->count[1]);
 		if (r->p >= 0)
 			printf(", p %.2g", r->p);
@@ -454,7 +467,8 @@ static void timing_json(const struct weft_diff_timing *T,
 		printf("%s{\"key\":", i ? "," : "");
 		weft_json_string(stdout, r->key);
 		printf(",\"metric\":\"%s\",\"stat\":\"%s\",\"ratio\":",
-		       weft_diff_metric_name(r->metric), r->stat ? "p95" : "p50");
+		       weft_diff_metric_name(r->metric),
+		       r->stat ? "p95" : "p50");
 		if (isinf(r->ratio))
 			printf("null");
 		else
@@ -480,10 +494,10 @@ static int parse_dur(const char *s, int64_t *out)
 	if (end == s || v < 0)
 		return -1;
 	double mul = !strcmp(end, "") || !strcmp(end, "ns") ? 1
-		     : !strcmp(end, "us")		       ? 1e3
-		     : !strcmp(end, "ms")		       ? 1e6
-		     : !strcmp(end, "s")		       ? 1e9
-							       : -1;
+		     : !strcmp(end, "us")		    ? 1e3
+		     : !strcmp(end, "ms")		    ? 1e6
+		     : !strcmp(end, "s")		    ? 1e9
+							    : -1;
 	if (mul < 0 || v * mul > 9e18)
 		return -1;
 	*out = (int64_t)(v * mul);
@@ -507,8 +521,8 @@ int cmd_diff(int argc, char **argv)
 			strict = 1;
 		else if (!strcmp(a, "--key") && v) {
 			i++;
-			key = !strcmp(v, "label") ? WEFT_DIFF_KEY_LABEL
-			      : !strcmp(v, "raw") ? WEFT_DIFF_KEY_RAW
+			key = !strcmp(v, "label")  ? WEFT_DIFF_KEY_LABEL
+			      : !strcmp(v, "raw")  ? WEFT_DIFF_KEY_RAW
 			      : !strcmp(v, "kind") ? WEFT_DIFF_KEY_KIND
 						   : -1;
 			if (key < 0)
@@ -579,7 +593,8 @@ int cmd_diff(int argc, char **argv)
 				}
 				printf(s ? "]]" : "],[");
 			}
-			printf(",\"key\":\"%s\",\"aligned\":%u,\"only_good\":%u,"
+			printf(",\"key\":\"%s\",\"aligned\":%u,\"only_good\":%"
+			       "u,"
 			       "\"only_bad\":%u,\"reordered\":%u,\"structure\":"
 			       "\"%s\"",
 			       keys[key], ai.matched, ai.only[0], ai.only[1],
@@ -592,16 +607,21 @@ int cmd_diff(int argc, char **argv)
 			if (nr > 2)
 				printf("structure: %s against %s\n", pair[0],
 				       pair[1]);
-			printf("aligned %u async threads (%u only in good, %u only "
+			printf("aligned %u async threads (%u only in good, %u "
+			       "only "
 			       "in bad; %u out of their siblings' order)\n",
-			       ai.matched, ai.only[0], ai.only[1], ai.reordered);
+			       ai.matched, ai.only[0], ai.only[1],
+			       ai.reordered);
 			if (found) {
 				headline(al, &d);
 				context(al, &d, pair);
 			} else
-				printf("same structure: the same threads, ending "
-				       "the same way, with the same interactions "
-				       "in an order that makes no difference\n");
+				printf("same structure: the same threads, "
+				       "ending "
+				       "the same way, with the same "
+				       "interactions "
+				       "in an order that makes no "
+				       "difference\n");
 			timing_text(T, &th, several);
 		}
 	}
@@ -611,7 +631,8 @@ int cmd_diff(int argc, char **argv)
 	for (uint32_t i = 0; i < nr; i++) {
 		weft_model_free(M[i]);
 		if (R[i]) {
-			const char *f = i < nf[0] ? files[0][i] : files[1][i - nf[0]];
+			const char *f = i < nf[0] ? files[0][i]
+						  : files[1][i - nf[0]];
 			rc |= report_losses(R[i], f);
 			weft_reader_close(R[i]);
 		}

@@ -54,9 +54,9 @@ WEFT_API size_t weft_diff_key_text(const struct weft_model *m, uint32_t thread,
 struct weft_align;
 
 struct weft_align_info {
-	uint32_t matched;    /* threads aligned */
-	uint32_t only[2];    /* threads of run 0 (1) with no partner */
-	uint32_t reordered;  /* matched out of their siblings' order */
+	uint32_t matched;   /* threads aligned */
+	uint32_t only[2];   /* threads of run 0 (1) with no partner */
+	uint32_t reordered; /* matched out of their siblings' order */
 };
 
 /* Aligns the threads of runs `a` (side 0) and `b` (side 1). */
@@ -105,7 +105,7 @@ enum weft_divergence_kind {
 };
 
 struct weft_divergence {
-	int kind;           /* enum weft_divergence_kind */
+	int kind; /* enum weft_divergence_kind */
 	/* Per side (0, 1): */
 	uint32_t thread[2]; /* ONLY, END: the thread; ARROW, ORDER: the
 			       thread the interactions are on; NONE where
@@ -113,7 +113,7 @@ struct weft_divergence {
 	uint32_t arrow[2];  /* ARROW: the interaction (weft_model_arrows) in
 			       the run that has it; ORDER: the wait */
 	uint32_t other[2];  /* ORDER: the wake-up */
-	int64_t t[2];       /* its time in each run (model time), or
+	int64_t t[2];	    /* its time in each run (model time), or
 			       INT64_MIN where it is not */
 };
 
@@ -144,35 +144,38 @@ enum weft_diff_metric {
 };
 
 struct weft_diff_threshold {
-	double ratio;       /* one run a side (1.5) */
-	int64_t min_ns;     /* one run a side (100 us) */
-	double alpha;       /* several runs a side (0.01) */
-	double effect;      /* several runs a side (1.1) */
+	double ratio;	     /* one run a side (1.5) */
+	int64_t min_ns;	     /* one run a side (100 us) */
+	double alpha;	     /* several runs a side (0.01) */
+	double effect;	     /* several runs a side (1.1) */
 	int64_t min_ns_runs; /* several runs a side (1 us) */
 };
 
-#define WEFT_DIFF_THRESHOLD_DEFAULT {1.5, 100000, 0.01, 1.1, 1000}
+#define WEFT_DIFF_THRESHOLD_DEFAULT                                            \
+	{                                                                      \
+		1.5, 100000, 0.01, 1.1, 1000                                   \
+	}
 
 struct weft_diff_row {
-	char *key;          /* the group's key text */
-	int metric;         /* enum weft_diff_metric */
+	char *key;  /* the group's key text */
+	int metric; /* enum weft_diff_metric */
 	/* Per side: with one run, the run's figures; with several, the
 	 * median over the runs of each run's figure (count: the mean). */
 	double count[2];
 	int64_t p50[2], p95[2], max[2];
-	int stat;           /* what differs: 0 p50, 1 p95 */
-	double ratio;       /* side 1 / side 0 of that statistic */
-	double p;           /* several runs: the test's p (before Holm's
+	int stat;	  /* what differs: 0 p50, 1 p95 */
+	double ratio;	  /* side 1 / side 0 of that statistic */
+	double p;	  /* several runs: the test's p (before Holm's
 			       correction); one run: -1 */
-	uint32_t runs[2];   /* runs a side in which the group has a value */
+	uint32_t runs[2]; /* runs a side in which the group has a value */
 };
 
 struct weft_diff_timing {
 	struct weft_diff_row *rows; /* the differences, largest change
 				       first */
 	uint32_t nrows;
-	uint32_t groups;    /* groups found in both sides */
-	uint32_t tests;     /* comparisons made */
+	uint32_t groups; /* groups found in both sides */
+	uint32_t tests;	 /* comparisons made */
 	uint32_t runs[2];
 };
 

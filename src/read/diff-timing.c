@@ -87,11 +87,13 @@ double weft_mann_whitney(const double *x, uint32_t n, const double *y,
 						continue;
 					}
 					for (uint32_t u = 0; u <= i * j; u++)
-						F(i, j, u) = (u >= j ? F(i - 1, j, u - j)
-								     : 0) +
-							     (u <= i * (j - 1)
-								      ? F(i, j - 1, u)
-								      : 0);
+						F(i, j,
+						  u) = (u >= j ? F(i - 1, j,
+								   u - j)
+							       : 0) +
+						       (u <= i * (j - 1)
+								? F(i, j - 1, u)
+								: 0);
 				}
 			double total = 0, lo = 0, hi = 0;
 			uint32_t u0 = (uint32_t)llround(U);
@@ -109,8 +111,8 @@ double weft_mann_whitney(const double *x, uint32_t n, const double *y,
 			return p > 1 ? 1 : p;
 		}
 	}
-	double var = (double)n * m / 12 *
-		     ((N + 1) - tie / ((double)N * (N - 1)));
+	double var =
+		(double)n * m / 12 * ((N + 1) - tie / ((double)N * (N - 1)));
 	if (var <= 0)
 		return 1;
 	double z = (fabs(U - mu) - 0.5) / sqrt(var);
@@ -145,6 +147,11 @@ static int64_t rank_of(const int64_t *v, uint32_t n, double q)
 	return v[r ? r - 1 : 0];
 }
 
+static int is_read(int kind)
+{
+	return kind == WEFT_ARROW_READ || kind == WEFT_ARROW_READ_FAILED;
+}
+
 /* The three metrics of one ended thread. */
 static void measure(const struct weft_model *m, uint32_t t, int64_t out[3])
 {
@@ -169,9 +176,8 @@ static void measure(const struct weft_model *m, uint32_t t, int64_t out[3])
 				w += x->t - tw;
 			target = x->to;
 			tw = x->t;
-		} else if ((x->kind == WEFT_ARROW_READ ||
-			    x->kind == WEFT_ARROW_READ_FAILED) &&
-			   x->to == t && x->from == target) {
+		} else if (is_read(x->kind) && x->to == t &&
+			   x->from == target) {
 			w += x->t - tw;
 			target = WEFT_NONE;
 		}
@@ -186,9 +192,11 @@ static int run_figures(struct run *R, const struct weft_model *m,
 {
 	uint32_t nth;
 	weft_model_threads(m, &nth);
-	R->fig = calloc((size_t)ngroups * WEFT_DIFF_METRICS + 1, sizeof *R->fig);
+	R->fig =
+		calloc((size_t)ngroups * WEFT_DIFF_METRICS + 1, sizeof *R->fig);
 	uint32_t *off = calloc((size_t)ngroups + 1, sizeof *off);
-	int64_t *val = malloc(((size_t)nth * WEFT_DIFF_METRICS + 1) * sizeof *val);
+	int64_t *val =
+		malloc(((size_t)nth * WEFT_DIFF_METRICS + 1) * sizeof *val);
 	uint32_t *fill = calloc((size_t)ngroups + 1, sizeof *fill);
 	if (!R->fig || !off || !val || !fill) {
 		free(off);
@@ -218,7 +226,8 @@ static int run_figures(struct run *R, const struct weft_model *m,
 		for (int k = 0; k < WEFT_DIFF_METRICS; k++) {
 			int64_t *v = val + (size_t)k * nth + off[g];
 			qsort(v, n, sizeof *v, cmp_i64);
-			struct fig *f = &R->fig[(size_t)g * WEFT_DIFF_METRICS + k];
+			struct fig *f =
+				&R->fig[(size_t)g * WEFT_DIFF_METRICS + k];
 			f->count = n;
 			f->p50 = rank_of(v, n, 0.5);
 			f->p95 = rank_of(v, n, 0.95);
@@ -324,8 +333,8 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			goto out;
 		for (uint32_t t = 0; t < nth; t++) {
 			R[r].group[t] = WEFT_NONE;
-			if ((tt[t].flags & (WEFT_THREAD_ROOT |
-					    WEFT_THREAD_NO_CREATE)) ||
+			if ((tt[t].flags &
+			     (WEFT_THREAD_ROOT | WEFT_THREAD_NO_CREATE)) ||
 			    tt[t].end == WEFT_END_PENDING)
 				continue;
 			uint64_t k = weft__diff_key(m, t, key, scratch,
@@ -335,8 +344,10 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 				goto out;
 			if (*g == WEFT_NONE) {
 				if (ngroups == cgroups) {
-					uint32_t c = cgroups ? cgroups * 2 : 256;
-					uint32_t *x = realloc(rep_run, c * sizeof *x);
+					uint32_t c = cgroups ? cgroups * 2
+							     : 256;
+					uint32_t *x =
+						realloc(rep_run, c * sizeof *x);
 					if (!x)
 						goto out;
 					rep_run = x;
@@ -366,8 +377,8 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 	dy = malloc(((size_t)nr + 1) * sizeof *dy);
 	if (!tests || !vals || !dx || !dy)
 		goto out;
-	/* The figure of one side: its run's, or the median over its runs. */
-#define FIG(r, g, k) (&R[r].fig[(size_t)(g) * WEFT_DIFF_METRICS + (k)])
+		/* The figure of one side: its run's, or the median over its runs. */
+#define FIG(r, g, k) (&R[r].fig[(size_t)(g)*WEFT_DIFF_METRICS + (k)])
 	for (uint32_t g = 0; g < ngroups; g++) {
 		uint32_t present[2] = {0, 0};
 		for (uint32_t r = 0; r < nr; r++)
@@ -381,13 +392,15 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			row.metric = k;
 			row.p = -1;
 			for (int s = 0; s < 2; s++) {
-				uint32_t r0 = s ? na : 0, r1 = s ? nr : na, n = 0;
+				uint32_t r0 = s ? na : 0, r1 = s ? nr : na,
+					 n = 0;
 				double cnt = 0;
 				for (int q = 0; q < 3; q++) {
 					n = 0;
 					cnt = 0;
 					for (uint32_t r = r0; r < r1; r++) {
-						const struct fig *f = FIG(r, g, k);
+						const struct fig *f =
+							FIG(r, g, k);
 						if (!f->count)
 							continue;
 						cnt += f->count;
@@ -410,11 +423,13 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 				for (int st = 0; st < 2; st++) {
 					uint32_t n0 = 0, n1 = 0;
 					for (uint32_t r = 0; r < nr; r++) {
-						const struct fig *f = FIG(r, g, k);
+						const struct fig *f =
+							FIG(r, g, k);
 						if (!f->count)
 							continue;
-						double v = (double)(st ? f->p95
-								       : f->p50);
+						double v =
+							(double)(st ? f->p95
+								    : f->p50);
 						if (r < na)
 							dx[n0++] = v;
 						else
@@ -424,7 +439,8 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 					t->group = g;
 					t->metric = k;
 					t->stat = st;
-					t->p = weft_mann_whitney(dx, n0, dy, n1);
+					t->p = weft_mann_whitney(dx, n0, dy,
+								 n1);
 					t->med[0] = (double)(st ? row.p95[0]
 								: row.p50[0]);
 					t->med[1] = (double)(st ? row.p95[1]
@@ -436,12 +452,15 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			double best = 0;
 			int which = -1;
 			for (int st = 0; st < 2; st++) {
-				double x = (double)(st ? row.p95[0] : row.p50[0]),
-				       y = (double)(st ? row.p95[1] : row.p50[1]);
+				double x = (double)(st ? row.p95[0]
+						       : row.p50[0]),
+				       y = (double)(st ? row.p95[1]
+						       : row.p50[1]);
 				T->tests++;
 				double c = change(x, y);
 				if (c >= log(th->ratio) - 1e-9 &&
-				    fabs(y - x) >= (double)th->min_ns && c > best) {
+				    fabs(y - x) >= (double)th->min_ns &&
+				    c > best) {
 					best = c;
 					which = st;
 				}
@@ -463,7 +482,8 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			}
 			size_t need = weft_diff_key_text(
 					      model_of(a, b, na, rep_run[g]),
-					      rep_thread[g], key, NULL, 0) + 1;
+					      rep_thread[g], key, NULL, 0) +
+				      1;
 			row.key = malloc(need);
 			if (!row.key)
 				goto out;
@@ -485,7 +505,8 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 				break;
 			double eff = change(t->med[0], t->med[1]);
 			if (eff < log(th->effect) ||
-			    fabs(t->med[1] - t->med[0]) < (double)th->min_ns_runs)
+			    fabs(t->med[1] - t->med[0]) <
+				    (double)th->min_ns_runs)
 				continue;
 			/* one row per group and metric: its smallest p */
 			size_t id = (size_t)t->group * WEFT_DIFF_METRICS +
@@ -504,8 +525,8 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 					uint32_t n = 0;
 					double cnt = 0;
 					for (uint32_t r = r0; r < r1; r++) {
-						const struct fig *f =
-							FIG(r, t->group, t->metric);
+						const struct fig *f = FIG(
+							r, t->group, t->metric);
 						if (!f->count)
 							continue;
 						cnt += f->count;
@@ -537,8 +558,10 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			}
 			const struct weft_model *km =
 				model_of(a, b, na, rep_run[t->group]);
-			size_t need = weft_diff_key_text(km, rep_thread[t->group],
-							 key, NULL, 0) + 1;
+			size_t need = weft_diff_key_text(km,
+							 rep_thread[t->group],
+							 key, NULL, 0) +
+				      1;
 			row.key = malloc(need);
 			if (!row.key)
 				goto out;

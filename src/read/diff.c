@@ -27,8 +27,8 @@ size_t weft_diff_normalise(const char *s, char *out, size_t cap)
 		size_t k;
 		if (s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
 		    strchr("0123456789abcdefABCDEF", s[i + 2]) && s[i + 2]) {
-			for (k = i + 2; s[k] && strchr("0123456789abcdefABCDEF",
-						       s[k]);
+			for (k = i + 2;
+			     s[k] && strchr("0123456789abcdefABCDEF", s[k]);
 			     k++)
 				;
 			c = '#';
@@ -50,7 +50,8 @@ size_t weft_diff_normalise(const char *s, char *out, size_t cap)
 		/* Cut on a character boundary: drop a partial sequence. */
 		if (end < n) {
 			size_t j = end;
-			while (j > 0 && ((unsigned char)out[j - 1] & 0xC0) == 0x80)
+			while (j > 0 &&
+			       ((unsigned char)out[j - 1] & 0xC0) == 0x80)
 				j--;
 			if (j > 0 && ((unsigned char)out[j - 1] & 0x80))
 				end = j - 1;
@@ -140,10 +141,10 @@ uint64_t weft__diff_key(const struct weft_model *m, uint32_t t, int key,
 			size_t n = weft_diff_normalise(lab, scratch, cap);
 			if (n >= cap) /* longer than the scratch: hash it all */
 				for (const char *p = lab; *p; p++)
-					h = (h ^ (unsigned char)(*p >= '0' &&
-								 *p <= '9'
-							 ? '#'
-							 : *p)) *
+					h = (h ^
+					     (unsigned char)(*p >= '0' && *p <= '9'
+								     ? '#'
+								     : *p)) *
 					    0x100000001b3ull;
 			else
 				h = fnv(h, scratch);
@@ -318,7 +319,8 @@ static int lcs(const uint64_t *ka, uint32_t n, const uint64_t *kb, uint32_t m,
 	for (int64_t d = 0; d <= maxd && dfound < 0; d++) {
 		for (int64_t k = -d; k <= d; k += 2) {
 			int64_t x;
-			if (k == -d || (k != d && cur[off + k - 1] < cur[off + k + 1]))
+			if (k == -d ||
+			    (k != d && cur[off + k - 1] < cur[off + k + 1]))
 				x = cur[off + k + 1];
 			else
 				x = cur[off + k - 1] + 1;
@@ -529,7 +531,8 @@ int weft_align_new(struct weft_align **out, const struct weft_model *a,
 	}
 	for (int i = 0; i < 2; i++)
 		for (uint32_t t = 0; t < al->s[i].nth; t++)
-			if (!is_root(&al->s[i], t) && al->s[i].map[t] == WEFT_NONE)
+			if (!is_root(&al->s[i], t) &&
+			    al->s[i].map[t] == WEFT_NONE)
 				al->info.only[i]++;
 	*out = al;
 	return 0;
@@ -600,12 +603,13 @@ static uint64_t arrow_key(const struct weft_align *al, int side,
 	if (on0 == WEFT_NONE)
 		return 0; /* on a thread of one run only */
 	uint32_t act0 = is_root(s, actor) ? ROOT_ID
-			: side		   ? s->map[actor]
-					   : actor;
+			: side		  ? s->map[actor]
+					  : actor;
 	if (act0 == WEFT_NONE)
 		act0 = LONE_ID;
 	*ok = act0 != LONE_ID;
-	uint64_t k = ((uint64_t)on0 << 32) ^ ((uint64_t)act0 * 0x9E3779B97F4A7C15ull) ^
+	uint64_t k = ((uint64_t)on0 << 32) ^
+		     ((uint64_t)act0 * 0x9E3779B97F4A7C15ull) ^
 		     ((uint64_t)a->kind << 56);
 	return k ? k : 1;
 }
@@ -675,7 +679,8 @@ int weft_diff_first(const struct weft_align *al, struct weft_divergence *d)
 			}
 			if (i == 1)
 				continue;
-			const struct weft_thread *a = &S[0].th[t], *b = &S[1].th[p];
+			const struct weft_thread *a = &S[0].th[t],
+						 *b = &S[1].th[p];
 			if (a->end == b->end)
 				continue;
 			blank(&x, WEFT_DIV_END);
@@ -731,8 +736,8 @@ int weft_diff_first(const struct weft_align *al, struct weft_divergence *d)
 				goto out;
 			uint64_t full = mix(key ^ mix((uint64_t)(*n)++));
 			if (i == 0) {
-				uint32_t *slot = weft__hmap_get(&where, full,
-								WEFT_NONE);
+				uint32_t *slot =
+					weft__hmap_get(&where, full, WEFT_NONE);
 				if (!slot)
 					goto out;
 				*slot = k;
@@ -789,8 +794,9 @@ int weft_diff_first(const struct weft_align *al, struct weft_divergence *d)
 					/* flipped: find the wake-up */
 					uint32_t on0 = S[1].map[on];
 					uint32_t n0;
-					const uint32_t *ix = weft_model_thread_arrows(
-						S[0].m, on0, &n0);
+					const uint32_t *ix =
+						weft_model_thread_arrows(
+							S[0].m, on0, &n0);
 					for (uint32_t j = 0; j < n0; j++) {
 						uint32_t w0 = ix[j];
 						uint32_t w1 = partner[0][w0];
@@ -801,7 +807,8 @@ int weft_diff_first(const struct weft_align *al, struct weft_divergence *d)
 						arrow_ends(&A[0][w0], &o0, &a0);
 						if (o0 != on0)
 							continue;
-						int bef0 = w0 < p, bef1 = w1 < k;
+						int bef0 = w0 < p,
+						    bef1 = w1 < k;
 						if (bef0 == bef1)
 							continue;
 						blank(&x, WEFT_DIV_ORDER);

@@ -96,6 +96,11 @@ static uint32_t waits_on(const struct weft_model *m, uint32_t t, int64_t *since)
 	return target;
 }
 
+static int is_read(int kind)
+{
+	return kind == WEFT_ARROW_READ || kind == WEFT_ARROW_READ_FAILED;
+}
+
 /* The time of the last signal into x at or before `t` and not before
  * `from`, or -1 (a bounded look back: a hub has many arrows). */
 static int64_t signalled_between(const struct weft_model *m, uint32_t x,
@@ -269,9 +274,8 @@ int weft_why_index_new(struct weft_why_index **out, const struct weft_model *m)
 			if (x->kind == WEFT_ARROW_TRY_READ && x->from == i) {
 				target = x->to;
 				tw = x->t;
-			} else if ((x->kind == WEFT_ARROW_READ ||
-				    x->kind == WEFT_ARROW_READ_FAILED) &&
-				   x->to == i && x->from == target) {
+			} else if (is_read(x->kind) && x->to == i &&
+				   x->from == target) {
 				/* An answered wait: how long the waiter took
 				 * to read once woken. */
 				const struct weft_thread *s = &th[target];

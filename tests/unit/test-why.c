@@ -7,6 +7,8 @@
  * Every case's trace: one OS thread runs thread 1 (the event loop, never
  * created), which creates the tasks; times are whole microseconds.
  */
+#include <pthread.h>
+
 #include "../harness.h"
 #include "util.h"
 #include "weft/model.h"
@@ -346,8 +348,10 @@ TEST(becomes_is_followed)
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
 
-/* A blocker whose creation is not in the trace: nothing can be told. */
-TEST(a_missing_creation_is_truncated)
+/* A blocker whose creation is not in a trace that lost nothing was never
+ * created: that is no loss (it once said "truncated: events were lost"),
+ * and nothing touched it after the wait. */
+TEST(a_missing_creation_with_no_loss_is_no_loss)
 {
 	const char *p = begin("nc.weft", 1 << 20, 0);
 	task(0xa, "request A", 1);
@@ -358,11 +362,11 @@ TEST(a_missing_creation_is_truncated)
 	CHECK_OK(weft_stop());
 	a_pending(p, "0.000003000",
 		  "  waits since 0.000002000 s on 0xb (0xb)\n"
-		  "verdict: truncated: events about 0xb (0xb) were lost (its "
-		  "creation, or packets before the wait), so the cause cannot "
-		  "be told\n\n");
+		  "verdict: never resolved: nothing signalled, resolved or "
+		  "failed 0xb (0xb) after request A began waiting on it at "
+		  "0.000002000 s\n\n");
 	uint64_t chain[] = {0xa, 0xb};
-	why_is(p, 0xa, WEFT_VERDICT_TRUNCATED, chain, 2);
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
 
 /* 20,000 short-lived threads every 10 us, on a 64 KiB ring. */
@@ -376,9 +380,10 @@ static void filler(uint64_t *t)
 	}
 }
 
-/* Packets lost before the wait began (the ring wrapped over them): what
- * touched the blocker may be among them, so no verdict is safe. */
-TEST(losses_before_the_wait_make_it_truncated)
+/* Packets lost before the chain's threads were created (the ring wrapped
+ * over them) hide nothing about them: the verdict stands (it was once
+ * "truncated" for any loss before the wait). */
+TEST(losses_before_the_creation_hide_nothing)
 {
 	const char *p = begin("lb.weft", 64 << 10, WEFT_OVERWRITE);
 	uint64_t t = 1;
@@ -388,9 +393,47 @@ TEST(losses_before_the_wait_make_it_truncated)
 	waits_on(t + 10, 0xa, 0xb);
 	to_loop(t + 20);
 	CHECK_OK(weft_stop());
-	/* (the loss is placed where the first surviving packet begins) */
+	struct weft_reader *r;
+	struct weft_model *m = model(p, &r);
+	uint32_t n;
+	const struct weft_loss *l = weft_model_losses(m, &n);
+	CHECK(n >= 1); /* the precondition: packets lost, before A and B */
+	CHECK(l[0].packets > 0);
+	CHECK(l[n - 1].t < (int64_t)(t * 1000));
+	weft_model_free(m);
+	weft_reader_close(r);
 	a_pending(p, "0.200021000",
 		  "  waits since 0.200011000 s on response B (0xb, task)\n"
+		  "verdict: never resolved: nothing signalled, resolved or "
+		  "failed response B (0xb, task) after request A began "
+		  "waiting on it at 0.200011000 s\n\n");
+	uint64_t chain[] = {0xa, 0xb};
+	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
+}
+
+static void *fill_from_another_thread(void *arg)
+{
+	filler(arg);
+	return NULL;
+}
+
+/* Packets of another OS thread lost after the chain's threads were
+ * created (their own OS thread's packet, still open, survives): what
+ * touched the blocker may be among them, so no verdict is safe. */
+TEST(losses_in_the_chain_make_it_truncated)
+{
+	const char *p = begin("lc.weft", 64 << 10, WEFT_OVERWRITE);
+	task(0xa, "request A", 1);
+	task(0xb, "response B", 0);
+	waits_on(2, 0xa, 0xb);
+	uint64_t t = 2;
+	pthread_t th;
+	CHECK(!pthread_create(&th, NULL, fill_from_another_thread, &t));
+	CHECK(!pthread_join(th, NULL));
+	to_loop(t + 10);
+	CHECK_OK(weft_stop());
+	a_pending(p, "0.200012000",
+		  "  waits since 0.000002000 s on response B (0xb, task)\n"
 		  "verdict: truncated: events about response B (0xb, task) "
 		  "were lost (its creation, or packets before the wait), so "
 		  "the cause cannot be told\n\n");
@@ -475,7 +518,8 @@ TEST_MAIN(T(signalled_before_the_wait_is_a_lost_wakeup),
 	  T(the_walk_follows_waits_to_the_root_blocker),
 	  T(a_cycle_of_waits_is_a_deadlock),
 	  T(an_unread_failure_is_failed_upstream), T(becomes_is_followed),
-	  T(a_missing_creation_is_truncated),
-	  T(losses_before_the_wait_make_it_truncated),
+	  T(a_missing_creation_with_no_loss_is_no_loss),
+	  T(losses_before_the_creation_hide_nothing),
+	  T(losses_in_the_chain_make_it_truncated),
 	  T(losses_after_the_wait_do_not_hide_it), T(a_long_chain_is_cut),
 	  T(a_resolved_thread_is_ok))
