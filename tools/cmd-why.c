@@ -9,9 +9,13 @@
 #include <string.h>
 
 #include "weft-tools.h"
+#include "weft/diff.h"
 #include "weft/model.h"
+#include "weft/path.h"
 
-#define USAGE "weft why [--all] [--json] FILE|- [THREAD-ID|LABEL]"
+#define USAGE                                                                  \
+	"weft why [--all] [--json] FILE|- [THREAD-ID|LABEL]\n"                 \
+	"       weft why FILE|- --path THREAD-ID|LABEL [--all]"
 
 static const char *when(char *buf, size_t cap, int64_t ns)
 {
@@ -293,15 +297,246 @@ static uint32_t select_thread(const struct weft_model *m, const char *q)
 	return WEFT_NONE;
 }
 
+/* ------------------------------------------------------------- --path */
+
+static void pct(int64_t part, int64_t whole)
+{
+	printf("%3.0f %%", whole > 0 ? 100.0 * (double)part / (double)whole : 0);
+}
+
+/* Segments of depth d within [a, b], and under each wait the deeper
+ * ones; *lines bounds the output. */
+static void print_segs(const struct weft_model *m, const struct weft_path *p,
+		       uint32_t d, int64_t a, int64_t b, int *lines)
+{
+	char t1[40], d1[32];
+	int64_t r0, r1;
+	weft_model_range(m, &r0, &r1);
+	for (uint32_t i = 0; i < p->nseg; i++) {
+		const struct weft_path_seg *g = &p->seg[i];
+		if (g->depth != d || g->t0 < a || g->t1 > b)
+			continue;
+		if (--*lines < 0) {
+			if (*lines == -1)
+				printf("%*s...\n", 2 + 3 * (int)d, "");
+			return;
+		}
+		printf("%*s%s s  %9s  ", 2 + 3 * (int)d, "",
+		       fmt_ns(t1, sizeof t1, g->t0 - r0),
+		       fmt_dur(d1, sizeof d1, g->t1 - g->t0));
+		if (d) {
+			name(m, g->thread);
+			printf(" ");
+		}
+		printf("%s", weft_path_state_name((int)g->state));
+		if (g->state == WEFT_PATH_WAITING) {
+			printf(" on ");
+			name(m, g->on);
+		} else if (g->state == WEFT_PATH_READY) {
+			printf(" (ran instead: ");
+			if (g->on == WEFT_NONE)
+				printf("nothing, its OS thread was idle)");
+			else {
+				name(m, g->on);
+				printf(")");
+			}
+		}
+		putchar('\n');
+		if (g->state == WEFT_PATH_WAITING)
+			print_segs(m, p, d + 1, g->t0, g->t1, lines);
+	}
+}
+
+/* Time per thread key: what a label's requests waited on, or what ran
+ * while they were ready. */
+struct blame {
+	char key[200];
+	uint32_t threads;
+	int64_t total, max;
+};
+
+static void blame_add(struct blame **b, uint32_t *n, const char *key,
+		      int64_t ns, uint32_t *last_thread, uint32_t subject)
+{
+	uint32_t i;
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*b)[i].key, key))
+			break;
+	if (i == *n) {
+		struct blame *x = realloc(*b, (*n + 1) * sizeof *x);
+		if (!x)
+			die("out of memory");
+		*b = x;
+		memset(&x[i], 0, sizeof x[i]);
+		snprintf(x[i].key, sizeof x[i].key, "%s", key);
+		(*n)++;
+		last_thread = NULL;
+	}
+	struct blame *x = &(*b)[i];
+	x->total += ns;
+	if (ns > x->max)
+		x->max = ns;
+	(void)last_thread;
+	(void)subject;
+}
+
+static int cmp_blame(const void *a, const void *b)
+{
+	const struct blame *x = a, *y = b;
+	return x->total > y->total ? -1 : x->total < y->total;
+}
+
+static void print_blame(struct blame *b, uint32_t n, const char *what)
+{
+	char d1[32], d2[32];
+	if (!n)
+		return;
+	qsort(b, n, sizeof *b, cmp_blame);
+	printf("  %s (most time first):\n", what);
+	for (uint32_t i = 0; i < n && i < 10; i++) {
+		printf("    ");
+		print_escaped(stdout, b[i].key, strlen(b[i].key));
+		printf("  %u thread%s, %s in all, at most %s\n", b[i].threads,
+		       b[i].threads == 1 ? "" : "s",
+		       fmt_dur(d1, sizeof d1, b[i].total),
+		       fmt_dur(d2, sizeof d2, b[i].max));
+	}
+	if (n > 10)
+		printf("    ... %u more\n", n - 10);
+}
+
+static int path_cmd(const struct weft_model *m, const char *query, int all)
+{
+	uint32_t nth, nl;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	const struct weft_label *l = weft_model_labels(m, &nl);
+	struct weft_path_index *ix;
+	if (weft_path_index_new(&ix, m))
+		return error("out of memory");
+	struct weft_path p;
+	char t1[40], t2[40], d1[32];
+	int64_t r0, r1;
+	weft_model_range(m, &r0, &r1);
+	if (!all) {
+		uint32_t t = select_thread(m, query);
+		if (t == WEFT_NONE || (th[t].flags & WEFT_THREAD_ROOT)) {
+			weft_path_index_free(ix);
+			return error("no thread with id or label '%s'", query);
+		}
+		if (weft_path_at(ix, t, &p)) {
+			weft_path_index_free(ix);
+			return error("out of memory");
+		}
+		int64_t life = p.t1 - p.t0;
+		name(m, t);
+		printf(": created at %s s, %s", fmt_ns(t1, sizeof t1, p.t0 - r0),
+		       end_str(th[t].end));
+		if (th[t].end != WEFT_END_PENDING)
+			printf(" at %s s", fmt_ns(t2, sizeof t2, p.t1 - r0));
+		else
+			printf(" at the end of the trace (%s s)",
+			       fmt_ns(t2, sizeof t2, p.t1 - r0));
+		printf(": %s\n", fmt_dur(d1, sizeof d1, life));
+		for (int k = 0; k < WEFT_PATH_STATES; k++) {
+			printf("  %-8s %9s ", weft_path_state_name(k),
+			       fmt_dur(d1, sizeof d1, p.total[k]));
+			pct(p.total[k], life);
+			putchar('\n');
+		}
+		printf("critical path:\n");
+		int lines = 200;
+		print_segs(m, &p, 0, p.t0, p.t1, &lines);
+		weft_path_release(&p);
+		weft_path_index_free(ix);
+		return 0;
+	}
+	/* --all: every thread that ended whose latest label holds it. */
+	int64_t tot[WEFT_PATH_STATES] = {0}, life = 0;
+	uint32_t n = 0, nw = 0, ni = 0;
+	struct blame *bw = NULL, *bi = NULL;
+	uint8_t *seen = calloc(2 * (size_t)nth + 2, 1);
+	if (!seen)
+		die("out of memory");
+	for (uint32_t t = 0; t < nth; t++) {
+		if ((th[t].flags & WEFT_THREAD_ROOT) ||
+		    th[t].end == WEFT_END_PENDING || th[t].label >= nl ||
+		    !strstr(weft_model_string(m, l[th[t].label].text), query))
+			continue;
+		if (weft_path_at(ix, t, &p))
+			die("out of memory");
+		n++;
+		life += p.t1 - p.t0;
+		for (int k = 0; k < WEFT_PATH_STATES; k++)
+			tot[k] += p.total[k];
+		/* per key, each thread counted once */
+		char key[200];
+		uint32_t mark0 = nw, mark1 = ni;
+		(void)mark0;
+		(void)mark1;
+		memset(seen, 0, 2 * (size_t)nth + 2);
+		for (uint32_t i = 0; i < p.nseg && !p.seg[i].depth; i++) {
+			const struct weft_path_seg *g = &p.seg[i];
+			int w = g->state == WEFT_PATH_WAITING;
+			if (!w && g->state != WEFT_PATH_READY)
+				continue;
+			if (g->on == WEFT_NONE)
+				snprintf(key, sizeof key, "(idle)");
+			else
+				weft_diff_key_text(m, g->on, WEFT_DIFF_KEY_LABEL,
+						   key, sizeof key);
+			struct blame **b = w ? &bw : &bi;
+			uint32_t *nb = w ? &nw : &ni;
+			blame_add(b, nb, key, g->t1 - g->t0, NULL, t);
+			/* count the thread once per key */
+			for (uint32_t j = 0; j < *nb; j++)
+				if (!strcmp((*b)[j].key, key)) {
+					size_t bit = (size_t)j * 2 + (size_t)w;
+					if (bit < 2 * (size_t)nth + 2 &&
+					    !seen[bit]) {
+						seen[bit] = 1;
+						(*b)[j].threads++;
+					}
+					break;
+				}
+		}
+		weft_path_release(&p);
+	}
+	free(seen);
+	weft_path_index_free(ix);
+	if (!n) {
+		free(bw);
+		free(bi);
+		return error("no thread that ended has a label with '%s'",
+			     query);
+	}
+	printf("\"");
+	print_escaped(stdout, query, strlen(query));
+	printf("\": %u thread%s that ended, %s of life on average\n", n,
+	       n == 1 ? "" : "s", fmt_dur(d1, sizeof d1, life / n));
+	for (int k = 0; k < WEFT_PATH_STATES; k++) {
+		printf("  %-8s %9s on average, ", weft_path_state_name(k),
+		       fmt_dur(d1, sizeof d1, tot[k] / n));
+		pct(tot[k], life);
+		putchar('\n');
+	}
+	print_blame(bw, nw, "what they waited on");
+	print_blame(bi, ni, "what ran while they were ready");
+	free(bw);
+	free(bi);
+	return 0;
+}
+
 int cmd_why(int argc, char **argv)
 {
 	int all = 0, json = 0;
-	const char *path = NULL, *query = NULL;
+	const char *path = NULL, *query = NULL, *crit = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--all"))
 			all = 1;
 		else if (!strcmp(argv[i], "--json"))
 			json = 1;
+		else if (!strcmp(argv[i], "--path") && i + 1 < argc && !crit)
+			crit = argv[++i];
 		else if ((argv[i][0] != '-' || !argv[i][1]) && !path)
 			path = argv[i];
 		else if (!query && path)
@@ -309,12 +544,19 @@ int cmd_why(int argc, char **argv)
 		else
 			return usage(USAGE);
 	}
-	if (!path)
+	if (!path || (crit && (query || json)))
 		return usage(USAGE);
 	struct weft_reader *r;
 	struct weft_model *m = open_model(path, &r);
 	if (!m)
 		return 1;
+	if (crit) {
+		int prc = path_cmd(m, crit, all);
+		weft_model_free(m);
+		int rc = report_losses(r, path);
+		weft_reader_close(r);
+		return prc || rc ? 1 : 0;
+	}
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
 	struct weft_why_index *ix;

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * path.h - the critical path of an async thread (part of libweft-read):
+ * what decided when it ended (`weft why --path`).
+ *
+ * Walking back from its end, each moment of its life is one of:
+ *   RUNNING   it ran (on some OS thread);
+ *   READY     what it waited for had happened (the thread it waited on
+ *             resolved, failed or was signalled, or it was signalled, or
+ *             it was just created), but it did not run yet: its OS thread
+ *             ran something else (`on`: what ran longest meanwhile) or
+ *             sat idle (`on` NONE);
+ *   WAITING   it waited on another thread (`on`: the thread of its
+ *             unanswered try_read, or what signalled it, or for a thread
+ *             that never runs, what resolved it).  The path goes on
+ *             into the thread that did the waking: its own time over the
+ *             wait is explained the same way, one level deeper;
+ *   OTHER     not running and no recorded wait explains why.
+ * Segments cover the subject's life [t_create, t_end] exactly at depth 0;
+ * each WAITING segment is covered again by the segments of the thread
+ * that woke it at depth + 1 (as far as that thread's own life goes back),
+ * up to WEFT_PATH_MAX_DEPTH levels.  A subject still pending is explained
+ * up to the end of the trace.
+ */
+#ifndef WEFT_PATH_H
+#define WEFT_PATH_H
+
+#include <stdint.h>
+
+#include "weft/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum weft_path_state {
+	WEFT_PATH_RUNNING,
+	WEFT_PATH_READY,
+	WEFT_PATH_WAITING,
+	WEFT_PATH_OTHER,
+	WEFT_PATH_STATES
+};
+
+#define WEFT_PATH_MAX_DEPTH 16
+
+struct weft_path_seg {
+	int64_t t0, t1;
+	uint32_t thread; /* whose time it is */
+	uint32_t on;	 /* WAITING: on what; READY: what ran instead */
+	uint32_t depth;	 /* 0: the subject's own */
+	uint32_t state;	 /* enum weft_path_state */
+};
+
+struct weft_path {
+	uint32_t subject;
+	int64_t t0, t1;			 /* its life (t1: its end, or the
+					trace's) */
+	int64_t total[WEFT_PATH_STATES]; /* its life split (depth 0) */
+	struct weft_path_seg *seg;	 /* by depth, then in time order */
+	uint32_t nseg;
+};
+
+/* The work for many paths in one model, done once (per OS thread, its
+ * runs in time order). */
+struct weft_path_index;
+WEFT_API int weft_path_index_new(struct weft_path_index **out,
+				 const struct weft_model *m);
+WEFT_API void weft_path_index_free(struct weft_path_index *ix);
+
+/* Fills *p (release it with weft_path_release).  0, WEFT_EINVAL (no such
+ * thread, or an OS thread) or -ENOMEM. */
+WEFT_API int weft_path_at(const struct weft_path_index *ix, uint32_t thread,
+			  struct weft_path *p);
+WEFT_API int weft_path(const struct weft_model *m, uint32_t thread,
+		       struct weft_path *p);
+WEFT_API void weft_path_release(struct weft_path *p);
+
+/* "running", "ready", "waiting", "other". */
+WEFT_API const char *weft_path_state_name(int state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_PATH_H */

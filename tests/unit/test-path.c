@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-path.c - the critical path (src/read/path.c, `weft why --path`) on
+ * a trace made by hand on the manual clock, whose answer is known: a
+ * request whose end depends on a database call that waited on a busy loop
+ * behind another callback.
+ *
+ *   0 us      the loop (1) creates request R (0x10)
+ *   10-110    R runs (parses), creates query Q (0x11), waits on it
+ *   110-250   the loop runs (nothing of R's)
+ *   250-500   the loop runs callback C (0x12), which it created at 240
+ *   300       the database worker W (0x13, another OS thread) signals Q:
+ *             its answer is there, but the loop is busy with C
+ *   500-520   Q's callback runs and resolves Q
+ *   520-530   the loop runs
+ *   530-600   R runs, reads Q, renders, resolves
+ */
+#include <pthread.h>
+
+#include "../harness.h"
+#include "util.h"
+#include "weft/model.h"
+#include "weft/path.h"
+#include "weft/weft.h"
+
+static void at(uint64_t us)
+{
+	weft_clock_set(us * 1000);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	at(300);
+	weft_run(0x13);
+	weft_signal(0x11);
+	weft_run(0);
+	return NULL;
+}
+
+static const char *record(void)
+{
+	const char *p = tpath("path.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	at(0);
+	weft_run(1);
+	weft_label(1, "event loop");
+	weft_create(0x13, "worker");
+	weft_label(0x13, "db worker");
+	weft_create(0x10, "request");
+	weft_label(0x10, "GET /item/7");
+	at(10);
+	weft_run(0x10);
+	at(110);
+	weft_create(0x11, "db query");
+	weft_label(0x11, "SELECT 7");
+	weft_try_read(0x11);
+	weft_run(1);
+	at(240);
+	weft_create(0x12, "callback");
+	weft_label(0x12, "callback C");
+	at(250);
+	weft_run(0x12);
+	pthread_t t;
+	CHECK(!pthread_create(&t, NULL, worker, NULL));
+	CHECK(!pthread_join(t, NULL));
+	at(500);
+	weft_resolve(0x12);
+	weft_run(0x11);
+	at(520);
+	weft_resolve(0x11);
+	weft_run(1);
+	at(530);
+	weft_run(0x10);
+	weft_read(0x11);
+	at(600);
+	weft_resolve(0x10);
+	weft_run(1);
+	at(610);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	return p;
+}
+
+struct want {
+	uint32_t depth;
+	uint64_t thread;
+	int state;
+	uint64_t on;	/* 0: none */
+	int64_t t0, t1; /* us */
+};
+
+TEST(a_request_behind_a_busy_loop)
+{
+	const char *p = record();
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	struct weft_path path;
+	CHECK_OK(weft_path(m, weft_model_find(m, 0x10), &path));
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	static const struct want want[] = {
+		{0, 0x10, WEFT_PATH_READY, 1, 0, 10},
+		{0, 0x10, WEFT_PATH_RUNNING, 0, 10, 110},
+		{0, 0x10, WEFT_PATH_WAITING, 0x11, 110, 520},
+		{0, 0x10, WEFT_PATH_READY, 1, 520, 530},
+		{0, 0x10, WEFT_PATH_RUNNING, 0, 530, 600},
+		/* the wait, explained by the query that ended it */
+		{1, 0x11, WEFT_PATH_WAITING, 0x13, 110, 300},
+		{1, 0x11, WEFT_PATH_READY, 0x12, 300, 500},
+		{1, 0x11, WEFT_PATH_RUNNING, 0, 500, 520},
+	};
+	uint32_t n = sizeof want / sizeof *want, k = 0;
+	for (uint32_t i = 0; i < path.nseg; i++) {
+		const struct weft_path_seg *s = &path.seg[i];
+		if (s->depth > 1)
+			continue; /* the worker's own time, below */
+		if (k >= n)
+			FAIL("segment %u too many: depth %u %s", i, s->depth,
+			     weft_path_state_name((int)s->state));
+		const struct want *w = &want[k++];
+		CHECK_EQ(s->depth, w->depth);
+		CHECK_U64(th[s->thread].id, w->thread);
+		CHECK_STR(weft_path_state_name((int)s->state),
+			  weft_path_state_name(w->state));
+		if (w->on)
+			CHECK_U64(th[s->on].id, w->on);
+		else
+			CHECK_EQ(s->on, WEFT_NONE);
+		CHECK_EQ(s->t0, w->t0 * 1000);
+		CHECK_EQ(s->t1, w->t1 * 1000);
+	}
+	CHECK_EQ(k, n);
+	/* the split: 170 running, 20 ready, 410 waiting */
+	CHECK_EQ(path.total[WEFT_PATH_RUNNING], 170000);
+	CHECK_EQ(path.total[WEFT_PATH_READY], 20000);
+	CHECK_EQ(path.total[WEFT_PATH_WAITING], 410000);
+	CHECK_EQ(path.total[WEFT_PATH_OTHER], 0);
+	weft_path_release(&path);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+TEST(weft_why_path_prints_it)
+{
+	const char *p = record();
+	const char *bin = getenv("WEFT_BIN");
+	if (!bin)
+		FAIL("WEFT_BIN is not set (run through meson test)");
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "'%s' why '%s' --path 'GET /item'", bin, p);
+	FILE *f = popen(cmd, "r");
+	CHECK(f);
+	static char out[16384];
+	size_t n = fread(out, 1, sizeof out - 1, f);
+	out[n] = 0;
+	CHECK_EQ(pclose(f), 0);
+	const char *want = "GET /item/7 (0x10, request): created at "
+			   "0.000000000 s, "
+			   "resolved at 0.000600000 s: 600 us\n"
+			   "  running     170 us  28 %\n"
+			   "  ready        20 us   3 %\n"
+			   "  waiting     410 us  68 %\n"
+			   "  other         0 ns   0 %\n"
+			   "critical path:\n"
+			   "  0.000000000 s      10 us  ready (ran instead: "
+			   "event loop (0x1))\n"
+			   "  0.000010000 s     100 us  running\n"
+			   "  0.000110000 s     410 us  waiting on SELECT 7 "
+			   "(0x11, db query)\n"
+			   "     0.000110000 s     190 us  SELECT 7 (0x11, db "
+			   "query) waiting on "
+			   "db worker (0x13, worker)\n";
+	if (strncmp(out, want, strlen(want)))
+		FAIL("weft why --path printed:\n%s\nwanted it to begin:\n%s",
+		     out, want);
+	CHECK(strstr(out, "     0.000300000 s     200 us  SELECT 7 (0x11, db "
+			  "query) ready (ran instead: callback C (0x12, "
+			  "callback))\n"));
+	snprintf(cmd, sizeof cmd, "'%s' why '%s' --path 'GET' --all", bin, p);
+	f = popen(cmd, "r");
+	CHECK(f);
+	n = fread(out, 1, sizeof out - 1, f);
+	out[n] = 0;
+	CHECK_EQ(pclose(f), 0);
+	CHECK(strstr(out, "\"GET\": 1 thread that ended, 600 us of life on "
+			  "average\n"));
+	CHECK(strstr(out, "    db query: SELECT #  1 thread, 410 us in all, "
+			  "at most 410 us\n"));
+}
+
+TEST_MAIN(T(a_request_behind_a_busy_loop), T(weft_why_path_prints_it))
