@@ -356,7 +356,7 @@ struct blame {
 };
 
 static void blame_add(struct blame **b, uint32_t *n, const char *key,
-		      int64_t ns, uint32_t *last_thread, uint32_t subject)
+		      int64_t ns)
 {
 	uint32_t i;
 	for (i = 0; i < *n; i++)
@@ -370,14 +370,11 @@ static void blame_add(struct blame **b, uint32_t *n, const char *key,
 		memset(&x[i], 0, sizeof x[i]);
 		snprintf(x[i].key, sizeof x[i].key, "%s", key);
 		(*n)++;
-		last_thread = NULL;
 	}
 	struct blame *x = &(*b)[i];
 	x->total += ns;
 	if (ns > x->max)
 		x->max = ns;
-	(void)last_thread;
-	(void)subject;
 }
 
 static int cmp_blame(const void *a, const void *b)
@@ -470,9 +467,6 @@ static int path_cmd(const struct weft_model *m, const char *query, int all)
 			tot[k] += p.total[k];
 		/* per key, each thread counted once */
 		char key[200];
-		uint32_t mark0 = nw, mark1 = ni;
-		(void)mark0;
-		(void)mark1;
 		memset(seen, 0, 2 * (size_t)nth + 2);
 		for (uint32_t i = 0; i < p.nseg && !p.seg[i].depth; i++) {
 			const struct weft_path_seg *g = &p.seg[i];
@@ -486,7 +480,7 @@ static int path_cmd(const struct weft_model *m, const char *query, int all)
 						   key, sizeof key);
 			struct blame **b = w ? &bw : &bi;
 			uint32_t *nb = w ? &nw : &ni;
-			blame_add(b, nb, key, g->t1 - g->t0, NULL, t);
+			blame_add(b, nb, key, g->t1 - g->t0);
 			/* count the thread once per key */
 			for (uint32_t j = 0; j < *nb; j++)
 				if (!strcmp((*b)[j].key, key)) {
