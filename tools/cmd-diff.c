@@ -513,7 +513,8 @@ int cmd_diff(int argc, char **argv)
 	uint32_t nf[2] = {0, 0};
 	if (!files[0] || !files[1])
 		die("out of memory");
-	for (int i = 1; i < argc; i++) {
+	int bad = 0;
+	for (int i = 1; i < argc && !bad; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--json"))
 			json = 1;
@@ -525,27 +526,23 @@ int cmd_diff(int argc, char **argv)
 			      : !strcmp(v, "raw")  ? WEFT_DIFF_KEY_RAW
 			      : !strcmp(v, "kind") ? WEFT_DIFF_KEY_KIND
 						   : -1;
-			if (key < 0)
-				return usage(USAGE);
+			bad = key < 0;
 		} else if (!strcmp(a, "--ratio") && v) {
 			i++;
 			th.ratio = atof(v);
-			if (!(th.ratio >= 1))
-				return usage(USAGE);
+			bad = !(th.ratio >= 1);
 		} else if (!strcmp(a, "--min") && v) {
 			i++;
-			if (parse_dur(v, &th.min_ns))
-				return usage(USAGE);
+			bad = parse_dur(v, &th.min_ns) != 0;
 			th.min_ns_runs = th.min_ns;
 		} else if (!strcmp(a, "--alpha") && v) {
 			i++;
 			th.alpha = atof(v);
-			if (!(th.alpha > 0 && th.alpha < 1))
-				return usage(USAGE);
+			bad = !(th.alpha > 0 && th.alpha < 1);
 		} else if (!strcmp(a, "--") && !sep)
 			sep = 1;
 		else if (a[0] == '-' && a[1])
-			return usage(USAGE);
+			bad = 1;
 		else
 			files[sep][nf[sep]++] = a;
 	}
@@ -553,8 +550,11 @@ int cmd_diff(int argc, char **argv)
 		files[1][nf[1]++] = files[0][1];
 		nf[0] = 1;
 	}
-	if (!nf[0] || !nf[1] || (!sep && nf[1] != 1))
+	if (bad || !nf[0] || !nf[1] || (!sep && nf[1] != 1)) {
+		free(files[0]);
+		free(files[1]);
 		return usage(USAGE);
+	}
 	uint32_t nr = nf[0] + nf[1];
 	struct weft_reader **R = calloc(nr, sizeof *R);
 	struct weft_model **M = calloc(nr, sizeof *M);

@@ -14,6 +14,10 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/weft-why-all.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 unset WEFT_FILE WEFT_SIZE WEFT_MODE WEFT_CLOCK
+# Under the sanitizer build the preloaded shim brings the ASan runtime into
+# programs not built with it (as in tests/uv/test-uv.sh): for weft record
+# only, weft why keeps the leak checks.
+REC_ASAN="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 traces=()
 rec() { # name, command...
 	local name=$1; shift
@@ -31,11 +35,11 @@ for m in deadlock never failed ok; do rec "verdicts-$m" "$EX/verdicts" $m; done
 WEFT_SIZE=64K rec verdicts-truncated "$EX/verdicts" truncated
 if [ -x "$EX/uv-echo" ]; then
 	for e in uv-echo uv-misc uv-edge uv-labels uv-phases uv-mangled; do
-		"$W" record -o "$e.weft" -- "$EX/$e" >/dev/null 2>&1
+		ASAN_OPTIONS=$REC_ASAN "$W" record -o "$e.weft" -- "$EX/$e" >/dev/null 2>&1
 		[ -s "$e.weft" ] && traces+=("$e.weft")
 	done
 	for m in good bad; do
-		"$W" record -o "lost-wakeup-$m.weft" -- "$EX/lost-wakeup" $m >/dev/null 2>&1
+		ASAN_OPTIONS=$REC_ASAN "$W" record -o "lost-wakeup-$m.weft" -- "$EX/lost-wakeup" $m >/dev/null 2>&1
 		traces+=("lost-wakeup-$m.weft")
 	done
 fi

@@ -220,9 +220,14 @@ def woken_in_flight(tr, wakes, waiter, tw):
 def check(weft, path):
     tr = Trace(weft, path)
     tr.prepare()
-    js = subprocess.run([weft, 'why', '--all', '--json', path],
-                        capture_output=True, text=True).stdout
-    rep = json.loads(js)
+    res = subprocess.run([weft, 'why', '--all', '--json', path],
+                         capture_output=True, text=True)
+    try:
+        rep = json.loads(res.stdout)
+    except ValueError:
+        return (['%s: weft why --all --json printed no JSON (exit %d): %s'
+                 % (path, res.returncode, res.stderr.strip()[:2000])],
+                {'threads': []})
     errors = []
     seen = set()
     for e in rep['threads']:
