@@ -26,6 +26,9 @@ pkgs=(
 	memcached
 	libmemcached-tools
 	tmux
+	# the GLib shim's tests: zenity is the real GLib/GTK program they trace
+	# (GLib itself comes with GTK, below)
+	zenity
 	# the renderer's cairo back end (weft render), and a font for its text
 	libcairo2-dev
 	fonts-dejavu-core

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gio-demo.c - GLib's main loop and GIO's asynchronous calls, in a
+ * program with no tracing code: `weft record -- build/examples/gio-demo`.
+ *
+ * An idle callback, a timeout that fires three times, a GTask whose work
+ * runs in GLib's thread pool and one that fails; a file loaded
+ * asynchronously and a missing one; a TCP echo over loopback with
+ * GSocketListener and GSocketClient (accept, connect, write, read); a
+ * read nobody answers, cancelled by a timeout through its GCancellable.
+ * The loop quits when everything has come back.
+ */
+#include <gio/gio.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static GMainLoop *loop;
+static int pending = 8;
+static GSocketListener *listener;
+static GSocketConnection *client_conn, *server_conn;
+static GCancellable *cancellable;
+static char server_buf[64], client_buf[64], never_buf[64];
+static char path[64];
+static int ticks;
+
+gboolean on_idle(gpointer data);
+gboolean on_tick(gpointer data);
+void crunch(GTask *task, gpointer src, gpointer task_data, GCancellable *c);
+void on_crunched(GObject *src, GAsyncResult *res, gpointer data);
+void on_refused(GObject *src, GAsyncResult *res, gpointer data);
+void on_loaded(GObject *src, GAsyncResult *res, gpointer data);
+void on_missing(GObject *src, GAsyncResult *res, gpointer data);
+void on_accepted(GObject *src, GAsyncResult *res, gpointer data);
+void on_server_read(GObject *src, GAsyncResult *res, gpointer data);
+void on_echoed(GObject *src, GAsyncResult *res, gpointer data);
+void on_connected(GObject *src, GAsyncResult *res, gpointer data);
+void on_written(GObject *src, GAsyncResult *res, gpointer data);
+void on_echo(GObject *src, GAsyncResult *res, gpointer data);
+void on_never(GObject *src, GAsyncResult *res, gpointer data);
+gboolean on_give_up(gpointer data);
+
+static void done(void)
+{
+	if (--pending == 0)
+		g_main_loop_quit(loop);
+}
+
+gboolean on_idle(gpointer data)
+{
+	(void)data;
+	puts("idle");
+	done();
+	return G_SOURCE_REMOVE;
+}
+
+gboolean on_tick(gpointer data)
+{
+	(void)data;
+	printf("tick %d\n", ++ticks);
+	if (ticks < 3)
+		return G_SOURCE_CONTINUE;
+	done();
+	return G_SOURCE_REMOVE;
+}
+
+void crunch(GTask *task, gpointer src, gpointer task_data, GCancellable *c)
+{
+	(void)src;
+	(void)task_data;
+	(void)c;
+	g_task_return_int(task, 6 * 7);
+}
+
+void on_crunched(GObject *src, GAsyncResult *res, gpointer data)
+{
+	(void)src;
+	(void)data;
+	printf("crunched: %d\n", (int)g_task_propagate_int(G_TASK(res), NULL));
+	done();
+}
+
+void on_refused(GObject *src, GAsyncResult *res, gpointer data)
+{
+	GError *err = NULL;
+	(void)src;
+	(void)data;
+	if (!g_task_propagate_boolean(G_TASK(res), &err)) {
+		printf("task failed: %s\n", err->message);
+		g_error_free(err);
+	}
+	done();
+}
+
+void on_loaded(GObject *src, GAsyncResult *res, gpointer data)
+{
+	char *contents;
+	gsize len;
+	(void)data;
+	if (g_file_load_contents_finish(G_FILE(src), res, &contents, &len, NULL,
+					NULL)) {
+		printf("loaded %zu bytes: %s", len, contents);
+		g_free(contents);
+	}
+	done();
+}
+
+void on_missing(GObject *src, GAsyncResult *res, gpointer data)
+{
+	GError *err = NULL;
+	char *contents = NULL;
+	(void)data;
+	if (!g_file_load_contents_finish(G_FILE(src), res, &contents, NULL,
+					 NULL, &err)) {
+		printf("missing: %s\n",
+		       g_error_matches(err, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)
+			       ? "not found"
+			       : err->message);
+		g_error_free(err);
+	}
+	done();
+}
+
+void on_accepted(GObject *src, GAsyncResult *res, gpointer data)
+{
+	(void)data;
+	server_conn = g_socket_listener_accept_finish(G_SOCKET_LISTENER(src),
+						      res, NULL, NULL);
+	g_input_stream_read_async(
+		g_io_stream_get_input_stream(G_IO_STREAM(server_conn)),
+		server_buf, sizeof server_buf, G_PRIORITY_DEFAULT, NULL,
+		on_server_read, NULL);
+}
+
+void on_server_read(GObject *src, GAsyncResult *res, gpointer data)
+{
+	(void)data;
+	gssize n = g_input_stream_read_finish(G_INPUT_STREAM(src), res, NULL);
+	g_output_stream_write_all_async(
+		g_io_stream_get_output_stream(G_IO_STREAM(server_conn)),
+		server_buf, (gsize)n, G_PRIORITY_DEFAULT, NULL, on_echoed,
+		NULL);
+}
+
+void on_echoed(GObject *src, GAsyncResult *res, gpointer data)
+{
+	(void)data;
+	g_output_stream_write_all_finish(G_OUTPUT_STREAM(src), res, NULL, NULL);
+}
+
+void on_connected(GObject *src, GAsyncResult *res, gpointer data)
+{
+	(void)data;
+	client_conn = g_socket_client_connect_to_host_finish(
+		G_SOCKET_CLIENT(src), res, NULL);
+	g_output_stream_write_all_async(
+		g_io_stream_get_output_stream(G_IO_STREAM(client_conn)),
+		"hello", 5, G_PRIORITY_DEFAULT, NULL, on_written, NULL);
+}
+
+void on_written(GObject *src, GAsyncResult *res, gpointer data)
+{
+	(void)data;
+	g_output_stream_write_all_finish(G_OUTPUT_STREAM(src), res, NULL, NULL);
+	g_input_stream_read_async(
+		g_io_stream_get_input_stream(G_IO_STREAM(client_conn)),
+		client_buf, sizeof client_buf, G_PRIORITY_DEFAULT, NULL,
+		on_echo, NULL);
+}
+
+void on_echo(GObject *src, GAsyncResult *res, gpointer data)
+{
+	(void)data;
+	gssize n = g_input_stream_read_finish(G_INPUT_STREAM(src), res, NULL);
+	printf("echo: %.*s\n", (int)n, client_buf);
+	done();
+	/* a read of the server's side that nothing answers */
+	cancellable = g_cancellable_new();
+	g_input_stream_read_async(
+		g_io_stream_get_input_stream(G_IO_STREAM(server_conn)),
+		never_buf, sizeof never_buf, G_PRIORITY_DEFAULT, cancellable,
+		on_never, NULL);
+	g_timeout_add(20, on_give_up, NULL);
+}
+
+gboolean on_give_up(gpointer data)
+{
+	(void)data;
+	g_cancellable_cancel(cancellable);
+	return G_SOURCE_REMOVE;
+}
+
+void on_never(GObject *src, GAsyncResult *res, gpointer data)
+{
+	GError *err = NULL;
+	(void)data;
+	if (g_input_stream_read_finish(G_INPUT_STREAM(src), res, &err) < 0) {
+		printf("read: %s\n",
+		       g_error_matches(err, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+			       ? "cancelled"
+			       : err->message);
+		g_error_free(err);
+	}
+	done();
+}
+
+int main(void)
+{
+	loop = g_main_loop_new(NULL, FALSE);
+	g_idle_add(on_idle, NULL);
+	g_timeout_add(5, on_tick, NULL);
+
+	GTask *t = g_task_new(NULL, NULL, on_crunched, NULL);
+	g_task_run_in_thread(t, crunch);
+	g_object_unref(t);
+	t = g_task_new(NULL, NULL, on_refused, NULL);
+	g_task_return_new_error(t, G_IO_ERROR, G_IO_ERROR_FAILED,
+				"no such thing: %d", 42);
+	g_object_unref(t);
+
+	snprintf(path, sizeof path, "/tmp/weft-gio-demo-%d.txt", (int)getpid());
+	g_file_set_contents(path, "some contents\n", -1, NULL);
+	GFile *f = g_file_new_for_path(path);
+	g_file_load_contents_async(f, NULL, on_loaded, NULL);
+	g_object_unref(f);
+	f = g_file_new_for_path("/nonexistent/weft-gio-demo");
+	g_file_load_contents_async(f, NULL, on_missing, NULL);
+	g_object_unref(f);
+
+	listener = g_socket_listener_new();
+	GInetAddress *lo = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	GSocketAddress *a = g_inet_socket_address_new(lo, 0);
+	GSocketAddress *bound = NULL;
+	g_socket_listener_add_address(listener, a, G_SOCKET_TYPE_STREAM,
+				      G_SOCKET_PROTOCOL_TCP, NULL, &bound,
+				      NULL);
+	guint16 port =
+		g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+	g_socket_listener_accept_async(listener, NULL, on_accepted, NULL);
+	GSocketClient *client = g_socket_client_new();
+	char host[32];
+	snprintf(host, sizeof host, "127.0.0.1:%u", port);
+	g_socket_client_connect_to_host_async(client, host, 0, NULL,
+					      on_connected, NULL);
+
+	g_main_loop_run(loop);
+
+	unlink(path);
+	g_object_unref(client);
+	g_object_unref(client_conn);
+	g_object_unref(server_conn);
+	g_object_unref(listener);
+	g_object_unref(cancellable);
+	g_object_unref(bound);
+	g_object_unref(a);
+	g_object_unref(lo);
+	g_main_loop_unref(loop);
+	return 0;
+}
