@@ -129,41 +129,25 @@ static int check_output(const char *abs, const char *out)
 /* Checks one setting, given as an option or else inherited from the
  * environment: weft record refuses to run with one the recorder would
  * refuse (the program would run untraced).  Returns 0 or 2. */
-static int check_setting(const char **val, const char *opt, const char *var,
-			 int (*parse)(const char *, void *), void *out,
-			 const char *help)
+static int check_setting(enum weft__setting which, const char **val,
+			 struct weft__settings *set)
 {
-	const char *v = *val;
+	const struct weft__setting_info *si = &weft__setting_info[which];
+	const char *v = *val, *what = si->option;
 	if (!v) {
-		v = getenv(var);
+		v = getenv(si->var);
 		if (!v || !*v)
 			return 0;
-		opt = var;
+		what = si->var;
 	}
-	int err = parse(v, out);
+	int err = weft__parse_setting(which, v, set);
 	if (!err) {
 		*val = v;
 		return 0;
 	}
-	error("%s '%s': %s; expected %s", opt, v,
-	      err == WEFT_ETOOSMALL ? "too small"
-	      : err == WEFT_ETOOBIG ? "too large"
-				    : "not valid",
-	      help);
+	error("%s '%s': %s; expected %s", what, v,
+	      weft__setting_problem(err), si->help);
 	return 2;
-}
-
-static int parse_size_v(const char *s, void *out)
-{
-	return weft__parse_size(s, out);
-}
-static int parse_mode_v(const char *s, void *out)
-{
-	return weft__parse_mode(s, out);
-}
-static int parse_clock_v(const char *s, void *out)
-{
-	return weft__parse_clock(s, out);
 }
 
 /* The ring of CMD itself must fit on the disk (each child that records
@@ -216,16 +200,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage(USAGE);
-	uint64_t bytes = WEFT_DEFAULT_SIZE;
-	unsigned flags = 0;
-	int bad = check_setting(&size, "--size", "WEFT_SIZE", parse_size_v,
-				&bytes, WEFT__SIZE_HELP);
+	struct weft__settings set = {.size = WEFT_DEFAULT_SIZE};
+	int bad = check_setting(WEFT__SET_SIZE, &size, &set);
 	if (!bad)
-		bad = check_setting(&mode, "--mode", "WEFT_MODE", parse_mode_v,
-				    &flags, WEFT__MODE_HELP);
+		bad = check_setting(WEFT__SET_MODE, &mode, &set);
 	if (!bad)
-		bad = check_setting(&clock, "--clock", "WEFT_CLOCK",
-				    parse_clock_v, &flags, WEFT__CLOCK_HELP);
+		bad = check_setting(WEFT__SET_CLOCK, &clock, &set);
 	if (bad)
 		return bad;
 	char abs[PATH_MAX * 2];
@@ -240,7 +220,7 @@ int cmd_record(int argc, char **argv)
 		snprintf(abs, sizeof abs, "%s", out);
 	int err = check_output(abs, out);
 	if (!err)
-		err = check_space(abs, out, bytes);
+		err = check_space(abs, out, set.size);
 	if (err)
 		return err;
 

@@ -65,9 +65,13 @@
 extern "C" {
 #endif
 
-#define WEFT_VERSION_MAJOR 0
-#define WEFT_VERSION_MINOR 1
-#define WEFT_VERSION_PATCH 0
+/* WEFT_VERSION_MAJOR, _MINOR, _PATCH and _STRING, made from the build's
+ * version where weft was built or installed. */
+#if defined(__has_include)
+#if __has_include("weft/version.h")
+#include "weft/version.h"
+#endif
+#endif
 
 #if defined(__GNUC__)
 #define WEFT_API __attribute__((visibility("default")))
@@ -132,7 +136,8 @@ enum weft_start_flags {
  * below it is a real function even without WEFT_ENABLE. */
 WEFT_API const char *weft_strerror(int err);
 
-/* weft_version - "MAJOR.MINOR.PATCH" of the library. */
+/* weft_version - "MAJOR.MINOR.PATCH" of the library (meson's project
+ * version, as in weft/version.h). */
 WEFT_API const char *weft_version(void);
 
 #if defined(WEFT_ENABLE)

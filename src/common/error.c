@@ -23,5 +23,9 @@ WEFT_API const char *weft_strerror(int err)
 
 WEFT_API const char *weft_version(void)
 {
-	return "0.1.0";
+#ifdef WEFT_VERSION_STRING
+	return WEFT_VERSION_STRING;
+#else
+	return "unknown (built without meson)";
+#endif
 }

@@ -139,6 +139,9 @@ struct weft__fname {
 struct weft__evspec {
 	const char *name;
 	const char *doc;
+	/* 1: the event makes its first ID field the stream's current async
+	 * thread (the `cur` column) */
+	unsigned char sets_current;
 	struct {
 		unsigned char type; /* enum weft_field_type, WEFT_FT_END ends */
 		const char *name;

@@ -16,7 +16,7 @@
 
 const struct weft__evspec weft__events[] = {
 #define F(t, n) {WEFT_FT_##t, n},
-#define X(E, id, name, doc, fields) [id] = {name, doc, {fields}},
+#define X(E, id, name, cur, doc, fields) [id] = {#name, doc, cur, {fields}},
 	WEFT_EVENT_MAP(X, F)
 #undef X
 #undef F

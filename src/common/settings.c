@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* settings.c - strict parsing of sizes, modes and clocks (settings.h). */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -71,4 +72,50 @@ int weft__parse_clock(const char *s, unsigned *flags)
 	else
 		return WEFT_EINVAL;
 	return 0;
+}
+
+const struct weft__setting_info weft__setting_info[] = {
+#define WEFT__SETTING_INFO(name, var, opt, help) {var, opt, help},
+	WEFT__SETTINGS(WEFT__SETTING_INFO)
+#undef WEFT__SETTING_INFO
+};
+
+int weft__parse_setting(enum weft__setting which, const char *s,
+			struct weft__settings *out)
+{
+	char *end;
+	switch (which) {
+	case WEFT__SET_SIZE:
+		return weft__parse_size(s, &out->size);
+	case WEFT__SET_MODE:
+		return weft__parse_mode(s, &out->flags);
+	case WEFT__SET_CLOCK:
+		return weft__parse_clock(s, &out->flags);
+	case WEFT__SET_ROOT_PID: {
+		long v = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : 0;
+		if (v <= 0 || *end || v > INT32_MAX)
+			return WEFT_EINVAL;
+		out->root_pid = (int)v;
+		return 0;
+	}
+	case WEFT__SET_SESSION: {
+		int hex = strlen(s) <= 16 &&
+			  strspn(s, "0123456789abcdefABCDEF") == strlen(s);
+		uint64_t v = hex && *s ? strtoull(s, &end, 16) : 0;
+		if (!v)
+			return WEFT_EINVAL;
+		out->session = v;
+		return 0;
+	}
+	case WEFT__NSETTINGS:
+		break;
+	}
+	return WEFT_EINVAL;
+}
+
+const char *weft__setting_problem(int err)
+{
+	return err == WEFT_ETOOSMALL ? "too small"
+	       : err == WEFT_ETOOBIG ? "too large"
+				     : "not valid";
 }

@@ -1604,6 +1604,61 @@ TEST(size_parser)
 	CHECK_EQ(tread(tpath("r.weft")).n, 1);
 }
 
+/* The ring's layout, a pure function: exact figures for a few sizes, and
+ * what must hold for any size. */
+#include "record/record.h"
+TEST(ring_layout)
+{
+	struct weft__layout l;
+	CHECK_EQ(weft__ring_layout(WEFT_MIN_SIZE - 1, &l), WEFT_ETOOSMALL);
+	CHECK_EQ(weft__ring_layout(WEFT_MAX_SIZE + 1, &l), WEFT_ETOOBIG);
+	static const struct {
+		uint64_t bytes;
+		uint32_t psize, npk, hsize, streams;
+	} known[] = {
+		{0, 32768, 506, 196608, 1024}, /* the default, 16 MiB */
+		{WEFT_MIN_SIZE, 1024, 4, 36864, 64},
+		{64 << 10, 1024, 28, 36864, 64},
+		{1 << 20, 4096, 211, 184320, 1024},
+		{(uint64_t)1 << 40, 32768, 33554426, 196608, 1024},
+	};
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+		CHECK_OK(weft__ring_layout(known[i].bytes, &l));
+		CHECK_EQ(l.psize, known[i].psize);
+		CHECK_EQ(l.npk, known[i].npk);
+		CHECK_EQ(l.hsize, known[i].hsize);
+		CHECK_EQ(l.streams_cap, known[i].streams);
+	}
+	/* any size: a sweep from the smallest to the largest, with odd
+	 * values on the way */
+	for (uint64_t b = WEFT_MIN_SIZE; b <= WEFT_MAX_SIZE;
+	     b = b * 5 / 4 + 4093) {
+		CHECK_OK(weft__ring_layout(b, &l));
+		CHECK(l.psize >= WEFT_MIN_PACKET && l.psize <= 32768);
+		CHECK_EQ(l.psize & (l.psize - 1), 0);
+		/* about 1/256 of the ring, within the bounds */
+		CHECK(l.psize == WEFT_MIN_PACKET || l.psize <= b / 256);
+		CHECK(l.psize == 32768 || (uint64_t)l.psize * 2 > b / 256);
+		/* the header region: a page, then each table after the
+		 * other, all before the first packet, which is aligned */
+		CHECK_EQ(l.meta_off, 4096);
+		CHECK_EQ(l.streams_off, l.meta_off + l.meta_cap);
+		CHECK_EQ(l.names_off, l.streams_off + l.streams_cap *
+						       sizeof(struct weft__fstream));
+		CHECK_EQ(l.strings_off, l.names_off + l.names_cap *
+						       sizeof(struct weft__fname));
+		CHECK(l.strings_off + l.strings_cap <= l.hsize);
+		CHECK_EQ(l.hsize % 4096, 0);
+		CHECK_EQ(l.hsize % l.psize, 0);
+		/* whole packets, at least four, filling all but less than one
+		 * packet of what was asked */
+		CHECK(l.npk >= 4);
+		CHECK_U64(l.size, (uint64_t)l.hsize + (uint64_t)l.npk * l.psize);
+		CHECK(l.size <= b);
+		CHECK(b - l.size < l.psize);
+	}
+}
+
 /* Helpers run as programs by the tests above (test-record --NAME ...). */
 static int exec_helper(int image, int child)
 {
@@ -1696,7 +1751,7 @@ int main(int argc, char **argv)
 		T(sigkill_loop_four_threads), T(exec_keeps_what_came_before),
 		T(processes_that_record_nothing_leave_no_file),
 		T(settings_parsed_strictly), T(size_parser),
-		T(first_event_in_a_signal_handler),
+		T(first_event_in_a_signal_handler), T(ring_layout),
 	};
 	return test_run_(tc, (int)(sizeof tc / sizeof *tc), argc, argv);
 }
