@@ -99,8 +99,8 @@ int weft__parse_setting(enum weft__setting which, const char *s,
 		return 0;
 	}
 	case WEFT__SET_SESSION: {
-		int hex = strlen(s) <= 16 &&
-			  strspn(s, "0123456789abcdefABCDEF") == strlen(s);
+		int hex = strlen(s) <= 16 && strspn(s, "0123456789abcdefABCDE"
+						       "F") == strlen(s);
 		uint64_t v = hex && *s ? strtoull(s, &end, 16) : 0;
 		if (!v)
 			return WEFT_EINVAL;

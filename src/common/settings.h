@@ -14,16 +14,16 @@
 
 /* The settings: X(NAME, "variable", "option of weft record" or NULL,
  * "what it accepts", for messages). */
-#define WEFT__SETTINGS(X)                                                   \
-	X(SIZE, "WEFT_SIZE", "--size",                                      \
-	  "a number of bytes with an optional K, M, G or T suffix (powers " \
-	  "of 1024) from 40K to 1T")                                        \
-	X(MODE, "WEFT_MODE", "--mode", "overwrite or discard")              \
-	X(CLOCK, "WEFT_CLOCK", "--clock",                                   \
-	  "auto (the TSC when usable) or monotonic")                        \
-	X(ROOT_PID, "WEFT_ROOT_PID", NULL,                                  \
-	  "the process id of the process that writes WEFT_FILE")            \
-	X(SESSION, "WEFT_SESSION", NULL,                                    \
+#define WEFT__SETTINGS(X)                                                      \
+	X(SIZE, "WEFT_SIZE", "--size",                                         \
+	  "a number of bytes with an optional K, M, G or T suffix (powers "    \
+	  "of 1024) from 40K to 1T")                                           \
+	X(MODE, "WEFT_MODE", "--mode", "overwrite or discard")                 \
+	X(CLOCK, "WEFT_CLOCK", "--clock",                                      \
+	  "auto (the TSC when usable) or monotonic")                           \
+	X(ROOT_PID, "WEFT_ROOT_PID", NULL,                                     \
+	  "the process id of the process that writes WEFT_FILE")               \
+	X(SESSION, "WEFT_SESSION", NULL,                                       \
 	  "1 to 16 hexadecimal digits, not all 0")
 
 enum weft__setting {

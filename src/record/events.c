@@ -26,8 +26,8 @@
 
 WEFT_API unsigned weft__on; /* generation while tracing, 0 when stopped */
 
-static __thread struct weft__thr *tls
-	__attribute__((tls_model("initial-exec")));
+static __thread struct weft__thr *tls __attribute__((tls_model("initial-"
+							       "exec")));
 static pthread_key_t thr_key;
 
 #define g weft__g
@@ -317,8 +317,8 @@ static inline uint16_t intern_q(struct weft__thr *t, const char *s, int quiet)
 	/* Two ways per set: the name just used goes first, the one it
 	 * displaces second (a kind and a label that hash alike would
 	 * otherwise evict each other at every event). */
-	_Static_assert(WEFT__NAME_CACHE == 2 << 5,
-		       "the hash below takes 5 bits");
+	_Static_assert(WEFT__NAME_CACHE == 2 << 5, "the hash below takes 5 "
+						   "bits");
 	unsigned i =
 		(unsigned)(((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 59) * 2;
 	if (__builtin_expect(t->nc[i].p == s, 1))
@@ -529,79 +529,79 @@ enum {
  * not write the table's size fails a static assertion. */
 #define SHAPE(...) SHAPE_(__VA_ARGS__, END, END, END, END)
 #define SHAPE_(a, b, c, d, ...) ENC_##a##_##b##_##c##_##d
-#define CHECK_SIZE(E, n)                                                      \
-	_Static_assert(PAYLOAD_##E == (n), #E ": the encoder writes " #n      \
-					      " bytes, the event table says " \
+#define CHECK_SIZE(E, n)                                                       \
+	_Static_assert(PAYLOAD_##E == (n), #E ": the encoder writes " #n       \
+					      " bytes, the event table says "  \
 					      "otherwise")
 
-#define ENC_END_END_END_END(E, name, cur)                                 \
-	WEFT_API void weft__##name(void)                                  \
-	{                                                                 \
-		CHECK_SIZE(E, 0);                                         \
-		_Static_assert(!(cur), #E ": no thread to make current"); \
-		ev_void(WEFT_EV_##E);                                     \
+#define ENC_END_END_END_END(E, name, cur)                                      \
+	WEFT_API void weft__##name(void)                                       \
+	{                                                                      \
+		CHECK_SIZE(E, 0);                                              \
+		_Static_assert(!(cur), #E ": no thread to make current");      \
+		ev_void(WEFT_EV_##E);                                          \
 	}
-#define ENC_ID_END_END_END(E, name, cur)                 \
-	WEFT_API void weft__##name(uint64_t a)           \
-	{                                                \
-		CHECK_SIZE(E, 8);                        \
-		if (cur)                                 \
-			ev_switch(WEFT_EV_##E, a, 0, 8); \
-		else                                     \
-			ev_id(WEFT_EV_##E, a);           \
+#define ENC_ID_END_END_END(E, name, cur)                                       \
+	WEFT_API void weft__##name(uint64_t a)                                 \
+	{                                                                      \
+		CHECK_SIZE(E, 8);                                              \
+		if (cur)                                                       \
+			ev_switch(WEFT_EV_##E, a, 0, 8);                       \
+		else                                                           \
+			ev_id(WEFT_EV_##E, a);                                 \
 	}
-#define ENC_ID_ID_END_END(E, name, cur)                    \
-	WEFT_API void weft__##name(uint64_t a, uint64_t b) \
-	{                                                  \
-		CHECK_SIZE(E, 16);                         \
-		if (cur)                                   \
-			ev_switch(WEFT_EV_##E, a, b, 16);  \
-		else                                       \
-			ev_id_id(WEFT_EV_##E, a, b);       \
+#define ENC_ID_ID_END_END(E, name, cur)                                        \
+	WEFT_API void weft__##name(uint64_t a, uint64_t b)                     \
+	{                                                                      \
+		CHECK_SIZE(E, 16);                                             \
+		if (cur)                                                       \
+			ev_switch(WEFT_EV_##E, a, b, 16);                      \
+		else                                                           \
+			ev_id_id(WEFT_EV_##E, a, b);                           \
 	}
-#define ENC_ID_NAME_END_END(E, name, cur)                                    \
-	WEFT_API void weft__##name(uint64_t a, const char *n)                \
-	{                                                                    \
-		CHECK_SIZE(E, 10);                                           \
-		_Static_assert(!(cur), #E ": not an encoder that switches"); \
-		ev_id_name(WEFT_EV_##E, a, n);                               \
+#define ENC_ID_NAME_END_END(E, name, cur)                                      \
+	WEFT_API void weft__##name(uint64_t a, const char *n)                  \
+	{                                                                      \
+		CHECK_SIZE(E, 10);                                             \
+		_Static_assert(!(cur), #E ": not an encoder that switches");   \
+		ev_id_name(WEFT_EV_##E, a, n);                                 \
 	}
-#define ENC_NAME_END_END_END(E, name, cur)                                \
-	WEFT_API void weft__##name(const char *n)                         \
-	{                                                                 \
-		CHECK_SIZE(E, 2);                                         \
-		_Static_assert(!(cur), #E ": no thread to make current"); \
-		ev_name(WEFT_EV_##E, n);                                  \
+#define ENC_NAME_END_END_END(E, name, cur)                                     \
+	WEFT_API void weft__##name(const char *n)                              \
+	{                                                                      \
+		CHECK_SIZE(E, 2);                                              \
+		_Static_assert(!(cur), #E ": no thread to make current");      \
+		ev_name(WEFT_EV_##E, n);                                       \
 	}
-#define ENC_NAME_I64_END_END(E, name, cur)                                \
-	WEFT_API void weft__##name(const char *n, int64_t v)              \
-	{                                                                 \
-		CHECK_SIZE(E, 10);                                        \
-		_Static_assert(!(cur), #E ": no thread to make current"); \
-		ev_name_val(WEFT_EV_##E, n, (uint64_t)v);                 \
+#define ENC_NAME_I64_END_END(E, name, cur)                                     \
+	WEFT_API void weft__##name(const char *n, int64_t v)                   \
+	{                                                                      \
+		CHECK_SIZE(E, 10);                                             \
+		_Static_assert(!(cur), #E ": no thread to make current");      \
+		ev_name_val(WEFT_EV_##E, n, (uint64_t)v);                      \
 	}
-#define ENC_NAME_U64_END_END(E, name, cur)                                \
-	WEFT_API void weft__##name(const char *n, uint64_t v)             \
-	{                                                                 \
-		CHECK_SIZE(E, 10);                                        \
-		_Static_assert(!(cur), #E ": no thread to make current"); \
-		ev_name_val(WEFT_EV_##E, n, v);                           \
+#define ENC_NAME_U64_END_END(E, name, cur)                                     \
+	WEFT_API void weft__##name(const char *n, uint64_t v)                  \
+	{                                                                      \
+		CHECK_SIZE(E, 10);                                             \
+		_Static_assert(!(cur), #E ": no thread to make current");      \
+		ev_name_val(WEFT_EV_##E, n, v);                                \
 	}
-#define ENC_ID_TRUNC_STR_END(E, name, cur)                                   \
-	WEFT_API void weft__##name(uint64_t a, const char *text)             \
-	{                                                                    \
-		CHECK_SIZE(E, 10);                                           \
-		_Static_assert(!(cur), #E ": not an encoder that switches"); \
-		ev_text(WEFT_EV_##E, a, text);                               \
+#define ENC_ID_TRUNC_STR_END(E, name, cur)                                     \
+	WEFT_API void weft__##name(uint64_t a, const char *text)               \
+	{                                                                      \
+		CHECK_SIZE(E, 10);                                             \
+		_Static_assert(!(cur), #E ": not an encoder that switches");   \
+		ev_text(WEFT_EV_##E, a, text);                                 \
 	}
-#define ENC_ID_NAME_NAME_END(E, name, cur)                                    \
-	WEFT_API void weft__##name(uint64_t a, const char *kind,              \
-				   const char *label)                         \
-	{                                                                     \
-		CHECK_SIZE(E, 12);                                            \
-		_Static_assert(WEFT_EV_##E == WEFT_EV_CREATE_LABEL,           \
-			       #E ": the fallback records create and label"); \
-		ev_create_label(WEFT_EV_##E, a, kind, label);                 \
+#define ENC_ID_NAME_NAME_END(E, name, cur)                                     \
+	WEFT_API void weft__##name(uint64_t a, const char *kind,               \
+				   const char *label)                          \
+	{                                                                      \
+		CHECK_SIZE(E, 12);                                             \
+		_Static_assert(WEFT_EV_##E == WEFT_EV_CREATE_LABEL,            \
+			       #E ": the fallback records create and label");  \
+		ev_create_label(WEFT_EV_##E, a, kind, label);                  \
 	}
 
 #define F(t, n) t,

@@ -37,7 +37,7 @@ t_babeltrace_roundtrip() {
 	# every event type of the event table (all-events records each one),
 	# from several OS threads
 	local e types
-	types=$(sed -n 's/.*X([A-Z_]*, [0-9]*, "\([a-z_]*\)".*/\1/p' "$WEFT_SRC/include/weft/events.h")
+	types=$(sed -n 's/.*X([A-Z_]*, [0-9]*, \([a-z_]*\),.*/\1/p' "$WEFT_SRC/include/weft/events.h")
 	[ "$(echo $types | wc -w)" -ge 23 ] || die "cannot read the event table: $types"
 	for e in $types; do
 		grep -q "[0-9]) $e: " bt.txt || die "no $e event in babeltrace2 output"
