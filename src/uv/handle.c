@@ -34,7 +34,10 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
  *     callbacks with nothing read), status: < 0 fails it, ph: its phase;
  *   P1, N1: its label, "P1 N1 -> callback" (N1 may use h);
  *   start, sparams: the start function (the handle `h`, the callback
- *     `cb`), loop: its loop, armif: when it is traced at all. */
+ *     `cb`), loop: its loop, armif: when it is traced at all;
+ *   START_ARGS_start: the start function's arguments, WATCH_start: what
+ *     it does once started (the descriptor of a read, poll or UDP
+ *     handle is watched for the program's own I/O). */
 #define HANDLE(ROLE, KIND, cbtype, P1, N1, tramp, tparams, targs, act, status, \
 	       ph, start, sparams, loop, armif)                                \
 	static void tramp tparams                                              \
@@ -75,6 +78,8 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 		cb = user_;                                                    \
 		if (r < 0)                                                     \
 			weft__shim_disarm(h, ROLE);                            \
+		else                                                           \
+			WATCH_##start;                                         \
 		return r;                                                      \
 	}
 
@@ -97,6 +102,7 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 /* Reads: nread == 0 is "nothing this time" (EAGAIN), not an activation;
  * EOF and errors fail it. */
 #define START_ARGS_uv_read_start (h, alloc_cb, cb)
+#define WATCH_uv_read_start weft__shim_fd_watch(STREAM_FD)
 HANDLE(R_READ, "uv_stream_t read", uv_read_cb, "read fd ", STREAM_FD,
        tramp_read, (uv_stream_t * h, ssize_t nread, const uv_buf_t *buf),
        (h, nread, buf), nread != 0, nread < 0 ? (long)nread : 0, IO_PHASE,
@@ -105,6 +111,7 @@ HANDLE(R_READ, "uv_stream_t read", uv_read_cb, "read fd ", STREAM_FD,
 HANDLE_STOP(R_READ, uv_read_stop, uv_stream_t)
 
 #define START_ARGS_uv_listen (h, backlog, cb)
+#define WATCH_uv_listen (void)0
 HANDLE(R_LISTEN, "connection", uv_connection_cb, "connections on fd ",
        STREAM_FD, tramp_connection, (uv_stream_t * h, int status), (h, status),
        1, status, IO_PHASE, uv_listen,
@@ -113,11 +120,13 @@ HANDLE(R_LISTEN, "connection", uv_connection_cb, "connections on fd ",
 /* An async handle may have no callback; it is armed before libuv
  * initialises it (its loop is the argument). */
 #define START_ARGS_uv_async_init (loop, h, cb)
+#define WATCH_uv_async_init (void)0
 HANDLE(R_ASYNC, "uv_async_t", uv_async_cb, "async wake-up", NO_NUM, tramp_async,
        (uv_async_t * h), (h), 1, 0, IO_PHASE, uv_async_init,
        (uv_loop_t * loop, uv_async_t *h, uv_async_cb cb), loop, 1)
 
 #define START_ARGS_uv_poll_start (h, events, cb)
+#define WATCH_uv_poll_start weft__shim_fd_watch(HANDLE_FD)
 HANDLE(R_POLL, "uv_poll_t", uv_poll_cb, "poll fd ", HANDLE_FD, tramp_poll,
        (uv_poll_t * h, int status, int events), (h, status, events), 1, status,
        IO_PHASE, uv_poll_start, (uv_poll_t * h, int events, uv_poll_cb cb),
@@ -125,6 +134,7 @@ HANDLE(R_POLL, "uv_poll_t", uv_poll_cb, "poll fd ", HANDLE_FD, tramp_poll,
 HANDLE_STOP(R_POLL, uv_poll_stop, uv_poll_t)
 
 #define START_ARGS_uv_signal_start (h, cb, signum)
+#define WATCH_uv_signal_start (void)0
 HANDLE(R_SIGNAL, "uv_signal_t", uv_signal_cb, "signal ", signum, tramp_signal,
        (uv_signal_t * h, int signum), (h, signum), 1, 0, IO_PHASE,
        uv_signal_start, (uv_signal_t * h, uv_signal_cb cb, int signum), h->loop,
@@ -134,6 +144,7 @@ HANDLE_STOP(R_SIGNAL, uv_signal_stop, uv_signal_t)
 /* UDP receives: each datagram (or error) is an activation; a call with
  * nothing read and no address is libuv saying there is nothing more. */
 #define START_ARGS_uv_udp_recv_start (h, alloc_cb, cb)
+#define WATCH_uv_udp_recv_start weft__shim_fd_watch(HANDLE_FD)
 HANDLE(R_UDP_RECV, "uv_udp_t recv", uv_udp_recv_cb, "udp recv on fd ",
        HANDLE_FD, tramp_udp_recv,
        (uv_udp_t * h, ssize_t nread, const uv_buf_t *buf,
@@ -153,8 +164,11 @@ HANDLE_STOP(R_UDP_RECV, uv_udp_recv_stop, uv_udp_t)
 	       h->loop, cb && !UV(uv_is_active)((uv_handle_t *)h))             \
 	HANDLE_STOP(ROLE, uv_##type##_stop, uv_##type##_t)
 #define START_ARGS_uv_idle_start (h, cb)
+#define WATCH_uv_idle_start (void)0
 #define START_ARGS_uv_prepare_start (h, cb)
+#define WATCH_uv_prepare_start (void)0
 #define START_ARGS_uv_check_start (h, cb)
+#define WATCH_uv_check_start (void)0
 LOOP_WATCHER(idle, R_IDLE, PH_IDLE)
 LOOP_WATCHER(prepare, R_PREPARE, PH_PREPARE)
 LOOP_WATCHER(check, R_CHECK, PH_CHECK)

@@ -362,3 +362,49 @@ int uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
 		req, id,
 		real_uv_queue_work(loop, req, tramp_work, tramp_after_work));
 }
+
+/* A write libuv tries at once (uv_try_write: Node.js writes small
+ * responses so): a request of the current thread, resolved at once with
+ * what it wrote.  "Nothing could be written now" (EAGAIN), which the
+ * program follows with uv_write, is not recorded. */
+static int tried(uv_stream_t *handle, int r)
+{
+	if (r == UV_EAGAIN || !ON())
+		return r;
+	int saved = errno;
+	struct shim_lb b;
+	uint64_t id = weft__shim_new_id();
+	int fd = weft__shim_uv_stream_fd(handle);
+	const char *kept = r >= 0 ? weft__shim_cached_label(&b, "write ", r,
+							    " bytes to fd ", fd,
+							    SHIM_NO_CB)
+				  : weft__shim_cached_label(&b, "write to fd ",
+							    fd, NULL, 0,
+							    SHIM_NO_CB);
+	weft_burst_begin();
+	weft__shim_create_labelled(id, "uv_try_write", kept, &b);
+	weft__shim_complete(id, weft__shim_uv_fail(r));
+	weft_burst_end();
+	errno = saved;
+	return r;
+}
+
+int uv_try_write(uv_stream_t *handle, const uv_buf_t bufs[], unsigned int nbufs)
+{
+	REAL(uv_try_write);
+	if (INTERNAL())
+		return real_uv_try_write(handle, bufs, nbufs);
+	SCOPE_INSIDE();
+	return tried(handle, real_uv_try_write(handle, bufs, nbufs));
+}
+
+int uv_try_write2(uv_stream_t *handle, const uv_buf_t bufs[],
+		  unsigned int nbufs, uv_stream_t *send_handle)
+{
+	REAL(uv_try_write2);
+	if (INTERNAL())
+		return real_uv_try_write2(handle, bufs, nbufs, send_handle);
+	SCOPE_INSIDE();
+	return tried(handle,
+		     real_uv_try_write2(handle, bufs, nbufs, send_handle));
+}

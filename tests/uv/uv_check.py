@@ -153,6 +153,19 @@ elif CHECK == 'mangled':
         check(x['end'] == 'resolve' and x['kind'] == 'uv_timer_t', '%s: %r' % (pat, x))
     check(not [l for x in threads.values() for l in x['labels'] if '_Z' in l],
           'no mangled name left')
+elif CHECK == 'knot':
+    # knot-resolver answers the queries of a uv_udp_t with its own
+    # sendmmsg (or sendmsg) on the handle's socket, from a callback
+    want = int(sys.argv[4])
+    recv = [i for i, x in threads.items() if x['kind'] == 'uv_udp_t recv' and x['end'] == 'resolve']
+    fds = {re.search(r'fd (\d+)', threads[i]['labels'][-1]).group(1) for i in recv}
+    sent = [i for i, x in threads.items() if x['kind'] in ('sendmmsg', 'sendmsg', 'sendto')
+            and x['end'] == 'resolve'
+            and re.search(r'to fd (\d+)$', x['labels'][-1]).group(1) in fds]
+    check(len(sent) >= want, '%d answers sent on the handles\' sockets (%r), want %d' % (len(sent), fds, want))
+    check(all(threads[i]['creator'] in threads and threads[i]['creator'] != '0x0'
+              and threads[threads[i]['creator']]['kind'] for i in sent),
+          'each a request of the callback that sent it: %r' % [threads[i] for i in sent][:3])
 else:
     sys.exit('unknown check')
 print('%s: %d threads checked' % (CHECK, len(threads)))
