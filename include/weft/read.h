@@ -177,6 +177,126 @@ WEFT_API int weft_reader_open_mem(struct weft_reader **out, const void *data,
 
 WEFT_API void weft_reader_close(struct weft_reader *r);
 
+/*
+ * Runs: the processes of a program, read as one trace.
+ *
+ * `weft record` keeps one run directory per run: the ring of each process
+ * that recorded, and a manifest of the process tree (docs/format.md,
+ * "Runs").  weft_reader_open() reads such a directory, a bundle (one file
+ * holding a run: `weft snapshot` of a run, or what `weft html` embeds; also
+ * read by weft_reader_open_mem()), or a ring; weft_reader_open_many() reads
+ * several of them together.  Either way the reader returns the events of
+ * every ring merged in time order on one axis, as if they were one trace:
+ *   - ev.ns is on that axis (ns since its origin, the earliest ring's
+ *     start); ev.ts stays the raw clock of the event's own ring;
+ *   - streams are numbered across the rings; weft_reader_stream_process()
+ *     names the process of each;
+ *   - async thread ids of the first ring are kept; those of the others
+ *     carry the ring's number in bits 48 to 61 (an id that already uses
+ *     those bits is mapped to one of its own), so that no two processes
+ *     share one;
+ *   - names are merged by their text (the first ring's keep their ids);
+ *   - every process that recorded has an async thread of its own (kind
+ *     "process", labelled with its pid and command line) that acts on its
+ *     main OS thread when nothing else runs there, is created by the async
+ *     thread that spawned the process (a spawn request, or the one running
+ *     when it forked) and ends when the process exits (failing with how,
+ *     if not with status 0), resolving the spawn request; an exec makes
+ *     it become the new image's;
+ * A single ring with no manifest is read as it always was.
+ *
+ * Clocks: rings of one machine (one boot id) share CLOCK_MONOTONIC (time
+ * namespaces accounted for); rings of other machines are placed on the
+ * first one's axis from their realtime clocks, then refined by the
+ * messages they exchanged (weft_reader_hosts() says how, and with what
+ * uncertainty).
+ */
+struct weft_merge_opts {
+	/* Offsets forced on machines (`weft ... --offset HOST=+-NS`): the
+	 * nanoseconds added to host[i]'s clock (a host name or a boot id). */
+	unsigned noffsets;
+	const char *const *offset_host;
+	const int64_t *offset_ns;
+};
+
+/* Opens `n` traces (ring files, run directories, bundles, "-" at most
+ * once) as one merged trace.  One ring and nothing else: as
+ * weft_reader_open().  `opts` may be NULL.  On failure, `diag` names the
+ * path at fault. */
+WEFT_API int weft_reader_open_many(struct weft_reader **out,
+				   const char *const *paths, unsigned n,
+				   unsigned flags,
+				   const struct weft_merge_opts *opts,
+				   struct weft_diag *diag);
+
+#define WEFT_NO_PROCESS UINT32_MAX
+
+enum weft_process_end {
+	WEFT_PROC_RUNNING = 0, /* no end recorded: running when read */
+	WEFT_PROC_EXITED,      /* status: its exit status */
+	WEFT_PROC_SIGNALED,    /* status: the signal that ended it */
+	WEFT_PROC_EXECED,      /* replaced by a new image (next_image) */
+	WEFT_PROC_VANISHED,    /* its ring's writer is gone without stopping,
+				  and nothing recorded how it ended (killed
+				  by a signal, most likely) */
+};
+
+/* A process (one image of it: an exec starts another) of the trace. */
+struct weft_process {
+	uint32_t pid, ppid;
+	uint32_t parent;     /* its parent's index, or WEFT_NO_PROCESS */
+	uint32_t prev_image; /* the image it replaced by exec, or NONE */
+	uint32_t next_image; /* the image that replaced it, or NONE */
+	uint32_t image;      /* 0, or n after its process exec'd n times */
+	uint32_t host;       /* its machine (weft_reader_hosts) */
+	int end;             /* enum weft_process_end */
+	int status;          /* exit status or signal number */
+	int64_t t_start;     /* ns on the trace's axis: fork (or start) */
+	int64_t t_end;       /* exit, exec; or INT64_MAX when not known */
+	uint64_t thread;     /* its async thread ("process"), 0: no ring */
+	uint64_t creator;    /* the async thread that created it, or 0 */
+	char comm[33];       /* short name */
+	const char *exe;     /* executable ("" when not known) */
+	uint32_t argc;
+	const char *const *argv; /* its arguments (argv[0] first) */
+	const char *ring;        /* its ring's path, or NULL: none */
+	uint32_t nstreams;       /* OS threads of it that recorded */
+};
+
+/* The processes of the trace: for one ring, the process that wrote it;
+ * for a run, every process of its manifest (also those that recorded
+ * nothing: a shell between two programs) and of its rings, parents
+ * before children.  Valid until the next weft_reader_next() (a followed
+ * run grows). */
+WEFT_API const struct weft_process *weft_reader_processes(struct weft_reader *r,
+							  uint32_t *n);
+
+/* The process (index in weft_reader_processes) of a stream. */
+WEFT_API uint32_t weft_reader_stream_process(struct weft_reader *r,
+					     uint32_t stream);
+
+enum weft_clock_method {
+	WEFT_CLOCK_REFERENCE = 0, /* the axis: the first ring's machine */
+	WEFT_CLOCK_SHARED,        /* same boot: CLOCK_MONOTONIC is shared */
+	WEFT_CLOCK_REALTIME,      /* by realtime clocks: as good as NTP */
+	WEFT_CLOCK_MESSAGES,      /* bounded by messages sent and received */
+	WEFT_CLOCK_FORCED,        /* given (weft_merge_opts) */
+};
+
+/* A machine the trace's rings come from, and how its clock was placed. */
+struct weft_host {
+	char name[65];        /* host name ("" when not recorded) */
+	char boot_id[37];     /* "" when not recorded (rings before 1.3) */
+	int method;           /* enum weft_clock_method */
+	int64_t offset_ns;    /* added to its CLOCK_MONOTONIC */
+	int64_t uncertainty_ns; /* +-: the offset lies within this */
+	uint64_t messages;    /* matched messages that bounded it */
+	int64_t lo_ns, hi_ns; /* MESSAGES: the bounds found */
+};
+
+WEFT_API const struct weft_host *weft_reader_hosts(struct weft_reader *r,
+						   uint32_t *n);
+
 /* Trace description; valid until weft_reader_close.  Counts and losses
  * grow as events are read. */
 WEFT_API const struct weft_trace_info *weft_reader_info(struct weft_reader *r);

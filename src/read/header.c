@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "run.h"
 
 void weft__problem(struct weft_reader *r, uint64_t off, const char *fmt, ...)
 {
@@ -355,6 +356,8 @@ void weft__stream_info(struct weft_reader *r, uint32_t i)
 
 const char *weft_reader_name(struct weft_reader *r, uint32_t id)
 {
+	if (r->multi)
+		return weft__multi_name(r, id);
 	/* A live ring: the name may have been interned since the last
 	 * load (just before the event that uses it). */
 	if (r->live && id &&

@@ -121,7 +121,11 @@ struct namebuf {
 	char s[];
 };
 
+struct rmulti;
+
 struct weft_reader {
+	struct rmulti *multi; /* several rings merged (multi.c), or NULL */
+	struct weft_process one; /* weft_reader_processes of a ring */
 	struct rsrc src;
 	uint8_t *owned;       /* standard input, read */
 	const uint8_t *hdr;   /* the header region (header_size bytes) */
@@ -163,6 +167,12 @@ int weft__hdr_reload(struct weft_reader *r);
 void weft__setup_clock(struct weft_reader *r);
 /* Follow mode: fills sinfo[i] for a stream registered since. */
 void weft__stream_info(struct weft_reader *r, uint32_t i);
+
+/* reader.c: reads input that is not a regular file (a pipe, standard
+ * input: `fd`) to the size its header declares, a ring's or a bundle's:
+ * *out (malloc'ed) and *len; *bundle says which. */
+int weft__slurp(int fd, uint8_t **out, size_t *len, int *bundle,
+		struct weft_diag *d);
 
 /* packets.c */
 /* Opens `path`, a regular file, and checks its header: src->fd is then

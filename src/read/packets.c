@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "run.h"
 
 int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
 {
@@ -463,6 +464,8 @@ static int copy_of(const struct rsrc *src, const struct rhdr *rh,
 int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
 		     size_t *len, uint64_t *torn)
 {
+	if (r->multi)
+		return weft__multi_copy(r, flags, out, len, torn);
 	uint8_t *o;
 	int err = copy_of(&r->src, &r->rh, !!(flags & WEFT_COPY_COMPACT), &o,
 			  len, torn);

@@ -25,6 +25,7 @@
 #endif
 
 #include "internal.h"
+#include "run.h"
 
 /* ------------------------------------------------------------- open */
 
@@ -43,6 +44,7 @@ void weft_reader_close(struct weft_reader *r)
 {
 	if (!r)
 		return;
+	weft__multi_free(r->multi);
 	free_streams(r);
 	free(r->heap);
 	free(r->textbuf);
@@ -141,6 +143,9 @@ int weft_reader_open_mem(struct weft_reader **out, const void *data,
 			 size_t len, unsigned flags, struct weft_diag *d)
 {
 	*out = NULL;
+	if (weft__bundle_size(data, len))
+		return weft__multi_open(out, NULL, 0, data, len, 0, flags, NULL,
+					d);
 	struct weft_reader *r = reader_new(flags & ~WEFT_READ_FOLLOW);
 	if (!r)
 		return -ENOMEM;
@@ -172,33 +177,49 @@ static int read_full(int fd, uint8_t *b, size_t n, size_t *got)
 
 /*
  * Input that is not a regular file (a pipe, a terminal, a device): its
- * header first, and no further than it declares, so that /dev/zero or an
- * endless pipe is refused after its first bytes, and a trace followed by
- * more bytes is read to its end.
+ * header first, and no further than it declares (a ring's, or a
+ * bundle's), so that /dev/zero or an endless pipe is refused after its
+ * first bytes, and a trace followed by more bytes is read to its end.
  */
-static int slurp(struct weft_reader *r, int fd, struct weft_diag *d)
+int weft__slurp(int fd, uint8_t **out, size_t *outlen, int *bundle,
+		struct weft_diag *d)
 {
 	struct weft__fhdr fh;
 	struct rhdr rh;
 	size_t got;
+	*out = NULL;
+	*bundle = 0;
 	int err = read_full(fd, (uint8_t *)&fh, sizeof fh, &got);
 	if (err)
 		return weft__diag(d, err, 0, "%s", strerror(-err));
-	/* Checked as if everything it declares were there; then read. */
-	err = weft__hdr_check((const uint8_t *)&fh,
-			      got < sizeof fh ? got : UINT64_MAX, &rh, d);
-	if (err)
-		return err;
-	uint64_t want = rh.h.file_size;
-	size_t cap = 1 << 20, n = sizeof fh;
+	uint64_t want = weft__bundle_size((const uint8_t *)&fh, got);
+	if (want) {
+		*bundle = 1;
+		if (want < got)
+			return weft__diag(d, WEFT_ECORRUPT, 16,
+					  "bad bundle size %llu",
+					  (unsigned long long)want);
+	} else {
+		/* Checked as if everything it declares were there; then
+		 * read. */
+		err = weft__hdr_check((const uint8_t *)&fh,
+				      got < sizeof fh ? got : UINT64_MAX, &rh,
+				      d);
+		if (err)
+			return err;
+		want = rh.h.file_size;
+	}
+	size_t cap = 1 << 20, n = got;
 	if (want > SIZE_MAX)
 		return -ENOMEM;
 	if (cap > want)
 		cap = (size_t)want;
+	if (cap < n)
+		cap = n;
 	uint8_t *b = malloc(cap);
 	if (!b)
 		return -ENOMEM;
-	memcpy(b, &fh, sizeof fh);
+	memcpy(b, &fh, n);
 	while (n < want) {
 		if (n == cap) {
 			/* Grown as the bytes arrive, not as declared. */
@@ -220,8 +241,9 @@ static int slurp(struct weft_reader *r, int fd, struct weft_diag *d)
 		if (n < cap)
 			break; /* the end of the input */
 	}
-	r->owned = b;
-	return open_in_memory(r, b, n, d);
+	*out = b;
+	*outlen = n;
+	return 0;
 }
 
 int weft__open_file_header(struct rsrc *src, const char *path,
@@ -262,29 +284,61 @@ fail:
 	return err;
 }
 
+/* Whether the regular file at `path` begins with a bundle's magic. */
+static int is_bundle_file(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	struct stat sb;
+	int yes = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		  read(fd, magic, 8) == 8 &&
+		  !memcmp(magic, WEFT_BUNDLE_MAGIC, 8);
+	close(fd);
+	return yes;
+}
+
 int weft_reader_open(struct weft_reader **out, const char *path,
 		     unsigned flags, struct weft_diag *d)
 {
 	*out = NULL;
 	if (!path)
 		return WEFT_EINVAL;
+	struct stat sb;
+	int isdir = strcmp(path, "-") && stat(path, &sb) == 0 &&
+		    S_ISDIR(sb.st_mode);
+	if (isdir || is_bundle_file(path))
+		/* a run: its rings merged (multi.c) */
+		return weft__multi_open(out, &path, 1, NULL, 0, 0, flags, NULL,
+					d);
 	struct weft_reader *r = reader_new(flags);
 	if (!r)
 		return -ENOMEM;
 	int err = 0;
-	struct stat sb;
-	if (!strcmp(path, "-") || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) &&
-				   !S_ISDIR(sb.st_mode))) {
+	if (!strcmp(path, "-") || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))) {
 		/* A pipe's copy cannot grow. */
 		r->flags &= ~WEFT_READ_FOLLOW;
 		int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
 					   : 0;
+		uint8_t *b = NULL;
+		size_t n = 0;
+		int bundle = 0;
 		if (fd < 0)
 			err = weft__diag(d, -errno, 0, "%s", strerror(errno));
 		else
-			err = slurp(r, fd, d);
+			err = weft__slurp(fd, &b, &n, &bundle, d);
 		if (fd > 0)
 			close(fd);
+		if (!err && bundle) {
+			weft_reader_close(r);
+			return weft__multi_open(out, NULL, 0, b, n, 1,
+						flags & ~WEFT_READ_FOLLOW, NULL, d);
+		}
+		if (!err) {
+			r->owned = b;
+			err = open_in_memory(r, b, n, d);
+		}
 		goto out;
 	}
 	if ((err = weft__open_file_header(&r->src, path, &r->rh, d)))
@@ -329,6 +383,10 @@ out:
 const struct weft_trace_info *weft_reader_info(struct weft_reader *r)
 {
 	struct weft_trace_info *in = &r->info;
+	if (r->multi) {
+		weft__multi_info(r);
+		return in;
+	}
 	in->events = 0;
 	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)
 		in->events += in->counts[t];
@@ -351,6 +409,8 @@ const struct weft_trace_info *weft_reader_info(struct weft_reader *r)
 const struct weft_problem *weft_reader_problems(struct weft_reader *r,
 						unsigned *n)
 {
+	if (r->multi)
+		return weft__multi_problems(r, n);
 	*n = r->nprob;
 	return r->prob;
 }
@@ -556,6 +616,8 @@ static int writer_live(struct weft_reader *r)
 
 int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
 {
+	if (r->multi)
+		return weft__multi_next(r, ev);
 	if (!r->started) {
 		r->started = 1;
 		for (uint32_t i = 0; i < r->nst; i++)

@@ -1,0 +1,1752 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * multi.c - several rings read as one trace: a run directory (each
+ * process's ring and the manifest of the process tree), a bundle, or
+ * rings given together.
+ *
+ * Each ring has a reader of its own (a sub-reader); their events are
+ * merged in time order on one axis, and made to look like one trace's:
+ *   - streams get numbers across the rings (the first ring's keep theirs);
+ *   - async thread ids of ring k > 0 carry k in bits 48..61 (TAG); an id
+ *     that uses those bits already is given a fresh one (a table), so no
+ *     two processes share an id and the first ring's stay as they were;
+ *   - names are merged by their text (the first ring's keep their ids);
+ *   - each process that recorded gets an async thread of its own, which
+ *     acts on its main OS thread when nothing else runs there (the root
+ *     of that stream, otherwise), and the events that say where it came
+ *     from and how it ended are made here, in time order with the rest
+ *     (`synth`): its creation by the thread that spawned it, its label,
+ *     its replacement by an exec'd image (becomes), its end, and the
+ *     spawn request its exit resolves.
+ * The text of an event stays valid until the next call: a sub-reader is
+ * asked for its next event only when the caller comes back.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+
+#define NONE UINT32_MAX
+#define TAG_SHIFT 48
+#define TAG_MASK (0x3FFFull << TAG_SHIFT)
+#define TAG_PROC (0x3FFEull << TAG_SHIFT) /* the process threads */
+#define TAG_FRESH (0x3FFFull << TAG_SHIFT) /* ids given by the table */
+#define TAG_MAX 0x3FFDu			   /* rings tagged by number */
+#define MANIFEST_MAX (64u << 20)
+
+enum { S_IDLE, S_HAS, S_WAIT, S_DONE };
+
+/* One ring. */
+struct msub {
+	struct weft_reader *r;
+	char *path;
+	uint32_t run;  /* where it came from (M->runs), or NONE */
+	uint32_t proc; /* its process */
+	uint64_t tag;  /* k << TAG_SHIFT, 0 for ring 0; TAG_FRESH: table */
+	int64_t shift; /* merged ns = its ns + shift */
+	int64_t mono0; /* CLOCK_MONOTONIC of its origin */
+	int64_t cut_mono; /* a snapshot's cut (its machine's clock), or 0 */
+	int64_t cut;	  /* the same on the merged axis, or INT64_MAX */
+	uint32_t *smap, nsmap; /* its streams -> merged */
+	uint32_t *nmap, nnmap; /* its names -> merged (0: not yet) */
+	struct weft_event ev;  /* its next event (S_HAS) */
+	int state;
+	int started;	/* the events of its process's start were made */
+	uint32_t main;	/* local index of its main OS thread's stream */
+	uint64_t xid;	/* its process thread */
+	int64_t last_ns;
+	uint64_t returned;
+};
+
+/* Where rings came from: a run directory or a bundle. */
+struct mrun {
+	char *dir; /* a directory (followed), or NULL */
+	struct manifest man;
+	size_t man_off; /* bytes of the manifest parsed */
+	uint32_t first;	/* its first process in M->procs */
+	uint32_t bundle_run; /* in a bundle: its run number there */
+	int in_bundle;
+};
+
+/* What the merge keeps of a process besides the public record. */
+struct mproc_x {
+	uint32_t run, entry; /* its manifest entry, or NONE */
+	uint32_t sub;	     /* its ring, or NONE */
+	uint64_t by;	     /* creator, in its parent's ids */
+	int spawn;
+	char *label;
+	char *end_text;
+};
+
+struct synth {
+	int64_t ns;
+	uint64_t seq;
+	struct weft_event ev;
+};
+
+struct idmap {
+	uint64_t key; /* (sub << 32 ^ ...) hashed below; 0: free */
+	uint32_t sub;
+	uint64_t id, fresh;
+};
+
+struct rmulti {
+	struct msub *sub;
+	uint32_t nsub, csub;
+	struct mrun *runs;
+	uint32_t nruns;
+	uint32_t *heap, nheap; /* subs with an event, by (ns, index) */
+	uint32_t refill;       /* the sub whose event was returned last */
+	struct synth *syn;     /* made events, a heap by (ns, seq) */
+	uint32_t nsyn, csyn;
+	uint64_t seq;
+	struct synth cur_syn;  /* the one returned last (its text) */
+	struct weft_process *procs;
+	struct mproc_x *px;
+	uint32_t nprocs, cprocs;
+	struct weft_host *hosts;
+	uint32_t nhosts;
+	uint32_t *sproc;       /* merged stream -> process */
+	struct weft_stream_info *sinfo;
+	uint32_t nst, cst;
+	const char **names;    /* merged names */
+	uint32_t nnames, cnames;
+	uint32_t *nhash;       /* text hash -> name id + 1 */
+	uint32_t nhcap;
+	struct namebuf *bufs;
+	struct idmap *ids;     /* fresh ids */
+	uint32_t idcap, idused;
+	uint64_t fresh_next;
+	int64_t origin_mono;
+	uint32_t name_process; /* "process" */
+	unsigned flags;
+	int started;
+	uint64_t returned, info_at;
+	uint8_t *owned[64];    /* bundles' bytes, and rings read from pipes */
+	unsigned nowned;
+	struct weft_problem prob[MAX_PROBLEMS];
+	unsigned nprob;
+	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
+					    4, 8: name, name2 are names */
+};
+
+/* ----------------------------------------------------------- names */
+
+static uint32_t strhash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static char *keep(struct rmulti *M, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	struct namebuf *nb = malloc(sizeof *nb + n);
+	if (!nb)
+		return NULL;
+	nb->next = M->bufs;
+	M->bufs = nb;
+	memcpy(nb->s, s, n);
+	return nb->s;
+}
+
+static int nhash_put(struct rmulti *M, uint32_t id)
+{
+	if ((M->nnames + 1) * 2 > M->nhcap) {
+		uint32_t c = M->nhcap ? M->nhcap * 2 : 1024;
+		uint32_t *h = calloc(c, sizeof *h);
+		if (!h)
+			return -ENOMEM;
+		free(M->nhash);
+		M->nhash = h;
+		M->nhcap = c;
+		for (uint32_t i = 1; i < M->nnames; i++) {
+			uint32_t k = strhash(M->names[i]) & (c - 1);
+			while (h[k])
+				k = (k + 1) & (c - 1);
+			h[k] = i + 1;
+		}
+		if (id < M->nnames)
+			return 0; /* (it was among them) */
+	}
+	uint32_t k = strhash(M->names[id]) & (M->nhcap - 1);
+	while (M->nhash[k])
+		k = (k + 1) & (M->nhcap - 1);
+	M->nhash[k] = id + 1;
+	return 0;
+}
+
+/* Appends a name (kept as it is: the first ring's names keep their ids,
+ * duplicates included). */
+static uint32_t name_append(struct rmulti *M, const char *s)
+{
+	if (M->nnames == M->cnames) {
+		uint32_t c = M->cnames ? M->cnames * 2 : 256;
+		const char **n = realloc(M->names, c * sizeof *n);
+		if (!n)
+			return 0;
+		M->names = n;
+		M->cnames = c;
+	}
+	const char *k = M->nnames ? keep(M, s) : "";
+	if (!k)
+		return 0;
+	M->names[M->nnames++] = k;
+	if (M->nnames > 1 && nhash_put(M, M->nnames - 1)) {
+		M->nnames--;
+		return 0;
+	}
+	return M->nnames - 1;
+}
+
+/* The merged id of a name's text (0 for "", or when memory is short). */
+static uint32_t name_of(struct rmulti *M, const char *s)
+{
+	if (!*s)
+		return 0;
+	if (M->nhcap) {
+		uint32_t k = strhash(s) & (M->nhcap - 1);
+		for (; M->nhash[k]; k = (k + 1) & (M->nhcap - 1))
+			if (!strcmp(M->names[M->nhash[k] - 1], s))
+				return M->nhash[k] - 1;
+	}
+	return name_append(M, s);
+}
+
+static uint32_t map_name(struct rmulti *M, struct msub *s, uint32_t local)
+{
+	if (!local)
+		return 0;
+	if (local < s->nnmap && s->nmap[local])
+		return s->nmap[local];
+	const char *t = weft_reader_name(s->r, local);
+	uint32_t id = name_of(M, t);
+	/* A name not published yet reads "?" or "": looked up again. */
+	if (!id || !strcmp(t, "?"))
+		return id;
+	if (local >= s->nnmap) {
+		uint32_t c = s->nnmap ? s->nnmap : 64;
+		while (c <= local)
+			c *= 2;
+		uint32_t *n = realloc(s->nmap, c * sizeof *n);
+		if (!n)
+			return id;
+		memset(n + s->nnmap, 0, (c - s->nnmap) * sizeof *n);
+		s->nmap = n;
+		s->nnmap = c;
+	}
+	s->nmap[local] = id;
+	return id;
+}
+
+/* ------------------------------------------------------------- ids */
+
+static uint64_t idhash(uint32_t sub, uint64_t id)
+{
+	return (id ^ ((uint64_t)sub * 0x9E3779B97F4A7C15ull)) *
+		       0xC2B2AE3D27D4EB4Full |
+	       1;
+}
+
+static uint64_t fresh_id(struct rmulti *M, uint32_t sub, uint64_t id)
+{
+	if ((M->idused + 1) * 2 > M->idcap) {
+		uint32_t c = M->idcap ? M->idcap * 2 : 256;
+		struct idmap *n = calloc(c, sizeof *n);
+		if (!n)
+			return id; /* (short of memory: shared, not lost) */
+		for (uint32_t i = 0; i < M->idcap; i++) {
+			if (!M->ids[i].key)
+				continue;
+			uint32_t k = (uint32_t)(M->ids[i].key >> 32) & (c - 1);
+			while (n[k].key)
+				k = (k + 1) & (c - 1);
+			n[k] = M->ids[i];
+		}
+		free(M->ids);
+		M->ids = n;
+		M->idcap = c;
+	}
+	uint64_t h = idhash(sub, id);
+	uint32_t k = (uint32_t)(h >> 32) & (M->idcap - 1);
+	for (; M->ids[k].key; k = (k + 1) & (M->idcap - 1))
+		if (M->ids[k].key == h && M->ids[k].sub == sub &&
+		    M->ids[k].id == id)
+			return M->ids[k].fresh;
+	M->ids[k].key = h;
+	M->ids[k].sub = sub;
+	M->ids[k].id = id;
+	M->ids[k].fresh = TAG_FRESH | ++M->fresh_next;
+	M->idused++;
+	return M->ids[k].fresh;
+}
+
+static inline uint64_t map_id(struct rmulti *M, uint32_t sub, uint64_t id)
+{
+	if (!id)
+		return 0;
+	uint64_t tag = M->sub[sub].tag;
+	if (!(id & TAG_MASK) && tag != TAG_FRESH)
+		return id | tag;
+	return fresh_id(M, sub, id);
+}
+
+/* --------------------------------------------------------- streams */
+
+static uint32_t new_stream(struct rmulti *M, struct msub *s, uint32_t local)
+{
+	if (M->nst == M->cst) {
+		uint32_t c = M->cst ? M->cst * 2 : 64;
+		struct weft_stream_info *si = realloc(M->sinfo, c * sizeof *si);
+		if (si)
+			M->sinfo = si;
+		uint32_t *sp = si ? realloc(M->sproc, c * sizeof *sp) : NULL;
+		if (!sp)
+			return NONE;
+		M->sproc = sp;
+		M->cst = c;
+	}
+	uint32_t g = M->nst++;
+	const struct weft_trace_info *in = &s->r->info;
+	memset(&M->sinfo[g], 0, sizeof M->sinfo[g]);
+	if (local < in->nstreams)
+		M->sinfo[g] = in->streams[local];
+	M->sinfo[g].index = g;
+	M->sinfo[g].first_ts = UINT64_MAX;
+	M->sproc[g] = s->proc;
+	return g;
+}
+
+static uint32_t map_stream(struct rmulti *M, struct msub *s, uint32_t local)
+{
+	if (local < s->nsmap && s->smap[local] != NONE)
+		return s->smap[local];
+	if (local >= s->nsmap) {
+		uint32_t c = s->nsmap ? s->nsmap : 8;
+		while (c <= local)
+			c *= 2;
+		uint32_t *n = realloc(s->smap, c * sizeof *n);
+		if (!n)
+			return 0;
+		for (uint32_t i = s->nsmap; i < c; i++)
+			n[i] = NONE;
+		s->smap = n;
+		s->nsmap = c;
+	}
+	uint32_t g = new_stream(M, s, local);
+	if (g == NONE)
+		return 0;
+	s->smap[local] = g;
+	return g;
+}
+
+/* ----------------------------------------------------------- made events */
+
+static int syn_before(const struct synth *a, const struct synth *b)
+{
+	return a->ns < b->ns || (a->ns == b->ns && a->seq < b->seq);
+}
+
+static int syn_push(struct rmulti *M, int64_t ns, const struct weft_event *ev)
+{
+	if (M->nsyn == M->csyn) {
+		uint32_t c = M->csyn ? M->csyn * 2 : 64;
+		struct synth *n = realloc(M->syn, c * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		M->syn = n;
+		M->csyn = c;
+	}
+	struct synth x = {.ns = ns, .seq = M->seq++, .ev = *ev};
+	x.ev.ns = ns;
+	uint32_t i = M->nsyn++;
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!syn_before(&x, &M->syn[p]))
+			break;
+		M->syn[i] = M->syn[p];
+		i = p;
+	}
+	M->syn[i] = x;
+	return 0;
+}
+
+static struct synth syn_pop(struct rmulti *M)
+{
+	struct synth top = M->syn[0], last = M->syn[--M->nsyn];
+	uint32_t i = 0, n = M->nsyn;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && syn_before(&M->syn[c + 1], &M->syn[c]))
+			c++;
+		if (!syn_before(&M->syn[c], &last))
+			break;
+		M->syn[i] = M->syn[c];
+		i = c;
+	}
+	if (n)
+		M->syn[i] = last;
+	return top;
+}
+
+static void made(struct weft_event *ev, int type, uint32_t stream,
+		 uint64_t actor, uint64_t id)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->type = (uint16_t)type;
+	ev->stream = stream;
+	ev->actor = actor;
+	ev->id = id;
+}
+
+/* The process thread of the image of process `p` alive at `t`... of
+ * process index q (its ring's), or 0. */
+static uint64_t xid_of(const struct rmulti *M, uint32_t q)
+{
+	return q == NONE || M->px[q].sub == NONE ? 0 : M->sub[M->px[q].sub].xid;
+}
+
+/* The async thread that created process p, as an id of the merge: the
+ * creator the manifest names in its parent's ids (a spawn request, or
+ * the thread running at fork), else the parent's own process thread. */
+static uint64_t creator_of(struct rmulti *M, uint32_t p)
+{
+	const struct weft_process *P = &M->procs[p];
+	uint32_t q = P->parent;
+	/* the parent's image that forked: the one alive then, with a ring */
+	while (q != NONE && M->px[q].sub == NONE &&
+	       M->procs[q].prev_image != NONE)
+		q = M->procs[q].prev_image;
+	if (q == NONE || M->px[q].sub == NONE)
+		return 0;
+	if (M->px[p].by)
+		return map_id(M, M->px[q].sub, M->px[p].by);
+	return xid_of(M, q);
+}
+
+/* The events of process p's start, made when its ring's first event is
+ * at hand (at `first`, its time): its creation (or, after an exec, the
+ * image before becomes it) and its label, at its start time or its first
+ * event, whichever is earlier. */
+static int start_events(struct rmulti *M, struct msub *s, int64_t first)
+{
+	s->started = 1;
+	uint32_t p = s->proc;
+	struct weft_process *P = &M->procs[p];
+	int64_t t = P->t_start < first ? P->t_start : first;
+	uint32_t ms = map_stream(M, s, s->main);
+	struct weft_event ev;
+	uint32_t prev = P->prev_image;
+	uint64_t before = 0;
+	while (prev != NONE && !before) {
+		before = xid_of(M, prev);
+		prev = M->procs[prev].prev_image;
+	}
+	uint64_t by = before ? before : creator_of(M, p);
+	P->creator = by;
+	int err = 0;
+	if (by) {
+		made(&ev, WEFT_EV_CREATE, ms, by, s->xid);
+		ev.name = M->name_process;
+		err = syn_push(M, t, &ev);
+	}
+	if (!err && before) {
+		made(&ev, WEFT_EV_BECOMES, ms, s->xid, before);
+		ev.id2 = s->xid;
+		err = syn_push(M, t, &ev);
+	}
+	if (!err && M->px[p].label) {
+		made(&ev, WEFT_EV_LABEL, ms, by, s->xid);
+		ev.text = M->px[p].label;
+		ev.text_len = (uint32_t)strlen(ev.text);
+		err = syn_push(M, t, &ev);
+	}
+	return err;
+}
+
+/* " (SIGKILL)" for the usual signals of Linux, else "". */
+static const char *sig_name(int sig)
+{
+	static const char *const n[] = {
+		[1] = " (SIGHUP)",   [2] = " (SIGINT)",	  [3] = " (SIGQUIT)",
+		[4] = " (SIGILL)",   [5] = " (SIGTRAP)",  [6] = " (SIGABRT)",
+		[7] = " (SIGBUS)",   [8] = " (SIGFPE)",	  [9] = " (SIGKILL)",
+		[10] = " (SIGUSR1)", [11] = " (SIGSEGV)", [12] = " (SIGUSR2)",
+		[13] = " (SIGPIPE)", [14] = " (SIGALRM)", [15] = " (SIGTERM)",
+	};
+	return sig > 0 && sig < (int)(sizeof n / sizeof *n) && n[sig] ? n[sig]
+								       : "";
+}
+
+/* How process p ended, with what its ring says: a writer gone without a
+ * stop, and no end in the manifest, vanished. */
+static int end_of(const struct rmulti *M, uint32_t p)
+{
+	const struct weft_process *P = &M->procs[p];
+	uint32_t k = M->px[p].sub;
+	if (P->end == WEFT_PROC_RUNNING && k != NONE &&
+	    M->sub[k].r->info.writer == WEFT_WRITER_GONE)
+		return WEFT_PROC_VANISHED;
+	return P->end;
+}
+
+/* The events of process p's end, when its ring has no more: the spawn
+ * request it was created for is resolved, and its thread ends (failing
+ * with how, if not with status 0).  An image that exec'd ends in the
+ * next one's start (becomes); a process still running does not end. */
+static int end_events(struct rmulti *M, struct msub *s)
+{
+	uint32_t p = s->proc;
+	struct weft_process *P = &M->procs[p];
+	P->end = end_of(M, p);
+	if (P->end == WEFT_PROC_RUNNING || P->end == WEFT_PROC_EXECED ||
+	    !s->started)
+		return 0;
+	int64_t t = P->t_end != INT64_MAX && P->t_end > s->last_ns
+			    ? P->t_end
+			    : s->last_ns;
+	uint32_t ms = map_stream(M, s, s->main);
+	struct weft_event ev;
+	int err = 0;
+	uint32_t first = p;
+	while (M->procs[first].prev_image != NONE)
+		first = M->procs[first].prev_image;
+	uint64_t req = M->px[first].spawn ? creator_of(M, first) : 0;
+	if (req) {
+		made(&ev, WEFT_EV_RESOLVE, ms, s->xid, req);
+		err = syn_push(M, t, &ev);
+	}
+	if (err)
+		return err;
+	char text[96];
+	if (P->end == WEFT_PROC_EXITED && P->status == 0) {
+		made(&ev, WEFT_EV_RESOLVE, ms, s->xid, s->xid);
+		return syn_push(M, t, &ev);
+	}
+	if (P->end == WEFT_PROC_EXITED)
+		snprintf(text, sizeof text, "exited with status %d",
+			 P->status);
+	else if (P->end == WEFT_PROC_SIGNALED)
+		snprintf(text, sizeof text, "killed by signal %d%s",
+			 P->status, sig_name(P->status));
+	else
+		snprintf(text, sizeof text,
+			 "vanished: its ring was left without a stop and no "
+			 "exit was recorded (killed?)");
+	free(M->px[p].end_text);
+	if (!(M->px[p].end_text = strdup(text)))
+		return -ENOMEM;
+	made(&ev, WEFT_EV_FAIL, ms, s->xid, s->xid);
+	ev.text = M->px[p].end_text;
+	ev.text_len = (uint32_t)strlen(text);
+	return syn_push(M, t, &ev);
+}
+
+/* --------------------------------------------------------- the heap */
+
+static int sub_before(const struct rmulti *M, uint32_t a, uint32_t b)
+{
+	int64_t x = M->sub[a].ev.ns, y = M->sub[b].ev.ns;
+	return x < y || (x == y && a < b);
+}
+
+static void heap_push(struct rmulti *M, uint32_t s)
+{
+	uint32_t i = M->nheap++;
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!sub_before(M, s, M->heap[p]))
+			break;
+		M->heap[i] = M->heap[p];
+		i = p;
+	}
+	M->heap[i] = s;
+}
+
+static uint32_t heap_pop(struct rmulti *M)
+{
+	uint32_t top = M->heap[0], last = M->heap[--M->nheap];
+	uint32_t i = 0, n = M->nheap;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && sub_before(M, M->heap[c + 1], M->heap[c]))
+			c++;
+		if (!sub_before(M, M->heap[c], last))
+			break;
+		M->heap[i] = M->heap[c];
+		i = c;
+	}
+	if (n)
+		M->heap[i] = last;
+	return top;
+}
+
+/* An event of ring k, made one of the merge's. */
+static void translate(struct rmulti *M, uint32_t k, struct weft_event *ev)
+{
+	struct msub *s = &M->sub[k];
+	uint32_t local = ev->stream;
+	ev->stream = map_stream(M, s, local);
+	ev->ns += s->shift;
+	uint64_t actor = ev->actor;
+	if (!actor && local == s->main && s->xid)
+		ev->actor = s->xid;
+	else
+		ev->actor = map_id(M, k, actor);
+	if (ev->type >= WEFT_EV_COUNT)
+		return; /* a loss: id is a count */
+	uint8_t f = M->idfields[ev->type];
+	if (f & 1)
+		ev->id = map_id(M, k, ev->id);
+	if (f & 2)
+		ev->id2 = map_id(M, k, ev->id2);
+	if (f & 4)
+		ev->name = map_name(M, s, ev->name);
+	if (f & 8)
+		ev->name2 = map_name(M, s, ev->name2);
+}
+
+/* Asks ring k for its next event.  0, or a negative code. */
+static int fill(struct rmulti *M, uint32_t k)
+{
+	struct msub *s = &M->sub[k];
+	int rc = weft_reader_next(s->r, &s->ev);
+	if (rc == WEFT_EAGAIN) {
+		s->state = S_WAIT;
+		return 0;
+	}
+	if (rc == 0) {
+		translate(M, k, &s->ev);
+		if (s->ev.ns <= s->cut) {
+			s->state = S_HAS;
+			heap_push(M, k);
+			return 0;
+		}
+		/* past a snapshot's cut: the ring ends there */
+		rc = WEFT_EEOF;
+	}
+	if (rc == WEFT_EEOF) {
+		s->state = S_DONE;
+		return end_events(M, s);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------ next */
+
+static int follow_more(struct weft_reader *R);
+
+int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
+{
+	struct rmulti *M = R->multi;
+	int err;
+	if (M->refill != NONE) {
+		uint32_t k = M->refill;
+		M->refill = NONE;
+		if ((err = fill(M, k)))
+			return err;
+	}
+	if (!M->started) {
+		M->started = 1;
+		for (uint32_t k = 0; k < M->nsub; k++)
+			if ((err = fill(M, k)))
+				return err;
+		/* every process's start, in time order with the rest */
+		for (uint32_t k = 0; k < M->nsub; k++) {
+			struct msub *s = &M->sub[k];
+			if (s->state == S_HAS &&
+			    (err = start_events(M, s, s->ev.ns)))
+				return err;
+		}
+	}
+	for (;;) {
+		if (!M->nheap && !M->nsyn) {
+			if (!(M->flags & WEFT_READ_FOLLOW))
+				return WEFT_EEOF;
+			int more = follow_more(R);
+			if (more < 0)
+				return more;
+			if (!M->nheap && !M->nsyn) {
+				for (uint32_t k = 0; k < M->nsub; k++)
+					if (M->sub[k].state == S_WAIT)
+						return WEFT_EAGAIN;
+				return WEFT_EEOF;
+			}
+		}
+		if (M->nheap) {
+			struct msub *s = &M->sub[M->heap[0]];
+			if (!s->started) {
+				/* its process's start comes first */
+				if ((err = start_events(M, s, s->ev.ns)))
+					return err;
+			}
+			if (!M->nsyn || s->ev.ns < M->syn[0].ns) {
+				uint32_t k = heap_pop(M);
+				*ev = s->ev;
+				s->last_ns = ev->ns;
+				s->returned++;
+				M->refill = k;
+				break;
+			}
+		}
+		M->cur_syn = syn_pop(M);
+		*ev = M->cur_syn.ev;
+		break;
+	}
+	M->returned++;
+	if (ev->type < WEFT_EV_COUNT)
+		R->info.counts[ev->type]++;
+	else
+		R->info.losses.events_discarded += ev->id;
+	if (ev->stream < M->nst) {
+		struct weft_stream_info *si = &M->sinfo[ev->stream];
+		if (ev->type < WEFT_EV_COUNT && !si->events++)
+			si->first_ts = (uint64_t)ev->ns;
+		si->last_ts = (uint64_t)ev->ns;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ info */
+
+static void add_losses(struct weft_losses *a, const struct weft_losses *b)
+{
+	a->packets_lost += b->packets_lost;
+	a->packets_torn += b->packets_torn;
+	a->packets_corrupt += b->packets_corrupt;
+	a->events_discarded += b->events_discarded;
+	a->events_nested += b->events_nested;
+	a->texts_truncated += b->texts_truncated;
+}
+
+void weft__multi_info(struct weft_reader *R)
+{
+	struct rmulti *M = R->multi;
+	struct weft_trace_info *in = &R->info;
+	in->nstreams = M->nst;
+	in->streams = M->sinfo;
+	in->nnames = M->nnames;
+	in->names = M->names;
+	in->events = 0;
+	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)
+		in->events += in->counts[t];
+	/* The rest is summed over the rings, now and then (weft dump asks
+	 * at every event): always once they are all read. */
+	if (M->info_at && M->returned - M->info_at < 4096 && M->nheap)
+		return;
+	M->info_at = M->returned ? M->returned : 1;
+	uint64_t discarded = in->losses.events_discarded;
+	memset(&in->losses, 0, sizeof in->losses);
+	in->losses.events_discarded = discarded;
+	in->lost_no_stream = in->lost_names = in->packets_used = 0;
+	in->problems = 0;
+	in->file_size = 0;
+	in->npackets = 0;
+	int live = 0, gone = 0;
+	for (uint32_t k = 0; k < M->nsub; k++) {
+		struct msub *s = &M->sub[k];
+		const struct weft_trace_info *si = weft_reader_info(s->r);
+		struct weft_losses l = si->losses;
+		l.events_discarded = 0; /* counted as they pass */
+		add_losses(&in->losses, &l);
+		in->lost_no_stream += si->lost_no_stream;
+		in->lost_names += si->lost_names;
+		in->packets_used += si->packets_used;
+		in->problems += si->problems;
+		in->file_size += si->file_size;
+		in->npackets += si->npackets;
+		live |= si->writer == WEFT_WRITER_LIVE;
+		gone |= si->writer == WEFT_WRITER_GONE;
+		for (uint32_t i = 0; i < si->nstreams && i < s->nsmap; i++) {
+			uint32_t g = s->smap[i];
+			if (g == NONE || g >= M->nst)
+				continue;
+			struct weft_losses *gl = &M->sinfo[g].losses;
+			uint64_t d = gl->events_discarded;
+			*gl = si->streams[i].losses;
+			gl->events_discarded = d;
+			M->sinfo[g].tid = si->streams[i].tid;
+			memcpy(M->sinfo[g].name, si->streams[i].name,
+			       sizeof M->sinfo[g].name);
+		}
+	}
+	for (uint32_t r = 0; r < M->nruns; r++)
+		in->problems += M->runs[r].man.bad_lines ? 1 : 0;
+	in->writer = live ? WEFT_WRITER_LIVE
+		     : gone ? WEFT_WRITER_GONE
+			    : WEFT_WRITER_STOPPED;
+	in->first_ts = UINT64_MAX;
+	in->last_ts = 0;
+	for (uint32_t i = 0; i < M->nst; i++) {
+		const struct weft_stream_info *si = &M->sinfo[i];
+		if (!si->events)
+			continue;
+		if ((int64_t)si->first_ts < (int64_t)in->first_ts ||
+		    in->first_ts == UINT64_MAX)
+			in->first_ts = si->first_ts;
+		if ((int64_t)si->last_ts > (int64_t)in->last_ts)
+			in->last_ts = si->last_ts;
+	}
+}
+
+const char *weft__multi_name(struct weft_reader *R, uint32_t id)
+{
+	struct rmulti *M = R->multi;
+	return id < M->nnames ? M->names[id] : "";
+}
+
+const struct weft_problem *weft__multi_problems(struct weft_reader *R,
+						unsigned *n)
+{
+	struct rmulti *M = R->multi;
+	M->nprob = 0;
+	for (uint32_t r = 0; r < M->nruns && M->nprob < MAX_PROBLEMS; r++) {
+		const struct manifest *man = &M->runs[r].man;
+		if (!man->bad_lines)
+			continue;
+		struct weft_problem *p = &M->prob[M->nprob++];
+		p->offset = 0;
+		snprintf(p->what, sizeof p->what,
+			 "%.30s/manifest: %llu bad lines (first: %.50s)",
+			 M->runs[r].dir ? M->runs[r].dir : "(bundle)",
+			 (unsigned long long)man->bad_lines, man->first_bad);
+	}
+	for (uint32_t k = 0; k < M->nsub && M->nprob < MAX_PROBLEMS; k++) {
+		unsigned m;
+		const struct weft_problem *sp =
+			weft_reader_problems(M->sub[k].r, &m);
+		const char *base = strrchr(M->sub[k].path, '/');
+		base = base ? base + 1 : M->sub[k].path;
+		for (unsigned i = 0; i < m && M->nprob < MAX_PROBLEMS; i++) {
+			struct weft_problem *p = &M->prob[M->nprob++];
+			p->offset = sp[i].offset;
+			snprintf(p->what, sizeof p->what, "%.30s: %.80s", base,
+				 sp[i].what);
+		}
+	}
+	*n = M->nprob;
+	return M->prob;
+}
+
+/* ---------------------------------------------------------- opening */
+
+void weft__multi_free(struct rmulti *M)
+{
+	if (!M)
+		return;
+	for (uint32_t k = 0; k < M->nsub; k++) {
+		weft_reader_close(M->sub[k].r);
+		free(M->sub[k].path);
+		free(M->sub[k].smap);
+		free(M->sub[k].nmap);
+	}
+	free(M->sub);
+	for (uint32_t r = 0; r < M->nruns; r++) {
+		free(M->runs[r].dir);
+		weft__manifest_free(&M->runs[r].man);
+	}
+	free(M->runs);
+	for (uint32_t p = 0; p < M->nprocs; p++) {
+		free(M->px[p].label);
+		free(M->px[p].end_text);
+	}
+	free(M->procs);
+	free(M->px);
+	free(M->hosts);
+	free(M->heap);
+	free(M->syn);
+	free(M->sproc);
+	free(M->sinfo);
+	free(M->names);
+	free(M->nhash);
+	free(M->ids);
+	for (struct namebuf *nb = M->bufs, *next; nb; nb = next) {
+		next = nb->next;
+		free(nb);
+	}
+	for (unsigned i = 0; i < M->nowned; i++)
+		free(M->owned[i]);
+	free(M);
+}
+
+static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
+		   uint32_t run)
+{
+	if (M->nsub == M->csub) {
+		uint32_t c = M->csub ? M->csub * 2 : 8;
+		struct msub *n = realloc(M->sub, c * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		M->sub = n;
+		M->csub = c;
+	}
+	struct msub *s = &M->sub[M->nsub];
+	memset(s, 0, sizeof *s);
+	s->r = r;
+	s->run = run;
+	s->proc = NONE;
+	s->main = 0;
+	if (!(s->path = strdup(path)))
+		return -ENOMEM;
+	M->nsub++;
+	return 0;
+}
+
+static int add_run(struct rmulti *M, const char *dir)
+{
+	struct mrun *n = realloc(M->runs, (M->nruns + 1) * sizeof *n);
+	if (!n)
+		return -ENOMEM;
+	M->runs = n;
+	struct mrun *r = &M->runs[M->nruns];
+	memset(r, 0, sizeof *r);
+	if (dir && !(r->dir = strdup(dir)))
+		return -ENOMEM;
+	M->nruns++;
+	return 0;
+}
+
+static int keep_owned(struct rmulti *M, uint8_t *p)
+{
+	if (M->nowned == sizeof M->owned / sizeof *M->owned) {
+		free(p);
+		return WEFT_EINVAL;
+	}
+	M->owned[M->nowned++] = p;
+	return 0;
+}
+
+#ifndef __wasi__
+/* Reads a whole regular file (a bundle) into memory. */
+static int read_file(const char *path, uint8_t **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat sb;
+	int err = fstat(fd, &sb) < 0 ? -errno : 0;
+	size_t n = err ? 0 : (size_t)sb.st_size;
+	uint8_t *b = err ? NULL : malloc(n ? n : 1);
+	if (!err && !b)
+		err = -ENOMEM;
+	size_t got = 0;
+	while (!err && got < n) {
+		ssize_t k = pread(fd, b + got, n - got, (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			err = k < 0 ? -errno : WEFT_ETRUNC;
+		else
+			got += (size_t)k;
+	}
+	close(fd);
+	if (err) {
+		free(b);
+		return err;
+	}
+	*out = b;
+	*len = n;
+	return 0;
+}
+#endif
+
+/* A bundle's parts: its rings, read in place, and its manifest. */
+static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
+		      const char *what, struct weft_diag *d)
+{
+	struct bundle b;
+	int err = weft__bundle_parse(base, len, &b, d);
+	if (err)
+		return err;
+	uint32_t runs0 = M->nruns;
+	for (uint32_t i = 0; i < b.n && !err; i++) {
+		const struct bpart *p = &b.part[i];
+		char name[600];
+		snprintf(name, sizeof name, "%s:%s", what, p->name);
+		/* the run of this part (parts of one run share a number) */
+		uint32_t run = NONE;
+		for (uint32_t r = runs0; r < M->nruns && run == NONE; r++)
+			if (M->runs[r].bundle_run == p->run)
+				run = r;
+		if (run == NONE) {
+			if ((err = add_run(M, NULL)))
+				break;
+			run = M->nruns - 1;
+			M->runs[run].in_bundle = 1;
+			M->runs[run].bundle_run = p->run;
+		}
+		if (p->kind == BUNDLE_MANIFEST) {
+			err = weft__manifest_parse(&M->runs[run].man,
+						   (const char *)base + p->off,
+						   (size_t)p->len);
+		} else if (p->kind == BUNDLE_RING) {
+			struct weft_reader *sr;
+			err = weft_reader_open_mem(&sr, base + p->off,
+						   (size_t)p->len, 0, d);
+			if (err) {
+				char msg[sizeof d->msg];
+				snprintf(msg, sizeof msg, "%s", d ? d->msg : "");
+				weft__diag(d, err, p->off, "%s: %s", name, msg);
+				break;
+			}
+			if ((err = add_sub(M, sr, name, run)))
+				weft_reader_close(sr);
+			else
+				M->sub[M->nsub - 1].cut_mono = p->cut;
+		}
+	}
+	free(b.part);
+	return err;
+}
+
+#ifndef __wasi__
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether `path` is a regular file that begins with a ring's magic. */
+static int is_ring(const char *path)
+{
+	struct stat sb;
+	if (lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	char magic[8];
+	int ok = read(fd, magic, 8) == 8 && !memcmp(magic, WEFT_FILE_MAGIC, 8);
+	close(fd);
+	return ok;
+}
+
+/* Whether sub-reader already reads `path`. */
+static int have_path(const struct rmulti *M, const char *path)
+{
+	for (uint32_t k = 0; k < M->nsub; k++)
+		if (!strcmp(M->sub[k].path, path))
+			return 1;
+	return 0;
+}
+
+/* The rings of run directory `run` not read yet; `initial`: an open
+ * (a ring that cannot be read fails it), else a followed run's growth (a
+ * ring not readable yet is looked at again next time). */
+static int scan_dir(struct rmulti *M, uint32_t run, int initial,
+		    struct weft_diag *d)
+{
+	const char *dir = M->runs[run].dir;
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return weft__diag(d, -errno, 0, "%s: %s", dir, strerror(errno));
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		const char *nm = de->d_name;
+		size_t l = strlen(nm);
+		if (nm[0] == '.' || !strcmp(nm, "manifest") ||
+		    (l > 4 && !strcmp(nm + l - 4, ".tmp")))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nn = realloc(names, cap * sizeof *nn);
+			if (!nn) {
+				err = -ENOMEM;
+				break;
+			}
+			names = nn;
+		}
+		size_t pl = strlen(dir) + l + 2;
+		if (!(names[n] = malloc(pl))) {
+			err = -ENOMEM;
+			break;
+		}
+		snprintf(names[n], pl, "%s/%s", dir, nm);
+		n++;
+	}
+	closedir(dp);
+	if (names)
+		qsort(names, n, sizeof *names, cmp_str);
+	for (size_t i = 0; i < n && !err; i++) {
+		if (have_path(M, names[i]) || !is_ring(names[i]))
+			continue;
+		struct weft_reader *sr;
+		struct weft_diag sd = {0};
+		int e = weft_reader_open(&sr, names[i], M->flags, &sd);
+		if (e) {
+			if (initial)
+				err = weft__diag(d, e, sd.offset, "%s: %s",
+						 names[i], sd.msg);
+			continue;
+		}
+		if ((err = add_sub(M, sr, names[i], run)))
+			weft_reader_close(sr);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+/* Reads what the run's manifest holds beyond what was parsed (whole lines
+ * only: a writer may be half-way through one... no: each line is one
+ * write(2), but a reader may still catch a file mid-append). */
+static int read_manifest(struct rmulti *M, uint32_t run)
+{
+	struct mrun *r = &M->runs[run];
+	char path[4200];
+	snprintf(path, sizeof path, "%s/manifest", r->dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	struct stat sb;
+	int err = 0;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    (uint64_t)sb.st_size <= r->man_off ||
+	    (uint64_t)sb.st_size > MANIFEST_MAX) {
+		close(fd);
+		return 0;
+	}
+	size_t want = (size_t)sb.st_size - r->man_off;
+	char *b = malloc(want);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	ssize_t k = pread(fd, b, want, (off_t)r->man_off);
+	close(fd);
+	if (k > 0) {
+		const char *nl = memrchr(b, '\n', (size_t)k);
+		if (nl) {
+			size_t used = (size_t)(nl - b) + 1;
+			err = weft__manifest_parse(&r->man, b, used);
+			r->man_off += used;
+		}
+	}
+	free(b);
+	return err;
+}
+#endif
+
+/* ------------------------------------------------- the process table */
+
+static uint32_t proc_add(struct rmulti *M)
+{
+	if (M->nprocs == M->cprocs) {
+		uint32_t c = M->cprocs ? M->cprocs * 2 : 16;
+		struct weft_process *p = realloc(M->procs, c * sizeof *p);
+		if (p)
+			M->procs = p;
+		struct mproc_x *x = p ? realloc(M->px, c * sizeof *x) : NULL;
+		if (!x)
+			return NONE;
+		M->px = x;
+		M->cprocs = c;
+	}
+	uint32_t i = M->nprocs++;
+	memset(&M->procs[i], 0, sizeof M->procs[i]);
+	memset(&M->px[i], 0, sizeof M->px[i]);
+	struct weft_process *P = &M->procs[i];
+	P->parent = P->prev_image = P->next_image = NONE;
+	P->t_end = INT64_MAX;
+	P->exe = "";
+	M->px[i].run = M->px[i].entry = M->px[i].sub = NONE;
+	return i;
+}
+
+static int64_t mono_ns(const struct rmulti *M, int64_t mono)
+{
+	return mono ? mono - M->origin_mono : 0;
+}
+
+/* The processes of run `run`'s manifest entries from `from` on. */
+static int procs_of_manifest(struct rmulti *M, uint32_t run, uint32_t from)
+{
+	struct mrun *r = &M->runs[run];
+	if (from == 0)
+		r->first = M->nprocs;
+	for (uint32_t e = from; e < r->man.n; e++) {
+		uint32_t i = proc_add(M);
+		if (i == NONE)
+			return -ENOMEM;
+		M->px[i].run = run;
+		M->px[i].entry = e;
+	}
+	return 0;
+}
+
+/* Brings process i up to date with its manifest entry (which grows while
+ * a followed run goes on). */
+static void proc_sync(struct rmulti *M, uint32_t i)
+{
+	struct weft_process *P = &M->procs[i];
+	const struct mproc_x *x = &M->px[i];
+	if (x->entry == NONE)
+		return;
+	const struct mrun *r = &M->runs[x->run];
+	const struct mproc *e = &r->man.p[x->entry];
+	P->pid = e->pid;
+	P->ppid = e->ppid;
+	P->parent = e->parent == NONE ? NONE : r->first + e->parent;
+	P->prev_image = e->prev_image == NONE ? NONE : r->first + e->prev_image;
+	P->image = e->image;
+	P->end = e->end;
+	P->status = e->status;
+	int64_t t0 = e->t_fork ? e->t_fork : e->t_start;
+	if (t0)
+		P->t_start = mono_ns(M, t0);
+	P->t_end = e->t_end ? mono_ns(M, e->t_end) : INT64_MAX;
+	if (e->comm[0])
+		memcpy(P->comm, e->comm, sizeof P->comm);
+	P->exe = e->exe ? e->exe : "";
+	P->argc = e->argc;
+	P->argv = (const char *const *)e->argv;
+	M->px[i].by = e->by;
+	M->px[i].spawn = e->spawn;
+}
+
+static int64_t ring_mono(const struct weft_reader *r)
+{
+	return r->rh.h.a0.mono_ns;
+}
+
+/* The process of ring k: the manifest entry that names its file, else the
+ * one of its pid alive when it started, else a new one from its header. */
+static int ring_proc(struct rmulti *M, uint32_t k)
+{
+	struct msub *s = &M->sub[k];
+	const struct weft_trace_info *in = &s->r->info;
+	uint32_t found = NONE;
+	if (s->run != NONE) {
+		const struct mrun *r = &M->runs[s->run];
+		const char *base = strrchr(s->path, '/');
+		base = base ? base + 1 : s->path;
+		const char *colon = strrchr(base, ':');
+		if (colon)
+			base = colon + 1;
+		for (uint32_t e = 0; e < r->man.n && found == NONE; e++)
+			if (r->man.p[e].ring && !strcmp(r->man.p[e].ring, base) &&
+			    r->man.p[e].pid == in->pid)
+				found = r->first + e;
+		int64_t t = ring_mono(s->r);
+		for (uint32_t e = r->man.n; e-- > 0 && found == NONE;) {
+			const struct mproc *p = &r->man.p[e];
+			int64_t t0 = p->t_fork ? p->t_fork : p->t_start;
+			if (p->pid == in->pid && M->px[r->first + e].sub == NONE &&
+			    t0 <= t && (!p->t_end || p->t_end >= t))
+				found = r->first + e;
+		}
+	}
+	if (found == NONE) {
+		if ((found = proc_add(M)) == NONE)
+			return -ENOMEM;
+		struct weft_process *P = &M->procs[found];
+		P->pid = in->pid;
+		P->ppid = in->ppid;
+		memcpy(P->comm, in->comm, sizeof P->comm);
+		P->t_start = mono_ns(M, ring_mono(s->r));
+		/* its parent: a ring of its ppid (given together) */
+		for (uint32_t q = 0; q < M->nprocs; q++)
+			if (q != found && M->procs[q].pid == in->ppid &&
+			    M->procs[q].next_image == NONE)
+				P->parent = q;
+	}
+	s->proc = found;
+	M->px[found].sub = k;
+	struct weft_process *P = &M->procs[found];
+	P->ring = s->path;
+	if (!P->comm[0])
+		memcpy(P->comm, in->comm, sizeof P->comm);
+	return 0;
+}
+
+/* "comm (pid N): exe args..." */
+static int make_label(struct rmulti *M, uint32_t p)
+{
+	const struct weft_process *P = &M->procs[p];
+	size_t cap = 64 + strlen(P->comm) + strlen(P->exe);
+	for (uint32_t i = 0; i < P->argc; i++)
+		cap += strlen(P->argv[i]) + 1;
+	if (cap > 1024)
+		cap = 1024;
+	char *b = malloc(cap);
+	if (!b)
+		return -ENOMEM;
+	int n = snprintf(b, cap, "%s (pid %u)", P->comm, P->pid);
+	for (uint32_t i = 0; i < P->argc && n > 0 && (size_t)n < cap; i++)
+		n += snprintf(b + n, cap - (size_t)n, "%s%s", i ? " " : ": ",
+			      P->argv[i]);
+	free(M->px[p].label);
+	M->px[p].label = b;
+	return 0;
+}
+
+/* The stream of ring k's main OS thread (tid == pid), else its first. */
+static uint32_t main_stream(const struct msub *s)
+{
+	const struct weft_trace_info *in = &s->r->info;
+	for (uint32_t i = 0; i < in->nstreams; i++)
+		if (in->streams[i].tid == in->pid)
+			return i;
+	return 0;
+}
+
+/* Ring k joins the merge: its process, tag, clock and streams. */
+static int join(struct rmulti *M, uint32_t k)
+{
+	struct msub *s = &M->sub[k];
+	int err = ring_proc(M, k);
+	if (err)
+		return err;
+	s->tag = k == 0		 ? 0
+		 : k <= TAG_MAX ? (uint64_t)k << TAG_SHIFT
+				 : TAG_FRESH;
+	s->xid = TAG_PROC | (k + 1);
+	s->mono0 = ring_mono(s->r);
+	s->shift = s->mono0 - M->origin_mono;
+	s->cut = s->cut_mono ? s->cut_mono - s->mono0 + s->shift : INT64_MAX;
+	s->main = main_stream(s);
+	s->state = S_IDLE;
+	uint32_t ns = s->r->info.nstreams;
+	for (uint32_t i = 0; i < ns; i++)
+		map_stream(M, s, i);
+	M->procs[s->proc].nstreams = ns;
+	M->procs[s->proc].thread = s->xid;
+	uint32_t *h = realloc(M->heap, M->nsub * sizeof *h);
+	if (!h)
+		return -ENOMEM;
+	M->heap = h;
+	return make_label(M, s->proc);
+}
+
+/* Rings in the order of their runs, then of their start: the first ring
+ * keeps its ids, names and streams (a run's root, usually). */
+static int cmp_sub(const void *a, const void *b)
+{
+	const struct msub *x = a, *y = b;
+	int64_t tx = ring_mono(x->r), ty = ring_mono(y->r);
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return tx < ty ? -1 : tx > ty;
+}
+
+#ifndef __wasi__
+/* A followed run: manifests that grew, rings that appeared.  Returns the
+ * rings that have something new, or a negative code. */
+static int follow_more(struct weft_reader *R)
+{
+	struct rmulti *M = R->multi;
+	int got = 0;
+	for (uint32_t run = 0; run < M->nruns; run++) {
+		struct mrun *r = &M->runs[run];
+		if (!r->dir)
+			continue;
+		uint32_t had = r->man.n;
+		int err = read_manifest(M, run);
+		if (!err && r->man.n > had)
+			err = procs_of_manifest(M, run, had);
+		if (err)
+			return err;
+		uint32_t before = M->nsub;
+		if ((err = scan_dir(M, run, 0, NULL)))
+			return err;
+		for (uint32_t p = 0; p < M->nprocs; p++)
+			proc_sync(M, p);
+		for (uint32_t k = before; k < M->nsub; k++)
+			if ((err = join(M, k)))
+				return err;
+	}
+	for (uint32_t k = 0; k < M->nsub; k++) {
+		struct msub *s = &M->sub[k];
+		if (s->state != S_WAIT && s->state != S_IDLE)
+			continue;
+		int err = fill(M, k);
+		if (err)
+			return err;
+		got += s->state == S_HAS;
+	}
+	return got;
+}
+#else
+static int follow_more(struct weft_reader *R)
+{
+	(void)R;
+	return 0;
+}
+#endif
+
+int weft__multi_open(struct weft_reader **out, const char *const *paths,
+		     unsigned n, const void *mem, size_t memlen, int own,
+		     unsigned flags, const struct weft_merge_opts *opts,
+		     struct weft_diag *d)
+{
+	(void)opts;
+	*out = NULL;
+	struct rmulti *M = calloc(1, sizeof *M);
+	if (!M) {
+		if (own)
+			free((void *)mem);
+		return -ENOMEM;
+	}
+	M->flags = flags;
+	M->refill = NONE;
+	int err = 0;
+	int plain = 1; /* one ring and nothing else: no merge */
+	if (mem) {
+		if (own)
+			err = keep_owned(M, (uint8_t *)mem);
+		if (!err)
+			err = add_bundle(M, mem, memlen, "bundle", d);
+		plain = 0;
+		M->flags &= ~(unsigned)WEFT_READ_FOLLOW;
+	}
+#ifndef __wasi__
+	for (unsigned i = 0; i < n && !err; i++) {
+		const char *p = paths[i];
+		struct stat sb;
+		int isdir = strcmp(p, "-") && stat(p, &sb) == 0 &&
+			    S_ISDIR(sb.st_mode);
+		if (isdir) {
+			plain = 0;
+			if (!(err = add_run(M, p)))
+				err = read_manifest(M, M->nruns - 1);
+			if (!err)
+				err = scan_dir(M, M->nruns - 1, 1, d);
+			if (!err && !M->runs[M->nruns - 1].man.n &&
+			    M->nsub == 0 && n == 1)
+				err = weft__diag(d, WEFT_ENOTTRACE, 0,
+						 "a directory that holds no "
+						 "weft run (no manifest, no "
+						 "ring)");
+			continue;
+		}
+		/* a bundle, or a ring */
+		char magic[8] = {0};
+		int fd = strcmp(p, "-") ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd >= 0) {
+			if (read(fd, magic, 8) != 8)
+				magic[0] = 0;
+			close(fd);
+		}
+		int pipe_in = !strcmp(p, "-") ||
+			      (stat(p, &sb) == 0 && !S_ISREG(sb.st_mode));
+		if (!memcmp(magic, WEFT_BUNDLE_MAGIC, 8) || pipe_in) {
+			uint8_t *b;
+			size_t len;
+			int bundle = 0;
+			int in = pipe_in && strcmp(p, "-")
+					 ? open(p, O_RDONLY | O_CLOEXEC)
+				 : pipe_in ? 0
+					   : -1;
+			if (pipe_in && in < 0)
+				err = -errno;
+			else if (pipe_in) {
+				struct weft_diag sd = {0};
+				err = weft__slurp(in, &b, &len, &bundle, &sd);
+				if (err)
+					err = weft__diag(d, err, sd.offset,
+							 "%s: %s", p, sd.msg);
+			} else if ((err = read_file(p, &b, &len)))
+				err = weft__diag(d, err, 0, "%s: %s", p,
+						 weft_strerror(err));
+			else
+				bundle = 1;
+			if (in > 0)
+				close(in);
+			if (err)
+				break;
+			if ((err = keep_owned(M, b)))
+				break;
+			if (bundle) {
+				plain = 0;
+				err = add_bundle(M, b, len, p, d);
+				continue;
+			}
+			struct weft_reader *sr;
+			struct weft_diag sd = {0};
+			if ((err = weft_reader_open_mem(&sr, b, len, 0, &sd))) {
+				err = weft__diag(d, err, sd.offset, "%s: %s", p,
+						 sd.msg);
+				break;
+			}
+			if ((err = add_sub(M, sr, p, NONE)))
+				weft_reader_close(sr);
+			continue;
+		}
+		struct weft_reader *sr;
+		struct weft_diag sd = {0};
+		if ((err = weft_reader_open(&sr, p, flags, &sd))) {
+			err = weft__diag(d, err, sd.offset, "%s%s%s", n > 1 ? p : "",
+					 n > 1 ? ": " : "", sd.msg);
+			break;
+		}
+		if ((err = add_sub(M, sr, p, NONE)))
+			weft_reader_close(sr);
+	}
+#else
+	(void)paths;
+	(void)n;
+#endif
+	if (!err && M->nsub == 0)
+		err = weft__diag(d, WEFT_EEMPTY, 0,
+				 "no ring: no process of the run recorded "
+				 "anything");
+	if (!err && plain && M->nsub == 1 && !M->nruns && !M->nowned) {
+		/* one ring as it always was */
+		*out = M->sub[0].r;
+		M->sub[0].r = NULL;
+		weft__multi_free(M);
+		return 0;
+	}
+	struct weft_reader *R = NULL;
+	if (!err && !(R = calloc(1, sizeof *R)))
+		err = -ENOMEM;
+	if (err) {
+		weft__multi_free(M);
+		return err;
+	}
+	R->src.fd = -1;
+	R->flags = M->flags;
+	R->multi = M;
+	for (int t = 0; t < WEFT_EV_COUNT; t++) {
+		uint8_t f = 0;
+		int nid = 0, nname = 0;
+		for (int i = 0; i < 4 && weft__events[t].f[i].type; i++) {
+			if (weft__events[t].f[i].type == WEFT_FT_ID)
+				f |= nid++ ? 2 : 1;
+			if (weft__events[t].f[i].type == WEFT_FT_NAME)
+				f |= nname++ ? 8 : 4;
+		}
+		M->idfields[t] = f;
+	}
+	/* Rings in the order their processes started (a run's root first:
+	 * the first ring keeps its ids, names and streams). */
+	qsort(M->sub, M->nsub, sizeof *M->sub, cmp_sub);
+	M->origin_mono = INT64_MAX;
+	for (uint32_t k = 0; k < M->nsub; k++)
+		if (ring_mono(M->sub[k].r) < M->origin_mono)
+			M->origin_mono = ring_mono(M->sub[k].r);
+	for (uint32_t r = 0; r < M->nruns && !err; r++)
+		err = procs_of_manifest(M, r, 0);
+	for (uint32_t p = 0; p < M->nprocs; p++)
+		proc_sync(M, p);
+	/* the first ring's names keep their ids */
+	if (!err && !name_append(M, "") && M->nnames != 1)
+		err = -ENOMEM;
+	const struct weft_trace_info *in0 = &M->sub[0].r->info;
+	for (uint32_t i = 1; i < in0->nnames && !err; i++) {
+		if (name_append(M, in0->names[i]) != i)
+			err = -ENOMEM;
+		else if (!M->sub[0].nnmap || i >= M->sub[0].nnmap) {
+			/* filled below */
+		}
+	}
+	if (!err && in0->nnames) {
+		struct msub *s0 = &M->sub[0];
+		s0->nmap = calloc(in0->nnames, sizeof *s0->nmap);
+		if (!s0->nmap)
+			err = -ENOMEM;
+		else {
+			s0->nnmap = in0->nnames;
+			for (uint32_t i = 1; i < in0->nnames; i++)
+				s0->nmap[i] = strcmp(in0->names[i], "?") ? i : 0;
+		}
+	}
+	if (!err)
+		M->name_process = name_of(M, "process");
+	for (uint32_t k = 0; k < M->nsub && !err; k++)
+		err = join(M, k);
+	/* One machine for now (clocks.c places others). */
+	if (!err && !(M->hosts = calloc(1, sizeof *M->hosts)))
+		err = -ENOMEM;
+	M->nhosts = 1;
+	/* The trace's description: the first ring's, on the merged axis. */
+	if (!err) {
+		struct weft_trace_info *in = &R->info;
+		const struct weft_trace_info *f = &M->sub[0].r->info;
+		*in = *f;
+		memset(in->counts, 0, sizeof in->counts);
+		memset(&in->losses, 0, sizeof in->losses);
+		in->clock_kind = WEFT_CLOCK_MONO;
+		in->freq = 1000000000u;
+		in->origin_ticks = 0;
+		in->origin_real_ns = f->origin_real_ns -
+				     (M->sub[0].mono0 - M->origin_mono);
+		if (M->nprocs) {
+			const struct weft_process *P = &M->procs[0];
+			in->pid = P->pid;
+			in->ppid = P->ppid;
+			memcpy(in->comm, P->comm, sizeof in->comm);
+		}
+		R->mult = 1ull << 32;
+		weft__multi_info(R);
+	}
+	if (err) {
+		weft_reader_close(R);
+		return err;
+	}
+	*out = R;
+	return 0;
+}
+
+/* --------------------------------------------------------- public */
+
+const struct weft_process *weft_reader_processes(struct weft_reader *r,
+						 uint32_t *n)
+{
+	if (!r->multi) {
+		/* one ring: the process that wrote it */
+		struct weft_process one;
+		memset(&one, 0, sizeof one);
+		const struct weft_trace_info *in = &r->info;
+		one.pid = in->pid;
+		one.ppid = in->ppid;
+		one.parent = one.prev_image = one.next_image = NONE;
+		memcpy(one.comm, in->comm, sizeof one.comm);
+		one.exe = "";
+		one.t_start = 0;
+		one.t_end = INT64_MAX;
+		one.end = in->writer == WEFT_WRITER_GONE ? WEFT_PROC_VANISHED
+							 : WEFT_PROC_RUNNING;
+		one.nstreams = in->nstreams;
+		r->one = one;
+		*n = 1;
+		return &r->one;
+	}
+	struct rmulti *M = r->multi;
+	for (uint32_t p = 0; p < M->nprocs; p++) {
+		struct weft_process *P = &M->procs[p];
+		P->next_image = NONE;
+		P->end = end_of(M, p);
+	}
+	for (uint32_t p = 0; p < M->nprocs; p++)
+		if (M->procs[p].prev_image != NONE)
+			M->procs[M->procs[p].prev_image].next_image = p;
+	*n = M->nprocs;
+	return M->procs;
+}
+
+uint32_t weft_reader_stream_process(struct weft_reader *r, uint32_t stream)
+{
+	if (!r->multi)
+		return stream < r->info.nstreams ? 0 : WEFT_NO_PROCESS;
+	return stream < r->multi->nst ? r->multi->sproc[stream]
+				      : WEFT_NO_PROCESS;
+}
+
+const struct weft_host *weft_reader_hosts(struct weft_reader *r, uint32_t *n)
+{
+	static const struct weft_host none = {0};
+	if (!r->multi) {
+		*n = 1;
+		return &none;
+	}
+	*n = r->multi->nhosts;
+	return r->multi->hosts;
+}
+
+int weft_reader_open_many(struct weft_reader **out, const char *const *paths,
+			  unsigned n, unsigned flags,
+			  const struct weft_merge_opts *opts,
+			  struct weft_diag *d)
+{
+	*out = NULL;
+	if (!paths || !n)
+		return WEFT_EINVAL;
+	return weft__multi_open(out, paths, n, NULL, 0, 0, flags, opts, d);
+}
+
+/* ------------------------------------------------------------ copies */
+
+/* A run (or several) copied into a bundle: each ring by the commit
+ * protocol (weft_reader_copy), the manifests as they are now.  Rings that
+ * are being written are cut at one instant taken before the first copy
+ * begins: a reader of the bundle reads none of their events after it, so
+ * the copy shows every process up to the same moment (a message received
+ * before the cut was sent before it). */
+int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
+		     size_t *len, uint64_t *torn)
+{
+	struct rmulti *M = R->multi;
+	*out = NULL;
+	if (torn)
+		*torn = 0;
+	int64_t now = 0;
+#ifndef __wasi__
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	for (uint32_t r = 0; r < M->nruns; r++)
+		if (M->runs[r].dir)
+			read_manifest(M, r);
+#endif
+	uint32_t n = M->nsub + M->nruns;
+	struct bpart *parts = calloc(n ? n : 1, sizeof *parts);
+	void **data = calloc(n ? n : 1, sizeof *data);
+	int err = parts && data ? 0 : -ENOMEM;
+	uint32_t np = 0;
+	for (uint32_t r = 0; r < M->nruns && !err; r++) {
+		const struct manifest *man = &M->runs[r].man;
+		if (!man->rawlen)
+			continue;
+		struct bpart *p = &parts[np];
+		p->kind = BUNDLE_MANIFEST;
+		p->run = r;
+		p->len = man->rawlen;
+		snprintf(p->name, sizeof p->name, "manifest");
+		data[np] = malloc(man->rawlen);
+		if (!data[np]) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(data[np++], man->raw, man->rawlen);
+	}
+	for (uint32_t k = 0; k < M->nsub && !err; k++) {
+		struct msub *s = &M->sub[k];
+		struct bpart *p = &parts[np];
+		uint64_t t = 0;
+		size_t l;
+		int live = s->r->info.writer == WEFT_WRITER_LIVE;
+		err = weft_reader_copy(s->r, flags, &data[np], &l, &t);
+		if (err)
+			break;
+		if (torn)
+			*torn += t;
+		p->kind = BUNDLE_RING;
+		p->run = s->run != NONE ? s->run : M->nruns + k;
+		p->len = l;
+		p->cut = live ? now : s->cut_mono;
+		const char *base = strrchr(s->path, '/');
+		base = base ? base + 1 : s->path;
+		const char *colon = strrchr(base, ':');
+		snprintf(p->name, sizeof p->name, "%s", colon ? colon + 1 : base);
+		np++;
+	}
+	uint8_t *b = NULL;
+	if (!err)
+		err = weft__bundle_write(parts, (const void *const *)data, np,
+					 &b, len);
+	for (uint32_t i = 0; i < np; i++)
+		free(data[i]);
+	free(parts);
+	free(data);
+	if (!err)
+		*out = b;
+	return err;
+}

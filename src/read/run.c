@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - a run's manifest and bundles.
+ *
+ * The manifest is text that every traced process of a run appends to, one
+ * line per fact, each line written whole by one write(2) on a file opened
+ * with O_APPEND (so lines of different processes never mix):
+ *
+ *   weft-run 1 session=HEX                       weft record, first
+ *   fork pid= ppid= tid= by= spawn= t= real=     the child, at fork
+ *   proc pid= ppid= start= t= real= boot= host= exe= arg=...
+ *                                                each image, at load
+ *   ring pid= file= t=                           at its first event
+ *   exit pid= status= t=                         at exit()
+ *   reaped pid= status=|signal= t=               weft record, at wait
+ *
+ * Values are %XX-escaped (bytes up to space, '%', DEL); unknown line
+ * kinds and keys are skipped, so that a later writer may say more.  Every
+ * byte is hostile: a line that does not parse is counted and skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+#define NONE UINT32_MAX
+#define MAX_ARGS 4096
+#define MAX_LINE 65536
+
+/* ------------------------------------------------------------ manifest */
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The value at v (n bytes), unescaped into a new string, valid UTF-8. */
+static char *unescape(const char *v, size_t n)
+{
+	char *raw = malloc(n + 1);
+	if (!raw)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int a, b;
+		if (v[i] == '%' && i + 2 < n && (a = hexval(v[i + 1])) >= 0 &&
+		    (b = hexval(v[i + 2])) >= 0) {
+			raw[k++] = (char)(a * 16 + b);
+			i += 2;
+		} else
+			raw[k++] = v[i];
+	}
+	/* a NUL escaped in the middle ends the text */
+	size_t len = strnlen(raw, k);
+	char *out = malloc(len * 3 + 1);
+	if (out)
+		weft_utf8_fix(out, len * 3 + 1, raw, len);
+	free(raw);
+	return out;
+}
+
+static int num(const char *v, size_t n, uint64_t *out, int base)
+{
+	if (!n || n > 20)
+		return -1;
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++) {
+		int d = hexval(v[i]);
+		if (d < 0 || d >= base)
+			return -1;
+		if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return -1;
+		x = x * (uint64_t)base + (uint64_t)d;
+	}
+	*out = x;
+	return 0;
+}
+
+static int snum(const char *v, size_t n, int64_t *out)
+{
+	int neg = n && v[0] == '-';
+	uint64_t x;
+	if (num(v + neg, n - (size_t)neg, &x, 10) || x > INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)x : (int64_t)x;
+	return 0;
+}
+
+/* One line's fields. */
+struct fields {
+	const char *kind;
+	size_t kindn;
+	struct {
+		const char *k, *v;
+		size_t kn, vn;
+	} f[64 + MAX_ARGS];
+	unsigned n;
+};
+
+static int split(const char *s, size_t len, struct fields *fl)
+{
+	size_t i = 0;
+	fl->n = 0;
+	fl->kind = s;
+	while (i < len && s[i] != ' ')
+		i++;
+	fl->kindn = i;
+	while (i < len) {
+		while (i < len && s[i] == ' ')
+			i++;
+		if (i == len)
+			break;
+		size_t a = i;
+		while (i < len && s[i] != ' ')
+			i++;
+		const char *eq = memchr(s + a, '=', i - a);
+		if (!eq)
+			return -1;
+		if (fl->n == sizeof fl->f / sizeof *fl->f)
+			return -1;
+		fl->f[fl->n].k = s + a;
+		fl->f[fl->n].kn = (size_t)(eq - (s + a));
+		fl->f[fl->n].v = eq + 1;
+		fl->f[fl->n].vn = (size_t)(s + i - (eq + 1));
+		fl->n++;
+	}
+	return 0;
+}
+
+static int is(const char *k, size_t kn, const char *want)
+{
+	return kn == strlen(want) && !memcmp(k, want, kn);
+}
+
+/* The latest entry of `pid` that has not ended, or NONE. */
+static uint32_t live_of(const struct manifest *m, uint32_t pid)
+{
+	for (uint32_t i = m->n; i-- > 0;)
+		if (m->p[i].pid == pid)
+			return m->p[i].end == WEFT_PROC_RUNNING ? i : NONE;
+	return NONE;
+}
+
+static uint32_t latest_of(const struct manifest *m, uint32_t pid)
+{
+	for (uint32_t i = m->n; i-- > 0;)
+		if (m->p[i].pid == pid)
+			return i;
+	return NONE;
+}
+
+static struct mproc *add(struct manifest *m, uint32_t pid, uint32_t ppid)
+{
+	if (m->n == m->cap) {
+		uint32_t c = m->cap ? m->cap * 2 : 16;
+		struct mproc *np = realloc(m->p, c * sizeof *np);
+		if (!np)
+			return NULL;
+		m->p = np;
+		m->cap = c;
+	}
+	struct mproc *p = &m->p[m->n];
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->ppid = ppid;
+	p->parent = ppid ? live_of(m, ppid) : NONE;
+	p->prev_image = NONE;
+	m->n++;
+	return p;
+}
+
+static void free_proc(struct mproc *p)
+{
+	free(p->exe);
+	free(p->host);
+	free(p->ring);
+	for (uint32_t i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+}
+
+static void set_str(char **dst, const char *v, size_t n, int *oom)
+{
+	char *s = unescape(v, n);
+	if (!s) {
+		*oom = 1;
+		return;
+	}
+	free(*dst);
+	*dst = s;
+}
+
+/* The comm of a process: its executable's last part (a header's comm
+ * is 15 bytes, the kernel's). */
+static void comm_of(struct mproc *p)
+{
+	const char *e = p->exe && *p->exe ? p->exe
+			: p->argc		  ? p->argv[0]
+						  : "";
+	const char *slash = strrchr(e, '/');
+	snprintf(p->comm, sizeof p->comm, "%s", slash ? slash + 1 : e);
+}
+
+static void bad(struct manifest *m, const char *what, uint64_t line)
+{
+	if (!m->bad_lines++)
+		snprintf(m->first_bad, sizeof m->first_bad, "line %llu: %s",
+			 (unsigned long long)line, what);
+}
+
+/* Applies one line; returns -ENOMEM, or 0 (bad lines are counted). */
+static int line(struct manifest *m, struct fields *fl)
+{
+	uint64_t pid = 0, ppid = 0, token = 0, by = 0, tid = 0, spawn = 0,
+		 session = 0;
+	int64_t t = 0, real = 0, status = 0, sig = -1;
+	int have_pid = 0, have_status = 0, oom = 0;
+	uint64_t lineno = m->lines;
+	for (unsigned i = 0; i < fl->n; i++) {
+		const char *k = fl->f[i].k, *v = fl->f[i].v;
+		size_t kn = fl->f[i].kn, vn = fl->f[i].vn;
+		int e = 0;
+		if (is(k, kn, "pid"))
+			e = num(v, vn, &pid, 10), have_pid = !e;
+		else if (is(k, kn, "ppid"))
+			e = num(v, vn, &ppid, 10);
+		else if (is(k, kn, "start"))
+			e = num(v, vn, &token, 10);
+		else if (is(k, kn, "t"))
+			e = snum(v, vn, &t);
+		else if (is(k, kn, "real"))
+			e = snum(v, vn, &real);
+		else if (is(k, kn, "by"))
+			e = num(v, vn, &by, 16);
+		else if (is(k, kn, "tid"))
+			e = num(v, vn, &tid, 10);
+		else if (is(k, kn, "spawn"))
+			e = num(v, vn, &spawn, 10);
+		else if (is(k, kn, "status"))
+			e = snum(v, vn, &status), have_status = !e;
+		else if (is(k, kn, "signal"))
+			e = snum(v, vn, &sig);
+		else if (is(k, kn, "session"))
+			e = num(v, vn, &session, 16);
+		if (e)
+			return bad(m, "a number that does not parse", lineno), 0;
+	}
+	if (pid > UINT32_MAX || ppid > UINT32_MAX || tid > UINT32_MAX ||
+	    status > INT32_MAX || status < INT32_MIN || sig > 255)
+		return bad(m, "a value out of range", lineno), 0;
+	if (is(fl->kind, fl->kindn, "weft-run")) {
+		m->session = session;
+		return 0;
+	}
+	if (!have_pid || !pid) {
+		if (is(fl->kind, fl->kindn, "fork") ||
+		    is(fl->kind, fl->kindn, "proc") ||
+		    is(fl->kind, fl->kindn, "ring") ||
+		    is(fl->kind, fl->kindn, "exit") ||
+		    is(fl->kind, fl->kindn, "reaped"))
+			bad(m, "no pid", lineno);
+		return 0;
+	}
+	uint32_t at = live_of(m, (uint32_t)pid);
+	struct mproc *p;
+	if (is(fl->kind, fl->kindn, "fork")) {
+		/* A new process: an older one of this pid has gone. */
+		if (at != NONE && m->p[at].end == WEFT_PROC_RUNNING)
+			m->p[at].end = WEFT_PROC_VANISHED;
+		if (!(p = add(m, (uint32_t)pid, (uint32_t)ppid)))
+			return -ENOMEM;
+		p->t_fork = t;
+		p->by = by;
+		p->by_tid = (uint32_t)tid;
+		p->spawn = spawn == 1;
+		/* until it execs, a forked child runs its parent's program */
+		if (p->parent != NONE) {
+			const struct mproc *pp = &m->p[p->parent];
+			if (pp->exe && !(p->exe = strdup(pp->exe)))
+				return -ENOMEM;
+			if (pp->argc &&
+			    !(p->argv = calloc(pp->argc, sizeof *p->argv)))
+				return -ENOMEM;
+			for (uint32_t i = 0; i < pp->argc; i++) {
+				if (!(p->argv[i] = strdup(pp->argv[i])))
+					return -ENOMEM;
+				p->argc = i + 1;
+			}
+		}
+		/* weft record names what it runs */
+		for (unsigned i = 0; i < fl->n; i++) {
+			if (is(fl->f[i].k, fl->f[i].kn, "exe"))
+				set_str(&p->exe, fl->f[i].v, fl->f[i].vn,
+					&oom);
+		}
+	} else if (is(fl->kind, fl->kindn, "proc")) {
+		if (at != NONE && m->p[at].token && token &&
+		    m->p[at].token != token) {
+			/* the pid came back for another process */
+			m->p[at].end = WEFT_PROC_VANISHED;
+			at = NONE;
+		}
+		if (at != NONE && m->p[at].has_proc) {
+			/* an exec: the image before ends here */
+			struct mproc *old = &m->p[at];
+			old->end = WEFT_PROC_EXECED;
+			old->t_end = t;
+			uint32_t prev = at;
+			if (!(p = add(m, (uint32_t)pid, old->ppid)))
+				return -ENOMEM;
+			old = &m->p[prev]; /* (moved) */
+			p->parent = old->parent;
+			p->prev_image = prev;
+			p->image = old->image + 1;
+			p->t_fork = old->t_fork;
+			p->by = old->by;
+			p->by_tid = old->by_tid;
+			p->spawn = old->spawn;
+		} else if (at != NONE) {
+			p = &m->p[at];
+		} else if (!(p = add(m, (uint32_t)pid, (uint32_t)ppid))) {
+			return -ENOMEM;
+		}
+		p->has_proc = 1;
+		p->token = token;
+		p->t_start = t;
+		p->real_start = real;
+		if (ppid)
+			p->ppid = (uint32_t)ppid;
+		uint32_t args = 0;
+		for (unsigned i = 0; i < fl->n; i++)
+			args += is(fl->f[i].k, fl->f[i].kn, "arg");
+		if (args) {
+			for (uint32_t i = 0; i < p->argc; i++)
+				free(p->argv[i]);
+			free(p->argv);
+			p->argc = 0;
+			p->argv = calloc(args, sizeof *p->argv);
+			if (!p->argv)
+				return -ENOMEM;
+		}
+		for (unsigned i = 0; i < fl->n; i++) {
+			const char *k = fl->f[i].k, *v = fl->f[i].v;
+			size_t kn = fl->f[i].kn, vn = fl->f[i].vn;
+			if (is(k, kn, "exe"))
+				set_str(&p->exe, v, vn, &oom);
+			else if (is(k, kn, "host"))
+				set_str(&p->host, v, vn, &oom);
+			else if (is(k, kn, "boot") && vn < sizeof p->boot) {
+				char *b = unescape(v, vn);
+				if (!b)
+					return -ENOMEM;
+				snprintf(p->boot, sizeof p->boot, "%s", b);
+				free(b);
+			} else if (is(k, kn, "arg")) {
+				char *a = unescape(v, vn);
+				if (!a)
+					return -ENOMEM;
+				p->argv[p->argc++] = a;
+			}
+		}
+	} else if (is(fl->kind, fl->kindn, "ring")) {
+		if (at == NONE && !(p = add(m, (uint32_t)pid, 0)))
+			return -ENOMEM;
+		p = &m->p[at == NONE ? m->n - 1 : at];
+		for (unsigned i = 0; i < fl->n; i++)
+			if (is(fl->f[i].k, fl->f[i].kn, "file"))
+				set_str(&p->ring, fl->f[i].v, fl->f[i].vn,
+					&oom);
+	} else if (is(fl->kind, fl->kindn, "exit")) {
+		if (at == NONE)
+			return 0; /* (nothing more to say of it) */
+		p = &m->p[at];
+		p->end = WEFT_PROC_EXITED;
+		p->status = (int)status;
+		p->t_end = t;
+	} else if (is(fl->kind, fl->kindn, "reaped")) {
+		/* After the process's own exit line, if it wrote one. */
+		uint32_t i = at != NONE ? at : latest_of(m, (uint32_t)pid);
+		if (i == NONE || m->p[i].end == WEFT_PROC_EXECED) {
+			if (!(p = add(m, (uint32_t)pid, 0)))
+				return -ENOMEM;
+		} else
+			p = &m->p[i];
+		if (p->end == WEFT_PROC_RUNNING ||
+		    p->end == WEFT_PROC_VANISHED) {
+			p->end = sig > 0 ? WEFT_PROC_SIGNALED
+				 : have_status ? WEFT_PROC_EXITED
+					       : WEFT_PROC_VANISHED;
+			p->status = sig > 0 ? (int)sig : (int)status;
+			p->t_end = t;
+		} else if (sig > 0 && p->end == WEFT_PROC_EXITED) {
+			p->end = WEFT_PROC_SIGNALED;
+			p->status = (int)sig;
+		}
+	} else {
+		return 0;
+	}
+	if (oom)
+		return -ENOMEM;
+	comm_of(p);
+	return 0;
+}
+
+int weft__manifest_parse(struct manifest *m, const char *text, size_t len)
+{
+	struct fields *f = malloc(sizeof *f); /* (large) */
+	char *raw = realloc(m->raw, m->rawlen + len + 1);
+	if (!f || !raw) {
+		free(f);
+		if (raw)
+			m->raw = raw;
+		return -ENOMEM;
+	}
+	m->raw = raw;
+	memcpy(raw + m->rawlen, text, len);
+	m->rawlen += len;
+	int err = 0;
+	size_t i = 0;
+	while (i < len && !err) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		m->lines++;
+		size_t n = end - i;
+		if (n && (n > MAX_LINE || split(text + i, n, f)))
+			bad(m, n > MAX_LINE ? "too long" : "a field without '='",
+			    m->lines);
+		else if (n)
+			err = line(m, f);
+		i = end + 1;
+	}
+	free(f);
+	return err;
+}
+
+void weft__manifest_free(struct manifest *m)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		free_proc(&m->p[i]);
+	free(m->p);
+	free(m->raw);
+	memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------- bundles */
+
+uint64_t weft__bundle_size(const uint8_t *base, size_t len)
+{
+	if (len < BUNDLE_HDR || memcmp(base, WEFT_BUNDLE_MAGIC, 8))
+		return 0;
+	return weft__ld64(base + 16);
+}
+
+int weft__bundle_parse(const uint8_t *base, uint64_t len, struct bundle *b,
+		       struct weft_diag *d)
+{
+	memset(b, 0, sizeof *b);
+	if (len < BUNDLE_HDR || memcmp(base, WEFT_BUNDLE_MAGIC, 8))
+		return weft__diag(d, WEFT_ENOTTRACE, 0, "not a weft bundle");
+	if (weft__ld16(base + 8) != 1)
+		return weft__diag(d, WEFT_EVERSION, 8,
+				  "bundle version %u; this weft reads 1",
+				  weft__ld16(base + 8));
+	uint32_t n = weft__ld32(base + 12);
+	uint64_t size = weft__ld64(base + 16);
+	if (size > len)
+		return weft__diag(d, WEFT_ETRUNC, len,
+				  "truncated bundle: %llu of %llu bytes",
+				  (unsigned long long)len,
+				  (unsigned long long)size);
+	if (n == 0 || n > BUNDLE_MAX_PARTS ||
+	    BUNDLE_HDR + (uint64_t)n * BUNDLE_ENT > size)
+		return weft__diag(d, WEFT_ECORRUPT, 12,
+				  "bad bundle part count %u", n);
+	b->part = calloc(n, sizeof *b->part);
+	if (!b->part)
+		return -ENOMEM;
+	b->n = n;
+	b->size = size;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = base + BUNDLE_HDR + (uint64_t)i * BUNDLE_ENT;
+		struct bpart *p = &b->part[i];
+		p->off = weft__ld64(e);
+		p->len = weft__ld64(e + 8);
+		p->kind = weft__ld32(e + 16);
+		p->run = weft__ld32(e + 20);
+		p->cut = (int64_t)weft__ld64(e + 24);
+		memcpy(p->name, e + 32, 48);
+		p->name[48] = 0;
+		char fixed[49];
+		weft_utf8_fix(fixed, sizeof fixed, p->name, strlen(p->name));
+		memcpy(p->name, fixed, sizeof fixed);
+		if (p->off % 64 || p->off > size || p->len > size - p->off ||
+		    p->off < BUNDLE_HDR + (uint64_t)n * BUNDLE_ENT) {
+			uint64_t at = BUNDLE_HDR + (uint64_t)i * BUNDLE_ENT;
+			free(b->part);
+			b->part = NULL;
+			return weft__diag(d, WEFT_ECORRUPT, at,
+					  "bundle part %u lies outside the "
+					  "bundle",
+					  i);
+		}
+	}
+	return 0;
+}
+
+static void st64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+static void st32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+int weft__bundle_write(const struct bpart *parts, const void *const *data,
+		       uint32_t n, uint8_t **out, size_t *len)
+{
+	uint64_t off = BUNDLE_HDR + (uint64_t)n * BUNDLE_ENT;
+	off = (off + 63) & ~(uint64_t)63;
+	uint64_t size = off;
+	for (uint32_t i = 0; i < n; i++)
+		size = ((size + parts[i].len + 63) & ~(uint64_t)63);
+	if (size > SIZE_MAX)
+		return -ENOMEM;
+	uint8_t *b = calloc(1, (size_t)size);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, WEFT_BUNDLE_MAGIC, 8);
+	b[8] = 1;
+	st32(b + 12, n);
+	st64(b + 16, size);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *e = b + BUNDLE_HDR + (uint64_t)i * BUNDLE_ENT;
+		st64(e, off);
+		st64(e + 8, parts[i].len);
+		st32(e + 16, parts[i].kind);
+		st32(e + 20, parts[i].run);
+		st64(e + 24, (uint64_t)parts[i].cut);
+		memcpy(e + 32, parts[i].name, strnlen(parts[i].name, 48));
+		memcpy(b + off, data[i], (size_t)parts[i].len);
+		off = (off + parts[i].len + 63) & ~(uint64_t)63;
+	}
+	*out = b;
+	*len = (size_t)size;
+	return 0;
+}

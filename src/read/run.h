@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.h - reading runs (libweft-read, private): what the files that read
+ * several rings as one trace share.
+ *
+ *   run.c     a run's manifest (the process tree) and bundles (a run in
+ *             one file), parsed; run directories listed
+ *   multi.c   the merged reader: rings in time order on one axis, ids,
+ *             names and streams made unique, the process threads
+ *   clocks.c  machines: which rings share a clock, and the offsets of
+ *             the others (realtime, then messages)
+ *
+ * docs/format.md ("Runs") describes the manifest and the bundle.
+ */
+#ifndef WEFT_READ_RUN_H
+#define WEFT_READ_RUN_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------ manifest */
+
+/* One process (image) as a manifest tells it.  Times are the writer's
+ * CLOCK_MONOTONIC in ns (0: not known). */
+struct mproc {
+	uint32_t pid, ppid;
+	uint64_t token;     /* its start time in clock ticks since boot
+			       (/proc/PID/stat): tells a reused pid apart */
+	int64_t t_fork, t_start, t_end;
+	int64_t real_start;  /* CLOCK_REALTIME at t_start, or 0 */
+	int end;	     /* enum weft_process_end */
+	int status;
+	int has_proc;	     /* a proc line was seen (its image started) */
+	int spawn;	     /* `by` is a spawn request (its exit resolves it) */
+	uint64_t by;	     /* the creating async thread, in the parent's ids */
+	uint32_t by_tid;     /* the parent's OS thread that forked */
+	uint32_t parent;     /* index of its parent entry, or NONE */
+	uint32_t prev_image; /* index of the image it replaced, or NONE */
+	uint32_t image;
+	char *exe, *host, *ring;
+	char boot[37];
+	char comm[33];
+	char **argv;
+	uint32_t argc;
+};
+
+struct manifest {
+	char *raw; /* the text parsed (a snapshot copies it) */
+	size_t rawlen;
+	struct mproc *p;
+	uint32_t n, cap;
+	uint64_t session;
+	uint64_t lines, bad_lines;
+	char first_bad[120]; /* what the first bad line was */
+};
+
+/* Parses `len` bytes of manifest text into *m (appending: a followed
+ * manifest is parsed as it grows; pass only whole lines).  Returns 0 or
+ * -ENOMEM; a malformed line is counted and skipped. */
+int weft__manifest_parse(struct manifest *m, const char *text, size_t len);
+void weft__manifest_free(struct manifest *m);
+
+/* ------------------------------------------------------------- bundles */
+
+/* A bundle: one or more runs in one file (a snapshot of them, or what
+ * `weft html` embeds).
+ *   [header | entries | parts]
+ * header: magic "WEFTBNDL", u16 major (1), u16 minor (0), u32 count,
+ *         u64 total size, u64 reserved;
+ * entry:  u64 offset, u64 length, u32 kind (1 ring, 2 manifest), u32 run
+ *         (the parts of one run share it), i64 cut (a ring copied while
+ *         it was written: CLOCK_MONOTONIC of its machine when the copy
+ *         began, events after it are not read, so that all the rings of
+ *         a snapshot end at the same instant; 0: none), char name[48]
+ *         (NUL-padded);
+ * parts:  each at an offset that is a multiple of 64. */
+#define WEFT_BUNDLE_MAGIC "WEFTBNDL"
+#define BUNDLE_HDR 32
+#define BUNDLE_ENT 80
+#define BUNDLE_RING 1
+#define BUNDLE_MANIFEST 2
+#define BUNDLE_MAX_PARTS 65536
+
+struct bpart {
+	uint64_t off, len;
+	uint32_t kind, run;
+	int64_t cut;
+	char name[49];
+};
+
+struct bundle {
+	struct bpart *part;
+	uint32_t n;
+	uint64_t size;
+};
+
+/* Checks a bundle of `len` bytes at `base`: every part in bounds.  0 or a
+ * negative code with `diag` filled.  *b is malloc'ed inside. */
+int weft__bundle_parse(const uint8_t *base, uint64_t len, struct bundle *b,
+		       struct weft_diag *diag);
+/* The size a bundle's header declares (for reading it from a pipe), or
+ * 0 when the first bytes are no bundle header. */
+uint64_t weft__bundle_size(const uint8_t *base, size_t len);
+
+/* Writes a bundle of `n` parts into a new buffer (*out, malloc'ed). */
+int weft__bundle_write(const struct bpart *parts, const void *const *data,
+		       uint32_t n, uint8_t **out, size_t *len);
+
+/* --------------------------------------------------------- the merge */
+
+/* multi.c: the merged reader behind a struct weft_reader whose `multi`
+ * is set (the public functions of reader.c and header.c pass to these). */
+struct rmulti;
+int weft__multi_next(struct weft_reader *r, struct weft_event *ev);
+void weft__multi_info(struct weft_reader *r);
+const char *weft__multi_name(struct weft_reader *r, uint32_t id);
+const struct weft_problem *weft__multi_problems(struct weft_reader *r,
+						unsigned *n);
+void weft__multi_free(struct rmulti *m);
+int weft__multi_copy(struct weft_reader *r, unsigned flags, void **out,
+		     size_t *len, uint64_t *torn);
+/* Opens `paths` (rings, run directories, bundles, "-") and the bundle
+ * at `mem` (if not NULL; `own`: freed with the reader, or on failure) as
+ * one merged reader; one ring and nothing else is opened as it is.  Used
+ * by weft_reader_open, _open_mem and _open_many. */
+int weft__multi_open(struct weft_reader **out, const char *const *paths,
+		     unsigned n, const void *mem, size_t memlen, int own,
+		     unsigned flags, const struct weft_merge_opts *opts,
+		     struct weft_diag *d);
+
+#endif
