@@ -6,18 +6,22 @@
 
 int cmd_ctf(int argc, char **argv)
 {
-	const char *path = NULL, *dir = NULL;
-	for (int i = 1; i < argc; i++) {
+	const char *dir = NULL;
+	struct traces tr = {0};
+	int bad = 0;
+	for (int i = 1; i < argc && !bad; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			dir = argv[++i];
-		else if ((argv[i][0] != '-' || !argv[i][1]) && !path)
-			path = argv[i];
 		else
-			return usage("weft ctf FILE|- -o DIR");
+			bad = traces_arg(&tr, argc, argv, &i, 0) != 1;
 	}
-	if (!path || !dir)
-		return usage("weft ctf FILE|- -o DIR");
-	struct weft_reader *r = open_trace(path, 0);
+	if (bad || !tr.n || !dir) {
+		traces_release(&tr);
+		return usage("weft ctf " TRACES_USAGE " -o DIR");
+	}
+	const char *path = traces_name(&tr);
+	struct weft_reader *r = traces_open(&tr, 0);
+	traces_release(&tr);
 	if (!r)
 		return 1;
 	struct weft_diag d = {0};

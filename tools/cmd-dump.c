@@ -59,10 +59,12 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 	putchar('\n');
 }
 
+#define USAGE "weft dump [--cycles] [--follow] [--no-actor] " TRACES_USAGE
+
 int cmd_dump(int argc, char **argv)
 {
 	int cycles = 0, follow = 0, actor = 1;
-	const char *path = NULL;
+	struct traces tr = {0};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cycles"))
 			cycles = 1;
@@ -70,19 +72,18 @@ int cmd_dump(int argc, char **argv)
 			follow = 1;
 		else if (!strcmp(argv[i], "--no-actor"))
 			actor = 0;
-		else if (argv[i][0] == '-' && argv[i][1] && !path)
-			return usage("weft dump [--cycles] [--follow] "
-				     "[--no-actor] FILE|-");
-		else if (!path)
-			path = argv[i];
-		else
-			return usage("weft dump [--cycles] [--follow] "
-				     "[--no-actor] FILE|-");
+		else if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
+			traces_release(&tr);
+			return usage(USAGE);
+		}
 	}
-	if (!path)
-		return usage("weft dump [--cycles] [--follow] [--no-actor] "
-			     "FILE|-");
-	struct weft_reader *r = open_trace(path, follow ? WEFT_READ_FOLLOW : 0);
+	if (!tr.n) {
+		traces_release(&tr);
+		return usage(USAGE);
+	}
+	const char *path = traces_name(&tr);
+	struct weft_reader *r = traces_open(&tr, follow ? WEFT_READ_FOLLOW : 0);
+	traces_release(&tr);
 	if (!r)
 		return 1;
 	struct weft_event ev;

@@ -86,22 +86,26 @@ static char *asset(const char *name, const char *built, size_t *len)
 
 int cmd_html(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL;
-	for (int i = 1; i < argc; i++) {
+	const char *out = NULL;
+	struct traces tr = {0};
+	int bad = 0;
+	for (int i = 1; i < argc && !bad; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
-		else if ((argv[i][0] != '-' || !argv[i][1]) && !path)
-			path = argv[i];
 		else
-			return usage("weft html FILE|- -o OUT.html");
+			bad = traces_arg(&tr, argc, argv, &i, 0) != 1;
 	}
-	if (!path || !out)
-		return usage("weft html FILE|- -o OUT.html");
+	if (bad || !tr.n || !out) {
+		traces_release(&tr);
+		return usage("weft html " TRACES_USAGE " -o OUT.html");
+	}
+	const char *path = traces_name(&tr), *first = tr.path[0];
 	size_t tl, wl, jl, hl;
 	/* Only a readable trace goes into a page; from a live ring, a
 	 * consistent copy; and only the packets in use: the page carries
 	 * events, not the ring's empty space. */
-	struct weft_reader *r = open_trace(path, 0);
+	struct weft_reader *r = traces_open(&tr, 0);
+	traces_release(&tr);
 	if (!r)
 		return 1;
 	void *trace;
@@ -132,7 +136,7 @@ int cmd_html(int argc, char **argv)
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f)
 		return error_errno("cannot create '%s'", out);
-	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *name = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
 	for (const char *p = tpl; *p;) {
 		const char *at = strchr(p, '@');
 		if (!at) {
@@ -157,7 +161,7 @@ int cmd_html(int argc, char **argv)
 			p = at + 1;
 		}
 	}
-	int bad = ferror(f) | (f != stdout ? fclose(f) : fflush(f));
+	bad = ferror(f) | (f != stdout ? fclose(f) : fflush(f));
 	free(trace);
 	free(wasm);
 	free(js);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd-info.c - `weft info`: what a trace holds. */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -19,12 +20,85 @@ static const char *writer_str(int w)
 	return "unknown";
 }
 
+static const char *end_str(const struct weft_process *p, char *buf,
+			   size_t cap)
+{
+	switch (p->end) {
+	case WEFT_PROC_EXITED:
+		snprintf(buf, cap, "exited with status %d", p->status);
+		return buf;
+	case WEFT_PROC_SIGNALED:
+		snprintf(buf, cap, "killed by signal %d", p->status);
+		return buf;
+	case WEFT_PROC_EXECED:
+		return "exec'd";
+	case WEFT_PROC_VANISHED:
+		return "vanished (no exit recorded: killed?)";
+	case WEFT_PROC_STOPPED:
+		return "stopped recording";
+	}
+	return "running";
+}
+
+/* Each process of a run, indented under its parent. */
+static void print_processes(struct weft_reader *r)
+{
+	uint32_t n, nh;
+	const struct weft_process *p = weft_reader_processes(r, &n);
+	const struct weft_host *h = weft_reader_hosts(r, &nh);
+	uint32_t rings = 0;
+	for (uint32_t i = 0; i < n; i++)
+		rings += p[i].ring != NULL;
+	printf("processes: %u (%u recorded)\n", n, rings);
+	for (uint32_t i = 0; i < n; i++) {
+		int depth = 0;
+		for (uint32_t q = p[i].parent; q != WEFT_NO_PROCESS && depth < 8;
+		     q = p[q].parent)
+			depth++;
+		char e[64], t0[40], t1[40];
+		printf("  %*s%u%s %s: %s", 2 * depth, "", p[i].pid,
+		       p[i].image ? " (exec)" : "", p[i].comm,
+		       end_str(&p[i], e, sizeof e));
+		printf(", %s", fmt_ns(t0, sizeof t0, p[i].t_start));
+		if (p[i].t_end != INT64_MAX)
+			printf(" .. %s", fmt_ns(t1, sizeof t1, p[i].t_end));
+		printf(" s");
+		if (nh > 1)
+			printf(", on %s", h[p[i].host].name[0]
+						  ? h[p[i].host].name
+						  : h[p[i].host].boot_id);
+		if (p[i].ring)
+			printf(", %u OS threads in %s", p[i].nstreams,
+			       p[i].ring);
+		putchar('\n');
+		if (p[i].argc) {
+			printf("  %*s  ", 2 * depth, "");
+			for (uint32_t a = 0; a < p[i].argc; a++) {
+				if (a)
+					putchar(' ');
+				print_escaped(stdout, p[i].argv[a],
+					      strlen(p[i].argv[a]));
+			}
+			putchar('\n');
+		}
+	}
+}
+
 int cmd_info(int argc, char **argv)
 {
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1]))
-		return usage("weft info FILE|-");
-	const char *path = argv[1];
-	struct weft_reader *r = open_trace(path, 0);
+	struct traces tr = {0};
+	for (int i = 1; i < argc; i++)
+		if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
+			traces_release(&tr);
+			return usage("weft info " TRACES_USAGE);
+		}
+	if (!tr.n) {
+		traces_release(&tr);
+		return usage("weft info " TRACES_USAGE);
+	}
+	const char *path = traces_name(&tr);
+	struct weft_reader *r = traces_open(&tr, 0);
+	traces_release(&tr);
 	if (!r)
 		return 1;
 	struct weft_event ev;
@@ -61,6 +135,10 @@ int cmd_info(int argc, char **argv)
 		       fmt_ns(t1, sizeof t1, b),
 		       fmt_ns(dur, sizeof dur, b - a));
 	}
+	uint32_t np;
+	const struct weft_process *pr = weft_reader_processes(r, &np);
+	if (np > 1 || pr[0].ring)
+		print_processes(r);
 	printf("events:    %llu\n", (unsigned long long)in->events);
 	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)
 		if (in->counts[t])
@@ -71,6 +149,9 @@ int cmd_info(int argc, char **argv)
 		const struct weft_stream_info *s = &in->streams[i];
 		printf("  #%-3u tid %-7u %-16s %10llu events", s->index, s->tid,
 		       s->name, (unsigned long long)s->events);
+		uint32_t sp = weft_reader_stream_process(r, i);
+		if (np > 1 && sp < np)
+			printf("  pid %u", pr[sp].pid);
 		const struct weft_losses *l = &s->losses;
 		if (l->packets_lost || l->packets_torn || l->packets_corrupt ||
 		    l->events_discarded || l->events_nested)

@@ -1,46 +1,105 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd-snapshot.c - `weft snapshot`: a consistent copy of a live ring. */
+/*
+ * cmd-snapshot.c - `weft snapshot`: a consistent copy of a live ring, or
+ * of every ring of a run (a bundle: one file, cut at one instant), or of
+ * the run a running process records into.
+ */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "weft-tools.h"
 
-#define USAGE "weft snapshot FILE|--pid PID -o OUT|-"
+#define USAGE "weft snapshot " TRACES_USAGE "|--pid PID -o OUT|-"
+
+/* The ring a process or one of its descendants has mapped (breadth
+ * first, a bounded walk of /proc/PID/task/TID/children).  0 or a code. */
+static int tree_ring(int pid, char *buf, size_t cap)
+{
+	int queue[4096], head = 0, tail = 0, err = WEFT_ENOTFOUND;
+	queue[tail++] = pid;
+	while (head < tail) {
+		int p = queue[head++];
+		int e = weft_find_ring(p, buf, cap);
+		if (!e)
+			return 0;
+		if (p == pid && e != WEFT_ENOTFOUND)
+			err = e;
+		char dir[64];
+		snprintf(dir, sizeof dir, "/proc/%d/task", p);
+		DIR *dp = opendir(dir);
+		struct dirent *de;
+		while (dp && (de = readdir(dp))) {
+			if (de->d_name[0] == '.')
+				continue;
+			char path[128];
+			snprintf(path, sizeof path, "%s/%.20s/children", dir,
+				 de->d_name);
+			FILE *f = fopen(path, "re");
+			int c;
+			while (f && fscanf(f, "%d", &c) == 1)
+				if (tail < (int)(sizeof queue / sizeof *queue))
+					queue[tail++] = c;
+			if (f)
+				fclose(f);
+		}
+		if (dp)
+			closedir(dp);
+	}
+	return err;
+}
 
 int cmd_snapshot(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL;
-	int pid = 0;
+	const char *out = NULL;
+	int pid = 0, bad = 0;
 	char found[4200];
-	for (int i = 1; i < argc; i++) {
+	struct traces tr = {0};
+	for (int i = 1; i < argc && !bad; i++) {
 		if (!strcmp(argv[i], "--pid") && i + 1 < argc)
 			pid = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
-		else if (argv[i][0] != '-' && !path)
-			path = argv[i];
 		else
-			return usage(USAGE);
+			bad = traces_arg(&tr, argc, argv, &i, 0) != 1;
 	}
-	if (!out || (!path == !pid) || (pid && pid <= 0))
+	if (bad || !out || (!tr.n == !pid) || (pid && pid <= 0)) {
+		traces_release(&tr);
 		return usage(USAGE);
+	}
 	if (pid) {
-		int err = weft_find_ring(pid, found, sizeof found);
+		int err = tree_ring(pid, found, sizeof found);
 		if (err == WEFT_ENOTFOUND)
-			return error("process %d has no weft ring mapped", pid),
+			return error("process %d has no weft ring mapped, "
+				     "nor has any of its descendants",
+				     pid),
 			       1;
 		if (err)
 			return error("cannot inspect process %d: %s", pid,
 				     weft_strerror(err)),
 			       1;
-		path = found;
+		/* a ring of a run directory: the whole run */
+		char man[4300];
+		char *slash = strrchr(found, '/');
+		struct stat sb;
+		if (slash) {
+			snprintf(man, sizeof man, "%.*s/manifest",
+				 (int)(slash - found), found);
+			if (stat(man, &sb) == 0)
+				*slash = 0;
+		}
+		tr.path[tr.n++] = found;
 	}
+	const char *path = traces_name(&tr);
 	/* The copy through a reader of the ring, and what it holds read
 	 * back, so that its losses are reported as every command does. */
-	struct weft_reader *r = open_trace(path, 0);
+	struct weft_reader *r = traces_open(&tr, 0);
+	traces_release(&tr);
 	if (!r)
 		return 1;
 	void *copy;

@@ -17,7 +17,7 @@
 #include "weft/model.h"
 #include "weft/stats.h"
 
-#define USAGE "weft stats [--json] [--top N] FILE|-"
+#define USAGE "weft stats [--json] [--top N] " TRACES_USAGE
 
 static const char *dur(char *buf, size_t cap, int64_t ns)
 {
@@ -90,21 +90,25 @@ int cmd_stats(int argc, char **argv)
 {
 	int json = 0;
 	uint32_t top = 20;
-	const char *path = NULL;
+	struct traces tr = {0};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else if (!strcmp(argv[i], "--top") && i + 1 < argc)
 			top = (uint32_t)atoi(argv[++i]);
-		else if ((argv[i][0] != '-' || !argv[i][1]) && !path)
-			path = argv[i];
-		else
+		else if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
+			traces_release(&tr);
 			return usage(USAGE);
+		}
 	}
-	if (!path || !top)
+	if (!tr.n || !top) {
+		traces_release(&tr);
 		return usage(USAGE);
+	}
+	const char *path = traces_name(&tr);
 	struct weft_reader *r;
-	struct weft_model *m = open_model(path, &r);
+	struct weft_model *m = traces_model(&tr, &r);
+	traces_release(&tr);
 	if (!m)
 		return 1;
 	struct weft_stats *S;

@@ -14,8 +14,8 @@
 #include "weft/path.h"
 
 #define USAGE                                                                  \
-	"weft why [--all] [--json] FILE|- [THREAD-ID|LABEL]\n"                 \
-	"       weft why FILE|- --path THREAD-ID|LABEL [--all]"
+	"weft why [--all] [--json] " TRACES_USAGE " [THREAD-ID|LABEL]\n"      \
+	"       weft why " TRACES_USAGE " --path THREAD-ID|LABEL [--all]"
 
 static const char *when(char *buf, size_t cap, int64_t ns)
 {
@@ -523,25 +523,35 @@ static int path_cmd(const struct weft_model *m, const char *query, int all)
 int cmd_why(int argc, char **argv)
 {
 	int all = 0, json = 0;
-	const char *path = NULL, *query = NULL, *crit = NULL;
-	for (int i = 1; i < argc; i++) {
+	const char *query = NULL, *crit = NULL;
+	struct traces tr = {0};
+	int bad = 0;
+	for (int i = 1; i < argc && !bad; i++) {
+		int took;
 		if (!strcmp(argv[i], "--all"))
 			all = 1;
 		else if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else if (!strcmp(argv[i], "--path") && i + 1 < argc && !crit)
 			crit = argv[++i];
-		else if ((argv[i][0] != '-' || !argv[i][1]) && !path)
-			path = argv[i];
-		else if (!query && path)
+		/* the first trace whatever it is; then traces as long as
+		 * they exist, and the thread asked about */
+		else if (!query &&
+			 (took = traces_arg(&tr, argc, argv, &i, tr.n > 0)))
+			bad = took < 0;
+		else if (!query && tr.n && (argv[i][0] != '-' || !argv[i][1]))
 			query = argv[i];
 		else
-			return usage(USAGE);
+			bad = 1;
 	}
-	if (!path || (crit && (query || json)))
+	if (bad || !tr.n || (crit && (query || json))) {
+		traces_release(&tr);
 		return usage(USAGE);
+	}
+	const char *path = traces_name(&tr);
 	struct weft_reader *r;
-	struct weft_model *m = open_model(path, &r);
+	struct weft_model *m = traces_model(&tr, &r);
+	traces_release(&tr);
 	if (!m)
 		return 1;
 	if (crit) {

@@ -64,6 +64,33 @@ int report_losses(struct weft_reader *r, const char *path);
 struct weft_model;
 struct weft_model *open_model(const char *path, struct weft_reader **r);
 
+/* What a reading command reads (traces.c): one or more rings, run
+ * directories and bundles, read merged as one trace, and the clock
+ * offsets forced on machines. */
+#define TRACES_MAX 256
+#define TRACES_MAX_OFFSETS 64
+#define TRACES_USAGE "[--offset HOST=+-NS]... TRACE..."
+struct traces {
+	const char *path[TRACES_MAX];
+	unsigned n;
+	const char *host[TRACES_MAX_OFFSETS];
+	int64_t ns[TRACES_MAX_OFFSETS];
+	unsigned noff;
+	char what[300];
+};
+/* Takes argv[*i] (and the value after it) if it is the traces': a path,
+ * or --offset HOST=NS.  With `exists`, a path only if it names something
+ * that exists (or "-"): for commands that take positionals of their own.
+ * Returns 1 (taken; *i at the last argument used), 0 (not the traces'),
+ * -1 (bad: a usage error). */
+int traces_arg(struct traces *t, int argc, char **argv, int *i, int exists);
+/* Opens them (a clear error, and NULL, on failure). */
+struct weft_reader *traces_open(struct traces *t, unsigned flags);
+struct weft_model *traces_model(struct traces *t, struct weft_reader **r);
+/* "PATH", or "PATH (and N more)", for messages. */
+const char *traces_name(struct traces *t);
+void traces_release(struct traces *t);
+
 /* Prints a string with C-style escapes for quotes, backslashes, control
  * and non-UTF-8 bytes. */
 void print_escaped(FILE *f, const char *s, size_t len);

@@ -239,6 +239,8 @@ enum weft_process_end {
 	WEFT_PROC_VANISHED,    /* its ring's writer is gone without stopping,
 				  and nothing recorded how it ended (killed
 				  by a signal, most likely) */
+	WEFT_PROC_STOPPED,     /* its ring stopped cleanly (an exit, or
+				  weft_stop) and nothing recorded more */
 };
 
 /* A process (one image of it: an exec starts another) of the trace. */

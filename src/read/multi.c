@@ -499,6 +499,9 @@ static int end_of(const struct rmulti *M, uint32_t p)
 	if (P->end == WEFT_PROC_RUNNING && k != NONE &&
 	    M->sub[k].r->info.writer == WEFT_WRITER_GONE)
 		return WEFT_PROC_VANISHED;
+	if (P->end == WEFT_PROC_RUNNING && k != NONE &&
+	    M->sub[k].r->info.writer == WEFT_WRITER_STOPPED)
+		return WEFT_PROC_STOPPED;
 	return P->end;
 }
 
@@ -531,7 +534,8 @@ static int end_events(struct rmulti *M, struct msub *s)
 	if (err)
 		return err;
 	char text[96];
-	if (P->end == WEFT_PROC_EXITED && P->status == 0) {
+	if ((P->end == WEFT_PROC_EXITED && P->status == 0) ||
+	    P->end == WEFT_PROC_STOPPED) {
 		made(&ev, WEFT_EV_RESOLVE, ms, s->xid, s->xid);
 		return syn_push(M, t, &ev);
 	}
@@ -1343,7 +1347,9 @@ static int cmp_sub(const void *a, const void *b)
 	int64_t tx = ring_mono(x->r), ty = ring_mono(y->r);
 	if (x->run != y->run)
 		return x->run < y->run ? -1 : 1;
-	return tx < ty ? -1 : tx > ty;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return strcmp(x->path, y->path);
 }
 
 #ifndef __wasi__
@@ -1438,14 +1444,15 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		}
 		/* a bundle, or a ring */
 		char magic[8] = {0};
-		int fd = strcmp(p, "-") ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+		int pipe_in = !strcmp(p, "-") ||
+			      (stat(p, &sb) == 0 && !S_ISREG(sb.st_mode));
+		/* (a FIFO is opened once: opening it takes its writer) */
+		int fd = !pipe_in ? open(p, O_RDONLY | O_CLOEXEC) : -1;
 		if (fd >= 0) {
 			if (read(fd, magic, 8) != 8)
 				magic[0] = 0;
 			close(fd);
 		}
-		int pipe_in = !strcmp(p, "-") ||
-			      (stat(p, &sb) == 0 && !S_ISREG(sb.st_mode));
 		if (!memcmp(magic, WEFT_BUNDLE_MAGIC, 8) || pipe_in) {
 			uint8_t *b;
 			size_t len;
@@ -1723,7 +1730,9 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 		uint64_t t = 0;
 		size_t l;
 		int live = s->r->info.writer == WEFT_WRITER_LIVE;
-		err = weft_reader_copy(s->r, flags, &data[np], &l, &t);
+		/* (only the packets in use: a bundle is a copy to keep) */
+		err = weft_reader_copy(s->r, flags | WEFT_COPY_COMPACT,
+				       &data[np], &l, &t);
 		if (err)
 			break;
 		if (torn)

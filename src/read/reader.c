@@ -288,10 +288,13 @@ fail:
 static int is_bundle_file(const char *path)
 {
 	char magic[8];
+	struct stat sb;
+	/* (never opened otherwise: opening a FIFO takes its writer) */
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	struct stat sb;
 	int yes = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
 		  read(fd, magic, 8) == 8 &&
 		  !memcmp(magic, WEFT_BUNDLE_MAGIC, 8);

@@ -6,7 +6,7 @@
  * line per fact, each line written whole by one write(2) on a file opened
  * with O_APPEND (so lines of different processes never mix):
  *
- *   weft-run 1 session=HEX                       weft record, first
+ *   weft-run version=1 session=HEX                       weft record, first
  *   fork pid= ppid= tid= by= spawn= t= real=     the child, at fork
  *   proc pid= ppid= start= t= real= boot= host= exe= arg=...
  *                                                each image, at load

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-run.c - several rings read as one trace: the merge in time order on
+ * one axis, ids, names and streams made unique, the process table from a
+ * manifest, the process threads (creation by the spawning thread, exec as
+ * becomes, exit resolving the spawn request), bundles and their cut, and
+ * hostile manifests and bundles.
+ *
+ * Each ring is recorded by a process of its own with the manual clock,
+ * and its start anchor is then set to a known instant, so that every time
+ * on the merged axis is exact.
+ */
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/wait.h>
+
+#include "../harness.h"
+#include "util.h"
+#include "weft/model.h"
+#include "weft/weft.h"
+
+#include "../../src/common/format.h"
+
+#define BASE INT64_C(1000000000) /* the rings' CLOCK_MONOTONIC origin */
+#define XTAG (0x3FFEull << 48)	 /* process threads */
+
+/* Records `fn` into `path` in a new process with the manual clock; the
+ * ring's start is then set to CLOCK_MONOTONIC `mono`.  Returns its pid. */
+static pid_t record(const char *path, void (*fn)(void), int64_t mono)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(path, 1 << 20, WEFT_CLOCK_MANUAL))
+			_exit(3);
+		fn();
+		weft_stop();
+		_exit(0);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK_EQ(WEXITSTATUS(st), 0);
+	int fd = open(path, O_RDWR);
+	CHECK(fd >= 0);
+	CHECK(pwrite(fd, &mono, 8,
+		     offsetof(struct weft__fhdr, a0) +
+			     offsetof(struct weft__anchor, mono_ns)) == 8);
+	close(fd);
+	return pid;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void ring_a(void)
+{
+	weft_clock_set(100);
+	weft_run(1);
+	weft_clock_set(300);
+	weft_create(2, "req");
+	weft_clock_set(500);
+	weft_run(0);
+}
+
+static void ring_b(void)
+{
+	weft_clock_set(200);
+	weft_run(1);
+	weft_clock_set(400);
+	weft_create(3, "req");
+	weft_label(3, "b's");
+	weft_clock_set(450);
+	weft_create(4, "other");
+	weft_clock_set(600);
+	weft_run(0);
+}
+
+/* The events of `path` that came from the rings (not made by the merge:
+ * those concern process threads). */
+static struct ttrace real_events(const char *path)
+{
+	struct ttrace t = tread(path);
+	size_t k = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct weft_event *e = &t.ev[i].e;
+		int made = (e->id & (0x3FFFull << 48)) == XTAG &&
+			   e->type != WEFT_EV_RUN;
+		if (!made)
+			t.ev[k++] = t.ev[i];
+	}
+	t.n = k;
+	return t;
+}
+
+TEST(merged_in_time_order)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.2", dir);
+	pid_t pa = record(a, ring_a, BASE);
+	pid_t pb = record(b, ring_b, BASE + 50);
+
+	struct ttrace t = real_events(dir);
+	CHECK_EQ(t.n, 8);
+	static const struct {
+		int type;
+		int64_t ns;
+		uint64_t id;
+		uint32_t stream;
+	} want[] = {
+		{WEFT_EV_RUN, 100, 1, 0},
+		{WEFT_EV_RUN, 250, 1ull << 48 | 1, 1},
+		{WEFT_EV_CREATE, 300, 2, 0},
+		{WEFT_EV_CREATE, 450, 1ull << 48 | 3, 1},
+		{WEFT_EV_LABEL, 450, 1ull << 48 | 3, 1},
+		{WEFT_EV_RUN, 500, 0, 0},
+		{WEFT_EV_CREATE, 500, 1ull << 48 | 4, 1},
+		{WEFT_EV_RUN, 650, 0, 1},
+	};
+	for (size_t i = 0; i < t.n; i++) {
+		const struct weft_event *e = &t.ev[i].e;
+		CHECK_EQ(e->type, want[i].type);
+		CHECK_EQ(e->ns, want[i].ns);
+		CHECK_U64(e->id, want[i].id);
+		CHECK_EQ(e->stream, want[i].stream);
+	}
+	/* raw ticks are kept: ring b's own clock */
+	CHECK_U64(t.ev[1].e.ts, 200);
+	/* one name for "req" in both rings, "other" after */
+	CHECK_EQ(t.ev[2].e.name, t.ev[3].e.name);
+	CHECK_STR(t.ev[3].name, "req");
+	CHECK_STR(t.ev[6].name, "other");
+	CHECK(t.ev[6].e.name != t.ev[3].e.name);
+	/* the actor of ring b's events, its own thread 1, tagged */
+	CHECK_U64(t.ev[3].e.actor, 1ull << 48 | 1);
+	CHECK_STR(t.ev[4].text, "b's");
+
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	uint32_t n;
+	const struct weft_process *p = weft_reader_processes(r, &n);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(p[0].pid, (uint32_t)pa);
+	CHECK_EQ(p[1].pid, (uint32_t)pb);
+	CHECK_EQ(p[1].t_start, 50);
+	CHECK_EQ(weft_reader_stream_process(r, 0), 0);
+	CHECK_EQ(weft_reader_stream_process(r, 1), 1);
+	CHECK_U64(p[0].thread, XTAG | 1);
+	CHECK_U64(p[1].thread, XTAG | 2);
+	const struct weft_trace_info *in = weft_reader_info(r);
+	CHECK_EQ(in->nstreams, 2);
+	weft_reader_close(r);
+}
+
+TEST(process_threads_from_a_manifest)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600], man[600], text[2048];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.b", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pa = record(a, ring_a, BASE);
+	pid_t pb = record(b, ring_b, BASE + 50);
+	/* b forked at 150 by a's thread 1 (a spawn request), exec'd /bin/b,
+	 * exited 3 at 700; a exited 0 at 900. */
+	snprintf(text, sizeof text,
+		 "weft-run version=1 session=ab\n"
+		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a arg=a "
+		 "arg=--x%%20y\n"
+		 "this line is garbage\n"
+		 "fork pid=%d ppid=%d tid=%d by=1 spawn=1 t=%lld\n"
+		 "proc pid=%d ppid=%d start=8 t=%lld exe=/bin/b arg=b\n"
+		 "ring pid=%d file=ring t=%lld\n"
+		 "ring pid=%d file=ring.b t=%lld\n"
+		 "exit pid=%d status=3 t=%lld\n"
+		 "exit pid=%d status=0 t=%lld\n",
+		 pa, (long long)BASE - 10, pb, pa, pa, (long long)BASE + 150,
+		 pb, pa, (long long)BASE + 160, pa, (long long)BASE, pb,
+		 (long long)BASE + 50, pb, (long long)BASE + 700, pa,
+		 (long long)BASE + 900);
+	write_file(man, text);
+
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t n;
+	const struct weft_process *p = weft_reader_processes(r, &n);
+	CHECK_EQ(n, 2);
+	CHECK_STR(p[0].exe, "/bin/a");
+	CHECK_EQ(p[0].argc, 2);
+	CHECK_STR(p[0].argv[1], "--x y");
+	CHECK_EQ(p[0].t_start, -10);
+	CHECK_EQ(p[1].parent, 0);
+	CHECK_EQ(p[1].t_start, 150);
+	CHECK_EQ(p[1].t_end, 700);
+	CHECK_EQ(p[1].end, WEFT_PROC_EXITED);
+	CHECK_EQ(p[1].status, 3);
+	CHECK_U64(p[1].creator, 1);
+	CHECK_STR(p[1].comm, "b");
+
+	uint32_t nth, narr;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	const struct weft_arrow *ar = weft_model_arrows(m, &narr);
+	uint32_t xa = weft_model_find(m, XTAG | 1);
+	uint32_t xb = weft_model_find(m, XTAG | 2);
+	uint32_t a1 = weft_model_find(m, 1);
+	CHECK(xa != WEFT_NONE && xb != WEFT_NONE && a1 != WEFT_NONE);
+	/* a's process thread has no creator in the run: a root */
+	CHECK(th[xa].flags & WEFT_THREAD_NO_CREATE);
+	CHECK_EQ(th[xa].end, WEFT_END_RESOLVED);
+	CHECK_EQ(th[xa].t_end, 900);
+	/* b's: created by a's thread 1 at the fork, failed with how */
+	CHECK_EQ(th[xb].parent, a1);
+	CHECK_EQ(th[xb].t_create, 150);
+	CHECK_EQ(th[xb].end, WEFT_END_FAILED);
+	CHECK_STR(weft_model_string(m, th[xb].message),
+		  "exited with status 3");
+	CHECK_EQ(th[xb].t_end, 700);
+	char buf[200];
+	snprintf(text, sizeof text, "b (pid %d): b", pb);
+	CHECK_STR(weft_model_title(m, xb, buf, sizeof buf), text);
+	/* b's exit resolves the spawn request; b's thread acts where b's
+	 * main OS thread runs nothing: it created b's thread 1 */
+	int create = 0, resolve = 0;
+	for (uint32_t i = 0; i < narr; i++) {
+		if (ar[i].kind == WEFT_ARROW_CREATE && ar[i].from == a1 &&
+		    ar[i].to == xb && ar[i].t == 150)
+			create++;
+		if (ar[i].kind == WEFT_ARROW_RESOLVE && ar[i].from == xb &&
+		    ar[i].to == a1 && ar[i].t == 700)
+			resolve++;
+	}
+	CHECK_EQ(create, 1);
+	CHECK_EQ(resolve, 1);
+	/* the manifest's bad line is reported, once */
+	unsigned np;
+	const struct weft_problem *pr = weft_reader_problems(r, &np);
+	CHECK_EQ(np, 1);
+	CHECK(strstr(pr[0].what, "1 bad lines"));
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+static void image_1(void)
+{
+	weft_clock_set(10);
+	weft_run(7);
+	weft_clock_set(20);
+	weft_run(0);
+}
+
+/* One process, two images: the ring of each, the second after exec. */
+TEST(exec_becomes)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600], man[600], text[1024];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.1", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pid = record(a, image_1, BASE);
+	/* (a second process stands for the new image: the ring's pid is
+	 * what the manifest names) */
+	record(b, ring_b, BASE + 100);
+	int fd = open(b, O_RDWR);
+	uint32_t p32 = (uint32_t)pid;
+	CHECK(pwrite(fd, &p32, 4, offsetof(struct weft__fhdr, pid)) == 4);
+	close(fd);
+	snprintf(text, sizeof text,
+		 "proc pid=%d ppid=1 start=5 t=%lld exe=/bin/sh arg=sh\n"
+		 "ring pid=%d file=ring t=%lld\n"
+		 "proc pid=%d ppid=1 start=5 t=%lld exe=/bin/srv arg=srv\n"
+		 "ring pid=%d file=ring.1 t=%lld\n"
+		 "reaped pid=%d signal=9 t=%lld\n",
+		 pid, (long long)BASE, pid, (long long)BASE, pid,
+		 (long long)BASE + 90, pid, (long long)BASE + 100, pid,
+		 (long long)BASE + 1000);
+	write_file(man, text);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t n;
+	const struct weft_process *p = weft_reader_processes(r, &n);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(p[0].end, WEFT_PROC_EXECED);
+	CHECK_EQ(p[0].next_image, 1);
+	CHECK_EQ(p[1].prev_image, 0);
+	CHECK_EQ(p[1].image, 1);
+	CHECK_EQ(p[1].end, WEFT_PROC_SIGNALED);
+	CHECK_EQ(p[1].status, 9);
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	uint32_t x0 = weft_model_find(m, XTAG | 1);
+	uint32_t x1 = weft_model_find(m, XTAG | 2);
+	CHECK_EQ(th[x0].end, WEFT_END_BECAME);
+	CHECK_EQ(th[x0].became, x1);
+	CHECK_EQ(th[x1].parent, x0);
+	CHECK_EQ(th[x1].end, WEFT_END_FAILED);
+	CHECK_STR(weft_model_string(m, th[x1].message),
+		  "killed by signal 9 (SIGKILL)");
+	CHECK_EQ(th[x1].t_end, 1000);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+/* The events of a reader, as text, one per line. */
+static char *events_text(struct weft_reader *r)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *s = malloc(cap);
+	struct weft_event e;
+	while (weft_reader_next(r, &e) == 0) {
+		if (n + 512 > cap)
+			s = realloc(s, cap *= 2);
+		n += (size_t)snprintf(s + n, cap - n,
+				      "%d %lld %u %llx %llx %llx %s %s\n",
+				      e.type, (long long)e.ns, e.stream,
+				      (unsigned long long)e.actor,
+				      (unsigned long long)e.id,
+				      (unsigned long long)e.id2,
+				      weft_reader_name(r, e.name),
+				      e.text ? e.text : "");
+	}
+	s[n] = 0;
+	return s;
+}
+
+TEST(bundle_round_trip_and_cut)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.2", dir);
+	record(a, ring_a, BASE);
+	record(b, ring_b, BASE + 50);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	void *copy;
+	size_t len;
+	CHECK_OK(weft_reader_copy(r, 0, &copy, &len, NULL));
+	char *want = events_text(r);
+	weft_reader_close(r);
+	CHECK(!memcmp(copy, "WEFTBNDL", 8));
+
+	CHECK_OK(weft_reader_open_mem(&r, copy, len, 0, NULL));
+	char *got = events_text(r);
+	weft_reader_close(r);
+	CHECK_STR(got, want);
+	free(got);
+
+	/* the same bundle, from a file and from a pipe */
+	const char *f = tpath("run.weft");
+	FILE *o = fopen(f, "w");
+	CHECK(fwrite(copy, 1, len, o) == len);
+	fclose(o);
+	CHECK_OK(weft_reader_open(&r, f, 0, NULL));
+	got = events_text(r);
+	weft_reader_close(r);
+	CHECK_STR(got, want);
+	free(got);
+
+	/* ring b cut at its clock's 1e9 + 50 + 420: its events after 470
+	 * (merged axis) are not read, ring a's all are */
+	uint8_t *bb = copy;
+	uint32_t nparts;
+	memcpy(&nparts, bb + 12, 4);
+	CHECK_EQ(nparts, 2);
+	int64_t cut = BASE + 50 + 420;
+	for (uint32_t i = 0; i < nparts; i++)
+		if (!strcmp((char *)bb + 32 + 80 * i + 32, "ring.2"))
+			memcpy(bb + 32 + 80 * i + 24, &cut, 8);
+	CHECK_OK(weft_reader_open_mem(&r, copy, len, 0, NULL));
+	struct weft_event e;
+	int64_t last_b = -1, last_a = -1;
+	while (weft_reader_next(r, &e) == 0) {
+		if (e.stream == 1)
+			last_b = e.ns;
+		else
+			last_a = e.ns;
+	}
+	CHECK_EQ(last_b, 450);
+	CHECK_EQ(last_a, 500);
+	weft_reader_close(r);
+	free(want);
+	free(copy);
+}
+
+/* Ids that use bits 48..61 get ids of their own: never another ring's. */
+static void high_ids(void)
+{
+	weft_clock_set(10);
+	weft_run((1ull << 48) | 5);
+	weft_create(5, "k");
+	weft_run(0);
+}
+
+TEST(ids_never_shared)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.2", dir);
+	record(a, high_ids, BASE);
+	record(b, high_ids, BASE + 100);
+	struct ttrace t = real_events(dir);
+	CHECK_EQ(t.n, 6);
+	/* ring 0 keeps its 5, ring 1's is tagged; 1<<48|5, which uses the
+	 * tag's bits, gets a fresh id in each ring: two different ones */
+	uint64_t fresh = 0x3FFFull << 48;
+	CHECK_U64(t.ev[0].e.id & fresh, fresh);
+	CHECK_U64(t.ev[1].e.id, 5);
+	CHECK_U64(t.ev[1].e.actor, t.ev[0].e.id);
+	CHECK_U64(t.ev[3].e.id & fresh, fresh);
+	CHECK(t.ev[3].e.id != t.ev[0].e.id);
+	CHECK_U64(t.ev[4].e.id, (1ull << 48) | 5);
+	CHECK_U64(t.ev[4].e.actor, t.ev[3].e.id);
+}
+
+/* A run directory with one ring reads that ring's events unchanged. */
+TEST(one_ring_run)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	record(a, ring_b, BASE);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, a, 0, NULL));
+	char *plain = events_text(r);
+	weft_reader_close(r);
+	struct ttrace t = real_events(dir);
+	CHECK_EQ(t.n, 5);
+	char *line = plain;
+	for (size_t i = 0; i < t.n; i++) {
+		char want[512];
+		const struct weft_event *e = &t.ev[i].e;
+		snprintf(want, sizeof want, "%d %lld %u ", e->type,
+			 (long long)e->ns, e->stream);
+		CHECK(!strncmp(line, want, strlen(want)));
+		line = strchr(line, '\n') + 1;
+	}
+	free(plain);
+}
+
+/* Manifests and bundles are read as hostile input: every mutation reads
+ * to its end or fails cleanly (ASan and UBSan watch the rest). */
+TEST(hostile_manifests_and_bundles)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600], man[600];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.2", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pa = record(a, ring_a, BASE);
+	record(b, ring_b, BASE + 50);
+	char text[1024];
+	snprintf(text, sizeof text,
+		 "proc pid=%d ppid=1 start=7 t=5 exe=/a arg=%%ff%%\n"
+		 "fork pid=3 ppid=%d by=zz t=1\n"
+		 "exit pid=99999999999999999999 status=1\n"
+		 "reaped pid=%d signal=300\n"
+		 "proc pid=%d start=8 t=-5 arg=a arg=b arg=c\n"
+		 "ring pid=%d file=../../etc/passwd\n",
+		 pa, pa, pa, pa, pa);
+	write_file(man, text);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	struct weft_event e;
+	while (weft_reader_next(r, &e) == 0)
+		;
+	unsigned np;
+	weft_reader_problems(r, &np);
+	CHECK_EQ(np, 1);
+	uint32_t n;
+	const struct weft_process *p = weft_reader_processes(r, &n);
+	CHECK(n >= 2);
+	/* an invalid byte reads U+FFFD; a new start token: a new process
+	 * (its pid reused), not an exec */
+	CHECK_STR(p[0].argv[0], "\xEF\xBF\xBD%");
+	CHECK_EQ(p[0].end, WEFT_PROC_VANISHED);
+	void *copy;
+	size_t len;
+	CHECK_OK(weft_reader_copy(r, 0, &copy, &len, NULL));
+	weft_reader_close(r);
+
+	/* random bytes over the bundle (its header, entries, manifest and
+	 * rings), read to the end or refused */
+	uint8_t *m = malloc(len);
+	unsigned seed = 1;
+	int opened = 0;
+	for (int round = 0; round < 400; round++) {
+		memcpy(m, copy, len);
+		int flips = 1 + (int)(rand_r(&seed) % 8);
+		for (int i = 0; i < flips; i++) {
+			/* mostly the bundle's own bytes and the first ring's
+			 * header, sometimes anywhere */
+			size_t at = rand_r(&seed) % 4
+					    ? (size_t)rand_r(&seed) % 4096
+					    : (size_t)rand_r(&seed) % len;
+			m[at] ^= (uint8_t)(1 + rand_r(&seed) % 255);
+		}
+		if (weft_reader_open_mem(&r, m, len, 0, NULL))
+			continue;
+		opened++;
+		struct weft_model *mo;
+		if (weft_model_load(&mo, r) == 0)
+			weft_model_free(mo);
+		weft_reader_processes(r, &n);
+		weft_reader_close(r);
+	}
+	CHECK(opened > 50);
+	free(m);
+	free(copy);
+}
+
+TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
+	  T(exec_becomes), T(bundle_round_trip_and_cut), T(ids_never_shared),
+	  T(one_ring_run), T(hostile_manifests_and_bundles))
