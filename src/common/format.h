@@ -168,6 +168,10 @@ struct weft__meta_params {
 	/* 0: the ring's packets (with weft_version and weft_gen in the packet
 	 * header); 1: the packets `weft ctf` writes (WEFT_XP_* below). */
 	int export_layout;
+	/* 1: the clock's offset places it on a time axis shared with other
+	 * traces (`weft ctf` of a run: every process's trace, aligned), so
+	 * CTF readers may correlate them (absolute = true). */
+	int absolute;
 };
 
 /* Packet layout of a `weft ctf` export: the ring's header without its two

@@ -175,7 +175,7 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  "\tprecision = 0;\n"
 		  "\toffset_s = %lld;\n"
 		  "\toffset = %llu;\n"
-		  "\tabsolute = false;\n"
+		  "\tabsolute = %s;\n"
 		  "};\n\n",
 		  uuid,
 		  p->clock_kind == WEFT_CLOCK_TSC
@@ -184,7 +184,7 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 			  ? "set by the program, in nanoseconds"
 			  : "CLOCK_MONOTONIC in nanoseconds",
 		  (unsigned long long)p->freq, (long long)off_s,
-		  (unsigned long long)off_ticks);
+		  (unsigned long long)off_ticks, p->absolute ? "true" : "false");
 	sb_printf(&s,
 		  "stream {\n"
 		  "\tevent.header := struct {\n"

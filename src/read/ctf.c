@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "run.h"
 
 static int write_file(const char *path, const void *p, size_t n)
 {
@@ -47,6 +48,8 @@ static int write_file(const char *path, const void *p, size_t n)
 int weft_ctf_write(struct weft_reader *r, const char *dir,
 		   struct weft_diag *d)
 {
+	if (r->multi)
+		return weft__multi_ctf(r, dir, d);
 	const struct weft_trace_info *in = weft_reader_info(r);
 	const struct rhdr *rh = &r->rh;
 	char path[PATH_MAX];
@@ -66,6 +69,7 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 		.comm = in->comm,
 		.pid = in->pid,
 		.export_layout = 1,
+		.absolute = r->ctf_absolute,
 	};
 	int need = weft__metadata(NULL, 0, &mp);
 	char *meta = malloc((size_t)need + 1);

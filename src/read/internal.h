@@ -126,6 +126,7 @@ struct rmulti;
 struct weft_reader {
 	struct rmulti *multi; /* several rings merged (multi.c), or NULL */
 	struct weft_process one; /* weft_reader_processes of a ring */
+	int ctf_absolute; /* weft_ctf_write: a run's ring, clock aligned */
 	struct rsrc src;
 	uint8_t *owned;       /* standard input, read */
 	const uint8_t *hdr;   /* the header region (header_size bytes) */

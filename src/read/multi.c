@@ -1759,3 +1759,48 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 		*out = b;
 	return err;
 }
+
+#ifndef __wasi__
+int weft__multi_ctf(struct weft_reader *R, const char *dir,
+		    struct weft_diag *d)
+{
+	struct rmulti *M = R->multi;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	int err = 0;
+	for (uint32_t k = 0; k < M->nsub && !err; k++) {
+		struct msub *s = &M->sub[k];
+		const struct weft_process *P = &M->procs[s->proc];
+		char path[4200], comm[40];
+		/* a file name of the process's name: no slash, no dot first */
+		size_t i = 0;
+		for (; P->comm[i] && i < sizeof comm - 1; i++)
+			comm[i] = P->comm[i] == '/' ? '_' : P->comm[i];
+		comm[i] = 0;
+		if (P->image)
+			snprintf(path, sizeof path, "%s/%u-%s.%u", dir, P->pid,
+				 comm, P->image);
+		else
+			snprintf(path, sizeof path, "%s/%u-%s", dir, P->pid,
+				 comm);
+		/* its clock on the run's axis: tick 0 of the ring is at
+		 * merged ns `shift`, which is realtime origin + shift */
+		int64_t saved = s->r->info.origin_real_ns;
+		s->r->info.origin_real_ns = R->info.origin_real_ns + s->shift;
+		s->r->ctf_absolute = 1;
+		err = weft_ctf_write(s->r, path, d);
+		s->r->info.origin_real_ns = saved;
+		s->r->ctf_absolute = 0;
+	}
+	return err;
+}
+#else
+int weft__multi_ctf(struct weft_reader *R, const char *dir,
+		    struct weft_diag *d)
+{
+	(void)R;
+	(void)dir;
+	(void)d;
+	return -ENOSYS;
+}
+#endif
