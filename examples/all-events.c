@@ -77,6 +77,10 @@ int main(int argc, char **argv)
 	weft_phase(NULL);
 	weft_run(REQUEST);
 	weft_pause("gc", 1500);
+	/* a message: 12 bytes written at byte 100 of a channel, read back
+	 * (as by another process, in a run) */
+	weft_sent(REQUEST, 0xC4A11E1ull, 100, 12);
+	weft_received(0, 0xC4A11E1ull, 100, 12);
 	weft_resolve(REQUEST);
 	weft_run(MAIN);
 	weft_resolve(MAIN);

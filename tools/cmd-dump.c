@@ -23,7 +23,7 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 		       (unsigned long long)ev->id);
 		return;
 	}
-	int nid = 0, nname = 0, ft;
+	int nid = 0, nname = 0, nval = 0, ft;
 	const char *f;
 	for (unsigned i = 0; (f = weft_event_field(ev->type, i, &ft)); i++) {
 		switch (ft) {
@@ -39,11 +39,17 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 			putchar('"');
 			break;
 		case WEFT_FT_I64:
-			printf(" %s=%lld", f, (long long)ev->value);
+		case WEFT_FT_U64: {
+			int64_t v = nval == 0	? ev->value
+				    : nval == 1 ? ev->value2
+						: ev->value3;
+			nval++;
+			if (ft == WEFT_FT_I64)
+				printf(" %s=%lld", f, (long long)v);
+			else
+				printf(" %s=%llu", f, (unsigned long long)v);
 			break;
-		case WEFT_FT_U64:
-			printf(" %s=%llu", f, (unsigned long long)ev->value);
-			break;
+		}
 		case WEFT_FT_TRUNC:
 			printf(" %s=%d", f, !!(ev->flags & WEFT_EVF_TRUNCATED));
 			break;

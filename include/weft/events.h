@@ -81,7 +81,15 @@
 	  F(ID, "target") F(ID, "next"))                                       \
 	X(PHASE, 22, phase, 0,                                                 \
 	  "the OS thread's loop enters a phase (0: leaves its phases)",        \
-	  F(NAME, "phase"))
+	  F(NAME, "phase"))                                                    \
+	X(SENT, 23, sent, 0,                                                   \
+	  "thread (0: current) wrote bytes at offset of channel chan "         \
+	  "(offset ~0: a datagram)",                                           \
+	  F(ID, "thread") F(U64, "chan") F(U64, "offset") F(U64, "bytes"))     \
+	X(RECEIVED, 24, received, 0,                                           \
+	  "thread (0: current) read bytes at offset of channel chan "          \
+	  "(offset ~0: a datagram)",                                           \
+	  F(ID, "thread") F(U64, "chan") F(U64, "offset") F(U64, "bytes"))
 
 enum weft_event_type {
 #define WEFT__EV_ENUM(E, id, name, cur, doc, fields) WEFT_EV_##E = (id),

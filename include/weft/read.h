@@ -62,10 +62,12 @@ struct weft_event {
 			    kind), else 0 */
 	uint32_t name2;  /* second NAME field (create_label: label), else 0 */
 	int64_t value;   /* I64/U64 field (counter value or delta, pause
-			    duration in ns), else 0 */
+			    duration in ns; sent, received: chan), else 0 */
 	const char *text; /* STR field (NUL-terminated), else NULL */
 	uint32_t text_len;
 	uint64_t offset; /* byte offset of the event in the file */
+	int64_t value2;  /* second and third I64/U64 fields (sent, */
+	int64_t value3;  /* received: offset, bytes), else 0 */
 };
 
 struct weft_losses {
@@ -122,6 +124,9 @@ struct weft_trace_info {
 	uint64_t first_ts, last_ts;
 	struct weft_losses losses; /* sum over streams */
 	uint64_t problems;         /* corruptions found (see below) */
+	/* (format 1.3) the machine it was written on: "" when not known */
+	char host[65];
+	char boot_id[37];
 };
 
 /* Where and what: the problems found while reading (first 64 kept). */

@@ -207,6 +207,11 @@ WEFT_API void weft__create_label(uint64_t child, const char *kind,
 				 const char *label);
 WEFT_API void weft__phase(const char *phase);
 WEFT_API void weft__clock_set(uint64_t ns);
+WEFT_API void weft__sent(uint64_t thread, uint64_t chan, uint64_t offset,
+			 uint64_t bytes);
+WEFT_API void weft__received(uint64_t thread, uint64_t chan, uint64_t offset,
+			     uint64_t bytes);
+WEFT_API void weft__spawning(uint64_t thread);
 
 #define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 #define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
@@ -226,6 +231,7 @@ int weft__chk_str_i64(const char *s, int64_t v);
 int weft__chk_str_u64(const char *s, uint64_t v);
 int weft__chk_void(void);
 int weft__chk_id_str_str(uint64_t id, const char *a, const char *b);
+int weft__chk_id_u64_3(uint64_t id, uint64_t a, uint64_t b, uint64_t c);
 
 #define weft_start(path, bytes, flags)                                         \
 	((void)sizeof(weft__chk_start((path), (bytes), (flags))), 0)
@@ -258,6 +264,9 @@ int weft__chk_id_str_str(uint64_t id, const char *a, const char *b);
 #define weft__create_label(c, k, l) weft__chk_id_str_str((c), (k), (l))
 #define weft__phase(p) weft__chk_str((p))
 #define weft__clock_set(ns) weft__chk_id((ns))
+#define weft__sent(t, c, o, n) weft__chk_id_u64_3((t), (c), (o), (n))
+#define weft__received(t, c, o, n) weft__chk_id_u64_3((t), (c), (o), (n))
+#define weft__spawning(t) weft__chk_id((t))
 #define weft_current() ((uint64_t)0)
 #define weft_burst_now() ((uint64_t)0)
 #define weft_last_time() ((uint64_t)0)
@@ -357,6 +366,27 @@ int weft__chk_id_str_str(uint64_t id, const char *a, const char *b);
  * store; a stream's times never go back: an earlier time stamps its
  * events with the stream's last).  With another clock, nothing. */
 #define weft_clock_set(ns) WEFT__CALL(weft__clock_set((ns)))
+
+/* Messages between processes (and machines): async thread `thread` (0:
+ * the current one) wrote / read `bytes` bytes at byte `offset` of the
+ * channel `chan`, a 64-bit identity of one direction of a pipe or socket
+ * that both ends compute alike (the loop shims use the pipe's inode, the
+ * pair of Unix sockets, or the TCP or UDP addresses and ports); `offset`
+ * counts the bytes of that direction from its start, or is
+ * WEFT_DATAGRAM for a datagram (matched by order and size).  A reader
+ * of several processes' traces draws an arrow from each write to the
+ * reads of its bytes, and aligns machines' clocks with them. */
+#define WEFT_DATAGRAM UINT64_MAX
+#define weft_sent(thread, chan, offset, bytes)                                 \
+	WEFT__CALL(weft__sent((thread), (chan), (offset), (bytes)))
+#define weft_received(thread, chan, offset, bytes)                             \
+	WEFT__CALL(weft__received((thread), (chan), (offset), (bytes)))
+
+/* The processes this OS thread creates (fork) until weft_spawning(0)
+ * are `thread`'s, a spawn request: in a run (weft record), a process's
+ * own async thread is created by it, and its exit resolves it.  Without
+ * it, the async thread current at fork creates the child's. */
+#define weft_spawning(thread) WEFT__CALL(weft__spawning((thread)))
 
 /* Hint: `thread` should resolve.  If it never does, readers report it
  * (weft why) and viewers draw it red to the end of the trace. */

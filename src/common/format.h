@@ -40,7 +40,7 @@
 
 #define WEFT_FILE_MAGIC "WEFTRING"
 #define WEFT_FORMAT_MAJOR 1
-#define WEFT_FORMAT_MINOR 2
+#define WEFT_FORMAT_MINOR 3
 #define WEFT_CTF_MAGIC 0xC1FC1FC1u
 
 #define WEFT_CLOCK_TSC 1
@@ -86,8 +86,48 @@ struct weft__fhdr {
 	uint64_t lost_no_stream; /* (atomic) events dropped: stream table full */
 	uint64_t lost_names;    /* (atomic) names not interned: table full */
 	uint64_t stop_ticks;    /* clock at weft_stop(), or 0 */
-	uint8_t reserved[64];
+	/* 1.3: the machine block (struct weft__fmach), or 0 (before 1.3) */
+	uint32_t mach_off, mach_size;
+	uint8_t reserved[56];
 };
+
+/* 1.3: one reading of the clocks, each pair read as a tight sandwich
+ * (the tightest of a few tries): ticks between two CLOCK_MONOTONIC
+ * reads, CLOCK_REALTIME between two more.  A slot is a seqlock of its
+ * own: `seq` is odd while it is written. */
+struct weft__ctuple {
+	uint64_t seq;         /* (atomic) */
+	uint64_t ticks;       /* the trace clock */
+	int64_t mono_ns;      /* CLOCK_MONOTONIC at ticks */
+	int64_t real_ns;      /* CLOCK_REALTIME at mono_ns */
+	uint32_t tick_err_ns; /* half the width of each sandwich: how far */
+	uint32_t real_err_ns; /* the pairing may be off */
+};
+
+#define WEFT_CLOCK_TUPLES 64
+#define WEFT_MACH_OFF 1024 /* in the header page, after the file header */
+
+/* 1.3: the machine a ring was written on, and its clocks over time: at
+ * the start (slot 0), then about every 10 s and at the stop (slots 1..N-1,
+ * round robin: the latest are kept).  What merging traces of several
+ * machines needs: which rings share a CLOCK_MONOTONIC (the same boot id,
+ * once each is moved out of its time namespace) and how each relates to
+ * CLOCK_REALTIME. */
+struct weft__fmach {
+	char host[72];           /* host name (gethostname), NUL-terminated */
+	uint8_t boot_id[16];     /* /proc/sys/kernel/random/boot_id; 0: none */
+	int64_t timens_mono_ns;  /* CLOCK_MONOTONIC of the machine minus the
+				    writer's (its time namespace's offset) */
+	uint32_t ntuples;        /* (atomic) tuples taken so far */
+	uint32_t tuples_cap;     /* WEFT_CLOCK_TUPLES */
+	uint32_t lock;           /* (atomic) held while a tuple is taken */
+	uint32_t pad;
+	struct weft__ctuple t[WEFT_CLOCK_TUPLES];
+};
+_Static_assert(sizeof(struct weft__fhdr) <= WEFT_MACH_OFF,
+	       "the file header fits before the machine block");
+_Static_assert(WEFT_MACH_OFF + sizeof(struct weft__fmach) <= 4096,
+	       "the machine block fits in the header page");
 
 /* One per OS thread that recorded, in the stream table. */
 struct weft__fstream {

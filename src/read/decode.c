@@ -82,10 +82,10 @@ int weft__decode(struct weft_reader *r, struct rstream *s,
 	ev->flags = 0;
 	ev->id = ev->id2 = 0;
 	ev->name = ev->name2 = 0;
-	ev->value = 0;
+	ev->value = ev->value2 = ev->value3 = 0;
 	ev->text = NULL;
 	ev->text_len = 0;
-	int nid = 0, nname = 0;
+	int nid = 0, nname = 0, nval = 0;
 	for (int i = 0; i < 4 && sp->f[i].type; i++) {
 		switch (sp->f[i].type) {
 		case WEFT_FT_ID:
@@ -110,7 +110,10 @@ int weft__decode(struct weft_reader *r, struct rstream *s,
 		case WEFT_FT_U64:
 			if (end - p < 8)
 				goto short_event;
-			ev->value = (int64_t)weft__ld64(p);
+			*(nval == 0   ? &ev->value
+			  : nval == 1 ? &ev->value2
+				      : &ev->value3) = (int64_t)weft__ld64(p);
+			nval++;
 			p += 8;
 			break;
 		case WEFT_FT_TRUNC:

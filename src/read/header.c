@@ -186,6 +186,58 @@ void weft__setup_clock(struct weft_reader *r)
 		r->mult = 1ull << 32;
 }
 
+void weft__load_machine(struct weft_reader *r)
+{
+	const struct weft__fhdr *h = &r->rh.h;
+	if (h->minor < 3 || !h->mach_off)
+		return;
+	if (h->mach_off % 8 || h->mach_size < sizeof(struct weft__fmach) ||
+	    (uint64_t)h->mach_off + sizeof(struct weft__fmach) >
+		    h->header_size ||
+	    h->mach_off < sizeof(struct weft__fhdr)) {
+		weft__problem(r, offsetof(struct weft__fhdr, mach_off),
+			      "the machine block lies outside the header");
+		return;
+	}
+	const struct weft__fmach *m =
+		(const void *)(r->hdr + h->mach_off);
+	weft_utf8_fix(r->info.host, sizeof r->info.host, m->host,
+		      strnlen(m->host, sizeof m->host));
+	memcpy(r->boot, m->boot_id, 16);
+	static const uint8_t zero[16];
+	if (memcmp(r->boot, zero, 16))
+		weft__uuid_str(r->boot, r->info.boot_id);
+	r->timens = m->timens_mono_ns;
+	/* a hostile offset stays within what an int64 ns clock holds */
+	if (r->timens > (INT64_C(1) << 62) || r->timens < -(INT64_C(1) << 62))
+		r->timens = 0;
+	r->have_mach = 1;
+}
+
+unsigned weft__ring_tuples(const struct weft_reader *r,
+			   struct weft__ctuple *out, unsigned cap)
+{
+	if (!r->have_mach)
+		return 0;
+	const struct weft__fmach *m =
+		(const void *)(r->hdr + r->rh.h.mach_off);
+	uint32_t n = m->ntuples;
+	/* The slot of tuple n may be being rewritten (the header was
+	 * copied in one read: its seq alone says nothing): left out. */
+	unsigned k = 0;
+	const unsigned ring = WEFT_CLOCK_TUPLES - 1;
+	uint32_t first = n > ring + 1 ? n - ring : 1;
+	if (n && k < cap && !(m->t[0].seq & 1))
+		out[k++] = m->t[0];
+	for (uint32_t i = first; i < n && k < cap; i++) {
+		const struct weft__ctuple *c = &m->t[1 + (i - 1) % ring];
+		if (c->seq & 1 || (n > ring && i == n - ring))
+			continue;
+		out[k++] = *c;
+	}
+	return k;
+}
+
 int64_t weft_reader_ns(struct weft_reader *r, uint64_t t)
 {
 	return weft__ns(r, t);

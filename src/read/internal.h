@@ -127,6 +127,9 @@ struct weft_reader {
 	struct rmulti *multi; /* several rings merged (multi.c), or NULL */
 	struct weft_process one; /* weft_reader_processes of a ring */
 	int ctf_absolute; /* weft_ctf_write: a run's ring, clock aligned */
+	int have_mach;	  /* 1.3: the machine block (below) was read */
+	uint8_t boot[16];
+	int64_t timens;	  /* its time namespace's CLOCK_MONOTONIC offset */
 	struct rsrc src;
 	uint8_t *owned;       /* standard input, read */
 	const uint8_t *hdr;   /* the header region (header_size bytes) */
@@ -166,6 +169,13 @@ int weft__load_names(struct weft_reader *r);
  * tables).  Returns 0 or a negative code. */
 int weft__hdr_reload(struct weft_reader *r);
 void weft__setup_clock(struct weft_reader *r);
+/* 1.3: the machine block (host, boot id, time namespace) into r->info and
+ * r->have_mach...; a block out of bounds is a problem, and ignored. */
+void weft__load_machine(struct weft_reader *r);
+/* The ring's clock readings (up to `cap`, in the order they were taken;
+ * a slot being rewritten is left out).  Returns how many. */
+unsigned weft__ring_tuples(const struct weft_reader *r,
+			   struct weft__ctuple *out, unsigned cap);
 /* Follow mode: fills sinfo[i] for a stream registered since. */
 void weft__stream_info(struct weft_reader *r, uint32_t i);
 
@@ -329,6 +339,7 @@ weft__fast_decode(struct weft_reader *r, struct rstream *s,
 	ev->id = a;
 	ev->id2 = r->shape[id] == SH_ID_ID ? b : 0;
 	ev->value = r->shape[id] == SH_NAME_VAL ? (int64_t)b : 0;
+	ev->value2 = ev->value3 = 0;
 	ev->name = name;
 	ev->name2 = name2;
 	ev->text = NULL;

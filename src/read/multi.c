@@ -42,102 +42,6 @@
 #define TAG_MAX 0x3FFDu			   /* rings tagged by number */
 #define MANIFEST_MAX (64u << 20)
 
-enum { S_IDLE, S_HAS, S_WAIT, S_DONE };
-
-/* One ring. */
-struct msub {
-	struct weft_reader *r;
-	char *path;
-	uint32_t run;  /* where it came from (M->runs), or NONE */
-	uint32_t proc; /* its process */
-	uint64_t tag;  /* k << TAG_SHIFT, 0 for ring 0; TAG_FRESH: table */
-	int64_t shift; /* merged ns = its ns + shift */
-	int64_t mono0; /* CLOCK_MONOTONIC of its origin */
-	int64_t cut_mono; /* a snapshot's cut (its machine's clock), or 0 */
-	int64_t cut;	  /* the same on the merged axis, or INT64_MAX */
-	uint32_t *smap, nsmap; /* its streams -> merged */
-	uint32_t *nmap, nnmap; /* its names -> merged (0: not yet) */
-	struct weft_event ev;  /* its next event (S_HAS) */
-	int state;
-	int started;	/* the events of its process's start were made */
-	uint32_t main;	/* local index of its main OS thread's stream */
-	uint64_t xid;	/* its process thread */
-	int64_t last_ns;
-	uint64_t returned;
-};
-
-/* Where rings came from: a run directory or a bundle. */
-struct mrun {
-	char *dir; /* a directory (followed), or NULL */
-	struct manifest man;
-	size_t man_off; /* bytes of the manifest parsed */
-	uint32_t first;	/* its first process in M->procs */
-	uint32_t bundle_run; /* in a bundle: its run number there */
-	int in_bundle;
-};
-
-/* What the merge keeps of a process besides the public record. */
-struct mproc_x {
-	uint32_t run, entry; /* its manifest entry, or NONE */
-	uint32_t sub;	     /* its ring, or NONE */
-	uint64_t by;	     /* creator, in its parent's ids */
-	int spawn;
-	char *label;
-	char *end_text;
-};
-
-struct synth {
-	int64_t ns;
-	uint64_t seq;
-	struct weft_event ev;
-};
-
-struct idmap {
-	uint64_t key; /* (sub << 32 ^ ...) hashed below; 0: free */
-	uint32_t sub;
-	uint64_t id, fresh;
-};
-
-struct rmulti {
-	struct msub *sub;
-	uint32_t nsub, csub;
-	struct mrun *runs;
-	uint32_t nruns;
-	uint32_t *heap, nheap; /* subs with an event, by (ns, index) */
-	uint32_t refill;       /* the sub whose event was returned last */
-	struct synth *syn;     /* made events, a heap by (ns, seq) */
-	uint32_t nsyn, csyn;
-	uint64_t seq;
-	struct synth cur_syn;  /* the one returned last (its text) */
-	struct weft_process *procs;
-	struct mproc_x *px;
-	uint32_t nprocs, cprocs;
-	struct weft_host *hosts;
-	uint32_t nhosts;
-	uint32_t *sproc;       /* merged stream -> process */
-	struct weft_stream_info *sinfo;
-	uint32_t nst, cst;
-	const char **names;    /* merged names */
-	uint32_t nnames, cnames;
-	uint32_t *nhash;       /* text hash -> name id + 1 */
-	uint32_t nhcap;
-	struct namebuf *bufs;
-	struct idmap *ids;     /* fresh ids */
-	uint32_t idcap, idused;
-	uint64_t fresh_next;
-	int64_t origin_mono;
-	uint32_t name_process; /* "process" */
-	unsigned flags;
-	int started;
-	uint64_t returned, info_at;
-	uint8_t *owned[64];    /* bundles' bytes, and rings read from pipes */
-	unsigned nowned;
-	struct weft_problem prob[MAX_PROBLEMS];
-	unsigned nprob;
-	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
-					    4, 8: name, name2 are names */
-};
-
 /* ----------------------------------------------------------- names */
 
 static uint32_t strhash(const char *s)
@@ -903,6 +807,7 @@ static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
 	s->r = r;
 	s->run = run;
 	s->proc = NONE;
+	s->host = NONE;
 	s->main = 0;
 	if (!(s->path = strdup(path)))
 		return -ENOMEM;
@@ -1009,8 +914,12 @@ static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 			}
 			if ((err = add_sub(M, sr, name, run)))
 				weft_reader_close(sr);
-			else
-				M->sub[M->nsub - 1].cut_mono = p->cut;
+			else {
+				struct msub *s = &M->sub[M->nsub - 1];
+				s->cut_mono = p->cut;
+				s->mem = base + p->off;
+				s->memlen = (size_t)p->len;
+			}
 		}
 	}
 	free(b.part);
@@ -1174,9 +1083,12 @@ static uint32_t proc_add(struct rmulti *M)
 	return i;
 }
 
-static int64_t mono_ns(const struct rmulti *M, int64_t mono)
+/* A manifest's time (its run's machine's CLOCK_MONOTONIC) on the axis. */
+static int64_t mono_ns(const struct rmulti *M, uint32_t run, int64_t mono)
 {
-	return mono ? mono - M->origin_mono : 0;
+	return mono ? mono + M->hosts[M->runs[run].host].offset_ns -
+			      M->origin_mono
+		    : 0;
 }
 
 /* The processes of run `run`'s manifest entries from `from` on. */
@@ -1214,8 +1126,8 @@ static void proc_sync(struct rmulti *M, uint32_t i)
 	P->status = e->status;
 	int64_t t0 = e->t_fork ? e->t_fork : e->t_start;
 	if (t0)
-		P->t_start = mono_ns(M, t0);
-	P->t_end = e->t_end ? mono_ns(M, e->t_end) : INT64_MAX;
+		P->t_start = mono_ns(M, x->run, t0);
+	P->t_end = e->t_end ? mono_ns(M, x->run, e->t_end) : INT64_MAX;
 	if (e->comm[0])
 		memcpy(P->comm, e->comm, sizeof P->comm);
 	P->exe = e->exe ? e->exe : "";
@@ -1227,7 +1139,12 @@ static void proc_sync(struct rmulti *M, uint32_t i)
 
 static int64_t ring_mono(const struct weft_reader *r)
 {
-	return r->rh.h.a0.mono_ns;
+	return weft__ring_mono0(r);
+}
+
+int64_t weft__ring_mono0(const struct weft_reader *r)
+{
+	return r->rh.h.a0.mono_ns + r->timens;
 }
 
 /* The process of ring k: the manifest entry that names its file, else the
@@ -1264,7 +1181,8 @@ static int ring_proc(struct rmulti *M, uint32_t k)
 		P->pid = in->pid;
 		P->ppid = in->ppid;
 		memcpy(P->comm, in->comm, sizeof P->comm);
-		P->t_start = mono_ns(M, ring_mono(s->r));
+		P->t_start = ring_mono(s->r) + M->hosts[s->host].offset_ns -
+			     M->origin_mono;
 		/* its parent: a ring of its ppid (given together) */
 		for (uint32_t q = 0; q < M->nprocs; q++)
 			if (q != found && M->procs[q].pid == in->ppid &&
@@ -1323,7 +1241,14 @@ static int join(struct rmulti *M, uint32_t k)
 				 : TAG_FRESH;
 	s->xid = TAG_PROC | (k + 1);
 	s->mono0 = ring_mono(s->r);
-	s->shift = s->mono0 - M->origin_mono;
+	if (s->host == MNONE) {
+		/* a ring that appeared since: its machine, by its boot id */
+		s->host = 0;
+		for (uint32_t j = 0; j < k; j++)
+			if (!memcmp(M->sub[j].r->boot, s->r->boot, 16))
+				s->host = M->sub[j].host;
+	}
+	s->shift = s->mono0 + M->hosts[s->host].offset_ns - M->origin_mono;
 	s->cut = s->cut_mono ? s->cut_mono - s->mono0 + s->shift : INT64_MAX;
 	s->main = main_stream(s);
 	s->state = S_IDLE;
@@ -1402,7 +1327,6 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		     unsigned flags, const struct weft_merge_opts *opts,
 		     struct weft_diag *d)
 {
-	(void)opts;
 	*out = NULL;
 	struct rmulti *M = calloc(1, sizeof *M);
 	if (!M) {
@@ -1494,6 +1418,10 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 			}
 			if ((err = add_sub(M, sr, p, NONE)))
 				weft_reader_close(sr);
+			else {
+				M->sub[M->nsub - 1].mem = b;
+				M->sub[M->nsub - 1].memlen = len;
+			}
 			continue;
 		}
 		struct weft_reader *sr;
@@ -1545,10 +1473,15 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 	/* Rings in the order their processes started (a run's root first:
 	 * the first ring keeps its ids, names and streams). */
 	qsort(M->sub, M->nsub, sizeof *M->sub, cmp_sub);
+	/* the machines, and where each one's clock goes */
+	err = weft__clocks_align(M, opts);
 	M->origin_mono = INT64_MAX;
-	for (uint32_t k = 0; k < M->nsub; k++)
-		if (ring_mono(M->sub[k].r) < M->origin_mono)
-			M->origin_mono = ring_mono(M->sub[k].r);
+	for (uint32_t k = 0; k < M->nsub && !err; k++) {
+		int64_t t = ring_mono(M->sub[k].r) +
+			    M->hosts[M->sub[k].host].offset_ns;
+		if (t < M->origin_mono)
+			M->origin_mono = t;
+	}
 	for (uint32_t r = 0; r < M->nruns && !err; r++)
 		err = procs_of_manifest(M, r, 0);
 	for (uint32_t p = 0; p < M->nprocs; p++)
@@ -1579,10 +1512,6 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		M->name_process = name_of(M, "process");
 	for (uint32_t k = 0; k < M->nsub && !err; k++)
 		err = join(M, k);
-	/* One machine for now (clocks.c places others). */
-	if (!err && !(M->hosts = calloc(1, sizeof *M->hosts)))
-		err = -ENOMEM;
-	M->nhosts = 1;
 	/* The trace's description: the first ring's, on the merged axis. */
 	if (!err) {
 		struct weft_trace_info *in = &R->info;
@@ -1593,8 +1522,7 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		in->clock_kind = WEFT_CLOCK_MONO;
 		in->freq = 1000000000u;
 		in->origin_ticks = 0;
-		in->origin_real_ns = f->origin_real_ns -
-				     (M->sub[0].mono0 - M->origin_mono);
+		in->origin_real_ns = f->origin_real_ns - M->sub[0].shift;
 		if (M->nprocs) {
 			const struct weft_process *P = &M->procs[0];
 			in->pid = P->pid;

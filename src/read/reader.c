@@ -96,6 +96,7 @@ static int open_common(struct weft_reader *r)
 	r->live = in->writer == WEFT_WRITER_LIVE;
 	weft__derive_shapes(r->shape);
 	weft__setup_clock(r);
+	weft__load_machine(r);
 	if ((err = weft__load_tables(r)))
 		return err;
 	if ((err = weft__index_ring(r, 0)))

@@ -109,6 +109,118 @@ int weft__bundle_write(const struct bpart *parts, const void *const *data,
 
 /* --------------------------------------------------------- the merge */
 
+#define MNONE UINT32_MAX
+
+enum { S_IDLE, S_HAS, S_WAIT, S_DONE };
+
+/* One ring. */
+struct msub {
+	struct weft_reader *r;
+	char *path;
+	uint32_t run;  /* where it came from (M->runs), or MNONE */
+	uint32_t host; /* its machine (M->hosts) */
+	const uint8_t *mem; /* read from memory: there (to read it again) */
+	size_t memlen;
+	uint32_t proc; /* its process */
+	uint64_t tag;  /* k << TAG_SHIFT, 0 for ring 0; TAG_FRESH: table */
+	int64_t shift; /* merged ns = its ns + shift */
+	int64_t mono0; /* CLOCK_MONOTONIC of its origin */
+	int64_t cut_mono; /* a snapshot's cut (its machine's clock), or 0 */
+	int64_t cut;	  /* the same on the merged axis, or INT64_MAX */
+	uint32_t *smap, nsmap; /* its streams -> merged */
+	uint32_t *nmap, nnmap; /* its names -> merged (0: not yet) */
+	struct weft_event ev;  /* its next event (S_HAS) */
+	int state;
+	int started;	/* the events of its process's start were made */
+	uint32_t main;	/* local index of its main OS thread's stream */
+	uint64_t xid;	/* its process thread */
+	int64_t last_ns;
+	uint64_t returned;
+};
+
+/* Where rings came from: a run directory or a bundle. */
+struct mrun {
+	char *dir; /* a directory (followed), or NULL */
+	uint32_t host; /* the machine of its rings (its manifest's clock) */
+	struct manifest man;
+	size_t man_off; /* bytes of the manifest parsed */
+	uint32_t first;	/* its first process in M->procs */
+	uint32_t bundle_run; /* in a bundle: its run number there */
+	int in_bundle;
+};
+
+/* What the merge keeps of a process besides the public record. */
+struct mproc_x {
+	uint32_t run, entry; /* its manifest entry, or MNONE */
+	uint32_t sub;	     /* its ring, or MNONE */
+	uint64_t by;	     /* creator, in its parent's ids */
+	int spawn;
+	char *label;
+	char *end_text;
+};
+
+struct synth {
+	int64_t ns;
+	uint64_t seq;
+	struct weft_event ev;
+};
+
+struct idmap {
+	uint64_t key; /* (sub << 32 ^ ...) hashed below; 0: free */
+	uint32_t sub;
+	uint64_t id, fresh;
+};
+
+struct rmulti {
+	struct msub *sub;
+	uint32_t nsub, csub;
+	struct mrun *runs;
+	uint32_t nruns;
+	uint32_t *heap, nheap; /* subs with an event, by (ns, index) */
+	uint32_t refill;       /* the sub whose event was returned last */
+	struct synth *syn;     /* made events, a heap by (ns, seq) */
+	uint32_t nsyn, csyn;
+	uint64_t seq;
+	struct synth cur_syn;  /* the one returned last (its text) */
+	struct weft_process *procs;
+	struct mproc_x *px;
+	uint32_t nprocs, cprocs;
+	struct weft_host *hosts;
+	uint32_t nhosts;
+	uint32_t *sproc;       /* merged stream -> process */
+	struct weft_stream_info *sinfo;
+	uint32_t nst, cst;
+	const char **names;    /* merged names */
+	uint32_t nnames, cnames;
+	uint32_t *nhash;       /* text hash -> name id + 1 */
+	uint32_t nhcap;
+	struct namebuf *bufs;
+	struct idmap *ids;     /* fresh ids */
+	uint32_t idcap, idused;
+	uint64_t fresh_next;
+	int64_t origin_mono;
+	uint32_t name_process; /* "process" */
+	unsigned flags;
+	int started;
+	uint64_t returned, info_at;
+	uint8_t *owned[64];    /* bundles' bytes, and rings read from pipes */
+	unsigned nowned;
+	struct weft_problem prob[MAX_PROBLEMS];
+	unsigned nprob;
+	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
+					    4, 8: name, name2 are names */
+};
+
+
+/* clocks.c: the machines of the rings (M->hosts, each sub's host) and the
+ * offset of each on the first ring's machine's CLOCK_MONOTONIC: the same
+ * boot, none; else CLOCK_REALTIME, then the messages they exchanged,
+ * or what `opts` forces.  0 or a negative code. */
+int weft__clocks_align(struct rmulti *M, const struct weft_merge_opts *opts);
+/* A ring's start on its machine's CLOCK_MONOTONIC (out of its writer's
+ * time namespace). */
+int64_t weft__ring_mono0(const struct weft_reader *r);
+
 /* multi.c: the merged reader behind a struct weft_reader whose `multi`
  * is set (the public functions of reader.c and header.c pass to these). */
 struct rmulti;

@@ -106,6 +106,8 @@ int weft__ring_from_env(void)
 		if (!err)
 			err = weft__ring_create(name, g.env_size, g.env_flags,
 						g.env_session);
+		if (!err)
+			weft__run_ring(name);
 		creating = 0;
 		if (err) {
 			say("weft: cannot trace into '%s': %s; running "
@@ -165,12 +167,22 @@ static void after_fork_child(void)
 /* Started with WEFT_FILE in the environment: check every setting now (a
  * bad one is said once, and the program runs untraced), and record from
  * the first event on. */
-__attribute__((constructor)) static void weft_autostart(void)
+__attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 {
 	pthread_atfork(NULL, NULL, after_fork_child);
 	/* Now rather than in a first event that a signal handler records. */
 	weft__streams_init();
 	const char *path = getenv("WEFT_FILE");
+	/* A run directory (weft record): the ring is DIR/ring (DIR/ring.PID
+	 * for the other processes), and a manifest of the tree beside. */
+	const char *run = getenv("WEFT_RUN");
+	static char in_run[4200];
+	if ((!path || !*path) && run && *run &&
+	    strlen(run) + sizeof "/ring" <= sizeof in_run) {
+		snprintf(in_run, sizeof in_run, "%s/ring", run);
+		path = in_run;
+	} else
+		run = NULL;
 	if (!path || !*path)
 		return;
 	/* Every setting, checked now: a bad one is said once, and the
@@ -219,6 +231,8 @@ __attribute__((constructor)) static void weft_autostart(void)
 	g.env_root = root;
 	g.env_session = session;
 	g.from_env = 1;
+	if (run)
+		weft__run_init(run, argc, argv);
 	g.gen = weft__next_gen();
 	__atomic_store_n(&g.state, RING_PENDING, __ATOMIC_RELAXED);
 	/* Pairs with the acquire load of g.state in attach(). */

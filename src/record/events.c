@@ -604,6 +604,32 @@ enum {
 		ev_create_label(WEFT_EV_##E, a, kind, label);                  \
 	}
 
+/* id, u64, u64, u64 (sent, received) */
+static void ev_id_u64_3(unsigned id, uint64_t a, uint64_t b, uint64_t c,
+			uint64_t d)
+{
+	struct weft__thr *t = enter();
+	if (!t)
+		return;
+	uint8_t *p = ev_open(t, id, 32);
+	if (p) {
+		st64(p, a);
+		st64(p + 8, b);
+		st64(p + 16, c);
+		st64(p + 24, d);
+		ev_commit(t, p + 32);
+	}
+	leave(t);
+}
+#define ENC_ID_U64_U64_U64(E, name, cur)                                       \
+	WEFT_API void weft__##name(uint64_t a, uint64_t b, uint64_t c,         \
+				   uint64_t d)                                 \
+	{                                                                      \
+		CHECK_SIZE(E, 32);                                             \
+		_Static_assert(!(cur), #E ": not an encoder that switches");   \
+		ev_id_u64_3(WEFT_EV_##E, a, b, c, d);                          \
+	}
+
 #define F(t, n) t,
 #define X(E, id, name, cur, doc, fields) SHAPE(fields END)(E, name, cur)
 WEFT_EVENT_MAP(X, F)

@@ -196,6 +196,26 @@ WEFT__HIDDEN int weft__ring_from_env(void);
  * ring (dropped), to count in its stream. */
 extern WEFT__HIDDEN __thread uint64_t weft__early_nested;
 
+/* ------------------------------------------------------------- run.c */
+
+/* A process of a run (WEFT_RUN=dir): the manifest's proc line, and its
+ * fork and exit lines from now on (docs/format.md, "Runs"). */
+WEFT__HIDDEN void weft__run_init(const char *dir, int argc, char **argv);
+/* Its ring `name` is made: the ring line. */
+WEFT__HIDDEN void weft__run_ring(const char *name);
+
+/* ------------------------------------------------------------- machine.c */
+
+/* The machine block of a new ring's header, with its first clock
+ * reading. */
+WEFT__HIDDEN void weft__machine_init(struct weft__fhdr *h);
+/* Another reading of the clocks: when `force`, or about 10 s after the
+ * last one. */
+WEFT__HIDDEN void weft__clock_tuple(int force);
+/* The offset of this process's time namespace's CLOCK_MONOTONIC (0: the
+ * machine's own, or unknown). */
+WEFT__HIDDEN int64_t weft__timens_mono(void);
+
 /* ------------------------------------------------------- fault injection */
 
 #ifdef WEFT_TEST_HOOKS

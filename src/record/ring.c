@@ -365,6 +365,7 @@ int weft__ring_create(const char *name, size_t bytes, unsigned flags,
 	h->strings_cap = L.strings_cap;
 	h->nnames = 1; /* id 0 is "no name" */
 	h->state = WEFT_STATE_RUNNING;
+	weft__machine_init(h);
 
 	char host[256] = "";
 	gethostname(host, sizeof host - 1);
@@ -444,6 +445,7 @@ void weft__refresh_anchor(void)
 	h->a1 = a;
 	/* Pairs with the reader's acquire load of a1_seq. */
 	__atomic_store_n(&h->a1_seq, s + 2, __ATOMIC_RELEASE);
+	weft__clock_tuple(0);
 }
 
 /* ------------------------------------------------------------- start/stop */
@@ -493,6 +495,7 @@ WEFT_API int weft_stop(void)
 	weft__stream_close_own(gen);
 	struct weft__fhdr *h = g.hdr;
 	weft__refresh_anchor();
+	weft__clock_tuple(1);
 	h->stop_ticks = weft__clock_now();
 	__atomic_store_n(&h->state, WEFT_STATE_STOPPED, __ATOMIC_RELEASE);
 	/* The mapping stays: a thread that read weft__on just before may

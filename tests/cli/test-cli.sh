@@ -64,14 +64,14 @@ t_stdin() {
 	WEFT_FILE=a.weft "$EX/all-events" >/dev/null
 	"$W" dump a.weft >1.txt && "$W" dump - <a.weft >2.txt || exit 1
 	cmp 1.txt 2.txt || die "dump - differs"
-	cat a.weft | "$W" info - | grep -q "^events:    50$" || die "info - wrong"
+	cat a.weft | "$W" info - | grep -q "^events:    52$" || die "info - wrong"
 }
 
 t_info() {
 	WEFT_FILE=a.weft "$EX/all-events" 2 >/dev/null
 	"$W" info a.weft >info.txt || exit 1
 	grep -q "^writer:    stopped cleanly" info.txt || die "$(cat info.txt)"
-	grep -q "^events:    50$" info.txt || die "$(cat info.txt)"
+	grep -q "^events:    52$" info.txt || die "$(cat info.txt)"
 	grep -q "^streams:   3$" info.txt || die "$(cat info.txt)"
 	grep -qE "^  create +6$" info.txt || die "$(cat info.txt)"
 	grep -q "0 packets lost" info.txt
@@ -196,7 +196,7 @@ t_env_children() {
 	WEFT_FILE=e.weft WEFT_ROOT_PID=1 "$EX/all-events" >/dev/null
 	[ -e e.weft ] && die "non-root process wrote the root file"
 	ls e.weft.* >/dev/null 2>&1 || die "no e.weft.PID"
-	"$W" info "$(ls e.weft.* | head -1)" | grep -q "^events:    50$" || die "child trace wrong"
+	"$W" info "$(ls e.weft.* | head -1)" | grep -q "^events:    52$" || die "child trace wrong"
 	# a live writer's file is never taken over
 	WEFT_FILE=h.weft "$EX/ticker" 2 >/dev/null &
 	local pid=$!
@@ -347,7 +347,7 @@ assert 1 <= len(d['longest_runs']) <= 10
 r = [x['duration_ns'] for x in d['longest_runs']]
 assert r == sorted(r, reverse=True), r
 assert d['losses']['packets_lost'] == 0
-assert d['events'] == 62 and d['threads'] == 11, (d['events'], d['threads'])
+assert d['events'] == 64 and d['threads'] == 11, (d['events'], d['threads'])
 ph = d['loop_phases']
 assert len(ph) == 1 and ph[0]['phase'] == 'pending' and ph[0]['count'] == 1, ph
 assert ph[0]['tid'] == d['os_threads'][0]['tid'], ph

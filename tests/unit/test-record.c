@@ -78,6 +78,8 @@ TEST(roundtrip_every_event)
 	weft_phase("timers");
 	weft_phase(NULL);
 	weft_pause("gc", 12345);
+	weft_sent(15, 0xabc, 5, 6);
+	weft_received(0, 0xabc, 11, 7);
 	weft_run(0);
 	CHECK_OK(weft_stop());
 
@@ -120,6 +122,8 @@ TEST(roundtrip_every_event)
 		{WEFT_EV_PHASE, 16, 0, 0, "timers", 0, NULL},
 		{WEFT_EV_PHASE, 16, 0, 0, "", 0, NULL},
 		{WEFT_EV_PAUSE, 16, 0, 0, "gc", 12345, NULL},
+		{WEFT_EV_SENT, 16, 15, 0, "", 0xabc, NULL},
+		{WEFT_EV_RECEIVED, 16, 0, 0, "", 0xabc, NULL},
 		{WEFT_EV_RUN, 16, 0, 0, "", 0, NULL},
 	};
 	size_t nw = sizeof want / sizeof *want;
@@ -144,6 +148,12 @@ TEST(roundtrip_every_event)
 		CHECK(v->e.ts >= last);
 		last = v->e.ts;
 	}
+	/* the second and third numbers of sent and received */
+	CHECK_EQ(t.ev[nw - 3].e.value2, 5);
+	CHECK_EQ(t.ev[nw - 3].e.value3, 6);
+	CHECK_EQ(t.ev[nw - 2].e.value2, 11);
+	CHECK_EQ(t.ev[nw - 2].e.value3, 7);
+	CHECK_EQ(t.ev[nw - 4].e.value2, 0);
 	for (unsigned ty = 0; ty < WEFT_EV_COUNT; ty++)
 		if (!tcount(&t, ty))
 			FAIL("no %s event", weft_event_name(ty));

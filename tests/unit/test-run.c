@@ -525,6 +525,192 @@ TEST(hostile_manifests_and_bundles)
 	free(copy);
 }
 
+/* Two machines: machine A's CLOCK_MONOTONIC reads the true time +
+ * 1000 s, B's + 5000 s (other boots), and B's realtime clock is 3 ms
+ * off (NTP's error).  Both rings start at true time 0, with the manual
+ * clock counting true ns; they exchange messages whose delays are known. */
+#define MONO_A (INT64_C(1000) * 1000000000)
+#define MONO_B (INT64_C(5000) * 1000000000)
+#define REAL0 (INT64_C(1700000000) * 1000000000)
+#define NTP_ERR INT64_C(3000000)
+
+static void machine_a(void)
+{
+	weft_run(1);
+	weft_clock_set(1000);
+	weft_sent(0, 0xA2B, 0, 100); /* B reads it at 31000 */
+	weft_clock_set(95000);
+	weft_received(0, 0xB2A, 0, 50); /* B wrote it at 60000 */
+	weft_clock_set(200000);
+	weft_sent(0, 0xA2B, 100, 10); /* B reads it at 220000 */
+	weft_clock_set(300000);
+	weft_run(0);
+}
+
+static void machine_b(void)
+{
+	weft_run(1);
+	weft_clock_set(31000);
+	weft_received(0, 0xA2B, 0, 100);
+	weft_clock_set(60000);
+	weft_sent(0, 0xB2A, 0, 50);
+	weft_clock_set(220000);
+	weft_received(0, 0xA2B, 100, 10);
+	weft_clock_set(250000);
+	weft_run(0);
+}
+
+/* Sets the machine of a ring: its host name, boot id, and its clock
+ * readings (the start only) as machine `mono` / `real` at true time 0. */
+static void set_machine(const char *path, const char *host, uint8_t boot,
+			int64_t mono, int64_t real)
+{
+	int fd = open(path, O_RDWR);
+	CHECK(fd >= 0);
+	struct weft__fmach m;
+	CHECK(pread(fd, &m, sizeof m, WEFT_MACH_OFF) == sizeof m);
+	memset(m.host, 0, sizeof m.host);
+	snprintf(m.host, sizeof m.host, "%s", host);
+	memset(m.boot_id, boot, 16);
+	m.timens_mono_ns = 0;
+	m.ntuples = 1;
+	m.t[0].seq = 2;
+	m.t[0].ticks = 0;
+	m.t[0].mono_ns = mono;
+	m.t[0].real_ns = real;
+	CHECK(pwrite(fd, &m, sizeof m, WEFT_MACH_OFF) == sizeof m);
+	close(fd);
+}
+
+static void two_machines(const char *a, const char *b)
+{
+	record(a, machine_a, MONO_A);
+	record(b, machine_b, MONO_B);
+	set_machine(a, "alpha", 0xaa, MONO_A, REAL0);
+	set_machine(b, "beta", 0xbb, MONO_B, REAL0 + NTP_ERR);
+}
+
+TEST(two_machines_aligned_by_messages)
+{
+	const char *a = tpath("a.weft"), *b = tpath("b.weft");
+	two_machines(a, b);
+	const char *both[] = {a, b};
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open_many(&r, both, 2, 0, NULL, NULL));
+	uint32_t nh;
+	const struct weft_host *h = weft_reader_hosts(r, &nh);
+	CHECK_EQ(nh, 2);
+	CHECK_STR(h[0].name, "alpha");
+	CHECK_STR(h[1].name, "beta");
+	CHECK_EQ(h[0].method, WEFT_CLOCK_REFERENCE);
+	CHECK_EQ(h[1].method, WEFT_CLOCK_MESSAGES);
+	CHECK_U64(h[1].messages, 3);
+	/* the truth: add MONO_A - MONO_B to B's clock; the least delays,
+	 * 20000 one way and 35000 the other, bound it */
+	int64_t truth = MONO_A - MONO_B;
+	CHECK_EQ(h[1].lo_ns, truth - 20000);
+	CHECK_EQ(h[1].hi_ns, truth + 35000);
+	CHECK(h[1].lo_ns <= truth && truth <= h[1].hi_ns);
+	CHECK_EQ(h[1].offset_ns, truth + 7500);
+	CHECK_EQ(h[1].uncertainty_ns, 27500);
+	int64_t err = h[1].offset_ns - truth;
+	CHECK(err <= h[1].uncertainty_ns && -err <= h[1].uncertainty_ns);
+	/* no message is read before it was written */
+	struct weft_event e;
+	int64_t sent_at[2][2] = {{-1, -1}, {-1, -1}};
+	int received = 0;
+	while (weft_reader_next(r, &e) == 0) {
+		int c = e.value == 0xA2B ? 0 : 1;
+		int k = e.value2 == 0 ? 0 : 1;
+		if (e.type == WEFT_EV_SENT)
+			sent_at[c][k] = e.ns;
+		if (e.type == WEFT_EV_RECEIVED) {
+			CHECK(sent_at[c][k] >= 0);
+			CHECK(e.ns > sent_at[c][k]);
+			received++;
+		}
+	}
+	CHECK_EQ(received, 3);
+	/* raw times stay: B's received at its clock's 31000 */
+	weft_reader_close(r);
+}
+
+TEST(two_machines_by_realtime_or_forced)
+{
+	const char *a = tpath("a.weft"), *b = tpath("b.weft");
+	two_machines(a, b);
+	/* Without messages: B's realtime clock says where (3 ms off). */
+	int fd = open(b, O_RDWR);
+	CHECK(fd >= 0);
+	close(fd);
+	const char *one[] = {a};
+	struct weft_reader *r;
+	/* (b alone on the other side: its messages still match a's; make
+	 * a pair with a ring of b's machine that sends nothing) */
+	const char *c = tpath("c.weft");
+	record(c, ring_b, MONO_B);
+	set_machine(c, "beta", 0xbb, MONO_B, REAL0 + NTP_ERR);
+	const char *ac[] = {a, c};
+	CHECK_OK(weft_reader_open_many(&r, ac, 2, 0, NULL, NULL));
+	uint32_t nh;
+	const struct weft_host *h = weft_reader_hosts(r, &nh);
+	CHECK_EQ(nh, 2);
+	CHECK_EQ(h[1].method, WEFT_CLOCK_REALTIME);
+	CHECK_EQ(h[1].offset_ns, MONO_A - MONO_B + NTP_ERR);
+	CHECK_EQ(h[1].uncertainty_ns, -1);
+	weft_reader_close(r);
+	(void)one;
+	/* Forced: what the user says. */
+	const char *hosts[] = {"beta"};
+	int64_t ns[] = {-42};
+	struct weft_merge_opts o = {1, hosts, ns};
+	const char *ab[] = {a, b};
+	CHECK_OK(weft_reader_open_many(&r, ab, 2, 0, &o, NULL));
+	h = weft_reader_hosts(r, &nh);
+	CHECK_EQ(h[1].method, WEFT_CLOCK_FORCED);
+	CHECK_EQ(h[1].offset_ns, -42);
+	struct weft_event e;
+	int64_t b_first = -1;
+	while (weft_reader_next(r, &e) == 0)
+		if (e.stream == 1 && b_first < 0 && e.type == WEFT_EV_RECEIVED)
+			b_first = e.ns;
+	/* B's 31000 at B's clock MONO_B + 31000, less 42, from A's origin */
+	CHECK_EQ(b_first, MONO_B + 31000 - 42 - MONO_A);
+	weft_reader_close(r);
+}
+
+/* Same boot id: one machine's CLOCK_MONOTONIC, each ring moved out of its
+ * writer's time namespace. */
+TEST(time_namespaces)
+{
+	const char *a = tpath("a.weft"), *b = tpath("b.weft");
+	record(a, ring_a, BASE);
+	record(b, ring_b, BASE + 50 - 777); /* its namespace is 777 behind */
+	set_machine(a, "host", 0x11, BASE, REAL0);
+	set_machine(b, "container", 0x11, BASE + 50 - 777, REAL0);
+	int fd = open(b, O_RDWR);
+	int64_t tns = 777;
+	CHECK(pwrite(fd, &tns, 8,
+		     WEFT_MACH_OFF +
+			     offsetof(struct weft__fmach, timens_mono_ns)) == 8);
+	close(fd);
+	const char *both[] = {a, b};
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open_many(&r, both, 2, 0, NULL, NULL));
+	uint32_t nh;
+	weft_reader_hosts(r, &nh);
+	CHECK_EQ(nh, 1);
+	struct weft_event e;
+	while (weft_reader_next(r, &e) == 0)
+		if (e.stream == 1 && e.type == WEFT_EV_RUN && e.id) {
+			CHECK_EQ(e.ns, 250);
+			break;
+		}
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
 	  T(exec_becomes), T(bundle_round_trip_and_cut), T(ids_never_shared),
-	  T(one_ring_run), T(hostile_manifests_and_bundles))
+	  T(one_ring_run), T(hostile_manifests_and_bundles),
+	  T(two_machines_aligned_by_messages),
+	  T(two_machines_by_realtime_or_forced), T(time_namespaces))

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - the manifest of a run (docs/format.md, "Runs").
+ *
+ * With WEFT_RUN=DIR in its environment (`weft record` sets it), every
+ * process that loads libweft records into DIR (its ring is DIR/ring, or
+ * DIR/ring.PID...: env.c) and appends what the process tree needs to
+ * DIR/manifest, one line per fact, each line one write(2) on a file
+ * opened with O_APPEND, so that lines of different processes never mix:
+ *   proc    when an image loads: pid, parent, start token, exe, arguments
+ *   fork    in a child, at fork: its parent's OS thread and the async
+ *           thread that created it (a spawn request, or the one running)
+ *   ring    when its ring is made
+ *   exit    at exit(): its status
+ * Times are CLOCK_MONOTONIC of the machine (out of the writer's time
+ * namespace) and CLOCK_REALTIME, in ns.
+ *
+ * A process that records nothing pays a few system calls when it loads
+ * and when it exits; nothing else.  The fork line is written by the
+ * child between fork and whatever it does next (exec, usually), with
+ * only async-signal-safe calls: open, write, close, clock_gettime.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WEFT_ENABLE 1
+#include "weft/weft.h"
+
+#include "record.h"
+
+#define LINE_MAX_ 16384
+
+static char manifest[4200]; /* DIR/manifest; "" when not in a run */
+static int64_t timens;	    /* the machine's CLOCK_MONOTONIC minus ours */
+
+/* The thread that forks, as its prepare handler saw it (the child is a
+ * copy of that thread). */
+static __thread uint32_t fork_tid;
+static __thread uint64_t fork_by;
+static __thread int fork_spawn;
+/* weft_spawning(): the spawn request this OS thread is carrying out. */
+static __thread uint64_t spawner;
+
+/* A line built with no stdio (async-signal-safe). */
+struct line {
+	char b[LINE_MAX_];
+	size_t n;
+	int full;
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	if (l->n + n + 2 > sizeof l->b) {
+		l->full = 1;
+		return;
+	}
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+static void puts_(struct line *l, const char *s)
+{
+	put(l, s, strlen(s));
+}
+
+static void putu(struct line *l, uint64_t v, int base)
+{
+	char d[24];
+	int k = sizeof d;
+	do {
+		d[--k] = "0123456789abcdef"[v % (unsigned)base];
+		v /= (unsigned)base;
+	} while (v);
+	put(l, d + k, sizeof d - (size_t)k);
+}
+
+static void puti(struct line *l, int64_t v)
+{
+	if (v < 0) {
+		put(l, "-", 1);
+		putu(l, (uint64_t)0 - (uint64_t)v, 10);
+	} else
+		putu(l, (uint64_t)v, 10);
+}
+
+/* " key=value", the value %XX-escaped (bytes up to space, '%', DEL). */
+static void putesc(struct line *l, const char *key, const char *v)
+{
+	put(l, " ", 1);
+	puts_(l, key);
+	put(l, "=", 1);
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (*p <= ' ' || *p == '%' || *p == 0x7f) {
+			char e[3] = {'%', "0123456789ABCDEF"[*p >> 4],
+				     "0123456789ABCDEF"[*p & 15]};
+			put(l, e, 3);
+		} else
+			put(l, (const char *)p, 1);
+		if (l->full)
+			return;
+	}
+}
+
+static void putkv(struct line *l, const char *key, int64_t v)
+{
+	put(l, " ", 1);
+	puts_(l, key);
+	put(l, "=", 1);
+	puti(l, v);
+}
+
+static int64_t now(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void put_times(struct line *l)
+{
+	putkv(l, "t", now(CLOCK_MONOTONIC) + timens);
+	putkv(l, "real", now(CLOCK_REALTIME));
+}
+
+static void emit(struct line *l)
+{
+	l->b[l->n++] = '\n';
+	int fd = open(manifest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+		      0600);
+	if (fd < 0)
+		return;
+	ssize_t w = write(fd, l->b, l->n);
+	(void)w;
+	close(fd);
+}
+
+static void start(struct line *l, const char *kind)
+{
+	l->n = 0;
+	l->full = 0;
+	puts_(l, kind);
+	putkv(l, "pid", getpid());
+}
+
+/* Its start time in clock ticks since boot (/proc/self/stat, field 22):
+ * the same across exec, another for a pid used again. */
+static uint64_t start_token(void)
+{
+	char b[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	const char *p = strrchr(b, ')');
+	if (!p)
+		return 0;
+	/* fields 3.. follow ") " */
+	int field = 2;
+	for (p++; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	uint64_t v = 0;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	return v;
+}
+
+static void on_exit_(int status, void *arg)
+{
+	(void)arg;
+	if (!manifest[0])
+		return;
+	static struct line l;
+	start(&l, "exit");
+	putkv(&l, "status", status);
+	put_times(&l);
+	emit(&l);
+}
+
+static void prepare(void)
+{
+	fork_tid = (uint32_t)syscall(SYS_gettid);
+	fork_spawn = spawner != 0;
+	fork_by = spawner ? spawner : weft__current();
+}
+
+static void child(void)
+{
+	if (!manifest[0])
+		return;
+	static struct line l; /* (one thread after fork) */
+	start(&l, "fork");
+	putkv(&l, "ppid", getppid());
+	putkv(&l, "tid", fork_tid);
+	put(&l, " by=", 4);
+	putu(&l, fork_by, 16);
+	putkv(&l, "spawn", fork_spawn);
+	put_times(&l);
+	emit(&l);
+	spawner = 0;
+}
+
+void weft__run_init(const char *dir, int argc, char **argv)
+{
+	size_t n = strlen(dir);
+	if (n + sizeof "/manifest" > sizeof manifest)
+		return;
+	memcpy(manifest, dir, n);
+	memcpy(manifest + n, "/manifest", sizeof "/manifest");
+	timens = weft__timens_mono();
+	pthread_atfork(prepare, NULL, child);
+	on_exit(on_exit_, NULL);
+
+	static struct line l;
+	start(&l, "proc");
+	putkv(&l, "ppid", getppid());
+	putkv(&l, "start", (int64_t)start_token());
+	put_times(&l);
+	char exe[4096];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[k > 0 ? k : 0] = 0;
+	putesc(&l, "exe", exe);
+	for (int i = 0; argv && i < argc && argv[i] && !l.full; i++)
+		putesc(&l, "arg", argv[i]);
+	if (l.full) {
+		/* arguments cut to fit a line: said so */
+		l.n = l.n < sizeof l.b - 16 ? l.n : sizeof l.b - 16;
+		l.full = 0;
+		puts_(&l, " cut=1");
+	}
+	emit(&l);
+}
+
+void weft__run_ring(const char *name)
+{
+	if (!manifest[0])
+		return;
+	/* (once a process: the ring is made once; maybe in a signal
+	 * handler, so no malloc) */
+	static struct line l;
+	const char *base = strrchr(name, '/');
+	start(&l, "ring");
+	putesc(&l, "file", base ? base + 1 : name);
+	put_times(&l);
+	emit(&l);
+}
+
+WEFT_API void weft__spawning(uint64_t thread)
+{
+	spawner = thread;
+}
