@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-record.c - `weft record [-o FILE] [--size BYTES] [--mode MODE]
+ * cmd-record.c - `weft record [-o DIR] [--size BYTES] [--mode MODE]
  * [--loops LIST] -- CMD [ARGS...]`: runs CMD with the shims of the event
- * loops it needs preloaded (record-loops.c) and the ring set up through
- * the environment (WEFT_FILE...), forwards SIGINT, SIGTERM and SIGHUP to
- * it, exits with its status, and says where every trace went and which
- * loops were traced: CMD writes FILE; any process it starts that records
- * (a child that inherits the environment) writes FILE.PID.
+ * loops it needs preloaded (record-loops.c) and the run directory DIR set
+ * up through the environment (WEFT_RUN...), forwards SIGINT, SIGTERM and
+ * SIGHUP to it, exits with its status, and says what the run holds and
+ * which loops were traced.  One run, one trace: DIR holds the ring of
+ * each process of the tree that recorded (CMD's is DIR/ring, the others'
+ * DIR/ring.PID) and the manifest of the tree (docs/format.md, "Runs"),
+ * to which weft record adds the run's first line, CMD's fork, and how
+ * each process it reaps ended (it is their subreaper: orphans come to it).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -28,7 +34,7 @@
 #include "weft-tools.h"
 
 #define USAGE                                                                  \
-	"weft record [-o FILE] [--size BYTES] [--mode overwrite|discard] "     \
+	"weft record [-o DIR] [--size BYTES] [--mode overwrite|discard] "      \
 	"[--clock auto|monotonic] [--loops uv,event,glib|all|none] -- "        \
 	"CMD [ARGS...]"
 
@@ -43,87 +49,250 @@ static void forward(int sig)
 /* The loops the traces showed (record_loop_of_kind's bits). */
 static unsigned loops_seen;
 
-/* Prints what a trace of this run (its session) holds; returns its event
- * count, -1 when unreadable, -2 when it is no trace of this run (a file
- * of another run, or no weft trace at all: not printed). */
-static long summarize(const char *path, int pid_main, uint64_t session,
-		      int exec_image)
+/* "exited with status 3", "killed by signal 9", ... */
+static const char *how(const struct weft_process *p, char *buf, size_t cap)
 {
-	unsigned loops = 0;
-	struct weft_reader *r;
-	struct weft_diag d;
-	int err = weft_reader_open(&r, path, 0, &d);
-	if (err == WEFT_ENOTTRACE || err == WEFT_EEMPTY)
-		return -2;
-	if (err) {
-		fprintf(stderr, "weft:   %s: unreadable (%s)\n", path, d.msg);
-		return -1;
+	switch (p->end) {
+	case WEFT_PROC_EXITED:
+		snprintf(buf, cap, "exited with status %d", p->status);
+		return buf;
+	case WEFT_PROC_SIGNALED:
+		snprintf(buf, cap, "killed by signal %d", p->status);
+		return buf;
+	case WEFT_PROC_EXECED:
+		return "exec'd";
+	case WEFT_PROC_VANISHED:
+		return "ended, how not recorded";
+	case WEFT_PROC_STOPPED:
+		return "stopped recording";
 	}
-	const struct weft_trace_info *in = weft_reader_info(r);
-	if (in->session != session) {
-		weft_reader_close(r);
-		return -2;
-	}
-	struct weft_event ev;
-	while (weft_reader_next(r, &ev) == 0)
-		if (ev.type == WEFT_EV_CREATE || ev.type == WEFT_EV_CREATE_LABEL)
-			loops |= record_loop_of_kind(
-				weft_reader_name(r, ev.name));
-	in = weft_reader_info(r); /* the counts, now complete */
-	const struct weft_losses *l = &in->losses;
-	long n = (long)in->events;
-	fprintf(stderr, "weft:   %s: %s pid %u%s%s, %llu events, %u OS threads",
-		path, in->comm, in->pid,
-		(int)in->pid != pid_main ? " (a child)" : "",
-		exec_image ? " (after exec)" : "",
-		(unsigned long long)in->events, in->nstreams);
-	if (l->packets_lost || l->events_discarded)
-		fprintf(stderr, ", lost %llu packets and %llu events",
-			(unsigned long long)l->packets_lost,
-			(unsigned long long)l->events_discarded);
-	char names[64];
-	record_loops_names(loops, names, sizeof names);
-	if (loops)
-		fprintf(stderr, ", loops: %s", names);
-	loops_seen |= loops;
-	fputc('\n', stderr);
-	weft_reader_close(r);
-	return n;
+	return "still running";
 }
 
-/* Refuses an output the recorder would refuse too, before running the
- * program: anything that exists and is not a regular file (a device, a
- * FIFO, a socket, a directory: weft never replaces one; a symbolic link
- * is followed, as the recorder follows it), or a ring another process is
- * writing.  Then removes a trace of an earlier run at FILE (a weft ring,
- * nothing else), so that what FILE holds afterwards is this run's. */
-static int check_output(const char *abs, const char *out)
+/* What the run holds: each process that recorded, indented under its
+ * parent, its events, OS threads, how it ended and its loops.  Returns
+ * how many recorded, or -1 (unreadable: said). */
+static int summarize(const char *dir, const char *out)
 {
-	struct stat sb;
-	if (stat(abs, &sb) < 0)
-		return 0; /* nothing there (or a link to nothing): created */
-	if (!S_ISREG(sb.st_mode))
-		return error("'%s' is not a regular file: weft never replaces "
-			     "a device, FIFO, socket or directory",
-			     out),
-		       2;
-	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct weft_reader *r;
+	struct weft_diag d = {0};
+	int err = weft_reader_open(&r, dir, 0, &d);
+	if (err == WEFT_EEMPTY)
+		return 0;
+	if (err) {
+		fprintf(stderr, "weft:   %s: unreadable (%s)\n", out, d.msg);
+		return -1;
+	}
+	uint32_t np;
+	weft_reader_processes(r, &np);
+	/* (a followed run grows: room for what the events may add) */
+	size_t cap = np + 64;
+	unsigned *loops = calloc(cap, sizeof *loops);
+	uint64_t *events = calloc(cap, sizeof *events);
+	if (!loops || !events) {
+		free(loops);
+		free(events);
+		weft_reader_close(r);
+		return -1;
+	}
+	struct weft_event ev;
+	while (weft_reader_next(r, &ev) == 0) {
+		uint32_t p = weft_reader_stream_process(r, ev.stream);
+		if (p >= cap)
+			continue;
+		events[p]++;
+		if (ev.type == WEFT_EV_CREATE || ev.type == WEFT_EV_CREATE_LABEL)
+			loops[p] |=
+				record_loop_of_kind(weft_reader_name(r, ev.name));
+	}
+	const struct weft_trace_info *in = weft_reader_info(r);
+	const struct weft_process *pr = weft_reader_processes(r, &np);
+	int recorded = 0;
+	for (uint32_t i = 0; i < np && i < cap; i++) {
+		if (!pr[i].ring)
+			continue;
+		recorded++;
+		int depth = 0;
+		for (uint32_t q = pr[i].parent; q < np && depth < 8;
+		     q = pr[q].parent)
+			depth++;
+		char h[64], names[64];
+		fprintf(stderr,
+			"weft:   %*spid %u %s%s: %llu events, %u OS thread%s, "
+			"%s",
+			2 * depth, "", pr[i].pid, pr[i].comm,
+			pr[i].image ? " (after exec)" : "",
+			(unsigned long long)events[i], pr[i].nstreams,
+			pr[i].nstreams == 1 ? "" : "s",
+			how(&pr[i], h, sizeof h));
+		record_loops_names(loops[i], names, sizeof names);
+		if (loops[i])
+			fprintf(stderr, ", loops: %s", names);
+		loops_seen |= loops[i];
+		fputc('\n', stderr);
+	}
+	if (np > (uint32_t)recorded)
+		fprintf(stderr,
+			"weft:   (%u more process%s recorded nothing: weft info "
+			"%s lists them)\n",
+			np - (uint32_t)recorded,
+			np - (uint32_t)recorded == 1 ? "" : "es", out);
+	const struct weft_losses *l = &in->losses;
+	if (l->packets_lost || l->events_discarded)
+		fprintf(stderr, "weft:   lost %llu packets and %llu events\n",
+			(unsigned long long)l->packets_lost,
+			(unsigned long long)l->events_discarded);
+	free(loops);
+	free(events);
+	weft_reader_close(r);
+	return recorded;
+}
+
+/* Whether `path` begins with a weft ring's magic; 2 when a live writer
+ * holds it. */
+static int ring_at(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return 0; /* the recorder will say why */
+		return 0;
 	char magic[8] = "";
 	int ring = read(fd, magic, 8) == 8 && !memcmp(magic, "WEFTRING", 8);
 	int live = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 	close(fd);
-	if (live)
-		return error("'%s' is being written by another process", out),
-		       2;
-	if (ring) {
-		/* Through a symbolic link: the file it names. */
+	return ring ? 1 + live : 0;
+}
+
+/* Makes the run directory at `abs` (-o `out`), or empties a run's that
+ * is there, before running anything.  Refused: anything that is not a
+ * directory (a device, FIFO or socket is never replaced; a symbolic link
+ * is followed), a directory holding files of its own, a run a live
+ * process is writing.  A ring file there (a trace of an earlier weft) is
+ * replaced by the directory.  Returns 0 or an exit status. */
+static int prepare_run(const char *abs, const char *out)
+{
+	struct stat sb;
+	if (stat(abs, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		int ring = ring_at(abs);
+		if (ring == 2)
+			return error("'%s' is being written by another process",
+				     out),
+			       2;
+		if (!ring)
+			return error("'%s' exists and is not a weft run: weft "
+				     "never replaces it",
+				     out),
+			       2;
 		char real[PATH_MAX];
-		if (realpath(abs, real))
-			unlink(real);
+		if (!realpath(abs, real) || unlink(real) < 0)
+			return error_errno("cannot replace '%s'", out), 1;
+	} else if (stat(abs, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+		return error("'%s' is not a regular file nor a directory: weft "
+			     "never replaces a device, FIFO or socket",
+			     out),
+		       2;
 	}
-	return 0;
+	if (stat(abs, &sb) < 0) {
+		if (mkdir(abs, 0755) < 0)
+			return error_errno("cannot make the run directory '%s'",
+					   out),
+			       1;
+		return 0;
+	}
+	/* A directory: empty, or a run's (its manifest and rings). */
+	DIR *dp = opendir(abs);
+	if (!dp)
+		return error_errno("cannot read '%s'", out), 1;
+	struct dirent *de;
+	int rc = 0;
+	char p[PATH_MAX * 2 + 300];
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		rewinddir(dp);
+		while ((de = readdir(dp)) && !rc) {
+			const char *n = de->d_name;
+			if (!strcmp(n, ".") || !strcmp(n, ".."))
+				continue;
+			snprintf(p, sizeof p, "%s/%s", abs, n);
+			int ring = ring_at(p);
+			int ours = ring || !strcmp(n, "manifest") ||
+				   (!strncmp(n, "ring.", 5) &&
+				    strstr(n, ".tmp"));
+			if (pass == 0 && ring == 2) {
+				error("'%s' is being written by another "
+				      "process (%s)",
+				      out, n);
+				rc = 2;
+			} else if (pass == 0 && !ours) {
+				error("'%s' holds files that are not a weft "
+				      "run's (%s): weft never deletes them; "
+				      "choose another -o",
+				      out, n);
+				rc = 2;
+			} else if (pass == 1 && unlink(p) < 0)
+				rc = error_errno("cannot remove '%s'", p);
+		}
+	}
+	closedir(dp);
+	return rc;
+}
+
+/* A line of the manifest, from weft record (one write each). */
+__attribute__((format(printf, 2, 3))) static void manifest(const char *dir,
+							   const char *fmt,
+							   ...)
+{
+	char line[8192], path[PATH_MAX * 2 + 16];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof line - 1)
+		return;
+	line[n++] = '\n';
+	snprintf(path, sizeof path, "%s/manifest", dir);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	ssize_t w = write(fd, line, (size_t)n);
+	(void)w;
+	close(fd);
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* " key=value", %XX-escaped as the manifest wants. */
+static size_t esc(char *b, size_t cap, const char *key, const char *v)
+{
+	size_t n = (size_t)snprintf(b, cap, " %s=", key);
+	for (const unsigned char *p = (const unsigned char *)v;
+	     *p && n + 4 < cap; p++) {
+		if (*p <= ' ' || *p == '%' || *p == 0x7f)
+			n += (size_t)snprintf(b + n, cap - n, "%%%02X", *p);
+		else
+			b[n++] = (char)*p;
+	}
+	n = n < cap ? n : cap - 1;
+	b[n] = 0;
+	return n;
+}
+
+/* How a process weft record reaped ended. */
+static void reaped(const char *dir, pid_t pid, int st)
+{
+	if (WIFSIGNALED(st))
+		manifest(dir, "reaped pid=%d signal=%d t=%lld real=%lld",
+			 (int)pid, WTERMSIG(st),
+			 (long long)clock_ns(CLOCK_MONOTONIC),
+			 (long long)clock_ns(CLOCK_REALTIME));
+	else if (WIFEXITED(st))
+		manifest(dir, "reaped pid=%d status=%d t=%lld real=%lld",
+			 (int)pid, WEXITSTATUS(st),
+			 (long long)clock_ns(CLOCK_MONOTONIC),
+			 (long long)clock_ns(CLOCK_REALTIME));
 }
 
 /* Checks one setting, given as an option or else inherited from the
@@ -154,15 +323,8 @@ static int check_setting(enum weft__setting which, const char **val,
  * takes another: those may still fail, and say so). */
 static int check_space(const char *abs, const char *out, uint64_t bytes)
 {
-	char dir[PATH_MAX * 2];
-	snprintf(dir, sizeof dir, "%s", abs);
-	char *slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = 0;
-	else
-		*slash = 0;
 	struct statvfs vs;
-	if (statvfs(dir, &vs) < 0)
+	if (statvfs(abs, &vs) < 0)
 		return 0; /* the recorder will say why */
 	uint64_t avail = (uint64_t)vs.f_bavail * vs.f_frsize;
 	if (avail >= bytes)
@@ -218,7 +380,7 @@ int cmd_record(int argc, char **argv)
 			return error("'%s': name too long", out), 1;
 	} else
 		snprintf(abs, sizeof abs, "%s", out);
-	int err = check_output(abs, out);
+	int err = prepare_run(abs, out);
 	if (!err)
 		err = check_space(abs, out, set.size);
 	if (err)
@@ -235,6 +397,13 @@ int cmd_record(int argc, char **argv)
 	snprintf(session, sizeof session, "%llx",
 		 (unsigned long long)time(NULL) << 20 ^ (unsigned)getpid());
 
+	manifest(abs, "weft-run version=1 session=%s t=%lld real=%lld", session,
+		 (long long)clock_ns(CLOCK_MONOTONIC),
+		 (long long)clock_ns(CLOCK_REALTIME));
+	/* Orphans of the tree come to weft record, which says how they
+	 * ended. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
 	struct sigaction sa = {.sa_handler = forward};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -250,7 +419,18 @@ int cmd_record(int argc, char **argv)
 	if (pid == 0) {
 		char pidstr[16];
 		snprintf(pidstr, sizeof pidstr, "%d", (int)getpid());
-		setenv("WEFT_FILE", abs, 1);
+		/* its fork line, before it runs anything: what it runs */
+		char line[8192];
+		size_t n = esc(line, sizeof line, "exe", argv[i]);
+		for (int a = i; a < argc && n < sizeof line - 64; a++)
+			n += esc(line + n, sizeof line - n, "arg", argv[a]);
+		manifest(abs, "fork pid=%d ppid=%d tid=0 by=0 spawn=0 t=%lld "
+			      "real=%lld%s",
+			 (int)getpid(), (int)getppid(),
+			 (long long)clock_ns(CLOCK_MONOTONIC),
+			 (long long)clock_ns(CLOCK_REALTIME), line);
+		unsetenv("WEFT_FILE"); /* (it would take precedence) */
+		setenv("WEFT_RUN", abs, 1);
 		setenv("WEFT_ROOT_PID", pidstr, 1);
 		setenv("WEFT_SESSION", session, 1);
 		if (size)
@@ -283,66 +463,31 @@ int cmd_record(int argc, char **argv)
 		return error("cannot run '%s': %s", argv[i], strerror(e)), 127;
 	}
 	close(errpipe[0]);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	/* CMD, and every orphan of the tree that ends meanwhile */
+	int st = 0, ost;
+	for (;;) {
+		pid_t p = waitpid(-1, &ost, 0);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			break;
+		reaped(abs, p, ost);
+		if (p == pid) {
+			st = ost;
+			break;
+		}
+	}
+	for (pid_t p; (p = waitpid(-1, &ost, WNOHANG)) > 0;)
+		reaped(abs, p, ost);
 	int rc = WIFEXITED(st) ? WEXITSTATUS(st)
 		 : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
 				   : 1;
 
-	/* Where the traces went: FILE, FILE.PID of the other processes,
-	 * FILE.PID.N of the images a process exec'd (docs/format.md), of
-	 * this run only (its session).  A process makes its ring at its
-	 * first event: one that recorded nothing left no file. */
-	fprintf(stderr, "weft: %s exited %s %d; traces:\n", argv[i],
-		WIFSIGNALED(st) ? "on signal" : "with status",
-		WIFSIGNALED(st) ? WTERMSIG(st) : rc);
-	uint64_t sess = strtoull(session, NULL, 16);
-	int found = 0, older = 0;
-	const char *first = NULL;
-	char firstbuf[PATH_MAX * 2 + 300];
-	if (access(abs, F_OK) == 0 && summarize(abs, pid, sess, 0) >= 0) {
-		found++;
-		first = out;
-	}
-	char dir[PATH_MAX * 2];
-	snprintf(dir, sizeof dir, "%s", abs);
-	char *slash = strrchr(dir, '/');
-	*slash = 0;
-	const char *base = slash + 1 - dir + abs;
-	size_t blen = strlen(base);
-	DIR *dp = opendir(dir[0] ? dir : "/");
-	struct dirent *de;
-	while (dp && (de = readdir(dp))) {
-		/* FILE.PID or FILE.PID.N */
-		const char *x = de->d_name + blen;
-		size_t d1 = strncmp(de->d_name, base, blen) || *x != '.'
-				    ? 0
-				    : strspn(x + 1, "0123456789");
-		if (!d1 || (x[1 + d1] &&
-			    (x[1 + d1] != '.' || !x[2 + d1] ||
-			     strspn(x + 2 + d1, "0123456789") !=
-				     strlen(x + 2 + d1))))
-			continue;
-		char p[PATH_MAX * 2 + 300];
-		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		long n = summarize(p, pid, sess, x[1 + d1] == '.');
-		if (n == -2) {
-			older++;
-			continue;
-		}
-		found++;
-		if (!first) {
-			snprintf(firstbuf, sizeof firstbuf, "%s", p);
-			first = firstbuf;
-		}
-	}
-	if (dp)
-		closedir(dp);
-	if (older)
-		fprintf(stderr, "weft:   (%d more file%s named like these, "
-				"not of this run: left as they are)\n",
-			older, older == 1 ? "" : "s");
+	/* What the run holds (docs/format.md, "Runs"). */
+	fprintf(stderr, "weft: %s %s %d; the run is in '%s':\n", argv[i],
+		WIFSIGNALED(st) ? "exited on signal" : "exited with status",
+		WIFSIGNALED(st) ? WTERMSIG(st) : rc, out);
+	int found = summarize(abs, out);
 	char names[64];
 	record_loops_names(loops_seen, names, sizeof names);
 	fprintf(stderr, "weft: traced loops: %s; preloaded: %s\n",
@@ -355,6 +500,6 @@ int cmd_record(int argc, char **argv)
 	else
 		fprintf(stderr, "weft: look with: weft dump %s | weft why %s | "
 				"weft stats %s\n",
-			first, first, first);
+			out, out, out);
 	return rc;
 }

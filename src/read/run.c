@@ -217,6 +217,38 @@ static void bad(struct manifest *m, const char *what, uint64_t line)
 			 (unsigned long long)line, what);
 }
 
+/* The exe= and arg= fields of a line: what the process runs (its
+ * arguments replaced only when the line names some).  0 or -ENOMEM. */
+static int set_image(struct mproc *p, const struct fields *fl)
+{
+	int oom = 0;
+	uint32_t args = 0;
+	for (unsigned i = 0; i < fl->n; i++)
+		args += is(fl->f[i].k, fl->f[i].kn, "arg");
+	if (args) {
+		for (uint32_t i = 0; i < p->argc; i++)
+			free(p->argv[i]);
+		free(p->argv);
+		p->argc = 0;
+		p->argv = calloc(args, sizeof *p->argv);
+		if (!p->argv)
+			return -ENOMEM;
+	}
+	for (unsigned i = 0; i < fl->n; i++) {
+		const char *k = fl->f[i].k, *v = fl->f[i].v;
+		size_t kn = fl->f[i].kn, vn = fl->f[i].vn;
+		if (is(k, kn, "exe"))
+			set_str(&p->exe, v, vn, &oom);
+		else if (is(k, kn, "arg")) {
+			char *a = unescape(v, vn);
+			if (!a)
+				return -ENOMEM;
+			p->argv[p->argc++] = a;
+		}
+	}
+	return oom ? -ENOMEM : 0;
+}
+
 /* Applies one line; returns -ENOMEM, or 0 (bad lines are counted). */
 static int line(struct manifest *m, struct fields *fl)
 {
@@ -296,12 +328,9 @@ static int line(struct manifest *m, struct fields *fl)
 				p->argc = i + 1;
 			}
 		}
-		/* weft record names what it runs */
-		for (unsigned i = 0; i < fl->n; i++) {
-			if (is(fl->f[i].k, fl->f[i].kn, "exe"))
-				set_str(&p->exe, fl->f[i].v, fl->f[i].vn,
-					&oom);
-		}
+		/* weft record names what it runs: exe and arg, as proc */
+		if (set_image(p, fl))
+			return -ENOMEM;
 	} else if (is(fl->kind, fl->kindn, "proc")) {
 		if (at != NONE && m->p[at].token && token &&
 		    m->p[at].token != token) {
@@ -336,24 +365,12 @@ static int line(struct manifest *m, struct fields *fl)
 		p->real_start = real;
 		if (ppid)
 			p->ppid = (uint32_t)ppid;
-		uint32_t args = 0;
-		for (unsigned i = 0; i < fl->n; i++)
-			args += is(fl->f[i].k, fl->f[i].kn, "arg");
-		if (args) {
-			for (uint32_t i = 0; i < p->argc; i++)
-				free(p->argv[i]);
-			free(p->argv);
-			p->argc = 0;
-			p->argv = calloc(args, sizeof *p->argv);
-			if (!p->argv)
-				return -ENOMEM;
-		}
+		if (set_image(p, fl))
+			return -ENOMEM;
 		for (unsigned i = 0; i < fl->n; i++) {
 			const char *k = fl->f[i].k, *v = fl->f[i].v;
 			size_t kn = fl->f[i].kn, vn = fl->f[i].vn;
-			if (is(k, kn, "exe"))
-				set_str(&p->exe, v, vn, &oom);
-			else if (is(k, kn, "host"))
+			if (is(k, kn, "host"))
 				set_str(&p->host, v, vn, &oom);
 			else if (is(k, kn, "boot") && vn < sizeof p->boot) {
 				char *b = unescape(v, vn);
@@ -361,11 +378,6 @@ static int line(struct manifest *m, struct fields *fl)
 					return -ENOMEM;
 				snprintf(p->boot, sizeof p->boot, "%s", b);
 				free(b);
-			} else if (is(k, kn, "arg")) {
-				char *a = unescape(v, vn);
-				if (!a)
-					return -ENOMEM;
-				p->argv[p->argc++] = a;
 			}
 		}
 	} else if (is(fl->kind, fl->kindn, "ring")) {
