@@ -43,7 +43,7 @@ int traces_arg(struct traces *t, int argc, char **argv, int *i, int exists)
 {
 	const char *a = argv[*i];
 	if (!strcmp(a, "--offset") || !strncmp(a, "--offset=", 9)) {
-		const char *v = a[8] == '=' ? a + 9
+		const char *v = a[8] == '='	? a + 9
 				: *i + 1 < argc ? argv[++*i]
 						: NULL;
 		const char *eq = v ? strrchr(v, '=') : NULL;
@@ -116,7 +116,8 @@ struct weft_model *traces_model(struct traces *t, struct weft_reader **r)
 		return NULL;
 	int err = weft_model_load(&m, *r);
 	if (err) {
-		error("cannot model %s: %s", traces_name(t), weft_strerror(err));
+		error("cannot model %s: %s", traces_name(t),
+		      weft_strerror(err));
 		weft_reader_close(*r);
 		*r = NULL;
 		return NULL;

@@ -268,22 +268,26 @@ int weft__clocks_align(struct rmulti *M, const struct weft_merge_opts *opts)
 				if (placed[h])
 					continue;
 				struct weft_host *H = &M->hosts[h];
-				int64_t lo = INT64_MIN, hi = INT64_MAX, slack = 0;
+				int64_t lo = INT64_MIN, hi = INT64_MAX,
+					slack = 0;
 				uint64_t msgs = 0;
 				for (uint32_t p = 0; p < n; p++) {
 					if (!placed[p])
 						continue;
-					const struct weft_host *P = &M->hosts[p];
+					const struct weft_host *P =
+						&M->hosts[p];
 					int64_t pu = P->uncertainty_ns > 0
 							     ? P->uncertainty_ns
 							     : 0;
 					/* h -> p: off_h <= off_p + bound */
 					int64_t b = bound[(size_t)h * n + p];
-					if (b != INT64_MAX && P->offset_ns + b < hi)
+					if (b != INT64_MAX &&
+					    P->offset_ns + b < hi)
 						hi = P->offset_ns + b;
 					/* p -> h: off_h >= off_p - bound */
 					b = bound[(size_t)p * n + h];
-					if (b != INT64_MAX && P->offset_ns - b > lo)
+					if (b != INT64_MAX &&
+					    P->offset_ns - b > lo)
 						lo = P->offset_ns - b;
 					msgs += count[(size_t)h * n + p] +
 						count[(size_t)p * n + h];
@@ -301,7 +305,8 @@ int weft__clocks_align(struct rmulti *M, const struct weft_merge_opts *opts)
 				if (lo != INT64_MIN && hi != INT64_MAX &&
 				    lo <= hi) {
 					H->offset_ns = lo + (hi - lo) / 2;
-					H->uncertainty_ns = (hi - lo) / 2 + slack;
+					H->uncertainty_ns =
+						(hi - lo) / 2 + slack;
 				} else if (lo != INT64_MIN && hi != INT64_MAX) {
 					/* no offset fits every message: the
 					 * realtime estimate, said so */

@@ -37,7 +37,7 @@
 #define NONE UINT32_MAX
 #define TAG_SHIFT 48
 #define TAG_MASK (0x3FFFull << TAG_SHIFT)
-#define TAG_PROC (0x3FFEull << TAG_SHIFT) /* the process threads */
+#define TAG_PROC (0x3FFEull << TAG_SHIFT)  /* the process threads */
 #define TAG_FRESH (0x3FFFull << TAG_SHIFT) /* ids given by the table */
 #define TAG_MAX 0x3FFDu			   /* rings tagged by number */
 #define MANIFEST_MAX (64u << 20)
@@ -347,19 +347,14 @@ static uint64_t creator_of(struct rmulti *M, uint32_t p)
 static int start_events(struct rmulti *M, struct msub *s, int64_t first)
 {
 	s->started = 1;
+	if (!M->synth)
+		return 0;
 	uint32_t p = s->proc;
 	struct weft_process *P = &M->procs[p];
 	int64_t t = P->t_start < first ? P->t_start : first;
 	uint32_t ms = map_stream(M, s, s->main);
 	struct weft_event ev;
-	uint32_t prev = P->prev_image;
-	uint64_t before = 0;
-	while (prev != NONE && !before) {
-		before = xid_of(M, prev);
-		prev = M->procs[prev].prev_image;
-	}
-	uint64_t by = before ? before : creator_of(M, p);
-	P->creator = by;
+	uint64_t before = s->before, by = s->by;
 	int err = 0;
 	if (by) {
 		made(&ev, WEFT_EV_CREATE, ms, by, s->xid);
@@ -391,7 +386,7 @@ static const char *sig_name(int sig)
 		[13] = " (SIGPIPE)", [14] = " (SIGALRM)", [15] = " (SIGTERM)",
 	};
 	return sig > 0 && sig < (int)(sizeof n / sizeof *n) && n[sig] ? n[sig]
-								       : "";
+								      : "";
 }
 
 /* How process p ended, with what its ring says: a writer gone without a
@@ -419,11 +414,10 @@ static int end_events(struct rmulti *M, struct msub *s)
 	struct weft_process *P = &M->procs[p];
 	P->end = end_of(M, p);
 	if (P->end == WEFT_PROC_RUNNING || P->end == WEFT_PROC_EXECED ||
-	    !s->started)
+	    !s->started || !M->synth)
 		return 0;
-	int64_t t = P->t_end != INT64_MAX && P->t_end > s->last_ns
-			    ? P->t_end
-			    : s->last_ns;
+	int64_t t = P->t_end != INT64_MAX && P->t_end > s->last_ns ? P->t_end
+								   : s->last_ns;
 	uint32_t ms = map_stream(M, s, s->main);
 	struct weft_event ev;
 	int err = 0;
@@ -444,11 +438,10 @@ static int end_events(struct rmulti *M, struct msub *s)
 		return syn_push(M, t, &ev);
 	}
 	if (P->end == WEFT_PROC_EXITED)
-		snprintf(text, sizeof text, "exited with status %d",
-			 P->status);
+		snprintf(text, sizeof text, "exited with status %d", P->status);
 	else if (P->end == WEFT_PROC_SIGNALED)
-		snprintf(text, sizeof text, "killed by signal %d%s",
-			 P->status, sig_name(P->status));
+		snprintf(text, sizeof text, "killed by signal %d%s", P->status,
+			 sig_name(P->status));
 	else
 		snprintf(text, sizeof text,
 			 "vanished: its ring was left without a stop and no "
@@ -467,7 +460,7 @@ static int end_events(struct rmulti *M, struct msub *s)
 static int sub_before(const struct rmulti *M, uint32_t a, uint32_t b)
 {
 	int64_t x = M->sub[a].ev.ns, y = M->sub[b].ev.ns;
-	return x < y || (x == y && a < b);
+	return x != y ? x < y : a < b;
 }
 
 static void heap_push(struct rmulti *M, uint32_t s)
@@ -511,7 +504,7 @@ static void translate(struct rmulti *M, uint32_t k, struct weft_event *ev)
 	ev->stream = map_stream(M, s, local);
 	ev->ns += s->shift;
 	uint64_t actor = ev->actor;
-	if (!actor && local == s->main && s->xid)
+	if (!actor && local == s->main && s->remap)
 		ev->actor = s->xid;
 	else
 		ev->actor = map_id(M, k, actor);
@@ -694,7 +687,7 @@ void weft__multi_info(struct weft_reader *R)
 	}
 	for (uint32_t r = 0; r < M->nruns; r++)
 		in->problems += M->runs[r].man.bad_lines ? 1 : 0;
-	in->writer = live ? WEFT_WRITER_LIVE
+	in->writer = live   ? WEFT_WRITER_LIVE
 		     : gone ? WEFT_WRITER_GONE
 			    : WEFT_WRITER_STOPPED;
 	in->first_ts = UINT64_MAX;
@@ -908,7 +901,8 @@ static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 						   (size_t)p->len, 0, d);
 			if (err) {
 				char msg[sizeof d->msg];
-				snprintf(msg, sizeof msg, "%s", d ? d->msg : "");
+				snprintf(msg, sizeof msg, "%s",
+					 d ? d->msg : "");
 				weft__diag(d, err, p->off, "%s: %s", name, msg);
 				break;
 			}
@@ -1087,7 +1081,7 @@ static uint32_t proc_add(struct rmulti *M)
 static int64_t mono_ns(const struct rmulti *M, uint32_t run, int64_t mono)
 {
 	return mono ? mono + M->hosts[M->runs[run].host].offset_ns -
-			      M->origin_mono
+			       M->origin_mono
 		    : 0;
 }
 
@@ -1162,15 +1156,17 @@ static int ring_proc(struct rmulti *M, uint32_t k)
 		if (colon)
 			base = colon + 1;
 		for (uint32_t e = 0; e < r->man.n && found == NONE; e++)
-			if (r->man.p[e].ring && !strcmp(r->man.p[e].ring, base) &&
+			if (r->man.p[e].ring &&
+			    !strcmp(r->man.p[e].ring, base) &&
 			    r->man.p[e].pid == in->pid)
 				found = r->first + e;
 		int64_t t = ring_mono(s->r);
 		for (uint32_t e = r->man.n; e-- > 0 && found == NONE;) {
 			const struct mproc *p = &r->man.p[e];
 			int64_t t0 = p->t_fork ? p->t_fork : p->t_start;
-			if (p->pid == in->pid && M->px[r->first + e].sub == NONE &&
-			    t0 <= t && (!p->t_end || p->t_end >= t))
+			if (p->pid == in->pid &&
+			    M->px[r->first + e].sub == NONE && t0 <= t &&
+			    (!p->t_end || p->t_end >= t))
 				found = r->first + e;
 		}
 	}
@@ -1191,6 +1187,12 @@ static int ring_proc(struct rmulti *M, uint32_t k)
 	}
 	s->proc = found;
 	M->px[found].sub = k;
+	/* its ids' tag and its process thread: known before any ring's
+	 * creator is looked for (in another ring's ids) */
+	s->tag = k == 0		? 0
+		 : k <= TAG_MAX ? (uint64_t)k << TAG_SHIFT
+				: TAG_FRESH;
+	s->xid = TAG_PROC | (k + 1);
 	struct weft_process *P = &M->procs[found];
 	P->ring = s->path;
 	if (!P->comm[0])
@@ -1229,17 +1231,30 @@ static uint32_t main_stream(const struct msub *s)
 	return 0;
 }
 
-/* Ring k joins the merge: its process, tag, clock and streams. */
+/* What creates ring k's process thread: the image before (exec), or
+ * the process's creator; and whether it acts on the main OS thread. */
+static void creation(struct rmulti *M, uint32_t k)
+{
+	struct msub *s = &M->sub[k];
+	struct weft_process *P = &M->procs[s->proc];
+	uint64_t before = 0;
+	for (uint32_t prev = P->prev_image; prev != NONE && !before;
+	     prev = M->procs[prev].prev_image)
+		before = xid_of(M, prev);
+	P->creator = creator_of(M, s->proc);
+	s->before = before;
+	s->by = before ? before : P->creator;
+	/* Created by a thread of another process: what its main OS thread
+	 * does outside async threads, its process thread does (the first
+	 * thread of a process of the run that was not its root). */
+	s->remap = M->synth && s->by;
+}
+
+/* Ring k joins the merge: its tag, clock and streams (its process is
+ * known: ring_proc). */
 static int join(struct rmulti *M, uint32_t k)
 {
 	struct msub *s = &M->sub[k];
-	int err = ring_proc(M, k);
-	if (err)
-		return err;
-	s->tag = k == 0		 ? 0
-		 : k <= TAG_MAX ? (uint64_t)k << TAG_SHIFT
-				 : TAG_FRESH;
-	s->xid = TAG_PROC | (k + 1);
 	s->mono0 = ring_mono(s->r);
 	if (s->host == MNONE) {
 		/* a ring that appeared since: its machine, by its boot id */
@@ -1256,7 +1271,7 @@ static int join(struct rmulti *M, uint32_t k)
 	for (uint32_t i = 0; i < ns; i++)
 		map_stream(M, s, i);
 	M->procs[s->proc].nstreams = ns;
-	M->procs[s->proc].thread = s->xid;
+	M->procs[s->proc].thread = M->synth ? s->xid : 0;
 	uint32_t *h = realloc(M->heap, M->nsub * sizeof *h);
 	if (!h)
 		return -ENOMEM;
@@ -1299,9 +1314,20 @@ static int follow_more(struct weft_reader *R)
 			return err;
 		for (uint32_t p = 0; p < M->nprocs; p++)
 			proc_sync(M, p);
-		for (uint32_t k = before; k < M->nsub; k++)
-			if ((err = join(M, k)))
-				return err;
+		if (M->nsub > 1 && !M->synth) {
+			/* (from now on: the rings before made none) */
+			M->synth = 1;
+			for (uint32_t k = 0; k < before; k++)
+				M->sub[k].started = 1;
+		}
+		for (uint32_t k = before; k < M->nsub && !err; k++)
+			err = ring_proc(M, k);
+		for (uint32_t k = before; k < M->nsub && !err; k++) {
+			creation(M, k);
+			err = join(M, k);
+		}
+		if (err)
+			return err;
 	}
 	for (uint32_t k = 0; k < M->nsub; k++) {
 		struct msub *s = &M->sub[k];
@@ -1427,8 +1453,9 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		struct weft_reader *sr;
 		struct weft_diag sd = {0};
 		if ((err = weft_reader_open(&sr, p, flags, &sd))) {
-			err = weft__diag(d, err, sd.offset, "%s%s%s", n > 1 ? p : "",
-					 n > 1 ? ": " : "", sd.msg);
+			err = weft__diag(d, err, sd.offset, "%s%s%s",
+					 n > 1 ? p : "", n > 1 ? ": " : "",
+					 sd.msg);
 			break;
 		}
 		if ((err = add_sub(M, sr, p, NONE)))
@@ -1505,13 +1532,19 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		else {
 			s0->nnmap = in0->nnames;
 			for (uint32_t i = 1; i < in0->nnames; i++)
-				s0->nmap[i] = strcmp(in0->names[i], "?") ? i : 0;
+				s0->nmap[i] = strcmp(in0->names[i], "?") ? i
+									 : 0;
 		}
 	}
 	if (!err)
 		M->name_process = name_of(M, "process");
+	M->synth = M->nsub > 1;
 	for (uint32_t k = 0; k < M->nsub && !err; k++)
+		err = ring_proc(M, k);
+	for (uint32_t k = 0; k < M->nsub && !err; k++) {
+		creation(M, k);
 		err = join(M, k);
+	}
 	/* The trace's description: the first ring's, on the merged axis. */
 	if (!err) {
 		struct weft_trace_info *in = &R->info;
@@ -1672,7 +1705,8 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 		const char *base = strrchr(s->path, '/');
 		base = base ? base + 1 : s->path;
 		const char *colon = strrchr(base, ':');
-		snprintf(p->name, sizeof p->name, "%s", colon ? colon + 1 : base);
+		snprintf(p->name, sizeof p->name, "%s",
+			 colon ? colon + 1 : base);
 		np++;
 	}
 	uint8_t *b = NULL;
@@ -1689,8 +1723,7 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 }
 
 #ifndef __wasi__
-int weft__multi_ctf(struct weft_reader *R, const char *dir,
-		    struct weft_diag *d)
+int weft__multi_ctf(struct weft_reader *R, const char *dir, struct weft_diag *d)
 {
 	struct rmulti *M = R->multi;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
@@ -1723,8 +1756,7 @@ int weft__multi_ctf(struct weft_reader *R, const char *dir,
 	return err;
 }
 #else
-int weft__multi_ctf(struct weft_reader *R, const char *dir,
-		    struct weft_diag *d)
+int weft__multi_ctf(struct weft_reader *R, const char *dir, struct weft_diag *d)
 {
 	(void)R;
 	(void)dir;

@@ -203,9 +203,7 @@ static void set_str(char **dst, const char *v, size_t n, int *oom)
  * is 15 bytes, the kernel's). */
 static void comm_of(struct mproc *p)
 {
-	const char *e = p->exe && *p->exe ? p->exe
-			: p->argc		  ? p->argv[0]
-						  : "";
+	const char *e = p->exe && *p->exe ? p->exe : p->argc ? p->argv[0] : "";
 	const char *slash = strrchr(e, '/');
 	snprintf(p->comm, sizeof p->comm, "%s", slash ? slash + 1 : e);
 }
@@ -284,7 +282,8 @@ static int line(struct manifest *m, struct fields *fl)
 		else if (is(k, kn, "session"))
 			e = num(v, vn, &session, 16);
 		if (e)
-			return bad(m, "a number that does not parse", lineno), 0;
+			return bad(m, "a number that does not parse", lineno),
+			       0;
 	}
 	if (pid > UINT32_MAX || ppid > UINT32_MAX || tid > UINT32_MAX ||
 	    status > INT32_MAX || status < INT32_MIN || sig > 255)
@@ -405,7 +404,7 @@ static int line(struct manifest *m, struct fields *fl)
 			p = &m->p[i];
 		if (p->end == WEFT_PROC_RUNNING ||
 		    p->end == WEFT_PROC_VANISHED) {
-			p->end = sig > 0 ? WEFT_PROC_SIGNALED
+			p->end = sig > 0       ? WEFT_PROC_SIGNALED
 				 : have_status ? WEFT_PROC_EXITED
 					       : WEFT_PROC_VANISHED;
 			p->status = sig > 0 ? (int)sig : (int)status;
@@ -444,7 +443,8 @@ int weft__manifest_parse(struct manifest *m, const char *text, size_t len)
 		m->lines++;
 		size_t n = end - i;
 		if (n && (n > MAX_LINE || split(text + i, n, f)))
-			bad(m, n > MAX_LINE ? "too long" : "a field without '='",
+			bad(m,
+			    n > MAX_LINE ? "too long" : "a field without '='",
 			    m->lines);
 		else if (n)
 			err = line(m, f);

@@ -25,17 +25,17 @@
  * CLOCK_MONOTONIC in ns (0: not known). */
 struct mproc {
 	uint32_t pid, ppid;
-	uint64_t token;     /* its start time in clock ticks since boot
+	uint64_t token; /* its start time in clock ticks since boot
 			       (/proc/PID/stat): tells a reused pid apart */
 	int64_t t_fork, t_start, t_end;
-	int64_t real_start;  /* CLOCK_REALTIME at t_start, or 0 */
-	int end;	     /* enum weft_process_end */
+	int64_t real_start; /* CLOCK_REALTIME at t_start, or 0 */
+	int end;	    /* enum weft_process_end */
 	int status;
-	int has_proc;	     /* a proc line was seen (its image started) */
-	int spawn;	     /* `by` is a spawn request (its exit resolves it) */
-	uint64_t by;	     /* the creating async thread, in the parent's ids */
-	uint32_t by_tid;     /* the parent's OS thread that forked */
-	uint32_t parent;     /* index of its parent entry, or NONE */
+	int has_proc;	 /* a proc line was seen (its image started) */
+	int spawn;	 /* `by` is a spawn request (its exit resolves it) */
+	uint64_t by;	 /* the creating async thread, in the parent's ids */
+	uint32_t by_tid; /* the parent's OS thread that forked */
+	uint32_t parent; /* index of its parent entry, or NONE */
 	uint32_t prev_image; /* index of the image it replaced, or NONE */
 	uint32_t image;
 	char *exe, *host, *ring;
@@ -117,34 +117,37 @@ enum { S_IDLE, S_HAS, S_WAIT, S_DONE };
 struct msub {
 	struct weft_reader *r;
 	char *path;
-	uint32_t run;  /* where it came from (M->runs), or MNONE */
-	uint32_t host; /* its machine (M->hosts) */
+	uint32_t run;	    /* where it came from (M->runs), or MNONE */
+	uint32_t host;	    /* its machine (M->hosts) */
 	const uint8_t *mem; /* read from memory: there (to read it again) */
 	size_t memlen;
-	uint32_t proc; /* its process */
-	uint64_t tag;  /* k << TAG_SHIFT, 0 for ring 0; TAG_FRESH: table */
-	int64_t shift; /* merged ns = its ns + shift */
-	int64_t mono0; /* CLOCK_MONOTONIC of its origin */
+	uint32_t proc;	  /* its process */
+	uint64_t tag;	  /* k << TAG_SHIFT, 0 for ring 0; TAG_FRESH: table */
+	int64_t shift;	  /* merged ns = its ns + shift */
+	int64_t mono0;	  /* CLOCK_MONOTONIC of its origin */
 	int64_t cut_mono; /* a snapshot's cut (its machine's clock), or 0 */
 	int64_t cut;	  /* the same on the merged axis, or INT64_MAX */
 	uint32_t *smap, nsmap; /* its streams -> merged */
 	uint32_t *nmap, nnmap; /* its names -> merged (0: not yet) */
 	struct weft_event ev;  /* its next event (S_HAS) */
 	int state;
-	int started;	/* the events of its process's start were made */
-	uint32_t main;	/* local index of its main OS thread's stream */
-	uint64_t xid;	/* its process thread */
+	int started;   /* the events of its process's start were made */
+	uint32_t main; /* local index of its main OS thread's stream */
+	uint64_t xid;  /* its process thread */
+	uint64_t by;   /* what creates it: the image before, or its creator */
+	uint64_t before; /* the image before's process thread, or 0 */
+	int remap;     /* its main OS thread's root acts as xid */
 	int64_t last_ns;
 	uint64_t returned;
 };
 
 /* Where rings came from: a run directory or a bundle. */
 struct mrun {
-	char *dir; /* a directory (followed), or NULL */
+	char *dir;     /* a directory (followed), or NULL */
 	uint32_t host; /* the machine of its rings (its manifest's clock) */
 	struct manifest man;
-	size_t man_off; /* bytes of the manifest parsed */
-	uint32_t first;	/* its first process in M->procs */
+	size_t man_off;	     /* bytes of the manifest parsed */
+	uint32_t first;	     /* its first process in M->procs */
 	uint32_t bundle_run; /* in a bundle: its run number there */
 	int in_bundle;
 };
@@ -181,36 +184,36 @@ struct rmulti {
 	struct synth *syn;     /* made events, a heap by (ns, seq) */
 	uint32_t nsyn, csyn;
 	uint64_t seq;
-	struct synth cur_syn;  /* the one returned last (its text) */
+	struct synth cur_syn; /* the one returned last (its text) */
 	struct weft_process *procs;
 	struct mproc_x *px;
 	uint32_t nprocs, cprocs;
 	struct weft_host *hosts;
 	uint32_t nhosts;
-	uint32_t *sproc;       /* merged stream -> process */
+	uint32_t *sproc; /* merged stream -> process */
 	struct weft_stream_info *sinfo;
 	uint32_t nst, cst;
-	const char **names;    /* merged names */
+	const char **names; /* merged names */
 	uint32_t nnames, cnames;
-	uint32_t *nhash;       /* text hash -> name id + 1 */
+	uint32_t *nhash; /* text hash -> name id + 1 */
 	uint32_t nhcap;
 	struct namebuf *bufs;
-	struct idmap *ids;     /* fresh ids */
+	struct idmap *ids; /* fresh ids */
 	uint32_t idcap, idused;
 	uint64_t fresh_next;
 	int64_t origin_mono;
 	uint32_t name_process; /* "process" */
 	unsigned flags;
 	int started;
+	int synth;     /* several rings: the process threads' events */
 	uint64_t returned, info_at;
-	uint8_t *owned[64];    /* bundles' bytes, and rings read from pipes */
+	uint8_t *owned[64]; /* bundles' bytes, and rings read from pipes */
 	unsigned nowned;
 	struct weft_problem prob[MAX_PROBLEMS];
 	unsigned nprob;
 	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
 					    4, 8: name, name2 are names */
 };
-
 
 /* clocks.c: the machines of the rings (M->hosts, each sub's host) and the
  * offset of each on the first ring's machine's CLOCK_MONOTONIC: the same

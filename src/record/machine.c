@@ -156,10 +156,13 @@ void weft__clock_tuple(int force)
 	if (!force && n) {
 		/* about every 10 s: cheap to ask at every new packet */
 		const struct weft__ctuple *last =
-			&m->t[n == 1 ? 0 : 1 + (n - 2) % (WEFT_CLOCK_TUPLES - 1)];
-		uint64_t since = weft__clock_now() -
-				 __atomic_load_n(&last->ticks, __ATOMIC_RELAXED);
-		if ((double)since * 1e9 < (double)TUPLE_EVERY_NS * (double)g.hdr->freq)
+			&m->t[n == 1 ? 0
+				     : 1 + (n - 2) % (WEFT_CLOCK_TUPLES - 1)];
+		uint64_t since =
+			weft__clock_now() -
+			__atomic_load_n(&last->ticks, __ATOMIC_RELAXED);
+		if ((double)since * 1e9 <
+		    (double)TUPLE_EVERY_NS * (double)g.hdr->freq)
 			return;
 	}
 	/* A try-lock: another thread taking one now is as good. */

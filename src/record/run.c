@@ -131,8 +131,8 @@ static void put_times(struct line *l)
 static void emit(struct line *l)
 {
 	l->b[l->n++] = '\n';
-	int fd = open(manifest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-		      0600);
+	int fd =
+		open(manifest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
 	ssize_t w = write(fd, l->b, l->n);

@@ -131,7 +131,7 @@ t_tmux() {
 	cmp plain.txt traced.txt || die "pane changed: $(diff plain.txt traced.txt)"
 	grep -q "traced loops: libevent; preloaded: libevent (what it links)" rec.txt || die "$(cat rec.txt)"
 	sleep 0.3
-	local server; server=$(ls -S t.weft.* | head -1)
+	local server; server=$(ls -S t.weft/ring.* | head -1)
 	[ -n "$server" ] || die "no server trace: $(ls)"
 	check tmux "$server"
 }

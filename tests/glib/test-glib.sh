@@ -22,7 +22,8 @@ run() {
 }
 check() { python3 "$WEFT_SRC/tests/glib/glib_check.py" "$W" "$@"; }
 # The biggest trace of a run: the process that did the work.
-biggest() { ls -S "$1" "$1".* 2>/dev/null | head -1; }
+# the biggest ring of a run directory (weft record -o DIR)
+biggest() { ls -S "$1"/ring "$1"/ring.* 2>/dev/null | head -1; }
 
 t_demo() {
 	"$EX/gio-demo" | sort >plain.txt || die "gio-demo failed"

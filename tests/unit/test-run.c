@@ -221,8 +221,7 @@ TEST(process_threads_from_a_manifest)
 	CHECK_EQ(th[xb].parent, a1);
 	CHECK_EQ(th[xb].t_create, 150);
 	CHECK_EQ(th[xb].end, WEFT_END_FAILED);
-	CHECK_STR(weft_model_string(m, th[xb].message),
-		  "exited with status 3");
+	CHECK_STR(weft_model_string(m, th[xb].message), "exited with status 3");
 	CHECK_EQ(th[xb].t_end, 700);
 	char buf[200];
 	snprintf(text, sizeof text, "b (pid %d): b", pb);
@@ -305,8 +304,8 @@ TEST(exec_becomes)
 	CHECK_EQ(th[x0].became, x1);
 	CHECK_EQ(th[x1].parent, x0);
 	CHECK_EQ(th[x1].end, WEFT_END_FAILED);
-	CHECK_STR(weft_model_string(m, th[x1].message),
-		  "killed by signal 9 (SIGKILL)");
+	CHECK_STR(weft_model_string(m, th[x1].message), "killed by signal 9 "
+							"(SIGKILL)");
 	CHECK_EQ(th[x1].t_end, 1000);
 	weft_model_free(m);
 	weft_reader_close(r);
@@ -321,14 +320,12 @@ static char *events_text(struct weft_reader *r)
 	while (weft_reader_next(r, &e) == 0) {
 		if (n + 512 > cap)
 			s = realloc(s, cap *= 2);
-		n += (size_t)snprintf(s + n, cap - n,
-				      "%d %lld %u %llx %llx %llx %s %s\n",
-				      e.type, (long long)e.ns, e.stream,
-				      (unsigned long long)e.actor,
-				      (unsigned long long)e.id,
-				      (unsigned long long)e.id2,
-				      weft_reader_name(r, e.name),
-				      e.text ? e.text : "");
+		n += (size_t)snprintf(
+			s + n, cap - n, "%d %lld %u %llx %llx %llx %s %s\n",
+			e.type, (long long)e.ns, e.stream,
+			(unsigned long long)e.actor, (unsigned long long)e.id,
+			(unsigned long long)e.id2, weft_reader_name(r, e.name),
+			e.text ? e.text : "");
 	}
 	s[n] = 0;
 	return s;
@@ -691,8 +688,8 @@ TEST(time_namespaces)
 	int fd = open(b, O_RDWR);
 	int64_t tns = 777;
 	CHECK(pwrite(fd, &tns, 8,
-		     WEFT_MACH_OFF +
-			     offsetof(struct weft__fmach, timens_mono_ns)) == 8);
+		     WEFT_MACH_OFF + offsetof(struct weft__fmach,
+					      timens_mono_ns)) == 8);
 	close(fd);
 	const char *both[] = {a, b};
 	struct weft_reader *r;

@@ -29,7 +29,8 @@ t_echo() {
 	"$EX/uv-echo" >plain.txt || die "uv-echo failed"
 	"$W" record -o e.weft --mode discard --size 64M -- "$EX/uv-echo" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
 	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
-	grep -q "e.weft: uv-echo pid" rec.txt || die "record did not say where the trace went: $(cat rec.txt)"
+	grep -q "the run is in 'e.weft':" rec.txt && grep -q "^weft:   pid [0-9]* uv-echo: [0-9]* events" rec.txt ||
+		die "record did not say where the trace went: $(cat rec.txt)"
 	"$W" info e.weft | grep -q "0 packets lost, 0 torn, 0 corrupt; 0 events discarded" || die "losses"
 	check echo e.weft
 }
@@ -45,11 +46,11 @@ t_edge() {
 	"$EX/uv-edge" >plain.txt || die "uv-edge failed"
 	"$W" record -o ed.weft --mode discard -- "$EX/uv-edge" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
 	cmp plain.txt traced.txt || die "output changed"
-	check edge ed.weft
-	# the forked child traced its own loop into a file of its own
-	local child; child=$(ls ed.weft.* | head -1)
+	check edge ed.weft/ring
+	# the forked child traced its own loop into a ring of its own
+	local child; child=$(ls ed.weft/ring.* | head -1)
 	[ -n "$child" ] || die "no child trace: $(cat rec.txt)"
-	grep -q "ed.weft.[0-9]*: uv-edge pid [0-9]* (a child)" rec.txt || die "$(cat rec.txt)"
+	grep -q "^weft:     pid ${child##*.} uv-edge: " rec.txt || die "$(cat rec.txt)"
 	"$W" dump "$child" | grep -q 'text="timer 1 ms -> on_second_loop_timer"' || die "child trace"
 	"$W" dump "$child" | grep -q 'stat /' && die "the child's trace has the parent's events"
 	true
