@@ -17,14 +17,45 @@
 
 #define USAGE "weft snapshot " TRACES_USAGE "|--pid PID -o OUT|-"
 
-/* The ring a process or one of its descendants has mapped (breadth
- * first, a bounded walk of /proc/PID/task/TID/children).  0 or a code. */
+/* The run directory a process records into (WEFT_RUN in its
+ * environment, a directory with a manifest), into buf; 0 or -1. */
+static int run_of(int pid, char *buf, size_t cap)
+{
+	char path[64], env[1 << 16];
+	snprintf(path, sizeof path, "/proc/%d/environ", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, env, sizeof env - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	env[n] = 0;
+	for (char *p = env; p < env + n; p += strlen(p) + 1) {
+		struct stat sb;
+		char man[4300];
+		if (strncmp(p, "WEFT_RUN=", 9) || !p[9])
+			continue;
+		snprintf(man, sizeof man, "%s/manifest", p + 9);
+		if (strlen(p + 9) >= cap || stat(man, &sb) < 0)
+			return -1;
+		memcpy(buf, p + 9, strlen(p + 9) + 1);
+		return 0;
+	}
+	return -1;
+}
+
+/* The run a process or one of its descendants records into, else the
+ * ring one has mapped (breadth first, a bounded walk of
+ * /proc/PID/task/TID/children).  0 or a code. */
 static int tree_ring(int pid, char *buf, size_t cap)
 {
 	int queue[4096], head = 0, tail = 0, err = WEFT_ENOTFOUND;
 	queue[tail++] = pid;
 	while (head < tail) {
 		int p = queue[head++];
+		if (!run_of(p, buf, cap))
+			return 0;
 		int e = weft_find_ring(p, buf, cap);
 		if (!e)
 			return 0;
@@ -87,7 +118,7 @@ int cmd_snapshot(int argc, char **argv)
 		char man[4300];
 		char *slash = strrchr(found, '/');
 		struct stat sb;
-		if (slash) {
+		if (slash && stat(found, &sb) == 0 && S_ISREG(sb.st_mode)) {
 			snprintf(man, sizeof man, "%.*s/manifest",
 				 (int)(slash - found), found);
 			if (stat(man, &sb) == 0)

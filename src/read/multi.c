@@ -395,8 +395,11 @@ static int end_of(const struct rmulti *M, uint32_t p)
 {
 	const struct weft_process *P = &M->procs[p];
 	uint32_t k = M->px[p].sub;
+	/* (a snapshot's copy of a ring that was being written: the process
+	 * was running when it was cut) */
 	if (P->end == WEFT_PROC_RUNNING && k != NONE &&
-	    M->sub[k].r->info.writer == WEFT_WRITER_GONE)
+	    M->sub[k].r->info.writer == WEFT_WRITER_GONE &&
+	    !M->sub[k].cut_mono)
 		return WEFT_PROC_VANISHED;
 	if (P->end == WEFT_PROC_RUNNING && k != NONE &&
 	    M->sub[k].r->info.writer == WEFT_WRITER_STOPPED)
@@ -1118,7 +1121,8 @@ static void proc_sync(struct rmulti *M, uint32_t i)
 	P->image = e->image;
 	P->end = e->end;
 	P->status = e->status;
-	int64_t t0 = e->t_fork ? e->t_fork : e->t_start;
+	/* a process starts when forked; an image after exec, when it loads */
+	int64_t t0 = e->t_fork && !e->image ? e->t_fork : e->t_start;
 	if (t0)
 		P->t_start = mono_ns(M, x->run, t0);
 	P->t_end = e->t_end ? mono_ns(M, x->run, e->t_end) : INT64_MAX;

@@ -203,7 +203,10 @@ static void set_str(char **dst, const char *v, size_t n, int *oom)
  * is 15 bytes, the kernel's). */
 static void comm_of(struct mproc *p)
 {
-	const char *e = p->exe && *p->exe ? p->exe : p->argc ? p->argv[0] : "";
+	/* the name it was run by (sh, not the dash it links to) */
+	const char *e = p->argc && *p->argv[0] ? p->argv[0]
+			: p->exe		 ? p->exe
+						 : "";
 	const char *slash = strrchr(e, '/');
 	snprintf(p->comm, sizeof p->comm, "%s", slash ? slash + 1 : e);
 }

@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test-run.sh - whole programs: `weft record` keeps one run directory (each
+# process's ring and the manifest of the tree); every reading command reads
+# it, bundles and several rings merged; the process tree with how each
+# process ended; process creation arrows; snapshots of a running tree;
+# CTF of a run for babeltrace2; what weft record refuses.  TAP output.
+set -u
+: "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
+W=$WEFT_BIN
+EX=$WEFT_BUILD/examples
+T=$(mktemp -d "${TMPDIR:-/tmp}/weft-run.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+# (a sanitizer build's shim brings its runtime into sh: let it load late)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
+n=0 pass=0 failn=0
+
+run() { # name function
+	n=$((n + 1))
+	local out
+	out=$(cd "$T" && timeout 120 bash -c "$2" 2>&1)
+	if [ $? = 0 ]; then
+		echo "ok $n - $1"; pass=$((pass + 1))
+	else
+		echo "not ok $n - $1"; failn=$((failn + 1))
+		printf '%s\n' "$out" | sed 's/^/# /' | tail -30
+	fi
+}
+die() { echo "$*"; exit 1; }
+
+# A tree: sh runs forker (which forks a child that records) and
+# all-events, and exits 3.  One directory holds it all.
+t_tree() {
+	"$W" record -o r -- sh -c "'$EX/forker' >child.pid; '$EX/all-events' >/dev/null; exit 3" 2>rec.txt
+	[ $? = 3 ] || die "status not passed through: $(cat rec.txt)"
+	[ -d r ] && [ -f r/manifest ] || die "no run directory: $(ls -la)"
+	local child; child=$(cat child.pid)
+	[ -f "r/ring.$child" ] || die "no ring of the forked child: $(ls r)"
+	[ "$(ls r | grep -c '^ring')" = 3 ] || die "rings: $(ls r)"
+	grep -q "the run is in 'r':" rec.txt || die "$(cat rec.txt)"
+	grep -qE "^weft: +pid $child forker: [0-9]+ events, 1 OS thread, exited with status 0" rec.txt ||
+		die "the child in the summary: $(cat rec.txt)"
+	grep -q "more process.* recorded nothing" rec.txt || die "$(cat rec.txt)"
+	"$W" info r >info.txt || die "info: $(cat info.txt)"
+	grep -q "^processes: 4 (3 recorded)$" info.txt || die "$(cat info.txt)"
+	grep -qE "^  [0-9]+ sh: exited with status 3" info.txt || die "$(cat info.txt)"
+	grep -qE "^      $child forker: exited with status 0" info.txt || die "$(cat info.txt)"
+	grep -qE "^    [0-9]+ all-events: exited with status 0" info.txt || die "$(cat info.txt)"
+	# the arguments, from the manifest
+	grep -qF "exit 3" info.txt || die "no arguments: $(cat info.txt)"
+	# one trace: every event of the three rings, merged in time order
+	"$W" dump r >d.txt || die "dump"
+	local sum=0 k
+	for k in r/ring r/ring.*; do
+		[ -f "$k" ] || continue
+		sum=$((sum + $("$W" dump "$k" | wc -l)))
+	done
+	local made; made=$(grep -c 'x3ffe0000000000' d.txt)
+	[ "$(wc -l <d.txt)" -gt "$sum" ] || die "merged $(wc -l <d.txt), rings $sum"
+	awk 'NR > 1 && $1 < last { print "out of order: " $0; exit 1 } { last = $1 }' d.txt || die "not in time order"
+	python3 - "$child" <<'PY' || exit 1
+import re, sys
+child = sys.argv[1]
+lines = open('d.txt').read().splitlines()
+# the child's process thread: labelled with its pid, created by the thread
+# that ran in its parent when it forked (forker's thread 1, in the
+# parent's ring's ids), and resolved when it exited 0
+lab = [l for l in lines if ' label ' in l and f'(pid {child})' in l]
+assert lab, 'no label of the child'
+x = re.search(r'thread=(0x3ffe[0-9a-f]+)', lab[0]).group(1)
+cr = [l for l in lines if f' create child={x} kind="process"' in l]
+assert cr, 'no creation of ' + x
+by = re.search(r'by=(0x[0-9a-f]+)', cr[0]).group(1)
+assert int(by, 16) & 0xffffffffffff == 1 and not by.startswith('0x3ffe'), cr[0]
+# the parent's thread 1 is the one that ran "parent before fork"
+assert any(f'label thread={by} ' in l and 'parent before fork' in l for l in lines), by
+assert any(f' resolve target={x} by={x}' in l for l in lines), 'its exit'
+# what the child's main thread did outside async threads, its process
+# thread did: it ran its thread 2 ("child")
+run2 = [l for l in lines if ' run thread=' in l and f' by={x}' in l]
+assert run2, 'the process thread did not act'
+PY
+}
+
+# An exec: sh replaced by the program; both images in the tree.
+t_exec() {
+	"$W" record -o x -- sh -c "exec '$EX/all-events' >/dev/null" 2>rec.txt || die "$(cat rec.txt)"
+	"$W" info x >info.txt || die "$(cat info.txt)"
+	grep -qE "^  [0-9]+ sh: exec'd" info.txt || die "$(cat info.txt)"
+	grep -qE "^  [0-9]+ \(exec\) all-events: exited with status 0" info.txt || die "$(cat info.txt)"
+}
+
+# Killed by a signal: weft record reaps it and says how it ended.
+t_killed() {
+	"$W" record -o k -- "$EX/ticker" 30 >/dev/null 2>rec.txt &
+	local rp=$! c=
+	for _ in $(seq 50); do
+		c=$(pgrep -P $rp)
+		[ -n "$c" ] && [ -f k/ring ] && break
+		sleep 0.1
+	done
+	[ -n "$c" ] || die "no child"
+	sleep 0.3
+	kill -KILL "$c"
+	wait $rp; local rc=$?
+	[ $rc = 137 ] || die "exit $rc, want 137"
+	"$W" info k >info.txt 2>&1 || die "$(cat info.txt)"
+	grep -qE "^  $c ticker: killed by signal 9" info.txt || die "$(cat info.txt)"
+	grep -q "^writer:    gone without stopping" info.txt || die "$(cat info.txt)"
+}
+
+# A snapshot of a running tree: one bundle, every ring, cut at one instant.
+t_snapshot_tree() {
+	"$W" record -o s -- sh -c "'$EX/ticker' 4 >/dev/null & '$EX/ticker' 4 >/dev/null; wait" 2>rec.txt &
+	local rp=$! root=
+	for _ in $(seq 50); do
+		root=$(pgrep -P $rp)
+		[ -n "$root" ] && [ "$(ls s 2>/dev/null | grep -c '^ring')" = 2 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	"$W" snapshot --pid "$root" -o snap.weft 2>snap.txt || die "snapshot: $(cat snap.txt)"
+	wait $rp
+	[ -f snap.weft ] && head -c 8 snap.weft | grep -q WEFTBNDL || die "not a bundle"
+	"$W" info snap.weft >info.txt || die "$(cat info.txt)"
+	grep -q "^processes: 3 (2 recorded)$" info.txt || die "$(cat info.txt)"
+	[ "$(grep -c " ticker: running" info.txt)" = 2 ] || die "$(cat info.txt)"
+	# both rings end at the same instant: the last event of each is
+	# within the time the copy took of the other's
+	"$W" dump snap.weft >d.txt || die "dump"
+	python3 - <<'PY' || exit 1
+last = {}
+for l in open('d.txt'):
+    f = l.split()
+    last[f[1].split('/')[0]] = float(f[0])
+assert len(last) == 2, last
+a, b = sorted(last.values())
+assert b - a < 0.05, (a, b)
+PY
+	# the bundle reads from a pipe too, and is the same
+	"$W" dump - <snap.weft >p.txt && cmp d.txt p.txt || die "bundle from a pipe"
+}
+
+# Rings given together; a bundle; CTF of a run.
+t_together() {
+	WEFT_FILE=a.weft "$EX/all-events" >/dev/null
+	WEFT_FILE=b.weft "$EX/ticker" 0.2 >/dev/null
+	"$W" info a.weft b.weft >info.txt || die "$(cat info.txt)"
+	grep -q "^processes: 2 (2 recorded)$" info.txt || die "$(cat info.txt)"
+	local na nb nab
+	na=$("$W" dump a.weft | wc -l)
+	nb=$("$W" dump b.weft | wc -l)
+	nab=$("$W" dump a.weft b.weft | grep -vc 'x3ffe0000000000')
+	[ "$nab" = $((na + nb)) ] || die "merged $nab of $na + $nb"
+	"$W" stats a.weft b.weft >/dev/null || die "stats"
+	"$W" why a.weft b.weft >/dev/null; [ $? -le 1 ] || die "why"
+	"$W" export --format chrome a.weft b.weft -o c.json && python3 -c "import json; json.load(open('c.json'))" || die "export"
+	"$W" ctf a.weft b.weft -o ctf || die "ctf"
+	[ "$(ls ctf | wc -l)" = 2 ] || die "ctf: $(ls ctf)"
+	babeltrace2 ctf >bt.txt 2>bt.err || die "babeltrace2: $(cat bt.err)"
+	[ "$(wc -l <bt.txt)" = $((na + nb)) ] || die "babeltrace2: $(wc -l <bt.txt) events"
+	grep -q "all-events:" bt.txt && grep -q "ticker:" bt.txt || die "babeltrace2 lost a process"
+	# babeltrace2 puts them in one time order (its own timestamps)
+	sed -n 's/^\[\([0-9:.]*\)\].*/\1/p' bt.txt | sort -c || die "babeltrace2 order"
+}
+
+# What weft record refuses, and what it replaces.
+t_refusals() {
+	mkdir own && touch own/mine
+	"$W" record -o own -- true 2>e.txt; [ $? = 2 ] || die "a directory of other files: exit $?"
+	grep -q "holds files that are not a weft run's (mine)" e.txt || die "$(cat e.txt)"
+	[ -f own/mine ] || die "a file was removed"
+	WEFT_FILE=old.weft "$EX/ticker" 0.1 >/dev/null
+	"$W" record -o old.weft -- "$EX/ticker" 0.1 >/dev/null 2>e.txt || die "an old ring: $(cat e.txt)"
+	[ -d old.weft ] || die "not replaced by a run"
+	"$W" record -o old.weft -- "$EX/ticker" 0.1 >/dev/null 2>e.txt || die "a run again: $(cat e.txt)"
+	[ "$(grep -c '^weft-run' old.weft/manifest)" = 1 ] || die "the earlier run was not cleared"
+	echo text >plain
+	"$W" record -o plain -- true 2>e.txt; [ $? = 2 ] || die "a file: exit $?"
+	grep -q "exists and is not a weft run" e.txt || die "$(cat e.txt)"
+	"$W" dump --offset nonsense a.weft 2>/dev/null; [ $? = 2 ] || die "--offset nonsense"
+	"$W" dump --offset host=12xs a.weft 2>/dev/null; [ $? = 2 ] || die "--offset bad number"
+}
+
+export W EX T WEFT_SRC
+export -f die $(compgen -A function t_)
+run tree t_tree
+run exec t_exec
+run killed t_killed
+run snapshot_tree t_snapshot_tree
+run together t_together
+run refusals t_refusals
+echo "1..$n"
+echo "# $pass passed, $failn failed, 0 skipped"
+[ $failn = 0 ]
