@@ -84,6 +84,58 @@ static void print_processes(struct weft_reader *r)
 	}
 }
 
+/* Each machine, and how its clock was placed on the trace's axis. */
+static void print_hosts(struct weft_reader *r)
+{
+	uint32_t nh;
+	const struct weft_host *h = weft_reader_hosts(r, &nh);
+	if (nh < 2)
+		return;
+	printf("hosts:     %u\n", nh);
+	for (uint32_t i = 0; i < nh; i++) {
+		char off[40], unc[40];
+		printf("  %s", h[i].name[0] ? h[i].name : "?");
+		if (h[i].boot_id[0])
+			printf(" (boot %.8s)", h[i].boot_id);
+		fmt_ns(off, sizeof off, h[i].offset_ns);
+		switch (h[i].method) {
+		case WEFT_CLOCK_REFERENCE:
+			printf(": the reference\n");
+			break;
+		case WEFT_CLOCK_SHARED:
+			printf(": the same clock\n");
+			break;
+		case WEFT_CLOCK_REALTIME:
+			printf(": %s%s s, by the realtime clocks: only as accurate "
+			       "as NTP keeps them%s\n",
+			       h[i].offset_ns >= 0 ? "+" : "", off,
+			       h[i].messages ? " (no offset fits every message: "
+					       "clocks drifting?)"
+					     : "");
+			break;
+		case WEFT_CLOCK_MESSAGES:
+			if (h[i].uncertainty_ns >= 0)
+				printf(": %s%s s, bounded by %llu messages to "
+				       "+-%s\n",
+				       h[i].offset_ns >= 0 ? "+" : "", off,
+				       (unsigned long long)h[i].messages,
+				       fmt_dur(unc, sizeof unc,
+					       h[i].uncertainty_ns));
+			else
+				printf(": %s%s s, by the realtime clocks, "
+				       "within the bound of %llu messages one "
+				       "way\n",
+				       h[i].offset_ns >= 0 ? "+" : "", off,
+				       (unsigned long long)h[i].messages);
+			break;
+		case WEFT_CLOCK_FORCED:
+			printf(": %s%s s, forced (--offset)\n",
+			       h[i].offset_ns >= 0 ? "+" : "", off);
+			break;
+		}
+	}
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct traces tr = {0};
@@ -139,6 +191,7 @@ int cmd_info(int argc, char **argv)
 	const struct weft_process *pr = weft_reader_processes(r, &np);
 	if (np > 1 || pr[0].ring)
 		print_processes(r);
+	print_hosts(r);
 	printf("events:    %llu\n", (unsigned long long)in->events);
 	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)
 		if (in->counts[t])
