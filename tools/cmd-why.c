@@ -33,8 +33,29 @@ static void name(const struct weft_model *m, uint32_t t)
 		printf(" (0x%llx", (unsigned long long)th[t].id);
 		if (th[t].kind && th[t].label != WEFT_NONE)
 			printf(", %s", weft_model_name(m, th[t].kind));
+		/* several processes: whose */
+		struct weft_reader *r = weft_model_reader(m);
+		uint32_t np;
+		const struct weft_process *p = weft_reader_processes(r, &np);
+		uint32_t k = weft_reader_stream_process(r, th[t].stream);
+		if (np > 1 && k < np)
+			printf(", pid %u", p[k].pid);
 		putchar(')');
 	}
+}
+
+/* Whether `from` waits on `to` for a reply of another process. */
+static int message_wait(const struct weft_model *m, uint32_t from, uint32_t to)
+{
+	uint32_t na, n;
+	const struct weft_arrow *a = weft_model_arrows(m, &na);
+	const uint32_t *idx = weft_model_thread_arrows(m, from, &n);
+	for (uint32_t k = 0; k < n; k++)
+		if (a[idx[k]].kind == WEFT_ARROW_TRY_READ &&
+		    a[idx[k]].from == from && a[idx[k]].to == to &&
+		    (a[idx[k]].flags & WEFT_ARROW_MESSAGE))
+			return 1;
+	return 0;
 }
 
 static const char *end_str(int end)
@@ -84,9 +105,21 @@ static void explain(const struct weft_model *m, uint32_t subject,
 		putchar('\n');
 	}
 	for (uint32_t k = 0; k + 1 < w->nchain; k++) {
-		printf("  %s since %s s on ", k ? "which waits" : "waits",
-		       when(t1, sizeof t1, w->chain[k].t_wait));
-		name(m, w->chain[k + 1].thread);
+		uint32_t x = w->chain[k].thread, y = w->chain[k + 1].thread;
+		if (th[x].end != WEFT_END_PENDING) {
+			/* a peer that read the request: its work goes on */
+			printf("  which read the request, and started at %s s ",
+			       when(t1, sizeof t1, w->chain[k].t_wait));
+		} else if (message_wait(m, x, y)) {
+			printf("  %s since %s s for the reply to the request "
+			       "read by ",
+			       k ? "which waits" : "waits",
+			       when(t1, sizeof t1, w->chain[k].t_wait));
+		} else {
+			printf("  %s since %s s on ", k ? "which waits" : "waits",
+			       when(t1, sizeof t1, w->chain[k].t_wait));
+		}
+		name(m, y);
 		putchar('\n');
 	}
 	if (w->awaited_by != WEFT_NONE) {
@@ -129,9 +162,24 @@ static void explain(const struct weft_model *m, uint32_t subject,
 			printf(", but nothing resolved, failed or cancelled it");
 			break;
 		}
+		if (th[b].end != WEFT_END_PENDING) {
+			/* the peer read the request, and nothing of it is
+			 * pending */
+			printf(": ");
+			name(m, b);
+			printf(" read the request and %s at %s s, with "
+			       "nothing it started still pending: the reply "
+			       "never came",
+			       end_str(th[b].end),
+			       when(t1, sizeof t1, th[b].t_end));
+			break;
+		}
 		printf(": nothing signalled, resolved or failed ");
 		name(m, b);
-		if (waiter)
+		if (waiter && th[w->waiter].end != WEFT_END_PENDING)
+			printf(" after %s started it at %s s", waiter,
+			       when(t1, sizeof t1, w->t_wait));
+		else if (waiter)
 			printf(" after %s began waiting on it at %s s", waiter,
 			       when(t1, sizeof t1, w->t_wait));
 		break;

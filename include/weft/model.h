@@ -93,6 +93,12 @@ enum weft_arrow_kind {
 /* WEFT_ARROW_TRY_READ that a read of the same thread by the same reader
  * followed (viewers hide it). */
 #define WEFT_ARROW_FOLLOWED 1u
+/* WEFT_ARROW_READ of a message between processes: `to` read bytes that
+ * `from` wrote at weft_model_arrow_sent() (drawn from there).
+ * WEFT_ARROW_TRY_READ of a wait on another process: `from` waits for a
+ * reply on a connection whose last message `to`, in the peer process,
+ * read (weft why goes on with what `to` started that is still pending). */
+#define WEFT_ARROW_MESSAGE 2u
 
 struct weft_arrow {
 	int64_t t;
@@ -191,6 +197,11 @@ WEFT_API const uint32_t *weft_model_thread_runs(const struct weft_model *m,
 				       uint32_t thread, uint32_t *n);
 WEFT_API const uint32_t *weft_model_thread_arrows(const struct weft_model *m,
 					 uint32_t thread, uint32_t *n);
+
+/* When a message arrow's bytes were written (ns), for an arrow with
+ * WEFT_ARROW_MESSAGE; for any other arrow, its time. */
+WEFT_API int64_t weft_model_arrow_sent(const struct weft_model *m,
+				       uint32_t arrow);
 
 /* The latest incarnation with this id, or WEFT_NONE. */
 WEFT_API uint32_t weft_model_find(const struct weft_model *m, uint64_t id);

@@ -38,6 +38,10 @@ extern "C" {
 				 ring; weft snapshot never does this) */
 #define WEFT_EVF_REPLACED 4u  /* the text was not valid UTF-8: what was
 				 invalid reads U+FFFD (weft_utf8_fix) */
+#define WEFT_EVF_MESSAGE 8u   /* a read that several traces merged show (a
+				 message between processes): the actor read
+				 the bytes thread `id` wrote at ns `value`
+				 (docs/runs.md, "Arrows between processes") */
 
 /*
  * One event.  Filled by weft_reader_next(); `text` points into the

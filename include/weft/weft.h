@@ -212,6 +212,11 @@ WEFT_API void weft__sent(uint64_t thread, uint64_t chan, uint64_t offset,
 WEFT_API void weft__received(uint64_t thread, uint64_t chan, uint64_t offset,
 			     uint64_t bytes);
 WEFT_API void weft__spawning(uint64_t thread);
+/* For integrations: a child process `pid` ended (exit `status`, or
+ * killed by signal `sig` > 0), as its parent learnt (waitpid, libuv's
+ * exit callback); in a run, the manifest says so (not an event: works
+ * whether or not tracing is on). */
+WEFT_API void weft__reaped(int pid, int status, int sig);
 
 #define WEFT__ON() WEFT_UNLIKELY(__atomic_load_n(&weft__on, __ATOMIC_RELAXED))
 #define WEFT__CALL(call) (WEFT__ON() ? call : (void)0)
@@ -267,6 +272,7 @@ int weft__chk_id_u64_3(uint64_t id, uint64_t a, uint64_t b, uint64_t c);
 #define weft__sent(t, c, o, n) weft__chk_id_u64_3((t), (c), (o), (n))
 #define weft__received(t, c, o, n) weft__chk_id_u64_3((t), (c), (o), (n))
 #define weft__spawning(t) weft__chk_id((t))
+#define weft__reaped(p, s, g) ((void)sizeof((p) + (s) + (g)))
 #define weft_current() ((uint64_t)0)
 #define weft_burst_now() ((uint64_t)0)
 #define weft_last_time() ((uint64_t)0)

@@ -64,6 +64,12 @@ struct weft_model {
 	int finalized; /* the provisional runs and intervals are in */
 	struct weft_arrow *arr;
 	uint32_t narr, carr;
+	/* message arrows: (arrow index, ns written), in arrow order */
+	struct msent {
+		uint32_t arrow;
+		int64_t t;
+	} *msent;
+	uint32_t nmsent, cmsent;
 	struct weft_label *lab;
 	uint32_t nlab, clab;
 	struct series *ser;
@@ -177,6 +183,25 @@ static int hput(struct weft_model *m, uint64_t id, uint32_t v)
 	}
 	m->hval[i] = v;
 	return 1;
+}
+
+int64_t weft_model_arrow_sent(const struct weft_model *m, uint32_t arrow)
+{
+	if (arrow >= m->narr)
+		return 0;
+	if (m->arr[arrow].flags & WEFT_ARROW_MESSAGE) {
+		uint32_t lo = 0, hi = m->nmsent;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (m->msent[mid].arrow < arrow)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < m->nmsent && m->msent[lo].arrow == arrow)
+			return m->msent[lo].t;
+	}
+	return m->arr[arrow].t;
 }
 
 uint32_t weft_model_find(const struct weft_model *m, uint64_t id)
@@ -566,10 +591,24 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 						      : WEFT_ARROW_READ,
 		      x, actor, t, s);
 		follow_try_read(m, actor, x);
+		if ((ev->flags & WEFT_EVF_MESSAGE) && x != WEFT_NONE &&
+		    actor != WEFT_NONE && m->narr &&
+		    GROW(m->msent, m->nmsent, m->cmsent)) {
+			/* a message: drawn from when its bytes were written */
+			m->arr[m->narr - 1].flags |= WEFT_ARROW_MESSAGE;
+			m->msent[m->nmsent].arrow = m->narr - 1;
+			m->msent[m->nmsent++].t =
+				ev->value < -WEFT_MODEL_T_MAX	? -WEFT_MODEL_T_MAX
+				: ev->value > WEFT_MODEL_T_MAX ? WEFT_MODEL_T_MAX
+							       : ev->value;
+		}
 		break;
 	case WEFT_EV_TRY_READ:
 		arrow(m, WEFT_ARROW_TRY_READ, actor, get(m, ev->id, t, s), t,
 		      s);
+		/* a wait on the peer process that read our request */
+		if ((ev->flags & WEFT_EVF_MESSAGE) && m->narr)
+			m->arr[m->narr - 1].flags |= WEFT_ARROW_MESSAGE;
 		break;
 	case WEFT_EV_RESOLVE:
 		x = get(m, ev->id, t, s);
@@ -868,6 +907,7 @@ void weft_model_free(struct weft_model *m)
 	free(m->th);
 	free(m->run);
 	free(m->arr);
+	free(m->msent);
 	free(m->lab);
 	for (uint32_t i = 0; i < m->nser; i++)
 		free(m->ser[i].s);
@@ -1023,6 +1063,7 @@ uint64_t weft_model_bytes(const struct weft_model *m)
 	b += (uint64_t)m->cth * sizeof *m->th;
 	b += (uint64_t)m->crun * sizeof *m->run;
 	b += (uint64_t)m->carr * sizeof *m->arr;
+	b += (uint64_t)m->cmsent * sizeof *m->msent;
 	b += (uint64_t)m->clab * sizeof *m->lab;
 	b += (uint64_t)m->cser * sizeof *m->ser +
 	     (uint64_t)m->cser_of_name * 4;

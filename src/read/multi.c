@@ -261,7 +261,7 @@ static int syn_before(const struct synth *a, const struct synth *b)
 	return a->ns < b->ns || (a->ns == b->ns && a->seq < b->seq);
 }
 
-static int syn_push(struct rmulti *M, int64_t ns, const struct weft_event *ev)
+int weft__syn_push(struct rmulti *M, int64_t ns, const struct weft_event *ev)
 {
 	if (M->nsyn == M->csyn) {
 		uint32_t c = M->csyn ? M->csyn * 2 : 64;
@@ -359,18 +359,18 @@ static int start_events(struct rmulti *M, struct msub *s, int64_t first)
 	if (by) {
 		made(&ev, WEFT_EV_CREATE, ms, by, s->xid);
 		ev.name = M->name_process;
-		err = syn_push(M, t, &ev);
+		err = weft__syn_push(M, t, &ev);
 	}
 	if (!err && before) {
 		made(&ev, WEFT_EV_BECOMES, ms, s->xid, before);
 		ev.id2 = s->xid;
-		err = syn_push(M, t, &ev);
+		err = weft__syn_push(M, t, &ev);
 	}
 	if (!err && M->px[p].label) {
 		made(&ev, WEFT_EV_LABEL, ms, by, s->xid);
 		ev.text = M->px[p].label;
 		ev.text_len = (uint32_t)strlen(ev.text);
-		err = syn_push(M, t, &ev);
+		err = weft__syn_push(M, t, &ev);
 	}
 	return err;
 }
@@ -430,7 +430,7 @@ static int end_events(struct rmulti *M, struct msub *s)
 	uint64_t req = M->px[first].spawn ? creator_of(M, first) : 0;
 	if (req) {
 		made(&ev, WEFT_EV_RESOLVE, ms, s->xid, req);
-		err = syn_push(M, t, &ev);
+		err = weft__syn_push(M, t, &ev);
 	}
 	if (err)
 		return err;
@@ -438,7 +438,7 @@ static int end_events(struct rmulti *M, struct msub *s)
 	if ((P->end == WEFT_PROC_EXITED && P->status == 0) ||
 	    P->end == WEFT_PROC_STOPPED) {
 		made(&ev, WEFT_EV_RESOLVE, ms, s->xid, s->xid);
-		return syn_push(M, t, &ev);
+		return weft__syn_push(M, t, &ev);
 	}
 	if (P->end == WEFT_PROC_EXITED)
 		snprintf(text, sizeof text, "exited with status %d", P->status);
@@ -455,7 +455,7 @@ static int end_events(struct rmulti *M, struct msub *s)
 	made(&ev, WEFT_EV_FAIL, ms, s->xid, s->xid);
 	ev.text = M->px[p].end_text;
 	ev.text_len = (uint32_t)strlen(text);
-	return syn_push(M, t, &ev);
+	return weft__syn_push(M, t, &ev);
 }
 
 /* --------------------------------------------------------- the heap */
@@ -545,7 +545,10 @@ static int fill(struct rmulti *M, uint32_t k)
 	}
 	if (rc == WEFT_EEOF) {
 		s->state = S_DONE;
-		return end_events(M, s);
+		int err = M->synth && s->started
+				  ? weft__msgs_end(M, k, s->last_ns)
+				  : 0;
+		return err ? err : end_events(M, s);
 	}
 	return rc;
 }
@@ -604,6 +607,12 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 				s->last_ns = ev->ns;
 				s->returned++;
 				M->refill = k;
+				/* messages, in time order: a read matches the
+				 * writes returned before it */
+				if (M->synth && (ev->type == WEFT_EV_SENT ||
+						 ev->type == WEFT_EV_RECEIVED) &&
+				    (err = weft__msgs_event(M, k, ev)))
+					return err;
 				break;
 			}
 		}
@@ -771,6 +780,7 @@ void weft__multi_free(struct rmulti *M)
 	free(M->procs);
 	free(M->px);
 	free(M->hosts);
+	weft__msgs_free(M);
 	free(M->heap);
 	free(M->syn);
 	free(M->sproc);

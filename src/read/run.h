@@ -206,6 +206,7 @@ struct rmulti {
 	unsigned flags;
 	int started;
 	int synth;     /* several rings: the process threads' events */
+	struct msgs *msgs; /* messages waiting for their other end */
 	uint64_t returned, info_at;
 	uint8_t *owned[64]; /* bundles' bytes, and rings read from pipes */
 	unsigned nowned;
@@ -214,6 +215,18 @@ struct rmulti {
 	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
 					    4, 8: name, name2 are names */
 };
+
+/* multi.c: an event the merge makes, at ns. */
+int weft__syn_push(struct rmulti *M, int64_t ns, const struct weft_event *ev);
+
+/* msgs.c: a sent or received event of ring k (made the merge's), matched
+ * with its other end: read arrows between processes (made events). */
+struct msgs;
+int weft__msgs_event(struct rmulti *M, uint32_t k, const struct weft_event *ev);
+void weft__msgs_free(struct rmulti *M);
+/* Ring k has no more events (at ns): its threads still waiting for a
+ * peer's reply wait on the peer (made try_reads). */
+int weft__msgs_end(struct rmulti *M, uint32_t k, int64_t ns);
 
 /* clocks.c: the machines of the rings (M->hosts, each sub's host) and the
  * offset of each on the first ring's machine's CLOCK_MONOTONIC: the same

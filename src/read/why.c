@@ -76,8 +76,10 @@ static uint32_t successor(const struct weft_model *m, uint32_t t)
 }
 
 /* The thread `t` waits on: the target of its last try_read that no read
- * of that target by `t` answered.  *since gets the try_read's time. */
-static uint32_t waits_on(const struct weft_model *m, uint32_t t, int64_t *since)
+ * of that target by `t` answered.  *since gets the try_read's time,
+ * *flags its arrow's flags. */
+static uint32_t waits_on(const struct weft_model *m, uint32_t t, int64_t *since,
+			 unsigned *flags)
 {
 	uint32_t na, n;
 	const struct weft_arrow *a = weft_model_arrows(m, &na);
@@ -88,12 +90,45 @@ static uint32_t waits_on(const struct weft_model *m, uint32_t t, int64_t *since)
 		if (x->kind == WEFT_ARROW_TRY_READ && x->from == t) {
 			target = x->to;
 			*since = x->t;
+			*flags = x->flags;
 		} else if ((x->kind == WEFT_ARROW_READ ||
 			    x->kind == WEFT_ARROW_READ_FAILED) &&
 			   x->to == t && x->from == target)
 			target = WEFT_NONE;
 	}
 	return target;
+}
+
+/* What an ended thread `t` started that still is pending: the latest
+ * created among its descendants (along creation arrows, a bounded walk),
+ * but not another activation of its own kind (a read that fired arms the
+ * next read: that one waits for the next request, not on this one). */
+static uint32_t pending_work(const struct weft_model *m, uint32_t t)
+{
+	uint32_t nth, na;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	const struct weft_arrow *a = weft_model_arrows(m, &na);
+	uint32_t queue[4096], head = 0, tail = 0, best = WEFT_NONE;
+	queue[tail++] = t;
+	while (head < tail) {
+		uint32_t x = queue[head++], n;
+		const uint32_t *idx = weft_model_thread_arrows(m, x, &n);
+		for (uint32_t k = 0; k < n; k++) {
+			const struct weft_arrow *c = &a[idx[k]];
+			if (c->kind != WEFT_ARROW_CREATE || c->from != x ||
+			    c->to >= nth)
+				continue;
+			uint32_t y = c->to;
+			if (th[y].end == WEFT_END_PENDING &&
+			    th[y].kind != th[t].kind &&
+			    (best == WEFT_NONE ||
+			     th[y].t_create >= th[best].t_create))
+				best = y;
+			if (tail < sizeof queue / sizeof *queue)
+				queue[tail++] = y;
+		}
+	}
+	return best;
 }
 
 static int is_read(int kind)
@@ -372,7 +407,7 @@ int weft_why_at(const struct weft_why_index *ix, uint32_t thread,
 	weft_model_range(m, &t0, &t1);
 
 	/* Walk the waits. */
-	int cycle = 0, cut = 0;
+	int cycle = 0, cut = 0, message_hop = 0;
 	for (;;) {
 		for (uint32_t k = 0; k < w->nchain; k++)
 			if (w->chain[k].thread == t) {
@@ -388,10 +423,23 @@ int weft_why_at(const struct weft_why_index *ix, uint32_t thread,
 		w->chain[w->nchain].thread = t;
 		w->chain[w->nchain].t_wait = 0;
 		w->nchain++;
-		if (th[t].end != WEFT_END_PENDING)
-			break; /* ended, and its waiter never read it */
+		if (th[t].end != WEFT_END_PENDING) {
+			/* A peer process that read our request: what it
+			 * started for it and still is pending is what the
+			 * reply waits on. */
+			uint32_t p = message_hop ? pending_work(m, t) : WEFT_NONE;
+			message_hop = 0;
+			if (p == WEFT_NONE)
+				break; /* ended, and its waiter never read it */
+			w->chain[w->nchain - 1].t_wait = th[p].t_create;
+			w->t_wait = th[p].t_create;
+			t = p;
+			continue;
+		}
 		int64_t since = 0;
-		uint32_t next = waits_on(m, t, &since);
+		unsigned fl = 0;
+		uint32_t next = waits_on(m, t, &since, &fl);
+		message_hop = (fl & WEFT_ARROW_MESSAGE) != 0;
 		if (next == WEFT_NONE)
 			break; /* the root blocker */
 		w->chain[w->nchain - 1].t_wait = since;
@@ -400,6 +448,14 @@ int weft_why_at(const struct weft_why_index *ix, uint32_t thread,
 	}
 
 	uint32_t b = w->chain[w->nchain - 1].thread;
+	/* the chain ends at a peer's reader of the request that ended with
+	 * nothing it started pending: the reply never came */
+	if (message_hop && th[b].end != WEFT_END_PENDING && !cycle && !cut) {
+		w->waiter = w->nchain > 1 ? w->chain[w->nchain - 2].thread
+					  : WEFT_NONE;
+		w->verdict = WEFT_VERDICT_NEVER_RESOLVED;
+		return 0;
+	}
 	if (w->nchain > 1) {
 		w->waiter = w->chain[w->nchain - 2].thread;
 	} else if (ix->awaited_by[b] != WEFT_NONE) {

@@ -255,6 +255,24 @@ void weft__run_ring(const char *name)
 	emit(&l);
 }
 
+WEFT_API void weft__reaped(int pid, int status, int sig)
+{
+	if (!manifest[0])
+		return;
+	struct line l;
+	l.n = 0;
+	l.full = 0;
+	puts_(&l, "reaped");
+	putkv(&l, "pid", pid);
+	if (sig > 0)
+		putkv(&l, "signal", sig);
+	else
+		putkv(&l, "status", status);
+	putkv(&l, "by", getpid());
+	put_times(&l);
+	emit(&l);
+}
+
 WEFT_API void weft__spawning(uint64_t thread)
 {
 	spawner = thread;

@@ -82,6 +82,24 @@ static struct h64 start(char kind)
 	return h;
 }
 
+/* The two directions between ends a and b (bytes): one identity but for
+ * its lowest bit, which says the direction (a's bytes first, or b's):
+ * the reverse of a channel is the channel ^ 1, on both ends. */
+static void pair(struct chan_fd *c, char kind, const void *a, size_t na,
+		 const void *b, size_t nb)
+{
+	int a_first = na != nb ? na < nb : memcmp(a, b, na) < 0;
+	struct h64 h = start(kind);
+	mix(&h, a_first ? a : b, a_first ? na : nb);
+	mix(&h, a_first ? b : a, a_first ? nb : na);
+	uint64_t base = done(&h) & ~1ull;
+	/* never 0, either way */
+	if (!base)
+		base = 2;
+	c->out = base | (uint64_t)!a_first;
+	c->in = c->out ^ 1;
+}
+
 /* An IP endpoint as bytes: v4-mapped IPv6 addresses read as IPv4. */
 static size_t endpoint(const struct sockaddr_storage *ss, uint8_t out[18],
 		       uint16_t *port)
@@ -193,13 +211,7 @@ static void look(int fd, struct chan_fd *c)
 		uint32_t mine = (uint32_t)sb.st_ino, other = unix_peer(mine);
 		if (!other)
 			goto out;
-		struct h64 o = start('u'), i = start('u');
-		mix(&o, &mine, 4);
-		mix(&o, &other, 4);
-		mix(&i, &other, 4);
-		mix(&i, &mine, 4);
-		c->out = done(&o);
-		c->in = done(&i);
+		pair(c, 'u', &mine, 4, &other, 4);
 		kind = type == SOCK_DGRAM ? K_UNIX_DGRAM : K_STREAM;
 		goto out;
 	}
@@ -219,13 +231,7 @@ static void look(int fd, struct chan_fd *c)
 	size_t nb = endpoint(&peer, b, &pb);
 	if (!nb)
 		goto out;
-	struct h64 o = start('t'), i = start('t');
-	mix(&o, a, na);
-	mix(&o, b, nb);
-	mix(&i, b, nb);
-	mix(&i, a, na);
-	c->out = done(&o);
-	c->in = done(&i);
+	pair(c, 't', a, na, b, nb);
 	kind = K_STREAM;
 out:
 	errno = saved;
@@ -318,6 +324,16 @@ void weft__shim_chan_sent(int fd, uint64_t thread, size_t n,
 	}
 }
 
+void weft__shim_chan_waits(int fd, uint64_t thread)
+{
+	if (!thread || !ON())
+		return;
+	struct chan_fd *c = entry(fd);
+	if (c && c->kind == K_STREAM)
+		weft_received(thread, c->in,
+			      __atomic_load_n(&c->in_off, __ATOMIC_RELAXED), 0);
+}
+
 void weft__shim_chan_received(int fd, uint64_t thread, size_t n,
 			      const struct sockaddr *from)
 {
@@ -345,6 +361,13 @@ void weft__shim_chan_received(int fd, uint64_t thread, size_t n,
 		break;
 	}
 	}
+}
+
+void weft__shim_chan_unsent(int fd, size_t n)
+{
+	struct chan_fd *c = entry(fd);
+	if (c && (c->kind == K_PIPE || c->kind == K_STREAM))
+		__atomic_fetch_sub(&c->out_off, n, __ATOMIC_RELAXED);
 }
 
 void weft__shim_chan_forget(int fd)

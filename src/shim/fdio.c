@@ -78,9 +78,10 @@ static int programs(const void *ret)
 
 /* Records what the call did: `kind` is the system call ("read"), `what`
  * the same with a space, `dir` " bytes from fd " or " bytes to fd ", n the
- * bytes (or messages, with " messages ..."), r its result. */
-static void record(const char *kind, const char *what, const char *dir, int fd,
-		   long long n, long r, int err)
+ * bytes (or messages, with " messages ..."), r its result.  Returns the
+ * request's id. */
+static uint64_t record(const char *kind, const char *what, const char *dir,
+		       int fd, long long n, long r, int err)
 {
 	struct shim_lb b;
 	uint64_t id = weft__shim_new_id();
@@ -100,11 +101,31 @@ static void record(const char *kind, const char *what, const char *dir, int fd,
 		weft_resolve(id);
 	}
 	weft_burst_end();
+	return id;
 }
 
+/* The bytes (or datagrams) of a call, for the arrows between processes
+ * (chan.c): written by its request, read by the current thread. */
+static void chan_msgs(int fd, uint64_t id, const struct mmsghdr *m, int n,
+		      int out)
+{
+	for (int i = 0; i < n; i++) {
+		const struct sockaddr *a = m[i].msg_hdr.msg_namelen
+						   ? m[i].msg_hdr.msg_name
+						   : NULL;
+		if (out)
+			weft__shim_chan_sent(fd, id, m[i].msg_len, a);
+		else
+			weft__shim_chan_received(fd, 0, m[i].msg_len, a);
+	}
+}
+#define TX(addr) weft__shim_chan_sent(fd, id_, (size_t)r, (addr))
+#define RX(addr) weft__shim_chan_received(fd, 0, (size_t)r, (addr))
+#define NAME_OF(msg) ((msg)->msg_namelen ? (msg)->msg_name : NULL)
+
 /* Each wrapper: a bit test, then the call; on a watched descriptor, the
- * call recorded (errno kept). */
-#define IO(ret_t, name, params, args, fd, dir, count)                          \
+ * call recorded (errno kept), and what it moved (`chan`). */
+#define IO(ret_t, name, params, args, fd, dir, count, chan)                    \
 	WEFT_SHIM_EXPORT ret_t name params                                     \
 	{                                                                      \
 		REAL(name);                                                    \
@@ -113,8 +134,10 @@ static void record(const char *kind, const char *what, const char *dir, int fd,
 		ret_t r = real_##name args;                                    \
 		if (programs(__builtin_return_address(0))) {                   \
 			int e = errno;                                         \
-			record(#name, #name " ", dir, fd, (long long)(count),  \
-			       (long)r, e);                                    \
+			uint64_t id_ = record(#name, #name " ", dir, fd,       \
+					      (long long)(count), (long)r, e); \
+			if (r > 0 && id_)                                      \
+				chan;                                          \
 			errno = e;                                             \
 		}                                                              \
 		return r;                                                      \
@@ -122,41 +145,48 @@ static void record(const char *kind, const char *what, const char *dir, int fd,
 
 #define FROM " bytes from fd "
 #define TO " bytes to fd "
-IO(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n), fd, FROM, r)
-IO(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n), fd, TO, r)
+IO(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n), fd, FROM, r,
+   RX(NULL))
+IO(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n), fd, TO, r,
+   TX(NULL))
 IO(ssize_t, readv, (int fd, const struct iovec *iov, int n), (fd, iov, n), fd,
-   FROM, r)
+   FROM, r, RX(NULL))
 IO(ssize_t, writev, (int fd, const struct iovec *iov, int n), (fd, iov, n), fd,
-   TO, r)
+   TO, r, TX(NULL))
 IO(ssize_t, recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags),
-   fd, FROM, r)
+   fd, FROM, r, RX(NULL))
 IO(ssize_t, send, (int fd, const void *buf, size_t n, int flags),
-   (fd, buf, n, flags), fd, TO, r)
+   (fd, buf, n, flags), fd, TO, r, TX(NULL))
 IO(ssize_t, recvfrom,
    (int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
     socklen_t *len),
-   (fd, buf, n, flags, addr, len), fd, FROM, r)
+   (fd, buf, n, flags, addr, len), fd, FROM, r,
+   RX(addr && len && *len ? addr : NULL))
 IO(ssize_t, sendto,
    (int fd, const void *buf, size_t n, int flags, const struct sockaddr *addr,
     socklen_t len),
-   (fd, buf, n, flags, addr, len), fd, TO, r)
+   (fd, buf, n, flags, addr, len), fd, TO, r, TX(len ? addr : NULL))
 IO(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), (fd, msg, flags),
-   fd, FROM, r)
+   fd, FROM, r, RX(NAME_OF(msg)))
 IO(ssize_t, sendmsg, (int fd, const struct msghdr *msg, int flags),
-   (fd, msg, flags), fd, TO, r)
+   (fd, msg, flags), fd, TO, r, TX(NAME_OF(msg)))
 IO(int, recvmmsg,
    (int fd, struct mmsghdr *msgs, unsigned int n, int flags,
     struct timespec *tmo),
-   (fd, msgs, n, flags, tmo), fd, " messages from fd ", r)
+   (fd, msgs, n, flags, tmo), fd, " messages from fd ", r,
+   chan_msgs(fd, id_, msgs, r, 0))
 IO(int, sendmmsg, (int fd, struct mmsghdr *msgs, unsigned int n, int flags),
-   (fd, msgs, n, flags), fd, " messages to fd ", r)
+   (fd, msgs, n, flags), fd, " messages to fd ", r,
+   chan_msgs(fd, id_, msgs, r, 1))
 
 /* A closed descriptor belongs to no handle any more: its number may come
  * back for anything. */
 WEFT_SHIM_EXPORT int close(int fd)
 {
 	REAL(close);
-	if (__builtin_expect(watched(fd), 0))
+	if (__builtin_expect(watched(fd), 0)) {
 		weft__shim_fd_forget(fd);
+		weft__shim_chan_forget(fd);
+	}
 	return real_close(fd);
 }

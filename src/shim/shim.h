@@ -281,6 +281,27 @@ WEFT_SHIM_API void weft__shim_loop_leave(const struct shim_loop_frame *f);
  * failed with the errno name) around the call.  close() forgets a
  * descriptor; other descriptors cost a bit test. */
 WEFT_SHIM_API void weft__shim_fd_watch(int fd);
+struct sockaddr;
+/* Messages between processes (chan.c): `n` bytes (or a datagram of n,
+ * to or from a socket address, or NULL: the connected peer) written by
+ * `thread` (0: the current one) / read on `fd`, recorded as sent or
+ * received on the channel of fd's direction, with their byte offset.
+ * Call after the bytes moved (a request: when it is submitted, since
+ * libuv writes requests in order). */
+WEFT_SHIM_API void weft__shim_chan_sent(int fd, uint64_t thread, size_t n,
+					const struct sockaddr *to);
+WEFT_SHIM_API void weft__shim_chan_received(int fd, uint64_t thread, size_t n,
+					    const struct sockaddr *from);
+/* `thread` waits for what fd's socket reads next (the next read
+ * activation of a stream): a received event of no bytes at the offset it
+ * waits for.  A reader of the run says, at the end, on what the peer
+ * process it waits when the last word on the connection was ours. */
+WEFT_SHIM_API void weft__shim_chan_waits(int fd, uint64_t thread);
+/* A write recorded as sent (before its call, to come before its reads)
+ * failed: its n bytes were not written. */
+WEFT_SHIM_API void weft__shim_chan_unsent(int fd, size_t n);
+/* fd is closed: what it was connected to is forgotten. */
+WEFT_SHIM_API void weft__shim_chan_forget(int fd);
 WEFT_SHIM_API void weft__shim_fd_forget(int fd);
 
 /* -------------------------------------------------------------- runs */

@@ -43,7 +43,7 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 	static void tramp tparams                                              \
 	{                                                                      \
 		struct shim_ent e;                                             \
-		uint64_t next;                                                 \
+		uint64_t next = 0;                                               \
 		if ((act) && fire(h, ROLE, &e, &next)) {                       \
 			struct shim_lb b;                                      \
 			const char *kept =                                     \
@@ -101,11 +101,31 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 
 /* Reads: nread == 0 is "nothing this time" (EAGAIN), not an activation;
  * EOF and errors fail it. */
+/* What a read callback is given is what its activation received (chan.c:
+ * the arrows between processes). */
+ssize_t weft__shim_uv_got(const uv_handle_t *h, ssize_t nread,
+			  const struct sockaddr *from, uint64_t next)
+{
+	if (nread > 0 && ON()) {
+		int saved = errno;
+		int fd = weft__shim_uv_fd_of(h);
+		weft__shim_chan_received(fd, 0, (size_t)nread, from);
+		/* the next activation waits for what comes next */
+		weft__shim_chan_waits(fd, next);
+		errno = saved;
+	}
+	return nread;
+}
+/* (`next` is the trampoline's: the activation its firing armed, or 0) */
+#define GOT(nread, from)                                                       \
+	weft__shim_uv_got((const uv_handle_t *)h, nread, from, next)
+
 #define START_ARGS_uv_read_start (h, alloc_cb, cb)
 #define WATCH_uv_read_start weft__shim_fd_watch(STREAM_FD)
 HANDLE(R_READ, "uv_stream_t read", uv_read_cb, "read fd ", STREAM_FD,
        tramp_read, (uv_stream_t * h, ssize_t nread, const uv_buf_t *buf),
-       (h, nread, buf), nread != 0, nread < 0 ? (long)nread : 0, IO_PHASE,
+       (h, GOT(nread, NULL), buf), nread != 0, nread < 0 ? (long)nread : 0,
+       IO_PHASE,
        uv_read_start, (uv_stream_t * h, uv_alloc_cb alloc_cb, uv_read_cb cb),
        h->loop, cb)
 HANDLE_STOP(R_READ, uv_read_stop, uv_stream_t)
@@ -149,7 +169,7 @@ HANDLE(R_UDP_RECV, "uv_udp_t recv", uv_udp_recv_cb, "udp recv on fd ",
        HANDLE_FD, tramp_udp_recv,
        (uv_udp_t * h, ssize_t nread, const uv_buf_t *buf,
 	const struct sockaddr *addr, unsigned flags),
-       (h, nread, buf, addr, flags), nread != 0 || addr,
+       (h, GOT(nread, addr), buf, addr, flags), nread != 0 || addr,
        nread < 0 ? (long)nread : 0, IO_PHASE, uv_udp_recv_start,
        (uv_udp_t * h, uv_alloc_cb alloc_cb, uv_udp_recv_cb cb), h->loop, cb)
 HANDLE_STOP(R_UDP_RECV, uv_udp_recv_stop, uv_udp_t)
@@ -267,6 +287,8 @@ static void tramp_exit(uv_process_t *p, int64_t status, int term_signal)
 			((uv_exit_cb)e.cb)(p, status, term_signal);
 		return;
 	}
+	/* the run's manifest learns how it ended */
+	weft__reaped(p->pid, (int)status, term_signal);
 	char text[64];
 	if (term_signal)
 		snprintf(text, sizeof text, "killed by signal %d", term_signal);
@@ -303,7 +325,11 @@ int uv_spawn(uv_loop_t *loop, uv_process_t *handle,
 	 * they are. */
 	uv_process_options_t o = *options;
 	o.exit_cb = tramp_exit;
+	/* the child it forks is this request's (its fork line says so, for
+	 * the process creation arrow of a run: docs/runs.md) */
+	weft_spawning(id);
 	int r = real_uv_spawn(loop, handle, &o);
+	weft_spawning(0);
 	if (r < 0) {
 		struct shim_ent e;
 		weft__shim_get(handle, R_PROCESS, &e, 1);

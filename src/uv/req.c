@@ -159,12 +159,19 @@ int uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 					 (void (*)(void))cb, handle->loop);
 	if (!id)
 		return real_uv_write(req, handle, bufs, nbufs, cb);
+	/* its bytes, in the order libuv writes requests (chan.c), before
+	 * libuv may write them (their reader may read them at once) */
+	int fd = weft__shim_uv_stream_fd(handle);
+	weft__shim_chan_sent(fd, id, n, NULL);
 	/* libuv's uv_write() is uv_write2() with no handle to send: call
 	 * that at once, rather than through our uv_write2 below. */
 	REAL(uv_write2);
-	return weft__shim_uv_req_submitted(
+	int r = weft__shim_uv_req_submitted(
 		req, id,
 		real_uv_write2(req, handle, bufs, nbufs, NULL, tramp_write));
+	if (r < 0)
+		weft__shim_chan_unsent(fd, n);
+	return r;
 }
 
 int uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
@@ -182,10 +189,39 @@ int uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 				      cb);
 	weft__shim_label(id, (const void *)cb, "write (with a handle) to fd %d",
 			 weft__shim_uv_fd_of((uv_handle_t *)handle));
-	return weft__shim_uv_req_submitted(req, id,
-					   real_uv_write2(req, handle, bufs,
-							  nbufs, send_handle,
-							  tramp_write));
+	int fd = weft__shim_uv_stream_fd(handle);
+	size_t n = weft__shim_uv_bytes(bufs, nbufs);
+	weft__shim_chan_sent(fd, id, n, NULL);
+	int r = weft__shim_uv_req_submitted(req, id,
+					    real_uv_write2(req, handle, bufs,
+							   nbufs, send_handle,
+							   tramp_write));
+	if (r < 0)
+		weft__shim_chan_unsent(fd, n);
+	return r;
+}
+
+/* Written at once, by the current thread (libuv writes nothing queued
+ * before: its try calls refuse while requests wait). */
+int uv_try_write(uv_stream_t *handle, const uv_buf_t bufs[], unsigned int nbufs)
+{
+	REAL(uv_try_write);
+	int r = real_uv_try_write(handle, bufs, nbufs);
+	if (r > 0 && !INTERNAL())
+		weft__shim_chan_sent(weft__shim_uv_stream_fd(handle), 0,
+				     (size_t)r, NULL);
+	return r;
+}
+
+int uv_udp_try_send(uv_udp_t *handle, const uv_buf_t bufs[], unsigned int nbufs,
+		    const struct sockaddr *addr)
+{
+	REAL(uv_udp_try_send);
+	int r = real_uv_udp_try_send(handle, bufs, nbufs, addr);
+	if (r > 0 && !INTERNAL())
+		weft__shim_chan_sent(weft__shim_uv_fd_of((uv_handle_t *)handle),
+				     0, (size_t)r, addr);
+	return r;
 }
 
 int uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
@@ -257,10 +293,14 @@ int uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle, const uv_buf_t bufs[],
 	char a[96];
 	weft__shim_label(id, (const void *)cb, "udp send to %s",
 			 weft__shim_uv_addr(addr, a, sizeof a));
-	return weft__shim_uv_req_submitted(req, id,
-					   real_uv_udp_send(req, handle, bufs,
-							    nbufs, addr,
-							    tramp_udp_send));
+	int r = weft__shim_uv_req_submitted(req, id,
+					    real_uv_udp_send(req, handle, bufs,
+							     nbufs, addr,
+							     tramp_udp_send));
+	if (r >= 0)
+		weft__shim_chan_sent(weft__shim_uv_fd_of((uv_handle_t *)handle),
+				     id, weft__shim_uv_bytes(bufs, nbufs), addr);
+	return r;
 }
 
 int uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req, uv_getaddrinfo_cb cb,

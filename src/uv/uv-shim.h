@@ -84,6 +84,20 @@ int weft__shim_uv_fd_of(const uv_handle_t *h);
 const char *weft__shim_uv_addr(const struct sockaddr *sa, char *buf,
 			       size_t cap);
 
+/* The bytes of a write's buffers. */
+static inline size_t weft__shim_uv_bytes(const uv_buf_t *bufs, unsigned n)
+{
+	size_t t = 0;
+	for (unsigned i = 0; i < n; i++)
+		t += bufs[i].len;
+	return t;
+}
+
+/* What a read or UDP receive callback is given, recorded as received on
+ * its descriptor (chan.c) while the activation runs; returns nread. */
+ssize_t weft__shim_uv_got(const uv_handle_t *h, ssize_t nread,
+			  const struct sockaddr *from, uint64_t next);
+
 /* Requests (req.c): a submitted request's thread and its completion. */
 uint64_t weft__shim_uv_req_begin(const void *req, const char *kind,
 				 void (*cb)(void), void (*cb2)(void),

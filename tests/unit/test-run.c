@@ -706,8 +706,158 @@ TEST(time_namespaces)
 	weft_reader_close(r);
 }
 
+/* Messages: two writes read by one read and a part of another; a read
+ * recorded before its write; datagrams by order and size, one lost; a
+ * message within one process makes no arrow. */
+static void writer(void)
+{
+	weft_run(1);
+	weft_create(2, "write");
+	weft_clock_set(100);
+	weft_sent(2, 0xC0, 0, 10);
+	weft_clock_set(200);
+	weft_sent(0, 0xC0, 10, 10); /* by the current thread, 1 */
+	weft_clock_set(500);
+	weft_sent(0, 0xC2, 0, 5); /* read (by the clock) before: at 450 */
+	weft_clock_set(600);
+	weft_sent(0, 0xD0, WEFT_DATAGRAM, 3);
+	weft_sent(0, 0xD0, WEFT_DATAGRAM, 9); /* lost */
+	weft_sent(0, 0xD0, WEFT_DATAGRAM, 4);
+	weft_clock_set(650);
+	weft_sent(0, 0xE0, 0, 8); /* read within the process */
+	weft_received(0, 0xE0, 0, 8);
+	weft_clock_set(900);
+	weft_run(0);
+}
+
+static void reader(void)
+{
+	weft_run(7);
+	weft_clock_set(300);
+	weft_received(0, 0xC0, 0, 15);
+	weft_clock_set(400);
+	weft_run(8);
+	weft_received(0, 0xC0, 15, 5);
+	weft_clock_set(450);
+	weft_received(0, 0xC2, 0, 5);
+	weft_clock_set(700);
+	weft_received(0, 0xD0, WEFT_DATAGRAM, 3);
+	weft_received(0, 0xD0, WEFT_DATAGRAM, 4);
+	weft_clock_set(800);
+	weft_run(0);
+}
+
+/* The read arrows of `m` flagged as messages, as text. */
+static void messages(struct weft_model *m, char *out, size_t cap)
+{
+	uint32_t na, nth;
+	const struct weft_arrow *a = weft_model_arrows(m, &na);
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	size_t n = 0;
+	out[0] = 0;
+	for (uint32_t i = 0; i < na; i++) {
+		if (!(a[i].flags & WEFT_ARROW_MESSAGE) ||
+		    a[i].kind != WEFT_ARROW_READ)
+			continue;
+		n += (size_t)snprintf(out + n, cap - n, "%llx>%llx@%lld/%lld ",
+				      (unsigned long long)th[a[i].from].id,
+				      (unsigned long long)th[a[i].to].id,
+				      (long long)a[i].t,
+				      (long long)weft_model_arrow_sent(m, i));
+	}
+}
+
+TEST(messages_between_processes)
+{
+	const char *a = tpath("a.weft"), *b = tpath("b.weft");
+	record(a, writer, BASE);
+	record(b, reader, BASE);
+	const char *both[] = {a, b};
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open_many(&r, both, 2, 0, NULL, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	char got[1024];
+	messages(m, got, sizeof got);
+	/* b's 7 read a's 2 and 1 (bytes 0-15); b's 8 read a's 1 (15-20);
+	 * b's 8 read a's 1 (0xC2) written after (by its clock): made when
+	 * written, drawn as written no later than read; the datagrams of 3
+	 * and 4 bytes, not the lost one of 9 */
+	CHECK_STR(got, "2>1000000000007@300/100 1>1000000000007@300/200 "
+		       "1>1000000000008@400/200 1>1000000000008@500/450 "
+		       "1>1000000000008@700/600 1>1000000000008@700/600 ");
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+/* A waits for the reply to its request; B read it and started work that
+ * is still pending: weft why follows A's wait into B. */
+static void asks(void)
+{
+	weft_run(1);
+	weft_create(2, "ask");
+	weft_clock_set(100);
+	weft_sent(2, 0x10, 0, 5);
+	weft_create(3, "reply read");
+	weft_received(3, 0x11, 0, 0); /* 3 waits for the reply */
+	weft_clock_set(1000);
+	weft_run(0);
+}
+
+static void answers_not(void)
+{
+	weft_run(1);
+	weft_create(7, "conn read");
+	weft_clock_set(200);
+	weft_resolve_run(7);
+	weft_received(0, 0x10, 0, 5);
+	weft_create(8, "backend query"); /* never answers */
+	weft_create(9, "conn read");	 /* the next read: not the work */
+	weft_clock_set(300);
+	weft_run(0);
+}
+
+TEST(why_follows_a_wait_into_another_process)
+{
+	const char *a = tpath("a.weft"), *b = tpath("b.weft");
+	record(a, asks, BASE);
+	record(b, answers_not, BASE);
+	const char *both[] = {a, b};
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open_many(&r, both, 2, 0, NULL, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	uint32_t a3 = weft_model_find(m, 3), b7 = weft_model_find(m, 1ull << 48 | 7);
+	uint32_t b8 = weft_model_find(m, 1ull << 48 | 8);
+	CHECK(a3 != WEFT_NONE && b7 != WEFT_NONE && b8 != WEFT_NONE);
+	struct weft_why w;
+	CHECK_OK(weft_why(m, a3, &w));
+	CHECK_EQ(w.nchain, 3);
+	CHECK_EQ(w.chain[0].thread, a3);
+	CHECK_EQ(w.chain[1].thread, b7);
+	CHECK_EQ(w.chain[2].thread, b8);
+	CHECK_EQ(w.verdict, WEFT_VERDICT_NEVER_RESOLVED);
+	CHECK_EQ(th[b7].end, WEFT_END_RESOLVED);
+	/* the wait, made at the end of a's ring, flagged */
+	uint32_t na;
+	const struct weft_arrow *ar = weft_model_arrows(m, &na);
+	int waits = 0;
+	for (uint32_t i = 0; i < na; i++)
+		if (ar[i].kind == WEFT_ARROW_TRY_READ && ar[i].from == a3 &&
+		    ar[i].to == b7 && (ar[i].flags & WEFT_ARROW_MESSAGE) &&
+		    ar[i].t == 1000)
+			waits++;
+	CHECK_EQ(waits, 1);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
 	  T(exec_becomes), T(bundle_round_trip_and_cut), T(ids_never_shared),
 	  T(one_ring_run), T(hostile_manifests_and_bundles),
 	  T(two_machines_aligned_by_messages),
-	  T(two_machines_by_realtime_or_forced), T(time_namespaces))
+	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
+	  T(messages_between_processes),
+	  T(why_follows_a_wait_into_another_process))
