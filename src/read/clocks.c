@@ -79,8 +79,13 @@ static int scan_ring(struct rmulti *M, uint32_t k, struct xlist *sent,
 {
 	struct msub *s = &M->sub[k];
 	struct weft_reader *r;
+#ifndef __wasi__
 	int err = s->mem ? weft_reader_open_mem(&r, s->mem, s->memlen, 0, NULL)
 			 : weft_reader_open(&r, s->path, 0, NULL);
+#else
+	/* (the WebAssembly viewer reads memory only) */
+	int err = weft_reader_open_mem(&r, s->mem, s->memlen, 0, NULL);
+#endif
 	if (err)
 		return 0; /* (read once already: gone since; no messages) */
 	int64_t base = weft__ring_mono0(s->r);

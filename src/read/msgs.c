@@ -34,10 +34,12 @@
 
 #include "run.h"
 
-#define QCAP 256			/* unmatched ends kept per channel */
-#define DGRAM_WAIT INT64_C(2000000000)	/* a datagram's write may be read
+#define QCAP 256 /* unmatched ends kept per channel */
+#define DGRAM_WAIT                                                             \
+	INT64_C(2000000000) /* a datagram's write may be read
 					   this long after (else lost) */
-#define EARLY_WAIT INT64_C(1000000000)	/* a read may wait this long for
+#define EARLY_WAIT                                                             \
+	INT64_C(1000000000) /* a read may wait this long for
 					   the write recorded after it */
 
 /* One end of a message: its bytes [off, off + len), who and when. */

@@ -398,8 +398,7 @@ static int end_of(const struct rmulti *M, uint32_t p)
 	/* (a snapshot's copy of a ring that was being written: the process
 	 * was running when it was cut) */
 	if (P->end == WEFT_PROC_RUNNING && k != NONE &&
-	    M->sub[k].r->info.writer == WEFT_WRITER_GONE &&
-	    !M->sub[k].cut_mono)
+	    M->sub[k].r->info.writer == WEFT_WRITER_GONE && !M->sub[k].cut_mono)
 		return WEFT_PROC_VANISHED;
 	if (P->end == WEFT_PROC_RUNNING && k != NONE &&
 	    M->sub[k].r->info.writer == WEFT_WRITER_STOPPED)
@@ -609,8 +608,9 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 				M->refill = k;
 				/* messages, in time order: a read matches the
 				 * writes returned before it */
-				if (M->synth && (ev->type == WEFT_EV_SENT ||
-						 ev->type == WEFT_EV_RECEIVED) &&
+				if (M->synth &&
+				    (ev->type == WEFT_EV_SENT ||
+				     ev->type == WEFT_EV_RECEIVED) &&
 				    (err = weft__msgs_event(M, k, ev)))
 					return err;
 				break;

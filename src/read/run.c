@@ -205,8 +205,8 @@ static void comm_of(struct mproc *p)
 {
 	/* the name it was run by (sh, not the dash it links to) */
 	const char *e = p->argc && *p->argv[0] ? p->argv[0]
-			: p->exe		 ? p->exe
-						 : "";
+			: p->exe	       ? p->exe
+					       : "";
 	const char *slash = strrchr(e, '/');
 	snprintf(p->comm, sizeof p->comm, "%s", slash ? slash + 1 : e);
 }

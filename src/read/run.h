@@ -131,12 +131,12 @@ struct msub {
 	uint32_t *nmap, nnmap; /* its names -> merged (0: not yet) */
 	struct weft_event ev;  /* its next event (S_HAS) */
 	int state;
-	int started;   /* the events of its process's start were made */
-	uint32_t main; /* local index of its main OS thread's stream */
-	uint64_t xid;  /* its process thread */
-	uint64_t by;   /* what creates it: the image before, or its creator */
+	int started;	 /* the events of its process's start were made */
+	uint32_t main;	 /* local index of its main OS thread's stream */
+	uint64_t xid;	 /* its process thread */
+	uint64_t by;	 /* what creates it: the image before, or its creator */
 	uint64_t before; /* the image before's process thread, or 0 */
-	int remap;     /* its main OS thread's root acts as xid */
+	int remap;	 /* its main OS thread's root acts as xid */
 	int64_t last_ns;
 	uint64_t returned;
 };
@@ -205,7 +205,7 @@ struct rmulti {
 	uint32_t name_process; /* "process" */
 	unsigned flags;
 	int started;
-	int synth;     /* several rings: the process threads' events */
+	int synth;	   /* several rings: the process threads' events */
 	struct msgs *msgs; /* messages waiting for their other end */
 	uint64_t returned, info_at;
 	uint8_t *owned[64]; /* bundles' bytes, and rings read from pipes */

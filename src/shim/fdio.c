@@ -110,9 +110,8 @@ static void chan_msgs(int fd, uint64_t id, const struct mmsghdr *m, int n,
 		      int out)
 {
 	for (int i = 0; i < n; i++) {
-		const struct sockaddr *a = m[i].msg_hdr.msg_namelen
-						   ? m[i].msg_hdr.msg_name
-						   : NULL;
+		const struct sockaddr *a =
+			m[i].msg_hdr.msg_namelen ? m[i].msg_hdr.msg_name : NULL;
 		if (out)
 			weft__shim_chan_sent(fd, id, m[i].msg_len, a);
 		else
@@ -161,7 +160,7 @@ IO(ssize_t, recvfrom,
    (int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
     socklen_t *len),
    (fd, buf, n, flags, addr, len), fd, FROM, r,
-   RX(addr && len && *len ? addr : NULL))
+   RX(addr &&len &&*len ? addr : NULL))
 IO(ssize_t, sendto,
    (int fd, const void *buf, size_t n, int flags, const struct sockaddr *addr,
     socklen_t len),

@@ -43,7 +43,7 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 	static void tramp tparams                                              \
 	{                                                                      \
 		struct shim_ent e;                                             \
-		uint64_t next = 0;                                               \
+		uint64_t next = 0;                                             \
 		if ((act) && fire(h, ROLE, &e, &next)) {                       \
 			struct shim_lb b;                                      \
 			const char *kept =                                     \
@@ -125,9 +125,8 @@ ssize_t weft__shim_uv_got(const uv_handle_t *h, ssize_t nread,
 HANDLE(R_READ, "uv_stream_t read", uv_read_cb, "read fd ", STREAM_FD,
        tramp_read, (uv_stream_t * h, ssize_t nread, const uv_buf_t *buf),
        (h, GOT(nread, NULL), buf), nread != 0, nread < 0 ? (long)nread : 0,
-       IO_PHASE,
-       uv_read_start, (uv_stream_t * h, uv_alloc_cb alloc_cb, uv_read_cb cb),
-       h->loop, cb)
+       IO_PHASE, uv_read_start,
+       (uv_stream_t * h, uv_alloc_cb alloc_cb, uv_read_cb cb), h->loop, cb)
 HANDLE_STOP(R_READ, uv_read_stop, uv_stream_t)
 
 #define START_ARGS_uv_listen (h, backlog, cb)

@@ -299,7 +299,8 @@ int uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle, const uv_buf_t bufs[],
 							     tramp_udp_send));
 	if (r >= 0)
 		weft__shim_chan_sent(weft__shim_uv_fd_of((uv_handle_t *)handle),
-				     id, weft__shim_uv_bytes(bufs, nbufs), addr);
+				     id, weft__shim_uv_bytes(bufs, nbufs),
+				     addr);
 	return r;
 }
 

@@ -182,6 +182,73 @@ t_refusals() {
 	"$W" dump --offset host=12xs a.weft 2>/dev/null; [ $? = 2 ] || die "--offset bad number"
 }
 
+# The echo example in two processes: the server starts its client with
+# uv_spawn; their messages are arrows between them, a chain across both.
+t_echo_split() {
+	[ -x "$EX/uv-echo-split" ] || die "no uv-echo-split (built without libuv)"
+	"$EX/uv-echo-split" >plain.txt || die "uv-echo-split failed"
+	"$W" record -o sp -- "$EX/uv-echo-split" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
+	"$W" info sp >info.txt || die "$(cat info.txt)"
+	grep -q "^processes: 2 (2 recorded)$" info.txt || die "$(cat info.txt)"
+	grep -qE "^    [0-9]+ uv-echo-split: exited with status 0" info.txt || die "$(cat info.txt)"
+	"$W" dump sp >d.txt || die "dump"
+	python3 - <<'PY' || exit 1
+import re
+ev = []
+for l in open('d.txt'):
+    f = l.split()
+    t, tid, e = float(f[0]), f[1].split('/')[1], f[2]
+    kv = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', l))
+    ev.append((t, tid, e, kv))
+tids = sorted({x[1] for x in ev})
+assert len(tids) == 2, tids
+# the client's process thread: created by the server's uv_process_t (the
+# spawn request), which its exit resolves
+spawn = [kv['child'] for t, tid, e, kv in ev if e == 'create' and kv.get('kind') == '"uv_process_t"']
+assert len(spawn) == 1, spawn
+mk = [kv for t, tid, e, kv in ev if e == 'create' and kv.get('kind') == '"process"']
+assert len(mk) == 1 and mk[0]['by'] == spawn[0], mk
+x = mk[0]['child']
+assert any(e == 'resolve' and kv['target'] == spawn[0] and kv['by'] == x for t, tid, e, kv in ev), 'exit resolves the spawn'
+# every read of bytes is an arrow from the write of the other process
+sent = {}
+for t, tid, e, kv in ev:
+    if e == 'sent':
+        sent[(kv['chan'], kv['offset'])] = (tid, kv['thread'], t)
+reads = [(t, tid, kv) for t, tid, e, kv in ev if e == 'received' and kv['bytes'] != '0']
+assert len(reads) == 4, reads
+arrows = [(t, tid, kv) for t, tid, e, kv in ev if e == 'read']
+for t, tid, kv in reads:
+    w = sent[(kv['chan'], kv['offset'])]
+    assert w[0] != tid, 'a message within one process'
+    a = [x for x in arrows if x[1] == tid and x[2]['source'] == w[1] and abs(x[0] - t) < 1e-9]
+    assert a, ('no arrow for', kv)
+    assert w[2] <= t, 'read before written'
+# the chain: client write -> server read ... server write -> client read
+srv = tids[0] if any(e == 'create' and kv.get('kind') == '"uv_process_t"' and tid == tids[0] for t, tid, e, kv in ev) else tids[1]
+order = [tid == srv for t, tid, kv in reads]
+assert order == [True, False, True, False], order
+PY
+}
+
+# The client waits for a reply the server never sends: weft why follows
+# the wait into the server, to what it started and left pending.
+t_echo_hang() {
+	[ -x "$EX/uv-echo-split" ] || die "no uv-echo-split (built without libuv)"
+	"$W" record -o hg -- "$EX/uv-echo-split" hang >/dev/null 2>rec.txt; [ $? = 1 ] || die "hang: $(cat rec.txt)"
+	"$W" info hg >info.txt || die "$(cat info.txt)"
+	grep -qE "^    [0-9]+ uv-echo-split: killed by signal 15" info.txt || die "$(cat info.txt)"
+	"$W" why --all hg >why.txt; [ $? = 1 ] || die "why: $(cat why.txt)"
+	local s c
+	s=$(sed -n 's/^ *\([0-9]*\) uv-echo-split: exited.*/\1/p' info.txt)
+	c=$(sed -n 's/^ *\([0-9]*\) uv-echo-split: killed.*/\1/p' info.txt)
+	grep -q "^read fd [0-9]* -> .*uv_stream_t read, pid $c) is still pending" why.txt || die "$(cat why.txt)"
+	grep -q "^  waits since .* for the reply to the request read by read fd .*pid $s)$" why.txt || die "$(cat why.txt)"
+	grep -q "^  which read the request, and started at .* timer 3600000 ms -> .*uv_timer_t, pid $s)$" why.txt || die "$(cat why.txt)"
+	grep -q "^verdict: never resolved: nothing signalled, resolved or failed timer 3600000 ms" why.txt || die "$(cat why.txt)"
+}
+
 export W EX T WEFT_SRC
 export -f die $(compgen -A function t_)
 run tree t_tree
@@ -190,6 +257,8 @@ run killed t_killed
 run snapshot_tree t_snapshot_tree
 run together t_together
 run refusals t_refusals
+run echo_split t_echo_split
+run echo_hang t_echo_hang
 echo "1..$n"
 echo "# $pass passed, $failn failed, 0 skipped"
 [ $failn = 0 ]

@@ -829,7 +829,8 @@ TEST(why_follows_a_wait_into_another_process)
 	CHECK_OK(weft_model_load(&m, r));
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
-	uint32_t a3 = weft_model_find(m, 3), b7 = weft_model_find(m, 1ull << 48 | 7);
+	uint32_t a3 = weft_model_find(m, 3),
+		 b7 = weft_model_find(m, 1ull << 48 | 7);
 	uint32_t b8 = weft_model_find(m, 1ull << 48 | 8);
 	CHECK(a3 != WEFT_NONE && b7 != WEFT_NONE && b8 != WEFT_NONE);
 	struct weft_why w;
