@@ -25,6 +25,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifndef __wasi__
+#include <signal.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,6 +558,7 @@ static int fill(struct rmulti *M, uint32_t k)
 /* ------------------------------------------------------------ next */
 
 static int follow_more(struct weft_reader *R);
+static int run_live(struct rmulti *M);
 
 int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 {
@@ -590,7 +594,9 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 				for (uint32_t k = 0; k < M->nsub; k++)
 					if (M->sub[k].state == S_WAIT)
 						return WEFT_EAGAIN;
-				return WEFT_EEOF;
+				/* a run goes on while a process of it lives:
+				 * its next ring may come */
+				return run_live(M) ? WEFT_EAGAIN : WEFT_EEOF;
 			}
 		}
 		if (M->nheap) {
@@ -1307,6 +1313,24 @@ static int cmp_sub(const void *a, const void *b)
 }
 
 #ifndef __wasi__
+/* Whether a followed run directory may still grow: a process its manifest
+ * started and did not see end is alive. */
+static int run_live(struct rmulti *M)
+{
+	for (uint32_t r = 0; r < M->nruns; r++) {
+		const struct manifest *man = &M->runs[r].man;
+		if (!M->runs[r].dir)
+			continue;
+		for (uint32_t i = 0; i < man->n; i++) {
+			const struct mproc *p = &man->p[i];
+			if (p->end == WEFT_PROC_RUNNING && p->pid &&
+			    (kill((pid_t)p->pid, 0) == 0 || errno == EPERM))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* A followed run: manifests that grew, rings that appeared.  Returns the
  * rings that have something new, or a negative code. */
 static int follow_more(struct weft_reader *R)
@@ -1358,6 +1382,11 @@ static int follow_more(struct weft_reader *R)
 static int follow_more(struct weft_reader *R)
 {
 	(void)R;
+	return 0;
+}
+static int run_live(struct rmulti *M)
+{
+	(void)M;
 	return 0;
 }
 #endif

@@ -182,6 +182,19 @@ t_refusals() {
 	"$W" dump --offset host=12xs a.weft 2>/dev/null; [ $? = 2 ] || die "--offset bad number"
 }
 
+# Following a run while it records: a process that starts later joins,
+# and the follow ends when the run does.
+t_follow_run() {
+	"$W" record -o fo -- sh -c "'$EX/ticker' 0.5 >/dev/null; sleep 0.3; '$EX/ticker' 0.5 >/dev/null" 2>/dev/null &
+	local rp=$!
+	for _ in $(seq 50); do [ -f fo/manifest ] && break; sleep 0.05; done
+	timeout 30 "$W" dump --follow fo >follow.txt || die "follow did not end with the run ($?)"
+	wait $rp
+	"$W" dump fo >all.txt
+	[ "$(awk '{print $2}' follow.txt | cut -d/ -f2 | sort -u | wc -l)" = 2 ] || die "follow saw $(awk '{print $2}' follow.txt | cut -d/ -f2 | sort -u | wc -l) processes"
+	[ "$(grep -c ' create ' follow.txt)" = "$(grep -c ' create ' all.txt)" ] || die "follow: $(grep -c ' create ' follow.txt) creates, dump: $(grep -c ' create ' all.txt)"
+}
+
 # The echo example in two processes: the server starts its client with
 # uv_spawn; their messages are arrows between them, a chain across both.
 t_echo_split() {
@@ -257,6 +270,7 @@ run killed t_killed
 run snapshot_tree t_snapshot_tree
 run together t_together
 run refusals t_refusals
+run follow_run t_follow_run
 run echo_split t_echo_split
 run echo_hang t_echo_hang
 echo "1..$n"
