@@ -26,6 +26,10 @@ pkgs=(
 	memcached
 	libmemcached-tools
 	tmux
+	# the arrows between processes: dig asking named (BIND 9.18, both on
+	# libuv) is the real pair the tests trace
+	bind9
+	bind9-dnsutils
 	# the GLib shim's tests: zenity is the real GLib/GTK program they trace
 	# (GLib itself comes with GTK, below)
 	zenity
