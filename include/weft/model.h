@@ -198,8 +198,9 @@ WEFT_API const uint32_t *weft_model_thread_runs(const struct weft_model *m,
 WEFT_API const uint32_t *weft_model_thread_arrows(const struct weft_model *m,
 					 uint32_t thread, uint32_t *n);
 
-/* When a message arrow's bytes were written (ns), for an arrow with
- * WEFT_ARROW_MESSAGE; for any other arrow, its time. */
+/* When a message arrow's bytes were written (ns), for a read with
+ * WEFT_ARROW_MESSAGE; since when its thread waits, for such a try_read
+ * (made at the end of the trace); for any other arrow, its time. */
 WEFT_API int64_t weft_model_arrow_sent(const struct weft_model *m,
 				       uint32_t arrow);
 

@@ -606,9 +606,17 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	case WEFT_EV_TRY_READ:
 		arrow(m, WEFT_ARROW_TRY_READ, actor, get(m, ev->id, t, s), t,
 		      s);
-		/* a wait on the peer process that read our request */
-		if ((ev->flags & WEFT_EVF_MESSAGE) && m->narr)
+		/* a wait on the peer process that read our request, made
+		 * at the end of the trace: since when it waits */
+		if ((ev->flags & WEFT_EVF_MESSAGE) && m->narr &&
+		    GROW(m->msent, m->nmsent, m->cmsent)) {
 			m->arr[m->narr - 1].flags |= WEFT_ARROW_MESSAGE;
+			m->msent[m->nmsent].arrow = m->narr - 1;
+			m->msent[m->nmsent++].t =
+				ev->value < -WEFT_MODEL_T_MAX	? -WEFT_MODEL_T_MAX
+				: ev->value > WEFT_MODEL_T_MAX ? WEFT_MODEL_T_MAX
+							       : ev->value;
+		}
 		break;
 	case WEFT_EV_RESOLVE:
 		x = get(m, ev->id, t, s);

@@ -21,11 +21,13 @@
  *
  * Waits: a received event of no bytes says that a thread waits for the
  * next bytes of a stream (the next read activation of a connection).  If
- * its ring ends with it still waiting while the last word on the
+ * the trace ends with it still waiting while the last word on the
  * connection was its own (its peer read from the other direction after
  * it last read), it waits on that peer's reader: a try_read made at the
- * ring's end, flagged WEFT_EVF_MESSAGE, which weft why follows into the
- * peer (the other direction of a channel is the channel ^ 1).
+ * trace's end (when every ring has been read: the peer may read our last
+ * message after our ring ended), flagged WEFT_EVF_MESSAGE, which weft why
+ * follows into the peer (the other direction of a channel is the channel
+ * ^ 1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -303,14 +305,15 @@ static struct mchan *find(struct msgs *S, uint64_t chan)
 	return NULL;
 }
 
-int weft__msgs_end(struct rmulti *M, uint32_t k, int64_t ns)
+int weft__msgs_end(struct rmulti *M, int64_t ns)
 {
 	struct msgs *S = M->msgs;
 	int err = 0;
 	for (uint32_t i = 0; S && i < S->cap && !err; i++) {
 		struct mchan *c = &S->c[i];
-		if (!c->chan || !c->has_wait || c->wait.sub != k)
+		if (!c->chan || !c->has_wait)
 			continue;
+		uint32_t k = c->wait.sub;
 		struct mchan *peer = find(S, c->chan ^ 1);
 		if (!peer || !peer->has_last || peer->last.sub == k ||
 		    (c->has_last && peer->last.ns <= c->last.ns))
@@ -322,7 +325,7 @@ int weft__msgs_end(struct rmulti *M, uint32_t k, int64_t ns)
 		ev.stream = c->wait.stream;
 		ev.actor = c->wait.thread;
 		ev.id = peer->last.thread;
-		ev.value = peer->last.ns;
+		ev.value = c->wait.ns; /* since when it waits */
 		err = weft__syn_push(M, ns, &ev);
 		c->has_wait = 0;
 	}

@@ -526,33 +526,48 @@ static void translate(struct rmulti *M, uint32_t k, struct weft_event *ev)
 		ev->name2 = map_name(M, s, ev->name2);
 }
 
-/* Asks ring k for its next event.  0, or a negative code. */
-static int fill(struct rmulti *M, uint32_t k)
+/* Ring k's next event into *ev, made the merge's.  0, WEFT_EAGAIN,
+ * WEFT_EEOF (also past a snapshot's cut), or a negative code. */
+static inline int fetch(struct rmulti *M, uint32_t k, struct weft_event *ev)
 {
 	struct msub *s = &M->sub[k];
-	int rc = weft_reader_next(s->r, &s->ev);
+	int rc = weft_reader_next(s->r, ev);
+	if (rc == 0) {
+		translate(M, k, ev);
+		if (ev->ns > s->cut)
+			rc = WEFT_EEOF; /* the ring ends at the cut */
+	}
+	return rc;
+}
+
+/* Ring k has nothing now (WEFT_EAGAIN), or no more (WEFT_EEOF): its
+ * state, and at its end the events of its process's end.  0, or a
+ * negative code (`rc` when it is one). */
+static int settle(struct rmulti *M, uint32_t k, int rc)
+{
+	struct msub *s = &M->sub[k];
 	if (rc == WEFT_EAGAIN) {
 		s->state = S_WAIT;
 		return 0;
 	}
-	if (rc == 0) {
-		translate(M, k, &s->ev);
-		if (s->ev.ns <= s->cut) {
-			s->state = S_HAS;
-			heap_push(M, k);
-			return 0;
-		}
-		/* past a snapshot's cut: the ring ends there */
-		rc = WEFT_EEOF;
-	}
 	if (rc == WEFT_EEOF) {
 		s->state = S_DONE;
-		int err = M->synth && s->started
-				  ? weft__msgs_end(M, k, s->last_ns)
-				  : 0;
-		return err ? err : end_events(M, s);
+		return end_events(M, s);
 	}
 	return rc;
+}
+
+/* Asks ring k for its next event, into the heap.  0, or a negative
+ * code. */
+static int fill(struct rmulti *M, uint32_t k)
+{
+	struct msub *s = &M->sub[k];
+	int rc = fetch(M, k, &s->ev);
+	if (rc)
+		return settle(M, k, rc);
+	s->state = S_HAS;
+	heap_push(M, k);
+	return 0;
 }
 
 /* ------------------------------------------------------------ next */
@@ -560,14 +575,74 @@ static int fill(struct rmulti *M, uint32_t k)
 static int follow_more(struct weft_reader *R);
 static int run_live(struct rmulti *M);
 
+/* Event `ev` of ring k goes to the caller: what the merge keeps of it. */
+static inline int give(struct weft_reader *R, uint32_t k,
+		       const struct weft_event *ev)
+{
+	struct rmulti *M = R->multi;
+	struct msub *s = &M->sub[k];
+	s->last_ns = ev->ns;
+	s->returned++;
+	M->refill = k;
+	/* messages, in time order: a read matches the writes returned
+	 * before it */
+	if (M->synth &&
+	    (ev->type == WEFT_EV_SENT || ev->type == WEFT_EV_RECEIVED)) {
+		int err = weft__msgs_event(M, k, ev);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* What every event returned counts. */
+static inline void count(struct weft_reader *R, const struct weft_event *ev)
+{
+	struct rmulti *M = R->multi;
+	M->returned++;
+	if (ev->type < WEFT_EV_COUNT)
+		R->info.counts[ev->type]++;
+	else
+		R->info.losses.events_discarded += ev->id;
+	if (ev->stream < M->nst) {
+		struct weft_stream_info *si = &M->sinfo[ev->stream];
+		if (ev->type < WEFT_EV_COUNT && !si->events++)
+			si->first_ts = (uint64_t)ev->ns;
+		si->last_ts = (uint64_t)ev->ns;
+	}
+}
+
 int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 {
 	struct rmulti *M = R->multi;
 	int err;
 	if (M->refill != NONE) {
+		/* The ring whose event went last: its next, read straight
+		 * into the caller's event, goes at once when it comes
+		 * before every other (a ring's events come in runs); else
+		 * it waits in the heap. */
 		uint32_t k = M->refill;
 		M->refill = NONE;
-		if ((err = fill(M, k)))
+		struct msub *s = &M->sub[k];
+		int rc = fetch(M, k, ev);
+		if (rc)
+			err = settle(M, k, rc);
+		else if (s->started &&
+			 (!M->nheap || ev->ns < M->sub[M->heap[0]].ev.ns ||
+			  (ev->ns == M->sub[M->heap[0]].ev.ns &&
+			   k < M->heap[0])) &&
+			 (!M->nsyn || ev->ns < M->syn[0].ns)) {
+			if ((err = give(R, k, ev)))
+				return err;
+			count(R, ev);
+			return 0;
+		} else {
+			s->ev = *ev;
+			s->state = S_HAS;
+			heap_push(M, k);
+			err = 0;
+		}
+		if (err)
 			return err;
 	}
 	if (!M->started) {
@@ -584,6 +659,17 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 		}
 	}
 	for (;;) {
+		if (!M->nheap && !M->nsyn && M->synth && !M->waits_done &&
+		    !(M->flags & WEFT_READ_FOLLOW)) {
+			/* the end: who still waits for a reply */
+			M->waits_done = 1;
+			int64_t end = INT64_MIN;
+			for (uint32_t k = 0; k < M->nsub; k++)
+				if (M->sub[k].returned && M->sub[k].last_ns > end)
+					end = M->sub[k].last_ns;
+			if ((err = weft__msgs_end(M, end)))
+				return err;
+		}
 		if (!M->nheap && !M->nsyn) {
 			if (!(M->flags & WEFT_READ_FOLLOW))
 				return WEFT_EEOF;
@@ -609,15 +695,7 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 			if (!M->nsyn || s->ev.ns < M->syn[0].ns) {
 				uint32_t k = heap_pop(M);
 				*ev = s->ev;
-				s->last_ns = ev->ns;
-				s->returned++;
-				M->refill = k;
-				/* messages, in time order: a read matches the
-				 * writes returned before it */
-				if (M->synth &&
-				    (ev->type == WEFT_EV_SENT ||
-				     ev->type == WEFT_EV_RECEIVED) &&
-				    (err = weft__msgs_event(M, k, ev)))
+				if ((err = give(R, k, ev)))
 					return err;
 				break;
 			}
@@ -626,17 +704,7 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 		*ev = M->cur_syn.ev;
 		break;
 	}
-	M->returned++;
-	if (ev->type < WEFT_EV_COUNT)
-		R->info.counts[ev->type]++;
-	else
-		R->info.losses.events_discarded += ev->id;
-	if (ev->stream < M->nst) {
-		struct weft_stream_info *si = &M->sinfo[ev->stream];
-		if (ev->type < WEFT_EV_COUNT && !si->events++)
-			si->first_ts = (uint64_t)ev->ns;
-		si->last_ts = (uint64_t)ev->ns;
-	}
+	count(R, ev);
 	return 0;
 }
 

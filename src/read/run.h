@@ -206,6 +206,7 @@ struct rmulti {
 	unsigned flags;
 	int started;
 	int synth;	   /* several rings: the process threads' events */
+	int waits_done;	   /* the waits of the trace's end are made */
 	struct msgs *msgs; /* messages waiting for their other end */
 	uint64_t returned, info_at;
 	uint8_t *owned[64]; /* bundles' bytes, and rings read from pipes */
@@ -224,9 +225,9 @@ int weft__syn_push(struct rmulti *M, int64_t ns, const struct weft_event *ev);
 struct msgs;
 int weft__msgs_event(struct rmulti *M, uint32_t k, const struct weft_event *ev);
 void weft__msgs_free(struct rmulti *M);
-/* Ring k has no more events (at ns): its threads still waiting for a
- * peer's reply wait on the peer (made try_reads). */
-int weft__msgs_end(struct rmulti *M, uint32_t k, int64_t ns);
+/* Every ring has been read (the trace ends at ns): the threads still
+ * waiting for a peer's reply wait on the peer (made try_reads). */
+int weft__msgs_end(struct rmulti *M, int64_t ns);
 
 /* clocks.c: the machines of the rings (M->hosts, each sub's host) and the
  * offset of each on the first ring's machine's CLOCK_MONOTONIC: the same

@@ -89,7 +89,11 @@ static uint32_t waits_on(const struct weft_model *m, uint32_t t, int64_t *since,
 		const struct weft_arrow *x = &a[idx[k]];
 		if (x->kind == WEFT_ARROW_TRY_READ && x->from == t) {
 			target = x->to;
-			*since = x->t;
+			/* (a wait on another process is made at the end of
+			 * the trace; it began when the reply was awaited) */
+			*since = x->flags & WEFT_ARROW_MESSAGE
+					 ? weft_model_arrow_sent(m, idx[k])
+					 : x->t;
 			*flags = x->flags;
 		} else if ((x->kind == WEFT_ARROW_READ ||
 			    x->kind == WEFT_ARROW_READ_FAILED) &&

@@ -841,6 +841,8 @@ TEST(why_follows_a_wait_into_another_process)
 	CHECK_EQ(w.chain[2].thread, b8);
 	CHECK_EQ(w.verdict, WEFT_VERDICT_NEVER_RESOLVED);
 	CHECK_EQ(th[b7].end, WEFT_END_RESOLVED);
+	/* it waits since it asked, not since the trace ended */
+	CHECK_EQ(w.chain[0].t_wait, 100);
 	/* the wait, made at the end of a's ring, flagged */
 	uint32_t na;
 	const struct weft_arrow *ar = weft_model_arrows(m, &na);
