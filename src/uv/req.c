@@ -201,18 +201,6 @@ int uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 	return r;
 }
 
-/* Written at once, by the current thread (libuv writes nothing queued
- * before: its try calls refuse while requests wait). */
-int uv_try_write(uv_stream_t *handle, const uv_buf_t bufs[], unsigned int nbufs)
-{
-	REAL(uv_try_write);
-	int r = real_uv_try_write(handle, bufs, nbufs);
-	if (r > 0 && !INTERNAL())
-		weft__shim_chan_sent(weft__shim_uv_stream_fd(handle), 0,
-				     (size_t)r, NULL);
-	return r;
-}
-
 int uv_udp_try_send(uv_udp_t *handle, const uv_buf_t bufs[], unsigned int nbufs,
 		    const struct sockaddr *addr)
 {
@@ -426,6 +414,9 @@ static int tried(uv_stream_t *handle, int r)
 	weft__shim_create_labelled(id, "uv_try_write", kept, &b);
 	weft__shim_complete(id, weft__shim_uv_fail(r));
 	weft_burst_end();
+	/* its bytes (libuv tries only with nothing queued before) */
+	if (r > 0)
+		weft__shim_chan_sent(fd, id, (size_t)r, NULL);
 	errno = saved;
 	return r;
 }

@@ -58,7 +58,7 @@ t_http() {
 	sort traced.raw >traced.txt
 	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
 	grep -q "loops: libuv" rec.txt || die "$(cat rec.txt)"
-	local f; f=$(ls -S n.weft n.weft.* 2>/dev/null | head -1)
+	local f; f=$(ls -S n.weft/ring n.weft/ring.* 2>/dev/null | head -1)
 	"$W" info "$f" | grep -q "0 packets lost, 0 torn, 0 corrupt; 0 events discarded" || die "losses"
 	python3 "$WEFT_SRC/tests/node/node_check.py" "$W" "$f"
 }

@@ -199,7 +199,7 @@ LUA
 	grep -q "test.weft rcode 0 answers 1 192.0.2.7" plain.txt || die "kresd: $(cat plain.txt kresd.log)"
 	cmp plain.txt traced.txt || die "answers changed: $(diff plain.txt traced.txt)"
 	grep -q "loops: libuv" rec.txt || die "$(cat rec.txt)"
-	check knot "$(ls -S k.weft k.weft.* 2>/dev/null | head -1)" 3
+	check knot "$(ls -S k.weft/ring k.weft/ring.* 2>/dev/null | head -1)" 3
 }
 
 export W EX T WEFT_SRC WEFT_BUILD
