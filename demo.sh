@@ -9,7 +9,7 @@ bash .ci/install-deps.sh
 ninja -C build >/dev/null
 W=build/tools/weft
 mkdir -p demo
-rm -f demo/*.weft demo/*.weft.*
+rm -rf demo/*.weft demo/*.weft.*
 CMDS=$($W --help)
 has() { printf "%s\n" "$CMDS" | grep -q "^  $1 "; }
 
@@ -51,6 +51,25 @@ if has record; then
 		echo; echo "== weft record -o demo/$ex.weft -- build/examples/$ex"
 		$W record -o "demo/$ex.weft" -- "build/examples/$ex" || true
 	done
+	# a whole program: a server that starts its client (uv_spawn) and
+	# echoes its messages; one run, both processes on one clock, the
+	# messages as arrows between them
+	if [ -x build/examples/uv-echo-split ]; then
+		echo; echo "== weft record -o demo/echo-split.weft -- build/examples/uv-echo-split (a server and the client it starts)"
+		$W record -o demo/echo-split.weft -- build/examples/uv-echo-split || true
+		echo; echo "== weft info demo/echo-split.weft (the process tree)"
+		$W info demo/echo-split.weft | sed -n '/^processes/,/^events/p' | sed '$d'
+		echo; echo "== the messages between them: weft dump demo/echo-split.weft (writes, reads, and the arrows the merge makes)"
+		$W dump demo/echo-split.weft | grep -E ' (sent|read source|received)=| sent | read | received ' | grep -v 'bytes=0 ' | head -12
+		if has render; then
+			$W render demo/echo-split.weft -o demo/echo-split.png &&
+				echo "== picture of both processes: demo/echo-split.png"
+		fi
+		if has html; then
+			$W html demo/echo-split.weft -o demo/echo-split.html &&
+				echo "== viewer: demo/echo-split.html"
+		fi
+	fi
 	if [ -s demo/uv-phases.weft ]; then
 		echo; echo "== where the loop's time went: weft stats demo/uv-phases.weft (loop phases)"
 		$W stats demo/uv-phases.weft | sed -n '/^loop phases/,/^$/p'
