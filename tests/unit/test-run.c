@@ -857,10 +857,47 @@ TEST(why_follows_a_wait_into_another_process)
 	weft_reader_close(r);
 }
 
+/* A ring of format 1.2 (before the machine block and the message
+ * events) still reads, alone and merged with a 1.3 ring: taken to be on
+ * the same machine. */
+TEST(old_rings_still_read)
+{
+	const char *src = getenv("WEFT_SRC");
+	if (!src)
+		FAIL("WEFT_SRC must be set (meson test sets it)");
+	char old[600];
+	snprintf(old, sizeof old, "%s/tests/fuzz/corpus/seed-all-events", src);
+	struct ttrace t = tread(old);
+	CHECK_EQ(t.info.major, 1);
+	CHECK_EQ(t.info.minor, 2);
+	CHECK_EQ(t.info.host[0], 0);
+	CHECK_EQ(t.problems, 0);
+	CHECK(t.n > 40);
+	const char *a = tpath("a.weft");
+	record(a, ring_a, BASE);
+	const char *both[] = {a, old};
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open_many(&r, both, 2, 0, NULL, NULL));
+	uint32_t nh, np;
+	weft_reader_hosts(r, &nh);
+	CHECK_EQ(nh, 1);
+	weft_reader_processes(r, &np);
+	CHECK_EQ(np, 2);
+	struct weft_event e;
+	size_t n = 0;
+	while (weft_reader_next(r, &e) == 0)
+		n++;
+	CHECK(n >= t.n + 3);
+	unsigned nprob;
+	weft_reader_problems(r, &nprob);
+	CHECK_EQ(nprob, 0);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
 	  T(exec_becomes), T(bundle_round_trip_and_cut), T(ids_never_shared),
 	  T(one_ring_run), T(hostile_manifests_and_bundles),
 	  T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(messages_between_processes),
-	  T(why_follows_a_wait_into_another_process))
+	  T(why_follows_a_wait_into_another_process), T(old_rings_still_read))
