@@ -20,26 +20,6 @@ static const char *writer_str(int w)
 	return "unknown";
 }
 
-static const char *end_str(const struct weft_process *p, char *buf,
-			   size_t cap)
-{
-	switch (p->end) {
-	case WEFT_PROC_EXITED:
-		snprintf(buf, cap, "exited with status %d", p->status);
-		return buf;
-	case WEFT_PROC_SIGNALED:
-		snprintf(buf, cap, "killed by signal %d", p->status);
-		return buf;
-	case WEFT_PROC_EXECED:
-		return "exec'd";
-	case WEFT_PROC_VANISHED:
-		return "vanished (no exit recorded: killed?)";
-	case WEFT_PROC_STOPPED:
-		return "stopped recording";
-	}
-	return "running";
-}
-
 /* Each process of a run, indented under its parent. */
 static void print_processes(struct weft_reader *r)
 {
@@ -58,7 +38,7 @@ static void print_processes(struct weft_reader *r)
 		char e[64], t0[40], t1[40];
 		printf("  %*s%u%s %s: %s", 2 * depth, "", p[i].pid,
 		       p[i].image ? " (exec)" : "", p[i].comm,
-		       end_str(&p[i], e, sizeof e));
+		       process_end(&p[i], e, sizeof e));
 		printf(", %s", fmt_ns(t0, sizeof t0, p[i].t_start));
 		if (p[i].t_end != INT64_MAX)
 			printf(" .. %s", fmt_ns(t1, sizeof t1, p[i].t_end));

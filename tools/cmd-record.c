@@ -49,26 +49,6 @@ static void forward(int sig)
 /* The loops the traces showed (record_loop_of_kind's bits). */
 static unsigned loops_seen;
 
-/* "exited with status 3", "killed by signal 9", ... */
-static const char *how(const struct weft_process *p, char *buf, size_t cap)
-{
-	switch (p->end) {
-	case WEFT_PROC_EXITED:
-		snprintf(buf, cap, "exited with status %d", p->status);
-		return buf;
-	case WEFT_PROC_SIGNALED:
-		snprintf(buf, cap, "killed by signal %d", p->status);
-		return buf;
-	case WEFT_PROC_EXECED:
-		return "exec'd";
-	case WEFT_PROC_VANISHED:
-		return "ended, how not recorded";
-	case WEFT_PROC_STOPPED:
-		return "stopped recording";
-	}
-	return "still running";
-}
-
 /* What the run holds: each process that recorded, indented under its
  * parent, its events, OS threads, how it ended and its loops.  Returns
  * how many recorded, or -1 (unreadable: said). */
@@ -124,7 +104,7 @@ static int summarize(const char *dir, const char *out)
 			pr[i].image ? " (after exec)" : "",
 			(unsigned long long)events[i], pr[i].nstreams,
 			pr[i].nstreams == 1 ? "" : "s",
-			how(&pr[i], h, sizeof h));
+			process_end(&pr[i], h, sizeof h));
 		record_loops_names(loops[i], names, sizeof names);
 		if (loops[i])
 			fprintf(stderr, ", loops: %s", names);

@@ -87,6 +87,9 @@ int traces_arg(struct traces *t, int argc, char **argv, int *i, int exists);
 /* Opens them (a clear error, and NULL, on failure). */
 struct weft_reader *traces_open(struct traces *t, unsigned flags);
 struct weft_model *traces_model(struct traces *t, struct weft_reader **r);
+/* How a process ended, for a person: "exited with status 3", "killed by
+ * signal 9", "exec'd", "running"... (in buf, or a constant). */
+const char *process_end(const struct weft_process *p, char *buf, size_t cap);
 /* "PATH", or "PATH (and N more)", for messages. */
 const char *traces_name(struct traces *t);
 void traces_release(struct traces *t);

@@ -496,6 +496,20 @@ static void enter_phase(struct weft_model *m, struct mstream *ms, uint32_t s,
 	ms->phase_thread = actor;
 }
 
+/* The arrow just made is a message between processes (or a wait for
+ * one): flagged, with the time its bytes were written (or since when it
+ * waits), clamped as every model time. */
+static void message(struct weft_model *m, int64_t t)
+{
+	if (!m->narr || !GROW(m->msent, m->nmsent, m->cmsent))
+		return;
+	m->arr[m->narr - 1].flags |= WEFT_ARROW_MESSAGE;
+	m->msent[m->nmsent].arrow = m->narr - 1;
+	m->msent[m->nmsent++].t = t < -WEFT_MODEL_T_MAX	 ? -WEFT_MODEL_T_MAX
+				  : t > WEFT_MODEL_T_MAX ? WEFT_MODEL_T_MAX
+							 : t;
+}
+
 static int apply(struct weft_model *m, const struct weft_event *ev)
 {
 	/* Only a corrupt trace has times this far from its origin: clamped,
@@ -591,32 +605,18 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 						      : WEFT_ARROW_READ,
 		      x, actor, t, s);
 		follow_try_read(m, actor, x);
+		/* a message: drawn from when its bytes were written */
 		if ((ev->flags & WEFT_EVF_MESSAGE) && x != WEFT_NONE &&
-		    actor != WEFT_NONE && m->narr &&
-		    GROW(m->msent, m->nmsent, m->cmsent)) {
-			/* a message: drawn from when its bytes were written */
-			m->arr[m->narr - 1].flags |= WEFT_ARROW_MESSAGE;
-			m->msent[m->nmsent].arrow = m->narr - 1;
-			m->msent[m->nmsent++].t =
-				ev->value < -WEFT_MODEL_T_MAX	? -WEFT_MODEL_T_MAX
-				: ev->value > WEFT_MODEL_T_MAX ? WEFT_MODEL_T_MAX
-							       : ev->value;
-		}
+		    actor != WEFT_NONE)
+			message(m, ev->value);
 		break;
 	case WEFT_EV_TRY_READ:
 		arrow(m, WEFT_ARROW_TRY_READ, actor, get(m, ev->id, t, s), t,
 		      s);
 		/* a wait on the peer process that read our request, made
 		 * at the end of the trace: since when it waits */
-		if ((ev->flags & WEFT_EVF_MESSAGE) && m->narr &&
-		    GROW(m->msent, m->nmsent, m->cmsent)) {
-			m->arr[m->narr - 1].flags |= WEFT_ARROW_MESSAGE;
-			m->msent[m->nmsent].arrow = m->narr - 1;
-			m->msent[m->nmsent++].t =
-				ev->value < -WEFT_MODEL_T_MAX	? -WEFT_MODEL_T_MAX
-				: ev->value > WEFT_MODEL_T_MAX ? WEFT_MODEL_T_MAX
-							       : ev->value;
-		}
+		if (ev->flags & WEFT_EVF_MESSAGE)
+			message(m, ev->value);
 		break;
 	case WEFT_EV_RESOLVE:
 		x = get(m, ev->id, t, s);

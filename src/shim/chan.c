@@ -295,33 +295,53 @@ static uint16_t connected_port(int fd)
 	return p;
 }
 
-void weft__shim_chan_sent(int fd, uint64_t thread, size_t n,
-			  const struct sockaddr *to)
+/* n bytes written (out) or read on fd: the event of its channel, at the
+ * offset its direction's count had (a datagram: none), counted. */
+static void moved(int fd, uint64_t thread, size_t n, const struct sockaddr *sa,
+		  int out)
 {
 	if (!n || !ON())
 		return;
 	struct chan_fd *c = entry(fd);
 	if (!c)
 		return;
+	uint64_t chan = out ? c->out : c->in, off = WEFT_DATAGRAM;
 	switch (c->kind) {
 	case K_PIPE:
-	case K_STREAM: {
-		uint64_t off =
-			__atomic_fetch_add(&c->out_off, n, __ATOMIC_RELAXED);
-		weft_sent(thread, c->out, off, n);
+	case K_STREAM:
+		off = __atomic_fetch_add(out ? &c->out_off : &c->in_off, n,
+					 __ATOMIC_RELAXED);
 		break;
-	}
 	case K_UNIX_DGRAM:
-		weft_sent(thread, c->out, WEFT_DATAGRAM, n);
 		break;
 	case K_UDP: {
-		uint16_t dst = to ? port_of(to) : connected_port(fd);
-		if (dst && c->lport)
-			weft_sent(thread, udp_chan(c->lport, dst),
-				  WEFT_DATAGRAM, n);
+		/* the datagram's: its peer's port, given or connected */
+		uint16_t peer = sa ? port_of(sa) : connected_port(fd);
+		if (!peer || !c->lport)
+			return;
+		chan = out ? udp_chan(c->lport, peer)
+			   : udp_chan(peer, c->lport);
 		break;
 	}
+	default:
+		return;
 	}
+	if (out)
+		weft_sent(thread, chan, off, n);
+	else
+		weft_received(thread, chan, off, n);
+}
+
+void weft__shim_chan_sent(int fd, uint64_t thread, size_t n,
+			  const struct sockaddr *to)
+{
+	moved(fd, thread, n, to, 1);
+}
+
+void weft__shim_chan_received(int fd, uint64_t thread, size_t n,
+			      const struct sockaddr *from)
+{
+	moved(fd, thread, n, from, 0);
 }
 
 void weft__shim_chan_waits(int fd, uint64_t thread)
@@ -332,35 +352,6 @@ void weft__shim_chan_waits(int fd, uint64_t thread)
 	if (c && c->kind == K_STREAM)
 		weft_received(thread, c->in,
 			      __atomic_load_n(&c->in_off, __ATOMIC_RELAXED), 0);
-}
-
-void weft__shim_chan_received(int fd, uint64_t thread, size_t n,
-			      const struct sockaddr *from)
-{
-	if (!n || !ON())
-		return;
-	struct chan_fd *c = entry(fd);
-	if (!c)
-		return;
-	switch (c->kind) {
-	case K_PIPE:
-	case K_STREAM: {
-		uint64_t off =
-			__atomic_fetch_add(&c->in_off, n, __ATOMIC_RELAXED);
-		weft_received(thread, c->in, off, n);
-		break;
-	}
-	case K_UNIX_DGRAM:
-		weft_received(thread, c->in, WEFT_DATAGRAM, n);
-		break;
-	case K_UDP: {
-		uint16_t src = from ? port_of(from) : connected_port(fd);
-		if (src && c->lport)
-			weft_received(thread, udp_chan(src, c->lport),
-				      WEFT_DATAGRAM, n);
-		break;
-	}
-	}
 }
 
 void weft__shim_chan_unsent(int fd, size_t n)
