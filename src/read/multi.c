@@ -665,7 +665,8 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 			M->waits_done = 1;
 			int64_t end = INT64_MIN;
 			for (uint32_t k = 0; k < M->nsub; k++)
-				if (M->sub[k].returned && M->sub[k].last_ns > end)
+				if (M->sub[k].returned &&
+				    M->sub[k].last_ns > end)
 					end = M->sub[k].last_ns;
 			if ((err = weft__msgs_end(M, end)))
 				return err;
