@@ -7,25 +7,9 @@ set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
 W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-cli.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 pass=0 failn=0 skipn=0
+. "$WEFT_SRC/tests/tap.sh"
+tap_init cli
 
-run() { # name function
-	n=$((n + 1))
-	local out rc
-	out=$(cd "$T" && timeout 120 bash -c "$2" 2>&1)
-	rc=$?
-	if [ $rc = 0 ]; then
-		echo "ok $n - $1"; pass=$((pass + 1))
-	elif [ $rc = 77 ]; then
-		echo "ok $n - $1 # SKIP $out"; skipn=$((skipn + 1))
-	else
-		echo "not ok $n - $1"; failn=$((failn + 1))
-		printf '%s\n' "$out" | sed 's/^/# /' | tail -25
-	fi
-}
-die() { echo "$*"; exit 1; }
 
 t_babeltrace_roundtrip() {
 	WEFT_FILE=all.weft "$EX/all-events" 3 >/dev/null || die "example failed"
@@ -386,7 +370,6 @@ t_hostile_traces() {
 }
 
 export W EX T WEFT_SRC WEFT_BUILD
-export -f die expect_fail $(compgen -A function t_)
 run install_and_pkg_config t_install
 run babeltrace_roundtrip t_babeltrace_roundtrip
 run babeltrace_losses t_babeltrace_losses
@@ -402,6 +385,4 @@ run why t_why
 run chrome_export t_chrome
 run stats t_stats
 run hostile_traces t_hostile_traces
-echo "1..$n"
-echo "# $pass passed, $failn failed, $skipn skipped"
-[ $failn = 0 ]
+tap_done

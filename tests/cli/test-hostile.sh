@@ -9,27 +9,12 @@ set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
 W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-hostile.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 pass=0 failn=0 skipn=0
+. "$WEFT_SRC/tests/tap.sh"
+tap_init hostile
+TAP_TIMEOUT=600
 # (fontconfig's memory, kept until exit by design, is not ours)
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp:print_suppressions=0"
 
-run() { # name function
-	n=$((n + 1))
-	local out rc
-	out=$(cd "$T" && timeout 600 bash -c "$2" 2>&1)
-	rc=$?
-	if [ $rc = 0 ]; then
-		echo "ok $n - $1"; pass=$((pass + 1))
-	elif [ $rc = 77 ]; then
-		echo "ok $n - $1 # SKIP $out"; skipn=$((skipn + 1))
-	else
-		echo "not ok $n - $1"; failn=$((failn + 1))
-		printf '%s\n' "$out" | sed 's/^/# /' | tail -25
-	fi
-}
-die() { echo "$*"; exit 1; }
 
 # Every reading command, with the arguments it needs besides the trace.
 commands() {
@@ -267,12 +252,9 @@ EOF
 }
 
 export W EX T WEFT_SRC WEFT_BUILD
-export -f die commands build_prog $(compgen -A function t_)
 run truncated_while_read t_truncated_while_read
 run endless_input t_endless_input
 run same_report_everywhere t_same_report_everywhere
 run invalid_utf8_out t_invalid_utf8_out
 run render_keeps_labels t_render_keeps_labels
-echo "1..$n"
-echo "# $pass passed, $failn failed, $skipn skipped"
-[ $failn = 0 ]
+tap_done

@@ -9,27 +9,11 @@ set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
 W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-run.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+. "$WEFT_SRC/tests/tap.sh"
+tap_init run
 # (a sanitizer build's shim brings its runtime into sh: let it load late)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
-n=0 pass=0 failn=0 skipn=0
 
-run() { # name function
-	n=$((n + 1))
-	local out
-	out=$(cd "$T" && timeout 120 bash -c "$2" 2>&1)
-	local rc=$?
-	if [ $rc = 0 ]; then
-		echo "ok $n - $1"; pass=$((pass + 1))
-	elif [ $rc = 77 ]; then
-		echo "ok $n - $1 # SKIP $out"; skipn=$((skipn + 1))
-	else
-		echo "not ok $n - $1"; failn=$((failn + 1))
-		printf '%s\n' "$out" | sed 's/^/# /' | tail -30
-	fi
-}
-die() { echo "$*"; exit 1; }
 
 # A tree: sh runs forker (which forks a child that records) and
 # all-events, and exits 3.  One directory holds it all.
@@ -320,7 +304,6 @@ PY
 }
 
 export W EX T WEFT_SRC
-export -f die $(compgen -A function t_)
 run tree t_tree
 run exec t_exec
 run killed t_killed
@@ -331,6 +314,4 @@ run follow_run t_follow_run
 run echo_split t_echo_split
 run echo_hang t_echo_hang
 run dig_named t_dig_named
-echo "1..$n"
-echo "# $pass passed, $failn failed, $skipn skipped"
-[ $failn = 0 ]
+tap_done

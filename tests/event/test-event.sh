@@ -9,19 +9,11 @@ set -u
 W=$WEFT_BIN
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 EX=$WEFT_BUILD/examples
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-event.XXXXXX")
+. "$WEFT_SRC/tests/tap.sh"
+tap_init event
 # Servers a case starts are stopped whatever happens.
 PIDS=
 trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
-n=0 pass=0 failn=0
-die() { echo "$*"; exit 1; }
-run() {
-	n=$((n + 1))
-	local out
-	out=$(cd "$T" && timeout 120 bash -c "$2" 2>&1)
-	if [ $? = 0 ]; then echo "ok $n - $1"; pass=$((pass + 1))
-	else echo "not ok $n - $1"; failn=$((failn + 1)); printf '%s\n' "$out" | sed 's/^/# /' | tail -20; fi
-}
 check() { python3 "$WEFT_SRC/tests/event/event_check.py" "$W" "$@"; }
 # A free TCP port on 127.0.0.1.
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -155,13 +147,10 @@ t_shims() {
 }
 
 export W EX T WEFT_SRC WEFT_BUILD
-export -f die check port listening mc_client $(compgen -A function t_)
 run event_kinds t_misc
 run bufferevent_echo t_echo
 run evhttp_evdns t_http
 run memcached_from_debian t_memcached
 run tmux_from_debian t_tmux
 run shims_link_no_loop_library t_shims
-echo "1..$n"
-echo "# $pass passed, $failn failed, 0 skipped"
-[ $failn = 0 ]
+tap_done

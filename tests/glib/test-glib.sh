@@ -9,17 +9,8 @@ set -u
 W=$WEFT_BIN
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 EX=$WEFT_BUILD/examples
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-glib.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 pass=0 failn=0
-die() { echo "$*"; exit 1; }
-run() {
-	n=$((n + 1))
-	local out
-	out=$(cd "$T" && timeout 120 bash -c "$2" 2>&1)
-	if [ $? = 0 ]; then echo "ok $n - $1"; pass=$((pass + 1))
-	else echo "not ok $n - $1"; failn=$((failn + 1)); printf '%s\n' "$out" | sed 's/^/# /' | tail -20; fi
-}
+. "$WEFT_SRC/tests/tap.sh"
+tap_init glib
 check() { python3 "$WEFT_SRC/tests/glib/glib_check.py" "$W" "$@"; }
 # The biggest trace of a run: the process that did the work.
 # the biggest ring of a run directory (weft record -o DIR)
@@ -59,10 +50,7 @@ t_zenity() {
 }
 
 export W EX T WEFT_SRC WEFT_BUILD
-export -f die check biggest $(compgen -A function t_)
 run gio_sources_tasks_calls t_demo
 run weft_view_traced t_viewer
 run zenity_from_debian t_zenity
-echo "1..$n"
-echo "# $pass passed, $failn failed, 0 skipped"
-[ $failn = 0 ]
+tap_done

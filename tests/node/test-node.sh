@@ -13,17 +13,9 @@ set -u
 W=$WEFT_BIN
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 N=$WEFT_BUILD/node18
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-node.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 pass=0 failn=0
-die() { echo "$*"; exit 1; }
-run() {
-	n=$((n + 1))
-	local out
-	out=$(cd "$T" && timeout 300 bash -c "$2" 2>&1)
-	if [ $? = 0 ]; then echo "ok $n - $1"; pass=$((pass + 1))
-	else echo "not ok $n - $1"; failn=$((failn + 1)); printf '%s\n' "$out" | sed 's/^/# /' | tail -20; fi
-}
+. "$WEFT_SRC/tests/tap.sh"
+tap_init node
+TAP_TIMEOUT=300
 
 # Debian's Node.js 18, unpacked into $N/root, and $N/node: a node that
 # runs it.
@@ -64,8 +56,5 @@ t_http() {
 }
 
 export W N T WEFT_SRC WEFT_BUILD
-export -f die fetch $(compgen -A function t_)
 run node18_http_server_and_client t_http
-echo "1..$n"
-echo "# $pass passed, $failn failed, 0 skipped"
-[ $failn = 0 ]
+tap_done

@@ -12,17 +12,8 @@ W=$WEFT_BIN
 # report those programs' own leaks.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 EX=$WEFT_BUILD/examples
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-uv.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 pass=0 failn=0
-die() { echo "$*"; exit 1; }
-run() {
-	n=$((n + 1))
-	local out
-	out=$(cd "$T" && timeout 120 bash -c "$2" 2>&1)
-	if [ $? = 0 ]; then echo "ok $n - $1"; pass=$((pass + 1))
-	else echo "not ok $n - $1"; failn=$((failn + 1)); printf '%s\n' "$out" | sed 's/^/# /' | tail -20; fi
-}
+. "$WEFT_SRC/tests/tap.sh"
+tap_init uv
 check() { python3 "$WEFT_SRC/tests/uv/uv_check.py" "$W" "$@"; }
 
 t_echo() {
@@ -203,7 +194,6 @@ LUA
 }
 
 export W EX T WEFT_SRC WEFT_BUILD
-export -f die check kr_ask $(compgen -A function t_)
 run echo_server_and_client t_echo
 run timers_fs_work_async t_misc
 run edge_cases t_edge
@@ -214,6 +204,4 @@ run many_labels t_many_labels
 run loop_phases t_phases
 run cxx_names_demangled t_mangled
 run knot_resolver_own_sendmmsg t_knot
-echo "1..$n"
-echo "# $pass passed, $failn failed, 0 skipped"
-[ $failn = 0 ]
+tap_done
