@@ -296,6 +296,38 @@ static int64_t median_i64(int64_t *v, uint32_t n)
 	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
 }
 
+/* Side s's figures of group g and metric k into *row, from runs r0..r1-1:
+ * with one run its own, with several the median over the runs that have
+ * the group (and its mean count).  vals: room for r1 - r0 values. */
+static void side_figures(const struct run *R, uint32_t r0, uint32_t r1,
+			 uint32_t g, int k, int s, int64_t *vals,
+			 struct weft_diff_row *row)
+{
+	uint32_t n = 0;
+	double cnt = 0;
+	for (int q = 0; q < 3; q++) {
+		n = 0;
+		cnt = 0;
+		for (uint32_t r = r0; r < r1; r++) {
+			const struct fig *f =
+				&R[r].fig[(size_t)g * WEFT_DIFF_METRICS + k];
+			if (!f->count)
+				continue;
+			cnt += f->count;
+			vals[n++] = q == 0 ? f->p50 : q == 1 ? f->p95 : f->max;
+		}
+		int64_t med = median_i64(vals, n);
+		if (q == 0)
+			row->p50[s] = med;
+		else if (q == 1)
+			row->p95[s] = med;
+		else
+			row->max[s] = med;
+	}
+	row->count[s] = n ? cnt / (r1 - r0) : 0;
+	row->runs[s] = n;
+}
+
 int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 		     const struct weft_model *const *b, uint32_t nb, int key,
 		     const struct weft_diff_threshold *th,
@@ -391,34 +423,9 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			memset(&row, 0, sizeof row);
 			row.metric = k;
 			row.p = -1;
-			for (int s = 0; s < 2; s++) {
-				uint32_t r0 = s ? na : 0, r1 = s ? nr : na,
-					 n = 0;
-				double cnt = 0;
-				for (int q = 0; q < 3; q++) {
-					n = 0;
-					cnt = 0;
-					for (uint32_t r = r0; r < r1; r++) {
-						const struct fig *f =
-							FIG(r, g, k);
-						if (!f->count)
-							continue;
-						cnt += f->count;
-						vals[n++] = q == 0   ? f->p50
-							    : q == 1 ? f->p95
-								     : f->max;
-					}
-					int64_t med = median_i64(vals, n);
-					if (q == 0)
-						row.p50[s] = med;
-					else if (q == 1)
-						row.p95[s] = med;
-					else
-						row.max[s] = med;
-				}
-				row.count[s] = n ? cnt / (r1 - r0) : 0;
-				row.runs[s] = n;
-			}
+			for (int s = 0; s < 2; s++)
+				side_figures(R, s ? na : 0, s ? nr : na, g, k,
+					     s, vals, &row);
 			if (several && row.runs[0] >= 3 && row.runs[1] >= 3) {
 				for (int st = 0; st < 2; st++) {
 					uint32_t n0 = 0, n1 = 0;
@@ -519,32 +526,10 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			row.metric = t->metric;
 			row.stat = t->stat;
 			row.p = t->p;
-			for (int s = 0; s < 2; s++) {
-				uint32_t r0 = s ? na : 0, r1 = s ? nr : na;
-				for (int q = 0; q < 3; q++) {
-					uint32_t n = 0;
-					double cnt = 0;
-					for (uint32_t r = r0; r < r1; r++) {
-						const struct fig *f = FIG(
-							r, t->group, t->metric);
-						if (!f->count)
-							continue;
-						cnt += f->count;
-						vals[n++] = q == 0   ? f->p50
-							    : q == 1 ? f->p95
-								     : f->max;
-					}
-					int64_t med = median_i64(vals, n);
-					if (q == 0)
-						row.p50[s] = med;
-					else if (q == 1)
-						row.p95[s] = med;
-					else
-						row.max[s] = med;
-					row.count[s] = cnt / (r1 - r0);
-					row.runs[s] = n;
-				}
-			}
+			for (int s = 0; s < 2; s++)
+				side_figures(R, s ? na : 0, s ? nr : na,
+					     t->group, t->metric, s, vals,
+					     &row);
 			row.ratio = t->med[0] > 0 ? t->med[1] / t->med[0]
 						  : INFINITY;
 			if (T->nrows == crows) {
