@@ -2,13 +2,14 @@
 /*
  * cmd-render.c - `weft render FILE -o OUT.png|OUT.svg [--start T]
  * [--duration D] [--width W] [--height H] [--search TEXT] [--select ID]
- * [--connected] [--focus ID] [--no-counters] [--hide-counter NAME]...`:
- * draws the trace with the renderer the viewers use, with no display.
- * --select outlines a thread and highlights its causal chain (a double
- * click in the viewers), --connected then shows only that chain, --focus
- * centres the full rows on a thread when the rows do not all fit.  Times
- * take a unit: s, ms, us, ns (default s), and are counted from the start
- * of the trace.
+ * [--depth N|all] [--connected] [--focus ID] [--no-counters]
+ * [--hide-counter NAME]...`: draws the trace with the renderer the viewers
+ * use, with no display.  --select outlines a thread and highlights its
+ * causal chain (a double click in the viewers; weft_chain() in model.h),
+ * to --depth arrows from it (default all), and says its size;
+ * --connected then shows only that chain, --focus centres the full rows
+ * on a thread when the rows do not all fit.  Times take a unit: s, ms,
+ * us, ns (default s), and are counted from the start of the trace.
  */
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -23,7 +24,8 @@
 #define USAGE                                                                  \
 	"weft render FILE|- -o OUT.png|OUT.svg [--start T] [--duration D] "    \
 	"[--width W] [--height H] [--search TEXT] [--select ID] "             \
-	"[--connected] [--focus ID] [--no-counters] [--hide-counter NAME]..."
+	"[--depth N|all] [--connected] [--focus ID] [--no-counters] "          \
+	"[--hide-counter NAME]..."
 
 /* "1.5ms" -> 1500000; -1 if not a time. */
 static int64_t parse_time(const char *s)
@@ -46,6 +48,7 @@ int cmd_render(int argc, char **argv)
 	const char *focus = NULL, *hide[32];
 	int64_t start = -1, duration = -1;
 	int w = 1280, h = 0, counters = 1, connected = 0, nhide = 0;
+	int depth = WEFT_CHAIN_ALL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -65,7 +68,17 @@ int cmd_render(int argc, char **argv)
 			search = argv[++i];
 		else if (!strcmp(a, "--select") && next)
 			sel = argv[++i];
-		else if (!strcmp(a, "--no-counters"))
+		else if (!strcmp(a, "--depth") && next) {
+			char *end;
+			const char *d = argv[++i];
+			long k = strtol(d, &end, 10);
+			if (!strcmp(d, "all"))
+				depth = WEFT_CHAIN_ALL;
+			else if (*end || end == d || k < 1 || k > 1000000)
+				return usage(USAGE);
+			else
+				depth = (int)k;
+		} else if (!strcmp(a, "--no-counters"))
 			counters = 0;
 		else if (!strcmp(a, "--connected"))
 			connected = 1;
@@ -95,9 +108,13 @@ int cmd_render(int argc, char **argv)
 		uint32_t t = weft_model_find(m, strtoull(sel, NULL, 0));
 		if (t == WEFT_NONE)
 			die("no thread %s", sel);
-		weft_view_chain(v, t);
+		weft_view_set_chain_depth(v, depth);
+		uint32_t size = weft_view_chain(v, t);
 		weft_view_select(v, t);
 		weft_view_only_chain(v, connected);
+		char title[256];
+		fprintf(stderr, "weft: causal chain of %s: %u threads\n",
+			weft_model_title(m, t, title, sizeof title), size);
 	} else if (connected)
 		die("--connected needs --select ID");
 	if (focus) {

@@ -124,7 +124,7 @@ int cmd_stats(int argc, char **argv)
 	const struct weft_model_stream *st = weft_model_streams(m, &nst);
 	const struct weft_counter *ctr = weft_model_counters(m, &nctr);
 	const struct weft_interval *ph =
-		weft_model_intervals(m, WEFT_EV_PHASE, &nph);
+		weft_model_intervals(m, WEFT_INTERVAL_PHASE, &nph);
 	const struct weft_losses *lo = &in->losses;
 	int64_t t0 = S->t0, t1 = S->t1;
 	double span = t1 > t0 ? (double)(t1 - t0) : 1;

@@ -58,23 +58,6 @@ static int message_wait(const struct weft_model *m, uint32_t from, uint32_t to)
 	return 0;
 }
 
-static const char *end_str(int end)
-{
-	switch (end) {
-	case WEFT_END_RESOLVED:
-		return "resolved";
-	case WEFT_END_FAILED:
-		return "failed";
-	case WEFT_END_BECAME:
-		return "became another";
-	case WEFT_END_CANCELLED:
-		return "was cancelled";
-	case WEFT_END_REPLACED:
-		return "was replaced by a new thread with its id";
-	}
-	return "is still pending";
-}
-
 /* The waiter's title, or NULL. */
 static const char *waiter_title(const struct weft_model *m,
 				const struct weft_why *w, char *buf, size_t cap)
@@ -140,7 +123,7 @@ static void explain(const struct weft_model *m, uint32_t subject,
 		name(m, b);
 		printf(" was %s at %s s by ",
 		       e->kind == WEFT_ARROW_SIGNAL ? "signalled"
-						    : end_str(th[b].end),
+						    : weft_end_says(th[b].end),
 		       when(t1, sizeof t1, e->t));
 		name(m, e->from);
 		if (waiter && e->t < w->t_wait)
@@ -170,7 +153,7 @@ static void explain(const struct weft_model *m, uint32_t subject,
 			printf(" read the request and %s at %s s, with "
 			       "nothing it started still pending: the reply "
 			       "never came",
-			       end_str(th[b].end),
+			       weft_end_says(th[b].end),
 			       when(t1, sizeof t1, th[b].t_end));
 			break;
 		}
@@ -214,7 +197,7 @@ static void explain(const struct weft_model *m, uint32_t subject,
 			printf(" was %s at %s s by ",
 			       e->kind == WEFT_ARROW_SIGNAL
 				       ? "signalled"
-				       : end_str(th[b].end),
+				       : weft_end_says(th[b].end),
 			       when(t1, sizeof t1, e->t));
 			name(m, e->from);
 			if (e->t > w->horizon)
@@ -475,7 +458,7 @@ static int path_cmd(const struct weft_model *m, const char *query, int all)
 		int64_t life = p.t1 - p.t0;
 		name(m, t);
 		printf(": created at %s s, %s", fmt_ns(t1, sizeof t1, p.t0 - r0),
-		       end_str(th[t].end));
+		       weft_end_says(th[t].end));
 		if (th[t].end != WEFT_END_PENDING)
 			printf(" at %s s", fmt_ns(t2, sizeof t2, p.t1 - r0));
 		else
@@ -637,7 +620,7 @@ int cmd_why(int argc, char **argv)
 			else {
 				name(m, t);
 				printf(" %s: nothing to explain\n",
-				       end_str(th[w.thread].end));
+				       weft_end_says(th[w.thread].end));
 			}
 		}
 	} else {

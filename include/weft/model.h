@@ -25,6 +25,7 @@
 #ifndef WEFT_MODEL_H
 #define WEFT_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "weft/read.h"
@@ -35,14 +36,27 @@ extern "C" {
 
 #define WEFT_NONE UINT32_MAX
 
-enum weft_end {
-	WEFT_END_PENDING = 0,  /* still pending at the end of the trace */
-	WEFT_END_RESOLVED,
-	WEFT_END_FAILED,       /* see weft_thread.message */
-	WEFT_END_BECAME,       /* replaced by weft_thread.became */
-	WEFT_END_CANCELLED,
-	WEFT_END_REPLACED,     /* its id was created again while it lived */
-};
+/* How an async thread ended: X(ENUM, "name", "what a sentence says").
+ * Expanded into enum weft_end, weft_end_name() and weft_end_says(). */
+#define WEFT_END_MAP(X)                                                        \
+	/* still pending at the end of the trace */                           \
+	X(PENDING, "pending", "is still pending")                              \
+	X(RESOLVED, "resolved", "resolved")                                    \
+	/* see weft_thread.message */                                          \
+	X(FAILED, "failed", "failed")                                          \
+	/* replaced by weft_thread.became */                                   \
+	X(BECAME, "became", "became another")                                  \
+	X(CANCELLED, "cancelled", "was cancelled")                             \
+	/* its id was created again while it lived */                          \
+	X(REPLACED, "replaced", "was replaced by a new thread with its id")
+
+#define WEFT__END_ENUM(E, name, says) WEFT_END_##E,
+enum weft_end { WEFT_END_MAP(WEFT__END_ENUM) WEFT_END_KINDS };
+
+/* "pending", "resolved"... (exports, JSON); "?" out of range. */
+WEFT_API const char *weft_end_name(int end);
+/* "is still pending", "resolved", "was cancelled"... (sentences). */
+WEFT_API const char *weft_end_says(int end);
 
 enum weft_thread_flags {
 	WEFT_THREAD_ROOT = 1 << 0,           /* an OS thread itself */
@@ -77,18 +91,31 @@ struct weft_run {
 	uint32_t thread, stream;
 };
 
-enum weft_arrow_kind {
-	WEFT_ARROW_CREATE,    /* from created to */
-	WEFT_ARROW_READ,      /* to read from's result (from had resolved) */
-	WEFT_ARROW_READ_FAILED, /* to read from's failure */
-	WEFT_ARROW_TRY_READ,  /* from waited on to, not ready */
-	WEFT_ARROW_RESOLVE,   /* from resolved to */
-	WEFT_ARROW_FAIL,      /* from made to fail */
-	WEFT_ARROW_SIGNAL,    /* from signalled to */
-	WEFT_ARROW_BECOME,    /* from was replaced by to */
-	WEFT_ARROW_CANCEL,    /* from cancelled to */
-	WEFT_ARROW_KINDS
-};
+/* The kinds of arrows: X(ENUM, "name", red, green, blue), the colour
+ * every viewer draws them in.  Expanded into enum weft_arrow_kind,
+ * weft_arrow_name() and weft_arrow_color(). */
+#define WEFT_ARROW_MAP(X)                                                      \
+	/* from created to */                                                  \
+	X(CREATE, "created", 0.2, 0.2, 0.2)                                    \
+	/* to read from's result (from had resolved) */                        \
+	X(READ, "read", 0, 0, 1)                                               \
+	/* to read from's failure */                                           \
+	X(READ_FAILED, "read failure", 1, 0, 0)                                \
+	/* from waited on to, not ready */                                     \
+	X(TRY_READ, "waited on (not ready)", 0.8, 0.8, 0.4)                    \
+	/* from resolved to */                                                 \
+	X(RESOLVE, "resolved", 0, 0.5, 0)                                      \
+	/* from made to fail */                                                \
+	X(FAIL, "failed", 1, 0, 0)                                             \
+	/* from signalled to */                                                \
+	X(SIGNAL, "signalled", 1, 0.6, 0)                                      \
+	/* from was replaced by to */                                          \
+	X(BECOME, "became", 0.2, 0.2, 0.2)                                     \
+	/* from cancelled to */                                                \
+	X(CANCEL, "cancelled", 0.5, 0.5, 0.5)
+
+#define WEFT__ARROW_ENUM(E, name, r, g, b) WEFT_ARROW_##E,
+enum weft_arrow_kind { WEFT_ARROW_MAP(WEFT__ARROW_ENUM) WEFT_ARROW_KINDS };
 
 /* WEFT_ARROW_TRY_READ that a read of the same thread by the same reader
  * followed (viewers hide it). */
@@ -129,8 +156,16 @@ struct weft_counter {
 	int64_t min, max;
 };
 
-/* Background intervals: idle periods (the OS thread blocked, `name` the
- * reason), pauses (`name` the kind), spans (`name`, on `thread`). */
+/* Background intervals, by kind. */
+enum weft_interval_kind {
+	WEFT_INTERVAL_IDLE,  /* the OS thread blocked; `name` the reason */
+	WEFT_INTERVAL_PAUSE, /* the runtime stopped everything; `name` its kind */
+	WEFT_INTERVAL_SPAN,  /* a span `name` on async thread `thread` */
+	WEFT_INTERVAL_PHASE, /* an event loop's phase `name`: per OS thread,
+				disjoint and in time order */
+	WEFT_INTERVAL_KINDS
+};
+
 struct weft_interval {
 	int64_t t0, t1;
 	uint32_t stream;
@@ -182,8 +217,8 @@ WEFT_API const struct weft_label *weft_model_labels(const struct weft_model *m,
 					   uint32_t *n);
 WEFT_API const struct weft_counter *weft_model_counters(const struct weft_model *m,
 					       uint32_t *n);
-/* kind: WEFT_EV_IDLE, WEFT_EV_PAUSE, WEFT_EV_SPAN_BEGIN or WEFT_EV_PHASE
- * (an event loop's phases: per OS thread, disjoint and in time order) */
+/* The intervals of a kind (enum weft_interval_kind); NULL and *n = 0
+ * for another kind. */
 WEFT_API const struct weft_interval *weft_model_intervals(const struct weft_model *m,
 						 int kind, uint32_t *n);
 WEFT_API const struct weft_loss *weft_model_losses(const struct weft_model *m,
@@ -324,8 +359,125 @@ WEFT_API int weft_why_at(const struct weft_why_index *ix, uint32_t thread,
 /* "lost wake-up", ... */
 WEFT_API const char *weft_verdict_name(int verdict);
 
-/* "resolved", "read", ... for an enum weft_arrow_kind. */
+/* "resolved", "read", ... for an enum weft_arrow_kind ("?" out of
+ * range), and the colour viewers draw it in (components 0..1). */
 WEFT_API const char *weft_arrow_name(int kind);
+WEFT_API void weft_arrow_color(int kind, double rgb[3]);
+
+/*
+ * Repeating sources.  A thread *continues* its creator when it is the
+ * creator's next activation: of the same kind, created when or after the
+ * creator ended (weft_fire() does exactly that; so does any integration
+ * that re-arms a wait from its callback).  The successive reads of a
+ * connection, the ticks of a timer are one row in the layout and one
+ * source in the causal chain.
+ */
+WEFT_API int weft_model_continues(const struct weft_model *m, uint32_t thread);
+
+/*
+ * Layout: a row for each async thread, for a picture where time runs left
+ * to right.  Rows are packed and stable:
+ *   - a thread that continues its creator takes its creator's row;
+ *   - long-lived threads and sources (spanning a quarter of the trace or
+ *     more when the layout is made: loops, listeners, timers) take the
+ *     top rows;
+ *   - any other thread takes the free row nearest its creator's, below
+ *     first; a row is free once what it holds ended, plus an eighth of
+ *     that one's life (a gap that keeps neighbours apart at any zoom);
+ *     a new row only when none is free.
+ * So the rows used stay within about twice the most threads alive at
+ * once, plus the long-lived ones.  Threads are placed once, in creation
+ * order, looking only at what ended before they began: a live trace's new
+ * threads are placed by weft_layout_update() without moving any other.
+ * OS threads (roots) get no row.
+ *
+ * `only` (NULL: every thread) restricts the layout to the threads i with
+ * only[i] != 0 (it must cover the model's threads at each call).
+ * Returns 0 or -ENOMEM.  The layout reads the model, which must outlive
+ * it; one thread at a time.
+ */
+struct weft_layout;
+
+struct weft_layout_info {
+	uint32_t rows;    /* rows used */
+	uint32_t top;     /* of which the top rows (long-lived threads) */
+	uint32_t threads; /* threads laid out */
+	uint32_t peak;    /* the most of them alive at once */
+};
+
+WEFT_API int weft_layout_new(struct weft_layout **out, const struct weft_model *m,
+		    const uint8_t *only);
+/* After weft_model_update(): places the new threads. */
+WEFT_API int weft_layout_update(struct weft_layout *l, const uint8_t *only);
+WEFT_API void weft_layout_free(struct weft_layout *l);
+/* Per thread, its row (-1: none); *n gets the threads covered. */
+WEFT_API const int32_t *weft_layout_rows(const struct weft_layout *l, uint32_t *n);
+/* Counts (peak: a sweep over the threads laid out). 0 or -ENOMEM. */
+WEFT_API int weft_layout_info(const struct weft_layout *l, struct weft_layout_info *info);
+
+/*
+ * The causal chain of a thread: what led to it and what it led to.
+ *
+ * Backwards, from the moment it ended (or the end of the trace if it
+ * never did): the threads whose arrows reached it — its creator, what
+ * resolved, failed, signalled or cancelled it, the results it read, what
+ * it waited on — each only up to the moment it mattered, then theirs.
+ * Forwards, from its creation: the threads it created, resolved,
+ * signalled or cancelled, that read it or waited on it, from the moment
+ * it reached them, then theirs.
+ *
+ * It stops at what connects everything:
+ *   - OS threads (roots) carry no causality: they are left out;
+ *   - a *hub* — a thread that interacts with at least 16 threads and 8
+ *     times as many as the median of the threads it interacts with (an
+ *     event loop, a listener, a pool) — is shown but not walked through
+ *     (the subject itself is walked, whatever it is);
+ *   - a repeating source is one source: a thread reached through the
+ *     activation it continues brings in the source's first activation
+ *     (what armed it) rather than every earlier one, and a thread's
+ *     next activation is not what it led to.
+ * `depth` bounds the steps from the subject: 1 (its direct arrows), 2,
+ * 3..., WEFT_CHAIN_ALL (as far as it goes).
+ *
+ * weft_chain() fills `c`, which must be zeroed or released before;
+ * weft_chain_release() frees what it holds.  Returns 0, WEFT_EINVAL for
+ * no such thread, or -ENOMEM.
+ */
+#define WEFT_CHAIN_ALL 0
+
+enum weft_chain_flags {
+	WEFT_CHAIN_IN = 1 << 0,      /* in the chain */
+	WEFT_CHAIN_SUBJECT = 1 << 1, /* the thread asked about */
+	WEFT_CHAIN_BEFORE = 1 << 2,  /* it led to the subject */
+	WEFT_CHAIN_AFTER = 1 << 3,   /* the subject led to it */
+	WEFT_CHAIN_HUB = 1 << 4,     /* a hub: shown, not walked through */
+};
+
+struct weft_chain {
+	uint8_t *in;       /* per thread: enum weft_chain_flags, 0: out */
+	uint32_t nthreads; /* threads `in` covers (the model's, then) */
+	uint32_t subject;
+	int depth;
+	uint32_t size;     /* threads in the chain, the subject included */
+	uint32_t hubs;     /* of which hubs */
+};
+
+WEFT_API int weft_chain(const struct weft_model *m, uint32_t thread, int depth,
+	       struct weft_chain *c);
+WEFT_API void weft_chain_release(struct weft_chain *c);
+/* Whether a thread is a hub (as above). */
+WEFT_API int weft_model_is_hub(const struct weft_model *m, uint32_t thread);
+
+/*
+ * A thread described for a person, as lines of text: its title; id and
+ * kind; when it was created and how and when it ended (with its failure
+ * message); its creator; its labels (latest first) and notes with their
+ * times; its arrows in and out with their times (the first 24).  Writes
+ * at most `cap` bytes, NUL included; returns the length of the whole
+ * text (like snprintf).  Both viewers' inspectors show it.
+ */
+WEFT_API size_t weft_model_describe(const struct weft_model *m, uint32_t thread,
+			   char *buf, size_t cap);
 
 /*
  * weft_export_chrome - the model as Chrome trace-event JSON (Perfetto,

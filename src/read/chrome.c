@@ -21,16 +21,6 @@
 
 #include "weft/model.h"
 
-static const char *arrow_names[WEFT_ARROW_KINDS] = {
-	"created", "read", "read failure", "waited on (not ready)",
-	"resolved", "failed", "signalled", "became", "cancelled",
-};
-
-const char *weft_arrow_name(int kind)
-{
-	return kind >= 0 && kind < WEFT_ARROW_KINDS ? arrow_names[kind] : "?";
-}
-
 /* A JSON string: escapes quotes, backslashes, control bytes, '<' (so the
  * file can sit inside HTML) and replaces invalid UTF-8 with U+FFFD. */
 void weft_json_string(FILE *f, const char *s)
@@ -200,10 +190,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 		fprintf(f, ",\"args\":{\"id\":\"0x%" PRIx64 "\",\"kind\":",
 			th[t].id);
 		weft_json_string(f, weft_model_name(m, th[t].kind));
-		static const char *ends[] = {"pending",   "resolved",
-					     "failed",    "became",
-					     "cancelled", "replaced"};
-		fprintf(f, ",\"end\":\"%s\"", ends[th[t].end % 6]);
+		fprintf(f, ",\"end\":\"%s\"", weft_end_name(th[t].end));
 		if (th[t].message != WEFT_NONE) {
 			fputs(",\"error\":", f);
 			weft_json_string(f, weft_model_string(m, th[t].message));
@@ -325,7 +312,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 		}
 
 	/* Idle periods and pauses on the OS thread tracks. */
-	static const int kinds[2] = {WEFT_EV_IDLE, WEFT_EV_PAUSE};
+	static const int kinds[2] = {WEFT_INTERVAL_IDLE, WEFT_INTERVAL_PAUSE};
 	for (int k = 0; k < 2; k++) {
 		uint32_t n;
 		const struct weft_interval *v =
@@ -350,7 +337,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 	 * which a track's slices must not (they must nest). */
 	uint32_t nph;
 	const struct weft_interval *ph =
-		weft_model_intervals(m, WEFT_EV_PHASE, &nph);
+		weft_model_intervals(m, WEFT_INTERVAL_PHASE, &nph);
 	uint8_t *named = calloc((size_t)nst + 1, 1);
 	for (uint32_t i = 0; i < nph; i++) {
 		uint32_t s = ph[i].stream;

@@ -38,7 +38,14 @@ struct series {
 	int64_t min, max;
 };
 
-enum { IV_IDLE, IV_PAUSE, IV_SPAN, IV_PHASE, IV_KINDS };
+/* (in the public order: weft_model_intervals() takes the kind) */
+enum {
+	IV_IDLE = WEFT_INTERVAL_IDLE,
+	IV_PAUSE = WEFT_INTERVAL_PAUSE,
+	IV_SPAN = WEFT_INTERVAL_SPAN,
+	IV_PHASE = WEFT_INTERVAL_PHASE,
+	IV_KINDS = WEFT_INTERVAL_KINDS
+};
 
 struct mstream {
 	uint32_t cur;   /* current async thread, or NONE */
@@ -975,13 +982,9 @@ const struct weft_counter *weft_model_counters(const struct weft_model *m,
 const struct weft_interval *weft_model_intervals(const struct weft_model *m,
 						 int kind, uint32_t *n)
 {
-	int i = kind == WEFT_EV_IDLE	    ? IV_IDLE
-		: kind == WEFT_EV_PAUSE	    ? IV_PAUSE
-		: kind == WEFT_EV_SPAN_BEGIN ? IV_SPAN
-		: kind == WEFT_EV_PHASE	    ? IV_PHASE
-					     : -1;
-	*n = i < 0 ? 0 : m->niv[i];
-	return i < 0 ? NULL : m->iv[i];
+	int ok = kind >= 0 && kind < IV_KINDS;
+	*n = ok ? m->niv[kind] : 0;
+	return ok ? m->iv[kind] : NULL;
 }
 const struct weft_loss *weft_model_losses(const struct weft_model *m,
 					  uint32_t *n)

@@ -156,7 +156,7 @@ static int phases(struct weft_stats *st, const struct weft_model *m)
 {
 	uint32_t n, nrun, ng = 0;
 	const struct weft_interval *v =
-		weft_model_intervals(m, WEFT_EV_PHASE, &n);
+		weft_model_intervals(m, WEFT_INTERVAL_PHASE, &n);
 	const struct weft_run *run = weft_model_runs(m, &nrun);
 	if (!n)
 		return 0;

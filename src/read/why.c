@@ -257,7 +257,7 @@ int weft_why_index_new(struct weft_why_index **out, const struct weft_model *m)
 	uint32_t nrun, niv;
 	const struct weft_run *run = weft_model_runs(m, &nrun);
 	const struct weft_interval *iv =
-		weft_model_intervals(m, WEFT_EV_IDLE, &niv);
+		weft_model_intervals(m, WEFT_INTERVAL_IDLE, &niv);
 	for (uint32_t i = 0; i < nth; i++)
 		ix->last_stream[i] = th[i].stream;
 	for (uint32_t i = 0; i < nrun; i++) {

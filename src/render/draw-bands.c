@@ -31,7 +31,7 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 	for (int k = 0; k < 2; k++) {
 		uint32_t n;
 		const struct weft_interval *iv = weft_model_intervals(
-			v->m, k ? WEFT_EV_PAUSE : WEFT_EV_IDLE, &n);
+			v->m, k ? WEFT_INTERVAL_PAUSE : WEFT_INTERVAL_IDLE, &n);
 		const struct ivindex *x = &v->iv[k];
 		double band[3] = {0.8, 0.8, 0.8};
 		if (k) {

@@ -190,7 +190,7 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 {
 	uint32_t n;
 	const struct weft_interval *iv =
-		weft_model_intervals(v->m, WEFT_EV_SPAN_BEGIN, &n);
+		weft_model_intervals(v->m, WEFT_INTERVAL_SPAN, &n);
 	const struct ivindex *x = &v->iv[2];
 	for (uint32_t i = weft__ivindex_from(x, 0, v->t0); i < x->n; i++) {
 		const struct weft_interval *s = &iv[x->ord[i]];
@@ -268,7 +268,7 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 {
 	uint32_t n;
 	const struct weft_interval *iv =
-		weft_model_intervals(v->m, WEFT_EV_PHASE, &n);
+		weft_model_intervals(v->m, WEFT_INTERVAL_PHASE, &n);
 	for (uint32_t s = 0; s < v->ph_nst; s++) {
 		uint32_t end = v->ph_off[s + 1];
 		double last = -1e9;

@@ -128,52 +128,45 @@ uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t)
 
 /* ------------------------------------------------------------- layout */
 
-static void layout(struct weft_view *v)
+/* The rows, from the library's layout (weft_layout_new(): packed and
+ * stable), anew or for the threads the model added since. */
+static int layout(struct weft_view *v, int again)
 {
 	uint32_t n;
 	const struct weft_thread *th = weft_model_threads(v->m, &n);
-	free(v->row);
-	free(v->end);
-	v->row = malloc(((size_t)n + 1) * sizeof *v->row);
-	v->end = malloc(((size_t)n + 1) * sizeof *v->end);
-	int64_t *busy = NULL;
-	int cap = 0;
-	v->nrows = 0;
-	v->nthreads = 0;
-	if (!v->row || !v->end)
-		return;
-	int filter = v->only_chain && v->nchain && v->chm;
-	for (uint32_t i = 0; i < n; i++) {
-		v->row[i] = -1;
-		v->end[i] = is_never(&th[i]) ? INT64_MAX : th[i].t_end;
-		if ((th[i].flags & WEFT_THREAD_ROOT) || (filter && !v->chm[i]))
-			continue;
-		int want = 0;
-		uint32_t p = th[i].parent;
-		if (p < i && v->row[p] >= 0)
-			want = v->row[p] + 1;
-		int r = want;
-		while (r < v->nrows && busy[r] >= th[i].t_create)
-			r++;
-		if (r >= cap) {
-			int nc = cap ? cap * 2 : 64;
-			while (nc <= r)
-				nc *= 2;
-			int64_t *nb = realloc(busy, (size_t)nc * sizeof *nb);
-			if (!nb)
-				break;
-			busy = nb;
-			cap = nc;
-		}
-		while (v->nrows <= r)
-			busy[v->nrows++] = INT64_MIN;
-		busy[r] = v->end[i];
-		v->row[i] = r;
+	const uint8_t *only = v->only_chain && v->nchain ? v->chm : NULL;
+	int rc;
+	if (again || !v->lay) {
+		weft_layout_free(v->lay);
+		v->lay = NULL;
+		rc = weft_layout_new(&v->lay, v->m, only);
+	} else
+		rc = weft_layout_update(v->lay, only);
+	int64_t *end = realloc(v->end, ((size_t)n + 1) * sizeof *end);
+	if (end)
+		v->end = end;
+	if (rc || !end) {
+		weft_layout_free(v->lay);
+		v->lay = NULL;
+		v->row = NULL;
+		v->nrows = 0;
+		v->nthreads = 0;
+		return -1;
 	}
-	free(busy);
-	v->nthreads = n;
+	for (uint32_t i = again ? 0 : v->nthreads; i < n; i++)
+		v->end[i] = is_never(&th[i]) ? INT64_MAX : th[i].t_end;
+	/* a pending thread's last sighting moves on as the trace grows */
+	for (uint32_t i = 0; i < v->nthreads && !again; i++)
+		if (th[i].end == WEFT_END_PENDING && !is_never(&th[i]))
+			v->end[i] = th[i].t_end;
+	struct weft_layout_info in;
+	v->row = weft_layout_rows(v->lay, &v->nthreads);
+	weft_layout_info(v->lay, &in);
+	v->nrows = (int)in.rows;
+	v->top_rows = (int)in.top;
 	if (v->focus >= v->nrows)
 		v->focus = v->nrows ? v->nrows - 1 : 0;
+	return 0;
 }
 
 /* The loop phases of each OS thread, in time order: the model gives
@@ -183,7 +176,7 @@ static int index_phases(struct weft_view *v)
 {
 	uint32_t n;
 	const struct weft_interval *iv =
-		weft_model_intervals(v->m, WEFT_EV_PHASE, &n);
+		weft_model_intervals(v->m, WEFT_INTERVAL_PHASE, &n);
 	free(v->ph_ix);
 	free(v->ph_off);
 	v->ph_ix = NULL;
@@ -248,8 +241,8 @@ static int index_rows(struct weft_view *v)
 	for (uint32_t i = 0; i < nl; i++)
 		if (lb[i].kind == WEFT_EV_NOTE)
 			v->notes[v->nnotes++] = i;
-	static const int kinds[3] = {WEFT_EV_IDLE, WEFT_EV_PAUSE,
-				     WEFT_EV_SPAN_BEGIN};
+	static const int kinds[3] = {WEFT_INTERVAL_IDLE, WEFT_INTERVAL_PAUSE,
+				     WEFT_INTERVAL_SPAN};
 	for (int i = 0; i < 3; i++) {
 		const struct weft_interval *iv =
 			weft_model_intervals(v->m, kinds[i], &niv);
@@ -259,9 +252,9 @@ static int index_rows(struct weft_view *v)
 	return 0;
 }
 
-/* Lays out again (after the model grew or the filter changed) and keeps
- * the marks of the threads already known. */
-void weft__relayout(struct weft_view *v)
+/* Lays out the threads the model added, or everything anew (after the
+ * filter changed), and keeps the marks of the threads already known. */
+void weft__relayout(struct weft_view *v, int again)
 {
 	uint32_t old = v->nthreads, n;
 	weft_model_threads(v->m, &n);
@@ -277,7 +270,8 @@ void weft__relayout(struct weft_view *v)
 		memset(v->hlm + old, 0, n - old);
 		memset(v->chm + old, 0, n - old);
 	}
-	layout(v);
+	if (layout(v, again))
+		return;
 	if (v->nthreads > old)
 		weft__match(v, old);
 	else if (v->query)

@@ -59,10 +59,11 @@ struct weft_view {
 	int focus;          /* row at the centre of the full band */
 	double drag_rows;   /* vertical drag not yet a whole row */
 
+	struct weft_layout *lay;
 	uint32_t nthreads;  /* threads known to the layout */
-	int *row;           /* per thread, -1: not laid out */
+	const int32_t *row; /* per thread, -1: not laid out (the layout's) */
 	int64_t *end;       /* per thread: end as drawn (never: INT64_MAX) */
-	int nrows;
+	int nrows, top_rows;
 	struct tset all, bad, hl, chain;
 	uint32_t *rruns, *rroff; /* runs by row, in time order */
 	uint32_t *notes, nnotes; /* indexes of notes in the labels */
@@ -71,9 +72,10 @@ struct weft_view {
 	uint32_t ph_nst;
 
 	uint8_t *hlm;    /* search matches */
-	uint8_t *chm;    /* the causal chain */
+	uint8_t *chm;    /* the causal chain: enum weft_chain_flags */
 	char *query;     /* the search, re-applied to new threads */
 	uint32_t selected, chained, nchain;
+	int depth;       /* of the chain: 1, 2, 3... WEFT_CHAIN_ALL */
 	int only_chain;
 	int counters;
 	uint8_t *ctr_off; /* per counter: hidden */
@@ -251,7 +253,7 @@ void weft__tset_free(struct tset *s);
 int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 		     int (*pred)(const struct weft_thread *));
 uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t);
-void weft__relayout(struct weft_view *v);
+void weft__relayout(struct weft_view *v, int again);
 
 /* view.c: view state, the frame's geometry, search */
 uint32_t weft__match(struct weft_view *v, uint32_t from);

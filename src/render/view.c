@@ -10,6 +10,7 @@
  * drawn as thin lines: no runs, labels, spans or notes.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,8 +58,9 @@ struct weft_view *weft_view_new(const struct weft_model *m, double w, double h)
 	v->counters = 1;
 	v->selected = WEFT_NONE;
 	v->chained = WEFT_NONE;
+	v->depth = WEFT_CHAIN_ALL;
 	weft_view_resize(v, w, h);
-	weft__relayout(v);
+	weft__relayout(v, 1);
 	if (!v->row || !v->hlm || !v->chm || !v->all.off || !v->rroff ||
 	    !v->notes) {
 		weft_view_free(v);
@@ -72,7 +74,7 @@ void weft_view_free(struct weft_view *v)
 {
 	if (!v)
 		return;
-	free(v->row);
+	weft_layout_free(v->lay);
 	free(v->end);
 	weft__tset_free(&v->all);
 	weft__tset_free(&v->bad);
@@ -105,7 +107,7 @@ void weft_view_model_changed(struct weft_view *v)
 {
 	int64_t a = v->t0, b = v->t1;
 	int fit = v->t0 <= v->tmin && v->t1 >= v->tmax;
-	weft__relayout(v);
+	weft__relayout(v, 0);
 	weft_model_range(v->m, &v->tmin, &v->tmax);
 	if (fit) /* it was showing everything: follow the trace */
 		weft_view_fit(v);
@@ -279,6 +281,21 @@ void weft_view_select(struct weft_view *v, uint32_t t)
 uint32_t weft_view_selected(const struct weft_view *v)
 {
 	return v->selected;
+}
+
+size_t weft_view_describe(const struct weft_view *v, uint32_t t, char *buf,
+			  size_t cap)
+{
+	size_t n = weft_model_describe(v->m, t, buf, cap);
+	if (!weft_view_in_chain(v, t))
+		return n;
+	const char *what = v->chm[t] & WEFT_CHAIN_SUBJECT ? "its"
+			   : v->chm[t] & WEFT_CHAIN_HUB	   ? "a hub of the"
+							   : "in the";
+	int k = snprintf(n < cap ? buf + n : NULL, n < cap ? cap - n : 0,
+			 "\n%s causal chain: %u threads (highlighted)", what,
+			 v->nchain);
+	return n + (k > 0 ? (size_t)k : 0);
 }
 
 void weft_view_show_counters(struct weft_view *v, int on)

@@ -8,6 +8,7 @@
 #ifndef WEFT_VIEW_H
 #define WEFT_VIEW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "canvas.h"
@@ -58,16 +59,23 @@ uint32_t weft_view_pick(struct weft_view *v, double x, double y);
 /* Selects a thread (WEFT_NONE: none): it is outlined. */
 void weft_view_select(struct weft_view *v, uint32_t thread);
 uint32_t weft_view_selected(const struct weft_view *v);
+/* The thread described for a person (the inspectors of both viewers):
+ * weft_model_describe(), and whether it is in the highlighted chain.
+ * Writes at most `cap` bytes, NUL included; returns the whole length. */
+size_t weft_view_describe(const struct weft_view *v, uint32_t thread,
+			  char *buf, size_t cap);
 /*
- * Highlights a thread's causal chain (WEFT_NONE clears): the threads
- * whose interactions led to it before it ended (creators, resolvers,
- * signallers, results it read, what it waited on, transitively and in
- * time order) and those it led to after it was created (its children,
- * what it resolved, signalled or was read by, transitively).  OS threads
- * (roots) do not carry causality.  Returns the chain's size (the thread
+ * Highlights a thread's causal chain (WEFT_NONE clears): what led to it
+ * and what it led to, as weft_chain() defines it (model.h: hubs shown but
+ * not walked through, a repeating source as one), to the depth set with
+ * weft_view_set_chain_depth().  Returns the chain's size (the thread
  * included).
  */
 uint32_t weft_view_chain(struct weft_view *v, uint32_t thread);
+/* The chain's depth: 1 (direct arrows), 2, 3..., or WEFT_CHAIN_ALL (the
+ * default); a highlighted chain is walked again. */
+void weft_view_set_chain_depth(struct weft_view *v, int depth);
+int weft_view_chain_depth(const struct weft_view *v);
 /* The highlighted chain's size (0: none). */
 uint32_t weft_view_chain_size(const struct weft_view *v);
 /* Whether `thread` is in the highlighted chain. */

@@ -198,32 +198,6 @@ TEST(arrow_colours)
 	weft_reader_close(pic.r);
 }
 
-TEST(layout_near_parents)
-{
-	const char *p = tpath("tree.weft");
-	CHECK_OK(weft_start(p, 1 << 20, 0));
-	weft_run(1);
-	weft_create(10, "a");
-	weft_run(10);
-	weft_create(11, "child of a");
-	weft_create(12, "child of a");
-	weft_resolve(11); /* 11 lives while 12 is created */
-	weft_run(1);
-	weft_create(20, "b");
-	weft_run(0);
-	CHECK_OK(weft_stop());
-	struct pic pic;
-	load(&pic, p, 600, 300);
-	int ra = weft_view_row(pic.v, weft_model_find(pic.m, 10));
-	int r11 = weft_view_row(pic.v, weft_model_find(pic.m, 11));
-	int r12 = weft_view_row(pic.v, weft_model_find(pic.m, 12));
-	CHECK(r11 == ra + 1);
-	CHECK(r12 == ra + 2); /* both overlap: next free row below */
-	weft_view_free(pic.v);
-	weft_model_free(pic.m);
-	weft_reader_close(pic.r);
-}
-
 /* A canvas that counts colour changes, lines and the texts equal to
  * counted_text on the way to cairo. */
 static struct weft_canvas counted_inner;
@@ -353,7 +327,6 @@ TEST(focus_and_context)
 	/* a full row shows its label (black), and picking finds it */
 	draw(&pic, 900, 400);
 	CHECK(count(&pic, 0, 0, 0, 0, (int)y1 - 14, 900, 12) > 20);
-	/* few rows: stacked at full height (layout_near_parents) */
 	const struct weft_thread *tm = weft_model_threads(pic.m, &(uint32_t){0}) + mid;
 	int64_t a0, a1;
 	weft_view_range(pic.v, &a0, &a1);
@@ -559,7 +532,7 @@ TEST(idle_band_coverage)
 	load(&pic, p, 800, 300);
 	uint32_t n;
 	const struct weft_interval *iv =
-		weft_model_intervals(pic.m, WEFT_EV_IDLE, &n);
+		weft_model_intervals(pic.m, WEFT_INTERVAL_IDLE, &n);
 	CHECK_EQ(n, 201);
 	int y = 250; /* under the one row, above the time scale */
 	/* (off the grid lines, which fall on round times) */
@@ -644,7 +617,7 @@ TEST(loop_phases)
 	 * ms of 5), to a pixel at each end */
 	uint32_t n;
 	const struct weft_interval *ph =
-		weft_model_intervals(pic.m, WEFT_EV_PHASE, &n);
+		weft_model_intervals(pic.m, WEFT_INTERVAL_PHASE, &n);
 	CHECK_EQ(n, 3);
 	static const int rgb[3][3] = {{217, 140, 26}, {64, 115, 191},
 				      {115, 77, 38}};
@@ -678,7 +651,7 @@ TEST(loop_phases)
 	weft_run(0);
 	CHECK_OK(weft_stop());
 	load(&pic, p, 800, 200);
-	weft_model_intervals(pic.m, WEFT_EV_PHASE, &n);
+	weft_model_intervals(pic.m, WEFT_INTERVAL_PHASE, &n);
 	CHECK_EQ(n, 100000);
 	CHECK(pic.prims < 3000);
 	y = weft_view_thread_y(pic.v, weft_model_find(pic.m, 1), NULL);
@@ -688,7 +661,7 @@ TEST(loop_phases)
 	unload(&pic);
 }
 
-TEST_MAIN(T(arrow_colours), T(layout_near_parents), T(level_of_detail),
+TEST_MAIN(T(arrow_colours), T(level_of_detail),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases))

@@ -113,15 +113,15 @@ TEST(threads_and_arrows)
 	CHECK_EQ(run[1].thread, t1);
 	CHECK_EQ(run[2].thread, t2);
 	CHECK_EQ(run[3].thread, t1);
-	const struct weft_interval *iv = weft_model_intervals(m, WEFT_EV_IDLE, &n);
+	const struct weft_interval *iv = weft_model_intervals(m, WEFT_INTERVAL_IDLE, &n);
 	CHECK_EQ(n, 1);
 	CHECK_STR(weft_model_name(m, iv[0].name), "poll");
 	CHECK_EQ(iv[0].t0, run[0].t1);
 	CHECK_EQ(iv[0].t1, run[1].t0);
-	iv = weft_model_intervals(m, WEFT_EV_SPAN_BEGIN, &n);
+	iv = weft_model_intervals(m, WEFT_INTERVAL_SPAN, &n);
 	CHECK_EQ(n, 1);
 	CHECK_EQ(iv[0].thread, t2);
-	iv = weft_model_intervals(m, WEFT_EV_PAUSE, &n);
+	iv = weft_model_intervals(m, WEFT_INTERVAL_PAUSE, &n);
 	CHECK_EQ(n, 1);
 	CHECK_EQ(iv[0].t1 - iv[0].t0, 1000);
 	CHECK_EQ(nctr, 1);
@@ -296,9 +296,9 @@ TEST(loop_phases)
 	struct weft_model *m = load(p, &r);
 	uint32_t n, ni;
 	const struct weft_interval *ph =
-		weft_model_intervals(m, WEFT_EV_PHASE, &n);
+		weft_model_intervals(m, WEFT_INTERVAL_PHASE, &n);
 	const struct weft_interval *idle =
-		weft_model_intervals(m, WEFT_EV_IDLE, &ni);
+		weft_model_intervals(m, WEFT_INTERVAL_IDLE, &ni);
 	CHECK_EQ(ni, 4);
 	CHECK_EQ(n, 5);
 	const char *want[] = {"timers", "poll", "closing", "poll", "poll"};
@@ -339,16 +339,16 @@ TEST(live_update_replaces_provisional_ends)
 	uint32_t n;
 	weft_model_runs(m, &n);
 	CHECK_EQ(n, 1); /* 1, running still */
-	weft_model_intervals(m, WEFT_EV_PHASE, &n);
+	weft_model_intervals(m, WEFT_INTERVAL_PHASE, &n);
 	CHECK_EQ(n, 1);
 	weft_run(2);
 	weft_idle("poll");
 	CHECK(weft_model_update(m) > 0);
 	weft_model_runs(m, &n);
 	CHECK_EQ(n, 2);
-	weft_model_intervals(m, WEFT_EV_IDLE, &n);
+	weft_model_intervals(m, WEFT_INTERVAL_IDLE, &n);
 	CHECK_EQ(n, 1); /* open */
-	weft_model_intervals(m, WEFT_EV_PHASE, &n);
+	weft_model_intervals(m, WEFT_INTERVAL_PHASE, &n);
 	CHECK_EQ(n, 2); /* timers, poll (open) */
 	weft_resume();
 	weft_phase(NULL);
@@ -359,10 +359,10 @@ TEST(live_update_replaces_provisional_ends)
 	CHECK_EQ(run[0].thread, weft_model_find(m, 1));
 	CHECK_EQ(run[1].thread, weft_model_find(m, 2));
 	CHECK_EQ(run[2].thread, weft_model_find(m, 2));
-	weft_model_intervals(m, WEFT_EV_IDLE, &n);
+	weft_model_intervals(m, WEFT_INTERVAL_IDLE, &n);
 	CHECK_EQ(n, 1);
 	const struct weft_interval *ph =
-		weft_model_intervals(m, WEFT_EV_PHASE, &n);
+		weft_model_intervals(m, WEFT_INTERVAL_PHASE, &n);
 	CHECK_EQ(n, 2);
 	CHECK_STR(weft_model_name(m, ph[1].name), "poll");
 	CHECK(ph[1].t1 > ph[1].t0);

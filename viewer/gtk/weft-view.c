@@ -12,6 +12,7 @@
  *                               them into focus)
  *   double-click                highlight its causal chain
  *   C, "connected"              show only the chain
+ *   0-3, depth menu              the chain's depth: all, direct, 2, 3
  *   search box                  highlights matches as you type
  *   counters menu, PNG, SVG     each counter on or off; save the view
  * A trace that is still being written is followed: new events are drawn
@@ -41,7 +42,7 @@ struct app {
 	struct weft_model *m;
 	struct weft_view *v;
 	GtkWidget *win, *area, *search, *inspector, *counters, *counter_box;
-	GtkWidget *connected;
+	GtkWidget *connected, *depth;
 	uint32_t ncounters; /* in the counters menu */
 	double drag_x, drag_y;
 	int dragging, live, echo;
@@ -84,64 +85,15 @@ static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer data)
 
 static void inspect(struct app *a, uint32_t t)
 {
-	char buf[4096], title[256];
-	uint32_t n, na;
-	const struct weft_thread *th = weft_model_threads(a->m, &n);
-	const struct weft_arrow *ar = weft_model_arrows(a->m, &na);
-	if (t >= n) {
-		gtk_label_set_text(GTK_LABEL(a->inspector),
-				   "click a thread to inspect it");
-		return;
-	}
-	static const char *ends[] = {"pending at the end", "resolved",
-				     "failed", "became another", "cancelled",
-				     "replaced"};
-	int len = snprintf(buf, sizeof buf,
-			   "%s\nid 0x%llx, kind %s\ncreated %.6f s, %s %.6f s",
-			   weft_model_title(a->m, t, title, sizeof title),
-			   (unsigned long long)th[t].id,
-			   weft_model_name(a->m, th[t].kind),
-			   (double)th[t].t_create / 1e9, ends[th[t].end % 6],
-			   (double)th[t].t_end / 1e9);
-	if (th[t].message != WEFT_NONE && len < (int)sizeof buf)
-		len += snprintf(buf + len, sizeof buf - len, ": %s",
-				weft_model_string(a->m, th[t].message));
-	if (th[t].parent < n && len < (int)sizeof buf)
-		len += snprintf(buf + len, sizeof buf - len, "\nparent: %s",
-				weft_model_title(a->m, th[t].parent, title,
-						 sizeof title));
-	/* its labels, latest first, and its first notes */
-	uint32_t nl, shown = 0;
-	const struct weft_label *lb = weft_model_labels(a->m, &nl);
-	for (uint32_t l = th[t].label; l < nl && shown < 8 && len < (int)sizeof buf;
-	     l = lb[l].prev, shown++)
-		len += snprintf(buf + len, sizeof buf - len, "\nlabel at %.6f s: %s",
-				(double)lb[l].t / 1e9,
-				weft_model_string(a->m, lb[l].text));
-	shown = 0;
-	for (uint32_t l = 0; l < nl && shown < 8 && len < (int)sizeof buf; l++)
-		if (lb[l].kind == WEFT_EV_NOTE && lb[l].thread == t) {
-			len += snprintf(buf + len, sizeof buf - len,
-					"\nnote at %.6f s: %s",
-					(double)lb[l].t / 1e9,
-					weft_model_string(a->m, lb[l].text));
-			shown++;
-		}
-	if (weft_view_in_chain(a->v, t) && len < (int)sizeof buf)
-		len += snprintf(buf + len, sizeof buf - len,
-				"\nin the highlighted causal chain");
-	uint32_t k;
-	const uint32_t *ai = weft_model_thread_arrows(a->m, t, &k);
-	for (uint32_t i = 0; i < k && i < 12 && len < (int)sizeof buf; i++) {
-		const struct weft_arrow *x = &ar[ai[i]];
-		uint32_t other = x->from == t ? x->to : x->from;
-		len += snprintf(buf + len, sizeof buf - len, "\n%s %s %s",
-				x->from == t ? "->" : "<-",
-				weft_arrow_name(x->kind),
-				weft_model_title(a->m, other, title,
-						 sizeof title));
-	}
-	gtk_label_set_text(GTK_LABEL(a->inspector), buf);
+	char buf[8192];
+	if (t == WEFT_NONE)
+		snprintf(buf, sizeof buf, "click a thread to inspect it");
+	else
+		weft_view_describe(a->v, t, buf, sizeof buf);
+	/* (a trace's texts are bytes; a label wants UTF-8) */
+	gchar *text = g_utf8_make_valid(buf, -1);
+	gtk_label_set_text(GTK_LABEL(a->inspector), text);
+	g_free(text);
 }
 
 static gboolean on_scroll(GtkWidget *w, GdkEventScroll *e, gpointer data)
@@ -248,6 +200,13 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 	case GDK_KEY_Page_Down:
 		weft_view_set_focus(a->v, weft_view_focus(a->v) + 10);
 		break;
+	case GDK_KEY_0:
+	case GDK_KEY_1:
+	case GDK_KEY_2:
+	case GDK_KEY_3: /* the chain's depth: the combo's handler redraws */
+		gtk_combo_box_set_active(GTK_COMBO_BOX(a->depth),
+					 (int)(e->keyval - GDK_KEY_0));
+		return TRUE;
 	case GDK_KEY_c: /* the button's handler redraws and says it */
 		gtk_toggle_button_set_active(
 			GTK_TOGGLE_BUTTON(a->connected),
@@ -306,6 +265,24 @@ static void on_connected(GtkToggleButton *b, gpointer data)
 	redraw(a);
 }
 
+/* The chain's depth: "all", "direct", "2", "3" (combo box order). */
+static void on_depth(GtkComboBox *c, gpointer data)
+{
+	struct app *a = data;
+	static const int depths[] = {WEFT_CHAIN_ALL, 1, 2, 3};
+	int k = gtk_combo_box_get_active(c);
+	if (k < 0 || k > 3)
+		return;
+	weft_view_set_chain_depth(a->v, depths[k]);
+	uint32_t sel = weft_view_selected(a->v);
+	if (sel != WEFT_NONE)
+		inspect(a, sel);
+	echo(a, "depth: %s, chain %u threads, %d rows",
+	     gtk_combo_box_text_get_active_text(GTK_COMBO_BOX_TEXT(c)),
+	     weft_view_chain_size(a->v), weft_view_rows(a->v));
+	redraw(a);
+}
+
 static void on_counter(GtkToggleButton *b, gpointer data)
 {
 	struct app *a = data;
@@ -360,6 +337,7 @@ static gboolean on_mapped(gpointer data)
 	struct app *a = data;
 	echo_place(a, a->counters, "button counters");
 	echo_place(a, a->connected, "button connected");
+	echo_place(a, a->depth, "combo depth");
 	return FALSE;
 }
 
@@ -501,6 +479,17 @@ int main(int argc, char **argv)
 	g_signal_connect(a.connected, "toggled", G_CALLBACK(on_connected),
 			 &a);
 	gtk_box_pack_start(GTK_BOX(bar), a.connected, FALSE, FALSE, 0);
+	a.depth = gtk_combo_box_text_new();
+	static const char *depth_names[] = {"all", "direct", "2", "3"};
+	for (int i = 0; i < 4; i++)
+		gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(a.depth),
+					       depth_names[i]);
+	gtk_combo_box_set_active(GTK_COMBO_BOX(a.depth), 0);
+	gtk_widget_set_tooltip_text(a.depth,
+				    "how many arrows from the thread the causal "
+				    "chain goes (1-3 keys: direct, 2, 3; 0: all)");
+	g_signal_connect(a.depth, "changed", G_CALLBACK(on_depth), &a);
+	gtk_box_pack_start(GTK_BOX(bar), a.depth, FALSE, FALSE, 0);
 	a.counters = gtk_menu_button_new();
 	gtk_button_set_label(GTK_BUTTON(a.counters), "counters");
 	GtkWidget *pop = gtk_popover_new(a.counters);
@@ -538,6 +527,10 @@ int main(int argc, char **argv)
 	gtk_label_set_xalign(GTK_LABEL(a.inspector), 0);
 	gtk_label_set_yalign(GTK_LABEL(a.inspector), 0);
 	gtk_label_set_selectable(GTK_LABEL(a.inspector), TRUE);
+	/* long lines wrap: the picture keeps its width */
+	gtk_label_set_line_wrap(GTK_LABEL(a.inspector), TRUE);
+	gtk_label_set_line_wrap_mode(GTK_LABEL(a.inspector), PANGO_WRAP_WORD_CHAR);
+	gtk_label_set_max_width_chars(GTK_LABEL(a.inspector), 40);
 	gtk_widget_set_size_request(a.inspector, 280, -1);
 	gtk_paned_pack2(GTK_PANED(pane), a.inspector, FALSE, TRUE);
 	gtk_box_pack_start(GTK_BOX(box), pane, TRUE, TRUE, 0);

@@ -245,18 +245,9 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 	return out;
 }
 
-/* Describes thread t as JSON ("null": none). */
+/* Describes thread t as JSON ("null": none): {"text": what the
+ * inspector shows, "chain": the highlighted chain's size if t is in it}. */
 static const char *describe(uint32_t t);
-
-static void label_json(char **p, char *end, const struct weft_label *l,
-		       int note, uint32_t i)
-{
-	*p += snprintf(*p, (size_t)(end - *p),
-		       "%s{\"t\":%.9f,\"note\":%s,\"text\":", i ? "," : "",
-		       (double)l->t / 1e9, note ? "true" : "false");
-	jstr(p, end, weft_model_string(model, l->text));
-	*p += snprintf(*p, (size_t)(end - *p), "}");
-}
 
 /* A click: selects the thread at (x, y) (in the squeezed rows, brings
  * it into focus) and describes it. */
@@ -284,62 +275,31 @@ EXPORT(w_dblclick) const char *w_dblclick(double x, double y)
 	return describe(t);
 }
 
+static char about[16384];
+static char json[6 * sizeof about + 64];
+
 static const char *describe(uint32_t t)
 {
-	uint32_t n, na;
-	const struct weft_thread *th = weft_model_threads(model, &n);
-	const struct weft_arrow *a = weft_model_arrows(model, &na);
+	uint32_t n;
+	weft_model_threads(model, &n);
 	if (t >= n)
 		return "null";
-	static const char *ends[] = {"pending", "resolved", "failed",
-				     "became", "cancelled", "replaced"};
-	char title[256], *p = out, *end = out + sizeof out - 64;
-	p += snprintf(p, (size_t)(end - p), "{\"title\":");
-	jstr(&p, end, weft_model_title(model, t, title, sizeof title));
-	p += snprintf(p, (size_t)(end - p),
-		      ",\"id\":\"0x%llx\",\"created\":%.9f,\"ended\":%.9f,"
-		      "\"end\":\"%s\",\"kind\":",
-		      (unsigned long long)th[t].id, (double)th[t].t_create / 1e9,
-		      (double)th[t].t_end / 1e9, ends[th[t].end % 6]);
-	jstr(&p, end, weft_model_name(model, th[t].kind));
-	if (th[t].message != WEFT_NONE) {
-		p += snprintf(p, (size_t)(end - p), ",\"message\":");
-		jstr(&p, end, weft_model_string(model, th[t].message));
-	}
-	uint32_t nl, shown = 0;
-	const struct weft_label *lb = weft_model_labels(model, &nl);
-	p += snprintf(p, (size_t)(end - p), ",\"labels\":[");
-	/* its labels, latest first, then its first notes */
-	for (uint32_t l = th[t].label; l < nl && shown < 8 && p < end - 600;
-	     l = lb[l].prev)
-		label_json(&p, end, &lb[l], 0, shown++);
-	for (uint32_t l = 0, notes = 0; l < nl && notes < 8 && p < end - 600; l++)
-		if (lb[l].kind == WEFT_EV_NOTE && lb[l].thread == t) {
-			label_json(&p, end, &lb[l], 1, shown++);
-			notes++;
-		}
-	p += snprintf(p, (size_t)(end - p), "]");
+	weft_view_describe(view, t, about, sizeof about);
+	char *p = json, *end = json + sizeof json - 32;
+	p += snprintf(p, (size_t)(end - p), "{\"text\":");
+	jstr(&p, end, about);
 	if (weft_view_in_chain(view, t))
 		p += snprintf(p, (size_t)(end - p), ",\"chain\":%u",
 			      weft_view_chain_size(view));
-	if (th[t].parent < n) {
-		p += snprintf(p, (size_t)(end - p), ",\"parent\":");
-		jstr(&p, end,
-		     weft_model_title(model, th[t].parent, title, sizeof title));
-	}
-	p += snprintf(p, (size_t)(end - p), ",\"arrows\":[");
-	uint32_t k;
-	const uint32_t *ai = weft_model_thread_arrows(model, t, &k);
-	for (uint32_t i = 0; i < k && i < 20 && p < end - 600; i++) {
-		const struct weft_arrow *x = &a[ai[i]];
-		uint32_t other = x->from == t ? x->to : x->from;
-		p += snprintf(p, (size_t)(end - p), "%s{\"dir\":\"%s\",\"kind\":",
-			      i ? "," : "", x->from == t ? "out" : "in");
-		jstr(&p, end, weft_arrow_name(x->kind));
-		p += snprintf(p, (size_t)(end - p), ",\"other\":");
-		jstr(&p, end, weft_model_title(model, other, title, sizeof title));
-		p += snprintf(p, (size_t)(end - p), "}");
-	}
-	snprintf(p, (size_t)(end - p + 64), "]}");
-	return out;
+	snprintf(p, (size_t)(end - p + 32), "}");
+	return json;
+}
+
+/* The chain's depth (0: all, 1 direct...); returns the chain's size. */
+EXPORT(w_depth) int w_depth(int depth)
+{
+	if (!view)
+		return 0;
+	weft_view_set_chain_depth(view, depth);
+	return (int)weft_view_chain_size(view);
 }

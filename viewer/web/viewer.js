@@ -103,6 +103,7 @@
     $('status').textContent = name;
     $('inspector').textContent = 'click a thread to inspect it';
     $('connected').checked = false;
+    $('depth').value = '0';
     delete canvas.dataset.chain;
     counterList();
     document.title = name + ' - weft';
@@ -137,15 +138,15 @@
       if (j && j.chain) canvas.dataset.chain = String(j.chain); else delete canvas.dataset.chain;
       if ($('connected').checked) inst.exports.w_only_chain(1);
     }
-    if (!j) { el.textContent = 'click a thread to inspect it'; return; }
-    const lines = [j.title, 'id ' + j.id + ', kind ' + j.kind,
-      'created ' + j.created.toFixed(6) + ' s, ' + j.end + ' ' + j.ended.toFixed(6) + ' s' +
-      (j.message !== undefined ? ': ' + j.message : '')];
-    for (const l of j.labels) lines.push((l.note ? 'note' : 'label') + ' at ' + l.t.toFixed(6) + ' s: ' + l.text);
-    if (j.chain) lines.push('causal chain: ' + j.chain + ' threads (highlighted)');
-    if (j.parent !== undefined) lines.push('parent: ' + j.parent);
-    for (const a of j.arrows) lines.push((a.dir === 'out' ? '-> ' : '<- ') + a.kind + ' ' + a.other);
-    el.textContent = lines.join('\n');
+    el.textContent = j ? j.text : 'click a thread to inspect it';
+  }
+
+  // The chain's depth: 0 all, 1 direct, 2, 3 (the menu and keys 0-3).
+  function depth(d) {
+    $('depth').value = String(d);
+    const n = inst.exports.w_depth(d);
+    if (canvas.dataset.chain) canvas.dataset.chain = String(n);
+    redraw();
   }
 
   let drag = null, moved = false;
@@ -181,6 +182,7 @@
     else if (e.key === 'PageUp') inst.exports.w_focus(-10);
     else if (e.key === 'PageDown') inst.exports.w_focus(10);
     else if (k === 'c') { $('connected').click(); return; }
+    else if (k >= '0' && k <= '3' && k.length === 1) { depth(Number(k)); return; }
     else return;
     e.preventDefault();
     redraw();
@@ -189,6 +191,7 @@
   $('zoomout').onclick = () => { inst.exports.w_zoom(0.8, canvas.clientWidth / 2); redraw(); };
   $('fit').onclick = () => { inst.exports.w_fit(); redraw(); };
   $('connected').onchange = (e) => { inst.exports.w_only_chain(e.target.checked ? 1 : 0); redraw(); };
+  $('depth').onchange = (e) => depth(Number(e.target.value));
   $('search').addEventListener('input', (e) => {
     const n = withStr(e.target.value, (p) => inst.exports.w_search(p));
     $('matches').textContent = e.target.value ? n + ' match' + (n === 1 ? '' : 'es') : '';

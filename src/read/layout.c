@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * layout.c - rows for the async threads of a model (model.h): packed,
+ * stable, computed when the model changes rather than per frame.
+ *
+ * Threads are placed once, in creation order, and never move:
+ *   1. a thread that continues its creator (the next activation of a
+ *      repeating source: weft_model_continues()) takes its creator's row,
+ *      if nothing was placed there since: a connection's reads, a timer's
+ *      activations stay on one row;
+ *   2. long-lived threads (and repeating sources), those that span a
+ *      quarter of the trace or more when it is first laid out, take rows
+ *      of their own at the top, first fit;
+ *   3. any other thread takes the free row nearest its creator's (below
+ *      first, at equal distance), among the rows below the long-lived
+ *      ones; a new row only when none is free.
+ * A row is free for a thread created at t when what it holds ended before
+ * t by more than an eighth of its own life: the gap that keeps two
+ * neighbours apart at any zoom where they are drawn at all.  A thread
+ * still pending holds its row for good.
+ *
+ * The free rows are found with a segment tree of the times rows become
+ * free (minimum per node): the nearest free row is two descents, so
+ * placing n threads on r rows costs O(n log r).
+ *
+ * Placing a thread looks only at what ended before it was created, which
+ * a growing trace already holds: laying out the threads a live trace adds
+ * gives the rows a layout of the whole trace would have given them
+ * (except for rule 2, decided when the layout is made).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/model.h"
+
+struct weft_layout {
+	const struct weft_model *m;
+	uint32_t nth;      /* threads considered so far */
+	int32_t *row;      /* per thread, -1: not laid out */
+	uint32_t cth;
+	uint32_t nrows, top;
+	uint32_t *last;    /* per row: the thread placed last */
+	int64_t *tree;     /* segment tree of the rows' free times: leaves
+			      at [cap, 2 cap) */
+	uint32_t cap;      /* leaves (a power of two >= nrows) */
+	uint32_t nlaid;
+};
+
+#define FOREVER INT64_MAX
+
+static int is_root(const struct weft_thread *t)
+{
+	return t->flags & WEFT_THREAD_ROOT;
+}
+
+int weft_model_continues(const struct weft_model *m, uint32_t x)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	if (x >= n || th[x].parent >= n || th[x].parent == x)
+		return 0;
+	const struct weft_thread *c = &th[x], *p = &th[c->parent];
+	return !is_root(p) && p->kind && p->kind == c->kind &&
+	       p->end != WEFT_END_PENDING && c->t_create >= p->t_end &&
+	       !(c->flags & WEFT_THREAD_NO_CREATE);
+}
+
+/* When the row that holds thread t is free again. */
+static int64_t free_at(const struct weft_thread *t)
+{
+	if (t->end == WEFT_END_PENDING)
+		return FOREVER;
+	int64_t life = t->t_end - t->t_create;
+	return t->t_end + (life > 0 ? life / 8 : 0);
+}
+
+/* ------------------------------------------------------------- free rows */
+
+static void tree_set(struct weft_layout *l, uint32_t r, int64_t v)
+{
+	uint32_t i = l->cap + r;
+	l->tree[i] = v;
+	for (i /= 2; i; i /= 2) {
+		int64_t a = l->tree[2 * i], b = l->tree[2 * i + 1];
+		l->tree[i] = a < b ? a : b;
+	}
+}
+
+/* Room for row r (the tree doubles, rows keep their times). */
+static int tree_room(struct weft_layout *l, uint32_t r)
+{
+	if (r < l->cap)
+		return 0;
+	uint32_t cap = l->cap ? l->cap : 64;
+	while (cap <= r)
+		cap *= 2;
+	int64_t *t = malloc(2 * (size_t)cap * sizeof *t);
+	uint32_t *last = realloc(l->last, (size_t)cap * sizeof *last);
+	if (!t || !last) {
+		free(t);
+		if (last)
+			l->last = last;
+		return -ENOMEM;
+	}
+	l->last = last;
+	for (uint32_t i = 0; i < cap; i++)
+		t[cap + i] = i < l->nrows ? l->tree[l->cap + i] : FOREVER;
+	for (uint32_t i = cap; i-- > 1;)
+		t[i] = t[2 * i] < t[2 * i + 1] ? t[2 * i] : t[2 * i + 1];
+	free(l->tree);
+	l->tree = t;
+	l->cap = cap;
+	return 0;
+}
+
+/* First row in [lo, hi) free before t, or UINT32_MAX. */
+static uint32_t first_free(const struct weft_layout *l, uint32_t lo,
+			   uint32_t hi, int64_t t)
+{
+	if (lo >= hi)
+		return UINT32_MAX;
+	/* climb from the leaf lo, then descend into the first subtree
+	 * right of it that holds a free row */
+	uint32_t i = l->cap + lo;
+	if (l->tree[i] < t)
+		return lo;
+	for (;;) {
+		/* right siblings only, as we climb */
+		while (i & 1) {
+			i /= 2;
+			if (i <= 1)
+				return UINT32_MAX;
+		}
+		i++; /* the right sibling */
+		if (l->tree[i] < t)
+			break;
+	}
+	while (i < l->cap)
+		i = l->tree[2 * i] < t ? 2 * i : 2 * i + 1;
+	uint32_t r = i - l->cap;
+	return r < hi ? r : UINT32_MAX;
+}
+
+/* Last row in [lo, hi) free before t, or UINT32_MAX. */
+static uint32_t last_free(const struct weft_layout *l, uint32_t lo,
+			  uint32_t hi, int64_t t)
+{
+	if (lo >= hi)
+		return UINT32_MAX;
+	uint32_t i = l->cap + hi - 1;
+	if (l->tree[i] < t)
+		return hi - 1;
+	for (;;) {
+		/* left siblings only */
+		while (!(i & 1)) {
+			i /= 2;
+			if (i <= 1)
+				return UINT32_MAX;
+		}
+		i--;
+		if (l->tree[i] < t)
+			break;
+	}
+	while (i < l->cap)
+		i = l->tree[2 * i + 1] < t ? 2 * i + 1 : 2 * i;
+	uint32_t r = i - l->cap;
+	return r >= lo ? r : UINT32_MAX;
+}
+
+/* ------------------------------------------------------------- placing */
+
+static int place(struct weft_layout *l, const struct weft_thread *th,
+		 uint32_t x, uint32_t r)
+{
+	if (r == l->nrows) {
+		if (tree_room(l, r))
+			return -ENOMEM;
+		l->nrows++;
+	}
+	l->row[x] = (int32_t)r;
+	l->last[r] = x;
+	tree_set(l, r, free_at(&th[x]));
+	l->nlaid++;
+	return 0;
+}
+
+/* The row for thread x: rules 1 and 3 (top: a long-lived one, rule 2,
+ * within the top rows, which grow as needed). */
+static uint32_t choose(struct weft_layout *l, const struct weft_thread *th,
+		       uint32_t x, int top)
+{
+	uint32_t p = th[x].parent;
+	int64_t t = th[x].t_create;
+	int32_t pr = p < l->nth ? l->row[p] : -1;
+	if (pr >= 0 && l->last[pr] == p && weft_model_continues(l->m, x))
+		return (uint32_t)pr;
+	if (top) {
+		uint32_t r = first_free(l, 0, l->nrows, t);
+		return r == UINT32_MAX ? l->nrows : r;
+	}
+	/* the free row nearest the creator's, among those below the top
+	 * rows (from the first of them, for a creator in the top rows) */
+	uint32_t lo = l->top, hi = l->nrows;
+	uint32_t below, above = UINT32_MAX;
+	if (pr < 0 || (uint32_t)pr < lo) {
+		below = first_free(l, lo, hi, t);
+	} else {
+		below = first_free(l, (uint32_t)pr + 1, hi, t);
+		above = last_free(l, lo, (uint32_t)pr, t);
+	}
+	if (below == UINT32_MAX && above == UINT32_MAX)
+		return l->nrows;
+	if (above == UINT32_MAX)
+		return below;
+	if (below == UINT32_MAX)
+		return above;
+	return below - (uint32_t)pr <= (uint32_t)pr - above ? below : above;
+}
+
+static int want(const struct weft_thread *th, const uint8_t *only, uint32_t i)
+{
+	return !is_root(&th[i]) && (!only || only[i]);
+}
+
+/* Grows the per-thread table to the model's threads. */
+static int thread_room(struct weft_layout *l, uint32_t n)
+{
+	if (n <= l->cth)
+		return 0;
+	uint32_t c = l->cth ? l->cth : 1024;
+	while (c < n)
+		c *= 2;
+	int32_t *row = realloc(l->row, (size_t)c * sizeof *row);
+	if (!row)
+		return -ENOMEM;
+	l->row = row;
+	l->cth = c;
+	return 0;
+}
+
+/* The first layout: the long-lived threads and sources first, at the
+ * top, then the others below them. */
+static int first_layout(struct weft_layout *l, const uint8_t *only)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(l->m, &n);
+	int64_t t0, t1;
+	weft_model_range(l->m, &t0, &t1);
+	int64_t span = t1 - t0;
+	/* how far each thread's source reaches: its own end, or that of
+	 * the activations that continue it (children come after parents) */
+	int64_t *reach = malloc(((size_t)n + 1) * sizeof *reach);
+	uint8_t *top = calloc((size_t)n + 1, 1);
+	if (!reach || !top) {
+		free(reach);
+		free(top);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		reach[i] = th[i].end == WEFT_END_PENDING ? t1 : th[i].t_end;
+	for (uint32_t i = n; i-- > 0;)
+		if (weft_model_continues(l->m, i)) {
+			uint32_t p = th[i].parent;
+			if (reach[i] > reach[p])
+				reach[p] = reach[i];
+		}
+	for (uint32_t i = 0; i < n; i++) {
+		if (weft_model_continues(l->m, i))
+			top[i] = top[th[i].parent];
+		else
+			top[i] = span > 0 && reach[i] - th[i].t_create >= span / 4;
+	}
+	free(reach);
+	l->nth = n;
+	int rc = 0;
+	for (int pass = 1; pass >= 0 && !rc; pass--) {
+		for (uint32_t i = 0; i < n && !rc; i++)
+			if (want(th, only, i) && top[i] == pass)
+				rc = place(l, th, i, choose(l, th, i, pass));
+		if (pass)
+			l->top = l->nrows;
+	}
+	free(top);
+	return rc;
+}
+
+int weft_layout_new(struct weft_layout **out, const struct weft_model *m,
+		    const uint8_t *only)
+{
+	*out = NULL;
+	struct weft_layout *l = calloc(1, sizeof *l);
+	if (!l)
+		return -ENOMEM;
+	l->m = m;
+	uint32_t n;
+	weft_model_threads(m, &n);
+	int rc = thread_room(l, n + 1);
+	if (!rc) {
+		for (uint32_t i = 0; i < n; i++)
+			l->row[i] = -1;
+		rc = first_layout(l, only);
+	}
+	if (rc) {
+		weft_layout_free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+int weft_layout_update(struct weft_layout *l, const uint8_t *only)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(l->m, &n);
+	if (n <= l->nth)
+		return 0;
+	if (thread_room(l, n + 1))
+		return -ENOMEM;
+	/* the rows' last threads may have ended since */
+	for (uint32_t r = 0; r < l->nrows; r++)
+		tree_set(l, r, free_at(&th[l->last[r]]));
+	uint32_t from = l->nth;
+	for (uint32_t i = from; i < n; i++)
+		l->row[i] = -1;
+	l->nth = n;
+	for (uint32_t i = from; i < n; i++)
+		if (want(th, only, i)) {
+			int rc = place(l, th, i, choose(l, th, i, 0));
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+void weft_layout_free(struct weft_layout *l)
+{
+	if (!l)
+		return;
+	free(l->row);
+	free(l->last);
+	free(l->tree);
+	free(l);
+}
+
+const int32_t *weft_layout_rows(const struct weft_layout *l, uint32_t *n)
+{
+	*n = l->nth;
+	return l->row;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int weft_layout_info(const struct weft_layout *l, struct weft_layout_info *in)
+{
+	memset(in, 0, sizeof *in);
+	in->rows = l->nrows;
+	in->top = l->top;
+	in->threads = l->nlaid;
+	/* the most threads alive at once: a sweep over the creations (in
+	 * order already) and the ends (sorted) */
+	uint32_t n, k = 0;
+	const struct weft_thread *th = weft_model_threads(l->m, &n);
+	int64_t *ends = malloc(((size_t)l->nlaid + 1) * sizeof *ends);
+	if (!ends)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->nth && i < n; i++)
+		if (l->row[i] >= 0)
+			ends[k++] = th[i].end == WEFT_END_PENDING ? FOREVER
+								  : th[i].t_end;
+	qsort(ends, k, sizeof *ends, cmp_i64);
+	uint32_t alive = 0, e = 0;
+	for (uint32_t i = 0; i < l->nth && i < n; i++) {
+		if (l->row[i] < 0)
+			continue;
+		/* (a thread that ends as another begins is not alive with
+		 * it: the next activation of a source) */
+		while (e < k && ends[e] <= th[i].t_create) {
+			e++;
+			alive -= alive > 0;
+		}
+		if (++alive > in->peak)
+			in->peak = alive;
+	}
+	free(ends);
+	return 0;
+}

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/* test-layout.c - the library's layout and causal chain (model.h) on
+ * server-shaped traces: rows never overlap, stay within twice the peak
+ * concurrency plus the long-lived rows, a repeating source keeps one row,
+ * rows do not move when a live trace grows; the chain of one request is
+ * its connection's few threads and the hubs it touched, a hub is shown
+ * but not walked through, depth bounds the steps. */
+#include "../harness.h"
+#include "../unit/util.h"
+#include "weft/model.h"
+#include "weft/weft.h"
+
+static uint64_t clock_ns;
+
+static void start_manual(const char *path)
+{
+	CHECK_OK(weft_start(path, 64 << 20, WEFT_DISCARD | WEFT_CLOCK_MANUAL));
+	clock_ns = 0;
+}
+
+static void tick(uint64_t ns)
+{
+	clock_ns += ns;
+	weft_clock_set(clock_ns);
+}
+
+struct trace {
+	struct weft_reader *r;
+	struct weft_model *m;
+	struct weft_layout *l;
+	const struct weft_thread *th;
+	uint32_t n;
+	const int32_t *row;
+};
+
+static void open_trace(struct trace *t, const char *path, unsigned flags)
+{
+	memset(t, 0, sizeof *t);
+	CHECK_OK(weft_reader_open(&t->r, path, flags, NULL));
+	CHECK_OK(weft_model_load(&t->m, t->r));
+	CHECK_OK(weft_layout_new(&t->l, t->m, NULL));
+	t->th = weft_model_threads(t->m, &t->n);
+	uint32_t nr;
+	t->row = weft_layout_rows(t->l, &nr);
+	CHECK_EQ(nr, t->n);
+}
+
+static void close_trace(struct trace *t)
+{
+	weft_layout_free(t->l);
+	weft_model_free(t->m);
+	weft_reader_close(t->r);
+}
+
+static uint32_t find(struct trace *t, uint64_t id)
+{
+	uint32_t x = weft_model_find(t->m, id);
+	if (x == WEFT_NONE)
+		FAIL("no thread 0x%llx", (unsigned long long)id);
+	return x;
+}
+
+/* Every row holds threads one after the other, apart by the gap unless
+ * one continues the other; every thread but the OS threads has a row. */
+static void check_rows(struct trace *t)
+{
+	struct weft_layout_info in;
+	CHECK_OK(weft_layout_info(t->l, &in));
+	uint32_t *last = malloc(((size_t)in.rows + 1) * sizeof *last);
+	CHECK(last != NULL);
+	for (uint32_t r = 0; r < in.rows; r++)
+		last[r] = WEFT_NONE;
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct weft_thread *x = &t->th[i];
+		if (x->flags & WEFT_THREAD_ROOT) {
+			CHECK_EQ(t->row[i], -1);
+			continue;
+		}
+		if (t->row[i] < 0 || (uint32_t)t->row[i] >= in.rows)
+			FAIL("thread %u: row %d of %u", i, t->row[i], in.rows);
+		uint32_t p = last[t->row[i]];
+		last[t->row[i]] = i;
+		if (p == WEFT_NONE)
+			continue;
+		const struct weft_thread *y = &t->th[p];
+		if (y->end == WEFT_END_PENDING)
+			FAIL("row %d: thread %u after %u, still pending",
+			     t->row[i], i, p);
+		int64_t gap = x->parent == p && weft_model_continues(t->m, i)
+				      ? 0
+				      : (y->t_end - y->t_create) / 8 + 1;
+		if (x->t_create < y->t_end + gap)
+			FAIL("row %d: thread %u at %lld overlaps %u (%lld..%lld)",
+			     t->row[i], i, (long long)x->t_create, p,
+			     (long long)y->t_create, (long long)y->t_end);
+	}
+	free(last);
+}
+
+/* A libuv echo server under load, as the shim records it: the loop, a
+ * timer and a listener live throughout; `conns` connections at a time,
+ * each a chain of reads (weft_fire: the next read armed as one
+ * completes) whose callbacks create a write the loop completes. */
+enum { LOOP = 1, TIMER = 2, LISTENER = 3 };
+#define CONN(c) (100 + (uint64_t)(c))
+#define READ(c, k) (((uint64_t)(c) + 1) << 32 | (uint64_t)(k) << 1)
+#define WRITE(c, k) (READ(c, k) | 1)
+
+static void echo_server(const char *path, int conns, int rounds)
+{
+	start_manual(path);
+	tick(1000);
+	weft_create(LOOP, "uv_loop_t");
+	weft_run(LOOP);
+	weft_create(TIMER, "uv_timer_t");
+	weft_create(LISTENER, "uv_tcp_t");
+	for (int c = 0; c < conns; c++) {
+		tick(500);
+		weft_run(LISTENER);
+		weft_create(CONN(c), "connection");
+		weft_create(READ(c, 0), "uv_stream_t read");
+		weft_run(LOOP);
+	}
+	for (int k = 0; k < rounds; k++)
+		for (int c = 0; c < conns; c++) {
+			tick(1000);
+			weft_fire(READ(c, k), READ(c, k + 1));
+			tick(200);
+			weft_create(WRITE(c, k), "uv_write_t");
+			tick(300);
+			weft_run(LOOP);
+			tick(400);
+			weft_resolve(WRITE(c, k));
+		}
+	tick(1000);
+	weft_resolve(TIMER);
+	weft_resolve(LISTENER);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+}
+
+TEST(packed_echo_server)
+{
+	const char *p = tpath("echo.weft");
+	echo_server(p, 4, 2000);
+	struct trace t;
+	open_trace(&t, p, 0);
+	check_rows(&t);
+	struct weft_layout_info in;
+	CHECK_OK(weft_layout_info(t.l, &in));
+	/* loop, timer, listener, connections and their reads: alive at
+	 * once; one write per connection at most */
+	CHECK(in.peak >= 3 + 4 + 4);
+	CHECK(in.peak <= 3 + 4 + 4 + 4);
+	if (in.rows > 2 * in.peak + in.top)
+		FAIL("%u rows for a peak of %u and %u long-lived", in.rows,
+		     in.peak, in.top);
+	/* the long-lived ones on top: loop, timer, listener */
+	CHECK(t.row[find(&t, LOOP)] < (int)in.top);
+	CHECK(t.row[find(&t, TIMER)] < (int)in.top);
+	CHECK(t.row[find(&t, LISTENER)] < (int)in.top);
+	/* a connection's reads: one row; its writes: one row too (each
+	 * done before the next is created) */
+	for (int c = 0; c < 4; c++) {
+		int rr = t.row[find(&t, READ(c, 0))];
+		int rw = t.row[find(&t, WRITE(c, 0))];
+		for (int k = 1; k <= 2000; k++)
+			if (t.row[find(&t, READ(c, k))] != rr)
+				FAIL("connection %d: read %d on row %d, not %d",
+				     c, k, t.row[find(&t, READ(c, k))], rr);
+		for (int k = 1; k < 2000; k++)
+			CHECK_EQ(t.row[find(&t, WRITE(c, k))], rw);
+		CHECK(rw != rr);
+	}
+	close_trace(&t);
+}
+
+/* A child goes on the row just below its creator when that row is free;
+ * threads that overlap in time go on rows of their own. */
+TEST(children_near_parents)
+{
+	const char *p = tpath("tree.weft");
+	start_manual(p);
+	tick(1000);
+	weft_create(1, "loop");
+	weft_run(1);
+	for (uint64_t i = 0; i < 50; i++) {
+		uint64_t a = 1000 + 10 * i;
+		tick(1000);
+		weft_create(a, "task");
+		weft_run(a);
+		tick(100);
+		weft_create(a + 1, "child"); /* while a lives */
+		tick(100);
+		weft_run(1);
+		tick(1000);
+		weft_resolve(a + 1);
+		tick(100);
+		weft_resolve(a);
+	}
+	tick(1000);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct trace t;
+	open_trace(&t, p, 0);
+	check_rows(&t);
+	struct weft_layout_info in;
+	CHECK_OK(weft_layout_info(t.l, &in));
+	CHECK_EQ(in.top, 1); /* the loop */
+	CHECK_EQ(in.rows, 3);
+	for (uint64_t i = 0; i < 50; i++) {
+		int ra = t.row[find(&t, 1000 + 10 * i)];
+		CHECK_EQ(ra, 1);
+		CHECK_EQ(t.row[find(&t, 1000 + 10 * i + 1)], ra + 1);
+	}
+	close_trace(&t);
+}
+
+/* Rows of threads already laid out do not move as a live trace grows. */
+TEST(stable_when_live)
+{
+	const char *p = tpath("live.weft");
+	CHECK_OK(weft_start(p, 16 << 20, WEFT_DISCARD | WEFT_CLOCK_MANUAL));
+	clock_ns = 0;
+	tick(1000);
+	weft_create(LOOP, "uv_loop_t");
+	weft_run(LOOP);
+	uint64_t id = 1000;
+	struct trace t;
+	int32_t *before = NULL;
+	uint32_t nbefore = 0;
+	for (int step = 0; step < 6; step++) {
+		/* requests of several lengths, some still pending */
+		for (int i = 0; i < 300; i++) {
+			tick(700);
+			weft_run(LOOP);
+			weft_create(id, "request");
+			if (i % 7 == 3)
+				weft_create(id + 1, "held");
+			tick(300 + 97 * (uint64_t)(i % 13));
+			weft_resolve(id);
+			if (i % 11 == 5 && id > 1200)
+				weft_resolve(id - 199); /* a held one ends */
+			id += 2;
+		}
+		if (!step) {
+			open_trace(&t, p, WEFT_READ_FOLLOW);
+		} else {
+			CHECK(weft_model_update(t.m) > 0);
+			CHECK_OK(weft_layout_update(t.l, NULL));
+			t.th = weft_model_threads(t.m, &t.n);
+			uint32_t nr;
+			t.row = weft_layout_rows(t.l, &nr);
+			CHECK_EQ(nr, t.n);
+			CHECK(t.n > nbefore);
+			for (uint32_t i = 0; i < nbefore; i++)
+				if (t.row[i] != before[i])
+					FAIL("step %d: thread %u moved from row %d "
+					     "to %d", step, i, before[i], t.row[i]);
+		}
+		check_rows(&t);
+		free(before);
+		before = malloc(t.n * sizeof *before);
+		CHECK(before != NULL);
+		memcpy(before, t.row, t.n * sizeof *before);
+		nbefore = t.n;
+	}
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	free(before);
+	close_trace(&t);
+}
+
+/* A server as docs/other-loops.md instruments one: a listener creates
+ * each connection and reads it when it closes; a connection's reads are a
+ * repeating source; each read's callback creates a request, which creates
+ * a query, signals the pool and waits; the pool resolves the query, the
+ * request reads it, writes its response (the loop completes the write),
+ * reads the write and the loop resolves it. */
+enum { SLOOP = 1, SLISTENER = 2, SPOOL = 3 };
+#define SCONN(c) (1000 + (uint64_t)(c))
+#define SREAD(c, k) (0x100000 + (uint64_t)(c) * 64 + (uint64_t)(k))
+#define SREQ(c, k) (0x200000 + (uint64_t)(c) * 64 + (uint64_t)(k))
+#define SQUERY(c, k) (0x300000 + (uint64_t)(c) * 64 + (uint64_t)(k))
+#define SWRITE(c, k) (0x400000 + (uint64_t)(c) * 64 + (uint64_t)(k))
+
+static void server(const char *path, int nconn, int nreq)
+{
+	start_manual(path);
+	tick(1000);
+	weft_create(SLOOP, "event loop");
+	weft_run(SLOOP);
+	weft_create(SLISTENER, "tcp listener");
+	weft_create(SPOOL, "db pool");
+	for (int c = 0; c < nconn; c++) {
+		tick(1000);
+		weft_run(SLISTENER);
+		weft_create(SCONN(c), "connection");
+		weft_run(SCONN(c));
+		weft_create(SREAD(c, 0), "read");
+		for (int k = 0; k < nreq; k++) {
+			tick(1000);
+			weft_run(SLOOP);
+			weft_fire(SREAD(c, k), SREAD(c, k + 1));
+			weft_create(SREQ(c, k), "http request");
+			weft_run(SREQ(c, k));
+			weft_create(SQUERY(c, k), "db query");
+			weft_signal(SPOOL);
+			weft_try_read(SQUERY(c, k));
+			weft_run(SPOOL);
+			tick(500);
+			weft_resolve(SQUERY(c, k));
+			weft_run(SREQ(c, k));
+			weft_read(SQUERY(c, k));
+			weft_create(SWRITE(c, k), "write");
+			weft_try_read(SWRITE(c, k));
+			weft_run(SLOOP);
+			tick(300);
+			weft_resolve(SWRITE(c, k));
+			weft_run(SREQ(c, k));
+			weft_read(SWRITE(c, k));
+			weft_run(SLOOP);
+			weft_resolve(SREQ(c, k));
+		}
+		tick(1000);
+		weft_resolve(SREAD(c, nreq));
+		weft_resolve(SCONN(c));
+		weft_run(SLISTENER);
+		weft_read(SCONN(c));
+		weft_run(SLOOP);
+	}
+	weft_run(0);
+	CHECK_OK(weft_stop());
+}
+
+TEST(chain_of_a_request)
+{
+	const char *p = tpath("server.weft");
+	server(p, 40, 6);
+	struct trace t;
+	open_trace(&t, p, 0);
+	check_rows(&t);
+	CHECK(weft_model_is_hub(t.m, find(&t, SLISTENER)));
+	CHECK(weft_model_is_hub(t.m, find(&t, SPOOL)));
+	CHECK(weft_model_is_hub(t.m, find(&t, SLOOP)));
+	CHECK(!weft_model_is_hub(t.m, find(&t, SCONN(7))));
+	CHECK(!weft_model_is_hub(t.m, find(&t, SREQ(7, 3))));
+	struct weft_chain c = {0};
+	CHECK_OK(weft_chain(t.m, find(&t, SREQ(7, 3)), WEFT_CHAIN_ALL, &c));
+	/* what led to it: its read, the first read of the connection (what
+	 * armed the reads), the connection, the listener (a hub), the loop
+	 * (a hub); what it led to: its query, its write, the pool (a hub) */
+	static const uint64_t want[] = {SREQ(7, 3),  SREAD(7, 3), SREAD(7, 0),
+					SCONN(7),    SLISTENER,   SLOOP,
+					SQUERY(7, 3), SWRITE(7, 3), SPOOL};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		if (!(c.in[find(&t, want[i])] & WEFT_CHAIN_IN))
+			FAIL("0x%llx not in the chain",
+			     (unsigned long long)want[i]);
+	CHECK_EQ(c.size, sizeof want / sizeof *want);
+	CHECK_EQ(c.hubs, 3);
+	CHECK(c.in[find(&t, SLISTENER)] & WEFT_CHAIN_HUB);
+	CHECK(c.in[find(&t, SREQ(7, 3))] & WEFT_CHAIN_SUBJECT);
+	CHECK(c.in[find(&t, SCONN(7))] & WEFT_CHAIN_BEFORE);
+	CHECK(c.in[find(&t, SWRITE(7, 3))] & WEFT_CHAIN_AFTER);
+	/* not the other requests, reads or connections */
+	CHECK(!c.in[find(&t, SREAD(7, 2))]);
+	CHECK(!c.in[find(&t, SREQ(7, 2))]);
+	CHECK(!c.in[find(&t, SCONN(8))]);
+	/* depth 1: the direct arrows only (creator, query, write, pool,
+	 * loop) */
+	CHECK_OK(weft_chain(t.m, find(&t, SREQ(7, 3)), 1, &c));
+	CHECK_EQ(c.size, 6);
+	CHECK(!c.in[find(&t, SCONN(7))]);
+	CHECK(c.in[find(&t, SREAD(7, 3))]);
+	/* depth 2: through the read to the source's first read */
+	CHECK_OK(weft_chain(t.m, find(&t, SREQ(7, 3)), 2, &c));
+	CHECK(c.in[find(&t, SREAD(7, 0))] && !c.in[find(&t, SCONN(7))]);
+	/* a connection led to its reads and what they did: its requests,
+	 * not the other connections' */
+	CHECK_OK(weft_chain(t.m, find(&t, SCONN(7)), WEFT_CHAIN_ALL, &c));
+	for (int k = 0; k < 6; k++)
+		CHECK(c.in[find(&t, SREQ(7, k))] & WEFT_CHAIN_AFTER);
+	CHECK(!c.in[find(&t, SREQ(8, 0))]);
+	CHECK(c.size < 6 * 4 + 8 + 4);
+	/* the listener itself is walked, as the subject: every connection */
+	CHECK_OK(weft_chain(t.m, find(&t, SLISTENER), 1, &c));
+	CHECK(c.in[find(&t, SCONN(39))] && c.in[find(&t, SCONN(0))]);
+	CHECK_EQ(weft_chain(t.m, t.n + 5, 1, &c), WEFT_EINVAL);
+	weft_chain_release(&c);
+	close_trace(&t);
+}
+
+TEST_MAIN(T(packed_echo_server), T(children_near_parents),
+	  T(stable_when_live), T(chain_of_a_request))
