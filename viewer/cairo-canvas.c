@@ -117,6 +117,17 @@ static void unclip(void *c)
 	cairo_restore(c);
 }
 
+static void mask(void *ctx, int x, int y, int w, int h,
+		 const unsigned char *alpha, int stride)
+{
+	cairo_t *c = ctx;
+	flush(c);
+	cairo_surface_t *s = cairo_image_surface_create_for_data(
+		(unsigned char *)alpha, CAIRO_FORMAT_A8, w, h, stride);
+	cairo_mask_surface(c, s, x, y);
+	cairo_surface_destroy(s);
+}
+
 struct weft_canvas weft_cairo_canvas(cairo_t *cr)
 {
 	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
@@ -130,6 +141,6 @@ struct weft_canvas weft_cairo_canvas(cairo_t *cr)
 	}
 	struct weft_canvas c = {cr,   color, line_width, line,   rect,
 				triangle, text,  text_width, clip,   unclip,
-				flush};
+				flush, mask};
 	return c;
 }

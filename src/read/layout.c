@@ -8,9 +8,9 @@
  *      repeating source: weft_model_continues()) takes its creator's row,
  *      if nothing was placed there since: a connection's reads, a timer's
  *      activations stay on one row;
- *   2. long-lived threads (and repeating sources), those that span a
- *      quarter of the trace or more when it is first laid out, take rows
- *      of their own at the top, first fit;
+ *   2. long-lived threads (and repeating sources), those that span half
+ *      the trace or more when it is first laid out, take rows of their
+ *      own at the top, first fit;
  *   3. any other thread takes the free row nearest its creator's (below
  *      first, at equal distance), among the rows below the long-lived
  *      ones; a new row only when none is free.
@@ -269,7 +269,7 @@ static int first_layout(struct weft_layout *l, const uint8_t *only)
 		if (weft_model_continues(l->m, i))
 			top[i] = top[th[i].parent];
 		else
-			top[i] = span > 0 && reach[i] - th[i].t_create >= span / 4;
+			top[i] = span > 0 && reach[i] - th[i].t_create >= span / 2;
 	}
 	free(reach);
 	l->nth = n;

@@ -25,6 +25,13 @@ struct weft_canvas {
 	void (*clip)(void *ctx, double x, double y, double w, double h);
 	void (*unclip)(void *ctx);
 	void (*flush)(void *ctx); /* may be NULL */
+	/* A mask drawn in the current colour: `h` rows of `w` alpha bytes
+	 * (0 transparent .. 255 opaque), `stride` bytes apart (a multiple
+	 * of 4), its top left pixel at (x, y).  May be NULL: the renderer
+	 * then draws the same as boxes (more of them: a mask is how a
+	 * dense picture, the squeezed rows, costs one call). */
+	void (*mask)(void *ctx, int x, int y, int w, int h,
+		     const unsigned char *alpha, int stride);
 };
 
 #endif

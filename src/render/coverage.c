@@ -81,11 +81,16 @@ int weft__scratch(struct weft_view *v)
 	v->cover = malloc((size_t)w * (size_t)h * sizeof *v->cover);
 	v->bcov = malloc((size_t)w * sizeof *v->bcov);
 	v->stamp = calloc((size_t)h, sizeof *v->stamp);
-	v->seen = malloc((size_t)w * (size_t)h * sizeof *v->seen);
+	free(v->thru);
+	v->thru = calloc((size_t)h, sizeof *v->thru);
+	v->seen = calloc((size_t)w, sizeof *v->seen);
+	v->seen_gen = 0;
 	v->pass = 1;
 	if (!v->marks)
 		v->marks = malloc(MAX_MARKS * sizeof *v->marks);
-	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->bcov) {
+	if (!v->cells)
+		v->cells = malloc(MAX_CELLS * sizeof *v->cells);
+	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells || !v->thru || !v->bcov) {
 		v->covw = v->covh = 0;
 		return -1;
 	}

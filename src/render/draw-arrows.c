@@ -21,23 +21,12 @@ static void arrowhead(struct pen *p, double x0, double y0, double x1, double y1)
 		 by - dx * hw);
 }
 
-static const double arrow_rgb[WEFT_ARROW_KINDS][3] = {
-	[WEFT_ARROW_CREATE] = {0.2, 0.2, 0.2},
-	[WEFT_ARROW_READ] = {0, 0, 1},
-	[WEFT_ARROW_READ_FAILED] = {1, 0, 0},
-	[WEFT_ARROW_TRY_READ] = {0.8, 0.8, 0.4},
-	[WEFT_ARROW_RESOLVE] = {0, 0.5, 0},
-	[WEFT_ARROW_FAIL] = {1, 0, 0},
-	[WEFT_ARROW_SIGNAL] = {1, 0.6, 0},
-	[WEFT_ARROW_BECOME] = {0.2, 0.2, 0.2},
-	[WEFT_ARROW_CANCEL] = {0.5, 0.5, 0.5},
-};
 
 /* An arrow to draw: its ends and its colour group (kind and opacity). */
 struct adraw {
-	float x0, y0, x1, y1;
+	float x0, y0, x1, y1, len;
 	uint16_t group;
-	uint8_t head;
+	uint8_t head, slant;
 };
 
 /* Opacities are drawn in steps of 1/ALPHA_STEPS: arrows of one kind and
@@ -66,11 +55,67 @@ static int arrows_room(struct weft_view *v, size_t n)
 	return 1;
 }
 
+/* The pixels of slanted lines a frame draws at most: an antialiased
+ * slanted line costs a back end about its length (cairo: some 30 ns a
+ * pixel), so past this budget the longest arrows, also the faintest, are
+ * left out.  Upright ones are 1 px boxes: cheap whatever their length. */
+#define SLANT_BUDGET 100000.0
+#define MAX_HEADS 2000 /* a triangle each: heads of the shortest */
+#define LEN_BUCKETS 64
+
+/* The length beyond which slanted arrows are left out (or +inf). */
+static double slant_cut(const struct weft_view *v, size_t n)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v->ad[i].slant)
+			sum += v->ad[i].len;
+	if (sum <= SLANT_BUDGET)
+		return 1e300;
+	/* lengths by bucket (up to ARROW_FADE), shortest first */
+	double per[LEN_BUCKETS] = {0};
+	for (size_t i = 0; i < n; i++)
+		if (v->ad[i].slant) {
+			int b = (int)(v->ad[i].len * LEN_BUCKETS / ARROW_FADE);
+			per[b < LEN_BUCKETS ? b : LEN_BUCKETS - 1] += v->ad[i].len;
+		}
+	double acc = 0;
+	for (int b = 0; b < LEN_BUCKETS; b++) {
+		if (acc + per[b] > SLANT_BUDGET)
+			return b * ARROW_FADE / LEN_BUCKETS;
+		acc += per[b];
+	}
+	return 1e300;
+}
+
+/* The length from which arrows get no head (or +inf): MAX_HEADS at
+ * most, the shortest arrows' (a long one is seen by its line). */
+static double heads_cut(const struct weft_view *v, size_t n)
+{
+	uint32_t per[LEN_BUCKETS] = {0}, all = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v->ad[i].head && v->ad[i].len >= 12) {
+			int b = (int)(v->ad[i].len * LEN_BUCKETS / ARROW_FADE);
+			per[b < LEN_BUCKETS ? b : LEN_BUCKETS - 1]++;
+			all++;
+		}
+	if (all <= MAX_HEADS)
+		return 1e300;
+	uint32_t acc = 0;
+	for (int b = 0; b < LEN_BUCKETS; b++) {
+		if (acc + per[b] > MAX_HEADS)
+			return b * ARROW_FADE / LEN_BUCKETS;
+		acc += per[b];
+	}
+	return 1e300;
+}
+
 /* Draws the gathered arrows group by group: in each, the lines, then
  * their heads (a back end draws a run of lines, or of shapes, at once). */
 static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 {
 	uint32_t start[AGROUPS + 1] = {0};
+	double cut = slant_cut(v, n), head_cut = heads_cut(v, n);
 	for (size_t i = 0; i < n; i++)
 		start[v->ad[i].group + 1]++;
 	for (int g = 0; g < AGROUPS; g++)
@@ -84,105 +129,189 @@ static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 		if (start[g] == start[g + 1])
 			continue;
 		int kind = g / (ALPHA_STEPS + 1), q = g % (ALPHA_STEPS + 1);
-		color(p, arrow_rgb[kind][0], arrow_rgb[kind][1],
-		      arrow_rgb[kind][2], (double)q / ALPHA_STEPS);
+		double rgb[3];
+		weft_arrow_color(kind, rgb); /* (WEFT_ARROW_MAP's) */
+		color(p, rgb[0], rgb[1], rgb[2], (double)q / ALPHA_STEPS);
 		for (uint32_t i = start[g]; i < start[g + 1]; i++) {
 			const struct adraw *d = &v->ad2[i];
-			line(p, d->x0, d->y0, d->x1, d->y1);
+			if (!d->slant) { /* upright: a 1 px box */
+				double x = floor(d->x1);
+				rect(p, x, d->y0 < d->y1 ? d->y0 : d->y1, 1,
+				     fabs(d->y1 - d->y0));
+			} else if (d->len < cut)
+				line(p, d->x0, d->y0, d->x1, d->y1);
 		}
 		for (uint32_t i = start[g]; i < start[g + 1]; i++) {
 			const struct adraw *d = &v->ad2[i];
-			if (d->head)
+			if (d->head && d->len >= 12 && d->len < head_cut &&
+			    (!d->slant || d->len < cut))
 				arrowhead(p, d->x0, d->y0, d->x1, d->y1);
 		}
 	}
 }
 
+/* One arrow, if it shows: from time tf on row rf to time t on row rt,
+ * into the frame's batch (or, for a become, a vertical line at once).
+ * `faint`: an end is on a squeezed row. */
+static int one_arrow(struct weft_view *v, struct pen *p, int kind, int64_t tf,
+		     int64_t t, int rf, int rt, size_t *n, int faint)
+{
+	double x0 = xof(v, tf), x1 = xof(v, t);
+	double y0 = yof(v, rf), y1 = yof(v, rt);
+	if ((x0 < 0 && x1 < 0) || (x0 > v->w && x1 > v->w))
+		return 0;
+	if (kind == WEFT_ARROW_BECOME) {
+		/* a merge: a vertical line, like a creation */
+		color(p, 0.2, 0.2, 0.2, faint ? 0.4 : 1);
+		x1 = round(x1);
+		rect(p, x1 - 1, y0 < y1 ? y0 : y1, 2, fabs(y1 - y0));
+		return 1;
+	}
+	double len = hypot(x1 - x0, y1 - y0);
+	double alpha = 1 - len / ARROW_FADE;
+	if (faint)
+		alpha *= 0.35;
+	int q = (int)lround(alpha * ALPHA_STEPS);
+	if (alpha <= 0.01 || q <= 0)
+		return 0;
+	if (*n == v->cad && !arrows_room(v, *n + 1)) {
+		/* short of memory: draw what was gathered */
+		flush_arrows(v, p, *n);
+		*n = 0;
+		if (!v->cad)
+			return 0;
+	}
+	struct adraw *d = &v->ad[(*n)++];
+	d->x0 = (float)x0;
+	d->y0 = (float)y0;
+	d->x1 = (float)x1;
+	d->y1 = (float)y1;
+	d->group = (uint16_t)(kind * (ALPHA_STEPS + 1) +
+			      (q > ALPHA_STEPS ? ALPHA_STEPS : q));
+	d->head = !faint;
+	d->len = (float)len;
+	d->slant = fabs(x1 - x0) >= 1;
+	return 1;
+}
+
+#define TRIES 8 /* arrows from squeezed rows looked at per column */
+#define DENSE 2  /* arrows in one column out of DENSE: "dense" */
+
+/* Arrows between full rows, found by the row they land on and their
+ * kind, in time order: a frame looks at one per pixel column for each
+ * (a few more where the first ones come from squeezed rows), however
+ * many the window holds.  Arrows with an end on a squeezed row are
+ * context: drawn faint, for the selection and its chain only. */
 void weft__draw_arrows(struct weft_view *v, struct pen *p,
-			const struct weft_thread *th)
+		       const struct weft_thread *th)
 {
 	uint32_t narr;
 	const struct weft_arrow *ar = weft_model_arrows(v->m, &narr);
-	/* Arrows are in time order; an arrow is drawn from its source's
-	 * time (reads: when the source ended) to its time, so those that
-	 * show end in the window or at most ARROW_FADE px right of it. */
-	int64_t last = tof(v, v->w + ARROW_FADE);
-	uint32_t lo = 0, hi = narr;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ar[mid].t < v->t0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t cols = (size_t)v->covw;
-	memset(v->seen, 0, cols * (size_t)v->covh * sizeof *v->seen);
+	/* an arrow is drawn from its source's time (reads: when the source
+	 * ended) to its time: a read may end far right of the window and
+	 * still show, up to ARROW_FADE px */
+	int64_t last_read = tof(v, v->w + ARROW_FADE);
 	size_t n = 0;
-	for (uint32_t i = lo; i < narr && ar[i].t <= last; i++) {
-		const struct weft_arrow *a = &ar[i];
-		int kind = a->kind;
-		if (kind == WEFT_ARROW_CREATE || a->from == a->to ||
-		    (a->flags & WEFT_ARROW_FOLLOWED))
+	int r0 = v->hu >= FULL ? 0 : v->fa;
+	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
+	for (int r = r0; r < r1; r++) {
+		if (row_h(v, r) < FULL)
 			continue;
-		int r0 = a->from < v->nthreads ? v->row[a->from] : -1;
-		int r1 = a->to < v->nthreads ? v->row[a->to] : -1;
-		if (r0 < 0 || r1 < 0)
-			continue;
-		int64_t tf = a->t;
-		if (kind == WEFT_ARROW_READ || kind == WEFT_ARROW_READ_FAILED)
-			tf = th[a->from].t_end < a->t ? th[a->from].t_end
-						      : a->t;
-		double x0 = xof(v, tf), x1 = xof(v, a->t);
-		double y0 = yof(v, r0), y1 = yof(v, r1);
-		if ((x0 < 0 && x1 < 0) || (x0 > v->w && x1 > v->w))
-			continue;
-		/* one per kind per pixel where it lands (or, beyond the
-		 * right edge, where it starts) */
-		double cx = x1 <= v->w ? x1 : x0;
-		int cy = (int)floor((x1 <= v->w ? y1 : y0) / v->rs);
-		if (cy < 0 || cy >= v->covh)
-			continue;
-		/* squeezed rows are context: their arrows are drawn only
-		 * for the selection and its chain */
-		int squeezed = row_h(v, r0) < FULL || row_h(v, r1) < FULL;
-		if (squeezed && !v->chm[a->from] && !v->chm[a->to] &&
-		    a->from != v->selected && a->to != v->selected)
-			continue;
-		uint16_t *cell =
-			&v->seen[(size_t)cy * cols + (size_t)col(v, cx)];
-		if (*cell & (1u << kind))
-			continue;
-		*cell |= (uint16_t)(1u << kind);
-		if (kind == WEFT_ARROW_BECOME) {
-			/* a merge: a vertical line, like a creation */
-			color(p, 0.2, 0.2, 0.2, squeezed ? 0.4 : 1);
-			p->c->line_width(p->c->ctx, 2);
-			line(p, x1, y0, x1, y1);
-			p->c->line_width(p->c->ctx, 1);
-			continue;
+		for (int kind = 0; kind < WEFT_ARROW_KINDS; kind++) {
+			uint32_t key = (uint32_t)r * WEFT_ARROW_KINDS + (uint32_t)kind;
+			uint32_t end = v->arr_off[key + 1];
+			int read = kind == WEFT_ARROW_READ ||
+				   kind == WEFT_ARROW_READ_FAILED;
+			int64_t last = read ? last_read : v->t1;
+			uint32_t i = weft__gallop(v->arr_t, v->arr_off[key], end,
+						  v->t0);
+			int lastcol = -1, tries = 0;
+			size_t batch = n;
+			if (!++v->seen_gen) { /* (a fresh mark, or clear) */
+				memset(v->seen, 0, (size_t)v->covw);
+				v->seen_gen = 1;
+			}
+			while (i < end && v->arr_t[i] <= last) {
+				double x1 = xof(v, v->arr_t[i]);
+				int c = x1 <= v->w ? col(v, x1) : -1;
+				if (c >= 0 && c == lastcol) {
+					/* one per column: on to the next */
+					i = weft__gallop(v->arr_t, i + 1, end,
+							 tof(v, (c + 1) * v->cs));
+					tries = 0;
+					continue;
+				}
+				uint32_t k = i++;
+				int rf = v->arr_rf[k];
+				if (row_h(v, rf) < FULL) {
+					if (c >= 0 && ++tries >= TRIES)
+						lastcol = c;
+					continue;
+				}
+				if (c < 0) {
+					/* beyond the right edge: once per
+					 * column where one starts */
+					double x0 = xof(v, v->arr_tf[k]);
+					if (x0 < 0 || x0 > v->w)
+						continue;
+					uint8_t *cell = &v->seen[col(v, x0)];
+					if (*cell == v->seen_gen)
+						continue;
+					*cell = v->seen_gen;
+				}
+				if (one_arrow(v, p, kind, v->arr_tf[k], v->arr_t[k],
+					      rf, r, &n, 0))
+					lastcol = c;
+				tries = 0;
+			}
+			/* an arrow of this kind into this row in most
+			 * columns: a texture that says "all the time" and
+			 * hides the rows it crosses; drawn faint, headless */
+			if (n > batch && (n - batch) * DENSE > (size_t)v->covw)
+				for (size_t j = batch; j < n; j++) {
+					struct adraw *d = &v->ad[j];
+					int q = d->group % (ALPHA_STEPS + 1);
+					q = q / 4 > 1 ? q / 4 : 1;
+					d->group = (uint16_t)(d->group -
+							      d->group % (ALPHA_STEPS + 1) + q);
+					d->head = 0;
+				}
 		}
-		double len = hypot(x1 - x0, y1 - y0);
-		double alpha = 1 - len / ARROW_FADE;
-		if (squeezed)
-			alpha *= 0.35;
-		int q = (int)lround(alpha * ALPHA_STEPS);
-		if (alpha <= 0.01 || q <= 0)
+	}
+	/* the selection's and the chain's arrows with an end squeezed */
+	uint32_t nsel = 0;
+	if (v->chain.n <= MAX_CONTEXT)
+		nsel = v->chain.n;
+	for (uint32_t k = 0; k <= nsel; k++) {
+		uint32_t t = k < nsel ? v->chain.ix[k] : v->selected;
+		if (t >= v->nthreads || v->row[t] < 0 ||
+		    (k == nsel && v->chm[t]))
 			continue;
-		if (n == v->cad && !arrows_room(v, n + 1)) {
-			/* short of memory: draw what was gathered */
-			flush_arrows(v, p, n);
-			n = 0;
-			if (!v->cad)
-				return;
+		uint32_t na;
+		const uint32_t *ai = weft_model_thread_arrows(v->m, t, &na);
+		for (uint32_t j = 0; j < na; j++) {
+			const struct weft_arrow *a = &ar[ai[j]];
+			if (a->to != t && !(a->from == t && !v->chm[a->to] &&
+					    a->to != v->selected))
+				continue; /* (each arrow once: at its end) */
+			if (a->kind == WEFT_ARROW_CREATE || a->from == a->to ||
+			    (a->flags & WEFT_ARROW_FOLLOWED) ||
+			    a->from >= v->nthreads || a->to >= v->nthreads ||
+			    v->row[a->from] < 0 || v->row[a->to] < 0)
+				continue;
+			if (a->t < v->t0 || a->t > last_read)
+				continue;
+			if (row_h(v, v->row[a->from]) >= FULL &&
+			    row_h(v, v->row[a->to]) >= FULL)
+				continue; /* (drawn above) */
+			int64_t tf = a->t;
+			if ((a->kind == WEFT_ARROW_READ ||
+			     a->kind == WEFT_ARROW_READ_FAILED) &&
+			    th[a->from].t_end < a->t)
+				tf = th[a->from].t_end;
+			one_arrow(v, p, a->kind, tf, a->t, v->row[a->from],
+				  v->row[a->to], &n, 1);
 		}
-		struct adraw *d = &v->ad[n++];
-		d->x0 = (float)x0;
-		d->y0 = (float)y0;
-		d->x1 = (float)x1;
-		d->y1 = (float)y1;
-		d->group = (uint16_t)(kind * (ALPHA_STEPS + 1) +
-				      (q > ALPHA_STEPS ? ALPHA_STEPS : q));
-		d->head = !squeezed;
 	}
 	flush_arrows(v, p, n);
 }

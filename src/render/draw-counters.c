@@ -7,6 +7,15 @@
 
 #include "view-internal.h"
 
+/* A counter's level from x0 to x1: a 2 px box on whole pixels. */
+static void step(struct pen *p, double x0, double x1, double y)
+{
+	x0 = round(x0);
+	x1 = round(x1);
+	if (x1 > x0)
+		rect(p, x0, round(y) - 1, x1 - x0, 2);
+}
+
 void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 {
 	uint32_t nctr;
@@ -16,7 +25,6 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 	double y0 = v->bottom + 4, hgt = COUNTERS_H - 10;
 	color(p, 0.85, 0.85, 0.85, 1);
 	rect(p, 0, v->bottom, v->w, COUNTERS_H);
-	p->c->line_width(p->c->ctx, 2);
 	int shown = 0;
 	for (uint32_t k = 0; k < nctr; k++) {
 		if (!weft_view_counter_shown(v, k))
@@ -68,15 +76,18 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 				ymin = yy < ymin ? yy : ymin;
 				ymax = yy > ymax ? yy : ymax;
 			}
-			line(p, px, py, x, py);
-			line(p, x, ymin < y ? ymin : y, x, ymax > y ? ymax : y);
+			/* crisp 2 px boxes: the step, then the rise */
+			step(p, px, x, py);
+			double ya = round(ymin < y ? ymin : y);
+			double yb = round(ymax > y ? ymax : y);
+			rect(p, round(x) - 1, ya - 1, 2, yb - ya + 2);
 			px = x;
 			py = y;
 			s = e;
 		}
 #undef YV
 		if (px < v->w)
-			line(p, px, py, right < v->w ? right : v->w, py);
+			step(p, px, right < v->w ? right : v->w, py);
 		char buf[300];
 		snprintf(buf, sizeof buf, "%s = %lld",
 			 weft_model_name(v->m, q->name),

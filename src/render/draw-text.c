@@ -2,6 +2,9 @@
 /*
  * draw-text.c - labels and notes.
  */
+#include <math.h>
+#include <string.h>
+
 #include "view-internal.h"
 
 /* Notes: a small flag above the line; their text when zoomed in. */
@@ -46,46 +49,129 @@ void weft__draw_notes(struct weft_view *v, struct pen *p)
 	}
 }
 
-/* Labels where there is room on full rows; kinds in grey below. */
-void weft__draw_labels(struct weft_view *v, struct pen *p,
-			const struct weft_thread *th, double right)
+/* The longest prefix of s (whole UTF-8 characters) that, with "…", fits
+ * in `room` pixels, into buf; NULL if not even one character does. */
+static const char *fit(const struct weft_canvas *c, const char *s, double tw,
+		       double room, char *buf, size_t cap)
+{
+	static const char dots[] = "\xe2\x80\xa6";
+	size_t len = strlen(s);
+	if (len + sizeof dots > cap)
+		len = cap - sizeof dots;
+	/* guess from the average width, then step back while too wide */
+	size_t n = (size_t)((double)len * room / (tw > 1 ? tw : 1));
+	for (int tries = 0; tries < 8; tries++) {
+		if (n >= len)
+			n = len - 1;
+		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--; /* (not inside a character) */
+		if (!n)
+			return NULL;
+		memcpy(buf, s, n);
+		memcpy(buf + n, dots, sizeof dots);
+		if (c->text_width(c->ctx, FONT, buf) <= room)
+			return buf;
+		n = n * 3 / 4;
+	}
+	return NULL;
+}
+
+/* A text from x, cut to `room` pixels; returns the width drawn (0: none). */
+static double label_at(struct pen *p, double x, double y, double room,
+		       const char *s)
 {
 	const struct weft_canvas *c = p->c;
+	if (room < 16 || !*s)
+		return 0;
+	double tw = c->text_width(c->ctx, FONT, s);
+	char buf[300];
+	if (tw > room) {
+		if (room < 48)
+			return 0; /* (a few letters and "…" say little) */
+		s = fit(c, s, tw, room, buf, sizeof buf);
+		if (!s)
+			return 0;
+		tw = room;
+	}
+	text(p, x, y, s);
+	return tw;
+}
+
+#define MAX_SHOWN 64 /* labels of one thread in one frame */
+
+/* Labels where there is room on full rows: each label of a thread from
+ * where it was set to where the next one was (mtv's labels over time),
+ * cut with "…" to fit; a thread with no label, its kind and id; kinds in
+ * grey below. */
+void weft__draw_labels(struct weft_view *v, struct pen *p,
+		       const struct weft_thread *th, double right)
+{
 	char title[256];
+	uint32_t nl;
+	const struct weft_label *lb = weft_model_labels(v->m, &nl);
+	color(p, 0, 0, 0, 1);
 	for (int r = v->fa; r < v->fa + v->fk; r++) {
 		const uint32_t *ix = v->all.ix + v->all.off[r];
+		const int64_t *s0 = v->all.t0 + v->all.off[r];
+		const int64_t *s1 = v->all.t1 + v->all.off[r];
 		uint32_t n = v->all.off[r + 1] - v->all.off[r];
-		double y = yof(v, r);
-		uint32_t i = weft__first_end(v, ix, 0, n, v->t0);
-		while (i < n) {
+		double y = round(yof(v, r));
+		double free_x = LEFT; /* where the row has room for text */
+		uint32_t i = weft__gallop(s1, 0, n, v->t0);
+		while (i < n && s0[i] <= v->t1) {
 			uint32_t t = ix[i];
-			if (th[t].t_create > v->t1)
-				break;
-			double x0 = xof(v, th[t].t_create);
-			double x1 = v->end[t] == INT64_MAX ? right
-							   : xof(v, v->end[t]);
-			if (x0 < LEFT)
-				x0 = LEFT;
+			double x0 = xof(v, s0[i]);
+			double x1 = s1[i] == INT64_MAX ? right : xof(v, s1[i]);
+			if (x0 < free_x)
+				x0 = free_x;
 			if (x1 - x0 < 24) {
 				/* the threads that end before x0 + 24 are
 				 * all too short */
-				i = weft__first_end(v, ix, i + 1, n,
-					      tof(v, (x0 > LEFT ? x0 : LEFT) + 24));
+				i = weft__gallop(s1, i + 1, n, tof(v, x0 + 24));
 				continue;
 			}
 			i++;
-			weft_model_title(v->m, t, title, sizeof title);
-			double tw = c->text_width(c->ctx, FONT, title);
-			color(p, 0, 0, 0, 1);
-			clip(p, x0, y - 16, x1 - x0, 30);
-			text(p, x0 + 2, y - 4, title);
-			if (th[t].kind && th[t].label != WEFT_NONE &&
-			    x1 - x0 > tw) {
-				color(p, 0.5, 0.5, 0.5, 1);
-				text(p, x0 + 2, y + 11,
-				     weft_model_name(v->m, th[t].kind));
+			/* its labels in the window, latest first */
+			uint32_t shown[MAX_SHOWN], k = 0;
+			for (uint32_t l = th[t].label; l < nl && k < MAX_SHOWN;
+			     l = lb[l].prev) {
+				if (lb[l].t > v->t1)
+					continue;
+				shown[k++] = l;
+				if (lb[l].t <= v->t0)
+					break;
 			}
-			unclip(p); /* back to the plot's clip */
+			double end = x1, used = x0;
+			color(p, 0, 0, 0, 1);
+			if (!k) {
+				weft_model_title(v->m, t, title, sizeof title);
+				used = x0 + 2 + label_at(p, x0 + 2, y - 4,
+							 x1 - x0 - 4, title);
+			}
+			while (k--) { /* earliest first */
+				const struct weft_label *l = &lb[shown[k]];
+				double lx = xof(v, l->t);
+				double lend = k ? xof(v, lb[shown[k - 1]].t) : end;
+				if (lx < x0)
+					lx = x0;
+				if (lx < used)
+					lx = used;
+				double w = label_at(
+					p, lx + 2, y - 4, lend - lx - 4,
+					weft_model_string(v->m, l->text));
+				if (w > 0) {
+					/* a tick where the label was set */
+					if (l->t >= s0[i - 1] && lx > x0 + 1)
+						rect(p, round(lx), y - 6, 1, 5);
+					used = lx + 2 + w + 4;
+				}
+			}
+			if (th[t].kind && th[t].label != WEFT_NONE) {
+				color(p, 0.5, 0.5, 0.5, 1);
+				const char *kind = weft_model_name(v->m, th[t].kind);
+				label_at(p, x0 + 2, y + 11, x1 - x0 - 4, kind);
+			}
+			free_x = used > x0 ? used : x0;
 		}
 	}
 }

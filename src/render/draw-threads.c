@@ -5,40 +5,96 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "view-internal.h"
 
 
-static void seg_flush(struct walk *k)
+/* A box, joined to the one before when they touch on the same pixel
+ * row: a busy row is one box, not one per thread. */
+static void box(struct walk *k, double x0, double x1, double y, double h)
 {
-	if (k->seg)
-		line(k->p, k->sx0, k->sy, k->sx1, k->sy);
-	k->seg = 0;
-}
-
-/* A horizontal line, joined to the previous one when they touch. */
-static void segment(struct walk *k, double x0, double x1, double y)
-{
-	if (k->seg && y == k->sy && x0 <= k->sx1 + 1 && x0 >= k->sx0) {
+	if (k->seg && y == k->sy && h == k->sh && x0 <= k->sx1 + 1 &&
+	    x1 >= k->sx0) {
 		if (x1 > k->sx1)
 			k->sx1 = x1;
+		if (x0 < k->sx0)
+			k->sx0 = x0;
 		return;
 	}
-	seg_flush(k);
+	weft__box_flush(k);
 	k->seg = 1;
 	k->sx0 = x0;
 	k->sx1 = x1;
 	k->sy = y;
+	k->sh = h;
 }
 
-static void draw_thread(struct walk *k, uint32_t t, int r, double x0,
-			double x1)
+void weft__box_flush(struct walk *k)
+{
+	if (k->seg)
+		rect(k->p, k->sx0, k->sy, k->sx1 - k->sx0, k->sh);
+	k->seg = 0;
+}
+
+/* The busy share of [a, b] on row r: the time its threads cover (the
+ * row's prefix sums of lives, two searches from `from`). */
+static double busy_share(const struct weft_view *v, int r, int64_t a,
+			 int64_t b, uint32_t from)
+{
+	const int64_t *s0 = v->all.t0 + v->all.off[r];
+	const int64_t *s1 = v->all.t1 + v->all.off[r];
+	const int64_t *ps = v->psum + v->all.off[r] + (uint32_t)r;
+	uint32_t n = v->all.off[r + 1] - v->all.off[r];
+	uint32_t i = weft__gallop(s1, from, n, a);
+	uint32_t j = weft__gallop_gt(s0, i, n, b); /* the first after b */
+	if (j <= i || b <= a)
+		return 0;
+	double sum = (double)(ps[j] - ps[i]);
+	int64_t e1 = s1[j - 1] == INT64_MAX ? v->tmax : s1[j - 1];
+	if (s0[i] < a)
+		sum -= (double)(a - s0[i]);
+	if (e1 > b)
+		sum -= (double)(e1 - b);
+	double share = sum / (double)(b - a);
+	return share < 0 ? 0 : share > 1 ? 1 : share;
+}
+
+#define DENSITY_STEPS 8
+
+/* A column of sub-pixel threads on a full row: a box as tall as a span
+ * bar, darker the busier the column (at least a faint mark). */
+static void density(struct walk *k, int r, int c, uint32_t from)
 {
 	struct weft_view *v = k->v;
+	int64_t a = tof(v, c * v->cs), b = tof(v, (c + 1) * v->cs);
+	double share = busy_share(v, r, a, b, from);
+	int q = (int)ceil(share * DENSITY_STEPS);
+	q = q < 1 ? 1 : q > DENSITY_STEPS ? DENSITY_STEPS : q;
+	if (k->ncells < MAX_CELLS) {
+		k->cells[k->ncells].x = (float)(c * v->cs);
+		k->cells[k->ncells].y = (float)round(yof(v, r));
+		k->cells[k->ncells++].q = (uint8_t)q;
+	}
+}
+
+/* The time a thread is drawn until (a should-resolve thread that never
+ * resolved: the end of the trace). */
+int64_t weft__end_drawn(const struct weft_view *v, uint32_t t)
+{
+	return v->end[t] == INT64_MAX ? v->tmax : v->end[t];
+}
+
+static void draw_thread(struct walk *k, const struct tset *s, uint32_t i,
+			int r, double x0, double x1)
+{
+	uint32_t t = s->ix[i];
+	struct weft_view *v = k->v;
 	struct pen *p = k->p;
-	const struct weft_thread *th = &k->th[t];
 	double y = yof(v, r), rh = row_h(v, r);
+	if (k->kind != P_HIGHLIGHT && !k->full && x1 - x0 < 2)
+		return; /* (squeezed outlines: as the pass covered them) */
 	switch (k->kind) {
 	case P_HIGHLIGHT: {
 		double hh = rh >= FULL ? 10 : rh < 2 ? 2 : rh;
@@ -47,19 +103,26 @@ static void draw_thread(struct walk *k, uint32_t t, int r, double x0,
 			a -= 4;
 			b += 4;
 		}
-		rect(p, a, y - hh / 2, b - a, hh);
+		box(k, a, b, round(y - hh / 2), hh);
 		break;
 	}
 	case P_LINE: {
-		uint32_t par = th->parent;
-		int pr = par < v->nthreads ? v->row[par] : -1;
-		if (pr >= 0 && x0 >= 0 && x0 <= v->w &&
-		    !(th->flags & WEFT_THREAD_NO_CREATE) &&
-		    (k->full || row_h(v, pr) < FULL))
-			line(p, x0, yof(v, pr), x0, y);
-		segment(k, x0, x1, y);
-		if (k->full && th->end == WEFT_END_PENDING && !is_never(th) &&
-		    x1 >= 0 && x1 <= v->w && k->nmarks < MAX_MARKS) {
+		/* the creation line: from the creator's row, for a thread
+		 * wide enough to tell apart (`all` knows the rows) */
+		int pr = x0 >= 0 && x0 <= v->w && x1 - x0 >= 2 ? s->prow[i] : -1;
+		/* (between squeezed rows, only where rows can be told
+		 * apart: 2 px or more) */
+		if (pr >= 0 && pr != r &&
+		    (k->full || (row_h(v, pr) < FULL && rh >= 2))) {
+			double yp = round(yof(v, pr)), yc = round(y);
+			double lw = k->full ? 2 : 1;
+			rect(p, round(x0) - (k->full ? 1 : 0),
+			     yp < yc ? yp : yc, lw, fabs(yc - yp));
+		}
+		if (k->full) /* (squeezed rows: as the pass covered them) */
+			box(k, x0, x1, round(y) - 1, 2);
+		if (k->full && s->pend[i] && x1 >= 0 && x1 <= v->w &&
+		    k->nmarks < MAX_MARKS) {
 			/* pending at the end: a grey mark where it was
 			 * last seen (drawn after the lines) */
 			k->marks[k->nmarks][0] = x1;
@@ -68,69 +131,191 @@ static void draw_thread(struct walk *k, uint32_t t, int r, double x0,
 		break;
 	}
 	case P_BAD: {
-		int never = is_never(th);
-		line(p, x0, y, x1, y);
 		if (!k->full)
-			break;
+			break; /* (squeezed rows: as the pass covered them) */
+		const struct weft_thread *th = &k->th[t];
+		int never = is_never(th);
+		box(k, x0, x1, round(y) - 1, 2);
 		rect(p, x1 - 1, y - 8, 2, 16);
+		/* its message, where the last one left room */
+		if (x1 < k->text_x)
+			break;
 		const char *msg = never ? "should-resolve thread never resolved"
 					: weft_model_string(v->m, th->message);
 		double tw = p->c->text_width(p->c->ctx, FONT, msg);
-		text(p, x1 - tw - 4 > x0 ? x1 - tw - 4 : x1 + 4, y - 5, msg);
+		double tx = x1 - tw - 4 > x0 ? x1 - tw - 4 : x1 + 4;
+		if (tx < k->text_x)
+			break;
+		weft__box_flush(k);
+		text(p, tx, y - 5, msg);
+		k->text_x = tx + tw + 8;
 		break;
 	}
 	}
 }
 
 /* Draws the threads of set `s` on row r that show in the window, skipping
- * those that land only on columns this pass has drawn. */
+ * those that land only on columns this pass has drawn.  A thread thinner
+ * than a pixel in a full row's outline pass is a column of density
+ * instead, and the walk jumps past that column. */
 static void walk_row(struct walk *k, const struct tset *s, int r)
 {
 	struct weft_view *v = k->v;
-	const uint32_t *ix = s->ix + s->off[r];
+	const int64_t *s0 = s->t0 + s->off[r], *s1 = s->t1 + s->off[r];
 	uint32_t n = s->off[r + 1] - s->off[r];
 	if (!n)
 		return;
 	double y = yof(v, r);
+	int dense = k->kind == P_LINE && k->full && s == &v->all && v->psum;
+	double right = k->right > v->w ? v->w : k->right;
+	k->text_x = -1e9;
+	uint32_t i = weft__gallop(s1, 0, n, v->t0);
+	if (k->kind == P_LINE && !k->full && i < n && s0[i] <= v->t0 &&
+	    (s1[i] >= v->t1 || (s1[i] == INT64_MAX && k->right >= v->w))) {
+		/* a squeezed row that one thread crosses from edge to edge
+		 * (the threads of a row do not overlap): nothing happens
+		 * there in the window, it is drawn light */
+		int iy = (int)floor(y / v->rs);
+		if (iy >= 0 && iy < v->covh)
+			v->thru[iy] = v->pass;
+		return;
+	}
 	int *cr = weft__cov_row(v, y);
-	uint32_t i = weft__first_end(v, ix, 0, n, v->t0);
-	while (i < n) {
-		uint32_t t = ix[i];
-		if (k->th[t].t_create > v->t1)
-			break;
-		double x0 = xof(v, k->th[t].t_create);
-		double x1 = v->end[t] == INT64_MAX
-				    ? (k->right > v->w ? v->w : k->right)
-				    : xof(v, v->end[t]);
-		if (x1 - x0 < 1)
-			x1 = x0 + 1;
+	while (i < n && s0[i] <= v->t1) {
+		double x0 = xof(v, s0[i]);
+		double x1 = s1[i] == INT64_MAX ? right : xof(v, s1[i]);
 		int next;
+		if (x1 - x0 < 1) {
+			x1 = x0 + 1;
+			if (dense) {
+				int c = col(v, x0);
+				if (!weft__cov_full(cr, c, c, &next)) {
+					weft__cov_take(cr, c, c);
+					density(k, r, c, i);
+				}
+				i = weft__gallop(s1, i + 1, n,
+						 tof(v, (c + 1) * v->cs));
+				continue;
+			}
+		}
 		if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
-			i = weft__first_end(v, ix, i + 1, n, tof(v, next * v->cs));
+			i = weft__gallop(s1, i + 1, n, tof(v, next * v->cs));
 			continue;
 		}
 		weft__cov_take(cr, col(v, x0), col(v, x1));
-		draw_thread(k, t, r, x0, x1);
+		draw_thread(k, s, s->off[r] + i, r, x0, x1);
 		i++;
 	}
-	seg_flush(k);
+	weft__box_flush(k);
+}
+
+/* The pixel rows a squeezed pass covered: however many rows share a
+ * pixel row, it is drawn once, as one mask where the canvas has masks
+ * (one call for the whole squeezed picture), else one box per run of
+ * columns. */
+static void emit_cover(struct walk *k)
+{
+	struct weft_view *v = k->v;
+	int y0 = -1, y1 = -1;
+	for (int iy = 0; iy < v->covh; iy++)
+		if (v->stamp[iy] == v->pass) {
+			y0 = y0 < 0 ? iy : y0;
+			y1 = iy;
+		}
+	if (y0 < 0)
+		return;
+	int w = v->covw, stride = (w + 3) & ~3, h = y1 - y0 + 1;
+	int masked = k->p->c->mask && v->cs == 1 && v->rs == 1;
+	if (masked && (size_t)stride * (size_t)h > v->cmaskbuf) {
+		unsigned char *b = realloc(v->maskbuf, (size_t)stride * (size_t)h);
+		if (b) {
+			v->maskbuf = b;
+			v->cmaskbuf = (size_t)stride * (size_t)h;
+		} else
+			masked = 0;
+	}
+	for (int iy = y0; iy <= y1; iy++) {
+		const int *row = v->cover + (size_t)iy * (size_t)v->covw;
+		int on = v->stamp[iy] == v->pass;
+		if (masked) {
+			unsigned char *m = v->maskbuf + (size_t)(iy - y0) * stride;
+			for (int c = 0; c < w; c++)
+				m[c] = on && row[c] ? 255 : 0;
+			continue;
+		}
+		for (int c = 0; on && c < w; c++) {
+			if (!row[c])
+				continue;
+			int e = c + 1;
+			while (e < w && row[e])
+				e++;
+			rect(k->p, c * v->cs, iy * v->rs, (e - c) * v->cs, v->rs);
+			c = e;
+		}
+	}
+	if (masked) {
+		k->p->c->mask(k->p->c->ctx, 0, y0, w, h, v->maskbuf, stride);
+		k->p->prims++;
+	}
 }
 
 /* Each row of set `s`, full ones or squeezed ones. */
 void weft__walk_rows(struct walk *k, const struct tset *s)
 {
-	k->v->pass++;
-	for (int r = 0; r < k->v->nrows; r++)
-		if ((row_h(k->v, r) >= FULL) == k->full)
+	struct weft_view *v = k->v;
+	v->pass++;
+	for (int r = 0; r < v->nrows; r++)
+		if ((row_h(v, r) >= FULL) == k->full)
 			walk_row(k, s, r);
+	/* squeezed outlines and failures: what the rows covered */
+	if (!k->full && k->kind == P_LINE) {
+		/* rows crossed from edge to edge, light; the others over
+		 * them, darker: what happens in the window stands out */
+		double rgb[4];
+		memcpy(rgb, k->p->rgba, sizeof rgb);
+		color(k->p, 0.76, 0.76, 0.76, 1);
+		for (int iy = 0; iy < v->covh; iy++) {
+			if (v->thru[iy] != v->pass)
+				continue;
+			int e = iy + 1;
+			while (e < v->covh && v->thru[e] == v->pass)
+				e++;
+			rect(k->p, 0, iy * v->rs, v->w, (e - iy) * v->rs);
+			iy = e;
+		}
+		color(k->p, rgb[0], rgb[1], rgb[2], rgb[3]);
+		emit_cover(k);
+	} else if (!k->full && k->kind != P_HIGHLIGHT)
+		emit_cover(k);
+	if (k->full && k->ncells)
+		weft__draw_density(k);
 }
 
-/* Runs, white, on the full rows. */
+/* The density columns of the full rows, by shade. */
+void weft__draw_density(struct walk *k)
+{
+	for (int q = 1; q <= DENSITY_STEPS; q++) {
+		int any = 0;
+		for (int i = 0; i < k->ncells; i++) {
+			if (k->cells[i].q != q)
+				continue;
+			if (!any)
+				color(k->p, 0.2, 0.2, 0.2,
+				      0.2 + 0.8 * q / DENSITY_STEPS);
+			any = 1;
+			rect(k->p, k->cells[i].x, k->cells[i].y - 4,
+			     k->v->cs, 8);
+		}
+	}
+	k->ncells = 0;
+}
+
+/* Runs, white, on the full rows: 4 px boxes over the line, joined where
+ * they touch, one per pixel column at most. */
 void weft__draw_runs(struct weft_view *v, struct pen *p)
 {
-	const struct weft_run *run = weft_model_runs(v->m, &(uint32_t){0});
+	struct walk k = {.v = v, .p = p};
 	color(p, 1, 1, 1, 1);
-	p->c->line_width(p->c->ctx, 4);
 	v->pass++;
 	/* the rows drawn in full: the focus band, and the squeezed rows
 	 * above or below it when they are still FULL px tall */
@@ -139,80 +324,115 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 	for (int r = r0; r < r1; r++) {
 		if (row_h(v, r) < FULL)
 			continue;
-		const uint32_t *ix = v->rruns + v->rroff[r];
-		uint32_t n = v->rroff[r + 1] - v->rroff[r], lo = 0, hi = n;
-		double y = yof(v, r);
-		int *cr = weft__cov_row(v, y);
-		int64_t from = v->t0;
-		int have = 0;
-		double sx0 = 0, sx1 = 0;
-		for (;;) {
-			hi = n;
-			while (lo < hi) {
-				uint32_t mid = lo + (hi - lo) / 2;
-				if (run[ix[mid]].t1 < from)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo >= n || run[ix[lo]].t0 > v->t1)
-				break;
-			const struct weft_run *u = &run[ix[lo]];
-			double x0 = xof(v, u->t0), x1 = xof(v, u->t1);
+		const int64_t *u0 = v->rrun_t0 + v->rroff[r];
+		const int64_t *u1 = v->rrun_t1 + v->rroff[r];
+		uint32_t n = v->rroff[r + 1] - v->rroff[r];
+		double y = round(yof(v, r)) - 2;
+		int *cr = weft__cov_row(v, y + 2);
+		uint32_t i = weft__gallop(u1, 0, n, v->t0);
+		while (i < n && u0[i] <= v->t1) {
+			double x0 = xof(v, u0[i]), x1 = xof(v, u1[i]);
 			if (x1 - x0 < 1)
 				x1 = x0 + 1;
 			int next;
 			if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
-				from = tof(v, next * v->cs);
-				lo++;
+				i = weft__gallop(u1, i + 1, n, tof(v, next * v->cs));
 				continue;
 			}
 			weft__cov_take(cr, col(v, x0), col(v, x1));
-			if (have && x0 <= sx1 + 1 && x0 >= sx0) {
-				sx1 = x1 > sx1 ? x1 : sx1;
-			} else {
-				if (have)
-					line(p, sx0, y, sx1, y);
-				have = 1;
-				sx0 = x0;
-				sx1 = x1;
-			}
-			lo++;
+			box(&k, x0, x1, y, 4);
+			i++;
 		}
-		if (have)
-			line(p, sx0, y, sx1, y);
+		weft__box_flush(&k);
 	}
 }
 
+/* First span in [lo, hi) of a row's list whose latest end so far is at
+ * or after t (galloping from lo). */
+static uint32_t span_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
+			  int64_t t)
+{
+	uint32_t step = 1;
+	while (lo < hi && v->rsp_max[lo] < t) {
+		uint32_t pr = hi - lo > step ? lo + step : hi;
+		if (pr == hi || v->rsp_max[pr] >= t) {
+			lo++;
+			hi = pr;
+			break;
+		}
+		lo = pr + 1;
+		step *= 2;
+	}
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v->rsp_max[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Spans: thin teal bars under the line (nested ones lower), with their
- * name where it fits. */
+ * name where it fits; on the full rows, one bar per pixel column and
+ * depth at most. */
 void weft__draw_spans(struct weft_view *v, struct pen *p)
 {
 	uint32_t n;
 	const struct weft_interval *iv =
 		weft_model_intervals(v->m, WEFT_INTERVAL_SPAN, &n);
-	const struct ivindex *x = &v->iv[2];
-	for (uint32_t i = weft__ivindex_from(x, 0, v->t0); i < x->n; i++) {
-		const struct weft_interval *s = &iv[x->ord[i]];
-		if (s->t0 > v->t1)
-			break;
-		if (s->t1 < v->t0 || s->thread >= v->nthreads)
-			continue;
-		int r = v->row[s->thread];
-		if (r < 0 || row_h(v, r) < FULL)
-			continue;
-		double x0 = xof(v, s->t0), x1 = xof(v, s->t1);
-		if (x1 - x0 < 1)
-			x1 = x0 + 1;
-		double y = yof(v, r) + 3 + 2.5 * (s->depth > 3 ? 3 : s->depth);
+	struct walk k = {.v = v, .p = p};
+	int r0 = v->hu >= FULL ? 0 : v->fa;
+	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
+	/* bars first, then names (a text breaks a batch of boxes) */
+	for (int names = 0; names < 2; names++) {
+		v->pass++;
 		color(p, 0, 0.55, 0.55, 1);
-		rect(p, x0, y, x1 - x0, 2);
-		const char *name = weft_model_name(v->m, s->name);
-		double tw = p->c->text_width(p->c->ctx, FONT * 0.8, name);
-		if (x1 - x0 > tw + 6 && !s->depth) {
-			p->c->text(p->c->ctx, (x0 < LEFT ? LEFT : x0) + 2,
-				   yof(v, r) + 12, FONT * 0.8, name);
-			p->prims++;
+		for (int r = r0; r < r1; r++) {
+			if (row_h(v, r) < FULL)
+				continue;
+			uint32_t end = v->rspoff[r + 1];
+			uint32_t i = span_from(v, v->rspoff[r], end, v->t0);
+			double yr = round(yof(v, r));
+			while (i < end) {
+				const struct weft_interval *s = &iv[v->rsp[i]];
+				if (s->t0 > v->t1)
+					break;
+				uint32_t d = s->depth > 3 ? 3 : s->depth;
+				double x0 = xof(v, s->t0), x1 = xof(v, s->t1);
+				if (x1 - x0 < 1)
+					x1 = x0 + 1;
+				double y = yr + 3 + (d * 5 + 1) / 2;
+				int *cr = weft__cov_row(v, y);
+				int next;
+				if (s->t1 < v->t0 ||
+				    weft__cov_full(cr, col(v, x0), col(v, x1),
+						   &next)) {
+					i = s->t1 < v->t0
+						    ? i + 1
+						    : span_from(v, i + 1, end,
+								tof(v, next * v->cs));
+					continue;
+				}
+				weft__cov_take(cr, col(v, x0), col(v, x1));
+				i++;
+				if (!names) {
+					box(&k, x0, x1, y, 2);
+					continue;
+				}
+				if (x1 - x0 < 30 || s->depth)
+					continue;
+				const char *name = weft_model_name(v->m, s->name);
+				double tw = p->c->text_width(p->c->ctx,
+							     FONT * 0.8, name);
+				if (x1 - x0 > tw + 6) {
+					p->c->text(p->c->ctx,
+						   (x0 < LEFT ? LEFT : x0) + 2,
+						   yr + 12, FONT * 0.8, name);
+					p->prims++;
+				}
+			}
+			weft__box_flush(&k);
 		}
 	}
 }
@@ -245,72 +465,106 @@ static void phase_rgb(const char *name, double rgb[3])
 }
 
 /* First phase of [lo, hi) in a stream's list that ends at or after t. */
-static uint32_t phase_from(const struct weft_view *v,
-			   const struct weft_interval *iv, uint32_t lo,
-			   uint32_t hi, int64_t t)
+static uint32_t phase_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
+			   int64_t t)
 {
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (iv[v->ph_ix[mid]].t1 < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return weft__gallop(v->ph_t1, lo, hi, t);
 }
 
 /* An event loop's phases: a coloured bar under the line of the thread
  * current when each began (the loop), its name where it fits.  Phases of
  * one OS thread are disjoint and in order: once a pixel is drawn, the
  * search jumps to the first phase that reaches past it, so a frame draws
- * at most one bar per pixel column and loop. */
+ * at most one bar per pixel column and loop.  Bars are gathered and drawn
+ * colour by colour (phases alternate: a colour change per bar would be a
+ * stroke per bar), names last. */
+#define PHASE_COLOURS 16
+
+struct pbar {
+	float x0, x1, y;
+	uint32_t name;
+	uint8_t colour;
+};
+
 void weft__draw_phases(struct weft_view *v, struct pen *p)
 {
 	uint32_t n;
 	const struct weft_interval *iv =
 		weft_model_intervals(v->m, WEFT_INTERVAL_PHASE, &n);
+	/* the colours of the names seen in this frame */
+	uint32_t names[PHASE_COLOURS];
+	double rgb[PHASE_COLOURS][3];
+	int ncol = 0, nbar = 0;
+	size_t cap = (size_t)v->ph_nst * ((size_t)v->covw + 2) + 1;
+	if (cap > v->cpbar) {
+		struct pbar *b = realloc(v->pbar, cap * sizeof *b);
+		if (!b)
+			return;
+		v->pbar = b;
+		v->cpbar = cap;
+	}
+	struct pbar *bar = v->pbar;
 	for (uint32_t s = 0; s < v->ph_nst; s++) {
 		uint32_t end = v->ph_off[s + 1];
 		double last = -1e9;
-		uint32_t i = phase_from(v, iv, v->ph_off[s], end, v->t0);
-		while (i < end) {
+		uint32_t i = phase_from(v, v->ph_off[s], end, v->t0);
+		while (i < end && (size_t)nbar < cap) {
 			const struct weft_interval *ph = &iv[v->ph_ix[i]];
 			if (ph->t0 > v->t1)
 				break;
 			double x0 = xof(v, ph->t0), x1 = xof(v, ph->t1);
 			if (x1 < last + 0.5) {
 				/* under what is drawn: jump past it */
-				i = phase_from(v, iv, i + 1, end,
+				i = phase_from(v, i + 1, end,
 					       tof(v, last + 0.5));
 				continue;
 			}
 			i++;
-			int r = ph->thread < v->nthreads ? v->row[ph->thread]
-							  : -1;
-			if (r < 0 || row_h(v, r) < FULL)
-				continue;
 			/* whole pixels: crisp bars, one colour per column */
 			x0 = round(x0 < last ? last : x0 < LEFT - 1 ? LEFT - 1
 								     : x0);
 			x1 = round(x1 > v->w + 1 ? v->w + 1 : x1);
 			if (x1 - x0 < 1)
 				x1 = x0 + 1;
-			last = x1;
-			const char *name = weft_model_name(v->m, ph->name);
-			double rgb[3];
-			phase_rgb(name, rgb);
-			color(p, rgb[0], rgb[1], rgb[2], 1);
-			double y = round(yof(v, r));
-			rect(p, x0, y + 3, x1 - x0, 3);
-			if (x1 - x0 > 30) {
-				double tw = p->c->text_width(p->c->ctx,
-							     FONT * 0.8, name);
-				if (x1 - x0 > tw + 6) {
-					p->c->text(p->c->ctx, x0 + 2, y + 14,
-						   FONT * 0.8, name);
-					p->prims++;
-				}
+			last = x1; /* (drawn or not: a loop on a squeezed row
+				      is skipped as fast) */
+			int r = ph->thread < v->nthreads ? v->row[ph->thread]
+							  : -1;
+			if (r < 0 || row_h(v, r) < FULL)
+				continue;
+			int c = 0;
+			while (c < ncol && names[c] != ph->name)
+				c++;
+			if (c == ncol && ncol < PHASE_COLOURS) {
+				names[ncol] = ph->name;
+				phase_rgb(weft_model_name(v->m, ph->name),
+					  rgb[ncol++]);
 			}
+			if (c == PHASE_COLOURS)
+				c = 0; /* (more names than colours) */
+			bar[nbar++] = (struct pbar){(float)x0, (float)x1,
+						    (float)round(yof(v, r)),
+						    ph->name, (uint8_t)c};
+		}
+	}
+	for (int c = 0; c < ncol; c++) {
+		color(p, rgb[c][0], rgb[c][1], rgb[c][2], 1);
+		for (int b = 0; b < nbar; b++)
+			if (bar[b].colour == c)
+				rect(p, bar[b].x0, bar[b].y + 3,
+				     bar[b].x1 - bar[b].x0, 3);
+	}
+	for (int b = 0; b < nbar; b++) {
+		if (bar[b].x1 - bar[b].x0 <= 30)
+			continue;
+		const char *name = weft_model_name(v->m, bar[b].name);
+		double tw = p->c->text_width(p->c->ctx, FONT * 0.8, name);
+		if (bar[b].x1 - bar[b].x0 > tw + 6) {
+			const double *c = rgb[bar[b].colour];
+			color(p, c[0], c[1], c[2], 1);
+			p->c->text(p->c->ctx, bar[b].x0 + 2, bar[b].y + 14,
+				   FONT * 0.8, name);
+			p->prims++;
 		}
 	}
 }

@@ -75,6 +75,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	weft__geometry(v);
 	double right = xof(v, v->tmax);
 	struct walk k = {v, p, th, P_HIGHLIGHT, 1, right, 3};
+	k.cells = v->cells;
 
 	color(p, 0.9, 0.9, 0.9, 1);
 	rect(p, 0, 0, v->w, v->h);
@@ -104,7 +105,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	/* Thread lines and creation lines; squeezed rows thin and light. */
 	k.kind = P_LINE;
 	k.full = 0;
-	color(p, 0.6, 0.6, 0.6, 1);
+	color(p, 0.5, 0.5, 0.5, 1);
 	c->line_width(c->ctx, 1);
 	weft__walk_rows(&k, &v->all);
 	k.full = 1;

@@ -6,13 +6,25 @@
 
 #include "view-internal.h"
 
-/* First i in [lo, n) of a row's threads whose end is >= t. */
-uint32_t weft__first_end(const struct weft_view *v, const uint32_t *ix,
-			  uint32_t lo, uint32_t n, int64_t t)
+/* The first i of [lo, n) with a[i] >= t.  It gallops from lo (1, 2,
+ * 4... ahead, then halves): a frame moves along a row in small steps far
+ * more often than in big ones. */
+uint32_t weft__gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
 {
+	uint32_t step = 1;
+	while (lo < n && a[lo] < t) {
+		uint32_t probe = n - lo > step ? lo + step : n;
+		if (probe == n || a[probe] >= t) {
+			lo++;
+			n = probe;
+			break;
+		}
+		lo = probe + 1;
+		step *= 2;
+	}
 	while (lo < n) {
 		uint32_t mid = lo + (n - lo) / 2;
-		if (v->end[ix[mid]] < t)
+		if (a[mid] < t)
 			lo = mid + 1;
 		else
 			n = mid;
@@ -20,9 +32,14 @@ uint32_t weft__first_end(const struct weft_view *v, const uint32_t *ix,
 	return lo;
 }
 
+uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n,
+			 int64_t t)
+{
+	return t == INT64_MAX ? n : weft__gallop(a, lo, n, t + 1);
+}
+
 uint32_t weft_view_pick(struct weft_view *v, double x, double y)
 {
-	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
 	if (!v->nrows || y < TOP - 8)
 		return WEFT_NONE;
 	weft__geometry(v);
@@ -37,13 +54,14 @@ uint32_t weft_view_pick(struct weft_view *v, double x, double y)
 		if (dy > bestd)
 			continue;
 		const uint32_t *ix = v->all.ix + v->all.off[r];
+		const int64_t *s0 = v->all.t0 + v->all.off[r];
+		const int64_t *s1 = v->all.t1 + v->all.off[r];
 		uint32_t n = v->all.off[r + 1] - v->all.off[r];
-		for (uint32_t i = weft__first_end(v, ix, 0, n, ta);
-		     i < n && th[ix[i]].t_create <= tb; i++) {
-			double x0 = xof(v, th[ix[i]].t_create);
-			double x1 = v->end[ix[i]] == INT64_MAX
-					    ? xof(v, v->tmax)
-					    : xof(v, v->end[ix[i]]);
+		for (uint32_t i = weft__gallop(s1, 0, n, ta);
+		     i < n && s0[i] <= tb; i++) {
+			double x0 = xof(v, s0[i]);
+			double x1 = s1[i] == INT64_MAX ? xof(v, v->tmax)
+						       : xof(v, s1[i]);
 			double dx = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
 			double d = dx > dy ? dx : dy;
 			if (d < bestd) {

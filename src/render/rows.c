@@ -18,6 +18,10 @@
 void weft__tset_free(struct tset *s)
 {
 	free(s->ix);
+	free(s->t0);
+	free(s->t1);
+	free(s->prow);
+	free(s->pend);
 	free(s->off);
 	memset(s, 0, sizeof *s);
 }
@@ -43,8 +47,16 @@ int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 	for (int r = 0; r < v->nrows; r++)
 		s->off[r + 1] += s->off[r];
 	s->ix = malloc(((size_t)n + 1) * sizeof *s->ix);
+	s->t0 = malloc(((size_t)n + 1) * sizeof *s->t0);
+	s->t1 = malloc(((size_t)n + 1) * sizeof *s->t1);
+	if (s == &v->all) {
+		s->prow = malloc(((size_t)n + 1) * sizeof *s->prow);
+		s->pend = malloc((size_t)n + 1);
+		if (!s->prow || !s->pend)
+			return -1;
+	}
 	uint32_t *fill = malloc(((size_t)v->nrows + 1) * sizeof *fill);
-	if (!s->ix || !fill) {
+	if (!s->ix || !s->t0 || !s->t1 || !fill) {
 		free(fill);
 		return -1;
 	}
@@ -52,7 +64,19 @@ int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 	for (uint32_t t = 0; t < v->nthreads; t++) {
 		if (v->row[t] < 0 || (mark && !mark[t]) || (pred && !pred(&th[t])))
 			continue;
-		s->ix[fill[v->row[t]]++] = t;
+		uint32_t k = fill[v->row[t]]++;
+		s->ix[k] = t;
+		s->t0[k] = th[t].t_create;
+		s->t1[k] = v->end[t];
+		if (s->prow) {
+			uint32_t par = th[t].parent;
+			s->prow[k] = par < v->nthreads &&
+					     !(th[t].flags & WEFT_THREAD_NO_CREATE)
+					     ? v->row[par]
+					     : -1;
+			s->pend[k] = th[t].end == WEFT_END_PENDING &&
+				     !is_never(&th[t]);
+		}
 	}
 	free(fill);
 	s->n = n;
@@ -136,6 +160,7 @@ static int layout(struct weft_view *v, int again)
 	const struct weft_thread *th = weft_model_threads(v->m, &n);
 	const uint8_t *only = v->only_chain && v->nchain ? v->chm : NULL;
 	int rc;
+	weft_model_range(v->m, &v->tmin, &v->tmax);
 	if (again || !v->lay) {
 		weft_layout_free(v->lay);
 		v->lay = NULL;
@@ -179,6 +204,7 @@ static int index_phases(struct weft_view *v)
 		weft_model_intervals(v->m, WEFT_INTERVAL_PHASE, &n);
 	free(v->ph_ix);
 	free(v->ph_off);
+	free(v->ph_t1);
 	v->ph_ix = NULL;
 	v->ph_nst = 0;
 	uint32_t nst = 0;
@@ -187,15 +213,106 @@ static int index_phases(struct weft_view *v)
 			nst = iv[i].stream + 1;
 	v->ph_off = calloc((size_t)nst + 2, sizeof *v->ph_off);
 	v->ph_ix = malloc(((size_t)n + 1) * sizeof *v->ph_ix);
-	if (!v->ph_off || !v->ph_ix)
+	v->ph_t1 = malloc(((size_t)n + 1) * sizeof *v->ph_t1);
+	if (!v->ph_off || !v->ph_ix || !v->ph_t1)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		v->ph_off[iv[i].stream + 2]++;
 	for (uint32_t k = 0; k < nst; k++)
 		v->ph_off[k + 2] += v->ph_off[k + 1];
 	for (uint32_t i = 0; i < n; i++)
-		v->ph_ix[v->ph_off[iv[i].stream + 1]++] = i;
+	{
+		uint32_t k = v->ph_off[iv[i].stream + 1]++;
+		v->ph_ix[k] = i;
+		v->ph_t1[k] = iv[i].t1;
+	}
 	v->ph_nst = nst;
+	return 0;
+}
+
+/* Spans by the row of their thread, by start (the model gives them in
+ * that order: a stable counting sort), with the latest end so far along
+ * each row, so a frame jumps past what it has drawn. */
+static int index_spans(struct weft_view *v)
+{
+	uint32_t n;
+	const struct weft_interval *iv =
+		weft_model_intervals(v->m, WEFT_INTERVAL_SPAN, &n);
+	free(v->rsp);
+	free(v->rspoff);
+	free(v->rsp_max);
+	v->rsp = malloc(((size_t)n + 1) * sizeof *v->rsp);
+	v->rsp_max = malloc(((size_t)n + 1) * sizeof *v->rsp_max);
+	v->rspoff = calloc((size_t)v->nrows + 2, sizeof *v->rspoff);
+	if (!v->rsp || !v->rsp_max || !v->rspoff)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (iv[i].thread < v->nthreads && v->row[iv[i].thread] >= 0)
+			v->rspoff[v->row[iv[i].thread] + 2]++;
+	for (int r = 0; r < v->nrows; r++)
+		v->rspoff[r + 2] += v->rspoff[r + 1];
+	for (uint32_t i = 0; i < n; i++)
+		if (iv[i].thread < v->nthreads && v->row[iv[i].thread] >= 0)
+			v->rsp[v->rspoff[v->row[iv[i].thread] + 1]++] = i;
+	for (int r = 0; r < v->nrows; r++) {
+		int64_t mx = INT64_MIN;
+		for (uint32_t k = v->rspoff[r]; k < v->rspoff[r + 1]; k++) {
+			if (iv[v->rsp[k]].t1 > mx)
+				mx = iv[v->rsp[k]].t1;
+			v->rsp_max[k] = mx;
+		}
+	}
+	return 0;
+}
+
+/* Arrows by the row they land on and their kind, in time order (a
+ * stable counting sort of the model's, which are in time order): the
+ * ones a frame draws between rows.  Creations (drawn as creation lines),
+ * an arrow to itself and waits a read answered are left out. */
+static int index_arrows(struct weft_view *v)
+{
+	uint32_t n;
+	const struct weft_arrow *ar = weft_model_arrows(v->m, &n);
+	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
+	size_t keys = (size_t)v->nrows * WEFT_ARROW_KINDS;
+	free(v->arr_ix);
+	free(v->arr_off);
+	free(v->arr_t);
+	v->arr_ix = malloc(((size_t)n + 1) * sizeof *v->arr_ix);
+	v->arr_t = malloc(((size_t)n + 1) * sizeof *v->arr_t);
+	free(v->arr_tf);
+	free(v->arr_rf);
+	v->arr_tf = malloc(((size_t)n + 1) * sizeof *v->arr_tf);
+	v->arr_rf = malloc(((size_t)n + 1) * sizeof *v->arr_rf);
+	v->arr_off = calloc(keys + 2, sizeof *v->arr_off);
+	if (!v->arr_ix || !v->arr_t || !v->arr_off || !v->arr_tf || !v->arr_rf)
+		return -1;
+#define KEEP(a)                                                                \
+	((a)->kind != WEFT_ARROW_CREATE && (a)->from != (a)->to &&             \
+	 !((a)->flags & WEFT_ARROW_FOLLOWED) && (a)->from < v->nthreads &&     \
+	 (a)->to < v->nthreads && v->row[(a)->from] >= 0 &&                    \
+	 v->row[(a)->to] >= 0 && (a)->kind < WEFT_ARROW_KINDS)
+#define KEY(a) ((size_t)v->row[(a)->to] * WEFT_ARROW_KINDS + (a)->kind)
+	for (uint32_t i = 0; i < n; i++)
+		if (KEEP(&ar[i]))
+			v->arr_off[KEY(&ar[i]) + 2]++;
+	for (size_t k = 0; k < keys; k++)
+		v->arr_off[k + 2] += v->arr_off[k + 1];
+	for (uint32_t i = 0; i < n; i++)
+		if (KEEP(&ar[i])) {
+			uint32_t k = v->arr_off[KEY(&ar[i]) + 1]++;
+			const struct weft_arrow *a = &ar[i];
+			v->arr_ix[k] = i;
+			v->arr_t[k] = a->t;
+			v->arr_rf[k] = v->row[a->from];
+			v->arr_tf[k] = a->t;
+			if ((a->kind == WEFT_ARROW_READ ||
+			     a->kind == WEFT_ARROW_READ_FAILED) &&
+			    th[a->from].t_end < a->t)
+				v->arr_tf[k] = th[a->from].t_end;
+		}
+#undef KEEP
+#undef KEY
 	return 0;
 }
 
@@ -204,18 +321,42 @@ static int index_rows(struct weft_view *v)
 {
 	uint32_t nrun, nl, niv;
 	const struct weft_run *run = weft_model_runs(v->m, &nrun);
-	(void)run;
+	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
 	if (weft__tset_build(v, &v->all, NULL, NULL) ||
 	    weft__tset_build(v, &v->bad, NULL, pred_bad) ||
 	    weft__tset_build(v, &v->hl, v->hlm, NULL) ||
 	    weft__tset_build(v, &v->chain, v->chm, NULL))
 		return -1;
+	if (index_spans(v) || index_arrows(v))
+		return -1;
+	/* lives drawn, summed along each row: how busy a stretch is */
+	free(v->psum);
+	v->psum = malloc(((size_t)v->all.n + (size_t)v->nrows + 1) *
+			 sizeof *v->psum);
+	if (!v->psum)
+		return -1;
+	for (int r = 0; r < v->nrows; r++) {
+		int64_t *ps = v->psum + v->all.off[r] + (uint32_t)r, sum = 0;
+		uint32_t n = v->all.off[r + 1] - v->all.off[r];
+		const uint32_t *ix = v->all.ix + v->all.off[r];
+		ps[0] = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct weft_thread *x = &th[ix[i]];
+			int64_t e = weft__end_drawn(v, ix[i]);
+			sum += e > x->t_create ? e - x->t_create : 0;
+			ps[i + 1] = sum;
+		}
+	}
 	/* runs by row: the runs of each thread of the row, in order */
 	free(v->rruns);
 	free(v->rroff);
+	free(v->rrun_t0);
+	free(v->rrun_t1);
 	v->rruns = malloc(((size_t)nrun + 1) * sizeof *v->rruns);
+	v->rrun_t0 = malloc(((size_t)nrun + 1) * sizeof *v->rrun_t0);
+	v->rrun_t1 = malloc(((size_t)nrun + 1) * sizeof *v->rrun_t1);
 	v->rroff = calloc((size_t)v->nrows + 2, sizeof *v->rroff);
-	if (!v->rruns || !v->rroff)
+	if (!v->rruns || !v->rroff || !v->rrun_t0 || !v->rrun_t1)
 		return -1;
 	uint32_t k = 0;
 	for (int r = 0; r < v->nrows; r++) {
@@ -225,7 +366,11 @@ static int index_rows(struct weft_view *v)
 			const uint32_t *ri =
 				weft_model_thread_runs(v->m, v->all.ix[i], &nr);
 			for (uint32_t j = 0; j < nr && k < nrun; j++)
+			{
+				v->rrun_t0[k] = run[ri[j]].t0;
+				v->rrun_t1[k] = run[ri[j]].t1;
 				v->rruns[k++] = ri[j];
+			}
 		}
 	}
 	v->rroff[v->nrows] = k;
@@ -241,9 +386,8 @@ static int index_rows(struct weft_view *v)
 	for (uint32_t i = 0; i < nl; i++)
 		if (lb[i].kind == WEFT_EV_NOTE)
 			v->notes[v->nnotes++] = i;
-	static const int kinds[3] = {WEFT_INTERVAL_IDLE, WEFT_INTERVAL_PAUSE,
-				     WEFT_INTERVAL_SPAN};
-	for (int i = 0; i < 3; i++) {
+	static const int kinds[2] = {WEFT_INTERVAL_IDLE, WEFT_INTERVAL_PAUSE};
+	for (int i = 0; i < 2; i++) {
 		const struct weft_interval *iv =
 			weft_model_intervals(v->m, kinds[i], &niv);
 		if (ivindex_build(&v->iv[i], iv, niv))

@@ -34,10 +34,19 @@
 #define FULL 12.0       /* rows at least this tall are drawn in full */
 #define ARROW_FADE 6000.0 /* px: arrows this long are invisible */
 #define MAX_MARKS 8192    /* pending-at-end marks per frame */
+#define MAX_CELLS 65536   /* density columns per frame */
+#define MAX_CONTEXT 4096  /* a chain this big: no arrows to squeezed rows */
 
-/* Threads grouped by row, in time order within a row. */
+/* Threads grouped by row, in time order within a row, with their
+ * starts and ends (as drawn: a should-resolve thread that never resolved
+ * ends at INT64_MAX) side by side, for searches that stay in cache. */
 struct tset {
 	uint32_t *ix;
+	int64_t *t0, *t1;
+	int32_t *prow;   /* `all` only: the creator's row for a creation line
+			    (-1: none), and whether it is pending at the end
+			    (a mark where it was last seen) */
+	uint8_t *pend;
 	uint32_t *off; /* nrows + 1 */
 	uint32_t n;
 };
@@ -50,11 +59,13 @@ struct ivindex {
 };
 
 struct adraw;
+struct pbar;
 
 struct weft_view {
 	const struct weft_model *m;
 	double w, h;
 	int64_t t0, t1;     /* visible range */
+	double px_per_ns, ns_per_px; /* its scale (weft__scale()) */
 	int64_t tmin, tmax; /* the trace */
 	int focus;          /* row at the centre of the full band */
 	double drag_rows;   /* vertical drag not yet a whole row */
@@ -65,10 +76,22 @@ struct weft_view {
 	int64_t *end;       /* per thread: end as drawn (never: INT64_MAX) */
 	int nrows, top_rows;
 	struct tset all, bad, hl, chain;
+	int64_t *psum;  /* per row of `all`: prefix sums of lives drawn
+			   (all.off[r] + r .. all.off[r + 1] + r) */
 	uint32_t *rruns, *rroff; /* runs by row, in time order */
+	int64_t *rrun_t0, *rrun_t1; /* their times, side by side */
 	uint32_t *notes, nnotes; /* indexes of notes in the labels */
-	struct ivindex iv[3];    /* idle, pause, spans */
+	struct ivindex iv[2];    /* idle, pause */
+	uint32_t *rsp, *rspoff;  /* spans by row, by start */
+	uint32_t *arr_ix, *arr_off; /* arrows by the row they land on and
+				       kind (row * KINDS + kind), by time */
+	int64_t *arr_t;             /* their times */
+	int64_t *arr_tf;            /* where each is drawn from (a read:
+				       when its source ended) */
+	int32_t *arr_rf;            /* the row it comes from */
+	int64_t *rsp_max;        /* along each row: the latest end so far */
 	uint32_t *ph_ix, *ph_off; /* loop phases by stream, in time order */
+	int64_t *ph_t1;           /* their ends, side by side */
 	uint32_t ph_nst;
 
 	uint8_t *hlm;    /* search matches */
@@ -89,13 +112,22 @@ struct weft_view {
 	/* per-frame scratch: covered pixel columns per pixel row */
 	int *cover;
 	uint32_t *stamp;
+	uint32_t *thru; /* per pixel row: == pass if a squeezed row there is
+			   crossed from edge to edge by one thread */
 	int covw, covh;
 	double cs, rs; /* pixels per cell across and down (>= 1: a huge
 			  surface is covered in cells of several pixels) */
 	uint32_t pass;
-	uint16_t *seen;
+	uint8_t *seen;   /* arrows beyond the right edge: the columns where
+			    one starts, this (row, kind) (== seen_gen) */
+	uint8_t seen_gen;
 	float *bcov; /* per cell across: the share a band covers */
 	double (*marks)[2];
+	struct cell *cells;
+	unsigned char *maskbuf; /* the frame's masks */
+	size_t cmaskbuf;
+	struct pbar *pbar; /* the frame's loop phases */
+	size_t cpbar;
 	/* the frame's arrows, gathered then drawn by colour */
 	struct adraw *ad, *ad2;
 	size_t cad;
@@ -183,17 +215,17 @@ static inline double plot_w(const struct weft_view *v)
 	return v->w - 2 * LEFT;
 }
 
+/* The pixel of time t (within +-1e6: off the surface either way). */
 static inline double xof(const struct weft_view *v, int64_t t)
 {
-	double x = LEFT + (double)(t - v->t0) * plot_w(v) / (double)(v->t1 - v->t0);
+	double x = LEFT + (double)(t - v->t0) * v->px_per_ns;
 	return x < -1e6 ? -1e6 : x > 1e6 ? 1e6 : x;
 }
 
 /* The time at pixel x. */
 static inline int64_t tof(const struct weft_view *v, double x)
 {
-	return clamp_time((double)v->t0 +
-			  (x - LEFT) / plot_w(v) * (double)(v->t1 - v->t0));
+	return clamp_time((double)v->t0 + (x - LEFT) * v->ns_per_px);
 }
 
 static inline double yof(const struct weft_view *v, int row)
@@ -240,11 +272,20 @@ struct walk {
 	int full;     /* draw the rows in full (1) or the squeezed ones (0) */
 	double right; /* x of the end of the trace */
 	double pad;   /* highlights: margin */
-	/* a line not drawn yet, that the next one may extend */
-	double sx0, sx1, sy;
+	/* a box not drawn yet, that the next one may extend */
+	double sx0, sx1, sy, sh;
 	int seg;
 	double (*marks)[2];
 	int nmarks;
+	double text_x; /* failures' messages: room from here on */
+	struct cell *cells; /* density columns of full rows */
+	int ncells;
+};
+
+/* A pixel column of sub-pixel threads on a full row: its shade. */
+struct cell {
+	float x, y;
+	uint8_t q;
 };
 
 
@@ -259,10 +300,13 @@ void weft__relayout(struct weft_view *v, int again);
 uint32_t weft__match(struct weft_view *v, uint32_t from);
 int weft__any_counter(const struct weft_view *v);
 void weft__geometry(struct weft_view *v);
+void weft__scale(struct weft_view *v);
 
-/* pick.c */
-uint32_t weft__first_end(const struct weft_view *v, const uint32_t *ix,
-			 uint32_t lo, uint32_t n, int64_t t);
+/* pick.c: in a sorted array a, the first i of [lo, n) with a[i] >= t
+ * (ge) or a[i] > t (gt), galloping from lo */
+uint32_t weft__gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t);
+uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n,
+			 int64_t t);
 
 /* coverage.c: which pixel columns a pass has drawn */
 int *weft__cov_row(struct weft_view *v, double y);
@@ -273,6 +317,9 @@ int weft__scratch(struct weft_view *v);
 /* the draw passes, back to front (draw.c calls them) */
 void weft__draw_bands(struct weft_view *v, struct pen *p);
 void weft__walk_rows(struct walk *k, const struct tset *s);
+void weft__box_flush(struct walk *k);
+void weft__draw_density(struct walk *k);
+int64_t weft__end_drawn(const struct weft_view *v, uint32_t t);
 void weft__draw_runs(struct weft_view *v, struct pen *p);
 void weft__draw_spans(struct weft_view *v, struct pen *p);
 void weft__draw_phases(struct weft_view *v, struct pen *p);

@@ -81,11 +81,22 @@ void weft_view_free(struct weft_view *v)
 	weft__tset_free(&v->hl);
 	weft__tset_free(&v->chain);
 	free(v->rruns);
+	free(v->rrun_t0);
+	free(v->rrun_t1);
+	free(v->ph_t1);
+	free(v->arr_tf);
+	free(v->arr_rf);
 	free(v->rroff);
 	free(v->notes);
 	free(v->ph_ix);
 	free(v->ph_off);
-	for (int i = 0; i < 3; i++) {
+	free(v->rsp);
+	free(v->arr_ix);
+	free(v->arr_off);
+	free(v->arr_t);
+	free(v->rspoff);
+	free(v->rsp_max);
+	for (int i = 0; i < 2; i++) {
 		free(v->iv[i].ord);
 		free(v->iv[i].pmax);
 	}
@@ -95,9 +106,14 @@ void weft_view_free(struct weft_view *v)
 	free(v->ctr_off);
 	free(v->cover);
 	free(v->stamp);
+	free(v->thru);
 	free(v->seen);
 	free(v->bcov);
 	free(v->marks);
+	free(v->cells);
+	free(v->pbar);
+	free(v->maskbuf);
+	free(v->psum);
 	free(v->ad);
 	free(v->ad2);
 	free(v);
@@ -127,6 +143,14 @@ int weft_view_rows(const struct weft_view *v)
 
 /* ------------------------------------------------------------- geometry */
 
+/* The pixels a nanosecond takes, and back, for the range and width. */
+void weft__scale(struct weft_view *v)
+{
+	double span = (double)(v->t1 - v->t0);
+	v->px_per_ns = span > 0 ? plot_w(v) / span : 0;
+	v->ns_per_px = span / plot_w(v);
+}
+
 void weft_view_resize(struct weft_view *v, double w, double h)
 {
 	v->w = w > 50 ? w : 50;
@@ -135,6 +159,7 @@ void weft_view_resize(struct weft_view *v, double w, double h)
 		v->w = 16384;
 	if (v->h > 16384)
 		v->h = 16384;
+	weft__scale(v);
 }
 
 
@@ -149,6 +174,7 @@ void weft_view_set_range(struct weft_view *v, int64_t t0, int64_t t1)
 		t1 = t0 + 1000;
 	v->t0 = t0;
 	v->t1 = t1;
+	weft__scale(v);
 }
 
 void weft_view_fit(struct weft_view *v)
