@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * view-bench.c - `view-bench FILE`: the native renderer's speed on FILE
+ * view-bench.c - `view-bench FILE [WIDE]`: the native renderer's speed on FILE
  * (bench/run gives it a trace of about 1 M events):
  *   view.open_ms   open + model + layout + first frame (1280 x 800, cairo)
  *   view.frame_ms  the worst frame over a zoom sweep from the whole trace
@@ -8,7 +8,20 @@
  *   view.frame_ms_rows  the same on a second trace with many rows (bench/run
  *                  gives it 20,000 connections open at once)
  * Targets: open <= 1000 ms, frame <= 16 ms.
+ *
+ * `view-bench server FILE [UV]`: on a server-shaped trace (bench/run gives
+ * it server-gen's 10 M events):
+ *   view.server_open_ms   open + model + layout + first frame
+ *   view.server_frame_ms  the worst frame of the zoom sweep
+ *   view.rows_per_peak    rows used / the most threads alive at once
+ *   view.chain_threads    the causal chain of one request (the one
+ *                         created nearest the middle), all the way
+ * and on UV, a libuv echo bench recorded with `weft record`:
+ *   view.uv_rows_per_peak the same ratio (the issue's staircase case)
+ * Targets: open <= 2000 ms, frame <= 16 ms, rows <= 2 x peak + the
+ * long-lived ones, a chain of tens of threads.
  */
+#include <string.h>
 #include <cairo.h>
 #include <stdio.h>
 #include <time.h>
@@ -45,8 +58,79 @@ static double sweep(struct weft_view *v, const struct weft_canvas *c)
 	return worst;
 }
 
+/* rows / peak of FILE's layout; *top gets the long-lived rows. */
+static double rows_per_peak(struct weft_model *m, uint32_t *rows,
+			    uint32_t *peak, uint32_t *top)
+{
+	struct weft_layout *l;
+	struct weft_layout_info in;
+	if (weft_layout_new(&l, m, NULL))
+		return -1;
+	weft_layout_info(l, &in);
+	*rows = in.rows;
+	*top = in.top;
+	if (weft_layout_peak(l, peak) || !*peak)
+		*peak = 1;
+	weft_layout_free(l);
+	return (double)in.rows / *peak;
+}
+
+static int server(int argc, char **argv)
+{
+	double t0 = now();
+	struct weft_reader *r;
+	struct weft_model *m;
+	if (weft_reader_open(&r, argv[2], 0, NULL) || weft_model_load(&m, r))
+		return 1;
+	struct weft_view *v = weft_view_new(m, 1280, 800);
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1280, 800);
+	cairo_t *cr = cairo_create(s);
+	struct weft_canvas c = weft_cairo_canvas(cr);
+	weft_view_render(v, &c);
+	double open = now() - t0;
+	double worst = sweep(v, &c);
+	printf("%-26s %14.1f %-9s # open, model, layout, first frame of server-gen's %llu events (target <= 2000)\n",
+	       "view.server_open_ms", open, "ms",
+	       (unsigned long long)weft_reader_info(r)->events);
+	printf("%-26s %14.2f %-9s # worst frame of a zoom sweep on it, 1280x800, cairo (target <= 16)\n",
+	       "view.server_frame_ms", worst, "ms");
+	uint32_t rows, peak, top;
+	double rp = rows_per_peak(m, &rows, &peak, &top);
+	printf("%-26s %14.2f %-9s # %u rows, at most %u threads alive at once, %u long-lived (target <= 2 + long-lived / peak)\n",
+	       "view.rows_per_peak", rp, "ratio", rows, peak, top);
+	/* one request's chain: the one created nearest the middle */
+	uint32_t n, req = WEFT_NONE;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	for (uint32_t i = n / 2; i < n && req == WEFT_NONE; i++)
+		if (!strcmp(weft_model_name(m, th[i].kind), "http request"))
+			req = i;
+	struct weft_chain ch = {0};
+	if (req != WEFT_NONE && !weft_chain(m, req, WEFT_CHAIN_ALL, &ch))
+		printf("%-26s %14u %-9s # the causal chain of one request of %u threads, %u of them hubs (target: tens)\n",
+		       "view.chain_threads", ch.size, "threads", n, ch.hubs);
+	weft_chain_release(&ch);
+	weft_view_free(v);
+	weft_model_free(m);
+	weft_reader_close(r);
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+	if (argc > 3) {
+		if (weft_reader_open(&r, argv[3], 0, NULL) ||
+		    weft_model_load(&m, r))
+			return 1;
+		rp = rows_per_peak(m, &rows, &peak, &top);
+		printf("%-26s %14.2f %-9s # the same on a libuv echo bench: %u rows, peak %u, %u long-lived (target <= 2 + long-lived / peak)\n",
+		       "view.uv_rows_per_peak", rp, "ratio", rows, peak, top);
+		weft_model_free(m);
+		weft_reader_close(r);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "server"))
+		return server(argc, argv);
 	if (argc != 2 && argc != 3)
 		return 2;
 	double t0 = now();

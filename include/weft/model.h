@@ -205,6 +205,16 @@ WEFT_API int weft_model_load(struct weft_model **out, struct weft_reader *r);
  * of events added (>= 0) or a negative code.  Invalidates pointers. */
 WEFT_API long weft_model_update(struct weft_model *m);
 
+/* Loading in steps (a viewer that shows its progress): weft_model_new()
+ * makes a model that has read nothing; each weft_model_step() reads up
+ * to `max` more events (0: all there are) and returns how many, or a
+ * negative code.  While it returns `max`, more may come and the model
+ * must not be read; once it returns fewer, the model is complete as
+ * weft_model_load() would have made it.  weft_model_update() is
+ * weft_model_step(m, 0). */
+WEFT_API int weft_model_new(struct weft_model **out, struct weft_reader *r);
+WEFT_API long weft_model_step(struct weft_model *m, long max);
+
 WEFT_API void weft_model_free(struct weft_model *m);
 
 WEFT_API const struct weft_thread *weft_model_threads(const struct weft_model *m,
@@ -378,7 +388,7 @@ WEFT_API int weft_model_continues(const struct weft_model *m, uint32_t thread);
  * Layout: a row for each async thread, for a picture where time runs left
  * to right.  Rows are packed and stable:
  *   - a thread that continues its creator takes its creator's row;
- *   - long-lived threads and sources (spanning a quarter of the trace or
+ *   - long-lived threads and sources (spanning half of the trace or
  *     more when the layout is made: loops, listeners, timers) take the
  *     top rows;
  *   - any other thread takes the free row nearest its creator's, below
@@ -402,7 +412,6 @@ struct weft_layout_info {
 	uint32_t rows;    /* rows used */
 	uint32_t top;     /* of which the top rows (long-lived threads) */
 	uint32_t threads; /* threads laid out */
-	uint32_t peak;    /* the most of them alive at once */
 };
 
 WEFT_API int weft_layout_new(struct weft_layout **out, const struct weft_model *m,
@@ -412,8 +421,13 @@ WEFT_API int weft_layout_update(struct weft_layout *l, const uint8_t *only);
 WEFT_API void weft_layout_free(struct weft_layout *l);
 /* Per thread, its row (-1: none); *n gets the threads covered. */
 WEFT_API const int32_t *weft_layout_rows(const struct weft_layout *l, uint32_t *n);
-/* Counts (peak: a sweep over the threads laid out). 0 or -ENOMEM. */
-WEFT_API int weft_layout_info(const struct weft_layout *l, struct weft_layout_info *info);
+/* Counts. */
+WEFT_API void weft_layout_info(const struct weft_layout *l,
+		      struct weft_layout_info *info);
+/* The most threads laid out alive at once (a thread pending at the end
+ * is alive to the end): what the rows used compare with.  A sweep, in
+ * O(n log n).  0 or -ENOMEM. */
+WEFT_API int weft_layout_peak(const struct weft_layout *l, uint32_t *peak);
 
 /*
  * The causal chain of a thread: what led to it and what it led to.

@@ -355,14 +355,19 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int weft_layout_info(const struct weft_layout *l, struct weft_layout_info *in)
+void weft_layout_info(const struct weft_layout *l, struct weft_layout_info *in)
 {
 	memset(in, 0, sizeof *in);
 	in->rows = l->nrows;
 	in->top = l->top;
 	in->threads = l->nlaid;
-	/* the most threads alive at once: a sweep over the creations (in
-	 * order already) and the ends (sorted) */
+}
+
+int weft_layout_peak(const struct weft_layout *l, uint32_t *peak)
+{
+	/* a sweep over the creations (in order already) and the ends
+	 * (sorted) */
+	*peak = 0;
 	uint32_t n, k = 0;
 	const struct weft_thread *th = weft_model_threads(l->m, &n);
 	int64_t *ends = malloc(((size_t)l->nlaid + 1) * sizeof *ends);
@@ -383,8 +388,8 @@ int weft_layout_info(const struct weft_layout *l, struct weft_layout_info *in)
 			e++;
 			alive -= alive > 0;
 		}
-		if (++alive > in->peak)
-			in->peak = alive;
+		if (++alive > *peak)
+			*peak = alive;
 	}
 	free(ends);
 	return 0;

@@ -862,9 +862,14 @@ static int finalize(struct weft_model *m, int shrink)
 
 long weft_model_update(struct weft_model *m)
 {
+	return weft_model_step(m, 0);
+}
+
+long weft_model_step(struct weft_model *m, long max)
+{
 	struct weft_event ev;
 	long n = 0;
-	int rc;
+	int rc = 0;
 	/* Runs were sorted by start in finalize(); the open ones were the
 	 * provisional tail before sorting, so re-derive them from state. */
 	if (m->finalized) {
@@ -886,17 +891,29 @@ long weft_model_update(struct weft_model *m)
 		m->nrun = w;
 	}
 	unfinalize(m);
-	while ((rc = weft_reader_next(m->r, &ev)) == 0) {
+	while ((max <= 0 || n < max) &&
+	       (rc = weft_reader_next(m->r, &ev)) == 0) {
 		if ((rc = apply(m, &ev)))
 			return rc;
 		n++;
 	}
+	if (max > 0 && n == max)
+		return n; /* (more to come: not finalized yet) */
 	if (rc != WEFT_EEOF && rc != WEFT_EAGAIN)
 		return rc;
 	/* A first load is usually all there is: give back the slack. */
 	rc = finalize(m, !m->loaded);
 	m->loaded = 1;
 	return rc ? rc : n;
+}
+
+int weft_model_new(struct weft_model **out, struct weft_reader *r)
+{
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return -ENOMEM;
+	(*out)->r = r;
+	return 0;
 }
 
 int weft_model_load(struct weft_model **out, struct weft_reader *r)

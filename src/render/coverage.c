@@ -90,7 +90,9 @@ int weft__scratch(struct weft_view *v)
 		v->marks = malloc(MAX_MARKS * sizeof *v->marks);
 	if (!v->cells)
 		v->cells = malloc(MAX_CELLS * sizeof *v->cells);
-	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells || !v->thru || !v->bcov) {
+	if (!v->clines)
+		v->clines = malloc(MAX_CLINES * sizeof *v->clines);
+	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells || !v->thru || !v->clines || !v->bcov) {
 		v->covw = v->covh = 0;
 		return -1;
 	}

@@ -25,6 +25,7 @@ static void arrowhead(struct pen *p, double x0, double y0, double x1, double y1)
 /* An arrow to draw: its ends and its colour group (kind and opacity). */
 struct adraw {
 	float x0, y0, x1, y1, len;
+	int32_t from_row;
 	uint16_t group;
 	uint8_t head, slant;
 };
@@ -60,7 +61,9 @@ static int arrows_room(struct weft_view *v, size_t n)
  * pixel), so past this budget the longest arrows, also the faintest, are
  * left out.  Upright ones are 1 px boxes: cheap whatever their length. */
 #define SLANT_BUDGET 100000.0
-#define MAX_HEADS 2000 /* a triangle each: heads of the shortest */
+#define MAX_HEADS 500 /* a triangle each: heads of the shortest */
+#define ARROW_CROWD 3000 /* arrows in a frame; beyond, all fainter */
+#define DENSE 2 /* arrows in one column out of DENSE: "dense" */
 #define LEN_BUCKETS 64
 
 /* The length beyond which slanted arrows are left out (or +inf). */
@@ -116,6 +119,38 @@ static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 {
 	uint32_t start[AGROUPS + 1] = {0};
 	double cut = slant_cut(v, n), head_cut = heads_cut(v, n);
+	/* a row whose arrows leave in most columns (a loop resolving
+	 * everything): they say "all the time" and hide the rows they
+	 * cross; drawn faint, headless */
+	if (n > (size_t)v->covw / DENSE && v->nrows > 0) {
+		uint32_t *per = calloc((size_t)v->nrows, sizeof *per);
+		for (size_t i = 0; per && i < n; i++)
+			if (v->ad[i].from_row >= 0 && v->ad[i].from_row < v->nrows)
+				per[v->ad[i].from_row]++;
+		for (size_t i = 0; per && i < n; i++) {
+			struct adraw *d = &v->ad[i];
+			if (d->from_row < 0 || d->from_row >= v->nrows ||
+			    per[d->from_row] * DENSE <= (uint32_t)v->covw)
+				continue;
+			int q = d->group % (ALPHA_STEPS + 1);
+			int nq = q / 4 > 1 ? q / 4 : 1;
+			d->group = (uint16_t)(d->group - q + nq);
+			d->head = 0;
+		}
+		free(per);
+	}
+	if (n > ARROW_CROWD) {
+		/* a crowd of arrows (zoomed out) is a texture: each in
+		 * proportion fainter, so that what they cross shows */
+		double f = (double)ARROW_CROWD / (double)n;
+		for (size_t i = 0; i < n; i++) {
+			struct adraw *d = &v->ad[i];
+			int q = d->group % (ALPHA_STEPS + 1);
+			int nq = (int)lround(q * f);
+			nq = nq < 1 ? 1 : nq;
+			d->group = (uint16_t)(d->group - q + nq);
+		}
+	}
 	for (size_t i = 0; i < n; i++)
 		start[v->ad[i].group + 1]++;
 	for (int g = 0; g < AGROUPS; g++)
@@ -191,11 +226,11 @@ static int one_arrow(struct weft_view *v, struct pen *p, int kind, int64_t tf,
 	d->head = !faint;
 	d->len = (float)len;
 	d->slant = fabs(x1 - x0) >= 1;
+	d->from_row = rf;
 	return 1;
 }
 
 #define TRIES 8 /* arrows from squeezed rows looked at per column */
-#define DENSE 2  /* arrows in one column out of DENSE: "dense" */
 
 /* Arrows between full rows, found by the row they land on and their
  * kind, in time order: a frame looks at one per pixel column for each

@@ -50,20 +50,17 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 		 * half a pixel is skipped, with all it hides. */
 		double last = -1e9;
 		uint32_t i = weft__ivindex_from(x, 0, v->t0);
-		while (i < x->n) {
-			const struct weft_interval *b = &iv[x->ord[i]];
-			if (b->t0 > v->t1)
-				break;
-			double x0 = xof(v, b->t0), x1 = xof(v, b->t1);
+		while (i < x->n && x->t0[i] <= v->t1) {
+			double x0 = xof(v, x->t0[i]), x1 = xof(v, x->t1[i]);
 			if (x1 - last < 0.5) {
 				i = weft__ivindex_from(x, i + 1, tof(v, last + 0.5));
 				continue;
 			}
-			i++;
 			if (x1 - x0 > 60 && nlab < BAND_LABELS) {
 				lab[nlab].x = x0 < 0 ? 0 : x0;
-				lab[nlab++].name = b->name;
+				lab[nlab++].name = iv[x->ord[i]].name;
 			}
+			i++;
 			double a0 = x0 < last ? last : x0;
 			if (a0 < 0)
 				a0 = 0;

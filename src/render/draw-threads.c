@@ -116,8 +116,13 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i,
 		    (k->full || (row_h(v, pr) < FULL && rh >= 2))) {
 			double yp = round(yof(v, pr)), yc = round(y);
 			double lw = k->full ? 2 : 1;
-			rect(p, round(x0) - (k->full ? 1 : 0),
-			     yp < yc ? yp : yc, lw, fabs(yc - yp));
+			double lx = round(x0) - (k->full ? 1 : 0);
+			if (k->clines && k->nclines < MAX_CLINES)
+				k->clines[k->nclines++] = (struct cline){
+					(float)lx, (float)(yp < yc ? yp : yc),
+					(float)fabs(yc - yp), (float)lw, pr};
+			else
+				rect(p, lx, yp < yc ? yp : yc, lw, fabs(yc - yp));
 		}
 		if (k->full) /* (squeezed rows: as the pass covered them) */
 			box(k, x0, x1, round(y) - 1, 2);
@@ -181,6 +186,10 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 		return;
 	}
 	int *cr = weft__cov_row(v, y);
+	int full_at;
+	if (!k->full && weft__cov_full(cr, 0, v->covw - 1, &full_at))
+		return; /* (a pixel row drawn across already: rows sharing
+			   it add nothing) */
 	while (i < n && s0[i] <= v->t1) {
 		double x0 = xof(v, s0[i]);
 		double x1 = s1[i] == INT64_MAX ? right : xof(v, s1[i]);
@@ -259,14 +268,43 @@ static void emit_cover(struct walk *k)
 	}
 }
 
+/* The pass's creation lines: those of a row that creates in most
+ * columns (a listener, a loop arming everything) faint, the others in
+ * the pass's colour. */
+static void draw_clines(struct walk *k)
+{
+	struct weft_view *v = k->v;
+	uint32_t *per = calloc((size_t)v->nrows + 1, sizeof *per);
+	double rgba[4];
+	memcpy(rgba, k->p->rgba, sizeof rgba);
+	for (int i = 0; per && i < k->nclines; i++)
+		per[k->clines[i].prow]++;
+	for (int faint = 0; faint < 2; faint++) {
+		if (faint)
+			color(k->p, rgba[0], rgba[1], rgba[2], rgba[3] * 0.25);
+		for (int i = 0; i < k->nclines; i++) {
+			const struct cline *c = &k->clines[i];
+			int dense = per && per[c->prow] * 8 > (uint32_t)v->covw;
+			if (dense == faint)
+				rect(k->p, c->x, c->y, c->w, c->h);
+		}
+	}
+	color(k->p, rgba[0], rgba[1], rgba[2], rgba[3]);
+	free(per);
+	k->nclines = 0;
+}
+
 /* Each row of set `s`, full ones or squeezed ones. */
 void weft__walk_rows(struct walk *k, const struct tset *s)
 {
 	struct weft_view *v = k->v;
 	v->pass++;
+	k->nclines = 0;
 	for (int r = 0; r < v->nrows; r++)
 		if ((row_h(v, r) >= FULL) == k->full)
 			walk_row(k, s, r);
+	if (k->nclines)
+		draw_clines(k);
 	/* squeezed outlines and failures: what the rows covered */
 	if (!k->full && k->kind == P_LINE) {
 		/* rows crossed from edge to edge, light; the others over
@@ -394,35 +432,33 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 			uint32_t end = v->rspoff[r + 1];
 			uint32_t i = span_from(v, v->rspoff[r], end, v->t0);
 			double yr = round(yof(v, r));
-			while (i < end) {
-				const struct weft_interval *s = &iv[v->rsp[i]];
-				if (s->t0 > v->t1)
-					break;
-				uint32_t d = s->depth > 3 ? 3 : s->depth;
-				double x0 = xof(v, s->t0), x1 = xof(v, s->t1);
+			while (i < end && v->rsp_t0[i] <= v->t1) {
+				int64_t a = v->rsp_t0[i], b = v->rsp_t1[i];
+				uint32_t d = v->rsp_d[i];
+				double x0 = xof(v, a), x1 = xof(v, b);
 				if (x1 - x0 < 1)
 					x1 = x0 + 1;
 				double y = yr + 3 + (d * 5 + 1) / 2;
 				int *cr = weft__cov_row(v, y);
 				int next;
-				if (s->t1 < v->t0 ||
-				    weft__cov_full(cr, col(v, x0), col(v, x1),
-						   &next)) {
-					i = s->t1 < v->t0
-						    ? i + 1
-						    : span_from(v, i + 1, end,
-								tof(v, next * v->cs));
+				if (b < v->t0) {
+					i++;
+					continue;
+				}
+				if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
+					i = span_from(v, i + 1, end,
+						      tof(v, next * v->cs));
 					continue;
 				}
 				weft__cov_take(cr, col(v, x0), col(v, x1));
-				i++;
+				uint32_t si = v->rsp[i++];
 				if (!names) {
 					box(&k, x0, x1, y, 2);
 					continue;
 				}
-				if (x1 - x0 < 30 || s->depth)
+				if (x1 - x0 < 30 || d)
 					continue;
-				const char *name = weft_model_name(v->m, s->name);
+				const char *name = weft_model_name(v->m, iv[si].name);
 				double tw = p->c->text_width(p->c->ctx,
 							     FONT * 0.8, name);
 				if (x1 - x0 > tw + 6) {

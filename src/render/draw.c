@@ -76,6 +76,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	double right = xof(v, v->tmax);
 	struct walk k = {v, p, th, P_HIGHLIGHT, 1, right, 3};
 	k.cells = v->cells;
+	k.clines = v->clines;
 
 	color(p, 0.9, 0.9, 0.9, 1);
 	rect(p, 0, 0, v->w, v->h);

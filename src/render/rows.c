@@ -126,10 +126,18 @@ static int ivindex_build(struct ivindex *x, const struct weft_interval *iv,
 			x->ord[i] = k[i].i;
 		free(k);
 	}
+	free(x->t0);
+	free(x->t1);
+	x->t0 = malloc(((size_t)n + 1) * sizeof *x->t0);
+	x->t1 = malloc(((size_t)n + 1) * sizeof *x->t1);
+	if (!x->t0 || !x->t1)
+		return -1;
 	int64_t mx = INT64_MIN;
 	for (uint32_t i = 0; i < n; i++) {
-		if (iv[x->ord[i]].t1 > mx)
-			mx = iv[x->ord[i]].t1;
+		x->t0[i] = iv[x->ord[i]].t0;
+		x->t1[i] = iv[x->ord[i]].t1;
+		if (x->t1[i] > mx)
+			mx = x->t1[i];
 		x->pmax[i] = mx;
 	}
 	x->n = n;
@@ -139,15 +147,7 @@ static int ivindex_build(struct ivindex *x, const struct weft_interval *iv,
 /* First i in [lo, n) of the index whose running maximum end is >= t. */
 uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t)
 {
-	uint32_t hi = x->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (x->pmax[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return weft__gallop(x->pmax, lo, x->n, t);
 }
 
 /* ------------------------------------------------------------- layout */
@@ -241,10 +241,17 @@ static int index_spans(struct weft_view *v)
 	free(v->rsp);
 	free(v->rspoff);
 	free(v->rsp_max);
+	free(v->rsp_t0);
+	free(v->rsp_t1);
+	free(v->rsp_d);
+	v->rsp_d = malloc((size_t)n + 1);
+	v->rsp_t0 = malloc(((size_t)n + 1) * sizeof *v->rsp_t0);
+	v->rsp_t1 = malloc(((size_t)n + 1) * sizeof *v->rsp_t1);
 	v->rsp = malloc(((size_t)n + 1) * sizeof *v->rsp);
 	v->rsp_max = malloc(((size_t)n + 1) * sizeof *v->rsp_max);
 	v->rspoff = calloc((size_t)v->nrows + 2, sizeof *v->rspoff);
-	if (!v->rsp || !v->rsp_max || !v->rspoff)
+	if (!v->rsp || !v->rsp_max || !v->rspoff || !v->rsp_t0 || !v->rsp_t1 ||
+	    !v->rsp_d)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		if (iv[i].thread < v->nthreads && v->row[iv[i].thread] >= 0)
@@ -257,9 +264,13 @@ static int index_spans(struct weft_view *v)
 	for (int r = 0; r < v->nrows; r++) {
 		int64_t mx = INT64_MIN;
 		for (uint32_t k = v->rspoff[r]; k < v->rspoff[r + 1]; k++) {
-			if (iv[v->rsp[k]].t1 > mx)
-				mx = iv[v->rsp[k]].t1;
+			const struct weft_interval *x = &iv[v->rsp[k]];
+			if (x->t1 > mx)
+				mx = x->t1;
 			v->rsp_max[k] = mx;
+			v->rsp_t0[k] = x->t0;
+			v->rsp_t1[k] = x->t1;
+			v->rsp_d[k] = (uint8_t)(x->depth > 3 ? 3 : x->depth);
 		}
 	}
 	return 0;

@@ -35,6 +35,7 @@
 #define ARROW_FADE 6000.0 /* px: arrows this long are invisible */
 #define MAX_MARKS 8192    /* pending-at-end marks per frame */
 #define MAX_CELLS 65536   /* density columns per frame */
+#define MAX_CLINES 32768  /* creation lines per pass */
 #define MAX_CONTEXT 4096  /* a chain this big: no arrows to squeezed rows */
 
 /* Threads grouped by row, in time order within a row, with their
@@ -55,6 +56,7 @@ struct tset {
 struct ivindex {
 	uint32_t *ord;
 	int64_t *pmax;
+	int64_t *t0, *t1; /* in that order, side by side */
 	uint32_t n;
 };
 
@@ -90,6 +92,8 @@ struct weft_view {
 				       when its source ended) */
 	int32_t *arr_rf;            /* the row it comes from */
 	int64_t *rsp_max;        /* along each row: the latest end so far */
+	int64_t *rsp_t0, *rsp_t1; /* the spans' times, side by side */
+	uint8_t *rsp_d;           /* their depths (past 3: 3) */
 	uint32_t *ph_ix, *ph_off; /* loop phases by stream, in time order */
 	int64_t *ph_t1;           /* their ends, side by side */
 	uint32_t ph_nst;
@@ -124,6 +128,7 @@ struct weft_view {
 	float *bcov; /* per cell across: the share a band covers */
 	double (*marks)[2];
 	struct cell *cells;
+	struct cline *clines;
 	unsigned char *maskbuf; /* the frame's masks */
 	size_t cmaskbuf;
 	struct pbar *pbar; /* the frame's loop phases */
@@ -280,6 +285,14 @@ struct walk {
 	double text_x; /* failures' messages: room from here on */
 	struct cell *cells; /* density columns of full rows */
 	int ncells;
+	struct cline *clines; /* creation lines of the pass */
+	int nclines;
+};
+
+/* A creation line, drawn once the pass knows how many its row sends. */
+struct cline {
+	float x, y, h, w;
+	int32_t prow;
 };
 
 /* A pixel column of sub-pixel threads on a full row: its shade. */

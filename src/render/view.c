@@ -96,9 +96,14 @@ void weft_view_free(struct weft_view *v)
 	free(v->arr_t);
 	free(v->rspoff);
 	free(v->rsp_max);
+	free(v->rsp_t0);
+	free(v->rsp_t1);
+	free(v->rsp_d);
 	for (int i = 0; i < 2; i++) {
 		free(v->iv[i].ord);
 		free(v->iv[i].pmax);
+		free(v->iv[i].t0);
+		free(v->iv[i].t1);
 	}
 	free(v->hlm);
 	free(v->chm);
@@ -111,6 +116,7 @@ void weft_view_free(struct weft_view *v)
 	free(v->bcov);
 	free(v->marks);
 	free(v->cells);
+	free(v->clines);
 	free(v->pbar);
 	free(v->maskbuf);
 	free(v->psum);

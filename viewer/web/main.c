@@ -25,10 +25,17 @@ IMPORT(c_text_width) double c_text_width(double size, const char *s);
 IMPORT(c_clip) void c_clip(double x, double y, double w, double h);
 IMPORT(c_unclip) void c_unclip(void);
 IMPORT(c_flush) void c_flush(void);
+IMPORT(c_image) void c_image(int x, int y, int w, int h, const unsigned char *rgba);
+
+static unsigned char rgba_now[4]; /* the colour, for masks */
 
 static void color(void *c, double r, double g, double b, double a)
 {
 	(void)c;
+	rgba_now[0] = (unsigned char)(r * 255 + 0.5);
+	rgba_now[1] = (unsigned char)(g * 255 + 0.5);
+	rgba_now[2] = (unsigned char)(b * 255 + 0.5);
+	rgba_now[3] = (unsigned char)(a * 255 + 0.5);
 	c_color(r, g, b, a);
 }
 static void line_width(void *c, double w)
@@ -79,9 +86,42 @@ static void flush(void *c)
 	c_flush();
 }
 
+/* A mask: an RGBA image in the current colour, which the page draws
+ * over the canvas in one call (putImageData on a scratch canvas, then
+ * drawImage: it blends and clips like the rest). */
+static unsigned char *img;
+static size_t cimg;
+
+static void mask(void *c, int x, int y, int w, int h, const unsigned char *a,
+		 int stride)
+{
+	(void)c;
+	size_t need = (size_t)w * (size_t)h * 4;
+	if (need > cimg) {
+		unsigned char *n = realloc(img, need);
+		if (!n)
+			return;
+		img = n;
+		cimg = need;
+	}
+	for (int j = 0; j < h; j++) {
+		const unsigned char *src = a + (size_t)j * (size_t)stride;
+		unsigned char *dst = img + (size_t)j * (size_t)w * 4;
+		for (int i = 0; i < w; i++, dst += 4) {
+			/* (ImageData is not premultiplied) */
+			unsigned al = (unsigned)src[i] * rgba_now[3] / 255;
+			dst[0] = rgba_now[0];
+			dst[1] = rgba_now[1];
+			dst[2] = rgba_now[2];
+			dst[3] = (unsigned char)al;
+		}
+	}
+	c_image(x, y, w, h, img);
+}
+
 static const struct weft_canvas canvas = {
 	NULL, color, line_width, line, rect, triangle, text, text_width,
-	clip, unclip, flush,
+	clip, unclip, flush, mask,
 };
 
 static struct weft_reader *reader;
@@ -100,9 +140,39 @@ EXPORT(w_free) void w_free(void *p)
 	free(p);
 }
 
-/* Opens the `len` bytes at `bytes` (from w_alloc; the viewer keeps them).
- * Returns 0 or a negative code; w_error() says why. */
-EXPORT(w_load) int w_load(char *bytes, size_t len, double w, double h)
+/* Decodes the base64 text of `len` bytes at `p` in place; returns the
+ * bytes decoded, or -1 on a byte that is not base64.  (The page carries
+ * the trace as base64: decoding here is several times faster than atob
+ * and a loop in JavaScript, and needs no second copy.) */
+EXPORT(w_unbase64) long w_unbase64(unsigned char *p, size_t len)
+{
+	static signed char val[256];
+	if (!val['B']) {
+		memset(val, -1, sizeof val);
+		for (int i = 0; i < 64; i++)
+			val[(unsigned char)"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[i]] =
+				(signed char)i;
+	}
+	size_t o = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = p[i];
+		if (c == '=' || c == '\n' || c == '\r' || c == ' ')
+			continue;
+		if (val[c] < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)val[c];
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			p[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	return (long)o;
+}
+
+static void unload(void)
 {
 	weft_view_free(view);
 	weft_model_free(model);
@@ -111,6 +181,15 @@ EXPORT(w_load) int w_load(char *bytes, size_t len, double w, double h)
 	view = NULL;
 	model = NULL;
 	reader = NULL;
+	trace = NULL;
+}
+
+/* Opens the `len` bytes at `bytes` (from w_alloc; the viewer keeps them)
+ * and makes an empty model; w_step() then reads it in steps, w_view()
+ * shows it.  Returns 0 or a negative code; w_error() says why. */
+EXPORT(w_open) int w_open(char *bytes, size_t len)
+{
+	unload();
 	trace = bytes;
 	struct weft_diag d = {0};
 	int err = weft_reader_open_mem(&reader, bytes, len, 0, &d);
@@ -119,13 +198,44 @@ EXPORT(w_load) int w_load(char *bytes, size_t len, double w, double h)
 			 d.msg[0] ? d.msg : weft_strerror(err));
 		return err;
 	}
-	if ((err = weft_model_load(&model, reader))) {
+	if ((err = weft_model_new(&model, reader))) {
 		snprintf(out, sizeof out, "cannot model it: %s",
 			 weft_strerror(err));
 		return err;
 	}
+	return 0;
+}
+
+/* Reads up to `max` more events: returns how many (fewer than max: all
+ * read), or a negative code. */
+EXPORT(w_step) long w_step(long max)
+{
+	if (!model)
+		return -22;
+	long n = weft_model_step(model, max);
+	if (n < 0)
+		snprintf(out, sizeof out, "cannot model it: %s",
+			 weft_strerror((int)n));
+	return n;
+}
+
+/* The view of the model read: its layout.  0 or a negative code. */
+EXPORT(w_view) int w_view(double w, double h)
+{
+	if (!model)
+		return -22;
 	view = weft_view_new(model, w, h);
+	if (!view)
+		snprintf(out, sizeof out, "out of memory");
 	return view ? 0 : -12;
+}
+
+/* All at once (tests, small traces). */
+EXPORT(w_load) int w_load(char *bytes, size_t len, double w, double h)
+{
+	int err = w_open(bytes, len);
+	long n = err ? err : w_step(0);
+	return n < 0 ? (int)n : w_view(w, h);
 }
 
 EXPORT(w_error) const char *w_error(void)

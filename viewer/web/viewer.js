@@ -10,6 +10,8 @@
   const ctx = canvas.getContext('2d');
   const dec = new TextDecoder();
   const enc = new TextEncoder();
+  const scratch = document.createElement('canvas'); // for masks
+  const sctx = scratch.getContext('2d');
   let inst = null;
   let loaded = false;
   let queued = false;
@@ -61,6 +63,13 @@
     c_clip(x, y, w, h) { flush(); ctx.save(); ctx.beginPath(); ctx.rect(x, y, w, h); ctx.clip(); },
     c_unclip() { flush(); ctx.restore(); },
     c_flush() { flush(); },
+    c_image(x, y, w, h, p) {
+      flush();
+      if (scratch.width !== w || scratch.height !== h) { scratch.width = w; scratch.height = h; }
+      const px = new Uint8ClampedArray(inst.exports.memory.buffer, p, w * h * 4);
+      sctx.putImageData(new ImageData(px, w, h), 0, 0);
+      ctx.drawImage(scratch, x, y);
+    },
   };
   // The few WASI calls libc makes (stderr); nothing else reaches outside.
   const wasi = {
@@ -89,16 +98,39 @@
   }
   function redraw() { if (!queued) { queued = true; requestAnimationFrame(draw); } }
 
-  function load(u8, name) {
-    const p = inst.exports.w_alloc(u8.length || 1);
-    mem().set(u8, p);
-    const err = inst.exports.w_load(p, u8.length, canvas.clientWidth, canvas.clientHeight);
-    if (err) {
-      loaded = false;
-      $('status').textContent = name + ': ' + str(inst.exports.w_error());
-      ctx.clearRect(0, 0, canvas.width, canvas.height);
-      return false;
+  // Shows how far loading got (0..1), or hides the bar (null).
+  function progress(f, what) {
+    const el = $('progress');
+    if (f === null) { el.style.display = 'none'; delete canvas.dataset.loading; return; }
+    el.style.display = 'block';
+    $('bar').style.width = (100 * Math.min(1, f)).toFixed(1) + '%';
+    $('ptext').textContent = what;
+    canvas.dataset.loading = f.toFixed(3);
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+  const STEP = 400000; // events read between two looks at the page
+
+  // Opens the trace whose `n` bytes are at `p` in wasm memory (the
+  // viewer keeps them): reads it in steps, showing progress, then lays
+  // it out and draws it.
+  async function open(p, n, name) {
+    loaded = false;
+    if (inst.exports.w_open(p, n)) return fail(name);
+    // (about 11 bytes an event: bench/run's bytes_per_event)
+    const guess = Math.max(1, n / 11);
+    let done = 0;
+    for (;;) {
+      progress(done / guess, name + ': ' + done.toLocaleString('en') + ' events read');
+      await tick();
+      const k = inst.exports.w_step(STEP);
+      if (k < 0) return fail(name);
+      done += k;
+      if (k < STEP) break;
     }
+    progress(1, name + ': ' + done.toLocaleString('en') + ' events, laying out');
+    await tick();
+    if (inst.exports.w_view(canvas.clientWidth, canvas.clientHeight)) return fail(name);
+    progress(null);
     loaded = true;
     $('status').textContent = name;
     $('inspector').textContent = 'click a thread to inspect it';
@@ -109,6 +141,28 @@
     document.title = name + ' - weft';
     redraw();
     return true;
+  }
+  function fail(name) {
+    progress(null);
+    loaded = false;
+    $('status').textContent = name + ': ' + str(inst.exports.w_error());
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    return false;
+  }
+  // A trace as bytes (a dropped file).
+  function load(u8, name) {
+    const p = inst.exports.w_alloc(u8.length || 1);
+    mem().set(u8, p);
+    return open(p, u8.length, name);
+  }
+  // The trace the page carries, as base64 text: into wasm memory as it
+  // is (ASCII), decoded there in place.
+  function loadBase64(text, name) {
+    const p = inst.exports.w_alloc(text.length || 1);
+    const r = enc.encodeInto(text, mem().subarray(p, p + text.length));
+    const n = inst.exports.w_unbase64(p, r.written);
+    if (n < 0) { $('status').textContent = name + ': the page is damaged'; return false; }
+    return open(p, n, name);
   }
 
   // One check box per counter (all on), built from the trace's names.
@@ -209,10 +263,17 @@
     r.readAsArrayBuffer(f);
   });
 
-  WebAssembly.instantiate(bytes(window.WEFT_WASM), { env, wasi_snapshot_preview1: wasi })
+  function text(id) {
+    const el = $(id), t = el.textContent;
+    el.remove(); // (its text, a copy of the trace, goes)
+    return t;
+  }
+  const wasmText = text('weft-wasm'), name = dec.decode(bytes(text('weft-name')));
+  progress(0, name + ': starting');
+  WebAssembly.instantiate(bytes(wasmText), { env, wasi_snapshot_preview1: wasi })
     .then((res) => {
       inst = res.instance;
       inst.exports._initialize();
-      load(bytes(window.WEFT_TRACE), dec.decode(bytes(window.WEFT_NAME)));
+      loadBase64(text('weft-trace'), name);
     });
 })();
