@@ -11,9 +11,14 @@
  *   2. long-lived threads (and repeating sources), those that span half
  *      the trace or more when it is first laid out, take rows of their
  *      own at the top, first fit;
- *   3. any other thread takes the free row nearest its creator's (below
- *      first, at equal distance), among the rows below the long-lived
- *      ones; a new row only when none is free.
+ *   3. a thread of a brief kind (its threads live, on average, under 1 %
+ *      of the trace: requests, writes, queries) takes the first free row
+ *      under the long-lived ones, so that what happens at any moment is
+ *      gathered where a zoomed view shows rows in full; a thread that a
+ *      long-lived one made (a connection its listener accepted) takes
+ *      the last free row; any other the free row nearest its creator's
+ *      (below first, at equal distance); a new row only when none is
+ *      free.
  * A row is free for a thread created at t when what it holds ended before
  * t by more than an eighth of its own life: the gap that keeps two
  * neighbours apart at any zoom where they are drawn at all.  A thread
@@ -45,6 +50,8 @@ struct weft_layout {
 			      at [cap, 2 cap) */
 	uint32_t cap;      /* leaves (a power of two >= nrows) */
 	uint32_t nlaid;
+	uint8_t *brief;    /* per kind (name id): its threads live briefly */
+	uint32_t nbrief;
 };
 
 #define FOREVER INT64_MAX
@@ -200,11 +207,19 @@ static uint32_t choose(struct weft_layout *l, const struct weft_thread *th,
 		return r == UINT32_MAX ? l->nrows : r;
 	}
 	/* the free row nearest the creator's, among those below the top
-	 * rows (from the first of them, for a creator in the top rows) */
+	 * rows; a thread of a brief kind, the first of them: what happens
+	 * at any moment gathers under the long-lived rows, where a zoomed
+	 * view shows it in full; a longer one made by a long-lived one
+	 * (a connection by its listener), the last */
 	uint32_t lo = l->top, hi = l->nrows;
 	uint32_t below, above = UINT32_MAX;
-	if (pr < 0 || (uint32_t)pr < lo) {
+	uint32_t kind = th[x].kind;
+	if (kind < l->nbrief && l->brief[kind]) {
 		below = first_free(l, lo, hi, t);
+	} else if (pr < 0 || (uint32_t)pr < lo) {
+		/* (from the bottom: the rows under the long-lived ones are
+		 * the brief threads') */
+		below = last_free(l, lo, hi, t);
 	} else {
 		below = first_free(l, (uint32_t)pr + 1, hi, t);
 		above = last_free(l, lo, (uint32_t)pr, t);
@@ -272,13 +287,45 @@ static int first_layout(struct weft_layout *l, const uint8_t *only)
 			top[i] = span > 0 && reach[i] - th[i].t_create >= span / 2;
 	}
 	free(reach);
+	/* the kinds whose threads live briefly: on average under 1 % of
+	 * the trace (ended ones; decided once, like the top rows) */
+	l->nbrief = weft_reader_info(weft_model_reader(l->m))->nnames;
+	uint64_t *sum = calloc((size_t)l->nbrief + 1, sizeof *sum);
+	uint32_t *cnt = calloc((size_t)l->nbrief + 1, sizeof *cnt);
+	l->brief = calloc((size_t)l->nbrief + 1, 1);
+	if (!sum || !cnt || !l->brief) {
+		free(sum);
+		free(cnt);
+		free(top);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (th[i].kind < l->nbrief && th[i].end != WEFT_END_PENDING &&
+		    th[i].t_end >= th[i].t_create) {
+			sum[th[i].kind] += (uint64_t)(th[i].t_end - th[i].t_create);
+			cnt[th[i].kind]++;
+		}
+	for (uint32_t k = 1; k < l->nbrief; k++)
+		l->brief[k] = cnt[k] && span > 0 &&
+			      sum[k] / cnt[k] < (uint64_t)span / 100;
+	free(sum);
+	free(cnt);
 	l->nth = n;
+	/* three passes: the long-lived ones on top, then the brief ones
+	 * just under them, then the others.  (A row a later pass takes is
+	 * free of what the earlier passes put there: the rows' free times
+	 * are those of their latest threads.) */
+	for (uint32_t i = 0; i < n; i++)
+		if (!top[i])
+			top[i] = th[i].kind < l->nbrief && l->brief[th[i].kind]
+					 ? 2
+					 : 3;
 	int rc = 0;
-	for (int pass = 1; pass >= 0 && !rc; pass--) {
+	for (int pass = 1; pass <= 3 && !rc; pass++) {
 		for (uint32_t i = 0; i < n && !rc; i++)
 			if (want(th, only, i) && top[i] == pass)
-				rc = place(l, th, i, choose(l, th, i, pass));
-		if (pass)
+				rc = place(l, th, i, choose(l, th, i, pass == 1));
+		if (pass == 1)
 			l->top = l->nrows;
 	}
 	free(top);
@@ -340,6 +387,7 @@ void weft_layout_free(struct weft_layout *l)
 	free(l->row);
 	free(l->last);
 	free(l->tree);
+	free(l->brief);
 	free(l);
 }
 

@@ -142,8 +142,9 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i,
 		int never = is_never(th);
 		box(k, x0, x1, round(y) - 1, 2);
 		rect(p, x1 - 1, y - 8, 2, 16);
-		/* its message, where the last one left room */
-		if (x1 < k->text_x)
+		/* its message, where the last one left room, for a failure
+		 * long enough to tell apart */
+		if (x1 < k->text_x || x1 - x0 < 8)
 			break;
 		const char *msg = never ? "should-resolve thread never resolved"
 					: weft_model_string(v->m, th->message);
@@ -269,8 +270,8 @@ static void emit_cover(struct walk *k)
 }
 
 /* The pass's creation lines: those of a row that creates in most
- * columns (a listener, a loop arming everything) faint, the others in
- * the pass's colour. */
+ * columns (a listener, a loop arming everything) or, on full rows, from
+ * a squeezed one faint, the others in the pass's colour. */
 static void draw_clines(struct walk *k)
 {
 	struct weft_view *v = k->v;
@@ -284,7 +285,9 @@ static void draw_clines(struct walk *k)
 			color(k->p, rgba[0], rgba[1], rgba[2], rgba[3] * 0.25);
 		for (int i = 0; i < k->nclines; i++) {
 			const struct cline *c = &k->clines[i];
-			int dense = per && per[c->prow] * 8 > (uint32_t)v->covw;
+			/* (from a squeezed row: context, like its arrows) */
+			int dense = (per && per[c->prow] * 8 > (uint32_t)v->covw) ||
+				    (k->full && row_h(v, c->prow) < FULL);
 			if (dense == faint)
 				rect(k->p, c->x, c->y, c->w, c->h);
 		}

@@ -186,21 +186,29 @@ TEST(children_near_parents)
 	tick(1000);
 	weft_create(1, "loop");
 	weft_run(1);
-	for (uint64_t i = 0; i < 50; i++) {
+	/* a service that lives 40 % of the trace (not long-lived) runs 20
+	 * tasks one after the other, each with a child while it lives;
+	 * tasks live some 2 % of the trace (not brief) */
+	weft_create(2, "service");
+	weft_run(2);
+	for (uint64_t i = 0; i < 20; i++) {
 		uint64_t a = 1000 + 10 * i;
-		tick(1000);
+		tick(100);
+		weft_run(2);
 		weft_create(a, "task");
 		weft_run(a);
 		tick(100);
 		weft_create(a + 1, "child"); /* while a lives */
-		tick(100);
-		weft_run(1);
-		tick(1000);
+		tick(20000);
 		weft_resolve(a + 1);
 		tick(100);
+		weft_run(1);
 		weft_resolve(a);
+		tick(5000); /* more than an eighth of a task's life */
 	}
-	tick(1000);
+	weft_run(1);
+	weft_resolve(2);
+	tick(800000);
 	weft_run(0);
 	CHECK_OK(weft_stop());
 	struct trace t;
@@ -209,12 +217,60 @@ TEST(children_near_parents)
 	struct weft_layout_info in;
 	weft_layout_info(t.l, &in);
 	CHECK_EQ(in.top, 1); /* the loop */
-	CHECK_EQ(in.rows, 3);
-	for (uint64_t i = 0; i < 50; i++) {
-		int ra = t.row[find(&t, 1000 + 10 * i)];
-		CHECK_EQ(ra, 1);
-		CHECK_EQ(t.row[find(&t, 1000 + 10 * i + 1)], ra + 1);
+	CHECK_EQ(in.rows, 4);
+	int rs = t.row[find(&t, 2)];
+	CHECK_EQ(rs, 1);
+	for (uint64_t i = 0; i < 20; i++) {
+		CHECK_EQ(t.row[find(&t, 1000 + 10 * i)], rs + 1);
+		CHECK_EQ(t.row[find(&t, 1000 + 10 * i + 1)], rs + 2);
 	}
+	close_trace(&t);
+}
+
+/* Threads of a kind that lives briefly (requests) gather under the
+ * long-lived rows, whoever made them; a connection its listener made
+ * takes the last free row. */
+TEST(brief_ones_on_top)
+{
+	const char *p = tpath("brief.weft");
+	start_manual(p);
+	tick(1000);
+	weft_create(1, "loop");
+	weft_run(1);
+	weft_create(2, "listener");
+	for (uint64_t c = 0; c < 8; c++) {
+		tick(1000);
+		weft_run(2);
+		weft_create(100 + c, "connection");
+	}
+	/* requests made by the connections, one at a time, each 1 us */
+	for (uint64_t k = 0; k < 400; k++) {
+		tick(2000);
+		weft_run(100 + k % 8);
+		weft_create(1000 + k, "request");
+		tick(1000);
+		weft_run(1);
+		weft_resolve(1000 + k);
+	}
+	for (uint64_t c = 0; c < 8; c++) {
+		tick(1000);
+		weft_resolve(100 + c);
+	}
+	tick(2000000); /* (the connections: under half the trace) */
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct trace t;
+	open_trace(&t, p, 0);
+	check_rows(&t);
+	struct weft_layout_info in;
+	weft_layout_info(t.l, &in);
+	CHECK_EQ(in.top, 2); /* loop, listener */
+	/* every request on the first row under them */
+	for (uint64_t k = 0; k < 400; k++)
+		CHECK_EQ(t.row[find(&t, 1000 + k)], 2);
+	/* the connections below, from the last row up */
+	for (uint64_t c = 0; c < 8; c++)
+		CHECK(t.row[find(&t, 100 + c)] > 2);
 	close_trace(&t);
 }
 
@@ -393,5 +449,5 @@ TEST(chain_of_a_request)
 	close_trace(&t);
 }
 
-TEST_MAIN(T(packed_echo_server), T(children_near_parents),
+TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
 	  T(stable_when_live), T(chain_of_a_request))
