@@ -11,8 +11,10 @@
  *   2. long-lived threads (and repeating sources), those that span half
  *      the trace or more when it is first laid out, take rows of their
  *      own at the top, first fit;
- *   3. a thread of a brief kind (its threads live, on average, under 1 %
- *      of the trace: requests, writes, queries) takes the first free row
+ *   3. a thread of a brief kind (its threads live, on average, under
+ *      0.2 % of the trace: requests, writes, queries; a repeating
+ *      source's activations count as long as the source lasts) takes
+ *      the first free row
  *      under the long-lived ones, so that what happens at any moment is
  *      gathered where a zoomed view shows rows in full; a thread that a
  *      long-lived one made (a connection its listener accepted) takes
@@ -266,9 +268,11 @@ static int first_layout(struct weft_layout *l, const uint8_t *only)
 	/* how far each thread's source reaches: its own end, or that of
 	 * the activations that continue it (children come after parents) */
 	int64_t *reach = malloc(((size_t)n + 1) * sizeof *reach);
+	int64_t *start = malloc(((size_t)n + 1) * sizeof *start);
 	uint8_t *top = calloc((size_t)n + 1, 1);
-	if (!reach || !top) {
+	if (!reach || !top || !start) {
 		free(reach);
+		free(start);
 		free(top);
 		return -ENOMEM;
 	}
@@ -281,14 +285,18 @@ static int first_layout(struct weft_layout *l, const uint8_t *only)
 				reach[p] = reach[i];
 		}
 	for (uint32_t i = 0; i < n; i++) {
-		if (weft_model_continues(l->m, i))
+		if (weft_model_continues(l->m, i)) {
 			top[i] = top[th[i].parent];
-		else
+			reach[i] = reach[th[i].parent]; /* (the source's life) */
+			start[i] = start[th[i].parent];
+		} else {
 			top[i] = span > 0 && reach[i] - th[i].t_create >= span / 2;
+			start[i] = th[i].t_create;
+		}
 	}
-	free(reach);
-	/* the kinds whose threads live briefly: on average under 1 % of
-	 * the trace (ended ones; decided once, like the top rows) */
+	/* the kinds whose threads live briefly: on average under 0.2 % of
+	 * the trace (ended ones, a source's activations as long as the
+	 * source lasts; decided once, like the top rows) */
 	l->nbrief = weft_reader_info(weft_model_reader(l->m))->nnames;
 	uint64_t *sum = calloc((size_t)l->nbrief + 1, sizeof *sum);
 	uint32_t *cnt = calloc((size_t)l->nbrief + 1, sizeof *cnt);
@@ -296,20 +304,24 @@ static int first_layout(struct weft_layout *l, const uint8_t *only)
 	if (!sum || !cnt || !l->brief) {
 		free(sum);
 		free(cnt);
+		free(reach);
+		free(start);
 		free(top);
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (th[i].kind < l->nbrief && th[i].end != WEFT_END_PENDING &&
-		    th[i].t_end >= th[i].t_create) {
-			sum[th[i].kind] += (uint64_t)(th[i].t_end - th[i].t_create);
+		    reach[i] >= start[i]) {
+			sum[th[i].kind] += (uint64_t)(reach[i] - start[i]);
 			cnt[th[i].kind]++;
 		}
 	for (uint32_t k = 1; k < l->nbrief; k++)
 		l->brief[k] = cnt[k] && span > 0 &&
-			      sum[k] / cnt[k] < (uint64_t)span / 100;
+			      sum[k] / cnt[k] < (uint64_t)span / 500;
 	free(sum);
 	free(cnt);
+	free(reach);
+	free(start);
 	l->nth = n;
 	/* three passes: the long-lived ones on top, then the brief ones
 	 * just under them, then the others.  (A row a later pass takes is

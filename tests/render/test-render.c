@@ -670,7 +670,125 @@ TEST(loop_phases)
 	unload(&pic);
 }
 
+/* How many of the threads of `kind` alive in the view's window sit on
+ * full rows with their line drawn there (dark grey pixels on the row,
+ * within the thread's span); *alive gets how many are alive. */
+static int drawn_in_full(struct pic *p, const char *kind, int w, int *alive)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(p->m, &n);
+	int64_t a, b;
+	weft_view_range(p->v, &a, &b);
+	int full = 0;
+	*alive = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (strcmp(weft_model_name(p->m, th[i].kind), kind) ||
+		    th[i].t_create > b ||
+		    (th[i].end != WEFT_END_PENDING && th[i].t_end < a))
+			continue;
+		++*alive;
+		double rh, y = weft_view_thread_y(p->v, i, &rh);
+		if (y < 0 || rh < 26)
+			continue;
+		int x0 = xat(p, th[i].t_create > a ? th[i].t_create : a, w);
+		int x1 = xat(p, th[i].end != WEFT_END_PENDING && th[i].t_end < b
+					? th[i].t_end
+					: b,
+			     w);
+		if (x1 <= x0)
+			x1 = x0 + 1;
+		/* the thread's line: dark grey (0.2), or white where it ran,
+		 * or red if it failed */
+		long dark = count(p, 51, 51, 51, x0, (int)y - 1, x1 - x0, 3) +
+			    count(p, 255, 255, 255, x0, (int)y - 2, x1 - x0, 5) +
+			    count(p, 204, 0, 0, x0, (int)y - 1, x1 - x0, 3);
+		full += dark >= (x1 - x0) / 2;
+	}
+	return full;
+}
+
+/* A server-shaped trace (bench/server-gen: hundreds of connections,
+ * requests, queries on a worker thread...) zoomed in to 2 ms: its
+ * requests and queries are on full rows, their lines drawn there, with
+ * the view as it opens (focus at the top); the old layout (a row below
+ * each creator) had them all squeezed. */
+TEST(server_zoomed_in)
+{
+	const char *b = getenv("WEFT_BUILD");
+	char cmd[1024];
+	const char *p = tpath("server.weft");
+	snprintf(cmd, sizeof cmd, "%s/bench/server-gen -n 400000 -c 100 -o %s >/dev/null",
+		 b ? b : ".", p);
+	if (system(cmd))
+		FAIL("cannot run %s", cmd);
+	struct pic pic;
+	load(&pic, p, 1280, 800);
+	int64_t t0, t1;
+	weft_model_range(pic.m, &t0, &t1);
+	int alive_all = 0;
+	/* a few windows across the trace: every request alive there is
+	 * drawn on a full row (one may be cut at a window's edge) */
+	for (int k = 1; k <= 4; k++) {
+		int64_t a = t0 + (t1 - t0) * k / 5;
+		weft_view_set_range(pic.v, a, a + 2000000);
+		draw(&pic, 1280, 800);
+		int alive, full = drawn_in_full(&pic, "http request", 1280, &alive);
+		int qalive, qfull = drawn_in_full(&pic, "db query", 1280, &qalive);
+		if (getenv("WEFT_TEST_VERBOSE"))
+			fprintf(stderr, "# window %d: requests %d/%d, queries %d/%d\n",
+				k, full, alive, qfull, qalive);
+		if (full < alive - 1 || qfull < qalive - 1)
+			FAIL("window %d: requests %d of %d, queries %d of %d on "
+			     "full rows", k, full, alive, qfull, qalive);
+		alive_all += alive;
+	}
+	CHECK(alive_all >= 8);
+	unload(&pic);
+}
+
+/* A real libuv program at load (bench/uv-bench: a loopback echo, 80,000
+ * requests in 0.3 s) recorded with `weft record`: zoomed in to 200 us,
+ * its reads and writes are drawn on full rows, not a staircase. */
+TEST(libuv_at_load)
+{
+	const char *bin = getenv("WEFT_BIN"), *b = getenv("WEFT_BUILD");
+	char cmd[2048], uv[1024];
+	snprintf(uv, sizeof uv, "%s/bench/uv-bench", b ? b : ".");
+	if (access(uv, X_OK))
+		SKIP("no bench/uv-bench (built without libuv)");
+	const char *p = tpath("uvb.weft");
+	snprintf(cmd, sizeof cmd,
+		 "%s record -o %s --size 64M -- %s 0.3 >/dev/null 2>&1", bin, p, uv);
+	if (system(cmd))
+		FAIL("cannot run %s", cmd);
+	struct pic pic;
+	load(&pic, p, 1280, 800);
+	int64_t t0, t1;
+	weft_model_range(pic.m, &t0, &t1);
+	/* 200 us from the first read after a third of the run (a loaded
+	 * machine may stall the program now and then) */
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(pic.m, &n);
+	int64_t at = t0 + (t1 - t0) / 3;
+	for (uint32_t i = 0; i < n; i++)
+		if (th[i].t_create >= at &&
+		    !strcmp(weft_model_name(pic.m, th[i].kind), "uv_stream_t read")) {
+			at = th[i].t_create;
+			break;
+		}
+	weft_view_set_range(pic.v, at, at + 200000);
+	draw(&pic, 1280, 800);
+	int alive_r, alive_w;
+	int reads = drawn_in_full(&pic, "uv_stream_t read", 1280, &alive_r);
+	int writes = drawn_in_full(&pic, "uv_write_t", 1280, &alive_w);
+	if (alive_r < 10 || reads < alive_r * 9 / 10 || writes < alive_w * 9 / 10)
+		FAIL("reads %d of %d, writes %d of %d on full rows", reads,
+		     alive_r, writes, alive_w);
+	unload(&pic);
+}
+
 TEST_MAIN(T(arrow_colours), T(level_of_detail),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
-	  T(arrows_batched_by_colour), T(loop_phases))
+	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
+	  T(libuv_at_load))
