@@ -42,6 +42,9 @@ run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'c.c', '-L' + B, '-l
   '-Wl,-rpath,' + B, '-o', 'c'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
 run(path.join(T, 'c'), [], { WEFT_FILE: 'c.weft' });
 for (const t of ['bad', 'h', 'c']) run(W, ['html', t + '.weft', '-o', t + '.html']);
+// a server-shaped trace of two million events (bench/server-gen)
+run(path.join(B, 'bench/server-gen'), ['-n', '2000000', '-c', '200', '-o', 'server.weft']);
+run(W, ['html', 'server.weft', '-o', 'server.html']);
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -159,6 +162,48 @@ await test('"connected" shows only the chain, and back', async () => {
   await page.keyboard.press('c');
   await frame(page);
   assert(!(await page.isChecked('#connected')) && await rows() === all, 'C does not toggle back');
+});
+
+await test('the chain\'s depth: menu and keys 1-3, 0 for all', async () => {
+  // ARP response (row 3): its chain is the hang's five threads, its
+  // direct arrows three
+  await page.waitForTimeout(700);
+  await dblclickAt(page, 0.8, 18 + 26 * 3 + 13);
+  await frame(page);
+  const chain = async () => Number(await page.evaluate(() => document.getElementById('view').dataset.chain));
+  assert(await chain() === 5, 'chain ' + await chain());
+  await page.keyboard.press('1');
+  await frame(page);
+  assert(await chain() === 3 && await page.inputValue('#depth') === '1', 'depth 1: ' + await chain());
+  await page.selectOption('#depth', '0');
+  await frame(page);
+  assert(await chain() === 5, 'all: ' + await chain());
+});
+
+await test('a big trace: a progress bar while it loads, then the picture with its squeezed rows', async () => {
+  const s = await context.newPage();
+  // every value the progress takes, seen as the page sets it
+  await s.addInitScript(() => {
+    window.__progress = [];
+    new MutationObserver(() => {
+      const v = document.getElementById('view');
+      if (v && v.dataset.loading !== undefined) window.__progress.push(Number(v.dataset.loading));
+    }).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-loading'] });
+  });
+  const t0 = Date.now();
+  await s.goto('file://' + path.join(T, 'server.html'));
+  await s.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 60000 });
+  const ms = Date.now() - t0;
+  const seen = await s.evaluate(() => window.__progress);
+  assert(seen.length >= 3, 'progress seen ' + JSON.stringify(seen));
+  assert(seen.some((f) => f > 0.2 && f < 1), 'no progress between: ' + JSON.stringify(seen));
+  for (let i = 1; i < seen.length; i++) assert(seen[i] >= seen[i - 1], 'progress went back: ' + JSON.stringify(seen));
+  assert(await s.evaluate(() => getComputedStyle(document.getElementById('progress')).display) === 'none', 'the bar stays');
+  assert(Number(await s.evaluate(() => document.getElementById('view').dataset.rows)) > 100, 'rows');
+  // the squeezed rows, one mask: mid grey (0.5) and light grey (0.76)
+  assert(await pixels(s, [128, 128, 128]) + await pixels(s, [194, 194, 194]) > 2000, 'no squeezed rows drawn');
+  console.log('# 2 M events: first paint ' + ms + ' ms');
+  await s.close();
 });
 
 await test('counters are toggled one by one', async () => {

@@ -44,6 +44,15 @@ if [ "${1:-}" = --session ]; then
 	n=$(sed -n 's/^chain: ARP response, \([0-9]*\) threads$/\1/p' ui.log | tail -1)
 	[ "${n:-0}" -ge 2 ] && [ "$ch" -gt 100 ]
 	res $? "a double click highlights its causal chain" "chain '${n:-}', chain colour $ch, $(tail -2 ui.log)"
+	# 1: the chain's direct arrows only (three threads), 0: all again
+	"$XD" key 1
+	sleep 0.4
+	"$XD" key 0
+	sleep 0.4
+	d1=$(sed -n 's/^depth: direct, chain \([0-9]*\) threads.*/\1/p' ui.log | tail -1)
+	d0=$(sed -n 's/^depth: all, chain \([0-9]*\) threads.*/\1/p' ui.log | tail -1)
+	[ "${d1:-0}" = 3 ] && [ "${d0:-0}" = "${n:-x}" ]
+	res $? "keys 1 and 0 set the chain's depth" "direct '${d1:-}' all '${d0:-}' (chain '${n:-}')"
 	"$XD" key c
 	sleep 0.4
 	"$XD" key c

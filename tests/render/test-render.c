@@ -743,6 +743,26 @@ TEST(server_zoomed_in)
 		alive_all += alive;
 	}
 	CHECK(alive_all >= 8);
+	/* one request's causal chain: tens of threads; "connected" lays
+	 * out exactly them */
+	uint32_t n, req = WEFT_NONE;
+	const struct weft_thread *th = weft_model_threads(pic.m, &n);
+	for (uint32_t i = n / 2; i < n && req == WEFT_NONE; i++)
+		if (!strcmp(weft_model_name(pic.m, th[i].kind), "http request"))
+			req = i;
+	CHECK(req != WEFT_NONE);
+	uint32_t size = weft_view_chain(pic.v, req);
+	CHECK(size >= 5 && size <= 40);
+	struct weft_chain ch = {0};
+	CHECK_OK(weft_chain(pic.m, req, WEFT_CHAIN_ALL, &ch));
+	CHECK_EQ(ch.size, size);
+	weft_view_only_chain(pic.v, 1);
+	for (uint32_t i = 0; i < n; i++)
+		if (!(th[i].flags & WEFT_THREAD_ROOT) &&
+		    (weft_view_row(pic.v, i) >= 0) != !!(ch.in[i] & WEFT_CHAIN_IN))
+			FAIL("thread %u: row %d, in the chain: %d", i,
+			     weft_view_row(pic.v, i), ch.in[i]);
+	weft_chain_release(&ch);
 	unload(&pic);
 }
 

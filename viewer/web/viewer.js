@@ -120,7 +120,7 @@
     const guess = Math.max(1, n / 11);
     let done = 0;
     for (;;) {
-      progress(done / guess, name + ': ' + done.toLocaleString('en') + ' events read');
+      progress(Math.min(0.99, done / guess), name + ': ' + done.toLocaleString('en') + ' events read');
       await tick();
       const k = inst.exports.w_step(STEP);
       if (k < 0) return fail(name);
