@@ -332,7 +332,6 @@ static int index_rows(struct weft_view *v)
 {
 	uint32_t nrun, nl, niv;
 	const struct weft_run *run = weft_model_runs(v->m, &nrun);
-	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
 	if (weft__tset_build(v, &v->all, NULL, NULL) ||
 	    weft__tset_build(v, &v->bad, NULL, pred_bad) ||
 	    weft__tset_build(v, &v->hl, v->hlm, NULL) ||
@@ -349,12 +348,12 @@ static int index_rows(struct weft_view *v)
 	for (int r = 0; r < v->nrows; r++) {
 		int64_t *ps = v->psum + v->all.off[r] + (uint32_t)r, sum = 0;
 		uint32_t n = v->all.off[r + 1] - v->all.off[r];
-		const uint32_t *ix = v->all.ix + v->all.off[r];
+		const int64_t *s0 = v->all.t0 + v->all.off[r];
+		const int64_t *s1 = v->all.t1 + v->all.off[r];
 		ps[0] = 0;
 		for (uint32_t i = 0; i < n; i++) {
-			const struct weft_thread *x = &th[ix[i]];
-			int64_t e = weft__end_drawn(v, ix[i]);
-			sum += e > x->t_create ? e - x->t_create : 0;
+			int64_t e = s1[i] == INT64_MAX ? v->tmax : s1[i];
+			sum += e > s0[i] ? e - s0[i] : 0;
 			ps[i + 1] = sum;
 		}
 	}
@@ -369,22 +368,20 @@ static int index_rows(struct weft_view *v)
 	v->rroff = calloc((size_t)v->nrows + 2, sizeof *v->rroff);
 	if (!v->rruns || !v->rroff || !v->rrun_t0 || !v->rrun_t1)
 		return -1;
-	uint32_t k = 0;
-	for (int r = 0; r < v->nrows; r++) {
-		v->rroff[r] = k;
-		for (uint32_t i = v->all.off[r]; i < v->all.off[r + 1]; i++) {
-			uint32_t nr;
-			const uint32_t *ri =
-				weft_model_thread_runs(v->m, v->all.ix[i], &nr);
-			for (uint32_t j = 0; j < nr && k < nrun; j++)
-			{
-				v->rrun_t0[k] = run[ri[j]].t0;
-				v->rrun_t1[k] = run[ri[j]].t1;
-				v->rruns[k++] = ri[j];
-			}
+	/* (the model's runs are in order of start: a stable counting sort
+	 * by row reads them once, in order) */
+	for (uint32_t i = 0; i < nrun; i++)
+		if (run[i].thread < v->nthreads && v->row[run[i].thread] >= 0)
+			v->rroff[v->row[run[i].thread] + 2]++;
+	for (int r = 0; r < v->nrows; r++)
+		v->rroff[r + 2] += v->rroff[r + 1];
+	for (uint32_t i = 0; i < nrun; i++)
+		if (run[i].thread < v->nthreads && v->row[run[i].thread] >= 0) {
+			uint32_t k = v->rroff[v->row[run[i].thread] + 1]++;
+			v->rrun_t0[k] = run[i].t0;
+			v->rrun_t1[k] = run[i].t1;
+			v->rruns[k] = i;
 		}
-	}
-	v->rroff[v->nrows] = k;
 	/* notes */
 	const struct weft_label *lb = weft_model_labels(v->m, &nl);
 	if (index_phases(v))

@@ -156,12 +156,39 @@
     return open(p, u8.length, name);
   }
   // The trace the page carries, as base64 text: into wasm memory as it
-  // is (ASCII), decoded there in place.
-  function loadBase64(text, name) {
-    const p = inst.exports.w_alloc(text.length || 1);
+  // is (ASCII), decoded there in place; deflated (weft html with zlib),
+  // inflated by the browser into wasm memory as it comes.
+  async function loadPage(el, name) {
+    const coding = el.dataset.coding, size = Number(el.dataset.size);
+    const text = el.textContent;
+    el.remove(); // (its text, a copy of the trace, goes)
+    let p = inst.exports.w_alloc(text.length || 1);
     const r = enc.encodeInto(text, mem().subarray(p, p + text.length));
-    const n = inst.exports.w_unbase64(p, r.written);
+    let n = inst.exports.w_unbase64(p, r.written);
     if (n < 0) { $('status').textContent = name + ': the page is damaged'; return false; }
+    if (coding === 'deflate') {
+      const packed = mem().slice(p, p + n);
+      inst.exports.w_free(p);
+      p = inst.exports.w_alloc(size || 1);
+      let at = 0;
+      try {
+        const rd = new Blob([packed]).stream()
+          .pipeThrough(new DecompressionStream('deflate')).getReader();
+        for (;;) {
+          const { done, value } = await rd.read();
+          if (done) break;
+          if (at + value.length > size) throw new Error('longer than announced');
+          mem().set(value, p + at); // (memory may have grown: a fresh view)
+          at += value.length;
+          progress(0, name + ': unpacking, ' + Math.round(at / 1e6) + ' of ' + Math.round(size / 1e6) + ' MB');
+        }
+      } catch (e) {
+        progress(null);
+        $('status').textContent = name + ': cannot unpack the trace (' + e.message + ')';
+        return false;
+      }
+      n = at;
+    }
     return open(p, n, name);
   }
 
@@ -274,6 +301,6 @@
     .then((res) => {
       inst = res.instance;
       inst.exports._initialize();
-      loadBase64(text('weft-trace'), name);
+      loadPage($('weft-trace'), name);
     });
 })();
