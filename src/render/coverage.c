@@ -84,6 +84,10 @@ int weft__scratch(struct weft_view *v)
 	free(v->thru);
 	v->thru = calloc((size_t)h, sizeof *v->thru);
 	v->seen = calloc((size_t)w, sizeof *v->seen);
+	free(v->acov);
+	free(v->acount);
+	v->acov = calloc((size_t)w + 1, sizeof *v->acov);
+	v->acount = calloc((size_t)w + 1, 1);
 	v->seen_gen = 0;
 	v->pass = 1;
 	if (!v->marks)
@@ -92,7 +96,8 @@ int weft__scratch(struct weft_view *v)
 		v->cells = malloc(MAX_CELLS * sizeof *v->cells);
 	if (!v->clines)
 		v->clines = malloc(MAX_CLINES * sizeof *v->clines);
-	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells || !v->thru || !v->clines || !v->bcov) {
+	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells || !v->thru || !v->clines || !v->acov ||
+	    !v->acount || !v->bcov) {
 		v->covw = v->covh = 0;
 		return -1;
 	}

@@ -231,6 +231,7 @@ static int one_arrow(struct weft_view *v, struct pen *p, int kind, int64_t tf,
 }
 
 #define TRIES 8 /* arrows from squeezed rows looked at per column */
+#define PER_COLUMN 2 /* arrows landing in one pixel column, at most */
 
 /* Arrows between full rows, found by the row they land on and their
  * kind, in time order: a frame looks at one per pixel column for each
@@ -247,6 +248,8 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 	 * still show, up to ARROW_FADE px */
 	int64_t last_read = tof(v, v->w + ARROW_FADE);
 	size_t n = 0;
+	memset(v->acov, 0, (size_t)v->covw * sizeof *v->acov);
+	memset(v->acount, 0, (size_t)v->covw);
 	int r0 = v->hu >= FULL ? 0 : v->fa;
 	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
 	for (int r = r0; r < r1; r++) {
@@ -269,10 +272,22 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 			while (i < end && v->arr_t[i] <= last) {
 				double x1 = xof(v, v->arr_t[i]);
 				int c = x1 <= v->w ? col(v, x1) : -1;
-				if (c >= 0 && c == lastcol) {
-					/* one per column: on to the next */
+				int next;
+				if (c >= 0 && (c == lastcol ||
+					       weft__cov_full(v->acov, c, c, &next))) {
+					/* one per column for this row and kind,
+					 * PER_COLUMN in all: on to the next
+					 * column with room */
+					if (c == lastcol)
+						next = c + 1;
+					next = next > c ? next : c + 1;
+					int free_c;
+					if (weft__cov_full(v->acov, next, v->covw - 1, &free_c))
+						next = v->covw; /* none left */
+					else
+						next = free_c;
 					i = weft__gallop(v->arr_t, i + 1, end,
-							 tof(v, (c + 1) * v->cs));
+							 tof(v, next * v->cs));
 					tries = 0;
 					continue;
 				}
@@ -295,8 +310,11 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 					*cell = v->seen_gen;
 				}
 				if (one_arrow(v, p, kind, v->arr_tf[k], v->arr_t[k],
-					      rf, r, &n, 0))
+					      rf, r, &n, 0)) {
 					lastcol = c;
+					if (c >= 0 && ++v->acount[c] >= PER_COLUMN)
+						weft__cov_take(v->acov, c, c);
+				}
 				tries = 0;
 			}
 			/* an arrow of this kind into this row in most

@@ -76,10 +76,14 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 				ymin = yy < ymin ? yy : ymin;
 				ymax = yy > ymax ? yy : ymax;
 			}
-			/* crisp 2 px boxes: the step, then the rise */
-			step(p, px, x, py);
+			/* crisp 2 px boxes: the step, then the rise (from
+			 * the level before: one box where they meet) */
+			if (round(x) - 1 > round(px))
+				step(p, px, round(x) - 1, py);
 			double ya = round(ymin < y ? ymin : y);
 			double yb = round(ymax > y ? ymax : y);
+			ya = round(py) < ya ? round(py) : ya;
+			yb = round(py) > yb ? round(py) : yb;
 			rect(p, round(x) - 1, ya - 1, 2, yb - ya + 2);
 			px = x;
 			py = y;

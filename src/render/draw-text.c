@@ -29,8 +29,19 @@ void weft__draw_notes(struct weft_view *v, struct pen *p)
 		int r = n->thread < v->nthreads ? v->row[n->thread] : -1;
 		if (r < 0 || row_h(v, r) < FULL)
 			continue;
+		/* (on a thread drawn thinner than 2 px, a column of density:
+		 * its notes are for when it is drawn) */
+		if (r >= v->top_rows && (double)(v->end[n->thread] == INT64_MAX
+							   ? v->tmax
+							   : v->end[n->thread]) -
+						(double)weft_model_threads(v->m, &(uint32_t){0})
+							[n->thread].t_create <
+					       2 * v->ns_per_px)
+			continue;
 		double x = xof(v, n->t), y = yof(v, r);
-		if (!weft__cov_take(weft__cov_row(v, y - 8), col(v, x), col(v, x)))
+		/* (a flag is 8 px wide: one in 4 px at most) */
+		if (!weft__cov_take(weft__cov_row(v, y - 8), col(v, x),
+				    col(v, x + 3)))
 			continue;
 		color(p, 0.45, 0.25, 0.6, 1);
 		line(p, x, y - 2, x, y - 13);

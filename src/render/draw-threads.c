@@ -141,7 +141,8 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i,
 		const struct weft_thread *th = &k->th[t];
 		int never = is_never(th);
 		box(k, x0, x1, round(y) - 1, 2);
-		rect(p, x1 - 1, y - 8, 2, 16);
+		if (x1 - x0 >= 8) /* (its end, where it can be told) */
+			rect(p, x1 - 1, y - 8, 2, 16);
 		/* its message, where the last one left room, for a failure
 		 * long enough to tell apart */
 		if (x1 < k->text_x || x1 - x0 < 8)
@@ -297,15 +298,84 @@ static void draw_clines(struct walk *k)
 	k->nclines = 0;
 }
 
+/* Whether any bucket in [b0, b1] of a bitmap is set. */
+static int any_bit(const uint64_t *bits, int b0, int b1)
+{
+	for (int w = b0 >> 6; w <= b1 >> 6; w++) {
+		uint64_t m = bits[w];
+		if (w == b0 >> 6)
+			m &= ~0ull << (b0 & 63);
+		if (w == b1 >> 6 && (b1 & 63) != 63)
+			m &= (1ull << ((b1 & 63) + 1)) - 1;
+		if (m)
+			return 1;
+	}
+	return 0;
+}
+
+/* The squeezed rows' outlines zoomed out, from the rows' occupancy
+ * bitmaps: the rows that share a pixel row ORed together, then each
+ * pixel column covered where one of its buckets is. */
+static void squeezed_from_bitmaps(struct walk *k)
+{
+	struct weft_view *v = k->v;
+	uint64_t acc[OCC_WORDS];
+	int iy_acc = -1;
+	double per = (double)OCC_BUCKETS / (double)v->occ_span;
+	/* each column's buckets, once (-1: outside the trace) */
+	static int16_t cb[2][16384 + 2];
+	for (int c = 0; c < v->covw && c < 16384; c++) {
+		double ta = (double)(tof(v, c * v->cs) - v->occ_t0) * per;
+		double tb = (double)(tof(v, (c + 1) * v->cs) - v->occ_t0) * per;
+		if (tb < 0 || ta >= OCC_BUCKETS) {
+			cb[0][c] = -1;
+			continue;
+		}
+		cb[0][c] = (int16_t)(ta < 0 ? 0 : (int)ta);
+		cb[1][c] = (int16_t)(tb >= OCC_BUCKETS ? OCC_BUCKETS - 1 : (int)tb);
+	}
+	for (int r = 0; r <= v->nrows; r++) {
+		int iy = -2;
+		if (r < v->nrows) {
+			if (row_h(v, r) >= FULL)
+				continue;
+			iy = (int)floor(yof(v, r) / v->rs);
+		}
+		if (iy != iy_acc && iy_acc >= 0 && iy_acc < v->covh) {
+			/* the pixel row gathered: its columns */
+			int *cr = weft__cov_row(v, iy_acc * v->rs);
+			for (int c = 0; c < v->covw && c < 16384; c++)
+				if (cb[0][c] >= 0 &&
+				    any_bit(acc, cb[0][c], cb[1][c]))
+					weft__cov_take(cr, c, c);
+		}
+		if (r == v->nrows)
+			break;
+		if (iy != iy_acc) {
+			memset(acc, 0, sizeof acc);
+			iy_acc = iy;
+		}
+		const uint64_t *bits = v->occ + (size_t)r * OCC_WORDS;
+		for (int w = 0; w < OCC_WORDS; w++)
+			acc[w] |= bits[w];
+	}
+}
+
 /* Each row of set `s`, full ones or squeezed ones. */
 void weft__walk_rows(struct walk *k, const struct tset *s)
 {
 	struct weft_view *v = k->v;
 	v->pass++;
 	k->nclines = 0;
-	for (int r = 0; r < v->nrows; r++)
-		if ((row_h(v, r) >= FULL) == k->full)
-			walk_row(k, s, r);
+	/* zoomed out (a pixel column spans a bucket or more), the squeezed
+	 * outlines come from the rows' bitmaps */
+	if (!k->full && k->kind == P_LINE && s == &v->all && v->occ &&
+	    v->ns_per_px * v->cs * OCC_BUCKETS >= (double)v->occ_span)
+		squeezed_from_bitmaps(k);
+	else
+		for (int r = 0; r < v->nrows; r++)
+			if ((row_h(v, r) >= FULL) == k->full)
+				walk_row(k, s, r);
 	if (k->nclines)
 		draw_clines(k);
 	/* squeezed outlines and failures: what the rows covered */
@@ -344,8 +414,16 @@ void weft__draw_density(struct walk *k)
 				color(k->p, 0.2, 0.2, 0.2,
 				      0.2 + 0.8 * q / DENSITY_STEPS);
 			any = 1;
+			/* (a run of columns of one shade: one box; cells are
+			 * in column order along each row) */
+			int e = i + 1;
+			while (e < k->ncells && k->cells[e].q == q &&
+			       k->cells[e].y == k->cells[i].y &&
+			       k->cells[e].x - k->cells[e - 1].x <= k->v->cs + 0.5)
+				e++;
 			rect(k->p, k->cells[i].x, k->cells[i].y - 4,
-			     k->v->cs, 8);
+			     k->cells[e - 1].x - k->cells[i].x + k->v->cs, 8);
+			i = e - 1;
 		}
 	}
 	k->ncells = 0;
@@ -373,9 +451,17 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 		uint32_t i = weft__gallop(u1, 0, n, v->t0);
 		while (i < n && u0[i] <= v->t1) {
 			double x0 = xof(v, u0[i]), x1 = xof(v, u1[i]);
+			int next;
+			if (x1 - x0 < 1 && r >= v->top_rows) {
+				/* (runs thinner than a pixel, below the
+				 * long-lived rows: the density shading says
+				 * how busy; the loop's runs are drawn) */
+				i = weft__gallop(u1, i + 1, n,
+						 tof(v, (col(v, x0) + 1) * v->cs));
+				continue;
+			}
 			if (x1 - x0 < 1)
 				x1 = x0 + 1;
-			int next;
 			if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
 				i = weft__gallop(u1, i + 1, n, tof(v, next * v->cs));
 				continue;

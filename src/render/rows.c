@@ -327,6 +327,55 @@ static int index_arrows(struct weft_view *v)
 	return 0;
 }
 
+/* Each row's occupancy at a fixed resolution over the trace: zoomed out,
+ * a frame draws the squeezed rows from these bitmaps (a few word
+ * operations a row) instead of walking each row's threads. */
+static int index_occupancy(struct weft_view *v)
+{
+	free(v->occ);
+	v->occ = NULL;
+	int64_t span = v->tmax - v->tmin;
+	size_t words = (size_t)v->nrows * OCC_WORDS;
+	if (span <= 0 || !v->nrows || words * 8 > OCC_MAX_BYTES)
+		return 0; /* (frames walk the rows) */
+	v->occ = calloc(words, sizeof *v->occ);
+	if (!v->occ)
+		return -1;
+	v->occ_t0 = v->tmin;
+	v->occ_span = span;
+	double per = (double)OCC_BUCKETS / (double)span;
+	for (int r = 0; r < v->nrows; r++) {
+		uint64_t *bits = v->occ + (size_t)r * OCC_WORDS;
+		const int64_t *s0 = v->all.t0 + v->all.off[r];
+		const int64_t *s1 = v->all.t1 + v->all.off[r];
+		uint32_t n = v->all.off[r + 1] - v->all.off[r];
+		int last = -1;
+		for (uint32_t i = 0; i < n; i++) {
+			int64_t e = s1[i] == INT64_MAX || s1[i] > v->tmax ? v->tmax
+									      : s1[i];
+			int b0 = (int)((double)(s0[i] - v->tmin) * per);
+			int b1 = (int)((double)(e - v->tmin) * per);
+			b0 = b0 < 0 ? 0 : b0 >= OCC_BUCKETS ? OCC_BUCKETS - 1 : b0;
+			b1 = b1 < b0 ? b0 : b1 >= OCC_BUCKETS ? OCC_BUCKETS - 1 : b1;
+			if (b1 <= last)
+				continue; /* (all set already) */
+			if (b0 <= last)
+				b0 = last + 1;
+			for (int b = b0; b <= b1;) {
+				if (!(b & 63) && b + 63 <= b1) {
+					bits[b >> 6] = ~0ull;
+					b += 64;
+				} else {
+					bits[b >> 6] |= 1ull << (b & 63);
+					b++;
+				}
+			}
+			last = b1;
+		}
+	}
+	return 0;
+}
+
 /* Everything derived from the layout: the per-row indexes. */
 static int index_rows(struct weft_view *v)
 {
@@ -357,6 +406,8 @@ static int index_rows(struct weft_view *v)
 			ps[i + 1] = sum;
 		}
 	}
+	if (index_occupancy(v))
+		return -1;
 	/* runs by row: the runs of each thread of the row, in order */
 	free(v->rruns);
 	free(v->rroff);

@@ -36,6 +36,9 @@
 #define MAX_MARKS 8192    /* pending-at-end marks per frame */
 #define MAX_CELLS 65536   /* density columns per frame */
 #define MAX_CLINES 32768  /* creation lines per pass */
+#define OCC_BUCKETS 8192  /* of a row's occupancy bitmap */
+#define OCC_WORDS (OCC_BUCKETS / 64)
+#define OCC_MAX_BYTES (32u << 20) /* beyond (many rows): no bitmaps */
 #define MAX_CONTEXT 4096  /* a chain this big: no arrows to squeezed rows */
 
 /* Threads grouped by row, in time order within a row, with their
@@ -78,6 +81,9 @@ struct weft_view {
 	int64_t *end;       /* per thread: end as drawn (never: INT64_MAX) */
 	int nrows, top_rows;
 	struct tset all, bad, hl, chain;
+	uint64_t *occ;   /* per row, OCC_BUCKETS bits over [occ_t0, +occ_span]:
+			    a thread there (squeezed rows, zoomed out) */
+	int64_t occ_t0, occ_span;
 	int64_t *psum;  /* per row of `all`: prefix sums of lives drawn
 			   (all.off[r] + r .. all.off[r + 1] + r) */
 	uint32_t *rruns, *rroff; /* runs by row, in time order */
@@ -125,6 +131,8 @@ struct weft_view {
 	uint8_t *seen;   /* arrows beyond the right edge: the columns where
 			    one starts, this (row, kind) (== seen_gen) */
 	uint8_t seen_gen;
+	int *acov;        /* arrows: columns that have PER_COLUMN (cov_*) */
+	uint8_t *acount;  /* arrows landed per column */
 	float *bcov; /* per cell across: the share a band covers */
 	double (*marks)[2];
 	struct cell *cells;

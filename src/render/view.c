@@ -113,6 +113,8 @@ void weft_view_free(struct weft_view *v)
 	free(v->stamp);
 	free(v->thru);
 	free(v->seen);
+	free(v->acov);
+	free(v->acount);
 	free(v->bcov);
 	free(v->marks);
 	free(v->cells);
@@ -120,6 +122,7 @@ void weft_view_free(struct weft_view *v)
 	free(v->pbar);
 	free(v->maskbuf);
 	free(v->psum);
+	free(v->occ);
 	free(v->ad);
 	free(v->ad2);
 	free(v);
