@@ -166,7 +166,8 @@ static void *worker(void *arg)
 			case W_FAIL:
 				weft_span_end("execute");
 				if (a->op == W_FAIL)
-					weft_fail(a->q, "canceling statement due "
+					weft_fail(a->q, "canceling statement "
+							"due "
 							"to statement timeout");
 				else
 					weft_resolve(a->q);
@@ -239,8 +240,15 @@ static int64_t open_conns, in_flight, db_queue, db_free_at;
 
 /* Timed items of the simulation: a binary heap by time (then sequence,
  * so that equal times keep their order: deterministic). */
-enum item_kind { I_ARRIVE, I_REQUEST, I_DB, I_WRITE, I_UPSTREAM, I_TIMER,
-		 I_GC };
+enum item_kind {
+	I_ARRIVE,
+	I_REQUEST,
+	I_DB,
+	I_WRITE,
+	I_UPSTREAM,
+	I_TIMER,
+	I_GC
+};
 struct item {
 	int64_t t;
 	uint64_t seq;
@@ -320,7 +328,8 @@ static uint32_t new_req(uint32_t c)
 	else {
 		if (nreqs == creqs) {
 			reqs = grow(reqs, &creqs, sizeof *reqs);
-			free_reqs = realloc(free_reqs, creqs * sizeof *free_reqs);
+			free_reqs =
+				realloc(free_reqs, creqs * sizeof *free_reqs);
 		}
 		r = nreqs++;
 	}
@@ -337,7 +346,8 @@ static void end_req(uint32_t r)
 		if (nfree_writes == cfree_writes)
 			free_writes = grow(free_writes, &cfree_writes,
 					   sizeof *free_writes);
-		free_writes[nfree_writes++] = q->write; /* its address, reused */
+		free_writes[nfree_writes++] =
+			q->write; /* its address, reused */
 	}
 	if (q->conn < nconns && conns[q->conn].req == r)
 		conns[q->conn].req = UINT32_MAX;
@@ -376,8 +386,8 @@ static void arrive(void)
 	weft_run(LISTENER);
 	weft_create(k->id, "connection");
 	snprintf(lab, sizeof lab, "conn 10.%u.%u.%u:%u fd %d",
-		 (unsigned)below(4), (unsigned)below(256),
-		 (unsigned)below(256), 1024 + (unsigned)below(60000), k->fd);
+		 (unsigned)below(4), (unsigned)below(256), (unsigned)below(256),
+		 1024 + (unsigned)below(60000), k->fd);
 	weft_label(k->id, lab);
 	work(2000 + (int64_t)below(2000));
 	/* the connection arms its first read */
@@ -528,8 +538,8 @@ static void respond(struct req *q, uint64_t actor)
 	weft_run(LOOP);
 	q->state = REQ_WRITE;
 	events += 6;
-	push(now + 30000 + (int64_t)below(40000), I_WRITE,
-	     (uint32_t)(q - reqs), q->id);
+	push(now + 30000 + (int64_t)below(40000), I_WRITE, (uint32_t)(q - reqs),
+	     q->id);
 }
 
 static void on_db(uint32_t r)
@@ -612,11 +622,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "-c") && v)
 			nconn = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(a, "-s") && v)
-			rng ^= strtoull(argv[++i], NULL, 0) * 0xD1B54A32D192ED03ull;
+			rng ^= strtoull(argv[++i], NULL, 0) *
+			       0xD1B54A32D192ED03ull;
 		else if (!strcmp(a, "--size") && v)
 			size = strtoull(argv[++i], NULL, 0);
 		else {
-			fprintf(stderr, "usage: server-gen [-n EVENTS] [-c CONNS] "
+			fprintf(stderr, "usage: server-gen [-n EVENTS] [-c "
+					"CONNS] "
 					"[-s SEED] [--size BYTES] -o FILE\n");
 			return 2;
 		}
@@ -633,8 +645,9 @@ int main(int argc, char **argv)
 		size = target * 16 + (64u << 20);
 	int err = weft_start(out, size, WEFT_DISCARD | WEFT_CLOCK_MANUAL);
 	if (err) {
-		fprintf(stderr, "server-gen: cannot start tracing into '%s': %s\n",
-			out, weft_strerror(err));
+		fprintf(stderr,
+			"server-gen: cannot start tracing into '%s': %s\n", out,
+			weft_strerror(err));
 		return 1;
 	}
 	pthread_t wt;
@@ -683,7 +696,8 @@ int main(int argc, char **argv)
 		events++;
 		while (nheap && heap[0].t <= now && heap[0].kind == I_WRITE) {
 			struct item it = pop();
-			if (reqs[it.a].id == it.gen && reqs[it.a].state == REQ_WRITE)
+			if (reqs[it.a].id == it.gen &&
+			    reqs[it.a].state == REQ_WRITE)
 				on_write(it.a);
 		}
 		/* poll: wait for the next thing due */

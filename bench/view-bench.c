@@ -83,20 +83,24 @@ static int server(int argc, char **argv)
 	if (weft_reader_open(&r, argv[2], 0, NULL) || weft_model_load(&m, r))
 		return 1;
 	struct weft_view *v = weft_view_new(m, 1280, 800);
-	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1280, 800);
+	cairo_surface_t *s =
+		cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1280, 800);
 	cairo_t *cr = cairo_create(s);
 	struct weft_canvas c = weft_cairo_canvas(cr);
 	weft_view_render(v, &c);
 	double open = now() - t0;
 	double worst = sweep(v, &c);
-	printf("%-26s %14.1f %-9s # open, model, layout, first frame of server-gen's %llu events (target <= 2000)\n",
+	printf("%-26s %14.1f %-9s # open, model, layout, first frame of "
+	       "server-gen's %llu events (target <= 2000)\n",
 	       "view.server_open_ms", open, "ms",
 	       (unsigned long long)weft_reader_info(r)->events);
-	printf("%-26s %14.2f %-9s # worst frame of a zoom sweep on it, 1280x800, cairo (target <= 16)\n",
+	printf("%-26s %14.2f %-9s # worst frame of a zoom sweep on it, "
+	       "1280x800, cairo (target <= 16)\n",
 	       "view.server_frame_ms", worst, "ms");
 	uint32_t rows, peak, top;
 	double rp = rows_per_peak(m, &rows, &peak, &top);
-	printf("%-26s %14.2f %-9s # %u rows, at most %u threads alive at once, %u long-lived (target <= 2 + long-lived / peak)\n",
+	printf("%-26s %14.2f %-9s # %u rows, at most %u threads alive at once, "
+	       "%u long-lived (target <= 2 + long-lived / peak)\n",
 	       "view.rows_per_peak", rp, "ratio", rows, peak, top);
 	/* one request's chain: the one created nearest the middle */
 	uint32_t n, req = WEFT_NONE;
@@ -106,7 +110,8 @@ static int server(int argc, char **argv)
 			req = i;
 	struct weft_chain ch = {0};
 	if (req != WEFT_NONE && !weft_chain(m, req, WEFT_CHAIN_ALL, &ch))
-		printf("%-26s %14u %-9s # the causal chain of one request of %u threads, %u of them hubs (target: tens)\n",
+		printf("%-26s %14u %-9s # the causal chain of one request of "
+		       "%u threads, %u of them hubs (target: tens)\n",
 		       "view.chain_threads", ch.size, "threads", n, ch.hubs);
 	weft_chain_release(&ch);
 	weft_view_free(v);
@@ -119,7 +124,9 @@ static int server(int argc, char **argv)
 		    weft_model_load(&m, r))
 			return 1;
 		rp = rows_per_peak(m, &rows, &peak, &top);
-		printf("%-26s %14.2f %-9s # the same on a libuv echo bench: %u rows, peak %u, %u long-lived (target <= 2 + long-lived / peak)\n",
+		printf("%-26s %14.2f %-9s # the same on a libuv echo bench: %u "
+		       "rows, peak %u, %u long-lived (target <= 2 + long-lived "
+		       "/ peak)\n",
 		       "view.uv_rows_per_peak", rp, "ratio", rows, peak, top);
 		weft_model_free(m);
 		weft_reader_close(r);
@@ -139,16 +146,19 @@ int main(int argc, char **argv)
 	if (weft_reader_open(&r, argv[1], 0, NULL) || weft_model_load(&m, r))
 		return 1;
 	struct weft_view *v = weft_view_new(m, 1280, 800);
-	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1280, 800);
+	cairo_surface_t *s =
+		cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1280, 800);
 	cairo_t *cr = cairo_create(s);
 	struct weft_canvas c = weft_cairo_canvas(cr);
 	weft_view_render(v, &c);
 	double open = now() - t0;
 	double worst = sweep(v, &c);
-	printf("%-26s %14.1f %-9s # open, model, layout, first frame of %llu events (target <= 1000)\n",
+	printf("%-26s %14.1f %-9s # open, model, layout, first frame of %llu "
+	       "events (target <= 1000)\n",
 	       "view.open_ms", open, "ms",
 	       (unsigned long long)weft_reader_info(r)->events);
-	printf("%-26s %14.2f %-9s # worst frame over a zoom sweep, 1280x800, cairo (target <= 16)\n",
+	printf("%-26s %14.2f %-9s # worst frame over a zoom sweep, 1280x800, "
+	       "cairo (target <= 16)\n",
 	       "view.frame_ms", worst, "ms");
 	weft_view_free(v);
 	weft_model_free(m);
@@ -159,7 +169,8 @@ int main(int argc, char **argv)
 			return 1;
 		v = weft_view_new(m, 1280, 800);
 		worst = sweep(v, &c);
-		printf("%-26s %14.2f %-9s # the same over %d rows (%llu events; focus + context)\n",
+		printf("%-26s %14.2f %-9s # the same over %d rows (%llu "
+		       "events; focus + context)\n",
 		       "view.frame_ms_rows", worst, "ms", weft_view_rows(v),
 		       (unsigned long long)weft_reader_info(r)->events);
 		weft_view_free(v);

@@ -18,28 +18,27 @@
 
 #include "weft/model.h"
 
-#define HUB_MIN 16   /* distinct threads a hub interacts with, at least */
-#define HUB_RATIO 8  /* times the median of its neighbours' */
+#define HUB_MIN 16  /* distinct threads a hub interacts with, at least */
+#define HUB_RATIO 8 /* times the median of its neighbours' */
 
 struct walk {
 	const struct weft_model *m;
 	const struct weft_thread *th;
 	const struct weft_arrow *ar;
 	uint32_t n;
-	uint32_t *deg;   /* distinct neighbours, lazily (UINT32_MAX: unknown) */
-	uint8_t *hub;    /* 0 unknown, 1 no, 2 yes */
+	uint32_t *deg;	 /* distinct neighbours, lazily (UINT32_MAX: unknown) */
+	uint8_t *hub;	 /* 0 unknown, 1 no, 2 yes */
 	uint32_t *stamp; /* for counting distinct neighbours: == mark */
 	uint32_t mark;
-	uint32_t *head;  /* first activation of a thread's source, lazily */
+	uint32_t *head; /* first activation of a thread's source, lazily */
 	int64_t *lim;
-	uint32_t *pos;   /* a thread's place in the next frontier, or NONE */
-	uint8_t *lane;   /* reached as part of its source (forwards) */
+	uint32_t *pos; /* a thread's place in the next frontier, or NONE */
+	uint8_t *lane; /* reached as part of its source (forwards) */
 };
 
 /* Which way causality flows along an arrow: from `src` to `dst`.  A wait
  * (try_read) makes the waiter depend on what it waits on. */
-static void arrow_ends(const struct weft_arrow *a, uint32_t *src,
-		       uint32_t *dst)
+static void arrow_ends(const struct weft_arrow *a, uint32_t *src, uint32_t *dst)
 {
 	if (a->kind == WEFT_ARROW_TRY_READ) {
 		*src = a->to;
@@ -186,8 +185,8 @@ static void reach(struct walk *w, struct fronts *f, struct weft_chain *c,
 }
 
 /* One direction from the subject s: back (dir < 0) or forward. */
-static void walk_dir(struct walk *w, struct weft_chain *c, uint32_t s,
-		     int dir, int depth, struct fronts *f)
+static void walk_dir(struct walk *w, struct weft_chain *c, uint32_t s, int dir,
+		     int depth, struct fronts *f)
 {
 	const int64_t none = dir < 0 ? INT64_MIN : INT64_MAX;
 	const struct weft_thread *th = w->th;
@@ -211,7 +210,8 @@ static void walk_dir(struct walk *w, struct weft_chain *c, uint32_t s,
 			int64_t lx = f->a[q].lim;
 			if (x != s && hub(w, x))
 				continue; /* shown, not walked through */
-			const uint32_t *ai = weft_model_thread_arrows(w->m, x, &k);
+			const uint32_t *ai =
+				weft_model_thread_arrows(w->m, x, &k);
 			for (uint32_t j = 0; j < k; j++) {
 				const struct weft_arrow *e = &w->ar[ai[j]];
 				uint32_t src, dst, y;
@@ -224,8 +224,9 @@ static void walk_dir(struct walk *w, struct weft_chain *c, uint32_t s,
 					if (dst != x || e->t > lx)
 						continue;
 					y = src;
-					l = e->kind == WEFT_ARROW_TRY_READ ? lx
-									   : e->t;
+					l = e->kind == WEFT_ARROW_TRY_READ
+						    ? lx
+						    : e->t;
 					if (e->kind == WEFT_ARROW_CREATE &&
 					    th[x].parent == y &&
 					    weft_model_continues(w->m, x))

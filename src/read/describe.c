@@ -96,9 +96,10 @@ size_t weft_model_describe(const struct weft_model *m, uint32_t t, char *buf,
 	    (double)x->t_create / 1e9);
 	if (x->end == WEFT_END_PENDING)
 		put(&o, "%s (last seen %.6f s)",
-		    x->flags & WEFT_THREAD_SHOULD_RESOLVE
-			    ? "should resolve, never did"
-			    : "still pending at the end",
+		    x->flags & WEFT_THREAD_SHOULD_RESOLVE ? "should resolve, "
+							    "never did"
+							  : "still pending at "
+							    "the end",
 		    (double)x->t_end / 1e9);
 	else
 		put(&o, "%s %.6f s (after %.6f s)", weft_end_name(x->end),

@@ -43,16 +43,16 @@
 
 struct weft_layout {
 	const struct weft_model *m;
-	uint32_t nth;      /* threads considered so far */
-	int32_t *row;      /* per thread, -1: not laid out */
+	uint32_t nth; /* threads considered so far */
+	int32_t *row; /* per thread, -1: not laid out */
 	uint32_t cth;
 	uint32_t nrows, top;
-	uint32_t *last;    /* per row: the thread placed last */
-	int64_t *tree;     /* segment tree of the rows' free times: leaves
+	uint32_t *last; /* per row: the thread placed last */
+	int64_t *tree;	/* segment tree of the rows' free times: leaves
 			      at [cap, 2 cap) */
-	uint32_t cap;      /* leaves (a power of two >= nrows) */
+	uint32_t cap;	/* leaves (a power of two >= nrows) */
 	uint32_t nlaid;
-	uint8_t *brief;    /* per kind (name id): its threads live briefly */
+	uint8_t *brief; /* per kind (name id): its threads live briefly */
 	uint32_t nbrief;
 };
 
@@ -152,8 +152,8 @@ static uint32_t first_free(const struct weft_layout *l, uint32_t lo,
 }
 
 /* Last row in [lo, hi) free before t, or UINT32_MAX. */
-static uint32_t last_free(const struct weft_layout *l, uint32_t lo,
-			  uint32_t hi, int64_t t)
+static uint32_t last_free(const struct weft_layout *l, uint32_t lo, uint32_t hi,
+			  int64_t t)
 {
 	if (lo >= hi)
 		return UINT32_MAX;
@@ -287,10 +287,12 @@ static int first_layout(struct weft_layout *l, const uint8_t *only)
 	for (uint32_t i = 0; i < n; i++) {
 		if (weft_model_continues(l->m, i)) {
 			top[i] = top[th[i].parent];
-			reach[i] = reach[th[i].parent]; /* (the source's life) */
+			reach[i] =
+				reach[th[i].parent]; /* (the source's life) */
 			start[i] = start[th[i].parent];
 		} else {
-			top[i] = span > 0 && reach[i] - th[i].t_create >= span / 2;
+			top[i] = span > 0 &&
+				 reach[i] - th[i].t_create >= span / 2;
 			start[i] = th[i].t_create;
 		}
 	}
@@ -336,7 +338,8 @@ static int first_layout(struct weft_layout *l, const uint8_t *only)
 	for (int pass = 1; pass <= 3 && !rc; pass++) {
 		for (uint32_t i = 0; i < n && !rc; i++)
 			if (want(th, only, i) && top[i] == pass)
-				rc = place(l, th, i, choose(l, th, i, pass == 1));
+				rc = place(l, th, i,
+					   choose(l, th, i, pass == 1));
 		if (pass == 1)
 			l->top = l->nrows;
 	}

@@ -28,7 +28,6 @@ int *weft__cov_row(struct weft_view *v, double y)
 	return r;
 }
 
-
 static int cov_find(int *r, int c)
 {
 	int x = c;
@@ -68,7 +67,8 @@ int weft__cov_full(int *r, int c0, int c1, int *next)
 int weft__scratch(struct weft_view *v)
 {
 	/* at most 4096 x 4096 cells: 64 MiB, however big the picture */
-	double cs = v->w > 4096 ? v->w / 4096 : 1, rs = v->h > 4096 ? v->h / 4096 : 1;
+	double cs = v->w > 4096 ? v->w / 4096 : 1,
+	       rs = v->h > 4096 ? v->h / 4096 : 1;
 	int w = (int)(v->w / cs) + 2, h = (int)(v->h / rs) + 1;
 	v->cs = cs;
 	v->rs = rs;
@@ -96,8 +96,8 @@ int weft__scratch(struct weft_view *v)
 		v->cells = malloc(MAX_CELLS * sizeof *v->cells);
 	if (!v->clines)
 		v->clines = malloc(MAX_CLINES * sizeof *v->clines);
-	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells || !v->thru || !v->clines || !v->acov ||
-	    !v->acount || !v->bcov) {
+	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells ||
+	    !v->thru || !v->clines || !v->acov || !v->acount || !v->bcov) {
 		v->covw = v->covh = 0;
 		return -1;
 	}

@@ -21,7 +21,6 @@ static void arrowhead(struct pen *p, double x0, double y0, double x1, double y1)
 		 by - dx * hw);
 }
 
-
 /* An arrow to draw: its ends and its colour group (kind and opacity). */
 struct adraw {
 	float x0, y0, x1, y1, len;
@@ -61,9 +60,9 @@ static int arrows_room(struct weft_view *v, size_t n)
  * pixel), so past this budget the longest arrows, also the faintest, are
  * left out.  Upright ones are 1 px boxes: cheap whatever their length. */
 #define SLANT_BUDGET 100000.0
-#define MAX_HEADS 500 /* a triangle each: heads of the shortest */
+#define MAX_HEADS 500	 /* a triangle each: heads of the shortest */
 #define ARROW_CROWD 3000 /* arrows in a frame; beyond, all fainter */
-#define DENSE 2 /* arrows in one column out of DENSE: "dense" */
+#define DENSE 2		 /* arrows in one column out of DENSE: "dense" */
 #define LEN_BUCKETS 64
 
 /* The length beyond which slanted arrows are left out (or +inf). */
@@ -80,7 +79,8 @@ static double slant_cut(const struct weft_view *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (v->ad[i].slant) {
 			int b = (int)(v->ad[i].len * LEN_BUCKETS / ARROW_FADE);
-			per[b < LEN_BUCKETS ? b : LEN_BUCKETS - 1] += v->ad[i].len;
+			per[b < LEN_BUCKETS ? b : LEN_BUCKETS - 1] +=
+				v->ad[i].len;
 		}
 	double acc = 0;
 	for (int b = 0; b < LEN_BUCKETS; b++) {
@@ -125,7 +125,8 @@ static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 	if (n > (size_t)v->covw / DENSE && v->nrows > 0) {
 		uint32_t *per = calloc((size_t)v->nrows, sizeof *per);
 		for (size_t i = 0; per && i < n; i++)
-			if (v->ad[i].from_row >= 0 && v->ad[i].from_row < v->nrows)
+			if (v->ad[i].from_row >= 0 &&
+			    v->ad[i].from_row < v->nrows)
 				per[v->ad[i].from_row]++;
 		for (size_t i = 0; per && i < n; i++) {
 			struct adraw *d = &v->ad[i];
@@ -230,7 +231,7 @@ static int one_arrow(struct weft_view *v, struct pen *p, int kind, int64_t tf,
 	return 1;
 }
 
-#define TRIES 8 /* arrows from squeezed rows looked at per column */
+#define TRIES 8	     /* arrows from squeezed rows looked at per column */
 #define PER_COLUMN 2 /* arrows landing in one pixel column, at most */
 
 /* Arrows between full rows, found by the row they land on and their
@@ -256,13 +257,14 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 		if (row_h(v, r) < FULL)
 			continue;
 		for (int kind = 0; kind < WEFT_ARROW_KINDS; kind++) {
-			uint32_t key = (uint32_t)r * WEFT_ARROW_KINDS + (uint32_t)kind;
+			uint32_t key =
+				(uint32_t)r * WEFT_ARROW_KINDS + (uint32_t)kind;
 			uint32_t end = v->arr_off[key + 1];
 			int read = kind == WEFT_ARROW_READ ||
 				   kind == WEFT_ARROW_READ_FAILED;
 			int64_t last = read ? last_read : v->t1;
-			uint32_t i = weft__gallop(v->arr_t, v->arr_off[key], end,
-						  v->t0);
+			uint32_t i = weft__gallop(v->arr_t, v->arr_off[key],
+						  end, v->t0);
 			int lastcol = -1, tries = 0;
 			size_t batch = n;
 			if (!++v->seen_gen) { /* (a fresh mark, or clear) */
@@ -273,8 +275,9 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 				double x1 = xof(v, v->arr_t[i]);
 				int c = x1 <= v->w ? col(v, x1) : -1;
 				int next;
-				if (c >= 0 && (c == lastcol ||
-					       weft__cov_full(v->acov, c, c, &next))) {
+				if (c >= 0 &&
+				    (c == lastcol ||
+				     weft__cov_full(v->acov, c, c, &next))) {
 					/* one per column for this row and kind,
 					 * PER_COLUMN in all: on to the next
 					 * column with room */
@@ -282,7 +285,9 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 						next = c + 1;
 					next = next > c ? next : c + 1;
 					int free_c;
-					if (weft__cov_full(v->acov, next, v->covw - 1, &free_c))
+					if (weft__cov_full(v->acov, next,
+							   v->covw - 1,
+							   &free_c))
 						next = v->covw; /* none left */
 					else
 						next = free_c;
@@ -309,10 +314,11 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 						continue;
 					*cell = v->seen_gen;
 				}
-				if (one_arrow(v, p, kind, v->arr_tf[k], v->arr_t[k],
-					      rf, r, &n, 0)) {
+				if (one_arrow(v, p, kind, v->arr_tf[k],
+					      v->arr_t[k], rf, r, &n, 0)) {
 					lastcol = c;
-					if (c >= 0 && ++v->acount[c] >= PER_COLUMN)
+					if (c >= 0 &&
+					    ++v->acount[c] >= PER_COLUMN)
 						weft__cov_take(v->acov, c, c);
 				}
 				tries = 0;
@@ -325,8 +331,12 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 					struct adraw *d = &v->ad[j];
 					int q = d->group % (ALPHA_STEPS + 1);
 					q = q / 4 > 1 ? q / 4 : 1;
-					d->group = (uint16_t)(d->group -
-							      d->group % (ALPHA_STEPS + 1) + q);
+					d->group =
+						(uint16_t)(d->group -
+							   d->group %
+								   (ALPHA_STEPS +
+								    1) +
+							   q);
 					d->head = 0;
 				}
 		}

@@ -53,7 +53,8 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 		while (i < x->n && x->t0[i] <= v->t1) {
 			double x0 = xof(v, x->t0[i]), x1 = xof(v, x->t1[i]);
 			if (x1 - last < 0.5) {
-				i = weft__ivindex_from(x, i + 1, tof(v, last + 0.5));
+				i = weft__ivindex_from(x, i + 1,
+						       tof(v, last + 0.5));
 				continue;
 			}
 			if (x1 - x0 > 60 && nlab < BAND_LABELS) {

@@ -35,8 +35,7 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 					      : 1;
 		color(p, cc[k % 4][0], cc[k % 4][1], cc[k % 4][2], 1);
 #define YV(s)                                                                  \
-	(y0 + hgt -                                                            \
-	 ((double)q->samples[s].value - (double)q->min) / span * hgt)
+	(y0 + hgt - ((double)q->samples[s].value - (double)q->min) / span * hgt)
 		/* the sample in force at the left edge, then one step per
 		 * pixel column: the last sample of each column */
 		uint32_t lo = 0, hi = q->nsamples;
@@ -95,8 +94,9 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 		char buf[300];
 		snprintf(buf, sizeof buf, "%s = %lld",
 			 weft_model_name(v->m, q->name),
-			 (long long)(q->nsamples ? q->samples[q->nsamples - 1].value
-						 : 0));
+			 (long long)(q->nsamples
+					     ? q->samples[q->nsamples - 1].value
+					     : 0));
 		text(p, v->w - LEFT - p->c->text_width(p->c->ctx, FONT, buf),
 		     y0 + 10 + 12 * (shown % 5), buf);
 		shown++;

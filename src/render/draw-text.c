@@ -31,12 +31,14 @@ void weft__draw_notes(struct weft_view *v, struct pen *p)
 			continue;
 		/* (on a thread drawn thinner than 2 px, a column of density:
 		 * its notes are for when it is drawn) */
-		if (r >= v->top_rows && (double)(v->end[n->thread] == INT64_MAX
-							   ? v->tmax
-							   : v->end[n->thread]) -
-						(double)weft_model_threads(v->m, &(uint32_t){0})
-							[n->thread].t_create <
-					       2 * v->ns_per_px)
+		if (r >= v->top_rows &&
+		    (double)(v->end[n->thread] == INT64_MAX
+				     ? v->tmax
+				     : v->end[n->thread]) -
+				    (double)weft_model_threads(
+					    v->m, &(uint32_t){0})[n->thread]
+					    .t_create <
+			    2 * v->ns_per_px)
 			continue;
 		double x = xof(v, n->t), y = yof(v, r);
 		/* (a flag is 8 px wide: one in 4 px at most) */
@@ -156,13 +158,15 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 			color(p, 0, 0, 0, 1);
 			if (!k) {
 				weft_model_title(v->m, t, title, sizeof title);
-				used = x0 + 2 + label_at(p, x0 + 2, y - 4,
-							 x1 - x0 - 4, title);
+				used = x0 + 2 +
+				       label_at(p, x0 + 2, y - 4, x1 - x0 - 4,
+						title);
 			}
 			while (k--) { /* earliest first */
 				const struct weft_label *l = &lb[shown[k]];
 				double lx = xof(v, l->t);
-				double lend = k ? xof(v, lb[shown[k - 1]].t) : end;
+				double lend = k ? xof(v, lb[shown[k - 1]].t)
+						: end;
 				if (lx < x0)
 					lx = x0;
 				if (lx < used)
@@ -179,7 +183,8 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 			}
 			if (th[t].kind && th[t].label != WEFT_NONE) {
 				color(p, 0.5, 0.5, 0.5, 1);
-				const char *kind = weft_model_name(v->m, th[t].kind);
+				const char *kind =
+					weft_model_name(v->m, th[t].kind);
 				label_at(p, x0 + 2, y + 11, x1 - x0 - 4, kind);
 			}
 			free_x = used > x0 ? used : x0;

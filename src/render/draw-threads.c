@@ -10,7 +10,6 @@
 
 #include "view-internal.h"
 
-
 /* A box, joined to the one before when they touch on the same pixel
  * row: a busy row is one box, not one per thread. */
 static void box(struct walk *k, double x0, double x1, double y, double h)
@@ -40,8 +39,8 @@ void weft__box_flush(struct walk *k)
 
 /* The busy share of [a, b] on row r: the time its threads cover (the
  * row's prefix sums of lives, two searches from `from`). */
-static double busy_share(const struct weft_view *v, int r, int64_t a,
-			 int64_t b, uint32_t from)
+static double busy_share(const struct weft_view *v, int r, int64_t a, int64_t b,
+			 uint32_t from)
 {
 	const int64_t *s0 = v->all.t0 + v->all.off[r];
 	const int64_t *s1 = v->all.t1 + v->all.off[r];
@@ -86,8 +85,8 @@ int64_t weft__end_drawn(const struct weft_view *v, uint32_t t)
 	return v->end[t] == INT64_MAX ? v->tmax : v->end[t];
 }
 
-static void draw_thread(struct walk *k, const struct tset *s, uint32_t i,
-			int r, double x0, double x1)
+static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
+			double x0, double x1)
 {
 	uint32_t t = s->ix[i];
 	struct weft_view *v = k->v;
@@ -109,7 +108,8 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i,
 	case P_LINE: {
 		/* the creation line: from the creator's row, for a thread
 		 * wide enough to tell apart (`all` knows the rows) */
-		int pr = x0 >= 0 && x0 <= v->w && x1 - x0 >= 2 ? s->prow[i] : -1;
+		int pr = x0 >= 0 && x0 <= v->w && x1 - x0 >= 2 ? s->prow[i]
+							       : -1;
 		/* (between squeezed rows, only where rows can be told
 		 * apart: 2 px or more) */
 		if (pr >= 0 && pr != r &&
@@ -122,7 +122,8 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i,
 					(float)lx, (float)(yp < yc ? yp : yc),
 					(float)fabs(yc - yp), (float)lw, pr};
 			else
-				rect(p, lx, yp < yc ? yp : yc, lw, fabs(yc - yp));
+				rect(p, lx, yp < yc ? yp : yc, lw,
+				     fabs(yc - yp));
 		}
 		if (k->full) /* (squeezed rows: as the pass covered them) */
 			box(k, x0, x1, round(y) - 1, 2);
@@ -238,7 +239,8 @@ static void emit_cover(struct walk *k)
 	int w = v->covw, stride = (w + 3) & ~3, h = y1 - y0 + 1;
 	int masked = k->p->c->mask && v->cs == 1 && v->rs == 1;
 	if (masked && (size_t)stride * (size_t)h > v->cmaskbuf) {
-		unsigned char *b = realloc(v->maskbuf, (size_t)stride * (size_t)h);
+		unsigned char *b =
+			realloc(v->maskbuf, (size_t)stride * (size_t)h);
 		if (b) {
 			v->maskbuf = b;
 			v->cmaskbuf = (size_t)stride * (size_t)h;
@@ -249,7 +251,8 @@ static void emit_cover(struct walk *k)
 		const int *row = v->cover + (size_t)iy * (size_t)v->covw;
 		int on = v->stamp[iy] == v->pass;
 		if (masked) {
-			unsigned char *m = v->maskbuf + (size_t)(iy - y0) * stride;
+			unsigned char *m =
+				v->maskbuf + (size_t)(iy - y0) * stride;
 			for (int c = 0; c < w; c++)
 				m[c] = on && row[c] ? 255 : 0;
 			continue;
@@ -260,7 +263,8 @@ static void emit_cover(struct walk *k)
 			int e = c + 1;
 			while (e < w && row[e])
 				e++;
-			rect(k->p, c * v->cs, iy * v->rs, (e - c) * v->cs, v->rs);
+			rect(k->p, c * v->cs, iy * v->rs, (e - c) * v->cs,
+			     v->rs);
 			c = e;
 		}
 	}
@@ -287,8 +291,9 @@ static void draw_clines(struct walk *k)
 		for (int i = 0; i < k->nclines; i++) {
 			const struct cline *c = &k->clines[i];
 			/* (from a squeezed row: context, like its arrows) */
-			int dense = (per && per[c->prow] * 8 > (uint32_t)v->covw) ||
-				    (k->full && row_h(v, c->prow) < FULL);
+			int dense =
+				(per && per[c->prow] * 8 > (uint32_t)v->covw) ||
+				(k->full && row_h(v, c->prow) < FULL);
 			if (dense == faint)
 				rect(k->p, c->x, c->y, c->w, c->h);
 		}
@@ -332,7 +337,8 @@ static void squeezed_from_bitmaps(struct walk *k)
 			continue;
 		}
 		cb[0][c] = (int16_t)(ta < 0 ? 0 : (int)ta);
-		cb[1][c] = (int16_t)(tb >= OCC_BUCKETS ? OCC_BUCKETS - 1 : (int)tb);
+		cb[1][c] = (int16_t)(tb >= OCC_BUCKETS ? OCC_BUCKETS - 1
+						       : (int)tb);
 	}
 	for (int r = 0; r <= v->nrows; r++) {
 		int iy = -2;
@@ -419,7 +425,8 @@ void weft__draw_density(struct walk *k)
 			int e = i + 1;
 			while (e < k->ncells && k->cells[e].q == q &&
 			       k->cells[e].y == k->cells[i].y &&
-			       k->cells[e].x - k->cells[e - 1].x <= k->v->cs + 0.5)
+			       k->cells[e].x - k->cells[e - 1].x <=
+				       k->v->cs + 0.5)
 				e++;
 			rect(k->p, k->cells[i].x, k->cells[i].y - 4,
 			     k->cells[e - 1].x - k->cells[i].x + k->v->cs, 8);
@@ -457,13 +464,15 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 				 * long-lived rows: the density shading says
 				 * how busy; the loop's runs are drawn) */
 				i = weft__gallop(u1, i + 1, n,
-						 tof(v, (col(v, x0) + 1) * v->cs));
+						 tof(v,
+						     (col(v, x0) + 1) * v->cs));
 				continue;
 			}
 			if (x1 - x0 < 1)
 				x1 = x0 + 1;
 			if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
-				i = weft__gallop(u1, i + 1, n, tof(v, next * v->cs));
+				i = weft__gallop(u1, i + 1, n,
+						 tof(v, next * v->cs));
 				continue;
 			}
 			weft__cov_take(cr, col(v, x0), col(v, x1));
@@ -534,7 +543,8 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 					i++;
 					continue;
 				}
-				if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
+				if (weft__cov_full(cr, col(v, x0), col(v, x1),
+						   &next)) {
 					i = span_from(v, i + 1, end,
 						      tof(v, next * v->cs));
 					continue;
@@ -547,7 +557,8 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 				}
 				if (x1 - x0 < 30 || d)
 					continue;
-				const char *name = weft_model_name(v->m, iv[si].name);
+				const char *name =
+					weft_model_name(v->m, iv[si].name);
 				double tw = p->c->text_width(p->c->ctx,
 							     FONT * 0.8, name);
 				if (x1 - x0 > tw + 6) {
@@ -570,13 +581,13 @@ static void phase_rgb(const char *name, double rgb[3])
 		const char *name;
 		double rgb[3];
 	} known[] = {
-		{"timers", {0.85, 0.55, 0.1}},  {"pending", {0.75, 0.3, 0.3}},
-		{"idle", {0.55, 0.55, 0.55}},   {"prepare", {0.5, 0.4, 0.7}},
-		{"poll", {0.25, 0.45, 0.75}},   {"check", {0.3, 0.6, 0.35}},
+		{"timers", {0.85, 0.55, 0.1}},	{"pending", {0.75, 0.3, 0.3}},
+		{"idle", {0.55, 0.55, 0.55}},	{"prepare", {0.5, 0.4, 0.7}},
+		{"poll", {0.25, 0.45, 0.75}},	{"check", {0.3, 0.6, 0.35}},
 		{"closing", {0.45, 0.3, 0.15}},
 	};
 	static const double hashed[6][3] = {
-		{0.6, 0.3, 0.6}, {0.3, 0.55, 0.55}, {0.65, 0.5, 0.2},
+		{0.6, 0.3, 0.6},  {0.3, 0.55, 0.55}, {0.65, 0.5, 0.2},
 		{0.4, 0.4, 0.75}, {0.55, 0.35, 0.3}, {0.35, 0.6, 0.3}};
 	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
 		if (!strcmp(name, known[i].name)) {
@@ -646,15 +657,16 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 			}
 			i++;
 			/* whole pixels: crisp bars, one colour per column */
-			x0 = round(x0 < last ? last : x0 < LEFT - 1 ? LEFT - 1
-								     : x0);
+			x0 = round(x0 < last	   ? last
+				   : x0 < LEFT - 1 ? LEFT - 1
+						   : x0);
 			x1 = round(x1 > v->w + 1 ? v->w + 1 : x1);
 			if (x1 - x0 < 1)
 				x1 = x0 + 1;
 			last = x1; /* (drawn or not: a loop on a squeezed row
 				      is skipped as fast) */
 			int r = ph->thread < v->nthreads ? v->row[ph->thread]
-							  : -1;
+							 : -1;
 			if (r < 0 || row_h(v, r) < FULL)
 				continue;
 			int c = 0;

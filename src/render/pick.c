@@ -32,8 +32,7 @@ uint32_t weft__gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
 	return lo;
 }
 
-uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n,
-			 int64_t t)
+uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
 {
 	return t == INT64_MAX ? n : weft__gallop(a, lo, n, t + 1);
 }

@@ -14,7 +14,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-
 void weft__tset_free(struct tset *s)
 {
 	free(s->ix);
@@ -30,7 +29,7 @@ void weft__tset_free(struct tset *s)
  * those `pred` accepts, grouped by row.  Threads are in creation order,
  * which is time order within a row. */
 int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
-		      int (*pred)(const struct weft_thread *))
+		     int (*pred)(const struct weft_thread *))
 {
 	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
 	weft__tset_free(s);
@@ -39,7 +38,8 @@ int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 		return -1;
 	uint32_t n = 0;
 	for (uint32_t t = 0; t < v->nthreads; t++) {
-		if (v->row[t] < 0 || (mark && !mark[t]) || (pred && !pred(&th[t])))
+		if (v->row[t] < 0 || (mark && !mark[t]) ||
+		    (pred && !pred(&th[t])))
 			continue;
 		s->off[v->row[t] + 1]++;
 		n++;
@@ -62,7 +62,8 @@ int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 	}
 	memcpy(fill, s->off, (size_t)v->nrows * sizeof *fill);
 	for (uint32_t t = 0; t < v->nthreads; t++) {
-		if (v->row[t] < 0 || (mark && !mark[t]) || (pred && !pred(&th[t])))
+		if (v->row[t] < 0 || (mark && !mark[t]) ||
+		    (pred && !pred(&th[t])))
 			continue;
 		uint32_t k = fill[v->row[t]]++;
 		s->ix[k] = t;
@@ -71,7 +72,8 @@ int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 		if (s->prow) {
 			uint32_t par = th[t].parent;
 			s->prow[k] = par < v->nthreads &&
-					     !(th[t].flags & WEFT_THREAD_NO_CREATE)
+						     !(th[t].flags &
+						       WEFT_THREAD_NO_CREATE)
 					     ? v->row[par]
 					     : -1;
 			s->pend[k] = th[t].end == WEFT_END_PENDING &&
@@ -96,7 +98,9 @@ struct key {
 static int cmp_key(const void *a, const void *b)
 {
 	const struct key *x = a, *y = b;
-	return x->t0 < y->t0 ? -1 : x->t0 > y->t0 ? 1 : (x->i > y->i) - (x->i < y->i);
+	return x->t0 < y->t0   ? -1
+	       : x->t0 > y->t0 ? 1
+			       : (x->i > y->i) - (x->i < y->i);
 }
 
 static int ivindex_build(struct ivindex *x, const struct weft_interval *iv,
@@ -220,8 +224,7 @@ static int index_phases(struct weft_view *v)
 		v->ph_off[iv[i].stream + 2]++;
 	for (uint32_t k = 0; k < nst; k++)
 		v->ph_off[k + 2] += v->ph_off[k + 1];
-	for (uint32_t i = 0; i < n; i++)
-	{
+	for (uint32_t i = 0; i < n; i++) {
 		uint32_t k = v->ph_off[iv[i].stream + 1]++;
 		v->ph_ix[k] = i;
 		v->ph_t1[k] = iv[i].t1;
@@ -351,12 +354,17 @@ static int index_occupancy(struct weft_view *v)
 		uint32_t n = v->all.off[r + 1] - v->all.off[r];
 		int last = -1;
 		for (uint32_t i = 0; i < n; i++) {
-			int64_t e = s1[i] == INT64_MAX || s1[i] > v->tmax ? v->tmax
-									      : s1[i];
+			int64_t e = s1[i] == INT64_MAX || s1[i] > v->tmax
+					    ? v->tmax
+					    : s1[i];
 			int b0 = (int)((double)(s0[i] - v->tmin) * per);
 			int b1 = (int)((double)(e - v->tmin) * per);
-			b0 = b0 < 0 ? 0 : b0 >= OCC_BUCKETS ? OCC_BUCKETS - 1 : b0;
-			b1 = b1 < b0 ? b0 : b1 >= OCC_BUCKETS ? OCC_BUCKETS - 1 : b1;
+			b0 = b0 < 0		 ? 0
+			     : b0 >= OCC_BUCKETS ? OCC_BUCKETS - 1
+						 : b0;
+			b1 = b1 < b0		 ? b0
+			     : b1 >= OCC_BUCKETS ? OCC_BUCKETS - 1
+						 : b1;
 			if (b1 <= last)
 				continue; /* (all set already) */
 			if (b0 <= last)

@@ -31,15 +31,15 @@
 #define GRID_H 16.0
 #define FONT 11.0
 #define FOCUS_SHARE 0.7 /* of the height, for full rows, when all do not fit */
-#define FULL 12.0       /* rows at least this tall are drawn in full */
+#define FULL 12.0	/* rows at least this tall are drawn in full */
 #define ARROW_FADE 6000.0 /* px: arrows this long are invisible */
-#define MAX_MARKS 8192    /* pending-at-end marks per frame */
-#define MAX_CELLS 65536   /* density columns per frame */
+#define MAX_MARKS 8192	  /* pending-at-end marks per frame */
+#define MAX_CELLS 65536	  /* density columns per frame */
 #define MAX_CLINES 32768  /* creation lines per pass */
 #define OCC_BUCKETS 8192  /* of a row's occupancy bitmap */
 #define OCC_WORDS (OCC_BUCKETS / 64)
 #define OCC_MAX_BYTES (32u << 20) /* beyond (many rows): no bitmaps */
-#define MAX_CONTEXT 4096  /* a chain this big: no arrows to squeezed rows */
+#define MAX_CONTEXT 4096 /* a chain this big: no arrows to squeezed rows */
 
 /* Threads grouped by row, in time order within a row, with their
  * starts and ends (as drawn: a should-resolve thread that never resolved
@@ -47,7 +47,7 @@
 struct tset {
 	uint32_t *ix;
 	int64_t *t0, *t1;
-	int32_t *prow;   /* `all` only: the creator's row for a creation line
+	int32_t *prow; /* `all` only: the creator's row for a creation line
 			    (-1: none), and whether it is pending at the end
 			    (a mark where it was last seen) */
 	uint8_t *pend;
@@ -69,54 +69,54 @@ struct pbar;
 struct weft_view {
 	const struct weft_model *m;
 	double w, h;
-	int64_t t0, t1;     /* visible range */
+	int64_t t0, t1;		     /* visible range */
 	double px_per_ns, ns_per_px; /* its scale (weft__scale()) */
-	int64_t tmin, tmax; /* the trace */
-	int focus;          /* row at the centre of the full band */
-	double drag_rows;   /* vertical drag not yet a whole row */
+	int64_t tmin, tmax;	     /* the trace */
+	int focus;		     /* row at the centre of the full band */
+	double drag_rows;	     /* vertical drag not yet a whole row */
 
 	struct weft_layout *lay;
 	uint32_t nthreads;  /* threads known to the layout */
 	const int32_t *row; /* per thread, -1: not laid out (the layout's) */
-	int64_t *end;       /* per thread: end as drawn (never: INT64_MAX) */
+	int64_t *end;	    /* per thread: end as drawn (never: INT64_MAX) */
 	int nrows, top_rows;
 	struct tset all, bad, hl, chain;
-	uint64_t *occ;   /* per row, OCC_BUCKETS bits over [occ_t0, +occ_span]:
+	uint64_t *occ; /* per row, OCC_BUCKETS bits over [occ_t0, +occ_span]:
 			    a thread there (squeezed rows, zoomed out) */
 	int64_t occ_t0, occ_span;
-	int64_t *psum;  /* per row of `all`: prefix sums of lives drawn
+	int64_t *psum;		 /* per row of `all`: prefix sums of lives drawn
 			   (all.off[r] + r .. all.off[r + 1] + r) */
 	uint32_t *rruns, *rroff; /* runs by row, in time order */
 	int64_t *rrun_t0, *rrun_t1; /* their times, side by side */
-	uint32_t *notes, nnotes; /* indexes of notes in the labels */
-	struct ivindex iv[2];    /* idle, pause */
-	uint32_t *rsp, *rspoff;  /* spans by row, by start */
+	uint32_t *notes, nnotes;    /* indexes of notes in the labels */
+	struct ivindex iv[2];	    /* idle, pause */
+	uint32_t *rsp, *rspoff;	    /* spans by row, by start */
 	uint32_t *arr_ix, *arr_off; /* arrows by the row they land on and
 				       kind (row * KINDS + kind), by time */
-	int64_t *arr_t;             /* their times */
-	int64_t *arr_tf;            /* where each is drawn from (a read:
+	int64_t *arr_t;		    /* their times */
+	int64_t *arr_tf;	    /* where each is drawn from (a read:
 				       when its source ended) */
-	int32_t *arr_rf;            /* the row it comes from */
-	int64_t *rsp_max;        /* along each row: the latest end so far */
-	int64_t *rsp_t0, *rsp_t1; /* the spans' times, side by side */
-	uint8_t *rsp_d;           /* their depths (past 3: 3) */
-	uint32_t *ph_ix, *ph_off; /* loop phases by stream, in time order */
-	int64_t *ph_t1;           /* their ends, side by side */
+	int32_t *arr_rf;	    /* the row it comes from */
+	int64_t *rsp_max;	    /* along each row: the latest end so far */
+	int64_t *rsp_t0, *rsp_t1;   /* the spans' times, side by side */
+	uint8_t *rsp_d;		    /* their depths (past 3: 3) */
+	uint32_t *ph_ix, *ph_off;   /* loop phases by stream, in time order */
+	int64_t *ph_t1;		    /* their ends, side by side */
 	uint32_t ph_nst;
 
-	uint8_t *hlm;    /* search matches */
-	uint8_t *chm;    /* the causal chain: enum weft_chain_flags */
-	char *query;     /* the search, re-applied to new threads */
+	uint8_t *hlm; /* search matches */
+	uint8_t *chm; /* the causal chain: enum weft_chain_flags */
+	char *query;  /* the search, re-applied to new threads */
 	uint32_t selected, chained, nchain;
-	int depth;       /* of the chain: 1, 2, 3... WEFT_CHAIN_ALL */
+	int depth; /* of the chain: 1, 2, 3... WEFT_CHAIN_ALL */
 	int only_chain;
 	int counters;
 	uint8_t *ctr_off; /* per counter: hidden */
 	uint32_t nctr_off;
 
 	/* geometry of this frame */
-	double bottom;     /* of the rows */
-	int fa, fk;        /* first full row, number of full rows */
+	double bottom;	    /* of the rows */
+	int fa, fk;	    /* first full row, number of full rows */
 	double hup, hu, hd; /* height above the band, row heights above/below */
 
 	/* per-frame scratch: covered pixel columns per pixel row */
@@ -128,12 +128,12 @@ struct weft_view {
 	double cs, rs; /* pixels per cell across and down (>= 1: a huge
 			  surface is covered in cells of several pixels) */
 	uint32_t pass;
-	uint8_t *seen;   /* arrows beyond the right edge: the columns where
+	uint8_t *seen; /* arrows beyond the right edge: the columns where
 			    one starts, this (row, kind) (== seen_gen) */
 	uint8_t seen_gen;
-	int *acov;        /* arrows: columns that have PER_COLUMN (cov_*) */
-	uint8_t *acount;  /* arrows landed per column */
-	float *bcov; /* per cell across: the share a band covers */
+	int *acov;	 /* arrows: columns that have PER_COLUMN (cov_*) */
+	uint8_t *acount; /* arrows landed per column */
+	float *bcov;	 /* per cell across: the share a band covers */
 	double (*marks)[2];
 	struct cell *cells;
 	struct cline *clines;
@@ -181,7 +181,8 @@ static inline void unclip(struct pen *p)
 	p->known = 0;
 }
 
-static inline void line(struct pen *p, double x0, double y0, double x1, double y1)
+static inline void line(struct pen *p, double x0, double y0, double x1,
+			double y1)
 {
 	p->c->line(p->c->ctx, x0, y0, x1, y1);
 	p->prims++;
@@ -200,7 +201,7 @@ static inline void text(struct pen *p, double x, double y, const char *s)
 }
 
 static inline void triangle(struct pen *p, double x0, double y0, double x1,
-		     double y1, double x2, double y2)
+			    double y1, double x2, double y2)
 {
 	p->c->triangle(p->c->ctx, x0, y0, x1, y1, x2, y2);
 	p->prims++;
@@ -247,7 +248,8 @@ static inline double yof(const struct weft_view *v, int row)
 		return TOP + v->hu * (row + 0.5);
 	if (row < v->fa + v->fk)
 		return TOP + v->hup + ROW_H * (row - v->fa + 0.5);
-	return TOP + v->hup + ROW_H * v->fk + v->hd * (row - v->fa - v->fk + 0.5);
+	return TOP + v->hup + ROW_H * v->fk +
+	       v->hd * (row - v->fa - v->fk + 0.5);
 }
 
 static inline double row_h(const struct weft_view *v, int row)
@@ -266,7 +268,8 @@ static inline int row_at(const struct weft_view *v, double y)
 		r = v->fa + (int)((d - v->hup) / ROW_H);
 	else
 		r = v->fa + v->fk +
-		    (v->hd > 0 ? (int)((d - v->hup - ROW_H * v->fk) / v->hd) : 0);
+		    (v->hd > 0 ? (int)((d - v->hup - ROW_H * v->fk) / v->hd)
+			       : 0);
 	return r < 0 ? 0 : r >= v->nrows ? v->nrows - 1 : r;
 }
 
@@ -290,7 +293,7 @@ struct walk {
 	int seg;
 	double (*marks)[2];
 	int nmarks;
-	double text_x; /* failures' messages: room from here on */
+	double text_x;	    /* failures' messages: room from here on */
 	struct cell *cells; /* density columns of full rows */
 	int ncells;
 	struct cline *clines; /* creation lines of the pass */
@@ -309,7 +312,6 @@ struct cell {
 	uint8_t q;
 };
 
-
 /* rows.c: the layout and the per-row indexes */
 void weft__tset_free(struct tset *s);
 int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
@@ -326,8 +328,7 @@ void weft__scale(struct weft_view *v);
 /* pick.c: in a sorted array a, the first i of [lo, n) with a[i] >= t
  * (ge) or a[i] > t (gt), galloping from lo */
 uint32_t weft__gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t);
-uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n,
-			 int64_t t);
+uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n, int64_t t);
 
 /* coverage.c: which pixel columns a pass has drawn */
 int *weft__cov_row(struct weft_view *v, double y);

@@ -171,7 +171,6 @@ void weft_view_resize(struct weft_view *v, double w, double h)
 	weft__scale(v);
 }
 
-
 void weft_view_set_range(struct weft_view *v, int64_t t0, int64_t t1)
 {
 	/* Within twice the model's range of times: any two still subtract
@@ -199,9 +198,6 @@ void weft_view_range(const struct weft_view *v, int64_t *t0, int64_t *t1)
 	*t0 = v->t0;
 	*t1 = v->t1;
 }
-
-
-
 
 int weft__any_counter(const struct weft_view *v)
 {
@@ -241,9 +237,6 @@ void weft__geometry(struct weft_view *v)
 	v->hu = above ? v->hup / above : 0;
 	v->hd = below ? (ctx - v->hup) / below : 0;
 }
-
-
-
 
 void weft_view_set_focus(struct weft_view *v, int row)
 {
@@ -325,8 +318,8 @@ size_t weft_view_describe(const struct weft_view *v, uint32_t t, char *buf,
 	if (!weft_view_in_chain(v, t))
 		return n;
 	const char *what = v->chm[t] & WEFT_CHAIN_SUBJECT ? "its"
-			   : v->chm[t] & WEFT_CHAIN_HUB	   ? "a hub of the"
-							   : "in the";
+			   : v->chm[t] & WEFT_CHAIN_HUB	  ? "a hub of the"
+							  : "in the";
 	int k = snprintf(n < cap ? buf + n : NULL, n < cap ? cap - n : 0,
 			 "\n%s causal chain: %u threads (highlighted)", what,
 			 v->nchain);

@@ -18,8 +18,7 @@ struct weft_view;
 
 /* A view of `m` (which must outlive it), `w` x `h` pixels, showing the
  * whole trace.  NULL when out of memory. */
-struct weft_view *weft_view_new(const struct weft_model *m, double w,
-				double h);
+struct weft_view *weft_view_new(const struct weft_model *m, double w, double h);
 void weft_view_free(struct weft_view *v);
 
 /* After the model grew (live): lays the new threads out. */
@@ -47,8 +46,7 @@ void weft_view_set_focus(struct weft_view *v, int row);
 int weft_view_focus(const struct weft_view *v);
 /* Centre of a thread's row on screen and its height in pixels (full:
  * 26), or -1 if it is not laid out. */
-double weft_view_thread_y(struct weft_view *v, uint32_t thread,
-			  double *row_h);
+double weft_view_thread_y(struct weft_view *v, uint32_t thread, double *row_h);
 
 /* Highlights every thread whose title contains `text` (case-insensitive;
  * NULL or "" clears).  Returns how many match. */
@@ -62,8 +60,8 @@ uint32_t weft_view_selected(const struct weft_view *v);
 /* The thread described for a person (the inspectors of both viewers):
  * weft_model_describe(), and whether it is in the highlighted chain.
  * Writes at most `cap` bytes, NUL included; returns the whole length. */
-size_t weft_view_describe(const struct weft_view *v, uint32_t thread,
-			  char *buf, size_t cap);
+size_t weft_view_describe(const struct weft_view *v, uint32_t thread, char *buf,
+			  size_t cap);
 /*
  * Highlights a thread's causal chain (WEFT_NONE clears): what led to it
  * and what it led to, as weft_chain() defines it (model.h: hubs shown but

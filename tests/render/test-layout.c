@@ -90,7 +90,8 @@ static void check_rows(struct trace *t)
 				      ? 0
 				      : (y->t_end - y->t_create) / 8 + 1;
 		if (x->t_create < y->t_end + gap)
-			FAIL("row %d: thread %u at %lld overlaps %u (%lld..%lld)",
+			FAIL("row %d: thread %u at %lld overlaps %u "
+			     "(%lld..%lld)",
 			     t->row[i], i, (long long)x->t_create, p,
 			     (long long)y->t_create, (long long)y->t_end);
 	}
@@ -313,8 +314,10 @@ TEST(stable_when_live)
 			CHECK(t.n > nbefore);
 			for (uint32_t i = 0; i < nbefore; i++)
 				if (t.row[i] != before[i])
-					FAIL("step %d: thread %u moved from row %d "
-					     "to %d", step, i, before[i], t.row[i]);
+					FAIL("step %d: thread %u moved from "
+					     "row %d "
+					     "to %d",
+					     step, i, before[i], t.row[i]);
 		}
 		check_rows(&t);
 		free(before);
@@ -337,10 +340,10 @@ TEST(stable_when_live)
  * reads the write and the loop resolves it. */
 enum { SLOOP = 1, SLISTENER = 2, SPOOL = 3 };
 #define SCONN(c) (1000 + (uint64_t)(c))
-#define SREAD(c, k) (0x100000 + (uint64_t)(c) * 64 + (uint64_t)(k))
-#define SREQ(c, k) (0x200000 + (uint64_t)(c) * 64 + (uint64_t)(k))
-#define SQUERY(c, k) (0x300000 + (uint64_t)(c) * 64 + (uint64_t)(k))
-#define SWRITE(c, k) (0x400000 + (uint64_t)(c) * 64 + (uint64_t)(k))
+#define SREAD(c, k) (0x100000 + (uint64_t)(c)*64 + (uint64_t)(k))
+#define SREQ(c, k) (0x200000 + (uint64_t)(c)*64 + (uint64_t)(k))
+#define SQUERY(c, k) (0x300000 + (uint64_t)(c)*64 + (uint64_t)(k))
+#define SWRITE(c, k) (0x400000 + (uint64_t)(c)*64 + (uint64_t)(k))
 
 static void server(const char *path, int nconn, int nreq)
 {
@@ -408,8 +411,8 @@ TEST(chain_of_a_request)
 	/* what led to it: its read, the first read of the connection (what
 	 * armed the reads), the connection, the listener (a hub), the loop
 	 * (a hub); what it led to: its query, its write, the pool (a hub) */
-	static const uint64_t want[] = {SREQ(7, 3),  SREAD(7, 3), SREAD(7, 0),
-					SCONN(7),    SLISTENER,   SLOOP,
+	static const uint64_t want[] = {SREQ(7, 3),   SREAD(7, 3),  SREAD(7, 0),
+					SCONN(7),     SLISTENER,    SLOOP,
 					SQUERY(7, 3), SWRITE(7, 3), SPOOL};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
 		if (!(c.in[find(&t, want[i])] & WEFT_CHAIN_IN))
