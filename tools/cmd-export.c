@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd-export.c - `weft export --format chrome FILE -o OUT.json`. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "weft-tools.h"
 #include "weft/model.h"
 
-#define USAGE "weft export --format chrome " TRACES_USAGE " -o OUT.json|-"
+#define USAGE                                                                  \
+	"weft export --format chrome " TRACES_USAGE " -o OUT.json|- "          \
+	"[--select ID [--depth N|all]]"
 
 int cmd_export(int argc, char **argv)
 {
-	const char *out = NULL, *format = NULL;
+	const char *out = NULL, *format = NULL, *sel = NULL;
+	int depth = WEFT_CHAIN_ALL;
 	struct traces tr = {0};
 	int bad = 0;
 	for (int i = 1; i < argc && !bad; i++) {
@@ -19,7 +23,19 @@ int cmd_export(int argc, char **argv)
 			format = argv[++i];
 		else if (!strncmp(argv[i], "--format=", 9))
 			format = argv[i] + 9;
-		else
+		else if (!strcmp(argv[i], "--select") && i + 1 < argc)
+			sel = argv[++i];
+		else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
+			char *end;
+			const char *d = argv[++i];
+			long k = strtol(d, &end, 10);
+			if (!strcmp(d, "all"))
+				depth = WEFT_CHAIN_ALL;
+			else if (*end || end == d || k < 1 || k > 1000000)
+				bad = 1;
+			else
+				depth = (int)k;
+		} else
 			bad = traces_arg(&tr, argc, argv, &i, 0) != 1;
 	}
 	if (bad || !tr.n || !out || !format) {
@@ -43,7 +59,22 @@ int cmd_export(int argc, char **argv)
 		weft_reader_close(r);
 		return 1;
 	}
-	int err = weft_export_chrome(m, f);
+	/* --select: only a thread's causal chain (weft_chain(), as the
+	 * viewers and weft render show it) */
+	struct weft_chain ch = {0};
+	if (sel) {
+		uint32_t t = weft_model_find(m, strtoull(sel, NULL, 0));
+		if (t == WEFT_NONE || weft_chain(m, t, depth, &ch)) {
+			error("no thread %s", sel);
+			if (f != stdout)
+				fclose(f);
+			weft_model_free(m);
+			weft_reader_close(r);
+			return 1;
+		}
+	}
+	int err = weft_export_chrome_only(m, f, sel ? ch.in : NULL);
+	weft_chain_release(&ch);
 	if ((f != stdout ? fclose(f) : fflush(f)) != 0 || err) {
 		error("cannot write '%s'", out);
 		err = 1;

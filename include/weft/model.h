@@ -502,6 +502,12 @@ WEFT_API size_t weft_model_describe(const struct weft_model *m, uint32_t thread,
  */
 #include <stdio.h>
 WEFT_API int weft_export_chrome(const struct weft_model *m, FILE *f);
+/* The same, of only the threads i with only[i] (NULL: all; a causal
+ * chain's weft_chain.in, say): their slices, their runs, the arrows
+ * between them (or an OS thread); counters, idle periods, pauses,
+ * phases and losses as they are. */
+WEFT_API int weft_export_chrome_only(const struct weft_model *m, FILE *f,
+				     const uint8_t *only);
 
 /* Writes `s` as a JSON string literal: quotes, backslashes, control
  * bytes and '<' escaped, invalid UTF-8 replaced by U+FFFD. */

@@ -123,6 +123,12 @@ static int64_t clamp(int64_t t, int64_t lo, int64_t hi)
 
 int weft_export_chrome(const struct weft_model *m, FILE *f)
 {
+	return weft_export_chrome_only(m, f, NULL);
+}
+
+int weft_export_chrome_only(const struct weft_model *m, FILE *f,
+			    const uint8_t *only)
+{
 	const struct weft_trace_info *in = weft_reader_info(weft_model_reader(m));
 	struct ctx c = {f, m, in->pid ? in->pid : 1, 1};
 	uint32_t nth, nrun, narr, nlab, nctr, nst, nloss;
@@ -176,7 +182,7 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 
 	/* Async threads with their runs nested in them. */
 	for (uint32_t t = 0; t < nth; t++) {
-		if (th[t].flags & WEFT_THREAD_ROOT)
+		if ((th[t].flags & WEFT_THREAD_ROOT) || (only && !only[t]))
 			continue;
 		weft_model_title(m, t, title, sizeof title);
 		int64_t t0 = th[t].t_create, t1 = slice_end(m, t);
@@ -262,6 +268,8 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 
 	/* What each OS thread ran. */
 	for (uint32_t i = 0; i < nrun; i++) {
+		if (only && run[i].thread < nth && !only[run[i].thread])
+			continue;
 		weft_model_title(m, run[i].thread, title, sizeof title);
 		begin(&c, "X");
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"name\":",
@@ -281,6 +289,9 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 		const char *what = weft_arrow_name(a->kind);
 		if (a->from == a->to)
 			continue; /* a thread acting on itself: no arrow */
+		if (only && ((!is_root(m, a->from) && !only[a->from]) ||
+			     (!is_root(m, a->to) && !only[a->to])))
+			continue;
 		begin(&c, "X");
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
 			tid_of(&c, a->stream));

@@ -447,6 +447,22 @@ TEST(chain_of_a_request)
 	/* the listener itself is walked, as the subject: every connection */
 	CHECK_OK(weft_chain(t.m, find(&t, SLISTENER), 1, &c));
 	CHECK(c.in[find(&t, SCONN(39))] && c.in[find(&t, SCONN(0))]);
+	/* the Chrome export of a chain: its threads, not the others */
+	CHECK_OK(weft_chain(t.m, find(&t, SREQ(7, 3)), WEFT_CHAIN_ALL, &c));
+	char *json = NULL;
+	size_t jl = 0;
+	FILE *f = open_memstream(&json, &jl);
+	CHECK(f != NULL);
+	CHECK_OK(weft_export_chrome_only(t.m, f, c.in));
+	fclose(f);
+	char id[64];
+	snprintf(id, sizeof id, "\"args\":{\"id\":\"0x%llx\"",
+		 (unsigned long long)SQUERY(7, 3));
+	CHECK(strstr(json, id) != NULL);
+	snprintf(id, sizeof id, "\"args\":{\"id\":\"0x%llx\"",
+		 (unsigned long long)SQUERY(7, 2));
+	CHECK(strstr(json, id) == NULL);
+	free(json);
 	CHECK_EQ(weft_chain(t.m, t.n + 5, 1, &c), WEFT_EINVAL);
 	weft_chain_release(&c);
 	close_trace(&t);
