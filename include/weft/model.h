@@ -156,14 +156,19 @@ struct weft_counter {
 	int64_t min, max;
 };
 
-/* Background intervals, by kind. */
+/* Background intervals, by kind.  (Each kind is numbered as the event
+ * that begins it: code written when weft_model_intervals() took an event
+ * id, WEFT_EV_IDLE say, gets the same intervals, not another kind's.) */
 enum weft_interval_kind {
-	WEFT_INTERVAL_IDLE,  /* the OS thread blocked; `name` the reason */
-	WEFT_INTERVAL_PAUSE, /* the runtime stopped everything; `name` its kind */
-	WEFT_INTERVAL_SPAN,  /* a span `name` on async thread `thread` */
-	WEFT_INTERVAL_PHASE, /* an event loop's phase `name`: per OS thread,
-				disjoint and in time order */
-	WEFT_INTERVAL_KINDS
+	/* the OS thread blocked; `name` the reason */
+	WEFT_INTERVAL_IDLE = WEFT_EV_IDLE,
+	/* the runtime stopped everything; `name` its kind */
+	WEFT_INTERVAL_PAUSE = WEFT_EV_PAUSE,
+	/* a span `name` on async thread `thread` */
+	WEFT_INTERVAL_SPAN = WEFT_EV_SPAN_BEGIN,
+	/* an event loop's phase `name`: per OS thread, disjoint and in time
+	 * order */
+	WEFT_INTERVAL_PHASE = WEFT_EV_PHASE,
 };
 
 struct weft_interval {

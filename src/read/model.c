@@ -38,14 +38,9 @@ struct series {
 	int64_t min, max;
 };
 
-/* (in the public order: weft_model_intervals() takes the kind) */
-enum {
-	IV_IDLE = WEFT_INTERVAL_IDLE,
-	IV_PAUSE = WEFT_INTERVAL_PAUSE,
-	IV_SPAN = WEFT_INTERVAL_SPAN,
-	IV_PHASE = WEFT_INTERVAL_PHASE,
-	IV_KINDS = WEFT_INTERVAL_KINDS
-};
+/* The model's intervals by kind (weft_model_intervals() maps the public
+ * enum weft_interval_kind onto these) */
+enum { IV_IDLE, IV_PAUSE, IV_SPAN, IV_PHASE, IV_KINDS };
 
 struct mstream {
 	uint32_t cur;   /* current async thread, or NONE */
@@ -999,9 +994,13 @@ const struct weft_counter *weft_model_counters(const struct weft_model *m,
 const struct weft_interval *weft_model_intervals(const struct weft_model *m,
 						 int kind, uint32_t *n)
 {
-	int ok = kind >= 0 && kind < IV_KINDS;
-	*n = ok ? m->niv[kind] : 0;
-	return ok ? m->iv[kind] : NULL;
+	int k = kind == WEFT_INTERVAL_IDLE    ? IV_IDLE
+		: kind == WEFT_INTERVAL_PAUSE ? IV_PAUSE
+		: kind == WEFT_INTERVAL_SPAN  ? IV_SPAN
+		: kind == WEFT_INTERVAL_PHASE ? IV_PHASE
+					      : -1;
+	*n = k >= 0 ? m->niv[k] : 0;
+	return k >= 0 ? m->iv[k] : NULL;
 }
 const struct weft_loss *weft_model_losses(const struct weft_model *m,
 					  uint32_t *n)

@@ -124,6 +124,15 @@ TEST(threads_and_arrows)
 	iv = weft_model_intervals(m, WEFT_INTERVAL_PAUSE, &n);
 	CHECK_EQ(n, 1);
 	CHECK_EQ(iv[0].t1 - iv[0].t0, 1000);
+	/* a kind given as the event that begins it (as callers did before
+	 * the kinds had their enum) is that kind, never another one */
+	CHECK(weft_model_intervals(m, WEFT_EV_IDLE, &n) ==
+	      weft_model_intervals(m, WEFT_INTERVAL_IDLE, &n));
+	CHECK(weft_model_intervals(m, WEFT_EV_SPAN_BEGIN, &n) ==
+	      weft_model_intervals(m, WEFT_INTERVAL_SPAN, &n));
+	CHECK(weft_model_intervals(m, WEFT_EV_PAUSE, &n) ==
+	      weft_model_intervals(m, WEFT_INTERVAL_PAUSE, &n));
+	CHECK(weft_model_intervals(m, WEFT_EV_RUN, &n) == NULL && n == 0);
 	CHECK_EQ(nctr, 1);
 	CHECK_EQ(c[0].nsamples, 2);
 	CHECK_EQ(c[0].samples[1].value, 3);
