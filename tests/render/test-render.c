@@ -203,6 +203,11 @@ TEST(arrow_colours)
 static struct weft_canvas counted_inner;
 static long counted_colors, counted_lines, counted_rects, counted_texts;
 static const char *counted_text;
+static double counted_text_x; /* where the last one was drawn */
+/* texts starting with counted_prefix, and the last of them */
+static const char *counted_prefix;
+static long counted_prefixed;
+static char counted_last[256];
 static void counted_color(void *c, double r, double g, double b, double a)
 {
 	counted_colors++;
@@ -221,7 +226,15 @@ static void counted_line(void *c, double x0, double y0, double x1, double y1)
 static void counted_text_fn(void *c, double x, double y, double size,
 			    const char *s)
 {
-	counted_texts += counted_text && !strcmp(s, counted_text);
+	if (counted_text && !strcmp(s, counted_text)) {
+		counted_texts++;
+		counted_text_x = x;
+	}
+	if (counted_prefix && !strncmp(s, counted_prefix,
+				       strlen(counted_prefix))) {
+		counted_prefixed++;
+		snprintf(counted_last, sizeof counted_last, "%s", s);
+	}
 	counted_inner.text(c, x, y, size, s);
 }
 
@@ -236,6 +249,7 @@ static long draw_counted(struct pic *p)
 	c.rect = counted_rect;
 	c.text = counted_text_fn;
 	counted_colors = counted_lines = counted_rects = counted_texts = 0;
+	counted_prefixed = 0;
 	long prims = weft_view_render(p->v, &c);
 	cairo_destroy(cr);
 	return prims;
@@ -812,7 +826,65 @@ TEST(libuv_at_load)
 	unload(&pic);
 }
 
-TEST_MAIN(T(arrow_colours), T(level_of_detail),
+/* Labels over time (mtv's): each label of a thread is drawn where it was
+ * set, up to where the next one was, not only the latest; one too long
+ * for its stretch is cut with an ellipsis. */
+TEST(labels_over_time)
+{
+	const char *p = tpath("labels.weft");
+	start_manual(p, 1 << 20, WEFT_DISCARD);
+	tick_ns(1000000);
+	weft_create(1, "job");
+	weft_run(1);
+	weft_label(1, "parsing");
+	tick_ns(3000000);
+	weft_label(1, "fetching");
+	tick_ns(3000000);
+	weft_label(1, "writing the response of a long request whose label "
+		      "goes on and on well past the end of its stretch");
+	tick_ns(1000000);
+	weft_label(1, "done");
+	tick_ns(3000000);
+	weft_run(0);
+	weft_resolve(1);
+	tick_ns(1000000);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 1000, 200);
+	uint32_t t = weft_model_find(pic.m, 1);
+	const struct weft_thread *x =
+		weft_model_threads(pic.m, &(uint32_t){0}) + t;
+	/* 10 ms over about 1000 px: a label at 3 ms is near x = 300 */
+	weft_view_set_range(pic.v, x->t_create, x->t_end);
+	int64_t t0, t1;
+	weft_view_range(pic.v, &t0, &t1);
+	double px_per_ms = 984.0 / ((double)(t1 - t0) / 1e6);
+	counted_text = "parsing";
+	draw_counted(&pic);
+	CHECK_EQ(counted_texts, 1);
+	CHECK(fabs(counted_text_x - 8 - 0 * px_per_ms) < 12);
+	counted_text = "fetching";
+	draw_counted(&pic);
+	CHECK_EQ(counted_texts, 1);
+	CHECK(fabs(counted_text_x - 8 - 3 * px_per_ms) < 12);
+	counted_text = "done";
+	draw_counted(&pic);
+	CHECK_EQ(counted_texts, 1);
+	CHECK(fabs(counted_text_x - 8 - 7 * px_per_ms) < 12);
+	/* the long one, set at 6 ms, has 1 ms: cut, ending in "…" */
+	counted_text = NULL;
+	counted_prefix = "writing the";
+	draw_counted(&pic);
+	counted_prefix = NULL;
+	CHECK_EQ(counted_prefixed, 1);
+	size_t n = strlen(counted_last);
+	CHECK(n > 3 && !strcmp(counted_last + n - 3, "\xe2\x80\xa6"));
+	CHECK(n < 60);
+	unload(&pic);
+}
+
+TEST_MAIN(T(arrow_colours), T(level_of_detail), T(labels_over_time),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
