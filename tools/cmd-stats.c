@@ -34,6 +34,33 @@ static const char *dur(char *buf, size_t cap, int64_t ns)
 	return buf;
 }
 
+#define KEY_CHARS 28
+
+/* A kind or label in KEY_CHARS characters: a longer one is cut at a
+ * character and ends in "…", so that a cut is never silent.  Returns the
+ * characters kept; *len the bytes. */
+static int key_cut(char *key, size_t *len)
+{
+	int chars = 0;
+	for (size_t i = 0; i < *len; i++) {
+		if (((unsigned char)key[i] & 0xc0) == 0x80)
+			continue; /* (inside a character) */
+		if (chars == KEY_CHARS - 1) {
+			size_t rest = i;
+			int more = 0;
+			for (size_t j = i; j < *len; j++)
+				more += ((unsigned char)key[j] & 0xc0) != 0x80;
+			if (more > 1) { /* (more than the last one) */
+				memcpy(key + rest, "\xe2\x80\xa6", 4);
+				*len = rest + 3;
+				return KEY_CHARS;
+			}
+		}
+		chars++;
+	}
+	return chars;
+}
+
 static void text_groups(const char *title, const struct weft_stats_group *g,
 			uint32_t n,
 			uint32_t top)
@@ -43,9 +70,10 @@ static void text_groups(const char *title, const struct weft_stats_group *g,
 	       "pending", "failed", "lifetime p50/p90/p99/max",
 	       "running p50/p90/p99/max");
 	for (uint32_t i = 0; i < n && i < top; i++) {
-		char key[29], a[4][24], b[4][24], life[100], ran[100];
+		char key[1024], a[4][24], b[4][24], life[100], ran[100];
 		const char *kt = *g[i].key ? g[i].key : "(none)";
-		weft_utf8_fix(key, sizeof key, kt, strlen(kt));
+		size_t kl = weft_utf8_fix(key, sizeof key, kt, strlen(kt));
+		int chars = key_cut(key, &kl);
 		for (int k = 0; k < 4; k++) {
 			dur(a[k], sizeof a[k], g[i].life[k]);
 			dur(b[k], sizeof b[k], g[i].run[k]);
@@ -54,9 +82,8 @@ static void text_groups(const char *title, const struct weft_stats_group *g,
 			 a[3]);
 		snprintf(ran, sizeof ran, "%s/%s/%s/%s", b[0], b[1], b[2], b[3]);
 		printf("  ");
-		print_escaped(stdout, key, strlen(key));
-		printf("%*s %7u %7u %6u  %-34s %s\n",
-		       (int)(28 - (strlen(key) < 28 ? strlen(key) : 28)), "",
+		print_escaped(stdout, key, kl);
+		printf("%*s %7u %7u %6u  %-34s %s\n", 28 - chars, "",
 		       g[i].count, g[i].pending, g[i].failed, life, ran);
 	}
 	if (n > top)

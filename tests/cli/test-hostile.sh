@@ -251,10 +251,54 @@ EOF
 		die "SVG glyphs lost: $(grep -c '<use' bad.svg) vs $(grep -c '<use' good.svg)"
 }
 
+# weft stats keeps a kind or label to 28 characters in its table: a
+# longer one is cut at a character (never inside one) and ends in "…";
+# one of exactly 28 is whole; --json keeps them whole.
+t_stats_cut_labels() {
+	build_prog l <<'EOF'
+#include <weft/weft.h>
+int main(void)
+{
+	weft_create(1, "task");
+	weft_label(1, "GET /api/v1/items/12345?page=2&sort=asc");
+	weft_create(2, "task");
+	weft_label(2, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		      "\xc3\xa9\xc3\xa9");
+	weft_create(3, "task");
+	weft_label(3, "exactly twenty-eight chars!!");
+	return 0;
+}
+EOF
+	WEFT_FILE=l.weft ./l || die "l failed"
+	"$W" stats l.weft >s.txt || die "stats"
+	"$W" stats --json l.weft >s.json || die "stats --json"
+	python3 - <<'PY' || exit 1
+import json
+rows = open('s.txt', encoding='utf-8').read().split('\n')
+def row(start):
+    r = [l for l in rows if l.startswith('  ' + start)]
+    assert len(r) == 1, (start, rows)
+    return r[0]
+assert row('GET /api/v1/items/12345?pag\u2026 ')
+assert row('\u00e9' * 27 + '\u2026 ')
+assert row('exactly twenty-eight chars!! ')
+# the counts line up whatever the cut: the same column in every row
+cols = {row(k).index(' 1 ') for k in ('GET', '\u00e9', 'exactly')}
+assert len(cols) == 1, cols
+lab = {g['key'] for g in json.load(open('s.json'))['labels']}
+assert 'GET /api/v1/items/12345?page=2&sort=asc' in lab, lab
+assert '\u00e9' * 30 in lab, lab
+PY
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 run truncated_while_read t_truncated_while_read
 run endless_input t_endless_input
 run same_report_everywhere t_same_report_everywhere
 run invalid_utf8_out t_invalid_utf8_out
 run render_keeps_labels t_render_keeps_labels
+run stats_cut_labels t_stats_cut_labels
 tap_done
