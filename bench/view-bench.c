@@ -38,7 +38,11 @@ static double now(void)
 }
 
 /* Worst frame over a zoom sweep from the whole trace down to
- * microseconds, with the vertical focus at the top, middle and bottom. */
+ * microseconds, with the vertical focus at the top, middle and bottom.
+ * Each frame is drawn three times and counts its fastest: what the frame
+ * costs, not what the other processes of a shared machine took from it
+ * (one preemption made a single draw of the same frame 2-3 times as
+ * slow). */
 static double sweep(struct weft_view *v, const struct weft_canvas *c)
 {
 	double worst = 0;
@@ -47,9 +51,13 @@ static double sweep(struct weft_view *v, const struct weft_canvas *c)
 		weft_view_fit(v);
 		weft_view_set_focus(v, f * rows / 2);
 		for (int i = 0; i < 40; i++) {
-			double f0 = now();
-			weft_view_render(v, c);
-			double d = now() - f0;
+			double d = 1e9;
+			for (int k = 0; k < 3; k++) {
+				double f0 = now();
+				weft_view_render(v, c);
+				double dk = now() - f0;
+				d = dk < d ? dk : d;
+			}
 			if (d > worst)
 				worst = d;
 			weft_view_zoom(v, 1.6, 640);
