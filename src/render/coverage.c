@@ -105,3 +105,100 @@ int weft__scratch(struct weft_view *v)
 	v->covh = h;
 	return 0;
 }
+
+unsigned char *weft__mask_room(struct weft_view *v, size_t bytes)
+{
+	if (bytes > v->cmaskbuf) {
+		unsigned char *b = realloc(v->maskbuf, bytes);
+		if (!b)
+			return NULL;
+		v->maskbuf = b;
+		v->cmaskbuf = bytes;
+	}
+	return v->maskbuf;
+}
+
+void weft__mpen_begin(struct mpen *mp, struct weft_view *v, struct pen *p)
+{
+	mp->v = v;
+	mp->p = p;
+	mp->n = 0;
+	mp->on = p->c->mask && v->cs == 1 && v->rs == 1;
+}
+
+void weft__mpen_box(struct mpen *mp, double x, double y, double w, double h)
+{
+	struct weft_view *v = mp->v;
+	if (mp->on && mp->n == v->cmboxes) {
+		size_t cap = v->cmboxes ? 2 * v->cmboxes : 4096;
+		struct mbox *b = realloc(v->mboxes, cap * sizeof *b);
+		if (b) {
+			v->mboxes = b;
+			v->cmboxes = cap;
+		} else {
+			weft__mpen_end(mp); /* (what it has, then at once) */
+			mp->on = 0;
+		}
+	}
+	if (!mp->on) {
+		rect(mp->p, x, y, w, h);
+		return;
+	}
+	v->mboxes[mp->n++] = (struct mbox){(float)x, (float)y, (float)(x + w),
+					   (float)(y + h)};
+}
+
+void weft__mpen_end(struct mpen *mp)
+{
+	struct weft_view *v = mp->v;
+	if (!mp->on || !mp->n)
+		return;
+	/* the pixels the boxes cover, on the surface */
+	int W = (int)ceil(v->w), H = (int)ceil(v->h);
+	int bx0 = W, by0 = H, bx1 = 0, by1 = 0;
+	for (size_t i = 0; i < mp->n; i++) {
+		struct mbox *b = &v->mboxes[i];
+		int x0 = (int)lround(b->x0), x1 = (int)lround(b->x1);
+		int y0 = (int)lround(b->y0), y1 = (int)lround(b->y1);
+		x1 = x1 > x0 ? x1 : x0 + 1;
+		y1 = y1 > y0 ? y1 : y0 + 1;
+		x0 = x0 < 0 ? 0 : x0;
+		y0 = y0 < 0 ? 0 : y0;
+		x1 = x1 > W ? W : x1;
+		y1 = y1 > H ? H : y1;
+		/* (kept rounded and clipped, for the second sweep) */
+		*b = (struct mbox){(float)x0, (float)y0, (float)x1, (float)y1};
+		if (x1 <= x0 || y1 <= y0)
+			continue;
+		bx0 = x0 < bx0 ? x0 : bx0;
+		by0 = y0 < by0 ? y0 : by0;
+		bx1 = x1 > bx1 ? x1 : bx1;
+		by1 = y1 > by1 ? y1 : by1;
+	}
+	size_t n = mp->n;
+	mp->n = 0;
+	if (bx1 <= bx0 || by1 <= by0)
+		return;
+	int w = bx1 - bx0, h = by1 - by0, stride = (w + 3) & ~3;
+	unsigned char *m = weft__mask_room(v, (size_t)stride * (size_t)h);
+	if (m)
+		memset(m, 0, (size_t)stride * (size_t)h);
+	for (size_t i = 0; i < n; i++) {
+		const struct mbox *b = &v->mboxes[i];
+		if (!m) { /* (short of memory: box by box) */
+			if (b->x1 > b->x0 && b->y1 > b->y0)
+				rect(mp->p, b->x0, b->y0, b->x1 - b->x0,
+				     b->y1 - b->y0);
+			continue;
+		}
+		for (int y = (int)b->y0; y < (int)b->y1; y++)
+			if (b->x1 > b->x0)
+				memset(m + (size_t)(y - by0) * stride +
+					       ((int)b->x0 - bx0),
+				       255, (size_t)(b->x1 - b->x0));
+	}
+	if (m) {
+		mp->p->c->mask(mp->p->c->ctx, bx0, by0, w, h, m, stride);
+		mp->p->prims++;
+	}
+}

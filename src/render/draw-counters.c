@@ -8,12 +8,12 @@
 #include "view-internal.h"
 
 /* A counter's level from x0 to x1: a 2 px box on whole pixels. */
-static void step(struct pen *p, double x0, double x1, double y)
+static void step(struct mpen *mp, double x0, double x1, double y)
 {
 	x0 = round(x0);
 	x1 = round(x1);
 	if (x1 > x0)
-		rect(p, x0, round(y) - 1, x1 - x0, 2);
+		weft__mpen_box(mp, x0, round(y) - 1, x1 - x0, 2);
 }
 
 void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
@@ -34,6 +34,9 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 		double span = q->max > q->min ? (double)q->max - (double)q->min
 					      : 1;
 		color(p, cc[k % 4][0], cc[k % 4][1], cc[k % 4][2], 1);
+		/* (crisp boxes of one colour, a few a pixel column: a mask) */
+		struct mpen pl;
+		weft__mpen_begin(&pl, v, p);
 #define YV(s)                                                                  \
 	(y0 + hgt - ((double)q->samples[s].value - (double)q->min) / span * hgt)
 		/* the sample in force at the left edge, then one step per
@@ -78,19 +81,21 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 			/* crisp 2 px boxes: the step, then the rise (from
 			 * the level before: one box where they meet) */
 			if (round(x) - 1 > round(px))
-				step(p, px, round(x) - 1, py);
+				step(&pl, px, round(x) - 1, py);
 			double ya = round(ymin < y ? ymin : y);
 			double yb = round(ymax > y ? ymax : y);
 			ya = round(py) < ya ? round(py) : ya;
 			yb = round(py) > yb ? round(py) : yb;
-			rect(p, round(x) - 1, ya - 1, 2, yb - ya + 2);
+			weft__mpen_box(&pl, round(x) - 1, ya - 1, 2,
+				       yb - ya + 2);
 			px = x;
 			py = y;
 			s = e;
 		}
 #undef YV
 		if (px < v->w)
-			step(p, px, right < v->w ? right : v->w, py);
+			step(&pl, px, right < v->w ? right : v->w, py);
+		weft__mpen_end(&pl);
 		char buf[300];
 		snprintf(buf, sizeof buf, "%s = %lld",
 			 weft_model_name(v->m, q->name),

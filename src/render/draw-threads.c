@@ -32,7 +32,9 @@ static void box(struct walk *k, double x0, double x1, double y, double h)
 
 void weft__box_flush(struct walk *k)
 {
-	if (k->seg)
+	if (k->seg && k->mp)
+		weft__mpen_box(k->mp, k->sx0, k->sy, k->sx1 - k->sx0, k->sh);
+	else if (k->seg)
 		rect(k->p, k->sx0, k->sy, k->sx1 - k->sx0, k->sh);
 	k->seg = 0;
 }
@@ -142,8 +144,15 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
 		const struct weft_thread *th = &k->th[t];
 		int never = is_never(th);
 		box(k, x0, x1, round(y) - 1, 2);
-		if (x1 - x0 >= 8) /* (its end, where it can be told) */
-			rect(p, x1 - 1, y - 8, 2, 16);
+		if (x1 - x0 >= 8) { /* (its end, where it can be told) */
+			weft__box_flush(k);
+			k->seg = 1;
+			k->sx0 = x1 - 1;
+			k->sx1 = x1 + 1;
+			k->sy = y - 8;
+			k->sh = 16;
+			weft__box_flush(k);
+		}
 		/* its message, where the last one left room, for a failure
 		 * long enough to tell apart */
 		if (x1 < k->text_x || x1 - x0 < 8)
@@ -373,6 +382,10 @@ void weft__walk_rows(struct walk *k, const struct tset *s)
 	struct weft_view *v = k->v;
 	v->pass++;
 	k->nclines = 0;
+	/* the boxes of the pass, of its one colour, as one mask */
+	struct mpen mp;
+	weft__mpen_begin(&mp, v, k->p);
+	k->mp = &mp;
 	/* zoomed out (a pixel column spans a bucket or more), the squeezed
 	 * outlines come from the rows' bitmaps */
 	if (!k->full && k->kind == P_LINE && s == &v->all && v->occ &&
@@ -382,6 +395,8 @@ void weft__walk_rows(struct walk *k, const struct tset *s)
 		for (int r = 0; r < v->nrows; r++)
 			if ((row_h(v, r) >= FULL) == k->full)
 				walk_row(k, s, r);
+	weft__mpen_end(&mp);
+	k->mp = NULL;
 	if (k->nclines)
 		draw_clines(k);
 	/* squeezed outlines and failures: what the rows covered */
@@ -408,9 +423,45 @@ void weft__walk_rows(struct walk *k, const struct tset *s)
 		weft__draw_density(k);
 }
 
-/* The density columns of the full rows, by shade. */
+/* The density columns of the full rows: one colour, darker the busier,
+ * so one mask of their shades where the canvas has masks (zoomed out, a
+ * box a column and row: thousands of them a frame), else one box per
+ * run of columns of one shade, shade by shade. */
 void weft__draw_density(struct walk *k)
 {
+	struct weft_view *v = k->v;
+	float y0 = 1e30f, y1 = -1e30f;
+	for (int i = 0; i < k->ncells; i++) {
+		y0 = k->cells[i].y < y0 ? k->cells[i].y : y0;
+		y1 = k->cells[i].y > y1 ? k->cells[i].y : y1;
+	}
+	int w = (int)ceil(v->w), stride = (w + 3) & ~3;
+	int top = (int)y0 - 4, h = (int)y1 + 4 - top;
+	unsigned char *m = NULL;
+	if (k->p->c->mask && v->cs == 1 && k->ncells && top >= 0 && w > 0)
+		m = weft__mask_room(v, (size_t)stride * (size_t)h);
+	if (m) {
+		memset(m, 0, (size_t)stride * (size_t)h);
+		for (int i = 0; i < k->ncells; i++) {
+			const struct cell *c = &k->cells[i];
+			int x = (int)c->x;
+			if (x < 0 || x >= w)
+				continue;
+			/* (the alpha of the boxes below, 0.2 to 1) */
+			unsigned char a = (unsigned char)lround(
+				255 * (0.2 + 0.8 * c->q / DENSITY_STEPS));
+			for (int y = (int)c->y - 4 - top;
+			     y < (int)c->y + 4 - top; y++) {
+				unsigned char *px = m + (size_t)y * stride + x;
+				*px = a > *px ? a : *px;
+			}
+		}
+		color(k->p, 0.2, 0.2, 0.2, 1);
+		k->p->c->mask(k->p->c->ctx, 0, top, w, h, m, stride);
+		k->p->prims++;
+		k->ncells = 0;
+		return;
+	}
 	for (int q = 1; q <= DENSITY_STEPS; q++) {
 		int any = 0;
 		for (int i = 0; i < k->ncells; i++) {
@@ -441,7 +492,10 @@ void weft__draw_density(struct walk *k)
 void weft__draw_runs(struct weft_view *v, struct pen *p)
 {
 	struct walk k = {.v = v, .p = p};
+	struct mpen mp;
 	color(p, 1, 1, 1, 1);
+	weft__mpen_begin(&mp, v, p);
+	k.mp = &mp;
 	v->pass++;
 	/* the rows drawn in full: the focus band, and the squeezed rows
 	 * above or below it when they are still FULL px tall */
@@ -481,6 +535,7 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 		}
 		weft__box_flush(&k);
 	}
+	weft__mpen_end(&mp);
 }
 
 /* First span in [lo, hi) of a row's list whose latest end so far is at
@@ -520,10 +575,12 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 	struct walk k = {.v = v, .p = p};
 	int r0 = v->hu >= FULL ? 0 : v->fa;
 	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
-	/* bars first, then names (a text breaks a batch of boxes) */
+	/* bars first, as one mask (a few boxes a pixel column), then names */
+	struct mpen mp;
 	for (int names = 0; names < 2; names++) {
 		v->pass++;
 		color(p, 0, 0.55, 0.55, 1);
+		weft__mpen_begin(&mp, v, p);
 		for (int r = r0; r < r1; r++) {
 			if (row_h(v, r) < FULL)
 				continue;
@@ -552,7 +609,11 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 				weft__cov_take(cr, col(v, x0), col(v, x1));
 				uint32_t si = v->rsp[i++];
 				if (!names) {
-					box(&k, x0, x1, y, 2);
+					if (mp.on)
+						weft__mpen_box(&mp, x0, y,
+							       x1 - x0, 2);
+					else
+						box(&k, x0, x1, y, 2);
 					continue;
 				}
 				if (x1 - x0 < 30 || d)
@@ -570,6 +631,7 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 			}
 			weft__box_flush(&k);
 		}
+		weft__mpen_end(&mp);
 	}
 }
 
@@ -685,11 +747,14 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 		}
 	}
 	for (int c = 0; c < ncol; c++) {
+		struct mpen mp; /* (a colour's bars, one a column: a mask) */
 		color(p, rgb[c][0], rgb[c][1], rgb[c][2], 1);
+		weft__mpen_begin(&mp, v, p);
 		for (int b = 0; b < nbar; b++)
 			if (bar[b].colour == c)
-				rect(p, bar[b].x0, bar[b].y + 3,
-				     bar[b].x1 - bar[b].x0, 3);
+				weft__mpen_box(&mp, bar[b].x0, bar[b].y + 3,
+					       bar[b].x1 - bar[b].x0, 3);
+		weft__mpen_end(&mp);
 	}
 	for (int b = 0; b < nbar; b++) {
 		if (bar[b].x1 - bar[b].x0 <= 30)

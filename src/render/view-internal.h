@@ -141,6 +141,8 @@ struct weft_view {
 	size_t cmaskbuf;
 	struct pbar *pbar; /* the frame's loop phases */
 	size_t cpbar;
+	struct mbox *mboxes; /* boxes of one colour gathered for a mask */
+	size_t cmboxes;
 	/* the frame's arrows, gathered then drawn by colour */
 	struct adraw *ad, *ad2;
 	size_t cad;
@@ -278,6 +280,8 @@ static inline int col(const struct weft_view *v, double x)
 	return x < 0 ? 0 : x > v->w ? (int)(v->w / v->cs) : (int)(x / v->cs);
 }
 
+struct mpen;
+
 enum pass_kind { P_HIGHLIGHT, P_LINE, P_BAD };
 
 struct walk {
@@ -297,6 +301,7 @@ struct walk {
 	struct cell *cells; /* density columns of full rows */
 	int ncells;
 	struct cline *clines; /* creation lines of the pass */
+	struct mpen *mp;      /* where boxes go (NULL: the canvas) */
 	int nclines;
 };
 
@@ -335,6 +340,26 @@ int *weft__cov_row(struct weft_view *v, double y);
 int weft__cov_take(int *r, int c0, int c1);
 int weft__cov_full(int *r, int c0, int c1, int *next);
 int weft__scratch(struct weft_view *v);
+/* coverage.c: the frame's buffer for masks (canvas.h), at least `bytes`;
+ * NULL when out of memory */
+unsigned char *weft__mask_room(struct weft_view *v, size_t bytes);
+
+/* Boxes of the current colour on whole pixels, gathered and drawn as one
+ * mask where the canvas has masks (thousands of small boxes a frame cost
+ * a canvas far more than one mask over what they cover), else drawn at
+ * once.  A box is rounded to whole pixels (at least one). */
+struct mbox {
+	float x0, y0, x1, y1;
+};
+struct mpen {
+	struct weft_view *v;
+	struct pen *p;
+	size_t n;
+	int on;
+};
+void weft__mpen_begin(struct mpen *mp, struct weft_view *v, struct pen *p);
+void weft__mpen_box(struct mpen *mp, double x, double y, double w, double h);
+void weft__mpen_end(struct mpen *mp);
 
 /* the draw passes, back to front (draw.c calls them) */
 void weft__draw_bands(struct weft_view *v, struct pen *p);

@@ -85,6 +85,7 @@ void weft_view_free(struct weft_view *v)
 	free(v->rrun_t1);
 	free(v->ph_t1);
 	free(v->arr_tf);
+	free(v->mboxes);
 	free(v->arr_rf);
 	free(v->rroff);
 	free(v->notes);

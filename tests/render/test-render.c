@@ -757,6 +757,42 @@ TEST(server_zoomed_in)
 		alive_all += alive;
 	}
 	CHECK(alive_all >= 8);
+	/* the whole trace: the boxes of a pass (density, lines, failures,
+	 * spans, counters...) go to the canvas as masks, a handful of calls
+	 * instead of thousands, and look as the boxes drawn one by one do */
+	weft_view_fit(pic.v);
+	for (int f = 0; f < 2; f++) {
+		weft_view_set_focus(pic.v, f * weft_view_rows(pic.v) / 2);
+		draw(&pic, 1280, 800);
+		long masked = pic.prims;
+		cairo_surface_t *s = cairo_image_surface_create(
+			CAIRO_FORMAT_RGB24, 1280, 800);
+		cairo_t *cr = cairo_create(s);
+		struct weft_canvas c = weft_cairo_canvas(cr);
+		c.mask = NULL;
+		long boxes = weft_view_render(pic.v, &c);
+		cairo_destroy(cr);
+		cairo_surface_flush(s);
+		const unsigned char *d0 = cairo_image_surface_get_data(pic.s);
+		const unsigned char *d1 = cairo_image_surface_get_data(s);
+		int stride = cairo_image_surface_get_stride(s);
+		long differ = 0;
+		for (int y = 0; y < 800; y++)
+			for (int x = 0; x < 1280; x++)
+				for (int k = 0; k < 3; k++)
+					if (abs(d0[y * stride + x * 4 + k] -
+						d1[y * stride + x * 4 + k]) > 40) {
+						differ++;
+						break;
+					}
+		cairo_surface_destroy(s);
+		if (getenv("WEFT_TEST_VERBOSE"))
+			fprintf(stderr, "# focus %d: %ld primitives with masks, "
+				"%ld without, %ld pixels differ\n", f, masked,
+				boxes, differ);
+		CHECK(masked * 3 < boxes);
+		CHECK(differ < 1280 * 800 / 50);
+	}
 	/* one request's causal chain: tens of threads; "connected" lays
 	 * out exactly them */
 	uint32_t n, req = WEFT_NONE;
