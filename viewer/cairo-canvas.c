@@ -139,8 +139,8 @@ struct weft_canvas weft_cairo_canvas(cairo_t *cr)
 		if (p && cairo_set_user_data(cr, &key, p, free))
 			free(p);
 	}
-	struct weft_canvas c = {cr,   color, line_width, line,   rect,
-				triangle, text,  text_width, clip,   unclip,
-				flush, mask};
+	struct weft_canvas c = {cr,	  color, line_width, line, rect,
+				triangle, text,	 text_width, clip, unclip,
+				flush,	  mask,	 1};
 	return c;
 }

@@ -32,6 +32,12 @@ struct weft_canvas {
 	 * dense picture, the squeezed rows, costs one call). */
 	void (*mask)(void *ctx, int x, int y, int w, int h,
 		     const unsigned char *alpha, int stride);
+	/* Non-zero: a mask costs this back end less than the boxes it
+	 * replaces, so the renderer sends a pass's boxes of one colour as
+	 * one mask over what they cover (cairo: a mask is composited
+	 * straight, a box is a path to fill).  Zero: boxes (an HTML canvas
+	 * pays for every pixel of a mask in WebAssembly and JavaScript). */
+	int masks_for_boxes;
 };
 
 #endif

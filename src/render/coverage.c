@@ -123,7 +123,8 @@ void weft__mpen_begin(struct mpen *mp, struct weft_view *v, struct pen *p)
 	mp->v = v;
 	mp->p = p;
 	mp->n = 0;
-	mp->on = p->c->mask && v->cs == 1 && v->rs == 1;
+	mp->on = p->c->mask && p->c->masks_for_boxes && v->cs == 1 &&
+		 v->rs == 1;
 }
 
 void weft__mpen_box(struct mpen *mp, double x, double y, double w, double h)

@@ -438,7 +438,8 @@ void weft__draw_density(struct walk *k)
 	int w = (int)ceil(v->w), stride = (w + 3) & ~3;
 	int top = (int)y0 - 4, h = (int)y1 + 4 - top;
 	unsigned char *m = NULL;
-	if (k->p->c->mask && v->cs == 1 && k->ncells && top >= 0 && w > 0)
+	if (k->p->c->mask && k->p->c->masks_for_boxes && v->cs == 1 &&
+	    k->ncells && top >= 0 && w > 0)
 		m = weft__mask_room(v, (size_t)stride * (size_t)h);
 	if (m) {
 		memset(m, 0, (size_t)stride * (size_t)h);

@@ -122,6 +122,7 @@ static void mask(void *c, int x, int y, int w, int h, const unsigned char *a,
 static const struct weft_canvas canvas = {
 	NULL, color, line_width, line, rect, triangle, text, text_width,
 	clip, unclip, flush, mask,
+	0, /* (boxes: a mask costs the page every pixel of it) */
 };
 
 static struct weft_reader *reader;
