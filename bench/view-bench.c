@@ -83,24 +83,53 @@ static double rows_per_peak(struct weft_model *m, uint32_t *rows,
 	return (double)in.rows / *peak;
 }
 
-static int server(int argc, char **argv)
-{
-	double t0 = now();
+/* A trace opened, its model and a view of it drawn once on a 1280 x 800
+ * cairo surface, and when that took (ms). */
+struct opened {
 	struct weft_reader *r;
 	struct weft_model *m;
-	if (weft_reader_open(&r, argv[2], 0, NULL) || weft_model_load(&m, r))
+	struct weft_view *v;
+	cairo_surface_t *s;
+	cairo_t *cr;
+	struct weft_canvas c;
+	double open_ms;
+};
+
+static int open_view(const char *path, struct opened *o)
+{
+	double t0 = now();
+	if (weft_reader_open(&o->r, path, 0, NULL) ||
+	    weft_model_load(&o->m, o->r))
+		return -1;
+	o->v = weft_view_new(o->m, 1280, 800);
+	o->s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1280, 800);
+	o->cr = cairo_create(o->s);
+	o->c = weft_cairo_canvas(o->cr);
+	weft_view_render(o->v, &o->c);
+	o->open_ms = now() - t0;
+	return 0;
+}
+
+static void close_view(struct opened *o)
+{
+	weft_view_free(o->v);
+	weft_model_free(o->m);
+	weft_reader_close(o->r);
+	cairo_destroy(o->cr);
+	cairo_surface_destroy(o->s);
+}
+
+static int server(int argc, char **argv)
+{
+	struct opened o;
+	if (open_view(argv[2], &o))
 		return 1;
-	struct weft_view *v = weft_view_new(m, 1280, 800);
-	cairo_surface_t *s =
-		cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1280, 800);
-	cairo_t *cr = cairo_create(s);
-	struct weft_canvas c = weft_cairo_canvas(cr);
-	weft_view_render(v, &c);
-	double open = now() - t0;
-	double worst = sweep(v, &c);
+	struct weft_reader *r = o.r;
+	struct weft_model *m = o.m;
+	double worst = sweep(o.v, &o.c);
 	printf("%-26s %14.1f %-9s # open, model, layout, first frame of "
 	       "server-gen's %llu events (target <= 2000)\n",
-	       "view.server_open_ms", open, "ms",
+	       "view.server_open_ms", o.open_ms, "ms",
 	       (unsigned long long)weft_reader_info(r)->events);
 	printf("%-26s %14.2f %-9s # worst frame of a zoom sweep on it, "
 	       "1280x800, cairo (target <= 16)\n",
@@ -122,11 +151,7 @@ static int server(int argc, char **argv)
 		       "%u threads, %u of them hubs (target: tens)\n",
 		       "view.chain_threads", ch.size, "threads", n, ch.hubs);
 	weft_chain_release(&ch);
-	weft_view_free(v);
-	weft_model_free(m);
-	weft_reader_close(r);
-	cairo_destroy(cr);
-	cairo_surface_destroy(s);
+	close_view(&o);
 	if (argc > 3) {
 		if (weft_reader_open(&r, argv[3], 0, NULL) ||
 		    weft_model_load(&m, r))
@@ -148,27 +173,21 @@ int main(int argc, char **argv)
 		return server(argc, argv);
 	if (argc != 2 && argc != 3)
 		return 2;
-	double t0 = now();
-	struct weft_reader *r;
-	struct weft_model *m;
-	if (weft_reader_open(&r, argv[1], 0, NULL) || weft_model_load(&m, r))
+	struct opened o;
+	if (open_view(argv[1], &o))
 		return 1;
-	struct weft_view *v = weft_view_new(m, 1280, 800);
-	cairo_surface_t *s =
-		cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1280, 800);
-	cairo_t *cr = cairo_create(s);
-	struct weft_canvas c = weft_cairo_canvas(cr);
-	weft_view_render(v, &c);
-	double open = now() - t0;
-	double worst = sweep(v, &c);
+	struct weft_reader *r = o.r;
+	struct weft_model *m = o.m;
+	struct weft_view *v;
+	double worst = sweep(o.v, &o.c);
 	printf("%-26s %14.1f %-9s # open, model, layout, first frame of %llu "
 	       "events (target <= 1000)\n",
-	       "view.open_ms", open, "ms",
+	       "view.open_ms", o.open_ms, "ms",
 	       (unsigned long long)weft_reader_info(r)->events);
 	printf("%-26s %14.2f %-9s # worst frame over a zoom sweep, 1280x800, "
 	       "cairo (target <= 16)\n",
 	       "view.frame_ms", worst, "ms");
-	weft_view_free(v);
+	weft_view_free(o.v);
 	weft_model_free(m);
 	weft_reader_close(r);
 	if (argc == 3) {
@@ -176,7 +195,7 @@ int main(int argc, char **argv)
 		    weft_model_load(&m, r))
 			return 1;
 		v = weft_view_new(m, 1280, 800);
-		worst = sweep(v, &c);
+		worst = sweep(v, &o.c);
 		printf("%-26s %14.2f %-9s # the same over %d rows (%llu "
 		       "events; focus + context)\n",
 		       "view.frame_ms_rows", worst, "ms", weft_view_rows(v),
@@ -185,7 +204,7 @@ int main(int argc, char **argv)
 		weft_model_free(m);
 		weft_reader_close(r);
 	}
-	cairo_destroy(cr);
-	cairo_surface_destroy(s);
+	cairo_destroy(o.cr);
+	cairo_surface_destroy(o.s);
 	return 0;
 }

@@ -25,17 +25,9 @@ int cmd_export(int argc, char **argv)
 			format = argv[i] + 9;
 		else if (!strcmp(argv[i], "--select") && i + 1 < argc)
 			sel = argv[++i];
-		else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
-			char *end;
-			const char *d = argv[++i];
-			long k = strtol(d, &end, 10);
-			if (!strcmp(d, "all"))
-				depth = WEFT_CHAIN_ALL;
-			else if (*end || end == d || k < 1 || k > 1000000)
-				bad = 1;
-			else
-				depth = (int)k;
-		} else
+		else if (!strcmp(argv[i], "--depth") && i + 1 < argc)
+			bad = chain_depth_arg(argv[++i], &depth);
+		else
 			bad = traces_arg(&tr, argc, argv, &i, 0) != 1;
 	}
 	if (bad || !tr.n || !out || !format) {

@@ -69,15 +69,8 @@ int cmd_render(int argc, char **argv)
 		else if (!strcmp(a, "--select") && next)
 			sel = argv[++i];
 		else if (!strcmp(a, "--depth") && next) {
-			char *end;
-			const char *d = argv[++i];
-			long k = strtol(d, &end, 10);
-			if (!strcmp(d, "all"))
-				depth = WEFT_CHAIN_ALL;
-			else if (*end || end == d || k < 1 || k > 1000000)
+			if (chain_depth_arg(argv[++i], &depth))
 				return usage(USAGE);
-			else
-				depth = (int)k;
 		} else if (!strcmp(a, "--no-counters"))
 			counters = 0;
 		else if (!strcmp(a, "--connected"))

@@ -180,3 +180,16 @@ const char *fmt_dur(char *buf, size_t cap, int64_t ns)
 		snprintf(buf, cap, "%s%.4g s", sign, a / 1e9);
 	return buf;
 }
+
+int chain_depth_arg(const char *s, int *depth)
+{
+	char *end;
+	long k = strtol(s, &end, 10);
+	if (!strcmp(s, "all"))
+		*depth = WEFT_CHAIN_ALL;
+	else if (*end || end == s || k < 1 || k > 1000000)
+		return -1;
+	else
+		*depth = (int)k;
+	return 0;
+}

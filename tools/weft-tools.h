@@ -98,6 +98,10 @@ void traces_release(struct traces *t);
  * and non-UTF-8 bytes. */
 void print_escaped(FILE *f, const char *s, size_t len);
 
+/* A causal chain's --depth (weft render, weft export): 1, 2, 3... or
+ * "all" (WEFT_CHAIN_ALL) into *depth; -1 for anything else. */
+int chain_depth_arg(const char *s, int *depth);
+
 /* Formats nanoseconds as "1.234567890" seconds into buf. */
 const char *fmt_ns(char *buf, size_t cap, int64_t ns);
 

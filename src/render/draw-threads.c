@@ -544,25 +544,7 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 static uint32_t span_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
 			  int64_t t)
 {
-	uint32_t step = 1;
-	while (lo < hi && v->rsp_max[lo] < t) {
-		uint32_t pr = hi - lo > step ? lo + step : hi;
-		if (pr == hi || v->rsp_max[pr] >= t) {
-			lo++;
-			hi = pr;
-			break;
-		}
-		lo = pr + 1;
-		step *= 2;
-	}
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (v->rsp_max[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return weft__gallop(v->rsp_max, lo, hi, t);
 }
 
 /* Spans: thin teal bars under the line (nested ones lower), with their
