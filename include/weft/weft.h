@@ -212,6 +212,9 @@ WEFT_API void weft__sent(uint64_t thread, uint64_t chan, uint64_t offset,
 WEFT_API void weft__received(uint64_t thread, uint64_t chan, uint64_t offset,
 			     uint64_t bytes);
 WEFT_API void weft__spawning(uint64_t thread);
+/* For integrations: this thread started child `pid` with no fork (the
+ * shims' posix_spawn); in a run, the manifest says who created it. */
+WEFT_API void weft__spawned(int pid);
 /* For integrations: a child process `pid` ended (exit `status`, or
  * killed by signal `sig` > 0), as its parent learnt (waitpid, libuv's
  * exit callback); in a run, the manifest says so (not an event: works
@@ -272,6 +275,7 @@ int weft__chk_id_u64_3(uint64_t id, uint64_t a, uint64_t b, uint64_t c);
 #define weft__sent(t, c, o, n) weft__chk_id_u64_3((t), (c), (o), (n))
 #define weft__received(t, c, o, n) weft__chk_id_u64_3((t), (c), (o), (n))
 #define weft__spawning(t) weft__chk_id((t))
+#define weft__spawned(p) ((void)sizeof(p))
 #define weft__reaped(p, s, g) ((void)sizeof((p) + (s) + (g)))
 #define weft_current() ((uint64_t)0)
 #define weft_burst_now() ((uint64_t)0)

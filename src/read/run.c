@@ -8,6 +8,8 @@
  *
  *   weft-run version=1 session=HEX                       weft record, first
  *   fork pid= ppid= tid= by= spawn= t= real=     the child, at fork
+ *   spawn pid= child= tid= by= spawn= t= real=   the parent, after
+ *                                                posix_spawn
  *   proc pid= ppid= start= t= real= boot= host= exe= arg=...
  *                                                each image, at load
  *   ring pid= file= t=                           at its first event
@@ -254,7 +256,7 @@ static int set_image(struct mproc *p, const struct fields *fl)
 static int line(struct manifest *m, struct fields *fl)
 {
 	uint64_t pid = 0, ppid = 0, token = 0, by = 0, tid = 0, spawn = 0,
-		 session = 0;
+		 session = 0, child = 0;
 	int64_t t = 0, real = 0, status = 0, sig = -1;
 	int have_pid = 0, have_status = 0, oom = 0;
 	uint64_t lineno = m->lines;
@@ -278,6 +280,8 @@ static int line(struct manifest *m, struct fields *fl)
 			e = num(v, vn, &tid, 10);
 		else if (is(k, kn, "spawn"))
 			e = num(v, vn, &spawn, 10);
+		else if (is(k, kn, "child"))
+			e = num(v, vn, &child, 10);
 		else if (is(k, kn, "status"))
 			e = snum(v, vn, &status), have_status = !e;
 		else if (is(k, kn, "signal"))
@@ -289,7 +293,7 @@ static int line(struct manifest *m, struct fields *fl)
 			       0;
 	}
 	if (pid > UINT32_MAX || ppid > UINT32_MAX || tid > UINT32_MAX ||
-	    status > INT32_MAX || status < INT32_MIN || sig > 255)
+	    child > UINT32_MAX || status > INT32_MAX || status < INT32_MIN || sig > 255)
 		return bad(m, "a value out of range", lineno), 0;
 	if (is(fl->kind, fl->kindn, "weft-run")) {
 		m->session = session;
@@ -300,7 +304,8 @@ static int line(struct manifest *m, struct fields *fl)
 		    is(fl->kind, fl->kindn, "proc") ||
 		    is(fl->kind, fl->kindn, "ring") ||
 		    is(fl->kind, fl->kindn, "exit") ||
-		    is(fl->kind, fl->kindn, "reaped"))
+		    is(fl->kind, fl->kindn, "reaped") ||
+		    is(fl->kind, fl->kindn, "spawn"))
 			bad(m, "no pid", lineno);
 		return 0;
 	}
@@ -382,6 +387,30 @@ static int line(struct manifest *m, struct fields *fl)
 				free(b);
 			}
 		}
+	} else if (is(fl->kind, fl->kindn, "spawn")) {
+		/* posix_spawn: the parent (pid) names its child, whose own
+		 * lines may have come first (its image loaded) or not */
+		if (!child)
+			return bad(m, "no child", lineno), 0;
+		uint32_t c = live_of(m, (uint32_t)child);
+		if (c == NONE) {
+			if (!(p = add(m, (uint32_t)child, (uint32_t)pid)))
+				return -ENOMEM;
+		} else {
+			/* its first image, if it exec'd again already */
+			while (m->p[c].prev_image != NONE)
+				c = m->p[c].prev_image;
+			p = &m->p[c];
+			if (p->ppid != pid || p->by_tid || p->t_fork)
+				return 0; /* not the one it started */
+		}
+		/* (said once the call returned: the child may have loaded
+		 * before) */
+		if (!p->has_proc || !p->t_start || t < p->t_start)
+			p->t_fork = t;
+		p->by = by;
+		p->by_tid = (uint32_t)tid;
+		p->spawn = spawn == 1;
 	} else if (is(fl->kind, fl->kindn, "ring")) {
 		if (at == NONE && !(p = add(m, (uint32_t)pid, 0)))
 			return -ENOMEM;

@@ -10,6 +10,8 @@
  *   proc    when an image loads: pid, parent, start token, exe, arguments
  *   fork    in a child, at fork: its parent's OS thread and the async
  *           thread that created it (a spawn request, or the one running)
+ *   spawn   in a parent, when posix_spawn started a child (no fork
+ *           handler runs in it): the same, for that child
  *   ring    when its ring is made
  *   exit    at exit(): its status
  * Times are CLOCK_MONOTONIC of the machine (out of the writer's time
@@ -276,4 +278,24 @@ WEFT_API void weft__reaped(int pid, int status, int sig)
 WEFT_API void weft__spawning(uint64_t thread)
 {
 	spawner = thread;
+}
+
+WEFT_API void weft__spawned(int pid)
+{
+	if (!manifest[0] || pid <= 0)
+		return;
+	/* The parent says it: posix_spawn's child runs no fork handler
+	 * (glibc clones it with CLONE_VFORK and it execs at once), so the
+	 * line that a forked child writes is written here, after the
+	 * child exists, naming it.  (Its own lines may come before or
+	 * after this one: the reader takes them in either order.) */
+	struct line l;
+	start(&l, "spawn");
+	putkv(&l, "child", pid);
+	putkv(&l, "tid", (int64_t)syscall(SYS_gettid));
+	put(&l, " by=", 4);
+	putu(&l, spawner ? spawner : weft__current(), 16);
+	putkv(&l, "spawn", spawner != 0);
+	put_times(&l);
+	emit(&l);
 }

@@ -69,6 +69,23 @@ assert run2, 'the process thread did not act'
 PY
 }
 
+# posix_spawn (no fork handler runs in the child): the parent's thread
+# that called it creates the child, as a fork's does.
+t_posix_spawn() {
+	"$W" record -o ps -- "$EX/forker" spawn >child.pid 2>rec.txt || die "$(cat rec.txt)"
+	local child; child=$(cat child.pid)
+	grep -q "^spawn pid=[0-9]* child=$child " ps/manifest || die "$(cat ps/manifest)"
+	"$W" info ps >info.txt || die "$(cat info.txt)"
+	grep -qE "^    $child forker: exited with status 0" info.txt || die "$(cat info.txt)"
+	"$W" dump ps >d.txt || die "dump"
+	local x by
+	x=$(sed -n "s/.* label thread=\(0x3ffe[0-9a-f]*\) .*(pid $child).*/\1/p" d.txt)
+	[ -n "$x" ] || die "no process thread of the child: $(cat d.txt)"
+	by=$(sed -n "s/.* create child=$x kind=\"process\" by=\(0x[0-9a-f]*\)$/\1/p" d.txt)
+	[ "$by" = 0x1 ] || die "created by '$by', not the thread that called posix_spawn: $(cat d.txt)"
+	grep -q "label thread=0x1 .*parent before fork" d.txt || die "$(cat d.txt)"
+}
+
 # An exec: sh replaced by the program; both images in the tree.
 t_exec() {
 	"$W" record -o x -- sh -c "exec '$EX/all-events' >/dev/null" 2>rec.txt || die "$(cat rec.txt)"
@@ -305,6 +322,7 @@ PY
 
 export W EX T WEFT_SRC
 run tree t_tree
+run posix_spawn t_posix_spawn
 run exec t_exec
 run killed t_killed
 run snapshot_tree t_snapshot_tree

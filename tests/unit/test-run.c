@@ -248,6 +248,58 @@ TEST(process_threads_from_a_manifest)
 	weft_reader_close(r);
 }
 
+/* posix_spawn: the parent says which thread started the child (a spawn
+ * line), before or after the child's own proc line; a spawn line of a
+ * child that is not its own, or that a fork line already named, changes
+ * nothing. */
+TEST(posix_spawned_in_either_order)
+{
+	for (int order = 0; order < 3; order++) {
+		char dir[600], a[700], b[700], man[700], text[2048];
+		char spawn[200], proc[200];
+		snprintf(dir, sizeof dir, "%s%d", tpath("sp"), order);
+		CHECK(mkdir(dir, 0700) == 0);
+		snprintf(a, sizeof a, "%s/ring", dir);
+		snprintf(b, sizeof b, "%s/ring.b", dir);
+		snprintf(man, sizeof man, "%s/manifest", dir);
+		pid_t pa = record(a, ring_a, BASE);
+		pid_t pb = record(b, ring_b, BASE + 50);
+		snprintf(spawn, sizeof spawn,
+			 "spawn pid=%d child=%d tid=%d by=1 spawn=0 t=%lld\n",
+			 order == 2 ? pb : pa, pb, pa, (long long)BASE + 170);
+		snprintf(proc, sizeof proc,
+			 "proc pid=%d ppid=%d start=8 t=%lld exe=/bin/b\n", pb,
+			 pa, (long long)BASE + 160);
+		snprintf(text, sizeof text,
+			 "weft-run version=1 session=ab\n"
+			 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a\n"
+			 "%s%s"
+			 "ring pid=%d file=ring t=%lld\n"
+			 "ring pid=%d file=ring.b t=%lld\n",
+			 pa, (long long)BASE - 10, order ? proc : spawn,
+			 order ? spawn : proc, pa, (long long)BASE, pb,
+			 (long long)BASE + 50);
+		write_file(man, text);
+		struct weft_reader *r;
+		CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+		uint32_t n;
+		const struct weft_process *p = weft_reader_processes(r, &n);
+		CHECK_EQ(n, 2);
+		CHECK_EQ(p[1].parent, 0);
+		CHECK_STR(p[1].exe, "/bin/b");
+		if (order == 2) { /* b says it started itself: not believed */
+			CHECK_U64(p[1].creator, XTAG | 1);
+			CHECK_EQ(p[1].t_start, 160);
+		} else {
+			/* by a's thread 1; it started when it loaded (the
+			 * parent spoke after), or when the parent said */
+			CHECK_U64(p[1].creator, 1);
+			CHECK_EQ(p[1].t_start, order ? 160 : 170);
+		}
+		weft_reader_close(r);
+	}
+}
+
 static void image_1(void)
 {
 	weft_clock_set(10);
@@ -895,6 +947,7 @@ TEST(old_rings_still_read)
 }
 
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
+	  T(posix_spawned_in_either_order),
 	  T(exec_becomes), T(bundle_round_trip_and_cut), T(ids_never_shared),
 	  T(one_ring_run), T(hostile_manifests_and_bundles),
 	  T(two_machines_aligned_by_messages),
