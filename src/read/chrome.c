@@ -68,13 +68,27 @@ struct ctx {
 	const struct weft_model *m;
 	uint32_t pid;
 	int first;
+	uint32_t *spid, nspid; /* each stream's pid */
 };
 
-static void begin(struct ctx *c, const char *ph)
+/* The pid of a stream's process (a run's processes are processes of
+ * their own in the viewer), else the trace's. */
+static uint32_t pid_of(const struct ctx *c, uint32_t stream)
+{
+	return c->spid && stream < c->nspid ? c->spid[stream] : c->pid;
+}
+
+static void begin_pid(struct ctx *c, const char *ph, uint32_t pid)
 {
 	fputs(c->first ? "\n" : ",\n", c->f);
 	c->first = 0;
-	fprintf(c->f, "{\"ph\":\"%s\",\"pid\":%u", ph, c->pid);
+	fprintf(c->f, "{\"ph\":\"%s\",\"pid\":%u", ph, pid);
+}
+
+/* An event of `stream`'s (UINT32_MAX: of the trace). */
+static void begin(struct ctx *c, const char *ph, uint32_t stream)
+{
+	begin_pid(c, ph, stream == UINT32_MAX ? c->pid : pid_of(c, stream));
 }
 
 static uint32_t tid_of(const struct ctx *c, uint32_t stream)
@@ -142,16 +156,33 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 	char title[256];
 
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-	begin(&c, "M");
-	fputs(",\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", f);
-	char pname[64];
-	snprintf(pname, sizeof pname, "%s (pid %u)", in->comm, in->pid);
-	weft_json_string(f, pname);
-	fputs("}}", f);
+	uint32_t np;
+	struct weft_reader *rd = weft_model_reader(m);
+	const struct weft_process *P = weft_reader_processes(rd, &np);
+	if (np && (c.spid = malloc(((size_t)nst + 1) * sizeof *c.spid))) {
+		c.nspid = nst;
+		for (uint32_t s = 0; s < nst; s++) {
+			uint32_t k = weft_reader_stream_process(rd, s);
+			c.spid[s] = k < np && P[k].pid ? P[k].pid : c.pid;
+		}
+	}
+	for (uint32_t i = 0; i < (np ? np : 1); i++) {
+		if (np && (!P[i].pid || (P[i].next_image != WEFT_NO_PROCESS)))
+			continue; /* (an image exec replaced: its last names it) */
+		char pname[64];
+		snprintf(pname, sizeof pname, "%s (pid %u)",
+			 np ? P[i].comm : in->comm, np ? P[i].pid : in->pid);
+		begin_pid(&c, "M", np ? P[i].pid : c.pid);
+		fputs(",\"tid\":0,\"name\":\"process_name\",\"args\":{"
+		      "\"name\":",
+		      f);
+		weft_json_string(f, pname);
+		fputs("}}", f);
+	}
 	for (uint32_t s = 0; s < nst; s++) {
 		char nm[64];
 		snprintf(nm, sizeof nm, "%s (tid %u)", st[s].name, st[s].tid);
-		begin(&c, "M");
+		begin(&c, "M", s);
 		fprintf(f, ",\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
 			   "\"name\":",
 			tid_of(&c, s));
@@ -167,6 +198,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		free(lab_off);
 		free(lab_idx);
 		free(fill);
+		free(c.spid);
 		return -12; /* ENOMEM */
 	}
 	for (uint32_t i = 0; i < nlab; i++)
@@ -187,7 +219,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		weft_model_title(m, t, title, sizeof title);
 		int64_t t0 = th[t].t_create, t1 = slice_end(m, t);
 		uint32_t tid = tid_of(&c, th[t].stream);
-		begin(&c, "b");
+		begin(&c, "b", th[t].stream);
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\"", tid,
 			t + 1);
 		fputs(",\"name\":", f);
@@ -212,13 +244,13 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			int64_t b = r->t1 > t1 ? t1 : r->t1;
 			if (b < a)
 				continue;
-			begin(&c, "b");
+			begin(&c, "b", th[t].stream);
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
 				   "\"name\":\"run\"",
 				tid, t + 1);
 			jts(f, "ts", a);
 			fputs("}", f);
-			begin(&c, "e");
+			begin(&c, "e", th[t].stream);
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
 				   "\"name\":\"run\"",
 				tid, t + 1);
@@ -234,7 +266,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			const struct weft_arrow *a = &arr[ai[k]];
 			if (other_end(a) != t || a->from == a->to)
 				continue;
-			begin(&c, "n");
+			begin(&c, "n", th[t].stream);
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
 				   "\"name\":",
 				tid, t + 1);
@@ -245,7 +277,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		}
 		for (uint32_t k = lab_off[t]; k < lab_off[t + 1]; k++) {
 			const struct weft_label *l = &lab[lab_idx[k]];
-			begin(&c, "n");
+			begin(&c, "n", th[t].stream);
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
 				   "\"name\":\"%s\"",
 				tid, t + 1,
@@ -255,7 +287,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			weft_json_string(f, weft_model_string(m, l->text));
 			fputs("}}", f);
 		}
-		begin(&c, "e");
+		begin(&c, "e", th[t].stream);
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\"", tid,
 			t + 1);
 		fputs(",\"name\":", f);
@@ -271,7 +303,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		if (only && run[i].thread < nth && !only[run[i].thread])
 			continue;
 		weft_model_title(m, run[i].thread, title, sizeof title);
-		begin(&c, "X");
+		begin(&c, "X", run[i].stream);
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"name\":",
 			tid_of(&c, run[i].stream));
 		weft_json_string(f, title);
@@ -292,7 +324,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		if (only && ((!is_root(m, a->from) && !only[a->from]) ||
 			     (!is_root(m, a->to) && !only[a->to])))
 			continue;
-		begin(&c, "X");
+		begin(&c, "X", a->stream);
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
 			tid_of(&c, a->stream));
 		weft_json_string(f, what);
@@ -300,7 +332,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		fprintf(f, ",\"dur\":0,\"bind_id\":\"0x%x\",\"flow_out\":true}",
 			flow);
 		if (is_root(m, other)) {
-			begin(&c, "X");
+			begin(&c, "X", th[other].stream);
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
 				tid_of(&c, th[other].stream));
 			weft_json_string(f, what);
@@ -314,7 +346,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 	/* Counters. */
 	for (uint32_t i = 0; i < nctr; i++)
 		for (uint32_t k = 0; k < ctr[i].nsamples; k++) {
-			begin(&c, "C");
+			begin(&c, "C", UINT32_MAX);
 			fputs(",\"tid\":0,\"name\":", f);
 			weft_json_string(f, weft_model_name(m, ctr[i].name));
 			jts(f, "ts", ctr[i].samples[k].t);
@@ -333,7 +365,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			snprintf(nm, sizeof nm, "%s: %s",
 				 k ? "pause" : "idle",
 				 weft_model_name(m, v[i].name));
-			begin(&c, "X");
+			begin(&c, "X", v[i].stream);
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.%s\",\"name\":",
 				tid_of(&c, v[i].stream), k ? "pause" : "idle");
 			weft_json_string(f, nm);
@@ -356,7 +388,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			char nm[80];
 			snprintf(nm, sizeof nm, "loop phases, %s (tid %u)",
 				 st[s].name, st[s].tid);
-			begin(&c, "M");
+			begin(&c, "M", s);
 			fprintf(f,
 				",\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
 				"\"name\":",
@@ -365,7 +397,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			fputs("}}", f);
 			named[s] = 1;
 		}
-		begin(&c, "X");
+		begin(&c, "X", s);
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft.phase\",\"name\":",
 			phase_tid(&c, s));
 		weft_json_string(f, weft_model_name(m, ph[i].name));
@@ -376,7 +408,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 	free(named);
 
 	for (uint32_t i = 0; i < nloss; i++) {
-		begin(&c, "i");
+		begin(&c, "i", loss[i].stream);
 		fprintf(f, ",\"tid\":%u,\"s\":\"p\",\"name\":\"events lost\"",
 			tid_of(&c, loss[i].stream));
 		jts(f, "ts", loss[i].t);
@@ -386,5 +418,6 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			loss[i].packets, loss[i].events);
 	}
 	fputs("\n]}\n", f);
+	free(c.spid);
 	return ferror(f) ? -5 /* EIO */ : 0;
 }
