@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-render.c - `weft render FILE -o OUT.png|OUT.svg [--start T]
+ * cmd-render.c - `weft render TRACE... -o OUT.png|OUT.svg [--start T]
  * [--duration D] [--width W] [--height H] [--search TEXT] [--select ID]
  * [--depth N|all] [--connected] [--focus ID] [--no-counters]
  * [--hide-counter NAME]...`: draws the trace with the renderer the viewers
@@ -22,7 +22,7 @@
 #include "weft/model.h"
 
 #define USAGE                                                                  \
-	"weft render FILE|- -o OUT.png|OUT.svg [--start T] [--duration D] "    \
+	"weft render " TRACES_USAGE " -o OUT.png|OUT.svg [--start T] [--duration D] "    \
 	"[--width W] [--height H] [--search TEXT] [--select ID] "             \
 	"[--depth N|all] [--connected] [--focus ID] [--no-counters] "          \
 	"[--hide-counter NAME]..."
@@ -44,7 +44,8 @@ static int64_t parse_time(const char *s)
 
 int cmd_render(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL, *search = NULL, *sel = NULL;
+	struct traces tr = {0};
+	const char *out = NULL, *search = NULL, *sel = NULL;
 	const char *focus = NULL, *hide[32];
 	int64_t start = -1, duration = -1;
 	int w = 1280, h = 0, counters = 1, connected = 0, nhide = 0;
@@ -79,19 +80,23 @@ int cmd_render(int argc, char **argv)
 			focus = argv[++i];
 		else if (!strcmp(a, "--hide-counter") && next && nhide < 32)
 			hide[nhide++] = argv[++i];
-		else if ((a[0] != '-' || !a[1]) && !path)
-			path = a;
-		else
+		else if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
+			traces_release(&tr);
 			return usage(USAGE);
+		}
 	}
 	size_t ol = out ? strlen(out) : 0;
 	int svg = ol > 4 && !strcmp(out + ol - 4, ".svg");
 	int png = ol > 4 && !strcmp(out + ol - 4, ".png");
-	if (!path || !out || (!svg && !png) || w < 100 || w > 20000 ||
-	    (h && (h < 100 || h > 20000)))
+	if (!tr.n || !out || (!svg && !png) || w < 100 || w > 20000 ||
+	    (h && (h < 100 || h > 20000))) {
+		traces_release(&tr);
 		return usage(USAGE);
+	}
+	const char *path = traces_name(&tr);
 	struct weft_reader *r;
-	struct weft_model *m = open_model(path, &r);
+	struct weft_model *m = traces_model(&tr, &r);
+	traces_release(&tr);
 	if (!m)
 		return 1;
 	struct weft_view *v = weft_view_new(m, w, h ? h : 600);

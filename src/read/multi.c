@@ -659,21 +659,7 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 		}
 	}
 	for (;;) {
-		if (!M->nheap && !M->nsyn && M->synth && !M->waits_done &&
-		    !(M->flags & WEFT_READ_FOLLOW)) {
-			/* the end: who still waits for a reply */
-			M->waits_done = 1;
-			int64_t end = INT64_MIN;
-			for (uint32_t k = 0; k < M->nsub; k++)
-				if (M->sub[k].returned &&
-				    M->sub[k].last_ns > end)
-					end = M->sub[k].last_ns;
-			if ((err = weft__msgs_end(M, end)))
-				return err;
-		}
-		if (!M->nheap && !M->nsyn) {
-			if (!(M->flags & WEFT_READ_FOLLOW))
-				return WEFT_EEOF;
+		if (!M->nheap && !M->nsyn && (M->flags & WEFT_READ_FOLLOW)) {
 			int more = follow_more(R);
 			if (more < 0)
 				return more;
@@ -683,9 +669,24 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 						return WEFT_EAGAIN;
 				/* a run goes on while a process of it lives:
 				 * its next ring may come */
-				return run_live(M) ? WEFT_EAGAIN : WEFT_EEOF;
+				if (run_live(M))
+					return WEFT_EAGAIN;
 			}
 		}
+		if (!M->nheap && !M->nsyn && M->synth && !M->waits_done) {
+			/* the end (also of a followed run, once it is
+			 * over): who still waits for a reply */
+			M->waits_done = 1;
+			int64_t end = INT64_MIN;
+			for (uint32_t k = 0; k < M->nsub; k++)
+				if (M->sub[k].returned &&
+				    M->sub[k].last_ns > end)
+					end = M->sub[k].last_ns;
+			if ((err = weft__msgs_end(M, end)))
+				return err;
+		}
+		if (!M->nheap && !M->nsyn)
+			return WEFT_EEOF;
 		if (M->nheap) {
 			struct msub *s = &M->sub[M->heap[0]];
 			if (!s->started) {
@@ -855,6 +856,8 @@ void weft__multi_free(struct rmulti *M)
 	free(M->procs);
 	free(M->px);
 	free(M->hosts);
+	for (unsigned i = 0; i < M->nbforced; i++)
+		free(M->bforced[i]);
 	weft__msgs_free(M);
 	free(M->heap);
 	free(M->syn);
@@ -954,6 +957,37 @@ static int read_file(const char *path, uint8_t **out, size_t *len)
 }
 #endif
 
+/* A bundle's forced offsets: "HOST NS" lines (a host name or a boot id,
+ * signed ns); a line that does not parse is skipped. */
+static int bundle_offsets(struct rmulti *M, const char *t, size_t len)
+{
+	const char *end = t + len;
+	while (t < end && M->nbforced < BUNDLE_MAX_OFFSETS) {
+		const char *nl = memchr(t, '\n', (size_t)(end - t));
+		const char *le = nl ? nl : end;
+		const char *sp = memchr(t, ' ', (size_t)(le - t));
+		char num[24];
+		size_t hn = sp ? (size_t)(sp - t) : 0;
+		size_t nn = sp ? (size_t)(le - sp - 1) : 0;
+		if (hn && hn <= 64 && nn && nn < sizeof num) {
+			memcpy(num, sp + 1, nn);
+			num[nn] = 0;
+			char *e;
+			errno = 0;
+			long long v = strtoll(num, &e, 10);
+			char *h = !*e && !errno ? strndup(t, hn) : NULL;
+			if (!*e && !errno && !h)
+				return -ENOMEM;
+			if (h) {
+				M->bforced[M->nbforced] = h;
+				M->bforced_ns[M->nbforced++] = v;
+			}
+		}
+		t = le + 1;
+	}
+	return 0;
+}
+
 /* A bundle's parts: its rings, read in place, and its manifest. */
 static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 		      const char *what, struct weft_diag *d)
@@ -965,6 +999,11 @@ static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 	uint32_t runs0 = M->nruns;
 	for (uint32_t i = 0; i < b.n && !err; i++) {
 		const struct bpart *p = &b.part[i];
+		if (p->kind == BUNDLE_OFFSETS) {
+			err = bundle_offsets(M, (const char *)base + p->off,
+					     (size_t)p->len);
+			continue;
+		}
 		char name[600];
 		snprintf(name, sizeof name, "%s:%s", what, p->name);
 		/* the run of this part (parts of one run share a number) */
@@ -1612,8 +1651,21 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 	/* Rings in the order their processes started (a run's root first:
 	 * the first ring keeps its ids, names and streams). */
 	qsort(M->sub, M->nsub, sizeof *M->sub, cmp_sub);
-	/* the machines, and where each one's clock goes */
-	err = weft__clocks_align(M, opts);
+	/* the machines, and where each one's clock goes (what the caller
+	 * forces, then what the bundles' makers forced) */
+	unsigned no = opts ? opts->noffsets : 0, nf = no + M->nbforced;
+	const char **oh = calloc(nf ? nf : 1, sizeof *oh);
+	int64_t *ons = calloc(nf ? nf : 1, sizeof *ons);
+	err = oh && ons ? 0 : -ENOMEM;
+	for (unsigned i = 0; i < nf && !err; i++) {
+		oh[i] = i < no ? opts->offset_host[i] : M->bforced[i - no];
+		ons[i] = i < no ? opts->offset_ns[i] : M->bforced_ns[i - no];
+	}
+	struct weft_merge_opts all = {nf, oh, ons};
+	if (!err)
+		err = weft__clocks_align(M, &all);
+	free(oh);
+	free(ons);
 	M->origin_mono = INT64_MAX;
 	for (uint32_t k = 0; k < M->nsub && !err; k++) {
 		int64_t t = ring_mono(M->sub[k].r) +
@@ -1776,7 +1828,7 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 		if (M->runs[r].dir)
 			read_manifest(M, r);
 #endif
-	uint32_t n = M->nsub + M->nruns;
+	uint32_t n = M->nsub + M->nruns + 1;
 	struct bpart *parts = calloc(n ? n : 1, sizeof *parts);
 	void **data = calloc(n ? n : 1, sizeof *data);
 	int err = parts && data ? 0 : -ENOMEM;
@@ -1796,6 +1848,29 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 			break;
 		}
 		memcpy(data[np++], man->raw, man->rawlen);
+	}
+	/* offsets forced on machines: the bundle's readers force them too
+	 * (by boot id: one machine's, whatever its name) */
+	char ft[BUNDLE_MAX_OFFSETS * 64];
+	size_t fl = 0;
+	for (uint32_t h = 0; h < M->nhosts && !err; h++) {
+		const struct weft_host *H = &M->hosts[h];
+		if (H->method == WEFT_CLOCK_FORCED && fl + 128 < sizeof ft)
+			fl += (size_t)snprintf(ft + fl, sizeof ft - fl,
+					       "%s %lld\n",
+					       H->boot_id[0] ? H->boot_id
+							     : H->name,
+					       (long long)H->offset_ns);
+	}
+	if (fl && !err) {
+		struct bpart *p = &parts[np];
+		p->kind = BUNDLE_OFFSETS;
+		p->len = fl;
+		snprintf(p->name, sizeof p->name, "offsets");
+		if (!(data[np] = malloc(fl)))
+			err = -ENOMEM;
+		else
+			memcpy(data[np++], ft, fl);
 	}
 	for (uint32_t k = 0; k < M->nsub && !err; k++) {
 		struct msub *s = &M->sub[k];

@@ -80,6 +80,8 @@ void weft__manifest_free(struct manifest *m);
 #define BUNDLE_ENT 80
 #define BUNDLE_RING 1
 #define BUNDLE_MANIFEST 2
+#define BUNDLE_OFFSETS 3 /* clock offsets its maker forced: "HOST NS" lines */
+#define BUNDLE_MAX_OFFSETS 64
 #define BUNDLE_MAX_PARTS 65536
 
 struct bpart {
@@ -213,6 +215,11 @@ struct rmulti {
 	unsigned nowned;
 	struct weft_problem prob[MAX_PROBLEMS];
 	unsigned nprob;
+	/* offsets the bundles read say their makers forced (applied after
+	 * the caller's): host name or boot id, ns */
+	char *bforced[BUNDLE_MAX_OFFSETS];
+	int64_t bforced_ns[BUNDLE_MAX_OFFSETS];
+	unsigned nbforced;
 	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
 					    4, 8: name, name2 are names */
 };

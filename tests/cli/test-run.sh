@@ -168,6 +168,44 @@ t_together() {
 	sed -n 's/^\[\([0-9:.]*\)\].*/\1/p' bt.txt | sort -c || die "babeltrace2 order"
 }
 
+# Every reading command takes a run directory, and its rings given
+# together: both processes are in what each one shows.
+t_every_command() {
+	[ -x "$EX/uv-echo-split" ] || die "no uv-echo-split (built without libuv)"
+	"$W" record -o ec -- "$EX/uv-echo-split" >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	local rings; rings=$(ls ec/ring*)
+	[ "$(echo $rings | wc -w)" = 2 ] || die "rings: $rings"
+	local t
+	for t in "ec" "$rings"; do
+		# shellcheck disable=SC2086
+		set -- $t
+		"$W" info "$@" | grep -q "^processes: 2 (2 recorded)$" || die "info $t"
+		[ "$("$W" dump "$@" | awk '{print $2}' | cut -d/ -f2 | sort -u | wc -l)" = 2 ] || die "dump $t"
+		"$W" stats "$@" >st.txt || die "stats $t"
+		grep -q '^trace .*, 2 OS threads$' st.txt && grep -q '^  process  *1 ' st.txt && grep -q '^  uv_process_t  *1 ' st.txt ||
+			die "stats $t: $(cat st.txt)"
+		"$W" why "$@" >/dev/null; [ $? -le 1 ] || die "why $t"
+		"$W" export --format chrome "$@" -o c.json || die "export $t"
+		python3 -c "import json,sys; e=json.load(open('c.json')); e=e.get('traceEvents', e); assert len({x.get('pid') for x in e if 'pid' in x}) == 2, 'pids'" || die "export $t: one process"
+		rm -rf ctf; "$W" ctf "$@" -o ctf && [ "$(ls ctf | wc -l)" = 2 ] || die "ctf $t"
+		"$W" render "$@" -o r.png --search "uv-echo-split (pid" 2>s.txt || die "render $t: $(cat s.txt)"
+		grep -q "matches 2 threads" s.txt || die "render $t: $(cat s.txt)"
+		"$W" html "$@" -o h.html || die "html $t"
+		"$W" snapshot "$@" -o b.weft 2>/dev/null || die "snapshot $t"
+		"$W" info b.weft | grep -q "^processes: 2 (2 recorded)$" || die "html: the bundle of $t"
+	done
+	# the viewer: several traces merged, the same picture as their bundle
+	command -v xvfb-run >/dev/null || { echo "no xvfb-run"; exit 77; }
+	"$W" snapshot $rings -o both.weft 2>/dev/null || die "snapshot"
+	local s
+	for s in both.weft "$rings"; do
+		# shellcheck disable=SC2086
+		WEFT_VIEW_SCREENSHOT="$PWD/v$(echo $s | wc -w).png" timeout 60 xvfb-run -a -s "-screen 0 1280x800x24" "$W" view $s >/dev/null 2>v.err ||
+			die "view $s: $(cat v.err)"
+	done
+	cmp v1.png v2.png || die "weft view of two rings is not the picture of their bundle"
+}
+
 # What weft record refuses, and what it replaces.
 t_refusals() {
 	mkdir own && touch own/mine
@@ -264,6 +302,10 @@ t_echo_hang() {
 	grep -q "^  waits since .* for the reply to the request read by read fd .*pid $s)$" why.txt || die "$(cat why.txt)"
 	grep -q "^  which read the request, and started at .* timer 3600000 ms -> .*uv_timer_t, pid $s)$" why.txt || die "$(cat why.txt)"
 	grep -q "^verdict: never resolved: nothing signalled, resolved or failed timer 3600000 ms" why.txt || die "$(cat why.txt)"
+	# followed (as weft view reads), the ended run is the same trace:
+	# the client's wait on the server is made at its end too
+	"$W" dump hg >d.txt && timeout 30 "$W" dump --follow hg >f.txt || die "dump --follow"
+	grep -q ' try_read ' d.txt && cmp d.txt f.txt || die "followed, not the same: $(diff d.txt f.txt)"
 }
 
 # A real pair nobody here wrote, both on libuv (Debian 12's BIND 9.18):
@@ -327,6 +369,7 @@ run exec t_exec
 run killed t_killed
 run snapshot_tree t_snapshot_tree
 run together t_together
+run every_command t_every_command
 run refusals t_refusals
 run follow_run t_follow_run
 run echo_split t_echo_split

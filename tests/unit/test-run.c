@@ -725,7 +725,32 @@ TEST(two_machines_by_realtime_or_forced)
 			b_first = e.ns;
 	/* B's 31000 at B's clock MONO_B + 31000, less 42, from A's origin */
 	CHECK_EQ(b_first, MONO_B + 31000 - 42 - MONO_A);
+	/* a bundle of it (weft html, weft snapshot, weft view of several)
+	 * keeps the forced offset; a reader's own comes first */
+	void *copy;
+	size_t len;
+	CHECK_OK(weft_reader_copy(r, 0, &copy, &len, NULL));
 	weft_reader_close(r);
+	CHECK_OK(weft_reader_open_mem(&r, copy, len, 0, NULL));
+	h = weft_reader_hosts(r, &nh);
+	CHECK_EQ(nh, 2);
+	CHECK_EQ(h[1].method, WEFT_CLOCK_FORCED);
+	CHECK_EQ(h[1].offset_ns, -42);
+	weft_reader_close(r);
+	char bpath[600];
+	snprintf(bpath, sizeof bpath, "%s", tpath("forced.bundle"));
+	int bfd = open(bpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(bfd >= 0 && write(bfd, copy, len) == (ssize_t)len);
+	close(bfd);
+	const char *bund[] = {bpath};
+	int64_t ns2[] = {77};
+	struct weft_merge_opts o2 = {1, hosts, ns2};
+	CHECK_OK(weft_reader_open_many(&r, bund, 1, 0, &o2, NULL));
+	h = weft_reader_hosts(r, &nh);
+	CHECK_EQ(h[1].method, WEFT_CLOCK_FORCED);
+	CHECK_EQ(h[1].offset_ns, 77);
+	weft_reader_close(r);
+	free(copy);
 }
 
 /* Same boot id: one machine's CLOCK_MONOTONIC, each ring moved out of its
