@@ -361,6 +361,17 @@ void weft__shim_chan_unsent(int fd, size_t n)
 		__atomic_fetch_sub(&c->out_off, n, __ATOMIC_RELAXED);
 }
 
+int weft__shim_bound(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof ss;
+	int saved = errno;
+	int r = getsockname(fd, (struct sockaddr *)&ss, &l) == 0 &&
+		port_of((struct sockaddr *)&ss) != 0;
+	errno = saved;
+	return r;
+}
+
 void weft__shim_chan_forget(int fd)
 {
 	struct chan_fd *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);

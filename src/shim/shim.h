@@ -302,6 +302,8 @@ WEFT_SHIM_API void weft__shim_chan_waits(int fd, uint64_t thread);
 WEFT_SHIM_API void weft__shim_chan_unsent(int fd, size_t n);
 /* fd is closed: what it was connected to is forgotten. */
 WEFT_SHIM_API void weft__shim_chan_forget(int fd);
+/* Whether socket fd has a port of its own (bound, or bound by a send). */
+WEFT_SHIM_API int weft__shim_bound(int fd);
 WEFT_SHIM_API void weft__shim_fd_forget(int fd);
 
 /* -------------------------------------------------------------- runs */

@@ -364,6 +364,18 @@ static void tramp_close(uv_handle_t *h)
 void uv_close(uv_handle_t *handle, uv_close_cb close_cb)
 {
 	REAL(uv_close);
+	/* libuv closes the handle's descriptor with a raw system call, past
+	 * the shim's close(): forgotten here, or its number, used again
+	 * (by a file the program or libweft opens), would still count as a
+	 * traced handle's, its writes as messages on the old channel.  (A
+	 * uv_poll_t's descriptor is the program's: it stays open.) */
+	if (UV(uv_handle_get_type)(handle) != UV_POLL) {
+		int fd = weft__shim_uv_fd_of(handle);
+		if (fd >= 0) {
+			weft__shim_fd_forget(fd);
+			weft__shim_chan_forget(fd);
+		}
+	}
 	if (INTERNAL()) {
 		real_uv_close(handle, close_cb);
 		return;

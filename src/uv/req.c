@@ -281,14 +281,23 @@ int uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle, const uv_buf_t bufs[],
 	char a[96];
 	weft__shim_label(id, (const void *)cb, "udp send to %s",
 			 weft__shim_uv_addr(addr, a, sizeof a));
+	/* libuv sends at once when nothing is queued: recorded before, so
+	 * that no receive is recorded before its send; a socket not bound
+	 * yet (libuv binds it in the call) has no port to name the channel
+	 * by until after the call.  (A datagram that then fails to go is
+	 * one the receiver never gets: a loss the matching skips.) */
+	int fd = weft__shim_uv_fd_of((uv_handle_t *)handle);
+	int before = fd >= 0 && weft__shim_bound(fd);
+	size_t n = weft__shim_uv_bytes(bufs, nbufs);
+	if (before)
+		weft__shim_chan_sent(fd, id, n, addr);
 	int r = weft__shim_uv_req_submitted(req, id,
 					    real_uv_udp_send(req, handle, bufs,
 							     nbufs, addr,
 							     tramp_udp_send));
-	if (r >= 0)
+	if (r >= 0 && !before)
 		weft__shim_chan_sent(weft__shim_uv_fd_of((uv_handle_t *)handle),
-				     id, weft__shim_uv_bytes(bufs, nbufs),
-				     addr);
+				     id, n, addr);
 	return r;
 }
 

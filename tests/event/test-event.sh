@@ -136,7 +136,7 @@ t_shims() {
 		[ -f "$so" ] || continue
 		d=$(readelf -d "$so" | grep NEEDED)
 		echo "$d" | grep -Eq 'libuv|libevent|libglib|libgio|libgobject' && die "$so links a loop library: $d"
-		nm -D --defined-only "$so" | awk '{print $3}' | grep -Ev '^(__odr_asan|__asan|__ubsan|__sanitizer|uv_|event_|evbuffer_|bufferevent_|evconnlistener_|evdns_|evhttp_|g_|weft__shim_|epoll_|poll$|ppoll$|select$|read$|write$|readv$|writev$|recv|send|close$)' && die "$so exports more"
+		nm -D --defined-only "$so" | awk '{print $3}' | grep -Ev '^(__odr_asan|__asan|__ubsan|__sanitizer|uv_|event_|evbuffer_|bufferevent_|evconnlistener_|evdns_|evhttp_|g_|weft__shim_|epoll_|poll$|ppoll$|select$|read$|write$|readv$|writev$|recv|send|close$|posix_spawnp?$)' && die "$so exports more"
 	done
 	# none on a program that does not use one: sh gets every shim (it
 	# links none) and loads no loop library
