@@ -289,8 +289,9 @@ static void send_next(uv_stream_t *s)
 		uv_udp_send(&udp_send[sent], &cudp, &b, 1,
 			    (const struct sockaddr *)&server_addr, on_udp_sent);
 	else
-		uv_write(&client_write[sent], mode == PIPE ? (uv_stream_t *)&cout : s,
-			 &b, 1, on_written);
+		uv_write(&client_write[sent],
+			 mode == PIPE ? (uv_stream_t *)&cout : s, &b, 1,
+			 on_written);
 	sent++;
 }
 
@@ -374,8 +375,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "client"))
 		return connect_to(argv[3]);
 	hang = argc == 2 && !strcmp(argv[1], "hang");
-	if (argc > 2 || (argc == 2 && !hang && mode == TCP && strcmp(m, "tcp"))) {
-		fprintf(stderr, "usage: uv-echo-split [hang|tcp|unix|pipe|udp]\n");
+	if (argc > 2 ||
+	    (argc == 2 && !hang && mode == TCP && strcmp(m, "tcp"))) {
+		fprintf(stderr, "usage: uv-echo-split "
+				"[hang|tcp|unix|pipe|udp]\n");
 		return 2;
 	}
 	return serve(argv[0]);

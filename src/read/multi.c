@@ -1856,11 +1856,10 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 	for (uint32_t h = 0; h < M->nhosts && !err; h++) {
 		const struct weft_host *H = &M->hosts[h];
 		if (H->method == WEFT_CLOCK_FORCED && fl + 128 < sizeof ft)
-			fl += (size_t)snprintf(ft + fl, sizeof ft - fl,
-					       "%s %lld\n",
-					       H->boot_id[0] ? H->boot_id
-							     : H->name,
-					       (long long)H->offset_ns);
+			fl += (size_t)snprintf(
+				ft + fl, sizeof ft - fl, "%s %lld\n",
+				H->boot_id[0] ? H->boot_id : H->name,
+				(long long)H->offset_ns);
 	}
 	if (fl && !err) {
 		struct bpart *p = &parts[np];

@@ -293,7 +293,8 @@ static int line(struct manifest *m, struct fields *fl)
 			       0;
 	}
 	if (pid > UINT32_MAX || ppid > UINT32_MAX || tid > UINT32_MAX ||
-	    child > UINT32_MAX || status > INT32_MAX || status < INT32_MIN || sig > 255)
+	    child > UINT32_MAX || status > INT32_MAX || status < INT32_MIN ||
+	    sig > 255)
 		return bad(m, "a value out of range", lineno), 0;
 	if (is(fl->kind, fl->kindn, "weft-run")) {
 		m->session = session;

@@ -972,10 +972,9 @@ TEST(old_rings_still_read)
 }
 
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
-	  T(posix_spawned_in_either_order),
-	  T(exec_becomes), T(bundle_round_trip_and_cut), T(ids_never_shared),
-	  T(one_ring_run), T(hostile_manifests_and_bundles),
-	  T(two_machines_aligned_by_messages),
+	  T(posix_spawned_in_either_order), T(exec_becomes),
+	  T(bundle_round_trip_and_cut), T(ids_never_shared), T(one_ring_run),
+	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(messages_between_processes),
 	  T(why_follows_a_wait_into_another_process), T(old_rings_still_read))
