@@ -105,8 +105,9 @@ static uint32_t waits_on(const struct weft_model *m, uint32_t t, int64_t *since,
 
 /* What an ended thread `t` started that still is pending: the latest
  * created among its descendants (along creation arrows, a bounded walk),
- * but not another activation of its own kind (a read that fired arms the
- * next read: that one waits for the next request, not on this one). */
+ * but not another activation of its own kind nor what that one started
+ * (a read that fired arms the next read: that one waits for the next
+ * request, or the end of the stream, not on this one). */
 static uint32_t pending_work(const struct weft_model *m, uint32_t t)
 {
 	uint32_t nth, na;
@@ -128,7 +129,8 @@ static uint32_t pending_work(const struct weft_model *m, uint32_t t)
 			    (best == WEFT_NONE ||
 			     th[y].t_create >= th[best].t_create))
 				best = y;
-			if (tail < sizeof queue / sizeof *queue)
+			if (th[y].kind != th[t].kind &&
+			    tail < sizeof queue / sizeof *queue)
 				queue[tail++] = y;
 		}
 	}

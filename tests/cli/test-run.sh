@@ -206,6 +206,82 @@ t_every_command() {
 	cmp v1.png v2.png || die "weft view of two rings is not the picture of their bundle"
 }
 
+# Two machines, simulated: the client/server pair's rings made the rings
+# of two hosts, beta's CLOCK_MONOTONIC 1234.5 s ahead of alpha's and its
+# realtime clock 2 ms off (NTP's error).  Read together: the offset from
+# the realtime clocks, said to be only as good as NTP; then bounded by
+# the messages; the known offset lies within the bound printed, and no
+# message is read before it was sent; raw timestamps stay; --offset.
+t_two_machines() {
+	[ -x "$EX/uv-echo-split" ] || die "no uv-echo-split (built without libuv)"
+	"$W" record -o tm -- "$EX/uv-echo-split" >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	cp tm/ring a.weft && cp tm/ring.[0-9]* b.weft || die "rings: $(ls tm)"
+	WEFT_FILE=c.weft "$EX/ticker" 0.1 >/dev/null || die "ticker"
+	python3 - <<'PY' || exit 1
+import struct
+D, E = 1234500000000, 2000000
+def machine(path, host, boot, d, e):
+    b = bytearray(open(path, 'rb').read())
+    mach = 1024  # WEFT_MACH_OFF
+    assert b[:8] == b'WEFTRING'
+    b[mach:mach + 72] = host.encode().ljust(72, b'\0')
+    b[mach + 72:mach + 88] = bytes([boot]) * 16
+    struct.pack_into('<q', b, mach + 88, d)           # its time namespace: the machine's clock
+    for off in (80, 112):                             # a0, a1 realtime
+        struct.pack_into('<q', b, off, struct.unpack_from('<q', b, off)[0] + e)
+    n = min(struct.unpack_from('<I', b, mach + 96)[0], 64)
+    for i in range(n):                                # every clock reading's realtime
+        o = mach + 112 + 40 * i + 24
+        struct.pack_into('<q', b, o, struct.unpack_from('<q', b, o)[0] + e)
+    open(path, 'wb').write(b)
+machine('a.weft', 'alpha', 0xaa, 0, 0)
+machine('b.weft', 'beta', 0xbb, D, E)
+machine('c.weft', 'beta', 0xbb, D, E)
+PY
+	"$W" info a.weft b.weft >info.txt || die "info: $(cat info.txt)"
+	"$W" info a.weft c.weft >info2.txt || die "info: $(cat info2.txt)"
+	"$W" info --offset beta=-1234.5s a.weft b.weft >info3.txt || die "info: $(cat info3.txt)"
+	grep -q "^  alpha (boot aaaaaaaa): the reference$" info.txt || die "$(cat info.txt)"
+	grep -q "^  beta (boot bbbbbbbb): .* s, bounded by [0-9]* messages to +-" info.txt || die "$(cat info.txt)"
+	grep -q "^  beta (boot bbbbbbbb): -1234.49[0-9]* s, by the realtime clocks: only as accurate as NTP keeps them$" info2.txt || die "$(cat info2.txt)"
+	grep -q "^  beta (boot bbbbbbbb): -1234.500000000 s, forced (--offset)$" info3.txt || die "$(cat info3.txt)"
+	python3 - <<'PY' || exit 1
+import re
+D = 1234500000000
+l = [x for x in open('info.txt') if x.startswith('  beta')][0]
+m = re.search(r': (-?[0-9.]+) s, bounded by (\d+) messages to \+-([0-9.]+) (ns|us|ms)', l)
+assert m, l
+off = round(float(m.group(1)) * 1e9)
+unc = float(m.group(3)) * {'ns': 1, 'us': 1e3, 'ms': 1e6}[m.group(4)]
+assert int(m.group(2)) >= 4, l
+# the truth (-D) within the bound printed; far better than NTP's 2 ms
+assert abs(off + D) <= unc * 1.01 + 1, (off, unc)
+assert unc < 2000000, unc
+PY
+	"$W" dump a.weft b.weft >d.txt || die "dump"
+	python3 - <<'PY' || exit 1
+import re
+sent, n = {}, 0
+for l in open('d.txt'):
+    f = l.split()
+    kv = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', l))
+    if f[2] == 'sent':
+        sent[(kv['chan'], kv['offset'])] = float(f[0])
+    if f[2] == 'received' and kv['bytes'] != '0':
+        assert sent[(kv['chan'], kv['offset'])] <= float(f[0]), ('read before sent', l)
+        n += 1
+assert n == 4, n
+PY
+	# the raw timestamps of beta's ring, unchanged in the merge
+	local tid; tid=$("$W" dump b.weft | head -1 | awk '{print $2}' | cut -d/ -f2)
+	# (ids are the merge's: the ticks and the events compared)
+	"$W" dump --cycles b.weft | awk '{ print $1, $3 }' | sort >raw1.txt
+	# (but for what the merge made: process threads, message arrows)
+	"$W" dump --cycles a.weft b.weft |
+		awk -v t="$tid" '$2 ~ "/" t "$" && $1 != 0 { print $1, $3 }' | sort >raw2.txt
+	[ -s raw1.txt ] && cmp raw1.txt raw2.txt || die "raw timestamps changed: $(diff raw1.txt raw2.txt | head)"
+}
+
 # What weft record refuses, and what it replaces.
 t_refusals() {
 	mkdir own && touch own/mine
@@ -387,6 +463,7 @@ run killed t_killed
 run snapshot_tree t_snapshot_tree
 run together t_together
 run every_command t_every_command
+run two_machines t_two_machines
 run refusals t_refusals
 run follow_run t_follow_run
 run echo_split t_echo_split

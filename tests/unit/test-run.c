@@ -891,6 +891,10 @@ static void answers_not(void)
 	weft_create(8, "backend query"); /* never answers */
 	weft_create(9, "conn read");	 /* the next read: not the work */
 	weft_clock_set(300);
+	/* nor what the next read starts (the stream's end: a close) */
+	weft_resolve_run(9);
+	weft_create(10, "close");
+	weft_clock_set(350);
 	weft_run(0);
 }
 
