@@ -1616,6 +1616,19 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 	(void)paths;
 	(void)n;
 #endif
+#ifndef __wasi__
+	/* A followed run that has recorded nothing yet (a reader started
+	 * with it): its first ring is waited for while a process of it
+	 * lives. */
+	while (!err && M->nsub == 0 && (M->flags & WEFT_READ_FOLLOW) &&
+	       M->nruns && run_live(M)) {
+		struct timespec nap = {0, 50 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+		for (uint32_t r = 0; r < M->nruns && !err; r++)
+			if (M->runs[r].dir && !(err = read_manifest(M, r)))
+				err = scan_dir(M, r, 1, d);
+	}
+#endif
 	if (!err && M->nsub == 0)
 		err = weft__diag(d, WEFT_EEMPTY, 0,
 				 "no ring: no process of the run recorded "
