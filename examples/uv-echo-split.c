@@ -15,7 +15,8 @@
  *
  * `uv-echo-split unix|pipe|udp`: the same over a Unix socket (a uv_pipe_t
  * bound to a path), two pipes (the client's descriptors 3 and 4), or UDP
- * datagrams on loopback, instead of TCP.
+ * datagrams on loopback, instead of TCP (over the Unix socket, the server
+ * accepts the connection only after the client has written).
  */
 #include <signal.h>
 #include <unistd.h>
@@ -133,6 +134,9 @@ static void on_connection(uv_stream_t *s, int status)
 		return;
 	uv_stream_t *c = (uv_stream_t *)&conn;
 	if (mode == UNIX) {
+		/* a busy server: the client has written before the
+		 * connection is accepted */
+		usleep(20 * 1000);
 		uv_pipe_init(loop, &uconn, 0);
 		c = (uv_stream_t *)&uconn;
 	} else

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -208,11 +209,37 @@ static void look(int fd, struct chan_fd *c)
 	    getsockname(fd, (struct sockaddr *)&me, &ml) < 0)
 		goto out;
 	if (me.ss_family == AF_UNIX) {
-		uint32_t mine = (uint32_t)sb.st_ino, other = unix_peer(mine);
-		if (!other)
-			goto out;
-		pair(c, 'u', &mine, 4, &other, 4);
+		uint32_t mine = (uint32_t)sb.st_ino, other;
 		kind = type == SOCK_DGRAM ? K_UNIX_DGRAM : K_STREAM;
+		/* A connection to a listening socket: named after the
+		 * connecting socket alone (unnamed, its peer named), which
+		 * both ends know: the accepting end's socket has no inode
+		 * until accept() returns, so a client that writes first
+		 * cannot learn it.  The connector's bytes are the even
+		 * direction. */
+		int named = ml > offsetof(struct sockaddr_un, sun_path);
+		int peer_named =
+			getpeername(fd, (struct sockaddr *)&peer, &pl) == 0 &&
+			pl > offsetof(struct sockaddr_un, sun_path);
+		if (type == SOCK_STREAM && named != peer_named) {
+			uint32_t conn = named ? unix_peer(mine) : mine;
+			if (!conn) {
+				kind = K_NONE;
+				goto out;
+			}
+			struct h64 h = start('U');
+			mix(&h, &conn, 4);
+			uint64_t base = done(&h) & ~1ull;
+			c->out = (base ? base : 2) | (uint64_t)named;
+			c->in = c->out ^ 1;
+			goto out;
+		}
+		/* a socket pair (or two named ends): both inodes */
+		if (!(other = unix_peer(mine))) {
+			kind = K_NONE;
+			goto out;
+		}
+		pair(c, 'u', &mine, 4, &other, 4);
 		goto out;
 	}
 	uint8_t a[18], b[18];
