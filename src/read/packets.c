@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -272,6 +273,35 @@ static const uint8_t *packet_header(struct weft_reader *r, uint32_t slot,
 	return *gen ? pk : NULL;
 }
 
+/* How many slots, from the first, may hold packets.  A writer takes slot
+ * (generation - 1) % npackets for each new packet, generations counted
+ * in the header (next_gen): a ring that has not gone round once has used
+ * only the slots below that count, and the others were never written.
+ * Reading those costs a read of each (a 64 MiB ring has a thousand
+ * slots, a 1 GiB one 16,384), which brings the file's pages into memory:
+ * weft record spent more time summarizing a child's fresh ring of a few
+ * packets than the child spent recording it.  The first slot past the
+ * count must be empty (no magic, no generation); if it is not (a packet
+ * opened since the count was read, or a header that lies), every slot is
+ * read, as before. */
+static uint32_t slots_to_read(const struct rsrc *src, const struct rhdr *rh,
+			      int live)
+{
+	const struct weft__fhdr *h = &rh->h;
+	uint64_t n = h->next_gen;
+	if (live && !src->mem &&
+	    weft__src_read(src, offsetof(struct weft__fhdr, next_gen), &n, 8))
+		return h->npackets;
+	if (n >= h->npackets)
+		return h->npackets;
+	uint8_t first[WEFT_PK_GEN + 8];
+	uint64_t off = rh->packets_off + n * h->packet_size;
+	if (weft__src_read(src, off, first, sizeof first) ||
+	    weft__ld32(first + WEFT_PK_MAGIC) || weft__ld64(first + WEFT_PK_GEN))
+		return h->npackets;
+	return (uint32_t)n;
+}
+
 /* Finds the valid packets of the ring.  With `refresh` set (follow mode),
  * only packets newer than what each stream has already indexed. */
 int weft__index_ring(struct weft_reader *r, int refresh)
@@ -280,7 +310,8 @@ int weft__index_ring(struct weft_reader *r, int refresh)
 	uint8_t *tmp = r->src.mem && !r->live ? NULL : malloc(h->packet_size);
 	if (!tmp && !(r->src.mem && !r->live))
 		return -ENOMEM;
-	for (uint32_t slot = 0; slot < h->npackets; slot++) {
+	uint32_t nslots = slots_to_read(&r->src, &r->rh, r->live);
+	for (uint32_t slot = 0; slot < nslots; slot++) {
 		uint64_t gen;
 		const uint8_t *pk = packet_header(r, slot, tmp, &gen, refresh);
 		if (!pk)
@@ -357,10 +388,13 @@ static int ring_copy(const struct rsrc *src, const struct rhdr *rh,
 	/* A file may have a live writer (or get one); memory never does. */
 	int live = !src->mem;
 	uint8_t *pk0 = o + rh->packets_off;
+	uint32_t nslots = slots_to_read(src, rh, live);
 	for (uint32_t slot = 0; slot < np; slot++) {
 		uint8_t *dst = pk0 + (uint64_t)slot * ps;
 		uint64_t gen;
-		long c = weft__packet_copy(src, rh, slot, dst, &gen, live);
+		long c = slot < nslots ? weft__packet_copy(src, rh, slot, dst,
+							   &gen, live)
+				       : 0;
 		if (c <= 0) {
 			if (c < 0)
 				ntorn++;
