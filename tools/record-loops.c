@@ -33,6 +33,12 @@
 #ifndef WEFT_SHIM_INSTALL_DIR
 #define WEFT_SHIM_INSTALL_DIR ""
 #endif
+#ifndef WEFT_LIB_BUILD
+#define WEFT_LIB_BUILD ""
+#endif
+#ifndef WEFT_LIB_INSTALL
+#define WEFT_LIB_INSTALL ""
+#endif
 #ifndef WEFT_SHIM_UV_BUILD
 #define WEFT_SHIM_UV_BUILD ""
 #endif
@@ -221,6 +227,41 @@ static void add(char *s, size_t cap, const char *sep, const char *part)
 	snprintf(s + n, cap - n, "%s%s", n ? sep : "", part);
 }
 
+/* Puts `part:` in front of the list s. */
+static int prepend(char *s, size_t cap, const char *part)
+{
+	size_t k = strlen(part) + 1, n = strlen(s);
+	if (k + n + 1 > cap)
+		return -1;
+	memmove(s + k, s, n + 1);
+	memcpy(s, part, k - 1);
+	s[k - 1] = ':';
+	return 0;
+}
+
+/* The libweft the shims link, for the shims' common part at `common`:
+ * preloaded by its path, it is not searched for along their run path in
+ * every process (a dozen hardware-capability subdirectories of each
+ * directory: tens of failed opens before main).  NULL: let the loader
+ * search. */
+static const char *libweft_path(const char *common, char *buf, size_t cap)
+{
+	if (!strcmp(common, WEFT_SHIM_BUILD))
+		return *WEFT_LIB_BUILD && access(WEFT_LIB_BUILD, R_OK) == 0
+			       ? WEFT_LIB_BUILD
+			       : NULL;
+	/* installed, or WEFT_SHIM_DIR: DIR/libweft-shim.so's libweft is
+	 * DIR/../libweft.so.0 (the shims' run path), else the installed one */
+	const char *slash = strrchr(common, '/');
+	if (slash && (size_t)snprintf(buf, cap, "%.*s/../libweft.so.0",
+				      (int)(slash - common), common) < cap &&
+	    access(buf, R_OK) == 0)
+		return buf;
+	return *WEFT_LIB_INSTALL && access(WEFT_LIB_INSTALL, R_OK) == 0
+		       ? WEFT_LIB_INSTALL
+		       : NULL;
+}
+
 int record_loops_choose(const char *cmd, const char *choice,
 			struct record_loops *out)
 {
@@ -275,12 +316,16 @@ int record_loops_choose(const char *cmd, const char *choice,
 			out->preload[0] = out->what[0] = 0;
 		} else {
 			/* the common part first: its waits come before libc's */
-			size_t k = strlen(common) + 1, n = strlen(out->preload);
-			if (k + n + 1 > sizeof out->preload)
+			if (prepend(out->preload, sizeof out->preload, common) <
+			    0)
 				return -1;
-			memmove(out->preload + k, out->preload, n + 1);
-			memcpy(out->preload, common, k - 1);
-			out->preload[k - 1] = ':';
+			/* libweft before it, by its path (see libweft_path) */
+			char lbuf[PATH_MAX];
+			const char *lib = libweft_path(common, lbuf,
+						       sizeof lbuf);
+			if (lib && prepend(out->preload, sizeof out->preload,
+					   lib) < 0)
+				return -1;
 		}
 	}
 	size_t n = strlen(out->what);

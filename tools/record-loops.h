@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 struct record_loops {
-	char preload[PATH_MAX * 5]; /* LD_PRELOAD's list, "" for none */
+	char preload[PATH_MAX * 6]; /* LD_PRELOAD's list, "" for none */
 	char what[256];		    /* "libuv, GLib (what it links)" */
 	char missing[256];	    /* chosen but not built or installed */
 };
