@@ -79,6 +79,30 @@ void weft__anchor_take(struct weft__anchor *a)
 	a->real_ns = ts_ns(CLOCK_REALTIME) - (mono - a->mono_ns);
 }
 
+/* The TSC and CLOCK_MONOTONIC read together when the process loaded
+ * (weft__clock_early): the start of the calibration, taken long before a
+ * process started from the environment records its first event. */
+static struct weft__anchor early;
+static int have_early;
+
+void weft__clock_early(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	int64_t best = -1;
+	for (int i = 0; i < 3; i++) {
+		int64_t m0 = ts_ns(CLOCK_MONOTONIC);
+		uint64_t t = __builtin_ia32_rdtsc();
+		int64_t m1 = ts_ns(CLOCK_MONOTONIC);
+		if (best < 0 || m1 - m0 < best) {
+			best = m1 - m0;
+			early.ticks = t;
+			early.mono_ns = m0 + (m1 - m0) / 2;
+		}
+	}
+	have_early = 1;
+#endif
+}
+
 uint64_t weft__clock_init(int clock, struct weft__anchor *a0)
 {
 	if (clock == WEFT_CLOCK_PROGRAM) {
@@ -95,12 +119,21 @@ uint64_t weft__clock_init(int clock, struct weft__anchor *a0)
 	weft__anchor_take(a0);
 	if (weft__clock_kind == WEFT_CLOCK_MONO)
 		return 1000000000u;
-	/* About 2 ms of calibration; readers refine the frequency with the
-	 * anchor the writer refreshes as it runs. */
-	struct weft__anchor b;
-	do
+	/* The frequency over at least 2 ms, from the reading taken when the
+	 * process loaded (or its parent did, before a fork) to now: a
+	 * program started from the environment makes its ring at its first
+	 * event, usually more than 2 ms after it loaded, and then waits for
+	 * nothing (this wait was 2 ms of every recording process's start).
+	 * Without that reading, or when it is too recent, the rest of the
+	 * 2 ms is waited here.  Readers refine the frequency with the anchor
+	 * the writer refreshes as it runs. */
+	const struct weft__anchor *from = a0;
+	if (have_early && early.mono_ns < a0->mono_ns &&
+	    early.ticks < a0->ticks)
+		from = &early;
+	struct weft__anchor b = *a0;
+	while (b.mono_ns - from->mono_ns < 2000000)
 		weft__anchor_take(&b);
-	while (b.mono_ns - a0->mono_ns < 2000000);
-	return (uint64_t)((double)(b.ticks - a0->ticks) * 1e9 /
-			  (double)(b.mono_ns - a0->mono_ns));
+	return (uint64_t)((double)(b.ticks - from->ticks) * 1e9 /
+			  (double)(b.mono_ns - from->mono_ns));
 }

@@ -172,6 +172,10 @@ __attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	/* Now rather than in a first event that a signal handler records. */
 	weft__streams_init();
+	/* The TSC's calibration starts now and ends when a ring is made
+	 * (clock.c): a fraction of a microsecond, not 2 ms at the first
+	 * event. */
+	weft__clock_early();
 	const char *path = getenv("WEFT_FILE");
 	/* A run directory (weft record): the ring is DIR/ring (DIR/ring.PID
 	 * for the other processes), and a manifest of the tree beside. */

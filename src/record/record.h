@@ -41,6 +41,8 @@ static inline uint64_t weft__clock_now(void)
 }
 
 WEFT__HIDDEN void weft__anchor_take(struct weft__anchor *a);
+/* When the process loads: the start of the TSC's calibration. */
+WEFT__HIDDEN void weft__clock_early(void);
 /* clock: WEFT_CLOCK_TSC (if usable), _MONO or _PROGRAM wanted. */
 WEFT__HIDDEN uint64_t weft__clock_init(int clock, struct weft__anchor *a0);
 
