@@ -315,6 +315,19 @@ int weft__ring_create(const char *name, size_t bytes, unsigned flags,
 		err = -errno;
 		goto fail_fd;
 	}
+	/* The header's pages and the first packets' (256 KiB) are brought
+	 * into memory now, so that the first touch of a page is no page
+	 * cache miss: at a miss, the kernel reads around the page as much
+	 * as the disk's read_ahead_kb says (8 MiB on some virtual machines:
+	 * 2 ms of zeroed pages for the first event of every process, for a
+	 * few packets).  A ring that grows past them gets the kernel's
+	 * read-around from there on, which brings pages in large batches
+	 * (cheaper per page than one at a time: MADV_RANDOM makes the
+	 * ring's first pass slower). */
+	madvise(base, L.hsize + (L.size - L.hsize < (256u << 10)
+					 ? L.size - L.hsize
+					 : (256u << 10)),
+		MADV_WILLNEED);
 	/* Process-private state: packet owners, per-stream state, the name
 	 * hash.  One anonymous mapping, no malloc (start may run in a child
 	 * after fork, or in a signal handler's first event). */
