@@ -1480,6 +1480,40 @@ TEST(processes_that_record_nothing_leave_no_file)
 	CHECK_EQ(t.info.pid, second);
 }
 
+/* Under weft record, the processes of a tree that record nothing (a
+ * shell and what it runs) load the recorder and the shims and appear in
+ * the run's manifest, but make no ring file and map none. */
+TEST(children_that_record_nothing_map_no_ring)
+{
+	const char *p = tpath("run");
+	char dir[512], names[4096];
+	snprintf(dir, sizeof dir, "%s", p);
+	*strrchr(dir, '/') = 0;
+	const char *build = getenv("WEFT_BUILD");
+	if (!build)
+		FAIL("WEFT_BUILD must be set (meson test sets them)");
+	CHECK_OK(sh("cd '%s' && ASAN_OPTIONS=verify_asan_link_order=0:"
+		    "detect_leaks=0 '%s/tools/weft' record -o run -- sh -c "
+		    "'cat /proc/self/maps >maps1; sh -c \"cat /proc/self/maps "
+		    ">maps2\"; echo hi' >sh.out 2>sh.err && test \"$(cat "
+		    "sh.out)\" = hi",
+		    dir, build));
+	list_dir(p, names, sizeof names);
+	CHECK_STR(names, "manifest ");
+	for (int k = 1; k <= 2; k++) {
+		char m[64];
+		snprintf(m, sizeof m, "maps%d", k);
+		/* the recorder is there, its ring is not */
+		CHECK_OK(sh("grep -q 'libweft\\.so' '%s/%s'", dir, m));
+		CHECK(sh("grep -q '/run/' '%s/%s'", dir, m) == 1);
+	}
+	/* sh, cat, sh, cat each said it started, the cats how they ended
+	 * (dash leaves with _exit) */
+	CHECK_OK(sh("test $(grep -c '^proc ' '%s/manifest') = 4 && "
+		    "test $(grep -c '^exit .*status=0' '%s/manifest') = 2",
+		    p, p));
+}
+
 /* The first event of a program started from the environment may come
  * from a signal handler: the ring is made there, and works. */
 TEST(first_event_in_a_signal_handler)
@@ -1782,6 +1816,7 @@ int main(int argc, char **argv)
 		T(kill_during_startup_leaves_nothing),
 		T(sigkill_loop_four_threads), T(exec_keeps_what_came_before),
 		T(processes_that_record_nothing_leave_no_file),
+		T(children_that_record_nothing_map_no_ring),
 		T(settings_parsed_strictly), T(size_parser),
 		T(first_event_in_a_signal_handler), T(ring_layout),
 	};
