@@ -253,8 +253,9 @@ static const char *libweft_path(const char *common, char *buf, size_t cap)
 	/* installed, or WEFT_SHIM_DIR: DIR/libweft-shim.so's libweft is
 	 * DIR/../libweft.so.0 (the shims' run path), else the installed one */
 	const char *slash = strrchr(common, '/');
-	if (slash && (size_t)snprintf(buf, cap, "%.*s/../libweft.so.0",
-				      (int)(slash - common), common) < cap &&
+	if (slash &&
+	    (size_t)snprintf(buf, cap, "%.*s/../libweft.so.0",
+			     (int)(slash - common), common) < cap &&
 	    access(buf, R_OK) == 0)
 		return buf;
 	return *WEFT_LIB_INSTALL && access(WEFT_LIB_INSTALL, R_OK) == 0
@@ -321,10 +322,10 @@ int record_loops_choose(const char *cmd, const char *choice,
 				return -1;
 			/* libweft before it, by its path (see libweft_path) */
 			char lbuf[PATH_MAX];
-			const char *lib = libweft_path(common, lbuf,
-						       sizeof lbuf);
-			if (lib && prepend(out->preload, sizeof out->preload,
-					   lib) < 0)
+			const char *lib =
+				libweft_path(common, lbuf, sizeof lbuf);
+			if (lib &&
+			    prepend(out->preload, sizeof out->preload, lib) < 0)
 				return -1;
 		}
 	}

@@ -324,9 +324,9 @@ int weft__ring_create(const char *name, size_t bytes, unsigned flags,
 	 * read-around from there on, which brings pages in large batches
 	 * (cheaper per page than one at a time: MADV_RANDOM makes the
 	 * ring's first pass slower). */
-	madvise(base, L.hsize + (L.size - L.hsize < (256u << 10)
-					 ? L.size - L.hsize
-					 : (256u << 10)),
+	madvise(base,
+		L.hsize + (L.size - L.hsize < (256u << 10) ? L.size - L.hsize
+							   : (256u << 10)),
 		MADV_WILLNEED);
 	/* Process-private state: packet owners, per-stream state, the name
 	 * hash.  One anonymous mapping, no malloc (start may run in a child
