@@ -8,15 +8,23 @@
  * asynchronously and a missing one; a TCP echo over loopback with
  * GSocketListener and GSocketClient (accept, connect, write, read); a
  * read nobody answers, cancelled by a timeout through its GCancellable.
+ * Sources of every kind: an I/O watch on a pipe (its callback read()s),
+ * a Unix fd source, a child watch, a Unix signal, a source the program
+ * makes and attaches, and a timeout removed before it fires.
  * The loop quits when everything has come back.
  */
 #include <gio/gio.h>
+#include <glib-unix.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static GMainLoop *loop;
-static int pending = 8;
+static int pending = 13;
+static int pipe1[2], pipe2[2];
 static GSocketListener *listener;
 static GSocketConnection *client_conn, *server_conn;
 static GCancellable *cancellable;
@@ -39,6 +47,12 @@ void on_written(GObject *src, GAsyncResult *res, gpointer data);
 void on_echo(GObject *src, GAsyncResult *res, gpointer data);
 void on_never(GObject *src, GAsyncResult *res, gpointer data);
 gboolean on_give_up(gpointer data);
+gboolean on_pipe(GIOChannel *ch, GIOCondition cond, gpointer data);
+gboolean on_fd(gint fd, GIOCondition cond, gpointer data);
+void on_child(GPid pid, gint status, gpointer data);
+gboolean on_usr1(gpointer data);
+gboolean on_custom(gpointer data);
+gboolean on_removed(gpointer data);
 
 static void done(void)
 {
@@ -50,6 +64,62 @@ gboolean on_idle(gpointer data)
 {
 	(void)data;
 	puts("idle");
+	/* a timeout removed before it fires; a signal to ourselves */
+	g_source_remove(g_timeout_add(10000, on_removed, NULL));
+	raise(SIGUSR1);
+	done();
+	return G_SOURCE_REMOVE;
+}
+
+gboolean on_removed(gpointer data)
+{
+	(void)data;
+	puts("removed timeout fired");
+	return G_SOURCE_REMOVE;
+}
+
+gboolean on_pipe(GIOChannel *ch, GIOCondition cond, gpointer data)
+{
+	(void)data;
+	char c = 0;
+	if ((cond & G_IO_IN) && read(g_io_channel_unix_get_fd(ch), &c, 1) == 1)
+		printf("pipe: %c\n", c);
+	done();
+	return G_SOURCE_REMOVE;
+}
+
+gboolean on_fd(gint fd, GIOCondition cond, gpointer data)
+{
+	(void)data;
+	char c = 0;
+	if ((cond & G_IO_IN) && read(fd, &c, 1) == 1)
+		printf("fd: %c\n", c);
+	done();
+	return G_SOURCE_REMOVE;
+}
+
+void on_child(GPid pid, gint status, gpointer data)
+{
+	(void)pid;
+	(void)data;
+	printf("child exited %d\n",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	g_spawn_close_pid(pid);
+	done();
+}
+
+gboolean on_usr1(gpointer data)
+{
+	(void)data;
+	puts("SIGUSR1");
+	done();
+	return G_SOURCE_REMOVE;
+}
+
+gboolean on_custom(gpointer data)
+{
+	(void)data;
+	puts("custom source");
 	done();
 	return G_SOURCE_REMOVE;
 }
@@ -242,6 +312,26 @@ int main(void)
 	snprintf(host, sizeof host, "127.0.0.1:%u", port);
 	g_socket_client_connect_to_host_async(client, host, 0, NULL,
 					      on_connected, NULL);
+
+	/* sources of every kind */
+	if (pipe(pipe1) < 0 || pipe(pipe2) < 0)
+		return 1;
+	GIOChannel *ch = g_io_channel_unix_new(pipe1[0]);
+	g_io_add_watch(ch, G_IO_IN, on_pipe, NULL);
+	g_io_channel_unref(ch);
+	g_unix_fd_add(pipe2[0], G_IO_IN, on_fd, NULL);
+	if (write(pipe1[1], "x", 1) != 1 || write(pipe2[1], "y", 1) != 1)
+		return 1;
+	g_unix_signal_add(SIGUSR1, on_usr1, NULL);
+	pid_t child = fork();
+	if (child == 0)
+		_exit(3);
+	g_child_watch_add(child, on_child, NULL);
+	GSource *custom = g_timeout_source_new(1);
+	g_source_set_name(custom, "custom");
+	g_source_set_callback(custom, on_custom, NULL, NULL);
+	g_source_attach(custom, NULL);
+	g_source_unref(custom);
 
 	g_main_loop_run(loop);
 

@@ -24,6 +24,10 @@ def reads_of(i):
     return [(by, tid) for e, f, by, tid in events if e == 'read' and f['source'] == i]
 
 
+def children(parent, kind):
+    return [i for i, x in threads.items() if x['creator'] == parent and x['kind'] == kind]
+
+
 def cancels_of(i):
     return [by for e, f, by, tid in events if e == 'cancel' and f['target'] == i]
 
@@ -71,6 +75,25 @@ if CHECK == 'demo':
           'the read nobody answers is cancelled by the timeout through its GCancellable: %r' % threads[nv])
     check(main_tid in threads[nv]['runs'], 'its callback still runs (as it)')
     check(any(e == 'idle' and f.get('reason') == 'poll' for e, f, _, _ in events), 'the poll')
+    # sources of every kind, each dispatched once by the context
+    for pat, kind in ((r'^io fd \d+ -> on_pipe$', 'GSource io'),
+                      (r'^fd \d+ -> on_fd$', 'GSource unix fd'),
+                      (r'^child pid \d+ -> on_child$', 'GSource child'),
+                      (r'^signal 10 -> on_usr1$', 'GSource signal'),
+                      (r'^source custom -> on_custom$', 'GSource')):
+        s = one(pat)
+        check(threads[s]['kind'] == kind and threads[s]['end'] == 'resolve'
+              and threads[s]['by'] == ctx and threads[s]['creator'] == '0x0'
+              and main_tid in threads[s]['runs'], '%s: %r' % (pat, threads[s]))
+    for pat in (r'^io fd \d+ -> on_pipe$', r'^fd \d+ -> on_fd$'):
+        rd = children(one(pat), 'read')
+        check(len(rd) == 1 and re.match(r'^read 1 bytes from fd \d+$', threads[rd[0]]['labels'][-1])
+              and threads[rd[0]]['end'] == 'resolve',
+              "the callback's read() of the watched descriptor: %r" % [threads[i] for i in rd])
+    rm = one(r'^timeout 10000 ms -> on_removed$')
+    check(threads[rm]['end'] == 'cancel' and threads[rm]['by'] == idle
+          and threads[rm]['creator'] == idle and not threads[rm]['runs'],
+          'g_source_remove in the idle callback cancels the timeout it added: %r' % threads[rm])
 elif CHECK == 'gtk':
     # weft's own viewer: GTK's sources dispatched by the default context
     disp = [i for i, x in threads.items() if (x['kind'] or '').startswith('GSource')
