@@ -15,6 +15,7 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,14 @@ void on_signal(evutil_socket_t fd, short what, void *arg);
 void on_user(evutil_socket_t fd, short what, void *arg);
 void on_base_once(evutil_socket_t fd, short what, void *arg);
 void on_self(evutil_socket_t fd, short what, void *arg);
+void on_prio(evutil_socket_t fd, short what, void *arg);
+
+void on_prio(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	printf("priority: %s\n", (const char *)arg);
+}
 
 void on_tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -82,12 +91,17 @@ void on_signal(evutil_socket_t fd, short what, void *arg)
 	event_del(sig);
 }
 
+/* Each activation waits for the run of the one before: two made before
+ * the loop came round would be one. */
+static sem_t user_ran;
+
 static void *poke(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 3; i++) {
 		event_active(user, EV_READ, 0);
-		usleep(20000);
+		while (sem_wait(&user_ran) < 0)
+			;
 	}
 	return NULL;
 }
@@ -101,6 +115,7 @@ void on_user(evutil_socket_t fd, short what, void *arg)
 		puts("user event three times");
 		event_del(user);
 	}
+	sem_post(&user_ran);
 }
 
 void on_base_once(evutil_socket_t fd, short what, void *arg)
@@ -149,6 +164,7 @@ int main(void)
 			       event_get_callback_arg(rd) == &tag
 		       ? "the program's"
 		       : "changed");
+	sem_init(&user_ran, 0, 0);
 	pthread_create(&poker, NULL, poke, NULL);
 
 	event_base_loop(base, EVLOOP_ONCE);
@@ -161,6 +177,22 @@ int main(void)
 	event_free(sig);
 	event_free(user);
 	event_base_free(base);
+
+	/* two priorities: each queue is a phase of its own */
+	struct event_base *pb = event_base_new();
+	if (!pb || event_base_priority_init(pb, 2))
+		return 1;
+	static char lazy_s[] = "lazy", urgent_s[] = "urgent";
+	struct event *lazy = event_new(pb, -1, 0, on_prio, lazy_s);
+	struct event *urgent = event_new(pb, -1, 0, on_prio, urgent_s);
+	event_priority_set(lazy, 1);
+	event_priority_set(urgent, 0);
+	event_active(lazy, EV_TIMEOUT, 0);
+	event_active(urgent, EV_TIMEOUT, 0);
+	event_base_loop(pb, EVLOOP_ONCE);
+	event_free(lazy);
+	event_free(urgent);
+	event_base_free(pb);
 	close(sv[0]);
 	close(sv[1]);
 	close(qv[0]);

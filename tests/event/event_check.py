@@ -70,6 +70,10 @@ if CHECK == 'misc':
     se = one(r'^event -> on_self$')
     check(threads[se]['end'] == 'resolve' and threads[se]['phase'] == 'active', 'self')
     check(threads[base]['end'] == 'resolve', 'the base ends when freed')
+    prio = find(r'^event -> on_prio$')
+    check(sorted(threads[p]['phase'] for p in prio) == ['active 0', 'active 1'] and
+          all(threads[p]['end'] == 'resolve' and threads[p]['by'] != base for p in prio),
+          'a base with two priorities: a phase per queue: %r' % [threads[p] for p in prio])
     check(any(e == 'idle' for e, _, _, _ in events), 'the wait')
 elif CHECK == 'echo':
     lst = chain(r'^connections on fd \d+ -> on_accept$')
