@@ -392,9 +392,11 @@ static int ring_copy(const struct rsrc *src, const struct rhdr *rh,
 	for (uint32_t slot = 0; slot < np; slot++) {
 		uint8_t *dst = pk0 + (uint64_t)slot * ps;
 		uint64_t gen;
-		long c = slot < nslots ? weft__packet_copy(src, rh, slot, dst,
-							   &gen, live)
-				       : 0;
+		if (slot >= nslots) { /* never written */
+			memset(dst, 0, ps);
+			continue;
+		}
+		long c = weft__packet_copy(src, rh, slot, dst, &gen, live);
 		if (c <= 0) {
 			if (c < 0)
 				ntorn++;
