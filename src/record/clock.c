@@ -84,10 +84,15 @@ void weft__anchor_take(struct weft__anchor *a)
  * process started from the environment records its first event. */
 static struct weft__anchor early;
 static int have_early;
+/* CLOCK_BOOTTIME - CLOCK_MONOTONIC then: the time the machine spent
+ * suspended so far.  If it changes before the ring is made, the TSC may
+ * have stopped or been reset meanwhile: the early reading is not used. */
+static int64_t early_slept;
 
 void weft__clock_early(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
+	early_slept = ts_ns(CLOCK_BOOTTIME) - ts_ns(CLOCK_MONOTONIC);
 	int64_t best = -1;
 	for (int i = 0; i < 3; i++) {
 		int64_t m0 = ts_ns(CLOCK_MONOTONIC);
@@ -128,8 +133,10 @@ uint64_t weft__clock_init(int clock, struct weft__anchor *a0)
 	 * 2 ms is waited here.  Readers refine the frequency with the anchor
 	 * the writer refreshes as it runs. */
 	const struct weft__anchor *from = a0;
+	int64_t slept = ts_ns(CLOCK_BOOTTIME) - ts_ns(CLOCK_MONOTONIC);
 	if (have_early && early.mono_ns < a0->mono_ns &&
-	    early.ticks < a0->ticks)
+	    early.ticks < a0->ticks && slept - early_slept < 1000000 &&
+	    early_slept - slept < 1000000)
 		from = &early;
 	struct weft__anchor b = *a0;
 	while (b.mono_ns - from->mono_ns < 2000000)
