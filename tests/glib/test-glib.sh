@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # test-glib.sh - `weft record` on GLib programs: the project's GIO program
 # (sources, GTasks, asynchronous file and socket calls, a failing one, a
-# cancelled one), weft's own GTK viewer, and zenity from Debian, which
-# nobody here wrote.  TAP output.
+# cancelled one), weft's own GTK viewer, zenity from Debian, which
+# nobody here wrote, and a program with two loops (libuv and GLib).  TAP
+# output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
 W=$WEFT_BIN
@@ -49,8 +50,26 @@ t_zenity() {
 	check zenity "$(biggest z.weft)"
 }
 
+# A program with two loops, libuv's and GLib's: weft record preloads both
+# shims and traces both; --loops chooses.
+t_two_loops() {
+	[ -x "$EX/two-loops" ] || die "no two-loops in this build (libuv and GLib)"
+	"$EX/two-loops" >plain.txt || die "two-loops failed"
+	"$W" record -o two.weft -- "$EX/two-loops" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
+	grep -q "loops: libuv, GLib$" rec.txt && grep -q "traced loops: libuv, GLib; preloaded: libuv, GLib (what it links)" rec.txt || die "$(cat rec.txt)"
+	"$W" dump two.weft >dump.txt || die "dump"
+	grep -q 'kind="uv_timer_t"' dump.txt && grep -q 'kind="GSource timeout" label="timeout 1 ms -> on_glib_timeout"' dump.txt || die "$(cat dump.txt)"
+	"$W" record --loops uv -o one.weft -- "$EX/two-loops" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed with --loops uv"
+	grep -q "traced loops: libuv; preloaded: libuv (chosen with --loops)" rec.txt || die "$(cat rec.txt)"
+	"$W" dump one.weft >dump.txt || die "dump"
+	grep -q 'kind="uv_timer_t"' dump.txt && ! grep -q 'GSource' dump.txt || die "--loops uv traced GLib: $(cat dump.txt)"
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 run gio_sources_tasks_calls t_demo
 run weft_view_traced t_viewer
 run zenity_from_debian t_zenity
+run two_loops_one_program t_two_loops
 tap_done
