@@ -193,6 +193,22 @@ LUA
 	check knot "$(ls -S k.weft/ring k.weft/ring.* 2>/dev/null | head -1)" 3
 }
 
+# libuv loaded with dlopen() after start: traced when the program finds
+# its functions in the process (RTLD_GLOBAL, dlsym(RTLD_DEFAULT): what
+# code linked against it binds to); not when it asks the handle, which
+# reaches libuv's own functions (the limit docs/libuv.md states).
+t_dlopen() {
+	"$EX/uv-dlopen" global >plain.txt || die "uv-dlopen failed"
+	"$W" record -o dg.weft -- "$EX/uv-dlopen" global >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed"
+	grep -q "traced loops: libuv;" rec.txt || die "$(cat rec.txt)"
+	"$W" dump dg.weft | grep -q 'resolve_run target=.* by=' || die "no timer fired: $("$W" dump dg.weft)"
+	"$W" dump dg.weft | grep -q 'kind="uv_timer_t"' || die "no timer"
+	"$W" record -o dh.weft -- "$EX/uv-dlopen" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed (handle)"
+	grep -q "traced loops: none;" rec.txt || die "through the handle, traced: $(cat rec.txt)"
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 run echo_server_and_client t_echo
 run timers_fs_work_async t_misc
@@ -204,4 +220,5 @@ run many_labels t_many_labels
 run loop_phases t_phases
 run cxx_names_demangled t_mangled
 run knot_resolver_own_sendmmsg t_knot
+run libuv_loaded_with_dlopen t_dlopen
 tap_done
