@@ -60,14 +60,19 @@ static int tsc_usable(void)
 #endif
 }
 
-/* Takes an anchor: ticks bracketed by two CLOCK_MONOTONIC reads, keeping
- * the tightest of a few tries, so the pairing error is tens of ns. */
-void weft__anchor_take(struct weft__anchor *a)
+/* Ticks bracketed by two CLOCK_MONOTONIC reads, keeping the tightest of
+ * a few tries, so the pairing error is tens of ns.  `tsc`: the TSC itself,
+ * whichever the trace clock is (before it is chosen). */
+static void sandwich(struct weft__anchor *a, int tsc)
 {
 	int64_t best = -1;
 	for (int i = 0; i < 5; i++) {
 		int64_t m0 = ts_ns(CLOCK_MONOTONIC);
-		uint64_t t = weft__clock_now();
+#if defined(__x86_64__) || defined(__i386__)
+		uint64_t t = tsc ? __builtin_ia32_rdtsc() : weft__clock_now();
+#else
+		uint64_t t = ((void)tsc, weft__clock_now());
+#endif
 		int64_t m1 = ts_ns(CLOCK_MONOTONIC);
 		if (best < 0 || m1 - m0 < best) {
 			best = m1 - m0;
@@ -75,6 +80,13 @@ void weft__anchor_take(struct weft__anchor *a)
 			a->mono_ns = m0 + (m1 - m0) / 2;
 		}
 	}
+}
+
+/* Takes an anchor: the trace clock and CLOCK_MONOTONIC, and
+ * CLOCK_REALTIME at the same instant. */
+void weft__anchor_take(struct weft__anchor *a)
+{
+	sandwich(a, 0);
 	int64_t mono = ts_ns(CLOCK_MONOTONIC);
 	a->real_ns = ts_ns(CLOCK_REALTIME) - (mono - a->mono_ns);
 }
@@ -93,17 +105,7 @@ void weft__clock_early(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	early_slept = ts_ns(CLOCK_BOOTTIME) - ts_ns(CLOCK_MONOTONIC);
-	int64_t best = -1;
-	for (int i = 0; i < 3; i++) {
-		int64_t m0 = ts_ns(CLOCK_MONOTONIC);
-		uint64_t t = __builtin_ia32_rdtsc();
-		int64_t m1 = ts_ns(CLOCK_MONOTONIC);
-		if (best < 0 || m1 - m0 < best) {
-			best = m1 - m0;
-			early.ticks = t;
-			early.mono_ns = m0 + (m1 - m0) / 2;
-		}
-	}
+	sandwich(&early, 1);
 	have_early = 1;
 #endif
 }
