@@ -10,7 +10,8 @@
  * a callback runs a signal event; a user event is activated three times
  * from another OS thread; event_base_once runs a callback at once; an
  * event created with event_self_cbarg() gets itself as its argument, and
- * the getters still give the program's callback and argument.
+ * the getters still give the program's callback and argument.  Then a
+ * base with two priorities runs an urgent and a lazy event.
  */
 #include <event2/event.h>
 #include <event2/thread.h>
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 static struct event_base *base;
-static struct event *tick, *rd, *quiet, *sig, *user, *self_ev;
+static struct event *tick, *rd, *quiet, *sig, *user, *self_ev, *keep;
 static int sv[2], qv[2], ticks, users;
 static pthread_t poker;
 static int tag = 42;
@@ -106,6 +107,14 @@ static void *poke(void *arg)
 	return NULL;
 }
 
+void on_keep(evutil_socket_t fd, short what, void *arg);
+void on_keep(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+}
+
 void on_user(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -114,6 +123,7 @@ void on_user(evutil_socket_t fd, short what, void *arg)
 	if (++users == 3) {
 		puts("user event three times");
 		event_del(user);
+		event_del(keep);
 	}
 	sem_post(&user_ran);
 }
@@ -155,7 +165,12 @@ int main(void)
 	sig = evsignal_new(base, SIGUSR1, on_signal, NULL);
 	event_add(sig, NULL);
 	user = event_new(base, -1, EV_PERSIST, on_user, NULL);
-	event_add(user, NULL); /* pending until deleted: the loop waits */
+	event_add(user, NULL);
+	/* An event with no descriptor and no timeout does not keep the loop
+	 * running: this timer does, until the user event ran three times. */
+	keep = event_new(base, -1, EV_PERSIST, on_keep, NULL);
+	struct timeval s10 = {10, 0};
+	event_add(keep, &s10);
 	event_base_once(base, -1, EV_TIMEOUT, on_base_once, &tag, NULL);
 	self_ev = event_new(base, -1, 0, on_self, event_self_cbarg());
 	event_active(self_ev, EV_TIMEOUT, 0);
@@ -176,6 +191,7 @@ int main(void)
 	event_free(quiet);
 	event_free(sig);
 	event_free(user);
+	event_free(keep);
 	event_base_free(base);
 
 	/* two priorities: each queue is a phase of its own */
