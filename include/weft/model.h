@@ -194,6 +194,20 @@ struct weft_model_stream {
 	uint32_t root;   /* its root thread */
 	int64_t busy_ns; /* time something ran there */
 	int64_t idle_ns; /* time it was idle */
+	uint32_t process; /* its process (weft_model_processes), or
+			     WEFT_NONE */
+};
+
+/* A process of the trace as the model keeps it (a run of several merged:
+ * read.h, "Runs"; weft_reader_processes() has the rest, its executable
+ * and arguments).  A single ring is one process. */
+struct weft_model_process {
+	uint32_t pid;
+	uint32_t parent; /* its parent's index, or WEFT_NONE */
+	uint32_t thread; /* its async thread ("process"), or WEFT_NONE */
+	int end;         /* enum weft_process_end */
+	int status;      /* exit status or signal */
+	char comm[33];   /* short name */
 };
 
 struct weft_model;
@@ -240,6 +254,15 @@ WEFT_API const struct weft_loss *weft_model_losses(const struct weft_model *m,
 					  uint32_t *n);
 WEFT_API const struct weft_model_stream *weft_model_streams(const struct weft_model *m,
 						   uint32_t *n);
+
+/* The processes of the trace, parents before children (as
+ * weft_reader_processes() lists them, when the model last read). */
+WEFT_API const struct weft_model_process *
+weft_model_processes(const struct weft_model *m, uint32_t *n);
+/* The process a thread belongs to: that of the OS thread where it was
+ * created (or first seen); WEFT_NONE if not known. */
+WEFT_API uint32_t weft_model_thread_process(const struct weft_model *m,
+					    uint32_t thread);
 
 /* Indexes of the runs / arrows (in and out) of one thread, in time order;
  * *n receives the count. */

@@ -86,6 +86,8 @@ struct weft_model {
 	struct weft_model_stream *pst;
 	struct mstream *st;
 	uint32_t nst;
+	struct weft_model_process *proc; /* copied from the reader */
+	uint32_t nproc;
 	char *str;
 	uint32_t nstr, cstr;
 	uint32_t *text_of_name; /* name id -> its text in str + 1 (labels) */
@@ -263,6 +265,9 @@ static int ensure_stream(struct weft_model *m, uint32_t s, int64_t t)
 			m->pst[i].tid = in->streams[i].tid;
 			memcpy(m->pst[i].name, in->streams[i].name, 17);
 		}
+		m->pst[i].process = weft_reader_stream_process(m->r, i);
+		if (m->pst[i].process == WEFT_NO_PROCESS)
+			m->pst[i].process = WEFT_NONE;
 		m->nst = i + 1; /* new_thread may look at streams */
 		m->pst[i].root = new_thread(m, 0, t, i, WEFT_NONE, 0,
 					    WEFT_THREAD_ROOT, 0);
@@ -784,11 +789,47 @@ static int cmp_run(const void *a, const void *b)
 		}                                                              \
 	} while (0)
 
+/* The reader's processes, as the model keeps them (the reader's list
+ * lives until its next event; a followed run's grows). */
+static int copy_processes(struct weft_model *m)
+{
+	uint32_t n;
+	const struct weft_process *p = weft_reader_processes(m->r, &n);
+	if (n > m->nproc) {
+		struct weft_model_process *q =
+			realloc(m->proc, (size_t)n * sizeof *q);
+		if (!q)
+			return 0;
+		m->proc = q;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct weft_model_process *q = &m->proc[i];
+		q->pid = p[i].pid;
+		q->parent = p[i].parent < n ? p[i].parent : WEFT_NONE;
+		q->thread = p[i].thread ? weft_model_find(m, p[i].thread)
+					: WEFT_NONE;
+		q->end = p[i].end;
+		q->status = p[i].status;
+		memcpy(q->comm, p[i].comm, sizeof q->comm);
+		q->comm[sizeof q->comm - 1] = 0;
+	}
+	m->nproc = n;
+	/* (a stream's process may be known only once its ring's manifest
+	 * lines are read) */
+	for (uint32_t s = 0; s < m->nst; s++) {
+		uint32_t k = weft_reader_stream_process(m->r, s);
+		m->pst[s].process = k < n ? k : WEFT_NONE;
+	}
+	return 1;
+}
+
 static int finalize(struct weft_model *m, int shrink)
 {
 	/* Open runs, idle periods and phases end, for now, at the last
 	 * event. */
 	m->finalized = 1;
+	if (!copy_processes(m))
+		return -ENOMEM;
 	m->niv_final[IV_IDLE] = m->niv[IV_IDLE];
 	m->niv_final[IV_PHASE] = m->niv[IV_PHASE];
 	for (uint32_t s = 0; s < m->nst; s++) {
@@ -945,6 +986,7 @@ void weft_model_free(struct weft_model *m)
 		free(m->iv[i]);
 	free(m->loss);
 	free(m->pst);
+	free(m->proc);
 	for (uint32_t i = 0; i < m->nst; i++)
 		free(m->st[i].spans);
 	free(m->st);
@@ -1008,6 +1050,21 @@ const struct weft_loss *weft_model_losses(const struct weft_model *m,
 	*n = m->nloss;
 	return m->loss;
 }
+const struct weft_model_process *
+weft_model_processes(const struct weft_model *m, uint32_t *n)
+{
+	*n = m->nproc;
+	return m->proc;
+}
+
+uint32_t weft_model_thread_process(const struct weft_model *m,
+				   uint32_t thread)
+{
+	if (thread >= m->nth || m->th[thread].stream >= m->nst)
+		return WEFT_NONE;
+	return m->pst[m->th[thread].stream].process;
+}
+
 const struct weft_model_stream *weft_model_streams(const struct weft_model *m,
 						   uint32_t *n)
 {
