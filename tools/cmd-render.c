@@ -25,7 +25,7 @@
 	"weft render " TRACES_USAGE " -o OUT.png|OUT.svg [--start T] [--duration D] "    \
 	"[--width W] [--height H] [--search TEXT] [--select ID] "             \
 	"[--depth N|all] [--connected] [--focus ID] [--no-counters] "          \
-	"[--hide-counter NAME]..."
+	"[--hide-counter NAME]... [--collapse PID]..."
 
 /* "1.5ms" -> 1500000; -1 if not a time. */
 static int64_t parse_time(const char *s)
@@ -46,9 +46,9 @@ int cmd_render(int argc, char **argv)
 {
 	struct traces tr = {0};
 	const char *out = NULL, *search = NULL, *sel = NULL;
-	const char *focus = NULL, *hide[32];
+	const char *focus = NULL, *hide[32], *fold[32];
 	int64_t start = -1, duration = -1;
-	int w = 1280, h = 0, counters = 1, connected = 0, nhide = 0;
+	int w = 1280, h = 0, counters = 1, connected = 0, nhide = 0, nfold = 0;
 	int depth = WEFT_CHAIN_ALL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -80,6 +80,8 @@ int cmd_render(int argc, char **argv)
 			focus = argv[++i];
 		else if (!strcmp(a, "--hide-counter") && next && nhide < 32)
 			hide[nhide++] = argv[++i];
+		else if (!strcmp(a, "--collapse") && next && nfold < 32)
+			fold[nfold++] = argv[++i];
 		else if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
 			traces_release(&tr);
 			return usage(USAGE);
@@ -120,6 +122,20 @@ int cmd_render(int argc, char **argv)
 		if (t == WEFT_NONE || weft_view_row(v, t) < 0)
 			die("no thread %s to focus on", focus);
 		weft_view_set_focus(v, weft_view_row(v, t));
+	}
+	/* a run's processes: --collapse PID shows one as its header */
+	uint32_t np;
+	const struct weft_model_process *pr = weft_model_processes(m, &np);
+	for (int i = 0; i < nfold; i++) {
+		char *end;
+		unsigned long pid = strtoul(fold[i], &end, 10);
+		uint32_t k = 0;
+		while (k < np && (*end || end == fold[i] || pr[k].pid != pid ||
+				  weft_view_header_row(v, k) < 0))
+			k++;
+		if (k == np)
+			die("no process %s among the groups of rows", fold[i]);
+		weft_view_collapse(v, k, 1);
 	}
 	uint32_t nc;
 	const struct weft_counter *ctr = weft_model_counters(m, &nc);

@@ -31,7 +31,7 @@ void weft__draw_notes(struct weft_view *v, struct pen *p)
 			continue;
 		/* (on a thread drawn thinner than 2 px, a column of density:
 		 * its notes are for when it is drawn) */
-		if (r >= v->top_rows &&
+		if (!is_top(v, r) &&
 		    (double)(v->end[n->thread] == INT64_MAX
 				     ? v->tmax
 				     : v->end[n->thread]) -

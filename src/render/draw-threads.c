@@ -514,7 +514,7 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 		while (i < n && u0[i] <= v->t1) {
 			double x0 = xof(v, u0[i]), x1 = xof(v, u1[i]);
 			int next;
-			if (x1 - x0 < 1 && r >= v->top_rows) {
+			if (x1 - x0 < 1 && !is_top(v, r)) {
 				/* (runs thinner than a pixel, below the
 				 * long-lived rows: the density shading says
 				 * how busy; the loop's runs are drawn) */

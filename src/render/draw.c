@@ -14,6 +14,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "view-internal.h"
 
@@ -63,6 +64,60 @@ static void draw_grid(struct weft_view *v, struct pen *p)
 	}
 }
 
+/* How a process ended, for its header. */
+static const char *process_end(const struct weft_model_process *p, char *buf,
+			       size_t cap)
+{
+	switch (p->end) {
+	case WEFT_PROC_EXITED:
+		snprintf(buf, cap, "exited with status %d", p->status);
+		return buf;
+	case WEFT_PROC_SIGNALED:
+		snprintf(buf, cap, "killed by signal %d", p->status);
+		return buf;
+	case WEFT_PROC_EXECED:
+		return "exec'd";
+	case WEFT_PROC_VANISHED:
+		return "vanished";
+	case WEFT_PROC_STOPPED:
+		return "stopped recording";
+	}
+	return "running";
+}
+
+/* A run of several processes: each group's header row, a band across the
+ * picture with the process's name, pid and how it ended, open (a down
+ * triangle) or collapsed (a right one); squeezed, a rule. */
+static void draw_headers(struct weft_view *v, struct pen *p)
+{
+	uint32_t np;
+	const struct weft_model_process *pr = weft_model_processes(v->m, &np);
+	for (int r = 0; v->hdr_proc && r < v->nrows; r++) {
+		if (v->hdr_proc[r] < 0 || (uint32_t)v->hdr_proc[r] >= np)
+			continue;
+		const struct weft_model_process *q = &pr[v->hdr_proc[r]];
+		double y = round(yof(v, r)), h = row_h(v, r);
+		if (h < FULL) {
+			color(p, 0.45, 0.5, 0.7, 1);
+			rect(p, 0, y, v->w, 1);
+			continue;
+		}
+		color(p, 0.8, 0.84, 0.93, 1);
+		rect(p, 0, y - 10, v->w, 20);
+		color(p, 0.1, 0.15, 0.4, 1);
+		double x = LEFT, ty = y;
+		if (weft_view_collapsed(v, (uint32_t)v->hdr_proc[r]))
+			triangle(p, x, ty - 5, x + 7, ty, x, ty + 5);
+		else
+			triangle(p, x, ty - 4, x + 8, ty - 4, x + 4, ty + 3);
+		char comm[sizeof q->comm * 3], e[64], buf[200];
+		weft_utf8_fix(comm, sizeof comm, q->comm, strlen(q->comm));
+		snprintf(buf, sizeof buf, "%s (pid %u), %s", comm, q->pid,
+			 process_end(q, e, sizeof e));
+		text(p, x + 12, y + 4, buf);
+	}
+}
+
 long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 {
 	struct pen pn = {c, 0}, *p = &pn;
@@ -82,6 +137,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	rect(p, 0, 0, v->w, v->h);
 	weft__draw_bands(v, p);
 	draw_grid(v, p);
+	draw_headers(v, p); /* (over the grid: a group's rule) */
 	clip(p, 0, TOP - 6, v->w, v->bottom - TOP + 6);
 
 	/* Highlights behind the lines: search (yellow), chain (light

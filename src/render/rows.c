@@ -156,21 +156,143 @@ uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t)
 
 /* ------------------------------------------------------------- layout */
 
+/* The process a thread's rows go with (threads of no known process: the
+ * first one's). */
+static uint32_t group_of(const struct weft_view *v, uint32_t t)
+{
+	uint32_t p = weft_model_thread_process(v->m, t);
+	return p < v->nglay ? p : 0;
+}
+
+/* A run of several processes: each process's threads laid out apart
+ * (weft_layout_new() with the process's threads only: packed and stable
+ * within the group), under a header row; a collapsed process is its
+ * header alone; a process with no thread to show has no group. */
+static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
+{
+	uint32_t n, np;
+	const struct weft_thread *th = weft_model_threads(v->m, &n);
+	weft_model_processes(v->m, &np);
+	if (np > v->nglay) {
+		struct weft_layout **g = realloc(v->glay, np * sizeof *g);
+		uint8_t *c = realloc(v->collapsed, np);
+		if (g)
+			v->glay = g;
+		if (c)
+			v->collapsed = c;
+		if (!g || !c)
+			return -1;
+		memset(v->glay + v->nglay, 0, (np - v->nglay) * sizeof *g);
+		memset(v->collapsed + v->nglay, 0, np - v->nglay);
+		v->nglay = np;
+	}
+	uint8_t *mine = malloc((size_t)n + 1);
+	uint32_t *count = calloc((size_t)np + 1, sizeof *count);
+	int32_t *grow = realloc(v->grow, ((size_t)n + 1) * sizeof *grow);
+	if (grow)
+		v->grow = grow;
+	if (!mine || !count || !grow) {
+		free(mine);
+		free(count);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) /* (OS threads have no row) */
+		if ((!only || only[i]) && !(th[i].flags & WEFT_THREAD_ROOT))
+			count[group_of(v, i)]++;
+	int rows = 0, rc = 0;
+	for (uint32_t p = 0; p < np && !rc; p++) {
+		if (v->collapsed[p] || !count[p]) {
+			weft_layout_free(v->glay[p]);
+			v->glay[p] = NULL;
+			rows += count[p] > 0; /* (its header) */
+			continue;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			mine[i] = (!only || only[i]) && group_of(v, i) == p;
+		if (again || !v->glay[p]) {
+			weft_layout_free(v->glay[p]);
+			v->glay[p] = NULL;
+			rc = weft_layout_new(&v->glay[p], v->m, mine);
+		} else
+			rc = weft_layout_update(v->glay[p], mine);
+		struct weft_layout_info in;
+		if (!rc) {
+			weft_layout_info(v->glay[p], &in);
+			rows += 1 + (int)in.rows;
+		}
+	}
+	free(mine);
+	int32_t *hp = realloc(v->hdr_proc, ((size_t)rows + 1) * sizeof *hp);
+	uint8_t *top = realloc(v->rtop, (size_t)rows + 1);
+	if (hp)
+		v->hdr_proc = hp;
+	if (top)
+		v->rtop = top;
+	if (rc || !hp || !top) {
+		free(count);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		grow[i] = -1;
+	/* the groups in the processes' order (parents before children) */
+	int r = 0;
+	for (uint32_t p = 0; p < np; p++) {
+		if (!count[p])
+			continue;
+		v->hdr_proc[r] = (int32_t)p;
+		v->rtop[r++] = 0;
+		if (!v->glay[p])
+			continue;
+		uint32_t nr;
+		const int32_t *lr = weft_layout_rows(v->glay[p], &nr);
+		struct weft_layout_info in;
+		weft_layout_info(v->glay[p], &in);
+		for (uint32_t i = 0; i < nr && i < n; i++)
+			if (lr[i] >= 0)
+				grow[i] = r + lr[i];
+		for (uint32_t k = 0; k < in.rows; k++) {
+			v->hdr_proc[r + (int)k] = -1;
+			v->rtop[r + (int)k] = k < in.top;
+		}
+		r += (int)in.rows;
+	}
+	free(count);
+	v->row = grow;
+	v->nthreads = n;
+	v->nrows = r;
+	v->top_rows = 0;
+	return 0;
+}
+
 /* The rows, from the library's layout (weft_layout_new(): packed and
- * stable), anew or for the threads the model added since. */
+ * stable), anew or for the threads the model added since; a run of
+ * several processes by process (layout_groups()). */
 static int layout(struct weft_view *v, int again)
 {
-	uint32_t n;
+	uint32_t n, np;
 	const struct weft_thread *th = weft_model_threads(v->m, &n);
 	const uint8_t *only = v->only_chain && v->nchain ? v->chm : NULL;
-	int rc;
+	int rc = 0;
+	uint32_t known = again ? 0 : v->nthreads; /* (ends already set) */
 	weft_model_range(v->m, &v->tmin, &v->tmax);
-	if (again || !v->lay) {
+	weft_model_processes(v->m, &np);
+	v->grouped = np >= 2;
+	if (v->grouped) {
 		weft_layout_free(v->lay);
 		v->lay = NULL;
-		rc = weft_layout_new(&v->lay, v->m, only);
-	} else
-		rc = weft_layout_update(v->lay, only);
+		rc = layout_groups(v, again, only);
+	} else {
+		free(v->rtop);
+		free(v->hdr_proc);
+		v->rtop = NULL;
+		v->hdr_proc = NULL;
+		if (again || !v->lay) {
+			weft_layout_free(v->lay);
+			v->lay = NULL;
+			rc = weft_layout_new(&v->lay, v->m, only);
+		} else
+			rc = weft_layout_update(v->lay, only);
+	}
 	int64_t *end = realloc(v->end, ((size_t)n + 1) * sizeof *end);
 	if (end)
 		v->end = end;
@@ -182,17 +304,19 @@ static int layout(struct weft_view *v, int again)
 		v->nthreads = 0;
 		return -1;
 	}
-	for (uint32_t i = again ? 0 : v->nthreads; i < n; i++)
+	for (uint32_t i = known; i < n; i++)
 		v->end[i] = is_never(&th[i]) ? INT64_MAX : th[i].t_end;
 	/* a pending thread's last sighting moves on as the trace grows */
-	for (uint32_t i = 0; i < v->nthreads && !again; i++)
+	for (uint32_t i = 0; i < known; i++)
 		if (th[i].end == WEFT_END_PENDING && !is_never(&th[i]))
 			v->end[i] = th[i].t_end;
-	struct weft_layout_info in;
-	v->row = weft_layout_rows(v->lay, &v->nthreads);
-	weft_layout_info(v->lay, &in);
-	v->nrows = (int)in.rows;
-	v->top_rows = (int)in.top;
+	if (!v->grouped) {
+		struct weft_layout_info in;
+		v->row = weft_layout_rows(v->lay, &v->nthreads);
+		weft_layout_info(v->lay, &in);
+		v->nrows = (int)in.rows;
+		v->top_rows = (int)in.top;
+	}
 	if (v->focus >= v->nrows)
 		v->focus = v->nrows ? v->nrows - 1 : 0;
 	return 0;
@@ -320,9 +444,15 @@ static int index_arrows(struct weft_view *v)
 			v->arr_t[k] = a->t;
 			v->arr_rf[k] = v->row[a->from];
 			v->arr_tf[k] = a->t;
-			if ((a->kind == WEFT_ARROW_READ ||
-			     a->kind == WEFT_ARROW_READ_FAILED) &&
-			    th[a->from].t_end < a->t)
+			if (a->kind == WEFT_ARROW_READ &&
+			    (a->flags & WEFT_ARROW_MESSAGE)) {
+				/* bytes from another process: from when
+				 * they were written */
+				int64_t w = weft_model_arrow_sent(v->m, i);
+				v->arr_tf[k] = w < a->t ? w : a->t;
+			} else if ((a->kind == WEFT_ARROW_READ ||
+				    a->kind == WEFT_ARROW_READ_FAILED) &&
+				   th[a->from].t_end < a->t)
 				v->arr_tf[k] = th[a->from].t_end;
 		}
 #undef KEEP

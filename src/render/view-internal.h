@@ -80,6 +80,16 @@ struct weft_view {
 	const int32_t *row; /* per thread, -1: not laid out (the layout's) */
 	int64_t *end;	    /* per thread: end as drawn (never: INT64_MAX) */
 	int nrows, top_rows;
+	/* a run of several processes: each a group of rows under a header
+	 * row, laid out apart (its own packed layout), collapsible */
+	int grouped;
+	struct weft_layout **glay; /* per process, NULL: collapsed or none */
+	uint32_t nglay;
+	int32_t *grow;	    /* per thread: its row */
+	int32_t *hdr_proc;  /* per row: the process it heads, or -1 */
+	uint8_t *rtop;	    /* per row: long-lived (top of its group) */
+	uint8_t *collapsed; /* per process */
+	uint32_t ncollapsed;
 	struct tset all, bad, hl, chain;
 	uint64_t *occ; /* per row, OCC_BUCKETS bits over [occ_t0, +occ_span]:
 			    a thread there (squeezed rows, zoomed out) */
@@ -252,6 +262,13 @@ static inline double yof(const struct weft_view *v, int row)
 		return TOP + v->hup + ROW_H * (row - v->fa + 0.5);
 	return TOP + v->hup + ROW_H * v->fk +
 	       v->hd * (row - v->fa - v->fk + 0.5);
+}
+
+/* Whether row r holds long-lived threads (the top of the layout, or of
+ * its process's group). */
+static inline int is_top(const struct weft_view *v, int r)
+{
+	return v->rtop ? v->rtop[r] : r < v->top_rows;
 }
 
 static inline double row_h(const struct weft_view *v, int row)

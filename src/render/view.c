@@ -75,6 +75,13 @@ void weft_view_free(struct weft_view *v)
 	if (!v)
 		return;
 	weft_layout_free(v->lay);
+	for (uint32_t i = 0; i < v->nglay; i++)
+		weft_layout_free(v->glay[i]);
+	free(v->glay);
+	free(v->grow);
+	free(v->hdr_proc);
+	free(v->rtop);
+	free(v->collapsed);
 	free(v->end);
 	weft__tset_free(&v->all);
 	weft__tset_free(&v->bad);
@@ -149,6 +156,41 @@ int weft_view_row(const struct weft_view *v, uint32_t t)
 int weft_view_rows(const struct weft_view *v)
 {
 	return v->nrows;
+}
+
+/* ------------------------------------------------------------ processes */
+
+int weft_view_header_row(const struct weft_view *v, uint32_t process)
+{
+	for (int r = 0; v->hdr_proc && r < v->nrows; r++)
+		if (v->hdr_proc[r] >= 0 && (uint32_t)v->hdr_proc[r] == process)
+			return r;
+	return -1;
+}
+
+uint32_t weft_view_header_at(struct weft_view *v, double y)
+{
+	if (!v->hdr_proc || !v->nrows || y < TOP)
+		return WEFT_NONE;
+	weft__geometry(v);
+	int r = row_at(v, y);
+	double h = row_h(v, r);
+	if (y < yof(v, r) - h / 2 - 1 || y > yof(v, r) + h / 2 + 1)
+		return WEFT_NONE;
+	return v->hdr_proc[r] >= 0 ? (uint32_t)v->hdr_proc[r] : WEFT_NONE;
+}
+
+int weft_view_collapsed(const struct weft_view *v, uint32_t process)
+{
+	return process < v->nglay && v->collapsed[process];
+}
+
+void weft_view_collapse(struct weft_view *v, uint32_t process, int on)
+{
+	if (process >= v->nglay || !v->collapsed[process] == !on)
+		return;
+	v->collapsed[process] = on != 0;
+	weft__relayout(v, 1);
 }
 
 /* ------------------------------------------------------------- geometry */
@@ -253,8 +295,12 @@ int weft_view_focus(const struct weft_view *v)
 
 double weft_view_thread_y(struct weft_view *v, uint32_t t, double *rh)
 {
-	int r = weft_view_row(v, t);
-	if (r < 0)
+	return weft_view_row_y(v, weft_view_row(v, t), rh);
+}
+
+double weft_view_row_y(struct weft_view *v, int r, double *rh)
+{
+	if (r < 0 || r >= v->nrows)
 		return -1;
 	weft__geometry(v);
 	if (rh)

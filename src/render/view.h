@@ -47,6 +47,23 @@ int weft_view_focus(const struct weft_view *v);
 /* Centre of a thread's row on screen and its height in pixels (full:
  * 26), or -1 if it is not laid out. */
 double weft_view_thread_y(struct weft_view *v, uint32_t thread, double *row_h);
+/* The same of a row (-1: no such row). */
+double weft_view_row_y(struct weft_view *v, int row, double *row_h);
+
+/*
+ * A run of several processes (weft_model_processes()): each process is a
+ * group of rows under a header row with its name and pid, parents before
+ * children, its threads laid out within it; a collapsed process shows its
+ * header alone.  A single process has no headers.
+ */
+/* The process whose header row is drawn at pixel y, or WEFT_NONE. */
+uint32_t weft_view_header_at(struct weft_view *v, double y);
+/* The row of a process's header, or -1 (no group: one process, or none
+ * of its threads shown). */
+int weft_view_header_row(const struct weft_view *v, uint32_t process);
+/* Collapses (on) or expands (!on) a process's group. */
+void weft_view_collapse(struct weft_view *v, uint32_t process, int on);
+int weft_view_collapsed(const struct weft_view *v, uint32_t process);
 
 /* Highlights every thread whose title contains `text` (case-insensitive;
  * NULL or "" clears).  Returns how many match. */

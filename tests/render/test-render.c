@@ -85,11 +85,20 @@ static void tick_ns(uint64_t ns)
 	weft_clock_set(clock_ns);
 }
 
+static long count_arrow_in(struct pic *p, int r, int g, int b, int x0,
+			   int x1);
+
 /* Pixels of an arrow of colour (r, g, b), drawn at any opacity from 1/2 to
  * 1 over the background (0.9 grey): long arrows fade with their length
  * (ARROW_FADE), so how long one is on screen, which depends on the
  * machine's timing, must not decide whether it is found. */
 static long count_arrow(struct pic *p, int r, int g, int b)
+{
+	return count_arrow_in(p, r, g, b, 0, 1 << 30);
+}
+
+/* The same in the columns [x0, x1). */
+static long count_arrow_in(struct pic *p, int r, int g, int b, int x0, int x1)
 {
 	const double bg = 0.9 * 255, c[3] = {b, g, r};
 	int W = cairo_image_surface_get_width(p->s);
@@ -101,7 +110,7 @@ static long count_arrow(struct pic *p, int r, int g, int b)
 		den += (c[k] - bg) * (c[k] - bg);
 	long n = 0;
 	for (int y = 0; y < H; y++)
-		for (int x = 0; x < W; x++) {
+		for (int x = x0 < 0 ? 0 : x0; x < W && x < x1; x++) {
 			const unsigned char *px = d + y * stride + x * 4;
 			/* the opacity that explains the pixel best */
 			double a = 0;
@@ -920,8 +929,107 @@ TEST(labels_over_time)
 	unload(&pic);
 }
 
+/* A run of two processes (examples/uv-echo-split: a server and the client
+ * it spawns, recorded with `weft record`): each process a group of rows
+ * under its header, its threads within it; collapsing one leaves its
+ * header alone and the other's rows as they were; opening it again gives
+ * the same rows. */
+TEST(processes_as_groups)
+{
+	const char *bin = getenv("WEFT_BIN"), *b = getenv("WEFT_BUILD");
+	char cmd[2048], ex[1024];
+	snprintf(ex, sizeof ex, "%s/examples/uv-echo-split", b ? b : ".");
+	if (access(ex, X_OK))
+		SKIP("no examples/uv-echo-split (built without libuv)");
+	const char *p = tpath("sp");
+	const char *asan = getenv("ASAN_OPTIONS");
+	snprintf(cmd, sizeof cmd,
+		 "ASAN_OPTIONS='%s%sverify_asan_link_order=0:detect_leaks=0' "
+		 "%s record -o %s -- %s >/dev/null 2>&1",
+		 asan ? asan : "", asan && *asan ? ":" : "", bin, p, ex);
+	if (system(cmd))
+		FAIL("cannot run %s", cmd);
+	struct pic pic;
+	load(&pic, p, 1280, 800);
+	uint32_t np, n;
+	const struct weft_model_process *pr = weft_model_processes(pic.m, &np);
+	const struct weft_thread *th = weft_model_threads(pic.m, &n);
+	CHECK_EQ(np, 2);
+	CHECK(pr[1].parent == 0 && pr[0].pid != pr[1].pid);
+	int h0 = weft_view_header_row(pic.v, 0), h1 = weft_view_header_row(pic.v, 1);
+	int rows = weft_view_rows(pic.v);
+	CHECK_EQ(h0, 0);
+	CHECK(h1 > 1 && h1 < rows - 1);
+	int32_t *before = malloc(n * sizeof *before);
+	CHECK(before != NULL);
+	uint32_t in[2] = {0, 0};
+	for (uint32_t i = 0; i < n; i++) {
+		before[i] = weft_view_row(pic.v, i);
+		if (th[i].flags & WEFT_THREAD_ROOT)
+			continue;
+		uint32_t k = weft_model_thread_process(pic.m, i);
+		CHECK(k < 2);
+		int lo = k ? h1 : h0, hi = k ? rows : h1;
+		if (before[i] <= lo || before[i] >= hi)
+			FAIL("thread %u of process %u: row %d, its group %d..%d",
+			     i, k, before[i], lo, hi);
+		in[k]++;
+	}
+	CHECK(in[0] >= 5 && in[1] >= 5);
+	/* the headers: drawn as bands, found under the pointer */
+	double y1 = weft_view_row_y(pic.v, h1, NULL);
+	CHECK(count(&pic, 204, 214, 237, 0, (int)y1 - 8, 1280, 16) > 5000);
+	CHECK_EQ(weft_view_header_at(pic.v, y1), 1);
+	CHECK_EQ(weft_view_header_at(pic.v, weft_view_row_y(pic.v, h0 + 1, NULL)),
+		 WEFT_NONE);
+	/* the client collapsed: its header alone */
+	weft_view_collapse(pic.v, 1, 1);
+	CHECK(weft_view_collapsed(pic.v, 1) && !weft_view_collapsed(pic.v, 0));
+	CHECK_EQ(weft_view_rows(pic.v), h1 + 1);
+	CHECK_EQ(weft_view_header_row(pic.v, 1), h1);
+	for (uint32_t i = 0; i < n; i++) {
+		int want = weft_model_thread_process(pic.m, i) == 1 ? -1 : before[i];
+		if (weft_view_row(pic.v, i) != want)
+			FAIL("collapsed: thread %u at row %d, want %d", i,
+			     weft_view_row(pic.v, i), want);
+	}
+	draw(&pic, 1280, 800);
+	CHECK(count(&pic, 204, 214, 237, 0, (int)y1 - 8, 1280, 16) > 5000);
+	/* and open again: the same rows */
+	weft_view_collapse(pic.v, 1, 0);
+	CHECK_EQ(weft_view_rows(pic.v), rows);
+	for (uint32_t i = 0; i < n; i++)
+		if (weft_view_row(pic.v, i) != before[i])
+			FAIL("opened: thread %u at row %d, was %d", i,
+			     weft_view_row(pic.v, i), before[i]);
+	/* bytes one process wrote and the other read: an arrow from when
+	 * they were written (here, while the writer still lived: the arrow
+	 * drawn from its end would be upright at the read) */
+	uint32_t na, msg = WEFT_NONE;
+	const struct weft_arrow *ar = weft_model_arrows(pic.m, &na);
+	for (uint32_t i = 0; i < na && msg == WEFT_NONE; i++)
+		if (ar[i].kind == WEFT_ARROW_READ &&
+		    (ar[i].flags & WEFT_ARROW_MESSAGE) &&
+		    weft_model_arrow_sent(pic.m, i) < ar[i].t - 2000 &&
+		    th[ar[i].from].t_end >= ar[i].t)
+			msg = i;
+	CHECK(msg != WEFT_NONE);
+	int64_t ws = weft_model_arrow_sent(pic.m, msg), rt = ar[msg].t;
+	/* written a third of the way across, read at two thirds */
+	weft_view_set_range(pic.v, ws - (rt - ws), rt + (rt - ws));
+	draw(&pic, 1280, 800);
+	long across = count_arrow_in(&pic, 0, 0, 255, 500, 780);
+	if (getenv("WEFT_TEST_VERBOSE"))
+		fprintf(stderr, "# message %u: written %lld, read %lld, %ld "
+			"blue pixels between\n", msg, (long long)ws,
+			(long long)rt, across);
+	CHECK(across > 150);
+	free(before);
+	unload(&pic);
+}
+
 TEST_MAIN(T(arrow_colours), T(level_of_detail), T(labels_over_time),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
-	  T(libuv_at_load))
+	  T(libuv_at_load), T(processes_as_groups))
