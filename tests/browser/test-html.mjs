@@ -42,6 +42,12 @@ run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'c.c', '-L' + B, '-l
   '-Wl,-rpath,' + B, '-o', 'c'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
 run(path.join(T, 'c'), [], { WEFT_FILE: 'c.weft' });
 for (const t of ['bad', 'h', 'c']) run(W, ['html', t + '.weft', '-o', t + '.html']);
+// a run of two processes (uv-echo-split: a server and the client it spawns)
+const split = path.join(B, 'examples/uv-echo-split');
+if (fs.existsSync(split)) {
+  run(W, ['record', '-o', 'sp', '--', split]);
+  run(W, ['html', 'sp', '-o', 'sp.html']);
+}
 // a server-shaped trace of two million events (bench/server-gen)
 run(path.join(B, 'bench/server-gen'), ['-n', '2000000', '-c', '200', '-o', 'server.weft']);
 run(W, ['html', 'server.weft', '-o', 'server.html']);
@@ -245,6 +251,29 @@ await test('a hostile label is text and runs nothing', async () => {
   assert(await h.page.evaluate(() => document.querySelectorAll('img').length) === 0, 'an img was created');
   assert(h.dialogs.length === 0 && dialogs.length === 0, 'a dialog opened');
   assert(!fs.readFileSync(path.join(T, 'h.html'), 'latin1').includes('<img'), 'raw label in the page');
+});
+
+await test('a run: a header per process; a click on one collapses its rows, another opens them', async () => {
+  if (!fs.existsSync(path.join(T, 'sp.html'))) return; // (built without libuv)
+  const p = await open('sp');
+  const heads = async () => (await p.page.evaluate(() => document.getElementById('view').dataset.headers))
+    .trim().split('\n').map((l) => l.split(' ').map(Number));
+  const rows = async () => Number(await p.page.evaluate(() => document.getElementById('view').dataset.rows));
+  const h0 = await heads(), r0 = await rows();
+  assert(h0.length === 2 && h0.every((h) => h[2] === 0), 'headers: ' + JSON.stringify(h0));
+  assert(await pixels(p.page, [204, 214, 237]) > 2000, 'no header bands');
+  const [pid, y] = h0[1];
+  await clickAt(p.page, 300, y);
+  await frame(p.page);
+  const h1 = await heads(), r1 = await rows();
+  assert(h1[1][2] === 1 && h1[0][2] === 0 && r1 < r0, `after a click: ${JSON.stringify(h1)}, rows ${r0} -> ${r1}`);
+  assert(new RegExp('\\(pid ' + pid + '\\): collapsed').test(await p.page.textContent('#inspector')),
+    'inspector: ' + await p.page.textContent('#inspector'));
+  await p.page.waitForTimeout(700); // (not a double click)
+  await clickAt(p.page, 300, h1[1][1]);
+  await frame(p.page);
+  assert((await heads())[1][2] === 0 && (await rows()) === r0, 'not opened again: ' + JSON.stringify(await heads()));
+  await p.page.close();
 });
 
 await test('no network', async () => { assert(external === 0, external + ' external requests'); });

@@ -11,6 +11,8 @@
  *                               (a click in the squeezed rows also brings
  *                               them into focus)
  *   double-click                highlight its causal chain
+ *   click a process's header    collapse or open its group of rows (a
+ *                               run of several processes)
  *   C, "connected"              show only the chain
  *   0-3, depth menu              the chain's depth: all, direct, 2, 3
  *   search box                  highlights matches as you type
@@ -22,9 +24,10 @@
  * WEFT_VIEW_SCREENSHOT=out.png saves the first frame(s) after
  * WEFT_VIEW_DELAY_MS (default 300) and quits; WEFT_VIEW_ECHO=1 says on
  * stderr what each action did ("select: TITLE", "chain: N threads",
- * "connected: on, N rows", "counter NAME: off") and where the controls
+ * "connected: on, N rows", "counter NAME: off", "process: NAME (pid P)
+ * collapsed, N rows") and where the controls
  * are ("button counters at X Y W H", "check NAME at ..." when the
- * counters menu opens).
+ * counters menu opens, "header PID at Y" for a run's processes).
  */
 #include <cairo-svg.h>
 #include <gtk/gtk.h>
@@ -120,6 +123,22 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 	a->drag_x = e->x;
 	a->drag_y = e->y;
 	char title[256];
+	uint32_t proc = weft_view_header_at(a->v, e->y);
+	if (e->type == GDK_BUTTON_PRESS && proc != WEFT_NONE) {
+		/* a process's header: its group collapses or opens */
+		int on = !weft_view_collapsed(a->v, proc);
+		uint32_t np;
+		const struct weft_model_process *pr =
+			weft_model_processes(a->m, &np);
+		weft_view_collapse(a->v, proc, on);
+		echo(a, "process: %s (pid %u) %s, %d rows", pr[proc].comm,
+		     pr[proc].pid, on ? "collapsed" : "expanded",
+		     weft_view_rows(a->v));
+		redraw(a);
+		return TRUE;
+	}
+	if (e->type == GDK_2BUTTON_PRESS && proc != WEFT_NONE)
+		return TRUE; /* (the second click of a toggle) */
 	if (e->type == GDK_BUTTON_PRESS) {
 		uint32_t t = weft_view_pick(a->v, e->x, e->y);
 		weft_view_select(a->v, t);
@@ -338,6 +357,17 @@ static gboolean on_mapped(gpointer data)
 	echo_place(a, a->counters, "button counters");
 	echo_place(a, a->connected, "button connected");
 	echo_place(a, a->depth, "combo depth");
+	/* a run's processes: where each header is */
+	uint32_t np;
+	const struct weft_model_process *pr = weft_model_processes(a->m, &np);
+	for (uint32_t k = 0; a->echo && k < np; k++) {
+		double y = weft_view_row_y(a->v, weft_view_header_row(a->v, k),
+					   NULL);
+		int wx, wy;
+		if (y >= 0 && gtk_widget_translate_coordinates(
+				      a->area, a->win, 40, (int)y, &wx, &wy))
+			echo(a, "header %u at %d %d", pr[k].pid, wx, wy);
+	}
 	return FALSE;
 }
 

@@ -360,12 +360,30 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
  * inspector shows, "chain": the highlighted chain's size if t is in it}. */
 static const char *describe(uint32_t t);
 
+static char about[16384];
+static char json[6 * sizeof about + 64];
+
 /* A click: selects the thread at (x, y) (in the squeezed rows, brings
  * it into focus) and describes it. */
 EXPORT(w_click) const char *w_click(double x, double y)
 {
 	if (!view)
 		return "null";
+	uint32_t proc = weft_view_header_at(view, y);
+	if (proc != WEFT_NONE) {
+		/* a process's header: its group collapses or opens */
+		int on = !weft_view_collapsed(view, proc);
+		weft_view_collapse(view, proc, on);
+		uint32_t np;
+		const struct weft_model_process *pr =
+			weft_model_processes(model, &np);
+		char *p = json, *end = json + sizeof json - 64;
+		p += snprintf(p, (size_t)(end - p), "{\"process\":");
+		jstr(&p, end, pr[proc].comm);
+		snprintf(p, (size_t)(end - p + 64),
+			 ",\"pid\":%u,\"collapsed\":%d}", pr[proc].pid, on);
+		return json;
+	}
 	uint32_t t = weft_view_pick(view, x, y);
 	weft_view_select(view, t);
 	double rh;
@@ -386,8 +404,6 @@ EXPORT(w_dblclick) const char *w_dblclick(double x, double y)
 	return describe(t);
 }
 
-static char about[16384];
-static char json[6 * sizeof about + 64];
 
 static const char *describe(uint32_t t)
 {
@@ -404,6 +420,26 @@ static const char *describe(uint32_t t)
 			      weft_view_chain_size(view));
 	snprintf(p, (size_t)(end - p + 32), "}");
 	return json;
+}
+
+/* A run's process headers as the picture has them: "PID Y C" each
+ * (C: 1 collapsed), space-separated, one per line. */
+EXPORT(w_headers) const char *w_headers(void)
+{
+	char *p = about, *end = about + sizeof about - 64;
+	*p = 0;
+	uint32_t np;
+	if (!view)
+		return about;
+	const struct weft_model_process *pr = weft_model_processes(model, &np);
+	for (uint32_t k = 0; k < np && p < end; k++) {
+		double y = weft_view_row_y(view, weft_view_header_row(view, k),
+					   NULL);
+		if (y >= 0)
+			p += snprintf(p, (size_t)(end - p), "%u %.0f %d\n",
+				      pr[k].pid, y, weft_view_collapsed(view, k));
+	}
+	return about;
 }
 
 /* The chain's depth (0: all, 1 direct...); returns the chain's size. */

@@ -94,6 +94,7 @@
     canvas.dataset.range = r.join(' ');
     canvas.dataset.prims = String(prims);
     canvas.dataset.rows = String(inst.exports.w_rows());
+    canvas.dataset.headers = str(inst.exports.w_headers());
     $('range').textContent = (r[0] / 1e6).toFixed(3) + ' ms .. ' + (r[1] / 1e6).toFixed(3) + ' ms';
   }
   function redraw() { if (!queued) { queued = true; requestAnimationFrame(draw); } }
@@ -215,6 +216,11 @@
     const fn = dbl ? inst.exports.w_dblclick : inst.exports.w_click;
     const j = JSON.parse(str(fn(x, y)));
     const el = $('inspector');
+    if (j && j.process !== undefined) { // a process's header: toggled
+      el.textContent = j.process + ' (pid ' + j.pid + '): ' + (j.collapsed ? 'collapsed' : 'expanded');
+      redraw();
+      return;
+    }
     if (dbl) {
       if (j && j.chain) canvas.dataset.chain = String(j.chain); else delete canvas.dataset.chain;
       if ($('connected').checked) inst.exports.w_only_chain(1);
