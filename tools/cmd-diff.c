@@ -87,21 +87,12 @@ static const char *does(int kind)
 	return "touches";
 }
 
+/* How a thread ended, in a sentence (the model's table; "at the end"
+ * says of the trace). */
 static const char *end_word(int end)
 {
-	switch (end) {
-	case WEFT_END_RESOLVED:
-		return "resolved";
-	case WEFT_END_FAILED:
-		return "failed";
-	case WEFT_END_BECAME:
-		return "became another";
-	case WEFT_END_CANCELLED:
-		return "was cancelled";
-	case WEFT_END_REPLACED:
-		return "was replaced by a new thread with its id";
-	}
-	return "is still pending at the end";
+	return end == WEFT_END_PENDING ? "is still pending at the end"
+				       : weft_end_says(end);
 }
 
 static void title(const struct weft_model *m, uint32_t t)
