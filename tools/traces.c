@@ -111,21 +111,7 @@ struct weft_reader *traces_open(struct traces *t, unsigned flags)
 
 const char *process_end(const struct weft_process *p, char *buf, size_t cap)
 {
-	switch (p->end) {
-	case WEFT_PROC_EXITED:
-		snprintf(buf, cap, "exited with status %d", p->status);
-		return buf;
-	case WEFT_PROC_SIGNALED:
-		snprintf(buf, cap, "killed by signal %d", p->status);
-		return buf;
-	case WEFT_PROC_EXECED:
-		return "exec'd";
-	case WEFT_PROC_VANISHED:
-		return "vanished (no exit recorded: killed?)";
-	case WEFT_PROC_STOPPED:
-		return "stopped recording";
-	}
-	return "running";
+	return weft_process_says(p->end, p->status, buf, cap);
 }
 
 struct weft_model *traces_model(struct traces *t, struct weft_reader **r)

@@ -255,6 +255,11 @@ WEFT_API const struct weft_loss *weft_model_losses(const struct weft_model *m,
 WEFT_API const struct weft_model_stream *weft_model_streams(const struct weft_model *m,
 						   uint32_t *n);
 
+/* How a process ended (enum weft_process_end and its status), for a
+ * sentence: "exited with status 0", "killed by signal 9", "running"...;
+ * written into buf (cap bytes) when it has a number. */
+WEFT_API const char *weft_process_says(int end, int status, char *buf,
+				       size_t cap);
 /* The processes of the trace, parents before children (as
  * weft_reader_processes() lists them, when the model last read). */
 WEFT_API const struct weft_model_process *

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * describe.c - the model's tables for people: how threads end, what each
+ * describe.c - the model's tables for people: how threads (and
+ * processes) end, what each
  * arrow kind is called and its colour (expanded from WEFT_END_MAP and
  * WEFT_ARROW_MAP), and a thread described in lines of text (the
  * viewers' inspector).
@@ -24,6 +25,25 @@ const char *weft_end_name(int end)
 const char *weft_end_says(int end)
 {
 	return end >= 0 && end < WEFT_END_KINDS ? end_says[end] : "?";
+}
+
+const char *weft_process_says(int end, int status, char *buf, size_t cap)
+{
+	switch (end) {
+	case WEFT_PROC_EXITED:
+		snprintf(buf, cap, "exited with status %d", status);
+		return buf;
+	case WEFT_PROC_SIGNALED:
+		snprintf(buf, cap, "killed by signal %d", status);
+		return buf;
+	case WEFT_PROC_EXECED:
+		return "exec'd";
+	case WEFT_PROC_VANISHED:
+		return "vanished (no exit recorded: killed?)";
+	case WEFT_PROC_STOPPED:
+		return "stopped recording";
+	}
+	return "running";
 }
 
 #define ARROW_NAME(E, name, r, g, b) name,

@@ -64,27 +64,6 @@ static void draw_grid(struct weft_view *v, struct pen *p)
 	}
 }
 
-/* How a process ended, for its header. */
-static const char *process_end(const struct weft_model_process *p, char *buf,
-			       size_t cap)
-{
-	switch (p->end) {
-	case WEFT_PROC_EXITED:
-		snprintf(buf, cap, "exited with status %d", p->status);
-		return buf;
-	case WEFT_PROC_SIGNALED:
-		snprintf(buf, cap, "killed by signal %d", p->status);
-		return buf;
-	case WEFT_PROC_EXECED:
-		return "exec'd";
-	case WEFT_PROC_VANISHED:
-		return "vanished";
-	case WEFT_PROC_STOPPED:
-		return "stopped recording";
-	}
-	return "running";
-}
-
 /* A run of several processes: each group's header row, a band across the
  * picture with the process's name, pid and how it ended, open (a down
  * triangle) or collapsed (a right one); squeezed, a rule. */
@@ -113,7 +92,7 @@ static void draw_headers(struct weft_view *v, struct pen *p)
 		char comm[sizeof q->comm * 3], e[64], buf[200];
 		weft_utf8_fix(comm, sizeof comm, q->comm, strlen(q->comm));
 		snprintf(buf, sizeof buf, "%s (pid %u), %s", comm, q->pid,
-			 process_end(q, e, sizeof e));
+			 weft_process_says(q->end, q->status, e, sizeof e));
 		text(p, x + 12, y + 4, buf);
 	}
 }
