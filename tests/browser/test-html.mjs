@@ -129,8 +129,21 @@ await test('search highlights as you type', async () => {
 });
 
 await test('clicking a thread fills the inspector', async () => {
-  // rows: event loop 0, main 1, TCP connect 2 (18 px top, 26 px rows)
-  await clickAt(page, 0.6, 18 + 26 * 2 + 13);
+  // rows: event loop 0, main 1, TCP connect 2 (18 px top, 26 px rows);
+  // on its line (dark grey), wherever the run's timing put it
+  const y = 18 + 26 * 2 + 13;
+  const x = await page.evaluate((y) => {
+    const cv = document.getElementById('view');
+    const d = cv.getContext('2d').getImageData(0, y, cv.width, 1).data;
+    let best = [0, 0];
+    for (let i = 0, run = 0; i < cv.width; i++) {
+      const dark = Math.abs(d[4 * i] - 51) < 20 && Math.abs(d[4 * i + 1] - 51) < 20;
+      run = dark ? run + 1 : 0;
+      if (run > best[1]) best = [i - run + 1, run];
+    }
+    return best[0] + best[1] / 2;
+  }, y);
+  await clickAt(page, x, y);
   const t = await page.textContent('#inspector');
   assert(t.startsWith('TCP connect'), t);
   assert(/kind task/.test(t) && /parent: main/.test(t), t);
