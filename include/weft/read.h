@@ -319,6 +319,20 @@ WEFT_API const struct weft_trace_info *weft_reader_info(struct weft_reader *r);
  */
 WEFT_API int weft_reader_next(struct weft_reader *r, struct weft_event *ev);
 
+/*
+ * weft_reader_on_progress - for a program that shows how far a long read
+ * has come: weft_reader_next() calls fn(arg, events, fraction) every
+ * 65536 events it returns, and once when the input ends (WEFT_EEOF:
+ * fraction 1).  `events` counts the events returned so far; `fraction`
+ * is the share of the input's packets opened so far (0..1), or -1 when
+ * the reader cannot tell.  fn runs on the caller's thread, inside
+ * weft_reader_next, and must not call the reader.  fn NULL: no calls.
+ */
+WEFT_API void weft_reader_on_progress(struct weft_reader *r,
+				      void (*fn)(void *arg, uint64_t events,
+						 double fraction),
+				      void *arg);
+
 /* Problems found so far; *n receives how many are listed. */
 WEFT_API const struct weft_problem *weft_reader_problems(struct weft_reader *r,
 						unsigned *n);

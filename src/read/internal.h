@@ -121,6 +121,8 @@ struct namebuf {
 	char s[];
 };
 
+#define WEFT__PROGRESS_EVERY 65536
+
 struct rmulti;
 
 struct weft_reader {
@@ -155,6 +157,12 @@ struct weft_reader {
 	unsigned nprob;
 	char *textbuf; /* the text of the event returned, when it is copied */
 	uint8_t shape[WEFT_EV_COUNT];
+	/* weft_reader_on_progress: called every WEFT__PROGRESS_EVERY
+	 * events, and at the end of the input */
+	void (*progress)(void *arg, uint64_t events, double fraction);
+	void *progress_arg;
+	uint64_t progress_n;
+	int progress_end;
 };
 
 __attribute__((format(printf, 3, 4))) void

@@ -618,7 +618,7 @@ static int writer_live(struct weft_reader *r)
 #endif
 }
 
-int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
+static int next_event(struct weft_reader *r, struct weft_event *ev)
 {
 	if (r->multi)
 		return weft__multi_next(r, ev);
@@ -666,4 +666,40 @@ again:
 		goto again;
 	account(r, ev);
 	return 0;
+}
+
+/* The share of the packets indexed that were opened: what is left to
+ * read is in the others. */
+static double read_fraction(const struct weft_reader *r)
+{
+	uint64_t done = 0, all = 0;
+	for (uint32_t i = 0; i < r->nst; i++) {
+		done += r->st[i].next_pk;
+		all += r->st[i].npk;
+	}
+	return all ? (double)done / (double)all : -1;
+}
+
+int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
+{
+	int rc = next_event(r, ev);
+	if (!r->progress)
+		return rc;
+	if (rc == 0 && ++r->progress_n % WEFT__PROGRESS_EVERY == 0)
+		r->progress(r->progress_arg, r->progress_n, read_fraction(r));
+	else if (rc == WEFT_EEOF && !r->progress_end) {
+		r->progress_end = 1;
+		r->progress(r->progress_arg, r->progress_n, 1.0);
+	}
+	return rc;
+}
+
+void weft_reader_on_progress(struct weft_reader *r,
+			     void (*fn)(void *arg, uint64_t events,
+					double fraction),
+			     void *arg)
+{
+	r->progress = fn;
+	r->progress_arg = arg;
+	r->progress_end = 0;
 }
