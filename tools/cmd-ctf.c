@@ -8,16 +8,24 @@ int cmd_ctf(int argc, char **argv)
 {
 	const char *dir = NULL;
 	struct traces tr = {0};
-	int bad = 0;
-	for (int i = 1; i < argc && !bad; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			dir = argv[++i];
-		else
-			bad = traces_arg(&tr, argc, argv, &i, 0) != 1;
-	}
-	if (bad || !tr.n || !dir) {
+	const struct opt opts[] = {
+		{"-o", NULL, "DIR", "the directory to write (made if missing)",
+		 OPT_STRING, &dir},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {"ctf", "[OPTIONS] TRACE... -o DIR",
+				    "Writes a CTF 1.8 directory that "
+				    "babeltrace2 reads; of a run, "
+				    "one per process (DIR/PID-comm), their "
+				    "clocks on one axis.",
+				    opts, 0};
+	int rc = parse_traces(&u, argc, argv, &tr);
+	if (rc >= 0)
+		return rc;
+	if (!dir) {
 		traces_release(&tr);
-		return usage("weft ctf " TRACES_USAGE " -o DIR");
+		return opts_usage(&u);
 	}
 	const char *path = traces_name(&tr);
 	struct weft_reader *r = traces_open(&tr, 0);
@@ -34,7 +42,7 @@ int cmd_ctf(int argc, char **argv)
 	struct weft_event ev;
 	while (weft_reader_next(r, &ev) == 0)
 		;
-	int rc = report_losses(r, path);
+	rc = report_losses(r, path);
 	weft_reader_close(r);
 	return rc;
 }

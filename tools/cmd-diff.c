@@ -15,11 +15,6 @@
 #include "weft/diff.h"
 #include "weft/model.h"
 
-#define USAGE                                                                  \
-	"weft diff [--json] [--strict] [--key label|raw|kind] [--ratio R] "    \
-	"[--min DURATION] [--alpha A] GOOD BAD\n"                              \
-	"       weft diff [options] GOOD... -- BAD..."
-
 static const char *side_name[2] = {"good", "bad"};
 
 /* The thread an interaction is on (diff.h), and its actor. */
@@ -477,81 +472,102 @@ static void timing_json(const struct weft_diff_timing *T,
 	printf("]}");
 }
 
-/* "1.5ms", "200us", "3s", "1000" (ns) */
-static int parse_dur(const char *s, int64_t *out)
+static int ratio_arg(void *ctx, const char *v, char *why, size_t cap)
 {
 	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v < 0)
+	double x = strtod(v, &end);
+	if (end == v || *end || !(x >= 1 && x < 1e9)) {
+		snprintf(why, cap, "must be a ratio of 1 or more (not '%s')",
+			 v);
 		return -1;
-	double mul = !strcmp(end, "") || !strcmp(end, "ns") ? 1
-		     : !strcmp(end, "us")		    ? 1e3
-		     : !strcmp(end, "ms")		    ? 1e6
-		     : !strcmp(end, "s")		    ? 1e9
-							    : -1;
-	if (mul < 0 || v * mul > 9e18)
+	}
+	*(double *)ctx = x;
+	return 0;
+}
+
+static int alpha_arg(void *ctx, const char *v, char *why, size_t cap)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v || *end || !(x > 0 && x < 1)) {
+		snprintf(why, cap,
+			 "must be a level between 0 and 1, such as "
+			 "0.01 (not '%s')",
+			 v);
 		return -1;
-	*out = (int64_t)(v * mul);
+	}
+	*(double *)ctx = x;
 	return 0;
 }
 
 int cmd_diff(int argc, char **argv)
 {
-	int json = 0, strict = 0, key = WEFT_DIFF_KEY_LABEL, sep = 0;
+	int json = 0, strict = 0, key = WEFT_DIFF_KEY_LABEL, sep;
+	int64_t min = -1;
 	struct weft_diff_threshold th = WEFT_DIFF_THRESHOLD_DEFAULT;
-	const char **files[2] = {calloc((size_t)argc, sizeof(char *)),
-				 calloc((size_t)argc, sizeof(char *))};
-	uint32_t nf[2] = {0, 0};
-	if (!files[0] || !files[1])
-		die("out of memory");
-	int bad = 0;
-	for (int i = 1; i < argc && !bad; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--json"))
-			json = 1;
-		else if (!strcmp(a, "--strict"))
-			strict = 1;
-		else if (!strcmp(a, "--key") && v) {
-			i++;
-			key = !strcmp(v, "label")  ? WEFT_DIFF_KEY_LABEL
-			      : !strcmp(v, "raw")  ? WEFT_DIFF_KEY_RAW
-			      : !strcmp(v, "kind") ? WEFT_DIFF_KEY_KIND
-						   : -1;
-			bad = key < 0;
-		} else if (!strcmp(a, "--ratio") && v) {
-			i++;
-			th.ratio = atof(v);
-			bad = !(th.ratio >= 1);
-		} else if (!strcmp(a, "--min") && v) {
-			i++;
-			bad = parse_dur(v, &th.min_ns) != 0;
-			th.min_ns_runs = th.min_ns;
-		} else if (!strcmp(a, "--alpha") && v) {
-			i++;
-			th.alpha = atof(v);
-			bad = !(th.alpha > 0 && th.alpha < 1);
-		} else if (!strcmp(a, "--") && !sep)
-			sep = 1;
-		else if (a[0] == '-' && a[1])
-			bad = 1;
-		else
-			files[sep][nf[sep]++] = a;
+	const struct opt opts[] = {
+		{"--json", NULL, NULL, "one JSON object, for CI", OPT_FLAG,
+		 &json},
+		{"--strict", NULL, NULL,
+		 "exit 1 also when a timing difference "
+		 "is listed",
+		 OPT_FLAG, &strict},
+		{"--key", NULL, "KEY",
+		 "what identifies a thread among its "
+		 "siblings: label (its kind and label, numbers normalised; the "
+		 "default), raw (the label as it is) or kind",
+		 OPT_CHOICE, &key, .choices = "label|raw|kind"},
+		{"--ratio", NULL, "R",
+		 "one run a side: the change a p50 or p95 "
+		 "must reach, either way (default 1.5)",
+		 OPT_FUNC, .fn = ratio_arg, .ctx = &th.ratio},
+		{"--min", NULL, "DURATION",
+		 "the least change in time listed "
+		 "(default 100us; several runs a side: 1us; a bare number is "
+		 "nanoseconds)",
+		 OPT_DURATION, &min, 0, 0, 1},
+		{"--alpha", NULL, "A",
+		 "several runs a side: the family-wise "
+		 "level of the rank tests (default 0.01)",
+		 OPT_FUNC, .fn = alpha_arg, .ctx = &th.alpha},
+		OPT_END,
+	};
+	const struct cmd_usage u = {"diff",
+				    "[OPTIONS] GOOD BAD\n[OPTIONS] GOOD... -- "
+				    "BAD...",
+				    "Where a good run and a bad one first went "
+				    "different ways (a "
+				    "thread of one run only, an end, an "
+				    "interaction, a wait and a "
+				    "wake-up in opposite orders), with the "
+				    "context in both, and what "
+				    "took longer beyond the noise.  Exit "
+				    "status 1 when the structure "
+				    "differs.  See docs/diff.md.",
+				    opts, 0};
+	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	int nops, rc = ops ? opts_parse(&u, argc, argv, ops, &nops, &sep) : 1;
+	if (rc >= 0) {
+		free(ops);
+		return rc;
 	}
-	if (!sep && nf[0] == 2) {
-		files[1][nf[1]++] = files[0][1];
-		nf[0] = 1;
-	}
-	if (bad || !nf[0] || !nf[1] || (!sep && nf[1] != 1)) {
-		free(files[0]);
-		free(files[1]);
-		return usage(USAGE);
+	if (min >= 0)
+		th.min_ns = th.min_ns_runs = min;
+	/* GOOD BAD, or GOOD... -- BAD... */
+	const char **files[2] = {ops, ops + (sep < 0 ? 1 : sep)};
+	uint32_t nf[2] = {sep < 0 ? 1 : (uint32_t)sep,
+			  sep < 0 ? (uint32_t)nops - 1
+				  : (uint32_t)(nops - sep)};
+	if ((sep < 0 && nops != 2) || !nf[0] || !nf[1]) {
+		free(ops);
+		return opts_usage(&u);
 	}
 	uint32_t nr = nf[0] + nf[1];
 	struct weft_reader **R = calloc(nr, sizeof *R);
 	struct weft_model **M = calloc(nr, sizeof *M);
 	if (!R || !M)
 		die("out of memory");
-	int rc = 0;
+	rc = 0;
 	for (uint32_t i = 0; i < nr && !rc; i++) {
 		const char *f = i < nf[0] ? files[0][i] : files[1][i - nf[0]];
 		if (!(M[i] = open_model(f, &R[i])))
@@ -630,8 +646,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	free(R);
 	free(M);
-	free(files[0]);
-	free(files[1]);
+	free(ops);
 	if (rc)
 		return 1;
 	return found || (strict && rows) ? 1 : 0;

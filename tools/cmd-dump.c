@@ -65,35 +65,41 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 	putchar('\n');
 }
 
-#define USAGE "weft dump [--cycles] [--follow] [--no-actor] " TRACES_USAGE
-
 int cmd_dump(int argc, char **argv)
 {
-	int cycles = 0, follow = 0, actor = 1;
+	int cycles = 0, follow = 0, no_actor = 0;
 	struct traces tr = {0};
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cycles"))
-			cycles = 1;
-		else if (!strcmp(argv[i], "--follow") || !strcmp(argv[i], "-f"))
-			follow = 1;
-		else if (!strcmp(argv[i], "--no-actor"))
-			actor = 0;
-		else if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
-			traces_release(&tr);
-			return usage(USAGE);
-		}
-	}
-	if (!tr.n) {
-		traces_release(&tr);
-		return usage(USAGE);
-	}
+	const struct opt opts[] = {
+		{"--follow", "-f", NULL, "go on printing events as the writer "
+		 "commits them, until it stops", OPT_FLAG, &follow},
+		{"--cycles", NULL, NULL, "raw clock ticks of each event's own "
+		 "ring instead of seconds since the trace started", OPT_FLAG,
+		 &cycles},
+		{"--no-actor", NULL, NULL, "leave out the acting async thread "
+		 "(by=)", OPT_FLAG, &no_actor},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"dump", "[OPTIONS] TRACE...",
+		"Prints one line per event in time order across OS threads: "
+		"time, stream and OS thread id, event, its fields by name, and "
+		"the acting async thread.  Texts are escaped.",
+		opts, 0};
+	int rc = parse_traces(&u, argc, argv, &tr);
+	if (rc >= 0)
+		return rc;
+	int actor = !no_actor;
 	const char *path = traces_name(&tr);
 	struct weft_reader *r = traces_open(&tr, follow ? WEFT_READ_FOLLOW : 0);
 	traces_release(&tr);
 	if (!r)
 		return 1;
+	/* events printed on the terminal say how far it got; progress
+	 * would only break their lines (and a followed ring has no end) */
+	if (follow || isatty(1))
+		weft_reader_on_progress(r, NULL, NULL);
 	struct weft_event ev;
-	int rc;
 	while ((rc = weft_reader_next(r, &ev)) != WEFT_EEOF) {
 		if (rc == WEFT_EAGAIN) {
 			fflush(stdout);

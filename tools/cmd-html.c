@@ -94,17 +94,27 @@ int cmd_html(int argc, char **argv)
 {
 	const char *out = NULL;
 	struct traces tr = {0};
-	int bad = 0;
-	for (int i = 1; i < argc && !bad; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else
-			bad = traces_arg(&tr, argc, argv, &i, 0) != 1;
-	}
-	if (bad || !tr.n || !out) {
+	const struct opt opts[] = {
+		{"-o", NULL, "OUT", "the page to write (- for standard output)",
+		 OPT_STRING, &out},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"html", "[OPTIONS] TRACE... -o OUT.html",
+		"Writes one self-contained HTML file: the viewer (compiled to "
+		"WebAssembly), its script and the trace, which a browser opens "
+		"from disk with no network, with the picture, keys and controls "
+		"of weft view.",
+		opts, 0};
+	int rc = parse_traces(&u, argc, argv, &tr);
+	if (rc >= 0)
+		return rc;
+	if (!out) {
 		traces_release(&tr);
-		return usage("weft html " TRACES_USAGE " -o OUT.html");
+		return opts_usage(&u);
 	}
+	int bad;
 	const char *path = traces_name(&tr), *first = tr.path[0];
 	size_t tl, wl, jl, hl;
 	/* Only a readable trace goes into a page; from a live ring, a
@@ -124,7 +134,7 @@ int cmd_html(int argc, char **argv)
 	struct weft_event ev;
 	while (weft_reader_next(r, &ev) == 0)
 		;
-	int rc = report_losses(r, path);
+	rc = report_losses(r, path);
 	weft_reader_close(r);
 	if (torn)
 		warning("'%s': %llu packets were being rewritten and are left "

@@ -119,15 +119,16 @@ static void print_hosts(struct weft_reader *r)
 int cmd_info(int argc, char **argv)
 {
 	struct traces tr = {0};
-	for (int i = 1; i < argc; i++)
-		if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
-			traces_release(&tr);
-			return usage("weft info " TRACES_USAGE);
-		}
-	if (!tr.n) {
-		traces_release(&tr);
-		return usage("weft info " TRACES_USAGE);
-	}
+	const struct opt opts[] = {TRACES_OPT(&tr), OPT_END};
+	const struct cmd_usage u = {
+		"info", "[OPTIONS] TRACE...",
+		"Describes a trace: its header, clock, streams (OS threads), "
+		"event counts by type, losses and time range; of a run, its "
+		"process tree and its machines.",
+		opts, 0};
+	int rc = parse_traces(&u, argc, argv, &tr);
+	if (rc >= 0)
+		return rc;
 	const char *path = traces_name(&tr);
 	struct weft_reader *r = traces_open(&tr, 0);
 	traces_release(&tr);
@@ -209,7 +210,7 @@ int cmd_info(int argc, char **argv)
 	       (unsigned long long)in->lost_no_stream,
 	       (unsigned long long)l->texts_truncated,
 	       (unsigned long long)in->lost_names);
-	int rc = report_losses(r, path);
+	rc = report_losses(r, path);
 	weft_reader_close(r);
 	return rc;
 }

@@ -33,11 +33,6 @@
 #include "record-loops.h"
 #include "weft-tools.h"
 
-#define USAGE                                                                  \
-	"weft record [-o DIR] [--size BYTES] [--mode overwrite|discard] "      \
-	"[--clock auto|monotonic] [--loops uv,event,glib|all|none] -- "        \
-	"CMD [ARGS...]"
-
 static volatile sig_atomic_t child_pid;
 
 static void forward(int sig)
@@ -316,32 +311,123 @@ static int check_space(const char *abs, const char *out, uint64_t bytes)
 	return 2;
 }
 
+/* A path as a shell reads it back: as it is, or in single quotes. */
+static void shell_word(char *buf, size_t cap, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789._/+-=:,@%") == strlen(s)) {
+		snprintf(buf, cap, "%s", s);
+		return;
+	}
+	size_t n = 0;
+	buf[n++] = '\'';
+	for (; *s && n + 6 < cap; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else
+			buf[n++] = *s;
+	}
+	buf[n++] = '\'';
+	buf[n] = 0;
+}
+
+/* The commands that read the run, one a line (a line joined with '|'
+ * reads as a pipeline), ready to copy. */
+static void suggest(const char *out)
+{
+	char w[PATH_MAX * 4 + 8], page[PATH_MAX + 16];
+	shell_word(w, sizeof w, out);
+	/* the page beside the run: DIR.html (a DIR.trace's ending dropped) */
+	size_t n = strlen(out);
+	while (n > 1 && out[n - 1] == '/')
+		n--;
+	if (n > 6 && !strncmp(out + n - 6, ".trace", 6))
+		n -= 6;
+	snprintf(page, sizeof page, "%.*s.html", (int)n, out);
+	char pw[sizeof w];
+	shell_word(pw, sizeof pw, page);
+	fprintf(stderr, "weft: look at it with:\n");
+#ifdef WEFT_HAVE_CAIRO
+	fprintf(stderr, "weft:   weft view %s\n", w);
+#endif
+	fprintf(stderr, "weft:   weft why %s\n", w);
+	fprintf(stderr, "weft:   weft stats %s\n", w);
+	fprintf(stderr, "weft:   weft html %s -o %s\n", w, pw);
+	fprintf(stderr, "weft:   weft dump %s\n", w);
+}
+
+/* --size, --mode, --clock: what the recorder accepts (settings.h). */
+struct setting_arg {
+	enum weft__setting which;
+	const char **val;
+};
+
+static int setting_arg(void *ctx, const char *v, char *why, size_t cap)
+{
+	const struct setting_arg *a = ctx;
+	struct weft__settings set = {0};
+	int err = weft__parse_setting(a->which, v, &set);
+	if (err)
+		snprintf(why, cap, "'%s': %s; expected %s", v,
+			 weft__setting_problem(err),
+			 weft__setting_info[a->which].help);
+	else
+		*a->val = v;
+	return err ? -1 : 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = "weft.trace", *size = NULL, *mode = NULL,
 		   *clock = NULL, *loops_opt = NULL;
-	int i = 1;
-	for (; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
-			size = argv[++i];
-		else if (!strcmp(argv[i], "--mode") && i + 1 < argc)
-			mode = argv[++i];
-		else if (!strcmp(argv[i], "--clock") && i + 1 < argc)
-			clock = argv[++i];
-		else if (!strcmp(argv[i], "--loops") && i + 1 < argc)
-			loops_opt = argv[++i];
-		else if (argv[i][0] == '-')
-			return usage(USAGE);
-		else
-			break;
-	}
+	struct setting_arg setv[] = {{WEFT__SET_SIZE, &size},
+				   {WEFT__SET_MODE, &mode},
+				   {WEFT__SET_CLOCK, &clock}};
+	char hs[3][300];
+	static const char *const what[] = {
+		"the ring size of each process (default 16M; as WEFT_SIZE)",
+		"which events a full ring keeps: overwrite (the newest, the "
+		"default) or discard (the oldest; as WEFT_MODE)",
+		"the clock: auto (the TSC when usable, the default) or "
+		"monotonic (as WEFT_CLOCK)"};
+	for (int k = 0; k < 3; k++)
+		snprintf(hs[k], sizeof hs[k], "%s%s%s", what[k],
+			 k ? "" : ": ",
+			 k ? "" : weft__setting_info[setv[k].which].help);
+	const struct opt opts[] = {
+		{"-o", NULL, "DIR", "the run directory (default weft.trace): "
+		 "made, or emptied if it holds an earlier run", OPT_STRING, &out},
+		{"--size", NULL, "BYTES", hs[0], OPT_FUNC, .fn = setting_arg,
+		 .ctx = &setv[0]},
+		{"--mode", NULL, "MODE", hs[1], OPT_FUNC, .fn = setting_arg,
+		 .ctx = &setv[1]},
+		{"--clock", NULL, "CLOCK", hs[2], OPT_FUNC, .fn = setting_arg,
+		 .ctx = &setv[2]},
+		{"--loops", NULL, "LIST", "the loops whose shims are preloaded, "
+		 "instead of those CMD links: uv, event, glib (comma-separated), "
+		 "all or none", OPT_STRING, &loops_opt},
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"record", "[OPTIONS] [--] CMD [ARGS...]",
+		"Runs CMD traced: the shims of the event loops it links (libuv, "
+		"libevent, GLib) are preloaded, and every process of its tree "
+		"that records writes its ring into the run directory.  Says "
+		"what each process recorded and how it ended, and exits with "
+		"CMD's status.",
+		opts, OPTS_STOP_AT_ARG};
+	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	if (!ops)
+		die("out of memory");
+	int nops, prc = opts_parse(&u, argc, argv, ops, &nops, NULL);
+	/* CMD and its arguments: argv from i on */
+	int i = argc - nops;
+	free(ops);
+	if (prc >= 0)
+		return prc;
 	if (i >= argc)
-		return usage(USAGE);
+		return opts_usage(&u);
 	struct weft__settings set = {.size = WEFT_DEFAULT_SIZE};
 	int bad = check_setting(WEFT__SET_SIZE, &size, &set);
 	if (!bad)
@@ -368,7 +454,9 @@ int cmd_record(int argc, char **argv)
 
 	static struct record_loops shims;
 	if (record_loops_choose(argv[i], loops_opt, &shims) < 0)
-		return usage(USAGE);
+		return opts_error(&u, "--loops must be uv, event, glib "
+				      "(comma-separated), all or none (not '%s')",
+				  loops_opt);
 	if (shims.missing[0])
 		fprintf(stderr, "weft: no shim for %s (not built, or not found; "
 				"WEFT_SHIM_DIR names their directory)\n",
@@ -478,8 +566,6 @@ int cmd_record(int argc, char **argv)
 				"loop and no instrumentation?)\n",
 			argv[i]);
 	else
-		fprintf(stderr, "weft: look with: weft dump %s | weft why %s | "
-				"weft stats %s\n",
-			out, out, out);
+		suggest(out);
 	return rc;
 }

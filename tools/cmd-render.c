@@ -1,15 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-render.c - `weft render TRACE... -o OUT.png|OUT.svg [--start T]
- * [--duration D] [--width W] [--height H] [--search TEXT] [--select ID]
- * [--depth N|all] [--connected] [--focus ID] [--no-counters]
- * [--hide-counter NAME]...`: draws the trace with the renderer the viewers
- * use, with no display.  --select outlines a thread and highlights its
- * causal chain (a double click in the viewers; weft_chain() in model.h),
- * to --depth arrows from it (default all), and says its size;
- * --connected then shows only that chain, --focus centres the full rows
- * on a thread when the rows do not all fit.  Times take a unit: s, ms,
- * us, ns (default s), and are counted from the start of the trace.
+ * cmd-render.c - `weft render TRACE... -o OUT.png|OUT.svg [OPTIONS]`: draws
+ * the trace with the renderer the viewers use, with no display (the
+ * options: the table in cmd_render).
  */
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -21,93 +14,46 @@
 #include "weft-tools.h"
 #include "weft/model.h"
 
-#define USAGE                                                                  \
-	"weft render " TRACES_USAGE " -o OUT.png|OUT.svg [--start T] [--duration D] "    \
-	"[--width W] [--height H] [--search TEXT] [--select ID] "             \
-	"[--depth N|all] [--connected] [--focus ID] [--no-counters] "          \
-	"[--hide-counter NAME]... [--collapse PID]..."
-
-/* "1.5ms" -> 1500000; -1 if not a time. */
-static int64_t parse_time(const char *s)
+/* Draws it, once the options are read. */
+static int render(const struct cmd_usage *u, struct traces *tr,
+		  const char *out, int64_t start, int64_t duration, int w,
+		  int h, const char *search, const char *sel, int connected,
+		  int depth, const char *focus, int counters,
+		  const struct opt_list *hide, const struct opt_list *fold)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v < 0)
-		return -1;
-	double mul = !*end || !strcmp(end, "s")	? 1e9
-		     : !strcmp(end, "ms")		? 1e6
-		     : !strcmp(end, "us")		? 1e3
-		     : !strcmp(end, "ns")		? 1
-						: -1;
-	return mul < 0 ? -1 : (int64_t)(v * mul);
-}
-
-int cmd_render(int argc, char **argv)
-{
-	struct traces tr = {0};
-	const char *out = NULL, *search = NULL, *sel = NULL;
-	const char *focus = NULL, *hide[32], *fold[32];
-	int64_t start = -1, duration = -1;
-	int w = 1280, h = 0, counters = 1, connected = 0, nhide = 0, nfold = 0;
-	int depth = WEFT_CHAIN_ALL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-o") && next)
-			out = argv[++i];
-		else if (!strcmp(a, "--start") && next) {
-			if ((start = parse_time(argv[++i])) < 0)
-				return usage(USAGE);
-		} else if (!strcmp(a, "--duration") && next) {
-			if ((duration = parse_time(argv[++i])) <= 0)
-				return usage(USAGE);
-		} else if (!strcmp(a, "--width") && next)
-			w = atoi(argv[++i]);
-		else if (!strcmp(a, "--height") && next)
-			h = atoi(argv[++i]);
-		else if (!strcmp(a, "--search") && next)
-			search = argv[++i];
-		else if (!strcmp(a, "--select") && next)
-			sel = argv[++i];
-		else if (!strcmp(a, "--depth") && next) {
-			if (chain_depth_arg(argv[++i], &depth))
-				return usage(USAGE);
-		} else if (!strcmp(a, "--no-counters"))
-			counters = 0;
-		else if (!strcmp(a, "--connected"))
-			connected = 1;
-		else if (!strcmp(a, "--focus") && next)
-			focus = argv[++i];
-		else if (!strcmp(a, "--hide-counter") && next && nhide < 32)
-			hide[nhide++] = argv[++i];
-		else if (!strcmp(a, "--collapse") && next && nfold < 32)
-			fold[nfold++] = argv[++i];
-		else if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
-			traces_release(&tr);
-			return usage(USAGE);
-		}
-	}
-	size_t ol = out ? strlen(out) : 0;
+	size_t ol = strlen(out);
 	int svg = ol > 4 && !strcmp(out + ol - 4, ".svg");
 	int png = ol > 4 && !strcmp(out + ol - 4, ".png");
-	if (!tr.n || !out || (!svg && !png) || w < 100 || w > 20000 ||
-	    (h && (h < 100 || h > 20000))) {
-		traces_release(&tr);
-		return usage(USAGE);
-	}
-	const char *path = traces_name(&tr);
+	if (!svg && !png)
+		return opts_error(u, "-o must end in .png or .svg (not '%s')",
+				  out);
+	if (connected && !sel)
+		return opts_error(u, "--connected needs --select");
+	const char *path = traces_name(tr);
 	struct weft_reader *r;
-	struct weft_model *m = traces_model(&tr, &r);
-	traces_release(&tr);
+	struct weft_model *m = traces_model(tr, &r);
 	if (!m)
 		return 1;
-	struct weft_view *v = weft_view_new(m, w, h ? h : 600);
-	if (!v)
+	int64_t t0, t1;
+	weft_model_range(m, &t0, &t1);
+	struct weft_view *v = NULL;
+	/* what the range and the threads asked for are in this trace */
+	if (start > t1 - t0) {
+		char a[40], b[40];
+		progress_clear();
+		fprintf(stderr,
+			"weft render: --start %s is past the end of the trace "
+			"(%s long)\n",
+			fmt_dur(a, sizeof a, start),
+			fmt_dur(b, sizeof b, t1 - t0));
+		goto fail;
+	}
+	if (!(v = weft_view_new(m, w, h ? h : 600)))
 		die("out of memory");
 	if (sel) {
-		uint32_t t = weft_model_find(m, strtoull(sel, NULL, 0));
+		uint32_t t = find_thread(m, sel, "render");
 		if (t == WEFT_NONE)
-			die("no thread %s", sel);
+			goto fail;
 		weft_view_set_chain_depth(v, depth);
 		uint32_t size = weft_view_chain(v, t);
 		weft_view_select(v, t);
@@ -115,36 +61,50 @@ int cmd_render(int argc, char **argv)
 		char title[256];
 		fprintf(stderr, "weft: causal chain of %s: %u threads\n",
 			weft_model_title(m, t, title, sizeof title), size);
-	} else if (connected)
-		die("--connected needs --select ID");
+	}
 	if (focus) {
-		uint32_t t = weft_model_find(m, strtoull(focus, NULL, 0));
-		if (t == WEFT_NONE || weft_view_row(v, t) < 0)
-			die("no thread %s to focus on", focus);
+		uint32_t t = find_thread(m, focus, "render");
+		if (t == WEFT_NONE)
+			goto fail;
+		if (weft_view_row(v, t) < 0) {
+			fprintf(stderr, "weft render: %s is not laid out (not "
+					"in the chain shown?)\n",
+				focus);
+			goto fail;
+		}
 		weft_view_set_focus(v, weft_view_row(v, t));
 	}
 	/* a run's processes: --collapse PID shows one as its header */
 	uint32_t np;
 	const struct weft_model_process *pr = weft_model_processes(m, &np);
-	for (int i = 0; i < nfold; i++) {
+	for (int i = 0; i < fold->n; i++) {
 		char *end;
-		unsigned long pid = strtoul(fold[i], &end, 10);
+		unsigned long pid = strtoul(fold->v[i], &end, 10);
 		uint32_t k = 0;
-		while (k < np && (*end || end == fold[i] || pr[k].pid != pid ||
+		while (k < np && (*end || end == fold->v[i] || pr[k].pid != pid ||
 				  weft_view_header_row(v, k) < 0))
 			k++;
-		if (k == np)
-			die("no process %s among the groups of rows", fold[i]);
+		if (k == np) {
+			fprintf(stderr,
+				"weft render: --collapse: no process %s among "
+				"the groups of rows\n",
+				fold->v[i]);
+			goto fail;
+		}
 		weft_view_collapse(v, k, 1);
 	}
 	uint32_t nc;
 	const struct weft_counter *ctr = weft_model_counters(m, &nc);
-	for (int i = 0; i < nhide; i++) {
+	for (int i = 0; i < hide->n; i++) {
 		uint32_t k = 0;
-		while (k < nc && strcmp(weft_model_name(m, ctr[k].name), hide[i]))
+		while (k < nc &&
+		       strcmp(weft_model_name(m, ctr[k].name), hide->v[i]))
 			k++;
-		if (k == nc)
-			die("no counter '%s'", hide[i]);
+		if (k == nc) {
+			fprintf(stderr, "weft render: no counter '%s'\n",
+				hide->v[i]);
+			goto fail;
+		}
 		weft_view_show_counter(v, k, 0);
 	}
 	if (!h) { /* tall enough for every row, within reason (beyond, the
@@ -154,8 +114,6 @@ int cmd_render(int argc, char **argv)
 		h = h < 200 ? 200 : h > 4000 ? 4000 : h;
 		weft_view_resize(v, w, h);
 	}
-	int64_t t0, t1;
-	weft_model_range(m, &t0, &t1);
 	if (start >= 0 || duration > 0) {
 		int64_t a = start >= 0 ? t0 + start : t0;
 		int64_t b = duration > 0 ? a + duration : t1;
@@ -184,5 +142,76 @@ int cmd_render(int argc, char **argv)
 	weft_reader_close(r);
 	if (bad)
 		return error("cannot write '%s'", out);
+	return rc;
+fail:
+	weft_view_free(v);
+	weft_model_free(m);
+	weft_reader_close(r);
+	return 1;
+}
+
+int cmd_render(int argc, char **argv)
+{
+	struct traces tr = {0};
+	const char *out = NULL, *search = NULL, *sel = NULL;
+	const char *focus = NULL;
+	struct opt_list hide = {0}, fold = {0};
+	int64_t start = -1, duration = -1;
+	int w = 1280, h = 0, no_counters = 0, connected = 0;
+	int depth = WEFT_CHAIN_ALL;
+	const struct opt opts[] = {
+		{"-o", NULL, "OUT", "the picture to write: PNG or SVG, by the "
+		 "name's ending (.png, .svg)", OPT_STRING, &out},
+		{"--start", NULL, "T", "the left edge, counted from the start "
+		 "of the trace (2.5ms, 120us, 1.2s; a bare number is seconds); "
+		 "past the end of the trace is an error", OPT_DURATION, &start,
+		 0, 0, 1e9},
+		{"--duration", NULL, "D", "the time shown (default: to the end "
+		 "of the trace)", OPT_DURATION, &duration, 1, 0, 1e9},
+		{"--width", NULL, "W", "width in pixels, %R (default 1280)", OPT_INT,
+		 &w, 16, 16384},
+		{"--height", NULL, "H", "height in pixels, %R (default: "
+		 "what the rows need, 200 to 4000)", OPT_INT, &h, 16, 16384},
+		{"--search", NULL, "TEXT", "highlight the threads whose title "
+		 "holds TEXT (any case), and say how many", OPT_STRING, &search},
+		{"--select", NULL, "ID|LABEL", "outline a thread and highlight "
+		 "its causal chain, as a double click does in the viewers",
+		 OPT_STRING, &sel},
+		{"--depth", NULL, "N|all",
+		 "with --select: the chain to N arrows from the thread (default "
+		 "all); its size is said on standard error",
+		 OPT_FUNC, .fn = chain_depth_opt, .ctx = &depth},
+		{"--connected", NULL, NULL, "with --select: lay out only the "
+		 "chain", OPT_FLAG, &connected},
+		{"--focus", NULL, "ID|LABEL", "centre the full-size rows on this "
+		 "thread when the rows do not all fit", OPT_STRING, &focus},
+		{"--no-counters", NULL, NULL, "leave the counters out", OPT_FLAG,
+		 &no_counters},
+		{"--hide-counter", NULL, "NAME", "leave this counter out "
+		 "(repeatable)", OPT_LIST, &hide},
+		{"--collapse", NULL, "PID", "in a run of several processes (a "
+		 "group of rows each, under a header): draw this one as its "
+		 "header alone (repeatable)", OPT_LIST, &fold},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"render", "[OPTIONS] TRACE... -o OUT.png|OUT.svg",
+		"Draws the trace as the viewers do, with no display: async "
+		"threads as lines, white where they ran, coloured arrows, "
+		"counters.  Times take a unit (ns, us, ms, s) as the viewers' "
+		"ruler shows them.",
+		opts, 0};
+	int rc = parse_traces(&u, argc, argv, &tr);
+	if (rc < 0 && !out) {
+		traces_release(&tr);
+		rc = opts_usage(&u);
+	}
+	if (rc < 0)
+		rc = render(&u, &tr, out, start, duration, w, h, search, sel,
+			    connected, depth, focus, !no_counters, &hide, &fold);
+	traces_release(&tr);
+	free(hide.v);
+	free(fold.v);
 	return rc;
 }

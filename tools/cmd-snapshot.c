@@ -15,8 +15,6 @@
 
 #include "weft-tools.h"
 
-#define USAGE "weft snapshot " TRACES_USAGE "|--pid PID -o OUT|-"
-
 /* The run directory a process records into (WEFT_RUN in its
  * environment, a directory with a manifest), into buf; 0 or -1. */
 static int run_of(int pid, char *buf, size_t cap)
@@ -88,20 +86,38 @@ static int tree_ring(int pid, char *buf, size_t cap)
 int cmd_snapshot(int argc, char **argv)
 {
 	const char *out = NULL;
-	int pid = 0, bad = 0;
+	int pid = 0;
 	char found[4200];
 	struct traces tr = {0};
-	for (int i = 1; i < argc && !bad; i++) {
-		if (!strcmp(argv[i], "--pid") && i + 1 < argc)
-			pid = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else
-			bad = traces_arg(&tr, argc, argv, &i, 0) != 1;
-	}
-	if (bad || !out || (!tr.n == !pid) || (pid && pid <= 0)) {
+	const struct opt opts[] = {
+		{"-o", NULL, "OUT", "the copy (- for standard output)",
+		 OPT_STRING, &out},
+		{"--pid", NULL, "PID", "the run this process or one of its "
+		 "descendants records into, else the ring one maps", OPT_INT,
+		 &pid, 1, 0x7fffffff},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"snapshot", "[OPTIONS] TRACE... -o OUT|-\n--pid PID -o OUT|-",
+		"A consistent copy of a live ring, or of every ring of a run (a "
+		"bundle: one file, cut at one instant), found by file or in a "
+		"running process's tree.  Every reading command reads a "
+		"bundle as it reads the run.",
+		opts, 0};
+	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	if (!ops)
+		die("out of memory");
+	int nops, rc = opts_parse(&u, argc, argv, ops, &nops, NULL);
+	for (int i = 0; rc < 0 && i < nops; i++)
+		if (traces_add(&tr, ops[i]))
+			rc = opts_error(&u, "more than %d traces", TRACES_MAX);
+	free(ops);
+	if (rc < 0 && (!out || !tr.n == !pid))
+		rc = opts_usage(&u);
+	if (rc >= 0) {
 		traces_release(&tr);
-		return usage(USAGE);
+		return rc;
 	}
 	if (pid) {
 		int err = tree_ring(pid, found, sizeof found);
@@ -172,8 +188,9 @@ int cmd_snapshot(int argc, char **argv)
 		warning("'%s': %llu packets were being rewritten and are left "
 			"out (counted as lost in the copy)",
 			path, (unsigned long long)torn);
-	int rc = 0;
+	rc = 0;
 	if (weft_reader_open_mem(&r, copy, len, 0, NULL) == 0) {
+		progress_attach(r, path);
 		struct weft_event ev;
 		while (weft_reader_next(r, &ev) == 0)
 			;

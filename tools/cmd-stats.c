@@ -17,8 +17,6 @@
 #include "weft/model.h"
 #include "weft/stats.h"
 
-#define USAGE "weft stats [--json] [--top N] " TRACES_USAGE
-
 static const char *dur(char *buf, size_t cap, int64_t ns)
 {
 	if (ns < 0)
@@ -115,23 +113,27 @@ static void json_groups(const char *name, const struct weft_stats_group *g,
 
 int cmd_stats(int argc, char **argv)
 {
-	int json = 0;
-	uint32_t top = 20;
+	int json = 0, top_arg = 20;
 	struct traces tr = {0};
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--top") && i + 1 < argc)
-			top = (uint32_t)atoi(argv[++i]);
-		else if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
-			traces_release(&tr);
-			return usage(USAGE);
-		}
-	}
-	if (!tr.n || !top) {
-		traces_release(&tr);
-		return usage(USAGE);
-	}
+	const struct opt opts[] = {
+		{"--json", NULL, NULL, "one JSON object instead of text (every "
+		 "group, not only the top ones)", OPT_FLAG, &json},
+		{"--top", NULL, "N", "how many kinds and labels to list, most "
+		 "frequent first, %R (default 20)", OPT_INT, &top_arg, 1, 1000000},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"stats", "[OPTIONS] TRACE...",
+		"Per kind and per label of async threads: counts, lifetime and "
+		"running time (p50/p90/p99/max), failures, pending; OS threads' "
+		"busy and idle shares; the longest runs; an event loop's time "
+		"by phase; counters; losses.",
+		opts, 0};
+	int rc = parse_traces(&u, argc, argv, &tr);
+	if (rc >= 0)
+		return rc;
+	uint32_t top = (uint32_t)top_arg;
 	const char *path = traces_name(&tr);
 	struct weft_reader *r;
 	struct weft_model *m = traces_model(&tr, &r);
@@ -323,7 +325,7 @@ int cmd_stats(int argc, char **argv)
 	}
 	weft_stats_free(S);
 	weft_model_free(m);
-	int rc = report_losses(r, path);
+	rc = report_losses(r, path);
 	weft_reader_close(r);
 	return rc;
 }

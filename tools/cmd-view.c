@@ -53,22 +53,26 @@ static int bundle_to_stdin(struct traces *t)
 int cmd_view(int argc, char **argv)
 {
 	struct traces tr = {0};
-	for (int i = 1; i < argc; i++)
-		if (traces_arg(&tr, argc, argv, &i, 0) != 1) {
-			traces_release(&tr);
-			return usage("weft view " TRACES_USAGE);
-		}
-	if (!tr.n) {
-		traces_release(&tr);
-		return usage("weft view " TRACES_USAGE);
-	}
+	const struct opt opts[] = {TRACES_OPT(&tr), OPT_END};
+	const struct cmd_usage u = {
+		"view", "[OPTIONS] TRACE...",
+		"Opens the trace in a window (GTK): the picture with its "
+		"toolbar, search and inspector, following a trace that is still "
+		"being written.  Keys: W/S zoom, A/D pan, Up/Down/PgUp/PgDn move "
+		"the focus, F fits, C shows only the causal chain; a click "
+		"selects, a double click highlights the causal chain, a drag "
+		"pans.",
+		opts, 0};
+	int rc = parse_traces(&u, argc, argv, &tr);
+	if (rc >= 0)
+		return rc;
 	const char *env = getenv("WEFT_VIEW");
 	const char *exe = env && *env ? env
 			  : access(WEFT_VIEW_BUILD, X_OK) == 0 ? WEFT_VIEW_BUILD
 							       : WEFT_VIEW_INSTALL;
 	char *arg = (char *)tr.path[0];
 	if (tr.n > 1 || tr.noff) {
-		int rc = bundle_to_stdin(&tr);
+		rc = bundle_to_stdin(&tr);
 		traces_release(&tr);
 		if (rc)
 			return rc;

@@ -7,15 +7,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "weft-tools.h"
 #include "weft/diff.h"
 #include "weft/model.h"
 #include "weft/path.h"
-
-#define USAGE                                                                  \
-	"weft why [--all] [--json] " TRACES_USAGE " [THREAD-ID|LABEL]\n"      \
-	"       weft why " TRACES_USAGE " --path THREAD-ID|LABEL [--all]"
 
 static const char *when(char *buf, size_t cap, int64_t ns)
 {
@@ -309,30 +306,64 @@ static void list_some(const struct weft_model *m, const uint32_t *t,
 	putchar('\n');
 }
 
-static uint32_t select_thread(const struct weft_model *m, const char *q)
-{
-	char *end;
-	unsigned long long id = strtoull(q, &end, 0);
-	if (*q && !*end) {
-		uint32_t t = weft_model_find(m, id);
-		if (t != WEFT_NONE)
-			return t;
-	}
-	uint32_t n, nl;
-	weft_model_threads(m, &n);
-	const struct weft_label *l = weft_model_labels(m, &nl);
-	for (uint32_t i = nl; i-- > 0;)
-		if (l[i].kind == WEFT_EV_LABEL &&
-		    strstr(weft_model_string(m, l[i].text), q))
-			return l[i].thread;
-	return WEFT_NONE;
-}
-
 /* ------------------------------------------------------------- --path */
 
 static void pct(int64_t part, int64_t whole)
 {
 	printf("%3.0f %%", whole > 0 ? 100.0 * (double)part / (double)whole : 0);
+}
+
+/* {"id":..,"incarnation":..,"title":..} of a thread, or null. */
+static void json_ref(const struct weft_model *m, uint32_t t)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	char title[256];
+	if (t == WEFT_NONE || t >= n) {
+		printf("null");
+		return;
+	}
+	printf("{\"id\":%llu,\"incarnation\":%u,\"title\":",
+	       (unsigned long long)th[t].id, th[t].incarnation);
+	weft_json_string(stdout, weft_model_title(m, t, title, sizeof title));
+	printf(",\"kind\":");
+	weft_json_string(stdout, weft_model_name(m, th[t].kind));
+	printf("}");
+}
+
+/* One thread's critical path as JSON: times in ns since the trace's
+ * origin, as the other JSON of weft why. */
+static void json_path(const struct weft_model *m, uint32_t t,
+		      const struct weft_path *p)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	printf("{\"thread\":");
+	json_ref(m, t);
+	printf(",\"end\":\"%s\",\"t_create_ns\":%lld,\"t_end_ns\":%lld,"
+	       "\"totals_ns\":{",
+	       weft_end_name(th[t].end), (long long)p->t0, (long long)p->t1);
+	for (int k = 0; k < WEFT_PATH_STATES; k++)
+		printf("%s\"%s\":%lld", k ? "," : "", weft_path_state_name(k),
+		       (long long)p->total[k]);
+	printf("},\"segments\":[");
+	for (uint32_t i = 0; i < p->nseg; i++) {
+		const struct weft_path_seg *g = &p->seg[i];
+		printf("%s\n{\"depth\":%u,\"t0_ns\":%lld,\"t1_ns\":%lld,"
+		       "\"state\":\"%s\",\"thread\":",
+		       i ? "," : "", g->depth, (long long)g->t0,
+		       (long long)g->t1, weft_path_state_name((int)g->state));
+		json_ref(m, g->thread);
+		if (g->state == WEFT_PATH_WAITING ||
+		    g->state == WEFT_PATH_READY) {
+			printf(",\"%s\":", g->state == WEFT_PATH_WAITING
+						   ? "on"
+						   : "ran_instead");
+			json_ref(m, g->on);
+		}
+		printf("}");
+	}
+	printf("\n]}\n");
 }
 
 /* Segments of depth d within [a, b], and under each wait the deeper
@@ -433,7 +464,22 @@ static void print_blame(struct blame *b, uint32_t n, const char *what)
 		printf("    ... %u more\n", n - 10);
 }
 
-static int path_cmd(const struct weft_model *m, const char *query, int all)
+/* The same, as JSON: every key, most time first. */
+static void json_blame(struct blame *b, uint32_t n, const char *what)
+{
+	qsort(b, n, sizeof *b, cmp_blame);
+	printf(",\"%s\":[", what);
+	for (uint32_t i = 0; i < n; i++) {
+		printf("%s{\"key\":", i ? "," : "");
+		weft_json_string(stdout, b[i].key);
+		printf(",\"threads\":%u,\"total_ns\":%lld,\"max_ns\":%lld}",
+		       b[i].threads, (long long)b[i].total, (long long)b[i].max);
+	}
+	printf("]");
+}
+
+static int path_cmd(const struct weft_model *m, const char *query, int all,
+		    int json)
 {
 	uint32_t nth, nl;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
@@ -446,14 +492,26 @@ static int path_cmd(const struct weft_model *m, const char *query, int all)
 	int64_t r0, r1;
 	weft_model_range(m, &r0, &r1);
 	if (!all) {
-		uint32_t t = select_thread(m, query);
-		if (t == WEFT_NONE || (th[t].flags & WEFT_THREAD_ROOT)) {
+		uint32_t t = find_thread(m, query, "why");
+		if (t != WEFT_NONE && (th[t].flags & WEFT_THREAD_ROOT)) {
+			fprintf(stderr, "weft why: %s is an OS thread: it has no "
+					"critical path\n",
+				query);
+			t = WEFT_NONE;
+		}
+		if (t == WEFT_NONE) {
 			weft_path_index_free(ix);
-			return error("no thread with id or label '%s'", query);
+			return 1;
 		}
 		if (weft_path_at(ix, t, &p)) {
 			weft_path_index_free(ix);
 			return error("out of memory");
+		}
+		if (json) {
+			json_path(m, t, &p);
+			weft_path_release(&p);
+			weft_path_index_free(ix);
+			return 0;
 		}
 		int64_t life = p.t1 - p.t0;
 		name(m, t);
@@ -534,6 +592,22 @@ static int path_cmd(const struct weft_model *m, const char *query, int all)
 		return error("no thread that ended has a label with '%s'",
 			     query);
 	}
+	if (json) {
+		printf("{\"label\":");
+		weft_json_string(stdout, query);
+		printf(",\"threads\":%u,\"life_ns\":%lld,\"totals_ns\":{", n,
+		       (long long)life);
+		for (int k = 0; k < WEFT_PATH_STATES; k++)
+			printf("%s\"%s\":%lld", k ? "," : "",
+			       weft_path_state_name(k), (long long)tot[k]);
+		printf("}");
+		json_blame(bw, nw, "waited_on");
+		json_blame(bi, ni, "ready_while");
+		printf("}\n");
+		free(bw);
+		free(bi);
+		return 0;
+	}
 	printf("\"");
 	print_escaped(stdout, query, strlen(query));
 	printf("\": %u thread%s that ended, %s of life on average\n", n,
@@ -556,28 +630,53 @@ int cmd_why(int argc, char **argv)
 	int all = 0, json = 0;
 	const char *query = NULL, *crit = NULL;
 	struct traces tr = {0};
-	int bad = 0;
-	for (int i = 1; i < argc && !bad; i++) {
-		int took;
-		if (!strcmp(argv[i], "--all"))
-			all = 1;
-		else if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--path") && i + 1 < argc && !crit)
-			crit = argv[++i];
-		/* the first trace whatever it is; then traces as long as
-		 * they exist, and the thread asked about */
-		else if (!query &&
-			 (took = traces_arg(&tr, argc, argv, &i, tr.n > 0)))
-			bad = took < 0;
-		else if (!query && tr.n && (argv[i][0] != '-' || !argv[i][1]))
-			query = argv[i];
-		else
-			bad = 1;
+	const struct opt opts[] = {
+		{"--all", NULL, NULL, "every pending thread, not only those "
+		 "that should resolve; with --path, every thread that ended "
+		 "with the label", OPT_FLAG, &all},
+		{"--json", NULL, NULL, "one JSON object: the verdicts, chains "
+		 "and evidence; with --path, the path's segments (with --all, "
+		 "the aggregate)", OPT_FLAG, &json},
+		{"--path", NULL, "ID|LABEL", "the critical path of that thread: "
+		 "its life split into running, waiting on each other thread, "
+		 "and ready but not running (naming what ran instead)",
+		 OPT_STRING, &crit},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"why", "[OPTIONS] TRACE... [ID|LABEL]\n"
+		       "[OPTIONS] TRACE... --path ID|LABEL",
+		"Why threads that should resolve did not: for each (or the one "
+		"named by id, or by a label: the one whose label is it, else "
+		"the one whose label holds it; several are listed, none chosen) "
+		"the chain of waits to the root blocker and a verdict with its "
+		"evidence.  Exit status 1 when a fault is found.",
+		opts, 0};
+	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	if (!ops)
+		die("out of memory");
+	int nops, rc = opts_parse(&u, argc, argv, ops, &nops, NULL);
+	/* the first operand a trace whatever it is; then traces as long
+	 * as they exist, and the thread asked about last */
+	for (int i = 0; rc < 0 && i < nops; i++) {
+		struct stat sb;
+		if (i && i == nops - 1 && strcmp(ops[i], "-") &&
+		    stat(ops[i], &sb) < 0)
+			query = ops[i];
+		else if (traces_add(&tr, ops[i]))
+			rc = opts_error(&u, "more than %d traces", TRACES_MAX);
 	}
-	if (bad || !tr.n || (crit && (query || json))) {
+	free(ops);
+	if (rc < 0 && !tr.n)
+		rc = opts_usage(&u);
+	if (rc < 0 && crit && query)
+		rc = opts_error(&u, "--path names the thread: '%s' is not a "
+				    "trace",
+				query);
+	if (rc >= 0) {
 		traces_release(&tr);
-		return usage(USAGE);
+		return rc;
 	}
 	const char *path = traces_name(&tr);
 	struct weft_reader *r;
@@ -586,9 +685,9 @@ int cmd_why(int argc, char **argv)
 	if (!m)
 		return 1;
 	if (crit) {
-		int prc = path_cmd(m, crit, all);
+		int prc = path_cmd(m, crit, all, json);
 		weft_model_free(m);
-		int rc = report_losses(r, path);
+		rc = report_losses(r, path);
 		weft_reader_close(r);
 		return prc || rc ? 1 : 0;
 	}
@@ -605,9 +704,8 @@ int cmd_why(int argc, char **argv)
 	if (json)
 		printf("{\"threads\":[");
 	if (query) {
-		uint32_t t = select_thread(m, query);
+		uint32_t t = find_thread(m, query, "why");
 		if (t == WEFT_NONE) {
-			error("no thread with id or label '%s'", query);
 			problems = -1;
 		} else {
 			looked = 1;
@@ -691,7 +789,7 @@ int cmd_why(int argc, char **argv)
 		       problems < 0 ? 0 : problems);
 	weft_why_index_free(ix);
 	weft_model_free(m);
-	int rc = report_losses(r, path);
+	rc = report_losses(r, path);
 	weft_reader_close(r);
 	return problems || rc ? 1 : 0;
 }

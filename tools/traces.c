@@ -4,70 +4,48 @@
  * rings, run directories and bundles (read merged, as one trace), and the
  * clock offsets a user forces on machines (--offset HOST=+-NS).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "weft-tools.h"
 #include "weft/model.h"
 
-/* "+1500", "-2ms", "3.5us", "1s": nanoseconds; -1 when it is none. */
-static int parse_ns(const char *s, int64_t *out)
+int traces_offset(void *ctx, const char *v, char *why, size_t cap)
 {
-	int neg = *s == '-';
-	if (*s == '+' || *s == '-')
-		s++;
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || v < 0)
+	struct traces *t = ctx;
+	const char *eq = strrchr(v, '=');
+	int64_t ns;
+	/* "+1500", "-2ms", "3.5us", "1s": a bare number is nanoseconds */
+	if (!eq || eq == v || parse_duration(eq + 1, 1, 1, &ns)) {
+		snprintf(why, cap,
+			 "must be HOST=+-TIME, such as db1=+2.5ms "
+			 "(not '%s')",
+			 v);
 		return -1;
-	double mult = 1;
-	if (!strcmp(end, "s"))
-		mult = 1e9;
-	else if (!strcmp(end, "ms"))
-		mult = 1e6;
-	else if (!strcmp(end, "us"))
-		mult = 1e3;
-	else if (*end && strcmp(end, "ns"))
+	}
+	if (t->noff == TRACES_MAX_OFFSETS) {
+		snprintf(why, cap, "given more than %d times",
+			 TRACES_MAX_OFFSETS);
 		return -1;
-	v *= mult;
-	if (v > 9.2e18)
+	}
+	char *h = strndup(v, (size_t)(eq - v));
+	if (!h) {
+		snprintf(why, cap, "out of memory");
 		return -1;
-	*out = neg ? -(int64_t)(v + 0.5) : (int64_t)(v + 0.5);
+	}
+	t->ns[t->noff] = ns;
+	t->host[t->noff++] = h;
 	return 0;
 }
 
-int traces_arg(struct traces *t, int argc, char **argv, int *i, int exists)
+int traces_add(struct traces *t, const char *path)
 {
-	const char *a = argv[*i];
-	if (!strcmp(a, "--offset") || !strncmp(a, "--offset=", 9)) {
-		const char *v = a[8] == '='	? a + 9
-				: *i + 1 < argc ? argv[++*i]
-						: NULL;
-		const char *eq = v ? strrchr(v, '=') : NULL;
-		if (!eq || eq == v || t->noff == TRACES_MAX_OFFSETS ||
-		    parse_ns(eq + 1, &t->ns[t->noff]))
-			return -1;
-		size_t n = (size_t)(eq - v);
-		char *h = malloc(n + 1);
-		if (!h)
-			return -1;
-		memcpy(h, v, n);
-		h[n] = 0;
-		t->host[t->noff++] = h;
-		return 1;
-	}
-	if (a[0] == '-' && a[1])
-		return 0;
-	struct stat sb;
-	if (exists && strcmp(a, "-") && stat(a, &sb) < 0)
-		return 0;
 	if (t->n == TRACES_MAX)
 		return -1;
-	t->path[t->n++] = a;
-	return 1;
+	t->path[t->n++] = path;
+	return 0;
 }
 
 void traces_release(struct traces *t)
@@ -98,6 +76,8 @@ struct weft_reader *traces_open(struct traces *t, unsigned flags)
 		.offset_ns = t->ns,
 	};
 	int err = weft_reader_open_many(&r, t->path, t->n, flags, &o, &d);
+	if (!err)
+		progress_attach(r, traces_name(t));
 	if (err) {
 		if (d.msg[0])
 			error("cannot read %s: %s", traces_name(t), d.msg);

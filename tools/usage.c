@@ -4,12 +4,15 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "weft-tools.h"
 #include "weft/model.h"
 
 static void report(const char *prefix, const char *fmt, va_list ap)
 {
+	progress_clear();
 	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -29,6 +32,7 @@ int error_errno(const char *fmt, ...)
 	int e = errno;
 	va_list ap;
 	va_start(ap, fmt);
+	progress_clear();
 	fputs("weft: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, ": %s\n", strerror(e));
@@ -67,6 +71,8 @@ struct weft_reader *open_trace(const char *path, unsigned flags)
 	struct weft_reader *r;
 	struct weft_diag d = {0};
 	int err = weft_reader_open(&r, path, flags, &d);
+	if (!err)
+		progress_attach(r, path);
 	if (err) {
 		if (d.msg[0])
 			error("cannot read '%s': %s (at byte offset %llu)", path,
@@ -95,6 +101,7 @@ struct weft_model *open_model(const char *path, struct weft_reader **r)
 
 int report_losses(struct weft_reader *r, const char *path)
 {
+	progress_clear();
 	const struct weft_trace_info *in = weft_reader_info(r);
 	const struct weft_losses *l = &in->losses;
 	if (l->packets_lost || l->packets_torn || l->events_discarded ||
@@ -192,4 +199,183 @@ int chain_depth_arg(const char *s, int *depth)
 	else
 		*depth = (int)k;
 	return 0;
+}
+
+int chain_depth_opt(void *ctx, const char *v, char *why, size_t cap)
+{
+	if (!chain_depth_arg(v, ctx))
+		return 0;
+	snprintf(why, cap, "must be a number of arrows, 1 to 1000000, or "
+			   "all (not '%s')",
+		 v);
+	return -1;
+}
+
+/* ------------------------------------------------------ progress */
+
+/* A long read on a terminal says how far it got, on one line of stderr
+ * that it rewrites and clears when the input ends (or when the command
+ * says anything else through report_losses): only when stderr is a
+ * terminal, and only for a trace of a million events or more. */
+#define PROGRESS_FROM 1000000.0
+
+static struct {
+	char name[80];
+	int shown;
+	double last;
+} prog;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_clear(void)
+{
+	if (prog.shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	prog.shown = 0;
+}
+
+static void on_progress(void *arg, uint64_t events, double fraction)
+{
+	(void)arg;
+	if (fraction >= 1.0) {
+		progress_clear();
+		return;
+	}
+	/* the whole, estimated from the share of the packets read so far */
+	double total = fraction > 0 ? (double)events / fraction : (double)events;
+	double t = now_s();
+	if (total < PROGRESS_FROM || (prog.shown && t - prog.last < 0.1))
+		return;
+	if (fraction > 0)
+		fprintf(stderr, "\rweft: reading %s: %.1f M events, %d %%\033[K",
+			prog.name, (double)events / 1e6,
+			(int)(100 * fraction));
+	else
+		fprintf(stderr, "\rweft: reading %s: %.1f M events\033[K",
+			prog.name, (double)events / 1e6);
+	fflush(stderr);
+	prog.shown = 1;
+	prog.last = t;
+}
+
+void progress_attach(struct weft_reader *r, const char *path)
+{
+	if (!isatty(2))
+		return;
+	size_t n = strlen(path);
+	/* the end of a long path says more */
+	snprintf(prog.name, sizeof prog.name, "%s%s", n > 60 ? "..." : "",
+		 n > 60 ? path + n - 57 : path);
+	weft_reader_on_progress(r, on_progress, NULL);
+}
+
+/* ------------------------------------------------ naming threads */
+
+const char *thread_name(const struct weft_model *m, uint32_t t, char *buf,
+			size_t cap)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	char title[256];
+	weft_model_title(m, t, title, sizeof title);
+	if (th[t].flags & WEFT_THREAD_ROOT)
+		snprintf(buf, cap, "%s", title);
+	else if (th[t].kind && th[t].label != WEFT_NONE)
+		snprintf(buf, cap, "%s (0x%llx, %s)", title,
+			 (unsigned long long)th[t].id,
+			 weft_model_name(m, th[t].kind));
+	else
+		snprintf(buf, cap, "%s (0x%llx)", title,
+			 (unsigned long long)th[t].id);
+	return buf;
+}
+
+/* The threads with a label that `q` is (exact) or that holds `q`. */
+static uint32_t label_matches(const struct weft_model *m, const char *q,
+			      int exact, uint32_t *out, uint32_t max)
+{
+	uint32_t n, nl, k = 0, total = 0;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	const struct weft_label *l = weft_model_labels(m, &nl);
+	uint8_t *seen = calloc(n ? n : 1, 1);
+	if (!seen)
+		die("out of memory");
+	for (uint32_t i = 0; i < nl; i++) {
+		uint32_t t = l[i].thread;
+		if (l[i].kind != WEFT_EV_LABEL || t >= n || seen[t] ||
+		    (th[t].flags & WEFT_THREAD_ROOT))
+			continue;
+		const char *s = weft_model_string(m, l[i].text);
+		if (exact ? strcmp(s, q) : !strstr(s, q))
+			continue;
+		seen[t] = 1;
+		if (k < max)
+			out[k++] = t;
+		total++;
+	}
+	free(seen);
+	return total;
+}
+
+uint32_t find_thread(const struct weft_model *m, const char *q,
+		     const char *cmd)
+{
+	char *end;
+	errno = 0;
+	unsigned long long id = strtoull(q, &end, 0);
+	if (*q && !*end && !errno) {
+		uint32_t t = weft_model_find(m, id);
+		if (t != WEFT_NONE)
+			return t;
+	}
+	uint32_t c[8];
+	uint32_t k = label_matches(m, q, 1, c, 8);
+	if (!k)
+		k = label_matches(m, q, 0, c, 8);
+	if (k == 1)
+		return c[0];
+	if (!k) {
+		if (*q && !*end)
+			fprintf(stderr, "weft %s: no thread %s\n", cmd, q);
+		else
+			fprintf(stderr,
+				"weft %s: no thread with id or label '%s'\n",
+				cmd, q);
+		return WEFT_NONE;
+	}
+	fprintf(stderr, "weft %s: '%s' matches %u threads: ", cmd, q, k);
+	for (uint32_t i = 0; i < k && i < 8; i++) {
+		char b[300];
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			thread_name(m, c[i], b, sizeof b));
+	}
+	if (k > 8)
+		fprintf(stderr, " and %u more", k - 8);
+	fprintf(stderr, "; name one by its id\n");
+	return WEFT_NONE;
+}
+
+int parse_traces(const struct cmd_usage *u, int argc, char **argv,
+		 struct traces *t)
+{
+	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	if (!ops)
+		die("out of memory");
+	int nops, rc = opts_parse(u, argc, argv, ops, &nops, NULL);
+	for (int i = 0; rc < 0 && i < nops; i++)
+		if (traces_add(t, ops[i]))
+			rc = opts_error(u, "more than %d traces", TRACES_MAX);
+	if (rc < 0 && !t->n)
+		rc = opts_usage(u);
+	free(ops);
+	if (rc >= 0)
+		traces_release(t);
+	return rc;
 }

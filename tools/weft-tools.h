@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "options.h"
 #include "weft/read.h"
 
 /* Each subcommand: weft NAME ARGS... -> cmd_NAME(argc, argv) with argv[0]
@@ -69,7 +70,6 @@ struct weft_model *open_model(const char *path, struct weft_reader **r);
  * offsets forced on machines. */
 #define TRACES_MAX 256
 #define TRACES_MAX_OFFSETS 64
-#define TRACES_USAGE "[--offset HOST=+-NS]... TRACE..."
 struct traces {
 	const char *path[TRACES_MAX];
 	unsigned n;
@@ -78,12 +78,20 @@ struct traces {
 	unsigned noff;
 	char what[300];
 };
-/* Takes argv[*i] (and the value after it) if it is the traces': a path,
- * or --offset HOST=NS.  With `exists`, a path only if it names something
- * that exists (or "-"): for commands that take positionals of their own.
- * Returns 1 (taken; *i at the last argument used), 0 (not the traces'),
- * -1 (bad: a usage error). */
-int traces_arg(struct traces *t, int argc, char **argv, int *i, int exists);
+/* The option --offset HOST=+-NS of every command that reads traces
+ * (options.h), and an operand: 0, or -1 (too many). */
+int traces_offset(void *t, const char *v, char *why, size_t cap);
+#define TRACES_OPT(t)                                                          \
+	{"--offset", NULL, "HOST=+-NS", "force the offset added to the "      \
+	 "clock of machine HOST (a host name or boot id) when rings of "       \
+	 "several machines are read together; repeatable",                     \
+	 OPT_FUNC, .fn = traces_offset, .ctx = (t)}
+int traces_add(struct traces *t, const char *path);
+/* Parses a reading command's arguments by its table: every operand a
+ * trace, one at least.  -1 to go on, else the exit status (traces
+ * released). */
+int parse_traces(const struct cmd_usage *u, int argc, char **argv,
+		 struct traces *t);
 /* Opens them (a clear error, and NULL, on failure). */
 struct weft_reader *traces_open(struct traces *t, unsigned flags);
 struct weft_model *traces_model(struct traces *t, struct weft_reader **r);
@@ -101,6 +109,8 @@ void print_escaped(FILE *f, const char *s, size_t len);
 /* A causal chain's --depth (weft render, weft export): 1, 2, 3... or
  * "all" (WEFT_CHAIN_ALL) into *depth; -1 for anything else. */
 int chain_depth_arg(const char *s, int *depth);
+/* The same as an option's parser (options.h: OPT_FUNC, ctx an int *). */
+int chain_depth_opt(void *ctx, const char *v, char *why, size_t cap);
 
 /* Formats nanoseconds as "1.234567890" seconds into buf. */
 const char *fmt_ns(char *buf, size_t cap, int64_t ns);
@@ -108,5 +118,22 @@ const char *fmt_ns(char *buf, size_t cap, int64_t ns);
 /* Formats a duration for a person: "850 ns", "12.3 us", "4.56 ms",
  * "1.234 s" (three or four significant digits). */
 const char *fmt_dur(char *buf, size_t cap, int64_t ns);
+
+/* A long read (a million events or more) says how far it got on stderr
+ * when stderr is a terminal (open_trace attaches it); the line is
+ * cleared at the end of the input and before any other message. */
+void progress_attach(struct weft_reader *r, const char *path);
+void progress_clear(void);
+
+/* A thread named on the command line: an id (decimal or 0x hex), else
+ * the thread whose label is `q`, else the one whose label holds it.
+ * None, or several ("weft CMD: 'q' matches 3 threads: a (0x1, kind),
+ * ..."): said on stderr, and WEFT_NONE. */
+struct weft_model;
+uint32_t find_thread(const struct weft_model *m, const char *q,
+		     const char *cmd);
+/* "title (0xID, kind)" into buf. */
+const char *thread_name(const struct weft_model *m, uint32_t t, char *buf,
+			size_t cap);
 
 #endif

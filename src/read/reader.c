@@ -668,15 +668,27 @@ again:
 	return 0;
 }
 
-/* The share of the packets indexed that were opened: what is left to
- * read is in the others. */
+/* The packets indexed, and those opened (what is left to read is in
+ * the others); of every ring, for rings read merged. */
+static void packets_read(const struct weft_reader *r, uint64_t *done,
+			 uint64_t *all)
+{
+	if (r->multi) {
+		for (uint32_t k = 0; k < r->multi->nsub; k++)
+			if (r->multi->sub[k].r)
+				packets_read(r->multi->sub[k].r, done, all);
+		return;
+	}
+	for (uint32_t i = 0; i < r->nst; i++) {
+		*done += r->st[i].next_pk;
+		*all += r->st[i].npk;
+	}
+}
+
 static double read_fraction(const struct weft_reader *r)
 {
 	uint64_t done = 0, all = 0;
-	for (uint32_t i = 0; i < r->nst; i++) {
-		done += r->st[i].next_pk;
-		all += r->st[i].npk;
-	}
+	packets_read(r, &done, &all);
 	return all ? (double)done / (double)all : -1;
 }
 

@@ -303,7 +303,7 @@ PY
 	python3 "$WEFT_SRC/tests/cli/chrome_check.py" h.json --threads 1 || exit 1
 	grep -q '</script>' h.json && die "raw </script> in the JSON"
 	python3 -c "import json,sys; d=json.load(open('h.json')); t=[e for e in d['traceEvents'] if e.get('name')=='label']; assert t[0]['args']['text']=='</script><img src=x onerror=alert(1)>\x01\ufffd', t" || die "label text altered"
-	expect_fail 2 "unknown format" "$W" export --format svg a.weft -o x
+	expect_fail 2 "weft export: --format must be one of chrome, perfetto (not .svg.)" "$W" export --format svg a.weft -o x
 }
 
 t_stats() {

@@ -47,7 +47,7 @@ o2=$("$PC" conn.png 255 153 0)
 check "--connected shows only the chain (fewer rows, a shorter picture)" \
 	'[ "$h" -gt 200 ] && [ "$h2" -lt "$h" ] && [ "$h2" -ge 200 ] && [ "$o2" -gt 5 ]' "$h -> $h2, orange $o2"
 "$W" render bad.weft -o x.png --connected 2>err; e=$?
-check "--connected without --select is an error" '[ $e = 1 ] && grep -q "needs --select" err' "exit $e: $(cat err)"
+check "--connected without --select is a usage error" '[ $e = 2 ] && grep -q "needs --select" err' "exit $e: $(cat err)"
 
 "$W" render all.weft -o ctr.png 2>err
 c0=$("$PC" ctr.png 255 102 102)
