@@ -155,18 +155,32 @@ const dblclickAt = async (page, x, y) => {
   await page.mouse.dblclick(r[0] + (x < 1 ? x * r[2] : x), r[1] + y);
 };
 const CHAIN = [176, 222, 207];
+// the middle of the longest stretch of row ROW's line (whatever is not the
+// background, 230 grey, on its middle line): where arp's real-clock timing
+// put the thread, not a fixed share of the width, which misses under load
+const lineX = (page, row) => page.evaluate((y) => {
+  const cv = document.getElementById('view');
+  const d = cv.getContext('2d').getImageData(0, y, cv.width, 1).data;
+  let best = [0, 0];
+  for (let i = 0, run = 0; i < cv.width; i++) {
+    const bg = d[4 * i] === 230 && d[4 * i + 1] === 230 && d[4 * i + 2] === 230;
+    run = bg ? 0 : run + 1;
+    if (run > best[1]) best = [i - run + 1, run];
+  }
+  return best[0] + best[1] / 2;
+}, 18 + 26 * row + 13);
 
 await test('a click selects without the chain; a double click highlights the causal chain', async () => {
   // main (row 1); apart in time from the last click, which was elsewhere
   await page.waitForTimeout(700);
-  await clickAt(page, 0.6, 18 + 26 * 1 + 13);
+  await clickAt(page, await lineX(page, 1), 18 + 26 * 1 + 13);
   await frame(page);
   assert(await pixels(page, CHAIN) === 0, 'chain colour after a single click');
   assert(await pixels(page, [255, 115, 0]) > 20, 'the selection is not outlined');
   assert(!(await page.evaluate(() => document.getElementById('view').dataset.chain)), 'chain after a click');
   // ARP response (row 3): its chain is not the whole trace
   await page.waitForTimeout(700);
-  await dblclickAt(page, 0.8, 18 + 26 * 3 + 13);
+  await dblclickAt(page, await lineX(page, 3), 18 + 26 * 3 + 13);
   await frame(page);
   const c = Number(await page.evaluate(() => document.getElementById('view').dataset.chain));
   assert(c >= 3, 'chain size ' + c);
@@ -190,7 +204,7 @@ await test('the chain\'s depth: menu and keys 1-3, 0 for all', async () => {
   // ARP response (row 3): its chain is the hang's five threads, its
   // direct arrows three
   await page.waitForTimeout(700);
-  await dblclickAt(page, 0.8, 18 + 26 * 3 + 13);
+  await dblclickAt(page, await lineX(page, 3), 18 + 26 * 3 + 13);
   await frame(page);
   const chain = async () => Number(await page.evaluate(() => document.getElementById('view').dataset.chain));
   assert(await chain() === 5, 'chain ' + await chain());

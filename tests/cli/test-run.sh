@@ -115,13 +115,16 @@ t_killed() {
 
 # A snapshot of a running tree: one bundle, every ring, cut at one instant.
 t_snapshot_tree() {
-	"$W" record -o s -- sh -c "'$EX/ticker' 4 >/dev/null & '$EX/ticker' 4 >/dev/null; wait" 2>rec.txt &
-	local rp=$! root=
+	# tickers that outlive the wait below on a loaded machine (4 s did not)
+	"$W" record -o s -- sh -c "'$EX/ticker' 10 >/dev/null & '$EX/ticker' 10 >/dev/null; wait" 2>rec.txt &
+	local rp=$! root= rings=0
 	for _ in $(seq 50); do
 		root=$(pgrep -P $rp)
-		[ -n "$root" ] && [ "$(ls s 2>/dev/null | grep -c '^ring')" = 2 ] && break
+		rings=$(ls s 2>/dev/null | grep -c '^ring')
+		[ -n "$root" ] && [ "$rings" = 2 ] && break
 		sleep 0.1
 	done
+	[ -n "$root" ] && [ "$rings" = 2 ] || die "the tree did not start: root '$root', $rings rings"
 	sleep 0.5
 	"$W" snapshot --pid "$root" -o snap.weft 2>snap.txt || die "snapshot: $(cat snap.txt)"
 	wait $rp
