@@ -16,7 +16,8 @@
  * `uv-echo-split unix|pipe|udp`: the same over a Unix socket (a uv_pipe_t
  * bound to a path), two pipes (the client's descriptors 3 and 4), or UDP
  * datagrams on loopback, instead of TCP (over the Unix socket, the server
- * accepts the connection only after the client has written).
+ * accepts the connection only after the client has written); `MODE
+ * ROUNDS`: ROUNDS messages one after the other instead of two (a load).
  */
 #include <signal.h>
 #include <unistd.h>
@@ -55,6 +56,7 @@ static uv_process_t child;
 static uv_write_t echo_write[2];
 static uv_timer_t query, watchdog;
 static int echoes, hang;
+static int rounds = 2; /* messages the client sends */
 static char held[256];
 static size_t held_len;
 
@@ -236,8 +238,10 @@ static int serve(const char *self)
 		return 1;
 	}
 	static char client_arg[] = "client";
-	char *args[] = {(char *)self, client_arg, (char *)modes[mode], where,
-			NULL};
+	char n[16];
+	snprintf(n, sizeof n, "%d", rounds);
+	char *args[] = {(char *)self, client_arg, (char *)modes[mode],
+			where,	      n,	  NULL};
 	uv_process_options_t o = {
 		.exit_cb = on_child_exit,
 		.file = self,
@@ -288,12 +292,13 @@ static void on_written(uv_write_t *req, int status)
 
 static void send_next(uv_stream_t *s)
 {
-	uv_buf_t b = uv_buf_init(msgs[sent], (unsigned)strlen(msgs[sent]));
+	char *msg = msgs[sent % 2];
+	uv_buf_t b = uv_buf_init(msg, (unsigned)strlen(msg));
 	if (mode == UDP)
-		uv_udp_send(&udp_send[sent], &cudp, &b, 1,
+		uv_udp_send(&udp_send[sent % 2], &cudp, &b, 1,
 			    (const struct sockaddr *)&server_addr, on_udp_sent);
 	else
-		uv_write(&client_write[sent],
+		uv_write(&client_write[sent % 2],
 			 mode == PIPE ? (uv_stream_t *)&cout : s, &b, 1,
 			 on_written);
 	sent++;
@@ -303,8 +308,9 @@ static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	if (n <= 0)
 		return;
-	printf("client got back: %.*s\n", (int)n, b->base);
-	if (sent < 2) {
+	if (rounds == 2)
+		printf("client got back: %.*s\n", (int)n, b->base);
+	if (sent < rounds) {
 		send_next(s);
 		return;
 	}
@@ -322,8 +328,9 @@ static void on_client_recv(uv_udp_t *u, ssize_t n, const uv_buf_t *b,
 	(void)flags;
 	if (n <= 0 || !from)
 		return;
-	printf("client got back: %.*s\n", (int)n, b->base);
-	if (sent < 2) {
+	if (rounds == 2)
+		printf("client got back: %.*s\n", (int)n, b->base);
+	if (sent < rounds) {
 		send_next(NULL);
 		return;
 	}
@@ -366,23 +373,30 @@ static int connect_to(const char *where)
 	}
 	uv_run(loop, UV_RUN_DEFAULT);
 	uv_loop_close(loop);
-	return sent == 2 ? 0 : 1;
+	if (rounds != 2)
+		printf("client: %d round trips\n", sent);
+	return sent == rounds ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
 	loop = uv_default_loop();
-	const char *m = argc >= 2 ? argv[argc == 4 ? 2 : 1] : "tcp";
+	int is_client = argc == 5 && !strcmp(argv[1], "client");
+	const char *m = argc >= 2 ? argv[is_client ? 2 : 1] : "tcp";
 	for (int i = 0; i < 4; i++)
 		if (!strcmp(m, modes[i]))
 			mode = (enum mode)i;
-	if (argc == 4 && !strcmp(argv[1], "client"))
+	if (is_client) {
+		rounds = atoi(argv[4]);
 		return connect_to(argv[3]);
+	}
 	hang = argc == 2 && !strcmp(argv[1], "hang");
-	if (argc > 2 ||
+	if (argc == 3)
+		rounds = atoi(argv[2]);
+	if (argc > 3 || rounds < 1 ||
 	    (argc == 2 && !hang && mode == TCP && strcmp(m, "tcp"))) {
 		fprintf(stderr, "usage: uv-echo-split "
-				"[hang|tcp|unix|pipe|udp]\n");
+				"[hang|tcp|unix|pipe|udp [ROUNDS]]\n");
 		return 2;
 	}
 	return serve(argv[0]);

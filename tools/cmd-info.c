@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd-info.c - `weft info`: what a trace holds. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -30,7 +31,60 @@ static void print_processes(struct weft_reader *r)
 	for (uint32_t i = 0; i < n; i++)
 		rings += p[i].ring != NULL;
 	printf("processes: %u (%u recorded)\n", n, rings);
-	for (uint32_t i = 0; i < n; i++) {
+	/* depth first: each process right under its parent, its children
+	 * in the order they started (the table's) */
+	uint32_t *kid = malloc(((size_t)n + 1) * sizeof *kid);
+	uint32_t *next = malloc(((size_t)n + 1) * sizeof *next);
+	uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+	uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+	if (!kid || !next || !order || !stack)
+		die("out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		kid[i] = next[i] = WEFT_NO_PROCESS;
+	for (uint32_t i = n; i-- > 0;) {
+		uint32_t q = p[i].parent;
+		if (q < n && q != i) {
+			next[i] = kid[q];
+			kid[q] = i;
+		}
+	}
+	uint32_t no = 0;
+	for (uint32_t root = 0; root < n; root++) {
+		if (p[root].parent < n && p[root].parent != root)
+			continue;
+		uint32_t sp = 0;
+		stack[sp++] = root;
+		while (sp && no < n) {
+			uint32_t x = stack[--sp];
+			order[no++] = x;
+			/* (pushed last first, so they come out in order) */
+			uint32_t c0 = sp;
+			for (uint32_t c = kid[x]; c != WEFT_NO_PROCESS && sp < n;
+			     c = next[c])
+				stack[sp++] = c;
+			for (uint32_t a = c0, b = sp; a + 1 < b; a++, b--) {
+				uint32_t t = stack[a];
+				stack[a] = stack[b - 1];
+				stack[b - 1] = t;
+			}
+		}
+	}
+	/* (a parent table that loops, from a damaged manifest: what no
+	 * root reaches, after) */
+	uint8_t *seen = calloc((size_t)n + 1, 1);
+	if (!seen)
+		die("out of memory");
+	for (uint32_t k = 0; k < no; k++)
+		seen[order[k]] = 1;
+	for (uint32_t i = 0; i < n && no < n; i++)
+		if (!seen[i])
+			order[no++] = i;
+	free(seen);
+	free(kid);
+	free(next);
+	free(stack);
+	for (uint32_t k = 0; k < no; k++) {
+		uint32_t i = order[k];
 		int depth = 0;
 		for (uint32_t q = p[i].parent; q != WEFT_NO_PROCESS && depth < 8;
 		     q = p[q].parent)
@@ -62,6 +116,7 @@ static void print_processes(struct weft_reader *r)
 			putchar('\n');
 		}
 	}
+	free(order);
 }
 
 /* Each machine, and how its clock was placed on the trace's axis. */

@@ -69,6 +69,36 @@ assert run2, 'the process thread did not act'
 PY
 }
 
+# Two servers started together, each starting its client: weft info
+# lists each process right under its parent, whatever order they began.
+t_tree_order() {
+	[ -x "$EX/uv-echo-split" ] || die "no uv-echo-split (built without libuv)"
+	"$W" record -o to -- sh -c "'$EX/uv-echo-split' tcp 50 >/dev/null & '$EX/uv-echo-split' pipe 50 >/dev/null; wait" 2>rec.txt ||
+		die "$(cat rec.txt)"
+	"$W" info to >info.txt || die "$(cat info.txt)"
+	python3 - <<'PY' || exit 1
+import re
+ppid = {}
+for l in open('to/manifest'):
+    m = re.match(r'(fork|proc) pid=(\d+) ppid=(\d+)', l)
+    if m:
+        ppid.setdefault(m.group(2), m.group(3))
+lines = open('info.txt').read().split('processes:')[1].split('\nevents:')[0].splitlines()[1:]
+stack, n = [], 0
+for l in lines:
+    m = re.match(r'( +)(\d+) ', l)
+    if not m or not re.match(r' +\d+ \S+: ', l):
+        continue
+    depth = (len(m.group(1)) - 2) // 2
+    del stack[depth:]
+    if depth:
+        assert stack and ppid.get(m.group(2)) == stack[-1], ('not under its parent', l, stack)
+        n += 1
+    stack.append(m.group(2))
+assert n >= 4, n
+PY
+}
+
 # posix_spawn (no fork handler runs in the child): the parent's thread
 # that called it creates the child, as a fork's does.
 t_posix_spawn() {
@@ -469,6 +499,7 @@ PY
 
 export W EX T WEFT_SRC
 run tree t_tree
+run tree_order t_tree_order
 run posix_spawn t_posix_spawn
 run exec t_exec
 run killed t_killed
