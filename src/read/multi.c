@@ -814,6 +814,11 @@ const struct weft_problem *weft__multi_problems(struct weft_reader *R,
 			 M->runs[r].dir ? M->runs[r].dir : "(bundle)",
 			 (unsigned long long)man->bad_lines, man->first_bad);
 	}
+	for (unsigned i = 0; i < M->ndups && M->nprob < MAX_PROBLEMS; i++) {
+		struct weft_problem *p = &M->prob[M->nprob++];
+		p->offset = 0;
+		memcpy(p->what, M->dupwhat[i], sizeof p->what);
+	}
 	for (uint32_t k = 0; k < M->nsub && M->nprob < MAX_PROBLEMS; k++) {
 		unsigned m;
 		const struct weft_problem *sp =
@@ -858,6 +863,8 @@ void weft__multi_free(struct rmulti *M)
 	free(M->hosts);
 	for (unsigned i = 0; i < M->nbforced; i++)
 		free(M->bforced[i]);
+	for (unsigned i = 0; i < M->ndups; i++)
+		free(M->dups[i]);
 	weft__msgs_free(M);
 	free(M->heap);
 	free(M->syn);
@@ -886,6 +893,26 @@ static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
 		M->sub = n;
 		M->csub = c;
 	}
+	/* The same ring twice (a file given twice, a run and one of its
+	 * rings, a ring copied over another's name): read once, said. */
+	for (uint32_t k = 0; k < M->nsub; k++)
+		if (!memcmp(M->sub[k].r->info.uuid, r->info.uuid, 16)) {
+			const char *a = strrchr(path, '/');
+			const char *b = strrchr(M->sub[k].path, '/');
+			unsigned i = 0;
+			while (i < M->ndups && strcmp(M->dups[i], path))
+				i++;
+			if (i == M->ndups && i < DUPS_MAX &&
+			    (M->dups[i] = strdup(path))) {
+				M->ndups++;
+				snprintf(M->dupwhat[i], sizeof M->dupwhat[i],
+					 "'%.36s' is the ring '%.36s' again "
+					 "(its uuid): read once",
+					 a ? a + 1 : path,
+					 b ? b + 1 : M->sub[k].path);
+			}
+			return 1;
+		}
 	struct msub *s = &M->sub[M->nsub];
 	memset(s, 0, sizeof *s);
 	s->r = r;
@@ -1033,9 +1060,10 @@ static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 				weft__diag(d, err, p->off, "%s: %s", name, msg);
 				break;
 			}
-			if ((err = add_sub(M, sr, name, run)))
+			if ((err = add_sub(M, sr, name, run))) {
 				weft_reader_close(sr);
-			else {
+				err = err > 0 ? 0 : err;
+			} else {
 				struct msub *s = &M->sub[M->nsub - 1];
 				s->cut_mono = p->cut;
 				s->mem = base + p->off;
@@ -1129,8 +1157,10 @@ static int scan_dir(struct rmulti *M, uint32_t run, int initial,
 						 names[i], sd.msg);
 			continue;
 		}
-		if ((err = add_sub(M, sr, names[i], run)))
+		if ((err = add_sub(M, sr, names[i], run))) {
 			weft_reader_close(sr);
+			err = err > 0 ? 0 : err;
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -1593,9 +1623,10 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 						 sd.msg);
 				break;
 			}
-			if ((err = add_sub(M, sr, p, NONE)))
+			if ((err = add_sub(M, sr, p, NONE))) {
 				weft_reader_close(sr);
-			else {
+				err = err > 0 ? 0 : err;
+			} else {
 				M->sub[M->nsub - 1].mem = b;
 				M->sub[M->nsub - 1].memlen = len;
 			}
@@ -1609,8 +1640,10 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 					 sd.msg);
 			break;
 		}
-		if ((err = add_sub(M, sr, p, NONE)))
+		if ((err = add_sub(M, sr, p, NONE))) {
 			weft_reader_close(sr);
+			err = err > 0 ? 0 : err;
+		}
 	}
 #else
 	(void)paths;
@@ -1633,7 +1666,8 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		err = weft__diag(d, WEFT_EEMPTY, 0,
 				 "no ring: no process of the run recorded "
 				 "anything");
-	if (!err && plain && M->nsub == 1 && !M->nruns && !M->nowned) {
+	if (!err && plain && M->nsub == 1 && !M->nruns && !M->nowned &&
+	    !M->ndups) {
 		/* one ring as it always was */
 		*out = M->sub[0].r;
 		M->sub[0].r = NULL;

@@ -220,6 +220,12 @@ struct rmulti {
 	char *bforced[BUNDLE_MAX_OFFSETS];
 	int64_t bforced_ns[BUNDLE_MAX_OFFSETS];
 	unsigned nbforced;
+	/* rings given twice (by uuid), read once: their paths, and what is
+	 * said of them */
+#define DUPS_MAX 8
+	char *dups[DUPS_MAX];
+	char dupwhat[DUPS_MAX][120]; /* (a weft_problem's `what`) */
+	unsigned ndups;
 	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
 					    4, 8: name, name2 are names */
 };

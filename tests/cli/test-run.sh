@@ -189,6 +189,11 @@ t_together() {
 	nb=$("$W" dump b.weft | wc -l)
 	nab=$("$W" dump a.weft b.weft | grep -vc 'x3ffe0000000000')
 	[ "$nab" = $((na + nb)) ] || die "merged $nab of $na + $nb"
+	# the same ring twice (a file given twice, a copy): read once, said
+	cp b.weft b2.weft
+	[ "$("$W" dump a.weft b.weft b2.weft 2>e.txt | grep -vc 'x3ffe0000000000')" = $((na + nb)) ] ||
+		die "a ring given twice read twice"
+	grep -q "'b2.weft' is the ring 'b.weft' again (its uuid): read once" e.txt || die "$(cat e.txt)"
 	"$W" stats a.weft b.weft >/dev/null || die "stats"
 	"$W" why a.weft b.weft >/dev/null; [ $? -le 1 ] || die "why"
 	"$W" export --format chrome a.weft b.weft -o c.json && python3 -c "import json; json.load(open('c.json'))" || die "export"
