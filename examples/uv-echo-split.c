@@ -304,16 +304,21 @@ static void send_next(uv_stream_t *s)
 	sent++;
 }
 
-static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+/* An echo came back: the next message, if any is left (1). */
+static int got_back(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
-	if (n <= 0)
-		return;
 	if (rounds == 2)
 		printf("client got back: %.*s\n", (int)n, b->base);
-	if (sent < rounds) {
-		send_next(s);
+	if (sent == rounds)
+		return 0;
+	send_next(s);
+	return 1;
+}
+
+static void on_client_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	if (n <= 0 || got_back(s, n, b))
 		return;
-	}
 	uv_read_stop(s);
 	if (mode == PIPE) {
 		uv_close((uv_handle_t *)s, on_close);
@@ -326,14 +331,8 @@ static void on_client_recv(uv_udp_t *u, ssize_t n, const uv_buf_t *b,
 			   const struct sockaddr *from, unsigned flags)
 {
 	(void)flags;
-	if (n <= 0 || !from)
+	if (n <= 0 || !from || got_back(NULL, n, b))
 		return;
-	if (rounds == 2)
-		printf("client got back: %.*s\n", (int)n, b->base);
-	if (sent < rounds) {
-		send_next(NULL);
-		return;
-	}
 	uv_close((uv_handle_t *)u, on_close);
 }
 
