@@ -94,6 +94,22 @@ const clickAt = async (page, x, y) => {
   await page.mouse.click(r[0] + (x < 1 ? x * r[2] : x), r[1] + y);
 };
 const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+// the middle of the longest stretch of row ROW's line on its middle line
+// (dark: the dark grey of a waiting thread; else whatever is not the
+// background, 230 grey): where arp's real-clock timing put the thread, not
+// a fixed share of the width, which misses under load
+const lineX = (page, row, dark = false) => page.evaluate(([y, dark]) => {
+  const cv = document.getElementById('view');
+  const d = cv.getContext('2d').getImageData(0, y, cv.width, 1).data;
+  let best = [0, 0];
+  for (let i = 0, run = 0; i < cv.width; i++) {
+    const on = dark ? Math.abs(d[4 * i] - 51) < 20 && Math.abs(d[4 * i + 1] - 51) < 20
+      : !(d[4 * i] === 230 && d[4 * i + 1] === 230 && d[4 * i + 2] === 230);
+    run = on ? run + 1 : 0;
+    if (run > best[1]) best = [i - run + 1, run];
+  }
+  return best[0] + best[1] / 2;
+}, [18 + 26 * row + 13, dark]);
 
 const { page, dialogs } = await open('bad');
 
@@ -132,17 +148,7 @@ await test('clicking a thread fills the inspector', async () => {
   // rows: event loop 0, main 1, TCP connect 2 (18 px top, 26 px rows);
   // on its line (dark grey), wherever the run's timing put it
   const y = 18 + 26 * 2 + 13;
-  const x = await page.evaluate((y) => {
-    const cv = document.getElementById('view');
-    const d = cv.getContext('2d').getImageData(0, y, cv.width, 1).data;
-    let best = [0, 0];
-    for (let i = 0, run = 0; i < cv.width; i++) {
-      const dark = Math.abs(d[4 * i] - 51) < 20 && Math.abs(d[4 * i + 1] - 51) < 20;
-      run = dark ? run + 1 : 0;
-      if (run > best[1]) best = [i - run + 1, run];
-    }
-    return best[0] + best[1] / 2;
-  }, y);
+  const x = await lineX(page, 2, true);
   await clickAt(page, x, y);
   const t = await page.textContent('#inspector');
   assert(t.startsWith('TCP connect'), t);
@@ -155,20 +161,6 @@ const dblclickAt = async (page, x, y) => {
   await page.mouse.dblclick(r[0] + (x < 1 ? x * r[2] : x), r[1] + y);
 };
 const CHAIN = [176, 222, 207];
-// the middle of the longest stretch of row ROW's line (whatever is not the
-// background, 230 grey, on its middle line): where arp's real-clock timing
-// put the thread, not a fixed share of the width, which misses under load
-const lineX = (page, row) => page.evaluate((y) => {
-  const cv = document.getElementById('view');
-  const d = cv.getContext('2d').getImageData(0, y, cv.width, 1).data;
-  let best = [0, 0];
-  for (let i = 0, run = 0; i < cv.width; i++) {
-    const bg = d[4 * i] === 230 && d[4 * i + 1] === 230 && d[4 * i + 2] === 230;
-    run = bg ? 0 : run + 1;
-    if (run > best[1]) best = [i - run + 1, run];
-  }
-  return best[0] + best[1] / 2;
-}, 18 + 26 * row + 13);
 
 await test('a click selects without the chain; a double click highlights the causal chain', async () => {
   // main (row 1); apart in time from the last click, which was elsewhere
