@@ -25,7 +25,8 @@ int cmd_ctf(int argc, char **argv)
 		return rc;
 	if (!dir) {
 		traces_release(&tr);
-		return opts_usage(&u);
+		return opts_error(&u, "-o DIR is required: the directory to "
+				      "write");
 	}
 	const char *path = traces_name(&tr);
 	struct weft_reader *r = traces_open(&tr, 0);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd-export.c - `weft export --format chrome TRACE... -o OUT.json
+/* cmd-export.c - `weft export [--format chrome] TRACE... -o OUT.json
  * [--select ID|LABEL [--depth N|all]]`. */
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +10,11 @@
 int cmd_export(int argc, char **argv)
 {
 	const char *out = NULL, *sel = NULL;
-	int format = -1, depth = WEFT_CHAIN_ALL;
+	int format = 0, depth = WEFT_CHAIN_ALL;
 	struct traces tr = {0};
 	const struct opt opts[] = {
 		{"--format", NULL, "FORMAT",
-		 "chrome (also spelt perfetto): "
+		 "chrome (also spelt perfetto, the default): "
 		 "Chrome trace-event JSON",
 		 OPT_CHOICE, &format, .choices = "chrome|perfetto"},
 		{"-o", NULL, "OUT", "the file to write (- for standard output)",
@@ -32,8 +32,7 @@ int cmd_export(int argc, char **argv)
 		OPT_END,
 	};
 	const struct cmd_usage u = {"export",
-				    "--format chrome [OPTIONS] TRACE... -o "
-				    "OUT.json|-",
+				    "[OPTIONS] TRACE... -o OUT.json|-",
 				    "Exports the trace for other viewers: "
 				    "Chrome trace-event JSON, "
 				    "which Perfetto's UI and chrome://tracing "
@@ -44,9 +43,10 @@ int cmd_export(int argc, char **argv)
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc >= 0)
 		return rc;
-	if (!out || format < 0) {
+	if (!out) {
 		traces_release(&tr);
-		return opts_usage(&u);
+		return opts_error(&u, "-o OUT is required: the file to write "
+				      "(- for standard output)");
 	}
 	const char *path = traces_name(&tr);
 	struct weft_reader *r;

@@ -304,6 +304,11 @@ PY
 	grep -q '</script>' h.json && die "raw </script> in the JSON"
 	python3 -c "import json,sys; d=json.load(open('h.json')); t=[e for e in d['traceEvents'] if e.get('name')=='label']; assert t[0]['args']['text']=='</script><img src=x onerror=alert(1)>\x01\ufffd', t" || die "label text altered"
 	expect_fail 2 "weft export: --format must be one of chrome, perfetto (not .svg.)" "$W" export --format svg a.weft -o x
+	# chrome is the default format; a missing -o is named, not a bare usage
+	"$W" export a.weft -o d.json || die "export without --format"
+	cmp -s a.json d.json || die "export without --format differs from --format chrome"
+	expect_fail 2 "weft export: -o OUT is required" "$W" export a.weft
+	expect_fail 2 "weft ctf: -o DIR is required" "$W" ctf a.weft
 }
 
 t_stats() {
