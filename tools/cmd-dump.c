@@ -11,7 +11,9 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 {
 	const struct weft_trace_info *in = weft_reader_info(r);
 	char t[40];
-	if (cycles)
+	if (cycles && (ev->flags & WEFT_EVF_MADE))
+		fputs("-", stdout); /* no ring's clock: no ticks to show */
+	else if (cycles)
 		printf("%llu", (unsigned long long)ev->ts);
 	else
 		fputs(fmt_ns(t, sizeof t, ev->ns), stdout);
@@ -73,7 +75,8 @@ int cmd_dump(int argc, char **argv)
 		{"--follow", "-f", NULL, "go on printing events as the writer "
 		 "commits them, until it stops", OPT_FLAG, &follow},
 		{"--cycles", NULL, NULL, "raw clock ticks of each event's own "
-		 "ring instead of seconds since the trace started", OPT_FLAG,
+		 "ring instead of seconds since the trace started (- for "
+		 "what a merge of traces made)", OPT_FLAG,
 		 &cycles},
 		{"--no-actor", NULL, NULL, "leave out the acting async thread "
 		 "(by=)", OPT_FLAG, &no_actor},

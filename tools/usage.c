@@ -126,8 +126,13 @@ int report_losses(struct weft_reader *r, const char *path)
 	unsigned n;
 	const struct weft_problem *p = weft_reader_problems(r, &n);
 	for (unsigned i = 0; i < n; i++)
-		error("'%s': corrupt at byte offset %llu: %s", path,
-		      (unsigned long long)p[i].offset, p[i].what);
+		if (p[i].offset == WEFT_PROBLEM_NOTE)
+			warning("'%s': %s", path, p[i].what);
+		else if (p[i].offset == WEFT_PROBLEM_NO_OFFSET)
+			error("'%s': %s", path, p[i].what);
+		else
+			error("'%s': corrupt at byte offset %llu: %s", path,
+			      (unsigned long long)p[i].offset, p[i].what);
 	if (in->problems > n)
 		error("'%s': %llu more problems", path,
 		      (unsigned long long)(in->problems - n));

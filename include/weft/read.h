@@ -42,6 +42,10 @@ extern "C" {
 				 message between processes): the actor read
 				 the bytes thread `id` wrote at ns `value`
 				 (docs/runs.md, "Arrows between processes") */
+#define WEFT_EVF_MADE 16u     /* made by the merge of several traces (a
+				 process's creation, label and end; a message
+				 between processes): no ring holds it, so it
+				 has no clock ticks of its own (ts is 0) */
 
 /*
  * One event.  Filled by weft_reader_next(); `text` points into the
@@ -133,11 +137,18 @@ struct weft_trace_info {
 	char boot_id[37];
 };
 
-/* Where and what: the problems found while reading (first 64 kept). */
+/* Where and what: the problems found while reading (first 64 kept).
+ * `offset` is a byte offset in the ring file `what` names, or one of: */
 struct weft_problem {
 	uint64_t offset;
 	char what[120];
 };
+/* at no place in a ring (a bad line of a run's manifest): `what` says
+ * where; counted in weft_trace_info.problems */
+#define WEFT_PROBLEM_NO_OFFSET UINT64_MAX
+/* not a corruption but what the reader did differently from what it was
+ * given, said so (a ring given twice is read once); not counted */
+#define WEFT_PROBLEM_NOTE (UINT64_MAX - 1)
 
 enum weft_reader_flags {
 	/* Keep returning new events as a live writer commits them: next()

@@ -152,7 +152,7 @@ static int arrow(struct rmulti *M, const struct mend *w, const struct mend *r,
 	struct weft_event ev;
 	memset(&ev, 0, sizeof ev);
 	ev.type = WEFT_EV_READ;
-	ev.flags = WEFT_EVF_MESSAGE;
+	ev.flags = WEFT_EVF_MESSAGE | WEFT_EVF_MADE;
 	ev.stream = r->stream;
 	ev.actor = r->thread;
 	ev.id = w->thread;
@@ -321,7 +321,7 @@ int weft__msgs_end(struct rmulti *M, int64_t ns)
 		struct weft_event ev;
 		memset(&ev, 0, sizeof ev);
 		ev.type = WEFT_EV_TRY_READ;
-		ev.flags = WEFT_EVF_MESSAGE;
+		ev.flags = WEFT_EVF_MESSAGE | WEFT_EVF_MADE;
 		ev.stream = c->wait.stream;
 		ev.actor = c->wait.thread;
 		ev.id = peer->last.thread;

@@ -313,6 +313,7 @@ static void made(struct weft_event *ev, int type, uint32_t stream,
 {
 	memset(ev, 0, sizeof *ev);
 	ev->type = (uint16_t)type;
+	ev->flags = WEFT_EVF_MADE;
 	ev->stream = stream;
 	ev->actor = actor;
 	ev->id = id;
@@ -359,7 +360,9 @@ static int start_events(struct rmulti *M, struct msub *s, int64_t first)
 	struct weft_event ev;
 	uint64_t before = s->before, by = s->by;
 	int err = 0;
-	if (by) {
+	/* (the root process, spawned by no traced thread, is created by
+	 * none, as a program's first threads are: it still has its kind) */
+	if (by || !before) {
 		made(&ev, WEFT_EV_CREATE, ms, by, s->xid);
 		ev.name = M->name_process;
 		err = weft__syn_push(M, t, &ev);
@@ -808,15 +811,16 @@ const struct weft_problem *weft__multi_problems(struct weft_reader *R,
 		if (!man->bad_lines)
 			continue;
 		struct weft_problem *p = &M->prob[M->nprob++];
-		p->offset = 0;
+		p->offset = WEFT_PROBLEM_NO_OFFSET;
 		snprintf(p->what, sizeof p->what,
-			 "%.30s/manifest: %llu bad lines (first: %.50s)",
+			 "%.30s/manifest: %llu bad line%s (first: %.50s)",
 			 M->runs[r].dir ? M->runs[r].dir : "(bundle)",
-			 (unsigned long long)man->bad_lines, man->first_bad);
+			 (unsigned long long)man->bad_lines,
+			 man->bad_lines == 1 ? "" : "s", man->first_bad);
 	}
 	for (unsigned i = 0; i < M->ndups && M->nprob < MAX_PROBLEMS; i++) {
 		struct weft_problem *p = &M->prob[M->nprob++];
-		p->offset = 0;
+		p->offset = WEFT_PROBLEM_NOTE;
 		memcpy(p->what, M->dupwhat[i], sizeof p->what);
 	}
 	for (uint32_t k = 0; k < M->nsub && M->nprob < MAX_PROBLEMS; k++) {
@@ -1749,7 +1753,14 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 	}
 	if (!err)
 		M->name_process = name_of(M, "process");
+	/* Processes are threads of their own when there are several, and
+	 * when a run is followed: more may come, and the first one's start
+	 * is not to be missed (a run read whole with one process reads as
+	 * its ring alone). */
 	M->synth = M->nsub > 1;
+	for (uint32_t r = 0; r < M->nruns; r++)
+		if (M->runs[r].dir && (M->flags & WEFT_READ_FOLLOW))
+			M->synth = 1;
 	for (uint32_t k = 0; k < M->nsub && !err; k++)
 		err = ring_proc(M, k);
 	for (uint32_t k = 0; k < M->nsub && !err; k++) {

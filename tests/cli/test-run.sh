@@ -193,7 +193,8 @@ t_together() {
 	cp b.weft b2.weft
 	[ "$("$W" dump a.weft b.weft b2.weft 2>e.txt | grep -vc 'x3ffe0000000000')" = $((na + nb)) ] ||
 		die "a ring given twice read twice"
-	grep -q "'b2.weft' is the ring 'b.weft' again (its uuid): read once" e.txt || die "$(cat e.txt)"
+	grep -q "^weft: warning: .*'b2.weft' is the ring 'b.weft' again (its uuid): read once$" e.txt || die "$(cat e.txt)"
+	grep -q "corrupt" e.txt && die "a ring given twice called corrupt: $(cat e.txt)"
 	"$W" stats a.weft b.weft >/dev/null || die "stats"
 	"$W" why a.weft b.weft >/dev/null; [ $? -le 1 ] || die "why"
 	"$W" export --format chrome a.weft b.weft -o c.json && python3 -c "import json; json.load(open('c.json'))" || die "export"
@@ -220,7 +221,7 @@ t_every_command() {
 		"$W" info "$@" | grep -q "^processes: 2 (2 recorded)$" || die "info $t"
 		[ "$("$W" dump "$@" | awk '{print $2}' | cut -d/ -f2 | sort -u | wc -l)" = 2 ] || die "dump $t"
 		"$W" stats "$@" >st.txt || die "stats $t"
-		grep -q '^trace .*, 2 OS threads$' st.txt && grep -q '^  process  *1 ' st.txt && grep -q '^  uv_process_t  *1 ' st.txt ||
+		grep -q '^trace .*, 2 OS threads$' st.txt && grep -q '^  process  *2 ' st.txt && ! grep -q '(none)' st.txt && grep -q '^  uv_process_t  *1 ' st.txt ||
 			die "stats $t: $(cat st.txt)"
 		"$W" why "$@" >/dev/null; [ $? -le 1 ] || die "why $t"
 		"$W" export --format chrome "$@" -o c.json || die "export $t"
@@ -316,8 +317,12 @@ PY
 	"$W" dump --cycles b.weft | awk '{ print $1, $3 }' | sort >raw1.txt
 	# (but for what the merge made: process threads, message arrows)
 	"$W" dump --cycles a.weft b.weft |
-		awk -v t="$tid" '$2 ~ "/" t "$" && $1 != 0 { print $1, $3 }' | sort >raw2.txt
+		awk -v t="$tid" '$2 ~ "/" t "$" && $1 != "-" { print $1, $3 }' | sort >raw2.txt
 	[ -s raw1.txt ] && cmp raw1.txt raw2.txt || die "raw timestamps changed: $(diff raw1.txt raw2.txt | head)"
+	# what the merge made has no ticks, and says so (never a 0)
+	"$W" dump --cycles a.weft b.weft >all.txt
+	awk '$1 == "-"' all.txt | grep -q " create child=.* kind=\"process\"" || die "no '-' for a made event"
+	awk '$1 !~ /^([1-9][0-9]*|-)$/ { exit 1 }' all.txt || die "a tick that is not one: $(awk '$1 !~ /^([1-9][0-9]*|-)$/' all.txt | head -3)"
 }
 
 # What weft record refuses, and what it replaces.
@@ -336,6 +341,17 @@ t_refusals() {
 	grep -q "exists and is not a weft run" e.txt || die "$(cat e.txt)"
 	"$W" dump --offset nonsense a.weft 2>/dev/null; [ $? = 2 ] || die "--offset nonsense"
 	"$W" dump --offset host=12xs a.weft 2>/dev/null; [ $? = 2 ] || die "--offset bad number"
+}
+
+# A bad line in a run's manifest: named with its line, not as a byte
+# offset, and a data error (exit 1); the rings are still read.
+t_bad_manifest() {
+	"$W" record -o bm -- "$EX/ticker" 0.1 >/dev/null 2>&1 || die "record"
+	sed -i '3s/.*/garbage line here/' bm/manifest
+	"$W" info bm >info.txt 2>e.txt; [ $? = 1 ] || die "info: exit $?"
+	grep -qx "weft: 'bm': bm/manifest: 1 bad line (first: line 3: a field without '=')" e.txt || die "$(cat e.txt)"
+	grep -q "^events: *[1-9]" info.txt || die "the ring was not read: $(cat info.txt)"
+	"$W" stats bm >/dev/null 2>&1; [ $? = 1 ] || die "stats: exit $?"
 }
 
 # Following a run while it records: a process that starts later joins,
@@ -382,7 +398,9 @@ assert len(tids) == 2, tids
 spawn = [kv['child'] for t, tid, e, kv in ev if e == 'create' and kv.get('kind') == '"uv_process_t"']
 assert len(spawn) == 1, spawn
 mk = [kv for t, tid, e, kv in ev if e == 'create' and kv.get('kind') == '"process"']
-assert len(mk) == 1 and mk[0]['by'] == spawn[0], mk
+# (the server's own, spawned by no traced thread, is created by none)
+assert len(mk) == 2 and mk[0]['by'] == '0x0' and mk[1]['by'] == spawn[0], mk
+mk = mk[1:]
 x = mk[0]['child']
 assert any(e == 'resolve' and kv['target'] == spawn[0] and kv['by'] == x for t, tid, e, kv in ev), 'exit resolves the spawn'
 # four messages, and nothing else sent (no file the tools write, no
@@ -513,6 +531,7 @@ run together t_together
 run every_command t_every_command
 run two_machines t_two_machines
 run refusals t_refusals
+run bad_manifest t_bad_manifest
 run follow_run t_follow_run
 run echo_split t_echo_split
 run echo_hang t_echo_hang
