@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd-view.c - `weft view TRACE...`: runs the GTK viewer (a program of its
- * own, so that `weft` itself needs no display libraries).  One trace is
- * the viewer's to open and follow; several (or --offset) are merged here
- * into a bundle (as `weft snapshot` writes it: the rings as they are now,
- * the offsets forced), which the viewer reads from its standard input. */
+ * own, so that `weft` itself needs no display libraries), which opens the
+ * traces (merged, --offset forced) and follows them while they are
+ * written. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "weft-tools.h"
@@ -19,36 +17,6 @@
 #ifndef WEFT_VIEW_INSTALL
 #define WEFT_VIEW_INSTALL ""
 #endif
-
-/* The merged traces as a bundle on standard input. */
-static int bundle_to_stdin(struct traces *t)
-{
-	const char *path = traces_name(t);
-	struct weft_reader *r = traces_open(t, 0);
-	if (!r)
-		return 1;
-	void *copy;
-	size_t len;
-	int err = weft_reader_copy(r, 0, &copy, &len, NULL);
-	weft_reader_close(r);
-	if (err)
-		return error("cannot copy %s: %s", path, weft_strerror(err));
-	int fd = memfd_create("weft-view", MFD_CLOEXEC);
-	const char *p = copy;
-	size_t left = len;
-	while (fd >= 0 && left) {
-		ssize_t k = write(fd, p, left);
-		if (k < 0 && errno != EINTR)
-			break;
-		if (k > 0)
-			p += k, left -= (size_t)k;
-	}
-	free(copy);
-	if (fd < 0 || left || lseek(fd, 0, SEEK_SET) < 0 || dup2(fd, 0) < 0)
-		return error_errno("cannot hand %s to the viewer", path);
-	close(fd);
-	return 0;
-}
 
 int cmd_view(int argc, char **argv)
 {
@@ -70,17 +38,27 @@ int cmd_view(int argc, char **argv)
 	const char *exe = env && *env ? env
 			  : access(WEFT_VIEW_BUILD, X_OK) == 0 ? WEFT_VIEW_BUILD
 							       : WEFT_VIEW_INSTALL;
-	char *arg = (char *)tr.path[0];
-	if (tr.n > 1 || tr.noff) {
-		rc = bundle_to_stdin(&tr);
-		traces_release(&tr);
-		if (rc)
-			return rc;
-		static char stdin_arg[] = "-";
-		arg = stdin_arg;
+	/* the viewer's command line: the offsets (in nanoseconds), then
+	 * the traces */
+	char **args = calloc(2 * tr.noff + tr.n + 2, sizeof *args);
+	char (*off)[300] = calloc(tr.noff ? tr.noff : 1, sizeof *off);
+	if (!args || !off)
+		return error("out of memory");
+	unsigned k = 0;
+	args[k++] = (char *)exe;
+	for (unsigned i = 0; i < tr.noff; i++) {
+		static char opt[] = "--offset";
+		snprintf(off[i], sizeof off[i], "%s=%lld", tr.host[i],
+			 (long long)tr.ns[i]);
+		args[k++] = opt;
+		args[k++] = off[i];
+	}
+	for (unsigned i = 0; i < tr.n; i++) {
+		static char dotted[] = "./--offset"; /* a file of that name */
+		args[k++] = strcmp(tr.path[i], "--offset") ? (char *)tr.path[i]
+							   : dotted;
 	}
 	traces_release(&tr);
-	char *args[] = {(char *)exe, arg, NULL};
 	execv(exe, args);
 	return error("cannot run the viewer '%s': %s (built without GTK?)", exe,
 		     strerror(errno)),

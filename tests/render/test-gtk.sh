@@ -118,6 +118,35 @@ if [ "${1:-}" = --session ]; then
 		"ticker alive at the first look: $([ $alive = 0 ] && echo yes || echo no), yellow $y1 -> $y2"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
+	# Several traces followed together: two tickers, each its own ring,
+	# one viewer of both; the "done" threads they create last appear
+	# in it once they end (it is not a copy made at the start).
+	WEFT_FILE=live1.weft "$WEFT_BUILD/examples/ticker" 4 >/dev/null &
+	tp1=$!
+	WEFT_FILE=live2.weft "$WEFT_BUILD/examples/ticker" 5 >/dev/null &
+	tp=$!
+	sleep 0.3
+	WEFT_VIEW_SEARCH=done "$W" view live1.weft live2.weft 2>ui5.log &
+	vp=$!
+	"$XD" wait "live1.weft (and 1 more) - weft" 20
+	sleep 0.6
+	"$XD" shot g1.png
+	kill -0 $tp 2>/dev/null
+	alive=$?
+	y1=$("$PC" g1.png 255 255 0)
+	wait $tp1 $tp
+	y2=0
+	for _ in $(seq 20); do
+		sleep 0.5
+		"$XD" shot g2.png
+		y2=$("$PC" g2.png 255 255 0)
+		[ "$y2" -gt 40 ] && break
+	done
+	[ $alive = 0 ] && [ "$y1" = 0 ] && [ "$y2" -gt 40 ]
+	res $? "follows two live traces in one window" \
+		"tickers alive at the first look: $([ $alive = 0 ] && echo yes || echo no), yellow $y1 -> $y2: $(cat ui5.log)"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
 	# A run of two processes (uv-echo-split: a server and the client it
 	# spawns): a header each; a click on the client's collapses its rows
 	# (the band stays), another opens them again

@@ -454,20 +454,58 @@ static gboolean on_screenshot(gpointer data)
 	return FALSE;
 }
 
+/* The command line `weft view` hands over: [--offset HOST=NS]...
+ * TRACE... (NS in nanoseconds, already checked); "-" reads a bundle on
+ * standard input.  Returns the number of traces, or 0 if it is wrong. */
+#define VIEW_MAX_OFFSETS 64
+static unsigned view_args(int argc, char **argv, const char **paths,
+			  struct weft_merge_opts *o, const char **host,
+			  int64_t *ns)
+{
+	unsigned n = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--offset")) {
+			paths[n++] = argv[i];
+			continue;
+		}
+		const char *v = i + 1 < argc ? argv[++i] : "";
+		const char *eq = strrchr(v, '=');
+		char *end;
+		if (!eq || o->noffsets == VIEW_MAX_OFFSETS)
+			return 0;
+		long long x = strtoll(eq + 1, &end, 10);
+		if (*end || end == eq + 1)
+			return 0;
+		char *h = g_strndup(v, (gsize)(eq - v));
+		host[o->noffsets] = h;
+		ns[o->noffsets++] = x;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: weft view FILE|-\n");
-		return 2;
-	}
 	if (!gtk_init_check(&argc, &argv)) {
 		fprintf(stderr, "weft: cannot open a display (try weft render "
 				"FILE -o OUT.png)\n");
 		return 1;
 	}
-	struct app a = {.path = argv[1], .w = 1200, .h = 600};
+	const char **paths = g_new0(const char *, (gsize)argc);
+	const char *host[VIEW_MAX_OFFSETS];
+	int64_t ns[VIEW_MAX_OFFSETS];
+	struct weft_merge_opts o = {.offset_host = host, .offset_ns = ns};
+	unsigned n = view_args(argc, argv, paths, &o, host, ns);
+	if (!n) {
+		fprintf(stderr, "usage: weft view [--offset HOST=NS]... "
+				"TRACE...|-\n");
+		return 2;
+	}
+	struct app a = {.path = paths[0], .w = 1200, .h = 600};
 	struct weft_diag d = {0};
-	int err = weft_reader_open(&a.r, a.path, WEFT_READ_FOLLOW, &d);
+	/* Several traces (rings, runs) are followed together, as one run:
+	 * rings that appear later join (docs/runs.md, "Following"). */
+	int err = weft_reader_open_many(&a.r, paths, n, WEFT_READ_FOLLOW, &o,
+					&d);
 	if (err) {
 		fprintf(stderr, "weft: cannot read '%s': %s\n", a.path,
 			d.msg[0] ? d.msg : weft_strerror(err));
@@ -482,7 +520,11 @@ int main(int argc, char **argv)
 
 	a.win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
 	char title[4300];
-	snprintf(title, sizeof title, "%s - weft", a.path);
+	if (n > 1)
+		snprintf(title, sizeof title, "%s (and %u more) - weft",
+			 a.path, n - 1);
+	else
+		snprintf(title, sizeof title, "%s - weft", a.path);
 	gtk_window_set_title(GTK_WINDOW(a.win), title);
 	gtk_window_set_default_size(GTK_WINDOW(a.win), 1200, 700);
 	g_signal_connect(a.win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
@@ -584,5 +626,8 @@ int main(int argc, char **argv)
 	weft_view_free(a.v);
 	weft_model_free(a.m);
 	weft_reader_close(a.r);
+	for (unsigned i = 0; i < o.noffsets; i++)
+		g_free((char *)host[i]);
+	g_free(paths);
 	return 0;
 }
