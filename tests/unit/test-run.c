@@ -213,8 +213,13 @@ TEST(process_threads_from_a_manifest)
 	uint32_t xb = weft_model_find(m, XTAG | 2);
 	uint32_t a1 = weft_model_find(m, 1);
 	CHECK(xa != WEFT_NONE && xb != WEFT_NONE && a1 != WEFT_NONE);
-	/* a's process thread has no creator in the run: a root */
-	CHECK(th[xa].flags & WEFT_THREAD_NO_CREATE);
+	/* a's process thread has no creator in the run: created by none
+	 * (its OS thread's root, as a program's first threads are), of kind
+	 * "process" all the same */
+	CHECK(!(th[xa].flags & WEFT_THREAD_NO_CREATE));
+	CHECK(th[xa].parent != WEFT_NONE &&
+	      (th[th[xa].parent].flags & WEFT_THREAD_ROOT));
+	CHECK_STR(weft_model_name(m, th[xa].kind), "process");
 	CHECK_EQ(th[xa].end, WEFT_END_RESOLVED);
 	CHECK_EQ(th[xa].t_end, 900);
 	/* b's: created by a's thread 1 at the fork, failed with how */
@@ -243,7 +248,8 @@ TEST(process_threads_from_a_manifest)
 	unsigned np;
 	const struct weft_problem *pr = weft_reader_problems(r, &np);
 	CHECK_EQ(np, 1);
-	CHECK(strstr(pr[0].what, "1 bad lines"));
+	CHECK(strstr(pr[0].what, "manifest: 1 bad line (first: line 3: "));
+	CHECK_U64(pr[0].offset, WEFT_PROBLEM_NO_OFFSET);
 	weft_model_free(m);
 	weft_reader_close(r);
 }
