@@ -27,9 +27,10 @@ int cmd_view(int argc, char **argv)
 		"Opens the trace in a window (GTK): the picture with its "
 		"toolbar, search and inspector, following a trace that is still "
 		"being written.  Keys: W/S zoom, A/D pan, Up/Down/PgUp/PgDn move "
-		"the focus, F fits, C shows only the causal chain; a click "
+		"the focus, F fits, C shows only the causal chain, ? lists "
+		"the keys, Esc clears the selection and the search; a click "
 		"selects, a double click highlights the causal chain, a drag "
-		"pans.",
+		"pans (and never selects).",
 		opts, 0};
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc >= 0)

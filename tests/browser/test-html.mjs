@@ -208,6 +208,48 @@ await test('the chain\'s depth: menu and keys 1-3, 0 for all', async () => {
   assert(await chain() === 5, 'all: ' + await chain());
 });
 
+await test('? shows the keys from the key table, ? or Esc hides them', async () => {
+  assert(await page.isHidden('#help'), 'help shown before ?');
+  await page.keyboard.press('?');
+  assert(await page.isVisible('#help'), 'no help after ?');
+  const t = await page.textContent('#help');
+  for (const k of ['W  +', 'F', 'Esc', '?', '1 2 3 0', 'double-click']) assert(t.includes(k), 'help lacks ' + k + ': ' + t);
+  await page.keyboard.press('?');
+  assert(await page.isHidden('#help'), 'second ? does not hide it');
+  await page.keyboard.press('?');
+  await page.keyboard.press('Escape');
+  await frame(page);
+  assert(await page.isHidden('#help'), 'Esc does not hide it');
+});
+
+await test('Esc clears the selection, the chain and the search, even from the search box', async () => {
+  // ARP response's chain highlighted, and it selected
+  await page.waitForTimeout(700);
+  await dblclickAt(page, await lineX(page, 3), 18 + 26 * 3 + 13);
+  await frame(page);
+  assert(await pixels(page, CHAIN) > 200 && await pixels(page, [255, 115, 0]) > 20, 'no chain to clear');
+  await page.fill('#search', 'tcp conn');
+  await frame(page);
+  assert(await page.textContent('#matches') === '1 match', 'no search to clear');
+  await page.focus('#search');
+  await page.keyboard.press('Escape');
+  await frame(page);
+  assert(await page.inputValue('#search') === '' && await page.textContent('#matches') === '', 'search kept');
+  assert(await pixels(page, [255, 255, 0]) === 0, 'search highlight kept');
+  assert(await pixels(page, CHAIN) === 0, 'chain kept');
+  assert(await pixels(page, [255, 115, 0]) === 0, 'selection kept');
+  assert(!(await page.evaluate(() => document.getElementById('view').dataset.chain)), 'dataset.chain kept');
+  assert((await page.textContent('#inspector')) === 'click a thread to inspect it', await page.textContent('#inspector'));
+  // and the keys work again at once, with no click (the search box let go)
+  const [a, b] = await range(page);
+  await page.keyboard.press('w');
+  await frame(page);
+  const [c, d] = await range(page);
+  assert(d - c < b - a, 'W after Esc did nothing');
+  await page.keyboard.press('f');
+  await frame(page);
+});
+
 await test('a big trace: a progress bar while it loads, then the picture with its squeezed rows', async () => {
   const s = await context.newPage();
   // every value the progress takes, seen as the page sets it

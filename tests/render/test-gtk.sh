@@ -27,6 +27,38 @@ if [ "${1:-}" = --session ]; then
 	g=$("$PC" s1.png 0 128 0) b=$("$PC" s1.png 0 0 255) r=$("$PC" s1.png 204 0 0)
 	[ "$g" -gt 5 ] && [ "$b" -gt 5 ] && [ "$r" -gt 100 ]
 	res $? "screenshot of the X window: green, blue arrows, red never-resolved line" "green $g blue $b red $r"
+	# Keys work as soon as the window has focus: no click first (the
+	# pointer over the window gives it the focus, as a window manager
+	# would)
+	"$XD" move 600 400
+	sleep 0.3
+	"$XD" key w
+	sleep 0.4
+	grep -q "^range: " ui.log
+	res $? "a key works before any click" "$(tail -2 ui.log)"
+	"$XD" key f
+	sleep 0.4
+	# ? shows the keys, Esc hides them
+	"$XD" shot h0.png
+	"$XD" key question
+	sleep 0.5
+	"$XD" shot h1.png
+	"$XD" key Escape
+	sleep 0.5
+	"$XD" shot h2.png
+	! cmp -s h0.png h1.png && grep -q "^help: shown$" ui.log && grep -q "^help: hidden$" ui.log
+	res $? "? shows the keys, Esc hides them" "$(grep '^help' ui.log | tr '\n' ' ')"
+	# A drag pans and never selects, even starting on a thread's line
+	xy=$("$XD" find 204 0 0)
+	set -- $xy
+	"$XD" shot d0.png
+	"$XD" drag "$1" "$2" $(($1 - 150)) "$2"
+	sleep 0.5
+	"$XD" shot d1.png
+	! grep -q "^select: " ui.log && ! cmp -s d0.png d1.png
+	res $? "a drag pans and does not select" "$(grep '^select' ui.log)"
+	"$XD" key f
+	sleep 0.4
 	xy=$("$XD" find 204 0 0)
 	"$XD" click $xy
 	sleep 0.5
@@ -70,6 +102,15 @@ if [ "${1:-}" = --session ]; then
 	set -- $z
 	[ $# -ge 2 ] && [ "$1" -lt "$2" ]
 	res $? "W zooms in, F fits" "spans $z"
+	# Esc clears the selection, the chain and the search
+	"$XD" click 300 200
+	sleep 0.3
+	"$XD" key Escape
+	sleep 0.5
+	"$XD" shot s4.png
+	o=$("$PC" s4.png 255 115 0) ch=$("$PC" s4.png 176 222 207)
+	grep -q "^clear: no selection, no search$" ui.log && [ "$o" -lt 5 ] && [ "$ch" -lt 5 ]
+	res $? "Esc clears the selection and the chain" "orange $o, chain $ch: $(tail -1 ui.log)"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
 	# the counters menu: one check per counter

@@ -12,9 +12,14 @@
  *                               matches; exit 1 if none
  *   xdrive click X Y            a left click at (X, Y)
  *   xdrive dblclick X Y         a double click
+ *   xdrive drag X0 Y0 X1 Y1    press at (X0, Y0), move in steps, release at
+ *                               (X1, Y1)
+ *   xdrive move X Y             the pointer to (X, Y)
  *   xdrive key NAME             a key press and release (X keysym name)
  */
+#include <X11/XKBlib.h>
 #include <X11/Xlib.h>
+#include <X11/keysym.h>
 #include <X11/Xutil.h>
 #include <X11/extensions/XTest.h>
 #include <cairo-xlib.h>
@@ -83,6 +88,25 @@ static void click(Display *d, int x, int y, int times)
 	}
 }
 
+/* Press at (x0, y0), move to (x1, y1) in steps, release there. */
+static void drag(Display *d, int x0, int y0, int x1, int y1)
+{
+	XTestFakeMotionEvent(d, DefaultScreen(d), x0, y0, 0);
+	XSync(d, False);
+	pause_ms(50);
+	XTestFakeButtonEvent(d, 1, True, 0);
+	XSync(d, False);
+	for (int i = 1; i <= 10; i++) {
+		pause_ms(20);
+		XTestFakeMotionEvent(d, DefaultScreen(d), x0 + (x1 - x0) * i / 10,
+				     y0 + (y1 - y0) * i / 10, 0);
+		XSync(d, False);
+	}
+	pause_ms(40);
+	XTestFakeButtonEvent(d, 1, False, 0);
+	XSync(d, False);
+}
+
 int main(int argc, char **argv)
 {
 	Display *d = XOpenDisplay(NULL);
@@ -144,6 +168,17 @@ int main(int argc, char **argv)
 		click(d, atoi(argv[2]), atoi(argv[3]), cmd[0] == 'd' ? 2 : 1);
 		return 0;
 	}
+	if (!strcmp(cmd, "drag") && argc == 6) {
+		drag(d, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+		     atoi(argv[5]));
+		return 0;
+	}
+	if (!strcmp(cmd, "move") && argc == 4) {
+		XTestFakeMotionEvent(d, DefaultScreen(d), atoi(argv[2]),
+				     atoi(argv[3]), 0);
+		XSync(d, False);
+		return 0;
+	}
 	if (!strcmp(cmd, "key") && argc == 3) {
 		KeySym ks = XStringToKeysym(argv[2]);
 		KeyCode kc = ks ? XKeysymToKeycode(d, ks) : 0;
@@ -151,8 +186,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "xdrive: no key '%s'\n", argv[2]);
 			return 2;
 		}
+		/* ("question" is shift+slash on a US keyboard) */
+		KeyCode shift = XkbKeycodeToKeysym(d, kc, 0, 0) != ks
+					? XKeysymToKeycode(d, XK_Shift_L)
+					: 0;
+		if (shift)
+			XTestFakeKeyEvent(d, shift, True, 0);
 		XTestFakeKeyEvent(d, kc, True, 0);
 		XTestFakeKeyEvent(d, kc, False, 0);
+		if (shift)
+			XTestFakeKeyEvent(d, shift, False, 0);
 		XSync(d, False);
 		return 0;
 	}

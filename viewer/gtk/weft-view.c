@@ -4,10 +4,14 @@
  * src/render in a window.
  *
  *   wheel, + / - buttons, W/S   zoom around the pointer (or the centre)
- *   drag, A/D, Left/Right       pan in time
+ *   drag, A/D, Left/Right       pan in time (a drag never selects)
  *   drag, Up/Down, PgUp/PgDn    move the vertical focus
  *   F, "fit"                    the whole trace
- *   click                       select a thread: the inspector shows it
+ *   ?                           the keys (the table `keys`)
+ *   Esc                         clear the selection, chain and search
+ *   click                       select a thread (on release, if the
+ *                               pointer did not move): the inspector
+ *                               shows it
  *                               (a click in the squeezed rows also brings
  *                               them into focus)
  *   double-click                highlight its causal chain
@@ -31,6 +35,7 @@
  */
 #include <cairo-svg.h>
 #include <gtk/gtk.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +52,9 @@ struct app {
 	GtkWidget *win, *area, *search, *inspector, *counters, *counter_box;
 	GtkWidget *connected, *depth;
 	uint32_t ncounters; /* in the counters menu */
-	double drag_x, drag_y;
-	int dragging, live, echo;
+	double drag_x, drag_y, press_x, press_y;
+	int dragging, moved, live, echo;
+	GtkWidget *help; /* the keys, shown by ? */
 	int w, h;
 };
 
@@ -140,15 +146,11 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 	if (e->type == GDK_2BUTTON_PRESS && proc != WEFT_NONE)
 		return TRUE; /* (the second click of a toggle) */
 	if (e->type == GDK_BUTTON_PRESS) {
-		uint32_t t = weft_view_pick(a->v, e->x, e->y);
-		weft_view_select(a->v, t);
-		double rh;
-		if (weft_view_thread_y(a->v, t, &rh) >= 0 && rh < 26)
-			weft_view_set_focus(a->v, weft_view_row(a->v, t));
-		inspect(a, t);
-		echo(a, "select: %s", t == WEFT_NONE ? "none"
-			: weft_model_title(a->m, t, title, sizeof title));
-		redraw(a);
+		/* a click selects when the button comes up where it went
+		 * down (on_release); a drag only pans */
+		a->press_x = e->x;
+		a->press_y = e->y;
+		a->moved = 0;
 	} else if (e->type == GDK_2BUTTON_PRESS) {
 		uint32_t t = weft_view_pick(a->v, e->x, e->y);
 		uint32_t n = weft_view_chain(a->v, t);
@@ -161,11 +163,29 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 	return TRUE;
 }
 
+/* How far the pointer may wander between press and release for a click
+ * (hands shake): beyond, it was a drag. */
+#define CLICK_SLOP 4
+
 static gboolean on_release(GtkWidget *w, GdkEventButton *e, gpointer data)
 {
+	struct app *a = data;
 	(void)w;
-	(void)e;
-	((struct app *)data)->dragging = 0;
+	int click = a->dragging && !a->moved;
+	a->dragging = 0;
+	if (!click || e->button != 1 ||
+	    weft_view_header_at(a->v, a->press_y) != WEFT_NONE)
+		return TRUE;
+	char title[256];
+	uint32_t t = weft_view_pick(a->v, a->press_x, a->press_y);
+	weft_view_select(a->v, t);
+	double rh;
+	if (weft_view_thread_y(a->v, t, &rh) >= 0 && rh < 26)
+		weft_view_set_focus(a->v, weft_view_row(a->v, t));
+	inspect(a, t);
+	echo(a, "select: %s", t == WEFT_NONE ? "none"
+		: weft_model_title(a->m, t, title, sizeof title));
+	redraw(a);
 	return TRUE;
 }
 
@@ -175,6 +195,9 @@ static gboolean on_motion(GtkWidget *w, GdkEventMotion *e, gpointer data)
 	(void)w;
 	if (!a->dragging)
 		return FALSE;
+	if (fabs(e->x - a->press_x) > CLICK_SLOP ||
+	    fabs(e->y - a->press_y) > CLICK_SLOP)
+		a->moved = 1;
 	weft_view_pan(a->v, e->x - a->drag_x, e->y - a->drag_y);
 	a->drag_x = e->x;
 	a->drag_y = e->y;
@@ -182,58 +205,158 @@ static gboolean on_motion(GtkWidget *w, GdkEventMotion *e, gpointer data)
 	return TRUE;
 }
 
+/* The keys: one table, read by the dispatch and by the help (?). */
+enum key_do {
+	K_ZOOM_IN,
+	K_ZOOM_OUT,
+	K_PAN_LEFT,
+	K_PAN_RIGHT,
+	K_FIT,
+	K_FOCUS_UP,
+	K_FOCUS_DOWN,
+	K_FOCUS_PGUP,
+	K_FOCUS_PGDN,
+	K_DEPTH,
+	K_CONNECTED,
+	K_CLEAR,
+	K_HELP,
+};
+
+static const struct key {
+	guint key;
+	enum key_do what;
+	const char *names; /* for the help: the first key of an action */
+	const char *help;
+} keys[] = {
+	{GDK_KEY_w, K_ZOOM_IN, "W  +", "zoom in"},
+	{GDK_KEY_plus, K_ZOOM_IN, NULL, NULL},
+	{GDK_KEY_KP_Add, K_ZOOM_IN, NULL, NULL},
+	{GDK_KEY_s, K_ZOOM_OUT, "S  -", "zoom out"},
+	{GDK_KEY_minus, K_ZOOM_OUT, NULL, NULL},
+	{GDK_KEY_KP_Subtract, K_ZOOM_OUT, NULL, NULL},
+	{GDK_KEY_a, K_PAN_LEFT, "A  Left", "pan to earlier times"},
+	{GDK_KEY_Left, K_PAN_LEFT, NULL, NULL},
+	{GDK_KEY_d, K_PAN_RIGHT, "D  Right", "pan to later times"},
+	{GDK_KEY_Right, K_PAN_RIGHT, NULL, NULL},
+	{GDK_KEY_f, K_FIT, "F", "fit the whole trace"},
+	{GDK_KEY_Up, K_FOCUS_UP, "Up  Down", "move the rows in focus"},
+	{GDK_KEY_Down, K_FOCUS_DOWN, NULL, NULL},
+	{GDK_KEY_Page_Up, K_FOCUS_PGUP, "PgUp  PgDn", "move the focus by ten rows"},
+	{GDK_KEY_Page_Down, K_FOCUS_PGDN, NULL, NULL},
+	{GDK_KEY_c, K_CONNECTED, "C", "only the causal chain, and back"},
+	{GDK_KEY_1, K_DEPTH, "1 2 3 0", "the chain's depth: 1, 2, 3 arrows, all"},
+	{GDK_KEY_2, K_DEPTH, NULL, NULL},
+	{GDK_KEY_3, K_DEPTH, NULL, NULL},
+	{GDK_KEY_0, K_DEPTH, NULL, NULL},
+	{GDK_KEY_Escape, K_CLEAR, "Esc", "clear the selection and the search"},
+	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
+};
+
+/* The help: the table's actions, one a line. */
+static void help_toggle(struct app *a)
+{
+	if (!a->help) {
+		GString *t = g_string_new("<b>keys</b>\n");
+		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+			if (keys[i].names)
+				g_string_append_printf(
+					t, "<tt>%-12s</tt> %s\n", keys[i].names,
+					keys[i].help);
+		g_string_append(t, "\n<b>pointer</b>\n"
+				   "<tt>wheel        </tt> zoom\n"
+				   "<tt>drag         </tt> pan (never selects)\n"
+				   "<tt>click        </tt> select a thread\n"
+				   "<tt>double-click </tt> its causal chain");
+		GtkWidget *l = gtk_label_new(NULL);
+		gtk_label_set_markup(GTK_LABEL(l), t->str);
+		g_string_free(t, TRUE);
+		a->help = gtk_popover_new(a->area);
+		gtk_container_set_border_width(GTK_CONTAINER(a->help), 8);
+		gtk_popover_set_modal(GTK_POPOVER(a->help), FALSE);
+		gtk_container_add(GTK_CONTAINER(a->help), l);
+		gtk_widget_show(l);
+	}
+	int on = !gtk_widget_get_visible(a->help);
+	if (on) {
+		/* under the top of the picture, in its middle: inside the
+		 * window whatever its size */
+		GdkRectangle r = {gtk_widget_get_allocated_width(a->area) / 2,
+				  8, 1, 1};
+		gtk_popover_set_pointing_to(GTK_POPOVER(a->help), &r);
+		gtk_popover_set_position(GTK_POPOVER(a->help), GTK_POS_BOTTOM);
+		gtk_popover_popup(GTK_POPOVER(a->help));
+	}
+	else
+		gtk_popover_popdown(GTK_POPOVER(a->help));
+	echo(a, "help: %s", on ? "shown" : "hidden");
+}
+
+/* On the window, so that keys work wherever the focus is (a toolbar
+ * button has it at start) -- but in the search box, which takes text,
+ * only Esc. */
 static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 {
 	struct app *a = data;
 	(void)w;
+	if (e->state & (GDK_CONTROL_MASK | GDK_MOD1_MASK))
+		return FALSE;
+	const struct key *k = NULL;
+	for (size_t i = 0; i < sizeof keys / sizeof *keys && !k; i++)
+		if (keys[i].key == e->keyval)
+			k = &keys[i];
+	if (!k || (gtk_widget_has_focus(a->search) && k->what != K_CLEAR))
+		return FALSE;
 	double mid = a->w / 2.0;
-	switch (e->keyval) {
-	case GDK_KEY_w:
-	case GDK_KEY_plus:
+	switch (k->what) {
+	case K_ZOOM_IN:
 		weft_view_zoom(a->v, 1.25, mid);
 		break;
-	case GDK_KEY_s:
-	case GDK_KEY_minus:
+	case K_ZOOM_OUT:
 		weft_view_zoom(a->v, 0.8, mid);
 		break;
-	case GDK_KEY_a:
-	case GDK_KEY_Left:
+	case K_PAN_LEFT:
 		weft_view_pan(a->v, a->w / 5.0, 0);
 		break;
-	case GDK_KEY_d:
-	case GDK_KEY_Right:
+	case K_PAN_RIGHT:
 		weft_view_pan(a->v, -a->w / 5.0, 0);
 		break;
-	case GDK_KEY_f:
+	case K_FIT:
 		weft_view_fit(a->v);
 		break;
-	case GDK_KEY_Up:
-		weft_view_set_focus(a->v, weft_view_focus(a->v) - 1);
+	case K_FOCUS_UP:
+	case K_FOCUS_DOWN:
+	case K_FOCUS_PGUP:
+	case K_FOCUS_PGDN: {
+		static const int by[] = {-1, 1, -10, 10};
+		weft_view_set_focus(a->v, weft_view_focus(a->v) +
+						  by[k->what - K_FOCUS_UP]);
 		break;
-	case GDK_KEY_Down:
-		weft_view_set_focus(a->v, weft_view_focus(a->v) + 1);
-		break;
-	case GDK_KEY_Page_Up:
-		weft_view_set_focus(a->v, weft_view_focus(a->v) - 10);
-		break;
-	case GDK_KEY_Page_Down:
-		weft_view_set_focus(a->v, weft_view_focus(a->v) + 10);
-		break;
-	case GDK_KEY_0:
-	case GDK_KEY_1:
-	case GDK_KEY_2:
-	case GDK_KEY_3: /* the chain's depth: the combo's handler redraws */
+	}
+	case K_DEPTH: /* the combo's handler redraws */
 		gtk_combo_box_set_active(GTK_COMBO_BOX(a->depth),
 					 (int)(e->keyval - GDK_KEY_0));
 		return TRUE;
-	case GDK_KEY_c: /* the button's handler redraws and says it */
+	case K_CONNECTED: /* the button's handler redraws and says it */
 		gtk_toggle_button_set_active(
 			GTK_TOGGLE_BUTTON(a->connected),
 			!gtk_toggle_button_get_active(
 				GTK_TOGGLE_BUTTON(a->connected)));
 		return TRUE;
-	default:
-		return FALSE;
+	case K_CLEAR:
+		if (a->help && gtk_widget_get_visible(a->help))
+			help_toggle(a);
+		weft_view_chain(a->v, WEFT_NONE);
+		weft_view_select(a->v, WEFT_NONE);
+		inspect(a, WEFT_NONE);
+		/* (the entry's handler searches for nothing, and redraws) */
+		gtk_entry_set_text(GTK_ENTRY(a->search), "");
+		gtk_widget_grab_focus(a->area);
+		echo(a, "clear: no selection, no search");
+		redraw(a);
+		return TRUE;
+	case K_HELP:
+		help_toggle(a);
+		return TRUE;
 	}
 	int64_t t0, t1;
 	weft_view_range(a->v, &t0, &t1);
@@ -593,7 +716,7 @@ int main(int argc, char **argv)
 			 G_CALLBACK(on_release), &a);
 	g_signal_connect(a.area, "motion-notify-event", G_CALLBACK(on_motion),
 			 &a);
-	g_signal_connect(a.area, "key-press-event", G_CALLBACK(on_key), &a);
+	g_signal_connect(a.win, "key-press-event", G_CALLBACK(on_key), &a);
 	gtk_paned_pack1(GTK_PANED(pane), a.area, TRUE, FALSE);
 	a.inspector = gtk_label_new("click a thread to inspect it");
 	gtk_label_set_xalign(GTK_LABEL(a.inspector), 0);
@@ -609,6 +732,7 @@ int main(int argc, char **argv)
 	gtk_container_add(GTK_CONTAINER(a.win), box);
 	counters_menu(&a);
 	gtk_widget_show_all(a.win);
+	gtk_widget_grab_focus(a.area); /* (not the first button) */
 	a.echo = getenv("WEFT_VIEW_ECHO") != NULL;
 	if (a.echo)
 		g_timeout_add(300, on_mapped, &a);

@@ -404,6 +404,14 @@ EXPORT(w_dblclick) const char *w_dblclick(double x, double y)
 	return describe(t);
 }
 
+/* Esc: no selection, no chain (the page clears its search box). */
+EXPORT(w_clear) void w_clear(void)
+{
+	if (!view)
+		return;
+	weft_view_chain(view, WEFT_NONE);
+	weft_view_select(view, WEFT_NONE);
+}
 
 static const char *describe(uint32_t t)
 {

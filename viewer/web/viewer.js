@@ -255,24 +255,74 @@
   });
   canvas.addEventListener('click', (e) => { if (!moved) { inspect(e.offsetX, e.offsetY); redraw(); } });
   canvas.addEventListener('dblclick', (e) => { inspect(e.offsetX, e.offsetY, true); redraw(); });
-  window.addEventListener('keydown', (e) => {
-    if (e.target === $('search') || !loaded) return;
-    const mid = canvas.clientWidth / 2;
-    const k = e.key.toLowerCase();
-    if (k === 'w') inst.exports.w_zoom(1.25, mid);
-    else if (k === 's') inst.exports.w_zoom(0.8, mid);
-    else if (k === 'a') inst.exports.w_pan(canvas.clientWidth / 5, 0);
-    else if (k === 'd') inst.exports.w_pan(-canvas.clientWidth / 5, 0);
-    else if (k === 'f') inst.exports.w_fit();
-    else if (e.key === 'ArrowUp') inst.exports.w_focus(-1);
-    else if (e.key === 'ArrowDown') inst.exports.w_focus(1);
-    else if (e.key === 'PageUp') inst.exports.w_focus(-10);
-    else if (e.key === 'PageDown') inst.exports.w_focus(10);
-    else if (k === 'c') { $('connected').click(); return; }
-    else if (k >= '0' && k <= '3' && k.length === 1) { depth(Number(k)); return; }
-    else return;
-    e.preventDefault();
+  // The keys: one table, read by the dispatch and by the help (?).
+  // `keys` are KeyboardEvent.key values, compared in lower case.
+  const mid = () => canvas.clientWidth / 2;
+  const KEYS = [
+    { keys: ['w', '+'], names: 'W  +', help: 'zoom in', run: () => inst.exports.w_zoom(1.25, mid()) },
+    { keys: ['s', '-'], names: 'S  -', help: 'zoom out', run: () => inst.exports.w_zoom(0.8, mid()) },
+    { keys: ['a', 'arrowleft'], names: 'A  Left', help: 'pan to earlier times', run: () => inst.exports.w_pan(canvas.clientWidth / 5, 0) },
+    { keys: ['d', 'arrowright'], names: 'D  Right', help: 'pan to later times', run: () => inst.exports.w_pan(-canvas.clientWidth / 5, 0) },
+    { keys: ['f'], names: 'F', help: 'fit the whole trace', run: () => inst.exports.w_fit() },
+    { keys: ['arrowup'], names: 'Up  Down', help: 'move the rows in focus', run: () => inst.exports.w_focus(-1) },
+    { keys: ['arrowdown'], run: () => inst.exports.w_focus(1) },
+    { keys: ['pageup'], names: 'PgUp  PgDn', help: 'move the focus by ten rows', run: () => inst.exports.w_focus(-10) },
+    { keys: ['pagedown'], run: () => inst.exports.w_focus(10) },
+    { keys: ['c'], names: 'C', help: 'only the causal chain, and back', run: () => { $('connected').click(); return true; } },
+    { keys: ['1', '2', '3', '0'], names: '1 2 3 0', help: "the chain's depth: 1, 2, 3 arrows, all", run: (k) => { depth(Number(k)); return true; } },
+    { keys: ['escape'], names: 'Esc', help: 'clear the selection and the search', run: () => { clearAll(); return true; } },
+    { keys: ['?'], names: '?', help: 'show or hide these keys', run: () => { help(); return true; } },
+  ];
+  const POINTER = [['wheel', 'zoom'], ['drag', 'pan (never selects)'], ['click', 'select a thread'],
+    ['double-click', 'its causal chain']];
+
+  // The help: built from KEYS, shown or hidden (on: true/false, or toggle).
+  function help(on) {
+    const el = $('help');
+    if (!el.firstChild) {
+      const add = (a, b) => {
+        const row = document.createElement('div');
+        const k = document.createElement('kbd');
+        k.textContent = a;
+        row.appendChild(k);
+        row.appendChild(document.createTextNode(b));
+        el.appendChild(row);
+      };
+      const head = (t) => { const h = document.createElement('b'); h.textContent = t; el.appendChild(h); };
+      head('keys');
+      KEYS.filter((k) => k.names).forEach((k) => add(k.names, k.help));
+      head('pointer');
+      POINTER.forEach(([a, b]) => add(a, b));
+    }
+    el.hidden = on === undefined ? !el.hidden : !on;
+  }
+
+  function clearAll() {
+    help(false);
+    inst.exports.w_clear();
+    delete canvas.dataset.chain;
+    if ($('connected').checked) inst.exports.w_only_chain(1);
+    $('inspector').textContent = 'click a thread to inspect it';
+    const s = $('search');
+    if (s.value) {
+      s.value = '';
+      withStr('', (p) => inst.exports.w_search(p));
+      $('matches').textContent = '';
+    }
+    s.blur();
     redraw();
+  }
+
+  // Keys anywhere on the page (no click on the picture needed) -- but
+  // the search box takes text: there, only Esc.
+  window.addEventListener('keydown', (e) => {
+    if (!loaded || e.ctrlKey || e.metaKey || e.altKey) return;
+    const k = e.key.toLowerCase();
+    if (e.target === $('search') && k !== 'escape') return;
+    const entry = KEYS.find((x) => x.keys.includes(k));
+    if (!entry) return;
+    e.preventDefault();
+    if (!entry.run(k)) redraw();
   });
   $('zoomin').onclick = () => { inst.exports.w_zoom(1.25, canvas.clientWidth / 2); redraw(); };
   $('zoomout').onclick = () => { inst.exports.w_zoom(0.8, canvas.clientWidth / 2); redraw(); };
