@@ -134,6 +134,40 @@ await test('wheel zoom narrows the visible range around the pointer', async () =
   assert(e === a && f === b, 'F does not fit back');
 });
 
+await test('the zoom follows the size of the scroll; horizontal scroll pans; ctrl+wheel (pinch) zooms', async () => {
+  const span = async () => { const [a, b] = await range(page); return b - a; };
+  await page.mouse.move(600, 200);
+  const s0 = await span();
+  // a trackpad flick: twenty 2-pixel deltas -- a modest zoom, not 1.25^20
+  for (let i = 0; i < 20; i++) await page.mouse.wheel(0, -2);
+  await frame(page);
+  const r1 = s0 / await span();
+  assert(r1 > 1.03 && r1 < 1.2, 'flick zoomed by ' + r1);
+  await page.keyboard.press('f');
+  await frame(page);
+  // a mouse notch (100 px): 1.25
+  await page.mouse.wheel(0, -100);
+  await frame(page);
+  const r2 = s0 / await span();
+  assert(r2 > 1.2 && r2 < 1.3, 'a notch zoomed by ' + r2);
+  // horizontal: the same span, later
+  const [a, b] = await range(page);
+  await page.mouse.wheel(200, 0);
+  await frame(page);
+  const [c, d] = await range(page);
+  assert(d - c === b - a && c > a, `pan ${a}..${b} -> ${c}..${d}`);
+  // ctrl+wheel, as a pinch sends it: zooms in, and the page is not zoomed
+  await page.keyboard.down('Control');
+  await page.mouse.wheel(0, -20);
+  await page.keyboard.up('Control');
+  await frame(page);
+  const r3 = (d - c) / await span();
+  assert(r3 > 1.1, 'ctrl+wheel zoomed by ' + r3);
+  assert(await page.evaluate(() => window.visualViewport.scale) === 1, 'the page zoomed');
+  await page.keyboard.press('f');
+  await frame(page);
+});
+
 await test('search highlights as you type', async () => {
   assert(await pixels(page, [255, 255, 0]) === 0, 'yellow before searching');
   await page.fill('#search', 'tcp conn');

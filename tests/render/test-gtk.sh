@@ -38,6 +38,30 @@ if [ "${1:-}" = --session ]; then
 	res $? "a key works before any click" "$(tail -2 ui.log)"
 	"$XD" key f
 	sleep 0.4
+	# The wheel: a notch zooms by 1.25 around the pointer, five by about
+	# 3 (not a fixed step per event); a horizontal scroll pans
+	sp() { grep '^range:' ui.log | tail -1 | awk '{print $3 - $2, $2}'; }
+	read -r s0 l0 < <(sp)
+	"$XD" button 4 1
+	sleep 0.4
+	read -r s1 _ < <(sp)
+	"$XD" button 4 5
+	sleep 0.6
+	read -r s2 _ < <(sp)
+	"$XD" key f
+	sleep 0.4
+	read -r s3 l3 < <(sp)
+	"$XD" button 7 3
+	sleep 0.5
+	read -r s4 l4 < <(sp)
+	"$XD" key f
+	sleep 0.4
+	python3 -c "
+import sys; s0,s1,s2,s3,s4,l3,l4 = map(float, sys.argv[1:])
+r1, r2 = s0 / s1, s1 / s2
+assert 1.2 < r1 < 1.3 and 2.7 < r2 < 3.4, (r1, r2)
+assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l3" "$l4"
+	res $? "a wheel notch zooms by 1.25, five by 3; a horizontal scroll pans" "spans $s0 $s1 $s2, pan $s3 $l3 -> $s4 $l4"
 	# ? shows the keys, Esc hides them
 	"$XD" shot h0.png
 	"$XD" key question

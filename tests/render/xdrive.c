@@ -15,6 +15,8 @@
  *   xdrive drag X0 Y0 X1 Y1    press at (X0, Y0), move in steps, release at
  *                               (X1, Y1)
  *   xdrive move X Y             the pointer to (X, Y)
+ *   xdrive button N COUNT       COUNT clicks of button N where the pointer
+ *                               is (4, 5: wheel up, down; 6, 7: left, right)
  *   xdrive key NAME             a key press and release (X keysym name)
  */
 #include <X11/XKBlib.h>
@@ -171,6 +173,16 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "drag") && argc == 6) {
 		drag(d, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
 		     atoi(argv[5]));
+		return 0;
+	}
+	if (!strcmp(cmd, "button") && argc == 4) {
+		/* 4, 5: wheel up, down; 6, 7: left, right -- COUNT notches */
+		for (int i = 0; i < atoi(argv[3]); i++) {
+			XTestFakeButtonEvent(d, (unsigned)atoi(argv[2]), True, 0);
+			XTestFakeButtonEvent(d, (unsigned)atoi(argv[2]), False, 0);
+			XSync(d, False);
+			pause_ms(30);
+		}
 		return 0;
 	}
 	if (!strcmp(cmd, "move") && argc == 4) {

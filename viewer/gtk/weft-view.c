@@ -109,14 +109,42 @@ static gboolean on_scroll(GtkWidget *w, GdkEventScroll *e, gpointer data)
 {
 	struct app *a = data;
 	(void)w;
-	double f = 1;
-	if (e->direction == GDK_SCROLL_UP)
-		f = 1.25;
-	else if (e->direction == GDK_SCROLL_DOWN)
-		f = 0.8;
-	else if (e->direction == GDK_SCROLL_SMOOTH)
-		f = e->delta_y < 0 ? 1.25 : 0.8;
-	weft_view_zoom(a->v, f, e->x);
+	/* The zoom follows the size of the scroll: a wheel's notch (1.0)
+	 * zooms by 1.25, a trackpad's small smooth deltas by as little;
+	 * horizontal scrolling (or shift+wheel) pans, 60 px a notch. */
+	double dx = 0, dy = 0;
+	switch (e->direction) {
+	case GDK_SCROLL_UP:
+		dy = -1;
+		break;
+	case GDK_SCROLL_DOWN:
+		dy = 1;
+		break;
+	case GDK_SCROLL_LEFT:
+		dx = -1;
+		break;
+	case GDK_SCROLL_RIGHT:
+		dx = 1;
+		break;
+	case GDK_SCROLL_SMOOTH:
+		dx = e->delta_x;
+		dy = e->delta_y;
+		break;
+	}
+	if ((e->state & GDK_SHIFT_MASK) && !dx) {
+		dx = dy;
+		dy = 0;
+	}
+	if (fabs(dx) > fabs(dy)) {
+		weft_view_pan(a->v, -dx * 60, 0);
+	} else if (dy) {
+		dy = dy > 5 ? 5 : dy < -5 ? -5 : dy;
+		weft_view_zoom(a->v, pow(1.25, -dy), e->x);
+	}
+	int64_t t0, t1;
+	weft_view_range(a->v, &t0, &t1);
+	echo(a, "range: %lld %lld, focus %d", (long long)t0, (long long)t1,
+	     weft_view_focus(a->v));
 	redraw(a);
 	return TRUE;
 }
@@ -704,7 +732,9 @@ int main(int argc, char **argv)
 	GtkWidget *pane = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
 	a.area = gtk_drawing_area_new();
 	gtk_widget_set_can_focus(a.area, TRUE);
-	gtk_widget_add_events(a.area, GDK_SCROLL_MASK | GDK_BUTTON_PRESS_MASK |
+	gtk_widget_add_events(a.area, GDK_SCROLL_MASK |
+					      GDK_SMOOTH_SCROLL_MASK |
+					      GDK_BUTTON_PRESS_MASK |
 					      GDK_BUTTON_RELEASE_MASK |
 					      GDK_POINTER_MOTION_MASK |
 					      GDK_KEY_PRESS_MASK);

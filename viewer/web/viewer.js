@@ -237,9 +237,22 @@
   }
 
   let drag = null, moved = false;
+  // The wheel and the trackpad: the zoom follows the size of the scroll
+  // (a mouse's notch, 100 px, zooms by 1.25; a trackpad's flick of twenty
+  // 2 px deltas by 1.09), horizontal scrolling (or shift+wheel) pans,
+  // ctrl+wheel -- what a trackpad's pinch sends -- zooms faster.
+  const WHEEL_NOTCH = 100, WHEEL_MAX = 500, LINE_PX = 40;
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();
-    inst.exports.w_zoom(e.deltaY < 0 ? 1.25 : 0.8, e.offsetX);
+    const unit = e.deltaMode === 1 ? LINE_PX : e.deltaMode === 2 ? canvas.clientHeight : 1;
+    let dx = e.deltaX * unit, dy = e.deltaY * unit;
+    if (e.shiftKey && !dx) { dx = dy; dy = 0; }
+    if (Math.abs(dx) > Math.abs(dy)) {
+      inst.exports.w_pan(-dx, 0);
+    } else if (dy) {
+      dy = Math.max(-WHEEL_MAX, Math.min(WHEEL_MAX, dy));
+      inst.exports.w_zoom(Math.pow(1.25, -dy / WHEEL_NOTCH * (e.ctrlKey ? 4 : 1)), e.offsetX);
+    }
     redraw();
   }, { passive: false });
   canvas.addEventListener('mousedown', (e) => { drag = [e.offsetX, e.offsetY]; moved = false; });
