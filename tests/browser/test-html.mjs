@@ -374,6 +374,26 @@ await test('a run: a header per process; a click on one collapses its rows, anot
   await p.page.close();
 });
 
+await test('sharp on a high-DPI screen: the canvas has devicePixelRatio pixels a CSS pixel', async () => {
+  await page.keyboard.press('f');
+  await frame(page);
+  const red1 = await pixels(page, [204, 0, 0]);
+  const hi = await browser.newContext({ viewport: { width: 1200, height: 600 }, deviceScaleFactor: 2 });
+  await hi.route('**/*', (r) => (r.request().url().startsWith('file:') ? r.continue() : (external++, r.abort())));
+  const p2 = await hi.newPage();
+  await p2.goto('file://' + path.join(T, 'bad.html'));
+  await p2.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p2);
+  const [cw, w, ch, h] = await p2.evaluate(() => { const c = document.getElementById('view'); return [c.width, c.clientWidth, c.height, c.clientHeight]; });
+  assert(cw === 2 * w && ch === 2 * h, `canvas ${cw}x${ch} for ${w}x${h} CSS px`);
+  await p2.keyboard.press('f');
+  await frame(p2);
+  const red2 = await pixels(p2, [204, 0, 0]);
+  // the same picture, four times the pixels (not one CSS pixel blown up)
+  assert(red2 > 3 * red1 && red2 < 5 * red1, `red ${red1} at 1x, ${red2} at 2x`);
+  await hi.close();
+});
+
 await test('no network', async () => { assert(external === 0, external + ' external requests'); });
 
 await browser.close();

@@ -270,6 +270,17 @@ if [ -s plain.png ]; then
 	else nok "arrow colours" "green $g blue $b orange $o red $r yellow $y"; fi
 else nok "window draws" "no screenshot"; fi
 
+# High DPI (GDK_SCALE=2): the picture saved has the screen's pixels, twice
+# the window's logical size each way, the same picture drawn sharp
+shot hidpi.png bad.weft GDK_SCALE=2
+dims() { python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(24); print(*struct.unpack('>II', d[16:24]))" "$1"; }
+read -r w1 h1 < <(dims plain.png)
+read -r w2 h2 < <(dims hidpi.png 2>/dev/null || echo 0 0)
+r1=$("$PC" plain.png 204 0 0) r2=$("$PC" hidpi.png 204 0 0)
+if [ "$w2" = $((2 * w1)) ] && [ "$h2" = $((2 * h1)) ] && [ "$r2" -gt $((2 * r1)) ] && [ "$r2" -lt $((5 * r1)) ]; then
+	ok "high DPI: drawn at the window's scale factor"
+else nok "high DPI" "${w1}x$h1 -> ${w2}x$h2, red $r1 -> $r2"; fi
+
 shot search.png bad.weft WEFT_VIEW_SEARCH="tcp connect"
 y=$("$PC" search.png 255 255 0)
 if [ "${y:-0}" -gt 200 ]; then ok "search highlights in yellow"; else nok "search" "yellow $y"; fi

@@ -555,10 +555,14 @@ static int save(struct app *a, const char *out)
 {
 	size_t n = strlen(out);
 	int svg = n > 4 && !strcmp(out + n - 4, ".svg");
+	/* a PNG has the screen's pixels: on a high-DPI screen (scale 2),
+	 * twice the window's size in logical pixels, drawn as sharp */
+	int scale = svg ? 1 : gtk_widget_get_scale_factor(a->area);
 	cairo_surface_t *s =
 		svg ? cairo_svg_surface_create(out, a->w, a->h)
-		    : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, a->w,
-						 a->h);
+		    : cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
+						 a->w * scale, a->h * scale);
+	cairo_surface_set_device_scale(s, scale, scale);
 	cairo_t *cr = cairo_create(s);
 	struct weft_canvas c = weft_cairo_canvas(cr);
 	weft_view_render(a->v, &c);

@@ -87,8 +87,14 @@
   function draw() {
     queued = false;
     if (!loaded) return;
+    // Sharp on high-DPI screens: the canvas has the screen's pixels
+    // (devicePixelRatio of them a CSS pixel), the picture is drawn in
+    // CSS pixels through the scale.
     const w = canvas.clientWidth, h = canvas.clientHeight;
-    if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+    const dpr = window.devicePixelRatio || 1;
+    const W = Math.round(w * dpr), H = Math.round(h * dpr);
+    if (canvas.width !== W || canvas.height !== H) { canvas.width = W; canvas.height = H; }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const prims = inst.exports.w_render(w, h);
     const r = str(inst.exports.w_range()).split(' ').map(Number);
     canvas.dataset.range = r.join(' ');
