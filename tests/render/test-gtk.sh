@@ -135,6 +135,29 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	o=$("$PC" s4.png 255 115 0) ch=$("$PC" s4.png 176 222 207)
 	grep -q "^clear: no selection, no search$" ui.log && [ "$o" -lt 5 ] && [ "$ch" -lt 5 ]
 	res $? "Esc clears the selection and the chain" "orange $o, chain $ch: $(tail -1 ui.log)"
+	# PNG asks where (the trace's name suggested, beside it), says where
+	# it went; asked again, it never replaces the file unasked
+	read -r _ _ _ x y w h < <(grep "^button PNG at" ui.log)
+	"$XD" click $((x + w / 2)) $((y + h / 2))
+	"$XD" wait "Save the picture as png" 10
+	sleep 0.8
+	"$XD" key Return
+	sleep 1
+	grep -qx "saved $PWD/bad.png" ui.log && [ "$(head -c 4 bad.png | tail -c 3)" = PNG ]
+	res $? "PNG asks where, saves there and says so" "$(grep -E '^(saved|save|cannot)' ui.log)"
+	before=$(stat -c %y bad.png 2>/dev/null)
+	"$XD" click $((x + w / 2)) $((y + h / 2))
+	"$XD" wait "Save the picture as png" 10
+	sleep 0.8
+	"$XD" key Return
+	sleep 0.8
+	"$XD" shot ow.png
+	"$XD" key Escape
+	sleep 0.5
+	"$XD" key Escape
+	sleep 0.8
+	[ "$(stat -c %y bad.png)" = "$before" ] && [ "$(grep -c '^saved ' ui.log)" = 1 ] && grep -q "^save: cancelled$" ui.log
+	res $? "saving over a file asks first; cancelled, the file stays" "$(grep -E '^(saved|save|cannot)' ui.log | tr '\n' ' ')"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
 	# the counters menu: one check per counter

@@ -20,7 +20,10 @@
  *   C, "connected"              show only the chain
  *   0-3, depth menu              the chain's depth: all, direct, 2, 3
  *   search box                  highlights matches as you type
- *   counters menu, PNG, SVG     each counter on or off; save the view
+ *   counters menu, PNG, SVG     each counter on or off; save the view (a
+ *                               file chooser asks where, confirms before
+ *                               replacing a file; the toolbar says where
+ *                               it went)
  * A trace that is still being written is followed: new events are drawn
  * as the program commits them.
  *
@@ -50,7 +53,7 @@ struct app {
 	struct weft_model *m;
 	struct weft_view *v;
 	GtkWidget *win, *area, *search, *inspector, *counters, *counter_box;
-	GtkWidget *connected, *depth;
+	GtkWidget *connected, *depth, *png, *status;
 	uint32_t ncounters; /* in the counters menu */
 	double drag_x, drag_y, press_x, press_y;
 	int dragging, moved, live, echo;
@@ -506,6 +509,7 @@ static gboolean on_mapped(gpointer data)
 {
 	struct app *a = data;
 	echo_place(a, a->counters, "button counters");
+	echo_place(a, a->png, "button PNG");
 	echo_place(a, a->connected, "button connected");
 	echo_place(a, a->depth, "combo depth");
 	/* a run's processes: where each header is */
@@ -574,14 +578,49 @@ static int save(struct app *a, const char *out)
 	return ok;
 }
 
+/* PNG, SVG: asks where (a file chooser that confirms before replacing a
+ * file), then says where it went, in the toolbar. */
 static void on_export(GtkButton *b, gpointer data)
 {
 	struct app *a = data;
-	char out[4200];
-	snprintf(out, sizeof out, "%s.%s",
-		 strcmp(a->path, "-") ? a->path : "stdin",
-		 gtk_button_get_label(b)[0] == 'S' ? "svg" : "png");
-	save(a, out);
+	const char *ext = gtk_button_get_label(b)[0] == 'S' ? "svg" : "png";
+	/* suggested: the trace's name with the picture's ending, beside it */
+	char *base = g_path_get_basename(strcmp(a->path, "-") ? a->path
+							       : "stdin");
+	char *dot = strrchr(base, '.');
+	if (dot && dot != base && !strcmp(dot, ".weft"))
+		*dot = 0;
+	char *name = g_strdup_printf("%s.%s", base, ext);
+	char *rel = strcmp(a->path, "-") ? g_path_get_dirname(a->path)
+					  : g_get_current_dir();
+	char *dir = g_canonicalize_filename(rel, NULL);
+	g_free(rel);
+	char title[64];
+	snprintf(title, sizeof title, "Save the picture as %s", ext);
+	GtkWidget *d = gtk_file_chooser_dialog_new(
+		title, GTK_WINDOW(a->win), GTK_FILE_CHOOSER_ACTION_SAVE,
+		"_Cancel", GTK_RESPONSE_CANCEL, "_Save", GTK_RESPONSE_ACCEPT,
+		NULL);
+	GtkFileChooser *fc = GTK_FILE_CHOOSER(d);
+	gtk_file_chooser_set_do_overwrite_confirmation(fc, TRUE);
+	gtk_file_chooser_set_current_folder(fc, dir);
+	gtk_file_chooser_set_current_name(fc, name);
+	if (gtk_dialog_run(GTK_DIALOG(d)) == GTK_RESPONSE_ACCEPT) {
+		char *out = gtk_file_chooser_get_filename(fc);
+		char *said = g_strdup_printf(save(a, out) ? "saved %s"
+							  : "cannot write %s",
+					     out);
+		gtk_label_set_text(GTK_LABEL(a->status), said);
+		echo(a, "%s", said);
+		g_free(said);
+		g_free(out);
+	} else {
+		echo(a, "save: cancelled");
+	}
+	gtk_widget_destroy(d);
+	g_free(dir);
+	g_free(name);
+	g_free(base);
 }
 
 /* Live: what the writer committed since the last look. */
@@ -698,6 +737,8 @@ int main(int argc, char **argv)
 		GtkWidget *b = gtk_button_new_with_label(buttons[i].label);
 		g_signal_connect(b, "clicked", buttons[i].cb, &a);
 		gtk_box_pack_start(GTK_BOX(bar), b, FALSE, FALSE, 0);
+		if (!strcmp(buttons[i].label, "PNG"))
+			a.png = b;
 	}
 	a.connected = gtk_toggle_button_new_with_label("connected");
 	gtk_widget_set_tooltip_text(a.connected,
@@ -731,6 +772,10 @@ int main(int argc, char **argv)
 	g_signal_connect(a.search, "search-changed", G_CALLBACK(on_search),
 			 &a);
 	gtk_box_pack_end(GTK_BOX(bar), a.search, FALSE, FALSE, 0);
+	/* where the last picture went */
+	a.status = gtk_label_new("");
+	gtk_label_set_ellipsize(GTK_LABEL(a.status), PANGO_ELLIPSIZE_START);
+	gtk_box_pack_end(GTK_BOX(bar), a.status, TRUE, TRUE, 4);
 	gtk_box_pack_start(GTK_BOX(box), bar, FALSE, FALSE, 2);
 
 	GtkWidget *pane = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
