@@ -261,6 +261,33 @@
     }
     redraw();
   }, { passive: false });
+  // Touch: one finger drags (pans), two pinch (zoom around their middle).
+  let touch = null; // {x, y} of one finger, or {d, x} of two
+  const tpos = (t) => { const b = canvas.getBoundingClientRect(); return [t.clientX - b.left, t.clientY - b.top]; };
+  function touchState(e) {
+    const ts = e.touches;
+    if (ts.length === 1) { const [x, y] = tpos(ts[0]); return { x, y }; }
+    if (ts.length >= 2) {
+      const [x0, y0] = tpos(ts[0]), [x1, y1] = tpos(ts[1]);
+      return { d: Math.hypot(x1 - x0, y1 - y0), x: (x0 + x1) / 2 };
+    }
+    return null;
+  }
+  canvas.addEventListener('touchstart', (e) => { e.preventDefault(); touch = touchState(e); }, { passive: false });
+  canvas.addEventListener('touchmove', (e) => {
+    e.preventDefault();
+    const now = touchState(e);
+    if (!loaded || !now || !touch) { touch = now; return; }
+    if (now.d !== undefined && touch.d !== undefined && touch.d > 0) {
+      inst.exports.w_zoom(now.d / touch.d, now.x);
+    } else if (now.d === undefined && touch.d === undefined) {
+      inst.exports.w_pan(now.x - touch.x, now.y - touch.y);
+    }
+    touch = now;
+    redraw();
+  }, { passive: false });
+  canvas.addEventListener('touchend', (e) => { touch = touchState(e); });
+  canvas.addEventListener('touchcancel', () => { touch = null; });
   canvas.addEventListener('mousedown', (e) => { drag = [e.offsetX, e.offsetY]; moved = false; });
   window.addEventListener('mouseup', () => { drag = null; });
   canvas.addEventListener('mousemove', (e) => {
