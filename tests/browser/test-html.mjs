@@ -6,6 +6,7 @@
 // toggled one by one, a hostile label is shown as text and runs nothing,
 // and a dropped trace replaces the shown one.  Opened from file:// with every network request refused.
 // TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.
+import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -420,6 +421,16 @@ await test('sharp on a high-DPI screen: the canvas has devicePixelRatio pixels a
   // the same picture, four times the pixels (not one CSS pixel blown up)
   assert(red2 > 3 * red1 && red2 < 5 * red1, `red ${red1} at 1x, ${red2} at 2x`);
   await hi.close();
+});
+
+await test('the wasm is deflated in the page (and the page works: every test above)', async () => {
+  const html = fs.readFileSync(path.join(T, 'bad.html'), 'utf8');
+  const m = /<script type="application\/octet-stream" id="weft-wasm" data-coding="([a-z]*)">([^<]*)<\/script>/.exec(html);
+  assert(m, 'no wasm element');
+  const raw = fs.statSync(path.join(B, 'viewer/web/weft.wasm')).size;
+  const packed = Buffer.from(m[2], 'base64');
+  assert(m[1] === 'deflate' && packed.length < 0.6 * raw, `coding '${m[1]}', ${packed.length} bytes for ${raw}`);
+  assert(zlib.inflateSync(packed).equals(fs.readFileSync(path.join(B, 'viewer/web/weft.wasm'))), 'inflates to another wasm');
 });
 
 await test('no network', async () => { assert(external === 0, external + ' external requests'); });

@@ -397,9 +397,14 @@
     el.remove(); // (its text, a copy of the trace, goes)
     return t;
   }
+  const wasmCoding = $('weft-wasm').dataset.coding;
   const wasmText = text('weft-wasm'), name = dec.decode(bytes(text('weft-name')));
   progress(0, name + ': starting');
-  WebAssembly.instantiate(bytes(wasmText), { env, wasi_snapshot_preview1: wasi })
+  // (deflated by weft html: inflated by the browser first)
+  const wasmBytes = wasmCoding === 'deflate'
+    ? new Response(new Blob([bytes(wasmText)]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer()
+    : Promise.resolve(bytes(wasmText));
+  wasmBytes.then((b) => WebAssembly.instantiate(b, { env, wasi_snapshot_preview1: wasi }))
     .then((res) => {
       inst = res.instance;
       inst.exports._initialize();
