@@ -115,6 +115,7 @@ struct weft_view {
 	uint32_t ph_nst;
 
 	uint8_t *hlm; /* search matches */
+	uint32_t nhits; /* how many */
 	uint8_t *chm; /* the causal chain: enum weft_chain_flags */
 	char *query;  /* the search, re-applied to new threads */
 	uint32_t selected, chained, nchain;

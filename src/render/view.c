@@ -31,21 +31,42 @@ static int contains_ci(const char *hay, const char *needle)
 	return !n;
 }
 
-/* Marks the matches of the search among threads [from, nthreads). */
+/* Marks the matches of the search among threads [from, nthreads): its
+ * title, its kind, its failure message, any label it had and any note on
+ * it. */
 uint32_t weft__match(struct weft_view *v, uint32_t from)
 {
 	uint32_t hits = 0;
 	char title[256];
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(v->m, &nth);
 	for (uint32_t i = from; i < v->nthreads; i++) {
 		v->hlm[i] = 0;
 		if (!v->query || v->row[i] < 0)
 			continue;
 		weft_model_title(v->m, i, title, sizeof title);
-		if (contains_ci(title, v->query)) {
+		if (contains_ci(title, v->query) ||
+		    (th[i].kind &&
+		     contains_ci(weft_model_name(v->m, th[i].kind), v->query)) ||
+		    (th[i].message != WEFT_NONE &&
+		     contains_ci(weft_model_string(v->m, th[i].message),
+				 v->query))) {
 			v->hlm[i] = 1;
 			hits++;
 		}
 	}
+	uint32_t nl;
+	const struct weft_label *l = weft_model_labels(v->m, &nl);
+	for (uint32_t k = 0; v->query && k < nl; k++) {
+		uint32_t i = l[k].thread;
+		if (i < from || i >= v->nthreads || v->hlm[i] || v->row[i] < 0)
+			continue;
+		if (contains_ci(weft_model_string(v->m, l[k].text), v->query)) {
+			v->hlm[i] = 1;
+			hits++;
+		}
+	}
+	v->nhits = hits + (from ? v->nhits : 0);
 	return hits;
 }
 
@@ -346,6 +367,54 @@ uint32_t weft_view_search(struct weft_view *v, const char *text)
 	uint32_t hits = weft__match(v, 0);
 	weft__tset_build(v, &v->hl, v->hlm, NULL);
 	return hits;
+}
+
+uint32_t weft_view_matches(const struct weft_view *v)
+{
+	return v->query ? v->nhits : 0;
+}
+
+/* The matches in the order of their creation (then their index): the
+ * next one after the selected thread, or the previous one, round. */
+uint32_t weft_view_next_match(struct weft_view *v, int dir)
+{
+	if (!v->query)
+		return WEFT_NONE;
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(v->m, &nth);
+	uint32_t cur = v->selected;
+	uint32_t best = WEFT_NONE, wrap = WEFT_NONE;
+#define BEFORE(a, b)                                                           \
+	(th[a].t_create < th[b].t_create ||                                    \
+	 (th[a].t_create == th[b].t_create && (a) < (b)))
+	for (uint32_t i = 0; i < v->nthreads; i++) {
+		if (!v->hlm[i] || i == cur)
+			continue;
+		/* the first beyond the current one, and the first of all
+		 * (to go round) */
+		int beyond = cur == WEFT_NONE ||
+			     (dir > 0 ? BEFORE(cur, i) : BEFORE(i, cur));
+		if (beyond && (best == WEFT_NONE ||
+			       (dir > 0 ? BEFORE(i, best) : BEFORE(best, i))))
+			best = i;
+		if (wrap == WEFT_NONE ||
+		    (dir > 0 ? BEFORE(i, wrap) : BEFORE(wrap, i)))
+			wrap = i;
+	}
+#undef BEFORE
+	uint32_t t = best != WEFT_NONE ? best : wrap;
+	if (t == WEFT_NONE)
+		return cur != WEFT_NONE && v->hlm[cur] ? cur : WEFT_NONE;
+	weft_view_select(v, t);
+	/* zoomed to its lifetime (of a pending one: to its last mention),
+	 * with a fifth of it either side */
+	int64_t t0 = th[t].t_create, t1 = th[t].t_end;
+	if (t1 <= t0)
+		t1 = t0 + 1000;
+	int64_t pad = (t1 - t0) / 5 + 100;
+	weft_view_set_range(v, t0 - pad, t1 + pad);
+	weft_view_set_focus(v, weft_view_row(v, t));
+	return t;
 }
 
 void weft_view_select(struct weft_view *v, uint32_t t)

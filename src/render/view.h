@@ -65,9 +65,17 @@ int weft_view_header_row(const struct weft_view *v, uint32_t process);
 void weft_view_collapse(struct weft_view *v, uint32_t process, int on);
 int weft_view_collapsed(const struct weft_view *v, uint32_t process);
 
-/* Highlights every thread whose title contains `text` (case-insensitive;
- * NULL or "" clears).  Returns how many match. */
+/* Highlights every thread whose title, kind, failure message, any label
+ * or any note contains `text` (case-insensitive; NULL or "" clears).
+ * Returns how many match. */
 uint32_t weft_view_search(struct weft_view *v, const char *text);
+/* How many threads the search matches now (a live trace adds some). */
+uint32_t weft_view_matches(const struct weft_view *v);
+/* Goes to the next match (dir > 0) or the previous one (dir < 0), in
+ * creation order from the selected thread, round: selects it, zooms to
+ * its lifetime and brings its row into focus.  Returns it, or WEFT_NONE
+ * when nothing matches. */
+uint32_t weft_view_next_match(struct weft_view *v, int dir);
 /* The thread drawn nearest pixel (x, y), within a few pixels, or
  * WEFT_NONE. */
 uint32_t weft_view_pick(struct weft_view *v, double x, double y);

@@ -42,7 +42,7 @@ fs.writeFileSync(path.join(T, 'c.c'),
 run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'c.c', '-L' + B, '-lweft',
   '-Wl,-rpath,' + B, '-o', 'c'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
 run(path.join(T, 'c'), [], { WEFT_FILE: 'c.weft' });
-for (const t of ['bad', 'h', 'c']) run(W, ['html', t + '.weft', '-o', t + '.html']);
+for (const t of ['bad', 'h', 'c', 'other']) run(W, ['html', t + '.weft', '-o', t + '.html']);
 // a run of two processes (uv-echo-split: a server and the client it spawns)
 const split = path.join(B, 'examples/uv-echo-split');
 if (fs.existsSync(split)) {
@@ -205,6 +205,41 @@ await test('search highlights as you type', async () => {
   assert(await pixels(page, [255, 255, 0]) > 200, 'no yellow highlight');
   await page.fill('#search', '');
   await frame(page);
+});
+
+await test('search matches kinds, notes and failure messages; Enter, Shift+Enter, n, N go to the matches', async () => {
+  const o = (await open('other')).page;
+  const count = async (q) => { await o.fill('#search', q); await frame(o); return o.textContent('#matches'); };
+  // all-events: "working hard" is a note on two workers (no label has
+  // it), one failed with "disk on fire", "worker" is a kind
+  assert(await count('working hard') === '2 matches', 'notes: ' + await o.textContent('#matches'));
+  assert(await count('disk on fire') === '1 match', 'failure: ' + await o.textContent('#matches'));
+  const kinds = await count('worker');
+  assert(/^[1-9]\d* match/.test(kinds), 'kind: ' + kinds);
+  // Enter in the box: the first match, selected and zoomed to; again,
+  // the second; Shift+Enter back; n, N from the page the same
+  await count('working hard');
+  const [a0, a1] = await range(o);
+  await o.press('#search', 'Enter');
+  await frame(o);
+  const first = await o.textContent('#inspector');
+  const [b0, b1] = await range(o);
+  assert(/working hard/.test(first) && b1 - b0 < a1 - a0, 'Enter: ' + first.split('\n')[0] + ` ${a0}..${a1} -> ${b0}..${b1}`);
+  await o.press('#search', 'Enter');
+  await frame(o);
+  const second = await o.textContent('#inspector');
+  assert(/working hard/.test(second) && second.split('\n')[0] !== first.split('\n')[0], 'second: ' + second.split('\n')[0]);
+  await o.press('#search', 'Shift+Enter');
+  await frame(o);
+  assert((await o.textContent('#inspector')).split('\n')[0] === first.split('\n')[0], 'Shift+Enter did not go back');
+  await o.evaluate(() => document.activeElement.blur());
+  await o.keyboard.press('n');
+  await frame(o);
+  assert((await o.textContent('#inspector')).split('\n')[0] === second.split('\n')[0], 'n did not go on');
+  await o.keyboard.press('Shift+N');
+  await frame(o);
+  assert((await o.textContent('#inspector')).split('\n')[0] === first.split('\n')[0], 'N did not go back');
+  await o.close();
 });
 
 await test('clicking a thread fills the inspector', async () => {

@@ -161,7 +161,7 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
 	# the counters menu: one check per counter
-	WEFT_VIEW_ECHO=1 "$W" view all.weft 2>ui2.log &
+	WEFT_VIEW_ECHO=1 WEFT_VIEW_SEARCH="working hard" "$W" view all.weft 2>ui2.log &
 	vp=$!
 	"$XD" wait "all.weft - weft" 20
 	sleep 1
@@ -176,6 +176,21 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	a=$("$PC" c1.png 255 102 102) b=$("$PC" c2.png 255 102 102)
 	grep -q "^counter busy-workers: off$" ui2.log && [ "$a" -gt 500 ] && [ "$b" -lt $((a / 4)) ]
 	res $? "the counters menu hides a counter" "plot $a -> $b: $(tail -3 ui2.log)"
+	# the search matches notes ("working hard": two workers'), with its
+	# count; n, N go to the next and previous match (Esc closes the
+	# counters menu, still open)
+	"$XD" key Escape
+	sleep 0.3
+	"$XD" key n
+	sleep 0.4
+	"$XD" key n
+	sleep 0.4
+	"$XD" key N
+	sleep 0.4
+	m=$(grep "^match: " ui2.log | cut -d, -f1 | tr '\n' '|')
+	IFS='|' read -r m1 m2 m3 <<<"$m"
+	grep -q "^search: 2 matches$" ui2.log && [ -n "$m1" ] && [ "$m1" != "$m2" ] && [ "$m3" = "$m1" ]
+	res $? "search matches notes, says how many; n and N go through the matches" "$(grep -E '^(search|match)' ui2.log | tr '\n' ' ')"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
 	# Following a trace still being written: one viewer, opened while

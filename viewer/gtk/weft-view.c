@@ -53,7 +53,7 @@ struct app {
 	struct weft_model *m;
 	struct weft_view *v;
 	GtkWidget *win, *area, *search, *inspector, *counters, *counter_box;
-	GtkWidget *connected, *depth, *png, *status;
+	GtkWidget *connected, *depth, *png, *status, *matches;
 	uint32_t ncounters; /* in the counters menu */
 	double drag_x, drag_y, press_x, press_y;
 	int dragging, moved, live, echo;
@@ -251,6 +251,8 @@ enum key_do {
 	K_CONNECTED,
 	K_CLEAR,
 	K_HELP,
+	K_NEXT_MATCH,
+	K_PREV_MATCH,
 };
 
 static const struct key {
@@ -279,9 +281,28 @@ static const struct key {
 	{GDK_KEY_2, K_DEPTH, NULL, NULL},
 	{GDK_KEY_3, K_DEPTH, NULL, NULL},
 	{GDK_KEY_0, K_DEPTH, NULL, NULL},
+	{GDK_KEY_n, K_NEXT_MATCH, "n  Enter", "the next match of the search"},
+	{GDK_KEY_N, K_PREV_MATCH, "N  Shift+Enter", "the previous match"},
 	{GDK_KEY_Escape, K_CLEAR, "Esc", "clear the selection and the search"},
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
 };
+
+/* n, N, Enter in the search box: the next or previous match, selected,
+ * zoomed to and in focus. */
+static void go_match(struct app *a, int dir)
+{
+	uint32_t t = weft_view_next_match(a->v, dir);
+	if (t == WEFT_NONE)
+		return;
+	inspect(a, t);
+	char title[256];
+	int64_t t0, t1;
+	weft_view_range(a->v, &t0, &t1);
+	echo(a, "match: %s, range: %lld %lld",
+	     weft_model_title(a->m, t, title, sizeof title), (long long)t0,
+	     (long long)t1);
+	redraw(a);
+}
 
 /* The help: the table's actions, one a line. */
 static void help_toggle(struct app *a)
@@ -331,6 +352,12 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 	(void)w;
 	if (e->state & (GDK_CONTROL_MASK | GDK_MOD1_MASK))
 		return FALSE;
+	if ((e->keyval == GDK_KEY_Return || e->keyval == GDK_KEY_KP_Enter) &&
+	    gtk_widget_has_focus(a->search)) {
+		/* in the search box: the next match, or the previous one */
+		go_match(a, e->state & GDK_SHIFT_MASK ? -1 : 1);
+		return TRUE;
+	}
 	const struct key *k = NULL;
 	for (size_t i = 0; i < sizeof keys / sizeof *keys && !k; i++)
 		if (keys[i].key == e->keyval)
@@ -388,6 +415,10 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 	case K_HELP:
 		help_toggle(a);
 		return TRUE;
+	case K_NEXT_MATCH:
+	case K_PREV_MATCH:
+		go_match(a, k->what == K_NEXT_MATCH ? 1 : -1);
+		return TRUE;
 	}
 	int64_t t0, t1;
 	weft_view_range(a->v, &t0, &t1);
@@ -400,7 +431,13 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 static void on_search(GtkSearchEntry *e, gpointer data)
 {
 	struct app *a = data;
-	weft_view_search(a->v, gtk_entry_get_text(GTK_ENTRY(e)));
+	const char *q = gtk_entry_get_text(GTK_ENTRY(e));
+	uint32_t n = weft_view_search(a->v, q);
+	char said[64] = "";
+	if (*q)
+		snprintf(said, sizeof said, "%u match%s", n, n == 1 ? "" : "es");
+	gtk_label_set_text(GTK_LABEL(a->matches), said);
+	echo(a, "search: %s", *q ? said : "none");
 	redraw(a);
 }
 
@@ -630,6 +667,13 @@ static gboolean on_tick(gpointer data)
 	long n = weft_model_update(a->m);
 	if (n > 0) {
 		weft_view_model_changed(a->v);
+		if (*gtk_entry_get_text(GTK_ENTRY(a->search))) {
+			uint32_t k = weft_view_matches(a->v);
+			char said[64];
+			snprintf(said, sizeof said, "%u match%s", k,
+				 k == 1 ? "" : "es");
+			gtk_label_set_text(GTK_LABEL(a->matches), said);
+		}
 		counters_menu(a);
 		redraw(a);
 	}
@@ -771,6 +815,8 @@ int main(int argc, char **argv)
 	a.search = gtk_search_entry_new();
 	g_signal_connect(a.search, "search-changed", G_CALLBACK(on_search),
 			 &a);
+	a.matches = gtk_label_new("");
+	gtk_box_pack_end(GTK_BOX(bar), a.matches, FALSE, FALSE, 4);
 	gtk_box_pack_end(GTK_BOX(bar), a.search, FALSE, FALSE, 0);
 	/* where the last picture went */
 	a.status = gtk_label_new("");

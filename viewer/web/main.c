@@ -404,6 +404,21 @@ EXPORT(w_dblclick) const char *w_dblclick(double x, double y)
 	return describe(t);
 }
 
+/* n, N, Enter: the next (dir 1) or previous (-1) match of the search,
+ * selected and zoomed to; described, or null. */
+EXPORT(w_next_match) const char *w_next_match(int dir)
+{
+	if (!view)
+		return "null";
+	return describe(weft_view_next_match(view, dir));
+}
+
+/* How many threads the search matches now. */
+EXPORT(w_matches) int w_matches(void)
+{
+	return view ? (int)weft_view_matches(view) : 0;
+}
+
 /* Esc: no selection, no chain (the page clears its search box). */
 EXPORT(w_clear) void w_clear(void)
 {

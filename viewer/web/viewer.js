@@ -316,6 +316,7 @@
     { keys: ['pagedown'], run: () => inst.exports.w_focus(10) },
     { keys: ['c'], names: 'C', help: 'only the causal chain, and back', run: () => { $('connected').click(); return true; } },
     { keys: ['1', '2', '3', '0'], names: '1 2 3 0', help: "the chain's depth: 1, 2, 3 arrows, all", run: (k) => { depth(Number(k)); return true; } },
+    { keys: ['n'], names: 'n  Enter', help: 'the next match of the search (N, Shift+Enter: the previous)', run: (k, e) => { goMatch(e.shiftKey ? -1 : 1); return true; } },
     { keys: ['escape'], names: 'Esc', help: 'clear the selection and the search', run: () => { clearAll(); return true; } },
     { keys: ['?'], names: '?', help: 'show or hide these keys', run: () => { help(); return true; } },
   ];
@@ -343,6 +344,13 @@
     el.hidden = on === undefined ? !el.hidden : !on;
   }
 
+  // The next (1) or previous (-1) match: selected, zoomed to, inspected.
+  function goMatch(dir) {
+    const j = JSON.parse(str(inst.exports.w_next_match(dir)));
+    if (j) $('inspector').textContent = j.text;
+    redraw();
+  }
+
   function clearAll() {
     help(false);
     inst.exports.w_clear();
@@ -364,11 +372,15 @@
   window.addEventListener('keydown', (e) => {
     if (!loaded || e.ctrlKey || e.metaKey || e.altKey) return;
     const k = e.key.toLowerCase();
-    if (e.target === $('search') && k !== 'escape') return;
+    if (e.target === $('search')) {
+      // the search box takes text: Enter goes to a match, Esc clears
+      if (k === 'enter') { e.preventDefault(); goMatch(e.shiftKey ? -1 : 1); }
+      if (k !== 'escape') return;
+    }
     const entry = KEYS.find((x) => x.keys.includes(k));
     if (!entry) return;
     e.preventDefault();
-    if (!entry.run(k)) redraw();
+    if (!entry.run(k, e)) redraw();
   });
   $('zoomin').onclick = () => { inst.exports.w_zoom(1.25, canvas.clientWidth / 2); redraw(); };
   $('zoomout').onclick = () => { inst.exports.w_zoom(0.8, canvas.clientWidth / 2); redraw(); };
