@@ -18,7 +18,7 @@
 
 #include "view-internal.h"
 
-static const char *dur_str(char *buf, size_t cap, double ns)
+const char *weft__dur_str(char *buf, size_t cap, double ns)
 {
 	if (ns < 1e3)
 		snprintf(buf, cap, "%.0f ns", ns);
@@ -48,7 +48,7 @@ static void draw_grid(struct weft_view *v, struct pen *p)
 	}
 	char d[32], buf[64];
 	snprintf(buf, sizeof buf, "each grid division: %s",
-		 dur_str(d, sizeof d, step));
+		 weft__dur_str(d, sizeof d, step));
 	color(p, 0.35, 0.35, 0.35, 1);
 	text(p, LEFT, v->h - 4, buf);
 	if (v->fk < v->nrows) {

@@ -15,6 +15,7 @@
  *   draw-arrows.c    arrows by kind
  *   draw-text.c      labels and notes
  *   draw-counters.c  counters
+ *   hover.c          what the pointer is over: a thread's tooltip
  */
 #ifndef WEFT_VIEW_INTERNAL_H
 #define WEFT_VIEW_INTERNAL_H
@@ -394,5 +395,8 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 		       const struct weft_thread *th, double right);
 void weft__draw_notes(struct weft_view *v, struct pen *p);
 void weft__draw_counters(struct weft_view *v, struct pen *p, double right);
+
+/* draw.c: a duration for people ("850 ns", "12.5 us", "3.2 ms"). */
+const char *weft__dur_str(char *buf, size_t cap, double ns);
 
 #endif

@@ -224,7 +224,10 @@ await test('search matches kinds, notes and failure messages; Enter, Shift+Enter
   await frame(o);
   const first = await o.textContent('#inspector');
   const [b0, b1] = await range(o);
-  assert(/working hard/.test(first) && b1 - b0 < a1 - a0, 'Enter: ' + first.split('\n')[0] + ` ${a0}..${a1} -> ${b0}..${b1}`);
+  // (zoomed to the match: its creation in view, however long it lived)
+  const created = Number(/\ncreated ([0-9.]+) s/.exec(first)[1]) * 1e9;
+  assert(/working hard/.test(first) && b0 <= created && created <= b1,
+    'Enter: ' + first.split('\n')[0] + ` created ${created}, ${a0}..${a1} -> ${b0}..${b1}`);
   await o.press('#search', 'Enter');
   await frame(o);
   const second = await o.textContent('#inspector');
@@ -240,6 +243,19 @@ await test('search matches kinds, notes and failure messages; Enter, Shift+Enter
   await frame(o);
   assert((await o.textContent('#inspector')).split('\n')[0] === first.split('\n')[0], 'N did not go back');
   await o.close();
+});
+
+await test('hovering a thread shows its tooltip: kind, lifetime, running time, how it ended', async () => {
+  const r = await page.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top]; });
+  // main (row 1): a should-resolve thread that never resolved
+  await page.mouse.move(r[0] + await lineX(page, 1), r[1] + 18 + 26 * 1 + 13);
+  await frame(page);
+  assert(await page.isVisible('#tip'), 'no tooltip');
+  const t = await page.textContent('#tip');
+  assert(/^main\ntask, seen for [0-9.]+ [nuµm]?s, ran [0-9.]+ [nuµm]?s\nshould resolve, never did$/.test(t), t);
+  await page.mouse.move(r[0] + 5, r[1] + 590);
+  await frame(page);
+  assert(await page.isHidden('#tip'), 'tooltip stays off the threads');
 });
 
 await test('clicking a thread fills the inspector', async () => {

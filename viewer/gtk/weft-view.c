@@ -9,6 +9,8 @@
  *   F, "fit"                    the whole trace
  *   ?                           the keys (the table `keys`)
  *   Esc                         clear the selection, chain and search
+ *   hover                       a thread's tooltip: kind, lifetime,
+ *                               running time, how it ended
  *   click                       select a thread (on release, if the
  *                               pointer did not move): the inspector
  *                               shows it
@@ -346,6 +348,28 @@ static void help_toggle(struct app *a)
 /* On the window, so that keys work wherever the focus is (a toolbar
  * button has it at start) -- but in the search box, which takes text,
  * only Esc. */
+/* Hovering a thread: its tooltip (kind, lifetime, running, how it
+ * ended). */
+static gboolean on_tooltip(GtkWidget *w, gint x, gint y, gboolean kb,
+			   GtkTooltip *tip, gpointer data)
+{
+	struct app *a = data;
+	(void)w;
+	if (kb || a->dragging)
+		return FALSE;
+	uint32_t t = weft_view_pick(a->v, x, y);
+	if (t == WEFT_NONE)
+		return FALSE;
+	char buf[600];
+	weft_view_tooltip(a->v, t, buf, sizeof buf);
+	gchar *text = g_utf8_make_valid(buf, -1);
+	gtk_tooltip_set_text(tip, text);
+	char *nl = strchr(text, '\n');
+	echo(a, "tooltip: %s", nl ? nl + 1 : text);
+	g_free(text);
+	return TRUE;
+}
+
 static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 {
 	struct app *a = data;
@@ -834,6 +858,8 @@ int main(int argc, char **argv)
 					      GDK_POINTER_MOTION_MASK |
 					      GDK_KEY_PRESS_MASK);
 	g_signal_connect(a.area, "draw", G_CALLBACK(on_draw), &a);
+	gtk_widget_set_has_tooltip(a.area, TRUE);
+	g_signal_connect(a.area, "query-tooltip", G_CALLBACK(on_tooltip), &a);
 	g_signal_connect(a.area, "scroll-event", G_CALLBACK(on_scroll), &a);
 	g_signal_connect(a.area, "button-press-event", G_CALLBACK(on_press),
 			 &a);

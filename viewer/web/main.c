@@ -419,6 +419,18 @@ EXPORT(w_matches) int w_matches(void)
 	return view ? (int)weft_view_matches(view) : 0;
 }
 
+/* The tooltip of the thread at (x, y), or "". */
+EXPORT(w_tooltip) const char *w_tooltip(double x, double y)
+{
+	if (!view)
+		return "";
+	uint32_t t = weft_view_pick(view, x, y);
+	if (t == WEFT_NONE)
+		return "";
+	weft_view_tooltip(view, t, about, sizeof about);
+	return about;
+}
+
 /* Esc: no selection, no chain (the page clears its search box). */
 EXPORT(w_clear) void w_clear(void)
 {

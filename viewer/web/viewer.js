@@ -290,7 +290,19 @@
   canvas.addEventListener('touchcancel', () => { touch = null; });
   canvas.addEventListener('mousedown', (e) => { drag = [e.offsetX, e.offsetY]; moved = false; });
   window.addEventListener('mouseup', () => { drag = null; });
+  // Hovering a thread: its tooltip near the pointer.
+  function tip(e) {
+    const el = $('tip');
+    const t = loaded && !drag ? str(inst.exports.w_tooltip(e.offsetX, e.offsetY)) : '';
+    el.hidden = !t;
+    if (!t) return;
+    el.textContent = t;
+    el.style.left = (canvas.offsetLeft + e.offsetX + 14) + 'px';
+    el.style.top = (canvas.offsetTop + e.offsetY + 14) + 'px';
+  }
+  canvas.addEventListener('mouseleave', () => { $('tip').hidden = true; });
   canvas.addEventListener('mousemove', (e) => {
+    tip(e);
     if (!drag) return;
     const dx = e.offsetX - drag[0], dy = e.offsetY - drag[1];
     if (Math.abs(dx) + Math.abs(dy) > 2) moved = true;
