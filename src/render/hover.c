@@ -30,11 +30,10 @@ size_t weft_view_tooltip(const struct weft_view *v, uint32_t t, char *buf,
 	double running = 0;
 	for (uint32_t i = 0; i < k; i++)
 		running += (double)(r[ri[i]].t1 - r[ri[i]].t0);
-	const char *how =
-		x->end != WEFT_END_PENDING ? weft_end_name(x->end)
-		: x->flags & WEFT_THREAD_SHOULD_RESOLVE
-			? "should resolve, never did"
-			: "still pending at the end";
+	const char *how = x->end != WEFT_END_PENDING ? weft_end_name(x->end)
+			  : x->flags & WEFT_THREAD_SHOULD_RESOLVE
+				  ? "should resolve, never did"
+				  : "still pending at the end";
 	int len = snprintf(
 		buf, cap, "%s\n%s, %s %s, ran %s\n%s%s%s", title,
 		x->kind ? weft_model_name(v->m, x->kind) : "(no kind)",

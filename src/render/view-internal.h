@@ -115,10 +115,10 @@ struct weft_view {
 	int64_t *ph_t1;		    /* their ends, side by side */
 	uint32_t ph_nst;
 
-	uint8_t *hlm; /* search matches */
+	uint8_t *hlm;	/* search matches */
 	uint32_t nhits; /* how many */
-	uint8_t *chm; /* the causal chain: enum weft_chain_flags */
-	char *query;  /* the search, re-applied to new threads */
+	uint8_t *chm;	/* the causal chain: enum weft_chain_flags */
+	char *query;	/* the search, re-applied to new threads */
 	uint32_t selected, chained, nchain;
 	int depth; /* of the chain: 1, 2, 3... WEFT_CHAIN_ALL */
 	int only_chain;

@@ -47,7 +47,8 @@ uint32_t weft__match(struct weft_view *v, uint32_t from)
 		weft_model_title(v->m, i, title, sizeof title);
 		if (contains_ci(title, v->query) ||
 		    (th[i].kind &&
-		     contains_ci(weft_model_name(v->m, th[i].kind), v->query)) ||
+		     contains_ci(weft_model_name(v->m, th[i].kind),
+				 v->query)) ||
 		    (th[i].message != WEFT_NONE &&
 		     contains_ci(weft_model_string(v->m, th[i].message),
 				 v->query))) {

@@ -82,8 +82,8 @@ uint32_t weft_view_pick(struct weft_view *v, double x, double y);
 /* A thread's tooltip: its title; its kind, lifetime and running time;
  * how it ended (with its failure message).  Writes at most `cap` bytes,
  * NUL included; returns the whole length. */
-size_t weft_view_tooltip(const struct weft_view *v, uint32_t thread,
-			 char *buf, size_t cap);
+size_t weft_view_tooltip(const struct weft_view *v, uint32_t thread, char *buf,
+			 size_t cap);
 /* Selects a thread (WEFT_NONE: none): it is outlined. */
 void weft_view_select(struct weft_view *v, uint32_t thread);
 uint32_t weft_view_selected(const struct weft_view *v);
