@@ -90,6 +90,29 @@ static char *asset(const char *name, const char *built, size_t *len)
 	return slurp_file(p, len);
 }
 
+/* `n` bytes deflated at `level` (zlib's format, as DecompressionStream
+ * ("deflate") reads it) into a new buffer of *out bytes; NULL without
+ * zlib or memory (the page then carries them as they are). */
+static unsigned char *deflated(const unsigned char *p, size_t n, int level,
+			       size_t *out)
+{
+#ifdef WEFT_HAVE_ZLIB
+	uLongf bound = compressBound((uLong)n);
+	unsigned char *z = malloc(bound);
+	if (z && compress2(z, &bound, p, (uLong)n, level) == Z_OK) {
+		*out = bound;
+		return z;
+	}
+	free(z);
+#else
+	(void)p;
+	(void)n;
+	(void)level;
+#endif
+	*out = 0;
+	return NULL;
+}
+
 int cmd_html(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -149,37 +172,13 @@ int cmd_html(int argc, char **argv)
 			     "without wasm? WEFT_HTML_ASSETS names them)"),
 		       1;
 	}
-	unsigned char *packed = NULL;
-	size_t pl = 0;
-	const char *coding = "";
-#ifdef WEFT_HAVE_ZLIB
-	uLongf bound = compressBound((uLong)tl);
-	packed = malloc(bound);
-	if (packed && compress2(packed, &bound, trace, (uLong)tl, 1) == Z_OK) {
-		pl = bound;
-		coding = "deflate";
-	} else {
-		free(packed);
-		packed = NULL;
-	}
-#endif
-	/* the viewer's wasm, deflated too: a third of its size in every
-	 * page (the browser inflates it before compiling it) */
-	unsigned char *wpacked = NULL;
-	size_t wpl = 0;
-	const char *wcoding = "";
-#ifdef WEFT_HAVE_ZLIB
-	uLongf wbound = compressBound((uLong)wl);
-	wpacked = malloc(wbound);
-	if (wpacked && compress2(wpacked, &wbound, (unsigned char *)wasm,
-				 (uLong)wl, 9) == Z_OK) {
-		wpl = wbound;
-		wcoding = "deflate";
-	} else {
-		free(wpacked);
-		wpacked = NULL;
-	}
-#endif
+	/* the trace, and the viewer's wasm (a third of its size in every
+	 * page), deflated: the browser inflates them */
+	size_t pl = 0, wpl = 0;
+	unsigned char *packed = deflated(trace, tl, 1, &pl);
+	unsigned char *wpacked = deflated((unsigned char *)wasm, wl, 9, &wpl);
+	const char *coding = packed ? "deflate" : "";
+	const char *wcoding = wpacked ? "deflate" : "";
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f) {
 		free(wpacked);
