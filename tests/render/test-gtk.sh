@@ -199,63 +199,50 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	res $? "search matches notes, says how many; n and N go through the matches" "$(grep -E '^(search|match)' ui2.log | tr '\n' ' ')"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
+	# follow NAME TITLE MIN TRACE...: a viewer of the traces the tickers
+	# $tickers write, searching for "done" (the label of the thread a
+	# ticker creates last): no yellow while the last ticker runs, more
+	# than MIN pixels of it in the same window once they all ended.  Says
+	# what it saw in $why.
+	follow() {
+		local name=$1 title=$2 min=$3 y1 y2=0 alive vp
+		shift 3
+		WEFT_VIEW_SEARCH=done "$W" view "$@" 2>"$name.log" &
+		vp=$!
+		"$XD" wait "$title" 20
+		sleep 0.6
+		"$XD" shot "${name}1.png"
+		kill -0 "${tickers[-1]}" 2>/dev/null
+		alive=$?
+		y1=$("$PC" "${name}1.png" 255 255 0)
+		wait "${tickers[@]}"
+		for _ in $(seq 20); do
+			sleep 0.5
+			"$XD" shot "${name}2.png"
+			y2=$("$PC" "${name}2.png" 255 255 0)
+			[ "$y2" -gt "$min" ] && break
+		done
+		kill $vp 2>/dev/null
+		wait $vp 2>/dev/null
+		why="ticker alive at the first look: $([ $alive = 0 ] && echo yes || echo no), yellow $y1 -> $y2: $(cat "$name.log")"
+		[ $alive = 0 ] && [ "$y1" = 0 ] && [ "$y2" -gt "$min" ]
+	}
 	# Following a trace still being written: one viewer, opened while
-	# the ticker runs, searching for "done" -- the label of the thread the
-	# ticker creates last.  Not there while the ticker runs; then, in the
-	# same window, drawn in the search's yellow once the ticker ends.
+	# the ticker runs.
 	WEFT_FILE=live.weft "$WEFT_BUILD/examples/ticker" 6 >/dev/null &
-	tp=$!
+	tickers=($!)
 	sleep 0.3
-	WEFT_VIEW_SEARCH=done "$W" view live.weft 2>ui3.log &
-	vp=$!
-	"$XD" wait "live.weft - weft" 20
-	sleep 0.6
-	"$XD" shot f1.png
-	kill -0 $tp 2>/dev/null
-	alive=$?
-	y1=$("$PC" f1.png 255 255 0)
-	wait $tp
-	y2=0
-	for _ in $(seq 20); do
-		sleep 0.5
-		"$XD" shot f2.png
-		y2=$("$PC" f2.png 255 255 0)
-		[ "$y2" -gt 20 ] && break
-	done
-	[ $alive = 0 ] && [ "$y1" = 0 ] && [ "$y2" -gt 20 ]
-	res $? "follows a live trace: the thread written last appears in the same window" \
-		"ticker alive at the first look: $([ $alive = 0 ] && echo yes || echo no), yellow $y1 -> $y2"
-	kill $vp 2>/dev/null
-	wait $vp 2>/dev/null
+	follow f "live.weft - weft" 20 live.weft
+	res $? "follows a live trace: the thread written last appears in the same window" "$why"
 	# Several traces followed together: two tickers, each its own ring,
-	# one viewer of both; the "done" threads they create last appear
-	# in it once they end (it is not a copy made at the start).
+	# one viewer of both (not a copy made at the start).
 	WEFT_FILE=live1.weft "$WEFT_BUILD/examples/ticker" 4 >/dev/null &
-	tp1=$!
+	tickers=($!)
 	WEFT_FILE=live2.weft "$WEFT_BUILD/examples/ticker" 5 >/dev/null &
-	tp=$!
+	tickers+=($!)
 	sleep 0.3
-	WEFT_VIEW_SEARCH=done "$W" view live1.weft live2.weft 2>ui5.log &
-	vp=$!
-	"$XD" wait "live1.weft (and 1 more) - weft" 20
-	sleep 0.6
-	"$XD" shot g1.png
-	kill -0 $tp 2>/dev/null
-	alive=$?
-	y1=$("$PC" g1.png 255 255 0)
-	wait $tp1 $tp
-	y2=0
-	for _ in $(seq 20); do
-		sleep 0.5
-		"$XD" shot g2.png
-		y2=$("$PC" g2.png 255 255 0)
-		[ "$y2" -gt 40 ] && break
-	done
-	[ $alive = 0 ] && [ "$y1" = 0 ] && [ "$y2" -gt 40 ]
-	res $? "follows two live traces in one window" \
-		"tickers alive at the first look: $([ $alive = 0 ] && echo yes || echo no), yellow $y1 -> $y2: $(cat ui5.log)"
-	kill $vp 2>/dev/null
-	wait $vp 2>/dev/null
+	follow g "live1.weft (and 1 more) - weft" 40 live1.weft live2.weft
+	res $? "follows two live traces in one window" "$why"
 	# A run of two processes (uv-echo-split: a server and the client it
 	# spawns): a header each; a click on the client's collapses its rows
 	# (the band stays), another opens them again
