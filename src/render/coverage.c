@@ -159,8 +159,8 @@ void weft__mpen_end(struct mpen *mp)
 	int bx0 = W, by0 = H, bx1 = 0, by1 = 0;
 	for (size_t i = 0; i < mp->n; i++) {
 		struct mbox *b = &v->mboxes[i];
-		int x0 = (int)lround(b->x0), x1 = (int)lround(b->x1);
-		int y0 = (int)lround(b->y0), y1 = (int)lround(b->y1);
+		int x0 = px_round(b->x0), x1 = px_round(b->x1);
+		int y0 = px_round(b->y0), y1 = px_round(b->y1);
 		x1 = x1 > x0 ? x1 : x0 + 1;
 		y1 = y1 > y0 ? y1 : y0 + 1;
 		x0 = x0 < 0 ? 0 : x0;

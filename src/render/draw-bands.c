@@ -20,7 +20,7 @@
 /* The shade of column c: 0 (none) to BAND_STEPS (covered). */
 static int band_step(const struct weft_view *v, int c)
 {
-	int q = (int)lround(v->bcov[c] * BAND_STEPS);
+	int q = px_round(v->bcov[c] * BAND_STEPS);
 	return q > BAND_STEPS ? BAND_STEPS : q;
 }
 

@@ -312,43 +312,73 @@ static void draw_clines(struct walk *k)
 	k->nclines = 0;
 }
 
-/* Whether any bucket in [b0, b1] of a bitmap is set. */
-static int any_bit(const uint64_t *bits, int b0, int b1)
+/* The first bucket at or after b of a bitmap that is set (`set`) or
+ * clear (!set), or OCC_BUCKETS. */
+static int next_bit(const uint64_t *bits, int b, int set)
 {
-	for (int w = b0 >> 6; w <= b1 >> 6; w++) {
-		uint64_t m = bits[w];
-		if (w == b0 >> 6)
-			m &= ~0ull << (b0 & 63);
-		if (w == b1 >> 6 && (b1 & 63) != 63)
-			m &= (1ull << ((b1 & 63) + 1)) - 1;
-		if (m)
-			return 1;
+	if (b >= OCC_BUCKETS)
+		return OCC_BUCKETS;
+	uint64_t flip = set ? 0 : ~0ull;
+	int w = b >> 6;
+	uint64_t m = (bits[w] ^ flip) & (~0ull << (b & 63));
+	while (!m) {
+		if (++w == OCC_WORDS)
+			return OCC_BUCKETS;
+		m = bits[w] ^ flip;
 	}
-	return 0;
+	return w * 64 + __builtin_ctzll(m);
+}
+
+/* The columns that show the buckets of the bitmaps, zoomed out (a
+ * column spans a bucket or more): a run of buckets [b, e] is shown by
+ * the columns [lo[b], hi[e]] (empty when lo[b] > hi[e]).  lo[b] is the
+ * first column that ends at or after bucket b, hi[b] the last that
+ * starts at or before it: both grow with b, as the columns do. */
+struct bucket_cols {
+	int16_t lo[OCC_BUCKETS], hi[OCC_BUCKETS];
+	int16_t c0[16384], c1[16384]; /* each column's buckets */
+};
+
+static void bucket_cols(const struct weft_view *v, int ncol,
+			struct bucket_cols *bc)
+{
+	double per = (double)OCC_BUCKETS / (double)v->occ_span;
+	int first = -1, last = -1;
+	for (int c = 0; c < ncol; c++) {
+		double ta = (double)(tof(v, c * v->cs) - v->occ_t0) * per;
+		double tb = (double)(tof(v, (c + 1) * v->cs) - v->occ_t0) * per;
+		if (tb < 0 || ta >= OCC_BUCKETS)
+			continue; /* outside the trace */
+		bc->c0[c] = (int16_t)(ta < 0 ? 0 : (int)ta);
+		bc->c1[c] = (int16_t)(tb >= OCC_BUCKETS ? OCC_BUCKETS - 1
+							: (int)tb);
+		first = first < 0 ? c : first;
+		last = c;
+	}
+	int b = 0;
+	for (int c = first; c >= 0 && c <= last; c++)
+		while (b <= bc->c1[c])
+			bc->lo[b++] = (int16_t)c;
+	while (b < OCC_BUCKETS)
+		bc->lo[b++] = (int16_t)ncol;
+	b = OCC_BUCKETS - 1;
+	for (int c = last; c >= 0 && c >= first; c--)
+		while (b >= 0 && b >= bc->c0[c])
+			bc->hi[b--] = (int16_t)c;
+	while (b >= 0)
+		bc->hi[b--] = -1;
 }
 
 /* The squeezed rows' outlines zoomed out, from the rows' occupancy
- * bitmaps: the rows that share a pixel row ORed together, then each
- * pixel column covered where one of its buckets is. */
+ * bitmaps: the rows that share a pixel row ORed together, then each run
+ * of set buckets covers the columns that show it. */
 static void squeezed_from_bitmaps(struct walk *k)
 {
 	struct weft_view *v = k->v;
 	uint64_t acc[OCC_WORDS];
-	int iy_acc = -1;
-	double per = (double)OCC_BUCKETS / (double)v->occ_span;
-	/* each column's buckets, once (-1: outside the trace) */
-	static int16_t cb[2][16384 + 2];
-	for (int c = 0; c < v->covw && c < 16384; c++) {
-		double ta = (double)(tof(v, c * v->cs) - v->occ_t0) * per;
-		double tb = (double)(tof(v, (c + 1) * v->cs) - v->occ_t0) * per;
-		if (tb < 0 || ta >= OCC_BUCKETS) {
-			cb[0][c] = -1;
-			continue;
-		}
-		cb[0][c] = (int16_t)(ta < 0 ? 0 : (int)ta);
-		cb[1][c] = (int16_t)(tb >= OCC_BUCKETS ? OCC_BUCKETS - 1
-						       : (int)tb);
-	}
+	int iy_acc = -1, ncol = v->covw < 16384 ? v->covw : 16384;
+	static struct bucket_cols bc;
+	bucket_cols(v, ncol, &bc);
 	for (int r = 0; r <= v->nrows; r++) {
 		int iy = -2;
 		if (r < v->nrows) {
@@ -359,10 +389,13 @@ static void squeezed_from_bitmaps(struct walk *k)
 		if (iy != iy_acc && iy_acc >= 0 && iy_acc < v->covh) {
 			/* the pixel row gathered: its columns */
 			int *cr = weft__cov_row(v, iy_acc * v->rs);
-			for (int c = 0; c < v->covw && c < 16384; c++)
-				if (cb[0][c] >= 0 &&
-				    any_bit(acc, cb[0][c], cb[1][c]))
-					weft__cov_take(cr, c, c);
+			for (int b = next_bit(acc, 0, 1); b < OCC_BUCKETS;) {
+				int e = next_bit(acc, b, 0);
+				if (bc.lo[b] <= bc.hi[e - 1])
+					weft__cov_take(cr, bc.lo[b],
+						       bc.hi[e - 1]);
+				b = next_bit(acc, e, 1);
+			}
 		}
 		if (r == v->nrows)
 			break;

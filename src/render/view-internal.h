@@ -221,6 +221,13 @@ static inline void triangle(struct pen *p, double x0, double y0, double x1,
 	p->prims++;
 }
 
+/* lround() of a pixel coordinate, inline: the mask of a frame rounds
+ * hundreds of thousands of box edges (half away from zero, as lround). */
+static inline int px_round(double x)
+{
+	return x >= 0 ? (int)(x + 0.5) : -(int)(0.5 - x);
+}
+
 static inline int is_never(const struct weft_thread *t)
 {
 	return t->end == WEFT_END_PENDING &&
