@@ -30,6 +30,9 @@ pkgs=(
 	# libuv) is the real pair the tests trace
 	bind9
 	bind9-dnsutils
+	# knot-resolver answers a uv_udp_t's queries with its own sendmmsg:
+	# the program's own I/O on a libuv descriptor (tests/uv)
+	knot-resolver
 	# the GLib shim's tests: zenity is the real GLib/GTK program they trace
 	# (GLib itself comes with GTK, below)
 	zenity
