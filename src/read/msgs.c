@@ -19,8 +19,11 @@
  * Only messages between different rings (processes) are made: within one
  * process the trace of one ring already shows what it shows.
  *
- * Waits: a received event of no bytes says that a thread waits for the
- * next bytes of a stream (the next read activation of a connection).  If
+ * Waits: a thread waits for the next bytes of a stream when it is the
+ * next activation of a read that received some (a fire event named it:
+ * fire target=A next=B, then A received bytes up to offset o: B waits
+ * for the bytes from o), or when a received event of no bytes says so
+ * (what shims before format 1.x wrote, still read).  If
  * the trace ends with it still waiting while the last word on the
  * connection was its own (its peer read from the other direction after
  * it last read), it waits on that peer's reader: a try_read made at the
@@ -69,6 +72,11 @@ struct mchan {
 struct msgs {
 	struct mchan *c;
 	uint32_t cap, used;
+	/* each stream's last fire: its target and its next activation */
+	struct {
+		uint64_t target, next;
+	} * fire;
+	uint32_t nfire;
 };
 
 static struct mend *at(struct mq *q, uint32_t i)
@@ -140,6 +148,7 @@ static struct mchan *chan_of(struct msgs *S, uint64_t chan)
 void weft__msgs_free(struct rmulti *M)
 {
 	if (M->msgs) {
+		free(M->msgs->fire);
 		free(M->msgs->c);
 		free(M->msgs);
 	}
@@ -209,6 +218,34 @@ static int match_bytes(struct rmulti *M, struct mchan *c, struct mend *r,
 	return err;
 }
 
+int weft__msgs_fire(struct rmulti *M, const struct weft_event *ev)
+{
+	if (!M->msgs && !(M->msgs = calloc(1, sizeof *M->msgs)))
+		return -ENOMEM;
+	struct msgs *S = M->msgs;
+	if (ev->stream >= S->nfire) {
+		uint32_t n = ev->stream + 16;
+		void *f = realloc(S->fire, n * sizeof *S->fire);
+		if (!f)
+			return -ENOMEM;
+		S->fire = f;
+		memset(S->fire + S->nfire, 0, (n - S->nfire) * sizeof *S->fire);
+		S->nfire = n;
+	}
+	S->fire[ev->stream].target = ev->id;
+	S->fire[ev->stream].next = ev->id2;
+	return 0;
+}
+
+/* The thread that waits for what comes after a read of bytes: the next
+ * activation of the read that the last fire of its stream ran, or 0. */
+static uint64_t next_reader(const struct msgs *S, const struct mend *e)
+{
+	if (e->stream >= S->nfire || S->fire[e->stream].target != e->thread)
+		return 0;
+	return S->fire[e->stream].next;
+}
+
 int weft__msgs_event(struct rmulti *M, uint32_t k, const struct weft_event *ev)
 {
 	if (!M->msgs && !(M->msgs = calloc(1, sizeof *M->msgs)))
@@ -235,6 +272,14 @@ int weft__msgs_event(struct rmulti *M, uint32_t k, const struct weft_event *ev)
 			c->has_wait = 0; /* what it waited for came */
 		c->last = e;
 		c->has_last = 1;
+		uint64_t next = next_reader(M->msgs, &e);
+		if (next) {
+			c->wait = e;
+			c->wait.thread = next;
+			c->wait.off = e.off + e.len;
+			c->wait.len = 0;
+			c->has_wait = 1;
+		}
 	}
 	if (!e.len)
 		return 0;

@@ -595,6 +595,8 @@ static inline int give(struct weft_reader *R, uint32_t k,
 		if (err)
 			return err;
 	}
+	if (M->synth && ev->type == WEFT_EV_FIRE)
+		return weft__msgs_fire(M, ev);
 	return 0;
 }
 

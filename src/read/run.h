@@ -237,6 +237,8 @@ int weft__syn_push(struct rmulti *M, int64_t ns, const struct weft_event *ev);
  * with its other end: read arrows between processes (made events). */
 struct msgs;
 int weft__msgs_event(struct rmulti *M, uint32_t k, const struct weft_event *ev);
+/* A fire event: the next activation of a read waits for its next bytes. */
+int weft__msgs_fire(struct rmulti *M, const struct weft_event *ev);
 void weft__msgs_free(struct rmulti *M);
 /* Every ring has been read (the trace ends at ns): the threads still
  * waiting for a peer's reply wait on the peer (made try_reads). */

@@ -371,16 +371,6 @@ void weft__shim_chan_received(int fd, uint64_t thread, size_t n,
 	moved(fd, thread, n, from, 0);
 }
 
-void weft__shim_chan_waits(int fd, uint64_t thread)
-{
-	if (!thread || !ON())
-		return;
-	struct chan_fd *c = entry(fd);
-	if (c && c->kind == K_STREAM)
-		weft_received(thread, c->in,
-			      __atomic_load_n(&c->in_off, __ATOMIC_RELAXED), 0);
-}
-
 void weft__shim_chan_unsent(int fd, size_t n)
 {
 	struct chan_fd *c = entry(fd);

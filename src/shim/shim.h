@@ -292,11 +292,6 @@ WEFT_SHIM_API void weft__shim_chan_sent(int fd, uint64_t thread, size_t n,
 					const struct sockaddr *to);
 WEFT_SHIM_API void weft__shim_chan_received(int fd, uint64_t thread, size_t n,
 					    const struct sockaddr *from);
-/* `thread` waits for what fd's socket reads next (the next read
- * activation of a stream): a received event of no bytes at the offset it
- * waits for.  A reader of the run says, at the end, on what the peer
- * process it waits when the last word on the connection was ours. */
-WEFT_SHIM_API void weft__shim_chan_waits(int fd, uint64_t thread);
 /* A write recorded as sent (before its call, to come before its reads)
  * failed: its n bytes were not written. */
 WEFT_SHIM_API void weft__shim_chan_unsent(int fd, size_t n);

@@ -102,23 +102,20 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 /* Reads: nread == 0 is "nothing this time" (EAGAIN), not an activation;
  * EOF and errors fail it. */
 /* What a read callback is given is what its activation received (chan.c:
- * the arrows between processes). */
+ * the arrows between processes).  That the next activation waits for
+ * what comes next, the reader knows from the fire event before it. */
 ssize_t weft__shim_uv_got(const uv_handle_t *h, ssize_t nread,
-			  const struct sockaddr *from, uint64_t next)
+			  const struct sockaddr *from)
 {
 	if (nread > 0 && ON()) {
 		int saved = errno;
-		int fd = weft__shim_uv_fd_of(h);
-		weft__shim_chan_received(fd, 0, (size_t)nread, from);
-		/* the next activation waits for what comes next */
-		weft__shim_chan_waits(fd, next);
+		weft__shim_chan_received(weft__shim_uv_fd_of(h), 0,
+					 (size_t)nread, from);
 		errno = saved;
 	}
 	return nread;
 }
-/* (`next` is the trampoline's: the activation its firing armed, or 0) */
-#define GOT(nread, from)                                                       \
-	weft__shim_uv_got((const uv_handle_t *)h, nread, from, next)
+#define GOT(nread, from) weft__shim_uv_got((const uv_handle_t *)h, nread, from)
 
 #define START_ARGS_uv_read_start (h, alloc_cb, cb)
 #define WATCH_uv_read_start weft__shim_fd_watch(STREAM_FD)

@@ -96,7 +96,7 @@ static inline size_t weft__shim_uv_bytes(const uv_buf_t *bufs, unsigned n)
 /* What a read or UDP receive callback is given, recorded as received on
  * its descriptor (chan.c) while the activation runs; returns nread. */
 ssize_t weft__shim_uv_got(const uv_handle_t *h, ssize_t nread,
-			  const struct sockaddr *from, uint64_t next);
+			  const struct sockaddr *from);
 
 /* Requests (req.c): a submitted request's thread and its completion. */
 uint64_t weft__shim_uv_req_begin(const void *req, const char *kind,
