@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd-record.c - `weft record [-o DIR] [--size BYTES] [--mode MODE]
- * [--loops LIST] -- CMD [ARGS...]`: runs CMD with the shims of the event
- * loops it needs preloaded (record-loops.c) and the run directory DIR set
+ * [--loops LIST] -- CMD [ARGS...]`: runs CMD with the loop shims
+ * preloaded (record-loops.c: every loop's, or those --loops names, on)
+ * and the run directory DIR set
  * up through the environment (WEFT_RUN...), forwards SIGINT, SIGTERM and
  * SIGHUP to it, exits with its status, and says what the run holds and
  * which loops were traced.  One run, one trace: DIR holds the ring of
@@ -404,15 +405,16 @@ int cmd_record(int argc, char **argv)
 		 .ctx = &setv[1]},
 		{"--clock", NULL, "CLOCK", hs[2], OPT_FUNC, .fn = setting_arg,
 		 .ctx = &setv[2]},
-		{"--loops", NULL, "LIST", "the loops whose shims are preloaded, "
-		 "instead of those CMD links: uv, event, glib (comma-separated), "
-		 "all or none", OPT_STRING, &loops_opt},
+		{"--loops", NULL, "LIST", "the loops whose shims are on (default: "
+		 "all): uv, event, glib (comma-separated), all or none",
+		 OPT_STRING, &loops_opt},
 		OPT_END,
 	};
 	const struct cmd_usage u = {
 		"record", "[OPTIONS] [--] CMD [ARGS...]",
-		"Runs CMD traced: the shims of the event loops it links (libuv, "
-		"libevent, GLib) are preloaded, and every process of its tree "
+		"Runs CMD traced: the shims of the event loops (libuv, libevent, "
+		"GLib) are preloaded into every process of its tree, and each "
+		"process "
 		"that records writes its ring into the run directory.  Says "
 		"what each process recorded and how it ended, and exits with "
 		"CMD's status.",
@@ -453,7 +455,7 @@ int cmd_record(int argc, char **argv)
 		return err;
 
 	static struct record_loops shims;
-	if (record_loops_choose(argv[i], loops_opt, &shims) < 0)
+	if (record_loops_choose(loops_opt, &shims) < 0)
 		return opts_error(&u, "--loops must be uv, event, glib "
 				      "(comma-separated), all or none (not '%s')",
 				  loops_opt);
@@ -513,6 +515,7 @@ int cmd_record(int argc, char **argv)
 			snprintf(pre, sizeof pre, "%s%s%s", shims.preload,
 				 old && *old ? ":" : "", old ? old : "");
 			setenv("LD_PRELOAD", pre, 1);
+			setenv("WEFT_LOOPS", shims.loops, 1);
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* record-loops.h - the loop shims `weft record` preloads (record-loops.c). */
+/* record-loops.h - the loop shims `weft record` turns on (record-loops.c). */
 #ifndef WEFT_RECORD_LOOPS_H
 #define WEFT_RECORD_LOOPS_H
 
@@ -7,16 +7,16 @@
 #include <stddef.h>
 
 struct record_loops {
-	char preload[PATH_MAX * 6]; /* LD_PRELOAD's list, "" for none */
-	char what[256];		    /* "libuv, GLib (what it links)" */
-	char missing[256];	    /* chosen but not built or installed */
+	char preload[PATH_MAX]; /* libweft-preload.so, "" for none */
+	char loops[64];		/* WEFT_LOOPS: "uv,glib" */
+	char what[256];		/* "libuv, GLib (chosen with --loops)" */
+	char missing[256];	/* chosen but not built or installed */
 };
 
-/* Chooses the shims for running CMD: `choice` is --loops' value
- * ("uv,event,glib", "all", "none") or NULL to take what CMD links.
- * Returns 0, or -1 for a choice that names no loop. */
-int record_loops_choose(const char *cmd, const char *choice,
-			struct record_loops *out);
+/* Chooses the shims that are on: `choice` is --loops' value
+ * ("uv,event,glib", "all", "none") or NULL (all of them).  Returns 0, or
+ * -1 for a choice that names no loop. */
+int record_loops_choose(const char *choice, struct record_loops *out);
 
 /* The loop (a bit) whose loops' threads are of kind `kind`, or 0. */
 unsigned record_loop_of_kind(const char *kind);

@@ -46,9 +46,11 @@ enum ev_role {
 /* A call libevent makes of itself, or from inside one of our wrappers. */
 extern struct shim_lib weft__shim_libevent;
 #define INTERNAL()                                                             \
-	(weft__shim_inside ||                                                  \
+	(!(weft__shim_loops_on & SHIM_LOOP_EVENT) || weft__shim_inside ||      \
 	 weft__shim_from_lib(&weft__shim_libevent,                             \
 			     __builtin_return_address(0)))
+#undef ON
+#define ON() LOOP_ON(SHIM_LOOP_EVENT)
 
 /* The phases a callback runs in: "timers" (a timeout fired it), or the
  * active queue it runs from ("active", or "active N" on a base with

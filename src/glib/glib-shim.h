@@ -38,9 +38,11 @@ enum gl_role {
  * our wrappers. */
 extern struct shim_lib weft__shim_libglib;
 #define INTERNAL()                                                             \
-	(weft__shim_inside ||                                                  \
+	(!(weft__shim_loops_on & SHIM_LOOP_GLIB) || weft__shim_inside ||       \
 	 weft__shim_from_lib(&weft__shim_libglib,                              \
 			     __builtin_return_address(0)))
+#undef ON
+#define ON() LOOP_ON(SHIM_LOOP_GLIB)
 
 /* The phase a dispatch runs in (the wait is weft__shim_poll). */
 extern const char weft__shim_glib_dispatch[];

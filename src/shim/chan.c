@@ -271,10 +271,14 @@ static struct chan_fd *entry(int fd)
 {
 	if (fd < 0 || (unsigned)fd >= CHAN_LIMIT)
 		return NULL;
-	pthread_once(&table_once, table_make);
+	/* Pairs with the release store in table_make(). */
 	struct chan_fd *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	if (!t)
-		return NULL;
+	if (__builtin_expect(!t, 0)) {
+		pthread_once(&table_once, table_make);
+		t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+		if (!t)
+			return NULL;
+	}
 	struct chan_fd *c = &t[fd];
 	if (__atomic_load_n(&c->kind, __ATOMIC_ACQUIRE) == K_UNSEEN) {
 		look(fd, c);

@@ -6,11 +6,35 @@
  */
 #define _GNU_SOURCE
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
 
 __thread int weft__shim_inside;
+
+unsigned weft__shim_loops_on = SHIM_LOOP_UV | SHIM_LOOP_EVENT | SHIM_LOOP_GLIB;
+
+/* WEFT_LOOPS="uv,event,glib" (weft record sets it; a process it starts
+ * inherits it): the loops traced; unset, all. */
+__attribute__((constructor)) static void loops_from_env(void)
+{
+	const char *v = getenv("WEFT_LOOPS");
+	if (!v)
+		return;
+	unsigned on = 0;
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		if (n == 2 && !strncmp(v, "uv", 2))
+			on |= SHIM_LOOP_UV;
+		else if (n == 5 && !strncmp(v, "event", 5))
+			on |= SHIM_LOOP_EVENT;
+		else if (n == 4 && !strncmp(v, "glib", 4))
+			on |= SHIM_LOOP_GLIB;
+		v += n + (v[n] == ',');
+	}
+	weft__shim_loops_on = on;
+}
 
 void weft__shim_leave_inside(int *unused)
 {

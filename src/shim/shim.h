@@ -27,15 +27,32 @@
 
 #include "weft/weft.h"
 
-/* The functions a shim interposes are exported, and so is what the common
- * part (libweft-shim.so) gives the loop shims; everything else is hidden
- * (the shims are built with -fvisibility=hidden). */
+/* The functions a shim interposes are exported; everything else is
+ * hidden (the shims are built with -fvisibility=hidden): WEFT_SHIM_API
+ * marks what the common part gives the loop shims, all of them in the
+ * one library. */
 #define WEFT_SHIM_EXPORT __attribute__((visibility("default")))
-#define WEFT_SHIM_API __attribute__((visibility("default")))
+#define WEFT_SHIM_API __attribute__((visibility("hidden")))
 
 /* Whether tracing is on: the trace's generation (a new trace, or a
  * forked child's, is another), 0 when off. */
 #define ON() __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
+
+/* Every loop's shim is in the one preloaded library (libweft-preload.so);
+ * those `weft record` did not choose stay off: WEFT_LOOPS in the
+ * environment ("uv,event,glib"; unset: all) sets these bits when the
+ * library loads.  An off loop's wrappers call the real function and do
+ * nothing else (its INTERNAL() is true, its ON() false). */
+#define SHIM_LOOP_UV 1u
+#define SHIM_LOOP_EVENT 2u
+#define SHIM_LOOP_GLIB 4u
+WEFT_SHIM_API extern unsigned weft__shim_loops_on;
+/* ON() in a loop's shim: the generation, as ON(), when that loop is on,
+ * else 0. */
+#define LOOP_ON(bit)                                                           \
+	((weft__shim_loops_on & (bit))                                         \
+		 ? __atomic_load_n(&weft__on, __ATOMIC_RELAXED)                \
+		 : 0u)
 
 /* The real function behind an interposed one, or a function of the loop
  * library the shim calls (the shims do not link their loop library: a

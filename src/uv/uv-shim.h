@@ -43,8 +43,10 @@ enum role {
 /* A call libuv makes of itself, or from inside one of our wrappers. */
 extern struct shim_lib weft__shim_libuv;
 #define INTERNAL()                                                             \
-	(weft__shim_inside ||                                                  \
+	(!(weft__shim_loops_on & SHIM_LOOP_UV) || weft__shim_inside ||         \
 	 weft__shim_from_lib(&weft__shim_libuv, __builtin_return_address(0)))
+#undef ON
+#define ON() LOOP_ON(SHIM_LOOP_UV)
 
 /* The phases of a libuv iteration, in its order (poll is the shared
  * weft__shim_poll: the wait's idle reason is its name). */

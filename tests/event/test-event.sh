@@ -31,7 +31,7 @@ t_misc() {
 	"$W" record -o m.weft --mode discard -- "$EX/ev-misc" >traced.raw 2>rec.txt || die "record: $(cat rec.txt)"
 	sort traced.raw >traced.txt
 	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
-	grep -q "traced loops: libevent; preloaded: libevent (what it links)" rec.txt || die "$(cat rec.txt)"
+	grep -q "traced loops: libevent; preloaded: libuv, libevent, GLib (all of them: --loops chooses)" rec.txt || die "$(cat rec.txt)"
 	"$W" info m.weft | grep -q "0 packets lost, 0 torn, 0 corrupt; 0 events discarded" || die "losses"
 	check misc m.weft
 }
@@ -121,28 +121,34 @@ t_tmux() {
 		tmux -L $s kill-server
 	done
 	cmp plain.txt traced.txt || die "pane changed: $(diff plain.txt traced.txt)"
-	grep -q "traced loops: libevent; preloaded: libevent (what it links)" rec.txt || die "$(cat rec.txt)"
+	grep -q "traced loops: libevent; preloaded: libuv, libevent, GLib (all of them: --loops chooses)" rec.txt || die "$(cat rec.txt)"
 	sleep 0.3
 	local server; server=$(ls -S t.weft/ring.* | head -1)
 	[ -n "$server" ] || die "no server trace: $(ls)"
 	check tmux "$server"
 }
 
-# The shims link no loop library (a process that does not use a loop
-# must not load it), and export only what they interpose.
+# The library of the shims links no loop library (a process that does
+# not use a loop must not load it), and exports only what it interposes
+# and libweft's own API (its soname is libweft's).
 t_shims() {
-	local d
-	for so in "$WEFT_BUILD"/src/{shim,uv,event,glib}/libweft-{shim,uv,event,glib}.so; do
-		[ -f "$so" ] || continue
-		d=$(readelf -d "$so" | grep NEEDED)
-		echo "$d" | grep -Eq 'libuv|libevent|libglib|libgio|libgobject' && die "$so links a loop library: $d"
-		nm -D --defined-only "$so" | awk '{print $3}' | grep -Ev '^(__odr_asan|__asan|__ubsan|__sanitizer|uv_|event_|evbuffer_|bufferevent_|evconnlistener_|evdns_|evhttp_|g_|weft__shim_|epoll_|poll$|ppoll$|select$|read$|write$|readv$|writev$|recv|send|close$|posix_spawnp?$)' && die "$so exports more"
+	local d so=$WEFT_BUILD/libweft-preload.so
+	[ -f "$so" ] || die "no $so"
+	readelf -d "$so" | grep -q 'SONAME.*\[libweft\.so\.0\]' || die "soname: $(readelf -d "$so" | grep SONAME)"
+	d=$(readelf -d "$so" | grep NEEDED)
+	echo "$d" | grep -Eq 'libuv|libevent|libglib|libgio|libgobject' && die "$so links a loop library: $d"
+	nm -D --defined-only "$so" | awk '{print $3}' | grep -Ev '^(__odr_asan|__asan|__ubsan|__sanitizer|uv_|event_|evbuffer_|bufferevent_|evconnlistener_|evdns_|evhttp_|g_|weft_|weft__|epoll_|poll$|ppoll$|select$|read$|write$|readv$|writev$|recv|send|close$|posix_spawnp?$)' && die "$so exports more"
+	nm -D --defined-only "$so" | grep -q ' weft__shim_' && die "$so exports the shims' internals"
+	# what libweft exports, it exports (a program linking libweft runs
+	# with it)
+	for f in $(nm -D --defined-only "$WEFT_BUILD/libweft.so" | awk '$2 ~ /[TDB]/ {print $3}'); do
+		nm -D --defined-only "$so" | awk '{print $3}' | grep -qx "$f" || die "$so lacks libweft's $f"
 	done
 	# none on a program that does not use one: sh gets every shim (it
 	# links none) and loads no loop library
 	"$W" record -o s.weft -- sh -c 'grep -E "libuv|libevent|libglib" /proc/$$/maps | wc -l' >maps.txt 2>rec.txt
 	[ "$(cat maps.txt)" = 0 ] || die "a loop library in sh: $(cat maps.txt)"
-	grep -q "preloaded: .*(it links none of them: all, for what it may start)" rec.txt || die "$(cat rec.txt)"
+	grep -q "preloaded: libuv, libevent, GLib (all of them: --loops chooses)" rec.txt || die "$(cat rec.txt)"
 	"$W" record --loops nosuch -o s.weft -- true 2>/dev/null; [ $? = 2 ] || die "--loops nosuch"
 }
 
