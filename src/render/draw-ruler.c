@@ -130,6 +130,23 @@ void weft_view_set_pointer(struct weft_view *v, double x)
 	v->pointer_x = x >= 0 && x <= v->w ? x : -1;
 }
 
+/* to a tenth of a tick */
+static int64_t pointer_prec(const struct weft_view *v)
+{
+	return v->ruler_step >= 10 ? v->ruler_step / 10 : 1;
+}
+
+size_t weft_view_pointer_str(const struct weft_view *v, char *buf, size_t cap)
+{
+	if (v->pointer_x < 0) {
+		if (cap)
+			*buf = 0;
+		return 0;
+	}
+	return weft_view_time_str(tof(v, v->pointer_x) - v->tmin,
+				  pointer_prec(v), buf, cap);
+}
+
 void weft_view_set_measure(struct weft_view *v, int64_t t0, int64_t t1)
 {
 	v->meas0 = t0 < t1 ? t0 : t1;
@@ -347,11 +364,8 @@ void weft__draw_measure(struct weft_view *v, struct pen *p)
 	color(p, 0.1, 0.1, 0.3, 1);
 	p->c->line_width(p->c->ctx, 1);
 	line(p, x, 0, x, RULER_H);
-	/* to a tenth of a tick */
-	int64_t prec = v->ruler_step >= 10 ? v->ruler_step / 10 : 1;
 	char buf[48];
-	weft_view_time_str(tof(v, v->pointer_x) - v->tmin, prec, buf,
-			   sizeof buf);
+	weft_view_pointer_str(v, buf, sizeof buf);
 	static const double box[3] = {1, 1, 0.8}, ink[3] = {0.1, 0.1, 0.3};
 	tag(v, p, x + 2, buf, box, ink);
 }

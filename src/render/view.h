@@ -143,6 +143,10 @@ size_t weft_view_dur_str(int64_t ns, char *buf, size_t cap);
 /* The pointer is at pixel x (< 0: not over the picture): the ruler marks
  * its time. */
 void weft_view_set_pointer(struct weft_view *v, double x);
+/* The pointer's time as the ruler shows it (from the trace's start, to a
+ * tenth of the last frame's tick), 0 and "" when it is away.  Writes at
+ * most `cap` bytes, NUL included; returns the whole length. */
+size_t weft_view_pointer_str(const struct weft_view *v, char *buf, size_t cap);
 /* Measuring: a range from the time at pixel x (a press on the ruler, or
  * with shift), then to the time at pixel x (as the pointer drags). */
 void weft_view_measure_from(struct weft_view *v, double x);
