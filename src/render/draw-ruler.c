@@ -261,7 +261,7 @@ static double corner(struct weft_view *v, struct pen *p, int draw)
 	if (w > v->w / 2)
 		return 0;
 	if (draw) {
-		color(p, 0.74, 0.76, 0.82, 1);
+		color(p, 0.8, 0.77, 0.62, 1);
 		rect(p, 0, 0, w, RULER_H - 1);
 		color(p, 0.15, 0.15, 0.25, 1);
 		text(p, CORNER_PAD, RULER_H - 6, buf);
@@ -308,7 +308,7 @@ static void draw_ticks(struct weft_view *v, struct pen *p, int64_t step,
 double weft__draw_ruler(struct weft_view *v, struct pen *p)
 {
 	int64_t step = ruler_step(v, p);
-	color(p, 0.78, 0.82, 0.92, 1);
+	color(p, 0.88, 0.86, 0.74, 1);
 	rect(p, 0, 0, v->w, RULER_H);
 	p->c->line_width(p->c->ctx, 1);
 	/* no tick under the corner, where its label would be cut */

@@ -1128,8 +1128,8 @@ TEST(ruler_and_measure)
 	CHECK_EQ(counted_texts, 1);
 	CHECK(fabs(counted_text_x - 261) < 1);
 	/* the ruler's band across the top, nothing of it below */
-	CHECK(count(&pic, 199, 209, 235, 0, 0, 900, rh) > 900 * rh / 2);
-	CHECK_EQ(count(&pic, 199, 209, 235, 0, rh, 900, 300 - rh), 0);
+	CHECK(count(&pic, 224, 219, 189, 0, 0, 900, rh) > 900 * rh / 2);
+	CHECK_EQ(count(&pic, 224, 219, 189, 0, rh, 900, 300 - rh), 0);
 	/* the thread lines (dark grey) never under it */
 	CHECK(count(&pic, 51, 51, 51, 0, rh, 900, 300 - rh) > 100);
 	CHECK_EQ(count(&pic, 51, 51, 51, 300, 0, 600, rh), 0); /* (the corner's
