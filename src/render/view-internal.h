@@ -28,9 +28,9 @@
 
 #define ROW_H 26.0
 #define RULER_H 20.0 /* the time ruler, along the top */
-#define TOP                                                                    \
-	(RULER_H + 14.0) /* of the rows: under the ruler, with room
-				for the highlights above the first */
+/* the top of the rows: under the ruler, with room for the highlights
+ * above the first */
+#define TOP (RULER_H + 14.0)
 #define LEFT 8.0
 #define COUNTERS_H 70.0
 #define GRID_H 16.0

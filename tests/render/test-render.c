@@ -1100,6 +1100,40 @@ static void ten_ms(const char *path)
 	CHECK_OK(weft_stop());
 }
 
+/* A canvas that keeps the texts drawn on the ruler (above y `ruler_y`):
+ * where each starts and ends. */
+static struct weft_canvas ruler_inner;
+static double ruler_y, ruler_x0[256], ruler_x1[256];
+static int ruler_n;
+static void ruler_text(void *c, double x, double y, double size, const char *s)
+{
+	if (y < ruler_y && ruler_n < 256) {
+		ruler_x0[ruler_n] = x;
+		ruler_x1[ruler_n++] = x + ruler_inner.text_width(c, size, s);
+	}
+	ruler_inner.text(c, x, y, size, s);
+}
+
+/* Draws pic's view; returns how many texts its ruler has, after checking
+ * that no two overlap. */
+static int ruler_texts(struct pic *p)
+{
+	cairo_t *cr = cairo_create(p->s);
+	ruler_inner = weft_cairo_canvas(cr);
+	struct weft_canvas c = ruler_inner;
+	c.text = ruler_text;
+	ruler_y = weft_view_ruler_h(p->v);
+	ruler_n = 0;
+	weft_view_render(p->v, &c);
+	cairo_destroy(cr);
+	for (int i = 0; i < ruler_n; i++)
+		for (int j = 0; j < ruler_n; j++)
+			if (i != j && ruler_x0[i] < ruler_x1[j] &&
+			    ruler_x0[j] < ruler_x1[i])
+				return -1;
+	return ruler_n;
+}
+
 /* The ruler along the top: its band, ticks labelled with times from the
  * start ("2ms" where 2 ms is), no row under it; the pointer's time; a
  * measured range drawn as a band with its duration, zoomed to. */
@@ -1134,6 +1168,16 @@ TEST(ruler_and_measure)
 	CHECK(count(&pic, 51, 51, 51, 0, rh, 900, 300 - rh) > 100);
 	CHECK_EQ(count(&pic, 51, 51, 51, 300, 0, 600, rh), 0); /* (the corner's
 								text is dark) */
+	/* labels as close as they can be without overlapping, at every zoom
+	 * (a tick a 1, 2 or 5 x 10^k ns apart: from 1 ns to minutes) */
+	for (int64_t span = 1000; span < 400000000000; span = span * 7 / 3) {
+		weft_view_set_range(pic.v, t0 + span / 3, t0 + span / 3 + span);
+		int k = ruler_texts(&pic);
+		CHECK(k >= 5);
+	}
+	weft_view_set_range(pic.v, t0 - 500000, t0 + 8340000);
+	/* the corner, and 2ms .. 8ms (1ms is under the corner) */
+	CHECK_EQ(ruler_texts(&pic), 8);
 	/* no pointer, no measure: neither is drawn */
 	CHECK_EQ(count(&pic, 38, 77, 204, 0, 0, 0, 0), 0);
 	/* the pointer at 2.5 ms: its time, to a tenth of a tick */
@@ -1149,6 +1193,7 @@ TEST(ruler_and_measure)
 	int64_t m0, m1;
 	CHECK_EQ(weft_view_measure(pic.v, &m0, &m1), 0);
 	weft_view_measure_from(pic.v, 283);
+	weft_view_measure_to(pic.v, 100); /* (the drag goes on: from 283) */
 	weft_view_measure_to(pic.v, 158);
 	CHECK_EQ(weft_view_measure(pic.v, &m0, &m1), 1);
 	CHECK_EQ(m0, t0 + 1000000);
