@@ -213,7 +213,9 @@ static int64_t ruler_step(const struct weft_view *v, struct pen *p)
 	while (step < INT64_MAX / 20 &&
 	       (label_w(v, p, step) + 3 + LABEL_GAP) * v->ns_per_px >
 		       (double)step)
-		step = weft_view_tick_step((double)step + 1);
+		/* (the next of 1, 2, 5: step + 1 is step again in a
+		 * double, past 2^53) */
+		step = weft_view_tick_step((double)step * 1.5);
 	return step;
 }
 

@@ -167,8 +167,11 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 	a->dragging = 1;
 	a->drag_x = e->x;
 	a->drag_y = e->y;
-	if (e->type == GDK_BUTTON_PRESS && e->button == 1 &&
-	    ((e->state & GDK_SHIFT_MASK) || e->y < weft_view_ruler_h(a->v))) {
+	int measure = (e->state & GDK_SHIFT_MASK) ||
+		      e->y < weft_view_ruler_h(a->v);
+	if (measure && e->type != GDK_BUTTON_PRESS)
+		return TRUE; /* (a double click there measures, twice) */
+	if (e->type == GDK_BUTTON_PRESS && e->button == 1 && measure) {
 		/* a measure, never a pan or a selection */
 		a->measuring = 1;
 		a->moved = 1;

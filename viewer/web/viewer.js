@@ -346,7 +346,11 @@
     redraw();
   });
   canvas.addEventListener('click', (e) => { if (!moved) { inspect(e.offsetX, e.offsetY); redraw(); } });
-  canvas.addEventListener('dblclick', (e) => { inspect(e.offsetX, e.offsetY, true); redraw(); });
+  canvas.addEventListener('dblclick', (e) => {
+    if (e.shiftKey || e.offsetY < inst.exports.w_ruler_h()) return; // (measuring)
+    inspect(e.offsetX, e.offsetY, true);
+    redraw();
+  });
   // The keys: one table, read by the dispatch and by the help (?).
   // `keys` are KeyboardEvent.key values, compared in lower case.
   const mid = () => canvas.clientWidth / 2;
