@@ -240,11 +240,14 @@ static void wall_start(const struct weft_view *v, char *buf, size_t cap)
 {
 	struct weft_reader *r = weft_model_reader(v->m);
 	const struct weft_trace_info *in = r ? weft_reader_info(r) : NULL;
-	if (!in || in->origin_real_ns <= 0) {
+	int64_t ns; /* (a hostile header's clock may overflow) */
+	if (!in || in->origin_real_ns <= 0 ||
+	    __builtin_add_overflow(in->origin_real_ns, v->tmin, &ns) ||
+	    ns < 0) {
 		snprintf(buf, cap, "start");
 		return;
 	}
-	int64_t ms = (in->origin_real_ns + v->tmin) / 1000000;
+	int64_t ms = ns / 1000000;
 	int64_t s = ms / 1000, day = s / 86400, sec = s % 86400;
 	int y, m, d;
 	civil(day, &y, &m, &d);

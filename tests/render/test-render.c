@@ -1182,6 +1182,21 @@ TEST(ruler_and_measure)
 	weft_view_set_range(pic.v, t0 - 500000, t0 + 8340000);
 	/* the corner, and 2ms .. 8ms (1ms is under the corner) */
 	CHECK_EQ(ruler_texts(&pic), 8);
+	/* the corner: the start's wall-clock time, UTC, as gmtime says */
+	int64_t real = weft_reader_info(pic.r)->origin_real_ns + t0;
+	CHECK(real > 0);
+	time_t secs = (time_t)(real / 1000000000);
+	struct tm tm;
+	CHECK(gmtime_r(&secs, &tm) != NULL);
+	char want[64], hms[32];
+	strftime(hms, sizeof hms, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(want, sizeof want, "start %s.%03d UTC", hms,
+		 (int)(real / 1000000 % 1000));
+	counted_prefix = "start ";
+	draw_counted(&pic);
+	counted_prefix = NULL;
+	CHECK_EQ(counted_prefixed, 1);
+	CHECK_STR(counted_last, want);
 	/* no pointer, no measure: neither is drawn */
 	CHECK_EQ(count(&pic, 38, 77, 204, 0, 0, 0, 0), 0);
 	/* the pointer at 2.5 ms: its time, to a tenth of a tick */
