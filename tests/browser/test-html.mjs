@@ -416,6 +416,10 @@ await test('the ruler: the time under the pointer; shift+drag or a drag on the r
   await frame(page);
   const [c0, c1] = await range(page);
   assert(c0 === m[0] && c1 === m[1], `Z: ${c0} ${c1}, measured ${m}`);
+  // the toolbar's range, as the ruler writes times: its length is the measure's
+  const rt = await page.textContent('#range');
+  assert(/^-?[0-9.]+(ns|us|ms|s)? \.\. [0-9.]+(ns|us|ms|s) \([0-9.]+(ns|us|ms|s)\)$/.test(rt) &&
+    rt.endsWith('(' + said.slice(9) + ')'), `range "${rt}", ${said}`);
   // Esc clears it
   await page.keyboard.press('Escape');
   await frame(page);

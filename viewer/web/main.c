@@ -318,6 +318,25 @@ EXPORT(w_range) const char *w_range(void)
 	return out;
 }
 
+/* The visible range for people, as the ruler counts and writes times:
+ * "2.5ms .. 3.75ms (1.25ms)", from the trace's start. */
+EXPORT(w_range_text) const char *w_range_text(void)
+{
+	int64_t a, b, t0, t1;
+	char x[48], y[48], d[48];
+	if (!view)
+		return "";
+	weft_view_range(view, &a, &b);
+	weft_model_range(model, &t0, &t1);
+	/* to a hundredth of the range */
+	int64_t step = weft_view_tick_step((double)(b - a) / 100);
+	weft_view_time_str(a - t0, step, x, sizeof x);
+	weft_view_time_str(b - t0, step, y, sizeof y);
+	weft_view_dur_str(b - a, d, sizeof d);
+	snprintf(out, sizeof out, "%s .. %s (%s)", x, y, d);
+	return out;
+}
+
 static void jstr(char **p, char *end, const char *s)
 {
 	char *q = *p;

@@ -101,7 +101,7 @@
     canvas.dataset.prims = String(prims);
     canvas.dataset.rows = String(inst.exports.w_rows());
     canvas.dataset.headers = str(inst.exports.w_headers());
-    $('range').textContent = (r[0] / 1e6).toFixed(3) + ' ms .. ' + (r[1] / 1e6).toFixed(3) + ' ms';
+    $('range').textContent = str(inst.exports.w_range_text());
   }
   function redraw() { if (!queued) { queued = true; requestAnimationFrame(draw); } }
 
