@@ -31,17 +31,14 @@ const char *weft__dur_str(char *buf, size_t cap, double ns)
 	return buf;
 }
 
-static void draw_grid(struct weft_view *v, struct pen *p)
+/* The grid: a line down from each of the ruler's ticks. */
+static void draw_grid(struct weft_view *v, struct pen *p, double step)
 {
-	double span = (double)(v->t1 - v->t0);
-	double step = pow(10, floor(log10(span / 8)));
-	if (span / step > 16)
-		step *= 5;
-	else if (span / step > 8)
-		step *= 2;
 	color(p, 0.7, 0.7, 0.7, 1);
 	p->c->line_width(p->c->ctx, 1);
-	double first = ceil((double)v->t0 / step) * step;
+	/* (the ruler counts from the trace's start) */
+	double first =
+		(double)v->tmin + ceil((double)(v->t0 - v->tmin) / step) * step;
 	for (double t = first; t < (double)v->t1; t += step) {
 		double x = xof(v, (int64_t)t);
 		line(p, x, TOP - 4, x, v->bottom);
@@ -115,7 +112,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	color(p, 0.9, 0.9, 0.9, 1);
 	rect(p, 0, 0, v->w, v->h);
 	weft__draw_bands(v, p);
-	draw_grid(v, p);
+	draw_grid(v, p, weft__draw_ruler(v, p));
 	draw_headers(v, p); /* (over the grid: a group's rule) */
 	clip(p, 0, TOP - 6, v->w, v->bottom - TOP + 6);
 
@@ -174,6 +171,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 
 	if (weft__any_counter(v))
 		weft__draw_counters(v, p, right);
+	weft__draw_measure(v, p); /* over everything */
 	if (c->flush)
 		c->flush(c->ctx);
 	return p->prims;

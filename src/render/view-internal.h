@@ -16,6 +16,7 @@
  *   draw-text.c      labels and notes
  *   draw-counters.c  counters
  *   hover.c          what the pointer is over: a thread's tooltip
+ *   draw-ruler.c     the time ruler, the pointer's time, a measured range
  */
 #ifndef WEFT_VIEW_INTERNAL_H
 #define WEFT_VIEW_INTERNAL_H
@@ -26,7 +27,10 @@
 #include "view.h"
 
 #define ROW_H 26.0
-#define TOP 18.0
+#define RULER_H 20.0 /* the time ruler, along the top */
+/* the top of the rows: under the ruler, with room for the highlights
+ * above the first */
+#define TOP (RULER_H + 14.0)
 #define LEFT 8.0
 #define COUNTERS_H 70.0
 #define GRID_H 16.0
@@ -125,6 +129,10 @@ struct weft_view {
 	int counters;
 	uint8_t *ctr_off; /* per counter: hidden */
 	uint32_t nctr_off;
+	double pointer_x;     /* where the pointer is (< 0: away) */
+	int64_t meas0, meas1; /* the measured range (equal: none) */
+	int64_t meas_anchor;  /* where a measuring drag was pressed */
+	int64_t ruler_step;   /* of the last frame's ticks, ns */
 
 	/* geometry of this frame */
 	double bottom;	    /* of the rows */
@@ -402,6 +410,10 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 		       const struct weft_thread *th, double right);
 void weft__draw_notes(struct weft_view *v, struct pen *p);
 void weft__draw_counters(struct weft_view *v, struct pen *p, double right);
+
+/* draw-ruler.c: the ruler and its grid step; a measured range */
+double weft__draw_ruler(struct weft_view *v, struct pen *p);
+void weft__draw_measure(struct weft_view *v, struct pen *p);
 
 /* draw.c: a duration for people ("850 ns", "12.5 us", "3.2 ms"). */
 const char *weft__dur_str(char *buf, size_t cap, double ns);

@@ -81,6 +81,7 @@ struct weft_view *weft_view_new(const struct weft_model *m, double w, double h)
 	v->selected = WEFT_NONE;
 	v->chained = WEFT_NONE;
 	v->depth = WEFT_CHAIN_ALL;
+	v->pointer_x = -1;
 	weft_view_resize(v, w, h);
 	weft__relayout(v, 1);
 	if (!v->row || !v->hlm || !v->chm || !v->all.off || !v->rroff ||

@@ -118,6 +118,47 @@ void weft_view_show_counters(struct weft_view *v, int on);
 void weft_view_show_counter(struct weft_view *v, uint32_t counter, int on);
 int weft_view_counter_shown(const struct weft_view *v, uint32_t counter);
 
+/*
+ * Time.  A ruler along the top (weft_view_ruler_h() pixels: the rows are
+ * laid out under it) gives times counted from the trace's start, in units
+ * that follow the zoom ("2.5ms", "120us": what `weft render --start`
+ * reads), with the wall-clock time of the start in its left corner when
+ * the trace knows it.  It marks the time under the pointer, and a measured
+ * range is drawn over the whole height with its duration.
+ */
+double weft_view_ruler_h(const struct weft_view *v);
+/* The time (ns, the model's) at pixel x, and the pixel of time t. */
+int64_t weft_view_time_at(const struct weft_view *v, double x);
+double weft_view_x_of(const struct weft_view *v, int64_t t);
+/* The smallest step of 1, 2 or 5 x 10^k ns that is at least `ns` (at
+ * least 1): the ruler's ticks. */
+int64_t weft_view_tick_step(double ns);
+/* `ns` (from the trace's start) to the precision `step` needs, in the unit
+ * the step calls for: "0", "2.5ms", "-120us", "3s".  Writes at most `cap`
+ * bytes, NUL included; returns the whole length. */
+size_t weft_view_time_str(int64_t ns, int64_t step, char *buf, size_t cap);
+/* A duration with three significant digits, in the unit that keeps it
+ * from 1 to 999: "1.25ms", "850ns", "12.5s". */
+size_t weft_view_dur_str(int64_t ns, char *buf, size_t cap);
+/* The pointer is at pixel x (< 0: not over the picture): the ruler marks
+ * its time. */
+void weft_view_set_pointer(struct weft_view *v, double x);
+/* The pointer's time as the ruler shows it (from the trace's start, to a
+ * tenth of the last frame's tick), 0 and "" when it is away.  Writes at
+ * most `cap` bytes, NUL included; returns the whole length. */
+size_t weft_view_pointer_str(const struct weft_view *v, char *buf, size_t cap);
+/* Measuring: a range from the time at pixel x (a press on the ruler, or
+ * with shift), then to the time at pixel x (as the pointer drags). */
+void weft_view_measure_from(struct weft_view *v, double x);
+void weft_view_measure_to(struct weft_view *v, double x);
+/* The same in times (t1 < t0 is swapped; t0 == t1: none). */
+void weft_view_set_measure(struct weft_view *v, int64_t t0, int64_t t1);
+void weft_view_clear_measure(struct weft_view *v);
+/* The measured range: 1 and its times, or 0 when there is none. */
+int weft_view_measure(const struct weft_view *v, int64_t *t0, int64_t *t1);
+/* Shows exactly the measured range.  Returns -1 when there is none. */
+int weft_view_zoom_measure(struct weft_view *v);
+
 /* Draws the view.  Returns how many primitives it drew. */
 long weft_view_render(struct weft_view *v, const struct weft_canvas *c);
 

@@ -94,6 +94,8 @@ const clickAt = async (page, x, y) => {
   const r = await page.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top, b.width]; });
   await page.mouse.click(r[0] + (x < 1 ? x * r[2] : x), r[1] + y);
 };
+// the top of the rows: under the time ruler (src/render/view-internal.h)
+const TOP = 34;
 const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 // the middle of the longest stretch of row ROW's line on its middle line
 // (dark: the dark grey of a waiting thread; else whatever is not the
@@ -110,7 +112,7 @@ const lineX = (page, row, dark = false) => page.evaluate(([y, dark]) => {
     if (run > best[1]) best = [i - run + 1, run];
   }
   return best[0] + best[1] / 2;
-}, [18 + 26 * row + 13, dark]);
+}, [TOP + 26 * row + 13, dark]);
 
 const { page, dialogs } = await open('bad');
 
@@ -248,7 +250,7 @@ await test('search matches kinds, notes and failure messages; Enter, Shift+Enter
 await test('hovering a thread shows its tooltip: kind, lifetime, running time, how it ended', async () => {
   const r = await page.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top]; });
   // main (row 1): a should-resolve thread that never resolved
-  await page.mouse.move(r[0] + await lineX(page, 1), r[1] + 18 + 26 * 1 + 13);
+  await page.mouse.move(r[0] + await lineX(page, 1), r[1] + TOP + 26 * 1 + 13);
   await frame(page);
   assert(await page.isVisible('#tip'), 'no tooltip');
   const t = await page.textContent('#tip');
@@ -259,9 +261,9 @@ await test('hovering a thread shows its tooltip: kind, lifetime, running time, h
 });
 
 await test('clicking a thread fills the inspector', async () => {
-  // rows: event loop 0, main 1, TCP connect 2 (18 px top, 26 px rows);
+  // rows: event loop 0, main 1, TCP connect 2 (TOP px top, 26 px rows);
   // on its line (dark grey), wherever the run's timing put it
-  const y = 18 + 26 * 2 + 13;
+  const y = TOP + 26 * 2 + 13;
   const x = await lineX(page, 2, true);
   await clickAt(page, x, y);
   const t = await page.textContent('#inspector');
@@ -279,14 +281,14 @@ const CHAIN = [176, 222, 207];
 await test('a click selects without the chain; a double click highlights the causal chain', async () => {
   // main (row 1); apart in time from the last click, which was elsewhere
   await page.waitForTimeout(700);
-  await clickAt(page, await lineX(page, 1), 18 + 26 * 1 + 13);
+  await clickAt(page, await lineX(page, 1), TOP + 26 * 1 + 13);
   await frame(page);
   assert(await pixels(page, CHAIN) === 0, 'chain colour after a single click');
   assert(await pixels(page, [255, 115, 0]) > 20, 'the selection is not outlined');
   assert(!(await page.evaluate(() => document.getElementById('view').dataset.chain)), 'chain after a click');
   // ARP response (row 3): its chain is not the whole trace
   await page.waitForTimeout(700);
-  await dblclickAt(page, await lineX(page, 3), 18 + 26 * 3 + 13);
+  await dblclickAt(page, await lineX(page, 3), TOP + 26 * 3 + 13);
   await frame(page);
   const c = Number(await page.evaluate(() => document.getElementById('view').dataset.chain));
   assert(c >= 3, 'chain size ' + c);
@@ -310,7 +312,7 @@ await test('the chain\'s depth: menu and keys 1-3, 0 for all', async () => {
   // ARP response (row 3): its chain is the hang's five threads, its
   // direct arrows three
   await page.waitForTimeout(700);
-  await dblclickAt(page, await lineX(page, 3), 18 + 26 * 3 + 13);
+  await dblclickAt(page, await lineX(page, 3), TOP + 26 * 3 + 13);
   await frame(page);
   const chain = async () => Number(await page.evaluate(() => document.getElementById('view').dataset.chain));
   assert(await chain() === 5, 'chain ' + await chain());
@@ -327,7 +329,7 @@ await test('? shows the keys from the key table, ? or Esc hides them', async () 
   await page.keyboard.press('?');
   assert(await page.isVisible('#help'), 'no help after ?');
   const t = await page.textContent('#help');
-  for (const k of ['W  +', 'F', 'Esc', '?', '1 2 3 0', 'double-click']) assert(t.includes(k), 'help lacks ' + k + ': ' + t);
+  for (const k of ['W  +', 'F', 'Esc', '?', '1 2 3 0', 'double-click', 'Z', 'drag the ruler']) assert(t.includes(k), 'help lacks ' + k + ': ' + t);
   await page.keyboard.press('?');
   assert(await page.isHidden('#help'), 'second ? does not hide it');
   await page.keyboard.press('?');
@@ -339,7 +341,7 @@ await test('? shows the keys from the key table, ? or Esc hides them', async () 
 await test('Esc clears the selection, the chain and the search, even from the search box', async () => {
   // ARP response's chain highlighted, and it selected
   await page.waitForTimeout(700);
-  await dblclickAt(page, await lineX(page, 3), 18 + 26 * 3 + 13);
+  await dblclickAt(page, await lineX(page, 3), TOP + 26 * 3 + 13);
   await frame(page);
   assert(await pixels(page, CHAIN) > 200 && await pixels(page, [255, 115, 0]) > 20, 'no chain to clear');
   await page.fill('#search', 'tcp conn');
@@ -361,6 +363,86 @@ await test('Esc clears the selection, the chain and the search, even from the se
   const [c, d] = await range(page);
   assert(d - c < b - a, 'W after Esc did nothing');
   await page.keyboard.press('f');
+  await frame(page);
+});
+
+// A time as the ruler writes it ("2.5ms", "-120us", "0"), in ns.
+const nsOf = (s) => {
+  if (s === '0') return 0;
+  const m = /^(-?[0-9]+(?:\.[0-9]+)?)(ns|us|ms|s)$/.exec(s);
+  assert(m, 'not a time: ' + s);
+  return Number(m[1]) * { ns: 1, us: 1e3, ms: 1e6, s: 1e9 }[m[2]];
+};
+const BAND_EDGE = [38, 77, 204];
+
+await test('the ruler: the time under the pointer; shift+drag or a drag on the ruler measures, Z zooms to it, Esc clears it', async () => {
+  await page.keyboard.press('f');
+  await frame(page);
+  const r = await page.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top, b.width]; });
+  const [a0, a1] = await range(page);
+  const npp = (a1 - a0) / (r[2] - 16); // ns a pixel (8 px of margin each side)
+  // the pointer's time, from the trace's start: 400 px apart, 400 px of time apart
+  await page.mouse.move(r[0] + 300, r[1] + 300);
+  await frame(page);
+  const at1 = await page.textContent('#at');
+  await page.mouse.move(r[0] + 700, r[1] + 300);
+  await frame(page);
+  const at2 = await page.textContent('#at');
+  assert(/^at /.test(at1) && /^at /.test(at2), at1 + ' / ' + at2);
+  const d = nsOf(at2.slice(3)) - nsOf(at1.slice(3));
+  assert(Math.abs(d - 400 * npp) <= 15 * npp, `pointer times ${at1}, ${at2}: ${d} ns apart, not ${400 * npp}`);
+  assert(await pixels(page, BAND_EDGE) === 0, 'a band before any measure');
+  // shift+drag from x 400 to 700: a measure, no pan
+  await page.keyboard.down('Shift');
+  await page.mouse.move(r[0] + 400, r[1] + 300);
+  await page.mouse.down();
+  await page.mouse.move(r[0] + 550, r[1] + 320, { steps: 3 });
+  await page.mouse.move(r[0] + 700, r[1] + 340, { steps: 3 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await frame(page);
+  const [b0, b1] = await range(page);
+  assert(b0 === a0 && b1 === a1, 'the drag panned');
+  const m = (await page.evaluate(() => document.getElementById('view').dataset.measure)).split(' ').map(Number);
+  assert(Math.abs(m[0] - (a0 + 392 * npp)) <= npp && Math.abs(m[1] - (a0 + 692 * npp)) <= npp,
+    `measure ${m} for x 400..700 of ${a0}..${a1}`);
+  const said = await page.textContent('#measure');
+  assert(/^measured /.test(said), said);
+  const dur = nsOf(said.slice(9));
+  assert(Math.abs(dur - (m[1] - m[0])) <= 0.005 * (m[1] - m[0]), `${said} for ${m[1] - m[0]} ns`);
+  assert(await pixels(page, BAND_EDGE) > 2 * 500, 'no band over the whole height');
+  // Z: the range is the measured one
+  await page.keyboard.press('z');
+  await frame(page);
+  const [c0, c1] = await range(page);
+  assert(c0 === m[0] && c1 === m[1], `Z: ${c0} ${c1}, measured ${m}`);
+  // the toolbar's range, as the ruler writes times: its length is the measure's
+  const rt = await page.textContent('#range');
+  assert(/^-?[0-9.]+(ns|us|ms|s)? \.\. [0-9.]+(ns|us|ms|s) \([0-9.]+(ns|us|ms|s)\)$/.test(rt) &&
+    rt.endsWith('(' + said.slice(9) + ')'), `range "${rt}", ${said}`);
+  // Esc clears it
+  await page.keyboard.press('Escape');
+  await frame(page);
+  assert(await page.textContent('#measure') === '', 'measure kept: ' + await page.textContent('#measure'));
+  assert(!(await page.evaluate(() => document.getElementById('view').dataset.measure)), 'dataset.measure kept');
+  assert(await pixels(page, BAND_EDGE) === 0, 'band kept');
+  await page.keyboard.press('z');
+  await frame(page);
+  const [e0, e1] = await range(page);
+  assert(e0 === c0 && e1 === c1, 'Z with no measure zoomed');
+  // a drag on the ruler (no shift) measures too, and does not pan
+  await page.keyboard.press('f');
+  await frame(page);
+  await page.mouse.move(r[0] + 200, r[1] + 8);
+  await page.mouse.down();
+  await page.mouse.move(r[0] + 500, r[1] + 200, { steps: 4 });
+  await page.mouse.up();
+  await frame(page);
+  const [f0, f1] = await range(page);
+  assert(f0 === a0 && f1 === a1, 'a drag on the ruler panned');
+  const m2 = (await page.evaluate(() => document.getElementById('view').dataset.measure || '')).split(' ').map(Number);
+  assert(Math.abs(m2[0] - (a0 + 192 * npp)) <= npp && Math.abs(m2[1] - (a0 + 492 * npp)) <= npp, 'ruler drag: ' + m2);
+  await page.keyboard.press('Escape');
   await frame(page);
 });
 
@@ -423,7 +505,7 @@ await test('another trace dropped on the page replaces it', async () => {
 
 await test('a hostile label is text and runs nothing', async () => {
   const h = await open('h');
-  await clickAt(h.page, 450, 18 + 13);
+  await clickAt(h.page, 450, TOP + 13);
   const t = await h.page.textContent('#inspector');
   assert(t.startsWith(HOSTILE), 'inspector: ' + t);
   assert(await h.page.evaluate(() => document.querySelectorAll('img').length) === 0, 'an img was created');

@@ -141,6 +141,31 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	o=$("$PC" s4.png 255 115 0) ch=$("$PC" s4.png 176 222 207)
 	grep -q "^clear: no selection, no search$" ui.log && [ "$o" -lt 5 ] && [ "$ch" -lt 5 ]
 	res $? "Esc clears the selection and the chain" "orange $o, chain $ch: $(tail -1 ui.log)"
+	# Shift+drag measures a range: a band over the whole height (its
+	# dark blue edges), never a selection; Z zooms to exactly it; Esc
+	# clears it
+	"$XD" key f
+	sleep 0.4
+	"$XD" shot m0.png
+	sel=$(grep -c '^select: ' ui.log)
+	"$XD" drag 300 300 600 320 Shift_L
+	sleep 0.5
+	"$XD" shot m1.png
+	e0=$("$PC" m0.png 38 77 204) e1=$("$PC" m1.png 38 77 204)
+	read -r _ m0 m1 md < <(grep '^measure: -*[0-9]' ui.log | tail -1)
+	[ "$e0" = 0 ] && [ "$e1" -gt 400 ] && [ -n "${md:-}" ] && [ "$m1" -gt "$m0" ] &&
+		[ "$(grep -c '^select: ' ui.log)" = "$sel" ]
+	res $? "shift+drag measures a range, drawn over the whole height" "edges $e0 -> $e1, $(grep '^measure' ui.log | tail -1)"
+	"$XD" key z
+	sleep 0.4
+	grep '^range: ' ui.log | tail -1 | grep -q "^range: ${m0:-x} ${m1:-x},"
+	res $? "Z zooms to the measured range" "measured ${m0:-} ${m1:-}, $(grep '^range' ui.log | tail -1)"
+	"$XD" key Escape
+	sleep 0.5
+	"$XD" shot m2.png
+	e2=$("$PC" m2.png 38 77 204)
+	[ "$e2" = 0 ]
+	res $? "Esc clears the measure" "edges $e2"
 	# PNG asks where (the trace's name suggested, beside it), says where
 	# it went; asked again, it never replaces the file unasked
 	read -r _ _ _ x y w h < <(grep "^button PNG at" ui.log)

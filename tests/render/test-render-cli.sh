@@ -29,6 +29,27 @@ check "arrows in their colours, the red never-resolved line" \
 read -r w h < <("$PC" plain.png)
 check "the default size fits every row" '[ "$w" = 1280 ] && [ "$h" -ge 200 ]' "$w x $h"
 
+# The time ruler along the top (its pale yellow band), and no row under
+# it: the picture's first rows of pixels are the ruler's alone
+rb=$("$PC" plain.png 224 219 189)
+check "a time ruler along the top" '[ "$rb" -gt $((1280 * 14)) ] && [ "$rb" -lt $((1280 * 22)) ]' "ruler pixels $rb"
+
+# --start and --duration read the times the ruler writes ("2.5ms",
+# "120us", "1.2s", "0"): spelt in other units, the same picture
+"$W" render bad.weft -o u1.png --start 2us --duration 10us 2>err; e1=$?
+"$W" render bad.weft -o u2.png --start 2000ns --duration 0.01ms 2>>err; e2=$?
+"$W" render bad.weft -o u3.png --start 0.000002s --duration "10 us" 2>>err; e3=$?
+"$W" render bad.weft -o u4.png --start 3us --duration 10us 2>>err
+check "--start and --duration take the ruler's units" \
+	'[ $e1 = 0 ] && [ $e2 = 0 ] && [ $e3 = 0 ] && cmp -s u1.png u2.png && cmp -s u1.png u3.png && ! cmp -s u1.png u4.png' \
+	"exit $e1 $e2 $e3: $(cat err)"
+"$W" render bad.weft -o z.png --start 0 --duration 1.25us 2>err; e1=$?
+"$W" render bad.weft -o x.png --start 2.5 --duration 1.2 2>/dev/null; e2=$?
+"$W" render bad.weft -o x.png --duration 2.5msec 2>err2; e3=$?
+check "0, a bare number (seconds) and a bad unit" \
+	'[ $e1 = 0 ] && [ $e2 = 1 ] && [ $e3 = 2 ] && grep -q "must be a time such as 2.5ms" err2' \
+	"exit $e1 $e2 $e3: $(cat err err2)"
+
 "$W" render bad.weft -o s.png --search "tcp CONNECT" 2>err
 y=$("$PC" s.png 255 255 0)
 check "--search highlights and counts" '[ "$y" -gt 100 ] && grep -q "matches 1 threads" err' "yellow $y: $(cat err)"

@@ -183,7 +183,7 @@ TEST(arrow_colours)
 	/* main should resolve and did not: red to the right edge */
 	int row = weft_view_row(pic.v, weft_model_find(pic.m, 2));
 	CHECK(row >= 0);
-	int y = (int)(18 + 26 * row + 13);
+	int y = (int)weft_view_row_y(pic.v, row, NULL);
 	CHECK(count(&pic, 204, 0, 0, 800, y - 1, 90, 3) > 60);
 	/* no highlight yet */
 	CHECK_EQ(count(&pic, 255, 255, 0, 0, 0, 0, 0), 0);
@@ -199,8 +199,13 @@ TEST(arrow_colours)
 	weft_view_range(pic.v, &a0, &a1);
 	double xm = 8 + (double)((th3->t_create + th3->t_end) / 2 - a0) *
 				(900 - 16) / (double)(a1 - a0);
-	CHECK_EQ(weft_view_pick(pic.v, xm, 18 + 26 * r3 + 13), t3);
-	CHECK_EQ(weft_view_pick(pic.v, xm, 18 + 26 * weft_view_rows(pic.v) + 30),
+	CHECK_EQ(weft_view_pick(pic.v, xm, weft_view_row_y(pic.v, r3, NULL)),
+		 t3);
+	/* (rows are laid out under the ruler: the pick counts from there) */
+	CHECK_EQ(weft_view_pick(pic.v, xm,
+				weft_view_row_y(pic.v, r3, NULL) - 26),
+		 weft_model_find(pic.m, 2));
+	CHECK_EQ(weft_view_pick(pic.v, xm, 18 + 26 * weft_view_rows(pic.v) + 46),
 		 WEFT_NONE);
 	weft_view_free(pic.v);
 	weft_model_free(pic.m);
@@ -576,9 +581,10 @@ TEST(idle_band_coverage)
 	CHECK(abs(g_busy - 230) <= 2);
 	/* half of 204..230 */
 	CHECK(abs(g_half - 217) <= 2);
-	/* the long idle is labelled */
-	CHECK(count(&pic, 255, 255, 255, xat(&pic, iv[0].t0, 800), 18, 60,
-		    12) > 10);
+	/* the long idle is labelled, at the top of the rows */
+	double rh, top = weft_view_row_y(pic.v, 0, &rh) - rh / 2;
+	CHECK(count(&pic, 255, 255, 255, xat(&pic, iv[0].t0, 800), (int)top,
+		    60, 12) > 10);
 	unload(&pic);
 }
 
@@ -1036,7 +1042,206 @@ TEST(processes_as_groups)
 	unload(&pic);
 }
 
-TEST_MAIN(T(arrow_colours), T(level_of_detail), T(labels_over_time),
+/* The ruler's numbers, exactly: steps of 1, 2, 5 x 10^k, times in the
+ * unit the step calls for (what `weft render --start` reads back),
+ * durations to three digits, and pixels to times and back. */
+TEST(ruler_numbers)
+{
+	CHECK_EQ(weft_view_tick_step(0), 1);
+	CHECK_EQ(weft_view_tick_step(1), 1);
+	CHECK_EQ(weft_view_tick_step(3), 5);
+	CHECK_EQ(weft_view_tick_step(7), 10);
+	CHECK_EQ(weft_view_tick_step(101), 200);
+	CHECK_EQ(weft_view_tick_step(2.5e6), 5000000);
+	CHECK_EQ(weft_view_tick_step(1e9), 1000000000);
+	char b[48];
+	static const struct {
+		int64_t ns, step;
+		const char *s;
+	} ts[] = {
+		{2500000, 500000, "2.5ms"},
+		{120000, 10000, "120us"},
+		{0, 1000, "0"},
+		{1200000000, 100000000, "1.2s"},
+		{-500000, 100000, "-0.5ms"},
+		{3000, 1000, "3us"},
+		{850, 10, "850ns"},
+		{4000000, 200000, "4ms"},
+		{12345678, 100000, "12.3ms"}, {12345678, 50000, "12345us"},
+		{2000000000, 1000000000, "2s"},
+	};
+	for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
+		weft_view_time_str(ts[i].ns, ts[i].step, b, sizeof b);
+		CHECK_STR(b, ts[i].s);
+	}
+	static const struct {
+		int64_t ns;
+		const char *s;
+	} ds[] = {{1250000, "1.25ms"}, {850, "850ns"}, {12500000000, "12.5s"},
+		  {2000000, "2ms"},    {999, "999ns"}, {123456, "123us"},
+		  {1500000000, "1.5s"}};
+	for (size_t i = 0; i < sizeof ds / sizeof *ds; i++) {
+		weft_view_dur_str(ds[i].ns, b, sizeof b);
+		CHECK_STR(b, ds[i].s);
+	}
+}
+
+/* A trace of 10 ms, on the manual clock. */
+static void ten_ms(const char *path)
+{
+	start_manual(path, 1 << 20, 0);
+	weft_run(1);
+	tick_ns(1000000);
+	weft_create(2, "task");
+	tick_ns(8000000);
+	weft_resolve(2);
+	tick_ns(1000000);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+}
+
+/* A canvas that keeps the texts drawn on the ruler (above y `ruler_y`):
+ * where each starts and ends. */
+static struct weft_canvas ruler_inner;
+static double ruler_y, ruler_x0[256], ruler_x1[256];
+static int ruler_n;
+static void ruler_text(void *c, double x, double y, double size, const char *s)
+{
+	if (y < ruler_y && ruler_n < 256) {
+		ruler_x0[ruler_n] = x;
+		ruler_x1[ruler_n++] = x + ruler_inner.text_width(c, size, s);
+	}
+	ruler_inner.text(c, x, y, size, s);
+}
+
+/* Draws pic's view; returns how many texts its ruler has, after checking
+ * that no two overlap. */
+static int ruler_texts(struct pic *p)
+{
+	cairo_t *cr = cairo_create(p->s);
+	ruler_inner = weft_cairo_canvas(cr);
+	struct weft_canvas c = ruler_inner;
+	c.text = ruler_text;
+	ruler_y = weft_view_ruler_h(p->v);
+	ruler_n = 0;
+	weft_view_render(p->v, &c);
+	cairo_destroy(cr);
+	for (int i = 0; i < ruler_n; i++)
+		for (int j = 0; j < ruler_n; j++)
+			if (i != j && ruler_x0[i] < ruler_x1[j] &&
+			    ruler_x0[j] < ruler_x1[i])
+				return -1;
+	return ruler_n;
+}
+
+/* The ruler along the top: its band, ticks labelled with times from the
+ * start ("2ms" where 2 ms is), no row under it; the pointer's time; a
+ * measured range drawn as a band with its duration, zoomed to. */
+TEST(ruler_and_measure)
+{
+	const char *p = tpath("ten.weft");
+	ten_ms(p);
+	struct pic pic;
+	load(&pic, p, 900, 300);
+	int64_t t0, t1;
+	weft_model_range(pic.m, &t0, &t1);
+	CHECK_EQ(t1 - t0, 10000000);
+	/* 884 px over 8.84 ms: 10 us a pixel, exactly */
+	weft_view_set_range(pic.v, t0 - 500000, t0 + 8340000);
+	CHECK_EQ(weft_view_time_at(pic.v, 8), t0 - 500000);
+	CHECK_EQ(weft_view_time_at(pic.v, 258), t0 + 2000000);
+	CHECK(fabs(weft_view_x_of(pic.v, t0 + 2000000) - 258) < 1e-9);
+	int rh = (int)weft_view_ruler_h(pic.v);
+	CHECK(rh >= 14);
+	/* rows start under the ruler */
+	double row_h, y0 = weft_view_row_y(pic.v, 0, &row_h);
+	CHECK(y0 - row_h / 2 >= rh);
+	counted_text = "2ms";
+	draw_counted(&pic);
+	cairo_surface_flush(pic.s);
+	CHECK_EQ(counted_texts, 1);
+	CHECK(fabs(counted_text_x - 261) < 1);
+	/* the ruler's band across the top, nothing of it below */
+	CHECK(count(&pic, 224, 219, 189, 0, 0, 900, rh) > 900 * rh / 2);
+	CHECK_EQ(count(&pic, 224, 219, 189, 0, rh, 900, 300 - rh), 0);
+	/* the thread lines (dark grey) never under it */
+	CHECK(count(&pic, 51, 51, 51, 0, rh, 900, 300 - rh) > 100);
+	CHECK_EQ(count(&pic, 51, 51, 51, 300, 0, 600, rh), 0); /* (the corner's
+								text is dark) */
+	/* labels as close as they can be without overlapping, at every zoom
+	 * (a tick a 1, 2 or 5 x 10^k ns apart: from 1 ns to minutes) */
+	for (int64_t span = 1000; span < 400000000000; span = span * 7 / 3) {
+		weft_view_set_range(pic.v, t0 + span / 3, t0 + span / 3 + span);
+		int k = ruler_texts(&pic);
+		CHECK(k >= 5);
+	}
+	/* the widest range a view takes: a frame still ends (steps past
+	 * 2^53 ns, where a double has no room for step + 1) */
+	weft_view_set_range(pic.v, -(INT64_C(1) << 62), INT64_C(1) << 62);
+	CHECK(ruler_texts(&pic) >= 1);
+	weft_view_set_range(pic.v, t0 - 500000, t0 + 8340000);
+	/* the corner, and 2ms .. 8ms (1ms is under the corner) */
+	CHECK_EQ(ruler_texts(&pic), 8);
+	/* the corner: the start's wall-clock time, UTC, as gmtime says */
+	int64_t real = weft_reader_info(pic.r)->origin_real_ns + t0;
+	CHECK(real > 0);
+	time_t secs = (time_t)(real / 1000000000);
+	struct tm tm;
+	CHECK(gmtime_r(&secs, &tm) != NULL);
+	char want[64], hms[32];
+	strftime(hms, sizeof hms, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(want, sizeof want, "start %s.%03d UTC", hms,
+		 (int)(real / 1000000 % 1000));
+	counted_prefix = "start ";
+	draw_counted(&pic);
+	counted_prefix = NULL;
+	CHECK_EQ(counted_prefixed, 1);
+	CHECK_STR(counted_last, want);
+	/* no pointer, no measure: neither is drawn */
+	CHECK_EQ(count(&pic, 38, 77, 204, 0, 0, 0, 0), 0);
+	/* the pointer at 2.5 ms: its time, to a tenth of a tick */
+	weft_view_set_pointer(pic.v, 308);
+	counted_text = "2.5ms";
+	draw_counted(&pic);
+	CHECK_EQ(counted_texts, 1);
+	weft_view_set_pointer(pic.v, -1);
+	draw_counted(&pic);
+	CHECK_EQ(counted_texts, 0);
+	/* a measure from 1 ms to 2.25 ms: a band from x 158 to 283, its
+	 * duration at the top */
+	int64_t m0, m1;
+	CHECK_EQ(weft_view_measure(pic.v, &m0, &m1), 0);
+	weft_view_measure_from(pic.v, 283);
+	weft_view_measure_to(pic.v, 100); /* (the drag goes on: from 283) */
+	weft_view_measure_to(pic.v, 158);
+	CHECK_EQ(weft_view_measure(pic.v, &m0, &m1), 1);
+	CHECK_EQ(m0, t0 + 1000000);
+	CHECK_EQ(m1, t0 + 2250000);
+	counted_text = "1.25ms";
+	draw_counted(&pic);
+	cairo_surface_flush(pic.s);
+	CHECK_EQ(counted_texts, 1);
+	/* its edges (dark blue, full height) at 158 and 282 */
+	int y = 290;
+	CHECK_EQ(count(&pic, 38, 77, 204, 158, y, 1, 1), 1);
+	CHECK_EQ(count(&pic, 38, 77, 204, 282, y, 1, 1), 1);
+	CHECK_EQ(count(&pic, 38, 77, 204, 0, y, 900, 1), 2);
+	/* tinted inside, not outside (the background, 0.9 grey) */
+	CHECK(count(&pic, 202, 211, 234, 160, y, 120, 1) > 100);
+	CHECK_EQ(count(&pic, 202, 211, 234, 0, y, 150, 1), 0);
+	CHECK_EQ(count(&pic, 202, 211, 234, 290, y, 610, 1), 0);
+	/* zoomed to: the range is the measure */
+	CHECK_EQ(weft_view_zoom_measure(pic.v), 0);
+	weft_view_range(pic.v, &m0, &m1);
+	CHECK_EQ(m0, t0 + 1000000);
+	CHECK_EQ(m1, t0 + 2250000);
+	weft_view_clear_measure(pic.v);
+	CHECK_EQ(weft_view_measure(pic.v, &m0, &m1), 0);
+	CHECK_EQ(weft_view_zoom_measure(pic.v), -1);
+	unload(&pic);
+}
+
+TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_detail), T(labels_over_time),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),

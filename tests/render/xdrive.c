@@ -12,8 +12,9 @@
  *                               matches; exit 1 if none
  *   xdrive click X Y            a left click at (X, Y)
  *   xdrive dblclick X Y         a double click
- *   xdrive drag X0 Y0 X1 Y1    press at (X0, Y0), move in steps, release at
- *                               (X1, Y1)
+ *   xdrive drag X0 Y0 X1 Y1 [KEY]
+ *                               press at (X0, Y0), move in steps, release at
+ *                               (X1, Y1); KEY (Shift_L) held all along
  *   xdrive move X Y             the pointer to (X, Y)
  *   xdrive button N COUNT       COUNT clicks of button N where the pointer
  *                               is (4, 5: wheel up, down; 6, 7: left, right)
@@ -90,9 +91,12 @@ static void click(Display *d, int x, int y, int times)
 	}
 }
 
-/* Press at (x0, y0), move to (x1, y1) in steps, release there. */
-static void drag(Display *d, int x0, int y0, int x1, int y1)
+/* Press at (x0, y0), move to (x1, y1) in steps, release there; the key
+ * `held` (0: none) down from before the press to after the release. */
+static void drag(Display *d, int x0, int y0, int x1, int y1, KeyCode held)
 {
+	if (held)
+		XTestFakeKeyEvent(d, held, True, 0);
 	XTestFakeMotionEvent(d, DefaultScreen(d), x0, y0, 0);
 	XSync(d, False);
 	pause_ms(50);
@@ -106,6 +110,8 @@ static void drag(Display *d, int x0, int y0, int x1, int y1)
 	}
 	pause_ms(40);
 	XTestFakeButtonEvent(d, 1, False, 0);
+	if (held)
+		XTestFakeKeyEvent(d, held, False, 0);
 	XSync(d, False);
 }
 
@@ -170,9 +176,15 @@ int main(int argc, char **argv)
 		click(d, atoi(argv[2]), atoi(argv[3]), cmd[0] == 'd' ? 2 : 1);
 		return 0;
 	}
-	if (!strcmp(cmd, "drag") && argc == 6) {
+	if (!strcmp(cmd, "drag") && (argc == 6 || argc == 7)) {
+		KeySym ks = argc == 7 ? XStringToKeysym(argv[6]) : NoSymbol;
+		KeyCode held = ks != NoSymbol ? XKeysymToKeycode(d, ks) : 0;
+		if (argc == 7 && !held) {
+			fprintf(stderr, "xdrive: no key '%s'\n", argv[6]);
+			return 2;
+		}
 		drag(d, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
-		     atoi(argv[5]));
+		     atoi(argv[5]), held);
 		return 0;
 	}
 	if (!strcmp(cmd, "button") && argc == 4) {

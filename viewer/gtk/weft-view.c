@@ -6,9 +6,14 @@
  *   wheel, + / - buttons, W/S   zoom around the pointer (or the centre)
  *   drag, A/D, Left/Right       pan in time (a drag never selects)
  *   drag, Up/Down, PgUp/PgDn    move the vertical focus
+ *   pointer                     the ruler marks its time
+ *   drag on the ruler,          measure a range: drawn over the whole
+ *   shift+drag                  height with its duration
+ *   Z                           zoom to the measured range
  *   F, "fit"                    the whole trace
  *   ?                           the keys (the table `keys`)
- *   Esc                         clear the selection, chain and search
+ *   Esc                         clear the selection, chain, search and
+ *                               measure
  *   hover                       a thread's tooltip: kind, lifetime,
  *                               running time, how it ended
  *   click                       select a thread (on release, if the
@@ -34,7 +39,7 @@
  * WEFT_VIEW_DELAY_MS (default 300) and quits; WEFT_VIEW_ECHO=1 says on
  * stderr what each action did ("select: TITLE", "chain: N threads",
  * "connected: on, N rows", "counter NAME: off", "process: NAME (pid P)
- * collapsed, N rows") and where the controls
+ * collapsed, N rows", "measure: T0 T1 DURATION") and where the controls
  * are ("button counters at X Y W H", "check NAME at ..." when the
  * counters menu opens, "header PID at Y" for a run's processes).
  */
@@ -59,6 +64,7 @@ struct app {
 	uint32_t ncounters; /* in the counters menu */
 	double drag_x, drag_y, press_x, press_y;
 	int dragging, moved, live, echo;
+	int measuring; /* a drag that measures (on the ruler, or shift) */
 	GtkWidget *help; /* the keys, shown by ? */
 	int w, h;
 };
@@ -161,6 +167,18 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 	a->dragging = 1;
 	a->drag_x = e->x;
 	a->drag_y = e->y;
+	int measure = (e->state & GDK_SHIFT_MASK) ||
+		      e->y < weft_view_ruler_h(a->v);
+	if (measure && e->type != GDK_BUTTON_PRESS)
+		return TRUE; /* (a double click there measures, twice) */
+	if (e->type == GDK_BUTTON_PRESS && e->button == 1 && measure) {
+		/* a measure, never a pan or a selection */
+		a->measuring = 1;
+		a->moved = 1;
+		weft_view_measure_from(a->v, e->x);
+		redraw(a);
+		return TRUE;
+	}
 	char title[256];
 	uint32_t proc = weft_view_header_at(a->v, e->y);
 	if (e->type == GDK_BUTTON_PRESS && proc != WEFT_NONE) {
@@ -200,12 +218,30 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
  * (hands shake): beyond, it was a drag. */
 #define CLICK_SLOP 4
 
+/* The measured range, for tests. */
+static void said_measure(struct app *a)
+{
+	int64_t t0, t1;
+	char d[48];
+	if (!weft_view_measure(a->v, &t0, &t1)) {
+		echo(a, "measure: none");
+		return;
+	}
+	weft_view_dur_str(t1 - t0, d, sizeof d);
+	echo(a, "measure: %lld %lld %s", (long long)t0, (long long)t1, d);
+}
+
 static gboolean on_release(GtkWidget *w, GdkEventButton *e, gpointer data)
 {
 	struct app *a = data;
 	(void)w;
 	int click = a->dragging && !a->moved;
 	a->dragging = 0;
+	if (a->measuring) {
+		a->measuring = 0;
+		said_measure(a);
+		return TRUE;
+	}
 	if (!click || e->button != 1 ||
 	    weft_view_header_at(a->v, a->press_y) != WEFT_NONE)
 		return TRUE;
@@ -226,6 +262,13 @@ static gboolean on_motion(GtkWidget *w, GdkEventMotion *e, gpointer data)
 {
 	struct app *a = data;
 	(void)w;
+	/* the ruler marks the pointer's time */
+	weft_view_set_pointer(a->v, e->x);
+	redraw(a);
+	if (a->measuring) {
+		weft_view_measure_to(a->v, e->x);
+		return TRUE;
+	}
 	if (!a->dragging)
 		return FALSE;
 	if (fabs(e->x - a->press_x) > CLICK_SLOP ||
@@ -236,6 +279,16 @@ static gboolean on_motion(GtkWidget *w, GdkEventMotion *e, gpointer data)
 	a->drag_y = e->y;
 	redraw(a);
 	return TRUE;
+}
+
+static gboolean on_leave(GtkWidget *w, GdkEventCrossing *e, gpointer data)
+{
+	struct app *a = data;
+	(void)w;
+	(void)e;
+	weft_view_set_pointer(a->v, -1);
+	redraw(a);
+	return FALSE;
 }
 
 /* The keys: one table, read by the dispatch and by the help (?). */
@@ -255,6 +308,7 @@ enum key_do {
 	K_HELP,
 	K_NEXT_MATCH,
 	K_PREV_MATCH,
+	K_ZOOM_MEASURE,
 };
 
 static const struct key {
@@ -285,7 +339,9 @@ static const struct key {
 	{GDK_KEY_0, K_DEPTH, NULL, NULL},
 	{GDK_KEY_n, K_NEXT_MATCH, "n  Enter", "the next match of the search"},
 	{GDK_KEY_N, K_PREV_MATCH, "N  Shift+Enter", "the previous match"},
-	{GDK_KEY_Escape, K_CLEAR, "Esc", "clear the selection and the search"},
+	{GDK_KEY_z, K_ZOOM_MEASURE, "Z", "zoom to the measured range"},
+	{GDK_KEY_Escape, K_CLEAR, "Esc",
+	 "clear the selection, the search and the measure"},
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
 };
 
@@ -320,7 +376,9 @@ static void help_toggle(struct app *a)
 				   "<tt>wheel        </tt> zoom\n"
 				   "<tt>drag         </tt> pan (never selects)\n"
 				   "<tt>click        </tt> select a thread\n"
-				   "<tt>double-click </tt> its causal chain");
+				   "<tt>double-click </tt> its causal chain\n"
+				   "<tt>drag the ruler</tt> measure a range (or "
+				   "shift+drag)");
 		GtkWidget *l = gtk_label_new(NULL);
 		gtk_label_set_markup(GTK_LABEL(l), t->str);
 		g_string_free(t, TRUE);
@@ -405,6 +463,9 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 	case K_FIT:
 		weft_view_fit(a->v);
 		break;
+	case K_ZOOM_MEASURE:
+		weft_view_zoom_measure(a->v);
+		break;
 	case K_FOCUS_UP:
 	case K_FOCUS_DOWN:
 	case K_FOCUS_PGUP:
@@ -429,6 +490,7 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 			help_toggle(a);
 		weft_view_chain(a->v, WEFT_NONE);
 		weft_view_select(a->v, WEFT_NONE);
+		weft_view_clear_measure(a->v);
 		inspect(a, WEFT_NONE);
 		/* (the entry's handler searches for nothing, and redraws) */
 		gtk_entry_set_text(GTK_ENTRY(a->search), "");
@@ -856,6 +918,7 @@ int main(int argc, char **argv)
 					      GDK_BUTTON_PRESS_MASK |
 					      GDK_BUTTON_RELEASE_MASK |
 					      GDK_POINTER_MOTION_MASK |
+					      GDK_LEAVE_NOTIFY_MASK |
 					      GDK_KEY_PRESS_MASK);
 	g_signal_connect(a.area, "draw", G_CALLBACK(on_draw), &a);
 	gtk_widget_set_has_tooltip(a.area, TRUE);
@@ -866,6 +929,8 @@ int main(int argc, char **argv)
 	g_signal_connect(a.area, "button-release-event",
 			 G_CALLBACK(on_release), &a);
 	g_signal_connect(a.area, "motion-notify-event", G_CALLBACK(on_motion),
+			 &a);
+	g_signal_connect(a.area, "leave-notify-event", G_CALLBACK(on_leave),
 			 &a);
 	g_signal_connect(a.win, "key-press-event", G_CALLBACK(on_key), &a);
 	gtk_paned_pack1(GTK_PANED(pane), a.area, TRUE, FALSE);

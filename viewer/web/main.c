@@ -318,6 +318,25 @@ EXPORT(w_range) const char *w_range(void)
 	return out;
 }
 
+/* The visible range for people, as the ruler counts and writes times:
+ * "2.5ms .. 3.75ms (1.25ms)", from the trace's start. */
+EXPORT(w_range_text) const char *w_range_text(void)
+{
+	int64_t a, b, t0, t1;
+	char x[48], y[48], d[48];
+	if (!view)
+		return "";
+	weft_view_range(view, &a, &b);
+	weft_model_range(model, &t0, &t1);
+	/* to a hundredth of the range */
+	int64_t step = weft_view_tick_step((double)(b - a) / 100);
+	weft_view_time_str(a - t0, step, x, sizeof x);
+	weft_view_time_str(b - t0, step, y, sizeof y);
+	weft_view_dur_str(b - a, d, sizeof d);
+	snprintf(out, sizeof out, "%s .. %s (%s)", x, y, d);
+	return out;
+}
+
 static void jstr(char **p, char *end, const char *s)
 {
 	char *q = *p;
@@ -431,13 +450,67 @@ EXPORT(w_tooltip) const char *w_tooltip(double x, double y)
 	return about;
 }
 
-/* Esc: no selection, no chain (the page clears its search box). */
+/* Esc: no selection, no chain, no measure (the page clears its search
+ * box). */
 EXPORT(w_clear) void w_clear(void)
 {
 	if (!view)
 		return;
 	weft_view_chain(view, WEFT_NONE);
 	weft_view_select(view, WEFT_NONE);
+	weft_view_clear_measure(view);
+}
+
+/* Time: the ruler's height (a press there measures), the pointer (x < 0:
+ * away) and its time as the ruler shows it. */
+EXPORT(w_ruler_h) double w_ruler_h(void)
+{
+	return view ? weft_view_ruler_h(view) : 0;
+}
+
+static char when[64];
+
+EXPORT(w_pointer) const char *w_pointer(double x)
+{
+	when[0] = 0;
+	if (view) {
+		weft_view_set_pointer(view, x);
+		weft_view_pointer_str(view, when, sizeof when);
+	}
+	return when;
+}
+
+/* A measure: from x, then to x (a drag); "t0 t1 duration" of it, or "". */
+EXPORT(w_measure) const char *w_measure(void)
+{
+	int64_t a, b;
+	char d[48];
+	when[0] = 0;
+	if (view && weft_view_measure(view, &a, &b)) {
+		weft_view_dur_str(b - a, d, sizeof d);
+		snprintf(when, sizeof when, "%lld %lld %s", (long long)a,
+			 (long long)b, d);
+	}
+	return when;
+}
+
+EXPORT(w_measure_from) void w_measure_from(double x)
+{
+	if (view)
+		weft_view_measure_from(view, x);
+}
+
+EXPORT(w_measure_to) const char *w_measure_to(double x)
+{
+	if (view)
+		weft_view_measure_to(view, x);
+	return w_measure();
+}
+
+/* z: the measured range fills the view; -1 when there is none. */
+EXPORT(w_zoom_measure) int w_zoom_measure(void)
+{
+	return view ? weft_view_zoom_measure(view) : -1;
 }
 
 static const char *describe(uint32_t t)

@@ -101,7 +101,7 @@
     canvas.dataset.prims = String(prims);
     canvas.dataset.rows = String(inst.exports.w_rows());
     canvas.dataset.headers = str(inst.exports.w_headers());
-    $('range').textContent = (r[0] / 1e6).toFixed(3) + ' ms .. ' + (r[1] / 1e6).toFixed(3) + ' ms';
+    $('range').textContent = str(inst.exports.w_range_text());
   }
   function redraw() { if (!queued) { queued = true; requestAnimationFrame(draw); } }
 
@@ -139,6 +139,7 @@
     if (inst.exports.w_view(canvas.clientWidth, canvas.clientHeight)) return fail(name);
     progress(null);
     loaded = true;
+    showMeasure(); // (none: a new view)
     $('status').textContent = name;
     $('inspector').textContent = 'click a thread to inspect it';
     $('connected').checked = false;
@@ -288,8 +289,35 @@
   }, { passive: false });
   canvas.addEventListener('touchend', (e) => { touch = touchState(e); });
   canvas.addEventListener('touchcancel', () => { touch = null; });
-  canvas.addEventListener('mousedown', (e) => { drag = [e.offsetX, e.offsetY]; moved = false; });
-  window.addEventListener('mouseup', () => { drag = null; });
+  // A press on the ruler, or with shift anywhere, measures: the drag
+  // marks a range (never pans, never selects).
+  let measuring = false;
+  canvas.addEventListener('mousedown', (e) => {
+    drag = [e.offsetX, e.offsetY];
+    moved = false;
+    if (loaded && (e.shiftKey || e.offsetY < inst.exports.w_ruler_h())) {
+      measuring = true;
+      moved = true;
+      inst.exports.w_measure_from(e.offsetX);
+      showMeasure();
+      redraw();
+    }
+  });
+  window.addEventListener('mouseup', () => { drag = null; measuring = false; });
+  // The measured range in the page: "t0 t1" (ns) and its duration, as
+  // the ruler writes it.
+  function showMeasure() {
+    const m = str(inst.exports.w_measure());
+    const [a, b, d] = m ? m.split(' ') : [];
+    if (m) canvas.dataset.measure = a + ' ' + b; else delete canvas.dataset.measure;
+    $('measure').textContent = m ? 'measured ' + d : '';
+  }
+  // The time under the pointer (the ruler marks it), in the page too.
+  function pointer(x) {
+    const t = loaded ? str(inst.exports.w_pointer(x)) : '';
+    $('at').textContent = t ? 'at ' + t : '';
+    redraw();
+  }
   // Hovering a thread: its tooltip near the pointer.
   function tip(e) {
     const el = $('tip');
@@ -300,9 +328,15 @@
     el.style.left = (canvas.offsetLeft + e.offsetX + 14) + 'px';
     el.style.top = (canvas.offsetTop + e.offsetY + 14) + 'px';
   }
-  canvas.addEventListener('mouseleave', () => { $('tip').hidden = true; });
+  canvas.addEventListener('mouseleave', () => { $('tip').hidden = true; pointer(-1); });
   canvas.addEventListener('mousemove', (e) => {
     tip(e);
+    pointer(e.offsetX);
+    if (measuring) {
+      inst.exports.w_measure_to(e.offsetX);
+      showMeasure();
+      return;
+    }
     if (!drag) return;
     const dx = e.offsetX - drag[0], dy = e.offsetY - drag[1];
     if (Math.abs(dx) + Math.abs(dy) > 2) moved = true;
@@ -312,7 +346,11 @@
     redraw();
   });
   canvas.addEventListener('click', (e) => { if (!moved) { inspect(e.offsetX, e.offsetY); redraw(); } });
-  canvas.addEventListener('dblclick', (e) => { inspect(e.offsetX, e.offsetY, true); redraw(); });
+  canvas.addEventListener('dblclick', (e) => {
+    if (e.shiftKey || e.offsetY < inst.exports.w_ruler_h()) return; // (measuring)
+    inspect(e.offsetX, e.offsetY, true);
+    redraw();
+  });
   // The keys: one table, read by the dispatch and by the help (?).
   // `keys` are KeyboardEvent.key values, compared in lower case.
   const mid = () => canvas.clientWidth / 2;
@@ -329,11 +367,12 @@
     { keys: ['c'], names: 'C', help: 'only the causal chain, and back', run: () => { $('connected').click(); return true; } },
     { keys: ['1', '2', '3', '0'], names: '1 2 3 0', help: "the chain's depth: 1, 2, 3 arrows, all", run: (k) => { depth(Number(k)); return true; } },
     { keys: ['n'], names: 'n  Enter', help: 'the next match of the search (N, Shift+Enter: the previous)', run: (k, e) => { goMatch(e.shiftKey ? -1 : 1); return true; } },
-    { keys: ['escape'], names: 'Esc', help: 'clear the selection and the search', run: () => { clearAll(); return true; } },
+    { keys: ['z'], names: 'Z', help: 'zoom to the measured range', run: () => inst.exports.w_zoom_measure() },
+    { keys: ['escape'], names: 'Esc', help: 'clear the selection, the search and the measure', run: () => { clearAll(); return true; } },
     { keys: ['?'], names: '?', help: 'show or hide these keys', run: () => { help(); return true; } },
   ];
   const POINTER = [['wheel', 'zoom'], ['drag', 'pan (never selects)'], ['click', 'select a thread'],
-    ['double-click', 'its causal chain']];
+    ['double-click', 'its causal chain'], ['drag the ruler', 'measure a range (or shift+drag)']];
 
   // The help: built from KEYS, shown or hidden (on: true/false, or toggle).
   function help(on) {
@@ -366,6 +405,7 @@
   function clearAll() {
     help(false);
     inst.exports.w_clear();
+    showMeasure();
     delete canvas.dataset.chain;
     if ($('connected').checked) inst.exports.w_only_chain(1);
     $('inspector').textContent = 'click a thread to inspect it';
