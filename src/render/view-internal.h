@@ -29,6 +29,8 @@
 #define TOP 18.0
 #define LEFT 8.0
 #define COUNTERS_H 70.0
+#define COUNTER_BG 0.85	 /* grey of the counters' band */
+#define COUNTER_BOX 0.97 /* of the box under a counter's text */
 #define GRID_H 16.0
 #define FONT 11.0
 #define FOCUS_SHARE 0.7 /* of the height, for full rows, when all do not fit */
@@ -125,6 +127,7 @@ struct weft_view {
 	int counters;
 	uint8_t *ctr_off; /* per counter: hidden */
 	uint32_t nctr_off;
+	double ptr_x, ptr_y; /* the pointer (x < 0: away): counters' values */
 
 	/* geometry of this frame */
 	double bottom;	    /* of the rows */

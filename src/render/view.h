@@ -76,6 +76,10 @@ uint32_t weft_view_matches(const struct weft_view *v);
  * its lifetime and brings its row into focus.  Returns it, or WEFT_NONE
  * when nothing matches. */
 uint32_t weft_view_next_match(struct weft_view *v, int dir);
+/* Goes to a thread (the search's matches, the inspectors' entries):
+ * selects it, zooms to its lifetime (a fifth of it either side) and
+ * brings its row into focus.  No such thread: nothing changes. */
+void weft_view_go_to(struct weft_view *v, uint32_t thread);
 /* The thread drawn nearest pixel (x, y), within a few pixels, or
  * WEFT_NONE. */
 uint32_t weft_view_pick(struct weft_view *v, double x, double y);
@@ -87,9 +91,11 @@ size_t weft_view_tooltip(const struct weft_view *v, uint32_t thread, char *buf,
 /* Selects a thread (WEFT_NONE: none): it is outlined. */
 void weft_view_select(struct weft_view *v, uint32_t thread);
 uint32_t weft_view_selected(const struct weft_view *v);
-/* The thread described for a person (the inspectors of both viewers):
- * weft_model_describe(), and whether it is in the highlighted chain.
- * Writes at most `cap` bytes, NUL included; returns the whole length. */
+/* The head of the inspectors of both viewers: the thread described for
+ * a person (weft_model_describe_head(): what it is, when it lived, how
+ * long it ran and waited), and whether it is in the highlighted chain;
+ * its entries come from weft_model_inspect().  Writes at most `cap`
+ * bytes, NUL included; returns the whole length. */
 size_t weft_view_describe(const struct weft_view *v, uint32_t thread, char *buf,
 			  size_t cap);
 /*
@@ -117,6 +123,16 @@ void weft_view_only_chain(struct weft_view *v, int on);
 void weft_view_show_counters(struct weft_view *v, int on);
 void weft_view_show_counter(struct weft_view *v, uint32_t counter, int on);
 int weft_view_counter_shown(const struct weft_view *v, uint32_t counter);
+
+/* The pointer is at pixel (x, y) (x < 0: it left the picture): each
+ * counter shown writes its value at the pointer's time by the plot.
+ * Returns whether the picture changed (a redraw is due). */
+int weft_view_set_pointer(struct weft_view *v, double x, double y);
+/* The value a shown counter writes at the pointer (the sample in force at
+ * its time): 1, or 0 (and 0) when it writes none: no sample yet, the
+ * pointer away, the counter hidden. */
+int weft_view_counter_at_pointer(const struct weft_view *v, uint32_t counter,
+				 int64_t *value);
 
 /* Draws the view.  Returns how many primitives it drew. */
 long weft_view_render(struct weft_view *v, const struct weft_canvas *c);
