@@ -18,14 +18,16 @@ IMPORT(c_color) void c_color(double r, double g, double b, double a);
 IMPORT(c_line_width) void c_line_width(double w);
 IMPORT(c_line) void c_line(double x0, double y0, double x1, double y1);
 IMPORT(c_rect) void c_rect(double x, double y, double w, double h);
-IMPORT(c_triangle) void c_triangle(double x0, double y0, double x1, double y1,
-				   double x2, double y2);
+IMPORT(c_triangle)
+void c_triangle(double x0, double y0, double x1, double y1, double x2,
+		double y2);
 IMPORT(c_text) void c_text(double x, double y, double size, const char *s);
 IMPORT(c_text_width) double c_text_width(double size, const char *s);
 IMPORT(c_clip) void c_clip(double x, double y, double w, double h);
 IMPORT(c_unclip) void c_unclip(void);
 IMPORT(c_flush) void c_flush(void);
-IMPORT(c_image) void c_image(int x, int y, int w, int h, const unsigned char *rgba);
+IMPORT(c_image)
+void c_image(int x, int y, int w, int h, const unsigned char *rgba);
 
 static unsigned char rgba_now[4]; /* the colour, for masks */
 
@@ -119,10 +121,12 @@ static void mask(void *c, int x, int y, int w, int h, const unsigned char *a,
 	c_image(x, y, w, h, img);
 }
 
-static const struct weft_canvas canvas = {
-	NULL, color, line_width, line, rect, triangle, text, text_width,
-	clip, unclip, flush, mask,
-	0, /* (boxes: a mask costs the page every pixel of it) */
+static const struct weft_canvas
+	canvas =
+		{
+			NULL,	  color, line_width, line, rect,
+			triangle, text,	 text_width, clip, unclip,
+			flush,	  mask,	 0, /* (boxes: a mask costs the page every pixel of it) */
 };
 
 static struct weft_reader *reader;
@@ -151,7 +155,8 @@ EXPORT(w_unbase64) long w_unbase64(unsigned char *p, size_t len)
 	if (!val['B']) {
 		memset(val, -1, sizeof val);
 		for (int i = 0; i < 64; i++)
-			val[(unsigned char)"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[i]] =
+			val[(unsigned char)"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi"
+					   "jklmnopqrstuvwxyz0123456789+/"[i]] =
 				(signed char)i;
 	}
 	size_t o = 0;
@@ -343,8 +348,8 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 {
 	char *p = out, *end = out + sizeof out - 8;
 	uint32_t n = 0;
-	const struct weft_counter *c =
-		model ? weft_model_counters(model, &n) : NULL;
+	const struct weft_counter *c = model ? weft_model_counters(model, &n)
+					     : NULL;
 	*p++ = '[';
 	for (uint32_t k = 0; k < n && p < end - 300; k++) {
 		if (k)
@@ -356,12 +361,14 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 	return out;
 }
 
-/* Describes thread t as JSON ("null": none): {"text": what the
- * inspector shows, "chain": the highlighted chain's size if t is in it}. */
+/* Describes thread t as JSON ("null": none): {"thread": t, "head": the
+ * inspector's head (weft_view_describe), "entries": [{"text", "other":
+ * the thread it names, -1: none}...] (weft_model_inspect: every one),
+ * "chain": the highlighted chain's size if t is in it}. */
 static const char *describe(uint32_t t);
 
 static char about[16384];
-static char json[6 * sizeof about + 64];
+static char json[6 * 512 + 64]; /* a process header's */
 
 /* A click: selects the thread at (x, y) (in the squeezed rows, brings
  * it into focus) and describes it. */
@@ -440,21 +447,84 @@ EXPORT(w_clear) void w_clear(void)
 	weft_view_select(view, WEFT_NONE);
 }
 
+/* The JSON of describe(): as long as the thread's entries need. */
+static char *djson;
+static size_t cdjson;
+
+static int djson_room(size_t need)
+{
+	if (need <= cdjson)
+		return 1;
+	char *n = realloc(djson, need);
+	if (!n)
+		return 0;
+	djson = n;
+	cdjson = need;
+	return 1;
+}
+
+/* The entries, as a JSON array of {"text", "other" (-1: none)}. */
+static char *entries_json(char *p, char *end, uint32_t t,
+			  const struct weft_inspect *in)
+{
+	char line[1024];
+	*p++ = '[';
+	for (uint32_t i = 0; i < in->n && p < end; i++) {
+		const struct weft_entry *e = &in->entries[i];
+		weft_entry_text(model, t, e, line, sizeof line);
+		p += snprintf(p, (size_t)(end - p),
+			      "%s{\"text\":", i ? "," : "");
+		jstr(&p, end, line);
+		p += snprintf(p, (size_t)(end - p), ",\"other\":%d}",
+			      e->other == WEFT_NONE ? -1 : (int)e->other);
+	}
+	if (p < end)
+		*p++ = ']';
+	return p;
+}
+
 static const char *describe(uint32_t t)
 {
 	uint32_t n;
+	struct weft_inspect in = {0};
 	weft_model_threads(model, &n);
-	if (t >= n)
+	if (t >= n || weft_model_inspect(model, t, &in))
 		return "null";
 	weft_view_describe(view, t, about, sizeof about);
-	char *p = json, *end = json + sizeof json - 32;
-	p += snprintf(p, (size_t)(end - p), "{\"text\":");
+	/* (a line is at most 1 KiB, 6 bytes a byte escaped) */
+	size_t need = 6 * strlen(about) + (size_t)in.n * (6 * 1024 + 32) + 128;
+	if (!djson_room(need)) {
+		weft_inspect_release(&in);
+		return "null";
+	}
+	char *p = djson, *end = djson + need - 64;
+	p += snprintf(p, (size_t)(end - p), "{\"thread\":%u,\"head\":", t);
 	jstr(&p, end, about);
+	p += snprintf(p, (size_t)(end - p), ",\"entries\":");
+	p = entries_json(p, end, t, &in);
 	if (weft_view_in_chain(view, t))
 		p += snprintf(p, (size_t)(end - p), ",\"chain\":%u",
 			      weft_view_chain_size(view));
-	snprintf(p, (size_t)(end - p + 32), "}");
-	return json;
+	snprintf(p, (size_t)(end - p + 64), "}");
+	weft_inspect_release(&in);
+	return djson;
+}
+
+/* An inspector's entry clicked: goes to its thread (selected, zoomed
+ * to, in focus) and describes it. */
+EXPORT(w_go) const char *w_go(int t)
+{
+	if (!view || t < 0)
+		return "null";
+	weft_view_go_to(view, (uint32_t)t);
+	return describe(weft_view_selected(view));
+}
+
+/* The pointer moved to (x, y) (x < 0: it left): returns 1 when the
+ * picture changed (the counters' values under it). */
+EXPORT(w_pointer) int w_pointer(double x, double y)
+{
+	return view ? weft_view_set_pointer(view, x, y) : 0;
 }
 
 /* A run's process headers as the picture has them: "PID Y C" each
@@ -472,7 +542,8 @@ EXPORT(w_headers) const char *w_headers(void)
 					   NULL);
 		if (y >= 0)
 			p += snprintf(p, (size_t)(end - p), "%u %.0f %d\n",
-				      pr[k].pid, y, weft_view_collapsed(view, k));
+				      pr[k].pid, y,
+				      weft_view_collapsed(view, k));
 	}
 	return about;
 }

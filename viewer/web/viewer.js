@@ -140,7 +140,7 @@
     progress(null);
     loaded = true;
     $('status').textContent = name;
-    $('inspector').textContent = 'click a thread to inspect it';
+    showThread(null);
     $('connected').checked = false;
     $('depth').value = '0';
     delete canvas.dataset.chain;
@@ -218,6 +218,41 @@
     });
   }
 
+  // The inspector: the thread's head (what it is, when, how long it ran
+  // and waited), then every entry -- arrows, waits, labels, notes -- one
+  // a row; a row that names another thread goes there when clicked.
+  // (Labels are the program's: text only.)
+  function showThread(j) {
+    const el = $('inspector');
+    el.textContent = '';
+    if (!j) { el.textContent = 'click a thread to inspect it'; delete el.dataset.entries; return; }
+    const head = document.createElement('pre');
+    head.className = 'head';
+    head.textContent = j.head;
+    el.appendChild(head);
+    const list = document.createElement('ol');
+    for (const e of j.entries) {
+      const li = document.createElement('li');
+      li.textContent = e.text;
+      if (e.other >= 0) {
+        li.className = 'go';
+        li.dataset.thread = String(e.other);
+        li.title = 'go to this thread';
+      }
+      list.appendChild(li);
+    }
+    el.appendChild(list);
+    el.dataset.entries = String(j.entries.length);
+    el.dataset.thread = String(j.thread);
+    el.scrollTop = 0;
+  }
+  $('inspector').addEventListener('click', (e) => {
+    const li = e.target.closest('li.go');
+    if (!li || !loaded) return;
+    showThread(JSON.parse(str(inst.exports.w_go(Number(li.dataset.thread)))));
+    redraw();
+  });
+
   function inspect(x, y, dbl) {
     const fn = dbl ? inst.exports.w_dblclick : inst.exports.w_click;
     const j = JSON.parse(str(fn(x, y)));
@@ -231,7 +266,7 @@
       if (j && j.chain) canvas.dataset.chain = String(j.chain); else delete canvas.dataset.chain;
       if ($('connected').checked) inst.exports.w_only_chain(1);
     }
-    el.textContent = j ? j.text : 'click a thread to inspect it';
+    showThread(j);
   }
 
   // The chain's depth: 0 all, 1 direct, 2, 3 (the menu and keys 0-3).
@@ -300,9 +335,14 @@
     el.style.left = (canvas.offsetLeft + e.offsetX + 14) + 'px';
     el.style.top = (canvas.offsetTop + e.offsetY + 14) + 'px';
   }
-  canvas.addEventListener('mouseleave', () => { $('tip').hidden = true; });
+  canvas.addEventListener('mouseleave', () => {
+    $('tip').hidden = true;
+    if (loaded && inst.exports.w_pointer(-1, -1)) redraw();
+  });
   canvas.addEventListener('mousemove', (e) => {
     tip(e);
+    // (the counters write their values at the pointer's time)
+    if (loaded && inst.exports.w_pointer(e.offsetX, e.offsetY)) redraw();
     if (!drag) return;
     const dx = e.offsetX - drag[0], dy = e.offsetY - drag[1];
     if (Math.abs(dx) + Math.abs(dy) > 2) moved = true;
@@ -359,7 +399,7 @@
   // The next (1) or previous (-1) match: selected, zoomed to, inspected.
   function goMatch(dir) {
     const j = JSON.parse(str(inst.exports.w_next_match(dir)));
-    if (j) $('inspector').textContent = j.text;
+    if (j) showThread(j);
     redraw();
   }
 
@@ -368,7 +408,7 @@
     inst.exports.w_clear();
     delete canvas.dataset.chain;
     if ($('connected').checked) inst.exports.w_only_chain(1);
-    $('inspector').textContent = 'click a thread to inspect it';
+    showThread(null);
     const s = $('search');
     if (s.value) {
       s.value = '';
