@@ -118,18 +118,20 @@ int weft_view_counter_at_pointer(const struct weft_view *v, uint32_t k,
 	return value_at(&ctr[k], tof(v, v->ptr_x), value);
 }
 
-/* Text on a box of the band's lighter shade, in colour k: drawn after
- * every plot, so that no plot paints over it. */
-static void boxed(struct pen *p, double x, double y, const char *s, int k)
+/* Text on a box of the band's lighter shade, in a darker shade of
+ * counter k's colour: drawn after every plot, so that no plot paints
+ * over it, the boxes (pass 0) before the texts (pass 1), so that no box
+ * paints over the text of the line above. */
+static void boxed(struct pen *p, double x, double y, const char *s, int k,
+		  int pass)
 {
-	double w = p->c->text_width(p->c->ctx, FONT, s);
-	color(p, COUNTER_BOX, COUNTER_BOX, COUNTER_BOX, 1);
-	rect(p, x - 2, y - 10, w + 4, 12);
-	if (k < 0)
-		color(p, 0.2, 0.2, 0.2, 1);
-	else
-		color(p, cc[k % 4][0] * 0.6, cc[k % 4][1] * 0.6,
-		      cc[k % 4][2] * 0.6, 1);
+	if (pass == 0) {
+		double w = p->c->text_width(p->c->ctx, FONT, s);
+		color(p, COUNTER_BOX, COUNTER_BOX, COUNTER_BOX, 1);
+		rect(p, x - 2, y - 10, w + 4, 12);
+		return;
+	}
+	color(p, cc[k % 4][0] * 0.6, cc[k % 4][1] * 0.6, cc[k % 4][2] * 0.6, 1);
 	text(p, x, y, s);
 }
 
@@ -141,7 +143,7 @@ static double name_y(const struct weft_view *v, int shown)
 
 /* Each counter's name and latest value, right-aligned; returns the
  * leftmost x they reach. */
-static double names(struct weft_view *v, struct pen *p)
+static double names(struct weft_view *v, struct pen *p, int pass)
 {
 	uint32_t nctr;
 	const struct weft_counter *ctr = weft_model_counters(v->m, &nctr);
@@ -158,7 +160,7 @@ static double names(struct weft_view *v, struct pen *p)
 					     ? q->samples[q->nsamples - 1].value
 					     : 0));
 		double x = v->w - LEFT - p->c->text_width(p->c->ctx, FONT, buf);
-		boxed(p, x, name_y(v, shown++), buf, (int)k);
+		boxed(p, x, name_y(v, shown++), buf, (int)k, pass);
 		left = x < left ? x : left;
 	}
 	return left;
@@ -166,15 +168,18 @@ static double names(struct weft_view *v, struct pen *p)
 
 /* Under the pointer: a rule across the band, and each counter's value
  * at that time beside it (on the left when it would reach the names). */
-static void at_pointer(struct weft_view *v, struct pen *p, double names_x)
+static void at_pointer(struct weft_view *v, struct pen *p, double names_x,
+		       int pass)
 {
 	uint32_t nctr;
 	weft_model_counters(v->m, &nctr);
 	double x = v->ptr_x;
 	if (x < 0)
 		return;
-	color(p, 0.3, 0.3, 0.3, 1);
-	rect(p, round(x), v->bottom, 1, COUNTERS_H);
+	if (pass == 0) {
+		color(p, 0.3, 0.3, 0.3, 1);
+		rect(p, round(x), v->bottom, 1, COUNTERS_H);
+	}
 	int shown = 0;
 	for (uint32_t k = 0; k < nctr; k++) {
 		if (!weft_view_counter_shown(v, k))
@@ -187,7 +192,7 @@ static void at_pointer(struct weft_view *v, struct pen *p, double names_x)
 			snprintf(buf, sizeof buf, "-");
 		double w = p->c->text_width(p->c->ctx, FONT, buf);
 		double tx = x + 5 + w + 2 < names_x ? x + 5 : x - 5 - w;
-		boxed(p, tx, name_y(v, shown++), buf, (int)k);
+		boxed(p, tx, name_y(v, shown++), buf, (int)k, pass);
 	}
 }
 
@@ -205,5 +210,6 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 		plot(v, p, &ctr[k], y0, hgt, right);
 	}
 	/* the texts last: no plot paints over them */
-	at_pointer(v, p, names(v, p));
+	for (int pass = 0; pass < 2; pass++)
+		at_pointer(v, p, names(v, p, pass), pass);
 }

@@ -445,6 +445,17 @@ await test('a big trace: a progress bar while it loads, then the picture with it
   // the squeezed rows, one mask: mid grey (0.5) and light grey (0.76)
   assert(await pixels(s, [128, 128, 128]) + await pixels(s, [194, 194, 194]) > 2000, 'no squeezed rows drawn');
   console.log('# 2 M events: first paint ' + ms + ' ms');
+  // its loop (row 0) has a hundred thousand entries: the inspector has
+  // them all, a page at a time as its list is scrolled
+  await clickAt(s, 300, 18 + 13);
+  await frame(s);
+  const total = Number(await s.getAttribute('#inspector', 'data-entries'));
+  const rows = () => s.evaluate(() => document.querySelectorAll('#inspector li').length);
+  const first = await rows();
+  await s.evaluate(() => { const el = document.getElementById('inspector'); el.scrollTop = el.scrollHeight; });
+  await frame(s);
+  const then = await rows();
+  assert(total > 10000 && first < total && then > first, `entries ${total}: ${first} shown, then ${then}`);
   await s.close();
 });
 

@@ -124,9 +124,15 @@ static uint32_t fill_entries(struct app *a, uint32_t t)
 {
 	struct weft_inspect in = {0};
 	char line[1024];
+	GtkTreeView *tv = GTK_TREE_VIEW(a->entries);
+	/* (filled apart from the view: a loop's hundred thousand rows,
+	 * each announced to an attached view, would take seconds) */
+	gtk_tree_view_set_model(tv, NULL);
 	gtk_list_store_clear(a->store);
-	if (t == WEFT_NONE || weft_model_inspect(a->m, t, &in))
+	if (t == WEFT_NONE || weft_model_inspect(a->m, t, &in)) {
+		gtk_tree_view_set_model(tv, GTK_TREE_MODEL(a->store));
 		return 0;
+	}
 	for (uint32_t i = 0; i < in.n; i++) {
 		const struct weft_entry *e = &in.entries[i];
 		weft_entry_text(a->m, t, e, line, sizeof line);
@@ -138,6 +144,7 @@ static uint32_t fill_entries(struct app *a, uint32_t t)
 	}
 	uint32_t n = in.n;
 	weft_inspect_release(&in);
+	gtk_tree_view_set_model(tv, GTK_TREE_MODEL(a->store));
 	return n;
 }
 
@@ -882,8 +889,9 @@ static GtkWidget *inspector_pane(struct app *a)
 	gtk_widget_set_margin_end(a->inspector, 6);
 	a->store = gtk_list_store_new(E_COLUMNS, G_TYPE_STRING, G_TYPE_UINT,
 				      G_TYPE_STRING);
+	/* (the app keeps its reference: the view lets go of the store
+	 * while it is filled) */
 	a->entries = gtk_tree_view_new_with_model(GTK_TREE_MODEL(a->store));
-	g_object_unref(a->store);
 	GtkTreeView *tv = GTK_TREE_VIEW(a->entries);
 	gtk_tree_view_set_headers_visible(tv, FALSE);
 	gtk_tree_view_set_activate_on_single_click(tv, TRUE);

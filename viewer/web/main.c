@@ -362,9 +362,11 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 }
 
 /* Describes thread t as JSON ("null": none): {"thread": t, "head": the
- * inspector's head (weft_view_describe), "entries": [{"text", "other":
- * the thread it names, -1: none}...] (weft_model_inspect: every one),
- * "chain": the highlighted chain's size if t is in it}. */
+ * inspector's head (weft_view_describe), "count": how many entries it
+ * has (weft_model_inspect: every arrow, label, note), "entries": the
+ * first of them, [{"text", "other": the thread it names, -1: none}...]
+ * (w_entries gives the others), "chain": the highlighted chain's size if
+ * t is in it}. */
 static const char *describe(uint32_t t);
 
 static char about[16384];
@@ -447,66 +449,107 @@ EXPORT(w_clear) void w_clear(void)
 	weft_view_select(view, WEFT_NONE);
 }
 
-/* The JSON of describe(): as long as the thread's entries need. */
+/* The JSON of describe(), grown as the thread's entries need (every
+ * one: a loop's may be thousands). */
 static char *djson;
-static size_t cdjson;
+static size_t cdjson, dlen;
 
-static int djson_room(size_t need)
+static int droom(size_t more)
 {
+	size_t need = dlen + more + 1;
 	if (need <= cdjson)
 		return 1;
-	char *n = realloc(djson, need);
+	size_t cap = cdjson ? cdjson : 4096;
+	while (cap < need)
+		cap *= 2;
+	char *n = realloc(djson, cap);
 	if (!n)
 		return 0;
 	djson = n;
-	cdjson = need;
+	cdjson = cap;
 	return 1;
 }
 
-/* The entries, as a JSON array of {"text", "other" (-1: none)}. */
-static char *entries_json(char *p, char *end, uint32_t t,
-			  const struct weft_inspect *in)
+/* Appends text as it is (JSON punctuation, numbers). */
+static int dput(const char *s)
 {
-	char line[1024];
-	*p++ = '[';
-	for (uint32_t i = 0; i < in->n && p < end; i++) {
-		const struct weft_entry *e = &in->entries[i];
-		weft_entry_text(model, t, e, line, sizeof line);
-		p += snprintf(p, (size_t)(end - p),
-			      "%s{\"text\":", i ? "," : "");
-		jstr(&p, end, line);
-		p += snprintf(p, (size_t)(end - p), ",\"other\":%d}",
-			      e->other == WEFT_NONE ? -1 : (int)e->other);
-	}
-	if (p < end)
-		*p++ = ']';
-	return p;
+	size_t n = strlen(s);
+	if (!droom(n))
+		return 0;
+	memcpy(djson + dlen, s, n + 1);
+	dlen += n;
+	return 1;
 }
+
+/* Appends a string literal (6 bytes a byte at worst, escaped). */
+static int dstr(const char *s)
+{
+	if (!droom(6 * strlen(s) + 8))
+		return 0;
+	char *p = djson + dlen;
+	jstr(&p, djson + cdjson - 1, s);
+	*p = 0;
+	dlen = (size_t)(p - djson);
+	return 1;
+}
+
+/* The inspected thread's entries (every one: a loop's may be a hundred
+ * thousand, which the page shows a page at a time as it scrolls). */
+static struct weft_inspect cur;
+static uint32_t cur_t = WEFT_NONE;
+
+/* Entries [from, from + count) as a JSON array of {"text", "other" (-1:
+ * none)}. */
+static int entries_json(uint32_t from, uint32_t count)
+{
+	char line[1024], num[48];
+	int ok = dput("[");
+	for (uint32_t i = from; i < cur.n && i - from < count && ok; i++) {
+		const struct weft_entry *e = &cur.entries[i];
+		weft_entry_text(model, cur_t, e, line, sizeof line);
+		snprintf(num, sizeof num, ",\"other\":%d}",
+			 e->other == WEFT_NONE ? -1 : (int)e->other);
+		ok = dput(i > from ? ",{\"text\":" : "{\"text\":") &&
+		     dstr(line) && dput(num);
+	}
+	return ok && dput("]");
+}
+
+#define FIRST_ENTRIES 400 /* with the head; the rest on request */
 
 static const char *describe(uint32_t t)
 {
 	uint32_t n;
-	struct weft_inspect in = {0};
+	char num[64];
 	weft_model_threads(model, &n);
-	if (t >= n || weft_model_inspect(model, t, &in))
+	weft_inspect_release(&cur);
+	cur_t = WEFT_NONE;
+	if (t >= n || weft_model_inspect(model, t, &cur))
 		return "null";
+	cur_t = t;
 	weft_view_describe(view, t, about, sizeof about);
-	/* (a line is at most 1 KiB, 6 bytes a byte escaped) */
-	size_t need = 6 * strlen(about) + (size_t)in.n * (6 * 1024 + 32) + 128;
-	if (!djson_room(need)) {
-		weft_inspect_release(&in);
-		return "null";
+	dlen = 0;
+	snprintf(num, sizeof num, "{\"thread\":%u,\"count\":%u,\"head\":", t,
+		 cur.n);
+	int ok = dput(num) && dstr(about) && dput(",\"entries\":") &&
+		 entries_json(0, FIRST_ENTRIES);
+	if (ok && weft_view_in_chain(view, t)) {
+		snprintf(num, sizeof num, ",\"chain\":%u",
+			 weft_view_chain_size(view));
+		ok = dput(num);
 	}
-	char *p = djson, *end = djson + need - 64;
-	p += snprintf(p, (size_t)(end - p), "{\"thread\":%u,\"head\":", t);
-	jstr(&p, end, about);
-	p += snprintf(p, (size_t)(end - p), ",\"entries\":");
-	p = entries_json(p, end, t, &in);
-	if (weft_view_in_chain(view, t))
-		p += snprintf(p, (size_t)(end - p), ",\"chain\":%u",
-			      weft_view_chain_size(view));
-	snprintf(p, (size_t)(end - p + 64), "}");
-	weft_inspect_release(&in);
+	ok = ok && dput("}");
+	return ok ? djson : "null";
+}
+
+/* More of the inspected thread's entries, from `from`: a JSON array
+ * (empty past the end). */
+EXPORT(w_entries) const char *w_entries(int from, int count)
+{
+	dlen = 0;
+	if (!view || from < 0 || count < 0 ||
+	    !entries_json((uint32_t)from, (uint32_t)count))
+		return "[]";
 	return djson;
 }
 

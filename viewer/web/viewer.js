@@ -220,18 +220,13 @@
 
   // The inspector: the thread's head (what it is, when, how long it ran
   // and waited), then every entry -- arrows, waits, labels, notes -- one
-  // a row; a row that names another thread goes there when clicked.
-  // (Labels are the program's: text only.)
-  function showThread(j) {
-    const el = $('inspector');
-    el.textContent = '';
-    if (!j) { el.textContent = 'click a thread to inspect it'; delete el.dataset.entries; return; }
-    const head = document.createElement('pre');
-    head.className = 'head';
-    head.textContent = j.head;
-    el.appendChild(head);
-    const list = document.createElement('ol');
-    for (const e of j.entries) {
+  // a row; a row that names another thread goes there when clicked.  A
+  // loop's hundred thousand entries come a page at a time, as the list
+  // is scrolled to its end.  (Labels are the program's: text only.)
+  const PAGE = 500;
+  let more = null; // {list, done, count} of the thread shown
+  function addEntries(list, entries) {
+    for (const e of entries) {
       const li = document.createElement('li');
       li.textContent = e.text;
       if (e.other >= 0) {
@@ -241,11 +236,36 @@
       }
       list.appendChild(li);
     }
+  }
+  function showThread(j) {
+    const el = $('inspector');
+    el.textContent = '';
+    more = null;
+    if (!j) { el.textContent = 'click a thread to inspect it'; delete el.dataset.entries; return; }
+    const head = document.createElement('pre');
+    head.className = 'head';
+    head.textContent = j.head;
+    el.appendChild(head);
+    const list = document.createElement('ol');
+    addEntries(list, j.entries);
     el.appendChild(list);
-    el.dataset.entries = String(j.entries.length);
+    el.dataset.entries = String(j.count);
     el.dataset.thread = String(j.thread);
     el.scrollTop = 0;
+    more = { list, done: j.entries.length, count: j.count };
+    moreEntries();
   }
+  // The next page of entries, when the end of the list is in sight.
+  function moreEntries() {
+    const el = $('inspector');
+    while (more && more.done < more.count && el.scrollTop + el.clientHeight > el.scrollHeight - 400) {
+      const page = JSON.parse(str(inst.exports.w_entries(more.done, PAGE)));
+      if (!page.length) break;
+      addEntries(more.list, page);
+      more.done += page.length;
+    }
+  }
+  $('inspector').addEventListener('scroll', moreEntries);
   $('inspector').addEventListener('click', (e) => {
     const li = e.target.closest('li.go');
     if (!li || !loaded) return;
@@ -258,6 +278,7 @@
     const j = JSON.parse(str(fn(x, y)));
     const el = $('inspector');
     if (j && j.process !== undefined) { // a process's header: toggled
+      showThread(null);
       el.textContent = j.process + ' (pid ' + j.pid + '): ' + (j.collapsed ? 'collapsed' : 'expanded');
       redraw();
       return;
