@@ -198,6 +198,23 @@ static uint32_t text_entries(const struct weft_model *m, uint32_t t,
 	return n;
 }
 
+/* The sum of a thread's own waits (its try-reads), without the
+ * entries. */
+static int64_t wait_sum(const struct weft_model *m, uint32_t t)
+{
+	uint32_t k, na;
+	const uint32_t *ai = weft_model_thread_arrows(m, t, &k);
+	const struct weft_arrow *ar = weft_model_arrows(m, &na);
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (ar[ai[i]].kind == WEFT_ARROW_TRY_READ &&
+		    ar[ai[i]].from == t) {
+			struct weft_entry e = arrow_entry(m, t, ai[i]);
+			sum += e.dur;
+		}
+	return sum;
+}
+
 int weft_model_inspect(const struct weft_model *m, uint32_t t,
 		       struct weft_inspect *in)
 {
@@ -213,12 +230,9 @@ int weft_model_inspect(const struct weft_model *m, uint32_t t,
 	in->entries = calloc((size_t)k + nt + 1, sizeof *in->entries);
 	if (!in->entries)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < k; i++) {
-		struct weft_entry e = arrow_entry(m, t, ai[i]);
-		if (e.dur >= 0 && e.out)
-			in->waiting += e.dur;
-		in->entries[in->n++] = e;
-	}
+	for (uint32_t i = 0; i < k; i++)
+		in->entries[in->n++] = arrow_entry(m, t, ai[i]);
+	in->waiting = wait_sum(m, t);
 	in->n += text_entries(m, t, in->entries + in->n, nt);
 	qsort(in->entries, in->n, sizeof *in->entries, by_time);
 	return 0;
@@ -278,18 +292,14 @@ size_t weft_entry_text(const struct weft_model *m, uint32_t t,
 /* "lived 2.5 ms, ran 120 us, waited 2 ms" (pending: "seen for"). */
 static void put_durations(struct out *o, const struct weft_model *m, uint32_t t)
 {
-	struct weft_inspect in = {0};
 	uint32_t n;
 	const struct weft_thread *x = &weft_model_threads(m, &n)[t];
 	char a[32], b[32], c[32];
-	if (weft_model_inspect(m, t, &in))
-		return;
 	put(o, "\n%s %s, ran %s, waited %s",
 	    x->end == WEFT_END_PENDING ? "seen for" : "lived",
-	    dur_str(a, sizeof a, (double)in.lifetime),
-	    dur_str(b, sizeof b, (double)in.running),
-	    dur_str(c, sizeof c, (double)in.waiting));
-	weft_inspect_release(&in);
+	    dur_str(a, sizeof a, (double)(x->t_end - x->t_create)),
+	    dur_str(b, sizeof b, (double)run_sum(m, t)),
+	    dur_str(c, sizeof c, (double)wait_sum(m, t)));
 }
 
 size_t weft_model_describe_head(const struct weft_model *m, uint32_t t,
