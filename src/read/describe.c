@@ -3,11 +3,13 @@
  * describe.c - the model's tables for people: how threads (and
  * processes) end, what each
  * arrow kind is called and its colour (expanded from WEFT_END_MAP and
- * WEFT_ARROW_MAP), and a thread described in lines of text (the
- * viewers' inspector).
+ * WEFT_ARROW_MAP); a thread for the inspectors: its entries (arrows,
+ * waits, labels, notes) as data, and described in lines of text.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "weft/model.h"
@@ -84,17 +86,228 @@ static void put(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n;
 }
 
-#define MAX_ARROWS 24
-#define MAX_LABELS 8
+/* A duration for people ("850 ns", "12.5 us", "3.2 ms"), as the
+ * renderer writes them. */
+static const char *dur_str(char *buf, size_t cap, double ns)
+{
+	static const char *const unit[] = {"ns", "us", "ms", "s"};
+	int u = 0;
+	while (u < 3 && ns >= 1e3) {
+		ns /= 1e3;
+		u++;
+	}
+	snprintf(buf, cap, u ? "%.3g %s" : "%.0f %s", ns, unit[u]);
+	return buf;
+}
 
-size_t weft_model_describe(const struct weft_model *m, uint32_t t, char *buf,
-			   size_t cap)
+static int64_t run_sum(const struct weft_model *m, uint32_t t)
+{
+	uint32_t k, n;
+	const uint32_t *ri = weft_model_thread_runs(m, t, &k);
+	const struct weft_run *r = weft_model_runs(m, &n);
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < k; i++)
+		sum += r[ri[i]].t1 - r[ri[i]].t0;
+	return sum;
+}
+
+/* When a wait by `waiter` on `on` that began at t0 ended: at the first
+ * of the awaited thread's end and the waiter's next run (it was woken);
+ * neither: at the end of the trace. */
+static int64_t wait_end(const struct weft_model *m, uint32_t waiter,
+			uint32_t on, int64_t t0, uint8_t *how)
+{
+	uint32_t nth, k, nr;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	const uint32_t *ri = weft_model_thread_runs(m, waiter, &k);
+	const struct weft_run *r = weft_model_runs(m, &nr);
+	int64_t end, lo;
+	weft_model_range(m, &lo, &end);
+	*how = WEFT_WAIT_AT_END;
+	if (on < nth && th[on].end != WEFT_END_PENDING && th[on].t_end >= t0) {
+		end = th[on].t_end;
+		*how = WEFT_WAIT_ENDED;
+	}
+	for (uint32_t i = 0; i < k; i++)
+		if (r[ri[i]].t0 > t0) {
+			if (r[ri[i]].t0 < end) {
+				end = r[ri[i]].t0;
+				*how = WEFT_WAIT_WOKEN;
+			}
+			break;
+		}
+	return end > t0 ? end : t0;
+}
+
+static struct weft_entry arrow_entry(const struct weft_model *m, uint32_t t,
+				     uint32_t i)
+{
+	uint32_t na;
+	const struct weft_arrow *a = &weft_model_arrows(m, &na)[i];
+	struct weft_entry e = {.t = a->t,
+			       .dur = -1,
+			       .arrow = i,
+			       .text = WEFT_NONE,
+			       .kind = WEFT_ENTRY_ARROW,
+			       .out = a->from == t};
+	e.other = a->from == t ? a->to : a->from;
+	if (a->kind == WEFT_ARROW_TRY_READ) {
+		/* (a wait on another process: since when it waits) */
+		e.t = weft_model_arrow_sent(m, i);
+		e.dur = wait_end(m, a->from, a->to, e.t, &e.wait) - e.t;
+	}
+	return e;
+}
+
+static int by_time(const void *pa, const void *pb)
+{
+	const struct weft_entry *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	/* then in the order they were recorded */
+	uint32_t x = a->kind == WEFT_ENTRY_ARROW ? a->arrow : a->text;
+	uint32_t y = b->kind == WEFT_ENTRY_ARROW ? b->arrow : b->text;
+	return (x > y) - (x < y);
+}
+
+/* Its labels and notes (labels chained from the latest, notes by a
+ * scan: a thread keeps no list of them). */
+static uint32_t text_entries(const struct weft_model *m, uint32_t t,
+			     struct weft_entry *e, uint32_t cap)
+{
+	uint32_t nl, n = 0;
+	const struct weft_label *lb = weft_model_labels(m, &nl);
+	for (uint32_t l = 0; l < nl; l++) {
+		if (lb[l].thread != t ||
+		    (lb[l].kind != WEFT_EV_LABEL && lb[l].kind != WEFT_EV_NOTE))
+			continue;
+		if (e && n < cap)
+			e[n] = (struct weft_entry){
+				.t = lb[l].t,
+				.dur = -1,
+				.other = WEFT_NONE,
+				.arrow = WEFT_NONE,
+				.text = lb[l].text,
+				.kind = lb[l].kind == WEFT_EV_NOTE
+						? WEFT_ENTRY_NOTE
+						: WEFT_ENTRY_LABEL};
+		n++;
+	}
+	return n;
+}
+
+/* The sum of a thread's own waits (its try-reads), without the
+ * entries. */
+static int64_t wait_sum(const struct weft_model *m, uint32_t t)
+{
+	uint32_t k, na;
+	const uint32_t *ai = weft_model_thread_arrows(m, t, &k);
+	const struct weft_arrow *ar = weft_model_arrows(m, &na);
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (ar[ai[i]].kind == WEFT_ARROW_TRY_READ &&
+		    ar[ai[i]].from == t) {
+			struct weft_entry e = arrow_entry(m, t, ai[i]);
+			sum += e.dur;
+		}
+	return sum;
+}
+
+int weft_model_inspect(const struct weft_model *m, uint32_t t,
+		       struct weft_inspect *in)
+{
+	uint32_t nth, k;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	memset(in, 0, sizeof *in);
+	if (t >= nth)
+		return WEFT_EINVAL;
+	in->lifetime = th[t].t_end - th[t].t_create;
+	in->running = run_sum(m, t);
+	const uint32_t *ai = weft_model_thread_arrows(m, t, &k);
+	uint32_t nt = text_entries(m, t, NULL, 0);
+	in->entries = calloc((size_t)k + nt + 1, sizeof *in->entries);
+	if (!in->entries)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < k; i++)
+		in->entries[in->n++] = arrow_entry(m, t, ai[i]);
+	in->waiting = wait_sum(m, t);
+	in->n += text_entries(m, t, in->entries + in->n, nt);
+	qsort(in->entries, in->n, sizeof *in->entries, by_time);
+	return 0;
+}
+
+void weft_inspect_release(struct weft_inspect *in)
+{
+	if (!in)
+		return;
+	free(in->entries);
+	memset(in, 0, sizeof *in);
+}
+
+/* Why a wait ended, as words after "until": the awaited thread's end
+ * ("it resolved", "this one failed"), a wake, or none. */
+static const char *wait_says(const struct weft_model *m, uint32_t t,
+			     const struct weft_entry *e, char *buf, size_t cap)
+{
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	uint32_t on = e->out ? e->other : t;
+	if (e->wait == WEFT_WAIT_WOKEN)
+		return "until woken";
+	if (e->wait != WEFT_WAIT_ENDED || on >= nth)
+		return "still waiting at the end";
+	snprintf(buf, cap, "until %s %s", e->out ? "it" : "this one",
+		 weft_end_name(th[on].end));
+	return buf;
+}
+
+size_t weft_entry_text(const struct weft_model *m, uint32_t t,
+		       const struct weft_entry *e, char *buf, size_t cap)
 {
 	struct out o = {buf, cap, 0};
-	uint32_t n, na, nl;
-	const struct weft_thread *th = weft_model_threads(m, &n);
+	char title[256], d[32];
+	uint32_t na;
 	const struct weft_arrow *ar = weft_model_arrows(m, &na);
-	const struct weft_label *lb = weft_model_labels(m, &nl);
+	if (cap)
+		buf[0] = 0;
+	put(&o, "at %.6f s: ", (double)e->t / 1e9);
+	if (e->kind != WEFT_ENTRY_ARROW) {
+		put(&o, "%s: %s", e->kind == WEFT_ENTRY_NOTE ? "note" : "label",
+		    weft_model_string(m, e->text));
+		return o.len;
+	}
+	put(&o, "%s %s %s", e->out ? "->" : "<-",
+	    e->arrow < na ? weft_arrow_name(ar[e->arrow].kind) : "?",
+	    weft_model_title(m, e->other, title, sizeof title));
+	if (e->dur < 0 || e->wait == WEFT_WAIT_NONE)
+		return o.len;
+	char why[64];
+	put(&o, " for %s (%s)", dur_str(d, sizeof d, (double)e->dur),
+	    wait_says(m, t, e, why, sizeof why));
+	return o.len;
+}
+
+/* "lived 2.5 ms, ran 120 us, waited 2 ms" (pending: "seen for"). */
+static void put_durations(struct out *o, const struct weft_model *m, uint32_t t)
+{
+	uint32_t n;
+	const struct weft_thread *x = &weft_model_threads(m, &n)[t];
+	char a[32], b[32], c[32];
+	put(o, "\n%s %s, ran %s, waited %s",
+	    x->end == WEFT_END_PENDING ? "seen for" : "lived",
+	    dur_str(a, sizeof a, (double)(x->t_end - x->t_create)),
+	    dur_str(b, sizeof b, (double)run_sum(m, t)),
+	    dur_str(c, sizeof c, (double)wait_sum(m, t)));
+}
+
+size_t weft_model_describe_head(const struct weft_model *m, uint32_t t,
+				char *buf, size_t cap)
+{
+	struct out o = {buf, cap, 0};
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
 	char title[256];
 	if (cap)
 		buf[0] = 0;
@@ -122,43 +335,37 @@ size_t weft_model_describe(const struct weft_model *m, uint32_t t, char *buf,
 							    "the end",
 		    (double)x->t_end / 1e9);
 	else
-		put(&o, "%s %.6f s (after %.6f s)", weft_end_name(x->end),
-		    (double)x->t_end / 1e9,
-		    (double)(x->t_end - x->t_create) / 1e9);
+		put(&o, "%s %.6f s", weft_end_name(x->end),
+		    (double)x->t_end / 1e9);
 	if (x->message != WEFT_NONE)
 		put(&o, ": %s", weft_model_string(m, x->message));
+	put_durations(&o, m, t);
 	if (x->end == WEFT_END_BECAME && x->became < n)
 		put(&o, "\nbecame: %s",
 		    weft_model_title(m, x->became, title, sizeof title));
 	if (x->parent < n)
 		put(&o, "\nparent: %s",
 		    weft_model_title(m, x->parent, title, sizeof title));
-	/* its labels, latest first, then its first notes */
-	uint32_t shown = 0;
-	for (uint32_t l = x->label; l < nl && shown < MAX_LABELS;
-	     l = lb[l].prev, shown++)
-		put(&o, "\nlabel at %.6f s: %s", (double)lb[l].t / 1e9,
-		    weft_model_string(m, lb[l].text));
-	shown = 0;
-	for (uint32_t l = 0; l < nl && shown < MAX_LABELS; l++)
-		if (lb[l].kind == WEFT_EV_NOTE && lb[l].thread == t) {
-			put(&o, "\nnote at %.6f s: %s", (double)lb[l].t / 1e9,
-			    weft_model_string(m, lb[l].text));
-			shown++;
-		}
-	uint32_t k;
-	const uint32_t *ai = weft_model_thread_arrows(m, t, &k);
-	if (k)
-		put(&o, "\narrows: %u", k);
-	for (uint32_t i = 0; i < k && i < MAX_ARROWS; i++) {
-		const struct weft_arrow *a = &ar[ai[i]];
-		uint32_t other = a->from == t ? a->to : a->from;
-		put(&o, "\n%s %s %s at %.6f s", a->from == t ? "->" : "<-",
-		    weft_arrow_name(a->kind),
-		    weft_model_title(m, other, title, sizeof title),
-		    (double)a->t / 1e9);
+	return o.len;
+}
+
+size_t weft_model_describe(const struct weft_model *m, uint32_t t, char *buf,
+			   size_t cap)
+{
+	size_t len = weft_model_describe_head(m, t, buf, cap);
+	struct weft_inspect in = {0};
+	if (weft_model_inspect(m, t, &in))
+		return len;
+	struct out o = {buf, cap, len};
+	if (in.n)
+		put(&o, "\nentries: %u", in.n);
+	for (uint32_t i = 0; i < in.n; i++) {
+		put(&o, "\n");
+		size_t k = weft_entry_text(m, t, &in.entries[i],
+					   o.len < cap ? buf + o.len : NULL,
+					   o.len < cap ? cap - o.len : 0);
+		o.len += k;
 	}
-	if (k > MAX_ARROWS)
-		put(&o, "\n... and %u more", k - MAX_ARROWS);
+	weft_inspect_release(&in);
 	return o.len;
 }

@@ -125,11 +125,6 @@ double weft_view_x_of(const struct weft_view *v, int64_t t)
 	return xof(v, t);
 }
 
-void weft_view_set_pointer(struct weft_view *v, double x)
-{
-	v->pointer_x = x >= 0 && x <= v->w ? x : -1;
-}
-
 /* to a tenth of a tick */
 static int64_t pointer_prec(const struct weft_view *v)
 {

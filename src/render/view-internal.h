@@ -33,6 +33,8 @@
 #define TOP (RULER_H + 14.0)
 #define LEFT 8.0
 #define COUNTERS_H 70.0
+#define COUNTER_BG 0.85	 /* grey of the counters' band */
+#define COUNTER_BOX 0.97 /* of the box under a counter's text */
 #define GRID_H 16.0
 #define FONT 11.0
 #define FOCUS_SHARE 0.7 /* of the height, for full rows, when all do not fit */
@@ -133,6 +135,7 @@ struct weft_view {
 	int64_t meas0, meas1; /* the measured range (equal: none) */
 	int64_t meas_anchor;  /* where a measuring drag was pressed */
 	int64_t ruler_step;   /* of the last frame's ticks, ns */
+	double ptr_x, ptr_y; /* the pointer (x < 0: away): counters' values */
 
 	/* geometry of this frame */
 	double bottom;	    /* of the rows */

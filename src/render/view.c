@@ -78,6 +78,7 @@ struct weft_view *weft_view_new(const struct weft_model *m, double w, double h)
 		return NULL;
 	v->m = m;
 	v->counters = 1;
+	v->ptr_x = -1;
 	v->selected = WEFT_NONE;
 	v->chained = WEFT_NONE;
 	v->depth = WEFT_CHAIN_ALL;
@@ -378,6 +379,27 @@ uint32_t weft_view_matches(const struct weft_view *v)
 
 /* The matches in the order of their creation (then their index): the
  * next one after the selected thread, or the previous one, round. */
+void weft_view_go_to(struct weft_view *v, uint32_t t)
+{
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(v->m, &nth);
+	if (t >= v->nthreads || t >= nth)
+		return;
+	weft_view_select(v, t);
+	/* zoomed to its lifetime (of a pending one: to its last mention),
+	 * with a fifth of it either side */
+	int64_t t0 = th[t].t_create, t1 = th[t].t_end;
+	if (t1 <= t0)
+		t1 = t0 + 1000;
+	int64_t pad = (t1 - t0) / 5 + 100;
+	weft_view_set_range(v, t0 - pad, t1 + pad);
+	/* (a thread not laid out, "only the chain" hiding it: row -1, the
+	 * focus stays) */
+	int row = weft_view_row(v, t);
+	if (row >= 0)
+		weft_view_set_focus(v, row);
+}
+
 uint32_t weft_view_next_match(struct weft_view *v, int dir)
 {
 	if (!v->query)
@@ -407,15 +429,7 @@ uint32_t weft_view_next_match(struct weft_view *v, int dir)
 	uint32_t t = best != WEFT_NONE ? best : wrap;
 	if (t == WEFT_NONE)
 		return cur != WEFT_NONE && v->hlm[cur] ? cur : WEFT_NONE;
-	weft_view_select(v, t);
-	/* zoomed to its lifetime (of a pending one: to its last mention),
-	 * with a fifth of it either side */
-	int64_t t0 = th[t].t_create, t1 = th[t].t_end;
-	if (t1 <= t0)
-		t1 = t0 + 1000;
-	int64_t pad = (t1 - t0) / 5 + 100;
-	weft_view_set_range(v, t0 - pad, t1 + pad);
-	weft_view_set_focus(v, weft_view_row(v, t));
+	weft_view_go_to(v, t);
 	return t;
 }
 
@@ -432,7 +446,7 @@ uint32_t weft_view_selected(const struct weft_view *v)
 size_t weft_view_describe(const struct weft_view *v, uint32_t t, char *buf,
 			  size_t cap)
 {
-	size_t n = weft_model_describe(v->m, t, buf, cap);
+	size_t n = weft_model_describe_head(v->m, t, buf, cap);
 	if (!weft_view_in_chain(v, t))
 		return n;
 	const char *what = v->chm[t] & WEFT_CHAIN_SUBJECT ? "its"
@@ -442,6 +456,22 @@ size_t weft_view_describe(const struct weft_view *v, uint32_t t, char *buf,
 			 "\n%s causal chain: %u threads (highlighted)", what,
 			 v->nchain);
 	return n + (k > 0 ? (size_t)k : 0);
+}
+
+int weft_view_set_pointer(struct weft_view *v, double x, double y)
+{
+	/* the ruler: anywhere over the picture (NaN: away) */
+	double rx = x >= 0 && x <= v->w ? x : -1;
+	int ruler = rx != v->pointer_x;
+	v->pointer_x = rx;
+	/* the counters: over the plot */
+	if (!(x >= LEFT && x <= v->w - LEFT))
+		x = -1;
+	int was = v->ptr_x >= 0, is = x >= 0;
+	int moved = x != v->ptr_x;
+	v->ptr_x = x;
+	v->ptr_y = y;
+	return ruler || ((was || is) && moved && weft__any_counter(v));
 }
 
 void weft_view_show_counters(struct weft_view *v, int on)

@@ -76,6 +76,10 @@ uint32_t weft_view_matches(const struct weft_view *v);
  * its lifetime and brings its row into focus.  Returns it, or WEFT_NONE
  * when nothing matches. */
 uint32_t weft_view_next_match(struct weft_view *v, int dir);
+/* Goes to a thread (the search's matches, the inspectors' entries):
+ * selects it, zooms to its lifetime (a fifth of it either side) and
+ * brings its row into focus.  No such thread: nothing changes. */
+void weft_view_go_to(struct weft_view *v, uint32_t thread);
 /* The thread drawn nearest pixel (x, y), within a few pixels, or
  * WEFT_NONE. */
 uint32_t weft_view_pick(struct weft_view *v, double x, double y);
@@ -87,9 +91,11 @@ size_t weft_view_tooltip(const struct weft_view *v, uint32_t thread, char *buf,
 /* Selects a thread (WEFT_NONE: none): it is outlined. */
 void weft_view_select(struct weft_view *v, uint32_t thread);
 uint32_t weft_view_selected(const struct weft_view *v);
-/* The thread described for a person (the inspectors of both viewers):
- * weft_model_describe(), and whether it is in the highlighted chain.
- * Writes at most `cap` bytes, NUL included; returns the whole length. */
+/* The head of the inspectors of both viewers: the thread described for
+ * a person (weft_model_describe_head(): what it is, when it lived, how
+ * long it ran and waited), and whether it is in the highlighted chain;
+ * its entries come from weft_model_inspect().  Writes at most `cap`
+ * bytes, NUL included; returns the whole length. */
 size_t weft_view_describe(const struct weft_view *v, uint32_t thread, char *buf,
 			  size_t cap);
 /*
@@ -140,9 +146,6 @@ size_t weft_view_time_str(int64_t ns, int64_t step, char *buf, size_t cap);
 /* A duration with three significant digits, in the unit that keeps it
  * from 1 to 999: "1.25ms", "850ns", "12.5s". */
 size_t weft_view_dur_str(int64_t ns, char *buf, size_t cap);
-/* The pointer is at pixel x (< 0: not over the picture): the ruler marks
- * its time. */
-void weft_view_set_pointer(struct weft_view *v, double x);
 /* The pointer's time as the ruler shows it (from the trace's start, to a
  * tenth of the last frame's tick), 0 and "" when it is away.  Writes at
  * most `cap` bytes, NUL included; returns the whole length. */
@@ -158,6 +161,15 @@ void weft_view_clear_measure(struct weft_view *v);
 int weft_view_measure(const struct weft_view *v, int64_t *t0, int64_t *t1);
 /* Shows exactly the measured range.  Returns -1 when there is none. */
 int weft_view_zoom_measure(struct weft_view *v);
+/* The pointer is at pixel (x, y) (x < 0: it left the picture): the ruler
+ * marks its time, and each counter shown writes its value at that time by
+ * the plot.  Returns whether the picture changed (a redraw is due). */
+int weft_view_set_pointer(struct weft_view *v, double x, double y);
+/* The value a shown counter writes at the pointer (the sample in force at
+ * its time): 1, or 0 (and 0) when it writes none: no sample yet, the
+ * pointer away, the counter hidden. */
+int weft_view_counter_at_pointer(const struct weft_view *v, uint32_t counter,
+				 int64_t *value);
 
 /* Draws the view.  Returns how many primitives it drew. */
 long weft_view_render(struct weft_view *v, const struct weft_canvas *c);

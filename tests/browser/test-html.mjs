@@ -42,7 +42,14 @@ fs.writeFileSync(path.join(T, 'c.c'),
 run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'c.c', '-L' + B, '-lweft',
   '-Wl,-rpath,' + B, '-o', 'c'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
 run(path.join(T, 'c'), [], { WEFT_FILE: 'c.weft' });
-for (const t of ['bad', 'h', 'c', 'other']) run(W, ['html', t + '.weft', '-o', t + '.html']);
+// a thread with 35 arrows and 11 labels (the inspector lists them all)
+fs.writeFileSync(path.join(T, 'ins.c'),
+  '#include <weft/weft.h>\n#include <stdio.h>\nint main(void){weft_run(1);for(int i=0;i<35;i++)weft_create(100+i,"job");' +
+  'char b[16];for(int i=0;i<11;i++){snprintf(b,sizeof b,"busy %d",i);weft_label(1,b);}weft_run(0);return 0;}\n');
+run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'ins.c', '-L' + B, '-lweft',
+  '-Wl,-rpath,' + B, '-o', 'ins'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
+run(path.join(T, 'ins'), [], { WEFT_FILE: 'ins.weft' });
+for (const t of ['bad', 'h', 'c', 'other', 'ins']) run(W, ['html', t + '.weft', '-o', t + '.html']);
 // a run of two processes (uv-echo-split: a server and the client it spawns)
 const split = path.join(B, 'examples/uv-echo-split');
 if (fs.existsSync(split)) {
@@ -269,7 +276,58 @@ await test('clicking a thread fills the inspector', async () => {
   const t = await page.textContent('#inspector');
   assert(t.startsWith('TCP connect'), t);
   assert(/kind task/.test(t) && /parent: main/.test(t), t);
-  assert(/\nlabel at \d+\.\d+ s: TCP connect/.test(t), 'no label history: ' + t);
+  const items = await page.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
+  assert(items.some((x) => /^at \d+\.\d+ s: label: TCP connect$/.test(x)), 'no label history: ' + items.join('\n'));
+});
+
+await test('the inspector lists every entry; clicking one goes to its thread', async () => {
+  const { page: p } = await open('ins');
+  const cw = () => p.evaluate(() => document.getElementById('view').clientWidth);
+  const w0 = await cw();
+  await p.fill('#search', 'busy 10');
+  await p.press('#search', 'Enter');
+  await frame(p);
+  const heading = async () => (await p.textContent('#inspector .head')).split('\n')[0];
+  assert(await heading() === 'busy 10', 'heading: ' + await heading());
+  // every arrow and label: 35 creations, 11 labels, no "more"
+  const items = await p.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
+  assert(items.length === 46 && await p.getAttribute('#inspector', 'data-entries') === '46',
+    items.length + ' entries: ' + items.join('\n'));
+  assert(items.filter((x) => /^at [0-9.]+ s: -> created job 0x[0-9a-f]+$/.test(x)).length === 35, items.join('\n'));
+  assert(items.filter((x) => /^at [0-9.]+ s: label: busy \d+$/.test(x)).length === 11, items.join('\n'));
+  assert(await p.locator('#inspector li.go').count() === 35, 'not every arrow is a link');
+  assert(await cw() === w0, `the canvas went from ${w0} to ${await cw()} px wide`);
+  const before = await p.getAttribute('#inspector', 'data-thread');
+  const [a0, a1] = await range(p);
+  await p.locator('#inspector li.go', { hasText: 'created job 0x77' }).click();
+  await frame(p);
+  assert(await heading() === 'job 0x77', 'after the click: ' + await heading());
+  assert(await p.getAttribute('#inspector', 'data-thread') !== before, 'the selection did not change');
+  const back = await p.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
+  assert(back.length === 1 && /<- created busy 10$/.test(back[0]), back.join('\n'));
+  const [b0, b1] = await range(p);
+  assert(b1 - b0 < a1 - a0, `not zoomed to it: ${a0}..${a1} -> ${b0}..${b1}`);
+  assert(await cw() === w0, 'the canvas changed width');
+  // and back, through the entry that names it
+  await p.locator('#inspector li.go').first().click();
+  await frame(p);
+  assert(await heading() === 'busy 10', 'back: ' + await heading());
+  await p.close();
+});
+
+await test('counters write their values at the pointer', async () => {
+  const { page: p } = await open('c');
+  const r = await p.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top, b.height]; });
+  const boxes = () => pixels(p, [247, 247, 247]);
+  const none = await boxes();
+  await p.mouse.move(r[0] + 300, r[1] + r[2] - 40);
+  await frame(p);
+  const some = await boxes();
+  assert(some > none + 20, `no value boxes at the pointer: ${none} -> ${some}`);
+  await p.mouse.move(r[0] + 300, r[1] - 20);
+  await frame(p);
+  assert(await boxes() === none, 'the values stay after the pointer left');
+  await p.close();
 });
 
 const dblclickAt = async (page, x, y) => {
@@ -469,6 +527,17 @@ await test('a big trace: a progress bar while it loads, then the picture with it
   // the squeezed rows, one mask: mid grey (0.5) and light grey (0.76)
   assert(await pixels(s, [128, 128, 128]) + await pixels(s, [194, 194, 194]) > 2000, 'no squeezed rows drawn');
   console.log('# 2 M events: first paint ' + ms + ' ms');
+  // its loop (row 0) has a hundred thousand entries: the inspector has
+  // them all, a page at a time as its list is scrolled
+  await clickAt(s, 300, 18 + 13);
+  await frame(s);
+  const total = Number(await s.getAttribute('#inspector', 'data-entries'));
+  const rows = () => s.evaluate(() => document.querySelectorAll('#inspector li').length);
+  const first = await rows();
+  await s.evaluate(() => { const el = document.getElementById('inspector'); el.scrollTop = el.scrollHeight; });
+  await frame(s);
+  const then = await rows();
+  assert(total > 10000 && first < total && then > first, `entries ${total}: ${first} shown, then ${then}`);
   await s.close();
 });
 

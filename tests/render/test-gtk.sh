@@ -7,10 +7,11 @@
 # checked on screenshots of the X server: a click selects, a double click
 # highlights the causal chain, C shows only the chain, keys zoom and fit,
 # the counters menu hides a counter, a click on a process's header (a run
-# of two) collapses its rows.
+# of two) collapses its rows, the inspector lists every entry and a click
+# on one goes to its thread (the canvas keeping its width).
 # TAP output.
 set -u
-: "${WEFT_BIN:?}" "${WEFT_BUILD:?}"
+: "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
 W=$WEFT_BIN
 XD=$WEFT_BUILD/tests/render/xdrive
 
@@ -224,6 +225,30 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	res $? "search matches notes, says how many; n and N go through the matches" "$(grep -E '^(search|match)' ui2.log | tr '\n' ' ')"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
+	# The inspector lists every entry of the thread (busy: 35 creations,
+	# 11 labels, a note as long as a paragraph); a click on one that names
+	# a thread goes there; whatever it shows, the canvas keeps its width
+	WEFT_VIEW_ECHO=1 WEFT_VIEW_SEARCH="busy 10" "$W" view ins.weft 2>ui5.log &
+	vp=$!
+	"$XD" wait "ins.weft - weft" 20
+	sleep 1
+	"$XD" move 300 300
+	"$XD" key n
+	sleep 1
+	"$XD" shot i1.png
+	read -r _ _ _ x y w h < <(grep "^entry " ui5.log | head -1 | cut -d: -f1)
+	to=$(grep "^entry " ui5.log | head -1 | cut -d: -f2- | sed 's/^ //')
+	"$XD" click $((x + 40)) $((y + h / 2))
+	sleep 1
+	"$XD" shot i2.png
+	cw=$(sed -n 's/^canvas: \([0-9]*\) .*/\1/p' ui5.log | sort -u | tr '\n' ' ')
+	grep -qx "inspect: busy 10, 47 entries" ui5.log && [ "$to" = "job 0x64" ] &&
+		grep -qx "go: job 0x64" ui5.log && grep -qx "inspect: job 0x64, 1 entries" ui5.log &&
+		[ "$(echo $cw | wc -w)" = 1 ] && ! cmp -s i1.png i2.png
+	res $? "the inspector lists every entry; a click on one goes to its thread; the canvas keeps its width" \
+		"canvas widths '$cw', entry '$to': $(grep -E '^(inspect|go|canvas|match)' ui5.log | tr '\n' ' ')"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
 	# follow NAME TITLE MIN TRACE...: a viewer of the traces the tickers
 	# $tickers write, searching for "done" (the label of the thread a
 	# ticker creates last): no yellow while the last ticker runs, more
@@ -314,6 +339,31 @@ shot() { # out trace [env...]
 
 WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
 WEFT_FILE=all.weft "$EX/all-events" >/dev/null
+# a thread with 35 arrows, 11 labels and a long note (the inspector)
+cat >ins.c <<'EOF'
+#include <weft/weft.h>
+#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+	char b[400];
+	weft_run(1);
+	for (int i = 0; i < 35; i++)
+		weft_create(100 + i, "job");
+	for (int i = 0; i < 11; i++) {
+		snprintf(b, sizeof b, "busy %d", i);
+		weft_label(1, b);
+	}
+	memset(b, 'x', 300);
+	b[300] = 0;
+	weft_note(1, b);
+	weft_run(0);
+	return 0;
+}
+EOF
+# shellcheck disable=SC2086
+cc -DWEFT_ENABLE -I"$WEFT_SRC/include" ins.c -L"$WEFT_BUILD" -lweft \
+	-Wl,-rpath,"$WEFT_BUILD" -o ins ${WEFT_TEST_CFLAGS:-} && WEFT_FILE=ins.weft ./ins
 [ -x "$EX/uv-echo-split" ] &&
 	ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" \
 		"$W" record -o sp -- "$EX/uv-echo-split" >/dev/null 2>&1

@@ -461,6 +461,85 @@ TEST(counter_toggles)
 /* Spans (teal under the line), notes (purple flags), becomes (a
  * vertical line between the two rows) and the mark of a thread still
  * pending at the end (grey, where it was last seen). */
+/* Pixels of [x0, x0 + w) x [y0, y0 + h) that are not a blend of colours
+ * a and b (text antialiased on its box), within 24/255. */
+static long off_blend(struct pic *p, const int a[3], const int b[3], int x0,
+		      int y0, int w, int h)
+{
+	int stride = cairo_image_surface_get_stride(p->s);
+	const unsigned char *d = cairo_image_surface_get_data(p->s);
+	long n = 0;
+	for (int y = y0; y < y0 + h; y++)
+		for (int x = x0; x < x0 + w; x++) {
+			const unsigned char *px = d + y * stride + x * 4;
+			int c[3] = {px[2], px[1], px[0]};
+			/* the share of b that explains the pixel best */
+			double num = 0, den = 0, err = 0;
+			for (int k = 0; k < 3; k++) {
+				num += (double)(c[k] - a[k]) * (b[k] - a[k]);
+				den += (double)(b[k] - a[k]) * (b[k] - a[k]);
+			}
+			double f = num / den;
+			f = f < 0 ? 0 : f > 1 ? 1 : f;
+			for (int k = 0; k < 3; k++) {
+				double e = c[k] - (a[k] + f * (b[k] - a[k]));
+				err = fabs(e) > err ? fabs(e) : err;
+			}
+			n += err > 24;
+		}
+	return n;
+}
+
+/* Under the pointer each counter writes its value at that time; a
+ * counter's name is on a box no plot paints over (here the second
+ * counter's plot runs at its top, through the first one's name). */
+TEST(counter_values_at_pointer_names_on_top)
+{
+	const char *path = tpath("cp.weft");
+	start_manual(path, 1 << 20, 0);
+	weft_run(1);
+	for (int i = 1; i <= 100; i++) {
+		weft_clock_set((uint64_t)i * 1000);
+		weft_counter_set("first", i);
+		/* (its line: 9/10 up, through the first one's name) */
+		weft_counter_set("second", i < 50 ? 0 : i == 50 ? 1000 : 900);
+	}
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	const int W = 800, H = 400;
+	load(&pic, path, W, H);
+	/* the first counter's name, right-aligned on the band's first line
+	 * (the band's top is H - 16 - 70, the line's box 4 px below it):
+	 * only its box and its text, no orange of the second one's plot */
+	int band = H - 16 - 70;
+	const int box[3] = {247, 247, 247}, ink[3] = {153, 61, 61};
+	CHECK(count(&pic, 255, 127, 0, W - 8 - 60, band + 5, 50, 10) == 0);
+	CHECK(count(&pic, 255, 127, 0, 100, band + 5, 500, 10) > 400);
+	CHECK_EQ(off_blend(&pic, box, ink, W - 8 - 24, band + 5, 22, 10), 0);
+	/* 1000 ns a pixel from x = 8 (LEFT) */
+	weft_view_set_range(pic.v, 0, (W - 16) * 1000);
+	int64_t val;
+	CHECK(!weft_view_counter_at_pointer(pic.v, 0, &val));
+	CHECK(weft_view_set_pointer(pic.v, 8 + 50.5, 100));
+	CHECK(weft_view_counter_at_pointer(pic.v, 0, &val));
+	CHECK_EQ(val, 50);
+	CHECK(weft_view_counter_at_pointer(pic.v, 1, &val));
+	CHECK_EQ(val, 1000);
+	draw(&pic, W, H);
+	/* its box right of the pointer on the first counter's line */
+	CHECK(count(&pic, 247, 247, 247, 8 + 50 + 4, band + 5, 10, 10) > 20);
+	/* the pointer leaves: the values go */
+	CHECK(weft_view_set_pointer(pic.v, -1, -1));
+	CHECK(!weft_view_set_pointer(pic.v, -1, -1));
+	draw(&pic, W, H);
+	CHECK_EQ(count(&pic, 247, 247, 247, 8 + 50 + 4, band + 5, 10, 10), 0);
+	cairo_surface_destroy(pic.s);
+	weft_view_free(pic.v);
+	weft_model_free(pic.m);
+	weft_reader_close(pic.r);
+}
+
 TEST(spans_notes_becomes_pending)
 {
 	const char *p = tpath("marks.weft");
@@ -1200,11 +1279,11 @@ TEST(ruler_and_measure)
 	/* no pointer, no measure: neither is drawn */
 	CHECK_EQ(count(&pic, 38, 77, 204, 0, 0, 0, 0), 0);
 	/* the pointer at 2.5 ms: its time, to a tenth of a tick */
-	weft_view_set_pointer(pic.v, 308);
+	weft_view_set_pointer(pic.v, 308, 100);
 	counted_text = "2.5ms";
 	draw_counted(&pic);
 	CHECK_EQ(counted_texts, 1);
-	weft_view_set_pointer(pic.v, -1);
+	weft_view_set_pointer(pic.v, -1, -1);
 	draw_counted(&pic);
 	CHECK_EQ(counted_texts, 0);
 	/* a measure from 1 ms to 2.25 ms: a band from x 158 to 283, its
@@ -1243,6 +1322,7 @@ TEST(ruler_and_measure)
 
 TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_detail), T(labels_over_time),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
+	  T(counter_values_at_pointer_names_on_top),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
 	  T(libuv_at_load), T(processes_as_groups))

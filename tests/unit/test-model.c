@@ -18,11 +18,11 @@ TEST(threads_and_arrows)
 {
 	const char *p = tpath("m.weft");
 	CHECK_OK(weft_start(p, 1 << 20, 0));
-	weft_run(1);                 /* 1: never created */
-	weft_create(2, "req");       /* 1 creates 2 */
+	weft_run(1);	       /* 1: never created */
+	weft_create(2, "req"); /* 1 creates 2 */
 	weft_label(2, "first");
 	weft_label(2, "second");
-	weft_try_read(2);            /* 1 waits on 2 */
+	weft_try_read(2); /* 1 waits on 2 */
 	weft_idle("poll");
 	weft_resume();
 	weft_run(2);
@@ -30,17 +30,17 @@ TEST(threads_and_arrows)
 	weft_counter_set("c", 5);
 	weft_counter_add("c", -2);
 	weft_span_end("work");
-	weft_resolve(2);             /* 2 resolves itself */
+	weft_resolve(2); /* 2 resolves itself */
 	weft_run(1);
-	weft_read(2);                /* 1 reads 2 */
+	weft_read(2); /* 1 reads 2 */
 	weft_create(3, "req");
 	weft_fail(3, "nope");
-	weft_read(3);                /* read of a failure */
+	weft_read(3); /* read of a failure */
 	weft_create(4, "p");
 	weft_becomes(4, 5);
 	weft_create(6, "t");
 	weft_cancel(6);
-	weft_create(2, "req");       /* a new incarnation of 2 */
+	weft_create(2, "req"); /* a new incarnation of 2 */
 	weft_signal(2);
 	weft_pause("gc", 1000);
 	weft_run(0);
@@ -113,7 +113,8 @@ TEST(threads_and_arrows)
 	CHECK_EQ(run[1].thread, t1);
 	CHECK_EQ(run[2].thread, t2);
 	CHECK_EQ(run[3].thread, t1);
-	const struct weft_interval *iv = weft_model_intervals(m, WEFT_INTERVAL_IDLE, &n);
+	const struct weft_interval *iv =
+		weft_model_intervals(m, WEFT_INTERVAL_IDLE, &n);
 	CHECK_EQ(n, 1);
 	CHECK_STR(weft_model_name(m, iv[0].name), "poll");
 	CHECK_EQ(iv[0].t0, run[0].t1);
@@ -171,7 +172,9 @@ TEST(losses_and_memory)
 	 * its create, every later one has it */
 	uint64_t events = weft_reader_info(r)->events;
 	CHECK(events > 1000);
-	fprintf(stderr, "# %llu bytes for %llu events, %u threads\n", (unsigned long long)weft_model_bytes(m), (unsigned long long)events, nth);
+	fprintf(stderr, "# %llu bytes for %llu events, %u threads\n",
+		(unsigned long long)weft_model_bytes(m),
+		(unsigned long long)events, nth);
 	CHECK(weft_model_bytes(m) <= 64 * events + 65536);
 	uint32_t resolved = 0;
 	for (uint32_t i = 0; i < nth; i++)
@@ -398,8 +401,8 @@ TEST(a_read_follows_the_try_read_of_its_source)
 	weft_run(5);
 	weft_try_read(3); /* and 5 on 3 */
 	weft_run(2);
-	weft_read(3);     /* 2 reads 3: its first wait is answered */
-	weft_read(1);     /* a read of something it never waited on */
+	weft_read(3); /* 2 reads 3: its first wait is answered */
+	weft_read(1); /* a read of something it never waited on */
 	CHECK_OK(weft_stop());
 	struct weft_reader *r;
 	struct weft_model *m = load(p, &r);
@@ -424,7 +427,121 @@ TEST(a_read_follows_the_try_read_of_its_source)
 	weft_reader_close(r);
 }
 
+/* The inspector's entries: every arrow, label and note of a thread (40
+ * creations, 3 waits, 12 labels, 3 notes: no cap), in time order, with
+ * exact times and each wait's length and end. */
+static void at(uint64_t ns)
+{
+	weft_clock_set(ns);
+}
+
+static void record_busy_thread(const char *p, char labels[12][16])
+{
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	at(1000);
+	weft_run(1);
+	for (uint64_t i = 0; i < 40; i++) {
+		at(10000 + i * 1000);
+		weft_create(100 + i, "job");
+	}
+	at(60000);
+	weft_try_read(100); /* waits on 100, which resolves at 65000 */
+	at(62000);
+	weft_run(100);
+	at(65000);
+	weft_resolve(100);
+	at(70000);
+	weft_run(1);
+	at(71000);
+	weft_try_read(101); /* waits on 101, is woken at 75000 */
+	at(72000);
+	weft_run(0);
+	at(75000);
+	weft_run(1);
+	for (int i = 0; i < 12; i++) {
+		at(80000 + (uint64_t)i * 100);
+		snprintf(labels[i], 16, "step %d", i);
+		weft_label(1, labels[i]);
+	}
+	for (uint64_t i = 0; i < 3; i++) {
+		at(85000 + i * 10);
+		weft_note(1, "noted");
+	}
+	at(90000);
+	weft_try_read(102); /* never answered */
+	at(99000);
+	CHECK_OK(weft_stop());
+}
+
+TEST(the_inspector_lists_every_entry)
+{
+	const char *p = tpath("i.weft");
+	char labels[12][16];
+	record_busy_thread(p, labels);
+	struct weft_reader *r;
+	struct weft_model *m = load(p, &r);
+	uint32_t t1 = weft_model_find(m, 1);
+	struct weft_inspect in = {0};
+	CHECK_OK(weft_model_inspect(m, t1, &in));
+	CHECK_EQ(in.n, 40 + 3 + 12 + 3);
+	int64_t lo, hi;
+	weft_model_range(m, &lo, &hi);
+	const struct weft_entry *e = in.entries;
+	for (uint32_t i = 0; i < 40; i++) {
+		CHECK_EQ(e[i].kind, WEFT_ENTRY_ARROW);
+		CHECK_EQ(e[i].t, 10000 + i * 1000);
+		CHECK_EQ(e[i].other, weft_model_find(m, 100 + i));
+		CHECK_EQ(e[i].out, 1);
+		CHECK_EQ(e[i].dur, -1);
+	}
+	CHECK_EQ(e[40].t, 60000);
+	CHECK_EQ(e[40].dur, 5000);
+	CHECK_EQ(e[40].wait, WEFT_WAIT_ENDED);
+	CHECK_EQ(e[40].other, weft_model_find(m, 100));
+	CHECK_EQ(e[41].t, 71000);
+	CHECK_EQ(e[41].dur, 4000);
+	CHECK_EQ(e[41].wait, WEFT_WAIT_WOKEN);
+	for (int i = 0; i < 12; i++) {
+		CHECK_EQ(e[42 + i].kind, WEFT_ENTRY_LABEL);
+		CHECK_EQ(e[42 + i].t, 80000 + i * 100);
+		CHECK_STR(weft_model_string(m, e[42 + i].text), labels[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(e[54 + i].kind, WEFT_ENTRY_NOTE);
+		CHECK_EQ(e[54 + i].t, 85000 + i * 10);
+	}
+	CHECK_EQ(e[57].t, 90000);
+	CHECK_EQ(e[57].wait, WEFT_WAIT_AT_END);
+	CHECK_EQ(e[57].dur, hi - 90000);
+	CHECK_EQ(in.waiting, 5000 + 4000 + (hi - 90000));
+	CHECK_EQ(in.running, (62000 - 1000) + (72000 - 70000) + (hi - 75000));
+
+	/* as lines: every entry, none cut */
+	char line[512], all[16384];
+	weft_entry_text(m, t1, &e[40], line, sizeof line);
+	CHECK_STR(line, "at 0.000060 s: -> waited on (not ready) job 0x64 "
+			"for 5 us (until it resolved)");
+	weft_entry_text(m, t1, &e[41], line, sizeof line);
+	CHECK_STR(line, "at 0.000071 s: -> waited on (not ready) job 0x65 "
+			"for 4 us (until woken)");
+	weft_entry_text(m, t1, &e[53], line, sizeof line);
+	CHECK_STR(line, "at 0.000081 s: label: step 11");
+	size_t len = weft_model_describe(m, t1, all, sizeof all);
+	CHECK(len < sizeof all);
+	CHECK(strstr(all, "\nentries: 58\n"));
+	CHECK(strstr(all, "-> created job 0x8b"));
+	CHECK(strstr(all, "label: step 0"));
+	CHECK(!strstr(all, "more"));
+	weft_inspect_release(&in);
+	CHECK_EQ(in.n, 0);
+	weft_inspect_release(NULL);
+	CHECK_EQ(weft_model_inspect(m, 9999, &in), WEFT_EINVAL);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
 	  T(live_update_replaces_provisional_ends),
-	  T(a_read_follows_the_try_read_of_its_source))
+	  T(a_read_follows_the_try_read_of_its_source),
+	  T(the_inspector_lists_every_entry))

@@ -15,7 +15,12 @@
  *   Esc                         clear the selection, chain, search and
  *                               measure
  *   hover                       a thread's tooltip: kind, lifetime,
- *                               running time, how it ended
+ *                               running time, how it ended; each counter's
+ *                               value at the pointer's time
+ *   the inspector (right)       the selected thread: what it is, how long
+ *                               it lived, ran and waited, then every
+ *                               arrow, wait, label and note; a click on
+ *                               an entry that names a thread goes there
  *   click                       select a thread (on release, if the
  *                               pointer did not move): the inspector
  *                               shows it
@@ -38,10 +43,13 @@
  * WEFT_VIEW_SCREENSHOT=out.png saves the first frame(s) after
  * WEFT_VIEW_DELAY_MS (default 300) and quits; WEFT_VIEW_ECHO=1 says on
  * stderr what each action did ("select: TITLE", "chain: N threads",
- * "connected: on, N rows", "counter NAME: off", "process: NAME (pid P)
- * collapsed, N rows", "measure: T0 T1 DURATION") and where the controls
- * are ("button counters at X Y W H", "check NAME at ..." when the
- * counters menu opens, "header PID at Y" for a run's processes).
+ * "inspect: TITLE, N entries", "go: TITLE", "connected: on, N rows",
+ * "counter NAME: off", "process: NAME (pid P) collapsed, N rows",
+ * "measure: T0 T1 DURATION"), the canvas's size when it changes
+ * ("canvas: W H") and where the controls are ("button counters at X Y W
+ * H", "entry K at X Y W H: TITLE" for the inspector's first entries that
+ * name a thread, "check NAME at ..." when the counters menu opens,
+ * "header PID at Y" for a run's processes).
  */
 #include <cairo-svg.h>
 #include <gtk/gtk.h>
@@ -60,6 +68,8 @@ struct app {
 	struct weft_model *m;
 	struct weft_view *v;
 	GtkWidget *win, *area, *search, *inspector, *counters, *counter_box;
+	GtkWidget *entries;   /* the inspector's entries (a GtkTreeView) */
+	GtkListStore *store;  /* its rows: text, thread named, colour */
 	GtkWidget *connected, *depth, *png, *status, *matches;
 	uint32_t ncounters; /* in the counters menu */
 	double drag_x, drag_y, press_x, press_y;
@@ -103,6 +113,49 @@ static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer data)
 	return TRUE;
 }
 
+/* The inspector's columns. */
+enum { E_TEXT, E_THREAD, E_COLOR, E_COLUMNS };
+
+static void set_text(GtkWidget *label, const char *s)
+{
+	/* (a trace's texts are bytes; a label wants UTF-8) */
+	gchar *text = g_utf8_make_valid(s, -1);
+	gtk_label_set_text(GTK_LABEL(label), text);
+	g_free(text);
+}
+
+/* Every entry of thread t, one a row: those that name a thread in the
+ * colour of links (a click goes there). */
+static uint32_t fill_entries(struct app *a, uint32_t t)
+{
+	struct weft_inspect in = {0};
+	char line[1024];
+	GtkTreeView *tv = GTK_TREE_VIEW(a->entries);
+	/* (filled apart from the view: a loop's hundred thousand rows,
+	 * each announced to an attached view, would take seconds) */
+	gtk_tree_view_set_model(tv, NULL);
+	gtk_list_store_clear(a->store);
+	if (t == WEFT_NONE || weft_model_inspect(a->m, t, &in)) {
+		gtk_tree_view_set_model(tv, GTK_TREE_MODEL(a->store));
+		return 0;
+	}
+	for (uint32_t i = 0; i < in.n; i++) {
+		const struct weft_entry *e = &in.entries[i];
+		weft_entry_text(a->m, t, e, line, sizeof line);
+		gchar *text = g_utf8_make_valid(line, -1);
+		gtk_list_store_insert_with_values(
+			a->store, NULL, -1, E_TEXT, text, E_THREAD, e->other,
+			E_COLOR, e->other == WEFT_NONE ? "#222" : "#1a4a9a", -1);
+		g_free(text);
+	}
+	uint32_t n = in.n;
+	weft_inspect_release(&in);
+	gtk_tree_view_set_model(tv, GTK_TREE_MODEL(a->store));
+	return n;
+}
+
+static gboolean echo_entries(gpointer data);
+
 static void inspect(struct app *a, uint32_t t)
 {
 	char buf[8192];
@@ -110,10 +163,36 @@ static void inspect(struct app *a, uint32_t t)
 		snprintf(buf, sizeof buf, "click a thread to inspect it");
 	else
 		weft_view_describe(a->v, t, buf, sizeof buf);
-	/* (a trace's texts are bytes; a label wants UTF-8) */
-	gchar *text = g_utf8_make_valid(buf, -1);
-	gtk_label_set_text(GTK_LABEL(a->inspector), text);
-	g_free(text);
+	set_text(a->inspector, buf);
+	uint32_t n = fill_entries(a, t);
+	if (t != WEFT_NONE) {
+		char title[256];
+		echo(a, "inspect: %s, %u entries",
+		     weft_model_title(a->m, t, title, sizeof title), n);
+		if (a->echo)
+			g_timeout_add(300, echo_entries, a); /* once laid out */
+	}
+}
+
+/* A click on an entry that names a thread: go there (selected, zoomed
+ * to, in focus), inspected. */
+static void on_entry(GtkTreeView *tv, GtkTreePath *path, GtkTreeViewColumn *c,
+		     gpointer data)
+{
+	struct app *a = data;
+	GtkTreeIter it;
+	guint t;
+	(void)c;
+	if (!gtk_tree_model_get_iter(gtk_tree_view_get_model(tv), &it, path))
+		return;
+	gtk_tree_model_get(gtk_tree_view_get_model(tv), &it, E_THREAD, &t, -1);
+	if (t == WEFT_NONE)
+		return;
+	weft_view_go_to(a->v, t);
+	inspect(a, weft_view_selected(a->v));
+	char title[256];
+	echo(a, "go: %s", weft_model_title(a->m, t, title, sizeof title));
+	gtk_widget_queue_draw(a->area);
 }
 
 static gboolean on_scroll(GtkWidget *w, GdkEventScroll *e, gpointer data)
@@ -262,11 +341,13 @@ static gboolean on_motion(GtkWidget *w, GdkEventMotion *e, gpointer data)
 {
 	struct app *a = data;
 	(void)w;
-	/* the ruler marks the pointer's time */
-	weft_view_set_pointer(a->v, e->x);
-	redraw(a);
+	/* the ruler marks the pointer's time, the counters write their
+	 * values at it */
+	if (weft_view_set_pointer(a->v, e->x, e->y))
+		redraw(a);
 	if (a->measuring) {
 		weft_view_measure_to(a->v, e->x);
+		redraw(a);
 		return TRUE;
 	}
 	if (!a->dragging)
@@ -286,8 +367,8 @@ static gboolean on_leave(GtkWidget *w, GdkEventCrossing *e, gpointer data)
 	struct app *a = data;
 	(void)w;
 	(void)e;
-	weft_view_set_pointer(a->v, -1);
-	redraw(a);
+	if (weft_view_set_pointer(a->v, -1, -1))
+		redraw(a);
 	return FALSE;
 }
 
@@ -607,6 +688,52 @@ static void echo_place(struct app *a, GtkWidget *w, const char *name)
 	     gtk_widget_get_allocated_height(w));
 }
 
+/* For tests: where the inspector's first entries that name a thread
+ * are in the window ("entry K at X Y W H: TITLE"), and the canvas's
+ * size when it changes ("canvas: W H"). */
+static gboolean echo_entries(gpointer data)
+{
+	struct app *a = data;
+	GtkTreeView *tv = GTK_TREE_VIEW(a->entries);
+	GtkTreeModel *tm = GTK_TREE_MODEL(a->store);
+	GtkTreeIter it;
+	char title[256];
+	int k = 0, shown = 0;
+	for (gboolean ok = gtk_tree_model_get_iter_first(tm, &it);
+	     ok && shown < 20; ok = gtk_tree_model_iter_next(tm, &it), k++) {
+		guint t;
+		gtk_tree_model_get(tm, &it, E_THREAD, &t, -1);
+		if (t == WEFT_NONE)
+			continue;
+		GtkTreePath *path = gtk_tree_model_get_path(tm, &it);
+		GdkRectangle r;
+		int x, y;
+		gtk_tree_view_get_cell_area(tv, path, NULL, &r);
+		gtk_tree_path_free(path);
+		gtk_tree_view_convert_bin_window_to_widget_coords(tv, r.x, r.y,
+								  &x, &y);
+		if (r.height <= 0 || !gtk_widget_translate_coordinates(
+					     a->entries, a->win, x, y, &x, &y))
+			continue;
+		echo(a, "entry %d at %d %d %d %d: %s", k, x, y,
+		     gtk_widget_get_allocated_width(a->entries), r.height,
+		     weft_model_title(a->m, t, title, sizeof title));
+		shown++;
+	}
+	return FALSE;
+}
+
+static void on_area_size(GtkWidget *w, GdkRectangle *r, gpointer data)
+{
+	struct app *a = data;
+	static int was_w = -1, was_h = -1;
+	(void)w;
+	if (r->width != was_w || r->height != was_h)
+		echo(a, "canvas: %d %d", r->width, r->height);
+	was_w = r->width;
+	was_h = r->height;
+}
+
 static gboolean echo_checks(gpointer data)
 {
 	struct app *a = data;
@@ -778,6 +905,64 @@ static gboolean on_screenshot(gpointer data)
 	return FALSE;
 }
 
+/* A scrolled window of a fixed width (its content never widens it: the
+ * canvas keeps its width whatever the inspector shows). */
+static GtkWidget *fixed_scroll(GtkWidget *child, int width)
+{
+	GtkWidget *sw = gtk_scrolled_window_new(NULL, NULL);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw),
+				       GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+	gtk_scrolled_window_set_propagate_natural_width(
+		GTK_SCROLLED_WINDOW(sw), FALSE);
+	gtk_widget_set_size_request(sw, width, -1);
+	gtk_container_add(GTK_CONTAINER(sw), child);
+	return sw;
+}
+
+/* The inspector: the thread's head (selectable text), then its
+ * entries, one a row, in a scrolled list; a click on one that names a
+ * thread goes there.  Its width is fixed: the head wraps within it (a
+ * narrow natural width: the text never asks for more), the list
+ * scrolls. */
+#define INSPECTOR_W 330
+static GtkWidget *inspector_pane(struct app *a)
+{
+	a->inspector = gtk_label_new("click a thread to inspect it");
+	gtk_label_set_xalign(GTK_LABEL(a->inspector), 0);
+	gtk_label_set_yalign(GTK_LABEL(a->inspector), 0);
+	gtk_label_set_selectable(GTK_LABEL(a->inspector), TRUE);
+	gtk_label_set_line_wrap(GTK_LABEL(a->inspector), TRUE);
+	gtk_label_set_line_wrap_mode(GTK_LABEL(a->inspector),
+				     PANGO_WRAP_WORD_CHAR);
+	gtk_label_set_max_width_chars(GTK_LABEL(a->inspector), 10);
+	gtk_widget_set_margin_start(a->inspector, 6);
+	gtk_widget_set_margin_end(a->inspector, 6);
+	a->store = gtk_list_store_new(E_COLUMNS, G_TYPE_STRING, G_TYPE_UINT,
+				      G_TYPE_STRING);
+	/* (the app keeps its reference: the view lets go of the store
+	 * while it is filled) */
+	a->entries = gtk_tree_view_new_with_model(GTK_TREE_MODEL(a->store));
+	GtkTreeView *tv = GTK_TREE_VIEW(a->entries);
+	gtk_tree_view_set_headers_visible(tv, FALSE);
+	gtk_tree_view_set_activate_on_single_click(tv, TRUE);
+	gtk_tree_view_set_enable_search(tv, FALSE);
+	GtkCellRenderer *cell = gtk_cell_renderer_text_new();
+	/* long lines wrap within the pane */
+	g_object_set(cell, "wrap-mode", PANGO_WRAP_WORD_CHAR, "wrap-width",
+		     INSPECTOR_W - 20, NULL);
+	gtk_tree_view_insert_column_with_attributes(tv, -1, "entry", cell,
+						    "text", E_TEXT,
+						    "foreground", E_COLOR, NULL);
+	g_signal_connect(a->entries, "row-activated", G_CALLBACK(on_entry), a);
+	GtkWidget *col = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	gtk_widget_set_size_request(col, INSPECTOR_W, -1);
+	gtk_box_pack_start(GTK_BOX(col), a->inspector, FALSE, FALSE, 4);
+	gtk_box_pack_start(GTK_BOX(col),
+			   fixed_scroll(a->entries, INSPECTOR_W), TRUE, TRUE,
+			   0);
+	return col;
+}
+
 /* The command line `weft view` hands over: [--offset HOST=NS]...
  * TRACE... (NS in nanoseconds, already checked); "-" reads a bundle on
  * standard input.  Returns the number of traces, or 0 if it is wrong. */
@@ -910,7 +1095,8 @@ int main(int argc, char **argv)
 	gtk_box_pack_end(GTK_BOX(bar), a.status, TRUE, TRUE, 4);
 	gtk_box_pack_start(GTK_BOX(box), bar, FALSE, FALSE, 2);
 
-	GtkWidget *pane = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	/* the picture, and the inspector beside it at a fixed width */
+	GtkWidget *pane = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
 	a.area = gtk_drawing_area_new();
 	gtk_widget_set_can_focus(a.area, TRUE);
 	gtk_widget_add_events(a.area, GDK_SCROLL_MASK |
@@ -933,23 +1119,18 @@ int main(int argc, char **argv)
 	g_signal_connect(a.area, "leave-notify-event", G_CALLBACK(on_leave),
 			 &a);
 	g_signal_connect(a.win, "key-press-event", G_CALLBACK(on_key), &a);
-	gtk_paned_pack1(GTK_PANED(pane), a.area, TRUE, FALSE);
-	a.inspector = gtk_label_new("click a thread to inspect it");
-	gtk_label_set_xalign(GTK_LABEL(a.inspector), 0);
-	gtk_label_set_yalign(GTK_LABEL(a.inspector), 0);
-	gtk_label_set_selectable(GTK_LABEL(a.inspector), TRUE);
-	/* long lines wrap: the picture keeps its width */
-	gtk_label_set_line_wrap(GTK_LABEL(a.inspector), TRUE);
-	gtk_label_set_line_wrap_mode(GTK_LABEL(a.inspector), PANGO_WRAP_WORD_CHAR);
-	gtk_label_set_max_width_chars(GTK_LABEL(a.inspector), 40);
-	gtk_widget_set_size_request(a.inspector, 280, -1);
-	gtk_paned_pack2(GTK_PANED(pane), a.inspector, FALSE, TRUE);
+	g_signal_connect(a.area, "leave-notify-event", G_CALLBACK(on_leave),
+			 &a);
+	g_signal_connect(a.area, "size-allocate", G_CALLBACK(on_area_size),
+			 &a);
+	gtk_box_pack_start(GTK_BOX(pane), a.area, TRUE, TRUE, 0);
+	gtk_box_pack_start(GTK_BOX(pane), inspector_pane(&a), FALSE, FALSE, 0);
 	gtk_box_pack_start(GTK_BOX(box), pane, TRUE, TRUE, 0);
 	gtk_container_add(GTK_CONTAINER(a.win), box);
 	counters_menu(&a);
+	a.echo = getenv("WEFT_VIEW_ECHO") != NULL;
 	gtk_widget_show_all(a.win);
 	gtk_widget_grab_focus(a.area); /* (not the first button) */
-	a.echo = getenv("WEFT_VIEW_ECHO") != NULL;
 	if (a.echo)
 		g_timeout_add(300, on_mapped, &a);
 

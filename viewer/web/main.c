@@ -18,14 +18,16 @@ IMPORT(c_color) void c_color(double r, double g, double b, double a);
 IMPORT(c_line_width) void c_line_width(double w);
 IMPORT(c_line) void c_line(double x0, double y0, double x1, double y1);
 IMPORT(c_rect) void c_rect(double x, double y, double w, double h);
-IMPORT(c_triangle) void c_triangle(double x0, double y0, double x1, double y1,
-				   double x2, double y2);
+IMPORT(c_triangle)
+void c_triangle(double x0, double y0, double x1, double y1, double x2,
+		double y2);
 IMPORT(c_text) void c_text(double x, double y, double size, const char *s);
 IMPORT(c_text_width) double c_text_width(double size, const char *s);
 IMPORT(c_clip) void c_clip(double x, double y, double w, double h);
 IMPORT(c_unclip) void c_unclip(void);
 IMPORT(c_flush) void c_flush(void);
-IMPORT(c_image) void c_image(int x, int y, int w, int h, const unsigned char *rgba);
+IMPORT(c_image)
+void c_image(int x, int y, int w, int h, const unsigned char *rgba);
 
 static unsigned char rgba_now[4]; /* the colour, for masks */
 
@@ -119,10 +121,12 @@ static void mask(void *c, int x, int y, int w, int h, const unsigned char *a,
 	c_image(x, y, w, h, img);
 }
 
-static const struct weft_canvas canvas = {
-	NULL, color, line_width, line, rect, triangle, text, text_width,
-	clip, unclip, flush, mask,
-	0, /* (boxes: a mask costs the page every pixel of it) */
+static const struct weft_canvas
+	canvas =
+		{
+			NULL,	  color, line_width, line, rect,
+			triangle, text,	 text_width, clip, unclip,
+			flush,	  mask,	 0, /* (boxes: a mask costs the page every pixel of it) */
 };
 
 static struct weft_reader *reader;
@@ -151,7 +155,8 @@ EXPORT(w_unbase64) long w_unbase64(unsigned char *p, size_t len)
 	if (!val['B']) {
 		memset(val, -1, sizeof val);
 		for (int i = 0; i < 64; i++)
-			val[(unsigned char)"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[i]] =
+			val[(unsigned char)"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi"
+					   "jklmnopqrstuvwxyz0123456789+/"[i]] =
 				(signed char)i;
 	}
 	size_t o = 0;
@@ -362,8 +367,8 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 {
 	char *p = out, *end = out + sizeof out - 8;
 	uint32_t n = 0;
-	const struct weft_counter *c =
-		model ? weft_model_counters(model, &n) : NULL;
+	const struct weft_counter *c = model ? weft_model_counters(model, &n)
+					     : NULL;
 	*p++ = '[';
 	for (uint32_t k = 0; k < n && p < end - 300; k++) {
 		if (k)
@@ -375,12 +380,16 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 	return out;
 }
 
-/* Describes thread t as JSON ("null": none): {"text": what the
- * inspector shows, "chain": the highlighted chain's size if t is in it}. */
+/* Describes thread t as JSON ("null": none): {"thread": t, "head": the
+ * inspector's head (weft_view_describe), "count": how many entries it
+ * has (weft_model_inspect: every arrow, label, note), "entries": the
+ * first of them, [{"text", "other": the thread it names, -1: none}...]
+ * (w_entries gives the others), "chain": the highlighted chain's size if
+ * t is in it}. */
 static const char *describe(uint32_t t);
 
 static char about[16384];
-static char json[6 * sizeof about + 64];
+static char json[6 * 512 + 64]; /* a process header's */
 
 /* A click: selects the thread at (x, y) (in the squeezed rows, brings
  * it into focus) and describes it. */
@@ -470,13 +479,11 @@ EXPORT(w_ruler_h) double w_ruler_h(void)
 
 static char when[64];
 
-EXPORT(w_pointer) const char *w_pointer(double x)
+EXPORT(w_pointer_str) const char *w_pointer_str(void)
 {
 	when[0] = 0;
-	if (view) {
-		weft_view_set_pointer(view, x);
+	if (view)
 		weft_view_pointer_str(view, when, sizeof when);
-	}
 	return when;
 }
 
@@ -513,21 +520,125 @@ EXPORT(w_zoom_measure) int w_zoom_measure(void)
 	return view ? weft_view_zoom_measure(view) : -1;
 }
 
+/* The JSON of describe(), grown as the thread's entries need (every
+ * one: a loop's may be thousands). */
+static char *djson;
+static size_t cdjson, dlen;
+
+static int droom(size_t more)
+{
+	size_t need = dlen + more + 1;
+	if (need <= cdjson)
+		return 1;
+	size_t cap = cdjson ? cdjson : 4096;
+	while (cap < need)
+		cap *= 2;
+	char *n = realloc(djson, cap);
+	if (!n)
+		return 0;
+	djson = n;
+	cdjson = cap;
+	return 1;
+}
+
+/* Appends text as it is (JSON punctuation, numbers). */
+static int dput(const char *s)
+{
+	size_t n = strlen(s);
+	if (!droom(n))
+		return 0;
+	memcpy(djson + dlen, s, n + 1);
+	dlen += n;
+	return 1;
+}
+
+/* Appends a string literal (6 bytes a byte at worst, escaped). */
+static int dstr(const char *s)
+{
+	if (!droom(6 * strlen(s) + 8))
+		return 0;
+	char *p = djson + dlen;
+	jstr(&p, djson + cdjson - 1, s);
+	*p = 0;
+	dlen = (size_t)(p - djson);
+	return 1;
+}
+
+/* The inspected thread's entries (every one: a loop's may be a hundred
+ * thousand, which the page shows a page at a time as it scrolls). */
+static struct weft_inspect cur;
+static uint32_t cur_t = WEFT_NONE;
+
+/* Entries [from, from + count) as a JSON array of {"text", "other" (-1:
+ * none)}. */
+static int entries_json(uint32_t from, uint32_t count)
+{
+	char line[1024], num[48];
+	int ok = dput("[");
+	for (uint32_t i = from; i < cur.n && i - from < count && ok; i++) {
+		const struct weft_entry *e = &cur.entries[i];
+		weft_entry_text(model, cur_t, e, line, sizeof line);
+		snprintf(num, sizeof num, ",\"other\":%d}",
+			 e->other == WEFT_NONE ? -1 : (int)e->other);
+		ok = dput(i > from ? ",{\"text\":" : "{\"text\":") &&
+		     dstr(line) && dput(num);
+	}
+	return ok && dput("]");
+}
+
+#define FIRST_ENTRIES 400 /* with the head; the rest on request */
+
 static const char *describe(uint32_t t)
 {
 	uint32_t n;
+	char num[64];
 	weft_model_threads(model, &n);
-	if (t >= n)
+	weft_inspect_release(&cur);
+	cur_t = WEFT_NONE;
+	if (t >= n || weft_model_inspect(model, t, &cur))
 		return "null";
+	cur_t = t;
 	weft_view_describe(view, t, about, sizeof about);
-	char *p = json, *end = json + sizeof json - 32;
-	p += snprintf(p, (size_t)(end - p), "{\"text\":");
-	jstr(&p, end, about);
-	if (weft_view_in_chain(view, t))
-		p += snprintf(p, (size_t)(end - p), ",\"chain\":%u",
-			      weft_view_chain_size(view));
-	snprintf(p, (size_t)(end - p + 32), "}");
-	return json;
+	dlen = 0;
+	snprintf(num, sizeof num, "{\"thread\":%u,\"count\":%u,\"head\":", t,
+		 cur.n);
+	int ok = dput(num) && dstr(about) && dput(",\"entries\":") &&
+		 entries_json(0, FIRST_ENTRIES);
+	if (ok && weft_view_in_chain(view, t)) {
+		snprintf(num, sizeof num, ",\"chain\":%u",
+			 weft_view_chain_size(view));
+		ok = dput(num);
+	}
+	ok = ok && dput("}");
+	return ok ? djson : "null";
+}
+
+/* More of the inspected thread's entries, from `from`: a JSON array
+ * (empty past the end). */
+EXPORT(w_entries) const char *w_entries(int from, int count)
+{
+	dlen = 0;
+	if (!view || from < 0 || count < 0 ||
+	    !entries_json((uint32_t)from, (uint32_t)count))
+		return "[]";
+	return djson;
+}
+
+/* An inspector's entry clicked: goes to its thread (selected, zoomed
+ * to, in focus) and describes it. */
+EXPORT(w_go) const char *w_go(int t)
+{
+	if (!view || t < 0)
+		return "null";
+	weft_view_go_to(view, (uint32_t)t);
+	return describe(weft_view_selected(view));
+}
+
+/* The pointer moved to (x, y) (x < 0: it left): returns 1 when the
+ * picture changed (the ruler's mark, the counters' values under it). */
+EXPORT(w_pointer) int w_pointer(double x, double y)
+{
+	return view ? weft_view_set_pointer(view, x, y) : 0;
 }
 
 /* A run's process headers as the picture has them: "PID Y C" each
@@ -545,7 +656,8 @@ EXPORT(w_headers) const char *w_headers(void)
 					   NULL);
 		if (y >= 0)
 			p += snprintf(p, (size_t)(end - p), "%u %.0f %d\n",
-				      pr[k].pid, y, weft_view_collapsed(view, k));
+				      pr[k].pid, y,
+				      weft_view_collapsed(view, k));
 	}
 	return about;
 }

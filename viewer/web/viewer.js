@@ -141,7 +141,7 @@
     loaded = true;
     showMeasure(); // (none: a new view)
     $('status').textContent = name;
-    $('inspector').textContent = 'click a thread to inspect it';
+    showThread(null);
     $('connected').checked = false;
     $('depth').value = '0';
     delete canvas.dataset.chain;
@@ -219,11 +219,67 @@
     });
   }
 
+  // The inspector: the thread's head (what it is, when, how long it ran
+  // and waited), then every entry -- arrows, waits, labels, notes -- one
+  // a row; a row that names another thread goes there when clicked.  A
+  // loop's hundred thousand entries come a page at a time, as the list
+  // is scrolled to its end.  (Labels are the program's: text only.)
+  const PAGE = 500;
+  let more = null; // {list, done, count} of the thread shown
+  function addEntries(list, entries) {
+    for (const e of entries) {
+      const li = document.createElement('li');
+      li.textContent = e.text;
+      if (e.other >= 0) {
+        li.className = 'go';
+        li.dataset.thread = String(e.other);
+        li.title = 'go to this thread';
+      }
+      list.appendChild(li);
+    }
+  }
+  function showThread(j) {
+    const el = $('inspector');
+    el.textContent = '';
+    more = null;
+    if (!j) { el.textContent = 'click a thread to inspect it'; delete el.dataset.entries; return; }
+    const head = document.createElement('pre');
+    head.className = 'head';
+    head.textContent = j.head;
+    el.appendChild(head);
+    const list = document.createElement('ol');
+    addEntries(list, j.entries);
+    el.appendChild(list);
+    el.dataset.entries = String(j.count);
+    el.dataset.thread = String(j.thread);
+    el.scrollTop = 0;
+    more = { list, done: j.entries.length, count: j.count };
+    moreEntries();
+  }
+  // The next page of entries, when the end of the list is in sight.
+  function moreEntries() {
+    const el = $('inspector');
+    while (more && more.done < more.count && el.scrollTop + el.clientHeight > el.scrollHeight - 400) {
+      const page = JSON.parse(str(inst.exports.w_entries(more.done, PAGE)));
+      if (!page.length) break;
+      addEntries(more.list, page);
+      more.done += page.length;
+    }
+  }
+  $('inspector').addEventListener('scroll', moreEntries);
+  $('inspector').addEventListener('click', (e) => {
+    const li = e.target.closest('li.go');
+    if (!li || !loaded) return;
+    showThread(JSON.parse(str(inst.exports.w_go(Number(li.dataset.thread)))));
+    redraw();
+  });
+
   function inspect(x, y, dbl) {
     const fn = dbl ? inst.exports.w_dblclick : inst.exports.w_click;
     const j = JSON.parse(str(fn(x, y)));
     const el = $('inspector');
     if (j && j.process !== undefined) { // a process's header: toggled
+      showThread(null);
       el.textContent = j.process + ' (pid ' + j.pid + '): ' + (j.collapsed ? 'collapsed' : 'expanded');
       redraw();
       return;
@@ -232,7 +288,7 @@
       if (j && j.chain) canvas.dataset.chain = String(j.chain); else delete canvas.dataset.chain;
       if ($('connected').checked) inst.exports.w_only_chain(1);
     }
-    el.textContent = j ? j.text : 'click a thread to inspect it';
+    showThread(j);
   }
 
   // The chain's depth: 0 all, 1 direct, 2, 3 (the menu and keys 0-3).
@@ -312,11 +368,14 @@
     if (m) canvas.dataset.measure = a + ' ' + b; else delete canvas.dataset.measure;
     $('measure').textContent = m ? 'measured ' + d : '';
   }
-  // The time under the pointer (the ruler marks it), in the page too.
-  function pointer(x) {
-    const t = loaded ? str(inst.exports.w_pointer(x)) : '';
+  // The pointer at (x, y) (x < 0: away): the ruler marks its time, which
+  // the page shows too, and the counters write their values at it.
+  function pointer(x, y) {
+    if (!loaded) return;
+    const changed = inst.exports.w_pointer(x, y);
+    const t = str(inst.exports.w_pointer_str());
     $('at').textContent = t ? 'at ' + t : '';
-    redraw();
+    if (changed) redraw();
   }
   // Hovering a thread: its tooltip near the pointer.
   function tip(e) {
@@ -328,13 +387,14 @@
     el.style.left = (canvas.offsetLeft + e.offsetX + 14) + 'px';
     el.style.top = (canvas.offsetTop + e.offsetY + 14) + 'px';
   }
-  canvas.addEventListener('mouseleave', () => { $('tip').hidden = true; pointer(-1); });
+  canvas.addEventListener('mouseleave', () => { $('tip').hidden = true; pointer(-1, -1); });
   canvas.addEventListener('mousemove', (e) => {
     tip(e);
-    pointer(e.offsetX);
+    pointer(e.offsetX, e.offsetY);
     if (measuring) {
       inst.exports.w_measure_to(e.offsetX);
       showMeasure();
+      redraw();
       return;
     }
     if (!drag) return;
@@ -398,7 +458,7 @@
   // The next (1) or previous (-1) match: selected, zoomed to, inspected.
   function goMatch(dir) {
     const j = JSON.parse(str(inst.exports.w_next_match(dir)));
-    if (j) $('inspector').textContent = j.text;
+    if (j) showThread(j);
     redraw();
   }
 
@@ -408,7 +468,7 @@
     showMeasure();
     delete canvas.dataset.chain;
     if ($('connected').checked) inst.exports.w_only_chain(1);
-    $('inspector').textContent = 'click a thread to inspect it';
+    showThread(null);
     const s = $('search');
     if (s.value) {
       s.value = '';
