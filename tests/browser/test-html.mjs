@@ -529,7 +529,7 @@ await test('a big trace: a progress bar while it loads, then the picture with it
   console.log('# 2 M events: first paint ' + ms + ' ms');
   // its loop (row 0) has a hundred thousand entries: the inspector has
   // them all, a page at a time as its list is scrolled
-  await clickAt(s, 300, 18 + 13);
+  await clickAt(s, 300, TOP + 13);
   await frame(s);
   const total = Number(await s.getAttribute('#inspector', 'data-entries'));
   const rows = () => s.evaluate(() => document.querySelectorAll('#inspector li').length);
