@@ -180,10 +180,13 @@ __attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 	/* A run directory (weft record): the ring is DIR/ring (DIR/ring.PID
 	 * for the other processes), and a manifest of the tree beside. */
 	const char *run = getenv("WEFT_RUN");
+	/* (no stdio here: its code would be paged in by every process of a
+	 * traced tree, most of which never record) */
 	static char in_run[4200];
-	if ((!path || !*path) && run && *run &&
-	    strlen(run) + sizeof "/ring" <= sizeof in_run) {
-		snprintf(in_run, sizeof in_run, "%s/ring", run);
+	size_t rl = run ? strlen(run) : 0;
+	if ((!path || !*path) && rl && rl + sizeof "/ring" <= sizeof in_run) {
+		memcpy(in_run, run, rl);
+		memcpy(in_run + rl, "/ring", sizeof "/ring");
 		path = in_run;
 	} else
 		run = NULL;
@@ -229,7 +232,7 @@ __attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 		snprintf(num, sizeof num, "%llx", (unsigned long long)session);
 		setenv("WEFT_SESSION", num, 1);
 	}
-	snprintf(g.env_path, sizeof g.env_path, "%s", path);
+	memcpy(g.env_path, path, strlen(path) + 1); /* (it fits: above) */
 	g.env_size = (size_t)set.size;
 	g.env_flags = set.flags;
 	g.env_root = root;

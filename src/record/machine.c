@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -29,13 +30,17 @@ static int64_t now_ns(clockid_t id)
 
 /* Reads up to cap - 1 bytes of a small file, NUL-terminated; the length
  * or -1. */
+/* (read and close are the system calls themselves: in the preloaded
+ * library, read() and close() are the shims' wrappers, whose first call
+ * looks up the real ones: work every process of a traced tree would do
+ * at start-up for this file alone) */
 static int slurp(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t n = read(fd, buf, cap - 1);
-	close(fd);
+	ssize_t n = syscall(SYS_read, fd, buf, cap - 1);
+	syscall(SYS_close, fd);
 	if (n < 0)
 		return -1;
 	buf[n] = 0;

@@ -49,16 +49,20 @@ static __thread int fork_spawn;
 /* weft_spawning(): the spawn request this OS thread is carrying out. */
 static __thread uint64_t spawner;
 
-/* A line built with no stdio (async-signal-safe). */
+/* A line built with no stdio (async-signal-safe), in its caller's
+ * buffer: a process's first line (its arguments) may be long, the others
+ * are short and built on the stack (a static buffer each would be a page
+ * touched, a page fault, in every process of a traced tree). */
 struct line {
-	char b[LINE_MAX_];
-	size_t n;
+	char *b;
+	size_t cap, n;
 	int full;
 };
+#define SHORT_LINE 512
 
 static void put(struct line *l, const char *s, size_t n)
 {
-	if (l->n + n + 2 > sizeof l->b) {
+	if (l->n + n + 2 > l->cap) {
 		l->full = 1;
 		return;
 	}
@@ -137,17 +141,25 @@ static void emit(struct line *l)
 		open(manifest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	/* (the system call itself: a preloaded shim's write() would take a
-	 * descriptor number a traced handle once had for the handle's) */
+	/* (the system calls themselves: a preloaded shim's write() would
+	 * take a descriptor number a traced handle once had for the
+	 * handle's, and its close() looks the real one up at first use) */
 	long w = syscall(SYS_write, fd, l->b, l->n);
 	(void)w;
-	close(fd);
+	syscall(SYS_close, fd);
 }
 
-static void start(struct line *l, const char *kind)
+static void begin(struct line *l, char *buf, size_t cap)
 {
+	l->b = buf;
+	l->cap = cap;
 	l->n = 0;
 	l->full = 0;
+}
+
+static void start(struct line *l, char *buf, size_t cap, const char *kind)
+{
+	begin(l, buf, cap);
 	puts_(l, kind);
 	putkv(l, "pid", getpid());
 }
@@ -160,8 +172,9 @@ static uint64_t start_token(void)
 	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	ssize_t n = read(fd, b, sizeof b - 1);
-	close(fd);
+	/* (the system calls: see emit()) */
+	ssize_t n = syscall(SYS_read, fd, b, sizeof b - 1);
+	syscall(SYS_close, fd);
 	if (n <= 0)
 		return 0;
 	b[n] = 0;
@@ -184,8 +197,9 @@ static void on_exit_(int status, void *arg)
 	(void)arg;
 	if (!manifest[0])
 		return;
-	static struct line l;
-	start(&l, "exit");
+	char b[SHORT_LINE];
+	struct line l;
+	start(&l, b, sizeof b, "exit");
 	putkv(&l, "status", status);
 	put_times(&l);
 	emit(&l);
@@ -202,8 +216,9 @@ static void child(void)
 {
 	if (!manifest[0])
 		return;
-	static struct line l; /* (one thread after fork) */
-	start(&l, "fork");
+	char b[SHORT_LINE];
+	struct line l;
+	start(&l, b, sizeof b, "fork");
 	putkv(&l, "ppid", getppid());
 	putkv(&l, "tid", fork_tid);
 	put(&l, " by=", 4);
@@ -225,8 +240,9 @@ void weft__run_init(const char *dir, int argc, char **argv)
 	pthread_atfork(prepare, NULL, child);
 	on_exit(on_exit_, NULL);
 
-	static struct line l;
-	start(&l, "proc");
+	static char b[LINE_MAX_]; /* (once, at load) */
+	struct line l;
+	start(&l, b, sizeof b, "proc");
 	putkv(&l, "ppid", getppid());
 	putkv(&l, "start", (int64_t)start_token());
 	put_times(&l);
@@ -238,7 +254,7 @@ void weft__run_init(const char *dir, int argc, char **argv)
 		putesc(&l, "arg", argv[i]);
 	if (l.full) {
 		/* arguments cut to fit a line: said so */
-		l.n = l.n < sizeof l.b - 16 ? l.n : sizeof l.b - 16;
+		l.n = l.n < l.cap - 16 ? l.n : l.cap - 16;
 		l.full = 0;
 		puts_(&l, " cut=1");
 	}
@@ -251,9 +267,10 @@ void weft__run_ring(const char *name)
 		return;
 	/* (once a process: the ring is made once; maybe in a signal
 	 * handler, so no malloc) */
-	static struct line l;
+	char b[SHORT_LINE + 256];
+	struct line l;
 	const char *base = strrchr(name, '/');
-	start(&l, "ring");
+	start(&l, b, sizeof b, "ring");
 	putesc(&l, "file", base ? base + 1 : name);
 	put_times(&l);
 	emit(&l);
@@ -263,9 +280,9 @@ WEFT_API void weft__reaped(int pid, int status, int sig)
 {
 	if (!manifest[0])
 		return;
+	char b[SHORT_LINE];
 	struct line l;
-	l.n = 0;
-	l.full = 0;
+	begin(&l, b, sizeof b);
 	puts_(&l, "reaped");
 	putkv(&l, "pid", pid);
 	if (sig > 0)
@@ -291,8 +308,9 @@ WEFT_API void weft__spawned(int pid)
 	 * line that a forked child writes is written here, after the
 	 * child exists, naming it.  (Its own lines may come before or
 	 * after this one: the reader takes them in either order.) */
+	char b[SHORT_LINE];
 	struct line l;
-	start(&l, "spawn");
+	start(&l, b, sizeof b, "spawn");
 	putkv(&l, "child", pid);
 	putkv(&l, "tid", (int64_t)syscall(SYS_gettid));
 	put(&l, " by=", 4);
