@@ -360,7 +360,9 @@ t_follow_run() {
 	# (the first ring comes after the follow began: it waits for it)
 	"$W" record -o fo -- sh -c "sleep 0.5; '$EX/ticker' 0.5 >/dev/null; sleep 0.3; '$EX/ticker' 0.5 >/dev/null" 2>/dev/null &
 	local rp=$!
-	for _ in $(seq 50); do [ -f fo/manifest ] && break; sleep 0.05; done
+	# (a loaded machine may take seconds to start it)
+	for _ in $(seq 400); do [ -f fo/manifest ] && break; sleep 0.05; done
+	[ -f fo/manifest ] || die "weft record made no manifest in 20 s"
 	timeout 30 "$W" dump --follow fo >follow.txt || die "follow did not end with the run ($?)"
 	wait $rp
 	"$W" dump fo >all.txt
