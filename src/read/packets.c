@@ -78,7 +78,7 @@ long weft__packet_copy(const struct rsrc *src, const struct rhdr *rh,
 	 * trailer.  Each read is a system call; the fences order what the
 	 * kernel loaded for us before what we load next.  Pairs with
 	 * open_packet(), ev_commit() and close_packet() in
-	 * src/record/record.c. */
+	 * src/record/events.c. */
 	uint64_t w[2];
 	if (weft__src_read(src, off + WEFT_PK_GEN, &gen, 8))
 		return PK_GONE;
