@@ -60,6 +60,11 @@ uint32_t weft_view_path_thread(const struct weft_view *v)
 	return v->path_thread;
 }
 
+uint32_t weft_view_path_size(const struct weft_view *v)
+{
+	return v->path_threads;
+}
+
 const struct weft_path *weft_view_path_segments(const struct weft_view *v)
 {
 	return v->path_thread == WEFT_NONE ? NULL : v->path;

@@ -129,8 +129,10 @@ void weft_view_only_chain(struct weft_view *v, int on);
  * clears it.  Returns how many threads the path goes through (0: none).
  */
 uint32_t weft_view_path(struct weft_view *v, uint32_t thread);
-/* The thread whose path is highlighted, or WEFT_NONE. */
+/* The thread whose path is highlighted, or WEFT_NONE; how many threads
+ * the path goes through (0: none). */
 uint32_t weft_view_path_thread(const struct weft_view *v);
+uint32_t weft_view_path_size(const struct weft_view *v);
 /* Its segments (NULL: none), valid until the next weft_view_path(). */
 struct weft_path;
 const struct weft_path *weft_view_path_segments(const struct weft_view *v);

@@ -33,6 +33,8 @@
  *   click a process's header    collapse or open its group of rows (a
  *                               run of several processes)
  *   C, "connected"              show only the chain
+ *   P                           the selected thread's critical path:
+ *                               drawn, its split in the inspector
  *   0-3, depth menu              the chain's depth: all, direct, 2, 3
  *   search box                  highlights matches as you type
  *   counters menu, PNG, SVG     each counter on or off; save the view (a
@@ -50,7 +52,7 @@
  * stderr what each action did ("select: TITLE", "chain: N threads",
  * "inspect: TITLE, N entries", "go: TITLE", "connected: on, N rows",
  * "counter NAME: off", "process: NAME (pid P) collapsed, N rows",
- * "measure: T0 T1 DURATION"), the canvas's size when it changes
+ * "measure: T0 T1 DURATION", "path: N threads, TEXT"), the canvas's size when it changes
  * ("canvas: W H") and where the controls are ("button counters at X Y W
  * H", "entry K at X Y W H: TITLE" for the inspector's first entries that
  * name a thread, "check NAME at ..." when the counters menu opens,
@@ -174,6 +176,13 @@ static void inspect(struct app *a, uint32_t t)
 		snprintf(buf, sizeof buf, "click a thread to inspect it");
 	else
 		weft_view_describe(a->v, t, buf, sizeof buf);
+	if (t != WEFT_NONE && weft_view_path_thread(a->v) == t) {
+		size_t k = strlen(buf);
+		if (k + 2 < sizeof buf) {
+			strcpy(buf + k, "\n\n");
+			weft_view_path_text(a->v, buf + k + 2, sizeof buf - k - 2);
+		}
+	}
 	set_text(a->inspector, buf);
 	uint32_t n = fill_entries(a, t);
 	if (t != WEFT_NONE) {
@@ -464,6 +473,7 @@ enum key_do {
 	K_NEXT_MATCH,
 	K_PREV_MATCH,
 	K_ZOOM_MEASURE,
+	K_PATH,
 };
 
 static const struct key {
@@ -495,6 +505,9 @@ static const struct key {
 	{GDK_KEY_n, K_NEXT_MATCH, "n  Enter", "the next match of the search"},
 	{GDK_KEY_N, K_PREV_MATCH, "N  Shift+Enter", "the previous match"},
 	{GDK_KEY_z, K_ZOOM_MEASURE, "Z", "zoom to the measured range"},
+	{GDK_KEY_p, K_PATH, "P",
+	 "the selected thread's critical path, and back"},
+	{GDK_KEY_P, K_PATH, NULL, NULL},
 	{GDK_KEY_Escape, K_CLEAR, "Esc",
 	 "clear the selection, the search and the measure"},
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
@@ -514,6 +527,31 @@ static void go_match(struct app *a, int dir)
 	echo(a, "match: %s, range: %lld %lld",
 	     weft_model_title(a->m, t, title, sizeof title), (long long)t0,
 	     (long long)t1);
+	redraw(a);
+}
+
+/* P: the selected thread's critical path highlighted, its split (running,
+ * waiting on each thread, ready but not running) under the inspector's
+ * head and in the toolbar; again (or with nothing selected), off. */
+static void path_toggle(struct app *a)
+{
+	uint32_t t = weft_view_selected(a->v);
+	uint32_t n = 0;
+	if (t != WEFT_NONE && weft_view_path_thread(a->v) != t)
+		n = weft_view_path(a->v, t);
+	else
+		weft_view_path(a->v, WEFT_NONE);
+	char said[2048];
+	if (n)
+		weft_view_path_text(a->v, said, sizeof said);
+	else
+		snprintf(said, sizeof said, "%s",
+			 t == WEFT_NONE ? "select a thread for its critical path"
+					: "");
+	set_text(a->status, said);
+	if (t != WEFT_NONE)
+		inspect(a, t); /* (the head says the path) */
+	echo(a, "path: %u threads%s%s", n, n ? ", " : "", n ? said : "");
 	redraw(a);
 }
 
@@ -646,6 +684,7 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		if (a->help && gtk_widget_get_visible(a->help))
 			help_toggle(a);
 		weft_view_chain(a->v, WEFT_NONE);
+		weft_view_path(a->v, WEFT_NONE);
 		weft_view_select(a->v, WEFT_NONE);
 		weft_view_clear_measure(a->v);
 		inspect(a, WEFT_NONE);
@@ -657,6 +696,9 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		return TRUE;
 	case K_HELP:
 		help_toggle(a);
+		return TRUE;
+	case K_PATH:
+		path_toggle(a);
 		return TRUE;
 	case K_NEXT_MATCH:
 	case K_PREV_MATCH:
