@@ -7,7 +7,8 @@
  *
  * Each segment is a bar along its thread's line, in magenta (a colour no
  * other part of the picture uses): running, a thick bar; ready but not
- * running, a thick pale one; waiting, a thin line; unexplained, thinner.
+ * running, a thick pale one; waiting, a thin line under the thread's;
+ * unexplained, thinner.
  * Where a wait ended, an arrow goes up from the thread that ended it to
  * the waiter's row.
  */
@@ -180,13 +181,15 @@ static void seg_bar(struct weft_view *v, struct pen *p,
 		return;
 	if (x1 - x0 < 1)
 		x1 = x0 + 1;
-	double th = g->state == WEFT_PATH_RUNNING || g->state == WEFT_PATH_READY
-			    ? 8
-		    : g->state == WEFT_PATH_WAITING ? 3
-						    : 1;
-	if (th > h)
-		th = h < 1 ? 1 : h;
-	rect(p, x0, y - th / 2, x1 - x0, th);
+	if (g->state == WEFT_PATH_RUNNING || g->state == WEFT_PATH_READY) {
+		double th = h < 8 ? (h < 1 ? 1 : h) : 8;
+		rect(p, x0, y - th / 2, x1 - x0, th);
+		return;
+	}
+	/* a wait: a line under the thread's own (which keeps its colour: a
+	 * failure's red) */
+	double th = g->state == WEFT_PATH_WAITING ? 2 : 1;
+	rect(p, x0, h < 12 ? y : y + 3, x1 - x0, th);
 }
 
 /* The thread that ended wait g: the one whose segment one level deeper

@@ -124,7 +124,7 @@ void weft_view_only_chain(struct weft_view *v, int on);
  * threads and ready but not running, each wait explained by the thread
  * that ended it, one level deeper) highlighted over the rows of the
  * threads it goes through, in magenta: running a thick bar, ready a thick
- * pale one, waiting a thin line, and where a wait ended an arrow from the
+ * pale one, waiting a thin line under its own, and where a wait ended an arrow from the
  * thread that ended it to the waiter.  WEFT_NONE (or an OS thread)
  * clears it.  Returns how many threads the path goes through (0: none).
  */
