@@ -19,7 +19,8 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 		  const char *out, int64_t start, int64_t duration, int w,
 		  int h, const char *search, const char *sel, int connected,
 		  int depth, const char *focus, int counters,
-		  const struct opt_list *hide, const struct opt_list *fold)
+		  const struct opt_list *hide, const struct opt_list *fold,
+		  const char *crit)
 {
 	size_t ol = strlen(out);
 	int svg = ol > 4 && !strcmp(out + ol - 4, ".svg");
@@ -61,6 +62,20 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 		char title[256];
 		fprintf(stderr, "weft: causal chain of %s: %u threads\n",
 			weft_model_title(m, t, title, sizeof title), size);
+	}
+	if (crit) { /* its critical path, drawn and said */
+		uint32_t t = find_thread(m, crit, "render");
+		if (t == WEFT_NONE)
+			goto fail;
+		if (!weft_view_path(v, t)) {
+			fprintf(stderr, "weft render: %s has no critical path "
+					"(an OS thread?)\n",
+				crit);
+			goto fail;
+		}
+		char said[4096];
+		weft_view_path_text(v, said, sizeof said);
+		fprintf(stderr, "weft: %s\n", said);
 	}
 	if (focus) {
 		uint32_t t = find_thread(m, focus, "render");
@@ -154,7 +169,7 @@ int cmd_render(int argc, char **argv)
 {
 	struct traces tr = {0};
 	const char *out = NULL, *search = NULL, *sel = NULL;
-	const char *focus = NULL;
+	const char *focus = NULL, *crit = NULL;
 	struct opt_list hide = {0}, fold = {0};
 	int64_t start = -1, duration = -1;
 	int w = 1280, h = 0, no_counters = 0, connected = 0;
@@ -183,6 +198,10 @@ int cmd_render(int argc, char **argv)
 		 OPT_FUNC, .fn = chain_depth_opt, .ctx = &depth},
 		{"--connected", NULL, NULL, "with --select: lay out only the "
 		 "chain", OPT_FLAG, &connected},
+		{"--path", NULL, "ID|LABEL", "highlight the thread's critical "
+		 "path (what decided when it ended, as weft why --path finds "
+		 "it), as P does in the viewers, and say its split on "
+		 "standard error", OPT_STRING, &crit},
 		{"--focus", NULL, "ID|LABEL", "centre the full-size rows on this "
 		 "thread when the rows do not all fit", OPT_STRING, &focus},
 		{"--no-counters", NULL, NULL, "leave the counters out", OPT_FLAG,
@@ -209,7 +228,8 @@ int cmd_render(int argc, char **argv)
 	}
 	if (rc < 0)
 		rc = render(&u, &tr, out, start, duration, w, h, search, sel,
-			    connected, depth, focus, !no_counters, &hide, &fold);
+			    connected, depth, focus, !no_counters, &hide, &fold,
+			    crit);
 	traces_release(&tr);
 	free(hide.v);
 	free(fold.v);

@@ -165,6 +165,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	}
 
 	weft__draw_arrows(v, p, th);
+	weft__draw_path(v, p); /* (over the lines and arrows it follows) */
 	weft__draw_labels(v, p, th, right);
 	weft__draw_notes(v, p); /* over the labels: they are rarer */
 	unclip(p);

@@ -8,6 +8,7 @@
  *   rows.c           layout: rows, and the per-row indexes frames use
  *   pick.c           the thread under a pixel
  *   chain.c          the causal chain and "only connected"
+ *   path.c           a thread's critical path, drawn and said
  *   coverage.c       which pixel columns a pass has drawn (level of detail)
  *   draw.c           a frame: the passes back to front, the grid
  *   draw-bands.c     idle periods and pauses
@@ -126,6 +127,9 @@ struct weft_view {
 	uint8_t *chm;	/* the causal chain: enum weft_chain_flags */
 	char *query;	/* the search, re-applied to new threads */
 	uint32_t selected, chained, nchain;
+	struct weft_path *path;		    /* the critical path highlighted */
+	uint32_t path_thread, path_threads; /* its thread (WEFT_NONE: none),
+					       how many it goes through */
 	int depth; /* of the chain: 1, 2, 3... WEFT_CHAIN_ALL */
 	int only_chain;
 	int counters;
@@ -413,6 +417,9 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 		       const struct weft_thread *th, double right);
 void weft__draw_notes(struct weft_view *v, struct pen *p);
 void weft__draw_counters(struct weft_view *v, struct pen *p, double right);
+
+/* path.c: the critical path, over the threads' lines */
+void weft__draw_path(struct weft_view *v, struct pen *p);
 
 /* draw-ruler.c: the ruler and its grid step; a measured range */
 double weft__draw_ruler(struct weft_view *v, struct pen *p);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "view-internal.h"
+#include "weft/path.h"
 
 static int contains_ci(const char *hay, const char *needle)
 {
@@ -81,6 +82,7 @@ struct weft_view *weft_view_new(const struct weft_model *m, double w, double h)
 	v->ptr_x = -1;
 	v->selected = WEFT_NONE;
 	v->chained = WEFT_NONE;
+	v->path_thread = WEFT_NONE;
 	v->depth = WEFT_CHAIN_ALL;
 	v->pointer_x = -1;
 	weft_view_resize(v, w, h);
@@ -139,6 +141,8 @@ void weft_view_free(struct weft_view *v)
 	}
 	free(v->hlm);
 	free(v->chm);
+	weft_path_release(v->path);
+	free(v->path);
 	free(v->query);
 	free(v->ctr_off);
 	free(v->cover);

@@ -118,6 +118,31 @@ int weft_view_in_chain(const struct weft_view *v, uint32_t thread);
  * highlighted, the selected thread's); off: every thread. */
 void weft_view_only_chain(struct weft_view *v, int on);
 
+/*
+ * The critical path of a thread (weft/path.h, `weft why --path`: what
+ * decided when it ended -- its life split into running, waiting on other
+ * threads and ready but not running, each wait explained by the thread
+ * that ended it, one level deeper) highlighted over the rows of the
+ * threads it goes through, in magenta: running a thick bar, ready a thick
+ * pale one, waiting a thin line under its own, and where a wait ended an arrow from the
+ * thread that ended it to the waiter.  WEFT_NONE (or an OS thread)
+ * clears it.  Returns how many threads the path goes through (0: none).
+ */
+uint32_t weft_view_path(struct weft_view *v, uint32_t thread);
+/* The thread whose path is highlighted, or WEFT_NONE; how many threads
+ * the path goes through (0: none). */
+uint32_t weft_view_path_thread(const struct weft_view *v);
+uint32_t weft_view_path_size(const struct weft_view *v);
+/* Its segments (NULL: none), valid until the next weft_view_path(). */
+struct weft_path;
+const struct weft_path *weft_view_path_segments(const struct weft_view *v);
+/* The split in words, one line, for the inspectors and `weft render
+ * --path`: "critical path of GET /item/7 (3 threads, 600 us): running
+ * 170 us, waiting 410 us (on SELECT 7 410 us), ready but not running
+ * 20 us (instead ran event loop 20 us)"; "" when none is highlighted.
+ * Writes at most `cap` bytes, NUL included; returns the whole length. */
+size_t weft_view_path_text(const struct weft_view *v, char *buf, size_t cap);
+
 /* Counters: all on or off, or one (by its index in the model's
  * counters). */
 void weft_view_show_counters(struct weft_view *v, int on);

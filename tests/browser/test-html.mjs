@@ -3,7 +3,8 @@
 // driven by playwright-core): it draws, wheel zoom narrows the visible
 // range, search highlights, a click fills the inspector, a double click
 // highlights the causal chain, "connected" shows only it, counters are
-// toggled one by one, a hostile label is shown as text and runs nothing,
+// toggled one by one, P draws a thread's critical path and says its
+// split, a hostile label is shown as text and runs nothing,
 // and a dropped trace replaces the shown one.  Opened from file:// with every network request refused.
 // TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.
 import zlib from 'node:zlib';
@@ -49,7 +50,35 @@ fs.writeFileSync(path.join(T, 'ins.c'),
 run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'ins.c', '-L' + B, '-lweft',
   '-Wl,-rpath,' + B, '-o', 'ins'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
 run(path.join(T, 'ins'), [], { WEFT_FILE: 'ins.weft' });
-for (const t of ['bad', 'h', 'c', 'other', 'ins']) run(W, ['html', t + '.weft', '-o', t + '.html']);
+// a request whose critical path is known (tests/unit/test-path.c's, on
+// the manual clock): it waits on a query the db worker answers while the
+// loop runs a callback
+fs.writeFileSync(path.join(T, 'path.c'), `#include <weft/weft.h>
+#include <pthread.h>
+static void at(int us) { weft_clock_set((unsigned long long)us * 1000); }
+static void *worker(void *x) { at(300); weft_run(0x13); weft_signal(0x11); weft_run(0); return x; }
+int main(void) {
+  weft_start("path.weft", 1 << 20, WEFT_CLOCK_MANUAL);
+  at(0); weft_run(1); weft_label(1, "event loop");
+  weft_create(0x13, "worker"); weft_label(0x13, "db worker");
+  weft_create(0x10, "request"); weft_label(0x10, "GET /item/7");
+  at(10); weft_run(0x10);
+  at(110); weft_create(0x11, "db query"); weft_label(0x11, "SELECT 7"); weft_try_read(0x11); weft_run(1);
+  at(240); weft_create(0x12, "callback"); weft_label(0x12, "callback C");
+  at(250); weft_run(0x12);
+  pthread_t t; pthread_create(&t, 0, worker, 0); pthread_join(t, 0);
+  at(500); weft_resolve(0x12); weft_run(0x11);
+  at(520); weft_resolve(0x11); weft_run(1);
+  at(530); weft_run(0x10); weft_read(0x11);
+  at(600); weft_resolve(0x10); weft_run(1);
+  at(610); weft_run(0);
+  return weft_stop();
+}
+`);
+run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'path.c', '-L' + B, '-lweft', '-lpthread',
+  '-Wl,-rpath,' + B, '-o', 'pathx'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
+run(path.join(T, 'pathx'), []);
+for (const t of ['bad', 'h', 'c', 'other', 'ins', 'path']) run(W, ['html', t + '.weft', '-o', t + '.html']);
 // a run of two processes (uv-echo-split: a server and the client it spawns)
 const split = path.join(B, 'examples/uv-echo-split');
 if (fs.existsSync(split)) {
@@ -502,6 +531,41 @@ await test('the ruler: the time under the pointer; shift+drag or a drag on the r
   assert(Math.abs(m2[0] - (a0 + 192 * npp)) <= npp && Math.abs(m2[1] - (a0 + 492 * npp)) <= npp, 'ruler drag: ' + m2);
   await page.keyboard.press('Escape');
   await frame(page);
+});
+
+await test("P: the selected thread's critical path, drawn, its split in the status line with exact durations", async () => {
+  const { page: p } = await open('path');
+  const MAGENTA = [217, 0, 140];
+  await frame(p);
+  assert(await pixels(p, MAGENTA) === 0, 'magenta before P');
+  // with nothing selected, P says to select a thread
+  await p.keyboard.press('p');
+  assert(await p.textContent('#status') === 'select a thread for its critical path', await p.textContent('#status'));
+  // GET /item/7: the third row (the loop and the db worker above it)
+  await clickAt(p, await lineX(p, 2), TOP + 26 * 2 + 13);
+  await frame(p);
+  assert((await p.textContent('#inspector .head')).startsWith('GET /item/7'), await p.textContent('#inspector .head'));
+  await p.keyboard.press('p');
+  await frame(p);
+  const want = 'critical path of GET /item/7 (3 threads, 600 us): running 170 us, waiting 410 us ' +
+    '(on SELECT 7 410 us), ready but not running 20 us (instead ran event loop 20 us)';
+  assert(await p.textContent('#status') === want, 'status: ' + await p.textContent('#status'));
+  assert((await p.textContent('#inspector .head')).endsWith('\n\n' + want), 'inspector: ' + await p.textContent('#inspector .head'));
+  assert(await p.evaluate(() => document.getElementById('view').dataset.path) === '3', 'data-path');
+  const m = await pixels(p, MAGENTA);
+  assert(m > 500, 'magenta ' + m);
+  // P again: off, the status says the trace again
+  await p.keyboard.press('p');
+  await frame(p);
+  assert(await pixels(p, MAGENTA) === 0 && await p.textContent('#status') === 'path.weft', 'still on: ' + await p.textContent('#status'));
+  // Esc clears it too
+  await p.keyboard.press('p');
+  await frame(p);
+  assert(await pixels(p, MAGENTA) === m, 'P again: magenta ' + await pixels(p, MAGENTA));
+  await p.keyboard.press('Escape');
+  await frame(p);
+  assert(await pixels(p, MAGENTA) === 0 && await p.textContent('#status') === 'path.weft', 'Esc kept it');
+  await p.close();
 });
 
 await test('a big trace: a progress bar while it loads, then the picture with its squeezed rows', async () => {

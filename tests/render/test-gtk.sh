@@ -8,7 +8,10 @@
 # highlights the causal chain, C shows only the chain, keys zoom and fit,
 # the counters menu hides a counter, a click on a process's header (a run
 # of two) collapses its rows, the inspector lists every entry and a click
-# on one goes to its thread (the canvas keeping its width).
+# on one goes to its thread (the canvas keeping its width), P draws the
+# selected thread's critical path; smooth scroll
+# deltas and touch (drag, pinch), which XTest cannot make, replayed
+# through the viewer's handlers (WEFT_VIEW_EVENTS).
 # TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
@@ -97,6 +100,24 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	o=$("$PC" s2.png 255 115 0)
 	grep -q "^select: main$" ui.log && [ "$o" -gt 20 ]
 	res $? "a click on the red line selects main and outlines it" "at $xy: $(tail -1 ui.log), orange $o"
+	# P: main's critical path, drawn in magenta, as many threads as
+	# `weft why --path` finds on it, its split in the inspector; P again
+	# clears it
+	"$XD" key p
+	sleep 0.5
+	"$XD" shot pa1.png
+	"$XD" key p
+	sleep 0.5
+	"$XD" shot pa2.png
+	want=$("$W" why bad.weft --path main --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+print(len({(s['thread']['id'], s['thread']['incarnation']) for s in j['segments']}))")
+	m1=$("$PC" pa1.png 217 0 140) m2=$("$PC" pa2.png 217 0 140)
+	got=$(sed -n 's/^path: \([0-9]*\) threads, critical path of main (\1 threads, [0-9.]* [num]*s): running [0-9.]* [num]*s, .*waiting [0-9.]* [num]*s (on TCP connect .*/\1/p' ui.log)
+	[ -n "$got" ] && [ "$got" = "$want" ] && [ "$m1" -gt 100 ] && [ "$m2" = 0 ] && grep -q "^path: 0 threads$" ui.log
+	res $? "P highlights the selected thread's critical path and says its split; P again clears it" \
+		"want ${want:-} threads, magenta $m1 -> $m2: $(grep '^path' ui.log | tr '\n' ' ')"
 	# ARP response, two rows (52 px) below main: its chain is not the
 	# whole trace
 	set -- $xy
@@ -249,6 +270,53 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 		"canvas widths '$cw', entry '$to': $(grep -E '^(inspect|go|canvas|match)' ui5.log | tr '\n' ' ')"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
+	# What XTest cannot send -- a trackpad's smooth scroll deltas, a
+	# touch screen -- replayed through the real handlers
+	# (WEFT_VIEW_EVENTS): twenty deltas of 0.1 zoom by 1.25^2 (not
+	# 1.25^20 = 87x) around the pointer; a finger dragged 100 px left pans
+	# by 100 px of time; two fingers from 100 to 200 px apart, around x =
+	# 500, zoom 2x there
+	{
+		echo "say start"
+		for _ in $(seq 20); do echo "scroll 300 200 0 -0.1"; done
+		echo "say scrolled"
+		echo "touch begin 1 500 300"
+		for x in 480 460 440 420 400; do echo "touch update 1 $x 300"; done
+		echo "touch end 1 400 300"
+		echo "say dragged"
+		echo "touch begin 1 450 300"
+		echo "touch begin 2 550 300"
+		for d in 10 20 30 40 50; do
+			echo "touch update 1 $((450 - d)) 300"
+			echo "touch update 2 $((550 + d)) 300"
+		done
+		echo "touch end 1 400 300"
+		echo "touch end 2 600 300"
+		echo "say pinched"
+	} >touch.ev
+	WEFT_VIEW_ECHO=1 WEFT_VIEW_EVENTS=touch.ev "$W" view bad.weft 2>ui6.log &
+	vp=$!
+	"$XD" wait "bad.weft - weft" 20
+	for _ in $(seq 40); do grep -q "^events: done" ui6.log && break; sleep 0.25; done
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
+	cw=$(sed -n 's/^canvas: \([0-9]*\) .*/\1/p' ui6.log | tail -1)
+	rg() { sed -n "s/^say $1: range \([-0-9]*\) \([-0-9]*\),.*/\1 \2/p" ui6.log; }
+	why=$(python3 -c "
+import sys
+w = float(sys.argv[1]) - 16  # the plot's width (LEFT on each side)
+a0, b0, a1, b1, a2, b2, a3, b3 = map(float, sys.argv[2:])
+s0, s1, s2, s3 = b0 - a0, b1 - a1, b2 - a2, b3 - a3
+at = lambda a, s, x: a + (x - 8) / w * s  # the time at pixel x
+assert abs(s0 / s1 - 1.25 ** 2) < 1e-3, ('scroll', s0 / s1)
+assert abs(at(a0, s0, 300) - at(a1, s1, 300)) < 1e-4 * s0 + 25, 'scroll: not around the pointer'
+assert abs(s2 - s1) <= 2 and abs((a2 - a1) - 100 / w * s1) < 1e-4 * s1 + 5, ('drag', a2 - a1, 100 / w * s1)
+assert abs(s2 / s3 - 2) < 1e-3, ('pinch', s2 / s3)
+assert abs(at(a2, s2, 500) - at(a3, s3, 500)) < 1e-4 * s2 + 25, ('pinch: not around its middle', at(a2, s2, 500), at(a3, s3, 500))
+" "${cw:-0}" $(rg start) $(rg scrolled) $(rg dragged) $(rg pinched) 2>&1)
+	rc=$?
+	res $rc "smooth scroll, twenty 0.1 deltas zoom by 1.25^2; a touch drag pans by its distance; a pinch 100 -> 200 px zooms 2x around its middle" \
+		"${why##*$'\n'}; canvas ${cw:-}: $(grep '^say' ui6.log | tr '\n' ' ')"
 	# follow NAME TITLE MIN TRACE...: a viewer of the traces the tickers
 	# $tickers write, searching for "done" (the label of the thread a
 	# ticker creates last): no yellow while the last ticker runs, more

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # test-render-cli.sh - `weft render` with no display: the picture's
-# colours, search, selection with its causal chain, only the connected
-# threads, focus, counters hidden by name, SVG, and its errors.  TAP.
+# colours, search, selection with its causal chain, a critical path, only
+# the connected threads, focus, counters hidden by name, SVG, and its
+# errors.  TAP.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}"
 W=$WEFT_BIN
@@ -60,6 +61,20 @@ check "--search highlights and counts" '[ "$y" -gt 100 ] && grep -q "matches 1 t
 c=$("$PC" sel.png 176 222 207) s=$("$PC" sel.png 255 115 0)
 check "--select outlines the thread and highlights its causal chain" \
 	'[ "$c" -gt 200 ] && [ "$s" -gt 20 ]' "chain $c outline $s: $(cat err)"
+
+# --path: main's critical path in magenta, as many threads as weft why
+# --path finds on it, its split said; none in the plain picture; no such
+# thread: an error
+"$W" render bad.weft -o path.png --path main 2>err; e=$?
+want=$("$W" why bad.weft --path main --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+print(len({(s['thread']['id'], s['thread']['incarnation']) for s in j['segments']}))")
+mg=$("$PC" path.png 217 0 140) mg0=$("$PC" plain.png 217 0 140)
+"$W" render bad.weft -o x.png --path 0x99 2>err2; e2=$?
+check "--path highlights a thread's critical path and says its split" \
+	'[ $e = 0 ] && [ "$mg" -gt 200 ] && [ "$mg0" = 0 ] && grep -Eq "^weft: critical path of main \($want threads, [0-9.]+ [num]?s\): running [0-9.]+ [num]?s, waiting [0-9.]+ [num]?s \(on TCP connect [0-9.]+ [num]?s\)" err && [ $e2 = 1 ] && grep -q "no thread 0x99" err2' \
+	"exit $e $e2, magenta $mg (plain $mg0), want $want threads: $(cat err err2)"
 
 "$W" render bad.weft -o conn.png --select 0x4 --connected 2>err
 read -r w2 h2 < <("$PC" conn.png)

@@ -5,6 +5,7 @@
  * frame's primitives bounded on a large trace. */
 #include <cairo.h>
 #include <math.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "../harness.h"
@@ -1320,9 +1321,155 @@ TEST(ruler_and_measure)
 	unload(&pic);
 }
 
+/* The critical path of a request (as tests/unit/test-path.c records it,
+ * on the manual clock): R (0x10) runs 10-110 us, waits on query Q (0x11)
+ * until 520, Q waited on the db worker W (0x13, another OS thread) until
+ * 300, then was ready behind callback C (0x12) until 500; R runs again
+ * 530-600.  The path goes through R, Q and W; the loop (1) and C are
+ * not on it. */
+static void *path_worker(void *arg)
+{
+	(void)arg;
+	weft_clock_set(300000);
+	weft_run(0x13);
+	weft_signal(0x11);
+	weft_run(0);
+	return NULL;
+}
+
+static void path_trace(const char *p)
+{
+	start_manual(p, 1 << 20, 0);
+	weft_clock_set(0);
+	weft_run(1);
+	weft_label(1, "event loop");
+	weft_create(0x13, "worker");
+	weft_label(0x13, "db worker");
+	weft_create(0x10, "request");
+	weft_label(0x10, "GET /item/7");
+	weft_clock_set(10000);
+	weft_run(0x10);
+	weft_clock_set(110000);
+	weft_create(0x11, "db query");
+	weft_label(0x11, "SELECT 7");
+	weft_try_read(0x11);
+	weft_run(1);
+	weft_clock_set(240000);
+	weft_create(0x12, "callback");
+	weft_label(0x12, "callback C");
+	weft_clock_set(250000);
+	weft_run(0x12);
+	pthread_t t;
+	CHECK(!pthread_create(&t, NULL, path_worker, NULL));
+	CHECK(!pthread_join(t, NULL));
+	weft_clock_set(500000);
+	weft_resolve(0x12);
+	weft_run(0x11);
+	weft_clock_set(520000);
+	weft_resolve(0x11);
+	weft_run(1);
+	weft_clock_set(530000);
+	weft_run(0x10);
+	weft_read(0x11);
+	weft_clock_set(600000);
+	weft_resolve(0x10);
+	weft_run(1);
+	weft_clock_set(610000);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+}
+
+/* Magenta (the path; running, waiting) and its pale shade (ready) in a
+ * band of rows around y, over columns [x0, x1). */
+static long path_px(struct pic *p, double y, int x0, int x1, int pale)
+{
+	return pale ? count(p, 242, 140, 204, x0, (int)y - 6, x1 - x0, 13)
+		    : count(p, 217, 0, 140, x0, (int)y - 6, x1 - x0, 13);
+}
+
+TEST(critical_path)
+{
+	const char *p = tpath("path.weft");
+	path_trace(p);
+	struct pic pic;
+	load(&pic, p, 900, 400);
+	uint32_t r = weft_model_find(pic.m, 0x10), q = weft_model_find(pic.m, 0x11);
+	uint32_t w = weft_model_find(pic.m, 0x13), c = weft_model_find(pic.m, 0x12);
+	uint32_t loop = weft_model_find(pic.m, 1);
+	CHECK(r != WEFT_NONE && q != WEFT_NONE && w != WEFT_NONE &&
+	      c != WEFT_NONE && loop != WEFT_NONE);
+	/* 0..610 us over 884 px */
+	weft_view_set_range(pic.v, 0, 610000);
+	double yr = weft_view_thread_y(pic.v, r, NULL);
+	double yq = weft_view_thread_y(pic.v, q, NULL);
+	double yw = weft_view_thread_y(pic.v, w, NULL);
+	double yc = weft_view_thread_y(pic.v, c, NULL);
+	double yl = weft_view_thread_y(pic.v, loop, NULL);
+	/* (every one on a row of its own, apart enough to tell) */
+	double ys[5] = {yr, yq, yw, yc, yl};
+	for (int i = 0; i < 5; i++)
+		for (int j = i + 1; j < 5; j++)
+			CHECK(ys[i] > 0 && fabs(ys[i] - ys[j]) >= 20);
+	int x = (int)weft_view_x_of(pic.v, 0), xe = (int)weft_view_x_of(pic.v, 610000);
+	draw(&pic, 900, 400);
+	CHECK_EQ(count(&pic, 217, 0, 140, 0, 0, 0, 0), 0);
+	CHECK_EQ(count(&pic, 242, 140, 204, 0, 0, 0, 0), 0);
+	CHECK_EQ(weft_view_path(pic.v, r), 3);
+	CHECK_EQ(weft_view_path_thread(pic.v), r);
+	char buf[512];
+	weft_view_path_text(pic.v, buf, sizeof buf);
+	CHECK_STR(buf, "critical path of GET /item/7 (3 threads, 600 us): "
+		       "running 170 us, waiting 410 us (on SELECT 7 410 us), "
+		       "ready but not running 20 us (instead ran event loop "
+		       "20 us)");
+	draw(&pic, 900, 400);
+	/* R: running 10-110 and 530-600 (a thick bar: 8 px high), waiting
+	 * 110-520 (a line), ready 0-10 and 520-530 (pale) */
+	int r0 = (int)weft_view_x_of(pic.v, 10000), r1 = (int)weft_view_x_of(pic.v, 110000);
+	CHECK(path_px(&pic, yr, r0 + 2, r1 - 2, 0) >= 7 * (r1 - r0 - 4));
+	int w0 = (int)weft_view_x_of(pic.v, 150000), w1 = (int)weft_view_x_of(pic.v, 480000);
+	long wait = path_px(&pic, yr, w0, w1, 0);
+	CHECK(wait >= 2 * (w1 - w0) && wait <= 4 * (w1 - w0));
+	/* Q: waiting 110-300 on W, ready 300-500 (C ran), running 500-520 */
+	int q0 = (int)weft_view_x_of(pic.v, 310000), q1 = (int)weft_view_x_of(pic.v, 490000);
+	CHECK(path_px(&pic, yq, q0, q1, 1) >= 7 * (q1 - q0));
+	int a0 = (int)weft_view_x_of(pic.v, 120000), a1 = (int)weft_view_x_of(pic.v, 290000);
+	long qw = path_px(&pic, yq, a0, a1, 0);
+	CHECK(qw >= 2 * (a1 - a0) && qw <= 4 * (a1 - a0));
+	/* W (ready 110-300: its OS thread idle) */
+	CHECK(path_px(&pic, yw, a0, a1, 1) >= 7 * (a1 - a0));
+	/* nothing on the loop's row or C's, but the arrows that cross them
+	 * (at 300 us, where W woke Q; at 520, where Q woke R) */
+	int s1 = (int)weft_view_x_of(pic.v, 300000), s2 = (int)weft_view_x_of(pic.v, 520000);
+	long on_c = path_px(&pic, yc, x, xe, 0) + path_px(&pic, yc, x, xe, 1);
+	long on_l = path_px(&pic, yl, x, xe, 0) + path_px(&pic, yl, x, xe, 1);
+	long off_arrows = 0;
+	double ycl[2] = {yc, yl};
+	for (int i = 0; i < 2; i++)
+		off_arrows += path_px(&pic, ycl[i], x, s1 - 4, 0) +
+			      path_px(&pic, ycl[i], s1 + 5, s2 - 4, 0) +
+			      path_px(&pic, ycl[i], s2 + 5, xe, 0) +
+			      path_px(&pic, ycl[i], x, xe, 1);
+	CHECK_EQ(off_arrows, 0);
+	CHECK(on_c + on_l <= 4 * 13 * 2);
+	/* the arrow where Q woke R: magenta between their rows at 520 us */
+	double ylo = yq < yr ? yq : yr, yhi = yq < yr ? yr : yq;
+	CHECK(count(&pic, 217, 0, 140, s2 - 3, (int)ylo + 8, 7,
+		    (int)(yhi - ylo) - 16) >= (yhi - ylo - 16));
+	/* cleared */
+	CHECK_EQ(weft_view_path(pic.v, WEFT_NONE), 0);
+	weft_view_path_text(pic.v, buf, sizeof buf);
+	CHECK_STR(buf, "");
+	draw(&pic, 900, 400);
+	CHECK_EQ(count(&pic, 217, 0, 140, 0, 0, 0, 0), 0);
+	/* an OS thread has no path */
+	CHECK_EQ(weft_view_path(pic.v, weft_model_find(pic.m, 0)), 0);
+	unload(&pic);
+}
+
 TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_detail), T(labels_over_time),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(counter_values_at_pointer_names_on_top),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
-	  T(libuv_at_load), T(processes_as_groups))
+	  T(libuv_at_load), T(processes_as_groups), T(critical_path))

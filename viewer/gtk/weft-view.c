@@ -3,7 +3,10 @@
  * weft-view.c - the GTK viewer (`weft view FILE|-`): the renderer of
  * src/render in a window.
  *
- *   wheel, + / - buttons, W/S   zoom around the pointer (or the centre)
+ *   wheel, + / - buttons, W/S   zoom around the pointer (or the centre);
+ *                               a trackpad's smooth deltas by as little
+ *   touch: one finger, two      drag pans; a pinch zooms around the
+ *                               fingers' middle
  *   drag, A/D, Left/Right       pan in time (a drag never selects)
  *   drag, Up/Down, PgUp/PgDn    move the vertical focus
  *   pointer                     the ruler marks its time
@@ -30,6 +33,8 @@
  *   click a process's header    collapse or open its group of rows (a
  *                               run of several processes)
  *   C, "connected"              show only the chain
+ *   P                           the selected thread's critical path:
+ *                               drawn, its split in the inspector
  *   0-3, depth menu              the chain's depth: all, direct, 2, 3
  *   search box                  highlights matches as you type
  *   counters menu, PNG, SVG     each counter on or off; save the view (a
@@ -41,11 +46,13 @@
  *
  * For tests: WEFT_VIEW_SEARCH=text searches at start;
  * WEFT_VIEW_SCREENSHOT=out.png saves the first frame(s) after
- * WEFT_VIEW_DELAY_MS (default 300) and quits; WEFT_VIEW_ECHO=1 says on
+ * WEFT_VIEW_DELAY_MS (default 300) and quits; WEFT_VIEW_EVENTS=FILE
+ * replays smooth scrolls, touches and keys (replay_line()); WEFT_VIEW_ECHO=1
+ * says on
  * stderr what each action did ("select: TITLE", "chain: N threads",
  * "inspect: TITLE, N entries", "go: TITLE", "connected: on, N rows",
  * "counter NAME: off", "process: NAME (pid P) collapsed, N rows",
- * "measure: T0 T1 DURATION"), the canvas's size when it changes
+ * "measure: T0 T1 DURATION", "path: N threads, TEXT"), the canvas's size when it changes
  * ("canvas: W H") and where the controls are ("button counters at X Y W
  * H", "entry K at X Y W H: TITLE" for the inspector's first entries that
  * name a thread, "check NAME at ..." when the counters menu opens,
@@ -77,6 +84,12 @@ struct app {
 	int measuring; /* a drag that measures (on the ruler, or shift) */
 	GtkWidget *help; /* the keys, shown by ? */
 	int w, h;
+	/* fingers on the picture (a touch screen): one pans, two pinch */
+	struct finger {
+		GdkEventSequence *seq;
+		double x, y;
+	} finger[2];
+	int fingers;
 };
 
 static void echo(struct app *a, const char *fmt, ...)
@@ -163,6 +176,13 @@ static void inspect(struct app *a, uint32_t t)
 		snprintf(buf, sizeof buf, "click a thread to inspect it");
 	else
 		weft_view_describe(a->v, t, buf, sizeof buf);
+	if (t != WEFT_NONE && weft_view_path_thread(a->v) == t) {
+		size_t k = strlen(buf);
+		if (k + 2 < sizeof buf) {
+			strcpy(buf + k, "\n\n");
+			weft_view_path_text(a->v, buf + k + 2, sizeof buf - k - 2);
+		}
+	}
 	set_text(a->inspector, buf);
 	uint32_t n = fill_entries(a, t);
 	if (t != WEFT_NONE) {
@@ -372,6 +392,69 @@ static gboolean on_leave(GtkWidget *w, GdkEventCrossing *e, gpointer data)
 	return FALSE;
 }
 
+/* Touch, as the HTML viewer does it: one finger drags (pans in time and
+ * moves the focus), two pinch: the zoom follows the distance between
+ * them, around their middle, and the time under the middle follows the
+ * middle as it moves (the time the fingers hold stays under them).  A
+ * third finger is ignored.  Handled here (TRUE), a touch is not also
+ * turned into pointer events (GTK emulates a mouse for widgets that do
+ * not take touch). */
+static gboolean on_touch(GtkWidget *w, GdkEvent *ev, gpointer data)
+{
+	struct app *a = data;
+	GdkEventTouch *e = &ev->touch;
+	(void)w;
+	int k = -1;
+	for (int i = 0; i < a->fingers; i++)
+		if (a->finger[i].seq == e->sequence)
+			k = i;
+	switch (e->type) {
+	case GDK_TOUCH_BEGIN:
+		if (k < 0 && a->fingers < 2) {
+			a->finger[a->fingers].seq = e->sequence;
+			a->finger[a->fingers].x = e->x;
+			a->finger[a->fingers].y = e->y;
+			a->fingers++;
+		}
+		return TRUE;
+	case GDK_TOUCH_UPDATE:
+		break;
+	case GDK_TOUCH_END:
+	case GDK_TOUCH_CANCEL:
+		if (k >= 0) {
+			a->finger[k] = a->finger[--a->fingers];
+			memset(&a->finger[a->fingers], 0, sizeof *a->finger);
+		}
+		return TRUE;
+	default:
+		return FALSE;
+	}
+	if (k < 0)
+		return TRUE;
+	struct finger *f = a->finger;
+	if (a->fingers == 1) {
+		weft_view_pan(a->v, e->x - f->x, e->y - f->y);
+		f->x = e->x;
+		f->y = e->y;
+	} else {
+		double cx = (f[0].x + f[1].x) / 2;
+		double d = hypot(f[1].x - f[0].x, f[1].y - f[0].y);
+		f[k].x = e->x;
+		f[k].y = e->y;
+		double ncx = (f[0].x + f[1].x) / 2;
+		double nd = hypot(f[1].x - f[0].x, f[1].y - f[0].y);
+		weft_view_pan(a->v, ncx - cx, 0);
+		if (d > 0 && nd > 0)
+			weft_view_zoom(a->v, nd / d, ncx);
+	}
+	int64_t t0, t1;
+	weft_view_range(a->v, &t0, &t1);
+	echo(a, "range: %lld %lld, focus %d", (long long)t0, (long long)t1,
+	     weft_view_focus(a->v));
+	redraw(a);
+	return TRUE;
+}
+
 /* The keys: one table, read by the dispatch and by the help (?). */
 enum key_do {
 	K_ZOOM_IN,
@@ -390,6 +473,7 @@ enum key_do {
 	K_NEXT_MATCH,
 	K_PREV_MATCH,
 	K_ZOOM_MEASURE,
+	K_PATH,
 };
 
 static const struct key {
@@ -421,6 +505,9 @@ static const struct key {
 	{GDK_KEY_n, K_NEXT_MATCH, "n  Enter", "the next match of the search"},
 	{GDK_KEY_N, K_PREV_MATCH, "N  Shift+Enter", "the previous match"},
 	{GDK_KEY_z, K_ZOOM_MEASURE, "Z", "zoom to the measured range"},
+	{GDK_KEY_p, K_PATH, "P",
+	 "the selected thread's critical path, and back"},
+	{GDK_KEY_P, K_PATH, NULL, NULL},
 	{GDK_KEY_Escape, K_CLEAR, "Esc",
 	 "clear the selection, the search and the measure"},
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
@@ -443,6 +530,31 @@ static void go_match(struct app *a, int dir)
 	redraw(a);
 }
 
+/* P: the selected thread's critical path highlighted, its split (running,
+ * waiting on each thread, ready but not running) under the inspector's
+ * head and in the toolbar; again (or with nothing selected), off. */
+static void path_toggle(struct app *a)
+{
+	uint32_t t = weft_view_selected(a->v);
+	uint32_t n = 0;
+	if (t != WEFT_NONE && weft_view_path_thread(a->v) != t)
+		n = weft_view_path(a->v, t);
+	else
+		weft_view_path(a->v, WEFT_NONE);
+	char said[2048];
+	if (n)
+		weft_view_path_text(a->v, said, sizeof said);
+	else
+		snprintf(said, sizeof said, "%s",
+			 t == WEFT_NONE ? "select a thread for its critical path"
+					: "");
+	set_text(a->status, said);
+	if (t != WEFT_NONE)
+		inspect(a, t); /* (the head says the path) */
+	echo(a, "path: %u threads%s%s", n, n ? ", " : "", n ? said : "");
+	redraw(a);
+}
+
 /* The help: the table's actions, one a line. */
 static void help_toggle(struct app *a)
 {
@@ -456,6 +568,8 @@ static void help_toggle(struct app *a)
 		g_string_append(t, "\n<b>pointer</b>\n"
 				   "<tt>wheel        </tt> zoom\n"
 				   "<tt>drag         </tt> pan (never selects)\n"
+				   "<tt>touch        </tt> a finger pans, two "
+				   "pinch (zoom)\n"
 				   "<tt>click        </tt> select a thread\n"
 				   "<tt>double-click </tt> its causal chain\n"
 				   "<tt>drag the ruler</tt> measure a range (or "
@@ -570,6 +684,7 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		if (a->help && gtk_widget_get_visible(a->help))
 			help_toggle(a);
 		weft_view_chain(a->v, WEFT_NONE);
+		weft_view_path(a->v, WEFT_NONE);
 		weft_view_select(a->v, WEFT_NONE);
 		weft_view_clear_measure(a->v);
 		inspect(a, WEFT_NONE);
@@ -581,6 +696,9 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		return TRUE;
 	case K_HELP:
 		help_toggle(a);
+		return TRUE;
+	case K_PATH:
+		path_toggle(a);
 		return TRUE;
 	case K_NEXT_MATCH:
 	case K_PREV_MATCH:
@@ -905,6 +1023,88 @@ static gboolean on_screenshot(gpointer data)
 	return FALSE;
 }
 
+/* For tests: WEFT_VIEW_EVENTS=FILE replays input no X server can fake
+ * (XTest has no touch screen and no trackpad's smooth deltas): GdkEvents
+ * made here go through gtk_main_do_event() to the real handlers, one
+ * line each:
+ *   scroll X Y DX DY        a smooth scroll (GDK_SCROLL_SMOOTH) at (X, Y)
+ *   touch begin|update|end ID X Y   finger ID (1, 2...) at (X, Y)
+ *   key NAME                a key press (a GDK key name: f, Escape)
+ *   say TEXT                echoes "say TEXT: range T0 T1, focus F"
+ * (X, Y in the picture's pixels).  Lines it cannot read are said on
+ * stderr and skipped. */
+static void replay_line(struct app *a, const char *l)
+{
+	GdkWindow *win = gtk_widget_get_window(a->area);
+	GdkSeat *seat = gdk_display_get_default_seat(gdk_display_get_default());
+	GdkEvent *ev = NULL;
+	char what[16], name[64];
+	double x, y, dx, dy;
+	unsigned id;
+	if (sscanf(l, "scroll %lf %lf %lf %lf", &x, &y, &dx, &dy) == 4) {
+		ev = gdk_event_new(GDK_SCROLL);
+		ev->scroll.direction = GDK_SCROLL_SMOOTH;
+		ev->scroll.x = x;
+		ev->scroll.y = y;
+		ev->scroll.delta_x = dx;
+		ev->scroll.delta_y = dy;
+		gdk_event_set_device(ev, gdk_seat_get_pointer(seat));
+	} else if (sscanf(l, "touch %15s %u %lf %lf", what, &id, &x, &y) ==
+		   4) {
+		GdkEventType t = !strcmp(what, "begin")	   ? GDK_TOUCH_BEGIN
+				 : !strcmp(what, "update") ? GDK_TOUCH_UPDATE
+							   : GDK_TOUCH_END;
+		ev = gdk_event_new(t);
+		/* (a sequence is an opaque pointer: any one a finger keeps) */
+		ev->touch.sequence = (GdkEventSequence *)(uintptr_t)(id + 1);
+		ev->touch.x = x;
+		ev->touch.y = y;
+		ev->touch.emulating_pointer = id == 1;
+		gdk_event_set_device(ev, gdk_seat_get_pointer(seat));
+	} else if (sscanf(l, "key %63s", name) == 1) {
+		ev = gdk_event_new(GDK_KEY_PRESS);
+		ev->key.keyval = gdk_keyval_from_name(name);
+		win = gtk_widget_get_window(a->win);
+		gdk_event_set_device(ev, gdk_seat_get_keyboard(seat));
+	} else if (!strncmp(l, "say ", 4)) {
+		int64_t t0, t1;
+		weft_view_range(a->v, &t0, &t1);
+		echo(a, "say %.*s: range %lld %lld, focus %d",
+		     (int)strcspn(l + 4, "\n"), l + 4, (long long)t0,
+		     (long long)t1, weft_view_focus(a->v));
+		return;
+	} else {
+		if (l[strspn(l, " \t\n")] && l[0] != '#')
+			fprintf(stderr, "weft: WEFT_VIEW_EVENTS: cannot read %s",
+				l);
+		return;
+	}
+	ev->any.window = g_object_ref(win);
+	ev->any.send_event = TRUE;
+	gtk_main_do_event(ev);
+	gdk_event_free(ev);
+}
+
+static gboolean on_replay(gpointer data)
+{
+	struct app *a = data;
+	FILE *f = fopen(getenv("WEFT_VIEW_EVENTS"), "r");
+	if (!f) {
+		fprintf(stderr, "weft: cannot open WEFT_VIEW_EVENTS\n");
+		return FALSE;
+	}
+	/* the picture's size, as the handlers see it once drawn */
+	a->w = gtk_widget_get_allocated_width(a->area);
+	a->h = gtk_widget_get_allocated_height(a->area);
+	weft_view_resize(a->v, a->w, a->h);
+	char l[256];
+	while (fgets(l, sizeof l, f))
+		replay_line(a, l);
+	fclose(f);
+	echo(a, "events: done");
+	return FALSE;
+}
+
 /* A scrolled window of a fixed width (its content never widens it: the
  * canvas keeps its width whatever the inspector shows). */
 static GtkWidget *fixed_scroll(GtkWidget *child, int width)
@@ -1105,11 +1305,13 @@ int main(int argc, char **argv)
 					      GDK_BUTTON_RELEASE_MASK |
 					      GDK_POINTER_MOTION_MASK |
 					      GDK_LEAVE_NOTIFY_MASK |
+					      GDK_TOUCH_MASK |
 					      GDK_KEY_PRESS_MASK);
 	g_signal_connect(a.area, "draw", G_CALLBACK(on_draw), &a);
 	gtk_widget_set_has_tooltip(a.area, TRUE);
 	g_signal_connect(a.area, "query-tooltip", G_CALLBACK(on_tooltip), &a);
 	g_signal_connect(a.area, "scroll-event", G_CALLBACK(on_scroll), &a);
+	g_signal_connect(a.area, "touch-event", G_CALLBACK(on_touch), &a);
 	g_signal_connect(a.area, "button-press-event", G_CALLBACK(on_press),
 			 &a);
 	g_signal_connect(a.area, "button-release-event",
@@ -1138,6 +1340,8 @@ int main(int argc, char **argv)
 	if (q)
 		gtk_entry_set_text(GTK_ENTRY(a.search), q);
 	g_timeout_add(200, on_tick, &a);
+	if (getenv("WEFT_VIEW_EVENTS"))
+		g_timeout_add(600, on_replay, &a); /* once drawn */
 	if (getenv("WEFT_VIEW_SCREENSHOT")) {
 		const char *delay = getenv("WEFT_VIEW_DELAY_MS");
 		g_timeout_add(delay ? (guint)atoi(delay) : 300, on_screenshot,

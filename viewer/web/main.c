@@ -459,13 +459,14 @@ EXPORT(w_tooltip) const char *w_tooltip(double x, double y)
 	return about;
 }
 
-/* Esc: no selection, no chain, no measure (the page clears its search
+/* Esc: no selection, no chain, no path, no measure (the page clears its search
  * box). */
 EXPORT(w_clear) void w_clear(void)
 {
 	if (!view)
 		return;
 	weft_view_chain(view, WEFT_NONE);
+	weft_view_path(view, WEFT_NONE);
 	weft_view_select(view, WEFT_NONE);
 	weft_view_clear_measure(view);
 }
@@ -599,6 +600,12 @@ static const char *describe(uint32_t t)
 		return "null";
 	cur_t = t;
 	weft_view_describe(view, t, about, sizeof about);
+	size_t k = strlen(about);
+	int path = weft_view_path_thread(view) == t && k + 2 < sizeof about;
+	if (path) { /* its critical path, after the head */
+		memcpy(about + k, "\n\n", 3);
+		weft_view_path_text(view, about + k + 2, sizeof about - k - 2);
+	}
 	dlen = 0;
 	snprintf(num, sizeof num, "{\"thread\":%u,\"count\":%u,\"head\":", t,
 		 cur.n);
@@ -609,8 +616,29 @@ static const char *describe(uint32_t t)
 			 weft_view_chain_size(view));
 		ok = dput(num);
 	}
+	if (ok && path) {
+		/* its critical path, highlighted: its size and split */
+		snprintf(num, sizeof num, ",\"path_threads\":%u,\"path\":",
+			 weft_view_path_size(view));
+		ok = dput(num) && dstr(about + k + 2);
+	}
 	ok = ok && dput("}");
 	return ok ? djson : "null";
+}
+
+/* P: the selected thread's critical path highlighted, or off (again, or
+ * nothing selected); describes the selected thread (with "path": the
+ * split in words, and "path_threads", while it is on), or null. */
+EXPORT(w_path) const char *w_path(void)
+{
+	if (!view)
+		return "null";
+	uint32_t t = weft_view_selected(view);
+	if (t != WEFT_NONE && weft_view_path_thread(view) != t)
+		weft_view_path(view, t);
+	else
+		weft_view_path(view, WEFT_NONE);
+	return describe(t);
 }
 
 /* More of the inspected thread's entries, from `from`: a JSON array

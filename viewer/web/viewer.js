@@ -428,6 +428,7 @@
     { keys: ['1', '2', '3', '0'], names: '1 2 3 0', help: "the chain's depth: 1, 2, 3 arrows, all", run: (k) => { depth(Number(k)); return true; } },
     { keys: ['n'], names: 'n  Enter', help: 'the next match of the search (N, Shift+Enter: the previous)', run: (k, e) => { goMatch(e.shiftKey ? -1 : 1); return true; } },
     { keys: ['z'], names: 'Z', help: 'zoom to the measured range', run: () => inst.exports.w_zoom_measure() },
+    { keys: ['p'], names: 'P', help: "the selected thread's critical path, and back", run: () => { pathKey(); return true; } },
     { keys: ['escape'], names: 'Esc', help: 'clear the selection, the search and the measure', run: () => { clearAll(); return true; } },
     { keys: ['?'], names: '?', help: 'show or hide these keys', run: () => { help(); return true; } },
   ];
@@ -455,6 +456,17 @@
     el.hidden = on === undefined ? !el.hidden : !on;
   }
 
+  // P: the selected thread's critical path drawn (or off again), its
+  // split in the status line and the inspector; data-path: its size.
+  function pathKey() {
+    const j = JSON.parse(str(inst.exports.w_path()));
+    if (j) showThread(j);
+    if (j && j.path) canvas.dataset.path = String(j.path_threads); else delete canvas.dataset.path;
+    $('status').textContent = j && j.path ? j.path
+      : j ? document.title.replace(/ - weft$/, '') : 'select a thread for its critical path';
+    redraw();
+  }
+
   // The next (1) or previous (-1) match: selected, zoomed to, inspected.
   function goMatch(dir) {
     const j = JSON.parse(str(inst.exports.w_next_match(dir)));
@@ -465,6 +477,7 @@
   function clearAll() {
     help(false);
     inst.exports.w_clear();
+    if (canvas.dataset.path) { delete canvas.dataset.path; $('status').textContent = document.title.replace(/ - weft$/, ''); }
     showMeasure();
     delete canvas.dataset.chain;
     if ($('connected').checked) inst.exports.w_only_chain(1);
