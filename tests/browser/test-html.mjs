@@ -767,6 +767,40 @@ await test('embedded: wheel and keys act on the viewer that has the focus; the p
   await p.close();
 });
 
+await test('embedded: a finger over a viewer without the focus leaves it; after Esc in its search box the keys stay with it', async () => {
+  const p = await openEmbed();
+  const before = await viewers(p);
+  await p.evaluate(() => document.querySelectorAll('.weft-viewer')[2].scrollIntoView());
+  await frame(p);
+  const b = await p.evaluate(() => { const r = document.querySelectorAll('.weft-viewer canvas')[2].getBoundingClientRect(); return [r.left, r.top]; });
+  const cdp = await context.newCDPSession(p);
+  const touch = (type, pts) => cdp.send('Input.dispatchTouchEvent', {
+    type, touchPoints: pts.map(([x, y], id) => ({ x: b[0] + x, y: b[1] + y, id })),
+  });
+  // (up and a little to the right: the page scrolls; a focused viewer
+  // would pan in time)
+  const y0 = await p.evaluate(() => window.scrollY);
+  await touch('touchStart', [[400, 250]]);
+  for (let i = 1; i <= 10; i++) await touch('touchMove', [[400 + 6 * i, 250 - 20 * i]]);
+  await touch('touchEnd', []);
+  await frame(p);
+  assert((await viewers(p))[2][0].join(' ') === before[2][0].join(' '), 'a finger dragged an unfocused viewer');
+  await p.waitForFunction((y) => window.scrollY > y, y0, { timeout: 3000 }).catch(() => {});
+  assert(await p.evaluate(() => window.scrollY) > y0, 'the page did not scroll under the finger');
+  // the search box of viewer 2: text, then Esc; W then zooms viewer 2
+  const v2 = p.locator('.weft-viewer').nth(1);
+  await v2.locator('.weft-search').fill('disk on fire');
+  await frame(p);
+  assert(await v2.locator('.weft-matches').textContent() === '1 match', 'search in viewer 2: ' + await v2.locator('.weft-matches').textContent());
+  assert(await p.locator('.weft-viewer').nth(0).locator('.weft-matches').textContent() === '', 'the search reached viewer 1');
+  await v2.locator('.weft-search').press('Escape');
+  await p.keyboard.press('w');
+  await frame(p);
+  const [a0, a1] = before[1][0], [c0, c1] = (await viewers(p))[1][0];
+  assert(c1 - c0 < a1 - a0, 'W after Esc did not zoom viewer 2');
+  await p.close();
+});
+
 await test('--start and --duration give the first range (the page, an embedded trace, data-start)', async () => {
   assert(!embedError, 'weft html --embed: ' + embedError);
   const p = await openEmbed();

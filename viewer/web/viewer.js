@@ -105,6 +105,7 @@
 .weft-page .weft-main { flex: none; height: calc(100% - 36px); }
 .weft-page .weft-bar { flex-wrap: nowrap; }
 .weft .weft-view { flex: 1; height: 100%; min-width: 0; display: block; cursor: grab; touch-action: none; }
+.weft-embed:not(:focus-within) .weft-view { touch-action: pan-x pan-y; }
 .weft .weft-counters { position: relative; }
 .weft .weft-counters summary { cursor: pointer; }
 .weft .weft-counterlist { position: absolute; z-index: 2; background: #fafafa; border: 1px solid #ccc; padding: 4px 8px; white-space: nowrap; }
@@ -519,8 +520,14 @@
     }
     return null;
   }
-  canvas.addEventListener('touchstart', (e) => { e.preventDefault(); touch = touchState(e); }, { passive: false });
+  // (embedded and not focused, a finger scrolls the page: a tap focuses)
+  canvas.addEventListener('touchstart', (e) => {
+    if (!focused()) { touch = null; return; }
+    e.preventDefault();
+    touch = touchState(e);
+  }, { passive: false });
   canvas.addEventListener('touchmove', (e) => {
+    if (!focused()) return;
     e.preventDefault();
     const now = touchState(e);
     if (!loaded || !now || !touch) { touch = now; return; }
@@ -664,7 +671,10 @@
       withStr('', (p) => inst.exports.w_search(p));
       $('matches').textContent = '';
     }
+    // (the keys go on working: the standalone page's from anywhere, an
+    // embedded viewer's from its container)
     s.blur();
+    if (!page) root.focus();
     redraw();
   }
 
