@@ -122,8 +122,9 @@ static unsigned char *deflated(const unsigned char *p, size_t n, int level,
 struct initial {
 	int64_t start, duration; /* ns; -1: none */
 	struct opt_list counters;
-	int ncounters; /* names in it, once split at commas */
-	const char **names;
+	int ncounters;	    /* names in it, once split at commas */
+	const char **names; /* into copies of the values, in copy[] */
+	char **copy;
 };
 
 /* Splits --counters' values at commas into ini->names. */
@@ -133,10 +134,11 @@ static int split_counters(struct initial *ini)
 	for (int i = 0; i < ini->counters.n; i++)
 		n += strlen(ini->counters.v[i]) + 1;
 	ini->names = calloc(n + 1, sizeof *ini->names);
-	if (!ini->names)
+	ini->copy = calloc((size_t)ini->counters.n + 1, sizeof *ini->copy);
+	if (!ini->names || !ini->copy)
 		return -1;
 	for (int i = 0; i < ini->counters.n; i++) {
-		char *s = strdup(ini->counters.v[i]);
+		char *s = ini->copy[i] = strdup(ini->counters.v[i]);
 		if (!s)
 			return -1;
 		for (char *t = strtok(s, ","); t; t = strtok(NULL, ","))
@@ -421,7 +423,7 @@ int cmd_html(int argc, char **argv)
 {
 	const char *out = NULL, *ename = NULL;
 	int embed = 0, runtime = 0;
-	struct initial ini = {-1, -1, {0}, 0, NULL};
+	struct initial ini = {-1, -1, {0}, 0, NULL, NULL};
 	struct traces tr = {0};
 	const struct opt opts[] = {
 		{"-o", NULL, "OUT",
@@ -459,22 +461,20 @@ int cmd_html(int argc, char **argv)
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
-	const struct cmd_usage u = {"html",
-				    "[OPTIONS] TRACE... -o OUT.html\n"
-				    "--embed [OPTIONS] TRACE... -o TRACE.js\n"
-				    "--embed-runtime -o weft-viewer.js",
-				    "Writes one self-contained HTML file: the "
-				    "viewer (compiled to "
-				    "WebAssembly), its script and the trace, "
-				    "which a browser opens "
-				    "from disk with no network, with the "
-				    "picture, keys and controls "
-				    "of weft view.  For a page of several "
-				    "viewers, --embed-runtime "
-				    "writes the viewer's script (once a page) "
-				    "and --embed one "
-				    "script a trace.",
-				    opts, 0};
+	const struct cmd_usage u = {
+		"html",
+		"[OPTIONS] TRACE... -o OUT.html\n"
+		"--embed [OPTIONS] TRACE... -o TRACE.js\n"
+		"--embed-runtime -o weft-viewer.js",
+		"Writes one self-contained HTML file: the viewer (compiled to "
+		"WebAssembly), its script and the trace, which a browser opens "
+		"from disk with no network, with the picture, keys and "
+		"controls of weft view.  For a page of several viewers, "
+		"--embed-runtime writes the viewer's script (once a page) and "
+		"--embed one script a trace.",
+		opts,
+		0,
+	};
 	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
 	if (!ops)
 		die("out of memory");
@@ -501,8 +501,9 @@ int cmd_html(int argc, char **argv)
 	if (rc < 0)
 		rc = html(&tr, out, embed, ename, &ini);
 	traces_release(&tr);
-	if (ini.ncounters)
-		free((void *)ini.names[0]);
+	for (int i = 0; ini.copy && i < ini.counters.n; i++)
+		free(ini.copy[i]);
+	free(ini.copy);
 	free(ini.names);
 	free(ini.counters.v);
 	return rc;
