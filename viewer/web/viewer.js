@@ -15,8 +15,8 @@
 // --embed` registered.  WeftViewer is the only name this adds to window.
 (function () {
   'use strict';
-  const W = (window.WeftViewer = window.WeftViewer || {});
-  if (W.mount) return; // (the runtime loaded twice)
+  const api = (window.WeftViewer = window.WeftViewer || {});
+  if (api.mount) return; // (the runtime loaded twice)
   const dec = new TextDecoder();
   const enc = new TextEncoder();
 
@@ -34,8 +34,8 @@
   // gives its bytes, every viewer waits for it and instantiates it.
   let haveModule;
   const module = new Promise((r) => { haveModule = r; });
-  W.wasm = function (coding, b64) {
-    W.wasm = () => {}; // (once)
+  api.wasm = function (coding, b64) {
+    api.wasm = () => {}; // (once)
     const b = bytes(b64);
     haveModule((coding === 'deflate' ? inflate(b) : Promise.resolve(b))
       .then((x) => WebAssembly.compile(x)));
@@ -47,7 +47,7 @@
   // registered waits for it.
   const traces = new Map(), waiting = new Map();
   const text64 = (b) => dec.decode(bytes(b));
-  W.trace = function (t) {
+  api.trace = function (t) {
     const r = {
       name: text64(t.name), file: text64(t.file), coding: t.coding, size: t.size, data: t.data,
       start: t.start, duration: t.duration,
@@ -59,12 +59,12 @@
   };
   const traceNamed = (name) => traces.has(name) ? Promise.resolve(traces.get(name))
     : new Promise((f) => { if (!waiting.has(name)) waiting.set(name, []); waiting.get(name).push(f); });
-  (W.pending || []).forEach(W.trace); // (registered before the runtime came)
-  W.pending = { push: W.trace };
+  (api.pending || []).forEach(api.trace); // (registered before the runtime came)
+  api.pending = { push: api.trace };
 
   // A time as the ruler and `weft render --start` write it ("2.5ms",
   // "120us", "1.2s"; a bare number is seconds), in ns; null if it is not.
-  W.parseTime = function (s) {
+  api.parseTime = function (s) {
     const m = /^\s*([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min)?\s*$/i.exec(String(s));
     if (!m) return null;
     return Math.round(Number(m[1]) * { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9, min: 6e10 }[(m[2] || 's').toLowerCase()]);
@@ -141,7 +141,7 @@
   // from the trace's start, or strings with units), counters (names
   // shown; null: all), page (the standalone page: ids, keys from the
   // whole window, the wheel always zooms, a dropped file anywhere).
-  W.mount = function (root, opts) {
+  api.mount = function (root, opts) {
     opts = opts || {};
     const page = !!opts.page;
     style();
@@ -165,14 +165,14 @@
   // (under `within`, default the document) not yet mounted; data-start,
   // data-duration (units as the ruler's) and data-counters (NAME,NAME)
   // override the trace's own.
-  W.mountAll = function (within) {
+  api.mountAll = function (within) {
     const all = (within || document).querySelectorAll('.weft-viewer[data-trace]:not([data-weft-mounted])');
     return Promise.all(Array.from(all).map((el) => {
       const d = el.dataset, o = { trace: d.trace };
       if (d.start !== undefined) o.start = d.start;
       if (d.duration !== undefined) o.duration = d.duration;
       if (d.counters !== undefined) o.counters = d.counters.split(',').map((x) => x.trim()).filter((x) => x);
-      return W.mount(el, o);
+      return api.mount(el, o);
     }));
   };
 
@@ -369,7 +369,7 @@
   // --duration, --counters; a container's data-start...), once.
   let first = true;
   function initial() {
-    const t = (v) => v === undefined || v === null || v === '' ? -1 : typeof v === 'number' ? v : W.parseTime(v);
+    const t = (v) => v === undefined || v === null || v === '' ? -1 : typeof v === 'number' ? v : api.parseTime(v);
     const start = t(opts.start), duration = t(opts.duration);
     if (start === null || duration === null) {
       $('status').textContent += ' (bad start or duration: ' + opts.start + ', ' + opts.duration + ')';
@@ -751,7 +751,7 @@
   const own = document.getElementById('weft-wasm');
   if (own) {
     const coding = own.dataset.coding;
-    W.wasm(coding, text('weft-wasm'));
+    api.wasm(coding, text('weft-wasm'));
     const tr = document.getElementById('weft-trace'), d = tr.dataset;
     const o = {
       page: true, name: dec.decode(bytes(text('weft-name'))),
@@ -760,10 +760,10 @@
     if (d.start) o.start = Number(d.start);
     if (d.duration) o.duration = Number(d.duration);
     if (d.counters !== undefined) o.counters = text64(d.counters).split('\n').filter((x) => x);
-    W.mount(document.body, o);
+    api.mount(document.body, o);
   } else if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', () => W.mountAll());
+    document.addEventListener('DOMContentLoaded', () => api.mountAll());
   } else {
-    setTimeout(() => W.mountAll(), 0); // (after the rest of this script: the wasm)
+    setTimeout(() => api.mountAll(), 0); // (after the rest of this script: the wasm)
   }
 })();
