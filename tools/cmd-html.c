@@ -2,7 +2,10 @@
 /*
  * cmd-html.c - `weft html FILE -o OUT.html`: one self-contained file (the
  * viewer's WebAssembly, its JavaScript and the trace, base64 inside an
- * HTML page) that opens from file:// with no network.  The WebAssembly was
+ * HTML page) that opens from file:// with no network.  For pages of
+ * several viewers (docs/viewer.md), `--embed-runtime` writes the viewer's
+ * script with the WebAssembly, once for a page, and `--embed` a script
+ * that registers one trace with it.  The WebAssembly was
  * built with weft; making the file needs no compiler.  With zlib, the
  * trace is deflated first: a page a third the size, which the browser
  * parses and inflates (DecompressionStream) faster than it parses the
@@ -56,7 +59,8 @@ static char *slurp_file(const char *path, size_t *len)
 
 static void b64(FILE *out, const unsigned char *p, size_t n)
 {
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst"
+				"uvwxyz0123456789+/";
 	for (size_t i = 0; i < n; i += 3) {
 		unsigned v = (unsigned)p[i] << 16;
 		if (i + 1 < n)
@@ -113,38 +117,153 @@ static unsigned char *deflated(const unsigned char *p, size_t n, int level,
 	return NULL;
 }
 
-int cmd_html(int argc, char **argv)
+/* What the page asks of the viewer at first (--start, --duration,
+ * --counters). */
+struct initial {
+	int64_t start, duration; /* ns; -1: none */
+	struct opt_list counters;
+	int ncounters;	    /* names in it, once split at commas */
+	const char **names; /* into copies of the values, in copy[] */
+	char **copy;
+};
+
+/* Splits --counters' values at commas into ini->names. */
+static int split_counters(struct initial *ini)
 {
-	const char *out = NULL;
-	struct traces tr = {0};
-	const struct opt opts[] = {
-		{"-o", NULL, "OUT", "the page to write (- for standard output)",
-		 OPT_STRING, &out},
-		TRACES_OPT(&tr),
-		OPT_END,
-	};
-	const struct cmd_usage u = {
-		"html", "[OPTIONS] TRACE... -o OUT.html",
-		"Writes one self-contained HTML file: the viewer (compiled to "
-		"WebAssembly), its script and the trace, which a browser opens "
-		"from disk with no network, with the picture, keys and controls "
-		"of weft view.",
-		opts, 0};
-	int rc = parse_traces(&u, argc, argv, &tr);
-	if (rc >= 0)
-		return rc;
-	if (!out) {
-		traces_release(&tr);
-		return opts_usage(&u);
+	size_t n = 0;
+	for (int i = 0; i < ini->counters.n; i++)
+		n += strlen(ini->counters.v[i]) + 1;
+	ini->names = calloc(n + 1, sizeof *ini->names);
+	ini->copy = calloc((size_t)ini->counters.n + 1, sizeof *ini->copy);
+	if (!ini->names || !ini->copy)
+		return -1;
+	for (int i = 0; i < ini->counters.n; i++) {
+		char *s = ini->copy[i] = strdup(ini->counters.v[i]);
+		if (!s)
+			return -1;
+		for (char *t = strtok(s, ","); t; t = strtok(NULL, ","))
+			ini->names[ini->ncounters++] = t;
 	}
-	int bad;
-	const char *path = traces_name(&tr), *first = tr.path[0];
-	size_t tl, wl, jl, hl;
+	return 0;
+}
+
+/* The counters' names, one a line, base64 (names reach the page as data,
+ * never as markup or script). */
+static void counters_b64(FILE *f, const struct initial *ini)
+{
+	size_t n = 0;
+	for (int i = 0; i < ini->ncounters; i++)
+		n += strlen(ini->names[i]) + 1;
+	char *b = malloc(n + 1), *p = b;
+	if (!b)
+		die("out of memory");
+	for (int i = 0; i < ini->ncounters; i++)
+		p += sprintf(p, "%s\n", ini->names[i]);
+	b64(f, (unsigned char *)b, (size_t)(p - b));
+	free(b);
+}
+
+/* The runtime of embedded viewers: viewer.js and the wasm, once a page. */
+static int write_runtime(const char *out)
+{
+	size_t wl, jl;
+	char *wasm = asset("weft.wasm", WEFT_WASM_BUILD, &wl);
+	char *js = asset("viewer.js", NULL, &jl);
+	if (!wasm || !js) {
+		free(wasm);
+		free(js);
+		return error("the HTML viewer's files are missing (built "
+			     "without wasm? WEFT_HTML_ASSETS names them)");
+	}
+	size_t wpl = 0;
+	unsigned char *wpacked = deflated((unsigned char *)wasm, wl, 9, &wpl);
+	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		free(wpacked);
+		free(wasm);
+		free(js);
+		return error_errno("cannot create '%s'", out);
+	}
+	fputs("/* weft-viewer.js, written by weft html --embed-runtime: "
+	      "the viewer (WeftViewer.mount) and its WebAssembly, once a "
+	      "page, for the traces of weft html --embed.  See weft's "
+	      "docs/viewer.md. */\n",
+	      f);
+	fwrite(js, 1, jl, f);
+	fprintf(f, "\nWeftViewer.wasm('%s', '", wpacked ? "deflate" : "");
+	if (wpacked)
+		b64(f, wpacked, wpl);
+	else
+		b64(f, (unsigned char *)wasm, wl);
+	fputs("');\n", f);
+	int bad = ferror(f) | (f != stdout ? fclose(f) : fflush(f));
+	free(wpacked);
+	free(wasm);
+	free(js);
+	return bad ? error("cannot write '%s'", out) : 0;
+}
+
+/* A script that registers one trace with the runtime under `name`. */
+static void write_embed(FILE *f, const char *name, const char *file,
+			const unsigned char *trace, size_t tl,
+			const unsigned char *packed, size_t pl,
+			const struct initial *ini)
+{
+	fputs("/* written by weft html --embed: one trace for the viewers of "
+	      "weft html --embed-runtime (<div class=\"weft-viewer\" "
+	      "data-trace=\"NAME\">) */\n(function (W) { (W.pending = "
+	      "W.pending || []).push({name: '",
+	      f);
+	b64(f, (const unsigned char *)name, strlen(name));
+	fputs("', file: '", f);
+	b64(f, (const unsigned char *)file, strlen(file));
+	fprintf(f, "', start: %lld, duration: %lld, counters: ",
+		(long long)ini->start, (long long)ini->duration);
+	if (ini->counters.n) {
+		fputc('\'', f);
+		counters_b64(f, ini);
+		fputc('\'', f);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ", coding: '%s', size: %zu, data: '",
+		packed ? "deflate" : "", tl);
+	if (packed)
+		b64(f, packed, pl);
+	else
+		b64(f, trace, tl);
+	fputs("'}); })(self.WeftViewer = self.WeftViewer || {});\n", f);
+}
+
+/* The name a page gives an embedded trace by default: the first trace's
+ * file name without its directory and ".weft". */
+static char *default_name(const char *path)
+{
+	char *s = strdup(strcmp(path, "-") ? path : "trace");
+	if (!s)
+		die("out of memory");
+	size_t n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = 0;
+	char *b = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
+	n = strlen(b);
+	if (n > 5 && !strcmp(b + n - 5, ".weft"))
+		b[n - 5] = 0;
+	memmove(s, b, strlen(b) + 1);
+	return s;
+}
+
+/* Writes the page (or with --embed, the trace's script). */
+static int html(struct traces *trp, const char *out, int embed,
+		const char *ename, const struct initial *ini)
+{
+	int bad, rc;
+	const char *path = traces_name(trp), *first = trp->path[0];
+	size_t tl, wl = 0, jl = 0, hl = 0;
 	/* Only a readable trace goes into a page; from a live ring, a
 	 * consistent copy; and only the packets in use: the page carries
 	 * events, not the ring's empty space. */
-	struct weft_reader *r = traces_open(&tr, 0);
-	traces_release(&tr);
+	struct weft_reader *r = traces_open(trp, 0);
 	if (!r)
 		return 1;
 	void *trace;
@@ -154,20 +273,62 @@ int cmd_html(int argc, char **argv)
 		weft_reader_close(r);
 		return error("cannot copy '%s': %s", path, weft_strerror(err));
 	}
+	/* what --start and --counters name is in the trace: its times, and
+	 * the counters' names */
 	struct weft_event ev;
-	while (weft_reader_next(r, &ev) == 0)
-		;
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	char *seen = calloc((size_t)ini->ncounters + 1, 1);
+	if (!seen)
+		die("out of memory");
+	while (weft_reader_next(r, &ev) == 0) {
+		if (ev.type == WEFT_EV_LOSS)
+			continue;
+		t0 = ev.ns < t0 ? ev.ns : t0;
+		t1 = ev.ns > t1 ? ev.ns : t1;
+		if (ev.type != WEFT_EV_COUNTER_SET &&
+		    ev.type != WEFT_EV_COUNTER_ADD)
+			continue;
+		const char *cn = weft_reader_name(r, ev.name);
+		for (int i = 0; cn && i < ini->ncounters; i++)
+			seen[i] |= !strcmp(cn, ini->names[i]);
+	}
 	rc = report_losses(r, path);
 	weft_reader_close(r);
+	const char *missing = NULL;
+	for (int i = 0; i < ini->ncounters; i++)
+		if (!seen[i])
+			missing = ini->names[i];
+	free(seen);
+	if (t1 < t0)
+		t0 = t1 = 0;
+	if (ini->start > t1 - t0 || missing) {
+		char a[40], b[40];
+		free(trace);
+		progress_clear();
+		if (missing)
+			fprintf(stderr, "weft html: no counter '%s' in '%s'\n",
+				missing, path);
+		else
+			fprintf(stderr,
+				"weft html: --start %s is past the end of the "
+				"trace (%s long)\n",
+				fmt_dur(a, sizeof a, ini->start),
+				fmt_dur(b, sizeof b, t1 - t0));
+		return 1;
+	}
 	if (torn)
 		warning("'%s': %llu packets were being rewritten and are left "
 			"out of the page",
 			path, (unsigned long long)torn);
-	char *wasm = asset("weft.wasm", WEFT_WASM_BUILD, &wl);
-	char *js = asset("viewer.js", NULL, &jl);
-	char *tpl = asset("viewer.html", NULL, &hl);
-	if (!wasm || !js || !tpl) {
+	/* (embedded: the runtime has the wasm and the script) */
+	char *wasm = embed ? NULL : asset("weft.wasm", WEFT_WASM_BUILD, &wl);
+	char *js = embed ? NULL : asset("viewer.js", NULL, &jl);
+	char *tpl = embed ? NULL : asset("viewer.html", NULL, &hl);
+	if (!embed && (!wasm || !js || !tpl)) {
 		free(trace);
+		free(wasm);
+		free(js);
+		free(tpl);
 		return error("the HTML viewer's files are missing (built "
 			     "without wasm? WEFT_HTML_ASSETS names them)"),
 		       1;
@@ -176,7 +337,8 @@ int cmd_html(int argc, char **argv)
 	 * page), deflated: the browser inflates them */
 	size_t pl = 0, wpl = 0;
 	unsigned char *packed = deflated(trace, tl, 1, &pl);
-	unsigned char *wpacked = deflated((unsigned char *)wasm, wl, 9, &wpl);
+	unsigned char *wpacked =
+		embed ? NULL : deflated((unsigned char *)wasm, wl, 9, &wpl);
 	const char *coding = packed ? "deflate" : "";
 	const char *wcoding = wpacked ? "deflate" : "";
 	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
@@ -185,8 +347,15 @@ int cmd_html(int argc, char **argv)
 		free(packed);
 		return error_errno("cannot create '%s'", out);
 	}
-	const char *name = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
-	for (const char *p = tpl; *p;) {
+	const char *name = strrchr(first, '/') ? strrchr(first, '/') + 1
+					       : first;
+	if (embed) {
+		char *dn = ename ? NULL : default_name(first);
+		write_embed(f, ename ? ename : dn, name, trace, tl, packed, pl,
+			    ini);
+		free(dn);
+	}
+	for (const char *p = tpl; p && *p;) {
 		const char *at = strchr(p, '@');
 		if (!at) {
 			fputs(p, f);
@@ -217,6 +386,19 @@ int cmd_html(int argc, char **argv)
 		} else if (!strncmp(at, "@NAME@", 6)) {
 			b64(f, (const unsigned char *)name, strlen(name));
 			p = at + 6;
+		} else if (!strncmp(at, "@OPTS@", 6)) {
+			if (ini->start >= 0)
+				fprintf(f, " data-start=\"%lld\"",
+					(long long)ini->start);
+			if (ini->duration > 0)
+				fprintf(f, " data-duration=\"%lld\"",
+					(long long)ini->duration);
+			if (ini->counters.n) {
+				fputs(" data-counters=\"", f);
+				counters_b64(f, ini);
+				fputc('"', f);
+			}
+			p = at + 6;
 		} else if (!strncmp(at, "@JS@", 4)) {
 			fputs(js, f);
 			p = at + 4;
@@ -234,5 +416,95 @@ int cmd_html(int argc, char **argv)
 	free(tpl);
 	if (bad)
 		return error("cannot write '%s'", out);
+	return rc;
+}
+
+int cmd_html(int argc, char **argv)
+{
+	const char *out = NULL, *ename = NULL;
+	int embed = 0, runtime = 0;
+	struct initial ini = {-1, -1, {0}, 0, NULL, NULL};
+	struct traces tr = {0};
+	const struct opt opts[] = {
+		{"-o", NULL, "OUT",
+		 "the page (or with --embed, --embed-runtime: "
+		 "the script) to write (- for standard output)",
+		 OPT_STRING, &out},
+		{"--embed", NULL, NULL,
+		 "write a script that registers the trace "
+		 "with the runtime of --embed-runtime, for a page of several "
+		 "viewers (<div class=\"weft-viewer\" data-trace=\"NAME\">)",
+		 OPT_FLAG, &embed},
+		{"--embed-runtime", NULL, NULL,
+		 "write the script embedded "
+		 "viewers share, once a page: the viewer and its WebAssembly "
+		 "(no TRACE)",
+		 OPT_FLAG, &runtime},
+		{"--name", NULL, "NAME",
+		 "with --embed: the name a page's "
+		 "data-trace gives the trace (default: the trace's file name "
+		 "without .weft)",
+		 OPT_STRING, &ename},
+		{"--start", NULL, "T",
+		 "show first from T after the start of "
+		 "the trace (2.5ms, 120us, 1.2s; a bare number is seconds); "
+		 "past the end of the trace is an error",
+		 OPT_DURATION, &ini.start, 0, 0, 1e9},
+		{"--duration", NULL, "D",
+		 "show first this long a time "
+		 "(default: to the end of the trace)",
+		 OPT_DURATION, &ini.duration, 1, 0, 1e9},
+		{"--counters", NULL, "NAME,NAME",
+		 "show only these counters "
+		 "at first (default all; repeatable)",
+		 OPT_LIST, &ini.counters},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"html",
+		"[OPTIONS] TRACE... -o OUT.html\n"
+		"--embed [OPTIONS] TRACE... -o TRACE.js\n"
+		"--embed-runtime -o weft-viewer.js",
+		"Writes one self-contained HTML file: the viewer (compiled to "
+		"WebAssembly), its script and the trace, which a browser opens "
+		"from disk with no network, with the picture, keys and "
+		"controls of weft view.  For a page of several viewers, "
+		"--embed-runtime writes the viewer's script (once a page) and "
+		"--embed one script a trace.",
+		opts,
+		0,
+	};
+	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	if (!ops)
+		die("out of memory");
+	int nops, rc = opts_parse(&u, argc, argv, ops, &nops, NULL);
+	for (int i = 0; rc < 0 && i < nops; i++)
+		if (traces_add(&tr, ops[i]))
+			rc = opts_error(&u, "more than %d traces", TRACES_MAX);
+	free(ops);
+	if (rc < 0 && runtime &&
+	    (embed || tr.n || ename || ini.start >= 0 || ini.duration > 0 ||
+	     ini.counters.n))
+		rc = opts_error(&u, "--embed-runtime takes no trace and no "
+				    "other option but -o");
+	else if (rc < 0 && ename && !embed)
+		rc = opts_error(&u, "--name needs --embed");
+	else if (rc < 0 && !out)
+		rc = opts_usage(&u);
+	else if (rc < 0 && runtime)
+		rc = write_runtime(out);
+	else if (rc < 0 && !tr.n)
+		rc = opts_usage(&u);
+	else if (rc < 0 && split_counters(&ini))
+		die("out of memory");
+	if (rc < 0)
+		rc = html(&tr, out, embed, ename, &ini);
+	traces_release(&tr);
+	for (int i = 0; ini.copy && i < ini.counters.n; i++)
+		free(ini.copy[i]);
+	free(ini.copy);
+	free(ini.names);
+	free(ini.counters.v);
 	return rc;
 }

@@ -5,7 +5,9 @@
 // highlights the causal chain, "connected" shows only it, counters are
 // toggled one by one, P draws a thread's critical path and says its
 // split, a hostile label is shown as text and runs nothing,
-// and a dropped trace replaces the shown one.  Opened from file:// with every network request refused.
+// and a dropped trace replaces the shown one; three embedded viewers in
+// one page (weft html --embed) share the wasm and keep to their own
+// focus, range and counters.  Opened from file:// with every network request refused.
 // TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
@@ -697,6 +699,226 @@ await test('the wasm is deflated in the page (and the page works: every test abo
   const packed = Buffer.from(m[2], 'base64');
   assert(m[1] === 'deflate' && packed.length < 0.6 * raw, `coding '${m[1]}', ${packed.length} bytes for ${raw}`);
   assert(zlib.inflateSync(packed).equals(fs.readFileSync(path.join(B, 'viewer/web/weft.wasm'))), 'inflates to another wasm');
+});
+
+// Several viewers in one page: the runtime (weft html --embed-runtime)
+// once, a script a trace (--embed), three <div class="weft-viewer">s in a
+// page taller than the window.
+const EMB = path.join(T, 'emb');
+let embedError = null;
+try {
+  fs.mkdirSync(EMB);
+  run(W, ['html', '--embed-runtime', '-o', path.join(EMB, 'weft-viewer.js')]);
+  run(W, ['html', '--embed', 'bad.weft', '-o', path.join(EMB, 'bad.js')]);
+  run(W, ['html', '--embed', 'other.weft', '--name', 'all', '-o', path.join(EMB, 'all.js')]);
+  run(W, ['html', '--embed', 'c.weft', '--counters', 'beta', '-o', path.join(EMB, 'c.js')]);
+  const para = (h) => `<p style="height:${h}px">Some text of the article.</p>\n`;
+  // (one trace's script before the runtime, two after the viewers: each
+  // viewer waits for its trace)
+  fs.writeFileSync(path.join(EMB, 'page.html'), '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n' +
+    '<script src="bad.js"></script>\n<script src="weft-viewer.js"></script>\n</head><body>\n<h1>Three viewers</h1>\n' +
+    para(250) + '<div class="weft-viewer" data-trace="bad"></div>\n' + para(300) +
+    '<div class="weft-viewer" data-trace="all"></div>\n' + para(300) +
+    '<div class="weft-viewer" data-trace="c" style="height: 300px"></div>\n' + para(900) +
+    '<script src="all.js"></script>\n<script src="c.js"></script>\n</body></html>\n');
+} catch (e) { embedError = e; }
+// the page of three, every viewer drawn; the window's own names noted
+// before any script ran
+async function openEmbed() {
+  assert(!embedError, 'weft html --embed: ' + embedError);
+  const p = await context.newPage();
+  await p.addInitScript(() => {
+    window.__names = Object.getOwnPropertyNames(window);
+    window.__compiled = 0;
+    window.__instances = 0;
+    const c = WebAssembly.compile, i = WebAssembly.instantiate;
+    WebAssembly.compile = function (...a) { window.__compiled++; return c.apply(this, a); };
+    WebAssembly.instantiate = function (...a) { window.__instances++; return i.apply(this, a); };
+  });
+  await p.goto('file://' + path.join(EMB, 'page.html'));
+  await p.waitForFunction(() => [...document.querySelectorAll('.weft-viewer canvas')].filter((c) => c.dataset.range).length === 3,
+    null, { timeout: 20000 });
+  return p;
+}
+const viewers = (p) => p.evaluate(() => [...document.querySelectorAll('.weft-viewer canvas')]
+  .map((c) => [c.dataset.range.split(' ').map(Number), c.dataset.extent.split(' ').map(Number)]));
+// pixels of a colour in viewer k's canvas
+const vpixels = (p, k, c) => p.evaluate(([k, c]) => {
+  const cv = document.querySelectorAll('.weft-viewer canvas')[k];
+  const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4)
+    if (Math.abs(d[i] - c[0]) < 16 && Math.abs(d[i + 1] - c[1]) < 16 && Math.abs(d[i + 2] - c[2]) < 16) n++;
+  return n;
+}, [k, c]);
+
+await test('embedded: three viewers in a page share one wasm module, with no ids or globals of their own', async () => {
+  const p = await openEmbed();
+  // every viewer drew its own trace
+  for (let k = 0; k < 3; k++) assert(await vpixels(p, k, [230, 230, 230]) > 1000, 'viewer ' + k + ' drew nothing');
+  assert(await p.evaluate(() => document.querySelectorAll('.weft-viewer .weft-status')[1].textContent) === 'other.weft', 'viewer 2 shows another trace');
+  // the wasm's bytes once: in the runtime, not in a trace's script
+  const raw = fs.statSync(path.join(B, 'viewer/web/weft.wasm')).size;
+  const rt = fs.readFileSync(path.join(EMB, 'weft-viewer.js'), 'utf8');
+  const m = /WeftViewer\.wasm\('deflate', '([A-Za-z0-9+/=]+)'\)/.exec(rt);
+  assert(m, 'no wasm in the runtime');
+  assert(zlib.inflateSync(Buffer.from(m[1], 'base64')).equals(fs.readFileSync(path.join(B, 'viewer/web/weft.wasm'))), 'another wasm');
+  const probe = m[1].slice(1000, 1200);
+  let total = 0, copies = 0;
+  for (const f of ['bad.js', 'all.js', 'c.js', 'weft-viewer.js']) {
+    const t = fs.readFileSync(path.join(EMB, f), 'utf8');
+    total += t.length;
+    copies += t.split(probe).length - 1;
+  }
+  assert(copies === 1, copies + ' copies of the wasm in the scripts');
+  assert(total < raw, `the page's scripts are ${total} bytes, the wasm alone ${raw}`);
+  // compiled once, instantiated once per viewer
+  const [compiled, instances] = await p.evaluate(() => [window.__compiled, window.__instances]);
+  assert(compiled === 1 && instances === 3, `compiled ${compiled}, instantiated ${instances}`);
+  // no element ids, one name added to the window
+  assert(await p.evaluate(() => document.querySelectorAll('.weft-viewer [id]').length) === 0, 'ids in the viewers');
+  const added = await p.evaluate(() => Object.getOwnPropertyNames(window).filter((x) => !window.__names.includes(x) && !x.startsWith('__')));
+  assert(added.length === 1 && added[0] === 'WeftViewer', 'globals: ' + added.join(' '));
+  await p.close();
+});
+
+await test('embedded: wheel and keys act on the viewer that has the focus; the page scrolls past the others', async () => {
+  const p = await openEmbed();
+  const before = await viewers(p);
+  // viewer 2 in sight, clicked (focused): the wheel zooms it, W too
+  const box = async (k) => p.evaluate((k) => {
+    const b = document.querySelectorAll('.weft-viewer canvas')[k].getBoundingClientRect();
+    return [b.left, b.top, b.width, b.height];
+  }, k);
+  await p.evaluate(() => document.querySelectorAll('.weft-viewer')[1].scrollIntoView());
+  await frame(p);
+  const y0 = await p.evaluate(() => window.scrollY);
+  let b = await box(1);
+  await p.mouse.click(b[0] + b[2] / 2, b[1] + b[3] - 20);
+  assert(await p.evaluate(() => document.activeElement === document.querySelectorAll('.weft-viewer')[1]), 'the click did not focus viewer 2');
+  await p.mouse.wheel(0, -300);
+  await frame(p);
+  const after = await viewers(p);
+  const [[a0, a1]] = [before[1][0]], [c0, c1] = after[1][0];
+  assert(c1 - c0 < a1 - a0, `viewer 2 not zoomed: ${a0}..${a1} -> ${c0}..${c1}`);
+  assert(await p.evaluate(() => window.scrollY) === y0, 'the page scrolled under the focused viewer');
+  await p.keyboard.press('w');
+  await frame(p);
+  const [d0, d1] = (await viewers(p))[1][0];
+  assert(d1 - d0 < c1 - c0, `W did not zoom viewer 2: ${c0}..${c1} -> ${d0}..${d1}`);
+  // viewers 1 and 3 kept their ranges
+  let now = await viewers(p);
+  for (const k of [0, 2]) assert(now[k][0].join(' ') === before[k][0].join(' '), `viewer ${k + 1} moved: ${before[k][0]} -> ${now[k][0]}`);
+  // the wheel over viewer 1, which has not the focus: the page scrolls,
+  // the viewer keeps its range
+  await p.evaluate(() => window.scrollTo(0, 0));
+  await frame(p);
+  b = await box(0);
+  await p.mouse.move(b[0] + b[2] / 2, Math.min(b[1] + b[3] / 2, 580));
+  await p.mouse.wheel(0, 300);
+  await p.waitForFunction(() => window.scrollY > 0, null, { timeout: 5000 }).catch(() => {});
+  await frame(p);
+  assert(await p.evaluate(() => window.scrollY) > 0, 'the page did not scroll over an unfocused viewer');
+  now = await viewers(p);
+  assert(now[0][0].join(' ') === before[0][0].join(' '), `viewer 1 moved: ${before[0][0]} -> ${now[0][0]}`);
+  assert((await viewers(p))[1][0].join(' ') === [d0, d1].join(' '), 'viewer 2 moved');
+  // a key goes to the focused viewer only (still viewer 2)
+  await p.keyboard.press('f');
+  await frame(p);
+  now = await viewers(p);
+  assert(now[0][0].join(' ') === before[0][0].join(' ') && now[2][0].join(' ') === before[2][0].join(' '), 'F reached another viewer');
+  assert(now[1][0].join(' ') === before[1][0].join(' '), 'F did not fit viewer 2');
+  await p.close();
+});
+
+await test('embedded: a finger over a viewer without the focus leaves it; after Esc in its search box the keys stay with it', async () => {
+  const p = await openEmbed();
+  const before = await viewers(p);
+  await p.evaluate(() => document.querySelectorAll('.weft-viewer')[2].scrollIntoView());
+  await frame(p);
+  const b = await p.evaluate(() => { const r = document.querySelectorAll('.weft-viewer canvas')[2].getBoundingClientRect(); return [r.left, r.top]; });
+  const cdp = await context.newCDPSession(p);
+  const touch = (type, pts) => cdp.send('Input.dispatchTouchEvent', {
+    type, touchPoints: pts.map(([x, y], id) => ({ x: b[0] + x, y: b[1] + y, id })),
+  });
+  // (up and a little to the right: the page scrolls; a focused viewer
+  // would pan in time)
+  const y0 = await p.evaluate(() => window.scrollY);
+  await touch('touchStart', [[400, 250]]);
+  for (let i = 1; i <= 10; i++) await touch('touchMove', [[400 + 6 * i, 250 - 20 * i]]);
+  await touch('touchEnd', []);
+  await frame(p);
+  assert((await viewers(p))[2][0].join(' ') === before[2][0].join(' '), 'a finger dragged an unfocused viewer');
+  await p.waitForFunction((y) => window.scrollY > y, y0, { timeout: 3000 }).catch(() => {});
+  assert(await p.evaluate(() => window.scrollY) > y0, 'the page did not scroll under the finger');
+  // the search box of viewer 2: text, then Esc; W then zooms viewer 2
+  const v2 = p.locator('.weft-viewer').nth(1);
+  await v2.locator('.weft-search').fill('disk on fire');
+  await frame(p);
+  assert(await v2.locator('.weft-matches').textContent() === '1 match', 'search in viewer 2: ' + await v2.locator('.weft-matches').textContent());
+  assert(await p.locator('.weft-viewer').nth(0).locator('.weft-matches').textContent() === '', 'the search reached viewer 1');
+  await v2.locator('.weft-search').press('Escape');
+  await p.keyboard.press('w');
+  await frame(p);
+  const [a0, a1] = before[1][0], [c0, c1] = (await viewers(p))[1][0];
+  assert(c1 - c0 < a1 - a0, 'W after Esc did not zoom viewer 2');
+  await p.close();
+});
+
+await test('--start and --duration give the first range (the page, an embedded trace, data-start)', async () => {
+  assert(!embedError, 'weft html --embed: ' + embedError);
+  const p = await openEmbed();
+  const [, [t0, t1]] = (await viewers(p))[0];
+  await p.close();
+  const len = t1 - t0, s = Math.floor(len / 4), d = Math.floor(len / 3);
+  assert(len > 1000, 'trace of ' + len + ' ns');
+  const check = async (pg, sel, what) => {
+    const [r, e] = await pg.evaluate((sel) => { const c = document.querySelector(sel); return [c.dataset.range, c.dataset.extent]; }, sel);
+    const [a, b] = r.split(' ').map(Number), [e0] = e.split(' ').map(Number);
+    assert(Math.abs(a - e0 - s) <= 1 && Math.abs(b - a - d) <= 1, `${what}: range ${a - e0}..${b - e0} from the start, asked ${s} for ${d}`);
+  };
+  // the standalone page
+  run(W, ['html', 'bad.weft', '--start', s + 'ns', '--duration', d + 'ns', '-o', 'bad-range.html']);
+  const q = (await open('bad-range')).page;
+  await check(q, '#view', 'weft html --start');
+  await q.close();
+  // an embedded trace, and a page's data-start and data-duration (in us)
+  run(W, ['html', '--embed', 'bad.weft', '--start', s + 'ns', '--duration', d + 'ns', '-o', path.join(EMB, 'bad.js')]);
+  const html = fs.readFileSync(path.join(EMB, 'page.html'), 'utf8');
+  fs.writeFileSync(path.join(EMB, 'range.html'), html.replace('data-trace="c"',
+    `data-trace="bad" data-start="${(s / 1e3).toFixed(3)}us" data-duration="${(d / 1e3).toFixed(3)}us"`));
+  const r = await context.newPage();
+  await r.goto('file://' + path.join(EMB, 'range.html'));
+  await r.waitForFunction(() => [...document.querySelectorAll('.weft-viewer canvas')].filter((c) => c.dataset.range).length === 3, null, { timeout: 20000 });
+  await check(r, '.weft-viewer:nth-of-type(1) canvas', 'weft html --embed --start');
+  const [a, b] = await r.evaluate(() => document.querySelectorAll('.weft-viewer canvas')[2].dataset.range.split(' ').map(Number));
+  const [e0] = await r.evaluate(() => document.querySelectorAll('.weft-viewer canvas')[2].dataset.extent.split(' ').map(Number));
+  assert(Math.abs(a - e0 - s) <= 1 && Math.abs(b - a - d) <= 1, `data-start: ${a - e0}..${b - e0}, asked ${s} for ${d}`);
+  await r.close();
+  run(W, ['html', '--embed', 'bad.weft', '-o', path.join(EMB, 'bad.js')]);
+  // past the end of the trace: an error, as weft render says
+  let err = '';
+  try { run(W, ['html', 'bad.weft', '--start', '1000s', '-o', 'x.html']); } catch (e) { err = String(e.stderr); }
+  assert(/--start 1000 s is past the end of the trace/.test(err), 'no error for --start past the end: ' + err);
+});
+
+await test('--counters shows only the counters named (the page, an embedded trace)', async () => {
+  const ALPHA = [255, 102, 102], BETA = [255, 127, 0];
+  const p = await openEmbed();
+  assert(await vpixels(p, 2, ALPHA) === 0 && await vpixels(p, 2, BETA) > 50, 'embedded --counters beta: alpha drawn or beta not');
+  const checks = await p.evaluate(() => [...document.querySelectorAll('.weft-viewer')[2].querySelectorAll('.weft-counterlist input')].map((c) => c.checked));
+  assert(checks.join(' ') === 'false true', 'check boxes ' + checks);
+  await p.close();
+  run(W, ['html', 'c.weft', '--counters', 'alpha', '-o', 'c-alpha.html']);
+  const q = (await open('c-alpha')).page;
+  assert(await pixels(q, ALPHA) > 50 && await pixels(q, BETA) === 0, 'page --counters alpha: beta drawn or alpha not');
+  await q.check('#counterlist input[data-counter="1"]').catch(async () => { await q.click('#counters summary'); await q.check('#counterlist input[data-counter="1"]'); });
+  await frame(q);
+  assert(await pixels(q, BETA) > 50, 'beta not shown when checked');
+  await q.close();
+  let err = '';
+  try { run(W, ['html', 'c.weft', '--counters', 'alpha,gamma', '-o', 'x.html']); } catch (e) { err = String(e.stderr); }
+  assert(/no counter 'gamma'/.test(err), 'no error for an unknown counter: ' + err);
 });
 
 await test('no network', async () => { assert(external === 0, external + ' external requests'); });

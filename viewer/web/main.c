@@ -323,6 +323,30 @@ EXPORT(w_range) const char *w_range(void)
 	return out;
 }
 
+/* "t0 t1" of the trace (ns): the range the view's times count from. */
+EXPORT(w_extent) const char *w_extent(void)
+{
+	int64_t a = 0, b = 0;
+	if (model)
+		weft_model_range(model, &a, &b);
+	snprintf(out, sizeof out, "%lld %lld", (long long)a, (long long)b);
+	return out;
+}
+
+/* Shows `duration` ns (< 0: to the end of the trace) from `start` ns
+ * after the trace's start (< 0: its start), as weft render --start and
+ * --duration do: an embedded viewer's initial range. */
+EXPORT(w_set_range) void w_set_range(double start, double duration)
+{
+	int64_t t0, t1;
+	if (!view)
+		return;
+	weft_model_range(model, &t0, &t1);
+	int64_t a = start >= 0 ? t0 + (int64_t)start : t0;
+	int64_t b = duration > 0 ? a + (int64_t)duration : t1;
+	weft_view_set_range(view, a, b);
+}
+
 /* The visible range for people, as the ruler counts and writes times:
  * "2.5ms .. 3.75ms (1.25ms)", from the trace's start. */
 EXPORT(w_range_text) const char *w_range_text(void)

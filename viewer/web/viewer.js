@@ -3,18 +3,22 @@
 // model, layout and renderer in C), forwards its canvas calls to an HTML
 // canvas and the user's input to it.  Everything the trace says reaches
 // the page as text (textContent), never as HTML.
+//
+// One function, WeftViewer.mount(container, options), makes a viewer
+// inside a container element: its toolbar, picture and inspector, every
+// lookup scoped to it, its own instance of the WebAssembly module (the
+// module is compiled once a page and shared; each instance has its own
+// memory, since main.c holds one view).  The standalone page of `weft
+// html` mounts one on its body; the runtime of `weft html
+// --embed-runtime` mounts one on each <div class="weft-viewer"
+// data-trace="NAME"> of a page, whose trace a script of `weft html
+// --embed` registered.  WeftViewer is the only name this adds to window.
 (function () {
   'use strict';
-  const $ = (id) => document.getElementById(id);
-  const canvas = $('view');
-  const ctx = canvas.getContext('2d');
+  const api = (window.WeftViewer = window.WeftViewer || {});
+  if (api.mount) return; // (the runtime loaded twice)
   const dec = new TextDecoder();
   const enc = new TextEncoder();
-  const scratch = document.createElement('canvas'); // for masks
-  const sctx = scratch.getContext('2d');
-  let inst = null;
-  let loaded = false;
-  let queued = false;
 
   function bytes(b64) {
     const bin = atob(b64);
@@ -22,6 +26,167 @@
     for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
     return u;
   }
+  // (deflated by weft html: inflated by the browser)
+  const inflate = (u8) => new Response(new Blob([u8]).stream()
+    .pipeThrough(new DecompressionStream('deflate'))).arrayBuffer();
+
+  // The compiled module, once for the page: WeftViewer.wasm(coding, b64)
+  // gives its bytes, every viewer waits for it and instantiates it.
+  let haveModule;
+  const module = new Promise((r) => { haveModule = r; });
+  api.wasm = function (coding, b64) {
+    api.wasm = () => {}; // (once)
+    const b = bytes(b64);
+    haveModule((coding === 'deflate' ? inflate(b) : Promise.resolve(b))
+      .then((x) => WebAssembly.compile(x)));
+  };
+
+  // The traces of `weft html --embed` scripts, by name: {name, file,
+  // coding, size, data (base64), start, duration (ns, -1: none),
+  // counters (names, or null: all)}.  A viewer that asks for one not yet
+  // registered waits for it.
+  const traces = new Map(), waiting = new Map();
+  const text64 = (b) => dec.decode(bytes(b));
+  api.trace = function (t) {
+    const r = {
+      name: text64(t.name), file: text64(t.file), coding: t.coding, size: t.size, data: t.data,
+      start: t.start, duration: t.duration,
+      counters: t.counters === null || t.counters === undefined ? null : text64(t.counters).split('\n').filter((x) => x),
+    };
+    traces.set(r.name, r);
+    (waiting.get(r.name) || []).forEach((f) => f(r));
+    waiting.delete(r.name);
+  };
+  const traceNamed = (name) => traces.has(name) ? Promise.resolve(traces.get(name))
+    : new Promise((f) => { if (!waiting.has(name)) waiting.set(name, []); waiting.get(name).push(f); });
+  (api.pending || []).forEach(api.trace); // (registered before the runtime came)
+  api.pending = { push: api.trace };
+
+  // A time as the ruler and `weft render --start` write it ("2.5ms",
+  // "120us", "1.2s"; a bare number is seconds), in ns; null if it is not.
+  api.parseTime = function (s) {
+    const m = /^\s*([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min)?\s*$/i.exec(String(s));
+    if (!m) return null;
+    return Math.round(Number(m[1]) * { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9, min: 6e10 }[(m[2] || 's').toLowerCase()]);
+  };
+
+  // The viewer's parts: each has the class weft-PART (and, on the
+  // standalone page, the id PART: what its tests and links name).
+  const TEMPLATE = `
+<div data-part="bar">
+  <button data-part="zoomout" title="zoom out (S)">&minus;</button>
+  <button data-part="zoomin" title="zoom in (W)">+</button>
+  <button data-part="fit" title="whole trace (F)">fit</button>
+  <label title="only the threads causally connected to the double-clicked one (C)"><input type="checkbox" data-part="connected"> connected</label>
+  <label title="how many arrows from the thread the causal chain goes (keys 1-3; 0: all)">chain <select data-part="depth"><option value="0">all</option><option value="1">direct</option><option value="2">2</option><option value="3">3</option></select></label>
+  <details data-part="counters"><summary>counters</summary><div data-part="counterlist"></div></details>
+  <span data-part="status"></span>
+  <span data-part="grow"></span>
+  <span data-part="at"></span>
+  <span data-part="measure"></span>
+  <span data-part="range"></span>
+  <input data-part="search" type="search" placeholder="search labels, kinds, notes, failures">
+  <span data-part="matches"></span>
+</div>
+<div data-part="main">
+  <canvas data-part="view"></canvas>
+  <div data-part="progress"><div><div data-part="pbar"></div></div><span data-part="ptext"></span></div>
+  <div data-part="inspector"></div>
+  <div data-part="help" hidden></div>
+  <div data-part="tip" hidden></div>
+</div>`;
+  const CSS = `
+.weft { position: relative; display: flex; flex-direction: column; box-sizing: border-box; font: 13px sans-serif; color: #000; background: #e6e6e6; text-align: left; }
+:where(.weft-embed) { height: 420px; border: 1px solid #ccc; }
+.weft-embed:focus { outline: 2px solid #4a7cc9; outline-offset: 1px; }
+.weft .weft-bar { flex: none; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 4px 8px; background: #f4f4f4; border-bottom: 1px solid #ccc; }
+.weft .weft-grow { flex: 1; }
+.weft .weft-main { position: relative; flex: 1 1 0; min-height: 0; display: flex; }
+.weft-page .weft-main { flex: none; height: calc(100% - 36px); }
+.weft-page .weft-bar { flex-wrap: nowrap; }
+.weft .weft-view { flex: 1; height: 100%; min-width: 0; display: block; cursor: grab; touch-action: none; }
+.weft-embed:not(:focus-within) .weft-view { touch-action: pan-x pan-y; }
+.weft .weft-counters { position: relative; }
+.weft .weft-counters summary { cursor: pointer; }
+.weft .weft-counterlist { position: absolute; z-index: 2; background: #fafafa; border: 1px solid #ccc; padding: 4px 8px; white-space: nowrap; }
+.weft .weft-counterlist label { display: block; }
+.weft .weft-inspector { flex: none; width: 320px; box-sizing: border-box; margin: 0; padding: 8px; overflow: auto; background: #fafafa; border-left: 1px solid #ccc; }
+.weft-embed .weft-inspector { width: 260px; }
+.weft .weft-inspector .head { margin: 0 0 6px; white-space: pre-wrap; font: 13px sans-serif; }
+.weft .weft-inspector ol { margin: 0; padding: 0; list-style: none; font-size: 12px; }
+.weft .weft-inspector li { padding: 1px 2px; overflow-wrap: anywhere; }
+.weft .weft-inspector li.go { cursor: pointer; color: #124; }
+.weft .weft-inspector li.go:hover { background: #dde8f4; text-decoration: underline; }
+.weft .weft-tip { position: absolute; pointer-events: none; white-space: pre; padding: 4px 8px; background: #fffff0; border: 1px solid #aaa; border-radius: 3px; font: 12px sans-serif; z-index: 4; }
+.weft .weft-tip[hidden] { display: none; }
+.weft .weft-help { position: absolute; left: 30%; top: 24px; padding: 8px 12px; background: #f8f8f8; border: 1px solid #bbb; border-radius: 6px; box-shadow: 0 2px 8px #0003; z-index: 3; }
+.weft .weft-help[hidden] { display: none; }
+.weft .weft-help b { display: block; margin: 4px 0; }
+.weft .weft-help kbd { display: inline-block; min-width: 8em; font: 12px monospace; }
+.weft .weft-progress { position: absolute; left: 20%; right: 20%; top: 45%; padding: 8px 12px; background: #fafafa; border: 1px solid #bbb; border-radius: 4px; display: none; }
+.weft .weft-progress > div { height: 10px; background: #ddd; margin-bottom: 6px; }
+.weft .weft-pbar { width: 0; height: 100%; background: #4a7; }
+`;
+  function style() {
+    if (document.querySelector('style[data-weft-viewer]')) return;
+    const s = document.createElement('style');
+    s.dataset.weftViewer = '';
+    s.textContent = CSS;
+    (document.head || document.documentElement).appendChild(s);
+  }
+
+  // Makes a viewer in `root` (emptied), and returns a promise of it once
+  // its trace is drawn.  Options: trace (a registered name, or
+  // {data, coding, size} of base64), name (shown), start, duration (ns
+  // from the trace's start, or strings with units), counters (names
+  // shown; null: all), page (the standalone page: ids, keys from the
+  // whole window, the wheel always zooms, a dropped file anywhere).
+  api.mount = function (root, opts) {
+    opts = opts || {};
+    const page = !!opts.page;
+    style();
+    root.textContent = '';
+    root.innerHTML = TEMPLATE; // (static: nothing of the trace)
+    const parts = {};
+    root.querySelectorAll('[data-part]').forEach((el) => {
+      const p = el.dataset.part;
+      parts[p] = el;
+      el.classList.add('weft-' + p);
+      if (page) el.id = p;
+      el.removeAttribute('data-part');
+    });
+    root.classList.add('weft', page ? 'weft-page' : 'weft-embed');
+    if (!page && !root.hasAttribute('tabindex')) root.tabIndex = 0;
+    root.dataset.weftMounted = '';
+    return viewer(root, parts, opts);
+  };
+
+  // Mounts a viewer on every <div class="weft-viewer" data-trace="NAME">
+  // (under `within`, default the document) not yet mounted; data-start,
+  // data-duration (units as the ruler's) and data-counters (NAME,NAME)
+  // override the trace's own.
+  api.mountAll = function (within) {
+    const all = (within || document).querySelectorAll('.weft-viewer[data-trace]:not([data-weft-mounted])');
+    return Promise.all(Array.from(all).map((el) => {
+      const d = el.dataset, o = { trace: d.trace };
+      if (d.start !== undefined) o.start = d.start;
+      if (d.duration !== undefined) o.duration = d.duration;
+      if (d.counters !== undefined) o.counters = d.counters.split(',').map((x) => x.trim()).filter((x) => x);
+      return api.mount(el, o);
+    }));
+  };
+
+  async function viewer(root, parts, opts) {
+  const page = !!opts.page;
+  const $ = (part) => parts[part];
+  const canvas = $('view');
+  const ctx = canvas.getContext('2d');
+  const scratch = document.createElement('canvas'); // for masks
+  const sctx = scratch.getContext('2d');
+  let inst = null;
+  let loaded = false;
+  let queued = false;
+
   function mem() { return new Uint8Array(inst.exports.memory.buffer); }
   function str(p) {
     const m = mem();
@@ -98,6 +263,7 @@
     const prims = inst.exports.w_render(w, h);
     const r = str(inst.exports.w_range()).split(' ').map(Number);
     canvas.dataset.range = r.join(' ');
+    root.dataset.range = canvas.dataset.range;
     canvas.dataset.prims = String(prims);
     canvas.dataset.rows = String(inst.exports.w_rows());
     canvas.dataset.headers = str(inst.exports.w_headers());
@@ -110,7 +276,7 @@
     const el = $('progress');
     if (f === null) { el.style.display = 'none'; delete canvas.dataset.loading; return; }
     el.style.display = 'block';
-    $('bar').style.width = (100 * Math.min(1, f)).toFixed(1) + '%';
+    $('pbar').style.width = (100 * Math.min(1, f)).toFixed(1) + '%';
     $('ptext').textContent = what;
     canvas.dataset.loading = f.toFixed(3);
   }
@@ -137,6 +303,7 @@
     progress(1, name + ': ' + done.toLocaleString('en') + ' events, laying out');
     await tick();
     if (inst.exports.w_view(canvas.clientWidth, canvas.clientHeight)) return fail(name);
+    canvas.dataset.extent = str(inst.exports.w_extent());
     progress(null);
     loaded = true;
     showMeasure(); // (none: a new view)
@@ -146,7 +313,8 @@
     $('depth').value = '0';
     delete canvas.dataset.chain;
     counterList();
-    document.title = name + ' - weft';
+    if (page) document.title = name + ' - weft';
+    if (first) { first = false; initial(); }
     redraw();
     return true;
   }
@@ -166,10 +334,7 @@
   // The trace the page carries, as base64 text: into wasm memory as it
   // is (ASCII), decoded there in place; deflated (weft html with zlib),
   // inflated by the browser into wasm memory as it comes.
-  async function loadPage(el, name) {
-    const coding = el.dataset.coding, size = Number(el.dataset.size);
-    const text = el.textContent;
-    el.remove(); // (its text, a copy of the trace, goes)
+  async function loadText(text, coding, size, name) {
     let p = inst.exports.w_alloc(text.length || 1);
     const r = enc.encodeInto(text, mem().subarray(p, p + text.length));
     let n = inst.exports.w_unbase64(p, r.written);
@@ -198,6 +363,27 @@
       n = at;
     }
     return open(p, n, name);
+  }
+
+  // The initial range and counters asked for (weft html --start,
+  // --duration, --counters; a container's data-start...), once.
+  let first = true;
+  function initial() {
+    const t = (v) => v === undefined || v === null || v === '' ? -1 : typeof v === 'number' ? v : api.parseTime(v);
+    const start = t(opts.start), duration = t(opts.duration);
+    if (start === null || duration === null) {
+      $('status').textContent += ' (bad start or duration: ' + opts.start + ', ' + opts.duration + ')';
+    } else if (start >= 0 || duration > 0) {
+      inst.exports.w_set_range(start, duration);
+    }
+    if (opts.counters) {
+      const want = new Set(opts.counters);
+      $('counterlist').querySelectorAll('input').forEach((c) => {
+        const name = c.parentNode.textContent.slice(1);
+        c.checked = want.has(name);
+        inst.exports.w_counter(Number(c.dataset.counter), c.checked ? 1 : 0);
+      });
+    }
   }
 
   // One check box per counter (all on), built from the trace's names.
@@ -305,7 +491,11 @@
   // 2 px deltas by 1.09), horizontal scrolling (or shift+wheel) pans,
   // ctrl+wheel -- what a trackpad's pinch sends -- zooms faster.
   const WHEEL_NOTCH = 100, WHEEL_MAX = 500, LINE_PX = 40;
+  // Embedded, the wheel is the page's (it scrolls past) unless the
+  // viewer has the focus or ctrl is held (a pinch).
+  const focused = () => page || root.contains(document.activeElement);
   canvas.addEventListener('wheel', (e) => {
+    if (!focused() && !e.ctrlKey) return;
     e.preventDefault();
     const unit = e.deltaMode === 1 ? LINE_PX : e.deltaMode === 2 ? canvas.clientHeight : 1;
     let dx = e.deltaX * unit, dy = e.deltaY * unit;
@@ -330,8 +520,14 @@
     }
     return null;
   }
-  canvas.addEventListener('touchstart', (e) => { e.preventDefault(); touch = touchState(e); }, { passive: false });
+  // (embedded and not focused, a finger scrolls the page: a tap focuses)
+  canvas.addEventListener('touchstart', (e) => {
+    if (!focused()) { touch = null; return; }
+    e.preventDefault();
+    touch = touchState(e);
+  }, { passive: false });
   canvas.addEventListener('touchmove', (e) => {
+    if (!focused()) return;
     e.preventDefault();
     const now = touchState(e);
     if (!loaded || !now || !touch) { touch = now; return; }
@@ -488,13 +684,18 @@
       withStr('', (p) => inst.exports.w_search(p));
       $('matches').textContent = '';
     }
+    // (the keys go on working: the standalone page's from anywhere, an
+    // embedded viewer's from its container)
     s.blur();
+    if (!page) root.focus();
     redraw();
   }
 
-  // Keys anywhere on the page (no click on the picture needed) -- but
-  // the search box takes text: there, only Esc.
-  window.addEventListener('keydown', (e) => {
+  // Keys: on the standalone page anywhere on it (no click on the picture
+  // needed); embedded, only in the viewer that has the focus (its
+  // container takes it: tabindex) -- but the search box takes text:
+  // there, only Esc.
+  (page ? window : root).addEventListener('keydown', (e) => {
     if (!loaded || e.ctrlKey || e.metaKey || e.altKey) return;
     const k = e.key.toLowerCase();
     if (e.target === $('search')) {
@@ -517,10 +718,12 @@
     $('matches').textContent = e.target.value ? n + ' match' + (n === 1 ? '' : 'es') : '';
     redraw();
   });
-  window.addEventListener('resize', redraw);
-  // Another trace dropped on the page replaces this one.
-  document.addEventListener('dragover', (e) => e.preventDefault());
-  document.addEventListener('drop', (e) => {
+  new ResizeObserver(redraw).observe(canvas);
+  // Another trace dropped on the page (embedded: on the viewer) replaces
+  // this one.
+  const dropOn = page ? document : root;
+  dropOn.addEventListener('dragover', (e) => e.preventDefault());
+  dropOn.addEventListener('drop', (e) => {
     e.preventDefault();
     const f = e.dataTransfer.files[0];
     if (!f) return;
@@ -529,22 +732,51 @@
     r.readAsArrayBuffer(f);
   });
 
-  function text(id) {
-    const el = $(id), t = el.textContent;
+  let t = opts.trace;
+  let name = opts.name || (typeof t === 'string' ? t : 'trace');
+  progress(0, name + ': starting');
+  if (typeof t === 'string') {
+    t = await traceNamed(t);
+    name = opts.name || t.file || t.name;
+    const o = opts;
+    opts = { start: t.start, duration: t.duration, counters: t.counters };
+    for (const k of ['start', 'duration', 'counters']) if (o[k] !== undefined) opts[k] = o[k];
+  }
+  const res = await WebAssembly.instantiate(await module, { env, wasi_snapshot_preview1: wasi });
+  inst = res;
+  inst.exports._initialize();
+  await loadText(t.data, t.coding, t.size, name);
+  return {
+    root,
+    range: () => str(inst.exports.w_range()).split(' ').map(Number),
+    zoom: (f) => { inst.exports.w_zoom(f, canvas.clientWidth / 2); redraw(); },
+    fit: () => { inst.exports.w_fit(); redraw(); },
+  };
+  }
+
+  // The standalone page (weft html T -o x.html) carries the wasm and the
+  // trace as text the page never runs: one viewer on its body.
+  const text = (id) => {
+    const el = document.getElementById(id), t = el.textContent;
     el.remove(); // (its text, a copy of the trace, goes)
     return t;
+  };
+  const own = document.getElementById('weft-wasm');
+  if (own) {
+    const coding = own.dataset.coding;
+    api.wasm(coding, text('weft-wasm'));
+    const tr = document.getElementById('weft-trace'), d = tr.dataset;
+    const o = {
+      page: true, name: dec.decode(bytes(text('weft-name'))),
+      trace: { coding: d.coding, size: Number(d.size), data: text('weft-trace') },
+    };
+    if (d.start) o.start = Number(d.start);
+    if (d.duration) o.duration = Number(d.duration);
+    if (d.counters !== undefined) o.counters = text64(d.counters).split('\n').filter((x) => x);
+    api.mount(document.body, o);
+  } else if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', () => api.mountAll());
+  } else {
+    setTimeout(() => api.mountAll(), 0); // (after the rest of this script: the wasm)
   }
-  const wasmCoding = $('weft-wasm').dataset.coding;
-  const wasmText = text('weft-wasm'), name = dec.decode(bytes(text('weft-name')));
-  progress(0, name + ': starting');
-  // (deflated by weft html: inflated by the browser first)
-  const wasmBytes = wasmCoding === 'deflate'
-    ? new Response(new Blob([bytes(wasmText)]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer()
-    : Promise.resolve(bytes(wasmText));
-  wasmBytes.then((b) => WebAssembly.instantiate(b, { env, wasi_snapshot_preview1: wasi }))
-    .then((res) => {
-      inst = res.instance;
-      inst.exports._initialize();
-      loadPage($('weft-trace'), name);
-    });
 })();
