@@ -40,16 +40,16 @@ void weft__box_flush(struct walk *k)
 }
 
 /* The busy share of [a, b] on row r: the time its threads cover (the
- * row's prefix sums of lives, two searches from `from`). */
+ * row's prefix sums of lives, from the first thread ending at or after a,
+ * searched from `from`, to `j`, the first starting after b). */
 static double busy_share(const struct weft_view *v, int r, int64_t a, int64_t b,
-			 uint32_t from)
+			 uint32_t from, uint32_t j)
 {
 	const int64_t *s0 = v->all.t0 + v->all.off[r];
 	const int64_t *s1 = v->all.t1 + v->all.off[r];
 	const int64_t *ps = v->psum + v->all.off[r] + (uint32_t)r;
 	uint32_t n = v->all.off[r + 1] - v->all.off[r];
 	uint32_t i = weft__gallop(s1, from, n, a);
-	uint32_t j = weft__gallop_gt(s0, i, n, b); /* the first after b */
 	if (j <= i || b <= a)
 		return 0;
 	double sum = (double)(ps[j] - ps[i]);
@@ -65,12 +65,13 @@ static double busy_share(const struct weft_view *v, int r, int64_t a, int64_t b,
 #define DENSITY_STEPS 8
 
 /* A column of sub-pixel threads on a full row: a box as tall as a span
- * bar, darker the busier the column (at least a faint mark). */
-static void density(struct walk *k, int r, int c, uint32_t from)
+ * bar, darker the busier the column (at least a faint mark); its threads
+ * from `from` to `upto` (the first starting after the column). */
+static void density(struct walk *k, int r, int c, uint32_t from, uint32_t upto)
 {
 	struct weft_view *v = k->v;
 	int64_t a = tof(v, c * v->cs), b = tof(v, (c + 1) * v->cs);
-	double share = busy_share(v, r, a, b, from);
+	double share = busy_share(v, r, a, b, from, upto);
 	int q = (int)ceil(share * DENSITY_STEPS);
 	q = q < 1 ? 1 : q > DENSITY_STEPS ? DENSITY_STEPS : q;
 	if (k->ncells < MAX_CELLS) {
@@ -210,12 +211,19 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 			x1 = x0 + 1;
 			if (dense) {
 				int c = col(v, x0);
+				int64_t b = tof(v, (c + 1) * v->cs);
+				/* the next column's first thread: the first
+				 * ending at or after its start; threads of a
+				 * row do not overlap, so the first starting
+				 * after it is that one or the next */
+				uint32_t e = weft__gallop(s1, i + 1, n, b);
 				if (!weft__cov_full(cr, c, c, &next)) {
 					weft__cov_take(cr, c, c);
-					density(k, r, c, i);
+					density(k, r, c, i,
+						e < n && s0[e] <= b ? e + 1
+								    : e);
 				}
-				i = weft__gallop(s1, i + 1, n,
-						 tof(v, (c + 1) * v->cs));
+				i = e;
 				continue;
 			}
 		}

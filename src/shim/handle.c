@@ -20,8 +20,12 @@ uint64_t weft__shim_arm_labelled(const void *h, int role, const char *kind,
 		weft__shim_create_labelled(id, kind, kept, b);
 	else
 		weft_create(id, kind);
-	return weft__shim_put_labelled(h, role, id, cb, NULL, loop, kept) ? id
-									  : 0;
+	if (weft__shim_put_labelled(h, role, id, cb, NULL, loop, kept))
+		return id;
+	/* no room in the side table to follow it (counted there): ended
+	 * at once rather than left pending forever */
+	weft_cancel(id);
+	return 0;
 }
 
 uint64_t weft__shim_arm_named(const void *h, int role, const char *kind,

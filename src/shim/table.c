@@ -47,41 +47,56 @@ static unsigned slot_of(const void *key, int role)
 
 /* Finds (key, role); with `create`, makes the entry if it is missing.
  * Called with table_lock held.  NULL if absent (or the table is full: the
- * activity then goes untraced rather than mis-traced). */
+ * activity then goes untraced rather than mis-traced, and counted). */
 static struct shim_ent *find(const void *key, int role, int create)
 {
-	unsigned i = slot_of(key, role), tomb = TABLE_SIZE;
+	unsigned i = slot_of(key, role);
 	for (unsigned n = 0; n < TABLE_SIZE;
 	     n++, i = (i + 1) & (TABLE_SIZE - 1)) {
 		struct shim_ent *e = &table[i];
 		if (e->key == key && e->role == role)
 			return e;
-		if (!e->key) {
-			if (!e->role) {
-				if (!create)
-					return NULL;
-				if (tomb != TABLE_SIZE)
-					e = &table[tomb];
-				else if (table_used + 1 >= TABLE_SIZE * 3 / 4)
-					return NULL;
-				else
-					table_used++;
-				memset(e, 0, sizeof *e);
-				e->key = key;
-				e->role = role;
-				return e;
-			}
-			if (tomb == TABLE_SIZE)
-				tomb = i; /* a removed entry: reusable */
+		if (!e->key) { /* the end of the chain: absent */
+			if (!create || table_used + 1 >= TABLE_SIZE * 3 / 4)
+				return NULL;
+			table_used++;
+			memset(e, 0, sizeof *e);
+			e->key = key;
+			e->role = role;
+			return e;
 		}
 	}
 	return NULL;
 }
 
+/* Removes an entry, leaving no tombstone: the entries after it in its
+ * probe chain that may move up, do (backward-shift deletion).  With
+ * tombstones, the chains only grew and the table's free slots ran out
+ * after some 35,000 handles in a process's life, however few were live:
+ * a long-running server's later handles went untraced. */
 static void drop(struct shim_ent *e)
 {
-	e->key = NULL;
-	e->role = -1; /* a tombstone keeps probe chains intact */
+	unsigned i = (unsigned)(e - table), j = i;
+	for (;;) {
+		j = (j + 1) & (TABLE_SIZE - 1);
+		if (!table[j].key)
+			break; /* the end of the chain */
+		unsigned h = slot_of(table[j].key, table[j].role);
+		/* j stays if its home is in (i, j], cyclically */
+		if (i <= j ? (h > i && h <= j) : (h > i || h <= j))
+			continue;
+		table[i] = table[j];
+		i = j;
+	}
+	memset(&table[i], 0, sizeof table[i]);
+	table_used--;
+}
+
+/* A handle the table had no room for (more than 49,152 armed at once)
+ * goes untraced, counted: the counter weft.untraced_handles. */
+static void untraced(void)
+{
+	weft_counter_add("weft.untraced_handles", 1);
 }
 
 int weft__shim_put_labelled(const void *key, int role, uint64_t id,
@@ -98,6 +113,8 @@ int weft__shim_put_labelled(const void *key, int role, uint64_t id,
 		e->label = label;
 	}
 	unlock_table();
+	if (!e)
+		untraced();
 	return e != NULL;
 }
 
@@ -108,6 +125,8 @@ int weft__shim_put_data(const void *key, int role, void *data)
 	if (e)
 		e->data = data;
 	unlock_table();
+	if (!e)
+		untraced();
 	return e != NULL;
 }
 

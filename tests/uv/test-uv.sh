@@ -193,6 +193,26 @@ LUA
 	check knot "$(ls -S k.weft/ring k.weft/ring.* 2>/dev/null | head -1)" 3
 }
 
+# Handles that come and go, as a server's connections do: 100,000 timers
+# at 100,000 addresses one after another are every one traced (the side
+# table once ran out of room after some 35,000 in a process's life), and
+# with 60,000 armed at once, those the table has no room for are counted
+# (the counter weft.untraced_handles) and end at once, none left pending.
+t_churn() {
+	"$W" record -o ch.weft --size 256M -- "$EX/uv-churn" seq 100000 >out.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "100000 timers" ] || die "output: $(cat out.txt)"
+	"$W" stats ch.weft >st.txt || die "stats"
+	grep -Eq "^  uv_timer_t +100000 +0 +0 " st.txt || die "$(grep uv_timer_t st.txt)"
+	"$W" dump ch.weft | grep -q untraced && die "a handle untraced"
+	"$W" record -o li.weft --size 256M -- "$EX/uv-churn" live 60000 >out.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "60000 timers" ] || die "output: $(cat out.txt)"
+	"$W" stats li.weft >st.txt || die "stats"
+	grep -Eq "^  uv_timer_t +60000 +0 +0 " st.txt || die "$(grep uv_timer_t st.txt)"
+	local n
+	n=$("$W" dump li.weft | grep -c 'counter_add counter="weft.untraced_handles" delta=1')
+	[ "$n" -gt 5000 ] && [ "$n" -lt 20000 ] || die "untraced: $n"
+}
+
 # libuv loaded with dlopen() after start: traced when the program finds
 # its functions in the process (RTLD_GLOBAL, dlsym(RTLD_DEFAULT): what
 # code linked against it binds to); not when it asks the handle, which
@@ -221,4 +241,5 @@ run loop_phases t_phases
 run cxx_names_demangled t_mangled
 run knot_resolver_own_sendmmsg t_knot
 run libuv_loaded_with_dlopen t_dlopen
+run handles_come_and_go t_churn
 tap_done
