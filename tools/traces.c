@@ -200,6 +200,12 @@ static int pair_rule(struct traces *t, char *why, size_t cap)
 			goto out;
 		}
 		const struct weft_trace_info *in = weft_reader_info(r[i]);
+		if (in->writer == WEFT_WRITER_LIVE) {
+			/* (not whole yet: followed, as one run) */
+			snprintf(why, cap, "'%s' is still being written",
+				 t->path[i]);
+			goto out;
+		}
 		session[i] = in->session;
 		memcpy(comm[i], in->comm, sizeof comm[i]);
 		comm[i][sizeof comm[i] - 1] = 0;

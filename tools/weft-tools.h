@@ -102,7 +102,8 @@ const char *process_end(const struct weft_process *p, char *buf, size_t cap);
  * Two runs to compare, or parts of one run to merge (render, view): with
  * exactly two traces, they are compared when each is a whole run (a run
  * directory with its manifest, a bundle of one run, or a ring that is not
- * in a run directory), they are not of one run (their sessions differ),
+ * in a run directory; not still being written), they are not of one run
+ * (their sessions differ),
  * and their root processes ran the same program (the same command name);
  * anything else is merged.  `compare` or `merge` (the options) force it.
  * Says which on stderr in one line (with two traces), and how to get the

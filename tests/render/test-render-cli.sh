@@ -190,6 +190,15 @@ mkdir -p rd && cp bad.weft rd/ring && : >rd/manifest
 check "a ring of a run directory is not a whole run" \
 	'[ $e = 0 ] && grep -qx "weft: merging good.weft and rd/ring as one run: .rd/ring. is a ring of a run directory (--compare compares them)" err' \
 	"exit $e: $(cat err)"
+WEFT_FILE=t1.weft "$EX/ticker" 0.01 >/dev/null
+WEFT_FILE=t2.weft "$EX/ticker" 20 >/dev/null &
+tp=$!
+for _ in $(seq 50); do [ -s t2.weft ] && break; sleep 0.1; done
+"$W" render t1.weft t2.weft -o x.png 2>err; e=$?
+kill $tp 2>/dev/null; wait $tp 2>/dev/null
+check "a trace still being written is merged (followed, in the viewer)" \
+	'[ $e = 0 ] && grep -qx "weft: merging t1.weft and t2.weft as one run: .t2.weft. is still being written (--compare compares them)" err' \
+	"exit $e: $(cat err)"
 "$W" render good.weft rd/ring -o x.png --compare 2>err; e=$?
 "$W" render good.weft bad.weft bad.weft -o x.png --compare 2>err2; e2=$?
 "$W" render good.weft bad.weft -o x.png --compare --merge 2>err3; e3=$?
