@@ -8,7 +8,8 @@
 # highlights the causal chain, C shows only the chain, keys zoom and fit,
 # the counters menu hides a counter, a click on a process's header (a run
 # of two) collapses its rows, the inspector lists every entry and a click
-# on one goes to its thread (the canvas keeping its width).
+# on one goes to its thread (the canvas keeping its width); two runs to
+# compare in one window, a click selecting a thread and its partner.
 # TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
@@ -319,6 +320,32 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 		kill $vp 2>/dev/null
 		wait $vp 2>/dev/null
 	fi
+	# Two runs to compare: the ARP example's good and bad runs in one
+	# picture, the first divergence said and marked (magenta) in both
+	# halves; a click on main's red line in the bad half selects it and
+	# its partner in the good half (orange outlines in both)
+	WEFT_VIEW_ECHO=1 "$W" view good.weft bad.weft 2>ui5.log &
+	vp=$!
+	"$XD" wait "good.weft and bad.weft - weft" 20
+	sleep 1
+	"$XD" shot c1.png
+	mg=$("$PC" c1.png 204 0 204)
+	grep -qx "weft: comparing good.weft with bad.weft: two runs of arp (--merge reads them as one run)" ui5.log &&
+		grep -Eqx "compare: good.weft bad.weft, first divergence at [0-9.]+[num]?s and [0-9.]+[num]?s: a wait on ARP response \(condition\) and a wake-up of it came in opposite orders" ui5.log &&
+		[ "$mg" -gt 400 ]
+	res $? "two runs: compared in one window, the first divergence marked in both" "magenta $mg: $(head -3 ui5.log)"
+	xy=$("$XD" find 204 0 0)
+	set -- $xy
+	"$XD" click "$1" "$2"
+	sleep 0.6
+	"$XD" shot c2.png
+	og=$("$PC" c2.png 255 115 0 0 $(($2 - 150))) ob=$("$PC" c2.png 255 115 0 $(($2 - 20)) $(($2 + 20)))
+	grep -qx "select: main (partner: main)" ui5.log && grep -q "^inspect: main, " ui5.log &&
+		[ "$og" -gt 20 ] && [ "$ob" -gt 20 ]
+	res $? "two runs: a click selects the thread and its partner in the other run" \
+		"at $xy, outlines good $og bad $ob: $(grep -E '^(select|inspect)' ui5.log)"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
 	exit 0
 fi
 # GTK and fontconfig keep memory until exit by design: under the
@@ -338,6 +365,7 @@ shot() { # out trace [env...]
 }
 
 WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
+WEFT_FILE=good.weft "$EX/arp" good >/dev/null
 WEFT_FILE=all.weft "$EX/all-events" >/dev/null
 # a thread with 35 arrows, 11 labels and a long note (the inspector)
 cat >ins.c <<'EOF'
