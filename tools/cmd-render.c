@@ -54,7 +54,7 @@ static long draw_pair(void *p, const struct weft_canvas *c)
 static int render_pair(struct traces *tr, const char *out, int svg,
 		       int64_t start, int64_t duration, int w, int h,
 		       const char *search, const char *sel, int depth,
-		       int counters)
+		       int counters, const char *align)
 {
 	struct weft_reader *r[2] = {0};
 	struct weft_model *m[2] = {0};
@@ -85,6 +85,22 @@ static int render_pair(struct traces *tr, const char *out, int svg,
 	weft_pair_divergence_str(p, what, sizeof what);
 	progress_clear();
 	fprintf(stderr, "weft: %s\n", what);
+	if (align) { /* GOOD's thread and its partner at one x */
+		uint32_t t = find_thread(m[0], align, "render");
+		if (t == WEFT_NONE)
+			goto out;
+		char a[256];
+		weft_model_title(m[0], t, a, sizeof a);
+		if (weft_pair_anchor(p, 0, t)) {
+			fprintf(stderr,
+				"weft render: --align: %s has no partner in "
+				"%s\n",
+				a, tr->path[1]);
+			goto out;
+		}
+		fprintf(stderr, "weft: times from the creation of %s\n", a);
+		weft_pair_fit(p);
+	}
 	if (sel) {
 		uint32_t t = find_thread(m[0], sel, "render");
 		if (t == WEFT_NONE)
@@ -147,11 +163,12 @@ out:
 }
 
 /* Draws it, once the options are read. */
-static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
-		  int64_t start, int64_t duration, int w, int h,
-		  const char *search, const char *sel, int connected, int depth,
-		  const char *focus, int counters, const struct opt_list *hide,
-		  const struct opt_list *fold, int compare)
+static int render(const struct cmd_usage *u, struct traces *tr,
+		  const char *out, int64_t start, int64_t duration, int w,
+		  int h, const char *search, const char *sel, int connected,
+		  int depth, const char *focus, int counters,
+		  const struct opt_list *hide, const struct opt_list *fold,
+		  int compare, const char *align)
 {
 	size_t ol = strlen(out);
 	int svg = ol > 4 && !strcmp(out + ol - 4, ".svg");
@@ -161,6 +178,8 @@ static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
 				  out);
 	if (connected && !sel)
 		return opts_error(u, "--connected needs --select");
+	if (align && !compare)
+		return opts_error(u, "--align needs two runs to compare");
 	if (compare) {
 		const char *one = focus	      ? "--focus"
 				  : connected ? "--connected"
@@ -173,7 +192,7 @@ static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
 					  "compare: --merge reads them as one)",
 					  one);
 		return render_pair(tr, out, svg, start, duration, w, h, search,
-				   sel, depth, counters);
+				   sel, depth, counters, align);
 	}
 	const char *path = traces_name(tr);
 	struct weft_reader *r;
@@ -213,9 +232,8 @@ static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
 		if (t == WEFT_NONE)
 			goto fail;
 		if (weft_view_row(v, t) < 0) {
-			fprintf(stderr,
-				"weft render: %s is not laid out (not "
-				"in the chain shown?)\n",
+			fprintf(stderr, "weft render: %s is not laid out (not "
+					"in the chain shown?)\n",
 				focus);
 			goto fail;
 		}
@@ -228,9 +246,8 @@ static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
 		char *end;
 		unsigned long pid = strtoul(fold->v[i], &end, 10);
 		uint32_t k = 0;
-		while (k < np &&
-		       (*end || end == fold->v[i] || pr[k].pid != pid ||
-			weft_view_header_row(v, k) < 0))
+		while (k < np && (*end || end == fold->v[i] || pr[k].pid != pid ||
+				  weft_view_header_row(v, k) < 0))
 			k++;
 		if (k == np) {
 			fprintf(stderr,
@@ -288,84 +305,63 @@ int cmd_render(int argc, char **argv)
 {
 	struct traces tr = {0};
 	const char *out = NULL, *search = NULL, *sel = NULL;
-	const char *focus = NULL;
+	const char *focus = NULL, *align = NULL;
 	struct opt_list hide = {0}, fold = {0};
 	int64_t start = -1, duration = -1;
 	int w = 1280, h = 0, no_counters = 0, connected = 0;
 	int compare = 0, merge = 0;
 	int depth = WEFT_CHAIN_ALL;
 	const struct opt opts[] = {
-		{"-o", NULL, "OUT",
-		 "the picture to write: PNG or SVG, by the "
-		 "name's ending (.png, .svg)",
-		 OPT_STRING, &out},
-		{"--start", NULL, "T",
-		 "the left edge, counted from the start "
+		{"-o", NULL, "OUT", "the picture to write: PNG or SVG, by the "
+		 "name's ending (.png, .svg)", OPT_STRING, &out},
+		{"--start", NULL, "T", "the left edge, counted from the start "
 		 "of the trace (2.5ms, 120us, 1.2s; a bare number is seconds); "
-		 "past the end of the trace is an error",
-		 OPT_DURATION, &start, 0, 0, 1e9},
-		{"--duration", NULL, "D",
-		 "the time shown (default: to the end "
-		 "of the trace)",
-		 OPT_DURATION, &duration, 1, 0, 1e9},
-		{"--width", NULL, "W", "width in pixels, %R (default 1280)",
-		 OPT_INT, &w, 16, 16384},
-		{"--height", NULL, "H",
-		 "height in pixels, %R (default: "
-		 "what the rows need, 200 to 4000)",
-		 OPT_INT, &h, 16, 16384},
-		{"--search", NULL, "TEXT",
-		 "highlight the threads whose title "
-		 "holds TEXT (any case), and say how many",
-		 OPT_STRING, &search},
-		{"--select", NULL, "ID|LABEL",
-		 "outline a thread and highlight "
+		 "past the end of the trace is an error", OPT_DURATION, &start,
+		 0, 0, 1e9},
+		{"--duration", NULL, "D", "the time shown (default: to the end "
+		 "of the trace)", OPT_DURATION, &duration, 1, 0, 1e9},
+		{"--width", NULL, "W", "width in pixels, %R (default 1280)", OPT_INT,
+		 &w, 16, 16384},
+		{"--height", NULL, "H", "height in pixels, %R (default: "
+		 "what the rows need, 200 to 4000)", OPT_INT, &h, 16, 16384},
+		{"--search", NULL, "TEXT", "highlight the threads whose title "
+		 "holds TEXT (any case), and say how many", OPT_STRING, &search},
+		{"--select", NULL, "ID|LABEL", "outline a thread and highlight "
 		 "its causal chain, as a double click does in the viewers",
 		 OPT_STRING, &sel},
 		{"--depth", NULL, "N|all",
-		 "with --select: the chain to N arrows from the thread "
-		 "(default "
+		 "with --select: the chain to N arrows from the thread (default "
 		 "all); its size is said on standard error",
 		 OPT_FUNC, .fn = chain_depth_opt, .ctx = &depth},
-		{"--connected", NULL, NULL,
-		 "with --select: lay out only the "
-		 "chain",
-		 OPT_FLAG, &connected},
-		{"--focus", NULL, "ID|LABEL",
-		 "centre the full-size rows on this "
-		 "thread when the rows do not all fit",
-		 OPT_STRING, &focus},
-		{"--no-counters", NULL, NULL, "leave the counters out",
-		 OPT_FLAG, &no_counters},
-		{"--hide-counter", NULL, "NAME",
-		 "leave this counter out "
-		 "(repeatable)",
-		 OPT_LIST, &hide},
-		{"--collapse", NULL, "PID",
-		 "in a run of several processes (a "
+		{"--connected", NULL, NULL, "with --select: lay out only the "
+		 "chain", OPT_FLAG, &connected},
+		{"--focus", NULL, "ID|LABEL", "centre the full-size rows on this "
+		 "thread when the rows do not all fit", OPT_STRING, &focus},
+		{"--no-counters", NULL, NULL, "leave the counters out", OPT_FLAG,
+		 &no_counters},
+		{"--hide-counter", NULL, "NAME", "leave this counter out "
+		 "(repeatable)", OPT_LIST, &hide},
+		{"--collapse", NULL, "PID", "in a run of several processes (a "
 		 "group of rows each, under a header): draw this one as its "
-		 "header alone (repeatable)",
-		 OPT_LIST, &fold},
+		 "header alone (repeatable)", OPT_LIST, &fold},
 		TRACES_OPT(&tr),
 		TRACES_PAIR_OPTS(&compare, &merge),
+		{"--align", NULL, "ID|LABEL", "two runs: count times from the "
+		 "creation of this thread of GOOD and of its partner in BAD "
+		 "(default: from each run's start)", OPT_STRING, &align},
 		OPT_END,
 	};
-	const struct cmd_usage u = {"render",
-				    "[OPTIONS] TRACE... -o OUT.png|OUT.svg\n"
-				    "[OPTIONS] GOOD BAD -o OUT.png|OUT.svg",
-				    "Draws the trace as the viewers do, with "
-				    "no display: async "
-				    "threads as lines, white where they ran, "
-				    "coloured arrows, "
-				    "counters.  Times take a unit (ns, us, ms, "
-				    "s) as the viewers' "
-				    "ruler shows them.  Two whole runs of one "
-				    "program are drawn "
-				    "one above the other on one time scale, "
-				    "the first divergence "
-				    "marked (--compare, --merge: the rule in "
-				    "weft(1)).",
-				    opts, 0};
+	const struct cmd_usage u = {
+		"render",
+		"[OPTIONS] TRACE... -o OUT.png|OUT.svg\n"
+		"[OPTIONS] GOOD BAD -o OUT.png|OUT.svg",
+		"Draws the trace as the viewers do, with no display: async "
+		"threads as lines, white where they ran, coloured arrows, "
+		"counters.  Times take a unit (ns, us, ms, s) as the viewers' "
+		"ruler shows them.  Two whole runs of one program are drawn "
+		"one above the other on one time scale, the first divergence "
+		"marked (--compare, --merge: the rule in weft(1)).",
+		opts, 0};
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc < 0 && !out) {
 		traces_release(&tr);
@@ -376,7 +372,7 @@ int cmd_render(int argc, char **argv)
 	if (rc < 0)
 		rc = render(&u, &tr, out, start, duration, w, h, search, sel,
 			    connected, depth, focus, !no_counters, &hide, &fold,
-			    compare);
+			    compare, align);
 	traces_release(&tr);
 	free(hide.v);
 	free(fold.v);

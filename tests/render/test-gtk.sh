@@ -344,6 +344,12 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 		[ "$og" -gt 20 ] && [ "$ob" -gt 20 ]
 	res $? "two runs: a click selects the thread and its partner in the other run" \
 		"at $xy, outlines good $og bad $ob: $(grep -E '^(select|inspect)' ui5.log)"
+	# L lines the runs up at the selected thread: the picture moves
+	"$XD" key l
+	sleep 0.5
+	"$XD" shot c3.png
+	grep -qx "align: main" ui5.log && ! cmp -s c2.png c3.png
+	res $? "two runs: L lines them up at the selected thread" "$(grep '^align' ui5.log)"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
 	exit 0

@@ -175,6 +175,11 @@ o0=$("$PC" ps.png 255 115 0 0 "$half") o1=$("$PC" ps.png 255 115 0 "$half" "$ph"
 check "--select selects in GOOD and the aligned thread in BAD" \
 	'[ $e = 0 ] && grep -qx "weft: selected TCP connect in good.weft, its partner TCP connect in bad.weft" err &&
 	 [ "$o0" -gt 20 ] && [ "$o1" -gt 20 ]' "exit $e, outlines $o0 $o1: $(cat err)"
+"$W" render good.weft bad.weft -o pa.png --align "ARP response" 2>err; e=$?
+"$W" render good.weft -o x.png --align "ARP response" 2>err2; e2=$?
+check "--align: times from the creation of a thread and its partner" \
+	'[ $e = 0 ] && grep -qx "weft: times from the creation of ARP response" err && ! cmp -s pa.png pair.png &&
+	 [ $e2 = 2 ] && grep -q "align needs two runs to compare" err2' "exit $e $e2: $(cat err err2)"
 WEFT_FILE=f.weft "$EX/forker" >/dev/null
 "$W" render f.weft f.weft.* -o f.png 2>err; e=$?
 sf=$("$PC" f.png 64 77 115)

@@ -1500,6 +1500,24 @@ TEST(pair_side_by_side)
 	long ob = count(&p, 255, 115, 0, 0, mid, W, H - mid);
 	if (og < 40 || ob < 40)
 		FAIL("selection outlines: good %ld, bad %ld", og, ob);
+	/* lined up at the divergence's thread: its creation at one x in
+	 * both halves; an OS thread (no partner) changes nothing */
+	CHECK_EQ(weft_pair_anchor(pr, 0, d->thread[0]), 0);
+	double c0 = weft_view_x_of(weft_pair_view(pr, 0),
+				   weft_model_threads(m[0], &n)[d->thread[0]]
+					   .t_create);
+	double c1 = weft_view_x_of(weft_pair_view(pr, 1),
+				   th[d->thread[1]].t_create);
+	if (fabs(c0 - c1) > 0.5)
+		FAIL("lined up at %u/%u: x %.1f and %.1f", d->thread[0],
+		     d->thread[1], c0, c1);
+	uint32_t os = WEFT_NONE;
+	for (uint32_t i = 0; i < n && os == WEFT_NONE; i++)
+		if (th[i].flags & WEFT_THREAD_ROOT)
+			os = i;
+	CHECK(os != WEFT_NONE);
+	CHECK_EQ(weft_pair_anchor(pr, 1, os), -1);
+	CHECK_EQ(weft_pair_anchor_t(pr, 1), th[d->thread[1]].t_create);
 	/* and nothing selected clears both */
 	weft_pair_select(pr, 0, WEFT_NONE);
 	CHECK_EQ(weft_view_selected(weft_pair_view(pr, 1)), WEFT_NONE);

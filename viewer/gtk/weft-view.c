@@ -112,6 +112,7 @@ static void echo(struct app *a, const char *fmt, ...)
 }
 
 static void pair_fit(struct app *a);
+static void pair_align(struct app *a);
 static void pair_draw(struct app *a, int width, int height, cairo_t *cr);
 static const char *partner_note(struct app *a, uint32_t t, char *buf,
 				size_t cap);
@@ -435,6 +436,7 @@ enum key_do {
 	K_NEXT_MATCH,
 	K_PREV_MATCH,
 	K_ZOOM_MEASURE,
+	K_ALIGN,
 };
 
 static const struct key {
@@ -466,6 +468,8 @@ static const struct key {
 	{GDK_KEY_n, K_NEXT_MATCH, "n  Enter", "the next match of the search"},
 	{GDK_KEY_N, K_PREV_MATCH, "N  Shift+Enter", "the previous match"},
 	{GDK_KEY_z, K_ZOOM_MEASURE, "Z", "zoom to the measured range"},
+	{GDK_KEY_l, K_ALIGN, "L",
+	 "two runs: line them up at the selected thread (none: their starts)"},
 	{GDK_KEY_Escape, K_CLEAR, "Esc",
 	 "clear the selection, the search and the measure"},
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
@@ -591,6 +595,9 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		break;
 	case K_ZOOM_MEASURE:
 		weft_view_zoom_measure(a->v);
+		break;
+	case K_ALIGN:
+		pair_align(a);
 		break;
 	case K_FOCUS_UP:
 	case K_FOCUS_DOWN:
@@ -1035,6 +1042,24 @@ static void pair_fit(struct app *a)
 		weft_pair_fit(a->pair);
 	else
 		weft_view_fit(a->v);
+}
+
+/* L: the runs lined up at the selected thread and its partner (their
+ * creations at one x), or at their starts with none selected. */
+static void pair_align(struct app *a)
+{
+	if (!a->pair)
+		return;
+	char title[256];
+	uint32_t t = weft_view_selected(a->v);
+	if (weft_pair_anchor(a->pair, a->side, t)) {
+		echo(a, "align: %s has no partner",
+		     weft_model_title(a->m, t, title, sizeof title));
+		return;
+	}
+	weft_pair_sync(a->pair, a->side);
+	echo(a, "align: %s", t == WEFT_NONE ? "the starts"
+		: weft_model_title(a->m, t, title, sizeof title));
 }
 
 static void pair_draw(struct app *a, int width, int height, cairo_t *cr)
