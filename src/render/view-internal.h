@@ -137,7 +137,7 @@ struct weft_view {
 	int64_t meas0, meas1; /* the measured range (equal: none) */
 	int64_t meas_anchor;  /* where a measuring drag was pressed */
 	int64_t ruler_step;   /* of the last frame's ticks, ns */
-	double ptr_x, ptr_y; /* the pointer (x < 0: away): counters' values */
+	double ptr_x, ptr_y;  /* the pointer (x < 0: away): counters' values */
 
 	/* geometry of this frame */
 	double bottom;	    /* of the rows */

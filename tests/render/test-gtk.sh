@@ -425,6 +425,15 @@ shot search.png bad.weft WEFT_VIEW_SEARCH="tcp connect"
 y=$("$PC" search.png 255 255 0)
 if [ "${y:-0}" -gt 200 ]; then ok "search highlights in yellow"; else nok "search" "yellow $y"; fi
 
+# two runs: the search highlights in both halves (the picture saved is
+# the pair's: its halves are its two halves)
+env WEFT_VIEW_SEARCH="tcp connect" WEFT_VIEW_SCREENSHOT=cs.png timeout 60 \
+	xvfb-run -a -s "-screen 0 1400x900x24" "$W" view good.weft bad.weft >/dev/null 2>&1
+read -r _ ch < <("$PC" cs.png 2>/dev/null || echo 0 0)
+y0=$("$PC" cs.png 255 255 0 0 $((ch / 2))) y1=$("$PC" cs.png 255 255 0 $((ch / 2)) "$ch")
+if [ "${y0:-0}" -gt 100 ] && [ "${y1:-0}" -gt 100 ]; then ok "two runs: the search highlights in both"
+else nok "two runs: search" "yellow $y0 and $y1 in ${ch}px"; fi
+
 if [ -x "$XD" ]; then
 	xvfb-run -a -s "-screen 0 1400x900x24" "$0" --session "$T" >session.log 2>&1
 	while read -r verdict rest; do

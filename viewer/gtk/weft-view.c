@@ -1203,6 +1203,16 @@ static void pair_said(struct app *a)
 	     what + strlen("first divergence: "));
 }
 
+/* The search highlights in both halves (after on_search, which searches
+ * the side the pointer was last in and says its count). */
+static void pair_search(GtkSearchEntry *e, gpointer data)
+{
+	struct app *a = data;
+	const char *q = gtk_entry_get_text(GTK_ENTRY(e));
+	weft_view_search(weft_pair_view(a->pair, !a->side), q);
+	gtk_widget_queue_draw(a->area);
+}
+
 /* Two runs: the input handlers that place an event in its half. */
 static void pair_connect(struct app *a)
 {
@@ -1221,6 +1231,8 @@ static void pair_connect(struct app *a)
 		g_signal_handlers_disconnect_by_func(a->area, h[i].one, a);
 		g_signal_connect(a->area, h[i].signal, h[i].pair, a);
 	}
+	g_signal_connect_after(a->search, "search-changed",
+			       G_CALLBACK(pair_search), a);
 	g_signal_handlers_disconnect_by_func(a->win, on_key, a);
 	g_signal_connect(a->win, "key-press-event", G_CALLBACK(pair_key), a);
 }
