@@ -180,6 +180,19 @@ check "--select selects in GOOD and the aligned thread in BAD" \
 check "--align: times from the creation of a thread and its partner" \
 	'[ $e = 0 ] && grep -qx "weft: times from the creation of ARP response" err && ! cmp -s pa.png pair.png &&
 	 [ $e2 = 2 ] && grep -q "align needs two runs to compare" err2' "exit $e $e2: $(cat err err2)"
+# whole runs: run directories (weft record), and bundles of one run (weft
+# snapshot of a run)
+for r in good bad; do
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0" \
+		"$W" record -o "r$r" -- "$EX/arp" "$r" >/dev/null 2>&1
+	"$W" snapshot "r$r" -o "b$r.weft" 2>/dev/null
+done
+"$W" render rgood rbad -o x.png 2>err; e=$?
+"$W" render bgood.weft bbad.weft -o x.png 2>err2; e2=$?
+check "run directories and bundles of one run are whole runs" \
+	'[ $e = 0 ] && grep -qx "weft: comparing rgood with rbad: two runs of arp (--merge reads them as one run)" err &&
+	 [ $e2 = 0 ] && grep -qx "weft: comparing bgood.weft with bbad.weft: two runs of arp (--merge reads them as one run)" err2' \
+	"exit $e $e2: $(cat err err2)"
 WEFT_FILE=f.weft "$EX/forker" >/dev/null
 "$W" render f.weft f.weft.* -o f.png 2>err; e=$?
 sf=$("$PC" f.png 64 77 115)
