@@ -2,7 +2,8 @@
 /*
  * cmd-render.c - `weft render TRACE... -o OUT.png|OUT.svg [OPTIONS]`: draws
  * the trace with the renderer the viewers use, with no display (the
- * options: the table in cmd_render).
+ * options: the table in cmd_render); two runs to compare (traces_pair),
+ * one above the other (pair.h).
  */
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -10,9 +11,156 @@
 #include <string.h>
 
 #include "cairo-canvas.h"
+#include "pair.h"
 #include "view.h"
 #include "weft-tools.h"
 #include "weft/model.h"
+
+/* Writes the picture of what `draw` draws: 0, or 1 (said). */
+static int write_picture(const char *out, int svg, int w, int h,
+			 long (*draw)(void *, const struct weft_canvas *),
+			 void *what)
+{
+	cairo_surface_t *s =
+		svg ? cairo_svg_surface_create(out, w, h)
+		    : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_t *cr = cairo_create(s);
+	struct weft_canvas c = weft_cairo_canvas(cr);
+	draw(what, &c);
+	cairo_destroy(cr);
+	int bad = 0;
+	if (!svg)
+		bad = cairo_surface_write_to_png(s, out) !=
+		      CAIRO_STATUS_SUCCESS;
+	cairo_surface_finish(s);
+	bad |= cairo_surface_status(s) != CAIRO_STATUS_SUCCESS;
+	cairo_surface_destroy(s);
+	return bad ? error("cannot write '%s'", out) : 0;
+}
+
+static long draw_view(void *v, const struct weft_canvas *c)
+{
+	return weft_view_render(v, c);
+}
+
+static long draw_pair(void *p, const struct weft_canvas *c)
+{
+	return weft_pair_render(p, c);
+}
+
+/* Two runs, one above the other: the options that make sense of both
+ * (the time range from each run's start, the size, the search in both,
+ * the selection in GOOD with its partner in BAD). */
+static int render_pair(struct traces *tr, const char *out, int svg,
+		       int64_t start, int64_t duration, int w, int h,
+		       const char *search, const char *sel, int depth,
+		       int counters, const char *align)
+{
+	struct weft_reader *r[2] = {0};
+	struct weft_model *m[2] = {0};
+	struct weft_pair *p = NULL;
+	int rc = 1;
+	for (unsigned i = 0; i < 2; i++)
+		if (!(m[i] = traces_model_one(tr, i, &r[i])))
+			goto out;
+	if (!(p = weft_pair_new(m[0], m[1], tr->path[0], tr->path[1], w,
+				h ? h : 600)))
+		die("out of memory");
+	int64_t t0, t1, longest = 0;
+	for (int s = 0; s < 2; s++) {
+		weft_model_range(m[s], &t0, &t1);
+		longest = t1 - t0 > longest ? t1 - t0 : longest;
+	}
+	if (start > longest) {
+		char a[40], b[40];
+		progress_clear();
+		fprintf(stderr,
+			"weft render: --start %s is past the end of both runs "
+			"(%s long at most)\n",
+			fmt_dur(a, sizeof a, start),
+			fmt_dur(b, sizeof b, longest));
+		goto out;
+	}
+	char what[600];
+	weft_pair_divergence_str(p, what, sizeof what);
+	progress_clear();
+	fprintf(stderr, "weft: %s\n", what);
+	if (align) { /* GOOD's thread and its partner at one x */
+		uint32_t t = find_thread(m[0], align, "render");
+		if (t == WEFT_NONE)
+			goto out;
+		char a[256];
+		weft_model_title(m[0], t, a, sizeof a);
+		if (weft_pair_anchor(p, 0, t)) {
+			fprintf(stderr,
+				"weft render: --align: %s has no partner in "
+				"%s\n",
+				a, tr->path[1]);
+			goto out;
+		}
+		fprintf(stderr, "weft: times from the creation of %s\n", a);
+		weft_pair_fit(p);
+	}
+	if (sel) {
+		uint32_t t = find_thread(m[0], sel, "render");
+		if (t == WEFT_NONE)
+			goto out;
+		uint32_t o = weft_pair_select(p, 0, t);
+		char a[256], b[256];
+		weft_model_title(m[0], t, a, sizeof a);
+		if (o == WEFT_NONE)
+			fprintf(stderr,
+				"weft: selected %s in %s, no partner "
+				"in %s\n",
+				a, tr->path[0], tr->path[1]);
+		else
+			fprintf(stderr,
+				"weft: selected %s in %s, its partner %s in "
+				"%s\n",
+				a, tr->path[0],
+				weft_model_title(m[1], o, b, sizeof b),
+				tr->path[1]);
+		for (int s = 0; s < 2; s++) {
+			struct weft_view *v = weft_pair_view(p, s);
+			weft_view_set_chain_depth(v, depth);
+			weft_view_chain(v, s ? o : t);
+		}
+	}
+	for (int s = 0; s < 2; s++) {
+		struct weft_view *v = weft_pair_view(p, s);
+		weft_view_show_counters(v, counters);
+		if (search)
+			fprintf(stderr, "weft: '%s' matches %u threads in %s\n",
+				search, weft_view_search(v, search),
+				tr->path[s]);
+	}
+	if (!h) { /* each half as tall as its rows need (render's rule) */
+		for (int s = 0; s < 2; s++) {
+			int rows = weft_view_rows(weft_pair_view(p, s));
+			int hh = 18 + 26 * rows + 16 + 70 + 10;
+			h += hh < 200 ? 200 : hh > 2000 ? 2000 : hh;
+		}
+		h += 2 * (int)WEFT_PAIR_STRIP_H;
+		weft_pair_resize(p, w, h);
+	}
+	if (start >= 0 || duration > 0) {
+		int64_t a = start >= 0 ? start : 0;
+		weft_pair_set_range(p, a,
+				    duration > 0 ? a + duration : longest);
+	}
+	if (write_picture(out, svg, w, h, draw_pair, p))
+		goto out;
+	rc = 0;
+	for (int s = 0; s < 2; s++)
+		rc |= report_losses(r[s], tr->path[s]);
+out:
+	weft_pair_free(p);
+	for (int s = 0; s < 2; s++) {
+		weft_model_free(m[s]);
+		weft_reader_close(r[s]);
+	}
+	return rc;
+}
 
 /* Draws it, once the options are read. */
 static int render(const struct cmd_usage *u, struct traces *tr,
@@ -20,7 +168,7 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 		  int h, const char *search, const char *sel, int connected,
 		  int depth, const char *focus, int counters,
 		  const struct opt_list *hide, const struct opt_list *fold,
-		  const char *crit)
+		  const char *crit, int compare, const char *align)
 {
 	size_t ol = strlen(out);
 	int svg = ol > 4 && !strcmp(out + ol - 4, ".svg");
@@ -30,6 +178,23 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 				  out);
 	if (connected && !sel)
 		return opts_error(u, "--connected needs --select");
+	if (align && !compare)
+		return opts_error(u, "--align needs two runs to compare");
+	if (compare) {
+		const char *one = focus	      ? "--focus"
+				  : crit      ? "--path"
+				  : connected ? "--connected"
+				  : hide->n   ? "--hide-counter"
+				  : fold->n   ? "--collapse"
+					      : NULL;
+		if (one)
+			return opts_error(u,
+					  "%s draws one run (not two to "
+					  "compare: --merge reads them as one)",
+					  one);
+		return render_pair(tr, out, svg, start, duration, w, h, search,
+				   sel, depth, counters, align);
+	}
 	const char *path = traces_name(tr);
 	struct weft_reader *r;
 	struct weft_model *m = traces_model(tr, &r);
@@ -138,26 +303,12 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 	if (search)
 		fprintf(stderr, "weft: '%s' matches %u threads\n", search,
 			weft_view_search(v, search));
-	cairo_surface_t *s =
-		svg ? cairo_svg_surface_create(out, w, h)
-		    : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-	cairo_t *cr = cairo_create(s);
-	struct weft_canvas c = weft_cairo_canvas(cr);
-	weft_view_render(v, &c);
-	cairo_destroy(cr);
-	int bad = 0;
-	if (png)
-		bad = cairo_surface_write_to_png(s, out) != CAIRO_STATUS_SUCCESS;
-	cairo_surface_finish(s);
-	bad |= cairo_surface_status(s) != CAIRO_STATUS_SUCCESS;
-	cairo_surface_destroy(s);
+	int bad = write_picture(out, svg, w, h, draw_view, v);
 	weft_view_free(v);
 	weft_model_free(m);
 	int rc = report_losses(r, path);
 	weft_reader_close(r);
-	if (bad)
-		return error("cannot write '%s'", out);
-	return rc;
+	return bad ? 1 : rc;
 fail:
 	weft_view_free(v);
 	weft_model_free(m);
@@ -169,10 +320,11 @@ int cmd_render(int argc, char **argv)
 {
 	struct traces tr = {0};
 	const char *out = NULL, *search = NULL, *sel = NULL;
-	const char *focus = NULL, *crit = NULL;
+	const char *focus = NULL, *crit = NULL, *align = NULL;
 	struct opt_list hide = {0}, fold = {0};
 	int64_t start = -1, duration = -1;
 	int w = 1280, h = 0, no_counters = 0, connected = 0;
+	int compare = 0, merge = 0;
 	int depth = WEFT_CHAIN_ALL;
 	const struct opt opts[] = {
 		{"-o", NULL, "OUT", "the picture to write: PNG or SVG, by the "
@@ -212,24 +364,34 @@ int cmd_render(int argc, char **argv)
 		 "group of rows each, under a header): draw this one as its "
 		 "header alone (repeatable)", OPT_LIST, &fold},
 		TRACES_OPT(&tr),
+		TRACES_PAIR_OPTS(&compare, &merge),
+		{"--align", NULL, "ID|LABEL", "two runs: count times from the "
+		 "creation of this thread of GOOD and of its partner in BAD "
+		 "(default: from each run's start)", OPT_STRING, &align},
 		OPT_END,
 	};
 	const struct cmd_usage u = {
-		"render", "[OPTIONS] TRACE... -o OUT.png|OUT.svg",
+		"render",
+		"[OPTIONS] TRACE... -o OUT.png|OUT.svg\n"
+		"[OPTIONS] GOOD BAD -o OUT.png|OUT.svg",
 		"Draws the trace as the viewers do, with no display: async "
 		"threads as lines, white where they ran, coloured arrows, "
 		"counters.  Times take a unit (ns, us, ms, s) as the viewers' "
-		"ruler shows them.",
+		"ruler shows them.  Two whole runs of one program are drawn "
+		"one above the other on one time scale, the first divergence "
+		"marked (--compare, --merge: the rule in weft(1)).",
 		opts, 0};
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc < 0 && !out) {
 		traces_release(&tr);
 		rc = opts_usage(&u);
 	}
+	if (rc < 0 && (compare = traces_pair(&u, &tr, compare, merge)) == 2)
+		rc = 2;
 	if (rc < 0)
 		rc = render(&u, &tr, out, start, duration, w, h, search, sel,
 			    connected, depth, focus, !no_counters, &hide, &fold,
-			    crit);
+			    crit, compare, align);
 	traces_release(&tr);
 	free(hide.v);
 	free(fold.v);

@@ -2,12 +2,17 @@
 /*
  * traces.c - what every reading command accepts as its trace: one or more
  * rings, run directories and bundles (read merged, as one trace), and the
- * clock offsets a user forces on machines (--offset HOST=+-NS).
+ * clock offsets a user forces on machines (--offset HOST=+-NS); or, for
+ * render and view, two runs to compare (traces_pair: the rule).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "weft-tools.h"
 #include "weft/model.h"
@@ -108,4 +113,144 @@ struct weft_model *traces_model(struct traces *t, struct weft_reader **r)
 		return NULL;
 	}
 	return m;
+}
+
+struct weft_model *traces_model_one(struct traces *t, unsigned i,
+				    struct weft_reader **r)
+{
+	/* (the offsets are shared, not copied: never released here) */
+	struct traces *one = calloc(1, sizeof *one);
+	if (!one)
+		die("out of memory");
+	one->path[0] = t->path[i];
+	one->n = 1;
+	one->noff = t->noff;
+	memcpy(one->host, t->host, sizeof one->host);
+	memcpy(one->ns, t->ns, sizeof one->ns);
+	struct weft_model *m = traces_model(one, r);
+	free(one);
+	return m;
+}
+
+/* Whether `path` is a whole run: a run directory (its manifest), a
+ * bundle whose parts are of one run, a ring not in a run directory.
+ * NULL when it is, else why not. */
+static const char *not_whole(const char *path)
+{
+	struct stat st;
+	char *dir, buf[4096];
+	if (!strcmp(path, "-"))
+		return "standard input";
+	if (stat(path, &st))
+		return NULL; /* (opening it says what is wrong) */
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(buf, sizeof buf, "%s/manifest", path);
+		return access(buf, F_OK) ? "a directory with no manifest"
+					 : NULL;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	/* a bundle's header (32 bytes), then its entries of 80 bytes: the
+	 * run of each at byte 20 (docs/format.md, "Runs") */
+	ssize_t got = pread(fd, buf, sizeof buf, 0);
+	close(fd);
+	if (got >= 8 && !memcmp(buf, "WEFTRING", 8)) {
+		if (!(dir = strdup(path)))
+			die("out of memory");
+		snprintf(buf, sizeof buf, "%s/manifest", dirname(dir));
+		free(dir);
+		return access(buf, F_OK) ? NULL : "a ring of a run directory";
+	}
+	if (got >= 32 && !memcmp(buf, "WEFTBNDL", 8)) {
+		uint32_t count, run0 = 0, run;
+		memcpy(&count, buf + 12, 4);
+		for (uint32_t k = 0; k < count; k++) {
+			if (32 + 80 * (ssize_t)(k + 1) > got)
+				return "a bundle of many parts";
+			memcpy(&run, buf + 32 + 80 * k + 20, 4);
+			if (k && run != run0)
+				return "a bundle of several runs";
+			run0 = run;
+		}
+		return NULL;
+	}
+	return NULL; /* (not a trace: opening it says so) */
+}
+
+/* Decides by the rule of weft-tools.h: 1 compare, 0 merge, and the
+ * reason in why. */
+static int pair_rule(struct traces *t, char *why, size_t cap)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		const char *no = not_whole(t->path[i]);
+		if (no) {
+			snprintf(why, cap, "'%s' is %s", t->path[i], no);
+			return 0;
+		}
+	}
+	struct weft_reader *r[2] = {0};
+	uint64_t session[2];
+	char comm[2][33];
+	int rc = 0;
+	for (unsigned i = 0; i < 2; i++) {
+		if (weft_reader_open(&r[i], t->path[i], 0, NULL)) {
+			/* (the merge says what is wrong with it) */
+			snprintf(why, cap, "'%s' cannot be read", t->path[i]);
+			goto out;
+		}
+		const struct weft_trace_info *in = weft_reader_info(r[i]);
+		if (in->writer == WEFT_WRITER_LIVE) {
+			/* (not whole yet: followed, as one run) */
+			snprintf(why, cap, "'%s' is still being written",
+				 t->path[i]);
+			goto out;
+		}
+		session[i] = in->session;
+		memcpy(comm[i], in->comm, sizeof comm[i]);
+		comm[i][sizeof comm[i] - 1] = 0;
+	}
+	if (session[0] == session[1])
+		snprintf(why, cap, "parts of one run (session %llx)",
+			 (unsigned long long)session[0]);
+	else if (strcmp(comm[0], comm[1]))
+		snprintf(why, cap, "runs of different programs (%s, %s)",
+			 comm[0], comm[1]);
+	else {
+		snprintf(why, cap, "two runs of %s", comm[0]);
+		rc = 1;
+	}
+out:
+	weft_reader_close(r[0]);
+	weft_reader_close(r[1]);
+	return rc;
+}
+
+int traces_pair(const struct cmd_usage *u, struct traces *t, int compare,
+		int merge)
+{
+	if (compare && merge)
+		return opts_error(u, "--compare and --merge exclude each "
+				     "other");
+	if (compare && t->n != 2)
+		return opts_error(u, "--compare needs two traces (not %u)",
+				  t->n);
+	if (t->n != 2)
+		return 0;
+	char why[600];
+	int c = compare ? 1 : merge ? 0 : pair_rule(t, why, sizeof why);
+	if (compare || merge)
+		snprintf(why, sizeof why, "as asked");
+	progress_clear();
+	if (c)
+		fprintf(stderr,
+			"weft: comparing %s with %s: %s (--merge reads them "
+			"as one run)\n",
+			t->path[0], t->path[1], why);
+	else
+		fprintf(stderr,
+			"weft: merging %s and %s as one run: %s (--compare "
+			"compares them)\n",
+			t->path[0], t->path[1], why);
+	return c;
 }

@@ -98,6 +98,23 @@ struct weft_model *traces_model(struct traces *t, struct weft_reader **r);
 /* How a process ended, for a person: "exited with status 3", "killed by
  * signal 9", "exec'd", "running"... (in buf, or a constant). */
 const char *process_end(const struct weft_process *p, char *buf, size_t cap);
+/*
+ * Two runs to compare, or parts of one run to merge (render, view): with
+ * exactly two traces, they are compared when each is a whole run (a run
+ * directory with its manifest, a bundle of one run, or a ring that is not
+ * in a run directory; not still being written), they are not of one run
+ * (their sessions differ),
+ * and their root processes ran the same program (the same command name);
+ * anything else is merged.  `compare` or `merge` (the options) force it.
+ * Says which on stderr in one line (with two traces), and how to get the
+ * other.  Returns 1 (compare), 0 (merge) or 2 (a usage error, said).
+ */
+#define TRACES_PAIR_OPTS(compare, merge)                                       	{"--compare", NULL, NULL, "read two traces as two runs to compare, "   	 "one above the other on one time scale (the default for two whole "   	 "runs of one program)", OPT_FLAG, (compare)},                         	{"--merge", NULL, NULL, "read the traces as parts of one run, merged " 	 "(the default but for two whole runs of one program)", OPT_FLAG,      	 (merge)}
+int traces_pair(const struct cmd_usage *u, struct traces *t, int compare,
+		int merge);
+/* Trace i alone (with the offsets), modelled: as traces_model. */
+struct weft_model *traces_model_one(struct traces *t, unsigned i,
+				    struct weft_reader **r);
 /* "PATH", or "PATH (and N more)", for messages. */
 const char *traces_name(struct traces *t);
 void traces_release(struct traces *t);

@@ -18,6 +18,8 @@
  *   draw-counters.c  counters
  *   hover.c          what the pointer is over: a thread's tooltip
  *   draw-ruler.c     the time ruler, the pointer's time, a measured range
+ *   pair.c           two runs side by side (pair.h): two views, one time
+ *                    scale, linked selection, the first divergence
  */
 #ifndef WEFT_VIEW_INTERNAL_H
 #define WEFT_VIEW_INTERNAL_H

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* pixcount.c - `pixcount FILE.png R G B`: how many pixels are within 16/255
- * of that colour (for the viewer tests); `pixcount FILE.png`: "W H". */
+/* pixcount.c - `pixcount FILE.png R G B [Y0 Y1]`: how many pixels are
+ * within 16/255 of that colour (for the viewer tests), in the rows from Y0
+ * to Y1 (excluded) when given; `pixcount FILE.png`: "W H". */
 #include <cairo.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv)
 {
-	if (argc != 5 && argc != 2)
+	if (argc != 7 && argc != 5 && argc != 2)
 		return 2;
 	cairo_surface_t *s = cairo_image_surface_create_from_png(argv[1]);
 	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
@@ -23,8 +24,12 @@ int main(int argc, char **argv)
 	int h = cairo_image_surface_get_height(s);
 	int stride = cairo_image_surface_get_stride(s);
 	const unsigned char *d = cairo_image_surface_get_data(s);
+	int y0 = argc == 7 ? atoi(argv[5]) : 0;
+	int y1 = argc == 7 ? atoi(argv[6]) : h;
+	y0 = y0 < 0 ? 0 : y0;
+	y1 = y1 > h ? h : y1;
 	long n = 0;
-	for (int y = 0; y < h; y++)
+	for (int y = y0; y < y1; y++)
 		for (int x = 0; x < w; x++) {
 			const unsigned char *p = d + y * stride + x * 4;
 			n += abs(p[2] - r) < 16 && abs(p[1] - g) < 16 &&

@@ -11,7 +11,8 @@
 # on one goes to its thread (the canvas keeping its width), P draws the
 # selected thread's critical path; smooth scroll
 # deltas and touch (drag, pinch), which XTest cannot make, replayed
-# through the viewer's handlers (WEFT_VIEW_EVENTS).
+# through the viewer's handlers (WEFT_VIEW_EVENTS); two runs to compare
+# in one window, a click selecting a thread and its partner.
 # TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
@@ -387,6 +388,38 @@ assert abs(at(a2, s2, 500) - at(a3, s3, 500)) < 1e-4 * s2 + 25, ('pinch: not aro
 		kill $vp 2>/dev/null
 		wait $vp 2>/dev/null
 	fi
+	# Two runs to compare: the ARP example's good and bad runs in one
+	# picture, the first divergence said and marked (magenta) in both
+	# halves; a click on main's red line in the bad half selects it and
+	# its partner in the good half (orange outlines in both)
+	WEFT_VIEW_ECHO=1 "$W" view good.weft bad.weft 2>ui5.log &
+	vp=$!
+	"$XD" wait "good.weft and bad.weft - weft" 20
+	sleep 1
+	"$XD" shot c1.png
+	mg=$("$PC" c1.png 204 0 204)
+	grep -qx "weft: comparing good.weft with bad.weft: two runs of arp (--merge reads them as one run)" ui5.log &&
+		grep -Eqx "compare: good.weft bad.weft, first divergence at [0-9.]+[num]?s and [0-9.]+[num]?s: a wait on ARP response \(condition\) and a wake-up of it came in opposite orders" ui5.log &&
+		[ "$mg" -gt 400 ]
+	res $? "two runs: compared in one window, the first divergence marked in both" "magenta $mg: $(head -3 ui5.log)"
+	xy=$("$XD" find 204 0 0)
+	set -- $xy
+	"$XD" click "$1" "$2"
+	sleep 0.6
+	"$XD" shot c2.png
+	og=$("$PC" c2.png 255 115 0 0 $(($2 - 150))) ob=$("$PC" c2.png 255 115 0 $(($2 - 20)) $(($2 + 20)))
+	grep -qx "select: main (partner: main)" ui5.log && grep -q "^inspect: main, " ui5.log &&
+		[ "$og" -gt 20 ] && [ "$ob" -gt 20 ]
+	res $? "two runs: a click selects the thread and its partner in the other run" \
+		"at $xy, outlines good $og bad $ob: $(grep -E '^(select|inspect)' ui5.log)"
+	# L lines the runs up at the selected thread: the picture moves
+	"$XD" key l
+	sleep 0.5
+	"$XD" shot c3.png
+	grep -qx "align: main" ui5.log && ! cmp -s c2.png c3.png
+	res $? "two runs: L lines them up at the selected thread" "$(grep '^align' ui5.log)"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
 	exit 0
 fi
 # GTK and fontconfig keep memory until exit by design: under the
@@ -406,6 +439,7 @@ shot() { # out trace [env...]
 }
 
 WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
+WEFT_FILE=good.weft "$EX/arp" good >/dev/null
 WEFT_FILE=all.weft "$EX/all-events" >/dev/null
 # a thread with 35 arrows, 11 labels and a long note (the inspector)
 cat >ins.c <<'EOF'
@@ -458,6 +492,15 @@ else nok "high DPI" "${w1}x$h1 -> ${w2}x$h2, red $r1 -> $r2"; fi
 shot search.png bad.weft WEFT_VIEW_SEARCH="tcp connect"
 y=$("$PC" search.png 255 255 0)
 if [ "${y:-0}" -gt 200 ]; then ok "search highlights in yellow"; else nok "search" "yellow $y"; fi
+
+# two runs: the search highlights in both halves (the picture saved is
+# the pair's: its halves are its two halves)
+env WEFT_VIEW_SEARCH="tcp connect" WEFT_VIEW_SCREENSHOT=cs.png timeout 60 \
+	xvfb-run -a -s "-screen 0 1400x900x24" "$W" view good.weft bad.weft >/dev/null 2>&1
+read -r _ ch < <("$PC" cs.png 2>/dev/null || echo 0 0)
+y0=$("$PC" cs.png 255 255 0 0 $((ch / 2))) y1=$("$PC" cs.png 255 255 0 $((ch / 2)) "$ch")
+if [ "${y0:-0}" -gt 100 ] && [ "${y1:-0}" -gt 100 ]; then ok "two runs: the search highlights in both"
+else nok "two runs: search" "yellow $y0 and $y1 in ${ch}px"; fi
 
 if [ -x "$XD" ]; then
 	xvfb-run -a -s "-screen 0 1400x900x24" "$0" --session "$T" >session.log 2>&1

@@ -4,9 +4,14 @@
  * concurrency plus the long-lived rows, a repeating source keeps one row,
  * rows do not move when a live trace grows; the chain of one request is
  * its connection's few threads and the hubs it touched, a hub is shown
- * but not walked through, depth bounds the steps. */
+ * but not walked through, depth bounds the steps; two runs side by side
+ * (pair.h) keep one time scale and link their selections, with no
+ * drawing (test-render checks the picture). */
+#include <stdlib.h>
+
 #include "../harness.h"
 #include "../unit/util.h"
+#include "pair.h"
 #include "weft/model.h"
 #include "weft/weft.h"
 
@@ -468,5 +473,82 @@ TEST(chain_of_a_request)
 	close_trace(&t);
 }
 
+/* The ARP example's good and bad runs as a pair: the same span from each
+ * run's start, kept through zoom and pan in either side; a selection in
+ * one selects the aligned thread in the other; lined up at a thread, its
+ * creation and its partner's at one x. */
+TEST(pair_time_and_selection)
+{
+	const char *b = getenv("WEFT_BUILD");
+	static const char *how[2] = {"good", "bad"};
+	struct weft_reader *r[2];
+	struct weft_model *m[2];
+	char cmd[2048];
+	for (int s = 0; s < 2; s++) {
+		snprintf(cmd, sizeof cmd,
+			 "WEFT_FILE=%s %s/examples/arp %s >/dev/null",
+			 tpath(how[s]), b ? b : ".", how[s]);
+		if (system(cmd))
+			FAIL("cannot run %s", cmd);
+		CHECK_OK(weft_reader_open(&r[s], tpath(how[s]), 0, NULL));
+		CHECK_OK(weft_model_load(&m[s], r[s]));
+	}
+	struct weft_pair *p = weft_pair_new(m[0], m[1], "g", "b", 1000, 600);
+	CHECK(p != NULL);
+	int64_t start[2], end[2];
+	for (int s = 0; s < 2; s++)
+		weft_model_range(m[s], &start[s], &end[s]);
+	/* the same span from each start, in three states: fitted, zoomed
+	 * in the good side, panned from the bad one */
+	for (int k = 0; k < 3; k++) {
+		if (k == 1)
+			weft_pair_zoom(p, 3, 300);
+		if (k == 2) {
+			weft_view_pan(weft_pair_view(p, 1), 120, 0);
+			weft_pair_sync(p, 1);
+		}
+		int64_t a[2], z[2];
+		for (int s = 0; s < 2; s++)
+			weft_view_range(weft_pair_view(p, s), &a[s], &z[s]);
+		CHECK_EQ(a[0] - start[0], a[1] - start[1]);
+		CHECK_EQ(z[0] - a[0], z[1] - a[1]);
+		if (k == 0) /* fitted: the longer run whole */
+			CHECK(z[0] - a[0] >=
+			      (end[0] - start[0] > end[1] - start[1]
+				       ? end[0] - start[0]
+				       : end[1] - start[1]));
+	}
+	/* a selection in the good side selects its partner in the bad */
+	uint32_t n, tcp = WEFT_NONE;
+	char t[256];
+	weft_model_threads(m[0], &n);
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(weft_model_title(m[0], i, t, sizeof t), "TCP "
+								    "connect"))
+			tcp = i;
+	CHECK(tcp != WEFT_NONE);
+	uint32_t o = weft_pair_select(p, 0, tcp);
+	CHECK(o != WEFT_NONE);
+	CHECK_STR(weft_model_title(m[1], o, t, sizeof t), "TCP connect");
+	CHECK_EQ(weft_view_selected(weft_pair_view(p, 1)), o);
+	CHECK_EQ(weft_view_focus(weft_pair_view(p, 1)),
+		 weft_view_row(weft_pair_view(p, 1), o));
+	/* lined up at it: both creations at one x */
+	CHECK_EQ(weft_pair_anchor(p, 0, tcp), 0);
+	uint32_t n1;
+	double x0 = weft_view_x_of(weft_pair_view(p, 0),
+				   weft_model_threads(m[0], &n)[tcp].t_create);
+	double x1 = weft_view_x_of(weft_pair_view(p, 1),
+				   weft_model_threads(m[1], &n1)[o].t_create);
+	if (x0 != x1)
+		FAIL("lined up: x %.2f and %.2f", x0, x1);
+	weft_pair_free(p);
+	for (int s = 0; s < 2; s++) {
+		weft_model_free(m[s]);
+		weft_reader_close(r[s]);
+	}
+}
+
 TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
-	  T(stable_when_live), T(chain_of_a_request))
+	  T(stable_when_live), T(chain_of_a_request),
+	  T(pair_time_and_selection))

@@ -3,7 +3,8 @@
 # test-render-cli.sh - `weft render` with no display: the picture's
 # colours, search, selection with its causal chain, a critical path, only
 # the connected threads, focus, counters hidden by name, SVG, and its
-# errors.  TAP.
+# errors; two runs to compare, one above the other, and the rule that
+# tells them from parts of one run.  TAP.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}"
 W=$WEFT_BIN
@@ -159,6 +160,88 @@ if [ -x "$EX/uv-echo-split" ]; then
 	check "--collapse of no such process is an error" \
 		'[ $e = 1 ] && grep -q "no process 1 among the groups of rows" err' "exit $e: $(cat err)"
 fi
+
+# Two runs to compare: the ARP example's good and bad runs (two whole
+# runs of one program) are drawn one above the other, each half under its
+# strip (dark blue) with its ruler, the first divergence's line (magenta)
+# in both; --merge reads them as one run; rings of one run, or runs of two
+# programs, are merged, and the note says how to get the other.
+WEFT_FILE=good.weft "$EX/arp" good >/dev/null
+"$W" render good.weft bad.weft -o pair.png 2>err; e=$?
+read -r pw ph < <("$PC" pair.png)
+half=$((ph / 2))
+s0=$("$PC" pair.png 64 77 115 0 18) s1=$("$PC" pair.png 64 77 115 "$half" $((half + 18)))
+m0=$("$PC" pair.png 204 0 204 18 "$half") m1=$("$PC" pair.png 204 0 204 $((half + 18)) "$ph")
+r0=$("$PC" pair.png 224 219 189 0 "$half") r1=$("$PC" pair.png 224 219 189 "$half" "$ph")
+check "two runs of one program: compared, one above the other" \
+	'[ $e = 0 ] && grep -qx "weft: comparing good.weft with bad.weft: two runs of arp (--merge reads them as one run)" err &&
+	 grep -qx "weft: first divergence: a wait on ARP response (condition) and a wake-up of it came in opposite orders" err &&
+	 [ "$s0" -gt $((pw * 10)) ] && [ "$s1" -gt $((pw * 10)) ] && [ "$r0" -gt $((pw * 12)) ] && [ "$r1" -gt $((pw * 12)) ]' \
+	"exit $e, strips $s0 $s1, rulers $r0 $r1: $(cat err)"
+check "the first divergence marked in both halves" \
+	'[ "$m0" -gt 200 ] && [ "$m1" -gt 200 ]' "magenta $m0 $m1"
+"$W" render good.weft bad.weft -o merged.png --merge 2>err; e=$?
+sm=$("$PC" merged.png 64 77 115) mm=$("$PC" merged.png 204 0 204)
+read -r _ hm < <("$PC" merged.png)
+check "--merge reads them as one run" \
+	'[ $e = 0 ] && grep -qx "weft: merging good.weft and bad.weft as one run: as asked (--compare compares them)" err &&
+	 [ "$sm" -lt $((pw * 2)) ] && [ "$mm" = 0 ] && [ "$hm" -gt 200 ]' "exit $e, strip $sm magenta $mm: $(cat err)"
+"$W" render good.weft bad.weft -o ps.png --select "TCP connect" 2>err; e=$?
+o0=$("$PC" ps.png 255 115 0 0 "$half") o1=$("$PC" ps.png 255 115 0 "$half" "$ph")
+check "--select selects in GOOD and the aligned thread in BAD" \
+	'[ $e = 0 ] && grep -qx "weft: selected TCP connect in good.weft, its partner TCP connect in bad.weft" err &&
+	 [ "$o0" -gt 20 ] && [ "$o1" -gt 20 ]' "exit $e, outlines $o0 $o1: $(cat err)"
+"$W" render good.weft bad.weft -o pa.png --align "ARP response" 2>err; e=$?
+"$W" render good.weft -o x.png --align "ARP response" 2>err2; e2=$?
+check "--align: times from the creation of a thread and its partner" \
+	'[ $e = 0 ] && grep -qx "weft: times from the creation of ARP response" err && ! cmp -s pa.png pair.png &&
+	 [ $e2 = 2 ] && grep -q "align needs two runs to compare" err2' "exit $e $e2: $(cat err err2)"
+# whole runs: run directories (weft record), and bundles of one run (weft
+# snapshot of a run)
+for r in good bad; do
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0" \
+		"$W" record -o "r$r" -- "$EX/arp" "$r" >/dev/null 2>&1
+	"$W" snapshot "r$r" -o "b$r.weft" 2>/dev/null
+done
+"$W" render rgood rbad -o x.png 2>err; e=$?
+"$W" render bgood.weft bbad.weft -o x.png 2>err2; e2=$?
+check "run directories and bundles of one run are whole runs" \
+	'[ $e = 0 ] && grep -qx "weft: comparing rgood with rbad: two runs of arp (--merge reads them as one run)" err &&
+	 [ $e2 = 0 ] && grep -qx "weft: comparing bgood.weft with bbad.weft: two runs of arp (--merge reads them as one run)" err2' \
+	"exit $e $e2: $(cat err err2)"
+WEFT_FILE=f.weft "$EX/forker" >/dev/null
+"$W" render f.weft f.weft.* -o f.png 2>err; e=$?
+sf=$("$PC" f.png 64 77 115)
+check "the rings of one run are merged" \
+	'[ $e = 0 ] && grep -Eqx "weft: merging f.weft and f.weft.[0-9]+ as one run: parts of one run \(session [0-9a-f]+\) \(--compare compares them\)" err && [ "$sf" -lt $((pw * 2)) ]' \
+	"exit $e, strip $sf: $(cat err)"
+"$W" render good.weft all.weft -o x.png 2>err; e=$?
+check "runs of two programs are merged" \
+	'[ $e = 0 ] && grep -qx "weft: merging good.weft and all.weft as one run: runs of different programs (arp, all-events) (--compare compares them)" err' \
+	"exit $e: $(cat err)"
+mkdir -p rd && cp bad.weft rd/ring && : >rd/manifest
+"$W" render good.weft rd/ring -o x.png 2>err; e=$?
+check "a ring of a run directory is not a whole run" \
+	'[ $e = 0 ] && grep -qx "weft: merging good.weft and rd/ring as one run: .rd/ring. is a ring of a run directory (--compare compares them)" err' \
+	"exit $e: $(cat err)"
+WEFT_FILE=t1.weft "$EX/ticker" 0.01 >/dev/null
+WEFT_FILE=t2.weft "$EX/ticker" 20 >/dev/null &
+tp=$!
+for _ in $(seq 50); do [ -s t2.weft ] && break; sleep 0.1; done
+"$W" render t1.weft t2.weft -o x.png 2>err; e=$?
+kill $tp 2>/dev/null; wait $tp 2>/dev/null
+check "a trace still being written is merged (followed, in the viewer)" \
+	'[ $e = 0 ] && grep -qx "weft: merging t1.weft and t2.weft as one run: .t2.weft. is still being written (--compare compares them)" err' \
+	"exit $e: $(cat err)"
+"$W" render good.weft rd/ring -o x.png --compare 2>err; e=$?
+"$W" render good.weft bad.weft bad.weft -o x.png --compare 2>err2; e2=$?
+"$W" render good.weft bad.weft -o x.png --compare --merge 2>err3; e3=$?
+"$W" render good.weft bad.weft -o x.png --focus 0x4 2>err4; e4=$?
+check "--compare forces it; usage errors" \
+	'[ $e = 0 ] && grep -qx "weft: comparing good.weft with rd/ring: as asked (--merge reads them as one run)" err &&
+	 [ $e2 = 2 ] && grep -q "needs two traces (not 3)" err2 && [ $e3 = 2 ] && grep -q "exclude each other" err3 &&
+	 [ $e4 = 2 ] && grep -q "focus draws one run" err4' \
+	"exit $e $e2 $e3 $e4: $(cat err err2 err3 err4)"
 
 echo "1..$n"
 echo "# $((n - fails)) passed, $fails failed, 0 skipped"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test-render.c - the renderer through cairo: pixels of each arrow colour
  * where the trace has those arrows, the should-resolve line to the right
- * edge, search highlight, selection, counters, level of detail, and a
- * frame's primitives bounded on a large trace. */
+ * edge, search highlight, selection, counters, level of detail, a
+ * frame's primitives bounded on a large trace, and two runs side by side
+ * (pair.h). */
 #include <cairo.h>
 #include <math.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include "../harness.h"
 #include "../unit/util.h"
 #include "cairo-canvas.h"
+#include "pair.h"
 #include "view.h"
 #include "weft/model.h"
 #include "weft/weft.h"
@@ -1467,9 +1469,218 @@ TEST(critical_path)
 	unload(&pic);
 }
 
+/* Two runs side by side: the ARP example's good and bad runs (the wait
+ * and the signal on "ARP response" in opposite orders).  Both halves are
+ * drawn, each under its strip; they show the same time from each run's
+ * start; the first divergence is a magenta line at its time in each half
+ * (the earlier of the wait and the wake-up, as weft diff says) and its
+ * thread is outlined; a zoom acts on both; a selection in one half selects
+ * the aligned thread in the other. */
+static void pair_draw(struct pic *p, struct weft_pair *pr, int w, int h)
+{
+	if (p->s)
+		cairo_surface_destroy(p->s);
+	p->s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	cairo_t *cr = cairo_create(p->s);
+	struct weft_canvas c = weft_cairo_canvas(cr);
+	p->prims = weft_pair_render(pr, &c);
+	cairo_destroy(cr);
+	cairo_surface_flush(p->s);
+}
+
+/* The columns of a half [y0, y1) that hold at least `min` magenta pixels
+ * (the divergence's line; its label and outline are shorter): the first
+ * in *x0 and the last in *x1, or -1. */
+static void magenta_columns(struct pic *p, int y0, int y1, int min, int *x0,
+			    int *x1)
+{
+	*x0 = *x1 = -1;
+	for (int x = 0; x < cairo_image_surface_get_width(p->s); x++)
+		if (count(p, 204, 0, 204, x, y0, 1, y1 - y0) >= min) {
+			if (*x0 < 0)
+				*x0 = x;
+			*x1 = x;
+		}
+}
+
+/* The time each half shows, from its run's start. */
+static void pair_ranges(struct weft_pair *pr, int64_t r[2][2])
+{
+	for (int s = 0; s < 2; s++) {
+		int64_t a, b;
+		weft_view_range(weft_pair_view(pr, s), &r[s][0], &r[s][1]);
+		weft_model_range(weft_pair_model(pr, s), &a, &b);
+		r[s][0] -= a;
+		r[s][1] -= a;
+	}
+}
+
+TEST(pair_side_by_side)
+{
+	const char *b = getenv("WEFT_BUILD");
+	char cmd[2048], ex[1024];
+	snprintf(ex, sizeof ex, "%s/examples/arp", b ? b : ".");
+	struct weft_reader *r[2];
+	struct weft_model *m[2];
+	static const char *how[2] = {"good", "bad"};
+	for (int s = 0; s < 2; s++) {
+		snprintf(cmd, sizeof cmd, "WEFT_FILE=%s %s %s >/dev/null",
+			 tpath(how[s]), ex, how[s]);
+		if (system(cmd))
+			FAIL("cannot run %s", cmd);
+		CHECK_OK(weft_reader_open(&r[s], tpath(how[s]), 0, NULL));
+		CHECK_OK(weft_model_load(&m[s], r[s]));
+	}
+	const int W = 1280, H = 800, mid = H / 2;
+	struct weft_pair *pr =
+		weft_pair_new(m[0], m[1], "good.weft", "bad.weft", W, H);
+	CHECK(pr != NULL);
+	const struct weft_divergence *d = weft_pair_divergence(pr);
+	CHECK_EQ(d->kind, WEFT_DIV_ORDER);
+	char what[600];
+	weft_pair_divergence_str(pr, what, sizeof what);
+	CHECK_STR(what, "first divergence: a wait on ARP response (condition) "
+			"and a wake-up of it came in opposite orders");
+	/* its time in each run: the earlier of the wait and the wake-up */
+	for (int s = 0; s < 2; s++) {
+		uint32_t na;
+		const struct weft_arrow *a = weft_model_arrows(m[s], &na);
+		int64_t w = a[d->arrow[s]].t, k = a[d->other[s]].t;
+		CHECK_EQ(d->t[s], w < k ? w : k);
+	}
+	/* one time scale: the same span from each run's start */
+	int64_t rg[2][2];
+	pair_ranges(pr, rg);
+	CHECK_EQ(rg[0][0], rg[1][0]);
+	CHECK_EQ(rg[0][1], rg[1][1]);
+
+	struct pic p = {0};
+	pair_draw(&p, pr, W, H);
+	/* both halves drawn: a ruler (its pale band) and a strip each,
+	 * where pair.h puts them */
+	CHECK_EQ(weft_pair_half(pr, 1), mid);
+	for (int s = 0; s < 2; s++) {
+		int top = (int)weft_pair_top(pr, s);
+		CHECK_EQ(top, s * mid + (int)WEFT_PAIR_STRIP_H);
+		long strip = count(&p, 64, 77, 115, 0, s * mid, W,
+				   (int)WEFT_PAIR_STRIP_H);
+		long ruler = count(&p, 224, 219, 189, 0, top, W, 20);
+		if (strip < W * 10 || ruler < W * 12)
+			FAIL("half %d: strip %ld, ruler %ld pixels", s, strip,
+			     ruler);
+		/* and the rows: the thread lines (dark grey) under it */
+		long lines = count(&p, 51, 51, 51, 0, top + 20, W, mid - 40);
+		if (lines < 100)
+			FAIL("half %d: %ld pixels of thread lines", s, lines);
+	}
+	/* the divergence's line at its time in each half, nowhere else */
+	int x0, x1, lx[2];
+	for (int s = 0; s < 2; s++) {
+		int y0 = (int)weft_pair_top(pr, s);
+		magenta_columns(&p, y0, s ? H : mid, 200, &x0, &x1);
+		double x = weft_view_x_of(weft_pair_view(pr, s), d->t[s]);
+		if (x0 < 0 || fabs(x0 + 1 - x) > 1.01 || x1 != x0 + 1)
+			FAIL("half %d: line in columns %d..%d, its time at "
+			     "%.1f",
+			     s, x0, x1, x);
+		CHECK_EQ(weft_pair_divergence_x(pr, s), round(x));
+		lx[s] = x0;
+	}
+	/* its thread outlined in each half: magenta above and below its
+	 * row */
+	for (int s = 0; s < 2; s++) {
+		double rh, y = weft_view_thread_y(weft_pair_view(pr, s),
+						  d->thread[s], &rh);
+		CHECK(y >= 0);
+		y += weft_pair_top(pr, s);
+		CHECK(count(&p, 204, 0, 204, 0, (int)y - 10, W, 4) > 40);
+		CHECK(count(&p, 204, 0, 204, 0, (int)y + 6, W, 4) > 40);
+	}
+
+	/* zoom on both: out by 2 around the middle of the picture, each
+	 * line coming twice as near it (the same scale in both; in sight
+	 * however far apart the runs' timings put them) */
+	double c = W / 2.0;
+	weft_pair_zoom(pr, 0.5, c);
+	int64_t zg[2][2];
+	pair_ranges(pr, zg);
+	CHECK_EQ(zg[0][0], zg[1][0]);
+	CHECK_EQ(zg[0][1], zg[1][1]);
+	CHECK(llabs(zg[0][1] - zg[0][0] - (rg[0][1] - rg[0][0]) * 2) < 10);
+	pair_draw(&p, pr, W, H);
+	for (int s = 0; s < 2; s++) {
+		magenta_columns(&p, (int)weft_pair_top(pr, s), s ? H : mid, 200,
+				&x0, &x1);
+		double want = c + (lx[s] + 1 - c) / 2;
+		if (x0 < 0 || fabs(x0 + 1 - want) > 1.01)
+			FAIL("zoomed: half %d's line at %d, not %.1f", s, x0 + 1,
+			     want);
+	}
+	weft_pair_fit(pr);
+
+	/* a selection in the bad half selects the aligned thread in the
+	 * good one: TCP connect, both outlined in orange */
+	uint32_t n, tcp = WEFT_NONE;
+	const struct weft_thread *th = weft_model_threads(m[1], &n);
+	char t[256];
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(weft_model_title(m[1], i, t, sizeof t),
+			    "TCP connect"))
+			tcp = i;
+	CHECK(tcp != WEFT_NONE);
+	(void)th;
+	/* picked where it is drawn in the lower half */
+	double rh, ty = weft_view_thread_y(weft_pair_view(pr, 1), tcp, &rh);
+	double tx = weft_view_x_of(weft_pair_view(pr, 1), th[tcp].t_create);
+	int side = -1;
+	CHECK_EQ(weft_pair_pick(pr, tx + 20, ty + weft_pair_top(pr, 1), &side),
+		 tcp);
+	CHECK_EQ(side, 1);
+	uint32_t o = weft_pair_select(pr, 1, tcp);
+	CHECK(o != WEFT_NONE);
+	CHECK_STR(weft_model_title(m[0], o, t, sizeof t), "TCP connect");
+	CHECK_EQ(weft_view_selected(weft_pair_view(pr, 0)), o);
+	CHECK_EQ(weft_view_selected(weft_pair_view(pr, 1)), tcp);
+	CHECK_EQ(weft_pair_partner(pr, 0, o), tcp);
+	pair_draw(&p, pr, W, H);
+	long og = count(&p, 255, 115, 0, 0, 0, W, mid);
+	long ob = count(&p, 255, 115, 0, 0, mid, W, H - mid);
+	if (og < 40 || ob < 40)
+		FAIL("selection outlines: good %ld, bad %ld", og, ob);
+	/* lined up at the divergence's thread: its creation at one x in
+	 * both halves; an OS thread (no partner) changes nothing */
+	CHECK_EQ(weft_pair_anchor(pr, 0, d->thread[0]), 0);
+	double c0 = weft_view_x_of(weft_pair_view(pr, 0),
+				   weft_model_threads(m[0], &n)[d->thread[0]]
+					   .t_create);
+	double c1 = weft_view_x_of(weft_pair_view(pr, 1),
+				   th[d->thread[1]].t_create);
+	if (fabs(c0 - c1) > 0.5)
+		FAIL("lined up at %u/%u: x %.1f and %.1f", d->thread[0],
+		     d->thread[1], c0, c1);
+	uint32_t os = WEFT_NONE;
+	for (uint32_t i = 0; i < n && os == WEFT_NONE; i++)
+		if (th[i].flags & WEFT_THREAD_ROOT)
+			os = i;
+	CHECK(os != WEFT_NONE);
+	CHECK_EQ(weft_pair_anchor(pr, 1, os), -1);
+	CHECK_EQ(weft_pair_anchor_t(pr, 1), th[d->thread[1]].t_create);
+	/* and nothing selected clears both */
+	weft_pair_select(pr, 0, WEFT_NONE);
+	CHECK_EQ(weft_view_selected(weft_pair_view(pr, 1)), WEFT_NONE);
+
+	cairo_surface_destroy(p.s);
+	weft_pair_free(pr);
+	for (int s = 0; s < 2; s++) {
+		weft_model_free(m[s]);
+		weft_reader_close(r[s]);
+	}
+}
+
 TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_detail), T(labels_over_time),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(counter_values_at_pointer_names_on_top),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
-	  T(libuv_at_load), T(processes_as_groups), T(critical_path))
+	  T(libuv_at_load), T(processes_as_groups), T(critical_path),
+	  T(pair_side_by_side))

@@ -57,6 +57,15 @@
  * H", "entry K at X Y W H: TITLE" for the inspector's first entries that
  * name a thread, "check NAME at ..." when the counters menu opens,
  * "header PID at Y" for a run's processes).
+ *
+ * Two runs to compare (--compare GOOD BAD, which `weft view` passes when
+ * its rule says so): one picture of both (src/render/pair.h), GOOD above
+ * BAD on one time scale; input acts in the half it falls in and the
+ * other half follows in time; a click selects there and the aligned
+ * thread in the other half (echo "select: TITLE (partner: TITLE)"), and
+ * the inspector names the partner; F and "fit" show both runs whole;
+ * the echo starts with "compare: GOOD BAD, first divergence at T0 and
+ * T1: WHAT".  Compared runs are read as they are, not followed.
  */
 #include <cairo-svg.h>
 #include <gtk/gtk.h>
@@ -66,6 +75,7 @@
 #include <string.h>
 
 #include "cairo-canvas.h"
+#include "pair.h"
 #include "view.h"
 #include "weft/model.h"
 
@@ -90,6 +100,14 @@ struct app {
 		double x, y;
 	} finger[2];
 	int fingers;
+	/* Two runs to compare (`weft view --compare GOOD BAD`): the pair,
+	 * each side's trace and model; v, m and r are those of `side`, the
+	 * half the pointer last acted in. */
+	struct weft_pair *pair;
+	struct weft_reader *pr[2];
+	struct weft_model *pm[2];
+	const char *names[2];
+	int side;
 };
 
 static void echo(struct app *a, const char *fmt, ...)
@@ -106,8 +124,17 @@ static void echo(struct app *a, const char *fmt, ...)
 	fflush(stderr);
 }
 
+static void pair_fit(struct app *a);
+static void pair_align(struct app *a);
+static void pair_draw(struct app *a, int width, int height, cairo_t *cr);
+static const char *partner_note(struct app *a, uint32_t t, char *buf,
+				size_t cap);
+
 static void redraw(struct app *a)
 {
+	/* (two runs: the other half shows the same time as this one) */
+	if (a->pair)
+		weft_pair_sync(a->pair, a->side);
 	gtk_widget_queue_draw(a->area);
 }
 
@@ -116,6 +143,10 @@ static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer data)
 	struct app *a = data;
 	int width = gtk_widget_get_allocated_width(w);
 	int height = gtk_widget_get_allocated_height(w);
+	if (a->pair) {
+		pair_draw(a, width, height, cr);
+		return TRUE;
+	}
 	if (width != a->w || height != a->h) {
 		a->w = width;
 		a->h = height;
@@ -182,6 +213,10 @@ static void inspect(struct app *a, uint32_t t)
 			strcpy(buf + k, "\n\n");
 			weft_view_path_text(a->v, buf + k + 2, sizeof buf - k - 2);
 		}
+	}
+	if (a->pair && t != WEFT_NONE) {
+		size_t l = strlen(buf);
+		partner_note(a, t, buf + l, sizeof buf - l);
 	}
 	set_text(a->inspector, buf);
 	uint32_t n = fill_entries(a, t);
@@ -347,12 +382,23 @@ static gboolean on_release(GtkWidget *w, GdkEventButton *e, gpointer data)
 	char title[256];
 	uint32_t t = weft_view_pick(a->v, a->press_x, a->press_y);
 	weft_view_select(a->v, t);
+	if (a->pair) /* and its partner in the other half */
+		weft_pair_select(a->pair, a->side, t);
 	double rh;
 	if (weft_view_thread_y(a->v, t, &rh) >= 0 && rh < 26)
 		weft_view_set_focus(a->v, weft_view_row(a->v, t));
 	inspect(a, t);
-	echo(a, "select: %s", t == WEFT_NONE ? "none"
-		: weft_model_title(a->m, t, title, sizeof title));
+	char said[300] = "";
+	if (a->pair && t != WEFT_NONE) {
+		char who[256];
+		uint32_t o = weft_pair_partner(a->pair, a->side, t);
+		snprintf(said, sizeof said, " (partner: %s)",
+			 o == WEFT_NONE ? "none"
+					: weft_model_title(a->pm[!a->side], o,
+							   who, sizeof who));
+	}
+	echo(a, "select: %s%s", t == WEFT_NONE ? "none"
+		: weft_model_title(a->m, t, title, sizeof title), said);
 	redraw(a);
 	return TRUE;
 }
@@ -474,6 +520,7 @@ enum key_do {
 	K_PREV_MATCH,
 	K_ZOOM_MEASURE,
 	K_PATH,
+	K_ALIGN,
 };
 
 static const struct key {
@@ -508,6 +555,8 @@ static const struct key {
 	{GDK_KEY_p, K_PATH, "P",
 	 "the selected thread's critical path, and back"},
 	{GDK_KEY_P, K_PATH, NULL, NULL},
+	{GDK_KEY_l, K_ALIGN, "L",
+	 "two runs: line them up at the selected thread (none: their starts)"},
 	{GDK_KEY_Escape, K_CLEAR, "Esc",
 	 "clear the selection, the search and the measure"},
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
@@ -656,10 +705,13 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		weft_view_pan(a->v, -a->w / 5.0, 0);
 		break;
 	case K_FIT:
-		weft_view_fit(a->v);
+		pair_fit(a);
 		break;
 	case K_ZOOM_MEASURE:
 		weft_view_zoom_measure(a->v);
+		break;
+	case K_ALIGN:
+		pair_align(a);
 		break;
 	case K_FOCUS_UP:
 	case K_FOCUS_DOWN:
@@ -746,7 +798,7 @@ static void on_fit(GtkButton *b, gpointer data)
 {
 	struct app *a = data;
 	(void)b;
-	weft_view_fit(a->v);
+	pair_fit(a);
 	redraw(a);
 }
 
@@ -937,7 +989,10 @@ static int save(struct app *a, const char *out)
 	cairo_surface_set_device_scale(s, scale, scale);
 	cairo_t *cr = cairo_create(s);
 	struct weft_canvas c = weft_cairo_canvas(cr);
-	weft_view_render(a->v, &c);
+	if (a->pair)
+		weft_pair_render(a->pair, &c);
+	else
+		weft_view_render(a->v, &c);
 	cairo_destroy(cr);
 	int ok = svg || cairo_surface_write_to_png(s, out) == CAIRO_STATUS_SUCCESS;
 	cairo_surface_finish(s);
@@ -1163,16 +1218,239 @@ static GtkWidget *inspector_pane(struct app *a)
 	return col;
 }
 
-/* The command line `weft view` hands over: [--offset HOST=NS]...
- * TRACE... (NS in nanoseconds, already checked); "-" reads a bundle on
- * standard input.  Returns the number of traces, or 0 if it is wrong. */
+/* ------------------------------------------------- two runs to compare */
+
+/* Input acts in the half it falls in: that side's view, model and trace
+ * become the app's, and the event reaches the single view's handler in
+ * the view's pixels; redraw() gives the other half the same time. */
+static void pair_side(struct app *a, int side)
+{
+	a->side = side;
+	a->v = weft_pair_view(a->pair, side);
+	a->m = a->pm[side];
+	a->r = a->pr[side];
+}
+
+static double pair_y(struct app *a, double y)
+{
+	return y - weft_pair_top(a->pair, a->side);
+}
+
+static void pair_fit(struct app *a)
+{
+	if (a->pair)
+		weft_pair_fit(a->pair);
+	else
+		weft_view_fit(a->v);
+}
+
+/* L: the runs lined up at the selected thread and its partner (their
+ * creations at one x), or at their starts with none selected. */
+static void pair_align(struct app *a)
+{
+	if (!a->pair)
+		return;
+	char title[256];
+	uint32_t t = weft_view_selected(a->v);
+	if (weft_pair_anchor(a->pair, a->side, t)) {
+		echo(a, "align: %s has no partner",
+		     weft_model_title(a->m, t, title, sizeof title));
+		return;
+	}
+	weft_pair_sync(a->pair, a->side);
+	echo(a, "align: %s", t == WEFT_NONE ? "the starts"
+		: weft_model_title(a->m, t, title, sizeof title));
+}
+
+static void pair_draw(struct app *a, int width, int height, cairo_t *cr)
+{
+	if (width != a->w || height != a->h) {
+		a->w = width;
+		a->h = height;
+		weft_pair_resize(a->pair, width, height);
+	}
+	struct weft_canvas c = weft_cairo_canvas(cr);
+	weft_pair_render(a->pair, &c);
+}
+
+/* The inspector's and the echo's word on a thread's partner. */
+static const char *partner_note(struct app *a, uint32_t t, char *buf,
+				size_t cap)
+{
+	char who[256];
+	uint32_t o = weft_pair_partner(a->pair, a->side, t);
+	const char *run = a->side ? "good" : "bad";
+	if (o == WEFT_NONE)
+		snprintf(buf, cap, "\n\nno partner in the %s run (%s)", run,
+			 a->names[!a->side]);
+	else
+		snprintf(buf, cap, "\n\nits partner in the %s run (%s): %s",
+			 run, a->names[!a->side],
+			 weft_model_title(a->pm[!a->side], o, who, sizeof who));
+	return buf;
+}
+
+static gboolean pair_press(GtkWidget *w, GdkEventButton *e, gpointer data)
+{
+	struct app *a = data;
+	pair_side(a, weft_pair_side_at(a->pair, e->y));
+	GdkEventButton b = *e;
+	b.y = pair_y(a, e->y);
+	return on_press(w, &b, data);
+}
+
+static gboolean pair_release(GtkWidget *w, GdkEventButton *e, gpointer data)
+{
+	struct app *a = data; /* (the half of the press) */
+	GdkEventButton b = *e;
+	b.y = pair_y(a, e->y);
+	return on_release(w, &b, data);
+}
+
+static gboolean pair_motion(GtkWidget *w, GdkEventMotion *e, gpointer data)
+{
+	struct app *a = data;
+	if (!a->dragging && !a->measuring) {
+		int s = weft_pair_side_at(a->pair, e->y);
+		if (s != a->side) /* the pointer's time leaves the other */
+			weft_view_set_pointer(a->v, -1, -1);
+		pair_side(a, s);
+	}
+	GdkEventMotion m = *e;
+	m.y = pair_y(a, e->y);
+	return on_motion(w, &m, data);
+}
+
+static gboolean pair_scroll(GtkWidget *w, GdkEventScroll *e, gpointer data)
+{
+	struct app *a = data;
+	pair_side(a, weft_pair_side_at(a->pair, e->y));
+	GdkEventScroll k = *e;
+	k.y = pair_y(a, e->y);
+	return on_scroll(w, &k, data);
+}
+
+static gboolean pair_tooltip(GtkWidget *w, gint x, gint y, gboolean kb,
+			     GtkTooltip *tip, gpointer data)
+{
+	struct app *a = data;
+	pair_side(a, weft_pair_side_at(a->pair, y));
+	return on_tooltip(w, x, (gint)pair_y(a, y), kb, tip, data);
+}
+
+static gboolean pair_key(GtkWidget *w, GdkEventKey *e, gpointer data)
+{
+	struct app *a = data;
+	/* Esc clears both halves (the handler clears this one) */
+	if (e->keyval == GDK_KEY_Escape) {
+		struct weft_view *o = weft_pair_view(a->pair, !a->side);
+		weft_view_chain(o, WEFT_NONE);
+		weft_view_select(o, WEFT_NONE);
+		weft_view_clear_measure(o);
+	}
+	return on_key(w, e, data);
+}
+
+/* Opens both runs (as they are: not followed) and pairs them.  0, or 1
+ * (said). */
+static int pair_open(struct app *a, const char **paths,
+		     const struct weft_merge_opts *o)
+{
+	for (int s = 0; s < 2; s++) {
+		struct weft_diag d = {0};
+		int err = weft_reader_open_many(&a->pr[s], &paths[s], 1, 0, o,
+						&d);
+		if (!err && (err = weft_model_load(&a->pm[s], a->pr[s])))
+			d.msg[0] = 0;
+		if (err) {
+			fprintf(stderr, "weft: cannot read '%s': %s\n",
+				paths[s],
+				d.msg[0] ? d.msg : weft_strerror(err));
+			return 1;
+		}
+		a->names[s] = paths[s];
+	}
+	a->pair = weft_pair_new(a->pm[0], a->pm[1], paths[0], paths[1], a->w,
+				a->h);
+	if (!a->pair) {
+		fprintf(stderr, "weft: out of memory\n");
+		return 1;
+	}
+	pair_side(a, 0);
+	return 0;
+}
+
+/* For tests: the runs and their first divergence, at its time in each. */
+static void pair_said(struct app *a)
+{
+	char what[600], t[2][40];
+	const struct weft_divergence *d = weft_pair_divergence(a->pair);
+	weft_pair_divergence_str(a->pair, what, sizeof what);
+	if (d->kind == WEFT_DIV_NONE) {
+		echo(a, "compare: %s %s, %s", a->names[0], a->names[1], what);
+		return;
+	}
+	for (int s = 0; s < 2; s++) {
+		int64_t t0, t1;
+		weft_model_range(a->pm[s], &t0, &t1);
+		if (d->t[s] == INT64_MIN)
+			snprintf(t[s], sizeof t[s], "none");
+		else
+			weft_view_dur_str(d->t[s] - t0, t[s], sizeof t[s]);
+	}
+	echo(a, "compare: %s %s, first divergence at %s and %s: %s",
+	     a->names[0], a->names[1], t[0], t[1],
+	     what + strlen("first divergence: "));
+}
+
+/* The search highlights in both halves (after on_search, which searches
+ * the side the pointer was last in and says its count). */
+static void pair_search(GtkSearchEntry *e, gpointer data)
+{
+	struct app *a = data;
+	const char *q = gtk_entry_get_text(GTK_ENTRY(e));
+	weft_view_search(weft_pair_view(a->pair, !a->side), q);
+	gtk_widget_queue_draw(a->area);
+}
+
+/* Two runs: the input handlers that place an event in its half. */
+static void pair_connect(struct app *a)
+{
+	static const struct {
+		const char *signal;
+		gpointer one;
+		GCallback pair;
+	} h[] = {
+		{"query-tooltip", on_tooltip, G_CALLBACK(pair_tooltip)},
+		{"scroll-event", on_scroll, G_CALLBACK(pair_scroll)},
+		{"button-press-event", on_press, G_CALLBACK(pair_press)},
+		{"button-release-event", on_release, G_CALLBACK(pair_release)},
+		{"motion-notify-event", on_motion, G_CALLBACK(pair_motion)},
+	};
+	for (size_t i = 0; i < sizeof h / sizeof *h; i++) {
+		g_signal_handlers_disconnect_by_func(a->area, h[i].one, a);
+		g_signal_connect(a->area, h[i].signal, h[i].pair, a);
+	}
+	g_signal_connect_after(a->search, "search-changed",
+			       G_CALLBACK(pair_search), a);
+	g_signal_handlers_disconnect_by_func(a->win, on_key, a);
+	g_signal_connect(a->win, "key-press-event", G_CALLBACK(pair_key), a);
+}
+
+/* The command line `weft view` hands over: [--compare] [--offset
+ * HOST=NS]... TRACE... (NS in nanoseconds, already checked; --compare:
+ * two runs to compare); "-" reads a bundle on standard input.  Returns the number of traces, or 0 if it is wrong. */
 #define VIEW_MAX_OFFSETS 64
 static unsigned view_args(int argc, char **argv, const char **paths,
 			  struct weft_merge_opts *o, const char **host,
-			  int64_t *ns)
+			  int64_t *ns, int *compare)
 {
 	unsigned n = 0;
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--compare")) {
+			*compare = 1;
+			continue;
+		}
 		if (strcmp(argv[i], "--offset")) {
 			paths[n++] = argv[i];
 			continue;
@@ -1203,33 +1481,42 @@ int main(int argc, char **argv)
 	const char *host[VIEW_MAX_OFFSETS];
 	int64_t ns[VIEW_MAX_OFFSETS];
 	struct weft_merge_opts o = {.offset_host = host, .offset_ns = ns};
-	unsigned n = view_args(argc, argv, paths, &o, host, ns);
-	if (!n) {
+	int compare = 0;
+	unsigned n = view_args(argc, argv, paths, &o, host, ns, &compare);
+	if (!n || (compare && n != 2)) {
 		fprintf(stderr, "usage: weft view [--offset HOST=NS]... "
-				"TRACE...|-\n");
+				"TRACE...|-\n"
+				"       weft view --compare GOOD BAD\n");
 		return 2;
 	}
 	struct app a = {.path = paths[0], .w = 1200, .h = 600};
+	if (compare && pair_open(&a, paths, &o))
+		return 1;
 	struct weft_diag d = {0};
 	/* Several traces (rings, runs) are followed together, as one run:
 	 * rings that appear later join (docs/runs.md, "Following"). */
-	int err = weft_reader_open_many(&a.r, paths, n, WEFT_READ_FOLLOW, &o,
-					&d);
+	int err = a.pair ? 0
+			 : weft_reader_open_many(&a.r, paths, n,
+						 WEFT_READ_FOLLOW, &o, &d);
 	if (err) {
 		fprintf(stderr, "weft: cannot read '%s': %s\n", a.path,
 			d.msg[0] ? d.msg : weft_strerror(err));
 		return 1;
 	}
-	if ((err = weft_model_load(&a.m, a.r))) {
+	if (!a.pair && (err = weft_model_load(&a.m, a.r))) {
 		fprintf(stderr, "weft: cannot model '%s': %s\n", a.path,
 			weft_strerror(err));
 		return 1;
 	}
-	a.v = weft_view_new(a.m, a.w, a.h);
+	if (!a.pair)
+		a.v = weft_view_new(a.m, a.w, a.h);
 
 	a.win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
 	char title[4300];
-	if (n > 1)
+	if (a.pair)
+		snprintf(title, sizeof title, "%s and %s - weft", paths[0],
+			 paths[1]);
+	else if (n > 1)
 		snprintf(title, sizeof title, "%s (and %u more) - weft",
 			 a.path, n - 1);
 	else
@@ -1331,6 +1618,10 @@ int main(int argc, char **argv)
 	gtk_container_add(GTK_CONTAINER(a.win), box);
 	counters_menu(&a);
 	a.echo = getenv("WEFT_VIEW_ECHO") != NULL;
+	if (a.pair) {
+		pair_connect(&a);
+		pair_said(&a);
+	}
 	gtk_widget_show_all(a.win);
 	gtk_widget_grab_focus(a.area); /* (not the first button) */
 	if (a.echo)
@@ -1339,7 +1630,8 @@ int main(int argc, char **argv)
 	const char *q = getenv("WEFT_VIEW_SEARCH");
 	if (q)
 		gtk_entry_set_text(GTK_ENTRY(a.search), q);
-	g_timeout_add(200, on_tick, &a);
+	if (!a.pair) /* (compared runs are read as they are) */
+		g_timeout_add(200, on_tick, &a);
 	if (getenv("WEFT_VIEW_EVENTS"))
 		g_timeout_add(600, on_replay, &a); /* once drawn */
 	if (getenv("WEFT_VIEW_SCREENSHOT")) {
@@ -1348,9 +1640,17 @@ int main(int argc, char **argv)
 			      &a);
 	}
 	gtk_main();
-	weft_view_free(a.v);
-	weft_model_free(a.m);
-	weft_reader_close(a.r);
+	if (a.pair) {
+		weft_pair_free(a.pair);
+		for (int s = 0; s < 2; s++) {
+			weft_model_free(a.pm[s]);
+			weft_reader_close(a.pr[s]);
+		}
+	} else {
+		weft_view_free(a.v);
+		weft_model_free(a.m);
+		weft_reader_close(a.r);
+	}
 	for (unsigned i = 0; i < o.noffsets; i++)
 		g_free((char *)host[i]);
 	g_free(paths);
