@@ -210,7 +210,9 @@ t_churn() {
 	grep -Eq "^  uv_timer_t +60000 +0 +0 " st.txt || die "$(grep uv_timer_t st.txt)"
 	local n
 	n=$("$W" dump li.weft | grep -c 'counter_add counter="weft.untraced_handles" delta=1')
-	[ "$n" -gt 5000 ] && [ "$n" -lt 20000 ] || die "untraced: $n"
+	# (timers beyond the table's 49,152, and closes while it is full: how
+	# many depends on the order they fire in, slower under ASan)
+	[ "$n" -gt 5000 ] && [ "$n" -lt 60000 ] || die "untraced: $n"
 }
 
 # libuv loaded with dlopen() after start: traced when the program finds
