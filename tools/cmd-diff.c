@@ -56,32 +56,6 @@ static const char *done_to(int kind)
 	return "touched by";
 }
 
-/* What the actor did, as a verb phrase ("waits on", "signals"). */
-static const char *does(int kind)
-{
-	switch (kind) {
-	case WEFT_ARROW_CREATE:
-		return "creates";
-	case WEFT_ARROW_READ:
-		return "reads";
-	case WEFT_ARROW_READ_FAILED:
-		return "reads the failure of";
-	case WEFT_ARROW_TRY_READ:
-		return "waits on";
-	case WEFT_ARROW_RESOLVE:
-		return "resolves";
-	case WEFT_ARROW_FAIL:
-		return "fails";
-	case WEFT_ARROW_SIGNAL:
-		return "signals";
-	case WEFT_ARROW_BECOME:
-		return "is what became";
-	case WEFT_ARROW_CANCEL:
-		return "cancels";
-	}
-	return "touches";
-}
-
 /* How a thread ended, in a sentence (the model's table; "at the end"
  * says of the trace). */
 static const char *end_word(int end)
@@ -290,7 +264,7 @@ static void headline(const struct weft_align *al,
 		ends(x, &on, &act);
 		printf("in the %s run only, ", side_name[s]);
 		title(M[s], act);
-		printf(" %s ", does(x->kind));
+		printf(" %s ", weft_arrow_verb(x->kind));
 		title(M[s], on);
 		printf(" (at %s s)\n", at(M[s], t1, sizeof t1, x->t));
 		break;
@@ -312,10 +286,12 @@ static void headline(const struct weft_align *al,
 						*second = first == w ? k : w;
 			printf("  %s:%s ", side_name[s], s ? " " : "");
 			title(M[s], first->from);
-			printf(" %s it at %s s, then ", does(first->kind),
+			printf(" %s it at %s s, then ",
+			       weft_arrow_verb(first->kind),
 			       at(M[s], t1, sizeof t1, first->t));
 			title(M[s], second->from);
-			printf(" %s it at %s s\n", does(second->kind),
+			printf(" %s it at %s s\n",
+			       weft_arrow_verb(second->kind),
 			       at(M[s], t2, sizeof t2, second->t));
 		}
 		break;

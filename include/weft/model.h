@@ -91,30 +91,31 @@ struct weft_run {
 	uint32_t thread, stream;
 };
 
-/* The kinds of arrows: X(ENUM, "name", red, green, blue), the colour
- * every viewer draws them in.  Expanded into enum weft_arrow_kind,
- * weft_arrow_name() and weft_arrow_color(). */
+/* The kinds of arrows: X(ENUM, "name", "what from does to", red, green,
+ * blue), the colour every viewer draws them in.  Expanded into enum
+ * weft_arrow_kind, weft_arrow_name(), weft_arrow_verb() and
+ * weft_arrow_color(). */
 #define WEFT_ARROW_MAP(X)                                                      \
 	/* from created to */                                                  \
-	X(CREATE, "created", 0.2, 0.2, 0.2)                                    \
+	X(CREATE, "created", "creates", 0.2, 0.2, 0.2)                                    \
 	/* to read from's result (from had resolved) */                        \
-	X(READ, "read", 0, 0, 1)                                               \
+	X(READ, "read", "reads", 0, 0, 1)                                               \
 	/* to read from's failure */                                           \
-	X(READ_FAILED, "read failure", 1, 0, 0)                                \
+	X(READ_FAILED, "read failure", "reads the failure of", 1, 0, 0)                                \
 	/* from waited on to, not ready */                                     \
-	X(TRY_READ, "waited on (not ready)", 0.8, 0.8, 0.4)                    \
+	X(TRY_READ, "waited on (not ready)", "waits on", 0.8, 0.8, 0.4)                    \
 	/* from resolved to */                                                 \
-	X(RESOLVE, "resolved", 0, 0.5, 0)                                      \
+	X(RESOLVE, "resolved", "resolves", 0, 0.5, 0)                                      \
 	/* from made to fail */                                                \
-	X(FAIL, "failed", 1, 0, 0)                                             \
+	X(FAIL, "failed", "fails", 1, 0, 0)                                             \
 	/* from signalled to */                                                \
-	X(SIGNAL, "signalled", 1, 0.6, 0)                                      \
+	X(SIGNAL, "signalled", "signals", 1, 0.6, 0)                                      \
 	/* from was replaced by to */                                          \
-	X(BECOME, "became", 0.2, 0.2, 0.2)                                     \
+	X(BECOME, "became", "is what became", 0.2, 0.2, 0.2)                                     \
 	/* from cancelled to */                                                \
-	X(CANCEL, "cancelled", 0.5, 0.5, 0.5)
+	X(CANCEL, "cancelled", "cancels", 0.5, 0.5, 0.5)
 
-#define WEFT__ARROW_ENUM(E, name, r, g, b) WEFT_ARROW_##E,
+#define WEFT__ARROW_ENUM(E, name, verb, r, g, b) WEFT_ARROW_##E,
 enum weft_arrow_kind { WEFT_ARROW_MAP(WEFT__ARROW_ENUM) WEFT_ARROW_KINDS };
 
 /* WEFT_ARROW_TRY_READ that a read of the same thread by the same reader
@@ -406,6 +407,10 @@ WEFT_API const char *weft_verdict_name(int verdict);
  * range), and the colour viewers draw it in (components 0..1). */
 WEFT_API const char *weft_arrow_name(int kind);
 WEFT_API void weft_arrow_color(int kind, double rgb[3]);
+/* What the actor of an arrow does, as a verb phrase: "waits on",
+ * "signals", "reads the failure of" ("touches" out of range; the actor
+ * of a read or a become is its `to`). */
+WEFT_API const char *weft_arrow_verb(int kind);
 
 /*
  * Repeating sources.  A thread *continues* its creator when it is the

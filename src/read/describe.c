@@ -48,14 +48,22 @@ const char *weft_process_says(int end, int status, char *buf, size_t cap)
 	return "running";
 }
 
-#define ARROW_NAME(E, name, r, g, b) name,
-#define ARROW_RGB(E, name, r, g, b) {r, g, b},
+#define ARROW_NAME(E, name, verb, r, g, b) name,
+#define ARROW_VERB(E, name, verb, r, g, b) verb,
+#define ARROW_RGB(E, name, verb, r, g, b) {r, g, b},
 static const char *const arrow_names[] = {WEFT_ARROW_MAP(ARROW_NAME)};
+static const char *const arrow_verbs[] = {WEFT_ARROW_MAP(ARROW_VERB)};
 static const double arrow_rgb[][3] = {WEFT_ARROW_MAP(ARROW_RGB)};
 
 const char *weft_arrow_name(int kind)
 {
 	return kind >= 0 && kind < WEFT_ARROW_KINDS ? arrow_names[kind] : "?";
+}
+
+const char *weft_arrow_verb(int kind)
+{
+	return kind >= 0 && kind < WEFT_ARROW_KINDS ? arrow_verbs[kind]
+						    : "touches";
 }
 
 void weft_arrow_color(int kind, double rgb[3])

@@ -294,32 +294,6 @@ uint32_t weft_pair_select(struct weft_pair *p, int side, uint32_t thread)
 
 /* ----------------------------------------------------------- divergence */
 
-/* What the actor did, as a verb phrase (`weft diff`'s words). */
-static const char *does(int kind)
-{
-	switch (kind) {
-	case WEFT_ARROW_CREATE:
-		return "creates";
-	case WEFT_ARROW_READ:
-		return "reads";
-	case WEFT_ARROW_READ_FAILED:
-		return "reads the failure of";
-	case WEFT_ARROW_TRY_READ:
-		return "waits on";
-	case WEFT_ARROW_RESOLVE:
-		return "resolves";
-	case WEFT_ARROW_FAIL:
-		return "fails";
-	case WEFT_ARROW_SIGNAL:
-		return "signals";
-	case WEFT_ARROW_BECOME:
-		return "is what became";
-	case WEFT_ARROW_CANCEL:
-		return "cancels";
-	}
-	return "touches";
-}
-
 /* A thread's title, with its kind when the title is its label. */
 static const char *title(const struct weft_model *m, uint32_t t, char *buf,
 			 size_t cap)
@@ -384,7 +358,8 @@ size_t weft_pair_divergence_str(const struct weft_pair *p, char *buf,
 		n = snprintf(buf, cap,
 			     "first divergence: in the %s run only, %s %s %s",
 			     side[s], title(p->m[s], act, a, sizeof a),
-			     does(x->kind), title(p->m[s], on, b, sizeof b));
+			     weft_arrow_verb(x->kind),
+			     title(p->m[s], on, b, sizeof b));
 		break;
 	}
 	case WEFT_DIV_ORDER:
