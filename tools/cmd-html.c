@@ -475,14 +475,7 @@ int cmd_html(int argc, char **argv)
 		opts,
 		0,
 	};
-	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
-	if (!ops)
-		die("out of memory");
-	int nops, rc = opts_parse(&u, argc, argv, ops, &nops, NULL);
-	for (int i = 0; rc < 0 && i < nops; i++)
-		if (traces_add(&tr, ops[i]))
-			rc = opts_error(&u, "more than %d traces", TRACES_MAX);
-	free(ops);
+	int rc = parse_operands(&u, argc, argv, &tr);
 	if (rc < 0 && runtime &&
 	    (embed || tr.n || ename || ini.start >= 0 || ini.duration > 0 ||
 	     ini.counters.n))

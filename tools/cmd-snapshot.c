@@ -105,14 +105,7 @@ int cmd_snapshot(int argc, char **argv)
 		"running process's tree.  Every reading command reads a "
 		"bundle as it reads the run.",
 		opts, 0};
-	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
-	if (!ops)
-		die("out of memory");
-	int nops, rc = opts_parse(&u, argc, argv, ops, &nops, NULL);
-	for (int i = 0; rc < 0 && i < nops; i++)
-		if (traces_add(&tr, ops[i]))
-			rc = opts_error(&u, "more than %d traces", TRACES_MAX);
-	free(ops);
+	int rc = parse_operands(&u, argc, argv, &tr);
 	if (rc < 0 && (!out || !tr.n == !pid))
 		rc = opts_usage(&u);
 	if (rc >= 0) {

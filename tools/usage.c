@@ -367,8 +367,8 @@ uint32_t find_thread(const struct weft_model *m, const char *q,
 	return WEFT_NONE;
 }
 
-int parse_traces(const struct cmd_usage *u, int argc, char **argv,
-		 struct traces *t)
+int parse_operands(const struct cmd_usage *u, int argc, char **argv,
+		   struct traces *t)
 {
 	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
 	if (!ops)
@@ -377,9 +377,16 @@ int parse_traces(const struct cmd_usage *u, int argc, char **argv,
 	for (int i = 0; rc < 0 && i < nops; i++)
 		if (traces_add(t, ops[i]))
 			rc = opts_error(u, "more than %d traces", TRACES_MAX);
+	free(ops);
+	return rc;
+}
+
+int parse_traces(const struct cmd_usage *u, int argc, char **argv,
+		 struct traces *t)
+{
+	int rc = parse_operands(u, argc, argv, t);
 	if (rc < 0 && !t->n)
 		rc = opts_usage(u);
-	free(ops);
 	if (rc >= 0)
 		traces_release(t);
 	return rc;

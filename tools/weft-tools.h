@@ -87,9 +87,12 @@ int traces_offset(void *t, const char *v, char *why, size_t cap);
 	 "several machines are read together; repeatable",                     \
 	 OPT_FUNC, .fn = traces_offset, .ctx = (t)}
 int traces_add(struct traces *t, const char *path);
-/* Parses a reading command's arguments by its table: every operand a
- * trace, one at least.  -1 to go on, else the exit status (traces
- * released). */
+/* Parses a command's arguments by its table, every operand a trace (none
+ * is fine): -1 to go on, else the exit status. */
+int parse_operands(const struct cmd_usage *u, int argc, char **argv,
+		   struct traces *t);
+/* The same for a reading command: one trace at least.  -1 to go on, else
+ * the exit status (traces released). */
 int parse_traces(const struct cmd_usage *u, int argc, char **argv,
 		 struct traces *t);
 /* Opens them (a clear error, and NULL, on failure). */
