@@ -126,7 +126,6 @@ static void echo(struct app *a, const char *fmt, ...)
 
 static void pair_fit(struct app *a);
 static void pair_align(struct app *a);
-static void pair_draw(struct app *a, int width, int height, cairo_t *cr);
 static const char *partner_note(struct app *a, uint32_t t, char *buf,
 				size_t cap);
 
@@ -143,17 +142,19 @@ static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer data)
 	struct app *a = data;
 	int width = gtk_widget_get_allocated_width(w);
 	int height = gtk_widget_get_allocated_height(w);
-	if (a->pair) {
-		pair_draw(a, width, height, cr);
-		return TRUE;
-	}
 	if (width != a->w || height != a->h) {
 		a->w = width;
 		a->h = height;
-		weft_view_resize(a->v, width, height);
+		if (a->pair)
+			weft_pair_resize(a->pair, width, height);
+		else
+			weft_view_resize(a->v, width, height);
 	}
 	struct weft_canvas c = weft_cairo_canvas(cr);
-	weft_view_render(a->v, &c);
+	if (a->pair)
+		weft_pair_render(a->pair, &c);
+	else
+		weft_view_render(a->v, &c);
 	return TRUE;
 }
 
@@ -1260,17 +1261,6 @@ static void pair_align(struct app *a)
 	weft_pair_sync(a->pair, a->side);
 	echo(a, "align: %s", t == WEFT_NONE ? "the starts"
 		: weft_model_title(a->m, t, title, sizeof title));
-}
-
-static void pair_draw(struct app *a, int width, int height, cairo_t *cr)
-{
-	if (width != a->w || height != a->h) {
-		a->w = width;
-		a->h = height;
-		weft_pair_resize(a->pair, width, height);
-	}
-	struct weft_canvas c = weft_cairo_canvas(cr);
-	weft_pair_render(a->pair, &c);
 }
 
 /* The inspector's and the echo's word on a thread's partner. */
