@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define WEFT_ENABLE 1
@@ -144,12 +145,20 @@ static void after_fork_child(void)
 	weft__stream_forget();
 	weft__early_nested = 0;
 	if (g.fd >= 0) {
-		/* close(), not LOCK_UN: the lock belongs to the open file
-		 * description that the parent still uses. */
-		close(g.fd);
+		/* close, not LOCK_UN: the lock belongs to the open file
+		 * description that the parent still uses (the system call:
+		 * close() is the shims' wrapper in the preloaded library) */
+		syscall(SYS_close, g.fd);
 		g.fd = -1;
 	}
-	if (on && state == RING_READY) {
+	if (on && state == RING_READY && !g.stale_base) {
+		/* never written again here; unmapped if this process makes
+		 * a ring of its own (weft__ring_create) */
+		g.stale_base = g.base;
+		g.stale_size = g.size;
+		g.stale_priv = g.priv;
+		g.stale_priv_size = g.priv_size;
+	} else if (on && state == RING_READY) {
 		munmap(g.base, g.size);
 		munmap(g.priv, g.priv_size);
 	}

@@ -96,6 +96,12 @@ struct weft__rec {
 	uint32_t nhash_cap;
 	size_t priv_size;
 	void *priv;
+	/* A forked child's copies of its parent's ring and private state,
+	 * unmapped when it makes its own ring rather than at fork: most
+	 * children exec at once, which unmaps them anyway (two system calls
+	 * fewer in every fork of a traced program). */
+	void *stale_base, *stale_priv;
+	size_t stale_size, stale_priv_size;
 	int fd;
 	unsigned flags;
 	uint32_t text_cap; /* longest text an event may carry */

@@ -275,6 +275,11 @@ static int publish(int fd, const char *target, char *tmp)
 int weft__ring_create(const char *name, size_t bytes, unsigned flags,
 		      uint64_t session)
 {
+	if (g.stale_base) { /* the parent's, kept since fork (env.c) */
+		munmap(g.stale_base, g.stale_size);
+		munmap(g.stale_priv, g.stale_priv_size);
+		g.stale_base = g.stale_priv = NULL;
+	}
 	struct weft__layout L;
 	int err = weft__ring_layout(bytes, &L);
 	if (err)
