@@ -395,6 +395,8 @@ assert abs(at(a2, s2, 500) - at(a3, s3, 500)) < 1e-4 * s2 + 25, ('pinch: not aro
 	WEFT_VIEW_ECHO=1 "$W" view good.weft bad.weft 2>ui5.log &
 	vp=$!
 	"$XD" wait "good.weft and bad.weft - weft" 20
+	# (drawn once it said what it compares: a loaded machine is slow)
+	for _ in $(seq 100); do grep -q "^compare: " ui5.log && break; sleep 0.1; done
 	sleep 1
 	"$XD" shot c1.png
 	mg=$("$PC" c1.png 204 0 204)
@@ -405,6 +407,7 @@ assert abs(at(a2, s2, 500) - at(a3, s3, 500)) < 1e-4 * s2 + 25, ('pinch: not aro
 	xy=$("$XD" find 204 0 0)
 	set -- $xy
 	"$XD" click "$1" "$2"
+	for _ in $(seq 50); do grep -q "^select: " ui5.log && break; sleep 0.1; done
 	sleep 0.6
 	"$XD" shot c2.png
 	og=$("$PC" c2.png 255 115 0 0 $(($2 - 150))) ob=$("$PC" c2.png 255 115 0 $(($2 - 20)) $(($2 + 20)))
