@@ -222,8 +222,8 @@ static void unload(void)
 	if (pair || pm[0]) {
 		weft_pair_free(pair);
 		pair = NULL;
-		if (pm[0] && model != pm[0] && model != pm[1]) {
-			/* (a second run still being read) */
+		if (!pm[1]) {
+			/* (the second run, not yet paired: its own) */
 			weft_model_free(model);
 			weft_reader_close(reader);
 			free(trace);
