@@ -9,7 +9,9 @@
  * built with weft; making the file needs no compiler.  With zlib, the
  * trace is deflated first: a page a third the size, which the browser
  * parses and inflates (DecompressionStream) faster than it parses the
- * base64 of the whole.
+ * base64 of the whole.  Two runs to compare (traces_pair: `weft html GOOD
+ * BAD`): both in the page, which shows them one above the other as `weft
+ * view GOOD BAD` does (not with --embed).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -253,33 +255,30 @@ static char *default_name(const char *path)
 	return s;
 }
 
-/* Writes the page (or with --embed, the trace's script). */
-static int html(struct traces *trp, const char *out, int embed,
-		const char *ename, const struct initial *ini)
+/* A trace as the page carries it: its readable packets, their time
+ * span (*len, ns) and which of --counters' names it has (seen[i] set).
+ * 0, 1 (losses, said) or -1 (an error, said). */
+static int grab(struct traces *trp, const struct initial *ini, void **trace,
+		size_t *tl, int64_t *len, char *seen)
 {
-	int bad, rc;
-	const char *path = traces_name(trp), *first = trp->path[0];
-	size_t tl, wl = 0, jl = 0, hl = 0;
+	const char *path = traces_name(trp);
 	/* Only a readable trace goes into a page; from a live ring, a
 	 * consistent copy; and only the packets in use: the page carries
 	 * events, not the ring's empty space. */
 	struct weft_reader *r = traces_open(trp, 0);
 	if (!r)
-		return 1;
-	void *trace;
+		return -1;
 	uint64_t torn = 0;
-	int err = weft_reader_copy(r, WEFT_COPY_COMPACT, &trace, &tl, &torn);
+	int err = weft_reader_copy(r, WEFT_COPY_COMPACT, trace, tl, &torn);
 	if (err) {
 		weft_reader_close(r);
-		return error("cannot copy '%s': %s", path, weft_strerror(err));
+		error("cannot copy '%s': %s", path, weft_strerror(err));
+		return -1;
 	}
 	/* what --start and --counters name is in the trace: its times, and
 	 * the counters' names */
 	struct weft_event ev;
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-	char *seen = calloc((size_t)ini->ncounters + 1, 1);
-	if (!seen)
-		die("out of memory");
 	while (weft_reader_next(r, &ev) == 0) {
 		if (ev.type == WEFT_EV_LOSS)
 			continue;
@@ -292,40 +291,114 @@ static int html(struct traces *trp, const char *out, int embed,
 		for (int i = 0; cn && i < ini->ncounters; i++)
 			seen[i] |= !strcmp(cn, ini->names[i]);
 	}
-	rc = report_losses(r, path);
+	int rc = report_losses(r, path);
 	weft_reader_close(r);
+	*len = t1 < t0 ? 0 : t1 - t0;
+	if (torn)
+		warning("'%s': %llu packets were being rewritten and are left "
+			"out of the page",
+			path, (unsigned long long)torn);
+	return rc;
+}
+
+/* Writes the bad run's parts of a page of two (@PAIR@): its name and
+ * its trace, as the good run's are. */
+static void write_second(FILE *f, const char *file, const unsigned char *trace,
+			 size_t tl, const unsigned char *packed, size_t pl)
+{
+	const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	fputs("<script type=\"application/octet-stream\" id=\"weft-name2\">",
+	      f);
+	b64(f, (const unsigned char *)name, strlen(name));
+	fprintf(f,
+		"</script>\n<script type=\"application/octet-stream\" "
+		"id=\"weft-trace2\" data-coding=\"%s\" data-size=\"%zu\">",
+		packed ? "deflate" : "", tl);
+	if (packed)
+		b64(f, packed, pl);
+	else
+		b64(f, trace, tl);
+	fputs("</script>", f);
+}
+
+/* Writes the page (or with --embed, the trace's script); two runs to
+ * compare (`compare`: the two traces of trp) in one page. */
+static int html(struct traces *trp, const char *out, int embed,
+		const char *ename, const struct initial *ini, int compare)
+{
+	int bad, rc = 0;
+	const char *path = traces_name(trp), *first = trp->path[0];
+	size_t tl, tl2 = 0, wl = 0, jl = 0, hl = 0;
+	void *trace = NULL, *trace2 = NULL;
+	int64_t len = 0;
+	char *seen = calloc((size_t)ini->ncounters + 1, 1);
+	if (!seen)
+		die("out of memory");
+	if (compare) { /* each run on its own (the offsets apply to both) */
+		struct traces *one = calloc(1, sizeof *one);
+		if (!one)
+			die("out of memory");
+		one->n = 1;
+		one->noff = trp->noff;
+		memcpy(one->host, trp->host, sizeof one->host);
+		memcpy(one->ns, trp->ns, sizeof one->ns);
+		for (int s = 0; s < 2 && rc >= 0; s++) {
+			int64_t l = 0;
+			int r;
+			one->path[0] = trp->path[s];
+			r = grab(one, ini, s ? &trace2 : &trace, s ? &tl2 : &tl,
+				 &l, seen);
+			rc = r < 0 ? -1 : rc | r;
+			len = l > len ? l : len;
+		}
+		free(one);
+	} else {
+		rc = grab(trp, ini, &trace, &tl, &len, seen);
+	}
+	if (rc < 0) {
+		free(trace);
+		free(trace2);
+		free(seen);
+		return 1;
+	}
 	const char *missing = NULL;
 	for (int i = 0; i < ini->ncounters; i++)
 		if (!seen[i])
 			missing = ini->names[i];
 	free(seen);
-	if (t1 < t0)
-		t0 = t1 = 0;
-	if (ini->start > t1 - t0 || missing) {
+	if (ini->start > len || missing) {
 		char a[40], b[40];
 		free(trace);
+		free(trace2);
 		progress_clear();
-		if (missing)
+		if (missing && compare)
+			fprintf(stderr,
+				"weft html: no counter '%s' in %s or %s\n",
+				missing, trp->path[0], trp->path[1]);
+		else if (missing)
 			fprintf(stderr, "weft html: no counter '%s' in '%s'\n",
 				missing, path);
+		else if (compare)
+			fprintf(stderr,
+				"weft html: --start %s is past the end of both "
+				"runs (%s long at most)\n",
+				fmt_dur(a, sizeof a, ini->start),
+				fmt_dur(b, sizeof b, len));
 		else
 			fprintf(stderr,
 				"weft html: --start %s is past the end of the "
 				"trace (%s long)\n",
 				fmt_dur(a, sizeof a, ini->start),
-				fmt_dur(b, sizeof b, t1 - t0));
+				fmt_dur(b, sizeof b, len));
 		return 1;
 	}
-	if (torn)
-		warning("'%s': %llu packets were being rewritten and are left "
-			"out of the page",
-			path, (unsigned long long)torn);
 	/* (embedded: the runtime has the wasm and the script) */
 	char *wasm = embed ? NULL : asset("weft.wasm", WEFT_WASM_BUILD, &wl);
 	char *js = embed ? NULL : asset("viewer.js", NULL, &jl);
 	char *tpl = embed ? NULL : asset("viewer.html", NULL, &hl);
 	if (!embed && (!wasm || !js || !tpl)) {
 		free(trace);
+		free(trace2);
 		free(wasm);
 		free(js);
 		free(tpl);
@@ -336,7 +409,9 @@ static int html(struct traces *trp, const char *out, int embed,
 	/* the trace, and the viewer's wasm (a third of its size in every
 	 * page), deflated: the browser inflates them */
 	size_t pl = 0, wpl = 0;
+	size_t pl2 = 0;
 	unsigned char *packed = deflated(trace, tl, 1, &pl);
+	unsigned char *packed2 = trace2 ? deflated(trace2, tl2, 1, &pl2) : NULL;
 	unsigned char *wpacked =
 		embed ? NULL : deflated((unsigned char *)wasm, wl, 9, &wpl);
 	const char *coding = packed ? "deflate" : "";
@@ -345,6 +420,12 @@ static int html(struct traces *trp, const char *out, int embed,
 	if (!f) {
 		free(wpacked);
 		free(packed);
+		free(packed2);
+		free(trace);
+		free(trace2);
+		free(wasm);
+		free(js);
+		free(tpl);
 		return error_errno("cannot create '%s'", out);
 	}
 	const char *name = strrchr(first, '/') ? strrchr(first, '/') + 1
@@ -399,6 +480,11 @@ static int html(struct traces *trp, const char *out, int embed,
 				fputc('"', f);
 			}
 			p = at + 6;
+		} else if (!strncmp(at, "@PAIR@", 6)) {
+			if (trace2)
+				write_second(f, trp->path[1], trace2, tl2,
+					     packed2, pl2);
+			p = at + 6;
 		} else if (!strncmp(at, "@JS@", 4)) {
 			fputs(js, f);
 			p = at + 4;
@@ -410,7 +496,9 @@ static int html(struct traces *trp, const char *out, int embed,
 	bad = ferror(f) | (f != stdout ? fclose(f) : fflush(f));
 	free(wpacked);
 	free(packed);
+	free(packed2);
 	free(trace);
+	free(trace2);
 	free(wasm);
 	free(js);
 	free(tpl);
@@ -422,7 +510,7 @@ static int html(struct traces *trp, const char *out, int embed,
 int cmd_html(int argc, char **argv)
 {
 	const char *out = NULL, *ename = NULL;
-	int embed = 0, runtime = 0;
+	int embed = 0, runtime = 0, compare = 0, merge = 0;
 	struct initial ini = {-1, -1, {0}, 0, NULL, NULL};
 	struct traces tr = {0};
 	const struct opt opts[] = {
@@ -459,6 +547,7 @@ int cmd_html(int argc, char **argv)
 		 "at first (default all; repeatable)",
 		 OPT_LIST, &ini.counters},
 		TRACES_OPT(&tr),
+		TRACES_PAIR_OPTS(&compare, &merge),
 		OPT_END,
 	};
 	const struct cmd_usage u = {
@@ -471,7 +560,9 @@ int cmd_html(int argc, char **argv)
 		"from disk with no network, with the picture, keys and "
 		"controls of weft view.  For a page of several viewers, "
 		"--embed-runtime writes the viewer's script (once a page) and "
-		"--embed one script a trace.",
+		"--embed one script a trace.  Two whole runs of one program "
+		"are compared, one above the other (--compare, --merge: the "
+		"rule in weft(1); not with --embed).",
 		opts,
 		0,
 	};
@@ -481,6 +572,10 @@ int cmd_html(int argc, char **argv)
 	     ini.counters.n))
 		rc = opts_error(&u, "--embed-runtime takes no trace and no "
 				    "other option but -o");
+	else if (rc < 0 && embed && compare)
+		rc = opts_error(&u, "--compare: --embed writes one trace "
+				    "(a page of two runs is weft html GOOD "
+				    "BAD -o OUT.html)");
 	else if (rc < 0 && ename && !embed)
 		rc = opts_error(&u, "--name needs --embed");
 	else if (rc < 0 && !out)
@@ -491,8 +586,11 @@ int cmd_html(int argc, char **argv)
 		rc = opts_usage(&u);
 	else if (rc < 0 && split_counters(&ini))
 		die("out of memory");
+	else if (rc < 0 && !embed &&
+		 (compare = traces_pair(&u, &tr, compare, merge)) == 2)
+		rc = 2;
 	if (rc < 0)
-		rc = html(&tr, out, embed, ename, &ini);
+		rc = html(&tr, out, embed, ename, &ini, compare == 1);
 	traces_release(&tr);
 	for (int i = 0; ini.copy && i < ini.counters.n; i++)
 		free(ini.copy[i]);

@@ -5,12 +5,14 @@
 // highlights the causal chain, "connected" shows only it, counters are
 // toggled one by one, P draws a thread's critical path and says its
 // split, a hostile label is shown as text and runs nothing,
-// and a dropped trace replaces the shown one; three embedded viewers in
+// and a dropped trace replaces the shown one; two runs (weft html GOOD
+// BAD) one above the other, zoomed together, selected with their
+// partners, the first divergence marked; three embedded viewers in
 // one page (weft html --embed) share the wasm and keep to their own
 // focus, range and counters.  Opened from file:// with every network request refused.
 // TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.
 import zlib from 'node:zlib';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +33,7 @@ function assert(c, msg) { if (!c) throw new Error(msg); }
 // traces
 const run = (cmd, args, env) => execFileSync(cmd, args, { cwd: T, env: { ...process.env, ...env } });
 run(path.join(B, 'examples/arp'), ['bad'], { WEFT_FILE: 'bad.weft' });
+run(path.join(B, 'examples/arp'), ['good'], { WEFT_FILE: 'good.weft' });
 run(path.join(B, 'examples/all-events'), [], { WEFT_FILE: 'other.weft' });
 const HOSTILE = '</script><img src=x onerror=alert(1)>';
 fs.writeFileSync(path.join(T, 'h.c'),
@@ -920,6 +923,120 @@ await test('--counters shows only the counters named (the page, an embedded trac
   let err = '';
   try { run(W, ['html', 'c.weft', '--counters', 'alpha,gamma', '-o', 'x.html']); } catch (e) { err = String(e.stderr); }
   assert(/no counter 'gamma'/.test(err), 'no error for an unknown counter: ' + err);
+});
+
+// Two runs of arp, good and bad: compared (traces_pair's rule), one page.
+const pairHtml = spawnSync(W, ['html', 'good.weft', 'bad.weft', '-o', 'pair.html'], { cwd: T, encoding: 'utf8' });
+// the pixels of colour rgb in canvas rows [y0, y1)
+const pixelsIn = (page, rgb, y0, y1) => page.evaluate(([c, y0, y1]) => {
+  const cv = document.getElementById('view');
+  const d = cv.getContext('2d').getImageData(0, y0, cv.width, y1 - y0).data;
+  let k = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    if (Math.abs(d[i] - c[0]) < 16 && Math.abs(d[i + 1] - c[1]) < 16 && Math.abs(d[i + 2] - c[2]) < 16) k++;
+  }
+  return k;
+}, [rgb, y0, y1]);
+// the middle of the longest stretch of what is not background on canvas row y
+const lineAt = (page, y) => page.evaluate((y) => {
+  const cv = document.getElementById('view');
+  const d = cv.getContext('2d').getImageData(0, y, cv.width, 1).data;
+  let best = [0, 0];
+  for (let i = 0, run = 0; i < cv.width; i++) {
+    const on = !(d[4 * i] === 230 && d[4 * i + 1] === 230 && d[4 * i + 2] === 230);
+    run = on ? run + 1 : 0;
+    if (run > best[1]) best = [i - run + 1, run];
+  }
+  return best[0] + best[1] / 2;
+}, y);
+const ranges = async (page) => page.evaluate(() => {
+  const c = document.getElementById('view');
+  return [c.dataset.range, c.dataset.range2].map((r) => (r || '').split(' ').map(Number));
+});
+const STRIP = 18; // (the strip naming a run, over its half: src/render/pair.h)
+const halves = (page) => page.evaluate(() => { const c = document.getElementById('view'); return [c.height, Math.floor(c.clientHeight / 2)]; });
+
+await test('weft html GOOD BAD: "comparing", both halves drawn, the first divergence marked in both and said', async () => {
+  assert(pairHtml.status === 0, 'exit ' + pairHtml.status + ': ' + pairHtml.stderr);
+  assert(/^weft: comparing good\.weft with bad\.weft: two runs of arp \(--merge reads them as one run\)$/m.test(pairHtml.stderr), 'no note: ' + pairHtml.stderr);
+  const q = (await open('pair')).page;
+  const [H, mid] = await halves(q);
+  const dpr = H / (2 * mid) > 1.5 ? 2 : 1, m = mid * dpr;
+  // each half: its strip (the run's name) and the divergence's line
+  const STRIPC = [64, 77, 115], DIV = [204, 0, 204];
+  const s0 = await pixelsIn(q, STRIPC, 0, STRIP * dpr), s1 = await pixelsIn(q, STRIPC, m, m + STRIP * dpr);
+  const d0 = await pixelsIn(q, DIV, STRIP * dpr, m), d1 = await pixelsIn(q, DIV, m + STRIP * dpr, H);
+  assert(s0 > 1000 && s1 > 1000, `strips: ${s0} ${s1} pixels`);
+  assert(d0 > 100 && d1 > 100, `divergence marks: ${d0} above, ${d1} below`);
+  const st = await q.evaluate(() => document.getElementById('status').textContent);
+  assert(/^first divergence: a wait on ARP response .* opposite orders$/.test(st), 'status: ' + st);
+  const [[a, b], [c, d]] = await ranges(q);
+  assert(b > a && d > c && b - a === d - c, `ranges ${a}..${b} and ${c}..${d}`);
+  await q.close();
+});
+
+await test('weft html GOOD BAD: a wheel zoom in either half, a pan and F act on both halves alike', async () => {
+  const q = (await open('pair')).page;
+  const [, mid] = await halves(q);
+  const r = await q.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top]; });
+  const [[a, b], [c, d]] = await ranges(q);
+  for (const y of [mid + 120, 120]) { // the bad half, then the good one
+    const [[a0, b0], [c0, d0]] = await ranges(q);
+    await q.mouse.move(r[0] + 400, r[1] + y);
+    await q.mouse.wheel(0, -300);
+    await frame(q);
+    const [[a1, b1], [c1, d1]] = await ranges(q);
+    assert(b1 - a1 < (b0 - a0) * 0.7 && b1 - a1 === d1 - c1, `zoom at y ${y}: ${a0}..${b0} -> ${a1}..${b1}, ${c0}..${d0} -> ${c1}..${d1}`);
+    assert(c1 - a1 === c0 - a0, `zoom at y ${y}: the halves' offsets differ, ${c0 - a0} then ${c1 - a1}`);
+  }
+  const [[a1, b1], [c1, d1]] = await ranges(q);
+  await q.mouse.wheel(200, 0);
+  await frame(q);
+  const [[a2, b2], [c2, d2]] = await ranges(q);
+  assert(a2 > a1 && a2 - a1 === c2 - c1 && b2 - a2 === b1 - a1 && d2 - c2 === d1 - c1, `pan: ${a1}..${b1} -> ${a2}..${b2}, ${c1}..${d1} -> ${c2}..${d2}`);
+  await q.keyboard.press('f');
+  await frame(q);
+  const [[e, f], [g, h]] = await ranges(q);
+  assert(e === a && f === b && g === c && h === d, 'F does not fit both back');
+  await q.close();
+});
+
+await test('weft html GOOD BAD: a click on a thread in one half selects its partner in the other', async () => {
+  const q = (await open('pair')).page;
+  const [H, mid] = await halves(q);
+  const dpr = H / (2 * mid) > 1.5 ? 2 : 1;
+  const shot = (y0, y1) => q.evaluate(([y0, y1]) => { const cv = document.getElementById('view'); return Array.from(cv.getContext('2d').getImageData(0, y0, cv.width, y1 - y0).data); }, [y0 * dpr, y1 * dpr]);
+  // TCP connect: the third row of each half
+  for (const [side, top] of [[1, mid + STRIP], [0, STRIP]]) {
+    const y = top + TOP + 26 * 2 + 13, [o0, o1] = side ? [0, mid] : [mid, 2 * mid];
+    const before = await shot(o0, o1);
+    await clickAt(q, await lineAt(q, y * dpr) / dpr, y);
+    await frame(q);
+    const after = await shot(o0, o1);
+    let changed = 0;
+    for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) changed++;
+    const ins = await q.evaluate(() => { const el = document.getElementById('inspector'); return [el.textContent, el.dataset.side, el.dataset.partner]; });
+    const other = side ? 'good' : 'bad';
+    assert(ins[0].startsWith('TCP connect') && ins[0].includes(`its partner in the ${other} run: TCP connect`), `side ${side}: inspector says ${ins[0].slice(0, 300)}`);
+    assert(ins[1] === String(side) && Number(ins[2]) >= 0, `side ${side}: data-side ${ins[1]}, data-partner ${ins[2]}`);
+    assert(changed > 100, `side ${side}: the other half did not change (${changed})`);
+    await q.keyboard.press('Escape');
+    await frame(q);
+  }
+  await q.close();
+});
+
+await test('weft html GOOD BAD --merge: one run, merged, as before; --compare is not for --embed', async () => {
+  const m = spawnSync(W, ['html', 'good.weft', 'bad.weft', '--merge', '-o', 'merged.html'], { cwd: T, encoding: 'utf8' });
+  assert(m.status === 0 && /^weft: merging good\.weft and bad\.weft as one run: as asked \(--compare compares them\)$/m.test(m.stderr), `exit ${m.status}: ${m.stderr}`);
+  const q = (await open('merged')).page;
+  const ds = await q.evaluate(() => { const c = document.getElementById('view'); return [c.dataset.range2, c.dataset.divergence, document.getElementById('status').textContent]; });
+  assert(ds[0] === undefined && ds[1] === undefined && ds[2] === 'good.weft', 'merged page: ' + ds);
+  const strip = await pixelsIn(q, [64, 77, 115], 0, STRIP);
+  assert(strip < 1000, 'a strip over the merged view: ' + strip + ' pixels');
+  await q.close();
+  const e = spawnSync(W, ['html', '--embed', '--compare', 'good.weft', 'bad.weft', '-o', 'x.js'], { cwd: T, encoding: 'utf8' });
+  assert(e.status === 2 && /--compare: --embed writes one trace/.test(e.stderr), `--embed --compare: exit ${e.status}: ${e.stderr}`);
 });
 
 await test('no network', async () => { assert(external === 0, external + ' external requests'); });

@@ -2,12 +2,17 @@
 /*
  * main.c - the HTML viewer's C side, compiled to WebAssembly: the same
  * reader, model, layout and renderer as `weft view`, with a canvas whose
- * calls are imports that viewer.js forwards to an HTML canvas.
+ * calls are imports that viewer.js forwards to an HTML canvas.  Two runs
+ * to compare (`weft html GOOD BAD`): both models and a pair (pair.h) in
+ * the one canvas, as `weft view GOOD BAD` shows them; `view` and `model`
+ * are then those of `side`, the half the pointer last acted in, and the
+ * exports act on the pair as the GTK viewer does.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pair.h"
 #include "view.h"
 #include "weft/model.h"
 
@@ -135,6 +140,40 @@ static struct weft_view *view;
 static char *trace;
 static char out[8192];
 
+/* Two runs: each side's reader, model and bytes, the pair, the side
+ * input last acted in (view, model and reader are its), and whether a
+ * press holds it (a drag or a measure stays in its half). */
+static struct weft_reader *pr[2];
+static struct weft_model *pm[2];
+static char *ptrace[2];
+static struct weft_pair *pair;
+static int side, held;
+
+static void pair_side(int s)
+{
+	side = s;
+	view = weft_pair_view(pair, s);
+	model = pm[s];
+	reader = pr[s];
+}
+
+/* The other half shows the same time as this one. */
+static void sync(void)
+{
+	if (pair)
+		weft_pair_sync(pair, side);
+}
+
+/* A picture's y in the view of its half (which becomes the side), or
+ * as it is with one run. */
+static double at_y(double y)
+{
+	if (!pair)
+		return y;
+	pair_side(weft_pair_side_at(pair, y));
+	return y - weft_pair_top(pair, side);
+}
+
 EXPORT(w_alloc) void *w_alloc(size_t n)
 {
 	return malloc(n);
@@ -180,6 +219,30 @@ EXPORT(w_unbase64) long w_unbase64(unsigned char *p, size_t len)
 
 static void unload(void)
 {
+	if (pair || pm[0]) {
+		weft_pair_free(pair);
+		pair = NULL;
+		if (!pm[1]) {
+			/* (the second run, not yet paired: its own) */
+			weft_model_free(model);
+			weft_reader_close(reader);
+			free(trace);
+		}
+		for (int s = 0; s < 2; s++) {
+			weft_model_free(pm[s]);
+			weft_reader_close(pr[s]);
+			free(ptrace[s]);
+			pm[s] = NULL;
+			pr[s] = NULL;
+			ptrace[s] = NULL;
+		}
+		view = NULL;
+		model = NULL;
+		reader = NULL;
+		trace = NULL;
+		side = held = 0;
+		return;
+	}
 	weft_view_free(view);
 	weft_model_free(model);
 	weft_reader_close(reader);
@@ -193,9 +256,8 @@ static void unload(void)
 /* Opens the `len` bytes at `bytes` (from w_alloc; the viewer keeps them)
  * and makes an empty model; w_step() then reads it in steps, w_view()
  * shows it.  Returns 0 or a negative code; w_error() says why. */
-EXPORT(w_open) int w_open(char *bytes, size_t len)
+static int open_run(char *bytes, size_t len)
 {
-	unload();
 	trace = bytes;
 	struct weft_diag d = {0};
 	int err = weft_reader_open_mem(&reader, bytes, len, 0, &d);
@@ -210,6 +272,63 @@ EXPORT(w_open) int w_open(char *bytes, size_t len)
 		return err;
 	}
 	return 0;
+}
+
+EXPORT(w_open) int w_open(char *bytes, size_t len)
+{
+	unload();
+	return open_run(bytes, len);
+}
+
+/* Two runs: the run w_open opened and w_step read is the good one; this
+ * opens the bad one, which w_step then reads and w_view_pair shows with
+ * it.  0 or a negative code. */
+EXPORT(w_open2) int w_open2(char *bytes, size_t len)
+{
+	if (!model || pm[0])
+		return -22;
+	pm[0] = model;
+	pr[0] = reader;
+	ptrace[0] = trace;
+	model = NULL;
+	reader = NULL;
+	trace = NULL;
+	return open_run(bytes, len);
+}
+
+/* Both runs read: the pair, GOOD above BAD, named by name0 and name1.  0
+ * or a negative code. */
+EXPORT(w_view_pair)
+int w_view_pair(double w, double h, const char *name0, const char *name1)
+{
+	if (!model || !pm[0] || pair)
+		return -22;
+	pm[1] = model;
+	pr[1] = reader;
+	ptrace[1] = trace;
+	pair = weft_pair_new(pm[0], pm[1], name0, name1, w, h);
+	if (!pair) {
+		snprintf(out, sizeof out, "out of memory");
+		return -12;
+	}
+	pair_side(0);
+	return 0;
+}
+
+/* 1 when two runs are shown. */
+EXPORT(w_paired) int w_paired(void)
+{
+	return pair != NULL;
+}
+
+/* The first divergence in the words of `weft diff` ("same structure":
+ * none), or "" with one run. */
+EXPORT(w_divergence) const char *w_divergence(void)
+{
+	out[0] = 0;
+	if (pair)
+		weft_pair_divergence_str(pair, out, sizeof out);
+	return out;
 }
 
 /* Reads up to `max` more events: returns how many (fewer than max: all
@@ -228,7 +347,7 @@ EXPORT(w_step) long w_step(long max)
 /* The view of the model read: its layout.  0 or a negative code. */
 EXPORT(w_view) int w_view(double w, double h)
 {
-	if (!model)
+	if (!model || pm[0])
 		return -22;
 	view = weft_view_new(model, w, h);
 	if (!view)
@@ -251,6 +370,11 @@ EXPORT(w_error) const char *w_error(void)
 
 EXPORT(w_render) long w_render(double w, double h)
 {
+	if (pair) {
+		sync();
+		weft_pair_resize(pair, w, h);
+		return weft_pair_render(pair, &canvas);
+	}
 	if (!view)
 		return 0;
 	weft_view_resize(view, w, h);
@@ -259,32 +383,79 @@ EXPORT(w_render) long w_render(double w, double h)
 
 EXPORT(w_zoom) void w_zoom(double factor, double x)
 {
-	if (view)
+	if (pair) {
+		sync();
+		weft_pair_zoom(pair, factor, x);
+	} else if (view)
 		weft_view_zoom(view, factor, x);
 }
 
 EXPORT(w_pan) void w_pan(double dx, double dy)
 {
-	if (view)
+	if (pair) {
+		sync();
+		weft_pair_pan(pair, dx, dy);
+	} else if (view)
 		weft_view_pan(view, dx, dy);
 }
 
 EXPORT(w_fit) void w_fit(void)
 {
-	if (view)
+	if (pair)
+		weft_pair_fit(pair);
+	else if (view)
 		weft_view_fit(view);
 }
 
 EXPORT(w_counters) void w_counters(int on)
 {
-	if (view)
+	for (int s = 0; pair && s < 2; s++)
+		weft_view_show_counters(weft_pair_view(pair, s), on);
+	if (view && !pair)
 		weft_view_show_counters(view, on);
 }
 
+/* Counter `name`'s number in model m, or -1. */
+static int counter_of(const struct weft_model *m, const char *name)
+{
+	uint32_t n = 0;
+	const struct weft_counter *c = weft_model_counters(m, &n);
+	for (uint32_t k = 0; k < n; k++)
+		if (!strcmp(weft_model_name(m, c[k].name), name))
+			return (int)k;
+	return -1;
+}
+
+/* Counter k of w_counter_names: with two runs, the good run's counters
+ * then the bad run's others, each shown or hidden in both by name. */
 EXPORT(w_counter) void w_counter(int k, int on)
 {
-	if (view && k >= 0)
+	if (!view || k < 0)
+		return;
+	if (!pair) {
 		weft_view_show_counter(view, (uint32_t)k, on);
+		return;
+	}
+	uint32_t n0 = 0, n1 = 0;
+	const struct weft_counter *c0 = weft_model_counters(pm[0], &n0);
+	const struct weft_counter *c1 = weft_model_counters(pm[1], &n1);
+	const char *name = NULL;
+	if ((uint32_t)k < n0) {
+		name = weft_model_name(pm[0], c0[k].name);
+	} else {
+		int i = k - (int)n0;
+		for (uint32_t j = 0; j < n1 && !name; j++) {
+			const char *nm = weft_model_name(pm[1], c1[j].name);
+			if (counter_of(pm[0], nm) < 0 && i-- == 0)
+				name = nm;
+		}
+	}
+	for (int s = 0; name && s < 2; s++) {
+		int i = counter_of(pm[s], name);
+		if (i >= 0)
+			weft_view_show_counter(weft_pair_view(pair, s),
+					       (uint32_t)i, on);
+	}
 }
 
 /* Moves the vertical focus by `rows`. */
@@ -299,6 +470,8 @@ EXPORT(w_only_chain) int w_only_chain(int on)
 {
 	if (!view)
 		return 0;
+	for (int s = 0; pair && s < 2; s++)
+		weft_view_only_chain(weft_pair_view(pair, s), on);
 	weft_view_only_chain(view, on);
 	return weft_view_rows(view);
 }
@@ -308,25 +481,67 @@ EXPORT(w_rows) int w_rows(void)
 	return view ? weft_view_rows(view) : 0;
 }
 
+/* With two runs, in both: the matches of both. */
 EXPORT(w_search) int w_search(const char *s)
 {
+	if (pair)
+		return (int)(weft_view_search(weft_pair_view(pair, 0), s) +
+			     weft_view_search(weft_pair_view(pair, 1), s));
 	return view ? (int)weft_view_search(view, s) : 0;
 }
 
-/* "t0 t1" of the visible range, in ns. */
+/* "t0 t1" of the visible range, in ns (two runs: the good one's). */
 EXPORT(w_range) const char *w_range(void)
 {
 	int64_t a = 0, b = 0;
-	if (view)
+	sync();
+	if (pair)
+		weft_view_range(weft_pair_view(pair, 0), &a, &b);
+	else if (view)
 		weft_view_range(view, &a, &b);
 	snprintf(out, sizeof out, "%lld %lld", (long long)a, (long long)b);
 	return out;
 }
 
-/* "t0 t1" of the trace (ns): the range the view's times count from. */
+/* Two runs: "t0 t1" of the bad run's visible range (ns), or "". */
+EXPORT(w_range2) const char *w_range2(void)
+{
+	int64_t a = 0, b = 0;
+	out[0] = 0;
+	sync();
+	if (pair) {
+		weft_view_range(weft_pair_view(pair, 1), &a, &b);
+		snprintf(out, sizeof out, "%lld %lld", (long long)a,
+			 (long long)b);
+	}
+	return out;
+}
+
+/* "t0 t1" of the trace (ns): the range the view's times count from (two
+ * runs: the good one's, side 1: the bad one's). */
+static const char *extent(const struct weft_model *m)
+{
+	int64_t a = 0, b = 0;
+	if (m)
+		weft_model_range(m, &a, &b);
+	snprintf(out, sizeof out, "%lld %lld", (long long)a, (long long)b);
+	return out;
+}
+
+EXPORT(w_extent2) const char *w_extent2(void)
+{
+	if (!pair) {
+		out[0] = 0;
+		return out;
+	}
+	return extent(pm[1]);
+}
+
 EXPORT(w_extent) const char *w_extent(void)
 {
 	int64_t a = 0, b = 0;
+	if (pair)
+		return extent(pm[0]);
 	if (model)
 		weft_model_range(model, &a, &b);
 	snprintf(out, sizeof out, "%lld %lld", (long long)a, (long long)b);
@@ -339,6 +554,19 @@ EXPORT(w_extent) const char *w_extent(void)
 EXPORT(w_set_range) void w_set_range(double start, double duration)
 {
 	int64_t t0, t1;
+	if (pair) { /* (times from the runs' starts; the longer's end) */
+		int64_t longest = 0;
+		for (int s = 0; s < 2; s++) {
+			weft_model_range(pm[s], &t0, &t1);
+			longest = t1 - t0 > longest ? t1 - t0 : longest;
+		}
+		int64_t a = start >= 0 ? (int64_t)start : 0;
+		weft_pair_set_range(pair, a,
+				    duration > 0 ? a + (int64_t)duration
+						 : longest);
+		pair_side(0); /* (the good run's range rules) */
+		return;
+	}
 	if (!view)
 		return;
 	weft_model_range(model, &t0, &t1);
@@ -355,8 +583,11 @@ EXPORT(w_range_text) const char *w_range_text(void)
 	char x[48], y[48], d[48];
 	if (!view)
 		return "";
+	sync();
 	weft_view_range(view, &a, &b);
 	weft_model_range(model, &t0, &t1);
+	if (pair) /* (from the anchor: the same text for both runs) */
+		t0 = weft_pair_anchor_t(pair, side);
 	/* to a hundredth of the range */
 	int64_t step = weft_view_tick_step((double)(b - a) / 100);
 	weft_view_time_str(a - t0, step, x, sizeof x);
@@ -391,13 +622,23 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 {
 	char *p = out, *end = out + sizeof out - 8;
 	uint32_t n = 0;
-	const struct weft_counter *c = model ? weft_model_counters(model, &n)
-					     : NULL;
+	const struct weft_model *m = pair ? pm[0] : model;
+	const struct weft_counter *c = m ? weft_model_counters(m, &n) : NULL;
 	*p++ = '[';
 	for (uint32_t k = 0; k < n && p < end - 300; k++) {
 		if (k)
 			*p++ = ',';
-		jstr(&p, end, weft_model_name(model, c[k].name));
+		jstr(&p, end, weft_model_name(m, c[k].name));
+	}
+	/* two runs: then the bad run's that the good one has not */
+	c = pair ? weft_model_counters(pm[1], &n) : NULL;
+	for (uint32_t k = 0; c && k < n && p < end - 300; k++) {
+		const char *nm = weft_model_name(pm[1], c[k].name);
+		if (counter_of(pm[0], nm) >= 0)
+			continue;
+		if (p[-1] != '[')
+			*p++ = ',';
+		jstr(&p, end, nm);
 	}
 	*p++ = ']';
 	*p = 0;
@@ -421,23 +662,26 @@ EXPORT(w_click) const char *w_click(double x, double y)
 {
 	if (!view)
 		return "null";
+	y = at_y(y);
 	uint32_t proc = weft_view_header_at(view, y);
 	if (proc != WEFT_NONE) {
 		/* a process's header: its group collapses or opens */
 		int on = !weft_view_collapsed(view, proc);
 		weft_view_collapse(view, proc, on);
 		uint32_t np;
-		const struct weft_model_process *pr =
+		const struct weft_model_process *procs =
 			weft_model_processes(model, &np);
 		char *p = json, *end = json + sizeof json - 64;
 		p += snprintf(p, (size_t)(end - p), "{\"process\":");
-		jstr(&p, end, pr[proc].comm);
+		jstr(&p, end, procs[proc].comm);
 		snprintf(p, (size_t)(end - p + 64),
-			 ",\"pid\":%u,\"collapsed\":%d}", pr[proc].pid, on);
+			 ",\"pid\":%u,\"collapsed\":%d}", procs[proc].pid, on);
 		return json;
 	}
-	uint32_t t = weft_view_pick(view, x, y);
+	uint32_t t = y < 0 ? WEFT_NONE : weft_view_pick(view, x, y);
 	weft_view_select(view, t);
+	if (pair) /* and its partner in the other half */
+		weft_pair_select(pair, side, t);
 	double rh;
 	if (weft_view_thread_y(view, t, &rh) >= 0 && rh < 26)
 		weft_view_set_focus(view, weft_view_row(view, t));
@@ -450,9 +694,14 @@ EXPORT(w_dblclick) const char *w_dblclick(double x, double y)
 {
 	if (!view)
 		return "null";
-	uint32_t t = weft_view_pick(view, x, y);
+	y = at_y(y);
+	uint32_t t = y < 0 ? WEFT_NONE : weft_view_pick(view, x, y);
 	weft_view_chain(view, t);
 	weft_view_select(view, t);
+	if (pair) { /* and its partner's in the other half */
+		uint32_t o = weft_pair_select(pair, side, t);
+		weft_view_chain(weft_pair_view(pair, !side), o);
+	}
 	return describe(t);
 }
 
@@ -462,12 +711,19 @@ EXPORT(w_next_match) const char *w_next_match(int dir)
 {
 	if (!view)
 		return "null";
-	return describe(weft_view_next_match(view, dir));
+	uint32_t t = weft_view_next_match(view, dir);
+	if (pair && t != WEFT_NONE)
+		weft_pair_select(pair, side, t);
+	sync();
+	return describe(t);
 }
 
 /* How many threads the search matches now. */
 EXPORT(w_matches) int w_matches(void)
 {
+	if (pair)
+		return (int)(weft_view_matches(weft_pair_view(pair, 0)) +
+			     weft_view_matches(weft_pair_view(pair, 1)));
 	return view ? (int)weft_view_matches(view) : 0;
 }
 
@@ -476,7 +732,8 @@ EXPORT(w_tooltip) const char *w_tooltip(double x, double y)
 {
 	if (!view)
 		return "";
-	uint32_t t = weft_view_pick(view, x, y);
+	y = at_y(y);
+	uint32_t t = y < 0 ? WEFT_NONE : weft_view_pick(view, x, y);
 	if (t == WEFT_NONE)
 		return "";
 	weft_view_tooltip(view, t, about, sizeof about);
@@ -489,10 +746,13 @@ EXPORT(w_clear) void w_clear(void)
 {
 	if (!view)
 		return;
-	weft_view_chain(view, WEFT_NONE);
-	weft_view_path(view, WEFT_NONE);
-	weft_view_select(view, WEFT_NONE);
-	weft_view_clear_measure(view);
+	for (int s = 0; s < (pair ? 2 : 1); s++) {
+		struct weft_view *v = pair ? weft_pair_view(pair, s) : view;
+		weft_view_chain(v, WEFT_NONE);
+		weft_view_path(v, WEFT_NONE);
+		weft_view_select(v, WEFT_NONE);
+		weft_view_clear_measure(v);
+	}
 }
 
 /* Time: the ruler's height (a press there measures), the pointer (x < 0:
@@ -500,6 +760,34 @@ EXPORT(w_clear) void w_clear(void)
 EXPORT(w_ruler_h) double w_ruler_h(void)
 {
 	return view ? weft_view_ruler_h(view) : 0;
+}
+
+/* Whether picture y is on a ruler (its half's, with two runs). */
+EXPORT(w_on_ruler) int w_on_ruler(double y)
+{
+	if (!view)
+		return 0;
+	if (!pair)
+		return y < weft_view_ruler_h(view);
+	int s = weft_pair_side_at(pair, y);
+	double vy = y - weft_pair_top(pair, s);
+	return vy >= 0 && vy < weft_view_ruler_h(weft_pair_view(pair, s));
+}
+
+/* A press at y: with two runs, its half is the side until w_release (a
+ * drag or a measure stays there).  Returns w_on_ruler(y). */
+EXPORT(w_press) int w_press(double y)
+{
+	if (pair) {
+		at_y(y);
+		held = 1;
+	}
+	return w_on_ruler(y);
+}
+
+EXPORT(w_release) void w_release(void)
+{
+	held = 0;
 }
 
 static char when[64];
@@ -526,6 +814,7 @@ EXPORT(w_measure) const char *w_measure(void)
 	return when;
 }
 
+/* (two runs: in the half of the press) */
 EXPORT(w_measure_from) void w_measure_from(double x)
 {
 	if (view)
@@ -542,7 +831,9 @@ EXPORT(w_measure_to) const char *w_measure_to(double x)
 /* z: the measured range fills the view; -1 when there is none. */
 EXPORT(w_zoom_measure) int w_zoom_measure(void)
 {
-	return view ? weft_view_zoom_measure(view) : -1;
+	int r = view ? weft_view_zoom_measure(view) : -1;
+	sync();
+	return r;
 }
 
 /* The JSON of describe(), grown as the thread's entries need (every
@@ -593,6 +884,7 @@ static int dstr(const char *s)
  * thousand, which the page shows a page at a time as it scrolls). */
 static struct weft_inspect cur;
 static uint32_t cur_t = WEFT_NONE;
+static int cur_side; /* (two runs: the side of cur_t) */
 
 /* Entries [from, from + count) as a JSON array of {"text", "other" (-1:
  * none)}. */
@@ -602,7 +894,8 @@ static int entries_json(uint32_t from, uint32_t count)
 	int ok = dput("[");
 	for (uint32_t i = from; i < cur.n && i - from < count && ok; i++) {
 		const struct weft_entry *e = &cur.entries[i];
-		weft_entry_text(model, cur_t, e, line, sizeof line);
+		weft_entry_text(pair ? pm[cur_side] : model, cur_t, e, line,
+				sizeof line);
 		snprintf(num, sizeof num, ",\"other\":%d}",
 			 e->other == WEFT_NONE ? -1 : (int)e->other);
 		ok = dput(i > from ? ",{\"text\":" : "{\"text\":") &&
@@ -623,7 +916,23 @@ static const char *describe(uint32_t t)
 	if (t >= n || weft_model_inspect(model, t, &cur))
 		return "null";
 	cur_t = t;
+	cur_side = side;
 	weft_view_describe(view, t, about, sizeof about);
+	uint32_t o = WEFT_NONE;
+	if (pair) { /* its partner in the other run */
+		char who[256];
+		size_t l = strlen(about);
+		const char *run = side ? "good" : "bad";
+		o = weft_pair_partner(pair, side, t);
+		if (o == WEFT_NONE)
+			snprintf(about + l, sizeof about - l,
+				 "\n\nno partner in the %s run", run);
+		else
+			snprintf(about + l, sizeof about - l,
+				 "\n\nits partner in the %s run: %s", run,
+				 weft_model_title(pm[!side], o, who,
+						  sizeof who));
+	}
 	size_t k = strlen(about);
 	int path = weft_view_path_thread(view) == t && k + 2 < sizeof about;
 	if (path) { /* its critical path, after the head */
@@ -631,10 +940,18 @@ static const char *describe(uint32_t t)
 		weft_view_path_text(view, about + k + 2, sizeof about - k - 2);
 	}
 	dlen = 0;
-	snprintf(num, sizeof num, "{\"thread\":%u,\"count\":%u,\"head\":", t,
+	int ok = 1;
+	if (pair) {
+		snprintf(num, sizeof num, "{\"side\":%d,\"partner\":%d,", side,
+			 o == WEFT_NONE ? -1 : (int)o);
+		ok = dput(num);
+	} else {
+		ok = dput("{");
+	}
+	snprintf(num, sizeof num, "\"thread\":%u,\"count\":%u,\"head\":", t,
 		 cur.n);
-	int ok = dput(num) && dstr(about) && dput(",\"entries\":") &&
-		 entries_json(0, FIRST_ENTRIES);
+	ok = ok && dput(num) && dstr(about) && dput(",\"entries\":") &&
+	     entries_json(0, FIRST_ENTRIES);
 	if (ok && weft_view_in_chain(view, t)) {
 		snprintf(num, sizeof num, ",\"chain\":%u",
 			 weft_view_chain_size(view));
@@ -682,7 +999,12 @@ EXPORT(w_go) const char *w_go(int t)
 {
 	if (!view || t < 0)
 		return "null";
+	if (pair) /* (a thread of the inspected one's run) */
+		pair_side(cur_side);
 	weft_view_go_to(view, (uint32_t)t);
+	if (pair)
+		weft_pair_select(pair, side, weft_view_selected(view));
+	sync();
 	return describe(weft_view_selected(view));
 }
 
@@ -690,7 +1012,18 @@ EXPORT(w_go) const char *w_go(int t)
  * picture changed (the ruler's mark, the counters' values under it). */
 EXPORT(w_pointer) int w_pointer(double x, double y)
 {
-	return view ? weft_view_set_pointer(view, x, y) : 0;
+	if (!view)
+		return 0;
+	if (!pair)
+		return weft_view_set_pointer(view, x, y);
+	int s = held ? side : weft_pair_side_at(pair, y), changed = 0;
+	if (s != side) /* (the pointer's time leaves the other half) */
+		changed = weft_view_set_pointer(view, -1, -1);
+	pair_side(s);
+	if (x < 0)
+		return weft_view_set_pointer(view, -1, -1) | changed;
+	return weft_view_set_pointer(view, x, y - weft_pair_top(pair, s)) |
+	       changed;
 }
 
 /* A run's process headers as the picture has them: "PID Y C" each
@@ -702,14 +1035,22 @@ EXPORT(w_headers) const char *w_headers(void)
 	uint32_t np;
 	if (!view)
 		return about;
-	const struct weft_model_process *pr = weft_model_processes(model, &np);
-	for (uint32_t k = 0; k < np && p < end; k++) {
-		double y = weft_view_row_y(view, weft_view_header_row(view, k),
-					   NULL);
-		if (y >= 0)
-			p += snprintf(p, (size_t)(end - p), "%u %.0f %d\n",
-				      pr[k].pid, y,
-				      weft_view_collapsed(view, k));
+	/* (two runs: both halves', in the picture's y) */
+	for (int s = 0; s < (pair ? 2 : 1); s++) {
+		struct weft_view *v = pair ? weft_pair_view(pair, s) : view;
+		const struct weft_model *m = pair ? pm[s] : model;
+		double top = pair ? weft_pair_top(pair, s) : 0;
+		const struct weft_model_process *procs =
+			weft_model_processes(m, &np);
+		for (uint32_t k = 0; k < np && p < end; k++) {
+			double y = weft_view_row_y(
+				v, weft_view_header_row(v, k), NULL);
+			if (y >= 0)
+				p += snprintf(p, (size_t)(end - p),
+					      "%u %.0f %d\n", procs[k].pid,
+					      y + top,
+					      weft_view_collapsed(v, k));
+		}
 	}
 	return about;
 }
@@ -719,6 +1060,8 @@ EXPORT(w_depth) int w_depth(int depth)
 {
 	if (!view)
 		return 0;
+	for (int s = 0; pair && s < 2; s++)
+		weft_view_set_chain_depth(weft_pair_view(pair, s), depth);
 	weft_view_set_chain_depth(view, depth);
 	return (int)weft_view_chain_size(view);
 }

@@ -13,6 +13,9 @@
 // --embed-runtime` mounts one on each <div class="weft-viewer"
 // data-trace="NAME"> of a page, whose trace a script of `weft html
 // --embed` registered.  WeftViewer is the only name this adds to window.
+// A standalone page of two runs (`weft html GOOD BAD`) gives its viewer
+// both (options trace2, name2): one picture of the two, one above the
+// other, as `weft view GOOD BAD` shows them (main.c's pair).
 (function () {
   'use strict';
   const api = (window.WeftViewer = window.WeftViewer || {});
@@ -101,6 +104,7 @@
 .weft-embed:focus { outline: 2px solid #4a7cc9; outline-offset: 1px; }
 .weft .weft-bar { flex: none; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 4px 8px; background: #f4f4f4; border-bottom: 1px solid #ccc; }
 .weft .weft-grow { flex: 1; }
+.weft .weft-status { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .weft .weft-main { position: relative; flex: 1 1 0; min-height: 0; display: flex; }
 .weft-page .weft-main { flex: none; height: calc(100% - 36px); }
 .weft-page .weft-bar { flex-wrap: nowrap; }
@@ -185,6 +189,7 @@
   const sctx = scratch.getContext('2d');
   let inst = null;
   let loaded = false;
+  let status = ''; // (what the status line says when it has nothing else)
   let queued = false;
 
   function mem() { return new Uint8Array(inst.exports.memory.buffer); }
@@ -263,6 +268,9 @@
     const prims = inst.exports.w_render(w, h);
     const r = str(inst.exports.w_range()).split(' ').map(Number);
     canvas.dataset.range = r.join(' ');
+    // (two runs: the bad one's range, at the same offset from its start)
+    const r2 = str(inst.exports.w_range2());
+    if (r2) canvas.dataset.range2 = r2; else delete canvas.dataset.range2;
     root.dataset.range = canvas.dataset.range;
     canvas.dataset.prims = String(prims);
     canvas.dataset.rows = String(inst.exports.w_rows());
@@ -287,8 +295,12 @@
   // viewer keeps them): reads it in steps, showing progress, then lays
   // it out and draws it.
   async function open(p, n, name) {
+    return await read(p, n, name) && shown(name, () => inst.exports.w_view(canvas.clientWidth, canvas.clientHeight));
+  }
+  // Reads a trace (second: the bad run of two, after the good one).
+  async function read(p, n, name, second) {
     loaded = false;
-    if (inst.exports.w_open(p, n)) return fail(name);
+    if ((second ? inst.exports.w_open2 : inst.exports.w_open)(p, n)) return fail(name);
     // (about 11 bytes an event: bench/run's bytes_per_event)
     const guess = Math.max(1, n / 11);
     let done = 0;
@@ -302,12 +314,21 @@
     }
     progress(1, name + ': ' + done.toLocaleString('en') + ' events, laying out');
     await tick();
-    if (inst.exports.w_view(canvas.clientWidth, canvas.clientHeight)) return fail(name);
+    return true;
+  }
+  // Lays out what was read (view(): 0 or an error code) and draws it.
+  function shown(name, view) {
+    if (view()) return fail(name);
     canvas.dataset.extent = str(inst.exports.w_extent());
+    const e2 = str(inst.exports.w_extent2());
+    if (e2) canvas.dataset.extent2 = e2; else delete canvas.dataset.extent2;
     progress(null);
     loaded = true;
     showMeasure(); // (none: a new view)
-    $('status').textContent = name;
+    // (two runs: the status says where they first went different ways)
+    status = inst.exports.w_paired() ? str(inst.exports.w_divergence()) : name;
+    if (inst.exports.w_paired()) canvas.dataset.divergence = status; else delete canvas.dataset.divergence;
+    $('status').textContent = status;
     showThread(null);
     $('connected').checked = false;
     $('depth').value = '0';
@@ -325,6 +346,16 @@
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     return false;
   }
+  // Two runs: the good one's and the bad one's base64 text, read one
+  // after the other, shown together.
+  async function openPair(t, t2, name, name2) {
+    const a = await decode(t.data, t.coding, t.size, name);
+    if (!a || !await read(a[0], a[1], name)) return false;
+    const b = await decode(t2.data, t2.coding, t2.size, name2);
+    if (!b || !await read(b[0], b[1], name2, true)) return false;
+    return shown(name + ' and ' + name2, () => withStr(name, (p0) => withStr(name2, (p1) =>
+      inst.exports.w_view_pair(canvas.clientWidth, canvas.clientHeight, p0, p1))));
+  }
   // A trace as bytes (a dropped file).
   function load(u8, name) {
     const p = inst.exports.w_alloc(u8.length || 1);
@@ -335,10 +366,15 @@
   // is (ASCII), decoded there in place; deflated (weft html with zlib),
   // inflated by the browser into wasm memory as it comes.
   async function loadText(text, coding, size, name) {
+    const d = await decode(text, coding, size, name);
+    return d ? open(d[0], d[1], name) : false;
+  }
+  // The bytes of base64 text in wasm memory: [at, length], or null (said).
+  async function decode(text, coding, size, name) {
     let p = inst.exports.w_alloc(text.length || 1);
     const r = enc.encodeInto(text, mem().subarray(p, p + text.length));
     let n = inst.exports.w_unbase64(p, r.written);
-    if (n < 0) { $('status').textContent = name + ': the page is damaged'; return false; }
+    if (n < 0) { $('status').textContent = name + ': the page is damaged'; return null; }
     if (coding === 'deflate') {
       const packed = mem().slice(p, p + n);
       inst.exports.w_free(p);
@@ -358,11 +394,11 @@
       } catch (e) {
         progress(null);
         $('status').textContent = name + ': cannot unpack the trace (' + e.message + ')';
-        return false;
+        return null;
       }
       n = at;
     }
-    return open(p, n, name);
+    return [p, n];
   }
 
   // The initial range and counters asked for (weft html --start,
@@ -438,6 +474,8 @@
     el.appendChild(list);
     el.dataset.entries = String(j.count);
     el.dataset.thread = String(j.thread);
+    // (two runs: the thread's run, 0 good 1 bad, and its partner, -1 none)
+    if (j.side !== undefined) { el.dataset.side = String(j.side); el.dataset.partner = String(j.partner); }
     el.scrollTop = 0;
     more = { list, done: j.entries.length, count: j.count };
     moreEntries();
@@ -547,7 +585,9 @@
   canvas.addEventListener('mousedown', (e) => {
     drag = [e.offsetX, e.offsetY];
     moved = false;
-    if (loaded && (e.shiftKey || e.offsetY < inst.exports.w_ruler_h())) {
+    // (two runs: the press's half is the one it acts in until released)
+    const ruler = loaded && inst.exports.w_press(e.offsetY);
+    if (loaded && (e.shiftKey || ruler)) {
       measuring = true;
       moved = true;
       inst.exports.w_measure_from(e.offsetX);
@@ -555,7 +595,7 @@
       redraw();
     }
   });
-  window.addEventListener('mouseup', () => { drag = null; measuring = false; });
+  window.addEventListener('mouseup', () => { drag = null; measuring = false; if (inst) inst.exports.w_release(); });
   // The measured range in the page: "t0 t1" (ns) and its duration, as
   // the ruler writes it.
   function showMeasure() {
@@ -603,7 +643,7 @@
   });
   canvas.addEventListener('click', (e) => { if (!moved) { inspect(e.offsetX, e.offsetY); redraw(); } });
   canvas.addEventListener('dblclick', (e) => {
-    if (e.shiftKey || e.offsetY < inst.exports.w_ruler_h()) return; // (measuring)
+    if (e.shiftKey || inst.exports.w_on_ruler(e.offsetY)) return; // (measuring)
     inspect(e.offsetX, e.offsetY, true);
     redraw();
   });
@@ -659,7 +699,7 @@
     if (j) showThread(j);
     if (j && j.path) canvas.dataset.path = String(j.path_threads); else delete canvas.dataset.path;
     $('status').textContent = j && j.path ? j.path
-      : j ? document.title.replace(/ - weft$/, '') : 'select a thread for its critical path';
+      : j ? status : 'select a thread for its critical path';
     redraw();
   }
 
@@ -673,7 +713,7 @@
   function clearAll() {
     help(false);
     inst.exports.w_clear();
-    if (canvas.dataset.path) { delete canvas.dataset.path; $('status').textContent = document.title.replace(/ - weft$/, ''); }
+    if (canvas.dataset.path) { delete canvas.dataset.path; $('status').textContent = status; }
     showMeasure();
     delete canvas.dataset.chain;
     if ($('connected').checked) inst.exports.w_only_chain(1);
@@ -745,7 +785,8 @@
   const res = await WebAssembly.instantiate(await module, { env, wasi_snapshot_preview1: wasi });
   inst = res;
   inst.exports._initialize();
-  await loadText(t.data, t.coding, t.size, name);
+  if (opts.trace2) await openPair(t, opts.trace2, name, opts.name2 || 'trace');
+  else await loadText(t.data, t.coding, t.size, name);
   return {
     root,
     range: () => str(inst.exports.w_range()).split(' ').map(Number),
@@ -770,6 +811,12 @@
       page: true, name: dec.decode(bytes(text('weft-name'))),
       trace: { coding: d.coding, size: Number(d.size), data: text('weft-trace') },
     };
+    const tr2 = document.getElementById('weft-trace2');
+    if (tr2) { // two runs to compare
+      const d2 = tr2.dataset;
+      o.name2 = dec.decode(bytes(text('weft-name2')));
+      o.trace2 = { coding: d2.coding, size: Number(d2.size), data: text('weft-trace2') };
+    }
     if (d.start) o.start = Number(d.start);
     if (d.duration) o.duration = Number(d.duration);
     if (d.counters !== undefined) o.counters = text64(d.counters).split('\n').filter((x) => x);
