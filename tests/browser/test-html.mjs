@@ -1023,6 +1023,24 @@ await test('weft html GOOD BAD: a click on a thread in one half selects its part
     await q.keyboard.press('Escape');
     await frame(q);
   }
+  // L lines the runs up at the selected thread and its partner (the GTK
+  // viewer's L): each half's range moves so that TCP connect's creation
+  // is at one x; with nothing selected, back to their starts
+  const ranges = () => q.evaluate(() => { const c = document.getElementById('view'); return [c.dataset.range, c.dataset.range2]; });
+  const y = STRIP + TOP + 26 * 2 + 13;
+  await clickAt(q, await lineAt(q, y * dpr) / dpr, y);
+  await frame(q);
+  const r0 = await ranges();
+  await q.keyboard.press('l');
+  await frame(q);
+  const r1 = await ranges();
+  const st = await q.evaluate(() => document.getElementById('status').textContent);
+  assert(st === 'align: TCP connect', 'L says ' + st);
+  assert(r1[0] !== r0[0] || r1[1] !== r0[1], 'L moved nothing: ' + r0 + ' ' + r1);
+  await q.keyboard.press('Escape');
+  await q.keyboard.press('l');
+  await frame(q);
+  assert(await q.evaluate(() => document.getElementById('status').textContent) === 'align: the starts', 'L with nothing selected');
   await q.close();
 });
 

@@ -321,6 +321,29 @@ EXPORT(w_paired) int w_paired(void)
 	return pair != NULL;
 }
 
+/* Two runs: lines them up at the selected thread of the half last acted
+ * in and its partner (none selected: at their starts), as the GTK
+ * viewer's L.  Returns what it did: "align: TITLE", "align: the starts",
+ * "align: TITLE has no partner", or "" with one run. */
+EXPORT(w_align) const char *w_align(void)
+{
+	out[0] = 0;
+	if (!pair)
+		return out;
+	char title[256];
+	uint32_t t = weft_view_selected(view);
+	if (t != WEFT_NONE)
+		weft_model_title(model, t, title, sizeof title);
+	if (weft_pair_anchor(pair, side, t)) {
+		snprintf(out, sizeof out, "align: %s has no partner", title);
+		return out;
+	}
+	weft_pair_sync(pair, side);
+	snprintf(out, sizeof out, "align: %s",
+		 t == WEFT_NONE ? "the starts" : title);
+	return out;
+}
+
 /* The first divergence in the words of `weft diff` ("same structure":
  * none), or "" with one run. */
 EXPORT(w_divergence) const char *w_divergence(void)
