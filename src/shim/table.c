@@ -12,10 +12,14 @@
 
 #include "shim.h"
 
-#define TABLE_BITS 16
-#define TABLE_SIZE (1u << TABLE_BITS)
-static struct shim_ent table[TABLE_SIZE];
-static unsigned table_used;
+/* The table grows by doubling from a few pages to 2^TABLE_MAX_BITS entries: a
+ * fixed 4 MiB array had its entries' pages scattered by the hash, and
+ * every fork() of a traced program (a build tool, a test runner) made
+ * each of them a copy-on-write fault in the parent afterwards. */
+#define TABLE_MIN_BITS 8
+#define TABLE_MAX_BITS 16
+static struct shim_ent *table;
+static unsigned table_bits, table_mask, table_used;
 /* A spinlock: the table is held for well under a microsecond, and a
  * pthread mutex costs more than the work it protects here. */
 static int table_lock;
@@ -42,7 +46,35 @@ static unsigned slot_of(const void *key, int role)
 {
 	uint64_t h = ((uint64_t)(uintptr_t)key ^ (uint64_t)role) *
 		     0x9E3779B97F4A7C15ull;
-	return (unsigned)(h >> (64 - TABLE_BITS));
+	return (unsigned)(h >> (64 - table_bits));
+}
+
+/* Makes the table 2^bits entries, moving what it holds.  0 if there is no
+ * memory for it (the old table is then kept).  Anonymous memory, not
+ * malloc: the shims run inside the program's allocator's callers. */
+static int grow(unsigned bits)
+{
+	size_t n = (size_t)1 << bits;
+	void *p = mmap(NULL, n * sizeof *table, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	struct shim_ent *old = table;
+	size_t old_n = old ? (size_t)table_mask + 1 : 0;
+	table = p;
+	table_bits = bits;
+	table_mask = (unsigned)n - 1;
+	for (size_t k = 0; k < old_n; k++) {
+		if (!old[k].key)
+			continue;
+		unsigned i = slot_of(old[k].key, old[k].role);
+		while (table[i].key)
+			i = (i + 1) & table_mask;
+		table[i] = old[k];
+	}
+	if (old)
+		munmap(old, old_n * sizeof *old);
+	return 1;
 }
 
 /* Finds (key, role); with `create`, makes the entry if it is missing.
@@ -50,15 +82,24 @@ static unsigned slot_of(const void *key, int role)
  * activity then goes untraced rather than mis-traced, and counted). */
 static struct shim_ent *find(const void *key, int role, int create)
 {
+	if (!table) {
+		if (!create || !grow(TABLE_MIN_BITS))
+			return NULL;
+	}
 	unsigned i = slot_of(key, role);
-	for (unsigned n = 0; n < TABLE_SIZE;
-	     n++, i = (i + 1) & (TABLE_SIZE - 1)) {
+	for (unsigned n = 0; n <= table_mask; n++, i = (i + 1) & table_mask) {
 		struct shim_ent *e = &table[i];
 		if (e->key == key && e->role == role)
 			return e;
 		if (!e->key) { /* the end of the chain: absent */
-			if (!create || table_used + 1 >= TABLE_SIZE * 3 / 4)
+			if (!create)
 				return NULL;
+			if (table_used + 1 >= (table_mask + 1) / 4 * 3) {
+				if (table_bits == TABLE_MAX_BITS ||
+				    !grow(table_bits + 1))
+					return NULL;
+				return find(key, role, create);
+			}
 			table_used++;
 			memset(e, 0, sizeof *e);
 			e->key = key;
@@ -78,7 +119,7 @@ static void drop(struct shim_ent *e)
 {
 	unsigned i = (unsigned)(e - table), j = i;
 	for (;;) {
-		j = (j + 1) & (TABLE_SIZE - 1);
+		j = (j + 1) & table_mask;
 		if (!table[j].key)
 			break; /* the end of the chain */
 		unsigned h = slot_of(table[j].key, table[j].role);
