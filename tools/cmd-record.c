@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "common/settings.h"
+#include "common/timens.h"
 #include "record-loops.h"
 #include "weft-tools.h"
 
@@ -233,11 +234,20 @@ __attribute__((format(printf, 2, 3))) static void manifest(const char *dir,
 	close(fd);
 }
 
+/* CLOCK_REALTIME, or CLOCK_MONOTONIC of the machine (the manifest's
+ * times: ours plus our time namespace's offset), in ns. */
 static int64_t clock_ns(clockid_t id)
 {
+	static int64_t timens;
+	static int have_timens;
+	if (id == CLOCK_MONOTONIC && !have_timens) {
+		timens = weft__timens_read();
+		have_timens = 1;
+	}
 	struct timespec ts;
 	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
+	       (id == CLOCK_MONOTONIC ? timens : 0);
 }
 
 /* " key=value", %XX-escaped as the manifest wants. */
@@ -503,6 +513,16 @@ int cmd_record(int argc, char **argv)
 		setenv("WEFT_RUN", abs, 1);
 		setenv("WEFT_ROOT_PID", pidstr, 1);
 		setenv("WEFT_SESSION", session, 1);
+		/* the pid whose fork line was written last: libweft (run.c)
+		 * updates it in place, 10 digits */
+		char forked[16];
+		snprintf(forked, sizeof forked, "%010d", (int)getpid());
+		setenv("WEFT_FORKED", forked, 1);
+		/* its clocks: a process whose clocks agree shares its time
+		 * namespace, and need not read /proc to learn the offset */
+		char clocks[80];
+		if (weft__timens_env(clocks, sizeof clocks))
+			setenv("WEFT_TIMENS", clocks, 1);
 		if (size)
 			setenv("WEFT_SIZE", size, 1);
 		if (mode)

@@ -218,8 +218,12 @@ __attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 	int root = set.root_pid;
 	uint64_t session = set.session;
 	char target[4096];
-	int err = strlen(path) + 32 > sizeof g.env_path
-			  ? -ENAMETOOLONG
+	/* (in a run, a process other than its first records into a file of
+	 * its own, made in the run's directory at its first event: DIR/ring
+	 * is not its file, and not worth a look at every start) */
+	int err = strlen(path) + 32 > sizeof g.env_path ? -ENAMETOOLONG
+		  : run && root && root != (int)getpid()
+			  ? 0
 			  : weft__resolve_target(path, target, sizeof target);
 	if (err) {
 		say("weft: cannot trace into '%s': %s; running untraced\n",

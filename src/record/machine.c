@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "common/timens.h"
 
 #define g weft__g
 #define TUPLE_EVERY_NS INT64_C(10000000000)
@@ -75,30 +76,6 @@ static void boot_id(uint8_t out[16])
 		memset(out, 0, 16);
 }
 
-int64_t weft__timens_mono(void)
-{
-	/* "monotonic SECS NSECS" per clock, since Linux 5.6; none: 0 */
-	char b[256];
-	if (slurp("/proc/self/timens_offsets", b, sizeof b) <= 0)
-		return 0;
-	const char *p = strstr(b, "monotonic");
-	if (!p)
-		return 0;
-	p += 9;
-	int64_t v[2] = {0, 0};
-	for (int i = 0; i < 2; i++) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		int neg = *p == '-';
-		p += neg;
-		while (*p >= '0' && *p <= '9')
-			v[i] = v[i] * 10 + (*p++ - '0');
-		if (neg)
-			v[i] = -v[i];
-	}
-	return v[0] * 1000000000 + v[1];
-}
-
 /* One reading of the clocks, each pair as the tightest of a few
  * sandwiches. */
 static void take(struct weft__ctuple *c)
@@ -147,7 +124,7 @@ void weft__machine_init(struct weft__fhdr *h)
 	gethostname(m->host, sizeof m->host - 1);
 	m->host[sizeof m->host - 1] = 0;
 	boot_id(m->boot_id);
-	m->timens_mono_ns = weft__timens_mono();
+	m->timens_mono_ns = weft__timens_read();
 	m->tuples_cap = WEFT_CLOCK_TUPLES;
 	take(&m->t[0]);
 	m->t[0].seq = 2;

@@ -220,9 +220,6 @@ WEFT__HIDDEN void weft__machine_init(struct weft__fhdr *h);
 /* Another reading of the clocks: when `force`, or about 10 s after the
  * last one. */
 WEFT__HIDDEN void weft__clock_tuple(int force);
-/* The offset of this process's time namespace's CLOCK_MONOTONIC (0: the
- * machine's own, or unknown). */
-WEFT__HIDDEN int64_t weft__timens_mono(void);
 
 /* ------------------------------------------------------- fault injection */
 

@@ -35,11 +35,21 @@
 #include "weft/weft.h"
 
 #include "record.h"
+#include "common/timens.h"
 
 #define LINE_MAX_ 16384
 
 static char manifest[4200]; /* DIR/manifest; "" when not in a run */
 static int64_t timens;	    /* the machine's CLOCK_MONOTONIC minus ours */
+/* WEFT_FORKED's value in this process's environment: FORKED_DIGITS
+ * digits, the pid of the last process that wrote its fork line (weft
+ * record writes the first).  A forked child writes its pid there in place
+ * (no allocation: between fork and exec), and the image it execs finds
+ * it: a fork line already started that process, so its proc line needs
+ * no start token (read from /proc, the dearest part of a process's start
+ * under weft record).  NULL when the environment has none. */
+#define FORKED_DIGITS 10
+static char *forked;
 
 /* The thread that forks, as its prepare handler saw it (the child is a
  * copy of that thread). */
@@ -212,6 +222,13 @@ static void prepare(void)
 	fork_by = spawner ? spawner : weft__current();
 }
 
+/* Writes pid into WEFT_FORKED's value, zero-padded. */
+static void put_forked(uint64_t pid)
+{
+	for (int k = FORKED_DIGITS - 1; k >= 0; k--, pid /= 10)
+		forked[k] = (char)('0' + pid % 10);
+}
+
 static void child(void)
 {
 	if (!manifest[0])
@@ -226,7 +243,29 @@ static void child(void)
 	putkv(&l, "spawn", fork_spawn);
 	put_times(&l);
 	emit(&l);
+	if (forked)
+		put_forked((uint64_t)getpid());
 	spawner = 0;
+}
+
+/* Whether this process's fork line was written (WEFT_FORKED names it).
+ * Only a value among the strings exec gave the process (on its stack,
+ * after its arguments), which it is free to change: not one of an
+ * environment the program built. */
+static int fork_written(char **argv)
+{
+	const char *v = getenv("WEFT_FORKED");
+	if (!v || strlen(v) != FORKED_DIGITS || !argv || !argv[0] ||
+	    v <= argv[0] || v - argv[0] > (8 << 20))
+		return 0;
+	uint64_t pid = 0;
+	for (int k = 0; k < FORKED_DIGITS; k++) {
+		if (v[k] < '0' || v[k] > '9')
+			return 0;
+		pid = pid * 10 + (uint64_t)(v[k] - '0');
+	}
+	forked = (char *)v; /* (the environment's own bytes: writable) */
+	return pid == (uint64_t)getpid();
 }
 
 void weft__run_init(const char *dir, int argc, char **argv)
@@ -236,7 +275,7 @@ void weft__run_init(const char *dir, int argc, char **argv)
 		return;
 	memcpy(manifest, dir, n);
 	memcpy(manifest + n, "/manifest", sizeof "/manifest");
-	timens = weft__timens_mono();
+	timens = weft__timens_inherit(getenv("WEFT_TIMENS"));
 	pthread_atfork(prepare, NULL, child);
 	on_exit(on_exit_, NULL);
 
@@ -244,7 +283,9 @@ void weft__run_init(const char *dir, int argc, char **argv)
 	struct line l;
 	start(&l, b, sizeof b, "proc");
 	putkv(&l, "ppid", getppid());
-	putkv(&l, "start", (int64_t)start_token());
+	/* (a process that wrote a fork line needs no token: the fork line
+	 * started it, and a later proc line of its pid is its exec) */
+	putkv(&l, "start", fork_written(argv) ? 0 : (int64_t)start_token());
 	put_times(&l);
 	char exe[4096];
 	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);

@@ -124,6 +124,43 @@ t_exec() {
 	grep -qE "^  [0-9]+ \(exec\) all-events: exited with status 0" info.txt || die "$(cat info.txt)"
 }
 
+# What a process that records nothing pays at start-up (record.spawn_
+# overhead): a forked child's image takes no start token from /proc (its
+# fork line started it: start=0), one started without a fork line (dash
+# runs a lone command through vfork) does; and a process that shares weft
+# record's time namespace takes the offset from WEFT_TIMENS, one in another
+# namespace reads its own: every time in the manifest is the machine's.
+t_start_and_timens() {
+	"$W" record -o st -- sh -c "env | cat >/dev/null; /bin/true" 2>rec.txt || die "$(cat rec.txt)"
+	python3 - st/manifest <<'PY' || exit 1
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+forked = {m.group(1) for m in (re.match(r'fork pid=(\d+)', l) for l in lines) if m}
+procs = {}
+for l in lines:
+    m = re.match(r'proc pid=(\d+) .*start=(\d+) .*exe=(\S+)', l)
+    if m:
+        procs[m.group(3).rsplit('/', 1)[-1]] = (m.group(1), int(m.group(2)))
+assert procs['env'][0] in forked and procs['env'][1] == 0, procs
+assert procs['true'][0] not in forked and procs['true'][1] > 0, procs
+PY
+	command -v unshare >/dev/null || die "no unshare (util-linux)"
+	# (the offset: 3 days ahead)
+	"$W" record -o tn -- unshare --time --monotonic 259200 sh -c "env | cat >/dev/null; /bin/true" 2>rec.txt ||
+		die "$(cat rec.txt)"
+	python3 - tn/manifest <<'PY' || exit 1
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+t = [int(re.search(r' t=(-?\d+)', l).group(1)) for l in lines]
+lo, hi = t[0], t[-1]
+assert lines[-1].startswith('reaped '), lines[-1]
+for l, x in zip(lines, t):
+    assert lo <= x <= hi, ('not the machine\'s time', l, lo, hi)
+procs = [l for l in lines if l.startswith('proc ')]
+assert len(procs) >= 4, procs  # unshare, sh, env, cat, true
+PY
+}
+
 # Killed by a signal: weft record reaps it and says how it ended.
 t_killed() {
 	"$W" record -o k -- "$EX/ticker" 30 >/dev/null 2>rec.txt &
@@ -527,6 +564,7 @@ run tree t_tree
 run tree_order t_tree_order
 run posix_spawn t_posix_spawn
 run exec t_exec
+run start_and_timens t_start_and_timens
 run killed t_killed
 run snapshot_tree t_snapshot_tree
 run together t_together
