@@ -143,7 +143,8 @@ static void after_fork_child(void)
 	/* The child must never write into its parent's ring. */
 	__atomic_store_n(&weft__on, 0, __ATOMIC_RELAXED);
 	weft__stream_forget();
-	weft__early_nested = 0;
+	if (weft__early_nested) /* (no write, no copy of its page) */
+		weft__early_nested = 0;
 	if (g.fd >= 0) {
 		/* close, not LOCK_UN: the lock belongs to the open file
 		 * description that the parent still uses (the system call:

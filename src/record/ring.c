@@ -410,6 +410,11 @@ int weft__ring_create(const char *name, size_t bytes, unsigned flags,
 		goto fail_fd;
 	}
 
+	/* A forked child gets zeros here, not a copy (it never uses its
+	 * parent's state: env.c): a fork of a traced program write-protects
+	 * none of these pages, and the parent's next writes to them are no
+	 * copy-on-write faults. */
+	madvise(priv, priv_size, MADV_WIPEONFORK);
 	g.hdr = h;
 	g.base = base;
 	g.size = L.size;

@@ -396,6 +396,13 @@ int weft__shim_bound(int fd)
 void weft__shim_chan_forget(int fd)
 {
 	struct chan_fd *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	if (t && fd >= 0 && (unsigned)fd < CHAN_LIMIT)
+	/* (written only when it holds something: the descriptors a forked
+	 * child closes before exec are mostly unseen, and a write to a page
+	 * shared with the parent since fork is a copy-on-write fault) */
+	if (t && fd >= 0 && (unsigned)fd < CHAN_LIMIT &&
+	    (__atomic_load_n(&t[fd].kind, __ATOMIC_RELAXED) || t[fd].in ||
+	     t[fd].out || t[fd].lport ||
+	     __atomic_load_n(&t[fd].in_off, __ATOMIC_RELAXED) ||
+	     __atomic_load_n(&t[fd].out_off, __ATOMIC_RELAXED)))
 		memset(&t[fd], 0, sizeof t[fd]);
 }

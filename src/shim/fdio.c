@@ -49,7 +49,10 @@ void weft__shim_fd_watch(int fd)
 void weft__shim_fd_forget(int fd)
 {
 	unsigned long *m = __atomic_load_n(&fdmap, __ATOMIC_ACQUIRE);
-	if (m && fd >= 0 && (unsigned)fd < FD_LIMIT)
+	/* (written only when set: see weft__shim_chan_forget) */
+	if (m && fd >= 0 && (unsigned)fd < FD_LIMIT &&
+	    (__atomic_load_n(&m[fd / WORD], __ATOMIC_RELAXED) >> (fd % WORD) &
+	     1))
 		__atomic_and_fetch(&m[fd / WORD], ~(1ul << (fd % WORD)),
 				   __ATOMIC_RELAXED);
 }
