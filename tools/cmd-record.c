@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "common/settings.h"
-#include "common/timens.h"
+#include "common/sysfacts.h"
 #include "record-loops.h"
 #include "weft-tools.h"
 

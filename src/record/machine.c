@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "record.h"
-#include "common/timens.h"
+#include "common/sysfacts.h"
 
 #define g weft__g
 #define TUPLE_EVERY_NS INT64_C(10000000000)
@@ -27,25 +27,6 @@ static int64_t now_ns(clockid_t id)
 	struct timespec ts;
 	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Reads up to cap - 1 bytes of a small file, NUL-terminated; the length
- * or -1. */
-/* (read and close are the system calls themselves: in the preloaded
- * library, read() and close() are the shims' wrappers, whose first call
- * looks up the real ones: work every process of a traced tree would do
- * at start-up for this file alone) */
-static int slurp(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = syscall(SYS_read, fd, buf, cap - 1);
-	syscall(SYS_close, fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	return (int)n;
 }
 
 static int hexval(int c)
@@ -62,7 +43,8 @@ static void boot_id(uint8_t out[16])
 {
 	char b[64];
 	memset(out, 0, 16);
-	if (slurp("/proc/sys/kernel/random/boot_id", b, sizeof b) < 32)
+	if (weft__read_small("/proc/sys/kernel/random/boot_id", b, sizeof b) <
+	    32)
 		return;
 	int k = 0;
 	for (const char *p = b; *p && k < 32; p++) {

@@ -161,6 +161,38 @@ assert len(procs) >= 4, procs  # unshare, sh, env, cat, true
 PY
 }
 
+# WEFT_TIMENS is believed only when this process's clocks agree with it:
+# a value claiming an offset of -7 s is used when its clocks agree (the
+# proc line's time is 7 s behind), not when its clocks are 10 s off
+# (the offset is then read from /proc: 0 here).
+t_timens_env() {
+	local pre=$WEFT_BUILD/libweft-preload.so
+	[ -f "$pre" ] || die "no $pre"
+	mkdir -p te1 te2
+	python3 - "$pre" <<'PY' || exit 1
+import os, re, subprocess, sys, time
+def clocks():
+    r = time.clock_gettime_ns(time.CLOCK_REALTIME)
+    m = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    return r, m
+def run(d, boot_shift):
+    r, m = clocks()
+    env = dict(os.environ, WEFT_RUN=os.path.abspath(d), LD_PRELOAD=sys.argv[1],
+               WEFT_TIMENS=f'{r - m + boot_shift}:-7000000000:{r}')
+    for k in ('WEFT_FILE', 'WEFT_ROOT_PID', 'WEFT_SESSION', 'WEFT_FORKED'):
+        env.pop(k, None)
+    subprocess.run(['/bin/true'], env=env, check=True)
+    _, after = clocks()
+    t = [int(re.search(r' t=(-?\d+)', l).group(1)) for l in open(d + '/manifest') if l.startswith('proc ')]
+    assert len(t) == 1, t
+    return m, t[0], after
+m, t, after = run('te1', 0)
+assert m - 7000000000 <= t <= after - 7000000000, ('not the offset said', m, t, after)
+m, t, after = run('te2', 10000000000)
+assert m <= t <= after, ('the offset said, though the clocks disagree', m, t, after)
+PY
+}
+
 # Killed by a signal: weft record reaps it and says how it ended.
 t_killed() {
 	"$W" record -o k -- "$EX/ticker" 30 >/dev/null 2>rec.txt &
@@ -565,6 +597,7 @@ run tree_order t_tree_order
 run posix_spawn t_posix_spawn
 run exec t_exec
 run start_and_timens t_start_and_timens
+run timens_env t_timens_env
 run killed t_killed
 run snapshot_tree t_snapshot_tree
 run together t_together

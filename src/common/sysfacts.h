@@ -13,6 +13,10 @@
 
 #define WEFT__HIDDEN_API __attribute__((visibility("hidden")))
 
+/* Reads up to cap - 1 bytes of a small file, NUL-terminated: its length,
+ * or -1. */
+WEFT__HIDDEN_API int weft__read_small(const char *path, char *buf, size_t cap);
+
 /* The machine's CLOCK_MONOTONIC minus ours, from /proc/self/timens_offsets
  * (Linux 5.6 on); 0 without it. */
 WEFT__HIDDEN_API int64_t weft__timens_read(void);

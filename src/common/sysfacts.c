@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * timens.c - the offset of a process's time namespace (timens.h).
+ * sysfacts.c - small facts from /proc (sysfacts.h).
  *
  * Only open/read/close and clock_gettime: called at start-up of every
  * process of a traced tree, and where a ring is made (maybe in a signal
- * handler).
+ * handler).  read and close are the system calls themselves: in the
+ * preloaded library, read() and close() are the shims' wrappers, whose
+ * first call looks up the real ones.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -13,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "timens.h"
+#include "sysfacts.h"
 
 static int64_t now_ns(clockid_t id)
 {
@@ -41,20 +43,25 @@ static int num(const char **p, int64_t *v)
 	return 1;
 }
 
+int weft__read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = syscall(SYS_read, fd, buf, cap - 1);
+	syscall(SYS_close, fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return (int)n;
+}
+
 int64_t weft__timens_read(void)
 {
-	/* "monotonic SECS NSECS" per clock, since Linux 5.6; none: 0.  (read
-	 * and close are the system calls themselves: in the preloaded
-	 * library, read() and close() are the shims' wrappers) */
+	/* "monotonic SECS NSECS" per clock, since Linux 5.6; none: 0 */
 	char b[256];
-	int fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (weft__read_small("/proc/self/timens_offsets", b, sizeof b) <= 0)
 		return 0;
-	ssize_t n = syscall(SYS_read, fd, b, sizeof b - 1);
-	syscall(SYS_close, fd);
-	if (n <= 0)
-		return 0;
-	b[n] = 0;
 	const char *p = strstr(b, "monotonic");
 	if (!p)
 		return 0;
