@@ -396,37 +396,25 @@ static int html(struct traces *trp, const char *out, int embed,
 	char *wasm = embed ? NULL : asset("weft.wasm", WEFT_WASM_BUILD, &wl);
 	char *js = embed ? NULL : asset("viewer.js", NULL, &jl);
 	char *tpl = embed ? NULL : asset("viewer.html", NULL, &hl);
+	size_t pl = 0, wpl = 0, pl2 = 0;
+	unsigned char *packed = NULL, *packed2 = NULL, *wpacked = NULL;
+	FILE *f = NULL;
 	if (!embed && (!wasm || !js || !tpl)) {
-		free(trace);
-		free(trace2);
-		free(wasm);
-		free(js);
-		free(tpl);
-		return error("the HTML viewer's files are missing (built "
-			     "without wasm? WEFT_HTML_ASSETS names them)"),
-		       1;
+		rc = error("the HTML viewer's files are missing (built "
+			   "without wasm? WEFT_HTML_ASSETS names them)");
+		goto done;
 	}
 	/* the trace, and the viewer's wasm (a third of its size in every
 	 * page), deflated: the browser inflates them */
-	size_t pl = 0, wpl = 0;
-	size_t pl2 = 0;
-	unsigned char *packed = deflated(trace, tl, 1, &pl);
-	unsigned char *packed2 = trace2 ? deflated(trace2, tl2, 1, &pl2) : NULL;
-	unsigned char *wpacked =
-		embed ? NULL : deflated((unsigned char *)wasm, wl, 9, &wpl);
+	packed = deflated(trace, tl, 1, &pl);
+	packed2 = trace2 ? deflated(trace2, tl2, 1, &pl2) : NULL;
+	wpacked = embed ? NULL : deflated((unsigned char *)wasm, wl, 9, &wpl);
 	const char *coding = packed ? "deflate" : "";
 	const char *wcoding = wpacked ? "deflate" : "";
-	FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f) {
-		free(wpacked);
-		free(packed);
-		free(packed2);
-		free(trace);
-		free(trace2);
-		free(wasm);
-		free(js);
-		free(tpl);
-		return error_errno("cannot create '%s'", out);
+		rc = error_errno("cannot create '%s'", out);
+		goto done;
 	}
 	const char *name = strrchr(first, '/') ? strrchr(first, '/') + 1
 					       : first;
@@ -494,6 +482,9 @@ static int html(struct traces *trp, const char *out, int embed,
 		}
 	}
 	bad = ferror(f) | (f != stdout ? fclose(f) : fflush(f));
+	if (bad)
+		rc = error("cannot write '%s'", out);
+done:
 	free(wpacked);
 	free(packed);
 	free(packed2);
@@ -502,8 +493,6 @@ static int html(struct traces *trp, const char *out, int embed,
 	free(wasm);
 	free(js);
 	free(tpl);
-	if (bad)
-		return error("cannot write '%s'", out);
 	return rc;
 }
 
