@@ -185,9 +185,13 @@ static void wait_leave(int timeout)
 
 /* The waits of the loops: libuv's and libevent's epoll, GLib's poll,
  * libevent's poll and select backends.  A timeout of 0 is a look, not a
- * wait. */
+ * wait: straight through (a busy GLib loop looks at every iteration). */
 #define WAIT(ms, call)                                                         \
 	do {                                                                   \
+		if (!(ms)) {                                                   \
+			r = call;                                              \
+			break;                                                 \
+		}                                                              \
 		int e_ = errno;                                                \
 		wait_enter(ms);                                                \
 		errno = e_;                                                    \
