@@ -303,8 +303,20 @@ WEFT_SHIM_API extern const char
 /* Marks phase ph if the trace is not in it. */
 WEFT_SHIM_API void weft__shim_phase_mark(const char *ph);
 /* The same, with the events that follow at the same instant: returns 1
- * when it began a burst, for the caller to end after them. */
-WEFT_SHIM_API int weft__shim_phase_begin(const char *ph);
+ * when it began a burst, for the caller to end after them.  (The phase the
+ * trace is in, for the trace of generation weft__shim_phase_gen: checked
+ * here, as most callbacks run in the phase of the one before.) */
+WEFT_SHIM_API extern __thread const char *weft__shim_trace_phase;
+WEFT_SHIM_API extern __thread unsigned weft__shim_phase_gen;
+WEFT_SHIM_API int weft__shim_phase_begin_slow(const char *ph);
+static inline int weft__shim_phase_begin(const char *ph)
+{
+	if (__builtin_expect(weft__shim_trace_phase == ph &&
+				     weft__shim_phase_gen == ON(),
+			     1))
+		return 0;
+	return weft__shim_phase_begin_slow(ph);
+}
 
 /* A traced loop runs on this OS thread (uv_run, event_base_loop,
  * g_main_context_iteration...): its thread is current, requests it is
