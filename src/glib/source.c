@@ -226,9 +226,10 @@ void g_source_destroy(GSource *s)
 /* ------------------------------------------------ what the program adds */
 
 /* Attaches s as GLib's g_*_add_full does, traced. */
-static guint add(GSource *s, gint prio, gint def, GSourceFunc f, gpointer d,
-		 GDestroyNotify notify, const char *kind, const char *p1,
-		 long long n1, const char *p2)
+static inline __attribute__((always_inline)) guint
+add(GSource *s, gint prio, gint def, GSourceFunc f, gpointer d,
+    GDestroyNotify notify, const char *kind, const char *p1, long long n1,
+    const char *p2)
 {
 	REAL(g_source_attach);
 	if (prio != def)
