@@ -118,17 +118,20 @@ label_of(struct shim_lb *b, const char *p1, long long n1, const char *p2,
 }
 
 /* Traces source s, not yet attached: its first dispatch is created by
- * the current thread, labelled "P1 N1 P2 -> cb". */
+ * the current thread, labelled "P1 N1 P2 -> cb".  `fresh`: the shim just
+ * made s and gave it its callback (not traced yet, plain callback). */
 static inline __attribute__((always_inline)) void
-install(GSource *s, const char *kind, const char *p1, long long n1,
+install(GSource *s, int fresh, const char *kind, const char *p1, long long n1,
 	const char *p2, const void *cb)
 {
-	if (!ON() || sx_of(s))
+	if (!ON() || (!fresh && sx_of(s)))
 		return;
-	if (__builtin_expect(!__atomic_load_n(&plain, __ATOMIC_ACQUIRE), 0))
-		pthread_once(&plain_once, find_plain);
-	if (s->callback_funcs != plain)
-		return;
+	if (!fresh) {
+		if (!__atomic_load_n(&plain, __ATOMIC_ACQUIRE))
+			pthread_once(&plain_once, find_plain);
+		if (s->callback_funcs != plain)
+			return;
+	}
 	struct sx *x = spare;
 	if (x) {
 		spare = x->next;
@@ -235,7 +238,7 @@ add(GSource *s, gint prio, gint def, GSourceFunc f, gpointer d,
 	if (prio != def)
 		GL(g_source_set_priority)(s, prio);
 	GL(g_source_set_callback)(s, f, d, notify);
-	install(s, kind, p1, n1, p2, (const void *)f);
+	install(s, 1, kind, p1, n1, p2, (const void *)f);
 	guint id = real_g_source_attach(s, NULL);
 	GL(g_source_unref)(s);
 	return id;
@@ -411,7 +414,7 @@ guint g_source_attach(GSource *s, GMainContext *ctx)
 	struct shim_ent e;
 	if (!INTERNAL() && ON() && weft__shim_get(s, R_CALLBACK, &e, 1)) {
 		const char *name = GL(g_source_get_name)(s);
-		install(s, "GSource", "source ", NO_NUM,
+		install(s, 0, "GSource", "source ", NO_NUM,
 			name ? name : "(unnamed)", (const void *)e.cb);
 	}
 	return real_g_source_attach(s, ctx);
