@@ -58,7 +58,7 @@ static struct sx *sx_of(const GSource *s)
 /* GLib's own callback functions for a plain g_source_set_callback: the
  * shim traces only sources with such callbacks (a closure's marshalling
  * compares the source's funcs with GLib's). */
-static GSourceCallbackFuncs *plain;
+static GSourceCallbackFuncs *plain; /* (release-stored once found) */
 static pthread_once_t plain_once = PTHREAD_ONCE_INIT;
 
 static gboolean nothing(gpointer data)
@@ -71,22 +71,67 @@ static void find_plain(void)
 {
 	GSource *s = GL(g_idle_source_new)();
 	GL(g_source_set_callback)(s, nothing, NULL, NULL);
-	plain = s->callback_funcs;
+	__atomic_store_n(&plain, s->callback_funcs, __ATOMIC_RELEASE);
 	GL(g_source_unref)(s);
 }
 
 /* ------------------------------------------------------ activations */
 
-/* Traces source s, not yet attached: its first dispatch is created by
- * the current thread, labelled "P1 N1 P2 -> cb". */
-static void install(GSource *s, const char *kind, const char *p1, long long n1,
-		    const char *p2, const void *cb)
+/* A program adds the same sources over and over ("idle -> ping"): each
+ * OS thread keeps the labels of the last few in front of the shim's
+ * label cache, found with one hash and one comparison per part. */
+#define MEMO 8 /* a power of two */
+static __thread struct {
+	const char *p1, *p2; /* string constants: compared by address */
+	long long n1;
+	const void *cb;
+	const char *label; /* from weft__shim_cached_label: never NULL */
+} memo[MEMO];
+
+static const char *__attribute__((noinline))
+label_made(struct shim_lb *b, unsigned i, const char *p1, long long n1,
+	   const char *p2, const void *cb)
 {
-	if (!ON() || sx_of(s))
+	const char *label = weft__shim_cached_label(b, p1, n1, p2, NO_NUM, cb);
+	if (label) {
+		memo[i].cb = cb;
+		memo[i].p1 = p1;
+		memo[i].n1 = n1;
+		memo[i].p2 = p2;
+		memo[i].label = label;
+	}
+	return label;
+}
+
+static inline __attribute__((always_inline)) const char *
+label_of(struct shim_lb *b, const char *p1, long long n1, const char *p2,
+	 const void *cb)
+{
+	unsigned i = (unsigned)(((uintptr_t)cb >> 4) ^ ((uintptr_t)p1 >> 3) ^
+				(unsigned long long)n1) &
+		     (MEMO - 1);
+	if (__builtin_expect(memo[i].cb == cb && memo[i].p1 == p1 &&
+				     memo[i].n1 == n1 && memo[i].p2 == p2,
+			     1))
+		return memo[i].label;
+	return label_made(b, i, p1, n1, p2, cb);
+}
+
+/* Traces source s, not yet attached: its first dispatch is created by
+ * the current thread, labelled "P1 N1 P2 -> cb".  `fresh`: the shim just
+ * made s and gave it its callback (not traced yet, plain callback). */
+static inline __attribute__((always_inline)) void
+install(GSource *s, int fresh, const char *kind, const char *p1, long long n1,
+	const char *p2, const void *cb)
+{
+	if (!ON() || (!fresh && sx_of(s)))
 		return;
-	pthread_once(&plain_once, find_plain);
-	if (s->callback_funcs != plain)
-		return;
+	if (!fresh) {
+		if (!__atomic_load_n(&plain, __ATOMIC_ACQUIRE))
+			pthread_once(&plain_once, find_plain);
+		if (s->callback_funcs != plain)
+			return;
+	}
 	struct sx *x = spare;
 	if (x) {
 		spare = x->next;
@@ -100,7 +145,7 @@ static void install(GSource *s, const char *kind, const char *p1, long long n1,
 	x->orig = s->source_funcs;
 	x->kind = kind;
 	struct shim_lb b;
-	x->label = weft__shim_cached_label(&b, p1, n1, p2, NO_NUM, cb);
+	x->label = label_of(&b, p1, n1, p2, cb);
 	x->id = weft__shim_new_id();
 	weft__shim_create_labelled(x->id, kind, x->label, &b);
 	s->source_funcs = &x->funcs;
@@ -108,7 +153,7 @@ static void install(GSource *s, const char *kind, const char *p1, long long n1,
 
 static gboolean dispatch_wrap(GSource *s, GSourceFunc cb, gpointer data)
 {
-	struct sx *x = sx_of(s);
+	struct sx *x = (struct sx *)(void *)s->source_funcs; /* ours */
 	uint64_t id = __atomic_exchange_n(&x->id, 0, __ATOMIC_RELAXED);
 	if (!id || !ON())
 		return x->orig->dispatch(s, cb, data);
@@ -138,8 +183,11 @@ static gboolean dispatch_wrap(GSource *s, GSourceFunc cb, gpointer data)
 
 static void finalize_wrap(GSource *s)
 {
-	struct sx *x = sx_of(s);
-	uint64_t id = __atomic_exchange_n(&x->id, 0, __ATOMIC_RELAXED);
+	struct sx *x = (struct sx *)(void *)s->source_funcs; /* ours */
+	/* (mostly dispatched already: nothing pending, no exchange) */
+	uint64_t id = __atomic_load_n(&x->id, __ATOMIC_RELAXED)
+			      ? __atomic_exchange_n(&x->id, 0, __ATOMIC_RELAXED)
+			      : 0;
 	if (id && ON())
 		weft_cancel(id); /* its context went, or it was destroyed */
 	if (x->orig->finalize)
@@ -181,15 +229,16 @@ void g_source_destroy(GSource *s)
 /* ------------------------------------------------ what the program adds */
 
 /* Attaches s as GLib's g_*_add_full does, traced. */
-static guint add(GSource *s, gint prio, gint def, GSourceFunc f, gpointer d,
-		 GDestroyNotify notify, const char *kind, const char *p1,
-		 long long n1, const char *p2)
+static inline __attribute__((always_inline)) guint
+add(GSource *s, gint prio, gint def, GSourceFunc f, gpointer d,
+    GDestroyNotify notify, const char *kind, const char *p1, long long n1,
+    const char *p2)
 {
 	REAL(g_source_attach);
 	if (prio != def)
 		GL(g_source_set_priority)(s, prio);
 	GL(g_source_set_callback)(s, f, d, notify);
-	install(s, kind, p1, n1, p2, (const void *)f);
+	install(s, 1, kind, p1, n1, p2, (const void *)f);
 	guint id = real_g_source_attach(s, NULL);
 	GL(g_source_unref)(s);
 	return id;
@@ -365,7 +414,7 @@ guint g_source_attach(GSource *s, GMainContext *ctx)
 	struct shim_ent e;
 	if (!INTERNAL() && ON() && weft__shim_get(s, R_CALLBACK, &e, 1)) {
 		const char *name = GL(g_source_get_name)(s);
-		install(s, "GSource", "source ", NO_NUM,
+		install(s, 0, "GSource", "source ", NO_NUM,
 			name ? name : "(unnamed)", (const void *)e.cb);
 	}
 	return real_g_source_attach(s, ctx);

@@ -71,7 +71,7 @@ static inline int watched(int fd)
 /* The loop libraries' own I/O is theirs: their shims record it. */
 static const char *const loop_libs[] = {"libuv", "libevent", "libglib-2.0",
 					"libgio-2.0", NULL};
-static struct shim_lib loops = SHIM_LIB(loop_libs);
+static struct shim_lib loops = SHIM_LIB(loop_libs, SHIM_LIB_LOOPS);
 
 /* Whether a call on a watched descriptor is the program's. */
 static int programs(const void *ret)

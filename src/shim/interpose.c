@@ -36,12 +36,6 @@ __attribute__((constructor)) static void loops_from_env(void)
 	weft__shim_loops_on = on;
 }
 
-void weft__shim_leave_inside(int *unused)
-{
-	(void)unused;
-	weft__shim_inside--;
-}
-
 /* dl_iterate_phdr's callback: the executable segments of every object
  * whose file name contains one of lib->names (libevent comes as
  * libevent-2.1, libevent_core, libevent_extra...). */
@@ -78,7 +72,10 @@ static void scan(void)
 	__atomic_store_n(&scanning->scanned, 1, __ATOMIC_RELEASE);
 }
 
-int weft__shim_from_lib(struct shim_lib *lib, const void *ret)
+__thread const void *weft__shim_outside[SHIM_LIBS_N][SHIM_OUTSIDE];
+
+/* weft__shim_from_lib() when ret is not one of those remembered. */
+int weft__shim_from_lib_scan(struct shim_lib *lib, const void *ret)
 {
 	/* Pairs with the release store in scan(). */
 	if (__builtin_expect(!__atomic_load_n(&lib->scanned, __ATOMIC_ACQUIRE),
@@ -90,6 +87,7 @@ int weft__shim_from_lib(struct shim_lib *lib, const void *ret)
 	for (int i = 0; i < lib->n; i++)
 		if (a >= lib->lo[i] && a < lib->hi[i])
 			return 1;
+	weft__shim_outside[lib->slot][(a >> 4) & (SHIM_OUTSIDE - 1)] = ret;
 	return 0;
 }
 

@@ -248,13 +248,9 @@ const char *weft__shim_cached_label(struct shim_lb *b, const char *p1,
 	return kept;
 }
 
-void weft__shim_create_labelled(uint64_t id, const char *kind, const char *kept,
-				const struct shim_lb *b)
+void weft__shim_create_text(uint64_t id, const char *kind,
+			    const struct shim_lb *b)
 {
-	if (kept) {
-		weft_create_label(id, kind, kept);
-	} else {
-		weft_create(id, kind);
-		weft_label(id, b->s);
-	}
+	weft_create(id, kind);
+	weft_label(id, b->s);
 }

@@ -33,21 +33,21 @@ const char weft__shim_poll[] = "poll";
 
 /* What the trace says of this OS thread's loop: its phase, and whether it
  * has marked one (from then on, an idle period is its poll phase), for
- * the trace of generation phase_gen (a new trace, or a forked child's,
- * starts afresh). */
-static __thread const char *trace_phase;
+ * the trace of generation weft__shim_phase_gen (a new trace, or a forked
+ * child's, starts afresh). */
+__thread const char *weft__shim_trace_phase;
 static __thread int phased;
-static __thread unsigned phase_gen;
+__thread unsigned weft__shim_phase_gen;
 
 static const char *phase_now(void)
 {
 	unsigned gen = ON();
-	if (gen != phase_gen) {
-		phase_gen = gen;
-		trace_phase = NULL;
+	if (gen != weft__shim_phase_gen) {
+		weft__shim_phase_gen = gen;
+		weft__shim_trace_phase = NULL;
 		phased = 0;
 	}
-	return trace_phase;
+	return weft__shim_trace_phase;
 }
 
 void weft__shim_phase_mark(const char *ph)
@@ -55,11 +55,11 @@ void weft__shim_phase_mark(const char *ph)
 	if (phase_now() == ph || !ON())
 		return;
 	weft_phase(ph); /* NULL: name 0, out of any phase */
-	trace_phase = ph;
+	weft__shim_trace_phase = ph;
 	phased |= ph != NULL;
 }
 
-int weft__shim_phase_begin(const char *ph)
+int weft__shim_phase_begin_slow(const char *ph)
 {
 	if (phase_now() == ph || !ON())
 		return 0;
@@ -137,7 +137,8 @@ static __thread uint64_t cal_ticks;
 static __thread int64_t cal_ns;
 static __thread int64_t last_busy = -1;
 
-static void wait_enter(int timeout)
+/* (out of line: a wrapper's look with no timeout saves no registers) */
+static __attribute__((noinline)) void wait_enter(int timeout)
 {
 	if (!timeout || !weft__shim_loop_waits() || !ON())
 		return;
@@ -147,7 +148,7 @@ static void wait_enter(int timeout)
 	 * reads the idle period so). */
 	phase_now();
 	if (phased)
-		trace_phase = weft__shim_poll;
+		weft__shim_trace_phase = weft__shim_poll;
 	uint64_t now = weft_last_time(); /* the idle event's */
 	if (resumed_at && now > resumed_at) {
 		double f = us_per_tick;
@@ -175,7 +176,7 @@ static void wait_enter(int timeout)
 	}
 }
 
-static void wait_leave(int timeout)
+static __attribute__((noinline)) void wait_leave(int timeout)
 {
 	if (!timeout || !weft__shim_loop_waits() || !ON())
 		return;
@@ -185,9 +186,13 @@ static void wait_leave(int timeout)
 
 /* The waits of the loops: libuv's and libevent's epoll, GLib's poll,
  * libevent's poll and select backends.  A timeout of 0 is a look, not a
- * wait. */
+ * wait: straight through (a busy GLib loop looks at every iteration). */
 #define WAIT(ms, call)                                                         \
 	do {                                                                   \
+		if (!(ms)) {                                                   \
+			r = call;                                              \
+			break;                                                 \
+		}                                                              \
 		int e_ = errno;                                                \
 		wait_enter(ms);                                                \
 		errno = e_;                                                    \
@@ -209,13 +214,36 @@ static int tv_wait(const struct timeval *tv)
 	return !tv || tv->tv_sec || tv->tv_usec;
 }
 
+/* A busy loop looks at every iteration (GLib's poll with a timeout of 0,
+ * libuv's epoll_wait when callbacks are pending): a look goes to the real
+ * function found before with a tail call, no frame; the rest (the first
+ * call, the waits) to the wrapper proper, WAIT_FN. */
+#define LOOK(name, timeout, ...)                                               \
+	do {                                                                   \
+		__typeof__(name) *f_ =                                         \
+			__atomic_load_n(&look_##name, __ATOMIC_RELAXED);       \
+		if (__builtin_expect(f_ && !(timeout), 1))                     \
+			return f_(__VA_ARGS__);                                \
+		return wait_##name(__VA_ARGS__);                               \
+	} while (0)
+#define WAIT_FN(name, timeout, params, ...)                                    \
+	static __typeof__(name) *look_##name;                                  \
+	static __attribute__((noinline)) int wait_##name params                \
+	{                                                                      \
+		REAL(name);                                                    \
+		__atomic_store_n(&look_##name, real_##name, __ATOMIC_RELAXED); \
+		int r;                                                         \
+		WAIT(timeout, real_##name(__VA_ARGS__));                       \
+		return r;                                                      \
+	}
+
+WAIT_FN(epoll_wait, timeout,
+	(int epfd, struct epoll_event *events, int maxevents, int timeout),
+	epfd, events, maxevents, timeout)
 WEFT_SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *events,
 				int maxevents, int timeout)
 {
-	REAL(epoll_wait);
-	int r;
-	WAIT(timeout, real_epoll_wait(epfd, events, maxevents, timeout));
-	return r;
+	LOOK(epoll_wait, timeout, epfd, events, maxevents, timeout);
 }
 
 WEFT_SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *events,
@@ -229,12 +257,11 @@ WEFT_SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *events,
 	return r;
 }
 
+WAIT_FN(poll, timeout, (struct pollfd * fds, nfds_t nfds, int timeout), fds,
+	nfds, timeout)
 WEFT_SHIM_EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
-	REAL(poll);
-	int r;
-	WAIT(timeout, real_poll(fds, nfds, timeout));
-	return r;
+	LOOK(poll, timeout, fds, nfds, timeout);
 }
 
 WEFT_SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds,

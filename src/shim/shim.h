@@ -80,7 +80,11 @@ WEFT_SHIM_API void *weft__shim_sym(void *next, const char *name,
  * uv_write2, fs-poll starts timers...).  Inside a wrapper such calls go
  * straight through: the outer wrapper records the operation once. */
 WEFT_SHIM_API extern __thread int weft__shim_inside;
-WEFT_SHIM_API void weft__shim_leave_inside(int *unused);
+static inline void weft__shim_leave_inside(int *unused)
+{
+	(void)unused;
+	weft__shim_inside--;
+}
 /* Marks the rest of the wrapper (until it returns) as inside. */
 #define SCOPE_INSIDE()                                                         \
 	weft__shim_inside++;                                                   \
@@ -94,16 +98,45 @@ WEFT_SHIM_API void weft__shim_leave_inside(int *unused);
  * told by their return address lying in the library's code. */
 struct shim_lib {
 	const char *const *names; /* parts of file names: "libuv", NULL */
+	int slot;		  /* SHIM_LIB_* */
 	uintptr_t lo[8], hi[8];
 	int n;
 	int scanned; /* release-stored once the ranges are set */
 	pthread_once_t once;
 };
-#define SHIM_LIB(libnames)                                                     \
+/* The libraries told apart so: each shim's, and every loop library at
+ * once (fdio.c). */
+enum {
+	SHIM_LIB_UV,
+	SHIM_LIB_EVENT,
+	SHIM_LIB_GLIB,
+	SHIM_LIB_LOOPS,
+	SHIM_LIBS_N
+};
+#define SHIM_LIB(libnames, libslot)                                            \
 	{                                                                      \
-		.names = (libnames), .once = PTHREAD_ONCE_INIT                 \
+		.names = (libnames), .slot = (libslot),                        \
+		.once = PTHREAD_ONCE_INIT                                      \
 	}
-WEFT_SHIM_API int weft__shim_from_lib(struct shim_lib *lib, const void *ret);
+WEFT_SHIM_API int weft__shim_from_lib_scan(struct shim_lib *lib,
+					   const void *ret);
+/* Each OS thread remembers, for each library, the last few return
+ * addresses it found outside it (the program's call sites, over and
+ * over): a library's ranges never change once scanned, so an address
+ * outside stays outside.  One word each: a signal handler that interrupts
+ * an update on the same OS thread sees the old address or the new one. */
+#define SHIM_OUTSIDE 4 /* a power of two */
+WEFT_SHIM_API extern __thread const void
+	*weft__shim_outside[SHIM_LIBS_N][SHIM_OUTSIDE];
+static inline int weft__shim_from_lib(struct shim_lib *lib, const void *ret)
+{
+	if (__builtin_expect(
+		    weft__shim_outside[lib->slot][((uintptr_t)ret >> 4) &
+						  (SHIM_OUTSIDE - 1)] == ret,
+		    1))
+		return 0;
+	return weft__shim_from_lib_scan(lib, ret);
+}
 
 /* ------------------------------------------------ ids, current thread */
 
@@ -243,9 +276,17 @@ WEFT_SHIM_API const char *weft__shim_cached_label(struct shim_lb *b,
 						  const char *p2, long long n2,
 						  const void *cb);
 /* Creates `id` labelled with what weft__shim_cached_label() returned. */
-WEFT_SHIM_API void weft__shim_create_labelled(uint64_t id, const char *kind,
+WEFT_SHIM_API void weft__shim_create_text(uint64_t id, const char *kind,
+					  const struct shim_lb *b);
+static inline void weft__shim_create_labelled(uint64_t id, const char *kind,
 					      const char *kept,
-					      const struct shim_lb *b);
+					      const struct shim_lb *b)
+{
+	if (__builtin_expect(kept != NULL, 1))
+		weft_create_label(id, kind, kept);
+	else
+		weft__shim_create_text(id, kind, b);
+}
 /* Labels `id` with a printf text, then " -> " and the callback's name. */
 WEFT_SHIM_API void weft__shim_label(uint64_t id, const void *cb,
 				    const char *fmt, ...)
@@ -262,8 +303,20 @@ WEFT_SHIM_API extern const char
 /* Marks phase ph if the trace is not in it. */
 WEFT_SHIM_API void weft__shim_phase_mark(const char *ph);
 /* The same, with the events that follow at the same instant: returns 1
- * when it began a burst, for the caller to end after them. */
-WEFT_SHIM_API int weft__shim_phase_begin(const char *ph);
+ * when it began a burst, for the caller to end after them.  (The phase the
+ * trace is in, for the trace of generation weft__shim_phase_gen: checked
+ * here, as most callbacks run in the phase of the one before.) */
+WEFT_SHIM_API extern __thread const char *weft__shim_trace_phase;
+WEFT_SHIM_API extern __thread unsigned weft__shim_phase_gen;
+WEFT_SHIM_API int weft__shim_phase_begin_slow(const char *ph);
+static inline int weft__shim_phase_begin(const char *ph)
+{
+	if (__builtin_expect(weft__shim_trace_phase == ph &&
+				     weft__shim_phase_gen == ON(),
+			     1))
+		return 0;
+	return weft__shim_phase_begin_slow(ph);
+}
 
 /* A traced loop runs on this OS thread (uv_run, event_base_loop,
  * g_main_context_iteration...): its thread is current, requests it is

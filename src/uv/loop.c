@@ -12,7 +12,7 @@
 
 const char *const weft__shim_uv_libs[] = {"libuv.so.1", NULL};
 static const char *const names[] = {"libuv", NULL};
-struct shim_lib weft__shim_libuv = SHIM_LIB(names);
+struct shim_lib weft__shim_libuv = SHIM_LIB(names, SHIM_LIB_UV);
 
 /* ------------------------------------------------------------ phases */
 
