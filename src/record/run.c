@@ -24,9 +24,11 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -261,6 +263,24 @@ static int fork_written(char **argv)
 	return pid == (uint64_t)getpid();
 }
 
+/* The executable's path, as /proc/self/exe says it (symbolic links
+ * resolved), without reading /proc when the kernel's AT_EXECFN (the name
+ * exec was given) is the executable itself: reading /proc is most of what
+ * a process of a traced tree that never records pays at start-up.  Not
+ * for a script (or a binfmt_misc program): its interpreter runs, and the
+ * script's name is among the interpreter's arguments. */
+static void exe_path(char exe[PATH_MAX], int argc, char **argv)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	int script = !fn || !*fn;
+	for (int i = 1; !script && argv && i < argc && argv[i]; i++)
+		script = !strcmp(argv[i], fn);
+	if (!script && realpath(fn, exe))
+		return;
+	ssize_t k = readlink("/proc/self/exe", exe, PATH_MAX - 1);
+	exe[k > 0 ? k : 0] = 0;
+}
+
 void weft__run_init(const char *dir, int argc, char **argv)
 {
 	size_t n = strlen(dir);
@@ -280,9 +300,8 @@ void weft__run_init(const char *dir, int argc, char **argv)
 	 * started it, and a later proc line of its pid is its exec) */
 	putkv(&l, "start", fork_written(argv) ? 0 : (int64_t)start_token());
 	put_times(&l);
-	char exe[4096];
-	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[k > 0 ? k : 0] = 0;
+	char exe[PATH_MAX];
+	exe_path(exe, argc, argv);
 	putesc(&l, "exe", exe);
 	for (int i = 0; argv && i < argc && argv[i] && !l.full; i++)
 		putesc(&l, "arg", argv[i]);

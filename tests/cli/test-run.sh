@@ -131,10 +131,16 @@ t_exec() {
 # record's time namespace takes the offset from WEFT_TIMENS, one in another
 # namespace reads its own: every time in the manifest is the machine's.
 t_start_and_timens() {
-	"$W" record -o st -- sh -c "env | cat >/dev/null; /bin/true" 2>rec.txt || die "$(cat rec.txt)"
-	python3 - st/manifest <<'PY' || exit 1
+	# (and the executable from exec's own name when it is no script: a
+	# script's is its interpreter's, /proc/self/exe's, as before)
+	printf '#!/bin/sh\nexit 0\n' >s.sh && chmod +x s.sh
+	"$W" record -o st -- sh -c "env | cat >/dev/null; /bin/true; ./s.sh" 2>rec.txt || die "$(cat rec.txt)"
+	python3 - st/manifest "$(readlink -f /bin/sh)" "$(readlink -f /bin/true)" <<'PY' || exit 1
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
+exes = [re.search(r' exe=(\S+)', l).group(1) for l in lines if l.startswith('proc ')]
+assert exes.count(sys.argv[2]) == 2, exes  # sh, and the script's interpreter
+assert sys.argv[3] in exes, exes
 forked = {m.group(1) for m in (re.match(r'fork pid=(\d+)', l) for l in lines) if m}
 procs = {}
 for l in lines:
