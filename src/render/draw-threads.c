@@ -142,8 +142,6 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
 	case P_BAD: {
 		if (!k->full)
 			break; /* (squeezed rows: as the pass covered them) */
-		const struct weft_thread *th = &k->th[t];
-		int never = is_never(th);
 		box(k, x0, x1, round(y) - 1, 2);
 		if (x1 - x0 >= 8) { /* (its end, where it can be told) */
 			weft__box_flush(k);
@@ -158,8 +156,12 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
 		 * long enough to tell apart */
 		if (x1 < k->text_x || x1 - x0 < 8)
 			break;
-		const char *msg = never ? "should-resolve thread never resolved"
-					: weft_model_string(v->m, th->message);
+		/* (the thread itself only now: zoomed out, a frame draws
+		 * thousands of failures, each a miss in the threads) */
+		const struct weft_thread *th = &k->th[t];
+		const char *msg =
+			is_never(th) ? "should-resolve thread never resolved"
+				     : weft_model_string(v->m, th->message);
 		double tw = p->c->text_width(p->c->ctx, FONT, msg);
 		double tx = x1 - tw - 4 > x0 ? x1 - tw - 4 : x1 + 4;
 		if (tx < k->text_x)
