@@ -590,9 +590,31 @@ static uint32_t span_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
 	return weft__gallop(v->rsp_max, lo, hi, t);
 }
 
+/* A span's name, where it fits: a span 30 px wide or more, at depth 0. */
+struct sname {
+	double x0, x1, yr;
+	uint32_t si;
+};
+
+static void span_name(struct weft_view *v, struct pen *p,
+		      const struct weft_interval *iv, const struct sname *s)
+{
+	const char *name = weft_model_name(v->m, iv[s->si].name);
+	double tw = p->c->text_width(p->c->ctx, FONT * 0.8, name);
+	if (s->x1 - s->x0 > tw + 6) {
+		p->c->text(p->c->ctx, (s->x0 < LEFT ? LEFT : s->x0) + 2,
+			   s->yr + 12, FONT * 0.8, name);
+		p->prims++;
+	}
+}
+
+#define SPAN_NAMES 1024 /* names a walk keeps for after the bars */
+
 /* Spans: thin teal bars under the line (nested ones lower), with their
  * name where it fits; on the full rows, one bar per pixel column and
- * depth at most. */
+ * depth at most.  The bars first, as one mask (a few boxes a pixel
+ * column), then the names, of the spans the bars' walk kept (a second
+ * walk, the same, when there were more than it keeps). */
 void weft__draw_spans(struct weft_view *v, struct pen *p)
 {
 	uint32_t n;
@@ -601,9 +623,15 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 	struct walk k = {.v = v, .p = p};
 	int r0 = v->hu >= FULL ? 0 : v->fa;
 	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
-	/* bars first, as one mask (a few boxes a pixel column), then names */
 	struct mpen mp;
+	struct sname kept[SPAN_NAMES];
+	int nkept = 0, over = 0;
 	for (int names = 0; names < 2; names++) {
+		if (names && !over) {
+			for (int j = 0; j < nkept; j++)
+				span_name(v, p, iv, &kept[j]);
+			break;
+		}
 		v->pass++;
 		color(p, 0, 0.55, 0.55, 1);
 		weft__mpen_begin(&mp, v, p);
@@ -634,26 +662,22 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 				}
 				weft__cov_take(cr, col(v, x0), col(v, x1));
 				uint32_t si = v->rsp[i++];
-				if (!names) {
-					if (mp.on)
-						weft__mpen_box(&mp, x0, y,
-							       x1 - x0, 2);
+				struct sname sn = {x0, x1, yr, si};
+				if (names) {
+					if (x1 - x0 >= 30 && !d)
+						span_name(v, p, iv, &sn);
+					continue;
+				}
+				if (x1 - x0 >= 30 && !d) {
+					if (nkept < SPAN_NAMES)
+						kept[nkept++] = sn;
 					else
-						box(&k, x0, x1, y, 2);
-					continue;
+						over = 1;
 				}
-				if (x1 - x0 < 30 || d)
-					continue;
-				const char *name =
-					weft_model_name(v->m, iv[si].name);
-				double tw = p->c->text_width(p->c->ctx,
-							     FONT * 0.8, name);
-				if (x1 - x0 > tw + 6) {
-					p->c->text(p->c->ctx,
-						   (x0 < LEFT ? LEFT : x0) + 2,
-						   yr + 12, FONT * 0.8, name);
-					p->prims++;
-				}
+				if (mp.on)
+					weft__mpen_box(&mp, x0, y, x1 - x0, 2);
+				else
+					box(&k, x0, x1, y, 2);
 			}
 			weft__box_flush(&k);
 		}
