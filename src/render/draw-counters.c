@@ -18,6 +18,33 @@ static void step(struct mpen *mp, double x0, double x1, double y)
 		weft__mpen_box(mp, x0, round(y) - 1, x1 - x0, 2);
 }
 
+/* The first sample of [lo, nsamples) at or after t, galloping from lo:
+ * a column's samples are near the last column's, and a binary search
+ * over all the rest touches memory far away for each column. */
+static uint32_t first_at(const struct weft_counter *q, uint32_t lo, int64_t t)
+{
+	const struct weft_sample *a = q->samples;
+	uint32_t n = q->nsamples, step = 1;
+	while (lo < n && a[lo].t < t) {
+		uint32_t probe = n - lo > step ? lo + step : n;
+		if (probe == n || a[probe].t >= t) {
+			lo++;
+			n = probe;
+			break;
+		}
+		lo = probe + 1;
+		step *= 2;
+	}
+	while (lo < n) {
+		uint32_t mid = lo + (n - lo) / 2;
+		if (a[mid].t < t)
+			lo = mid + 1;
+		else
+			n = mid;
+	}
+	return lo;
+}
+
 static const double cc[4][3] = {
 	{1, .4, .4}, {1, .5, 0}, {.4, .8, .8}, {.8, .4, 1}};
 
@@ -54,15 +81,7 @@ static void plot(struct weft_view *v, struct pen *p,
 		if (xn > v->w)
 			break;
 		int64_t tn = tof(v, floor(xn) + 1);
-		lo = s + 1;
-		hi = q->nsamples;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (q->samples[mid].t < tn)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = first_at(q, s + 1, tn);
 		uint32_t e = lo > s + 1 ? lo - 1 : s + 1;
 		double x = xof(v, q->samples[e].t), y = YV(e);
 		/* the range the column went through */
