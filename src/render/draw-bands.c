@@ -80,7 +80,19 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 				any = 1;
 			}
 		}
-		/* each step's columns, runs of them as one box */
+		/* the columns' shades at once where the canvas can (one
+		 * pass over the picture), else each step's columns, runs of
+		 * them as one box */
+		if (any && v->cs == 1 && p->c->shades && bot > TOP) {
+			for (int c = 0; c < ncol; c++)
+				v->bq[c] = (uint8_t)band_step(v, c);
+			if (p->c->shades(p->c->ctx, 0, (int)TOP, ncol,
+					 (int)(bot - TOP), v->bq, BAND_STEPS,
+					 band[0], band[1], band[2])) {
+				p->prims++;
+				any = 0;
+			}
+		}
 		for (int q = any ? BAND_STEPS : 0; q > 0; q--) {
 			int drawn = 0;
 			for (int c = 0; c < ncol; c++) {

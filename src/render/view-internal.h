@@ -163,6 +163,7 @@ struct weft_view {
 	int *acov;	 /* arrows: columns that have PER_COLUMN (cov_*) */
 	uint8_t *acount; /* arrows landed per column */
 	float *bcov;	 /* per cell across: the share a band covers */
+	uint8_t *bq;	 /* and its shade */
 	double (*marks)[2];
 	struct cell *cells;
 	struct cline *clines;
