@@ -24,7 +24,7 @@ static void step(struct mpen *mp, double x0, double x1, double y)
 static uint32_t first_at(const struct weft_counter *q, uint32_t lo, int64_t t)
 {
 	const struct weft_sample *a = q->samples;
-	uint32_t n = q->nsamples, step = 1;
+	uint32_t n = q->nsamples, step = 1, from = lo, end = n;
 	while (lo < n && a[lo].t < t) {
 		uint32_t probe = n - lo > step ? lo + step : n;
 		if (probe == n || a[probe].t >= t) {
@@ -42,6 +42,9 @@ static uint32_t first_at(const struct weft_counter *q, uint32_t lo, int64_t t)
 		else
 			n = mid;
 	}
+	if (lo - from <
+	    end - lo) /* (the next column's, likely: weft__gallop) */
+		__builtin_prefetch(&a[lo + (lo - from)]);
 	return lo;
 }
 

@@ -8,10 +8,12 @@
 
 /* The first i of [lo, n) with a[i] >= t.  It gallops from lo (1, 2,
  * 4... ahead, then halves): a frame moves along a row in small steps far
- * more often than in big ones. */
+ * more often than in big ones.  The next search most often starts where
+ * this one ends and goes about as far: the memory there is asked for on
+ * the way (a frame's searches over a big trace wait mostly on memory). */
 uint32_t weft__gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
 {
-	uint32_t step = 1;
+	uint32_t step = 1, from = lo, end = n;
 	while (lo < n && a[lo] < t) {
 		uint32_t probe = n - lo > step ? lo + step : n;
 		if (probe == n || a[probe] >= t) {
@@ -29,6 +31,8 @@ uint32_t weft__gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
 		else
 			n = mid;
 	}
+	if (lo - from < end - lo)
+		__builtin_prefetch(&a[lo + (lo - from)]);
 	return lo;
 }
 
