@@ -219,6 +219,15 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 				 * row do not overlap, so the first starting
 				 * after it is that one or the next */
 				uint32_t e = weft__gallop(s1, i + 1, n, b);
+				/* (the next column's start and sums, likely:
+				 * the search asks for its ends) */
+				uint32_t ne = e + (e - i);
+				if (ne < n) {
+					__builtin_prefetch(&s0[ne]);
+					__builtin_prefetch(
+						&v->psum[s->off[r] +
+							 (uint32_t)r + ne]);
+				}
 				if (!weft__cov_full(cr, c, c, &next)) {
 					weft__cov_take(cr, c, c);
 					density(k, r, c, i,
