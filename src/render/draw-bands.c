@@ -49,12 +49,12 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 		 * shares add up to at most 1.  A band that adds less than
 		 * half a pixel is skipped, with all it hides. */
 		double last = -1e9;
-		uint32_t i = weft__ivindex_from(x, 0, v->t0);
+		uint32_t i = weft__ivindex_from(x, 0, v->t0), gd = 0;
 		while (i < x->n && x->t0[i] <= v->t1) {
 			double x0 = xof(v, x->t0[i]), x1 = xof(v, x->t1[i]);
 			if (x1 - last < 0.5) {
-				i = weft__ivindex_from(x, i + 1,
-						       tof(v, last + 0.5));
+				i = weft__gallop_near(x->pmax, i + 1, x->n,
+						      tof(v, last + 0.5), &gd);
 				continue;
 			}
 			if (x1 - x0 > 60 && nlab < BAND_LABELS) {

@@ -202,6 +202,7 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 	}
 	int *cr = weft__cov_row(v, y);
 	int full_at;
+	uint32_t gd = 0; /* (the last column's step, for the next) */
 	if (!k->full && weft__cov_full(cr, 0, v->covw - 1, &full_at))
 		return; /* (a pixel row drawn across already: rows sharing
 			   it add nothing) */
@@ -218,7 +219,8 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 				 * ending at or after its start; threads of a
 				 * row do not overlap, so the first starting
 				 * after it is that one or the next */
-				uint32_t e = weft__gallop(s1, i + 1, n, b);
+				uint32_t e =
+					weft__gallop_near(s1, i + 1, n, b, &gd);
 				/* (the next column's start and sums, likely:
 				 * the search asks for its ends) */
 				uint32_t ne = e + (e - i);
@@ -562,7 +564,7 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 		uint32_t n = v->rroff[r + 1] - v->rroff[r];
 		double y = round(yof(v, r)) - 2;
 		int *cr = weft__cov_row(v, y + 2);
-		uint32_t i = weft__gallop(u1, 0, n, v->t0);
+		uint32_t i = weft__gallop(u1, 0, n, v->t0), gd = 0;
 		while (i < n && u0[i] <= v->t1) {
 			double x0 = xof(v, u0[i]), x1 = xof(v, u1[i]);
 			int next;
@@ -570,16 +572,17 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 				/* (runs thinner than a pixel, below the
 				 * long-lived rows: the density shading says
 				 * how busy; the loop's runs are drawn) */
-				i = weft__gallop(u1, i + 1, n,
-						 tof(v,
-						     (col(v, x0) + 1) * v->cs));
+				i = weft__gallop_near(
+					u1, i + 1, n,
+					tof(v, (col(v, x0) + 1) * v->cs), &gd);
 				continue;
 			}
 			if (x1 - x0 < 1)
 				x1 = x0 + 1;
 			if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
-				i = weft__gallop(u1, i + 1, n,
-						 tof(v, next * v->cs));
+				i = weft__gallop_near(u1, i + 1, n,
+						      tof(v, next * v->cs),
+						      &gd);
 				continue;
 			}
 			weft__cov_take(cr, col(v, x0), col(v, x1));
@@ -594,9 +597,9 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 /* First span in [lo, hi) of a row's list whose latest end so far is at
  * or after t (galloping from lo). */
 static uint32_t span_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
-			  int64_t t)
+			  int64_t t, uint32_t *d)
 {
-	return weft__gallop(v->rsp_max, lo, hi, t);
+	return weft__gallop_near(v->rsp_max, lo, hi, t, d);
 }
 
 /* A span's name, where it fits: a span 30 px wide or more, at depth 0. */
@@ -648,7 +651,8 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 			if (row_h(v, r) < FULL)
 				continue;
 			uint32_t end = v->rspoff[r + 1];
-			uint32_t i = span_from(v, v->rspoff[r], end, v->t0);
+			uint32_t gd = 0, i = span_from(v, v->rspoff[r], end,
+						       v->t0, &gd);
 			double yr = round(yof(v, r));
 			while (i < end && v->rsp_t0[i] <= v->t1) {
 				int64_t a = v->rsp_t0[i], b = v->rsp_t1[i];
@@ -666,7 +670,8 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 				if (weft__cov_full(cr, col(v, x0), col(v, x1),
 						   &next)) {
 					i = span_from(v, i + 1, end,
-						      tof(v, next * v->cs));
+						      tof(v, next * v->cs),
+						      &gd);
 					continue;
 				}
 				weft__cov_take(cr, col(v, x0), col(v, x1));
@@ -723,9 +728,9 @@ static void phase_rgb(const char *name, double rgb[3])
 
 /* First phase of [lo, hi) in a stream's list that ends at or after t. */
 static uint32_t phase_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
-			   int64_t t)
+			   int64_t t, uint32_t *d)
 {
-	return weft__gallop(v->ph_t1, lo, hi, t);
+	return weft__gallop_near(v->ph_t1, lo, hi, t, d);
 }
 
 /* An event loop's phases: a coloured bar under the line of the thread
@@ -764,7 +769,8 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 	for (uint32_t s = 0; s < v->ph_nst; s++) {
 		uint32_t end = v->ph_off[s + 1];
 		double last = -1e9;
-		uint32_t i = phase_from(v, v->ph_off[s], end, v->t0);
+		uint32_t gd = 0,
+			 i = phase_from(v, v->ph_off[s], end, v->t0, &gd);
 		while (i < end && (size_t)nbar < cap) {
 			const struct weft_interval *ph = &iv[v->ph_ix[i]];
 			if (ph->t0 > v->t1)
@@ -773,7 +779,7 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 			if (x1 < last + 0.5) {
 				/* under what is drawn: jump past it */
 				i = phase_from(v, i + 1, end,
-					       tof(v, last + 0.5));
+					       tof(v, last + 0.5), &gd);
 				continue;
 			}
 			i++;
