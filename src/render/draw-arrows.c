@@ -295,6 +295,12 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 					i = weft__gallop_near(
 						v->arr_t, i + 1, end,
 						tof(v, next * v->cs), &gd);
+					if (gd < end - i) { /* (the next's) */
+						__builtin_prefetch(
+							&v->arr_rf[i + gd]);
+						__builtin_prefetch(
+							&v->arr_tf[i + gd]);
+					}
 					tries = 0;
 					continue;
 				}

@@ -575,6 +575,8 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 				i = weft__gallop_near(
 					u1, i + 1, n,
 					tof(v, (col(v, x0) + 1) * v->cs), &gd);
+				if (gd < n - i) /* (the next one's start) */
+					__builtin_prefetch(&u0[i + gd]);
 				continue;
 			}
 			if (x1 - x0 < 1)
@@ -583,6 +585,8 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 				i = weft__gallop_near(u1, i + 1, n,
 						      tof(v, next * v->cs),
 						      &gd);
+				if (gd < n - i)
+					__builtin_prefetch(&u0[i + gd]);
 				continue;
 			}
 			weft__cov_take(cr, col(v, x0), col(v, x1));
@@ -599,7 +603,12 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 static uint32_t span_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
 			  int64_t t, uint32_t *d)
 {
-	return weft__gallop_near(v->rsp_max, lo, hi, t, d);
+	uint32_t i = weft__gallop_near(v->rsp_max, lo, hi, t, d), nx = i + *d;
+	if (nx < hi) { /* (the next search's span, likely: its times) */
+		__builtin_prefetch(&v->rsp_t0[nx]);
+		__builtin_prefetch(&v->rsp_t1[nx]);
+	}
+	return i;
 }
 
 /* A span's name, where it fits: a span 30 px wide or more, at depth 0. */
@@ -726,11 +735,20 @@ static void phase_rgb(const char *name, double rgb[3])
 	memcpy(rgb, hashed[h % 6], sizeof hashed[0]);
 }
 
-/* First phase of [lo, hi) in a stream's list that ends at or after t. */
-static uint32_t phase_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
-			   int64_t t, uint32_t *d)
+/* First phase of [lo, hi) in a stream's list that ends at or after t.
+ * The next search's phase, likely, is asked for (in two steps: its index
+ * was asked for the search before). */
+static uint32_t phase_from(const struct weft_view *v,
+			   const struct weft_interval *iv, uint32_t lo,
+			   uint32_t hi, int64_t t, uint32_t *d)
 {
-	return weft__gallop_near(v->ph_t1, lo, hi, t, d);
+	uint32_t i = weft__gallop_near(v->ph_t1, lo, hi, t, d), nx = i + *d;
+	if (nx < hi) {
+		__builtin_prefetch(&iv[v->ph_ix[nx]]);
+		if (*d < hi - nx)
+			__builtin_prefetch(&v->ph_ix[nx + *d]);
+	}
+	return i;
 }
 
 /* An event loop's phases: a coloured bar under the line of the thread
@@ -770,7 +788,7 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 		uint32_t end = v->ph_off[s + 1];
 		double last = -1e9;
 		uint32_t gd = 0,
-			 i = phase_from(v, v->ph_off[s], end, v->t0, &gd);
+			 i = phase_from(v, iv, v->ph_off[s], end, v->t0, &gd);
 		while (i < end && (size_t)nbar < cap) {
 			const struct weft_interval *ph = &iv[v->ph_ix[i]];
 			if (ph->t0 > v->t1)
@@ -778,7 +796,7 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 			double x0 = xof(v, ph->t0), x1 = xof(v, ph->t1);
 			if (x1 < last + 0.5) {
 				/* under what is drawn: jump past it */
-				i = phase_from(v, i + 1, end,
+				i = phase_from(v, iv, i + 1, end,
 					       tof(v, last + 0.5), &gd);
 				continue;
 			}
