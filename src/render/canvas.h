@@ -38,6 +38,15 @@ struct weft_canvas {
 	 * straight, a box is a path to fill).  Zero: boxes (an HTML canvas
 	 * pays for every pixel of a mask in WebAssembly and JavaScript). */
 	int masks_for_boxes;
+	/* Columns of shades, at once (may be NULL): `n` columns 1 px wide
+	 * from x, each from y to y + h, column i in (r, g, b) at opacity
+	 * q[i] / steps (0: none), the same pixels as a box per column;
+	 * the colour is left as it was.  Returns 0 when it cannot (then
+	 * the renderer draws the boxes).  (cairo: one picture across,
+	 * where the boxes of each opacity were a pass over the surface.) */
+	int (*shades)(void *ctx, int x, int y, int n, int h,
+		      const unsigned char *q, int steps, double r, double g,
+		      double b);
 };
 
 #endif

@@ -78,8 +78,10 @@ int weft__scratch(struct weft_view *v)
 	free(v->stamp);
 	free(v->seen);
 	free(v->bcov);
+	free(v->bq);
 	v->cover = malloc((size_t)w * (size_t)h * sizeof *v->cover);
 	v->bcov = malloc((size_t)w * sizeof *v->bcov);
+	v->bq = malloc((size_t)w);
 	v->stamp = calloc((size_t)h, sizeof *v->stamp);
 	free(v->thru);
 	v->thru = calloc((size_t)h, sizeof *v->thru);
@@ -97,7 +99,8 @@ int weft__scratch(struct weft_view *v)
 	if (!v->clines)
 		v->clines = malloc(MAX_CLINES * sizeof *v->clines);
 	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells ||
-	    !v->thru || !v->clines || !v->acov || !v->acount || !v->bcov) {
+	    !v->thru || !v->clines || !v->acov || !v->acount || !v->bcov ||
+	    !v->bq) {
 		v->covw = v->covh = 0;
 		return -1;
 	}

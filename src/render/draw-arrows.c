@@ -263,7 +263,8 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 			int read = kind == WEFT_ARROW_READ ||
 				   kind == WEFT_ARROW_READ_FAILED;
 			int64_t last = read ? last_read : v->t1;
-			uint32_t i = weft__gallop(v->arr_t, v->arr_off[key],
+			uint32_t gd = 0,
+				 i = weft__gallop(v->arr_t, v->arr_off[key],
 						  end, v->t0);
 			int lastcol = -1, tries = 0;
 			size_t batch = n;
@@ -291,8 +292,15 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 						next = v->covw; /* none left */
 					else
 						next = free_c;
-					i = weft__gallop(v->arr_t, i + 1, end,
-							 tof(v, next * v->cs));
+					i = weft__gallop_near(
+						v->arr_t, i + 1, end,
+						tof(v, next * v->cs), &gd);
+					if (gd < end - i) { /* (the next's) */
+						__builtin_prefetch(
+							&v->arr_rf[i + gd]);
+						__builtin_prefetch(
+							&v->arr_tf[i + gd]);
+					}
 					tries = 0;
 					continue;
 				}

@@ -49,12 +49,12 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 		 * shares add up to at most 1.  A band that adds less than
 		 * half a pixel is skipped, with all it hides. */
 		double last = -1e9;
-		uint32_t i = weft__ivindex_from(x, 0, v->t0);
+		uint32_t i = weft__ivindex_from(x, 0, v->t0), gd = 0;
 		while (i < x->n && x->t0[i] <= v->t1) {
 			double x0 = xof(v, x->t0[i]), x1 = xof(v, x->t1[i]);
 			if (x1 - last < 0.5) {
-				i = weft__ivindex_from(x, i + 1,
-						       tof(v, last + 0.5));
+				i = weft__gallop_near(x->pmax, i + 1, x->n,
+						      tof(v, last + 0.5), &gd);
 				continue;
 			}
 			if (x1 - x0 > 60 && nlab < BAND_LABELS) {
@@ -80,7 +80,19 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 				any = 1;
 			}
 		}
-		/* each step's columns, runs of them as one box */
+		/* the columns' shades at once where the canvas can (one
+		 * pass over the picture), else each step's columns, runs of
+		 * them as one box */
+		if (any && v->cs == 1 && p->c->shades && bot > TOP) {
+			for (int c = 0; c < ncol; c++)
+				v->bq[c] = (uint8_t)band_step(v, c);
+			if (p->c->shades(p->c->ctx, 0, (int)TOP, ncol,
+					 (int)(bot - TOP), v->bq, BAND_STEPS,
+					 band[0], band[1], band[2])) {
+				p->prims++;
+				any = 0;
+			}
+		}
 		for (int q = any ? BAND_STEPS : 0; q > 0; q--) {
 			int drawn = 0;
 			for (int c = 0; c < ncol; c++) {

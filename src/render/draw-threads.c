@@ -142,8 +142,6 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
 	case P_BAD: {
 		if (!k->full)
 			break; /* (squeezed rows: as the pass covered them) */
-		const struct weft_thread *th = &k->th[t];
-		int never = is_never(th);
 		box(k, x0, x1, round(y) - 1, 2);
 		if (x1 - x0 >= 8) { /* (its end, where it can be told) */
 			weft__box_flush(k);
@@ -158,8 +156,12 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
 		 * long enough to tell apart */
 		if (x1 < k->text_x || x1 - x0 < 8)
 			break;
-		const char *msg = never ? "should-resolve thread never resolved"
-					: weft_model_string(v->m, th->message);
+		/* (the thread itself only now: zoomed out, a frame draws
+		 * thousands of failures, each a miss in the threads) */
+		const struct weft_thread *th = &k->th[t];
+		const char *msg =
+			is_never(th) ? "should-resolve thread never resolved"
+				     : weft_model_string(v->m, th->message);
 		double tw = p->c->text_width(p->c->ctx, FONT, msg);
 		double tx = x1 - tw - 4 > x0 ? x1 - tw - 4 : x1 + 4;
 		if (tx < k->text_x)
@@ -200,6 +202,7 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 	}
 	int *cr = weft__cov_row(v, y);
 	int full_at;
+	uint32_t gd = 0; /* (the last column's step, for the next) */
 	if (!k->full && weft__cov_full(cr, 0, v->covw - 1, &full_at))
 		return; /* (a pixel row drawn across already: rows sharing
 			   it add nothing) */
@@ -216,7 +219,17 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 				 * ending at or after its start; threads of a
 				 * row do not overlap, so the first starting
 				 * after it is that one or the next */
-				uint32_t e = weft__gallop(s1, i + 1, n, b);
+				uint32_t e =
+					weft__gallop_near(s1, i + 1, n, b, &gd);
+				/* (the next column's start and sums, likely:
+				 * the search asks for its ends) */
+				uint32_t ne = e + (e - i);
+				if (ne < n) {
+					__builtin_prefetch(&s0[ne]);
+					__builtin_prefetch(
+						&v->psum[s->off[r] +
+							 (uint32_t)r + ne]);
+				}
 				if (!weft__cov_full(cr, c, c, &next)) {
 					weft__cov_take(cr, c, c);
 					density(k, r, c, i,
@@ -551,7 +564,7 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 		uint32_t n = v->rroff[r + 1] - v->rroff[r];
 		double y = round(yof(v, r)) - 2;
 		int *cr = weft__cov_row(v, y + 2);
-		uint32_t i = weft__gallop(u1, 0, n, v->t0);
+		uint32_t i = weft__gallop(u1, 0, n, v->t0), gd = 0;
 		while (i < n && u0[i] <= v->t1) {
 			double x0 = xof(v, u0[i]), x1 = xof(v, u1[i]);
 			int next;
@@ -559,16 +572,21 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 				/* (runs thinner than a pixel, below the
 				 * long-lived rows: the density shading says
 				 * how busy; the loop's runs are drawn) */
-				i = weft__gallop(u1, i + 1, n,
-						 tof(v,
-						     (col(v, x0) + 1) * v->cs));
+				i = weft__gallop_near(
+					u1, i + 1, n,
+					tof(v, (col(v, x0) + 1) * v->cs), &gd);
+				if (gd < n - i) /* (the next one's start) */
+					__builtin_prefetch(&u0[i + gd]);
 				continue;
 			}
 			if (x1 - x0 < 1)
 				x1 = x0 + 1;
 			if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
-				i = weft__gallop(u1, i + 1, n,
-						 tof(v, next * v->cs));
+				i = weft__gallop_near(u1, i + 1, n,
+						      tof(v, next * v->cs),
+						      &gd);
+				if (gd < n - i)
+					__builtin_prefetch(&u0[i + gd]);
 				continue;
 			}
 			weft__cov_take(cr, col(v, x0), col(v, x1));
@@ -583,14 +601,41 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 /* First span in [lo, hi) of a row's list whose latest end so far is at
  * or after t (galloping from lo). */
 static uint32_t span_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
-			  int64_t t)
+			  int64_t t, uint32_t *d)
 {
-	return weft__gallop(v->rsp_max, lo, hi, t);
+	uint32_t i = weft__gallop_near(v->rsp_max, lo, hi, t, d), nx = i + *d;
+	if (nx < hi) { /* (the next search's span, likely: its times) */
+		__builtin_prefetch(&v->rsp_t0[nx]);
+		__builtin_prefetch(&v->rsp_t1[nx]);
+	}
+	return i;
 }
+
+/* A span's name, where it fits: a span 30 px wide or more, at depth 0. */
+struct sname {
+	double x0, x1, yr;
+	uint32_t si;
+};
+
+static void span_name(struct weft_view *v, struct pen *p,
+		      const struct weft_interval *iv, const struct sname *s)
+{
+	const char *name = weft_model_name(v->m, iv[s->si].name);
+	double tw = p->c->text_width(p->c->ctx, FONT * 0.8, name);
+	if (s->x1 - s->x0 > tw + 6) {
+		p->c->text(p->c->ctx, (s->x0 < LEFT ? LEFT : s->x0) + 2,
+			   s->yr + 12, FONT * 0.8, name);
+		p->prims++;
+	}
+}
+
+#define SPAN_NAMES 1024 /* names a walk keeps for after the bars */
 
 /* Spans: thin teal bars under the line (nested ones lower), with their
  * name where it fits; on the full rows, one bar per pixel column and
- * depth at most. */
+ * depth at most.  The bars first, as one mask (a few boxes a pixel
+ * column), then the names, of the spans the bars' walk kept (a second
+ * walk, the same, when there were more than it keeps). */
 void weft__draw_spans(struct weft_view *v, struct pen *p)
 {
 	uint32_t n;
@@ -599,9 +644,15 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 	struct walk k = {.v = v, .p = p};
 	int r0 = v->hu >= FULL ? 0 : v->fa;
 	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
-	/* bars first, as one mask (a few boxes a pixel column), then names */
 	struct mpen mp;
+	struct sname kept[SPAN_NAMES];
+	int nkept = 0, over = 0;
 	for (int names = 0; names < 2; names++) {
+		if (names && !over) {
+			for (int j = 0; j < nkept; j++)
+				span_name(v, p, iv, &kept[j]);
+			break;
+		}
 		v->pass++;
 		color(p, 0, 0.55, 0.55, 1);
 		weft__mpen_begin(&mp, v, p);
@@ -609,7 +660,8 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 			if (row_h(v, r) < FULL)
 				continue;
 			uint32_t end = v->rspoff[r + 1];
-			uint32_t i = span_from(v, v->rspoff[r], end, v->t0);
+			uint32_t gd = 0, i = span_from(v, v->rspoff[r], end,
+						       v->t0, &gd);
 			double yr = round(yof(v, r));
 			while (i < end && v->rsp_t0[i] <= v->t1) {
 				int64_t a = v->rsp_t0[i], b = v->rsp_t1[i];
@@ -627,31 +679,28 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 				if (weft__cov_full(cr, col(v, x0), col(v, x1),
 						   &next)) {
 					i = span_from(v, i + 1, end,
-						      tof(v, next * v->cs));
+						      tof(v, next * v->cs),
+						      &gd);
 					continue;
 				}
 				weft__cov_take(cr, col(v, x0), col(v, x1));
 				uint32_t si = v->rsp[i++];
-				if (!names) {
-					if (mp.on)
-						weft__mpen_box(&mp, x0, y,
-							       x1 - x0, 2);
+				struct sname sn = {x0, x1, yr, si};
+				if (names) {
+					if (x1 - x0 >= 30 && !d)
+						span_name(v, p, iv, &sn);
+					continue;
+				}
+				if (x1 - x0 >= 30 && !d) {
+					if (nkept < SPAN_NAMES)
+						kept[nkept++] = sn;
 					else
-						box(&k, x0, x1, y, 2);
-					continue;
+						over = 1;
 				}
-				if (x1 - x0 < 30 || d)
-					continue;
-				const char *name =
-					weft_model_name(v->m, iv[si].name);
-				double tw = p->c->text_width(p->c->ctx,
-							     FONT * 0.8, name);
-				if (x1 - x0 > tw + 6) {
-					p->c->text(p->c->ctx,
-						   (x0 < LEFT ? LEFT : x0) + 2,
-						   yr + 12, FONT * 0.8, name);
-					p->prims++;
-				}
+				if (mp.on)
+					weft__mpen_box(&mp, x0, y, x1 - x0, 2);
+				else
+					box(&k, x0, x1, y, 2);
 			}
 			weft__box_flush(&k);
 		}
@@ -686,11 +735,20 @@ static void phase_rgb(const char *name, double rgb[3])
 	memcpy(rgb, hashed[h % 6], sizeof hashed[0]);
 }
 
-/* First phase of [lo, hi) in a stream's list that ends at or after t. */
-static uint32_t phase_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
-			   int64_t t)
+/* First phase of [lo, hi) in a stream's list that ends at or after t.
+ * The next search's phase, likely, is asked for (in two steps: its index
+ * was asked for the search before). */
+static uint32_t phase_from(const struct weft_view *v,
+			   const struct weft_interval *iv, uint32_t lo,
+			   uint32_t hi, int64_t t, uint32_t *d)
 {
-	return weft__gallop(v->ph_t1, lo, hi, t);
+	uint32_t i = weft__gallop_near(v->ph_t1, lo, hi, t, d), nx = i + *d;
+	if (nx < hi) {
+		__builtin_prefetch(&iv[v->ph_ix[nx]]);
+		if (*d < hi - nx)
+			__builtin_prefetch(&v->ph_ix[nx + *d]);
+	}
+	return i;
 }
 
 /* An event loop's phases: a coloured bar under the line of the thread
@@ -729,7 +787,8 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 	for (uint32_t s = 0; s < v->ph_nst; s++) {
 		uint32_t end = v->ph_off[s + 1];
 		double last = -1e9;
-		uint32_t i = phase_from(v, v->ph_off[s], end, v->t0);
+		uint32_t gd = 0,
+			 i = phase_from(v, iv, v->ph_off[s], end, v->t0, &gd);
 		while (i < end && (size_t)nbar < cap) {
 			const struct weft_interval *ph = &iv[v->ph_ix[i]];
 			if (ph->t0 > v->t1)
@@ -737,8 +796,8 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 			double x0 = xof(v, ph->t0), x1 = xof(v, ph->t1);
 			if (x1 < last + 0.5) {
 				/* under what is drawn: jump past it */
-				i = phase_from(v, i + 1, end,
-					       tof(v, last + 0.5));
+				i = phase_from(v, iv, i + 1, end,
+					       tof(v, last + 0.5), &gd);
 				continue;
 			}
 			i++;

@@ -102,6 +102,17 @@ static void m_mask(void *x, int x0, int y, int w, int h,
 	m->c->mask(m->c->ctx, x0, y + (int)m->dy, w, h, alpha, stride);
 }
 
+static int m_shades(void *x, int x0, int y, int n, int h,
+		    const unsigned char *q, int steps, double r, double g,
+		    double b)
+{
+	struct moved *m = x;
+	if (m->dy != (int)m->dy) /* (boxes off whole pixels: not the same) */
+		return 0;
+	return m->c->shades(m->c->ctx, x0, y + (int)m->dy, n, h, q, steps, r, g,
+			    b);
+}
+
 /* ------------------------------------------------------------- the pair */
 
 struct weft_pair *weft_pair_new(const struct weft_model *good,
@@ -456,6 +467,7 @@ long weft_pair_render(struct weft_pair *p, const struct weft_canvas *c)
 			m_flush,
 			c->mask ? m_mask : NULL,
 			c->masks_for_boxes,
+			c->shades ? m_shades : NULL,
 		};
 		c->clip(c->ctx, 0, half, p->w, end - half);
 		prims += weft_view_render(p->v[s], &mc);

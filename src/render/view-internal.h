@@ -163,6 +163,7 @@ struct weft_view {
 	int *acov;	 /* arrows: columns that have PER_COLUMN (cov_*) */
 	uint8_t *acount; /* arrows landed per column */
 	float *bcov;	 /* per cell across: the share a band covers */
+	uint8_t *bq;	 /* and its shade */
 	double (*marks)[2];
 	struct cell *cells;
 	struct cline *clines;
@@ -377,6 +378,11 @@ void weft__scale(struct weft_view *v);
  * (ge) or a[i] > t (gt), galloping from lo */
 uint32_t weft__gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t);
 uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n, int64_t t);
+/* the same, from a guess: the answer is most often about *d past lo (the
+ * last search's distance, on a row walked column by column), which it
+ * then sets */
+uint32_t weft__gallop_near(const int64_t *a, uint32_t lo, uint32_t n, int64_t t,
+			   uint32_t *d);
 
 /* coverage.c: which pixel columns a pass has drawn */
 int *weft__cov_row(struct weft_view *v, double y);

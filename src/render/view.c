@@ -152,6 +152,7 @@ void weft_view_free(struct weft_view *v)
 	free(v->acov);
 	free(v->acount);
 	free(v->bcov);
+	free(v->bq);
 	free(v->marks);
 	free(v->cells);
 	free(v->clines);
