@@ -16,7 +16,7 @@
  * fixed 4 MiB array had its entries' pages scattered by the hash, and
  * every fork() of a traced program (a build tool, a test runner) made
  * each of them a copy-on-write fault in the parent afterwards. */
-#define TABLE_MIN_BITS 8
+#define TABLE_MIN_BITS 6
 #define TABLE_MAX_BITS 16
 static struct shim_ent *table;
 static unsigned table_bits, table_mask, table_used;
