@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "gallop.h"
 #include "view-internal.h"
 
 /* A counter's level from x0 to x1: a 2 px box on whole pixels. */
@@ -18,63 +19,23 @@ static void step(struct mpen *mp, double x0, double x1, double y)
 		weft__mpen_box(mp, x0, round(y) - 1, x1 - x0, 2);
 }
 
-/* The first sample of [lo, hi) at or after t, galloping from lo. */
-static uint32_t gallop(const struct weft_sample *a, uint32_t lo, uint32_t hi,
-		       int64_t t)
-{
-	uint32_t step = 1;
-	while (lo < hi && a[lo].t < t) {
-		uint32_t probe = hi - lo > step ? lo + step : hi;
-		if (probe == hi || a[probe].t >= t) {
-			lo++;
-			hi = probe;
-			break;
-		}
-		lo = probe + 1;
-		step *= 2;
-	}
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (a[mid].t < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+_Static_assert(offsetof(struct weft_sample, t) == 0, "gallop.h reads a "
+						     "sample's time at its "
+						     "start");
 
 /* The first sample of [lo, nsamples) at or after t.  A column's samples
  * are near the last column's, and about as many (*d, which it sets): as
  * weft__gallop_near, it looks there first, then gallops from there,
  * ahead or back (a binary search over all the rest touched memory far
  * away for each column). */
+_Static_assert(offsetof(struct weft_sample, t) == 0, "gallop.h reads a "
+						     "sample's time at its "
+						     "start");
 static uint32_t first_at(const struct weft_counter *q, uint32_t lo, int64_t t,
 			 uint32_t *d)
 {
-	const struct weft_sample *a = q->samples;
-	uint32_t n = q->nsamples, from = lo, p = lo + *d, hi;
-	if (*d < 8 || *d >= n - lo) {
-		hi = gallop(a, lo, n, t);
-	} else if (a[p].t < t) {
-		hi = gallop(a, p + 1, n, t);
-	} else {
-		uint32_t step = 1; /* (a[hi].t >= t) */
-		hi = p;
-		while (hi > lo) {
-			uint32_t b = hi - lo > step ? hi - step : lo;
-			if (a[b].t < t) {
-				lo = b + 1;
-				break;
-			}
-			hi = b;
-			step *= 2;
-		}
-		hi = gallop(a, lo, hi, t);
-	}
-	*d = hi - from;
-	if (*d < n - hi) /* (the next column's, likely) */
-		__builtin_prefetch(&a[hi + *d]);
-	return hi;
+	return weft__gallop_near_s(q->samples, sizeof *q->samples, lo,
+				   q->nsamples, t, d);
 }
 
 static const double cc[4][3] = {

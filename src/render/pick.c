@@ -4,83 +4,20 @@
  */
 #include <math.h>
 
+#include "gallop.h"
 #include "view-internal.h"
-
-/* The first i of [lo, n) with a[i] >= t.  It gallops from lo (1, 2,
- * 4... ahead, then halves): a frame moves along a row in small steps far
- * more often than in big ones. */
-static uint32_t gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
-{
-	uint32_t step = 1;
-	while (lo < n && a[lo] < t) {
-		uint32_t probe = n - lo > step ? lo + step : n;
-		if (probe == n || a[probe] >= t) {
-			lo++;
-			n = probe;
-			break;
-		}
-		lo = probe + 1;
-		step *= 2;
-	}
-	while (lo < n) {
-		uint32_t mid = lo + (n - lo) / 2;
-		if (a[mid] < t)
-			lo = mid + 1;
-		else
-			n = mid;
-	}
-	return lo;
-}
-
-/* The next search most often starts where this one ended and goes about
- * as far: the memory there is asked for on the way (a frame's searches
- * over a big trace wait mostly on memory). */
-static void ahead(const int64_t *a, uint32_t from, uint32_t at, uint32_t n)
-{
-	if (at - from < n - at)
-		__builtin_prefetch(&a[at + (at - from)]);
-}
 
 uint32_t weft__gallop(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
 {
-	uint32_t i = gallop(a, lo, n, t);
-	ahead(a, lo, i, n);
+	uint32_t i = weft__gallop_s(a, sizeof *a, lo, n, t);
+	weft__ahead(a, sizeof *a, lo, i, n);
 	return i;
 }
 
 uint32_t weft__gallop_near(const int64_t *a, uint32_t lo, uint32_t n, int64_t t,
 			   uint32_t *d)
 {
-	uint32_t p = lo + *d, from = lo, hi;
-	if (*d < 8 || *d >= n - lo) {
-		hi = gallop(a, lo, n, t);
-	} else if (a[p] < t) {
-		hi = gallop(a, p + 1, n, t);
-	} else {
-		/* at or before the guess: gallop back from it (a[hi] >= t),
-		 * then halve */
-		uint32_t step = 1;
-		hi = p;
-		while (hi > lo) {
-			uint32_t q = hi - lo > step ? hi - step : lo;
-			if (a[q] < t) {
-				lo = q + 1;
-				break;
-			}
-			hi = q;
-			step *= 2;
-		}
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (a[mid] < t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	}
-	*d = hi - from;
-	ahead(a, from, hi, n);
-	return hi;
+	return weft__gallop_near_s(a, sizeof *a, lo, n, t, d);
 }
 
 uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
