@@ -76,6 +76,17 @@ static void b64(FILE *out, const unsigned char *p, size_t n)
 	}
 }
 
+/* A part of the page: its deflated copy when there is one, else its
+ * bytes, in base64. */
+static void b64_part(FILE *out, const unsigned char *packed, size_t pl,
+		     const void *raw, size_t rl)
+{
+	if (packed)
+		b64(out, packed, pl);
+	else
+		b64(out, raw, rl);
+}
+
 /* Finds an asset: $WEFT_HTML_ASSETS/name, else the build or source tree,
  * else the installed copy. */
 static char *asset(const char *name, const char *built, size_t *len)
@@ -193,10 +204,7 @@ static int write_runtime(const char *out)
 	      f);
 	fwrite(js, 1, jl, f);
 	fprintf(f, "\nWeftViewer.wasm('%s', '", wpacked ? "deflate" : "");
-	if (wpacked)
-		b64(f, wpacked, wpl);
-	else
-		b64(f, (unsigned char *)wasm, wl);
+	b64_part(f, wpacked, wpl, wasm, wl);
 	fputs("');\n", f);
 	int bad = ferror(f) | (f != stdout ? fclose(f) : fflush(f));
 	free(wpacked);
@@ -230,10 +238,7 @@ static void write_embed(FILE *f, const char *name, const char *file,
 	}
 	fprintf(f, ", coding: '%s', size: %zu, data: '",
 		packed ? "deflate" : "", tl);
-	if (packed)
-		b64(f, packed, pl);
-	else
-		b64(f, trace, tl);
+	b64_part(f, packed, pl, trace, tl);
 	fputs("'}); })(self.WeftViewer = self.WeftViewer || {});\n", f);
 }
 
@@ -314,10 +319,7 @@ static void write_second(FILE *f, const char *file, const unsigned char *trace,
 		"</script>\n<script type=\"application/octet-stream\" "
 		"id=\"weft-trace2\" data-coding=\"%s\" data-size=\"%zu\">",
 		packed ? "deflate" : "", tl);
-	if (packed)
-		b64(f, packed, pl);
-	else
-		b64(f, trace, tl);
+	b64_part(f, packed, pl, trace, tl);
 	fputs("</script>", f);
 }
 
@@ -432,19 +434,13 @@ static int html(struct traces *trp, const char *out, int embed,
 		}
 		fwrite(p, 1, (size_t)(at - p), f);
 		if (!strncmp(at, "@WASM@", 6)) {
-			if (wpacked)
-				b64(f, wpacked, wpl);
-			else
-				b64(f, (unsigned char *)wasm, wl);
+			b64_part(f, wpacked, wpl, wasm, wl);
 			p = at + 6;
 		} else if (!strncmp(at, "@WASMCODING@", 12)) {
 			fputs(wcoding, f);
 			p = at + 12;
 		} else if (!strncmp(at, "@TRACE@", 7)) {
-			if (packed)
-				b64(f, packed, pl);
-			else
-				b64(f, trace, tl);
+			b64_part(f, packed, pl, trace, tl);
 			p = at + 7;
 		} else if (!strncmp(at, "@CODING@", 8)) {
 			fputs(coding, f);
