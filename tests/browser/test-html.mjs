@@ -614,6 +614,7 @@ await test('counters are toggled one by one', async () => {
   const c = await open('c');
   const boxes = await c.page.$$('#counterlist input');
   assert(boxes.length === 2, boxes.length + ' counter boxes');
+  await frame(c.page); /* (the range is set before the frame that draws them) */
   assert(await pixels(c.page, [255, 102, 102]) > 50 && await pixels(c.page, [255, 127, 0]) > 50, 'counters not drawn');
   await c.page.click('#counters summary');
   await c.page.uncheck('#counterlist input[data-counter="0"]');
