@@ -4,10 +4,16 @@
  * into a file of their own (with WEFT_FILE=F: the parent into F, the child
  * into F.PID), and never into each other's.  `forker spawn`: the child is
  * started with posix_spawn instead (this program again, as `forker
- * child`), as a shell or a test runner starts its children.
+ * child`), as a shell or a test runner starts its children.  `forker
+ * exec`: seven children, forked, each execs `forker child` through
+ * another of the exec functions, with a copy of the environment made
+ * before the fork (as libuv's uv_spawn does, and a shell's exported
+ * variables are); they print their pids, one a line.
  */
+#define _GNU_SOURCE
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,10 +30,65 @@ static int child(void)
 	return 0;
 }
 
+/* Exec `self child` through exec function k (0..6), environment env. */
+static void exec_child(int k, const char *self, char **env)
+{
+	char child_arg[] = "child";
+	char *args[] = {(char *)self, child_arg, NULL};
+	environ = env; /* (for those that take no environment) */
+	switch (k) {
+	case 0:
+		execv(self, args);
+		break;
+	case 1:
+		execve(self, args, env);
+		break;
+	case 2:
+		execvp(self, args);
+		break;
+	case 3:
+		execvpe(self, args, env);
+		break;
+	case 4:
+		execl(self, self, "child", (char *)NULL);
+		break;
+	case 5:
+		execle(self, self, "child", (char *)NULL, env);
+		break;
+	default:
+		execlp(self, self, "child", (char *)NULL);
+		break;
+	}
+	perror("forker: exec");
+	_exit(127);
+}
+
+static int exec_children(const char *self)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 1, sizeof *env);
+	for (size_t i = 0; env && i < n; i++)
+		if (!(env[i] = strdup(environ[i])))
+			return 1;
+	for (int k = 0; env && k < 7; k++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			exec_child(k, self, env);
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			return 1;
+		printf("%d\n", (int)pid);
+	}
+	return !env;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "child"))
 		return child();
+	if (argc > 1 && !strcmp(argv[1], "exec"))
+		return exec_children(argv[0]);
 	int spawn = argc > 1 && !strcmp(argv[1], "spawn");
 	weft_run(1);
 	weft_label(1, "parent before fork");

@@ -216,14 +216,14 @@ __attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 			return;
 		}
 	}
-	int root = set.root_pid;
+	int root = set.root_pid, pid = (int)getpid();
 	uint64_t session = set.session;
 	char target[4096];
 	/* (in a run, a process other than its first records into a file of
 	 * its own, made in the run's directory at its first event: DIR/ring
 	 * is not its file, and not worth a look at every start) */
 	int err = strlen(path) + 32 > sizeof g.env_path ? -ENAMETOOLONG
-		  : run && root && root != (int)getpid()
+		  : run && root && root != pid
 			  ? 0
 			  : weft__resolve_target(path, target, sizeof target);
 	if (err) {
@@ -236,7 +236,7 @@ __attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 	 * belong to; weft record sets both itself. */
 	char num[32];
 	if (!root) {
-		root = (int)getpid();
+		root = pid;
 		snprintf(num, sizeof num, "%d", root);
 		setenv("WEFT_ROOT_PID", num, 1);
 	}
@@ -253,7 +253,7 @@ __attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 	g.env_session = session;
 	g.from_env = 1;
 	if (run)
-		weft__run_init(run, argc, argv);
+		weft__run_init(run, pid, argc, argv);
 	g.gen = weft__next_gen();
 	__atomic_store_n(&g.state, RING_PENDING, __ATOMIC_RELAXED);
 	/* Pairs with the acquire load of g.state in attach(). */

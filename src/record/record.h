@@ -208,7 +208,8 @@ extern WEFT__HIDDEN __thread uint64_t weft__early_nested;
 
 /* A process of a run (WEFT_RUN=dir): the manifest's proc line, and its
  * fork and exit lines from now on (docs/format.md, "Runs"). */
-WEFT__HIDDEN void weft__run_init(const char *dir, int argc, char **argv);
+WEFT__HIDDEN void weft__run_init(const char *dir, int pid, int argc,
+				 char **argv);
 /* Its ring `name` is made: the ring line. */
 WEFT__HIDDEN void weft__run_ring(const char *name);
 

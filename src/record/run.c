@@ -38,6 +38,7 @@
 
 #include "record.h"
 #include "common/sysfacts.h"
+#include "record/exec-env.h"
 
 #define LINE_MAX_ 16384
 
@@ -52,6 +53,10 @@ static int64_t timens;	    /* the machine's CLOCK_MONOTONIC minus ours */
  * under weft record).  NULL when the environment has none. */
 #define FORKED_DIGITS 10
 static char *forked;
+/* This process's pid when it is a forked child whose fork line was
+ * written (its exec may have to carry WEFT_FORKED itself: weft__exec_env),
+ * else 0. */
+static pid_t fork_line;
 
 /* The thread that forks, as its prepare handler saw it (the child is a
  * copy of that thread). */
@@ -169,11 +174,14 @@ static void begin(struct line *l, char *buf, size_t cap)
 	l->full = 0;
 }
 
-static void start(struct line *l, char *buf, size_t cap, const char *kind)
+/* A line about process pid (this one: a line written at start-up or
+ * fork passes the pid it already has, a system call less). */
+static void start(struct line *l, char *buf, size_t cap, const char *kind,
+		  int pid)
 {
 	begin(l, buf, cap);
 	puts_(l, kind);
-	putkv(l, "pid", getpid());
+	putkv(l, "pid", pid);
 }
 
 /* Its start time in clock ticks since boot (/proc/self/stat, field 22):
@@ -204,7 +212,7 @@ static void on_exit_(int status, void *arg)
 		return;
 	char b[SHORT_LINE];
 	struct line l;
-	start(&l, b, sizeof b, "exit");
+	start(&l, b, sizeof b, "exit", getpid());
 	putkv(&l, "status", status);
 	put_times(&l);
 	emit(&l);
@@ -212,26 +220,35 @@ static void on_exit_(int status, void *arg)
 
 static void prepare(void)
 {
+	/* (the preloaded shim's exec wrappers find their real functions
+	 * now, in the parent: a lookup in the child would page in every
+	 * library's symbol tables again, a dozen page faults) */
+	if (weft__exec_prepare)
+		weft__exec_prepare();
 	fork_tid = (uint32_t)syscall(SYS_gettid);
 	fork_spawn = spawner != 0;
 	fork_by = spawner ? spawner : weft__current();
 }
 
-/* Writes pid into WEFT_FORKED's value, zero-padded. */
-static void put_forked(uint64_t pid)
+/* pid as WEFT_FORKED's value: FORKED_DIGITS digits, zero-padded. */
+static void put_pid(char *d, uint64_t pid)
 {
 	for (int k = FORKED_DIGITS - 1; k >= 0; k--, pid /= 10)
-		forked[k] = (char)('0' + pid % 10);
+		d[k] = (char)('0' + pid % 10);
 }
 
 static void child(void)
 {
 	if (!manifest[0])
 		return;
+	/* (system calls through syscall(), which the proc line has used:
+	 * a libc function called here first would be bound here, and
+	 * binding looks through every library's symbol tables) */
+	fork_line = (pid_t)syscall(SYS_getpid);
 	char b[SHORT_LINE];
 	struct line l;
-	start(&l, b, sizeof b, "fork");
-	putkv(&l, "ppid", getppid());
+	start(&l, b, sizeof b, "fork", fork_line);
+	putkv(&l, "ppid", syscall(SYS_getppid));
 	putkv(&l, "tid", fork_tid);
 	put(&l, " by=", 4);
 	putu(&l, fork_by, 16);
@@ -239,28 +256,76 @@ static void child(void)
 	put_times(&l);
 	emit(&l);
 	if (forked)
-		put_forked((uint64_t)getpid());
+		put_pid(forked, (uint64_t)fork_line);
 	spawner = 0;
+}
+
+/* An exec in a forked child passes the environment its program chose: a
+ * copy made before the fork (ctest's, through uv_spawn), or a shell's
+ * own, carries WEFT_FORKED as it was, not as the fork handler wrote it,
+ * and the image then reads its start token from /proc.  Only a child
+ * whose fork line was written, and only an environment that has the
+ * variable (one that left it out keeps it out). */
+/* Whether e is "WEFT_FORKED=" and then? (no strncmp: see child()) */
+static int is_forked(const char *e)
+{
+	static const char k[] = "WEFT_FORKED=";
+	for (size_t i = 0; i < sizeof k - 1; i++)
+		if (e[i] != k[i])
+			return 0;
+	return 1;
+}
+
+size_t weft__exec_env_len(char *const envp[])
+{
+	if (!fork_line || !envp || fork_line != (pid_t)syscall(SYS_getpid))
+		return 0; /* (getpid: not in a vfork child of that child) */
+	const char *e = NULL;
+	size_t n = 0;
+	for (; envp[n]; n++)
+		if (!e && is_forked(envp[n]))
+			e = envp[n] + 12; /* (the first one is getenv's) */
+	if (!e || n >= WEFT_EXEC_ENV_MAX)
+		return 0;
+	char mine[FORKED_DIGITS];
+	put_pid(mine, (uint64_t)fork_line);
+	int k = 0;
+	while (k < FORKED_DIGITS && e[k] == mine[k])
+		k++;
+	return k == FORKED_DIGITS && !e[k] ? 0 : n;
+}
+
+void weft__exec_env(char *const envp[], char *env[], char val[WEFT_FORKED_VAR])
+{
+	static const char k[] = "WEFT_FORKED=";
+	for (size_t i = 0; i < sizeof k - 1; i++)
+		val[i] = k[i];
+	put_pid(val + 12, (uint64_t)fork_line);
+	val[12 + FORKED_DIGITS] = 0;
+	size_t n = 0;
+	for (; envp[n]; n++)
+		env[n] = is_forked(envp[n]) ? val : envp[n];
+	env[n] = NULL;
 }
 
 /* Whether this process's fork line was written (WEFT_FORKED names it).
  * Only a value among the strings exec gave the process (on its stack,
  * after its arguments), which it is free to change: not one of an
  * environment the program built. */
-static int fork_written(char **argv)
+static int fork_written(int pid, char **argv)
 {
 	const char *v = getenv("WEFT_FORKED");
 	if (!v || strlen(v) != FORKED_DIGITS || !argv || !argv[0] ||
 	    v <= argv[0] || v - argv[0] > (8 << 20))
 		return 0;
-	uint64_t pid = 0;
+	uint64_t named = 0;
 	for (int k = 0; k < FORKED_DIGITS; k++) {
 		if (v[k] < '0' || v[k] > '9')
 			return 0;
-		pid = pid * 10 + (uint64_t)(v[k] - '0');
+		named = named * 10 + (uint64_t)(v[k] - '0');
 	}
 	forked = (char *)v; /* (the environment's own bytes: writable) */
-	return pid == (uint64_t)getpid();
+	return named == (uint64_t)pid;
 }
 
 /* The executable's path, as /proc/self/exe says it (symbolic links
@@ -281,7 +346,7 @@ static void exe_path(char exe[PATH_MAX], int argc, char **argv)
 	exe[k > 0 ? k : 0] = 0;
 }
 
-void weft__run_init(const char *dir, int argc, char **argv)
+void weft__run_init(const char *dir, int pid, int argc, char **argv)
 {
 	size_t n = strlen(dir);
 	if (n + sizeof "/manifest" > sizeof manifest)
@@ -294,11 +359,12 @@ void weft__run_init(const char *dir, int argc, char **argv)
 
 	static char b[LINE_MAX_]; /* (once, at load) */
 	struct line l;
-	start(&l, b, sizeof b, "proc");
+	start(&l, b, sizeof b, "proc", pid);
 	putkv(&l, "ppid", getppid());
 	/* (a process that wrote a fork line needs no token: the fork line
 	 * started it, and a later proc line of its pid is its exec) */
-	putkv(&l, "start", fork_written(argv) ? 0 : (int64_t)start_token());
+	putkv(&l, "start",
+	      fork_written(pid, argv) ? 0 : (int64_t)start_token());
 	put_times(&l);
 	char exe[PATH_MAX];
 	exe_path(exe, argc, argv);
@@ -323,7 +389,7 @@ void weft__run_ring(const char *name)
 	char b[SHORT_LINE + 256];
 	struct line l;
 	const char *base = strrchr(name, '/');
-	start(&l, b, sizeof b, "ring");
+	start(&l, b, sizeof b, "ring", getpid());
 	putesc(&l, "file", base ? base + 1 : name);
 	put_times(&l);
 	emit(&l);
@@ -363,7 +429,7 @@ WEFT_API void weft__spawned(int pid)
 	 * after this one: the reader takes them in either order.) */
 	char b[SHORT_LINE];
 	struct line l;
-	start(&l, b, sizeof b, "spawn");
+	start(&l, b, sizeof b, "spawn", getpid());
 	putkv(&l, "child", pid);
 	putkv(&l, "tid", (int64_t)syscall(SYS_gettid));
 	put(&l, " by=", 4);

@@ -167,6 +167,47 @@ assert len(procs) >= 4, procs  # unshare, sh, env, cat, true
 PY
 }
 
+# A forked child that execs with an environment of its own (a copy made
+# before the fork, as uv_spawn's and a shell's are) still tells its image
+# that its fork line was written: the exec functions pass WEFT_FORKED
+# naming the child (each of the seven), and nothing else changes; an
+# environment without WEFT_FORKED is passed as it is.
+t_exec_env() {
+	"$W" record -o ee -- "$EX/forker" exec >pids.txt 2>rec.txt || die "$(cat rec.txt)"
+	[ "$(wc -l <pids.txt)" = 7 ] || die "$(cat pids.txt rec.txt)"
+	python3 - ee/manifest pids.txt <<'PY' || exit 1
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+pids = open(sys.argv[2]).read().split()
+forks = {re.match(r'fork pid=(\d+)', l).group(1) for l in lines if l.startswith('fork ')}
+procs = {}
+for l in lines:
+    m = re.match(r'proc pid=(\d+) .*start=(\d+) .*exe=\S+ arg=\S+ arg=child$', l)
+    if m:
+        procs[m.group(1)] = int(m.group(2))
+for p in pids:
+    assert p in forks, ('no fork line', p, lines)
+    assert procs.get(p) == 0, ('start token read', p, procs, lines)
+PY
+	for p in $(cat pids.txt); do
+		[ -s "ee/ring.$p" ] || die "child $p recorded nothing: $(ls ee)"
+	done
+	"$W" info ee >info.txt || die "$(cat info.txt)"
+	[ "$(grep -cE '^    [0-9]+ forker: exited with status 0, .* in ee/ring\.' info.txt)" = 7 ] ||
+		die "$(cat info.txt)"
+	# (python's os.execve: an environment without the variable)
+	"$W" record -o en -- python3 -c '
+import os
+env = {k: v for k, v in os.environ.items() if k != "WEFT_FORKED"}
+env["ONLY"] = "1"
+pid = os.fork()
+if pid == 0:
+    os.execve("/usr/bin/env", ["env"], env)
+os.waitpid(pid, 0)' >env.txt 2>rec.txt || die "$(cat rec.txt)"
+	grep -qx ONLY=1 env.txt || die "$(cat env.txt)"
+	! grep -q '^WEFT_FORKED=' env.txt || die "WEFT_FORKED added: $(cat env.txt)"
+}
+
 # WEFT_TIMENS is believed only when this process's clocks agree with it:
 # a value claiming an offset of -7 s is used when its clocks agree (the
 # proc line's time is 7 s behind), not when its clocks are 10 s off
@@ -603,6 +644,7 @@ run tree_order t_tree_order
 run posix_spawn t_posix_spawn
 run exec t_exec
 run start_and_timens t_start_and_timens
+run exec_env t_exec_env
 run timens_env t_timens_env
 run killed t_killed
 run snapshot_tree t_snapshot_tree

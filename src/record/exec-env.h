@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exec-env.h - the environment an exec passes in a process of a run
+ * (src/record/run.c), for the preloaded shim's exec wrappers
+ * (src/shim/spawn.c).  Hidden: neither is part of libweft's ABI.
+ */
+#ifndef WEFT_EXEC_ENV_H
+#define WEFT_EXEC_ENV_H
+
+#include <stddef.h>
+
+/* "WEFT_FORKED=" and ten digits, with its NUL. */
+#define WEFT_FORKED_VAR 24
+/* Environments longer than this go as they are (the copy is on the
+ * caller's stack). */
+#define WEFT_EXEC_ENV_MAX 1024
+
+/* 0 when an exec in this process may pass envp as it is; else envp's
+ * length: this is a forked child whose fork line the run's manifest has,
+ * and envp's WEFT_FORKED names another process (a copy of an environment
+ * made before the fork). */
+__attribute__((visibility("hidden"))) size_t
+weft__exec_env_len(char *const envp[]);
+/* In the preloaded library (src/shim/spawn.c; NULL in libweft): called
+ * before every fork of a process of a run, in the parent: the exec
+ * wrappers' real functions are found then, not in the child. */
+__attribute__((visibility("hidden"), weak)) void weft__exec_prepare(void);
+/* envp into env (its length and a NULL), with WEFT_FORKED's entries
+ * pointing at val, which names this process. */
+__attribute__((visibility("hidden"))) void
+weft__exec_env(char *const envp[], char *env[], char val[WEFT_FORKED_VAR]);
+
+#endif
