@@ -25,6 +25,7 @@
 
 #include "../common/settings.h"
 #include "record.h"
+#include "record/exec-env.h"
 
 #define g weft__g
 
@@ -136,6 +137,17 @@ int weft__ring_from_env(void)
 	return s == RING_READY;
 }
 
+/* Before every fork (the parent, in any process that loaded libweft). */
+static void before_fork(void)
+{
+	/* (the preloaded shim's exec wrappers find their real functions
+	 * now, in the parent: a lookup in the child would page in every
+	 * library's symbol tables again, a dozen page faults) */
+	if (weft__exec_prepare)
+		weft__exec_prepare();
+	weft__run_prepare();
+}
+
 static void after_fork_child(void)
 {
 	unsigned on = __atomic_load_n(&weft__on, __ATOMIC_RELAXED);
@@ -172,6 +184,7 @@ static void after_fork_child(void)
 		g.gen = weft__next_gen();
 		__atomic_store_n(&weft__on, g.gen, __ATOMIC_RELAXED);
 	}
+	weft__run_child(); /* (in a run: the fork line) */
 }
 
 /* Started with WEFT_FILE in the environment: check every setting now (a
@@ -179,7 +192,7 @@ static void after_fork_child(void)
  * the first event on. */
 __attribute__((constructor)) static void weft_autostart(int argc, char **argv)
 {
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(before_fork, NULL, after_fork_child);
 	/* Now rather than in a first event that a signal handler records. */
 	weft__streams_init();
 	/* The TSC's calibration starts now and ends when a ring is made

@@ -210,6 +210,10 @@ extern WEFT__HIDDEN __thread uint64_t weft__early_nested;
  * fork and exit lines from now on (docs/format.md, "Runs"). */
 WEFT__HIDDEN void weft__run_init(const char *dir, int pid, int argc,
 				 char **argv);
+/* Fork handlers (env.c registers them, with its own): the thread that
+ * forks, and in the child its fork line. */
+WEFT__HIDDEN void weft__run_prepare(void);
+WEFT__HIDDEN void weft__run_child(void);
 /* Its ring `name` is made: the ring line. */
 WEFT__HIDDEN void weft__run_ring(const char *name);
 

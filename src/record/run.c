@@ -218,13 +218,10 @@ static void on_exit_(int status, void *arg)
 	emit(&l);
 }
 
-static void prepare(void)
+void weft__run_prepare(void)
 {
-	/* (the preloaded shim's exec wrappers find their real functions
-	 * now, in the parent: a lookup in the child would page in every
-	 * library's symbol tables again, a dozen page faults) */
-	if (weft__exec_prepare)
-		weft__exec_prepare();
+	if (!manifest[0])
+		return;
 	fork_tid = (uint32_t)syscall(SYS_gettid);
 	fork_spawn = spawner != 0;
 	fork_by = spawner ? spawner : weft__current();
@@ -237,7 +234,7 @@ static void put_pid(char *d, uint64_t pid)
 		d[k] = (char)('0' + pid % 10);
 }
 
-static void child(void)
+void weft__run_child(void)
 {
 	if (!manifest[0])
 		return;
@@ -354,7 +351,6 @@ void weft__run_init(const char *dir, int pid, int argc, char **argv)
 	memcpy(manifest, dir, n);
 	memcpy(manifest + n, "/manifest", sizeof "/manifest");
 	timens = weft__timens_inherit(getenv("WEFT_TIMENS"));
-	pthread_atfork(prepare, NULL, child);
 	on_exit(on_exit_, NULL);
 
 	static char b[LINE_MAX_]; /* (once, at load) */
