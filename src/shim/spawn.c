@@ -81,16 +81,6 @@ static exec_fn *real_exec(int search)
 		      : __atomic_load_n(&real_execve_, __ATOMIC_RELAXED);
 }
 
-static __attribute__((noinline)) int exec_named(exec_fn *fn, const char *path,
-						char *const argv[],
-						char *const envp[])
-{
-	char *env[WEFT_EXEC_ENV_MAX + 1];
-	char val[WEFT_FORKED_VAR];
-	weft__exec_env(envp, env, val);
-	return fn(path, argv, env);
-}
-
 /* search: look file up in PATH (execvp). */
 static int exec_(int search, const char *file, char *const argv[],
 		 char *const envp[])
@@ -100,9 +90,16 @@ static int exec_(int search, const char *file, char *const argv[],
 		errno = ENOSYS;
 		return -1;
 	}
-	if (weft__exec_env_len(envp))
-		return exec_named(fn, file, argv, envp);
-	return fn(file, argv, envp);
+	size_t n = weft__exec_env_len(envp);
+	if (!n)
+		return fn(file, argv, envp);
+	/* (on the stack, its own length: a fixed array of the largest
+	 * would touch pages of stack the parent never used, each a page
+	 * fault in the child) */
+	char **env = alloca((n + 1) * sizeof *env);
+	char val[WEFT_FORKED_VAR];
+	weft__exec_env(envp, env, val);
+	return fn(file, argv, env);
 }
 
 WEFT_SHIM_EXPORT int execve(const char *path, char *const argv[],
