@@ -144,8 +144,12 @@ static int ring_at(const char *path)
  * directory (a device, FIFO or socket is never replaced; a symbolic link
  * is followed), a directory holding files of its own, a run a live
  * process is writing.  A ring file there (a trace of an earlier weft) is
- * replaced by the directory.  Returns 0 or an exit status. */
-static int prepare_run(const char *abs, const char *out)
+ * replaced by the directory; a run's rings are set aside, and removed
+ * once CMD runs, when the disk has room for two rings of `bytes`
+ * meanwhile.  Returns 0 or an exit status. */
+static int set_aside(const char *abs, const char *name);
+
+static int prepare_run(const char *abs, const char *out, uint64_t bytes)
 {
 	struct stat sb;
 	if (stat(abs, &sb) == 0 && S_ISREG(sb.st_mode)) {
@@ -176,6 +180,9 @@ static int prepare_run(const char *abs, const char *out)
 		return 0;
 	}
 	/* A directory: empty, or a run's (its manifest and rings). */
+	struct statvfs vs;
+	int defer = statvfs(abs, &vs) == 0 &&
+		    (uint64_t)vs.f_bavail * vs.f_frsize / 2 >= bytes;
 	DIR *dp = opendir(abs);
 	if (!dp)
 		return error_errno("cannot read '%s'", out), 1;
@@ -204,12 +211,45 @@ static int prepare_run(const char *abs, const char *out)
 				      "choose another -o",
 				      out, n);
 				rc = 2;
+			} else if (pass == 1 && !strncmp(n, ".old.", 5)) {
+				/* (set aside: removed once CMD runs) */
+			} else if (pass == 1 && ring && defer &&
+				   set_aside(abs, n)) {
 			} else if (pass == 1 && unlink(p) < 0)
 				rc = error_errno("cannot remove '%s'", p);
 		}
 	}
 	closedir(dp);
 	return rc;
+}
+
+/* The earlier run's rings are renamed .old.NAME (readers skip names
+ * that begin with a dot) and removed once CMD runs, while weft record
+ * waits for it: freeing a large file's blocks takes ext4 0.1-4 ms, which
+ * CMD's start need not wait for.  One left over (weft record killed
+ * meanwhile) is a ring: the next weft record removes it. */
+static int set_aside(const char *abs, const char *name)
+{
+	char from[PATH_MAX * 2 + 300], to[PATH_MAX * 2 + 300];
+	int n = snprintf(to, sizeof to, "%s/.old.%s", abs, name);
+	snprintf(from, sizeof from, "%s/%s", abs, name);
+	return n > 0 && (size_t)n < sizeof to && rename(from, to) == 0;
+}
+
+static void remove_set_aside(const char *abs)
+{
+	DIR *dp = opendir(abs);
+	if (!dp)
+		return;
+	struct dirent *de;
+	char p[PATH_MAX * 2 + 300];
+	while ((de = readdir(dp)))
+		if (!strncmp(de->d_name, ".old.", 5)) {
+			snprintf(p, sizeof p, "%s/%s", abs, de->d_name);
+			if (ring_at(p) == 1)
+				unlink(p);
+		}
+	closedir(dp);
 }
 
 /* A line of the manifest, from weft record (one write each). */
@@ -458,7 +498,7 @@ int cmd_record(int argc, char **argv)
 			return error("'%s': name too long", out), 1;
 	} else
 		snprintf(abs, sizeof abs, "%s", out);
-	int err = prepare_run(abs, out);
+	int err = prepare_run(abs, out, set.size);
 	if (!err)
 		err = check_space(abs, out, set.size);
 	if (err)
@@ -549,11 +589,13 @@ int cmd_record(int argc, char **argv)
 	child_pid = pid;
 	close(errpipe[1]);
 	int e = 0;
-	if (read(errpipe[0], &e, sizeof e) == (ssize_t)sizeof e) {
+	int failed = read(errpipe[0], &e, sizeof e) == (ssize_t)sizeof e;
+	close(errpipe[0]);
+	remove_set_aside(abs);
+	if (failed) {
 		waitpid(pid, NULL, 0);
 		return error("cannot run '%s': %s", argv[i], strerror(e)), 127;
 	}
-	close(errpipe[0]);
 	/* CMD, and every orphan of the tree that ends meanwhile */
 	int st = 0, ost;
 	for (;;) {
