@@ -238,11 +238,13 @@ static inline int weft__switches(unsigned id)
 	       id == WEFT_EV_FIRE;
 }
 
-/* Ticks to ns since the origin (weft_reader_ns, inline for the merge). */
+/* Ticks to ns since the origin (weft_reader_ns, inline for the merge).
+ * An event before the origin is rare (the clock anchor is taken at
+ * weft_start): the common case falls straight through. */
 static inline int64_t weft__ns(const struct weft_reader *r, uint64_t t)
 {
 	uint64_t o = r->info.origin_ticks;
-	if (t >= o)
+	if (__builtin_expect(t >= o, 1))
 		return (int64_t)(((unsigned __int128)(t - o) * r->mult) >> 32);
 	return -(int64_t)(((unsigned __int128)(o - t) * r->mult) >> 32);
 }
