@@ -238,11 +238,13 @@ static inline int weft__switches(unsigned id)
 	       id == WEFT_EV_FIRE;
 }
 
-/* Ticks to ns since the origin (weft_reader_ns, inline for the merge). */
+/* Ticks to ns since the origin (weft_reader_ns, inline for the merge).
+ * An event before the origin is rare (the clock anchor is taken at
+ * weft_start): the common case falls straight through. */
 static inline int64_t weft__ns(const struct weft_reader *r, uint64_t t)
 {
 	uint64_t o = r->info.origin_ticks;
-	if (t >= o)
+	if (__builtin_expect(t >= o, 1))
 		return (int64_t)(((unsigned __int128)(t - o) * r->mult) >> 32);
 	return -(int64_t)(((unsigned __int128)(o - t) * r->mult) >> 32);
 }
@@ -280,6 +282,105 @@ weft__peek(struct weft_reader *r, uint32_t idx)
 	return weft__peek_slow(r, idx);
 }
 
+/* The payload of a simple shape, decoded: its fields (0 where the event
+ * has none) and where the next event begins. */
+struct weft__payload {
+	uint64_t id, id2;
+	int64_t value;
+	uint32_t name, name2;
+	uint32_t next;
+};
+
+/* Decodes the payload of the event at s->pos (whose time peek() found)
+ * into *f if its shape is a simple one and it is complete; returns 0 to
+ * let weft__decode() do it (and report what is wrong).  Nothing is
+ * stored but *f: the callers write the caller's event last, as, for all
+ * the compiler knows, it may alias the reader's state (any store to it
+ * would otherwise load every field of the stream again). */
+static inline __attribute__((always_inline)) int
+weft__fast_payload(const struct weft_reader *r, const struct rstream *s,
+		   struct weft__payload *f)
+{
+	const uint8_t *p = s->data + s->pos + s->next_hdr;
+	const uint8_t *end = s->data + s->end;
+	unsigned id = s->next_id;
+	if (id >= WEFT_EV_COUNT)
+		return 0;
+	f->id = f->id2 = 0;
+	f->value = 0;
+	f->name = f->name2 = 0;
+	switch (r->shape[id]) {
+	case SH_NONE:
+		break;
+	case SH_ID:
+		if (end - p < 8)
+			return 0;
+		f->id = weft__ld64(p);
+		p += 8;
+		break;
+	case SH_NAME:
+		if (end - p < 2)
+			return 0;
+		f->name = weft__ld16(p);
+		p += 2;
+		break;
+	case SH_ID_NAME:
+		if (end - p < 10)
+			return 0;
+		f->id = weft__ld64(p);
+		f->name = weft__ld16(p + 8);
+		p += 10;
+		break;
+	case SH_ID_NAME_NAME:
+		if (end - p < 12)
+			return 0;
+		f->id = weft__ld64(p);
+		f->name = weft__ld16(p + 8);
+		f->name2 = weft__ld16(p + 10);
+		p += 12;
+		break;
+	case SH_NAME_VAL:
+		if (end - p < 10)
+			return 0;
+		f->name = weft__ld16(p);
+		f->value = (int64_t)weft__ld64(p + 2);
+		p += 10;
+		break;
+	case SH_ID_ID:
+		if (end - p < 16)
+			return 0;
+		f->id = weft__ld64(p);
+		f->id2 = weft__ld64(p + 8);
+		p += 16;
+		break;
+	default:
+		return 0;
+	}
+	f->next = (uint32_t)(p - s->data);
+	return 1;
+}
+
+/* The caller's event of a simple shape (the stream's state already moved
+ * past it), in one run of stores. */
+static inline __attribute__((always_inline)) void
+weft__fill(struct weft_event *ev, uint64_t ts, unsigned id, uint64_t actor,
+	   uint64_t offset, const struct weft__payload *f)
+{
+	ev->ts = ts;
+	ev->type = (uint16_t)id;
+	ev->flags = 0;
+	ev->id = f->id;
+	ev->id2 = f->id2;
+	ev->value = f->value;
+	ev->value2 = ev->value3 = 0;
+	ev->name = f->name;
+	ev->name2 = f->name2;
+	ev->text = NULL;
+	ev->text_len = 0;
+	ev->actor = actor;
+	ev->offset = offset;
+}
+
 /* Decodes the event at s->pos (whose time peek() found) if its shape is a
  * simple one and it is complete; returns 0 to let weft__decode() do it
  * (and report what is wrong). */
@@ -287,77 +388,17 @@ static inline __attribute__((always_inline)) int
 weft__fast_decode(struct weft_reader *r, struct rstream *s,
 		  struct weft_event *ev)
 {
-	const uint8_t *p = s->data + s->pos + s->next_hdr;
-	const uint8_t *end = s->data + s->end;
+	struct weft__payload f;
+	if (!weft__fast_payload(r, s, &f))
+		return 0;
+	uint64_t ts = s->next_ts, actor = s->cur;
+	uint64_t offset = s->pk_off + s->pos;
 	unsigned id = s->next_id;
-	if (id >= WEFT_EV_COUNT)
-		return 0;
-	uint64_t a = 0, b = 0;
-	uint32_t name = 0, name2 = 0;
-	switch (r->shape[id]) {
-	case SH_NONE:
-		break;
-	case SH_ID:
-		if (end - p < 8)
-			return 0;
-		a = weft__ld64(p);
-		p += 8;
-		break;
-	case SH_NAME:
-		if (end - p < 2)
-			return 0;
-		name = weft__ld16(p);
-		p += 2;
-		break;
-	case SH_ID_NAME:
-		if (end - p < 10)
-			return 0;
-		a = weft__ld64(p);
-		name = weft__ld16(p + 8);
-		p += 10;
-		break;
-	case SH_ID_NAME_NAME:
-		if (end - p < 12)
-			return 0;
-		a = weft__ld64(p);
-		name = weft__ld16(p + 8);
-		name2 = weft__ld16(p + 10);
-		p += 12;
-		break;
-	case SH_NAME_VAL:
-		if (end - p < 10)
-			return 0;
-		name = weft__ld16(p);
-		b = weft__ld64(p + 2);
-		p += 10;
-		break;
-	case SH_ID_ID:
-		if (end - p < 16)
-			return 0;
-		a = weft__ld64(p);
-		b = weft__ld64(p + 8);
-		p += 16;
-		break;
-	default:
-		return 0;
-	}
-	ev->ts = s->next_ts;
-	ev->type = (uint16_t)id;
-	ev->flags = 0;
-	ev->id = a;
-	ev->id2 = r->shape[id] == SH_ID_ID ? b : 0;
-	ev->value = r->shape[id] == SH_NAME_VAL ? (int64_t)b : 0;
-	ev->value2 = ev->value3 = 0;
-	ev->name = name;
-	ev->name2 = name2;
-	ev->text = NULL;
-	ev->text_len = 0;
-	ev->actor = s->cur;
-	ev->offset = s->pk_off + s->pos;
 	if (weft__switches(id))
-		s->cur = a;
-	s->clock = ev->ts;
-	s->pos = (uint32_t)(p - s->data);
+		s->cur = f.id;
+	s->clock = ts;
+	s->pos = f.next;
+	weft__fill(ev, ts, id, actor, offset, &f);
 	return 1;
 }
 

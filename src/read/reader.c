@@ -467,10 +467,9 @@ static void heap_push(struct weft_reader *r, uint32_t s)
 	r->heap[i] = s;
 }
 
-static uint32_t heap_pop(struct weft_reader *r)
+/* Moves `s`, put at the top of the heap, down to its place. */
+static void heap_sift(struct weft_reader *r, uint32_t s)
 {
-	uint32_t top = r->heap[0];
-	uint32_t last = r->heap[--r->nheap];
 	uint32_t i = 0, n = r->nheap;
 	for (;;) {
 		uint32_t c = 2 * i + 1;
@@ -478,13 +477,20 @@ static uint32_t heap_pop(struct weft_reader *r)
 			break;
 		if (c + 1 < n && before(r, r->heap[c + 1], r->heap[c]))
 			c++;
-		if (!before(r, r->heap[c], last))
+		if (!before(r, r->heap[c], s))
 			break;
 		r->heap[i] = r->heap[c];
 		i = c;
 	}
-	if (n)
-		r->heap[i] = last;
+	r->heap[i] = s;
+}
+
+static uint32_t heap_pop(struct weft_reader *r)
+{
+	uint32_t top = r->heap[0];
+	uint32_t last = r->heap[--r->nheap];
+	if (r->nheap)
+		heap_sift(r, last);
 	return top;
 }
 
@@ -618,7 +624,83 @@ static int writer_live(struct weft_reader *r)
 #endif
 }
 
-static int next_event(struct weft_reader *r, struct weft_event *ev)
+/*
+ * The common case of next_event() in straight-line code: the next event of
+ * the stream at the top of the heap is complete in its packet and of a
+ * simple shape (no loss, no text).  `several`: the heap holds other
+ * streams (else only this one: a single-threaded program's trace, or the
+ * last stream left), a constant, so that each case compiles to its own
+ * code.  Returns 1 having done what next_event() does (take, peek,
+ * account), or 0 having changed nothing.  The caller's event is written
+ * last: for all the compiler knows that struct may alias the reader, and
+ * the general path loads the stream's fields again after each store to
+ * it.  (A reader of several rings has no heap of its own: multi.c merges
+ * them.)
+ */
+static inline __attribute__((always_inline)) int
+next_fast(struct weft_reader *r, struct weft_event *ev, int several)
+{
+	uint32_t idx = r->heap[0];
+	struct rstream *s = &r->st[idx];
+	struct weft__payload f;
+	if (s->pending != 1 || !weft__fast_payload(r, s, &f))
+		return 0;
+	const uint8_t *data = s->data;
+	uint32_t end = s->end;
+	uint64_t ts = s->next_ts, actor = s->cur;
+	uint64_t offset = s->pk_off + s->pos;
+	unsigned id = s->next_id;
+	if (weft__switches(id))
+		s->cur = f.id;
+	s->clock = ts;
+	s->pos = f.next;
+	/* weft__peek(), with what it would load at hand: an event was
+	 * pending, so the stream is in a packet and has no loss. */
+	uint32_t w;
+	int gone = 0;
+	if (f.next + 4 <= end &&
+	    ((w = weft__ld32(data + f.next)) & 31) != WEFT_EH_EXTENDED) {
+		s->next_ts = weft__compact_ts(ts, w);
+		s->next_id = w & 31;
+		s->next_hdr = 4;
+	} else {
+		s->pending = 0;
+		gone = !weft__peek_slow(r, idx);
+		if (gone && !several)
+			r->nheap = 0;
+	}
+	/* account() */
+	r->info.counts[id]++;
+	if (!s->nev++)
+		s->first_ts = ts;
+	s->last_ts = ts;
+	int64_t ns = weft__ns(r, ts);
+	weft__fill(ev, ts, id, actor, offset, &f);
+	ev->stream = idx;
+	ev->ns = ns;
+	/* next_event() pops the stream and pushes it again; here it moves
+	 * down from the top to its place, in one pass, and the order is the
+	 * same (the streams' times, then their indices, are a total
+	 * order). */
+	if (several && gone)
+		heap_pop(r);
+	else if (several)
+		heap_sift(r, idx);
+	return 1;
+}
+
+/* next_fast() with several streams in the heap, out of line: the one
+ * stream's case stays the small function it is. */
+static __attribute__((noinline)) int next_several(struct weft_reader *r,
+						  struct weft_event *ev)
+{
+	return r->nheap && next_fast(r, ev, 1);
+}
+
+/* Everything but next_fast(): kept out of line, so that the common path
+ * of weft_reader_next() is a small function of its own. */
+static __attribute__((noinline)) int next_event(struct weft_reader *r,
+						struct weft_event *ev)
 {
 	if (r->multi)
 		return weft__multi_next(r, ev);
@@ -692,11 +774,8 @@ static double read_fraction(const struct weft_reader *r)
 	return all ? (double)done / (double)all : -1;
 }
 
-int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
+static __attribute__((noinline)) int progress(struct weft_reader *r, int rc)
 {
-	int rc = next_event(r, ev);
-	if (!r->progress)
-		return rc;
 	if (rc == 0 && ++r->progress_n % WEFT__PROGRESS_EVERY == 0)
 		r->progress(r->progress_arg, r->progress_n, read_fraction(r));
 	else if (rc == WEFT_EEOF && !r->progress_end) {
@@ -704,6 +783,16 @@ int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
 		r->progress(r->progress_arg, r->progress_n, 1.0);
 	}
 	return rc;
+}
+
+int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
+{
+	int rc = 0;
+	if (r->nheap == 1 ? !next_fast(r, ev, 0) : !next_several(r, ev))
+		rc = next_event(r, ev);
+	if (!r->progress)
+		return rc;
+	return progress(r, rc);
 }
 
 void weft_reader_on_progress(struct weft_reader *r,
