@@ -330,14 +330,19 @@ static void unload(struct pic *p)
 TEST(focus_and_context)
 {
 	const char *p = tpath("rows.weft");
-	CHECK_OK(weft_start(p, 16 << 20, WEFT_DISCARD));
+	/* (the program's clock: a preemption between two resolves put the
+	 * threads that ended after it in rows above the others) */
+	start_manual(p, 16 << 20, WEFT_DISCARD);
 	weft_run(1);
 	for (uint64_t i = 0; i < 300; i++) {
+		tick_ns(100);
 		weft_create(100 + i, "conn");
 		weft_label(100 + i, "connection");
 	}
-	for (uint64_t i = 0; i < 300; i++)
+	for (uint64_t i = 0; i < 300; i++) {
+		tick_ns(100);
 		weft_resolve(100 + i);
+	}
 	weft_run(0);
 	CHECK_OK(weft_stop());
 	struct pic pic;
