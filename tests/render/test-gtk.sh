@@ -24,6 +24,16 @@ if [ "${1:-}" = --session ]; then
 	cd "$2" || exit 1
 	PC=$WEFT_BUILD/tests/render/pixcount
 	res() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2: $3"; fi; }
+	# logged FILE REGEX [N]: waits (10 s at most) until FILE has N lines
+	# (1) matching REGEX: what the viewer echoes once it has done a
+	# thing, rather than a guess of how long it takes under load
+	logged() {
+		local k=0
+		while [ "$(grep -cE "$2" "$1")" -lt "${3:-1}" ] && [ $k -lt 100 ]; do
+			sleep 0.1
+			k=$((k + 1))
+		done
+	}
 	WEFT_VIEW_ECHO=1 "$W" view bad.weft 2>ui.log &
 	vp=$!
 	"$XD" wait "bad.weft - weft" 20; res $? "the window appears" "no window"
@@ -218,13 +228,16 @@ print(len({(s['thread']['id'], s['thread']['incarnation']) for s in j['segments'
 	WEFT_VIEW_ECHO=1 WEFT_VIEW_SEARCH="working hard" "$W" view all.weft 2>ui2.log &
 	vp=$!
 	"$XD" wait "all.weft - weft" 20
+	logged ui2.log "^button counters at"
 	sleep 1
 	read -r _ _ _ x y w h < <(grep "^button counters at" ui2.log)
 	"$XD" click $((x + w / 2)) $((y + h / 2))
+	logged ui2.log "^check busy-workers at"
 	sleep 0.8
 	"$XD" shot c1.png
 	read -r _ _ _ x y w h < <(grep "^check busy-workers at" ui2.log)
 	"$XD" click $((x + 8)) $((y + h / 2))
+	logged ui2.log "^counter busy-workers: off$"
 	sleep 0.5
 	"$XD" shot c2.png
 	a=$("$PC" c1.png 255 102 102) b=$("$PC" c2.png 255 102 102)
@@ -235,12 +248,13 @@ print(len({(s['thread']['id'], s['thread']['incarnation']) for s in j['segments'
 	# counters menu, still open)
 	"$XD" key Escape
 	sleep 0.3
+	logged ui2.log "^search: "
 	"$XD" key n
-	sleep 0.4
+	logged ui2.log "^match: " 1
 	"$XD" key n
-	sleep 0.4
+	logged ui2.log "^match: " 2
 	"$XD" key N
-	sleep 0.4
+	logged ui2.log "^match: " 3
 	m=$(grep "^match: " ui2.log | cut -d, -f1 | tr '\n' '|')
 	IFS='|' read -r m1 m2 m3 <<<"$m"
 	grep -q "^search: 2 matches$" ui2.log && [ -n "$m1" ] && [ "$m1" != "$m2" ] && [ "$m3" = "$m1" ]
