@@ -381,6 +381,23 @@ weft__fill(struct weft_event *ev, uint64_t ts, unsigned id, uint64_t actor,
 	ev->offset = offset;
 }
 
+/* Moves stream s past its event whose payload is f (the next one not
+ * peeked yet); returns the event's time, and its actor and offset (from
+ * before the move). */
+static inline __attribute__((always_inline)) uint64_t
+weft__step(struct rstream *s, const struct weft__payload *f, uint64_t *actor,
+	   uint64_t *offset)
+{
+	uint64_t ts = s->next_ts;
+	*actor = s->cur;
+	*offset = s->pk_off + s->pos;
+	if (weft__switches(s->next_id))
+		s->cur = f->id;
+	s->clock = ts;
+	s->pos = f->next;
+	return ts;
+}
+
 /* Decodes the event at s->pos (whose time peek() found) if its shape is a
  * simple one and it is complete; returns 0 to let weft__decode() do it
  * (and report what is wrong). */
@@ -391,14 +408,8 @@ weft__fast_decode(struct weft_reader *r, struct rstream *s,
 	struct weft__payload f;
 	if (!weft__fast_payload(r, s, &f))
 		return 0;
-	uint64_t ts = s->next_ts, actor = s->cur;
-	uint64_t offset = s->pk_off + s->pos;
-	unsigned id = s->next_id;
-	if (weft__switches(id))
-		s->cur = f.id;
-	s->clock = ts;
-	s->pos = f.next;
-	weft__fill(ev, ts, id, actor, offset, &f);
+	uint64_t actor, offset, ts = weft__step(s, &f, &actor, &offset);
+	weft__fill(ev, ts, s->next_id, actor, offset, &f);
 	return 1;
 }
 

@@ -647,13 +647,8 @@ next_fast(struct weft_reader *r, struct weft_event *ev, int several)
 		return 0;
 	const uint8_t *data = s->data;
 	uint32_t end = s->end;
-	uint64_t ts = s->next_ts, actor = s->cur;
-	uint64_t offset = s->pk_off + s->pos;
 	unsigned id = s->next_id;
-	if (weft__switches(id))
-		s->cur = f.id;
-	s->clock = ts;
-	s->pos = f.next;
+	uint64_t actor, offset, ts = weft__step(s, &f, &actor, &offset);
 	/* weft__peek(), with what it would load at hand: an event was
 	 * pending, so the stream is in a packet and has no loss. */
 	uint32_t w;
