@@ -147,7 +147,7 @@ static int ring_at(const char *path)
  * replaced by the directory; a run's rings are set aside, and removed
  * once CMD runs, when the disk has room for two rings of `bytes`
  * meanwhile.  Returns 0 or an exit status. */
-static int set_aside(const char *abs, const char *name);
+static int set_aside(const char *path, const char *abs, const char *name);
 
 static int prepare_run(const char *abs, const char *out, uint64_t bytes)
 {
@@ -214,7 +214,7 @@ static int prepare_run(const char *abs, const char *out, uint64_t bytes)
 			} else if (pass == 1 && !strncmp(n, ".old.", 5)) {
 				/* (set aside: removed once CMD runs) */
 			} else if (pass == 1 && ring && defer &&
-				   set_aside(abs, n)) {
+				   set_aside(p, abs, n)) {
 			} else if (pass == 1 && unlink(p) < 0)
 				rc = error_errno("cannot remove '%s'", p);
 		}
@@ -228,12 +228,11 @@ static int prepare_run(const char *abs, const char *out, uint64_t bytes)
  * waits for it: freeing a large file's blocks takes ext4 0.1-4 ms, which
  * CMD's start need not wait for.  One left over (weft record killed
  * meanwhile) is a ring: the next weft record removes it. */
-static int set_aside(const char *abs, const char *name)
+static int set_aside(const char *path, const char *abs, const char *name)
 {
-	char from[PATH_MAX * 2 + 300], to[PATH_MAX * 2 + 300];
+	char to[PATH_MAX * 2 + 300];
 	int n = snprintf(to, sizeof to, "%s/.old.%s", abs, name);
-	snprintf(from, sizeof from, "%s/%s", abs, name);
-	return n > 0 && (size_t)n < sizeof to && rename(from, to) == 0;
+	return n > 0 && (size_t)n < sizeof to && rename(path, to) == 0;
 }
 
 static void remove_set_aside(const char *abs)

@@ -257,22 +257,24 @@ void weft__run_child(void)
 	spawner = 0;
 }
 
+/* Whether environment entry e is WEFT_FORKED's (no strncmp: see
+ * weft__run_child()). */
+static const char forked_key[] = "WEFT_FORKED=";
+#define FORKED_KEY (sizeof forked_key - 1)
+static int is_forked(const char *e)
+{
+	for (size_t i = 0; i < FORKED_KEY; i++)
+		if (e[i] != forked_key[i])
+			return 0;
+	return 1;
+}
+
 /* An exec in a forked child passes the environment its program chose: a
  * copy made before the fork (ctest's, through uv_spawn), or a shell's
  * own, carries WEFT_FORKED as it was, not as the fork handler wrote it,
  * and the image then reads its start token from /proc.  Only a child
  * whose fork line was written, and only an environment that has the
  * variable (one that left it out keeps it out). */
-/* Whether e is "WEFT_FORKED=" and then? (no strncmp: see child()) */
-static int is_forked(const char *e)
-{
-	static const char k[] = "WEFT_FORKED=";
-	for (size_t i = 0; i < sizeof k - 1; i++)
-		if (e[i] != k[i])
-			return 0;
-	return 1;
-}
-
 size_t weft__exec_env_len(char *const envp[])
 {
 	if (!fork_line || !envp || fork_line != (pid_t)syscall(SYS_getpid))
@@ -281,7 +283,7 @@ size_t weft__exec_env_len(char *const envp[])
 	size_t n = 0;
 	for (; envp[n]; n++)
 		if (!e && is_forked(envp[n]))
-			e = envp[n] + 12; /* (the first one is getenv's) */
+			e = envp[n] + FORKED_KEY; /* (getenv's: the first) */
 	if (!e || n >= WEFT_EXEC_ENV_MAX)
 		return 0;
 	char mine[FORKED_DIGITS];
@@ -294,11 +296,10 @@ size_t weft__exec_env_len(char *const envp[])
 
 void weft__exec_env(char *const envp[], char *env[], char val[WEFT_FORKED_VAR])
 {
-	static const char k[] = "WEFT_FORKED=";
-	for (size_t i = 0; i < sizeof k - 1; i++)
-		val[i] = k[i];
-	put_pid(val + 12, (uint64_t)fork_line);
-	val[12 + FORKED_DIGITS] = 0;
+	for (size_t i = 0; i < FORKED_KEY; i++)
+		val[i] = forked_key[i];
+	put_pid(val + FORKED_KEY, (uint64_t)fork_line);
+	val[FORKED_KEY + FORKED_DIGITS] = 0;
 	size_t n = 0;
 	for (; envp[n]; n++)
 		env[n] = is_forked(envp[n]) ? val : envp[n];
