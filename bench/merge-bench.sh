@@ -4,7 +4,10 @@
 # the same time, so that their events interleave), and
 # `merge.vs_one_ring`: that speed over reading one ring of the same
 # number of events.  Both traces are bench-record's libuv-style mix; the
-# figure is the median of $REPS reads of each, alternated.
+# figure is the median of $REPS reads of each, alternated.  And
+# `merge.manifest_100k_ms`: `weft info` of that run with the manifest of
+# a large build (100,000 processes, each forked, exec'd and exited, their
+# pids used 20 times over).
 set -u
 B=$(cd "${1:-build}" && pwd)
 REPS=${REPS:-5}
@@ -23,6 +26,24 @@ for _ in $(seq "$REPS"); do
 	"$BR" read "$T/one.weft" | awk '{print $1}' >>"$T/one"
 	"$BR" read "$T/run" | awk '{print $1}' >>"$T/merged"
 done
+cp -r "$T/run" "$T/big"
+awk 'BEGIN {
+	print "weft-run version=1 session=ab"
+	print "proc pid=1000 ppid=1 start=7 t=1000 exe=/bin/make arg=make"
+	for (i = 0; i < 100000; i++) {
+		pid = 2000 + i % 5000; t = 2000 + i * 1000
+		printf "fork pid=%d ppid=1000 tid=1000 by=1 spawn=1 t=%d\n", pid, t
+		printf "proc pid=%d ppid=1000 start=0 t=%d exe=/bin/sh arg=sh arg=-c arg=cc%%20-c%%20f%d.c\n", pid, t + 100, i
+		printf "proc pid=%d ppid=1000 start=0 t=%d exe=/usr/bin/cc arg=cc arg=-c arg=f%d.c\n", pid, t + 200, i
+		printf "exit pid=%d status=0 t=%d\n", pid, t + 900
+	}
+}' >"$T/big/manifest"
+for _ in $(seq "$REPS"); do
+	t0=$(date +%s%N)
+	"$B/tools/weft" info "$T/big" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000)) >>"$T/big.ms"
+done
 one=$(median <"$T/one")
 merged=$(median <"$T/merged")
 printf '%-26s %14s %-9s # %s\n' merge.events_per_s "$merged" events/s \
@@ -30,3 +51,5 @@ printf '%-26s %14s %-9s # %s\n' merge.events_per_s "$merged" events/s \
 printf '%-26s %14s %-9s # %s\n' merge.vs_one_ring \
 	"$(awk -v a="$merged" -v b="$one" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}')" ratio \
 	"merge.events_per_s / one ring of $N events ($one events/s)"
+printf '%-26s %14s %-9s # %s\n' merge.manifest_100k_ms "$(median <"$T/big.ms")" ms \
+	"weft info of that run with a build's manifest: 100,000 processes, pids reused (median of $REPS)"

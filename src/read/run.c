@@ -143,21 +143,61 @@ static int is(const char *k, size_t kn, const char *want)
 	return kn == strlen(want) && !memcmp(k, want, kn);
 }
 
-/* The latest entry of `pid` that has not ended, or NONE. */
-static uint32_t live_of(const struct manifest *m, uint32_t pid)
+static uint32_t slot_of(uint32_t pid, uint32_t cap)
 {
-	for (uint32_t i = m->n; i-- > 0;)
-		if (m->p[i].pid == pid)
-			return m->p[i].end == WEFT_PROC_RUNNING ? i : NONE;
-	return NONE;
+	return (uint32_t)(((uint64_t)pid * 0x9E3779B97F4A7C15ull) >> 32) &
+	       (cap - 1);
 }
 
+/* The latest entry of `pid`, or NONE. */
 static uint32_t latest_of(const struct manifest *m, uint32_t pid)
 {
-	for (uint32_t i = m->n; i-- > 0;)
-		if (m->p[i].pid == pid)
-			return i;
-	return NONE;
+	if (!m->lcap)
+		return NONE;
+	for (uint32_t i = slot_of(pid, m->lcap);; i = (i + 1) & (m->lcap - 1)) {
+		uint32_t e = m->latest[i];
+		if (!e)
+			return NONE;
+		if (m->p[e - 1].pid == pid)
+			return e - 1;
+	}
+}
+
+/* The latest entry of `pid` if it has not ended, or NONE. */
+static uint32_t live_of(const struct manifest *m, uint32_t pid)
+{
+	uint32_t i = latest_of(m, pid);
+	return i != NONE && m->p[i].end == WEFT_PROC_RUNNING ? i : NONE;
+}
+
+/* Entry `at` is now the latest of its pid.  -ENOMEM, or 0. */
+static int index_entry(struct manifest *m, uint32_t at)
+{
+	if ((m->lused + 1) * 2 > m->lcap) {
+		uint32_t cap = m->lcap ? m->lcap * 2 : 64;
+		uint32_t *t = calloc(cap, sizeof *t);
+		if (!t)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < m->lcap; k++) {
+			uint32_t e = m->latest[k];
+			if (!e)
+				continue;
+			uint32_t i = slot_of(m->p[e - 1].pid, cap);
+			while (t[i])
+				i = (i + 1) & (cap - 1);
+			t[i] = e;
+		}
+		free(m->latest);
+		m->latest = t;
+		m->lcap = cap;
+	}
+	uint32_t pid = m->p[at].pid;
+	uint32_t i = slot_of(pid, m->lcap);
+	while (m->latest[i] && m->p[m->latest[i] - 1].pid != pid)
+		i = (i + 1) & (m->lcap - 1);
+	m->lused += !m->latest[i];
+	m->latest[i] = at + 1;
+	return 0;
 }
 
 static struct mproc *add(struct manifest *m, uint32_t pid, uint32_t ppid)
@@ -176,6 +216,8 @@ static struct mproc *add(struct manifest *m, uint32_t pid, uint32_t ppid)
 	p->ppid = ppid;
 	p->parent = ppid ? live_of(m, ppid) : NONE;
 	p->prev_image = NONE;
+	if (index_entry(m, m->n))
+		return NULL;
 	m->n++;
 	return p;
 }
@@ -492,6 +534,7 @@ void weft__manifest_free(struct manifest *m)
 	for (uint32_t i = 0; i < m->n; i++)
 		free_proc(&m->p[i]);
 	free(m->p);
+	free(m->latest);
 	free(m->raw);
 	memset(m, 0, sizeof *m);
 }

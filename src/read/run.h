@@ -50,6 +50,11 @@ struct manifest {
 	size_t rawlen;
 	struct mproc *p;
 	uint32_t n, cap;
+	/* pid -> its latest entry: open addressing, a slot holds the
+	 * entry's index + 1 (0: free); a manifest of a large build has
+	 * hundreds of thousands of processes */
+	uint32_t *latest;
+	uint32_t lcap, lused; /* slots (a power of two), used */
 	uint64_t session;
 	uint64_t lines, bad_lines;
 	char first_bad[120]; /* what the first bad line was */

@@ -369,6 +369,104 @@ TEST(exec_becomes)
 	weft_reader_close(r);
 }
 
+/* A large build's run: tens of thousands of processes, their pids used
+ * again and again, each forked, exec'd once and ended.  Every image is
+ * linked to the right parent and to the image before it, and ends as
+ * its lines say (the manifest's table of pids grows and is probed many
+ * times over). */
+TEST(many_processes_reusing_pids)
+{
+	enum { N = 20000, PIDS = 4999 };
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], man[600];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pa = record(a, ring_a, BASE);
+	uint32_t first = pa >= 3000000 && pa < 3000000 + PIDS ? 3100000
+							      : 3000000;
+	size_t cap = (size_t)N * 400, n = 0;
+	char *text = malloc(cap);
+	CHECK(text != NULL);
+	n += (size_t)snprintf(text + n, cap - n,
+			      "weft-run version=1 session=ab\n"
+			      "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a\n"
+			      "ring pid=%d file=ring t=%lld\n",
+			      pa, (long long)BASE - 10, pa, (long long)BASE);
+	for (int i = 0; i < N; i++) {
+		uint32_t pid = first + (uint32_t)(i % PIDS);
+		long long t = (long long)BASE + 1000 + 10LL * i;
+		n += (size_t)snprintf(text + n, cap - n,
+				      "fork pid=%u ppid=%d tid=%d by=1 spawn=1 "
+				      "t=%lld\n"
+				      "proc pid=%u ppid=%d start=0 t=%lld "
+				      "exe=/bin/c arg=c%d\n"
+				      "proc pid=%u ppid=%d start=0 t=%lld "
+				      "exe=/bin/d arg=d%d\n",
+				      pid, pa, pa, t, pid, pa, t + 1, i, pid,
+				      pa, t + 2, i);
+		/* every third vanishes (no exit line) but the last of
+		 * each pid */
+		if (i % 3 != 2 || i >= N - PIDS)
+			n += (size_t)snprintf(text + n, cap - n,
+					      "exit pid=%u status=%d t=%lld\n",
+					      pid, i % 7, t + 3);
+	}
+	CHECK(n < cap);
+	write_file(man, text);
+	free(text);
+
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	uint32_t np;
+	const struct weft_process *p = weft_reader_processes(r, &np);
+	CHECK_EQ(np, 2 * N + 1);
+	uint32_t root = WEFT_NO_PROCESS;
+	for (uint32_t k = 0; k < np; k++)
+		if (p[k].pid == (uint32_t)pa)
+			root = k;
+	CHECK(root != WEFT_NO_PROCESS);
+	static int seen[N];
+	int images = 0;
+	for (uint32_t k = 0; k < np; k++) {
+		if (k == root)
+			continue;
+		CHECK_EQ(p[k].parent, root);
+		CHECK_EQ(p[k].argc, 1);
+		int i = atoi(p[k].argv[0] + 1);
+		CHECK(i >= 0 && i < N);
+		CHECK_EQ(p[k].pid, first + (uint32_t)(i % PIDS));
+		if (p[k].argv[0][0] == 'c') {
+			CHECK_EQ(p[k].image, 0);
+			CHECK_EQ(p[k].t_start, 1000 + 10LL * i);
+			CHECK_EQ(p[k].end, WEFT_PROC_EXECED);
+			CHECK_EQ(p[k].t_end, 1000 + 10LL * i + 2);
+			continue;
+		}
+		CHECK_EQ(p[k].argv[0][0], 'd');
+		CHECK_EQ(p[k].image, 1);
+		uint32_t prev = p[k].prev_image;
+		CHECK(prev < np);
+		CHECK_EQ(p[prev].next_image, k);
+		CHECK_EQ(p[prev].pid, p[k].pid);
+		CHECK_EQ(atoi(p[prev].argv[0] + 1), i);
+		CHECK_EQ(p[prev].argv[0][0], 'c');
+		CHECK_EQ(p[k].t_start, 1000 + 10LL * i + 2);
+		if (i % 3 != 2 || i >= N - PIDS) {
+			CHECK_EQ(p[k].end, WEFT_PROC_EXITED);
+			CHECK_EQ(p[k].status, i % 7);
+			CHECK_EQ(p[k].t_end, 1000 + 10LL * i + 3);
+		} else {
+			CHECK_EQ(p[k].end, WEFT_PROC_VANISHED);
+		}
+		CHECK_EQ(seen[i], 0);
+		seen[i] = 1;
+		images++;
+	}
+	CHECK_EQ(images, N);
+	weft_reader_close(r);
+}
+
 /* The events of a reader, as text, one per line. */
 static char *events_text(struct weft_reader *r)
 {
@@ -983,7 +1081,8 @@ TEST(old_rings_still_read)
 
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
 	  T(posix_spawned_in_either_order), T(exec_becomes),
-	  T(bundle_round_trip_and_cut), T(ids_never_shared), T(one_ring_run),
+	  T(many_processes_reusing_pids), T(bundle_round_trip_and_cut),
+	  T(ids_never_shared), T(one_ring_run),
 	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(messages_between_processes),
