@@ -387,6 +387,13 @@ static int line(struct manifest *m, struct fields *fl)
 			/* the pid came back for another process */
 			m->p[at].end = WEFT_PROC_VANISHED;
 			at = NONE;
+		} else if (at != NONE && !token && m->p[at].has_proc && ppid &&
+			   m->p[at].ppid != ppid) {
+			/* no token (its parent's spawn line, written after
+			 * the fork returned, is still to come), and another
+			 * parent: not an exec of the one that vanished */
+			m->p[at].end = WEFT_PROC_VANISHED;
+			at = NONE;
 		}
 		if (at != NONE && m->p[at].has_proc) {
 			/* an exec: the image before ends here */
@@ -436,6 +443,18 @@ static int line(struct manifest *m, struct fields *fl)
 		if (!child)
 			return bad(m, "no child", lineno), 0;
 		uint32_t c = live_of(m, (uint32_t)child);
+		if (c == NONE) {
+			/* or one that ended already: a child may run and
+			 * end before its parent's line (unless that
+			 * entry is another's: below) */
+			c = latest_of(m, (uint32_t)child);
+			uint32_t f = c;
+			while (f != NONE && m->p[f].prev_image != NONE)
+				f = m->p[f].prev_image;
+			if (f != NONE && (m->p[f].ppid != pid ||
+					  m->p[f].by_tid || m->p[f].t_fork))
+				c = NONE;
+		}
 		if (c == NONE) {
 			if (!(p = add(m, (uint32_t)child, (uint32_t)pid)))
 				return -ENOMEM;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * exec-env.h - the environment an exec passes in a process of a run
- * (src/record/run.c), for the preloaded shim's exec wrappers
- * (src/shim/spawn.c).  Hidden: neither is part of libweft's ABI.
+ * (src/record/run.c), for the preloaded shim's exec wrappers, and the
+ * line its fork wrapper's parent writes (src/shim/spawn.c).  Hidden:
+ * neither is part of libweft's ABI.
  */
 #ifndef WEFT_EXEC_ENV_H
 #define WEFT_EXEC_ENV_H
@@ -25,6 +26,12 @@ weft__exec_env_len(char *const envp[]);
  * before every fork of a process of a run, in the parent: the exec
  * wrappers' real functions are found then, not in the child. */
 __attribute__((visibility("hidden"), weak)) void weft__exec_prepare(void);
+/* Around the real fork() of the preloaded shim's wrapper, in the
+ * parent: the child writes no fork line, and weft__fork_end(its pid)
+ * writes its line in the parent (nothing when pid <= 0: the fork failed,
+ * or this is the child). */
+__attribute__((visibility("hidden"))) void weft__fork_begin(void);
+__attribute__((visibility("hidden"))) void weft__fork_end(int pid);
 /* envp into env (its length and a NULL), with WEFT_FORKED's entries
  * pointing at val, which names this process. */
 __attribute__((visibility("hidden"))) void

@@ -11,7 +11,10 @@
  *   fork    in a child, at fork: its parent's OS thread and the async
  *           thread that created it (a spawn request, or the one running)
  *   spawn   in a parent, when posix_spawn started a child (no fork
- *           handler runs in it): the same, for that child
+ *           handler runs in it), or when the preloaded shim's fork()
+ *           returned (the parent says it while the child goes on to
+ *           exec, rather than the child before it): the same, for that
+ *           child
  *   ring    when its ring is made
  *   exit    at exit(): its status
  * Times are CLOCK_MONOTONIC of the machine (out of the writer's time
@@ -63,6 +66,12 @@ static pid_t fork_line;
 static __thread uint32_t fork_tid;
 static __thread uint64_t fork_by;
 static __thread int fork_spawn;
+/* Set around a fork of the preloaded shim's fork(), whose parent writes
+ * the child's line (weft__fork_end): the child inherits it and writes
+ * none.  The time is taken before the fork, so that it comes before
+ * anything the child says. */
+static __thread int parent_writes;
+static __thread int64_t fork_t, fork_real;
 /* weft_spawning(): the spawn request this OS thread is carrying out. */
 static __thread uint64_t spawner;
 
@@ -234,6 +243,37 @@ static void put_pid(char *d, uint64_t pid)
 		d[k] = (char)('0' + pid % 10);
 }
 
+void weft__fork_begin(void)
+{
+	if (!manifest[0])
+		return;
+	parent_writes = 1;
+	fork_t = now(CLOCK_MONOTONIC) + timens;
+	fork_real = now(CLOCK_REALTIME);
+}
+
+/* The child's line, as `spawn` (it may come after the child's own lines:
+ * the reader takes them in either order). */
+void weft__fork_end(int pid)
+{
+	if (!parent_writes)
+		return; /* (not in a run, or a fork inside the fork) */
+	parent_writes = 0;
+	if (pid <= 0)
+		return;
+	char b[SHORT_LINE];
+	struct line l;
+	start(&l, b, sizeof b, "spawn", getpid());
+	putkv(&l, "child", pid);
+	putkv(&l, "tid", fork_tid);
+	put(&l, " by=", 4);
+	putu(&l, fork_by, 16);
+	putkv(&l, "spawn", fork_spawn);
+	putkv(&l, "t", fork_t);
+	putkv(&l, "real", fork_real);
+	emit(&l);
+}
+
 void weft__run_child(void)
 {
 	if (!manifest[0])
@@ -242,6 +282,15 @@ void weft__run_child(void)
 	 * a libc function called here first would be bound here, and
 	 * binding looks through every library's symbol tables) */
 	fork_line = (pid_t)syscall(SYS_getpid);
+	if (parent_writes) {
+		/* its parent writes its line, once fork() returned there:
+		 * the child goes on to exec meanwhile */
+		parent_writes = 0;
+		if (forked)
+			put_pid(forked, (uint64_t)fork_line);
+		spawner = 0;
+		return;
+	}
 	char b[SHORT_LINE];
 	struct line l;
 	start(&l, b, sizeof b, "fork", fork_line);

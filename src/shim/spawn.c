@@ -12,6 +12,14 @@
  * glibc's own uses of posix_spawn (system, popen: internal calls, not
  * through the PLT), and vfork (a wrapper cannot return twice).
  *
+ * And fork: a forked child writes its own line (the fork handler,
+ * src/record/run.c), between fork and exec, where the program that forks
+ * usually waits for it (uv_spawn reads a pipe until the child has
+ * exec'd).  A fork through this wrapper has its parent write the line
+ * instead, as for posix_spawn, once fork() has returned there: while the
+ * child goes on to exec.  A fork the wrapper does not see (glibc's
+ * daemon(), a program's own clone) still has the child write it.
+ *
  * And exec, in a forked child: the fork handler wrote the child's pid
  * into WEFT_FORKED (src/record/run.c), so that the image it execs knows
  * its process was started by a fork line and reads no start token from
@@ -52,6 +60,17 @@
 		}                                                              \
 		return err;                                                    \
 	}
+
+WEFT_SHIM_EXPORT pid_t fork(void)
+{
+	REAL(fork);
+	weft__fork_begin();
+	pid_t pid = real_fork();
+	int e = errno;
+	weft__fork_end(pid);
+	errno = e;
+	return pid;
+}
 
 SPAWN(posix_spawn)
 SPAWN(posix_spawnp)

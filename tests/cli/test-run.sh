@@ -126,8 +126,9 @@ t_exec() {
 
 # What a process that records nothing pays at start-up (record.spawn_
 # overhead): a forked child's image takes no start token from /proc (its
-# fork line started it: start=0), one started without a fork line (dash
-# runs a lone command through vfork) does; and a process that shares weft
+# fork line, or its parent's spawn line when the preloaded fork() forked
+# it, started it: start=0), one started without either (dash runs a lone
+# command through vfork) does; and a process that shares weft
 # record's time namespace takes the offset from WEFT_TIMENS, one in another
 # namespace reads its own: every time in the manifest is the machine's.
 t_start_and_timens() {
@@ -142,6 +143,7 @@ exes = [re.search(r' exe=(\S+)', l).group(1) for l in lines if l.startswith('pro
 assert exes.count(sys.argv[2]) == 2, exes  # sh, and the script's interpreter
 assert sys.argv[3] in exes, exes
 forked = {m.group(1) for m in (re.match(r'fork pid=(\d+)', l) for l in lines) if m}
+forked |= {m.group(1) for m in (re.match(r'spawn pid=\d+ child=(\d+)', l) for l in lines) if m}
 procs = {}
 for l in lines:
     m = re.match(r'proc pid=(\d+) .*start=(\d+) .*exe=(\S+)', l)
@@ -171,7 +173,9 @@ PY
 # before the fork, as uv_spawn's and a shell's are) still tells its image
 # that its fork line was written: the exec functions pass WEFT_FORKED
 # naming the child (each of the seven), and nothing else changes; an
-# environment without WEFT_FORKED is passed as it is.
+# environment without WEFT_FORKED is passed as it is.  The line is its
+# parent's (the preloaded fork() returned there), timed before the fork:
+# before anything of the child.
 t_exec_env() {
 	"$W" record -o ee -- "$EX/forker" exec >pids.txt 2>rec.txt || die "$(cat rec.txt)"
 	[ "$(wc -l <pids.txt)" = 7 ] || die "$(cat pids.txt rec.txt)"
@@ -180,14 +184,23 @@ import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 pids = open(sys.argv[2]).read().split()
 forks = {re.match(r'fork pid=(\d+)', l).group(1) for l in lines if l.startswith('fork ')}
+parent = re.match(r'proc pid=(\d+) .* arg=exec$', lines[2]).group(1)
+said = {}
+for l in lines:
+    m = re.match(r'spawn pid=(\d+) child=(\d+) tid=(\d+) by=0 spawn=0 t=(\d+) real=\d+$', l)
+    if m:
+        assert m.group(1) == parent and m.group(3) == parent, l
+        said[m.group(2)] = int(m.group(4))
 procs = {}
 for l in lines:
-    m = re.match(r'proc pid=(\d+) .*start=(\d+) .*exe=\S+ arg=\S+ arg=child$', l)
+    m = re.match(r'proc pid=(\d+) .*start=(\d+) t=(\d+) .*exe=\S+ arg=\S+ arg=child$', l)
     if m:
-        procs[m.group(1)] = int(m.group(2))
+        procs[m.group(1)] = (int(m.group(2)), int(m.group(3)))
 for p in pids:
-    assert p in forks, ('no fork line', p, lines)
-    assert procs.get(p) == 0, ('start token read', p, procs, lines)
+    assert p not in forks, ('a fork line of the child', p, lines)
+    assert p in said, ('no spawn line of its parent', p, lines)
+    assert procs.get(p, (1,))[0] == 0, ('start token read', p, procs, lines)
+    assert said[p] < procs[p][1], ('spawn line timed after the child loaded', p, lines)
 PY
 	for p in $(cat pids.txt); do
 		[ -s "ee/ring.$p" ] || die "child $p recorded nothing: $(ls ee)"

@@ -306,6 +306,63 @@ TEST(posix_spawned_in_either_order)
 	}
 }
 
+/* A fork through the preloaded shim's fork(): the parent says it once
+ * fork() returned (a spawn line, timed before the fork), which may come
+ * after the child's image loaded with no start token, and after it
+ * ended.  An older process of the same pid that vanished without an exit
+ * line, under another parent, is not taken for the image before. */
+TEST(fork_said_by_the_parent)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600], man[600], text[2048];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.b", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pa = record(a, ring_a, BASE);
+	pid_t pb = record(b, ring_b, BASE + 50);
+	snprintf(text, sizeof text,
+		 "weft-run version=1 session=ab\n"
+		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a\n"
+		 "ring pid=%d file=ring t=%lld\n"
+		 "proc pid=%d ppid=1 start=3 t=%lld exe=/bin/old\n"
+		 "proc pid=%d ppid=%d start=0 t=%lld exe=/bin/b\n"
+		 "ring pid=%d file=ring.b t=%lld\n"
+		 "exit pid=%d status=4 t=%lld\n"
+		 "spawn pid=%d child=%d tid=%d by=1 spawn=1 t=%lld\n",
+		 pa, (long long)BASE - 10, pa, (long long)BASE, pb,
+		 (long long)BASE + 20, pb, pa, (long long)BASE + 160, pb,
+		 (long long)BASE + 50, pb, (long long)BASE + 700, pa, pb, pa,
+		 (long long)BASE + 150);
+	write_file(man, text);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	uint32_t n;
+	const struct weft_process *p = weft_reader_processes(r, &n);
+	CHECK_EQ(n, 3);
+	uint32_t ia = n, iold = n, ib = n;
+	for (uint32_t k = 0; k < n; k++) {
+		if (!strcmp(p[k].exe, "/bin/a"))
+			ia = k;
+		else if (!strcmp(p[k].exe, "/bin/old"))
+			iold = k;
+		else if (!strcmp(p[k].exe, "/bin/b"))
+			ib = k;
+	}
+	CHECK(ia < n && iold < n && ib < n);
+	CHECK_EQ(p[iold].end, WEFT_PROC_VANISHED);
+	CHECK_EQ(p[iold].next_image, WEFT_NO_PROCESS);
+	CHECK_EQ(p[ib].prev_image, WEFT_NO_PROCESS);
+	CHECK_EQ(p[ib].parent, ia);
+	CHECK_U64(p[ib].creator, 1);
+	CHECK_EQ(p[ib].t_start, 150);
+	CHECK_EQ(p[ib].end, WEFT_PROC_EXITED);
+	CHECK_EQ(p[ib].status, 4);
+	CHECK_EQ(p[ib].t_end, 700);
+	CHECK_STR(p[ib].ring, b);
+	weft_reader_close(r);
+}
+
 static void image_1(void)
 {
 	weft_clock_set(10);
@@ -1081,8 +1138,8 @@ TEST(old_rings_still_read)
 
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
 	  T(posix_spawned_in_either_order), T(exec_becomes),
-	  T(many_processes_reusing_pids), T(bundle_round_trip_and_cut),
-	  T(ids_never_shared), T(one_ring_run),
+	  T(fork_said_by_the_parent), T(many_processes_reusing_pids),
+	  T(bundle_round_trip_and_cut), T(ids_never_shared), T(one_ring_run),
 	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(messages_between_processes),
