@@ -8,8 +8,9 @@
  *
  *   weft-run version=1 session=HEX                       weft record, first
  *   fork pid= ppid= tid= by= spawn= t= real=     the child, at fork
- *   spawn pid= child= tid= by= spawn= t= real=   the parent, after
- *                                                posix_spawn
+ *   spawn pid= child= tid= by= spawn= fork= t= real=
+ *                                                the parent, after
+ *                                                posix_spawn or fork
  *   proc pid= ppid= start= t= real= boot= host= exe= arg=...
  *                                                each image, at load
  *   ring pid= file= t=                           at its first event
@@ -200,6 +201,101 @@ static int index_entry(struct manifest *m, uint32_t at)
 	return 0;
 }
 
+static struct orphans *orphans_of(const struct manifest *m, uint32_t ppid)
+{
+	if (!m->ocap)
+		return NULL;
+	for (uint32_t i = slot_of(ppid, m->ocap);; i = (i + 1) & (m->ocap - 1))
+		if (m->orph[i].ppid == ppid || !m->orph[i].ppid)
+			return &m->orph[i];
+}
+
+/* Entry `at` names a parent no entry is known of yet: it waits for one.
+ * -ENOMEM, or 0. */
+static int wait_parent(struct manifest *m, uint32_t at)
+{
+	if ((m->oused + 1) * 2 > m->ocap) {
+		uint32_t cap = m->ocap ? m->ocap * 2 : 16;
+		struct orphans *t = calloc(cap, sizeof *t);
+		if (!t)
+			return -ENOMEM;
+		struct manifest grown = {.orph = t, .ocap = cap};
+		for (uint32_t k = 0; k < m->ocap; k++)
+			if (m->orph[k].ppid)
+				*orphans_of(&grown, m->orph[k].ppid) =
+					m->orph[k];
+		free(m->orph);
+		m->orph = t;
+		m->ocap = cap;
+	}
+	if (m->p[at].waits)
+		return 0; /* (already, for this ppid: it never changes) */
+	struct orphans *o = orphans_of(m, m->p[at].ppid);
+	if (!o->ppid) {
+		o->ppid = m->p[at].ppid;
+		o->head = NONE;
+		m->oused++;
+	}
+	m->p[at].next_orphan = o->head;
+	m->p[at].waits = 1;
+	o->head = at;
+	return 0;
+}
+
+/* Entry `at` is a new process: those that named its pid as their parent
+ * before it was known are its children. */
+static void adopt(struct manifest *m, uint32_t at)
+{
+	struct orphans *o = orphans_of(m, m->p[at].pid);
+	if (!o || !o->ppid)
+		return;
+	for (uint32_t k = o->head; k != NONE; k = m->p[k].next_orphan) {
+		m->p[k].waits = 0;
+		if (m->p[k].parent == NONE)
+			m->p[k].parent = at;
+	}
+	o->head = NONE;
+}
+
+/* The entry of `ppid` that a process starting at t had for its parent:
+ * its latest, if still running then.  NONE: none known (yet). */
+static uint32_t parent_at(const struct manifest *m, uint32_t ppid, int64_t t)
+{
+	uint32_t i = ppid ? latest_of(m, ppid) : NONE;
+	if (i == NONE || m->p[i].end == WEFT_PROC_RUNNING ||
+	    (t && m->p[i].t_end >= t))
+		return i;
+	return NONE;
+}
+
+/* Entry `at`'s parent, from its ppid: known now, or waited for.  -ENOMEM,
+ * or 0. */
+static int link_parent(struct manifest *m, uint32_t at, int64_t t)
+{
+	struct mproc *p = &m->p[at];
+	p->parent = parent_at(m, p->ppid, t);
+	if (p->parent != NONE || !p->ppid)
+		return 0;
+	return wait_parent(m, at);
+}
+
+/* A forked child runs its parent's program until it execs. */
+static int copy_image(struct mproc *p, const struct mproc *pp)
+{
+	if (pp->exe && !(p->exe = strdup(pp->exe)))
+		return -ENOMEM;
+	if (pp->argc && !(p->argv = calloc(pp->argc, sizeof *p->argv)))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < pp->argc; i++) {
+		if (!(p->argv[i] = strdup(pp->argv[i])))
+			return -ENOMEM;
+		p->argc = i + 1;
+	}
+	return 0;
+}
+
+/* A new entry of pid (a process, or an image after exec: the caller
+ * links that one), its parent not linked. */
 static struct mproc *add(struct manifest *m, uint32_t pid, uint32_t ppid)
 {
 	if (m->n == m->cap) {
@@ -214,8 +310,7 @@ static struct mproc *add(struct manifest *m, uint32_t pid, uint32_t ppid)
 	memset(p, 0, sizeof *p);
 	p->pid = pid;
 	p->ppid = ppid;
-	p->parent = ppid ? live_of(m, ppid) : NONE;
-	p->prev_image = NONE;
+	p->parent = p->next_orphan = p->prev_image = NONE;
 	if (index_entry(m, m->n))
 		return NULL;
 	m->n++;
@@ -298,7 +393,7 @@ static int set_image(struct mproc *p, const struct fields *fl)
 static int line(struct manifest *m, struct fields *fl)
 {
 	uint64_t pid = 0, ppid = 0, token = 0, by = 0, tid = 0, spawn = 0,
-		 session = 0, child = 0;
+		 session = 0, child = 0, fork = 0;
 	int64_t t = 0, real = 0, status = 0, sig = -1;
 	int have_pid = 0, have_status = 0, oom = 0;
 	uint64_t lineno = m->lines;
@@ -324,6 +419,8 @@ static int line(struct manifest *m, struct fields *fl)
 			e = num(v, vn, &spawn, 10);
 		else if (is(k, kn, "child"))
 			e = num(v, vn, &child, 10);
+		else if (is(k, kn, "fork"))
+			e = num(v, vn, &fork, 10);
 		else if (is(k, kn, "status"))
 			e = snum(v, vn, &status), have_status = !e;
 		else if (is(k, kn, "signal"))
@@ -358,26 +455,17 @@ static int line(struct manifest *m, struct fields *fl)
 		/* A new process: an older one of this pid has gone. */
 		if (at != NONE && m->p[at].end == WEFT_PROC_RUNNING)
 			m->p[at].end = WEFT_PROC_VANISHED;
-		if (!(p = add(m, (uint32_t)pid, (uint32_t)ppid)))
+		if (!(p = add(m, (uint32_t)pid, (uint32_t)ppid)) ||
+		    link_parent(m, m->n - 1, t))
 			return -ENOMEM;
+		adopt(m, m->n - 1);
 		p->t_fork = t;
 		p->by = by;
 		p->by_tid = (uint32_t)tid;
 		p->spawn = spawn == 1;
 		/* until it execs, a forked child runs its parent's program */
-		if (p->parent != NONE) {
-			const struct mproc *pp = &m->p[p->parent];
-			if (pp->exe && !(p->exe = strdup(pp->exe)))
-				return -ENOMEM;
-			if (pp->argc &&
-			    !(p->argv = calloc(pp->argc, sizeof *p->argv)))
-				return -ENOMEM;
-			for (uint32_t i = 0; i < pp->argc; i++) {
-				if (!(p->argv[i] = strdup(pp->argv[i])))
-					return -ENOMEM;
-				p->argc = i + 1;
-			}
-		}
+		if (p->parent != NONE && copy_image(p, &m->p[p->parent]))
+			return -ENOMEM;
 		/* weft record names what it runs: exe and arg, as proc */
 		if (set_image(p, fl))
 			return -ENOMEM;
@@ -405,6 +493,9 @@ static int line(struct manifest *m, struct fields *fl)
 				return -ENOMEM;
 			old = &m->p[prev]; /* (moved) */
 			p->parent = old->parent;
+			if (p->parent == NONE && p->ppid &&
+			    wait_parent(m, m->n - 1))
+				return -ENOMEM;
 			p->prev_image = prev;
 			p->image = old->image + 1;
 			p->t_fork = old->t_fork;
@@ -413,8 +504,11 @@ static int line(struct manifest *m, struct fields *fl)
 			p->spawn = old->spawn;
 		} else if (at != NONE) {
 			p = &m->p[at];
-		} else if (!(p = add(m, (uint32_t)pid, (uint32_t)ppid))) {
-			return -ENOMEM;
+		} else {
+			if (!(p = add(m, (uint32_t)pid, (uint32_t)ppid)) ||
+			    link_parent(m, m->n - 1, t))
+				return -ENOMEM;
+			adopt(m, m->n - 1);
 		}
 		p->has_proc = 1;
 		p->token = token;
@@ -438,34 +532,49 @@ static int line(struct manifest *m, struct fields *fl)
 			}
 		}
 	} else if (is(fl->kind, fl->kindn, "spawn")) {
-		/* posix_spawn: the parent (pid) names its child, whose own
-		 * lines may have come first (its image loaded) or not */
+		/* The parent (pid) names its child once posix_spawn or the
+		 * shims' fork() returned there: the child's own lines may
+		 * have come first, even its exit (an entry of its pid that
+		 * no fork or spawn line named, of this parent or of none
+		 * known: ring, exit) */
 		if (!child)
 			return bad(m, "no child", lineno), 0;
 		uint32_t c = live_of(m, (uint32_t)child);
-		if (c == NONE) {
-			/* or one that ended already: a child may run and
-			 * end before its parent's line (unless that
-			 * entry is another's: below) */
+		int live = c != NONE;
+		if (!live)
 			c = latest_of(m, (uint32_t)child);
-			uint32_t f = c;
-			while (f != NONE && m->p[f].prev_image != NONE)
-				f = m->p[f].prev_image;
-			if (f != NONE && (m->p[f].ppid != pid ||
-					  m->p[f].by_tid || m->p[f].t_fork))
-				c = NONE;
+		/* its first image, if it exec'd already */
+		while (c != NONE && m->p[c].prev_image != NONE)
+			c = m->p[c].prev_image;
+		if (c != NONE && ((m->p[c].ppid && m->p[c].ppid != pid) ||
+				  m->p[c].by_tid || m->p[c].t_fork)) {
+			if (live)
+				return 0; /* not the one it started */
+			c = NONE;	  /* an older process of that pid */
 		}
 		if (c == NONE) {
 			if (!(p = add(m, (uint32_t)child, (uint32_t)pid)))
 				return -ENOMEM;
+			c = m->n - 1;
+			adopt(m, c);
 		} else {
-			/* its first image, if it exec'd again already */
-			while (m->p[c].prev_image != NONE)
-				c = m->p[c].prev_image;
 			p = &m->p[c];
-			if (p->ppid != pid || p->by_tid || p->t_fork)
-				return 0; /* not the one it started */
 		}
+		if (!p->ppid)
+			p->ppid = (uint32_t)pid;
+		if (p->parent == NONE) {
+			if (link_parent(m, c, t))
+				return -ENOMEM;
+			p = &m->p[c];
+			/* (its later images: theirs) */
+			for (uint32_t k = latest_of(m, (uint32_t)child);
+			     k != NONE && k != c; k = m->p[k].prev_image)
+				if (m->p[k].parent == NONE)
+					m->p[k].parent = p->parent;
+		}
+		if (fork == 1 && !p->has_proc && !p->exe && p->parent != NONE &&
+		    copy_image(p, &m->p[p->parent]))
+			return -ENOMEM;
 		/* (said once the call returned: the child may have loaded
 		 * before) */
 		if (!p->has_proc || !p->t_start || t < p->t_start)
@@ -474,17 +583,25 @@ static int line(struct manifest *m, struct fields *fl)
 		p->by_tid = (uint32_t)tid;
 		p->spawn = spawn == 1;
 	} else if (is(fl->kind, fl->kindn, "ring")) {
-		if (at == NONE && !(p = add(m, (uint32_t)pid, 0)))
-			return -ENOMEM;
+		if (at == NONE) {
+			if (!(p = add(m, (uint32_t)pid, 0)))
+				return -ENOMEM;
+			adopt(m, m->n - 1);
+		}
 		p = &m->p[at == NONE ? m->n - 1 : at];
 		for (unsigned i = 0; i < fl->n; i++)
 			if (is(fl->f[i].k, fl->f[i].kn, "file"))
 				set_str(&p->ring, fl->f[i].v, fl->f[i].vn,
 					&oom);
 	} else if (is(fl->kind, fl->kindn, "exit")) {
-		if (at == NONE)
-			return 0; /* (nothing more to say of it) */
-		p = &m->p[at];
+		if (at == NONE) {
+			/* its parent's line for it is still to come (a
+			 * child that never loaded an image of its own) */
+			if (!(p = add(m, (uint32_t)pid, 0)))
+				return -ENOMEM;
+			adopt(m, m->n - 1);
+		} else
+			p = &m->p[at];
 		p->end = WEFT_PROC_EXITED;
 		p->status = (int)status;
 		p->t_end = t;
@@ -494,6 +611,7 @@ static int line(struct manifest *m, struct fields *fl)
 		if (i == NONE || m->p[i].end == WEFT_PROC_EXECED) {
 			if (!(p = add(m, (uint32_t)pid, 0)))
 				return -ENOMEM;
+			adopt(m, m->n - 1);
 		} else
 			p = &m->p[i];
 		if (p->end == WEFT_PROC_RUNNING ||
@@ -554,6 +672,7 @@ void weft__manifest_free(struct manifest *m)
 		free_proc(&m->p[i]);
 	free(m->p);
 	free(m->latest);
+	free(m->orph);
 	free(m->raw);
 	memset(m, 0, sizeof *m);
 }

@@ -36,7 +36,9 @@ struct mproc {
 	uint64_t by;	 /* the creating async thread, in the parent's ids */
 	uint32_t by_tid; /* the parent's OS thread that forked */
 	uint32_t parent; /* index of its parent entry, or NONE */
-	uint32_t prev_image; /* index of the image it replaced, or NONE */
+	uint32_t next_orphan; /* (the list of those waiting for a parent) */
+	int waits;	      /* in that list */
+	uint32_t prev_image;  /* index of the image it replaced, or NONE */
 	uint32_t image;
 	char *exe, *host, *ring;
 	char boot[37];
@@ -55,6 +57,13 @@ struct manifest {
 	 * hundreds of thousands of processes */
 	uint32_t *latest;
 	uint32_t lcap, lused; /* slots (a power of two), used */
+	/* ppid -> the entries that named it before any entry of it was
+	 * known (a child's lines may come before its parent's spawn line
+	 * for it: written once fork() returned there) */
+	struct orphans {
+		uint32_t ppid, head; /* ppid 0: a free slot */
+	} * orph;
+	uint32_t ocap, oused;
 	uint64_t session;
 	uint64_t lines, bad_lines;
 	char first_bad[120]; /* what the first bad line was */

@@ -269,6 +269,7 @@ void weft__fork_end(int pid)
 	put(&l, " by=", 4);
 	putu(&l, fork_by, 16);
 	putkv(&l, "spawn", fork_spawn);
+	putkv(&l, "fork", 1); /* (it runs this program until it execs) */
 	putkv(&l, "t", fork_t);
 	putkv(&l, "real", fork_real);
 	emit(&l);

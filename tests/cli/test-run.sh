@@ -187,7 +187,7 @@ forks = {re.match(r'fork pid=(\d+)', l).group(1) for l in lines if l.startswith(
 parent = re.match(r'proc pid=(\d+) .* arg=exec$', lines[2]).group(1)
 said = {}
 for l in lines:
-    m = re.match(r'spawn pid=(\d+) child=(\d+) tid=(\d+) by=0 spawn=0 t=(\d+) real=\d+$', l)
+    m = re.match(r'spawn pid=(\d+) child=(\d+) tid=(\d+) by=0 spawn=0 fork=1 t=(\d+) real=\d+$', l)
     if m:
         assert m.group(1) == parent and m.group(3) == parent, l
         said[m.group(2)] = int(m.group(4))

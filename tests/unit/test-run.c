@@ -363,6 +363,68 @@ TEST(fork_said_by_the_parent)
 	weft_reader_close(r);
 }
 
+/* The parent's line for a forked child comes once fork() returned there:
+ * the child may have forked a child of its own, and ended, before it.
+ * The grandchild waits for its parent's entry; the child that never
+ * exec'd runs its parent's program (fork=1); both end as they said. */
+TEST(a_child_before_its_parents_line)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], man[600], text[2048];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pa = record(a, ring_a, BASE);
+	unsigned x = (unsigned)pa + 1000, gc = (unsigned)pa + 1001;
+	snprintf(text, sizeof text,
+		 "weft-run version=1 session=ab\n"
+		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a arg=a arg=-v\n"
+		 "ring pid=%d file=ring t=%lld\n"
+		 "proc pid=%u ppid=%u start=0 t=%lld exe=/bin/gc arg=gc\n"
+		 "exit pid=%u status=2 t=%lld\n"
+		 "spawn pid=%u child=%u tid=%u by=0 spawn=0 fork=1 t=%lld\n"
+		 "exit pid=%u status=0 t=%lld\n"
+		 "spawn pid=%d child=%u tid=%d by=1 spawn=1 fork=1 t=%lld\n",
+		 pa, (long long)BASE - 10, pa, (long long)BASE, gc, x,
+		 (long long)BASE + 170, gc, (long long)BASE + 200, x, gc, x,
+		 (long long)BASE + 165, x, (long long)BASE + 300, pa, x, pa,
+		 (long long)BASE + 150);
+	write_file(man, text);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	uint32_t n;
+	const struct weft_process *p = weft_reader_processes(r, &n);
+	CHECK_EQ(n, 3);
+	uint32_t ia = n, ix = n, ig = n;
+	for (uint32_t k = 0; k < n; k++) {
+		if (p[k].pid == (uint32_t)pa)
+			ia = k;
+		else if (p[k].pid == x)
+			ix = k;
+		else if (p[k].pid == gc)
+			ig = k;
+	}
+	CHECK(ia < n && ix < n && ig < n);
+	/* the child: the parent's program, from the fork to its exit */
+	CHECK_EQ(p[ix].parent, ia);
+	CHECK_EQ(p[ix].ppid, (uint32_t)pa);
+	CHECK_STR(p[ix].exe, "/bin/a");
+	CHECK_EQ(p[ix].argc, 2);
+	CHECK_STR(p[ix].argv[1], "-v");
+	CHECK_EQ(p[ix].t_start, 150);
+	CHECK_EQ(p[ix].end, WEFT_PROC_EXITED);
+	CHECK_EQ(p[ix].status, 0);
+	CHECK_EQ(p[ix].t_end, 300);
+	/* the grandchild: its own image, under the child */
+	CHECK_EQ(p[ig].parent, ix);
+	CHECK_STR(p[ig].exe, "/bin/gc");
+	CHECK_EQ(p[ig].t_start, 165);
+	CHECK_EQ(p[ig].end, WEFT_PROC_EXITED);
+	CHECK_EQ(p[ig].status, 2);
+	CHECK_EQ(p[ig].t_end, 200);
+	weft_reader_close(r);
+}
+
 static void image_1(void)
 {
 	weft_clock_set(10);
@@ -1138,8 +1200,9 @@ TEST(old_rings_still_read)
 
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
 	  T(posix_spawned_in_either_order), T(exec_becomes),
-	  T(fork_said_by_the_parent), T(many_processes_reusing_pids),
-	  T(bundle_round_trip_and_cut), T(ids_never_shared), T(one_ring_run),
+	  T(fork_said_by_the_parent), T(a_child_before_its_parents_line),
+	  T(many_processes_reusing_pids), T(bundle_round_trip_and_cut),
+	  T(ids_never_shared), T(one_ring_run),
 	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(messages_between_processes),
