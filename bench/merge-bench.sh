@@ -7,7 +7,9 @@
 # figure is the median of $REPS reads of each, alternated.  And
 # `merge.manifest_100k_ms`: `weft info` of that run with the manifest of
 # a large build (100,000 processes, each forked, exec'd and exited, their
-# pids used 20 times over).
+# pids used 20 times over), and `merge.rings_2000_ms`: `weft stats` of a
+# run of 2,000 small rings (a test suite whose every test records: each
+# examples/all-events, 55 events).
 set -u
 B=$(cd "${1:-build}" && pwd)
 REPS=${REPS:-5}
@@ -44,6 +46,16 @@ for _ in $(seq "$REPS"); do
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000000)) >>"$T/big.ms"
 done
+mkdir "$T/rings"
+for k in $(seq 2000); do
+	WEFT_FILE="$T/rings/ring.$k" WEFT_SIZE=64K "$B/examples/all-events" >/dev/null 2>&1 || break
+done
+for _ in $(seq "$REPS"); do
+	t0=$(date +%s%N)
+	"$B/tools/weft" stats "$T/rings" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000)) >>"$T/rings.ms"
+done
 one=$(median <"$T/one")
 merged=$(median <"$T/merged")
 printf '%-26s %14s %-9s # %s\n' merge.events_per_s "$merged" events/s \
@@ -53,3 +65,5 @@ printf '%-26s %14s %-9s # %s\n' merge.vs_one_ring \
 	"merge.events_per_s / one ring of $N events ($one events/s)"
 printf '%-26s %14s %-9s # %s\n' merge.manifest_100k_ms "$(median <"$T/big.ms")" ms \
 	"weft info of that run with a build's manifest: 100,000 processes, pids reused (median of $REPS)"
+printf '%-26s %14s %-9s # %s\n' merge.rings_2000_ms "$(median <"$T/rings.ms")" ms \
+	"weft stats of a run of 2,000 rings of 55 events (median of $REPS)"

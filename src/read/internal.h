@@ -227,6 +227,21 @@ int weft__peek_slow(struct weft_reader *r, uint32_t idx);
 void weft__corrupt_packet(struct weft_reader *r, struct rstream *s,
 			  uint32_t idx);
 
+/* A 64-bit key spread over every bit (MurmurHash3's finalizer), for the
+ * reader's hash tables, which take its low bits: ids of a merged run
+ * differ in their top 16 bits (each ring's tag) and a multiplicative hash
+ * whose middle bits were taken put a run's 110,000 threads in a dozen
+ * slots. */
+static inline uint64_t weft__mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xFF51AFD7ED558CCDull;
+	x ^= x >> 33;
+	x *= 0xC4CEB9FE1A85EC53ull;
+	x ^= x >> 33;
+	return x;
+}
+
 /* ------------------------------------------------------- inline decoding */
 
 /* Whether an event of type `id` makes its first ID the stream's current

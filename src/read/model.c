@@ -15,6 +15,8 @@
 
 #include "weft/model.h"
 
+#include "internal.h"
+
 #define GROW(arr, n, cap)                                                      \
 	((n) < (cap) || grow((void **)&(arr), &(cap), sizeof *(arr), (n) + 1))
 
@@ -43,16 +45,16 @@ struct series {
 enum { IV_IDLE, IV_PAUSE, IV_SPAN, IV_PHASE, IV_KINDS };
 
 struct mstream {
-	uint32_t cur;   /* current async thread, or NONE */
-	int running;    /* cur has an open run */
+	uint32_t cur; /* current async thread, or NONE */
+	int running;  /* cur has an open run */
 	int64_t run_t0;
 	int idle;
 	int64_t idle_t0;
 	uint32_t idle_reason;
 	uint32_t *spans; /* open spans (indexes in span) */
 	uint32_t nspans, cspans;
-	int phased;      /* the stream has recorded a phase */
-	uint32_t phase;  /* its loop's phase now (a name), 0: none */
+	int phased;	/* the stream has recorded a phase */
+	uint32_t phase; /* its loop's phase now (a name), 0: none */
 	int64_t phase_t0;
 	uint32_t phase_thread; /* the async thread current when it began */
 };
@@ -70,7 +72,7 @@ struct weft_model {
 	struct msent {
 		uint32_t arrow;
 		int64_t t;
-	} *msent;
+	} * msent;
 	uint32_t nmsent, cmsent;
 	struct weft_label *lab;
 	uint32_t nlab, clab;
@@ -102,7 +104,6 @@ struct weft_model {
 	int have_t;
 	int loaded;
 };
-
 
 /* Times come from the trace: a hostile one saturates, never overflows. */
 static int64_t sat_add(int64_t a, int64_t b)
@@ -156,8 +157,7 @@ const char *weft_model_name(const struct weft_model *m, uint32_t name)
 
 static uint32_t hslot(const struct weft_model *m, uint64_t id)
 {
-	uint64_t h = id * 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(h >> 32) & (m->hcap - 1);
+	return (uint32_t)weft__mix64(id) & (m->hcap - 1);
 }
 
 static int hput(struct weft_model *m, uint64_t id, uint32_t v)
@@ -380,8 +380,7 @@ static void sample(struct weft_model *m, uint32_t name, int64_t t, int64_t v,
 	}
 	struct series *s = &m->ser[m->ser_of_name[name] - 1];
 	/* Hostile values saturate rather than overflow. */
-	if (add && s->n &&
-	    __builtin_add_overflow(v, s->s[s->n - 1].value, &v))
+	if (add && s->n && __builtin_add_overflow(v, s->s[s->n - 1].value, &v))
 		v = s->s[s->n - 1].value < 0 ? INT64_MIN : INT64_MAX;
 	if (!GROW(s->s, s->n, s->cap))
 		return;
@@ -446,8 +445,8 @@ static int add_label_at(struct weft_model *m, uint32_t x, int64_t t,
 	return 0;
 }
 
-static int add_label(struct weft_model *m, uint32_t x, int64_t t,
-		     uint32_t kind, const char *text, uint32_t len)
+static int add_label(struct weft_model *m, uint32_t x, int64_t t, uint32_t kind,
+		     const char *text, uint32_t len)
 {
 	return add_label_at(m, x, t, kind, intern_text(m, text, len));
 }
@@ -470,8 +469,7 @@ static int add_label_name(struct weft_model *m, uint32_t x, int64_t t,
 			return add_label_at(m, x, t, WEFT_EV_LABEL, off);
 		m->text_of_name[name] = off + 1;
 	}
-	return add_label_at(m, x, t, WEFT_EV_LABEL,
-			    m->text_of_name[name] - 1);
+	return add_label_at(m, x, t, WEFT_EV_LABEL, m->text_of_name[name] - 1);
 }
 
 /* current creates `id`, of kind `kind`: a new incarnation if id lives. */
@@ -522,7 +520,7 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	/* Only a corrupt trace has times this far from its origin: clamped,
 	 * so that the difference of any two model times fits (readers
 	 * subtract them freely). */
-	int64_t t = ev->ns > WEFT_MODEL_T_MAX	  ? WEFT_MODEL_T_MAX
+	int64_t t = ev->ns > WEFT_MODEL_T_MAX	 ? WEFT_MODEL_T_MAX
 		    : ev->ns < -WEFT_MODEL_T_MAX ? -WEFT_MODEL_T_MAX
 						 : ev->ns;
 	uint32_t s = ev->stream;
@@ -633,8 +631,8 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	case WEFT_EV_FAIL:
 		x = get(m, ev->id, t, s);
 		if (m->th[x].end == WEFT_END_PENDING)
-			m->th[x].message = intern_text(m, ev->text,
-						       ev->text_len);
+			m->th[x].message =
+				intern_text(m, ev->text, ev->text_len);
 		end_thread(m, x, WEFT_END_FAILED, t);
 		arrow(m, WEFT_ARROW_FAIL, actor, x, t, s);
 		break;
@@ -702,7 +700,8 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	case WEFT_EV_PAUSE: {
 		/* it began d ago, but not before the model's times begin */
 		int64_t d = ev->value < 0 ? 0 : ev->value;
-		int64_t t0 = d > t + WEFT_MODEL_T_MAX ? -WEFT_MODEL_T_MAX : t - d;
+		int64_t t0 = d > t + WEFT_MODEL_T_MAX ? -WEFT_MODEL_T_MAX
+						      : t - d;
 		add_iv(m, IV_PAUSE, t0, t, s, ev->name, WEFT_NONE, 0);
 		break;
 	}
@@ -781,7 +780,8 @@ static int cmp_run(const void *a, const void *b)
 #define SHRINK(arr, n, cap)                                                    \
 	do {                                                                   \
 		if ((n) && (n) < (cap)) {                                      \
-			void *p_ = realloc((arr), (size_t)(n) * sizeof *(arr)); \
+			void *p_ =                                             \
+				realloc((arr), (size_t)(n) * sizeof *(arr));   \
 			if (p_) {                                              \
 				(arr) = p_;                                    \
 				(cap) = (n);                                   \
@@ -917,9 +917,9 @@ long weft_model_step(struct weft_model *m, long max)
 			int provisional = 0;
 			if (r->stream < m->nst) {
 				const struct mstream *ms = &m->st[r->stream];
-				provisional = ms->running && ms->cur == r->thread &&
-					      ms->run_t0 == r->t0 &&
-					      r->t1 == m->t1;
+				provisional =
+					ms->running && ms->cur == r->thread &&
+					ms->run_t0 == r->t0 && r->t1 == m->t1;
 			}
 			if (!provisional)
 				m->run[w++] = *r;
@@ -1009,8 +1009,7 @@ const struct weft_thread *weft_model_threads(const struct weft_model *m,
 	*n = m->nth;
 	return m->th;
 }
-const struct weft_run *weft_model_runs(const struct weft_model *m,
-				       uint32_t *n)
+const struct weft_run *weft_model_runs(const struct weft_model *m, uint32_t *n)
 {
 	*n = m->nrun;
 	return m->run;
@@ -1057,8 +1056,7 @@ weft_model_processes(const struct weft_model *m, uint32_t *n)
 	return m->proc;
 }
 
-uint32_t weft_model_thread_process(const struct weft_model *m,
-				   uint32_t thread)
+uint32_t weft_model_thread_process(const struct weft_model *m, uint32_t thread)
 {
 	if (thread >= m->nth || m->th[thread].stream >= m->nst)
 		return WEFT_NONE;
@@ -1149,8 +1147,7 @@ uint64_t weft_model_bytes(const struct weft_model *m)
 	b += (uint64_t)m->carr * sizeof *m->arr;
 	b += (uint64_t)m->cmsent * sizeof *m->msent;
 	b += (uint64_t)m->clab * sizeof *m->lab;
-	b += (uint64_t)m->cser * sizeof *m->ser +
-	     (uint64_t)m->cser_of_name * 4;
+	b += (uint64_t)m->cser * sizeof *m->ser + (uint64_t)m->cser_of_name * 4;
 	for (uint32_t i = 0; i < m->nser; i++)
 		b += (uint64_t)m->ser[i].cap * sizeof(struct weft_sample);
 	for (int i = 0; i < IV_KINDS; i++)

@@ -113,7 +113,7 @@ static void put(struct mq *q, const struct mend *e)
 
 static uint64_t chash(uint64_t c)
 {
-	return (c * 0x9E3779B97F4A7C15ull) >> 32;
+	return weft__mix64(c);
 }
 
 static struct mchan *chan_of(struct msgs *S, uint64_t chan)

@@ -739,8 +739,12 @@ void weft__multi_info(struct weft_reader *R)
 	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)
 		in->events += in->counts[t];
 	/* The rest is summed over the rings, now and then (weft dump asks
-	 * at every event): always once they are all read. */
-	if (M->info_at && M->returned - M->info_at < 4096 && M->nheap)
+	 * at every event, the model at every new stream): always once they
+	 * are all read.  (Less often with more rings: each sum reads them
+	 * all.) */
+	if (M->info_at &&
+	    M->returned - M->info_at < 4096 + 64 * (uint64_t)M->nsub &&
+	    M->nheap)
 		return;
 	M->info_at = M->returned ? M->returned : 1;
 	uint64_t discarded = in->losses.events_discarded;
@@ -855,6 +859,8 @@ void weft__multi_free(struct rmulti *M)
 		free(M->sub[k].nmap);
 	}
 	free(M->sub);
+	free(M->by_path);
+	free(M->by_uuid);
 	for (uint32_t r = 0; r < M->nruns; r++) {
 		free(M->runs[r].dir);
 		weft__manifest_free(&M->runs[r].man);
@@ -888,6 +894,68 @@ void weft__multi_free(struct rmulti *M)
 	free(M);
 }
 
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a */
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
+	return weft__mix64(h);
+}
+
+static uint64_t uuid_hash(const uint8_t u[16])
+{
+	return weft__mix64(weft__ld64(u) ^ weft__ld64(u + 8));
+}
+
+/* Sub k in the two tables (they have room). */
+static void index_sub(struct rmulti *M, uint32_t k)
+{
+	uint32_t mask = M->bycap - 1;
+	uint32_t i = (uint32_t)path_hash(M->sub[k].path) & mask;
+	while (M->by_path[i])
+		i = (i + 1) & mask;
+	M->by_path[i] = k + 1;
+	i = (uint32_t)uuid_hash(M->sub[k].r->info.uuid) & mask;
+	while (M->by_uuid[i])
+		i = (i + 1) & mask;
+	M->by_uuid[i] = k + 1;
+}
+
+/* Room in the tables for one sub more.  -ENOMEM, or 0. */
+static int index_room(struct rmulti *M)
+{
+	if ((M->nsub + 1) * 2 <= M->bycap)
+		return 0;
+	uint32_t cap = M->bycap ? M->bycap * 2 : 64;
+	uint32_t *p = calloc(cap, sizeof *p), *u = calloc(cap, sizeof *u);
+	if (!p || !u) {
+		free(p);
+		free(u);
+		return -ENOMEM;
+	}
+	free(M->by_path);
+	free(M->by_uuid);
+	M->by_path = p;
+	M->by_uuid = u;
+	M->bycap = cap;
+	for (uint32_t k = 0; k < M->nsub; k++)
+		index_sub(M, k);
+	return 0;
+}
+
+/* The sub whose ring has this uuid, or NONE. */
+static uint32_t sub_of_uuid(const struct rmulti *M, const uint8_t u[16])
+{
+	if (!M->bycap)
+		return NONE;
+	uint32_t mask = M->bycap - 1;
+	for (uint32_t i = (uint32_t)uuid_hash(u) & mask; M->by_uuid[i];
+	     i = (i + 1) & mask)
+		if (!memcmp(M->sub[M->by_uuid[i] - 1].r->info.uuid, u, 16))
+			return M->by_uuid[i] - 1;
+	return NONE;
+}
+
 static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
 		   uint32_t run)
 {
@@ -899,26 +967,27 @@ static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
 		M->sub = n;
 		M->csub = c;
 	}
+	if (index_room(M))
+		return -ENOMEM;
 	/* The same ring twice (a file given twice, a run and one of its
 	 * rings, a ring copied over another's name): read once, said. */
-	for (uint32_t k = 0; k < M->nsub; k++)
-		if (!memcmp(M->sub[k].r->info.uuid, r->info.uuid, 16)) {
-			const char *a = strrchr(path, '/');
-			const char *b = strrchr(M->sub[k].path, '/');
-			unsigned i = 0;
-			while (i < M->ndups && strcmp(M->dups[i], path))
-				i++;
-			if (i == M->ndups && i < DUPS_MAX &&
-			    (M->dups[i] = strdup(path))) {
-				M->ndups++;
-				snprintf(M->dupwhat[i], sizeof M->dupwhat[i],
-					 "'%.36s' is the ring '%.36s' again "
-					 "(its uuid): read once",
-					 a ? a + 1 : path,
-					 b ? b + 1 : M->sub[k].path);
-			}
-			return 1;
+	uint32_t k = sub_of_uuid(M, r->info.uuid);
+	if (k != NONE) {
+		const char *a = strrchr(path, '/');
+		const char *b = strrchr(M->sub[k].path, '/');
+		unsigned i = 0;
+		while (i < M->ndups && strcmp(M->dups[i], path))
+			i++;
+		if (i == M->ndups && i < DUPS_MAX &&
+		    (M->dups[i] = strdup(path))) {
+			M->ndups++;
+			snprintf(M->dupwhat[i], sizeof M->dupwhat[i],
+				 "'%.36s' is the ring '%.36s' again "
+				 "(its uuid): read once",
+				 a ? a + 1 : path, b ? b + 1 : M->sub[k].path);
 		}
+		return 1;
+	}
 	struct msub *s = &M->sub[M->nsub];
 	memset(s, 0, sizeof *s);
 	s->r = r;
@@ -929,6 +998,7 @@ static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
 	if (!(s->path = strdup(path)))
 		return -ENOMEM;
 	M->nsub++;
+	index_sub(M, M->nsub - 1);
 	return 0;
 }
 
@@ -1105,8 +1175,12 @@ static int is_ring(const char *path)
 /* Whether sub-reader already reads `path`. */
 static int have_path(const struct rmulti *M, const char *path)
 {
-	for (uint32_t k = 0; k < M->nsub; k++)
-		if (!strcmp(M->sub[k].path, path))
+	if (!M->bycap)
+		return 0;
+	uint32_t mask = M->bycap - 1;
+	for (uint32_t i = (uint32_t)path_hash(path) & mask; M->by_path[i];
+	     i = (i + 1) & mask)
+		if (!strcmp(M->sub[M->by_path[i] - 1].path, path))
 			return 1;
 	return 0;
 }
@@ -1319,13 +1393,14 @@ static int ring_proc(struct rmulti *M, uint32_t k)
 		const char *colon = strrchr(base, ':');
 		if (colon)
 			base = colon + 1;
-		for (uint32_t e = 0; e < r->man.n && found == NONE; e++)
-			if (r->man.p[e].ring &&
-			    !strcmp(r->man.p[e].ring, base) &&
-			    r->man.p[e].pid == in->pid)
-				found = r->first + e;
+		/* (the entries of its pid, latest first) */
+		uint32_t last = weft__manifest_latest(&r->man, in->pid);
+		for (uint32_t e = last; e != NONE; e = r->man.p[e].prev_same)
+			if (r->man.p[e].ring && !strcmp(r->man.p[e].ring, base))
+				found = r->first + e; /* (the first) */
 		int64_t t = ring_mono(s->r);
-		for (uint32_t e = r->man.n; e-- > 0 && found == NONE;) {
+		for (uint32_t e = last; e != NONE && found == NONE;
+		     e = r->man.p[e].prev_same) {
 			const struct mproc *p = &r->man.p[e];
 			int64_t t0 = p->t_fork ? p->t_fork : p->t_start;
 			if (p->pid == in->pid &&

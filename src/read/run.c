@@ -197,8 +197,14 @@ static int index_entry(struct manifest *m, uint32_t at)
 	while (m->latest[i] && m->p[m->latest[i] - 1].pid != pid)
 		i = (i + 1) & (m->lcap - 1);
 	m->lused += !m->latest[i];
+	m->p[at].prev_same = m->latest[i] ? m->latest[i] - 1 : NONE;
 	m->latest[i] = at + 1;
 	return 0;
+}
+
+uint32_t weft__manifest_latest(const struct manifest *m, uint32_t pid)
+{
+	return latest_of(m, pid);
 }
 
 static struct orphans *orphans_of(const struct manifest *m, uint32_t ppid)

@@ -31,11 +31,12 @@ struct mproc {
 	int64_t real_start; /* CLOCK_REALTIME at t_start, or 0 */
 	int end;	    /* enum weft_process_end */
 	int status;
-	int has_proc;	 /* a proc line was seen (its image started) */
-	int spawn;	 /* `by` is a spawn request (its exit resolves it) */
-	uint64_t by;	 /* the creating async thread, in the parent's ids */
-	uint32_t by_tid; /* the parent's OS thread that forked */
-	uint32_t parent; /* index of its parent entry, or NONE */
+	int has_proc;	    /* a proc line was seen (its image started) */
+	int spawn;	    /* `by` is a spawn request (its exit resolves it) */
+	uint64_t by;	    /* the creating async thread, in the parent's ids */
+	uint32_t by_tid;    /* the parent's OS thread that forked */
+	uint32_t parent;    /* index of its parent entry, or NONE */
+	uint32_t prev_same; /* the entry of its pid before it, or NONE */
 	uint32_t next_orphan; /* (the list of those waiting for a parent) */
 	int waits;	      /* in that list */
 	uint32_t prev_image;  /* index of the image it replaced, or NONE */
@@ -73,6 +74,8 @@ struct manifest {
  * manifest is parsed as it grows; pass only whole lines).  Returns 0 or
  * -ENOMEM; a malformed line is counted and skipped. */
 int weft__manifest_parse(struct manifest *m, const char *text, size_t len);
+/* The latest entry of pid (the others: its prev_same), or UINT32_MAX. */
+uint32_t weft__manifest_latest(const struct manifest *m, uint32_t pid);
 void weft__manifest_free(struct manifest *m);
 
 /* ------------------------------------------------------------- bundles */
@@ -193,6 +196,11 @@ struct idmap {
 struct rmulti {
 	struct msub *sub;
 	uint32_t nsub, csub;
+	/* sub index + 1 by a hash of its path, and of its ring's uuid
+	 * (open addressing, bycap slots each: a run of a large test suite
+	 * has thousands of rings) */
+	uint32_t *by_path, *by_uuid;
+	uint32_t bycap;
 	struct mrun *runs;
 	uint32_t nruns;
 	uint32_t *heap, nheap; /* subs with an event, by (ns, index) */
