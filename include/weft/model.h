@@ -454,11 +454,35 @@ struct weft_layout_info {
 
 WEFT_API int weft_layout_new(struct weft_layout **out, const struct weft_model *m,
 		    const uint8_t *only);
-/* After weft_model_update(): places the new threads. */
+/* After weft_model_update(): places the new threads (-EINVAL for a
+ * group's layout). */
 WEFT_API int weft_layout_update(struct weft_layout *l, const uint8_t *only);
 WEFT_API void weft_layout_free(struct weft_layout *l);
 /* Per thread, its row (-1: none); *n gets the threads covered. */
 WEFT_API const int32_t *weft_layout_rows(const struct weft_layout *l, uint32_t *n);
+/* Layouts of groups of threads at once (a run's processes, each apart):
+ * group[i], for each of the model's threads, is thread i's group, or
+ * WEFT_NONE: in none.  out[g] (g < ngroups) is group g's layout, as
+ * weft_layout_new() with `only` its threads would make it, or NULL when
+ * it has none; in time O(threads + groups), where a weft_layout_new() per
+ * group passes over every thread each (a run of 10,000 processes).  Each
+ * is freed with weft_layout_free(); its rows are weft_layout_members()'s,
+ * and weft_layout_update_groups() places the model's new threads. */
+WEFT_API int weft_layout_new_groups(struct weft_layout **out, uint32_t ngroups,
+				   const struct weft_model *m,
+				   const uint32_t *group);
+/* After weft_model_update(): the threads from `from` on (the model's
+ * threads at the last call) placed in their groups' layouts, a layout made
+ * for a group that had none.  0 or -ENOMEM. */
+WEFT_API int weft_layout_update_groups(struct weft_layout **out,
+				      uint32_t ngroups,
+				      const struct weft_model *m,
+				      const uint32_t *group, uint32_t from);
+/* A group's layout: its threads, ascending (*n of them), and in *rows
+ * their rows.  NULL for a layout of weft_layout_new(), whose rows are
+ * weft_layout_rows()'s (which gives NULL for a group's). */
+WEFT_API const uint32_t *weft_layout_members(const struct weft_layout *l,
+					    const int32_t **rows, uint32_t *n);
 /* Counts. */
 WEFT_API void weft_layout_info(const struct weft_layout *l,
 		      struct weft_layout_info *info);

@@ -54,7 +54,34 @@ struct weft_layout {
 	uint32_t nlaid;
 	uint8_t *brief; /* per kind (name id): its threads live briefly */
 	uint32_t nbrief;
+	/* a group's layout (weft_layout_new_groups): its threads, in
+	 * ascending order, row[] per member; NULL: row[] per thread */
+	uint32_t *mem;
+	uint32_t nmem, cmem;
+	int fresh; /* (made by weft_layout_update_groups, not placed yet) */
 };
+
+/* Where thread x's row is kept in l->row, or UINT32_MAX: not there. */
+static uint32_t slot(const struct weft_layout *l, uint32_t x)
+{
+	if (!l->mem)
+		return x < l->nth ? x : UINT32_MAX;
+	uint32_t lo = 0, hi = l->nmem;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (l->mem[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->nmem && l->mem[lo] == x ? lo : UINT32_MAX;
+}
+
+static int32_t row_of(const struct weft_layout *l, uint32_t x)
+{
+	uint32_t k = slot(l, x);
+	return k == UINT32_MAX ? -1 : l->row[k];
+}
 
 #define FOREVER INT64_MAX
 
@@ -187,7 +214,7 @@ static int place(struct weft_layout *l, const struct weft_thread *th,
 			return -ENOMEM;
 		l->nrows++;
 	}
-	l->row[x] = (int32_t)r;
+	l->row[slot(l, x)] = (int32_t)r;
 	l->last[r] = x;
 	tree_set(l, r, free_at(&th[x]));
 	l->nlaid++;
@@ -201,7 +228,7 @@ static uint32_t choose(struct weft_layout *l, const struct weft_thread *th,
 {
 	uint32_t p = th[x].parent;
 	int64_t t = th[x].t_create;
-	int32_t pr = p < l->nth ? l->row[p] : -1;
+	int32_t pr = row_of(l, p);
 	if (pr >= 0 && l->last[pr] == p && weft_model_continues(l->m, x))
 		return (uint32_t)pr;
 	if (top) {
@@ -256,36 +283,58 @@ static int thread_room(struct weft_layout *l, uint32_t n)
 	return 0;
 }
 
-/* The first layout: the long-lived threads and sources first, at the
- * top, then the others below them. */
-static int first_layout(struct weft_layout *l, const uint8_t *only)
+/* What the layouts of a model made at one time share: how far each
+ * thread's source reaches and when it began, which pass places it (1: a
+ * long-lived one or source, at the top; 2: of a brief kind; 3: any
+ * other), and the brief kinds. */
+struct shared {
+	uint8_t *pass;
+	uint8_t *brief;
+	uint32_t nbrief;
+};
+
+static void shared_free(struct shared *sh)
 {
+	free(sh->pass);
+	free(sh->brief);
+}
+
+static int shared_make(const struct weft_model *m, struct shared *sh)
+{
+	memset(sh, 0, sizeof *sh);
 	uint32_t n;
-	const struct weft_thread *th = weft_model_threads(l->m, &n);
+	const struct weft_thread *th = weft_model_threads(m, &n);
 	int64_t t0, t1;
-	weft_model_range(l->m, &t0, &t1);
+	weft_model_range(m, &t0, &t1);
 	int64_t span = t1 - t0;
 	/* how far each thread's source reaches: its own end, or that of
 	 * the activations that continue it (children come after parents) */
 	int64_t *reach = malloc(((size_t)n + 1) * sizeof *reach);
 	int64_t *start = malloc(((size_t)n + 1) * sizeof *start);
 	uint8_t *top = calloc((size_t)n + 1, 1);
-	if (!reach || !top || !start) {
+	sh->nbrief = weft_reader_info(weft_model_reader(m))->nnames;
+	uint64_t *sum = calloc((size_t)sh->nbrief + 1, sizeof *sum);
+	uint32_t *cnt = calloc((size_t)sh->nbrief + 1, sizeof *cnt);
+	sh->brief = calloc((size_t)sh->nbrief + 1, 1);
+	if (!reach || !top || !start || !sum || !cnt || !sh->brief) {
 		free(reach);
 		free(start);
 		free(top);
+		free(sum);
+		free(cnt);
+		shared_free(sh);
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		reach[i] = th[i].end == WEFT_END_PENDING ? t1 : th[i].t_end;
 	for (uint32_t i = n; i-- > 0;)
-		if (weft_model_continues(l->m, i)) {
+		if (weft_model_continues(m, i)) {
 			uint32_t p = th[i].parent;
 			if (reach[i] > reach[p])
 				reach[p] = reach[i];
 		}
 	for (uint32_t i = 0; i < n; i++) {
-		if (weft_model_continues(l->m, i)) {
+		if (weft_model_continues(m, i)) {
 			top[i] = top[th[i].parent];
 			reach[i] =
 				reach[th[i].parent]; /* (the source's life) */
@@ -299,51 +348,64 @@ static int first_layout(struct weft_layout *l, const uint8_t *only)
 	/* the kinds whose threads live briefly: on average under 0.2 % of
 	 * the trace (ended ones, a source's activations as long as the
 	 * source lasts; decided once, like the top rows) */
-	l->nbrief = weft_reader_info(weft_model_reader(l->m))->nnames;
-	uint64_t *sum = calloc((size_t)l->nbrief + 1, sizeof *sum);
-	uint32_t *cnt = calloc((size_t)l->nbrief + 1, sizeof *cnt);
-	l->brief = calloc((size_t)l->nbrief + 1, 1);
-	if (!sum || !cnt || !l->brief) {
-		free(sum);
-		free(cnt);
-		free(reach);
-		free(start);
-		free(top);
-		return -ENOMEM;
-	}
 	for (uint32_t i = 0; i < n; i++)
-		if (th[i].kind < l->nbrief && th[i].end != WEFT_END_PENDING &&
+		if (th[i].kind < sh->nbrief && th[i].end != WEFT_END_PENDING &&
 		    reach[i] >= start[i]) {
 			sum[th[i].kind] += (uint64_t)(reach[i] - start[i]);
 			cnt[th[i].kind]++;
 		}
-	for (uint32_t k = 1; k < l->nbrief; k++)
-		l->brief[k] = cnt[k] && span > 0 &&
-			      sum[k] / cnt[k] < (uint64_t)span / 500;
+	for (uint32_t k = 1; k < sh->nbrief; k++)
+		sh->brief[k] = cnt[k] && span > 0 &&
+			       sum[k] / cnt[k] < (uint64_t)span / 500;
 	free(sum);
 	free(cnt);
 	free(reach);
 	free(start);
-	l->nth = n;
-	/* three passes: the long-lived ones on top, then the brief ones
-	 * just under them, then the others.  (A row a later pass takes is
-	 * free of what the earlier passes put there: the rows' free times
-	 * are those of their latest threads.) */
 	for (uint32_t i = 0; i < n; i++)
 		if (!top[i])
-			top[i] = th[i].kind < l->nbrief && l->brief[th[i].kind]
+			top[i] = th[i].kind < sh->nbrief &&
+						 sh->brief[th[i].kind]
 					 ? 2
 					 : 3;
+	sh->pass = top;
+	return 0;
+}
+
+/* Its own copy of the brief kinds.  -ENOMEM, or 0. */
+static int take_brief(struct weft_layout *l, const uint8_t *brief,
+		      uint32_t nbrief)
+{
+	if (!(l->brief = malloc((size_t)nbrief + 1)))
+		return -ENOMEM;
+	memcpy(l->brief, brief, (size_t)nbrief + 1);
+	l->nbrief = nbrief;
+	return 0;
+}
+
+/* The first layout of the threads `list` names (ascending; NULL: those
+ * i < n that `only` wants): three passes, the long-lived ones on top,
+ * then the brief ones just under them, then the others.  (A row a later
+ * pass takes is free of what the earlier passes put there: the rows'
+ * free times are those of their latest threads.) */
+static int place_all(struct weft_layout *l, const struct shared *sh,
+		     const uint8_t *only, const uint32_t *list, uint32_t count)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(l->m, &n);
+	l->nth = n;
+	if (!list)
+		count = n;
 	int rc = 0;
 	for (int pass = 1; pass <= 3 && !rc; pass++) {
-		for (uint32_t i = 0; i < n && !rc; i++)
-			if (want(th, only, i) && top[i] == pass)
+		for (uint32_t k = 0; k < count && !rc; k++) {
+			uint32_t i = list ? list[k] : k;
+			if ((list || want(th, only, i)) && sh->pass[i] == pass)
 				rc = place(l, th, i,
 					   choose(l, th, i, pass == 1));
+		}
 		if (pass == 1)
 			l->top = l->nrows;
 	}
-	free(top);
 	return rc;
 }
 
@@ -357,11 +419,18 @@ int weft_layout_new(struct weft_layout **out, const struct weft_model *m,
 	l->m = m;
 	uint32_t n;
 	weft_model_threads(m, &n);
+	struct shared sh;
 	int rc = thread_room(l, n + 1);
 	if (!rc) {
 		for (uint32_t i = 0; i < n; i++)
 			l->row[i] = -1;
-		rc = first_layout(l, only);
+		rc = shared_make(m, &sh);
+	}
+	if (!rc) {
+		rc = take_brief(l, sh.brief, sh.nbrief);
+		if (!rc)
+			rc = place_all(l, &sh, only, NULL, 0);
+		shared_free(&sh);
 	}
 	if (rc) {
 		weft_layout_free(l);
@@ -371,8 +440,133 @@ int weft_layout_new(struct weft_layout **out, const struct weft_model *m,
 	return 0;
 }
 
+/* A layout for group members: empty, the brief kinds given. */
+static struct weft_layout *group_layout(const struct weft_model *m,
+					const uint8_t *brief, uint32_t nbrief)
+{
+	struct weft_layout *l = calloc(1, sizeof *l);
+	if (!l || take_brief(l, brief, nbrief)) {
+		free(l);
+		return NULL;
+	}
+	l->m = m;
+	return l;
+}
+
+/* Thread x joins group layout l (after every member it has). */
+static int join(struct weft_layout *l, uint32_t x)
+{
+	if (l->nmem == l->cmem) {
+		uint32_t c = l->cmem ? l->cmem * 2 : 16;
+		uint32_t *mem = realloc(l->mem, (size_t)c * sizeof *mem);
+		if (mem)
+			l->mem = mem;
+		int32_t *row = realloc(l->row, (size_t)c * sizeof *row);
+		if (row)
+			l->row = row;
+		if (!mem || !row)
+			return -ENOMEM;
+		l->cmem = l->cth = c;
+	}
+	l->mem[l->nmem] = x;
+	l->row[l->nmem++] = -1;
+	return 0;
+}
+
+int weft_layout_new_groups(struct weft_layout **out, uint32_t ngroups,
+			   const struct weft_model *m, const uint32_t *group)
+{
+	memset(out, 0, ngroups * sizeof *out);
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	struct shared sh;
+	int rc = shared_make(m, &sh);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		uint32_t g = group[i];
+		if (g >= ngroups || is_root(&th[i]))
+			continue;
+		if (!out[g] && !(out[g] = group_layout(m, sh.brief, sh.nbrief)))
+			rc = -ENOMEM;
+		else
+			rc = join(out[g], i);
+	}
+	for (uint32_t g = 0; g < ngroups && !rc; g++)
+		if (out[g])
+			rc = place_all(out[g], &sh, NULL, out[g]->mem,
+				       out[g]->nmem);
+	shared_free(&sh);
+	if (rc)
+		for (uint32_t g = 0; g < ngroups; g++) {
+			weft_layout_free(out[g]);
+			out[g] = NULL;
+		}
+	return rc;
+}
+
+int weft_layout_update_groups(struct weft_layout **out, uint32_t ngroups,
+			      const struct weft_model *m, const uint32_t *group,
+			      uint32_t from)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	/* the rows' last threads may have ended since */
+	for (uint32_t g = 0; g < ngroups; g++) {
+		struct weft_layout *l = out[g];
+		for (uint32_t r = 0; l && r < l->nrows; r++)
+			tree_set(l, r, free_at(&th[l->last[r]]));
+		if (l)
+			l->nth = n;
+	}
+	/* a group with no layout yet (its threads are all new): a first
+	 * layout of them, as weft_layout_new() would make it */
+	struct shared sh;
+	int fresh = 0, rc = 0;
+	for (uint32_t i = from; i < n && !fresh; i++)
+		fresh = group[i] < ngroups && !out[group[i]] &&
+			!is_root(&th[i]);
+	if (fresh && (rc = shared_make(m, &sh)))
+		return rc;
+	for (uint32_t i = from; i < n && !rc; i++) {
+		uint32_t g = group[i];
+		if (g >= ngroups || is_root(&th[i]))
+			continue;
+		if (!out[g]) {
+			if (!(out[g] = group_layout(m, sh.brief, sh.nbrief))) {
+				rc = -ENOMEM;
+				break;
+			}
+			out[g]->fresh = 1;
+		}
+		rc = join(out[g], i);
+		if (!rc && !out[g]->fresh)
+			rc = place(out[g], th, i, choose(out[g], th, i, 0));
+	}
+	for (uint32_t g = 0; g < ngroups && fresh; g++)
+		if (out[g] && out[g]->fresh) {
+			out[g]->fresh = 0;
+			if (!rc)
+				rc = place_all(out[g], &sh, NULL, out[g]->mem,
+					       out[g]->nmem);
+		}
+	if (fresh)
+		shared_free(&sh);
+	return rc;
+}
+
+const uint32_t *weft_layout_members(const struct weft_layout *l,
+				    const int32_t **rows, uint32_t *n)
+{
+	*rows = l->mem ? l->row : NULL;
+	*n = l->mem ? l->nmem : 0;
+	return l->mem;
+}
+
 int weft_layout_update(struct weft_layout *l, const uint8_t *only)
 {
+	if (l->mem)
+		return -EINVAL; /* (a group's: weft_layout_update_groups) */
 	uint32_t n;
 	const struct weft_thread *th = weft_model_threads(l->m, &n);
 	if (n <= l->nth)
@@ -400,6 +594,7 @@ void weft_layout_free(struct weft_layout *l)
 	if (!l)
 		return;
 	free(l->row);
+	free(l->mem);
 	free(l->last);
 	free(l->tree);
 	free(l->brief);
@@ -408,8 +603,8 @@ void weft_layout_free(struct weft_layout *l)
 
 const int32_t *weft_layout_rows(const struct weft_layout *l, uint32_t *n)
 {
-	*n = l->nth;
-	return l->row;
+	*n = l->mem ? 0 : l->nth;
+	return l->mem ? NULL : l->row;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -436,14 +631,19 @@ int weft_layout_peak(const struct weft_layout *l, uint32_t *peak)
 	int64_t *ends = malloc(((size_t)l->nlaid + 1) * sizeof *ends);
 	if (!ends)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < l->nth && i < n; i++)
-		if (l->row[i] >= 0)
+	/* (the threads it covers: every one, or a group's members) */
+	uint32_t cover = l->mem ? l->nmem : l->nth;
+	for (uint32_t j = 0; j < cover; j++) {
+		uint32_t i = l->mem ? l->mem[j] : j;
+		if (i < n && l->row[j] >= 0)
 			ends[k++] = th[i].end == WEFT_END_PENDING ? FOREVER
 								  : th[i].t_end;
+	}
 	qsort(ends, k, sizeof *ends, cmp_i64);
 	uint32_t alive = 0, e = 0;
-	for (uint32_t i = 0; i < l->nth && i < n; i++) {
-		if (l->row[i] < 0)
+	for (uint32_t j = 0; j < cover; j++) {
+		uint32_t i = l->mem ? l->mem[j] : j;
+		if (i >= n || l->row[j] < 0)
 			continue;
 		/* (a thread that ends as another begins is not alive with
 		 * it: the next activation of a source) */

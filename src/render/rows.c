@@ -165,9 +165,10 @@ static uint32_t group_of(const struct weft_view *v, uint32_t t)
 }
 
 /* A run of several processes: each process's threads laid out apart
- * (weft_layout_new() with the process's threads only: packed and stable
- * within the group), under a header row; a collapsed process is its
- * header alone; a process with no thread to show has no group. */
+ * (weft_layout_new_groups(): packed and stable within the group, all the
+ * groups in one pass over the threads), under a header row; a collapsed
+ * process is its header alone; a process with no thread to show has no
+ * group. */
 static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 {
 	uint32_t n, np;
@@ -186,42 +187,48 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 		memset(v->collapsed + v->nglay, 0, np - v->nglay);
 		v->nglay = np;
 	}
-	uint8_t *mine = malloc((size_t)n + 1);
+	uint32_t *gid = malloc(((size_t)n + 1) * sizeof *gid);
 	uint32_t *count = calloc((size_t)np + 1, sizeof *count);
 	int32_t *grow = realloc(v->grow, ((size_t)n + 1) * sizeof *grow);
 	if (grow)
 		v->grow = grow;
-	if (!mine || !count || !grow) {
-		free(mine);
+	if (!gid || !count || !grow) {
+		free(gid);
 		free(count);
 		return -1;
 	}
-	for (uint32_t i = 0; i < n; i++) /* (OS threads have no row) */
-		if ((!only || only[i]) && !(th[i].flags & WEFT_THREAD_ROOT))
-			count[group_of(v, i)]++;
-	int rows = 0, rc = 0;
-	for (uint32_t p = 0; p < np && !rc; p++) {
-		if (v->collapsed[p] || !count[p]) {
-			weft_layout_free(v->glay[p]);
-			v->glay[p] = NULL;
-			rows += count[p] > 0; /* (its header) */
-			continue;
-		}
-		for (uint32_t i = 0; i < n; i++)
-			mine[i] = (!only || only[i]) && group_of(v, i) == p;
-		if (again || !v->glay[p]) {
-			weft_layout_free(v->glay[p]);
-			v->glay[p] = NULL;
-			rc = weft_layout_new(&v->glay[p], v->m, mine);
-		} else
-			rc = weft_layout_update(v->glay[p], mine);
-		struct weft_layout_info in;
-		if (!rc) {
-			weft_layout_info(v->glay[p], &in);
-			rows += 1 + (int)in.rows;
+	/* each thread's group (OS threads have no row; a collapsed
+	 * process's threads none either) */
+	for (uint32_t i = 0; i < n; i++) {
+		gid[i] = WEFT_NONE;
+		if ((!only || only[i]) && !(th[i].flags & WEFT_THREAD_ROOT)) {
+			uint32_t g = group_of(v, i);
+			count[g]++;
+			if (!v->collapsed[g])
+				gid[i] = g;
 		}
 	}
-	free(mine);
+	int rc;
+	if (again) {
+		for (uint32_t p = 0; p < np; p++)
+			weft_layout_free(v->glay[p]);
+		rc = weft_layout_new_groups(v->glay, np, v->m, gid);
+	} else {
+		rc = weft_layout_update_groups(v->glay, np, v->m, gid,
+					       v->nthreads);
+	}
+	free(gid);
+	int rows = 0;
+	for (uint32_t p = 0; p < np && !rc; p++) {
+		if (!count[p])
+			continue;
+		rows++; /* (its header) */
+		if (v->glay[p]) {
+			struct weft_layout_info in;
+			weft_layout_info(v->glay[p], &in);
+			rows += (int)in.rows;
+		}
+	}
 	int32_t *hp = realloc(v->hdr_proc, ((size_t)rows + 1) * sizeof *hp);
 	uint8_t *top = realloc(v->rtop, (size_t)rows + 1);
 	if (hp)
@@ -243,13 +250,14 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 		v->rtop[r++] = 0;
 		if (!v->glay[p])
 			continue;
-		uint32_t nr;
-		const int32_t *lr = weft_layout_rows(v->glay[p], &nr);
+		uint32_t nm;
+		const int32_t *lr;
+		const uint32_t *mem = weft_layout_members(v->glay[p], &lr, &nm);
 		struct weft_layout_info in;
 		weft_layout_info(v->glay[p], &in);
-		for (uint32_t i = 0; i < nr && i < n; i++)
-			if (lr[i] >= 0)
-				grow[i] = r + lr[i];
+		for (uint32_t k = 0; k < nm; k++)
+			if (lr[k] >= 0 && mem[k] < n)
+				grow[mem[k]] = r + lr[k];
 		for (uint32_t k = 0; k < in.rows; k++) {
 			v->hdr_proc[r + (int)k] = -1;
 			v->rtop[r + (int)k] = k < in.top;
@@ -273,9 +281,11 @@ static int layout(struct weft_view *v, int again)
 	const struct weft_thread *th = weft_model_threads(v->m, &n);
 	const uint8_t *only = v->only_chain && v->nchain ? v->chm : NULL;
 	int rc = 0;
+	weft_model_processes(v->m, &np);
+	if (np >= 2 && !v->grouped)
+		again = 1; /* (grouped from now on: every thread anew) */
 	uint32_t known = again ? 0 : v->nthreads; /* (ends already set) */
 	weft_model_range(v->m, &v->tmin, &v->tmax);
-	weft_model_processes(v->m, &np);
 	v->grouped = np >= 2;
 	if (v->grouped) {
 		weft_layout_free(v->lay);

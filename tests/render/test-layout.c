@@ -337,6 +337,135 @@ TEST(stable_when_live)
 	close_trace(&t);
 }
 
+/* A thread's group in groups_as_one_by_one: arbitrary (continuations
+ * and creators across groups), some in none; group 4 only from thread
+ * `late` on (a group that appears as a live trace grows). */
+static uint32_t test_group(uint32_t i, uint32_t late)
+{
+	uint32_t g = (uint32_t)(i * 2654435761u >> 7) % 6;
+	return g == 5 || (g == 4 && i < late) ? WEFT_NONE : g;
+}
+
+/* Group g's rows by weft_layout_new_groups() (or _update_groups()) are
+ * those of a layout of its threads alone (weft_layout_new(), _update()),
+ * and so are its counts and peak. */
+static void same_rows(struct weft_layout *grp, struct weft_layout *one,
+		      uint32_t n, const uint32_t *group, uint32_t g)
+{
+	uint32_t nm, nr;
+	const int32_t *gr;
+	const uint32_t *mem = weft_layout_members(grp, &gr, &nm);
+	const int32_t *row = weft_layout_rows(one, &nr);
+	CHECK(mem != NULL && row != NULL);
+	CHECK(weft_layout_rows(grp, &nr) == NULL);
+	CHECK(weft_layout_members(one, &gr, &nr) == NULL);
+	mem = weft_layout_members(grp, &gr, &nm);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (row[i] < 0)
+			continue;
+		CHECK_EQ(group[i], g);
+		if (k >= nm || mem[k] != i)
+			FAIL("group %u: thread %u laid out alone, not in the "
+			     "group's",
+			     g, i);
+		if (gr[k] != row[i])
+			FAIL("group %u: thread %u in row %d, alone %d", g, i,
+			     gr[k], row[i]);
+		k++;
+	}
+	CHECK_EQ(k, nm);
+	struct weft_layout_info a, b;
+	weft_layout_info(grp, &a);
+	weft_layout_info(one, &b);
+	CHECK_EQ(a.rows, b.rows);
+	CHECK_EQ(a.top, b.top);
+	CHECK_EQ(a.threads, b.threads);
+	uint32_t pa, pb;
+	CHECK_OK(weft_layout_peak(grp, &pa));
+	CHECK_OK(weft_layout_peak(one, &pb));
+	CHECK_EQ(pa, pb);
+}
+
+/* Layouts of many groups at once (a run's processes): the same as one
+ * layout per group, first and as a live trace grows (a group appearing
+ * then: laid out as a first layout of it would be). */
+TEST(groups_as_one_by_one)
+{
+	enum { G = 5 };
+	const char *p = tpath("groups.weft");
+	CHECK_OK(weft_start(p, 16 << 20, WEFT_DISCARD | WEFT_CLOCK_MANUAL));
+	clock_ns = 0;
+	tick(1000);
+	weft_create(LOOP, "uv_loop_t");
+	weft_run(LOOP);
+	weft_create(TIMER, "uv_timer_t");
+	struct weft_reader *r = NULL;
+	struct weft_model *m = NULL;
+	struct weft_layout *grp[G] = {0}, *one[G] = {0};
+	uint32_t *group = NULL, n = 0, late = 0, from = 0;
+	uint64_t id = 1000;
+	for (int step = 0; step < 4; step++) {
+		for (int i = 0; i < 400; i++) {
+			tick(700);
+			weft_run(LOOP);
+			weft_create(id, i % 3 ? "request" : "query");
+			weft_fire(id, id + 1); /* (its continuation) */
+			tick(300 + 97 * (uint64_t)(i % 13));
+			weft_resolve(id + 1);
+			if (i % 9 == 4)
+				weft_create(id + 2, "held");
+			id += 3;
+		}
+		if (!step) {
+			CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW,
+						  NULL));
+			CHECK_OK(weft_model_load(&m, r));
+		} else
+			CHECK(weft_model_update(m) > 0);
+		weft_model_threads(m, &n);
+		if (!step)
+			late = n; /* (group 4 from the next step on) */
+		free(group);
+		group = malloc(n * sizeof *group);
+		CHECK(group != NULL);
+		for (uint32_t i = 0; i < n; i++)
+			group[i] = test_group(i, late);
+		if (!step)
+			CHECK_OK(weft_layout_new_groups(grp, G, m, group));
+		else
+			CHECK_OK(weft_layout_update_groups(grp, G, m, group,
+							   from));
+		uint8_t *only = malloc(n);
+		CHECK(only != NULL);
+		for (uint32_t g = 0; g < G; g++) {
+			for (uint32_t i = 0; i < n; i++)
+				only[i] = group[i] == g;
+			if (!one[g] && memchr(only, 1, n))
+				CHECK_OK(weft_layout_new(&one[g], m, only));
+			else if (one[g])
+				CHECK_OK(weft_layout_update(one[g], only));
+			CHECK_EQ(!grp[g], !one[g]);
+			if (grp[g])
+				same_rows(grp[g], one[g], n, group, g);
+		}
+		free(only);
+		CHECK(step || !grp[4]);
+		CHECK(!step || grp[4]);
+		CHECK_EQ(weft_layout_update(grp[0], NULL), -EINVAL);
+		from = n;
+	}
+	for (uint32_t g = 0; g < G; g++) {
+		weft_layout_free(grp[g]);
+		weft_layout_free(one[g]);
+	}
+	free(group);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 /* A server as docs/other-loops.md instruments one: a listener creates
  * each connection and reads it when it closes; a connection's reads are a
  * repeating source; each read's callback creates a request, which creates
@@ -550,5 +679,5 @@ TEST(pair_time_and_selection)
 }
 
 TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
-	  T(stable_when_live), T(chain_of_a_request),
+	  T(stable_when_live), T(groups_as_one_by_one), T(chain_of_a_request),
 	  T(pair_time_and_selection))
