@@ -281,14 +281,21 @@ TEST(brief_ones_on_top)
 }
 
 /* Rows of threads already laid out do not move as a live trace grows. */
-TEST(stable_when_live)
+/* A trace at `name` recorded on the manual clock, its loop running. */
+static const char *loop_trace(const char *name)
 {
-	const char *p = tpath("live.weft");
+	const char *p = tpath(name);
 	CHECK_OK(weft_start(p, 16 << 20, WEFT_DISCARD | WEFT_CLOCK_MANUAL));
 	clock_ns = 0;
 	tick(1000);
 	weft_create(LOOP, "uv_loop_t");
 	weft_run(LOOP);
+	return p;
+}
+
+TEST(stable_when_live)
+{
+	const char *p = loop_trace("live.weft");
 	uint64_t id = 1000;
 	struct trace t;
 	int32_t *before = NULL;
@@ -393,12 +400,7 @@ static void same_rows(struct weft_layout *grp, struct weft_layout *one,
 TEST(groups_as_one_by_one)
 {
 	enum { G = 5 };
-	const char *p = tpath("groups.weft");
-	CHECK_OK(weft_start(p, 16 << 20, WEFT_DISCARD | WEFT_CLOCK_MANUAL));
-	clock_ns = 0;
-	tick(1000);
-	weft_create(LOOP, "uv_loop_t");
-	weft_run(LOOP);
+	const char *p = loop_trace("groups.weft");
 	weft_create(TIMER, "uv_timer_t");
 	struct weft_reader *r = NULL;
 	struct weft_model *m = NULL;

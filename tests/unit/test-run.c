@@ -158,16 +158,30 @@ TEST(merged_in_time_order)
 	weft_reader_close(r);
 }
 
+/* A run directory `dir` (made) with a's ring (ring_a, at BASE) and, with
+ * `b`, b's (ring_b, at BASE + 50, named ring.b); the manifest's path. */
+struct two_rings {
+	char a[700], b[700], man[700];
+	pid_t pa, pb;
+};
+
+static void two_rings(struct two_rings *w, const char *dir, int b)
+{
+	CHECK(mkdir(dir, 0700) == 0);
+	snprintf(w->a, sizeof w->a, "%s/ring", dir);
+	snprintf(w->b, sizeof w->b, "%s/ring.b", dir);
+	snprintf(w->man, sizeof w->man, "%s/manifest", dir);
+	w->pa = record(w->a, ring_a, BASE);
+	w->pb = b ? record(w->b, ring_b, BASE + 50) : 0;
+}
+
 TEST(process_threads_from_a_manifest)
 {
 	const char *dir = tpath("run");
-	CHECK(mkdir(dir, 0700) == 0);
-	char a[600], b[600], man[600], text[2048];
-	snprintf(a, sizeof a, "%s/ring", dir);
-	snprintf(b, sizeof b, "%s/ring.b", dir);
-	snprintf(man, sizeof man, "%s/manifest", dir);
-	pid_t pa = record(a, ring_a, BASE);
-	pid_t pb = record(b, ring_b, BASE + 50);
+	struct two_rings w;
+	two_rings(&w, dir, 1);
+	pid_t pa = w.pa, pb = w.pb;
+	char text[2048];
 	/* b forked at 150 by a's thread 1 (a spawn request), exec'd /bin/b,
 	 * exited 3 at 700; a exited 0 at 900. */
 	snprintf(text, sizeof text,
@@ -185,7 +199,7 @@ TEST(process_threads_from_a_manifest)
 		 pb, pa, (long long)BASE + 160, pa, (long long)BASE, pb,
 		 (long long)BASE + 50, pb, (long long)BASE + 700, pa,
 		 (long long)BASE + 900);
-	write_file(man, text);
+	write_file(w.man, text);
 
 	struct weft_reader *r;
 	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
@@ -261,15 +275,11 @@ TEST(process_threads_from_a_manifest)
 TEST(posix_spawned_in_either_order)
 {
 	for (int order = 0; order < 3; order++) {
-		char dir[600], a[700], b[700], man[700], text[2048];
-		char spawn[200], proc[200];
+		char dir[600], text[2048], spawn[200], proc[200];
 		snprintf(dir, sizeof dir, "%s%d", tpath("sp"), order);
-		CHECK(mkdir(dir, 0700) == 0);
-		snprintf(a, sizeof a, "%s/ring", dir);
-		snprintf(b, sizeof b, "%s/ring.b", dir);
-		snprintf(man, sizeof man, "%s/manifest", dir);
-		pid_t pa = record(a, ring_a, BASE);
-		pid_t pb = record(b, ring_b, BASE + 50);
+		struct two_rings w;
+		two_rings(&w, dir, 1);
+		pid_t pa = w.pa, pb = w.pb;
 		snprintf(spawn, sizeof spawn,
 			 "spawn pid=%d child=%d tid=%d by=1 spawn=0 t=%lld\n",
 			 order == 2 ? pb : pa, pb, pa, (long long)BASE + 170);
@@ -285,7 +295,7 @@ TEST(posix_spawned_in_either_order)
 			 pa, (long long)BASE - 10, order ? proc : spawn,
 			 order ? spawn : proc, pa, (long long)BASE, pb,
 			 (long long)BASE + 50);
-		write_file(man, text);
+		write_file(w.man, text);
 		struct weft_reader *r;
 		CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
 		uint32_t n;
@@ -314,13 +324,10 @@ TEST(posix_spawned_in_either_order)
 TEST(fork_said_by_the_parent)
 {
 	const char *dir = tpath("run");
-	CHECK(mkdir(dir, 0700) == 0);
-	char a[600], b[600], man[600], text[2048];
-	snprintf(a, sizeof a, "%s/ring", dir);
-	snprintf(b, sizeof b, "%s/ring.b", dir);
-	snprintf(man, sizeof man, "%s/manifest", dir);
-	pid_t pa = record(a, ring_a, BASE);
-	pid_t pb = record(b, ring_b, BASE + 50);
+	struct two_rings w;
+	two_rings(&w, dir, 1);
+	pid_t pa = w.pa, pb = w.pb;
+	char text[2048];
 	snprintf(text, sizeof text,
 		 "weft-run version=1 session=ab\n"
 		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a\n"
@@ -334,7 +341,7 @@ TEST(fork_said_by_the_parent)
 		 (long long)BASE + 20, pb, pa, (long long)BASE + 160, pb,
 		 (long long)BASE + 50, pb, (long long)BASE + 700, pa, pb, pa,
 		 (long long)BASE + 150);
-	write_file(man, text);
+	write_file(w.man, text);
 	struct weft_reader *r;
 	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
 	uint32_t n;
@@ -359,7 +366,7 @@ TEST(fork_said_by_the_parent)
 	CHECK_EQ(p[ib].end, WEFT_PROC_EXITED);
 	CHECK_EQ(p[ib].status, 4);
 	CHECK_EQ(p[ib].t_end, 700);
-	CHECK_STR(p[ib].ring, b);
+	CHECK_STR(p[ib].ring, w.b);
 	weft_reader_close(r);
 }
 
@@ -370,11 +377,10 @@ TEST(fork_said_by_the_parent)
 TEST(a_child_before_its_parents_line)
 {
 	const char *dir = tpath("run");
-	CHECK(mkdir(dir, 0700) == 0);
-	char a[600], man[600], text[2048];
-	snprintf(a, sizeof a, "%s/ring", dir);
-	snprintf(man, sizeof man, "%s/manifest", dir);
-	pid_t pa = record(a, ring_a, BASE);
+	struct two_rings w;
+	two_rings(&w, dir, 0);
+	pid_t pa = w.pa;
+	char text[2048];
 	unsigned x = (unsigned)pa + 1000, gc = (unsigned)pa + 1001;
 	snprintf(text, sizeof text,
 		 "weft-run version=1 session=ab\n"
@@ -389,7 +395,7 @@ TEST(a_child_before_its_parents_line)
 		 (long long)BASE + 170, gc, (long long)BASE + 200, x, gc, x,
 		 (long long)BASE + 165, x, (long long)BASE + 300, pa, x, pa,
 		 (long long)BASE + 150);
-	write_file(man, text);
+	write_file(w.man, text);
 	struct weft_reader *r;
 	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
 	uint32_t n;
