@@ -49,6 +49,9 @@ static unsigned loops_seen;
 /* What the run holds: each process that recorded, indented under its
  * parent, its events, OS threads, how it ended and its loops.  Returns
  * how many recorded, or -1 (unreadable: said). */
+/* The recording processes the summary names, at most. */
+#define SUMMARY_MAX 20
+
 static int summarize(const char *dir, const char *out)
 {
 	struct weft_reader *r;
@@ -84,11 +87,24 @@ static int summarize(const char *dir, const char *out)
 	}
 	const struct weft_trace_info *in = weft_reader_info(r);
 	const struct weft_process *pr = weft_reader_processes(r, &np);
-	int recorded = 0;
+	/* A run of thousands of recording processes (a test suite): the
+	 * first SUMMARY_MAX / 2 of them, and as many that did not exit 0
+	 * (killed, vanished, still running). */
+	int recorded = 0, shown = 0, bad_shown = 0, all = 0;
+	for (uint32_t i = 0; i < np && i < cap; i++)
+		all += pr[i].ring != NULL;
 	for (uint32_t i = 0; i < np && i < cap; i++) {
 		if (!pr[i].ring)
 			continue;
 		recorded++;
+		loops_seen |= loops[i];
+		int bad = pr[i].end != WEFT_PROC_EXECED &&
+			  (pr[i].end != WEFT_PROC_EXITED || pr[i].status);
+		if (all > SUMMARY_MAX && recorded > SUMMARY_MAX / 2 &&
+		    (!bad || bad_shown >= SUMMARY_MAX / 2))
+			continue;
+		shown++;
+		bad_shown += bad && recorded > SUMMARY_MAX / 2;
 		int depth = 0;
 		for (uint32_t q = pr[i].parent; q < np && depth < 8;
 		     q = pr[q].parent)
@@ -105,9 +121,14 @@ static int summarize(const char *dir, const char *out)
 		record_loops_names(loops[i], names, sizeof names);
 		if (loops[i])
 			fprintf(stderr, ", loops: %s", names);
-		loops_seen |= loops[i];
 		fputc('\n', stderr);
 	}
+	if (recorded > shown)
+		fprintf(stderr,
+			"weft:   (%d more process%s recorded: weft info %s "
+			"lists them)\n",
+			recorded - shown, recorded - shown == 1 ? "" : "es",
+			out);
 	if (np > (uint32_t)recorded)
 		fprintf(stderr,
 			"weft:   (%u more process%s recorded nothing: weft info "

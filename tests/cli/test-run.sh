@@ -69,6 +69,21 @@ assert run2, 'the process thread did not act'
 PY
 }
 
+# A test suite whose every test records: the summary names the first ten
+# recording processes and those that did not exit 0 (ten at most), then how
+# many more recorded; weft info lists them all.
+t_many_recorders() {
+	"$W" record -o mr -- sh -c "for i in \$(seq 30); do '$EX/all-events' >/dev/null; done;
+		timeout -s KILL 0.3 '$EX/ticker' >/dev/null; true" 2>rec.txt || die "$(cat rec.txt)"
+	[ "$(grep -cE '^weft: +pid [0-9]+ all-events: 55 events, 3 OS threads, exited with status 0$' rec.txt)" = 10 ] ||
+		die "$(cat rec.txt)"
+	grep -qE '^weft: +pid [0-9]+ ticker: [0-9]+ events, 1 OS thread, ' rec.txt || die "$(cat rec.txt)"
+	grep -q "^weft:   (20 more processes recorded: weft info mr lists them)$" rec.txt || die "$(cat rec.txt)"
+	"$W" info mr >info.txt || die "$(cat info.txt)"
+	[ "$(grep -cE '^ +[0-9]+ all-events: exited with status 0, .* in mr/ring\.' info.txt)" = 30 ] ||
+		die "$(cat info.txt)"
+}
+
 # Two servers started together, each starting its client: weft info
 # lists each process right under its parent, whatever order they began.
 t_tree_order() {
@@ -663,6 +678,7 @@ PY
 
 export W EX T WEFT_SRC
 run tree t_tree
+run many_recorders t_many_recorders
 run tree_order t_tree_order
 run posix_spawn t_posix_spawn
 run exec t_exec
