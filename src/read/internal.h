@@ -227,11 +227,11 @@ int weft__peek_slow(struct weft_reader *r, uint32_t idx);
 void weft__corrupt_packet(struct weft_reader *r, struct rstream *s,
 			  uint32_t idx);
 
-/* A 64-bit key spread over every bit (MurmurHash3's finalizer), for the
- * reader's hash tables, which take its low bits: ids of a merged run
- * differ in their top 16 bits (each ring's tag) and a multiplicative hash
- * whose middle bits were taken put a run's 110,000 threads in a dozen
- * slots. */
+/* A 64-bit key spread over every bit (MurmurHash3's finalizer), for hash
+ * tables that take its low bits: ids of a merged run differ in their top
+ * 16 bits (each ring's tag), which a multiplicative hash's middle bits
+ * never see (the model's table put a run's 110,000 threads in a dozen
+ * chains so; it takes the product's top bits now). */
 static inline uint64_t weft__mix64(uint64_t x)
 {
 	x ^= x >> 33;

@@ -15,8 +15,6 @@
 
 #include "weft/model.h"
 
-#include "internal.h"
-
 #define GROW(arr, n, cap)                                                      \
 	((n) < (cap) || grow((void **)&(arr), &(cap), sizeof *(arr), (n) + 1))
 
@@ -157,7 +155,11 @@ const char *weft_model_name(const struct weft_model *m, uint32_t name)
 
 static uint32_t hslot(const struct weft_model *m, uint64_t id)
 {
-	return (uint32_t)weft__mix64(id) & (m->hcap - 1);
+	/* Fibonacci hashing: the product's top bits, which every bit of
+	 * the id reaches (a merged run's ids differ in their top 16 bits:
+	 * each ring's tag), and which spread consecutive ids evenly */
+	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >>
+			  (64 - __builtin_ctz(m->hcap)));
 }
 
 static int hput(struct weft_model *m, uint64_t id, uint32_t v)
