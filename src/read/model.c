@@ -4,8 +4,9 @@
  *
  * One pass over the events in time order, with per-OS-thread state (what
  * runs, idle or not, open spans).  Intervals still open when the events
- * stop are added provisionally, ending at the last event, and taken back
- * before the next update, so a live model extends them.
+ * stop are added provisionally, ending at the last event (of their
+ * process, if it ended), and taken back before the next update, so a
+ * live model extends them.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -55,6 +56,8 @@ struct mstream {
 	uint32_t phase; /* its loop's phase now (a name), 0: none */
 	int64_t phase_t0;
 	uint32_t phase_thread; /* the async thread current when it began */
+	int64_t t_last;	       /* its last event */
+	int64_t fin_t1;	       /* where finalize() ended what was open */
 };
 
 struct weft_model {
@@ -262,6 +265,7 @@ static int ensure_stream(struct weft_model *m, uint32_t s, int64_t t)
 	for (uint32_t i = m->nst; i < n; i++) {
 		memset(&m->st[i], 0, sizeof m->st[i]);
 		m->st[i].cur = WEFT_NONE;
+		m->st[i].t_last = t;
 		memset(&m->pst[i], 0, sizeof m->pst[i]);
 		if (i < in->nstreams) {
 			m->pst[i].tid = in->streams[i].tid;
@@ -535,6 +539,8 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	if (t > m->t1)
 		m->t1 = t;
 	struct mstream *ms = &m->st[s];
+	if (t > ms->t_last)
+		ms->t_last = t;
 	if (ev->type == WEFT_EV_LOSS) {
 		if (!GROW(m->loss, m->nloss, m->closs))
 			return -ENOMEM;
@@ -828,7 +834,9 @@ static int copy_processes(struct weft_model *m)
 static int finalize(struct weft_model *m, int shrink)
 {
 	/* Open runs, idle periods and phases end, for now, at the last
-	 * event. */
+	 * event; those of a process that ended, at its last event (a
+	 * program that exits in a callback ran until then, not until the
+	 * others of its run stopped). */
 	m->finalized = 1;
 	if (!copy_processes(m))
 		return -ENOMEM;
@@ -836,18 +844,24 @@ static int finalize(struct weft_model *m, int shrink)
 	m->niv_final[IV_PHASE] = m->niv[IV_PHASE];
 	for (uint32_t s = 0; s < m->nst; s++) {
 		struct mstream *ms = &m->st[s];
+		uint32_t k = m->pst[s].process;
+		int64_t end = k < m->nproc && m->proc[k].end !=
+						      WEFT_PROC_RUNNING
+				      ? ms->t_last
+				      : m->t1;
+		ms->fin_t1 = end;
 		if (ms->running)
-			add_run(m, ms->cur, s, ms->run_t0, m->t1);
+			add_run(m, ms->cur, s, ms->run_t0, end);
 		if (ms->idle)
-			add_iv(m, IV_IDLE, ms->idle_t0, m->t1, s,
-			       ms->idle_reason, WEFT_NONE, 0);
+			add_iv(m, IV_IDLE, ms->idle_t0, end, s, ms->idle_reason,
+			       WEFT_NONE, 0);
 		if (ms->phase)
-			add_iv(m, IV_PHASE, ms->phase_t0, m->t1, s, ms->phase,
+			add_iv(m, IV_PHASE, ms->phase_t0, end, s, ms->phase,
 			       ms->phase_thread, 0);
-		for (uint32_t k = 0; k < ms->nspans; k++) {
-			struct weft_interval *v = &m->iv[IV_SPAN][ms->spans[k]];
-			if (v->t1 < m->t1)
-				v->t1 = m->t1;
+		for (uint32_t j = 0; j < ms->nspans; j++) {
+			struct weft_interval *v = &m->iv[IV_SPAN][ms->spans[j]];
+			if (v->t1 < end)
+				v->t1 = end;
 		}
 	}
 	if (shrink) {
@@ -919,9 +933,10 @@ long weft_model_step(struct weft_model *m, long max)
 			int provisional = 0;
 			if (r->stream < m->nst) {
 				const struct mstream *ms = &m->st[r->stream];
-				provisional =
-					ms->running && ms->cur == r->thread &&
-					ms->run_t0 == r->t0 && r->t1 == m->t1;
+				provisional = ms->running &&
+					      ms->cur == r->thread &&
+					      ms->run_t0 == r->t0 &&
+					      r->t1 == ms->fin_t1;
 			}
 			if (!provisional)
 				m->run[w++] = *r;

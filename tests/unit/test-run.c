@@ -268,6 +268,75 @@ TEST(process_threads_from_a_manifest)
 	weft_reader_close(r);
 }
 
+/* b runs its thread 5 and exits in that callback; a goes on. */
+static void ring_b_exits_running(void)
+{
+	weft_clock_set(200);
+	weft_run(5);
+	weft_clock_set(300);
+	weft_create(6, "req");
+}
+
+static void ring_a_longer(void)
+{
+	weft_clock_set(100);
+	weft_run(1);
+	weft_clock_set(500);
+	weft_run(0);
+	weft_clock_set(900);
+	weft_run(1);
+	weft_clock_set(950);
+	weft_run(0);
+}
+
+/* A process that exits in a callback: the run it was in ends at its last
+ * event, not where the run's other processes stopped (a white line to
+ * the right edge, across the groups that come after it in its lane). */
+TEST(a_run_ends_with_its_process)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600], man[600], text[2048];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.b", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pa = record(a, ring_a_longer, BASE);
+	pid_t pb = record(b, ring_b_exits_running, BASE + 50);
+	snprintf(text, sizeof text,
+		 "weft-run version=1 session=ab\n"
+		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a arg=a\n"
+		 "fork pid=%d ppid=%d tid=%d by=1 spawn=0 t=%lld\n"
+		 "proc pid=%d ppid=%d start=8 t=%lld exe=/bin/b arg=b\n"
+		 "ring pid=%d file=ring t=%lld\n"
+		 "ring pid=%d file=ring.b t=%lld\n"
+		 "exit pid=%d status=0 t=%lld\n"
+		 "exit pid=%d status=0 t=%lld\n",
+		 pa, (long long)BASE - 10, pb, pa, pa, (long long)BASE + 40, pb,
+		 pa, (long long)BASE + 45, pa, (long long)BASE, pb,
+		 (long long)BASE + 50, pb, (long long)BASE + 400, pa,
+		 (long long)BASE + 1000);
+	write_file(man, text);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t n5 = weft_model_find(m, 1ull << 48 | 5), nr, k;
+	uint32_t a1 = weft_model_find(m, 1);
+	CHECK(n5 != WEFT_NONE && a1 != WEFT_NONE);
+	const struct weft_run *run = weft_model_runs(m, &nr);
+	const uint32_t *ix = weft_model_thread_runs(m, n5, &k);
+	CHECK_EQ(k, 1);
+	CHECK_EQ(run[ix[0]].t0, 250);
+	CHECK_EQ(run[ix[0]].t1, 400); /* (b's exit: its stream's last event) */
+	/* a's, closed by a itself: as recorded */
+	ix = weft_model_thread_runs(m, a1, &k);
+	CHECK_EQ(k, 2);
+	CHECK_EQ(run[ix[1]].t0, 900);
+	CHECK_EQ(run[ix[1]].t1, 950);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 /* posix_spawn: the parent says which thread started the child (a spawn
  * line), before or after the child's own proc line; a spawn line of a
  * child that is not its own, or that a fork line already named, changes
@@ -1207,8 +1276,8 @@ TEST(old_rings_still_read)
 TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
 	  T(posix_spawned_in_either_order), T(exec_becomes),
 	  T(fork_said_by_the_parent), T(a_child_before_its_parents_line),
-	  T(many_processes_reusing_pids), T(bundle_round_trip_and_cut),
-	  T(ids_never_shared), T(one_ring_run),
+	  T(a_run_ends_with_its_process), T(many_processes_reusing_pids),
+	  T(bundle_round_trip_and_cut), T(ids_never_shared), T(one_ring_run),
 	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(messages_between_processes),
