@@ -90,8 +90,8 @@ static const char *fit(const struct weft_canvas *c, const char *s, double tw,
 }
 
 /* A text from x, cut to `room` pixels; returns the width drawn (0: none). */
-static double label_at(struct pen *p, double x, double y, double room,
-		       const char *s)
+double weft__label_at(struct pen *p, double x, double y, double room,
+		      const char *s)
 {
 	const struct weft_canvas *c = p->c;
 	if (room < 16 || !*s)
@@ -159,8 +159,8 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 			if (!k) {
 				weft_model_title(v->m, t, title, sizeof title);
 				used = x0 + 2 +
-				       label_at(p, x0 + 2, y - 4, x1 - x0 - 4,
-						title);
+				       weft__label_at(p, x0 + 2, y - 4,
+						      x1 - x0 - 4, title);
 			}
 			while (k--) { /* earliest first */
 				const struct weft_label *l = &lb[shown[k]];
@@ -171,7 +171,7 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 					lx = x0;
 				if (lx < used)
 					lx = used;
-				double w = label_at(
+				double w = weft__label_at(
 					p, lx + 2, y - 4, lend - lx - 4,
 					weft_model_string(v->m, l->text));
 				if (w > 0) {
@@ -185,7 +185,8 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 				color(p, 0.5, 0.5, 0.5, 1);
 				const char *kind =
 					weft_model_name(v->m, th[t].kind);
-				label_at(p, x0 + 2, y + 11, x1 - x0 - 4, kind);
+				weft__label_at(p, x0 + 2, y + 11, x1 - x0 - 4,
+					       kind);
 			}
 			free_x = used > x0 ? used : x0;
 		}

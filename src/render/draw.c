@@ -61,36 +61,73 @@ static void draw_grid(struct weft_view *v, struct pen *p, double step)
 	}
 }
 
-/* A run of several processes: each group's header row, a band across the
- * picture with the process's name, pid and how it ended, open (a down
- * triangle) or collapsed (a right one); squeezed, a rule. */
-static void draw_headers(struct weft_view *v, struct pen *p)
+/* A run of several processes: each group's header, a band across the
+ * time the group spans in its lane's first row, with the process's name,
+ * pid and how it ended, open (a down triangle) or collapsed (a right
+ * one), the text running on past the band as far as `room_to` (where the
+ * lane's next band starts) and cut there; squeezed, a rule. */
+static void draw_header(struct weft_view *v, struct pen *p, uint32_t k,
+			double y, double h, double room_to)
 {
 	uint32_t np;
 	const struct weft_model_process *pr = weft_model_processes(v->m, &np);
-	for (int r = 0; v->hdr_proc && r < v->nrows; r++) {
-		if (v->hdr_proc[r] < 0 || (uint32_t)v->hdr_proc[r] >= np)
-			continue;
-		const struct weft_model_process *q = &pr[v->hdr_proc[r]];
+	double x0, x1;
+	if (k >= np || !weft__header_span(v, k, &x0, &x1))
+		return;
+	if (h < FULL) {
+		color(p, 0.45, 0.5, 0.7, 1);
+		rect(p, x0, y, x1 - x0, 1);
+		return;
+	}
+	color(p, 0.8, 0.84, 0.93, 1);
+	rect(p, x0, y - 10, x1 - x0, 20);
+	double x = x0 < LEFT ? LEFT : x0;
+	if (x1 - x < 8)
+		return;
+	color(p, 0.1, 0.15, 0.4, 1);
+	if (weft_view_collapsed(v, k))
+		triangle(p, x, y - 5, x + 7, y, x, y + 5);
+	else
+		triangle(p, x, y - 4, x + 8, y - 4, x + 4, y + 3);
+	const struct weft_model_process *q = &pr[k];
+	char comm[sizeof q->comm * 3], e[64], buf[200];
+	weft_utf8_fix(comm, sizeof comm, q->comm, strlen(q->comm));
+	snprintf(buf, sizeof buf, "%s (pid %u), %s", comm, q->pid,
+		 weft_process_says(q->end, q->status, e, sizeof e));
+	weft__label_at(p, x + 12, y + 4, (room_to > x1 ? room_to : x1) - x - 16,
+		       buf);
+}
+
+static void draw_headers(struct weft_view *v, struct pen *p)
+{
+	for (uint32_t l = 0; v->hdr_lane && l < v->nlanes; l++) {
+		int r = v->ltop[l];
 		double y = round(yof(v, r)), h = row_h(v, r);
-		if (h < FULL) {
-			color(p, 0.45, 0.5, 0.7, 1);
-			rect(p, 0, y, v->w, 1);
+		if (y < TOP - 10 || y > v->h + 10)
 			continue;
+		/* the lane's groups in sight: in time order, disjoint, so
+		 * their ends are in order too */
+		uint32_t lo = v->loff[l], hi = v->loff[l + 1];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (v->pt1[v->lproc[mid]] < v->t0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		color(p, 0.8, 0.84, 0.93, 1);
-		rect(p, 0, y - 10, v->w, 20);
-		color(p, 0.1, 0.15, 0.4, 1);
-		double x = LEFT, ty = y;
-		if (weft_view_collapsed(v, (uint32_t)v->hdr_proc[r]))
-			triangle(p, x, ty - 5, x + 7, ty, x, ty + 5);
-		else
-			triangle(p, x, ty - 4, x + 8, ty - 4, x + 4, ty + 3);
-		char comm[sizeof q->comm * 3], e[64], buf[200];
-		weft_utf8_fix(comm, sizeof comm, q->comm, strlen(q->comm));
-		snprintf(buf, sizeof buf, "%s (pid %u), %s", comm, q->pid,
-			 weft_process_says(q->end, q->status, e, sizeof e));
-		text(p, x + 12, y + 4, buf);
+		double last = -1;
+		for (uint32_t j = lo; j < v->loff[l + 1]; j++) {
+			uint32_t k = v->lproc[j];
+			if (v->pt0[k] > v->t1)
+				break;
+			double x0, x1, n0 = v->w, n1;
+			if (!weft__header_span(v, k, &x0, &x1) || x1 <= last)
+				continue; /* (within a pixel of the one before) */
+			if (j + 1 < v->loff[l + 1])
+				weft__header_span(v, v->lproc[j + 1], &n0, &n1);
+			draw_header(v, p, k, y, h, n0);
+			last = x1;
+		}
 	}
 }
 

@@ -164,16 +164,210 @@ static uint32_t group_of(const struct weft_view *v, uint32_t t)
 	return p < v->nglay ? p : 0;
 }
 
+/* ---------------------------------------------------------------- lanes */
+
+/* A run of many short processes (a build, a test suite, a server's
+ * workers) would be a staircase of groups, one under the other.  Groups
+ * that do not overlap in time share rows instead: each process's group
+ * goes into the first lane that is free when it starts, as a thread goes
+ * into the first free row (weft_layout_new(), and with the same rule: a
+ * lane is free at t when what it holds ended before t by more than an
+ * eighth of its life).  A group spans its threads' lives, to the right
+ * edge while its process runs (it may start more) or one of them never
+ * ends.  Groups keep their lanes as a live trace grows (new ones go to
+ * the first lane free); all are placed anew only when one no longer fits
+ * where it is (a group that grew into the next one of its lane), or
+ * when the groups shown change (a chain alone).  Within a lane, groups
+ * come in time order and so do their threads' indexes (the order rows
+ * keep threads in): a group is not put after one holding later threads. */
+struct lanes {
+	uint32_t np, nl, cap;
+	const int64_t *t0, *t1;	 /* per process: its group's span */
+	const uint32_t *lo, *hi; /* per process: its threads' indexes */
+	int64_t *tree;		 /* the lanes' free times, min per node:
+				    leaves at [cap, 2 cap) */
+	uint32_t *hi_ix;	 /* per lane: the last index placed there */
+};
+
+/* When a lane holding group p is free. */
+static int64_t free_after(const struct lanes *L, uint32_t p)
+{
+	int64_t a = L->t0[p], b = L->t1[p];
+	return b == INT64_MAX ? INT64_MAX : b + (b - a) / 8 + 1;
+}
+
+static void lane_set(struct lanes *L, uint32_t l, int64_t t, uint32_t hi)
+{
+	uint32_t i = L->cap + l;
+	L->tree[i] = t;
+	L->hi_ix[l] = hi;
+	for (i /= 2; i; i /= 2) {
+		int64_t a = L->tree[2 * i], b = L->tree[2 * i + 1];
+		L->tree[i] = a < b ? a : b;
+	}
+}
+
+/* The first lane at or after `from` free at t, or L->nl (none). */
+static uint32_t lane_free(const struct lanes *L, uint32_t from, int64_t t)
+{
+	if (from >= L->nl)
+		return L->nl;
+	/* the leftmost leaf at or right of `from` whose time is < t: climb
+	 * while what is right of here has none, then descend */
+	uint32_t i = L->cap + from;
+	while (L->tree[i] >= t) {
+		while (i & 1) {
+			i /= 2;
+			if (i <= 1)
+				return L->nl;
+		}
+		i++; /* the right sibling */
+	}
+	while (i < L->cap)
+		i = L->tree[2 * i] < t ? 2 * i : 2 * i + 1;
+	return i - L->cap < L->nl ? i - L->cap : L->nl;
+}
+
+/* Room for lane l (every lane's state kept). */
+static int lane_room(struct lanes *L, uint32_t l)
+{
+	if (l < L->cap)
+		return 0;
+	uint32_t cap = L->cap ? L->cap : 16;
+	while (cap <= l)
+		cap *= 2;
+	int64_t *t = malloc(2 * (size_t)cap * sizeof *t);
+	uint32_t *h = realloc(L->hi_ix, (size_t)cap * sizeof *h);
+	if (h)
+		L->hi_ix = h;
+	if (!t || !h) {
+		free(t);
+		return -1;
+	}
+	for (uint32_t i = 0; i < cap; i++)
+		t[cap + i] = i < L->nl ? L->tree[L->cap + i] : INT64_MAX;
+	for (uint32_t i = cap - 1; i; i--)
+		t[i] = t[2 * i] < t[2 * i + 1] ? t[2 * i] : t[2 * i + 1];
+	free(L->tree);
+	L->tree = t;
+	L->cap = cap;
+	return 0;
+}
+
+/* Orders the placed processes by lane, then by time. */
+static const struct weft_view *sort_view;
+static int by_lane(const void *a, const void *b)
+{
+	uint32_t p = *(const uint32_t *)a, q = *(const uint32_t *)b;
+	const struct weft_view *v = sort_view;
+	if (v->plane[p] != v->plane[q])
+		return v->plane[p] < v->plane[q] ? -1 : 1;
+	if (v->pt0[p] != v->pt0[q])
+		return v->pt0[p] < v->pt0[q] ? -1 : 1;
+	return p < q ? -1 : p > q;
+}
+
+/* v->lproc/loff/nlanes from v->plane: the placed processes by lane and
+ * time.  Returns -1 (no memory), 0, or 1 when two groups of a lane no
+ * longer fit one after the other. */
+static int lane_lists(struct weft_view *v, const struct lanes *L)
+{
+	uint32_t n = 0, nl = 0;
+	for (uint32_t p = 0; p < L->np; p++)
+		if (v->plane[p] >= 0) {
+			v->lproc[n++] = p;
+			if ((uint32_t)v->plane[p] + 1 > nl)
+				nl = (uint32_t)v->plane[p] + 1;
+		}
+	sort_view = v;
+	qsort(v->lproc, n, sizeof *v->lproc, by_lane);
+	uint32_t *off = realloc(v->loff, ((size_t)nl + 1) * sizeof *off);
+	if (!off)
+		return -1;
+	v->loff = off;
+	memset(off, 0, ((size_t)nl + 1) * sizeof *off);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t p = v->lproc[k];
+		off[v->plane[p] + 1]++;
+		if (k && v->plane[v->lproc[k - 1]] == v->plane[p]) {
+			uint32_t q = v->lproc[k - 1];
+			if (free_after(L, q) > L->t0[p] || L->hi[q] >= L->lo[p])
+				return 1;
+		}
+	}
+	for (uint32_t l = 0; l < nl; l++)
+		off[l + 1] += off[l];
+	v->nlanes = nl;
+	return 0;
+}
+
+/* Each process with a group (count[p]) in a lane: those placed before
+ * keep theirs while everything still fits, the others go to the first
+ * free one. */
+static int place_lanes(struct weft_view *v, struct lanes *L,
+		       const uint32_t *count)
+{
+	uint32_t np = L->np;
+	int32_t *pl = realloc(v->plane, ((size_t)np + 1) * sizeof *pl);
+	uint32_t *lp = realloc(v->lproc, ((size_t)np + 1) * sizeof *lp);
+	if (pl)
+		v->plane = pl;
+	if (lp)
+		v->lproc = lp;
+	if (!pl || !lp)
+		return -1;
+	int anew = 0;
+	for (uint32_t p = 0; p < np; p++) {
+		if (p >= v->nplane)
+			pl[p] = -1;
+		else if (pl[p] >= 0 && !count[p])
+			anew = 1; /* (a group gone: the groups shown changed) */
+	}
+	v->nplane = np;
+	int rc = anew ? 1 : lane_lists(v, L);
+	if (rc < 0)
+		return -1;
+	if (rc) {
+		for (uint32_t p = 0; p < np; p++)
+			pl[p] = -1;
+		v->nlanes = 0;
+	}
+	/* the lanes as they are: each one's last group */
+	L->nl = 0;
+	for (uint32_t l = 0; l < v->nlanes; l++) {
+		uint32_t last = v->lproc[v->loff[l + 1] - 1];
+		if (lane_room(L, l))
+			return -1;
+		L->nl = l + 1;
+		lane_set(L, l, free_after(L, last), L->hi[last]);
+	}
+	for (uint32_t p = 0; p < np; p++) {
+		if (!count[p] || pl[p] >= 0)
+			continue;
+		uint32_t l = lane_free(L, 0, L->t0[p]);
+		while (l < L->nl && L->hi_ix[l] >= L->lo[p])
+			l = lane_free(L, l + 1, L->t0[p]);
+		if (l == L->nl) {
+			if (lane_room(L, l))
+				return -1;
+			L->nl++;
+		}
+		pl[p] = (int32_t)l;
+		lane_set(L, l, free_after(L, p), L->hi[p]);
+	}
+	return lane_lists(v, L) < 0 ? -1 : 0;
+}
+
 /* A run of several processes: each process's threads laid out apart
  * (weft_layout_new_groups(): packed and stable within the group, all the
- * groups in one pass over the threads), under a header row; a collapsed
- * process is its header alone; a process with no thread to show has no
- * group. */
+ * groups in one pass over the threads), under a header; groups in lanes
+ * (above), a lane as tall as its tallest group; a collapsed process is
+ * its header alone; a process with no thread to show has no group. */
 static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 {
 	uint32_t n, np;
 	const struct weft_thread *th = weft_model_threads(v->m, &n);
-	weft_model_processes(v->m, &np);
+	const struct weft_model_process *pr = weft_model_processes(v->m, &np);
 	if (np > v->nglay) {
 		struct weft_layout **g = realloc(v->glay, np * sizeof *g);
 		uint8_t *c = realloc(v->collapsed, np);
@@ -189,16 +383,33 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 	}
 	uint32_t *gid = malloc(((size_t)n + 1) * sizeof *gid);
 	uint32_t *count = calloc((size_t)np + 1, sizeof *count);
+	uint32_t *lo = malloc(((size_t)np + 1) * 2 * sizeof *lo);
+	int64_t *t0 = realloc(v->pt0, ((size_t)np + 1) * sizeof *t0);
+	if (t0)
+		v->pt0 = t0;
+	int64_t *t1 = realloc(v->pt1, ((size_t)np + 1) * sizeof *t1);
+	if (t1)
+		v->pt1 = t1;
 	int32_t *grow = realloc(v->grow, ((size_t)n + 1) * sizeof *grow);
 	if (grow)
 		v->grow = grow;
-	if (!gid || !count || !grow) {
+	struct lanes L = {.np = np, .t0 = t0, .t1 = t1, .lo = lo};
+	if (!gid || !count || !lo || !t0 || !t1 || !grow) {
 		free(gid);
 		free(count);
+		free(lo);
 		return -1;
 	}
+	uint32_t *hi = lo + np + 1;
+	L.hi = hi;
+	for (uint32_t p = 0; p < np; p++) {
+		t0[p] = INT64_MAX;
+		t1[p] = INT64_MIN;
+		lo[p] = UINT32_MAX;
+		hi[p] = 0;
+	}
 	/* each thread's group (OS threads have no row; a collapsed
-	 * process's threads none either) */
+	 * process's threads none either), and what each group spans */
 	for (uint32_t i = 0; i < n; i++) {
 		gid[i] = WEFT_NONE;
 		if ((!only || only[i]) && !(th[i].flags & WEFT_THREAD_ROOT)) {
@@ -206,8 +417,19 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 			count[g]++;
 			if (!v->collapsed[g])
 				gid[i] = g;
+			int64_t e = is_never(&th[i]) ? INT64_MAX : th[i].t_end;
+			if (th[i].t_create < t0[g])
+				t0[g] = th[i].t_create;
+			if (e > t1[g])
+				t1[g] = e;
+			if (i < lo[g])
+				lo[g] = i;
+			hi[g] = i;
 		}
 	}
+	for (uint32_t p = 0; p < np; p++)
+		if (pr[p].end == WEFT_PROC_RUNNING || t1[p] < t0[p])
+			t1[p] = INT64_MAX;
 	int rc;
 	if (again) {
 		for (uint32_t p = 0; p < np; p++)
@@ -218,56 +440,71 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 					       v->nthreads);
 	}
 	free(gid);
-	int rows = 0;
-	for (uint32_t p = 0; p < np && !rc; p++) {
-		if (!count[p])
-			continue;
-		rows++; /* (its header) */
-		if (v->glay[p]) {
-			struct weft_layout_info in;
-			weft_layout_info(v->glay[p], &in);
-			rows += (int)in.rows;
-		}
-	}
-	int32_t *hp = realloc(v->hdr_proc, ((size_t)rows + 1) * sizeof *hp);
-	uint8_t *top = realloc(v->rtop, (size_t)rows + 1);
-	if (hp)
-		v->hdr_proc = hp;
+	if (!rc)
+		rc = place_lanes(v, &L, count);
+	free(L.tree);
+	free(L.hi_ix);
+	free(lo);
+	free(count);
+	/* the lanes' rows: a header, then as many as its tallest group */
+	int32_t *top =
+		rc ? NULL
+		   : realloc(v->ltop, ((size_t)v->nlanes + 1) * sizeof *top);
 	if (top)
-		v->rtop = top;
-	if (rc || !hp || !top) {
-		free(count);
+		v->ltop = top;
+	if (rc || !top)
 		return -1;
+	int rows = 0;
+	for (uint32_t l = 0; l < v->nlanes; l++) {
+		int h = 0;
+		for (uint32_t k = v->loff[l]; k < v->loff[l + 1]; k++) {
+			struct weft_layout *g = v->glay[v->lproc[k]];
+			struct weft_layout_info in;
+			if (!g)
+				continue;
+			weft_layout_info(g, &in);
+			if ((int)in.rows > h)
+				h = (int)in.rows;
+		}
+		top[l] = rows;
+		rows += 1 + h;
+	}
+	int32_t *hl = realloc(v->hdr_lane, ((size_t)rows + 1) * sizeof *hl);
+	uint8_t *rt = realloc(v->rtop, (size_t)rows + 1);
+	if (hl)
+		v->hdr_lane = hl;
+	if (rt)
+		v->rtop = rt;
+	if (!hl || !rt)
+		return -1;
+	for (int r = 0; r < rows; r++) {
+		hl[r] = -1;
+		rt[r] = 0;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		grow[i] = -1;
-	/* the groups in the processes' order (parents before children) */
-	int r = 0;
-	for (uint32_t p = 0; p < np; p++) {
-		if (!count[p])
-			continue;
-		v->hdr_proc[r] = (int32_t)p;
-		v->rtop[r++] = 0;
-		if (!v->glay[p])
-			continue;
-		uint32_t nm;
-		const int32_t *lr;
-		const uint32_t *mem = weft_layout_members(v->glay[p], &lr, &nm);
-		struct weft_layout_info in;
-		weft_layout_info(v->glay[p], &in);
-		for (uint32_t k = 0; k < nm; k++)
-			if (lr[k] >= 0 && mem[k] < n)
-				grow[mem[k]] = r + lr[k];
-		for (uint32_t k = 0; k < in.rows; k++) {
-			v->hdr_proc[r + (int)k] = -1;
-			v->rtop[r + (int)k] = k < in.top;
+	for (uint32_t l = 0; l < v->nlanes; l++) {
+		hl[top[l]] = (int32_t)l;
+		for (uint32_t k = v->loff[l]; k < v->loff[l + 1]; k++) {
+			struct weft_layout *g = v->glay[v->lproc[k]];
+			if (!g)
+				continue;
+			uint32_t nm;
+			const int32_t *lr;
+			const uint32_t *mem = weft_layout_members(g, &lr, &nm);
+			struct weft_layout_info in;
+			weft_layout_info(g, &in);
+			int r0 = top[l] + 1;
+			for (uint32_t j = 0; j < nm; j++)
+				if (lr[j] >= 0 && mem[j] < n)
+					grow[mem[j]] = r0 + lr[j];
+			for (uint32_t j = 0; j < in.top; j++)
+				rt[r0 + (int)j] = 1;
 		}
-		r += (int)in.rows;
 	}
-	free(count);
 	v->row = grow;
 	v->nthreads = n;
-	v->nrows = r;
+	v->nrows = rows;
 	v->top_rows = 0;
 	return 0;
 }
@@ -293,9 +530,10 @@ static int layout(struct weft_view *v, int again)
 		rc = layout_groups(v, again, only);
 	} else {
 		free(v->rtop);
-		free(v->hdr_proc);
+		free(v->hdr_lane);
 		v->rtop = NULL;
-		v->hdr_proc = NULL;
+		v->hdr_lane = NULL;
+		v->nlanes = 0;
 		if (again || !v->lay) {
 			weft_layout_free(v->lay);
 			v->lay = NULL;

@@ -41,6 +41,7 @@
 #define GRID_H 16.0
 #define FONT 11.0
 #define FOCUS_SHARE 0.7 /* of the height, for full rows, when all do not fit */
+#define HDR_MIN 3.0	/* the narrowest a process's header band is drawn */
 #define FULL 12.0	/* rows at least this tall are drawn in full */
 #define ARROW_FADE 6000.0 /* px: arrows this long are invisible */
 #define MAX_MARKS 8192	  /* pending-at-end marks per frame */
@@ -91,15 +92,25 @@ struct weft_view {
 	int64_t *end;	    /* per thread: end as drawn (never: INT64_MAX) */
 	int nrows, top_rows;
 	/* a run of several processes: each a group of rows under a header
-	 * row, laid out apart (its own packed layout), collapsible */
+	 * row, laid out apart (its own packed layout), collapsible; groups
+	 * that do not overlap in time share rows, one after the other in a
+	 * lane (rows.c), whose first row holds their headers */
 	int grouped;
 	struct weft_layout **glay; /* per process, NULL: collapsed or none */
 	uint32_t nglay;
-	int32_t *grow;	    /* per thread: its row */
-	int32_t *hdr_proc;  /* per row: the process it heads, or -1 */
-	uint8_t *rtop;	    /* per row: long-lived (top of its group) */
+	int32_t *grow;	   /* per thread: its row */
+	int32_t *hdr_lane; /* per row: the lane whose headers it holds, or -1 */
+	uint8_t *rtop;	   /* per row: long-lived (top of a group there) */
 	uint8_t *collapsed; /* per process */
 	uint32_t ncollapsed;
+	int32_t *plane; /* per process: its lane, or -1 (no group) */
+	uint32_t nplane;
+	int64_t *pt0, *pt1;	/* per process: the time its group spans (pt1
+			       INT64_MAX: it may go on, to the right edge) */
+	uint32_t *lproc, *loff; /* the processes of lane l, in time order:
+				   lproc[loff[l] .. loff[l + 1]) */
+	int32_t *ltop;		/* per lane: its header row */
+	uint32_t nlanes;
 	struct tset all, bad, hl, chain;
 	uint64_t *occ; /* per row, OCC_BUCKETS bits over [occ_t0, +occ_span]:
 			    a thread there (squeezed rows, zoomed out) */
@@ -424,6 +435,14 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 void weft__draw_labels(struct weft_view *v, struct pen *p,
 		       const struct weft_thread *th, double right);
 void weft__draw_notes(struct weft_view *v, struct pen *p);
+/* view.c: where process p's header band is drawn across (0: not in
+ * sight) */
+int weft__header_span(const struct weft_view *v, uint32_t p, double *x0,
+		      double *x1);
+/* A text from x, its baseline at y, cut to `room` pixels (with an
+ * ellipsis); the width drawn, 0: none (no room for it). */
+double weft__label_at(struct pen *p, double x, double y, double room,
+		      const char *s);
 void weft__draw_counters(struct weft_view *v, struct pen *p, double right);
 
 /* path.c: the critical path, over the threads' lines */

@@ -105,9 +105,15 @@ void weft_view_free(struct weft_view *v)
 		weft_layout_free(v->glay[i]);
 	free(v->glay);
 	free(v->grow);
-	free(v->hdr_proc);
+	free(v->hdr_lane);
 	free(v->rtop);
 	free(v->collapsed);
+	free(v->plane);
+	free(v->pt0);
+	free(v->pt1);
+	free(v->lproc);
+	free(v->loff);
+	free(v->ltop);
 	free(v->end);
 	weft__tset_free(&v->all);
 	weft__tset_free(&v->bad);
@@ -191,22 +197,73 @@ int weft_view_rows(const struct weft_view *v)
 
 int weft_view_header_row(const struct weft_view *v, uint32_t process)
 {
-	for (int r = 0; v->hdr_proc && r < v->nrows; r++)
-		if (v->hdr_proc[r] >= 0 && (uint32_t)v->hdr_proc[r] == process)
-			return r;
-	return -1;
+	if (!v->hdr_lane || process >= v->nplane || v->plane[process] < 0 ||
+	    (uint32_t)v->plane[process] >= v->nlanes)
+		return -1;
+	return v->ltop[v->plane[process]];
 }
 
-uint32_t weft_view_header_at(struct weft_view *v, double y)
+/* Where a process's header band is drawn across, clipped to the picture
+ * (at least HDR_MIN wide); 0 when it is out of sight. */
+int weft__header_span(const struct weft_view *v, uint32_t p, double *x0,
+		      double *x1)
 {
-	if (!v->hdr_proc || !v->nrows || y < TOP)
+	double a = xof(v, v->pt0[p]);
+	double b = v->pt1[p] == INT64_MAX ? v->w : xof(v, v->pt1[p]);
+	if (a < 0)
+		a = 0;
+	if (b > v->w)
+		b = v->w;
+	if (b - a < HDR_MIN)
+		b = a + HDR_MIN;
+	*x0 = a;
+	*x1 = b;
+	return b > 0 && a < v->w;
+}
+
+double weft_view_header_x(struct weft_view *v, uint32_t process)
+{
+	if (weft_view_header_row(v, process) < 0)
+		return -1;
+	weft__geometry(v);
+	double x0, x1;
+	if (!weft__header_span(v, process, &x0, &x1))
+		return -1;
+	/* its triangle, or the middle of a band too narrow for one */
+	double x = (x0 < LEFT ? LEFT : x0) + 4;
+	return x < x1 ? x : (x0 + x1) / 2;
+}
+
+uint32_t weft_view_header_at(struct weft_view *v, double x, double y)
+{
+	if (!v->hdr_lane || !v->nrows || y < TOP)
 		return WEFT_NONE;
 	weft__geometry(v);
 	int r = row_at(v, y);
 	double h = row_h(v, r);
 	if (y < yof(v, r) - h / 2 - 1 || y > yof(v, r) + h / 2 + 1)
 		return WEFT_NONE;
-	return v->hdr_proc[r] >= 0 ? (uint32_t)v->hdr_proc[r] : WEFT_NONE;
+	int32_t l = v->hdr_lane[r];
+	if (l < 0)
+		return WEFT_NONE;
+	/* the last group of the lane that starts at or left of x (they
+	 * are in time order), if its band reaches x */
+	uint32_t lo = v->loff[l], hi = v->loff[l + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		double x0, x1;
+		weft__header_span(v, v->lproc[mid], &x0, &x1);
+		if (x0 <= x + 1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == v->loff[l])
+		return WEFT_NONE;
+	uint32_t p = v->lproc[lo - 1];
+	double x0, x1;
+	weft__header_span(v, p, &x0, &x1);
+	return x <= x1 + 1 ? p : WEFT_NONE;
 }
 
 int weft_view_collapsed(const struct weft_view *v, uint32_t process)

@@ -52,15 +52,22 @@ double weft_view_row_y(struct weft_view *v, int row, double *row_h);
 
 /*
  * A run of several processes (weft_model_processes()): each process is a
- * group of rows under a header row with its name and pid, parents before
+ * group of rows under a header with its name and pid, parents before
  * children, its threads laid out within it; a collapsed process shows its
- * header alone.  A single process has no headers.
+ * header alone.  Groups that do not overlap in time share rows, one after
+ * the other (a lane: its first row holds their headers, each a band
+ * across the time its group spans), so that a run of many short
+ * processes is as tall as the most that ran at once.  A single process
+ * has no headers.
  */
-/* The process whose header row is drawn at pixel y, or WEFT_NONE. */
-uint32_t weft_view_header_at(struct weft_view *v, double y);
+/* The process whose header is drawn at pixel (x, y), or WEFT_NONE. */
+uint32_t weft_view_header_at(struct weft_view *v, double x, double y);
 /* The row of a process's header, or -1 (no group: one process, or none
  * of its threads shown). */
 int weft_view_header_row(const struct weft_view *v, uint32_t process);
+/* A pixel x within a process's header band (where its triangle is), or
+ * -1 when it has none or it is out of sight. */
+double weft_view_header_x(struct weft_view *v, uint32_t process);
 /* Collapses (on) or expands (!on) a process's group. */
 void weft_view_collapse(struct weft_view *v, uint32_t process, int on);
 int weft_view_collapsed(const struct weft_view *v, uint32_t process);

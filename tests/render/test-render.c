@@ -1072,8 +1072,11 @@ TEST(processes_as_groups)
 	/* the headers: drawn as bands, found under the pointer */
 	double y1 = weft_view_row_y(pic.v, h1, NULL);
 	CHECK(count(&pic, 204, 214, 237, 0, (int)y1 - 8, 1280, 16) > 5000);
-	CHECK_EQ(weft_view_header_at(pic.v, y1), 1);
-	CHECK_EQ(weft_view_header_at(pic.v, weft_view_row_y(pic.v, h0 + 1, NULL)),
+	double x1 = weft_view_header_x(pic.v, 1);
+	CHECK(x1 > 0 && x1 < 1280);
+	CHECK_EQ(weft_view_header_at(pic.v, x1, y1), 1);
+	CHECK_EQ(weft_view_header_at(pic.v, x1,
+				     weft_view_row_y(pic.v, h0 + 1, NULL)),
 		 WEFT_NONE);
 	/* the client collapsed: its header alone */
 	weft_view_collapse(pic.v, 1, 1);
@@ -1126,6 +1129,146 @@ TEST(processes_as_groups)
 			(long long)rt, across);
 	CHECK(across > 150);
 	free(before);
+	unload(&pic);
+}
+
+/* Each row's threads, in creation order, never overlap in time as they
+ * are drawn (one that should have resolved and never did: to the right
+ * edge; one pending at its process's end: to where it was last seen). */
+static void rows_disjoint(struct pic *pic)
+{
+	uint32_t n;
+	const struct weft_thread *th = weft_model_threads(pic->m, &n);
+	int rows = weft_view_rows(pic->v);
+	int64_t *last = malloc(((size_t)rows + 1) * sizeof *last);
+	CHECK(last != NULL);
+	for (int r = 0; r < rows; r++)
+		last[r] = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		int r = weft_view_row(pic->v, i);
+		if (r < 0)
+			continue;
+		CHECK(r < rows);
+		if (th[i].t_create <= last[r])
+			FAIL("row %d: thread %u created at %lld, before the one "
+			     "there ended (%lld)",
+			     r, i, (long long)th[i].t_create,
+			     (long long)last[r]);
+		last[r] = th[i].end == WEFT_END_PENDING &&
+				  (th[i].flags & WEFT_THREAD_SHOULD_RESOLVE)
+			  ? INT64_MAX
+			  : th[i].t_end;
+	}
+	free(last);
+}
+
+/* A run of many short processes (a shell script running one after the
+ * other, then two at once): groups that do not overlap in time share
+ * rows (a lane: one header row, the tallest group's rows), so the run is
+ * as tall as the most that ran at once, not a staircase of all of them;
+ * each header is found where its band is drawn; a row's threads still
+ * never overlap; collapsing one group leaves every other row and header
+ * where it was. */
+TEST(short_processes_share_rows)
+{
+	const char *bin = getenv("WEFT_BIN"), *b = getenv("WEFT_BUILD");
+	char cmd[4096], ex[1024];
+	snprintf(ex, sizeof ex, "%s/examples/all-events", b ? b : ".");
+	if (access(ex, X_OK))
+		FAIL("no examples/all-events");
+	const char *p = tpath("seq");
+	const char *asan = getenv("ASAN_OPTIONS");
+	snprintf(cmd, sizeof cmd,
+		 "ASAN_OPTIONS='%s%sverify_asan_link_order=0:detect_leaks=0' "
+		 "%s record -o %s -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 "
+		 "12; do %s; sleep 0.01; done; %s & %s & wait' >/dev/null 2>&1",
+		 asan ? asan : "", asan && *asan ? ":" : "", bin, p, ex, ex, ex);
+	if (system(cmd))
+		FAIL("cannot run %s", cmd);
+	struct pic pic;
+	load(&pic, p, 4000, 800);
+	uint32_t np, n;
+	weft_model_processes(pic.m, &np);
+	weft_model_threads(pic.m, &n);
+	int rows = weft_view_rows(pic.v), groups = 0, lanes = 0;
+	int *hr = malloc(np * sizeof *hr);
+	CHECK(hr != NULL);
+	for (uint32_t k = 0; k < np; k++) {
+		hr[k] = weft_view_header_row(pic.v, k);
+		if (hr[k] < 0)
+			continue;
+		groups++;
+		int first = 1;
+		for (uint32_t j = 0; j < k; j++)
+			first &= hr[j] != hr[k];
+		lanes += first;
+	}
+	if (getenv("WEFT_TEST_VERBOSE"))
+		fprintf(stderr, "# %u processes, %d groups in %d lanes, %d rows\n",
+			np, groups, lanes, rows);
+	CHECK(groups >= 14);
+	/* the twelve one after the other share a lane or two (a group
+	 * needs a gap after the one before of an eighth of its life), the
+	 * last two are side by side */
+	CHECK(lanes >= 2 && lanes <= 5);
+	CHECK(rows < groups * 3);
+	rows_disjoint(&pic);
+	/* each header where its band is: found there, its colour there */
+	for (uint32_t k = 0; k < np; k++) {
+		if (hr[k] < 0)
+			continue;
+		double x = weft_view_header_x(pic.v, k);
+		double y = weft_view_row_y(pic.v, hr[k], NULL);
+		if (x < 0 || weft_view_header_at(pic.v, x, y) != k)
+			FAIL("process %u: header at %.0f %.0f finds %u", k, x, y,
+			     weft_view_header_at(pic.v, x, y));
+		CHECK(count(&pic, 204, 214, 237, (int)x - 3, (int)y - 9, 2, 2) ==
+		      4);
+	}
+	/* a lane's threads are those of its groups (under its header row,
+	 * above the next lane's) */
+	const struct weft_thread *th = weft_model_threads(pic.m, &n);
+	for (uint32_t i = 0; i < n; i++) {
+		int r = weft_view_row(pic.v, i);
+		uint32_t k = weft_model_thread_process(pic.m, i);
+		if (r < 0 || (th[i].flags & WEFT_THREAD_ROOT) || k >= np)
+			continue;
+		int below = rows;
+		for (uint32_t j = 0; j < np; j++)
+			if (hr[j] > hr[k] && hr[j] < below)
+				below = hr[j];
+		if (r <= hr[k] || r >= below)
+			FAIL("thread %u of process %u: row %d, its lane %d..%d",
+			     i, k, r, hr[k], below);
+	}
+	/* one of a shared lane collapsed: its rows gone, the rest kept */
+	uint32_t c = WEFT_NONE;
+	for (uint32_t k = 0; k < np && c == WEFT_NONE; k++)
+		for (uint32_t j = k + 1; j < np && hr[k] >= 0; j++)
+			if (hr[j] == hr[k])
+				c = j;
+	CHECK(c != WEFT_NONE);
+	int32_t *before = malloc(n * sizeof *before);
+	CHECK(before != NULL);
+	for (uint32_t i = 0; i < n; i++)
+		before[i] = weft_view_row(pic.v, i);
+	weft_view_collapse(pic.v, c, 1);
+	for (uint32_t k = 0; k < np; k++)
+		CHECK_EQ(weft_view_header_row(pic.v, k), hr[k]);
+	for (uint32_t i = 0; i < n; i++) {
+		int want = weft_model_thread_process(pic.m, i) == c ? -1
+								   : before[i];
+		if (weft_view_row(pic.v, i) != want)
+			FAIL("collapsed %u: thread %u at row %d, want %d", c, i,
+			     weft_view_row(pic.v, i), want);
+	}
+	draw(&pic, 4000, 800);
+	double x = weft_view_header_x(pic.v, c);
+	CHECK_EQ(weft_view_header_at(pic.v, x,
+				     weft_view_row_y(pic.v, hr[c], NULL)),
+		 c);
+	free(before);
+	free(hr);
 	unload(&pic);
 }
 
@@ -1687,5 +1830,5 @@ TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_d
 	  T(counter_values_at_pointer_names_on_top),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
-	  T(libuv_at_load), T(processes_as_groups), T(critical_path),
+	  T(libuv_at_load), T(processes_as_groups), T(short_processes_share_rows), T(critical_path),
 	  T(pair_side_by_side))

@@ -56,7 +56,7 @@
  * ("canvas: W H") and where the controls are ("button counters at X Y W
  * H", "entry K at X Y W H: TITLE" for the inspector's first entries that
  * name a thread, "check NAME at ..." when the counters menu opens,
- * "header PID at Y" for a run's processes).
+ * "header PID at X Y" for a run's processes: a point of its band).
  *
  * Two runs to compare (--compare GOOD BAD, which `weft view` passes when
  * its rule says so): one picture of both (src/render/pair.h), GOOD above
@@ -315,7 +315,7 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 		return TRUE;
 	}
 	char title[256];
-	uint32_t proc = weft_view_header_at(a->v, e->y);
+	uint32_t proc = weft_view_header_at(a->v, e->x, e->y);
 	if (e->type == GDK_BUTTON_PRESS && proc != WEFT_NONE) {
 		/* a process's header: its group collapses or opens */
 		int on = !weft_view_collapsed(a->v, proc);
@@ -378,7 +378,7 @@ static gboolean on_release(GtkWidget *w, GdkEventButton *e, gpointer data)
 		return TRUE;
 	}
 	if (!click || e->button != 1 ||
-	    weft_view_header_at(a->v, a->press_y) != WEFT_NONE)
+	    weft_view_header_at(a->v, a->press_x, a->press_y) != WEFT_NONE)
 		return TRUE;
 	char title[256];
 	uint32_t t = weft_view_pick(a->v, a->press_x, a->press_y);
@@ -939,9 +939,11 @@ static gboolean on_mapped(gpointer data)
 	for (uint32_t k = 0; a->echo && k < np; k++) {
 		double y = weft_view_row_y(a->v, weft_view_header_row(a->v, k),
 					   NULL);
+		double x = weft_view_header_x(a->v, k);
 		int wx, wy;
-		if (y >= 0 && gtk_widget_translate_coordinates(
-				      a->area, a->win, 40, (int)y, &wx, &wy))
+		if (y >= 0 && x >= 0 &&
+		    gtk_widget_translate_coordinates(a->area, a->win, (int)x,
+						     (int)y, &wx, &wy))
 			echo(a, "header %u at %d %d", pr[k].pid, wx, wy);
 	}
 	return FALSE;

@@ -686,7 +686,7 @@ EXPORT(w_click) const char *w_click(double x, double y)
 	if (!view)
 		return "null";
 	y = at_y(y);
-	uint32_t proc = weft_view_header_at(view, y);
+	uint32_t proc = weft_view_header_at(view, x, y);
 	if (proc != WEFT_NONE) {
 		/* a process's header: its group collapses or opens */
 		int on = !weft_view_collapsed(view, proc);
@@ -1049,8 +1049,9 @@ EXPORT(w_pointer) int w_pointer(double x, double y)
 	       changed;
 }
 
-/* A run's process headers as the picture has them: "PID Y C" each
- * (C: 1 collapsed), space-separated, one per line. */
+/* A run's process headers as the picture has them: "PID Y C X" each
+ * (C: 1 collapsed; X: a point of its band, -1 out of sight),
+ * space-separated, one per line. */
 EXPORT(w_headers) const char *w_headers(void)
 {
 	char *p = about, *end = about + sizeof about - 64;
@@ -1070,9 +1071,10 @@ EXPORT(w_headers) const char *w_headers(void)
 				v, weft_view_header_row(v, k), NULL);
 			if (y >= 0)
 				p += snprintf(p, (size_t)(end - p),
-					      "%u %.0f %d\n", procs[k].pid,
+					      "%u %.0f %d %.0f\n", procs[k].pid,
 					      y + top,
-					      weft_view_collapsed(v, k));
+					      weft_view_collapsed(v, k),
+					      weft_view_header_x(v, k));
 		}
 	}
 	return about;
