@@ -74,6 +74,7 @@ static void draw_header(struct weft_view *v, struct pen *p, uint32_t k,
 	double x0, x1;
 	if (k >= np || !weft__header_span(v, k, &x0, &x1))
 		return;
+	v->hdr_tw[k] = 0;
 	if (h < FULL) {
 		color(p, 0.45, 0.5, 0.7, 1);
 		rect(p, x0, y, x1 - x0, 1);
@@ -94,8 +95,9 @@ static void draw_header(struct weft_view *v, struct pen *p, uint32_t k,
 	weft_utf8_fix(comm, sizeof comm, q->comm, strlen(q->comm));
 	snprintf(buf, sizeof buf, "%s (pid %u), %s", comm, q->pid,
 		 weft_process_says(q->end, q->status, e, sizeof e));
-	weft__label_at(p, x + 12, y + 4, (room_to > x1 ? room_to : x1) - x - 16,
-		       buf);
+	double tw = weft__label_at(p, x + 12, y + 4,
+				   (room_to > x1 ? room_to : x1) - x - 16, buf);
+	v->hdr_tw[k] = (float)tw; /* (where a click finds it) */
 }
 
 static void draw_headers(struct weft_view *v, struct pen *p)

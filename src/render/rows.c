@@ -310,12 +310,17 @@ static int place_lanes(struct weft_view *v, struct lanes *L,
 	uint32_t np = L->np;
 	int32_t *pl = realloc(v->plane, ((size_t)np + 1) * sizeof *pl);
 	uint32_t *lp = realloc(v->lproc, ((size_t)np + 1) * sizeof *lp);
+	float *tw = realloc(v->hdr_tw, ((size_t)np + 1) * sizeof *tw);
 	if (pl)
 		v->plane = pl;
 	if (lp)
 		v->lproc = lp;
-	if (!pl || !lp)
+	if (tw)
+		v->hdr_tw = tw;
+	if (!pl || !lp || !tw)
 		return -1;
+	for (uint32_t p = v->nplane; p < np; p++)
+		tw[p] = 0;
 	int anew = 0;
 	for (uint32_t p = 0; p < np; p++) {
 		if (p >= v->nplane)

@@ -110,6 +110,8 @@ struct weft_view {
 	uint32_t *lproc, *loff; /* the processes of lane l, in time order:
 				   lproc[loff[l] .. loff[l + 1]) */
 	int32_t *ltop;		/* per lane: its header row */
+	float *hdr_tw;		/* per process: its header's text width, as
+				   last drawn (0: not yet) */
 	uint32_t nlanes;
 	struct tset all, bad, hl, chain;
 	uint64_t *occ; /* per row, OCC_BUCKETS bits over [occ_t0, +occ_span]:

@@ -114,6 +114,7 @@ void weft_view_free(struct weft_view *v)
 	free(v->lproc);
 	free(v->loff);
 	free(v->ltop);
+	free(v->hdr_tw);
 	free(v->end);
 	weft__tset_free(&v->all);
 	weft__tset_free(&v->bad);
@@ -247,7 +248,8 @@ uint32_t weft_view_header_at(struct weft_view *v, double x, double y)
 	if (l < 0)
 		return WEFT_NONE;
 	/* the last group of the lane that starts at or left of x (they
-	 * are in time order), if its band reaches x */
+	 * are in time order), if its band reaches x, or its text as last
+	 * drawn (on past the band, up to the next one's) */
 	uint32_t lo = v->loff[l], hi = v->loff[l + 1];
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -261,9 +263,14 @@ uint32_t weft_view_header_at(struct weft_view *v, double x, double y)
 	if (lo == v->loff[l])
 		return WEFT_NONE;
 	uint32_t p = v->lproc[lo - 1];
-	double x0, x1;
+	double x0, x1, n0 = v->w, n1;
 	weft__header_span(v, p, &x0, &x1);
-	return x <= x1 + 1 ? p : WEFT_NONE;
+	if (lo < v->loff[l + 1])
+		weft__header_span(v, v->lproc[lo], &n0, &n1);
+	double text = (x0 < LEFT ? LEFT : x0) + 12 + v->hdr_tw[p];
+	if (text > n0 - 2)
+		text = n0 - 2;
+	return x <= x1 + 1 || x <= text ? p : WEFT_NONE;
 }
 
 int weft_view_collapsed(const struct weft_view *v, uint32_t process)

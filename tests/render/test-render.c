@@ -1225,6 +1225,35 @@ TEST(short_processes_share_rows)
 		CHECK(count(&pic, 204, 214, 237, (int)x - 3, (int)y - 9, 2, 2) ==
 		      4);
 	}
+	/* a header's text runs on past its band (a short process's name):
+	 * a click on it, past the band's end (its colour in the picture),
+	 * finds the process; in the empty row after the text, none */
+	int texts = 0;
+	for (uint32_t k = 0; k < np; k++)
+		for (uint32_t j = k + 1; j < np && hr[k] >= 0; j++) {
+			double xk = weft_view_header_x(pic.v, k);
+			double xj = weft_view_header_x(pic.v, j);
+			double y = weft_view_row_y(pic.v, hr[k], NULL);
+			if (hr[j] != hr[k] || xj < xk + 300)
+				continue;
+			int later = 0; /* (j the next one in the lane) */
+			for (uint32_t q = 0; q < np; q++) {
+				double xq = weft_view_header_x(pic.v, q);
+				later |= hr[q] == hr[k] && xq > xk && xq < xj;
+			}
+			int xe = (int)xk;
+			while (xe < (int)xj &&
+			       count(&pic, 204, 214, 237, xe, (int)y - 9, 1, 1))
+				xe++;
+			if (later || xe + 10 > xk + 150)
+				continue; /* (a band wider than its text) */
+			CHECK_EQ(weft_view_header_at(pic.v, xe + 10, y), k);
+			if (xj > xk + 420)
+				CHECK_EQ(weft_view_header_at(pic.v, xj - 7, y),
+					 WEFT_NONE);
+			texts++;
+		}
+	CHECK(texts >= 3);
 	/* a lane's threads are those of its groups (under its header row,
 	 * above the next lane's) */
 	const struct weft_thread *th = weft_model_threads(pic.m, &n);
