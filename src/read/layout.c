@@ -41,6 +41,8 @@
 
 #include "weft/model.h"
 
+#include "common/mintree.h"
+
 struct weft_layout {
 	const struct weft_model *m;
 	uint32_t nth; /* threads considered so far */
@@ -115,12 +117,7 @@ static int64_t free_at(const struct weft_thread *t)
 
 static void tree_set(struct weft_layout *l, uint32_t r, int64_t v)
 {
-	uint32_t i = l->cap + r;
-	l->tree[i] = v;
-	for (i /= 2; i; i /= 2) {
-		int64_t a = l->tree[2 * i], b = l->tree[2 * i + 1];
-		l->tree[i] = a < b ? a : b;
-	}
+	weft__mintree_set(l->tree, l->cap, r, v);
 }
 
 /* Room for row r (the tree doubles, rows keep their times). */
@@ -128,80 +125,27 @@ static int tree_room(struct weft_layout *l, uint32_t r)
 {
 	if (r < l->cap)
 		return 0;
-	uint32_t cap = l->cap ? l->cap : 64;
-	while (cap <= r)
-		cap *= 2;
-	int64_t *t = malloc(2 * (size_t)cap * sizeof *t);
+	uint32_t cap = weft__mintree_cap(l->cap, r, 64);
 	uint32_t *last = realloc(l->last, (size_t)cap * sizeof *last);
-	if (!t || !last) {
-		free(t);
-		if (last)
-			l->last = last;
+	if (!last)
 		return -ENOMEM;
-	}
 	l->last = last;
-	for (uint32_t i = 0; i < cap; i++)
-		t[cap + i] = i < l->nrows ? l->tree[l->cap + i] : FOREVER;
-	for (uint32_t i = cap; i-- > 1;)
-		t[i] = t[2 * i] < t[2 * i + 1] ? t[2 * i] : t[2 * i + 1];
-	free(l->tree);
-	l->tree = t;
-	l->cap = cap;
-	return 0;
+	return weft__mintree_room(&l->tree, &l->cap, r, l->nrows, 64) ? -ENOMEM
+								      : 0;
 }
 
 /* First row in [lo, hi) free before t, or UINT32_MAX. */
 static uint32_t first_free(const struct weft_layout *l, uint32_t lo,
 			   uint32_t hi, int64_t t)
 {
-	if (lo >= hi)
-		return UINT32_MAX;
-	/* climb from the leaf lo, then descend into the first subtree
-	 * right of it that holds a free row */
-	uint32_t i = l->cap + lo;
-	if (l->tree[i] < t)
-		return lo;
-	for (;;) {
-		/* right siblings only, as we climb */
-		while (i & 1) {
-			i /= 2;
-			if (i <= 1)
-				return UINT32_MAX;
-		}
-		i++; /* the right sibling */
-		if (l->tree[i] < t)
-			break;
-	}
-	while (i < l->cap)
-		i = l->tree[2 * i] < t ? 2 * i : 2 * i + 1;
-	uint32_t r = i - l->cap;
-	return r < hi ? r : UINT32_MAX;
+	return weft__mintree_first(l->tree, l->cap, lo, hi, t);
 }
 
 /* Last row in [lo, hi) free before t, or UINT32_MAX. */
 static uint32_t last_free(const struct weft_layout *l, uint32_t lo, uint32_t hi,
 			  int64_t t)
 {
-	if (lo >= hi)
-		return UINT32_MAX;
-	uint32_t i = l->cap + hi - 1;
-	if (l->tree[i] < t)
-		return hi - 1;
-	for (;;) {
-		/* left siblings only */
-		while (!(i & 1)) {
-			i /= 2;
-			if (i <= 1)
-				return UINT32_MAX;
-		}
-		i--;
-		if (l->tree[i] < t)
-			break;
-	}
-	while (i < l->cap)
-		i = l->tree[2 * i + 1] < t ? 2 * i + 1 : 2 * i;
-	uint32_t r = i - l->cap;
-	return r >= lo ? r : UINT32_MAX;
+	return weft__mintree_last(l->tree, l->cap, lo, hi, t);
 }
 
 /* ------------------------------------------------------------- placing */

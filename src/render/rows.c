@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mintree.h"
 #include "view-internal.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -198,34 +199,15 @@ static int64_t free_after(const struct lanes *L, uint32_t p)
 
 static void lane_set(struct lanes *L, uint32_t l, int64_t t, uint32_t hi)
 {
-	uint32_t i = L->cap + l;
-	L->tree[i] = t;
+	weft__mintree_set(L->tree, L->cap, l, t);
 	L->hi_ix[l] = hi;
-	for (i /= 2; i; i /= 2) {
-		int64_t a = L->tree[2 * i], b = L->tree[2 * i + 1];
-		L->tree[i] = a < b ? a : b;
-	}
 }
 
 /* The first lane at or after `from` free at t, or L->nl (none). */
 static uint32_t lane_free(const struct lanes *L, uint32_t from, int64_t t)
 {
-	if (from >= L->nl)
-		return L->nl;
-	/* the leftmost leaf at or right of `from` whose time is < t: climb
-	 * while what is right of here has none, then descend */
-	uint32_t i = L->cap + from;
-	while (L->tree[i] >= t) {
-		while (i & 1) {
-			i /= 2;
-			if (i <= 1)
-				return L->nl;
-		}
-		i++; /* the right sibling */
-	}
-	while (i < L->cap)
-		i = L->tree[2 * i] < t ? 2 * i : 2 * i + 1;
-	return i - L->cap < L->nl ? i - L->cap : L->nl;
+	uint32_t l = weft__mintree_first(L->tree, L->cap, from, L->nl, t);
+	return l == UINT32_MAX ? L->nl : l;
 }
 
 /* Room for lane l (every lane's state kept). */
@@ -233,25 +215,12 @@ static int lane_room(struct lanes *L, uint32_t l)
 {
 	if (l < L->cap)
 		return 0;
-	uint32_t cap = L->cap ? L->cap : 16;
-	while (cap <= l)
-		cap *= 2;
-	int64_t *t = malloc(2 * (size_t)cap * sizeof *t);
+	uint32_t cap = weft__mintree_cap(L->cap, l, 16);
 	uint32_t *h = realloc(L->hi_ix, (size_t)cap * sizeof *h);
-	if (h)
-		L->hi_ix = h;
-	if (!t || !h) {
-		free(t);
+	if (!h)
 		return -1;
-	}
-	for (uint32_t i = 0; i < cap; i++)
-		t[cap + i] = i < L->nl ? L->tree[L->cap + i] : INT64_MAX;
-	for (uint32_t i = cap - 1; i; i--)
-		t[i] = t[2 * i] < t[2 * i + 1] ? t[2 * i] : t[2 * i + 1];
-	free(L->tree);
-	L->tree = t;
-	L->cap = cap;
-	return 0;
+	L->hi_ix = h;
+	return weft__mintree_room(&L->tree, &L->cap, l, L->nl, 16);
 }
 
 /* Orders the placed processes by lane, then by time. */

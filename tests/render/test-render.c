@@ -918,26 +918,35 @@ TEST(server_zoomed_in)
 	unload(&pic);
 }
 
+/* `weft record -o OUT ARGS` (ARGS: the options and command, shell
+ * words), quiet; a failure fails the test.  (Under ASan, the preloaded
+ * shim comes before the runtime, as in tests/uv.) */
+static void record_run(const char *out, const char *args)
+{
+	const char *asan = getenv("ASAN_OPTIONS");
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+		 "ASAN_OPTIONS='%s%sverify_asan_link_order=0:detect_leaks=0' "
+		 "%s record -o %s %s >/dev/null 2>&1",
+		 asan ? asan : "", asan && *asan ? ":" : "",
+		 getenv("WEFT_BIN"), out, args);
+	if (system(cmd))
+		FAIL("cannot run %s", cmd);
+}
+
 /* A real libuv program at load (bench/uv-bench: a loopback echo, 80,000
  * requests in 0.3 s) recorded with `weft record`: zoomed in to 200 us,
  * its reads and writes are drawn on full rows, not a staircase. */
 TEST(libuv_at_load)
 {
-	const char *bin = getenv("WEFT_BIN"), *b = getenv("WEFT_BUILD");
-	char cmd[2048], uv[1024];
+	const char *b = getenv("WEFT_BUILD");
+	char args[2048], uv[1024];
 	snprintf(uv, sizeof uv, "%s/bench/uv-bench", b ? b : ".");
 	if (access(uv, X_OK))
 		SKIP("no bench/uv-bench (built without libuv)");
 	const char *p = tpath("uvb.weft");
-	/* (under ASan, the preloaded shim comes before the runtime, as in
-	 * tests/uv) */
-	const char *asan = getenv("ASAN_OPTIONS");
-	snprintf(cmd, sizeof cmd,
-		 "ASAN_OPTIONS='%s%sverify_asan_link_order=0:detect_leaks=0' "
-		 "%s record -o %s --size 64M -- %s 0.3 >/dev/null 2>&1",
-		 asan ? asan : "", asan && *asan ? ":" : "", bin, p, uv);
-	if (system(cmd))
-		FAIL("cannot run %s", cmd);
+	snprintf(args, sizeof args, "--size 64M -- %s 0.3", uv);
+	record_run(p, args);
 	struct pic pic;
 	load(&pic, p, 1280, 800);
 	int64_t t0, t1;
@@ -1029,19 +1038,14 @@ TEST(labels_over_time)
  * the same rows. */
 TEST(processes_as_groups)
 {
-	const char *bin = getenv("WEFT_BIN"), *b = getenv("WEFT_BUILD");
-	char cmd[2048], ex[1024];
+	const char *b = getenv("WEFT_BUILD");
+	char args[2048], ex[1024];
 	snprintf(ex, sizeof ex, "%s/examples/uv-echo-split", b ? b : ".");
 	if (access(ex, X_OK))
 		SKIP("no examples/uv-echo-split (built without libuv)");
 	const char *p = tpath("sp");
-	const char *asan = getenv("ASAN_OPTIONS");
-	snprintf(cmd, sizeof cmd,
-		 "ASAN_OPTIONS='%s%sverify_asan_link_order=0:detect_leaks=0' "
-		 "%s record -o %s -- %s >/dev/null 2>&1",
-		 asan ? asan : "", asan && *asan ? ":" : "", bin, p, ex);
-	if (system(cmd))
-		FAIL("cannot run %s", cmd);
+	snprintf(args, sizeof args, "-- %s", ex);
+	record_run(p, args);
 	struct pic pic;
 	load(&pic, p, 1280, 800);
 	uint32_t np, n;
@@ -1171,20 +1175,17 @@ static void rows_disjoint(struct pic *pic)
  * where it was. */
 TEST(short_processes_share_rows)
 {
-	const char *bin = getenv("WEFT_BIN"), *b = getenv("WEFT_BUILD");
-	char cmd[4096], ex[1024];
+	const char *b = getenv("WEFT_BUILD");
+	char args[4096], ex[1024];
 	snprintf(ex, sizeof ex, "%s/examples/all-events", b ? b : ".");
 	if (access(ex, X_OK))
 		FAIL("no examples/all-events");
 	const char *p = tpath("seq");
-	const char *asan = getenv("ASAN_OPTIONS");
-	snprintf(cmd, sizeof cmd,
-		 "ASAN_OPTIONS='%s%sverify_asan_link_order=0:detect_leaks=0' "
-		 "%s record -o %s -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 "
-		 "12; do %s; sleep 0.01; done; %s & %s & wait' >/dev/null 2>&1",
-		 asan ? asan : "", asan && *asan ? ":" : "", bin, p, ex, ex, ex);
-	if (system(cmd))
-		FAIL("cannot run %s", cmd);
+	snprintf(args, sizeof args,
+		 "-- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do %s; "
+		 "sleep 0.01; done; %s & %s & wait'",
+		 ex, ex, ex);
+	record_run(p, args);
 	struct pic pic;
 	load(&pic, p, 4000, 800);
 	uint32_t np, n;

@@ -158,21 +158,28 @@ TEST(merged_in_time_order)
 	weft_reader_close(r);
 }
 
-/* A run directory `dir` (made) with a's ring (ring_a, at BASE) and, with
- * `b`, b's (ring_b, at BASE + 50, named ring.b); the manifest's path. */
+/* A run directory `dir` (made) with a's ring (what `fa` records, at
+ * BASE) and, with `fb`, b's (at BASE + 50, named ring.b); the manifest's
+ * path.  two_rings(): ring_a's, and with `b` ring_b's. */
 struct two_rings {
 	char a[700], b[700], man[700];
 	pid_t pa, pb;
 };
 
-static void two_rings(struct two_rings *w, const char *dir, int b)
+static void rings_of(struct two_rings *w, const char *dir, void (*fa)(void),
+		     void (*fb)(void))
 {
 	CHECK(mkdir(dir, 0700) == 0);
 	snprintf(w->a, sizeof w->a, "%s/ring", dir);
 	snprintf(w->b, sizeof w->b, "%s/ring.b", dir);
 	snprintf(w->man, sizeof w->man, "%s/manifest", dir);
-	w->pa = record(w->a, ring_a, BASE);
-	w->pb = b ? record(w->b, ring_b, BASE + 50) : 0;
+	w->pa = record(w->a, fa, BASE);
+	w->pb = fb ? record(w->b, fb, BASE + 50) : 0;
+}
+
+static void two_rings(struct two_rings *w, const char *dir, int b)
+{
+	rings_of(w, dir, ring_a, b ? ring_b : NULL);
 }
 
 TEST(process_threads_from_a_manifest)
@@ -295,13 +302,10 @@ static void ring_a_longer(void)
 TEST(a_run_ends_with_its_process)
 {
 	const char *dir = tpath("run");
-	CHECK(mkdir(dir, 0700) == 0);
-	char a[600], b[600], man[600], text[2048];
-	snprintf(a, sizeof a, "%s/ring", dir);
-	snprintf(b, sizeof b, "%s/ring.b", dir);
-	snprintf(man, sizeof man, "%s/manifest", dir);
-	pid_t pa = record(a, ring_a_longer, BASE);
-	pid_t pb = record(b, ring_b_exits_running, BASE + 50);
+	struct two_rings w;
+	rings_of(&w, dir, ring_a_longer, ring_b_exits_running);
+	pid_t pa = w.pa, pb = w.pb;
+	char text[2048];
 	snprintf(text, sizeof text,
 		 "weft-run version=1 session=ab\n"
 		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a arg=a\n"
@@ -315,7 +319,7 @@ TEST(a_run_ends_with_its_process)
 		 pa, (long long)BASE + 45, pa, (long long)BASE, pb,
 		 (long long)BASE + 50, pb, (long long)BASE + 400, pa,
 		 (long long)BASE + 1000);
-	write_file(man, text);
+	write_file(w.man, text);
 	struct weft_reader *r;
 	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
 	struct weft_model *m;
