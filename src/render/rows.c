@@ -223,17 +223,21 @@ static int lane_room(struct lanes *L, uint32_t l)
 	return weft__mintree_room(&L->tree, &L->cap, l, L->nl, 16);
 }
 
-/* Orders the placed processes by lane, then by time. */
-static const struct weft_view *sort_view;
+/* A placed process, by lane, then by time (then index). */
+struct placed {
+	int32_t lane;
+	uint32_t p;
+	int64_t t0;
+};
+
 static int by_lane(const void *a, const void *b)
 {
-	uint32_t p = *(const uint32_t *)a, q = *(const uint32_t *)b;
-	const struct weft_view *v = sort_view;
-	if (v->plane[p] != v->plane[q])
-		return v->plane[p] < v->plane[q] ? -1 : 1;
-	if (v->pt0[p] != v->pt0[q])
-		return v->pt0[p] < v->pt0[q] ? -1 : 1;
-	return p < q ? -1 : p > q;
+	const struct placed *x = a, *y = b;
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	if (x->t0 != y->t0)
+		return x->t0 < y->t0 ? -1 : 1;
+	return x->p < y->p ? -1 : x->p > y->p;
 }
 
 /* v->lproc/loff/nlanes from v->plane: the placed processes by lane and
@@ -242,14 +246,19 @@ static int by_lane(const void *a, const void *b)
 static int lane_lists(struct weft_view *v, const struct lanes *L)
 {
 	uint32_t n = 0, nl = 0;
+	struct placed *pp = malloc(((size_t)L->np + 1) * sizeof *pp);
+	if (!pp)
+		return -1;
 	for (uint32_t p = 0; p < L->np; p++)
 		if (v->plane[p] >= 0) {
-			v->lproc[n++] = p;
+			pp[n++] = (struct placed){v->plane[p], p, v->pt0[p]};
 			if ((uint32_t)v->plane[p] + 1 > nl)
 				nl = (uint32_t)v->plane[p] + 1;
 		}
-	sort_view = v;
-	qsort(v->lproc, n, sizeof *v->lproc, by_lane);
+	qsort(pp, n, sizeof *pp, by_lane);
+	for (uint32_t k = 0; k < n; k++)
+		v->lproc[k] = pp[k].p;
+	free(pp);
 	uint32_t *off = realloc(v->loff, ((size_t)nl + 1) * sizeof *off);
 	if (!off)
 		return -1;
