@@ -11,7 +11,7 @@
 # the median of the pairs' ratios (this VM drifts between runs).
 set -u
 B=$(cd "${1:-build}" && pwd)
-REPS=${SPAWN_REPS:-11}
+REPS=${SPAWN_REPS:-21}
 command -v ctest >/dev/null || { echo "# record.spawn_overhead: no ctest (cmake)"; exit 0; }
 T=$(mktemp -d /tmp/weft-spawn.XXXXXX)
 trap 'rm -rf "$T"' EXIT
