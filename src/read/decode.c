@@ -182,6 +182,36 @@ static void packet_gone(struct rstream *s, const struct rpacket *p)
 	s->expect_seq = p->seq + 1;
 }
 
+/* Queues the reading of the stream's packet after the one being opened
+ * into its second buffer (prefetch.c), for a file nothing writes. */
+static void read_ahead(struct weft_reader *r, struct rstream *s)
+{
+	size_t ps = r->rh.h.packet_size;
+	if (r->live || r->src.mem || s->next_pk >= s->npk || s->no_ahead ||
+	    (r->flags & WEFT_READ_ONE_THREAD))
+		return;
+	if (!s->job) {
+		if (!r->pf && (r->pf = weft__pf_new()))
+			r->pf_own = 1;
+		s->job = r->pf ? calloc(1, sizeof *s->job) : NULL;
+		s->copy2 = s->job ? weft__pf_buffer(ps) : NULL;
+		if (!s->copy2) {
+			/* (none: no thread, out of memory, over the budget) */
+			free(s->job);
+			s->job = NULL;
+			s->no_ahead = 1;
+			return;
+		}
+	}
+	const struct rpacket *p = &s->pk[s->next_pk];
+	s->job->src = r->src;
+	s->job->off = r->rh.packets_off + (uint64_t)p->slot * ps;
+	s->job->len = ps;
+	s->job->dst = s->copy2;
+	s->job_pk = s->next_pk;
+	weft__pf_submit(r->pf, s->job);
+}
+
 /* Opens the stream's next packet.  Returns 1, or 0 if it has none left. */
 static int open_next_packet(struct weft_reader *r, struct rstream *s)
 {
@@ -197,8 +227,20 @@ static int open_next_packet(struct weft_reader *r, struct rstream *s)
 			content = weft__ld64(pk + WEFT_PK_CONTENT) / 8;
 		} else {
 			uint64_t gen;
-			long c = weft__packet_copy(&r->src, &r->rh, p->slot,
-						   s->copy, &gen, r->live);
+			long c;
+			uint32_t k = s->next_pk - 1; /* (p's) */
+			if (s->job && weft__pf_collect(r->pf, s->job) &&
+			    s->job_pk == k) {
+				/* read ahead: the buffers change places */
+				uint8_t *t = s->copy;
+				s->copy = s->copy2;
+				s->copy2 = t;
+				c = weft__packet_checked(&r->rh, s->copy,
+							 s->job->err, &gen);
+			} else
+				c = weft__packet_copy(&r->src, &r->rh, p->slot,
+						      s->copy, &gen, r->live);
+			read_ahead(r, s);
 			if (c == PK_GONE) {
 				weft__lost_packet(r, p->stream, off);
 				packet_gone(s, p);

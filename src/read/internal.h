@@ -69,6 +69,29 @@ struct rhdr {
 int weft__hdr_check(const uint8_t *base, uint64_t len, struct rhdr *out,
 		    struct weft_diag *diag);
 
+/* prefetch.c: the next packet of a stream read on a second thread. */
+struct weft__pf;
+struct weft__pf_job {
+	int state; /* (atomic) idle, queued, being read, read */
+	struct rsrc src;
+	uint64_t off;
+	size_t len;
+	uint8_t *dst;
+	int err; /* weft__src_read()'s */
+	struct weft__pf_job *next;
+};
+struct weft__pf *weft__pf_new(void);
+void weft__pf_free(struct weft__pf *pf);
+/* Queues j (1), or 0: nothing reads ahead here (the caller reads the
+ * packet itself). */
+int weft__pf_submit(struct weft__pf *pf, struct weft__pf_job *j);
+/* 1 once j is read (j->err says how), or 0: the caller reads it (it was
+ * not begun, or none was queued).  j is idle again either way. */
+int weft__pf_collect(struct weft__pf *pf, struct weft__pf_job *j);
+/* A second buffer of n bytes, within the process's budget, or NULL. */
+uint8_t *weft__pf_buffer(size_t n);
+void weft__pf_buffer_free(uint8_t *b, size_t n);
+
 /* What weft__packet_copy() returns besides a content size. */
 #define PK_TORN (-1)     /* rewritten during the copy */
 #define PK_GONE (-2)     /* cannot be read: the file shrank, or I/O error */
@@ -83,6 +106,10 @@ int weft__hdr_check(const uint8_t *base, uint64_t len, struct rhdr *out,
  */
 long weft__packet_copy(const struct rsrc *src, const struct rhdr *rh,
 		       uint32_t slot, uint8_t *dst, uint64_t *gen, int live);
+/* weft__packet_copy() of a file nothing writes, once its read into dst
+ * returned err (weft__src_read's). */
+long weft__packet_checked(const struct rhdr *rh, const uint8_t *dst, int err,
+			  uint64_t *gen);
 
 /* Walks the events of one packet copy: returns the end (bytes) of the
  * last event that decodes, and its timestamp in *last_ts. */
@@ -106,6 +133,10 @@ struct rstream {
 	uint64_t expect_seq;  /* next packet_seq_num expected */
 	uint64_t last_discarded;
 	uint8_t *copy;        /* packet copy (files) */
+	uint8_t *copy2;       /* the next one, read ahead (prefetch.c) */
+	struct weft__pf_job *job; /* its reading, and which packet */
+	uint32_t job_pk;
+	int no_ahead; /* none can be read ahead (no thread, no memory) */
 	int prev_open; /* the packet before was open when copied */
 	int pending;      /* 1 an event at pos, 2 a loss (see peek) */
 	uint64_t next_ts; /* its time */
@@ -133,6 +164,8 @@ struct weft_reader {
 	uint8_t boot[16];
 	int64_t timens;	  /* its time namespace's CLOCK_MONOTONIC offset */
 	struct rsrc src;
+	struct weft__pf *pf; /* reads packets ahead; shared in a merge */
+	int pf_own;	     /* closed with this reader */
 	uint8_t *owned;       /* standard input, read */
 	const uint8_t *hdr;   /* the header region (header_size bytes) */
 	uint8_t *hdrcopy;     /* files: its copy, refreshed while live */

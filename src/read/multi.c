@@ -858,6 +858,7 @@ void weft__multi_free(struct rmulti *M)
 		free(M->sub[k].smap);
 		free(M->sub[k].nmap);
 	}
+	weft__pf_free(M->pf); /* (after the rings: none reads ahead now) */
 	free(M->sub);
 	free(M->by_path);
 	free(M->by_uuid);
@@ -997,6 +998,14 @@ static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
 	s->main = 0;
 	if (!(s->path = strdup(path)))
 		return -ENOMEM;
+	/* one worker reads ahead for every ring (none yet: a ring's packets
+	 * are read from the first event on) */
+	if (!M->pf)
+		M->pf = weft__pf_new();
+	if (!r->pf && M->pf) {
+		r->pf = M->pf;
+		r->pf_own = 0;
+	}
 	M->nsub++;
 	index_sub(M, M->nsub - 1);
 	return 0;
@@ -1749,9 +1758,11 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 				 "anything");
 	if (!err && plain && M->nsub == 1 && !M->nruns && !M->nowned &&
 	    !M->ndups) {
-		/* one ring as it always was */
+		/* one ring as it always was (its reading ahead its own) */
 		*out = M->sub[0].r;
 		M->sub[0].r = NULL;
+		(*out)->pf_own = (*out)->pf != NULL;
+		M->pf = NULL;
 		weft__multi_free(M);
 		return 0;
 	}

@@ -57,21 +57,10 @@ long weft__packet_copy(const struct rsrc *src, const struct rhdr *rh,
 	uint64_t off = rh->packets_off + (uint64_t)slot * ps;
 	uint64_t gen, ts_end, content, trailer;
 	*genp = 0;
-	if (!live) {
+	if (!live)
 		/* Nothing writes it: one read, then the same checks. */
-		if (weft__src_read(src, off, dst, ps))
-			return PK_GONE;
-		gen = weft__ld64(dst + WEFT_PK_GEN);
-		*genp = gen;
-		if (!gen)
-			return 0;
-		if (weft__ld64(dst + ps - WEFT_PK_TRAILER) != gen)
-			return PK_TORN; /* the writer died while opening it */
-		content = weft__ld64(dst + WEFT_PK_CONTENT) / 8;
-		if (content < WEFT_PK_EVENTS || content > ps - WEFT_PK_TRAILER)
-			return (long)content; /* let validation report it */
-		return (long)content;
-	}
+		return weft__packet_checked(
+			rh, dst, weft__src_read(src, off, dst, ps), genp);
 	/* The protocol of src/common/format.h: gen, then timestamp_end and
 	 * content_size (one read, in that order: a packet seen closed has its
 	 * final content), then the bytes, then (after an acquire fence) the
@@ -108,6 +97,23 @@ long weft__packet_copy(const struct rsrc *src, const struct rhdr *rh,
 	memset(dst + content, 0, ps - WEFT_PK_TRAILER - content);
 	memcpy(dst + WEFT_PK_CONTENT, &(uint64_t){content * 8}, 8);
 	return (long)content;
+}
+
+long weft__packet_checked(const struct rhdr *rh, const uint8_t *dst, int err,
+			  uint64_t *genp)
+{
+	uint32_t ps = rh->h.packet_size;
+	*genp = 0;
+	if (err)
+		return PK_GONE;
+	uint64_t gen = weft__ld64(dst + WEFT_PK_GEN);
+	*genp = gen;
+	if (!gen)
+		return 0;
+	if (weft__ld64(dst + ps - WEFT_PK_TRAILER) != gen)
+		return PK_TORN; /* the writer died while opening it */
+	/* (a content out of range: validation reports it) */
+	return (long)(weft__ld64(dst + WEFT_PK_CONTENT) / 8);
 }
 
 void weft__lost_packet(struct weft_reader *r, uint32_t stream, uint64_t off)

@@ -32,8 +32,15 @@
 static void free_streams(struct weft_reader *r)
 {
 	for (uint32_t i = 0; i < r->nst; i++) {
-		free(r->st[i].pk);
-		free(r->st[i].copy);
+		struct rstream *s = &r->st[i];
+		if (s->job) {
+			/* (a packet being read ahead is waited for) */
+			weft__pf_collect(r->pf, s->job);
+			free(s->job);
+		}
+		weft__pf_buffer_free(s->copy2, r->rh.h.packet_size);
+		free(s->pk);
+		free(s->copy);
 	}
 	free(r->st);
 	r->st = NULL;
@@ -46,6 +53,8 @@ void weft_reader_close(struct weft_reader *r)
 		return;
 	weft__multi_free(r->multi);
 	free_streams(r);
+	if (r->pf_own)
+		weft__pf_free(r->pf);
 	free(r->heap);
 	free(r->textbuf);
 	free(r->sinfo);

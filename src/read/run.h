@@ -194,6 +194,7 @@ struct idmap {
 };
 
 struct rmulti {
+	struct weft__pf *pf; /* the rings' reading ahead, shared */
 	struct msub *sub;
 	uint32_t nsub, csub;
 	/* sub index + 1 by a hash of its path, and of its ring's uuid

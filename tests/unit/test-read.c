@@ -3,9 +3,11 @@
  * test-read.c - the reader against careless and hostile use: a file
  * truncated or replaced while it is read, input that never ends, bytes
  * that are not UTF-8; the UTF-8 routine against Python's decoder; a
- * consistent copy of a ring.
+ * consistent copy of a ring; packets read ahead on a second thread give
+ * the events of one thread, in a forked child too.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/wait.h>
 
@@ -484,6 +486,201 @@ TEST(live_ring_truncated)
 	waitpid(pid, NULL, 0);
 }
 
-TEST_MAIN(T(truncated_while_read), T(live_ring_truncated), T(replaced_while_read), T(endless_input),
+/* Three OS threads, each its own stream of many packets. */
+static void *three_thread(void *arg)
+{
+	uint64_t base = (uint64_t)(uintptr_t)arg;
+	for (uint64_t i = 0; i < 40000; i++) {
+		weft_create(base + i, "request");
+		if (i % 7 == 0)
+			weft_label(base + i, "a label of some length");
+		weft_counter_add("bytes", (int64_t)i);
+		weft_resolve(base + i);
+	}
+	return NULL;
+}
+
+static const char *make_three(const char *name)
+{
+	const char *p = tpath(name);
+	CHECK_OK(weft_start(p, 32 << 20, WEFT_DISCARD));
+	pthread_t t[3];
+	for (uintptr_t k = 0; k < 3; k++)
+		CHECK(!pthread_create(&t[k], NULL, three_thread,
+				      (void *)((k + 1) * 1000000)));
+	for (int k = 0; k < 3; k++)
+		CHECK(!pthread_join(t[k], NULL));
+	CHECK_OK(weft_stop());
+	return p;
+}
+
+/* One event's every field, its text by content. */
+static int same_event(const struct weft_event *a, const struct weft_event *b)
+{
+	return a->ts == b->ts && a->ns == b->ns && a->stream == b->stream &&
+	       a->type == b->type && a->flags == b->flags &&
+	       a->actor == b->actor && a->id == b->id && a->id2 == b->id2 &&
+	       a->name == b->name && a->name2 == b->name2 &&
+	       a->value == b->value && a->value2 == b->value2 &&
+	       a->value3 == b->value3 && a->offset == b->offset &&
+	       a->text_len == b->text_len && !a->text == !b->text &&
+	       (!a->text || !memcmp(a->text, b->text, a->text_len));
+}
+
+/* Reads p with and without reading ahead, side by side: the same events,
+ * losses and problems.  Returns the events. */
+static uint64_t same_both_ways(const char *p)
+{
+	struct weft_reader *a, *b;
+	CHECK_OK(weft_reader_open(&a, p, 0, NULL));
+	CHECK_OK(weft_reader_open(&b, p, WEFT_READ_ONE_THREAD, NULL));
+	struct weft_event ea, eb;
+	uint64_t n = 0;
+	int ra, rb;
+	do {
+		ra = weft_reader_next(a, &ea);
+		rb = weft_reader_next(b, &eb);
+		CHECK_EQ(ra, rb);
+		if (!ra && !same_event(&ea, &eb))
+			FAIL("%s: event %llu differs read ahead", p,
+			     (unsigned long long)n);
+		n += !ra;
+	} while (!ra);
+	CHECK_EQ(ra, WEFT_EEOF);
+	const struct weft_trace_info *ia = weft_reader_info(a),
+				     *ib = weft_reader_info(b);
+	CHECK(!memcmp(&ia->losses, &ib->losses, sizeof ia->losses));
+	CHECK(!memcmp(ia->counts, ib->counts, sizeof ia->counts));
+	unsigned na, nb;
+	const struct weft_problem *pa = weft_reader_problems(a, &na),
+				  *pb = weft_reader_problems(b, &nb);
+	CHECK_EQ(na, nb);
+	for (unsigned i = 0; i < na && i < nb; i++)
+		CHECK(pa[i].offset == pb[i].offset &&
+		      !strcmp(pa[i].what, pb[i].what));
+	weft_reader_close(a);
+	weft_reader_close(b);
+	return n;
+}
+
+/* Copies file a to b, its bytes from `from` on changed by flip(). */
+static void copy_changed(const char *a, const char *b, uint64_t from,
+			 uint64_t every)
+{
+	int in = open(a, O_RDONLY), out = open(b, O_WRONLY | O_CREAT | O_TRUNC,
+					       0600);
+	CHECK(in >= 0 && out >= 0);
+	static uint8_t buf[1 << 16];
+	uint64_t at = 0;
+	ssize_t k;
+	while ((k = read(in, buf, sizeof buf)) > 0) {
+		for (ssize_t i = 0; i < k; i++)
+			if (at + (uint64_t)i >= from &&
+			    (at + (uint64_t)i) % every == 0)
+				buf[i] ^= 0x5a;
+		CHECK(write(out, buf, (size_t)k) == k);
+		at += (uint64_t)k;
+	}
+	close(in);
+	close(out);
+}
+
+/* Packets read ahead on a second thread: the same events as read on one,
+ * field by field, on a ring of one stream, of three, on copies with
+ * damaged packets and cut short, and on a run of two rings merged. */
+TEST(read_ahead_same_events)
+{
+	const char *one = make_trace("ra1.weft", 150000, 32 << 20);
+	const char *three = make_three("ra3.weft");
+	CHECK_U64(same_both_ways(one), 450000);
+	uint64_t n3 = same_both_ways(three);
+	CHECK(n3 > 300000);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, three, 0, NULL));
+	CHECK(weft_reader_info(r)->nstreams >= 3);
+	uint64_t hs = weft_reader_info(r)->file_size -
+		      (uint64_t)weft_reader_info(r)->npackets *
+			      weft_reader_info(r)->packet_size;
+	uint64_t fs = weft_reader_info(r)->file_size;
+	uint64_t ps = weft_reader_info(r)->packet_size;
+	weft_reader_close(r);
+	/* bytes flipped in the packets: corrupt ones reported alike */
+	const char *bad = tpath("ra-bad.weft");
+	copy_changed(three, bad, hs, 40009);
+	uint64_t nb = same_both_ways(bad);
+	CHECK(nb > 0 && nb < n3);
+	/* cut short after the reader opened it */
+	const char *cut = tpath("ra-cut.weft");
+	copy_changed(three, cut, fs, 1);
+	struct weft_reader *a, *b;
+	CHECK_OK(weft_reader_open(&a, cut, 0, NULL));
+	CHECK_OK(weft_reader_open(&b, cut, WEFT_READ_ONE_THREAD, NULL));
+	CHECK(truncate(cut, (off_t)(hs + 5 * ps)) == 0);
+	uint64_t na = drain(a), nb2 = drain(b);
+	CHECK_U64(na, nb2);
+	CHECK(na < n3);
+	CHECK(has_problem(a, "the file shrank while being read"));
+	CHECK_U64(weft_reader_info(a)->losses.packets_torn,
+		  weft_reader_info(b)->losses.packets_torn);
+	weft_reader_close(a);
+	weft_reader_close(b);
+	/* two rings merged: one worker reads ahead for both */
+	const char *two[] = {one, three};
+	CHECK_OK(weft_reader_open_many(&a, two, 2, 0, NULL, NULL));
+	CHECK_OK(weft_reader_open_many(&b, two, 2, WEFT_READ_ONE_THREAD, NULL,
+				       NULL));
+	struct weft_event ea, eb;
+	int ra, rb;
+	uint64_t n = 0;
+	while ((ra = weft_reader_next(a, &ea)) == 0) {
+		rb = weft_reader_next(b, &eb);
+		CHECK_EQ(rb, 0);
+		if (!same_event(&ea, &eb))
+			FAIL("merged: event %llu differs", (unsigned long long)n);
+		n++;
+	}
+	CHECK_EQ(ra, WEFT_EEOF);
+	CHECK_EQ(weft_reader_next(b, &eb), WEFT_EEOF);
+	CHECK(n >= 450000 + n3); /* (and the processes' own events) */
+	weft_reader_close(a);
+	weft_reader_close(b);
+	/* closed halfway, a packet being read ahead */
+	CHECK_OK(weft_reader_open(&a, three, 0, NULL));
+	for (int i = 0; i < 5000; i++)
+		CHECK_OK(weft_reader_next(a, &ea));
+	weft_reader_close(a);
+}
+
+/* A reader forked halfway (its worker reading ahead in the parent): the
+ * child reads the rest on its own thread, the same events, and does not
+ * hang on the parent's worker. */
+TEST(read_ahead_forked)
+{
+	const char *p = make_three("raf.weft");
+	uint64_t all = same_both_ways(p);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_event ev;
+	for (uint64_t i = 0; i < all / 3; i++)
+		CHECK_OK(weft_reader_next(r, &ev));
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(30);
+		uint64_t n = all / 3;
+		int rc;
+		while ((rc = weft_reader_next(r, &ev)) == 0)
+			n++;
+		weft_reader_close(r);
+		_exit(rc == WEFT_EEOF && n == all ? 0 : 1);
+	}
+	CHECK(pid > 0);
+	CHECK_U64(all / 3 + drain(r), all);
+	weft_reader_close(r);
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked), T(truncated_while_read), T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy), T(unused_slots_unread),
 	  T(stats_in_the_library))
