@@ -49,4 +49,5 @@ G=$WEFT_BUILD/bench/server-gen
 # a ring too small for the run: discarded at the end
 "$G" -n 300000 -s 3 --size 3000000 -o server-cut.weft >/dev/null 2>&1 && traces+=(server-cut.weft)
 echo "# ${#traces[@]} traces"
-exec python3 "$WEFT_SRC/tests/cli/why_check.py" "$W" "${traces[@]}"
+# (not exec: the trap above removes the traces once it is done)
+python3 "$WEFT_SRC/tests/cli/why_check.py" "$W" "${traces[@]}"
