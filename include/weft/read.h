@@ -162,12 +162,14 @@ enum weft_reader_flags {
 	 * ring that loops faster than it is polled, packets overwritten
 	 * before the reader saw them are reported as losses. */
 	WEFT_READ_FOLLOW = 1 << 0,
-	/* Read on the caller's thread only.  By default, while a stream's
-	 * packet is decoded, its next packet of a file is copied in on a
-	 * second thread (one for a reader and the rings merged with it,
-	 * started at the first packet read ahead, joined by
+	/* Read on the caller's thread only.  By default, a caller that goes
+	 * through a file's events quickly (a packet in under 50 µs) has
+	 * each stream's next packet copied in on a second thread while the
+	 * current one is decoded (one for a reader and the rings merged
+	 * with it, started at the first packet read ahead, joined by
 	 * weft_reader_close; not with one CPU, for a live ring, or for
-	 * input in memory).  The events are the same either way. */
+	 * input in memory; WEFT_READ_AHEAD=never in the environment: never,
+	 * =always: at any pace).  The events are the same either way. */
 	WEFT_READ_ONE_THREAD = 1 << 1,
 };
 

@@ -82,8 +82,8 @@ struct weft__pf_job {
 };
 struct weft__pf *weft__pf_new(void);
 void weft__pf_free(struct weft__pf *pf);
-/* Queues j (1), or 0: nothing reads ahead here (the caller reads the
- * packet itself). */
+/* Queues j (1), or 0: nothing reads ahead here, or not for a reader at
+ * this pace (the caller reads the packet itself). */
 int weft__pf_submit(struct weft__pf *pf, struct weft__pf_job *j);
 /* 1 once j is read (j->err says how), or 0: the caller reads it (it was
  * not begun, or none was queued).  j is idle again either way. */
@@ -133,10 +133,6 @@ struct rstream {
 	uint64_t expect_seq;  /* next packet_seq_num expected */
 	uint64_t last_discarded;
 	uint8_t *copy;        /* packet copy (files) */
-	uint8_t *copy2;       /* the next one, read ahead (prefetch.c) */
-	struct weft__pf_job *job; /* its reading, and which packet */
-	uint32_t job_pk;
-	int no_ahead; /* none can be read ahead (no thread, no memory) */
 	int prev_open; /* the packet before was open when copied */
 	int pending;      /* 1 an event at pos, 2 a loss (see peek) */
 	uint64_t next_ts; /* its time */
@@ -145,6 +141,11 @@ struct rstream {
 	/* a loss found, to be returned before the next event */
 	int loss, loss_partial;
 	uint64_t loss_packets, loss_events, loss_ts;
+	/* (last: the fields above are the ones read for every event) */
+	uint8_t *copy2;	/* the next packet, read ahead (prefetch.c) */
+	struct weft__pf_job *job; /* its reading, and which packet */
+	uint32_t job_pk;
+	int no_ahead; /* none can be read ahead (no thread, no memory) */
 };
 
 struct namebuf {

@@ -12,13 +12,17 @@
  *
  * Waking a sleeping thread costs about what the copy saves (an IPI, on a
  * virtual machine an exit to the host): the worker, its queue empty,
- * watches it for twice the usual time between jobs before it sleeps, if
- * that is under SPIN_NS / 2.  A reader that goes through packets quickly
- * (a loop over the events: a packet of the default size in 40 µs) keeps
- * its worker awake; one that does more with each event (a model built as
- * it reads) lets it sleep between jobs, and a wake-up is small against
- * the time between.  With one CPU nothing is read ahead (a spinning
- * worker would take the reader's CPU).
+ * watches it for twice the usual time between packets before it sleeps.
+ * So only a reader that goes through its packets quickly reads ahead:
+ * under SPIN_NS / 2 between them (a loop over the events, a packet of the
+ * default size in 40 µs), as measured over its first packets, read by
+ * itself.  One that does more with each event (a model built as it reads,
+ * text printed, several rings merged) has the copy small against the
+ * rest, and a wake-up a packet would cost it more than it saves: it goes
+ * on reading on its own thread.  With one CPU nothing is read ahead (a
+ * spinning worker would take the reader's CPU).  WEFT_READ_AHEAD=always
+ * reads ahead whatever the pace (the tests' way to the worker's paths on
+ * slow builds), =never never.
  *
  * The reader never waits for a job the worker has not begun: it takes it
  * back and reads the packet itself.  In a child forked while a worker
@@ -51,8 +55,10 @@ struct weft__pf {
 	int started, failed;
 	int quit;	    /* (atomic) */
 	unsigned long jobs; /* (atomic) jobs queued so far */
-	int64_t last, gap;  /* the last job's time, the usual time between
-			       (a moving average) */
+	int64_t last, gap;  /* the last packet's time, the usual time
+			       between (a moving average) */
+	unsigned seen;	    /* packets asked for */
+	int always;	    /* WEFT_READ_AHEAD=always */
 	pid_t pid;	    /* the process whose worker this is */
 };
 
@@ -63,13 +69,18 @@ static size_t pf_bytes;
 
 struct weft__pf *weft__pf_new(void)
 {
+	const char *how = getenv("WEFT_READ_AHEAD");
+	int always = how && !strcmp(how, "always");
+	if (how && !strcmp(how, "never"))
+		return NULL;
 	cpu_set_t cpus;
-	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+	if (!always && sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
 	    CPU_COUNT(&cpus) < 2)
 		return NULL;
 	struct weft__pf *pf = calloc(1, sizeof *pf);
 	if (!pf)
 		return NULL;
+	pf->always = always;
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->work, NULL);
 	pthread_cond_init(&pf->done, NULL);
@@ -85,8 +96,8 @@ static int64_t now_ns(void)
 }
 
 /* Watches for a job queued after the `seen`th, or for the end, for
- * twice the usual time between jobs, if that is under SPIN_NS (the lock
- * not held). */
+ * twice the usual time between packets, if that is under SPIN_NS / 2 (the
+ * lock not held). */
 static void spin(struct weft__pf *pf, unsigned long seen, int64_t gap)
 {
 	if (gap >= SPIN_NS / 2)
@@ -158,10 +169,14 @@ int weft__pf_submit(struct weft__pf *pf, struct weft__pf_job *j)
 		return 0;
 	pthread_mutex_lock(&pf->mu);
 	int64_t t = now_ns();
-	if (pf->last)
+	if (pf->seen++ == 1)
+		pf->gap = t - pf->last;
+	else if (pf->seen > 1)
 		pf->gap = (7 * pf->gap + (t - pf->last)) / 8;
 	pf->last = t;
-	int ok = pf->started || (!pf->failed && start(pf));
+	/* (the pace known from a few packets read by the caller first) */
+	int ok = pf->always || (pf->seen > 3 && pf->gap < SPIN_NS / 2);
+	ok = ok && (pf->started || (!pf->failed && start(pf)));
 	if (ok) {
 		__atomic_store_n(&j->state, PF_QUEUED, __ATOMIC_RELAXED);
 		j->next = NULL;

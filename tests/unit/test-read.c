@@ -6,6 +6,7 @@
  * consistent copy of a ring; packets read ahead on a second thread give
  * the events of one thread, in a forked child too.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -585,11 +586,27 @@ static void copy_changed(const char *a, const char *b, uint64_t from,
 	close(out);
 }
 
-/* Packets read ahead on a second thread: the same events as read on one,
- * field by field, on a ring of one stream, of three, on copies with
- * damaged packets and cut short, and on a run of two rings merged. */
+/* The OS threads of this process. */
+static int threads_now(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/task");
+	CHECK(d != NULL);
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Packets read ahead on a second thread (WEFT_READ_AHEAD=always: at any
+ * pace, so that slow builds go through the worker too): the same events
+ * as read on one, field by field, on a ring of one stream, of three, on
+ * copies with damaged packets and cut short, and on a run of two rings
+ * merged. */
 TEST(read_ahead_same_events)
 {
+	setenv("WEFT_READ_AHEAD", "always", 1);
 	const char *one = make_trace("ra1.weft", 150000, 32 << 20);
 	const char *three = make_three("ra3.weft");
 	CHECK_U64(same_both_ways(one), 450000);
@@ -656,6 +673,7 @@ TEST(read_ahead_same_events)
  * hang on the parent's worker. */
 TEST(read_ahead_forked)
 {
+	setenv("WEFT_READ_AHEAD", "always", 1);
 	const char *p = make_three("raf.weft");
 	uint64_t all = same_both_ways(p);
 	struct weft_reader *r;
@@ -681,6 +699,39 @@ TEST(read_ahead_forked)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
-TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked), T(truncated_while_read), T(live_ring_truncated), T(replaced_while_read), T(endless_input),
+/* A worker only for a reader that goes through its packets quickly: one
+ * that takes its time over each (a model built, text printed) reads them
+ * itself, and no thread is started; WEFT_READ_AHEAD=always starts one
+ * (joined at close), =never none. */
+TEST(read_ahead_by_pace)
+{
+	const char *p = make_trace("pace.weft", 40000, 8 << 20);
+	int base = threads_now();
+	struct weft_reader *r;
+	struct weft_event ev;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	uint64_t n = 0;
+	while (weft_reader_next(r, &ev) == 0)
+		if (++n % 500 == 0)
+			usleep(200); /* > 50 µs a packet */
+	CHECK_EQ(threads_now(), base);
+	weft_reader_close(r);
+	setenv("WEFT_READ_AHEAD", "always", 1);
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	for (int i = 0; i < 20000; i++)
+		CHECK_OK(weft_reader_next(r, &ev));
+	/* (a sanitizer may start a thread of its own at the first) */
+	int with = threads_now();
+	CHECK(with > base);
+	weft_reader_close(r);
+	CHECK_EQ(threads_now(), with - 1);
+	setenv("WEFT_READ_AHEAD", "never", 1);
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	CHECK_U64(drain(r), n);
+	CHECK_EQ(threads_now(), with - 1);
+	weft_reader_close(r);
+}
+
+TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked), T(read_ahead_by_pace), T(truncated_while_read), T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy), T(unused_slots_unread),
 	  T(stats_in_the_library))
