@@ -52,6 +52,13 @@ pkgs=(
 	wasi-libc
 	libclang-rt-14-dev-wasm32
 	chromium
+	# keeping a trace (weft record --keep, weft keep): chunks compressed
+	# with zstd; weft query: SQL over a trace through SQLite's virtual
+	# tables (the sqlite3 shell for the tests' comparisons)
+	libzstd-dev
+	zstd
+	libsqlite3-dev
+	sqlite3
 	# bench peers
 	liblttng-ust-dev
 	lttng-tools
