@@ -63,7 +63,9 @@ int weft__cov_full(int *r, int c0, int c1, int *next)
 	return *next > c1;
 }
 
-/* Scratch sized for the surface. */
+/* Scratch sized for the surface.  A pixel row has covw cells: the
+ * columns col() gives (0 to covw - 2) and a last one never taken, where
+ * every chain of cov_find() ends inside its row. */
 int weft__scratch(struct weft_view *v)
 {
 	/* at most 4096 x 4096 cells: 64 MiB, however big the picture */

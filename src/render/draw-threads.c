@@ -397,7 +397,9 @@ static void squeezed_from_bitmaps(struct walk *k)
 {
 	struct weft_view *v = k->v;
 	uint64_t acc[OCC_WORDS];
-	int iy_acc = -1, ncol = v->covw < 16384 ? v->covw : 16384;
+	/* the columns col() gives, 0 to covw - 2: the row's last column is
+	 * the sentinel that ends its "next free column" chains (coverage.c) */
+	int iy_acc = -1, ncol = v->covw - 1 < 16384 ? v->covw - 1 : 16384;
 	static struct bucket_cols bc;
 	bucket_cols(v, ncol, &bc);
 	for (int r = 0; r <= v->nrows; r++) {

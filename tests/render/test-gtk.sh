@@ -9,7 +9,8 @@
 # the counters menu hides a counter, a click on a process's header (a run
 # of two) collapses its rows, the inspector lists every entry and a click
 # on one goes to its thread (the canvas keeping its width), P draws the
-# selected thread's critical path; smooth scroll
+# selected thread's critical path; a resized window zooms a big trace
+# notch by notch; smooth scroll
 # deltas and touch (drag, pinch), which XTest cannot make, replayed
 # through the viewer's handlers (WEFT_VIEW_EVENTS); two runs to compare
 # in one window, a click selecting a thread and its partner.
@@ -437,6 +438,35 @@ assert abs(at(a2, s2, 500) - at(a3, s3, 500)) < 1e-4 * s2 + 25, ('pinch: not aro
 	res $? "two runs: L lines them up at the selected thread" "$(grep '^align' ui5.log)"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
+	# A window resized, then zoomed notch by notch on a server-shaped
+	# trace whose squeezed rows are drawn from their bitmaps (it crashed
+	# after a notch or two once resized to 1280x800)
+	if [ -s srv.weft ]; then
+		WEFT_VIEW_ECHO=1 "$W" view srv.weft 2>ui7.log &
+		vp=$!
+		"$XD" wait "srv.weft - weft" 30
+		logged ui7.log "^canvas: "
+		"$XD" resize "srv.weft - weft" 1280 800
+		logged ui7.log "^canvas: " 2
+		"$XD" move 640 400
+		z=0
+		for _ in $(seq 25); do
+			"$XD" button 4 1
+			sleep 0.15
+			kill -0 $vp 2>/dev/null || break
+			z=$((z + 1))
+		done
+		logged ui7.log "^range: " 5
+		sleep 0.5
+		kill -0 $vp 2>/dev/null
+		alive=$?
+		nc=$(grep -c "^canvas: " ui7.log) nr=$(grep -c "^range: " ui7.log)
+		[ $alive = 0 ] && [ $z = 25 ] && [ "$nc" -ge 2 ] && [ "$nr" -ge 5 ]
+		res $? "a resized window zoomed notch by notch on a big trace keeps drawing" \
+			"alive $alive after $z notches, canvases $nc, ranges $nr: $(tail -3 ui7.log)"
+		kill $vp 2>/dev/null
+		wait $vp 2>/dev/null
+	fi
 	exit 0
 fi
 # GTK and fontconfig keep memory until exit by design: under the
@@ -458,6 +488,7 @@ shot() { # out trace [env...]
 WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null
 WEFT_FILE=good.weft "$EX/arp" good >/dev/null
 WEFT_FILE=all.weft "$EX/all-events" >/dev/null
+"$WEFT_BUILD/bench/server-gen" -n 300000 -c 100 -o srv.weft >/dev/null
 # a thread with 35 arrows, 11 labels and a long note (the inspector)
 cat >ins.c <<'EOF'
 #include <weft/weft.h>

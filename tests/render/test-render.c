@@ -13,6 +13,7 @@
 #include "../unit/util.h"
 #include "cairo-canvas.h"
 #include "pair.h"
+#include "view-internal.h" /* (the coverage rows: zoom_at_changing_sizes) */
 #include "view.h"
 #include "weft/model.h"
 #include "weft/weft.h"
@@ -1855,10 +1856,59 @@ TEST(pair_side_by_side)
 	}
 }
 
+/* The renderer at the sizes a window goes through, zoomed notch by notch
+ * around the pointer, as a user of `weft view` does after resizing it: a
+ * pass's coverage of pixel columns (coverage.c) never reaches its rows'
+ * last column, the sentinel that ends a row's "next free column" chain
+ * (taking it let the chain run into the next row, and past the last
+ * one: the GTK viewer crashed zooming a 10 M-event trace at 1280x800). */
+TEST(zoom_at_changing_sizes)
+{
+	const char *b = getenv("WEFT_BUILD");
+	char cmd[1024];
+	const char *p = tpath("server.weft");
+	snprintf(cmd, sizeof cmd,
+		 "%s/bench/server-gen -n 300000 -c 100 -o %s >/dev/null",
+		 b ? b : ".", p);
+	if (system(cmd))
+		FAIL("cannot run %s", cmd);
+	static const int sizes[][2] = {{950, 762}, {1280, 800}, {801, 601},
+				       {1400, 900}, {640, 480}, {1, 1},
+				       {3, 2000}};
+	struct pic pic;
+	load(&pic, p, 1000, 700);
+	int frames = 0, squeezed = 0;
+	for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+		int w = sizes[z][0], h = sizes[z][1];
+		weft_view_resize(pic.v, w, h);
+		weft_view_fit(pic.v);
+		for (int n = 0; n < 30; n++) {
+			/* a notch of the wheel (1.25) at three places */
+			weft_view_zoom(pic.v, 1.25, (double)w * (n % 3 + 1) / 4);
+			draw(&pic, w, h);
+			frames++;
+			struct weft_view *v = pic.v;
+			CHECK(v->covw >= 2);
+			for (int iy = 0; iy < v->covh; iy++) {
+				int last = v->cover[(size_t)iy * (size_t)v->covw +
+						    (size_t)v->covw - 1];
+				if (v->stamp[iy] == v->pass && last)
+					FAIL("%dx%d, notch %d: pixel row %d "
+					     "took its sentinel column (%d)",
+					     w, h, n + 1, iy, last);
+			}
+			squeezed += weft_view_rows(v) > 0;
+		}
+	}
+	CHECK_EQ(frames, 30 * (int)(sizeof sizes / sizeof *sizes));
+	CHECK(squeezed > 0);
+	unload(&pic);
+}
+
 TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_detail), T(labels_over_time),
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(counter_values_at_pointer_names_on_top),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
 	  T(libuv_at_load), T(processes_as_groups), T(short_processes_share_rows), T(critical_path),
-	  T(pair_side_by_side))
+	  T(pair_side_by_side), T(zoom_at_changing_sizes))

@@ -19,6 +19,8 @@
  *   xdrive button N COUNT       COUNT clicks of button N where the pointer
  *                               is (4, 5: wheel up, down; 6, 7: left, right)
  *   xdrive key NAME             a key press and release (X keysym name)
+ *   xdrive resize TITLE W H     the window whose name contains TITLE to
+ *                               W x H pixels, as a window manager would
  */
 #include <X11/XKBlib.h>
 #include <X11/Xlib.h>
@@ -33,7 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int find_window(Display *d, Window w, const char *title)
+/* The viewable window under w whose name contains title, or 0. */
+static Window find_window(Display *d, Window w, const char *title)
 {
 	char *name = NULL;
 	XWindowAttributes a;
@@ -42,13 +45,13 @@ static int find_window(Display *d, Window w, const char *title)
 		XFree(name);
 		if (hit && XGetWindowAttributes(d, w, &a) &&
 		    a.map_state == IsViewable)
-			return 1;
+			return w;
 	}
 	Window root, parent, *kids = NULL;
 	unsigned n = 0;
 	if (!XQueryTree(d, w, &root, &parent, &kids, &n))
 		return 0;
-	int found = 0;
+	Window found = 0;
 	for (unsigned i = 0; i < n && !found; i++)
 		found = find_window(d, kids[i], title);
 	if (kids)
@@ -135,6 +138,16 @@ int main(int argc, char **argv)
 			pause_ms(100);
 		}
 		return 1;
+	}
+	if (!strcmp(cmd, "resize") && argc == 5) {
+		Window w = find_window(d, DefaultRootWindow(d), argv[2]);
+		if (!w)
+			return 1;
+		XResizeWindow(d, w, (unsigned)atoi(argv[3]),
+			      (unsigned)atoi(argv[4]));
+		XSync(d, False);
+		pause_ms(300);
+		return 0;
 	}
 	if (!strcmp(cmd, "shot") && argc == 3) {
 		cairo_surface_t *img = grab(d);
