@@ -476,6 +476,28 @@ static int alpha_arg(void *ctx, const char *v, char *why, size_t cap)
 	return 0;
 }
 
+/* When the first divergence is a thread of one run only and threads were
+ * known by their labels, whether knowing them by kind alone aligns more:
+ * labels that name a request (a user, a path, a token) tell runs apart
+ * that do the same work.  Returns 1 and fills *kai (and *kfound: 1 when
+ * the runs still differ in structure) when it does. */
+static int kind_hint(const struct weft_model *a, const struct weft_model *b,
+		     int key, int found, const struct weft_divergence *d,
+		     const struct weft_align_info *ai,
+		     struct weft_align_info *kai, int *kfound)
+{
+	if (key == WEFT_DIFF_KEY_KIND || found != 1 || d->kind != WEFT_DIV_ONLY)
+		return 0;
+	struct weft_align *k = NULL;
+	struct weft_divergence kd;
+	if (weft_align_new(&k, a, b, WEFT_DIFF_KEY_KIND))
+		return 0;
+	*kfound = weft_diff_first(k, &kd);
+	weft_align_info(k, kai);
+	weft_align_free(k);
+	return *kfound >= 0 && kai->matched > ai->matched;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	int json = 0, strict = 0, key = WEFT_DIFF_KEY_LABEL, sep;
@@ -567,6 +589,10 @@ int cmd_diff(int argc, char **argv)
 		weft_align_info(al, &ai);
 		const char *pair[2] = {files[0][0], files[1][0]};
 		static const char *keys[] = {"label", "raw", "kind"};
+		struct weft_align_info kai;
+		int kfound = 0;
+		int hint = kind_hint(M[0], M[nf[0]], key, found, &d, &ai, &kai,
+				     &kfound);
 		if (json) {
 			printf("{\"runs\":[[");
 			for (uint32_t s = 0; s < 2; s++) {
@@ -584,6 +610,12 @@ int cmd_diff(int argc, char **argv)
 			       ai.reordered, found ? "different" : "same");
 			if (found)
 				json_divergence(al, &d);
+			if (hint)
+				printf(",\"hint\":{\"key\":\"kind\","
+				       "\"aligned\":%u,"
+				       "\"structure\":\"%s\"}",
+				       kai.matched,
+				       kfound ? "different" : "same");
 			timing_json(T, &th, several);
 			printf("}\n");
 		} else {
@@ -598,6 +630,17 @@ int cmd_diff(int argc, char **argv)
 			if (found) {
 				headline(al, &d);
 				context(al, &d, pair);
+				if (hint)
+					printf("hint: the runs' labels tell "
+					       "their threads apart here; "
+					       "--key kind (a thread known by "
+					       "its kind and place alone) "
+					       "aligns %u async threads "
+					       "instead of %u%s\n",
+					       kai.matched, ai.matched,
+					       kfound ? ""
+						      : ", with the same "
+							"structure");
 			} else
 				printf("same structure: the same threads, "
 				       "ending "

@@ -191,6 +191,7 @@ static int pair_rule(struct traces *t, char *why, size_t cap)
 	}
 	struct weft_reader *r[2] = {0};
 	uint64_t session[2];
+	uint32_t pid[2], ppid[2];
 	char comm[2][33];
 	int rc = 0;
 	for (unsigned i = 0; i < 2; i++) {
@@ -207,12 +208,25 @@ static int pair_rule(struct traces *t, char *why, size_t cap)
 			goto out;
 		}
 		session[i] = in->session;
+		pid[i] = in->pid;
+		ppid[i] = in->ppid;
 		memcpy(comm[i], in->comm, sizeof comm[i]);
 		comm[i][sizeof comm[i] - 1] = 0;
 	}
-	if (session[0] == session[1])
+	/* Session 0: a program that called weft_start() itself, outside
+	 * any run, tells nothing of which run it belongs to: two of them
+	 * are one run only as one process, or a process and its child. */
+	if (session[0] && session[0] == session[1])
 		snprintf(why, cap, "parts of one run (session %llx)",
 			 (unsigned long long)session[0]);
+	else if (!session[0] && !session[1] &&
+		 (pid[0] == pid[1] || ppid[0] == pid[1] || ppid[1] == pid[0]))
+		snprintf(why, cap,
+			 "parts of one run (%s of pid %u and %u, no session)",
+			 pid[0] == pid[1] ? "the same process"
+					  : "a process "
+					    "and its child",
+			 (unsigned)pid[0], (unsigned)pid[1]);
 	else if (strcmp(comm[0], comm[1]))
 		snprintf(why, cap, "runs of different programs (%s, %s)",
 			 comm[0], comm[1]);

@@ -33,7 +33,8 @@ def parse(path):
             muts.append(cur)
             continue
         key, _, val = s.partition(':')
-        if cur is None or key not in ('file', 'find', 'replace', 'tests'):
+        if cur is None or key not in ('file', 'find', 'replace', 'tests',
+                                      'options'):
             raise SystemExit('%s:%d: cannot parse "%s"' % (path, n, s))
         val = val.strip()
         if key in ('find', 'replace'):
@@ -139,34 +140,46 @@ def check(src, muts, tmp):
             os.makedirs(os.path.dirname(os.path.join(root, f)),
                         exist_ok=True)
             shutil.copy2(s, os.path.join(root, f))
-    build = os.path.join(tmp, 'build')
+    # one scratch build per set of options the mutants ask for (none:
+    # no optional part; `options: -Dgtk=enabled` for the renderer's)
+    builds = {}
     t0 = time.time()
-    rc, out = run(['meson', 'setup', build, root, '-Dauto_features=disabled',
-                   '-Dbuildtype=debug', '-Dwerror=false',
-                   '-Db_sanitize=none', '-Dlibfuzzer=false'], tmp)
-    if rc == 0:
-        rc, out = run(['ninja', '-C', build], tmp)
-    if rc != 0:
-        print('Bail out! the scratch copy does not build:\n# ' +
-              '\n# '.join(out.splitlines()[-20:]))
-        return 1
+    for m in muts:
+        opt = tuple(m.get('options', '').split())
+        if opt in builds:
+            continue
+        build = os.path.join(tmp, 'build%d' % len(builds))
+        builds[opt] = build
+        rc, out = run(['meson', 'setup', build, root,
+                       '-Dauto_features=disabled', '-Dbuildtype=debug',
+                       '-Dwerror=false', '-Db_sanitize=none',
+                       '-Dlibfuzzer=false'] + list(opt), tmp)
+        if rc == 0:
+            rc, out = run(['ninja', '-C', build], tmp)
+        if rc != 0:
+            print('Bail out! the scratch copy does not build (%s):\n# ' %
+                  (' '.join(opt) or 'no options') +
+                  '\n# '.join(out.splitlines()[-20:]))
+            return 1
     # the tests must pass on the code as it is, or a kill means nothing
     needed = []
     for m in muts:
+        build = builds[tuple(m.get('options', '').split())]
         for t in test_runs(m['tests']):
-            if t not in needed:
-                needed.append(t)
-    for name, cases in needed:
+            if (build, t) not in needed:
+                needed.append((build, t))
+    for build, (name, cases) in needed:
         ok, out = tests_pass(build, name, cases)
         if not ok:
             print('Bail out! %s %s fails on the unchanged copy:\n# %s' %
                   (name, ' '.join(cases),
                    '\n# '.join(out.splitlines()[-20:])))
             return 1
-    print('# scratch build and unchanged tests: %.0f s' % (time.time() - t0))
+    print('# scratch builds and unchanged tests: %.0f s' % (time.time() - t0))
     failed = 0
     for k, m in enumerate(muts, 1):
         t0 = time.time()
+        build = builds[tuple(m.get('options', '').split())]
         verdict, why = mutate(root, build, files, m)
         if verdict:
             print('ok %d - mutant %s killed by %s (%.0f s)' %
