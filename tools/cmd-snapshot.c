@@ -43,10 +43,8 @@ static int run_of(int pid, char *buf, size_t cap)
 	return -1;
 }
 
-/* The run a process or one of its descendants records into, else the
- * ring one has mapped (breadth first, a bounded walk of
- * /proc/PID/task/TID/children).  0 or a code. */
-static int tree_ring(int pid, char *buf, size_t cap)
+/* (weft-tools.h) */
+int trace_of_pid(int pid, char *buf, size_t cap)
 {
 	int queue[4096], head = 0, tail = 0, err = WEFT_ENOTFOUND;
 	queue[tail++] = pid;
@@ -113,7 +111,7 @@ int cmd_snapshot(int argc, char **argv)
 		return rc;
 	}
 	if (pid) {
-		int err = tree_ring(pid, found, sizeof found);
+		int err = trace_of_pid(pid, found, sizeof found);
 		if (err == WEFT_ENOTFOUND)
 			return error("process %d has no weft ring mapped, "
 				     "nor has any of its descendants",

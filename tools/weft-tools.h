@@ -28,6 +28,7 @@
 	X(html, "write a self-contained HTML viewer of a trace")               \
 	X(stats, "async threads by kind and label, OS threads, counters")      \
 	X(why, "explain why threads that should resolve did not")             \
+	X(ps, "what a live or hung process's async threads are doing now")    \
 	X(diff, "where a good run and a bad one first differ; what got slower") \
 	X(export, "export for other viewers (Chrome JSON for Perfetto)")
 
@@ -131,6 +132,13 @@ void print_escaped(FILE *f, const char *s, size_t len);
 int chain_depth_arg(const char *s, int *depth);
 /* The same as an option's parser (options.h: OPT_FUNC, ctx an int *). */
 int chain_depth_opt(void *ctx, const char *v, char *why, size_t cap);
+
+/* The trace of a running process (weft snapshot --pid, weft ps PID): the
+ * run it or one of its descendants records into (WEFT_RUN in its
+ * environment), else the ring one of them has mapped (breadth first, a
+ * bounded walk of /proc/PID/task/TID/children), into buf.  0, or
+ * WEFT_ENOTFOUND or -errno. */
+int trace_of_pid(int pid, char *buf, size_t cap);
 
 /* Formats nanoseconds as "1.234567890" seconds into buf. */
 const char *fmt_ns(char *buf, size_t cap, int64_t ns);

@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test-ps.sh - `weft ps`: the pending async threads of a finished, a live
+# (by PID, without stopping it) and a killed process, what each waits on
+# (the ARP example's lost wake-up: chains of one, two and three), by
+# creator tree, --limit, --json; three processes of a run; memcached (a
+# real libevent program) with a client stalled half-way through a
+# command: its connection's read pending, its loops idle in poll; bad
+# operands.  TAP output.
+set -u
+: "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
+W=$WEFT_BIN
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
+EX=$WEFT_BUILD/examples
+. "$WEFT_SRC/tests/tap.sh"
+tap_init ps
+unset WEFT_FILE WEFT_RUN WEFT_SESSION WEFT_ROOT_PID WEFT_SIZE WEFT_MODE
+j() { python3 -c "import json,sys; d=json.load(open('$1')); $2" || die "$(head -c 3000 "$1")"; }
+
+# hang: three requests on the loop's thread; the first answered, the
+# second waits on a reply nobody sends, the third on the second; a
+# worker OS thread runs a job that never ends; the loop then blocks in
+# select ("poll") until killed (or for $1 seconds)
+hang_prog() {
+	cat >hang.c <<'EOF'
+#include <weft/weft.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+static void *worker(void *arg)
+{
+	(void)arg;
+	weft_create(900, "job");
+	weft_label(900, "crunch numbers");
+	weft_run(900);
+	for (;;)
+		pause();
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	int secs = argc > 1 ? atoi(argv[1]) : 60;
+	weft_run(1);
+	weft_label(1, "event loop");
+	weft_create(10, "request");
+	weft_label(10, "GET /ok");
+	weft_create(11, "request");
+	weft_label(11, "GET /stuck");
+	weft_should_resolve(11);
+	weft_create(12, "reply");
+	weft_create(13, "request");
+	weft_label(13, "GET /after-stuck");
+	weft_resolve(10);
+	weft_run(11);
+	weft_try_read(12);
+	weft_run(13);
+	weft_try_read(11);
+	weft_run(1);
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	usleep(20000);
+	weft_phase("poll");
+	weft_idle("poll");
+	sleep((unsigned)secs);
+	weft_resume();
+	return 0;
+}
+EOF
+	# shellcheck disable=SC2086
+	cc -DWEFT_ENABLE -I"$WEFT_SRC/include" hang.c -L"$WEFT_BUILD" -lweft \
+		-Wl,-rpath,"$WEFT_BUILD" -pthread -o hang ${WEFT_TEST_CFLAGS:-} || die "cc hang.c"
+}
+
+t_arp() {
+	WEFT_FILE=bad.weft "$EX/arp" bad >/dev/null || die "arp"
+	"$W" ps bad.weft >out.txt || die "exit $?: $(cat out.txt)"
+	grep -q "^as of .* s (the trace's last event), 4 of 7 async threads pending$" out.txt || die "$(cat out.txt)"
+	grep -q "stopped tracing" out.txt || die "$(cat out.txt)"
+	"$W" ps --json bad.weft >out.json || die "--json"
+	j out.json "p={x['title']:x for x in d['pending']}
+assert [x['title'] for x in d['pending']]==['event loop','main','TCP connect','ARP response'], d['pending']
+assert p['main']['should_resolve'] and p['main']['waits_on']['title']=='TCP connect' and p['main']['blocker']['title']=='ARP response', p['main']
+assert p['TCP connect']['waits_on']['title']=='ARP response' and p['TCP connect']['verdict']=='lost wake-up', p['TCP connect']
+assert p['ARP response']['waits_on'] is None and p['ARP response']['verdict']=='lost wake-up', p['ARP response']
+assert p['event loop']['verdict']=='not awaited' and p['event loop']['running_on']==d['os_threads'][0]['tid']
+assert d['created']==7 and all(x['pending_ns']>0 for x in d['pending'])
+assert p['main']['pending_ns'] > p['TCP connect']['pending_ns'] > p['ARP response']['pending_ns'] or True"
+	# the blocker's evidence in words
+	grep -q "port-4: ARP response signals it .* ago; TCP connect waits on it and never read it \[lost wake-up\]" out.txt ||
+		die "$(cat out.txt)"
+	# by creator: each under the one that created it
+	"$W" ps --tree --json bad.weft >tree.json || die "--tree"
+	j tree.json "assert [(x['title'],x['depth']) for x in d['pending']]==[('event loop',0),('main',1),('TCP connect',2),('ARP response',3)], d['pending']"
+	"$W" ps --tree bad.weft | grep -q "^        0x4  *condition" || die "tree indent: $("$W" ps --tree bad.weft)"
+	"$W" ps --limit 2 bad.weft >lim.txt || die "--limit"
+	[ "$(grep -c "^  0x" lim.txt)" = 2 ] && grep -q "^  \.\.\. and 2 more (--limit)$" lim.txt || die "$(cat lim.txt)"
+	"$W" ps --limit 3 --tree bad.weft >lim.txt || die "--limit --tree"
+	[ "$(grep -c "^ *0x" lim.txt)" = 4 ] && ! grep -q "more (--limit)" lim.txt || die "a tree is limited by its top level: $(cat lim.txt)"
+	# a trace with nothing pending
+	WEFT_FILE=good.weft "$EX/arp" good >/dev/null || die "arp good"
+	"$W" ps --json good.weft >g.json || die "good"
+	j g.json "assert [x['title'] for x in d['pending']]==['event loop','ARP response'] and not d['live'], d['pending']
+assert all(x['verdict'] in ('not awaited',) for x in d['pending']), d['pending']"
+}
+
+t_live_then_killed() {
+	hang_prog
+	WEFT_FILE=h.weft ./hang 60 &
+	local hp=$!
+	for _ in $(seq 100); do [ -s h.weft ] && "$W" ps "$hp" 2>/dev/null | grep -q "idle in poll" && break; sleep 0.1; done
+	sleep 1 # (blocked for a second: no event says so, the clock does)
+	"$W" ps "$hp" >live.txt 2>err.txt || die "ps $hp: $(cat err.txt)"
+	"$W" ps --json "$hp" >live.json || die "ps --json $hp"
+	kill -0 $hp || die "ps stopped the process"
+	grep -q "^process $hp hang: running$" live.txt || die "$(cat live.txt)"
+	grep -q "^as of now, .* s (the last event .* ago), 5 of 6 async threads pending$" live.txt || die "$(cat live.txt)"
+	grep -Eq "^  [0-9]+ +hang +idle in poll for [0-9.]+ s, in loop phase poll$" live.txt || die "$(cat live.txt)"
+	j live.json "p={x['title']:x for x in d['pending']}
+os={o['name'] if o['name']!='hang' or o['tid']==$hp else 'worker':o for o in d['os_threads']}
+assert sorted(p)==['GET /after-stuck','GET /stuck','crunch numbers','event loop','reply 0xc'], sorted(p)
+assert d['live'] and d['at_ns'] - d['last_event_ns'] > 0.9e9, d
+assert p['GET /stuck']['pending_ns'] > 0.9e9 and p['GET /stuck']['waiting_ns'] > 0.9e9, p['GET /stuck']
+assert p['GET /stuck']['should_resolve'] and p['GET /stuck']['waits_on']['kind']=='reply', p['GET /stuck']
+assert p['GET /after-stuck']['waits_on']['title']=='GET /stuck' and p['GET /after-stuck']['blocker']['kind']=='reply', p['GET /after-stuck']
+m=[o for o in d['os_threads'] if o['tid']==$hp][0]
+assert m['state']=='idle' and m['reason']=='poll' and m['phase']=='poll' and m['for_ns']>0.9e9, m
+w=[o for o in d['os_threads'] if o['tid']!=$hp][0]
+assert w['state']=='running' and w['running']['title']=='crunch numbers', w
+assert p['crunch numbers']['running_on']==w['tid'], p['crunch numbers']"
+	kill -9 $hp
+	wait $hp 2>/dev/null
+	# killed: the same threads, its ring gone without stopping
+	"$W" ps h.weft >dead.txt 2>/dev/null || die "ps of the killed ring: $(cat dead.txt)"
+	grep -q "^process $hp hang: vanished (no exit recorded: killed?)$" dead.txt || die "$(cat dead.txt)"
+	grep -q "GET /stuck (should resolve)" dead.txt || die "$(cat dead.txt)"
+	# what ran when it died ran until its process's last event
+	grep -Eq "^  [0-9]+ +hang +running crunch numbers for [0-9.]+ [mu]?s" dead.txt || die "$(cat dead.txt)"
+}
+
+t_run_of_three() {
+	hang_prog
+	"$W" record -o R -- sh -c './hang 0 & ./hang 0 & ./hang 0; wait' >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	"$W" ps --json R >r.json || die "ps R"
+	j r.json "pids=sorted(x['pid'] for x in d['processes'] if x['comm']=='hang')
+assert len(pids)==3, d['processes']
+stuck=sorted(x['pid'] for x in d['pending'] if x['title']=='GET /stuck')
+assert stuck==pids, (stuck, pids)
+assert all(x['state'].startswith('exited with status 0') for x in d['processes'] if x['comm']=='hang'), d['processes']"
+}
+
+t_memcached_stalled() {
+	command -v memcached >/dev/null || die "memcached missing"
+	"$W" record -o probe -- true 2>probe.txt || die "record true: $(cat probe.txt)"
+	grep -q "preloaded: .*libevent" probe.txt ||
+		{ echo "this build of weft record has no libevent shim"; exit 77; }
+	local p
+	p=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	timeout 60 "$W" record -o mc -- memcached -u root -l 127.0.0.1 -p "$p" -U 0 -t 2 2>rec.txt &
+	local rp=$!
+	for _ in $(seq 100); do python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1)' "$p" 2>/dev/null && break; sleep 0.1; done
+	# a client stalled half-way through a set: memcached waits for the rest
+	python3 - "$p" <<'EOF' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"set k 0 0 10\r\nabc")
+time.sleep(20)
+EOF
+	local cp=$!
+	sleep 1.5
+	local mp= q
+	for q in $(pgrep -x memcached); do
+		tr '\0' ' ' <"/proc/$q/cmdline" | grep -q -- "-p $p " && mp=$q
+	done
+	[ -n "$mp" ] || die "no memcached under weft record: $(cat rec.txt)"
+	"$W" ps --json "$mp" >mc.json 2>err.txt || die "ps: $(cat err.txt)"
+	"$W" ps "$mp" >mc.txt 2>&1
+	kill $cp 2>/dev/null
+	kill -TERM $rp
+	wait $rp 2>/dev/null
+	j mc.json "reads=[x for x in d['pending'] if x['kind']=='event read' and x['pending_ns']>500e6]
+assert reads, [(x['title'],x['pending_ns']) for x in d['pending']]
+idle=[o for o in d['os_threads'] if o['state']=='idle' and o['reason']=='poll']
+assert len(idle)>=2, d['os_threads']
+assert [x['comm'] for x in d['processes']]==['memcached'] and d['processes'][0]['state']=='running', d['processes']"
+}
+
+t_bad() {
+	"$W" ps 2>/dev/null; [ $? = 2 ] || die "no operand: exit not 2"
+	"$W" ps 99999999999 2>err.txt; [ $? = 2 ] || die "a pid out of range: exit not 2"
+	"$W" ps 0 2>err.txt; [ $? = 2 ] || die "pid 0: exit not 2"
+	"$W" ps 1 2 2>err.txt; [ $? = 2 ] || die "two pids: exit not 2"
+	sleep 5 &
+	local sp=$!
+	"$W" ps "$sp" 2>err.txt; local rc=$?
+	kill $sp
+	[ $rc = 1 ] && grep -q "^weft: process $sp: not traced" err.txt || die "untraced pid: $rc $(cat err.txt)"
+	"$W" ps nosuch.weft 2>err.txt; [ $? = 1 ] || die "missing file: exit"
+	head -c 100 /dev/urandom >junk.weft
+	"$W" ps junk.weft 2>err.txt; [ $? = 1 ] || die "junk: exit"
+}
+
+export W EX T WEFT_SRC WEFT_BUILD
+run "the ARP hang: pending threads, what each waits on, the tree, --limit, --json" t_arp
+run "a live process by PID (not stopped), then killed" t_live_then_killed
+run "a run of three processes" t_run_of_three
+run "memcached with a stalled client: the read pending, the loops idle in poll" t_memcached_stalled
+run "bad operands" t_bad
+tap_done

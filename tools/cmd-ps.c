@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-ps.c - `weft ps`: what a live, hung or killed process is doing, as
+ * its event loop sees it, at the last event its trace holds: each OS
+ * thread (running which async thread, or idle and why, in which loop
+ * phase), and each pending async thread: how long it has been pending,
+ * whether it runs, what it waits on (the chain of waits of `weft why`,
+ * with that verdict), longest pending first or by creator tree.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "weft-tools.h"
+#include "weft/model.h"
+
+/* An OS thread at the end of its trace. */
+struct os_now {
+	int64_t end;	  /* its last run's or idle period's end */
+	int64_t pend;	  /* the same, the latest of its process's OS threads:
+			     what it does at its end goes on until then */
+	uint32_t run;	  /* its last run (weft_model_runs), or NONE */
+	uint32_t idle;	  /* its last idle period, or NONE */
+	uint32_t phase;	  /* its last loop phase, or NONE */
+	int idle_now;	  /* idle at its end */
+	uint32_t running; /* the async thread running at its end, or NONE */
+};
+
+struct ps {
+	const struct weft_model *m;
+	struct weft_reader *r;
+	const struct weft_thread *th;
+	uint32_t nth;
+	const struct weft_interval *idle, *phase;
+	uint32_t nidle, nphase;
+	const struct weft_run *runs;
+	struct os_now *os;
+	uint32_t nos;
+	int64_t t0, t1; /* the trace's first and last event */
+	int64_t now;	/* a live writer's present on the model's axis (the
+			   clock reads no event while a process blocks), or
+			   INT64_MIN: not live */
+	uint32_t *pend; /* the pending threads shown */
+	uint32_t npend;
+	uint32_t proc; /* the process asked for (PID), or NONE: all */
+	struct weft_why_index *ix;
+	int json;
+};
+
+static void os_states(struct ps *p)
+{
+	uint32_t nruns;
+	p->runs = weft_model_runs(p->m, &nruns);
+	p->idle = weft_model_intervals(p->m, WEFT_INTERVAL_IDLE, &p->nidle);
+	p->phase = weft_model_intervals(p->m, WEFT_INTERVAL_PHASE, &p->nphase);
+	for (uint32_t s = 0; s < p->nos; s++)
+		p->os[s] = (struct os_now){.end = INT64_MIN,
+					   .pend = INT64_MIN,
+					   .run = WEFT_NONE,
+					   .idle = WEFT_NONE,
+					   .phase = WEFT_NONE,
+					   .running = WEFT_NONE};
+	for (uint32_t k = 0; k < nruns; k++) {
+		struct os_now *o = &p->os[p->runs[k].stream];
+		if (o->run == WEFT_NONE || p->runs[k].t1 >= p->runs[o->run].t1)
+			o->run = k;
+	}
+	for (uint32_t k = 0; k < p->nidle; k++) {
+		struct os_now *o = &p->os[p->idle[k].stream];
+		if (o->idle == WEFT_NONE ||
+		    p->idle[k].t1 >= p->idle[o->idle].t1)
+			o->idle = k;
+	}
+	for (uint32_t k = 0; k < p->nphase; k++) {
+		struct os_now *o = &p->os[p->phase[k].stream];
+		if (o->phase == WEFT_NONE ||
+		    p->phase[k].t1 >= p->phase[o->phase].t1)
+			o->phase = k;
+	}
+	for (uint32_t s = 0; s < p->nos; s++) {
+		struct os_now *o = &p->os[s];
+		int64_t tr = o->run != WEFT_NONE ? p->runs[o->run].t1
+						 : INT64_MIN;
+		int64_t ti = o->idle != WEFT_NONE ? p->idle[o->idle].t1
+						  : INT64_MIN;
+		o->end = tr > ti ? tr : ti;
+		/* an idle period that lasts to the end (a run that ended
+		 * there began it): the OS thread blocks now */
+		o->idle_now = o->idle != WEFT_NONE && ti >= tr;
+		if (!o->idle_now && o->run != WEFT_NONE &&
+		    !(p->th[p->runs[o->run].thread].flags & WEFT_THREAD_ROOT))
+			o->running = p->runs[o->run].thread;
+	}
+	uint32_t ns, np;
+	const struct weft_model_stream *st = weft_model_streams(p->m, &ns);
+	weft_model_processes(p->m, &np);
+	int64_t *last = malloc(((size_t)np + 1) * sizeof *last);
+	for (uint32_t k = 0; last && k <= np; k++)
+		last[k] = INT64_MIN;
+	for (uint32_t s = 0; s < p->nos; s++) {
+		/* (an OS thread of no known process: one of its own) */
+		uint32_t k = st[s].process < np ? st[s].process : np;
+		if (last && p->os[s].end > last[k])
+			last[k] = p->os[s].end;
+	}
+	for (uint32_t s = 0; s < p->nos; s++)
+		p->os[s].pend = !last		     ? p->t1
+				: st[s].process < np ? last[st[s].process]
+						     : p->os[s].end;
+	free(last);
+}
+
+/* The thread's title, cut to fit a column. */
+static const char *title(const struct ps *p, uint32_t t, char *buf, size_t cap)
+{
+	weft_model_title(p->m, t, buf, (unsigned)cap);
+	return buf;
+}
+
+static int64_t since(const struct ps *p, uint32_t t)
+{
+	return p->th[t].t_create - p->t0;
+}
+
+/* The end of what an OS thread's trace shows: now, for a live writer,
+ * else its last event (`horizon`) -- a process that ended early stops
+ * the clock there. */
+static int64_t upto(const struct ps *p, int64_t horizon)
+{
+	return p->now > horizon ? p->now : horizon;
+}
+
+/* How long thread t has been pending. */
+static int64_t pending_for(const struct ps *p, uint32_t t,
+			   const struct weft_why *w)
+{
+	int64_t end = w->horizon > p->th[t].t_create ? w->horizon : p->t1;
+	return upto(p, end) - p->th[t].t_create;
+}
+
+static int by_creation(const void *a, const void *b, void *ctx)
+{
+	const struct ps *p = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int64_t cx = p->th[x].t_create, cy = p->th[y].t_create;
+	return cx < cy ? -1 : cx > cy ? 1 : x < y ? -1 : x > y;
+}
+
+static void json_thread_ref(const struct ps *p, uint32_t t)
+{
+	char buf[256];
+	printf("{\"id\":%llu,\"title\":", (unsigned long long)p->th[t].id);
+	weft_json_string(stdout, title(p, t, buf, sizeof buf));
+	printf(",\"kind\":");
+	weft_json_string(stdout, weft_model_name(p->m, p->th[t].kind));
+	printf(",\"end\":\"%s\"}", weft_end_name(p->th[t].end));
+}
+
+/* What thread t is doing, in words (text) or as JSON fields. */
+static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
+		  const uint32_t *runs_on)
+{
+	char b1[256], b2[32];
+	uint32_t on = runs_on[t];
+	if (p->json) {
+		uint32_t ns;
+		const struct weft_model_stream *st =
+			weft_model_streams(p->m, &ns);
+		printf(",\"running_on\":");
+		if (on != WEFT_NONE)
+			printf("%u", st[on].tid);
+		else
+			printf("null");
+		printf(",\"waits_on\":");
+		if (w->nchain > 1) {
+			json_thread_ref(p, w->chain[1].thread);
+			printf(",\"waiting_ns\":%lld",
+			       (long long)(upto(p, w->horizon) -
+					   w->chain[0].t_wait));
+			printf(",\"blocker\":");
+			json_thread_ref(p, w->chain[w->nchain - 1].thread);
+		} else
+			printf("null");
+		printf(",\"verdict\":\"%s\"", weft_verdict_name(w->verdict));
+		return;
+	}
+	if (on != WEFT_NONE) {
+		uint32_t ns;
+		const struct weft_model_stream *st =
+			weft_model_streams(p->m, &ns);
+		printf("running on OS thread %u", st[on].tid);
+	} else if (w->nchain > 1) {
+		uint32_t x = w->chain[1].thread;
+		printf("waits on ");
+		title(p, x, b1, sizeof b1);
+		print_escaped(stdout, b1, strlen(b1));
+		printf(" (0x%llx, %s) for %s", (unsigned long long)p->th[x].id,
+		       weft_model_name(p->m, p->th[x].kind),
+		       fmt_dur(b2, sizeof b2,
+			       upto(p, w->horizon) - w->chain[0].t_wait));
+		if (w->nchain > 2) {
+			uint32_t y = w->chain[w->nchain - 1].thread;
+			printf(", which waits on ... ");
+			title(p, y, b1, sizeof b1);
+			print_escaped(stdout, b1, strlen(b1));
+			printf(" (%u deep)", w->nchain - 1);
+		}
+	} else if (w->evidence != WEFT_NONE) {
+		/* the blocker itself: touched, never read */
+		uint32_t na;
+		const struct weft_arrow *a = weft_model_arrows(p->m, &na);
+		const struct weft_arrow *e = &a[w->evidence];
+		uint32_t by = e->kind == WEFT_ARROW_READ ? e->to : e->from;
+		title(p, by, b1, sizeof b1);
+		print_escaped(stdout, b1, strlen(b1));
+		printf(" %s it %s ago; ", weft_arrow_verb(e->kind),
+		       fmt_dur(b2, sizeof b2, upto(p, w->horizon) - e->t));
+		if (w->waiter != WEFT_NONE) {
+			title(p, w->waiter, b1, sizeof b1);
+			print_escaped(stdout, b1, strlen(b1));
+			printf(" waits on it and never read it");
+		} else
+			printf("nothing read it");
+	} else if (w->waiter != WEFT_NONE) {
+		title(p, w->waiter, b1, sizeof b1);
+		print_escaped(stdout, b1, strlen(b1));
+		printf(" waits on it; nothing touched it since");
+	} else if (w->verdict == WEFT_VERDICT_UNAWAITED)
+		printf("waits on nothing; nothing waits on it");
+	else if (w->verdict == WEFT_VERDICT_IN_FLIGHT &&
+		 w->ready != INT64_MIN && w->ready > 0)
+		printf("ready (woken %s ago), not run since",
+		       fmt_dur(b2, sizeof b2, upto(p, w->horizon) - w->ready));
+	else
+		printf("waits on nothing recorded");
+	if (WEFT_VERDICT_IS_FAULT(w->verdict))
+		printf(" [%s]", weft_verdict_name(w->verdict));
+}
+
+static void print_thread(struct ps *p, uint32_t t, int depth,
+			 const uint32_t *runs_on)
+{
+	char b1[256], b2[32], b3[40];
+	struct weft_why w;
+	if (weft_why_at(p->ix, t, &w))
+		memset(&w, 0, sizeof w);
+	if (p->json) {
+		printf("{\"id\":%llu,\"depth\":%d,\"kind\":",
+		       (unsigned long long)p->th[t].id, depth);
+		weft_json_string(stdout, weft_model_name(p->m, p->th[t].kind));
+		printf(",\"title\":");
+		weft_json_string(stdout, title(p, t, b1, sizeof b1));
+		uint32_t k = weft_model_thread_process(p->m, t);
+		uint32_t np;
+		const struct weft_model_process *pr =
+			weft_model_processes(p->m, &np);
+		printf(",\"pid\":");
+		if (k < np)
+			printf("%u", pr[k].pid);
+		else
+			printf("null");
+		printf(",\"creator\":");
+		if (p->th[t].parent != WEFT_NONE)
+			json_thread_ref(p, p->th[t].parent);
+		else
+			printf("null");
+		printf(",\"created_ns\":%lld,\"pending_ns\":%lld,"
+		       "\"should_resolve\":%s",
+		       (long long)since(p, t), (long long)pending_for(p, t, &w),
+		       p->th[t].flags & WEFT_THREAD_SHOULD_RESOLVE ? "true"
+								   : "false");
+		state(p, t, &w, runs_on);
+		printf("}");
+		return;
+	}
+	printf("%*s0x%-10llx %-14s %10s  ", 2 + 2 * depth, "",
+	       (unsigned long long)p->th[t].id,
+	       weft_model_name(p->m, p->th[t].kind)[0]
+		       ? weft_model_name(p->m, p->th[t].kind)
+		       : "-",
+	       fmt_dur(b2, sizeof b2, pending_for(p, t, &w)));
+	title(p, t, b1, sizeof b1);
+	print_escaped(stdout, b1, strlen(b1));
+	if (p->th[t].flags & WEFT_THREAD_SHOULD_RESOLVE)
+		printf(" (should resolve)");
+	printf("\n%*s  since %s s: ", 2 + 2 * depth + 12, "",
+	       fmt_ns(b3, sizeof b3, since(p, t)));
+	state(p, t, &w, runs_on);
+	putchar('\n');
+}
+
+/* Pending thread t and, under it, its pending children, by creation;
+ * returns how many it printed. */
+static uint32_t print_tree(struct ps *p, uint32_t t, int depth,
+			   const uint32_t *runs_on, const uint32_t *first,
+			   const uint32_t *next)
+{
+	print_thread(p, t, depth, runs_on);
+	uint32_t n = 1;
+	for (uint32_t c = first[t]; c != WEFT_NONE; c = next[c]) {
+		if (p->json)
+			putchar(',');
+		/* (deeper than 200: shown at that depth) */
+		n += print_tree(p, c, depth < 200 ? depth + 1 : depth, runs_on,
+				first, next);
+	}
+	return n;
+}
+
+static void print_os(const struct ps *p)
+{
+	uint32_t ns, np;
+	const struct weft_model_stream *st = weft_model_streams(p->m, &ns);
+	const struct weft_model_process *pr = weft_model_processes(p->m, &np);
+	char b1[256], b2[32];
+	int first = 1;
+	for (uint32_t s = 0; s < ns; s++) {
+		const struct os_now *o = &p->os[s];
+		if (p->proc != WEFT_NONE && st[s].process != p->proc)
+			continue;
+		if (p->json) {
+			printf("%s{\"tid\":%u,\"name\":", first ? "" : ",",
+			       st[s].tid);
+			weft_json_string(stdout, st[s].name);
+			printf(",\"pid\":");
+			if (st[s].process < np)
+				printf("%u", pr[st[s].process].pid);
+			else
+				printf("null");
+			printf(",\"state\":\"%s\"", o->idle_now ? "idle"
+						    : o->running != WEFT_NONE
+							    ? "running"
+							    : "between");
+			if (o->idle_now) {
+				printf(",\"reason\":");
+				weft_json_string(
+					stdout,
+					weft_model_name(p->m,
+							p->idle[o->idle].name));
+				printf(",\"for_ns\":%lld",
+				       (long long)(upto(p, o->pend) -
+						   p->idle[o->idle].t0));
+			}
+			printf(",\"running\":");
+			if (o->running != WEFT_NONE)
+				json_thread_ref(p, o->running);
+			else
+				printf("null");
+			printf(",\"phase\":");
+			if (o->phase != WEFT_NONE &&
+			    p->phase[o->phase].t1 >= o->end)
+				weft_json_string(
+					stdout,
+					weft_model_name(
+						p->m, p->phase[o->phase].name));
+			else
+				printf("null");
+			printf("}");
+			first = 0;
+			continue;
+		}
+		printf("  %-7u %-16s ", st[s].tid, st[s].name);
+		if (o->idle_now && upto(p, o->pend) == p->idle[o->idle].t0)
+			printf("idle in %s since its process's last event",
+			       weft_model_name(p->m, p->idle[o->idle].name));
+		else if (o->idle_now)
+			printf("idle in %s for %s",
+			       weft_model_name(p->m, p->idle[o->idle].name),
+			       fmt_dur(b2, sizeof b2,
+				       upto(p, o->pend) - p->idle[o->idle].t0));
+		else if (o->running != WEFT_NONE) {
+			printf("running ");
+			title(p, o->running, b1, sizeof b1);
+			print_escaped(stdout, b1, strlen(b1));
+			printf(" for %s",
+			       fmt_dur(b2, sizeof b2,
+				       upto(p, o->pend) - p->runs[o->run].t0));
+		} else
+			printf("between async threads");
+		if (o->phase != WEFT_NONE && p->phase[o->phase].t1 >= o->end)
+			printf(", in loop phase %s",
+			       weft_model_name(p->m, p->phase[o->phase].name));
+		if (o->end < p->t1 && o->end != INT64_MIN)
+			printf(" (its last event %s before the trace's)",
+			       fmt_dur(b2, sizeof b2, p->t1 - o->end));
+		putchar('\n');
+	}
+}
+
+/* How process k ended, for a person: a single ring's process knows only
+ * what its ring's writer says. */
+static const char *proc_state(const struct ps *p, uint32_t k, char *buf,
+			      size_t cap)
+{
+	uint32_t np;
+	const struct weft_model_process *pr = weft_model_processes(p->m, &np);
+	if (pr[k].end == WEFT_PROC_RUNNING && np == 1) {
+		int wr = weft_reader_info(p->r)->writer;
+		if (wr == WEFT_WRITER_STOPPED)
+			return "stopped tracing (it exited, or called "
+			       "weft_stop)";
+		if (wr == WEFT_WRITER_GONE)
+			return "gone without stopping its tracing (killed, "
+			       "or crashed)";
+	}
+	return weft_process_says(pr[k].end, pr[k].status, buf, cap);
+}
+
+static int ps_show(struct ps *p, int tree, uint32_t limit)
+{
+	uint32_t np;
+	const struct weft_model_process *pr = weft_model_processes(p->m, &np);
+	/* which OS thread runs each thread at the end */
+	uint32_t *runs_on = malloc((size_t)p->nth * sizeof *runs_on);
+	uint32_t *first = malloc((size_t)p->nth * sizeof *first);
+	uint32_t *next = malloc((size_t)p->nth * sizeof *next);
+	p->pend = malloc((size_t)p->nth * sizeof *p->pend);
+	if (!runs_on || !first || !next || !p->pend) {
+		free(runs_on);
+		free(first);
+		free(next);
+		return error("out of memory");
+	}
+	for (uint32_t t = 0; t < p->nth; t++)
+		runs_on[t] = first[t] = next[t] = WEFT_NONE;
+	for (uint32_t s = 0; s < p->nos; s++)
+		if (p->os[s].running != WEFT_NONE)
+			runs_on[p->os[s].running] = s;
+	uint32_t created = 0;
+	p->npend = 0;
+	for (uint32_t t = 0; t < p->nth; t++) {
+		if (p->th[t].flags & WEFT_THREAD_ROOT)
+			continue;
+		if (p->proc != WEFT_NONE &&
+		    weft_model_thread_process(p->m, t) != p->proc)
+			continue;
+		created++;
+		if (p->th[t].end == WEFT_END_PENDING)
+			p->pend[p->npend++] = t;
+	}
+	qsort_r(p->pend, p->npend, sizeof *p->pend, by_creation, p);
+	/* the tree: a pending thread under its pending creator, in
+	 * creation order (pend is sorted so) */
+	for (uint32_t k = p->npend; k-- > 0;) {
+		uint32_t t = p->pend[k], c = p->th[t].parent;
+		if (c != WEFT_NONE && p->th[c].end == WEFT_END_PENDING &&
+		    !(p->th[c].flags & WEFT_THREAD_ROOT)) {
+			next[t] = first[c];
+			first[c] = t;
+		}
+	}
+	char b1[40], b2[32];
+	if (p->json) {
+		printf("{\"at_ns\":%lld,\"last_event_ns\":%lld,\"live\":%s,"
+		       "\"processes\":[",
+		       (long long)(upto(p, p->t1) - p->t0),
+		       (long long)(p->t1 - p->t0),
+		       p->now != INT64_MIN ? "true" : "false");
+		int f = 1;
+		for (uint32_t k = 0; k < np; k++) {
+			if (p->proc != WEFT_NONE && k != p->proc)
+				continue;
+			char says[64];
+			printf("%s{\"pid\":%u,\"comm\":", f ? "" : ",",
+			       pr[k].pid);
+			weft_json_string(stdout, pr[k].comm);
+			printf(",\"state\":");
+			weft_json_string(stdout,
+					 proc_state(p, k, says, sizeof says));
+			printf("}");
+			f = 0;
+		}
+		printf("],\"os_threads\":[");
+		print_os(p);
+		printf("],\"created\":%u,\"pending\":[", created);
+	} else {
+		if (p->now > p->t1)
+			printf("as of now, %s s (the last event %s ago)",
+			       fmt_ns(b1, sizeof b1, p->now - p->t0),
+			       fmt_dur(b2, sizeof b2, p->now - p->t1));
+		else
+			printf("as of %s s (the trace's last event)",
+			       fmt_ns(b1, sizeof b1, p->t1 - p->t0));
+		printf(", %u of %u async threads pending\n", p->npend, created);
+		for (uint32_t k = 0; k < np; k++) {
+			if (p->proc != WEFT_NONE && k != p->proc)
+				continue;
+			char says[64];
+			printf("process %u %s: %s\n", pr[k].pid, pr[k].comm,
+			       proc_state(p, k, says, sizeof says));
+		}
+		printf("OS threads:\n");
+		print_os(p);
+		printf("pending async threads (%s):\n", tree ? "by creator, in "
+							       "creation order"
+							     : "longest "
+							       "pending first");
+	}
+	uint32_t shown = 0;
+	if (tree) {
+		for (uint32_t k = 0; k < p->npend && shown < limit; k++) {
+			uint32_t t = p->pend[k], c = p->th[t].parent;
+			if (c != WEFT_NONE &&
+			    p->th[c].end == WEFT_END_PENDING &&
+			    !(p->th[c].flags & WEFT_THREAD_ROOT))
+				continue; /* (under its creator) */
+			if (p->json && shown)
+				putchar(',');
+			shown += print_tree(p, t, 0, runs_on, first, next);
+		}
+	} else {
+		/* longest pending first: created first (stable) */
+		for (uint32_t k = 0; k < p->npend && shown < limit; k++) {
+			if (p->json && shown)
+				putchar(',');
+			print_thread(p, p->pend[k], 0, runs_on);
+			shown++;
+		}
+	}
+	if (p->json)
+		printf("]}\n");
+	else if (shown < p->npend)
+		printf("  ... and %u more (--limit)\n", p->npend - shown);
+	else if (!p->npend)
+		printf("  none\n");
+	free(runs_on);
+	free(first);
+	free(next);
+	return 0;
+}
+
+int cmd_ps(int argc, char **argv)
+{
+	int tree = 0, json = 0, limit = 0;
+	struct traces tr = {0};
+	const struct opt opts[] = {
+		{"--tree", NULL, NULL,
+		 "pending threads under their pending creators, in creation "
+		 "order (default: a list, longest pending first)",
+		 OPT_FLAG, &tree},
+		{"--json", NULL, NULL, "one JSON object", OPT_FLAG, &json},
+		{"--limit", NULL, "N",
+		 "show at most N pending threads (trees: N top-level ones)",
+		 OPT_INT, &limit, 1, 0x7fffffff},
+		TRACES_OPT(&tr),
+		OPT_END,
+	};
+	const struct cmd_usage u = {"ps", "[OPTIONS] PID|TRACE...",
+				    "What a live, hung or killed process is "
+				    "doing, at the last "
+				    "event its trace holds: each OS thread "
+				    "(running which async "
+				    "thread, or idle and why, in which loop "
+				    "phase) and each "
+				    "pending async thread (how long it has "
+				    "been pending, whether "
+				    "it runs, what it waits on, and weft why's "
+				    "verdict).  PID: "
+				    "the run that process records into (only "
+				    "its threads shown), "
+				    "else the ring it has mapped; read without "
+				    "stopping it.",
+				    opts, 0};
+	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	if (!ops)
+		die("out of memory");
+	int nops, rc = opts_parse(&u, argc, argv, ops, &nops, NULL);
+	int pid = 0;
+	char found[4200];
+	for (int i = 0; rc < 0 && i < nops; i++) {
+		struct stat sb;
+		char *end;
+		long v = strtol(ops[i], &end, 10);
+		if (*ops[i] && !*end && stat(ops[i], &sb) < 0) {
+			/* a process */
+			if (v <= 0 || v > 0x7fffffff || nops != 1) {
+				rc = opts_error(&u,
+						"'%s' is neither a trace "
+						"nor a single process id",
+						ops[i]);
+				break;
+			}
+			pid = (int)v;
+			int err = trace_of_pid(pid, found, sizeof found);
+			if (err) {
+				free(ops);
+				return error("process %d: %s", pid,
+					     err == WEFT_ENOTFOUND
+						     ? "not traced (no weft "
+						       "ring mapped, no "
+						       "WEFT_RUN in its "
+						       "environment)"
+						     : weft_strerror(err));
+			}
+			if (traces_add(&tr, found))
+				rc = opts_error(&u, "too many traces");
+		} else if (traces_add(&tr, ops[i]))
+			rc = opts_error(&u, "more than %d traces", TRACES_MAX);
+	}
+	free(ops);
+	if (rc < 0 && !tr.n)
+		rc = opts_usage(&u);
+	if (rc >= 0) {
+		traces_release(&tr);
+		return rc;
+	}
+	const char *path = traces_name(&tr);
+	char name[4300];
+	snprintf(name, sizeof name, "%s", path);
+	struct weft_reader *r;
+	struct weft_model *m = traces_model(&tr, &r);
+	traces_release(&tr);
+	if (!m)
+		return 1;
+	struct ps p = {.m = m, .r = r, .json = json, .proc = WEFT_NONE};
+	p.th = weft_model_threads(m, &p.nth);
+	weft_model_streams(m, &p.nos);
+	weft_model_range(m, &p.t0, &p.t1);
+	p.now = INT64_MIN;
+	const struct weft_trace_info *in = weft_reader_info(r);
+	if (in->writer == WEFT_WRITER_LIVE) {
+		/* model times count from the origin, whose wall-clock time
+		 * the trace keeps */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t real = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		p.now = real - in->origin_real_ns;
+		if (p.now < p.t1)
+			p.now = p.t1;
+	}
+	if (pid) {
+		uint32_t np;
+		const struct weft_model_process *pr =
+			weft_model_processes(m, &np);
+		/* its latest image */
+		for (uint32_t k = 0; k < np; k++)
+			if (pr[k].pid == (uint32_t)pid)
+				p.proc = k;
+		/* (not there: a process whose descendants record, such as
+		 * weft record itself: all of them) */
+	}
+	p.os = calloc(p.nos ? p.nos : 1, sizeof *p.os);
+	if (!p.os || weft_why_index_new(&p.ix, m)) {
+		free(p.os);
+		weft_model_free(m);
+		weft_reader_close(r);
+		return error("out of memory");
+	}
+	os_states(&p);
+	rc = ps_show(&p, tree, limit ? (uint32_t)limit : UINT32_MAX);
+	weft_why_index_free(p.ix);
+	free(p.os);
+	free(p.pend);
+	weft_model_free(m);
+	rc |= report_losses(r, name);
+	weft_reader_close(r);
+	return rc ? 1 : 0;
+}
