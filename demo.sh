@@ -30,6 +30,7 @@ echo; echo "== weft stats demo/all-events.weft"
 $W stats demo/all-events.weft
 echo; echo "== a hang: build/examples/arp bad, then weft why"
 WEFT_FILE=demo/arp-bad.weft build/examples/arp bad
+WEFT_FILE=demo/arp-good.weft build/examples/arp good >/dev/null
 $W why demo/arp-bad.weft || true
 echo "== weft export --format chrome: demo/arp-bad.json (open it in ui.perfetto.dev or chrome://tracing)"
 $W export --format chrome demo/arp-bad.weft -o demo/arp-bad.json
@@ -84,4 +85,21 @@ if has record; then
 	fi
 fi
 echo
-echo "Traces are in demo/.  Try: $W dump --follow FILE while a program records."
+echo "== what to open now"
+if has view && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+	echo "   $W view demo/arp-bad.weft        the hang, in a window: '?' lists the keys;"
+	echo "                                          double-click main's red line for its causal chain"
+	[ -s demo/echo-split.weft ] && echo "   $W view demo/echo-split.weft     a server and its client, one clock"
+	echo "   $W view demo/arp-good.weft demo/arp-bad.weft   the two runs compared"
+elif has view; then
+	echo "   $W view demo/arp-bad.weft        (on a machine with a display) the hang in a window"
+fi
+for f in demo/*.html; do
+	[ -e "$f" ] && echo "   $f    in any browser, nothing to install"
+done
+for f in demo/*.png; do
+	[ -e "$f" ] && echo "   $f"
+done
+echo "   $W ps PID                        what a running traced program is doing now"
+echo "   $W dump --follow FILE            the events of a program while it records"
+echo "Traces are in demo/."
