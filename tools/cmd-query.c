@@ -46,13 +46,6 @@ static void csv_field(const char *s, char sep)
 {
 	if (!s)
 		return;
-	if (!strpbrk(s, "\",\r\n\t") || (sep == '\t' && !strpbrk(s, "\t\r"
-								    "\n"))) {
-		if (sep != '\t' || !strpbrk(s, "\t\r\n\\")) {
-			fputs(s, stdout);
-			return;
-		}
-	}
 	if (sep == '\t') { /* TSV: escapes, as PostgreSQL's COPY writes */
 		for (; *s; s++) {
 			if (*s == '\t')
@@ -66,6 +59,10 @@ static void csv_field(const char *s, char sep)
 			else
 				putchar(*s);
 		}
+		return;
+	}
+	if (!strpbrk(s, "\",\r\n")) { /* CSV: quoted when it must be */
+		fputs(s, stdout);
 		return;
 	}
 	putchar('"');
@@ -153,7 +150,7 @@ static int print_rows(sqlite3_stmt *st, enum mode mode, int *nset)
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (mode == M_JSON) {
-			printf("%s{", nrow++ ? ",\n" : "\n");
+			printf("%s{", nrow++ ? "," : "");
 			for (int i = 0; i < nc; i++) {
 				printf("%s", i ? "," : "");
 				weft_json_string(stdout,
@@ -210,7 +207,7 @@ static int print_rows(sqlite3_stmt *st, enum mode mode, int *nset)
 		nrow++;
 	}
 	if (mode == M_JSON) {
-		printf("%s]\n", nrow ? "\n" : "");
+		printf("]\n");
 		return rc;
 	}
 	if (mode != M_TEXT)
@@ -236,9 +233,19 @@ static int print_rows(sqlite3_stmt *st, enum mode mode, int *nset)
 	if ((*nset)++)
 		printf("\n");
 	for (int i = 0; i < nc; i++) {
+		/* a column of numbers has its name on the right, too */
 		const char *h = sqlite3_column_name(st, i);
-		printf("%s%s%*s", i ? "  " : "", h,
-		       i + 1 < nc ? (int)(w[i] - width(h)) : 0, "");
+		int num = 0, pad = (int)(w[i] - width(h));
+		for (size_t r = 0; r < nrow; r++)
+			if (!v[r * nc + i].null) {
+				num = v[r * nc + i].num;
+				break;
+			}
+		if (num)
+			printf("%s%*s%s", i ? "  " : "", pad, "", h);
+		else
+			printf("%s%s%*s", i ? "  " : "", h,
+			       i + 1 < nc ? pad : 0, "");
 	}
 	printf("\n");
 	for (int i = 0; i < nc; i++) {
