@@ -229,6 +229,14 @@ static int authorize(void *ctx, int action, const char *a, const char *b,
 	case SQLITE_FUNCTION:
 	case SQLITE_RECURSIVE:
 		return SQLITE_OK;
+	case SQLITE_UPDATE:
+		/* what sqlite3_declare_vtab() asks when an eponymous table
+		 * (pragma_table_xinfo) declares its columns; a statement that
+		 * tries it is refused anyway: sqlite_master is read-only
+		 * (SQLITE_DBCONFIG_DEFENSIVE) and weft query runs read-only
+		 * statements only */
+		return a && !strcmp(a, "sqlite_master") ? SQLITE_OK
+							: SQLITE_DENY;
 	case SQLITE_PRAGMA:
 		if (a &&
 		    (!strcmp(a, "table_info") || !strcmp(a, "table_xinfo") ||

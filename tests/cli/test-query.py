@@ -488,7 +488,10 @@ def t_hostile():
               "VACUUM INTO '%s/v.db'" % T, "PRAGMA writable_schema = 1",
               "PRAGMA temp_store_directory = '%s'" % T,
               "SELECT * FROM pragma_writable_schema",
-              "SELECT 1; CREATE TABLE t(a)"]
+              "SELECT 1; CREATE TABLE t(a)",
+              "UPDATE sqlite_master SET type = 'x'",
+              "PRAGMA main.journal_mode = WAL", "ANALYZE",
+              "BEGIN; SELECT 1; COMMIT", "SAVEPOINT a"]
     for sql in denied:
         p = run([W, 'query', tr, sql])
         eq(p.returncode, 1, sql + ': status')
