@@ -143,7 +143,8 @@ def check(src, muts, tmp):
     t0 = time.time()
     rc, out = run(['meson', 'setup', build, root, '-Dauto_features=disabled',
                    '-Dbuildtype=debug', '-Dwerror=false',
-                   '-Db_sanitize=none', '-Dlibfuzzer=false'], tmp)
+                   '-Db_sanitize=none', '-Dlibfuzzer=false',
+                   '-Dquery=enabled'], tmp)
     if rc == 0:
         rc, out = run(['ninja', '-C', build], tmp)
     if rc != 0:
