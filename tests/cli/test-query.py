@@ -417,8 +417,16 @@ def t_pushdown():
     check(r[1][0]['v'] <= r[2][0]['n'] + 1,
           'runs by end visited %d > %d' % (r[1][0]['v'], r[2][0]['n']))
     # pushdown never changes an answer: against a scan SQLite cannot push
-    # down (+t0 hides the column)
-    for where in ('t0 >= %d AND t0 < %d' % (lo, hi),
+    # down (+t0 hides the column); a range of ends that the longest run
+    # ends in, starting after its start
+    lr = one(tr, 'SELECT run, t0, dur FROM runs ORDER BY dur DESC LIMIT 1')[0]
+    mid = lr['t0'] + lr['dur'] // 2
+    check(lr['dur'] > 2, 'a run of some length (setup)')
+    inside = one(tr, 'SELECT run FROM runs WHERE t1 >= %d AND t1 < %d' %
+                 (mid, mid + lr['dur']))
+    check({'run': lr['run']} in inside, 'the longest run, by its end')
+    for where in ('t1 >= %d AND t1 < %d' % (mid, mid + lr['dur']),
+                  't1 > %d AND t1 <= %d' % (mid, mid + lr['dur']),'t0 >= %d AND t0 < %d' % (lo, hi),
                   't1 >= %d AND t1 < %d' % (lo, hi), 't0 = %d' % lo,
                   't0 > %d.5 AND t0 < %d.5' % (lo, hi),
                   't0 < -5', 't1 > 9223372036854775807',
