@@ -360,6 +360,8 @@ static int run_sql(struct ctx *c, const char *sql)
 			p = tail;
 			continue;
 		}
+		/* (the authorizer refuses every write already: this is the
+		 * second lock on the same door) */
 		if (!sqlite3_stmt_readonly(st)) {
 			sqlite3_finalize(st);
 			return error("SQL error: weft query only reads: the "

@@ -499,7 +499,7 @@ def t_hostile():
               "SELECT 1; CREATE TABLE t(a)",
               "UPDATE sqlite_master SET type = 'x'",
               "PRAGMA main.journal_mode = WAL", "ANALYZE",
-              "BEGIN; SELECT 1; COMMIT", "SAVEPOINT a"]
+              "BEGIN; SELECT 1; COMMIT", "SAVEPOINT a", "VACUUM"]
     for sql in denied:
         p = run([W, 'query', tr, sql])
         eq(p.returncode, 1, sql + ': status')
