@@ -318,7 +318,9 @@ struct ctx {
 
 /* Says why a statement failed: SQLite's message, the place in the
  * statement, and for what weft refuses, why. */
-static int sql_error(struct ctx *c, const char *sql, int rc)
+/* `sql` is the whole text, `stmt` where the statement that failed
+ * begins in it (SQLite's offsets are from there). */
+static int sql_error(struct ctx *c, const char *sql, const char *stmt, int rc)
 {
 	sqlite3 *db = weft_query_db(c->q);
 	int stopped = weft_query_stopped(c->q);
@@ -338,7 +340,8 @@ static int sql_error(struct ctx *c, const char *sql, int rc)
 		      sqlite3_errmsg(db));
 	else
 		error("SQL error: %s", sqlite3_errmsg(db));
-	show_at(sql, sqlite3_error_offset(db));
+	int off = sqlite3_error_offset(db);
+	show_at(sql, off < 0 ? off : off + (int)(stmt - sql));
 	return 1;
 }
 
@@ -355,7 +358,7 @@ static int run_sql(struct ctx *c, const char *sql)
 				    c->timeout ? mono_ns() + c->timeout : 0);
 		int rc = sqlite3_prepare_v2(db, p, -1, &st, &tail);
 		if (rc != SQLITE_OK)
-			return sql_error(c, sql, rc);
+			return sql_error(c, sql, p, rc);
 		if (!st) { /* a comment, white space */
 			p = tail;
 			continue;
@@ -371,7 +374,7 @@ static int run_sql(struct ctx *c, const char *sql)
 		fflush(stdout);
 		if (rc != SQLITE_DONE) {
 			/* the error's place is the statement's */
-			int r = sql_error(c, sql, rc);
+			int r = sql_error(c, sql, p, rc);
 			sqlite3_finalize(st);
 			return r;
 		}

@@ -487,6 +487,15 @@ def t_hostile():
        '  at line 2, column 13:\n    label FRM threads\n'
        '              ^\n', 'syntax error')
     eq(p.stdout, '', 'no output')
+    # in the third statement: its line in the whole text, the results
+    # of the statements before it printed
+    p = run([W, 'query', '--csv', tr, 'SELECT 1 AS a;\nSELECT 2 AS b; '
+             'SELECT nope\n  FROM threads;'])
+    eq(p.returncode, 1, 'third statement status')
+    eq(p.stdout, 'a\n1\n\nb\n2\n', 'the first two statements')
+    eq(p.stderr, 'weft: SQL error: no such column: nope\n'
+       '  at line 2, column 23:\n  SELECT 2 AS b; SELECT nope\n'
+       '                        ^\n', 'third statement error')
     denied = ["CREATE TABLE t(a)", "CREATE TEMP TABLE t(a)",
               "CREATE VIEW v AS SELECT 1", "DROP VIEW requests",
               "INSERT INTO threads(thread) VALUES (1)",
