@@ -128,6 +128,7 @@ struct tdef {
 	int ref[WQ_MAX_REFS]; /* columns that refer to other rows, or -1 */
 	uint32_t (*refv)(struct weft_query *q, uint32_t row, int which);
 	int (*prepare)(struct weft_query *q); /* before the first use */
+	int idcol; /* a column of 64-bit ids to find by equality (0: none) */
 };
 
 /* threads */
@@ -1089,7 +1090,8 @@ static const struct tdef tables[] = {
 	 .end = -1,
 	 .ref = {6, 13, -1},
 	 .refv = ref_threads,
-	 .prepare = prep_threads},
+	 .prepare = prep_threads,
+	 .idcol = 1},
 	{.name = "runs",
 	 .cols = "run INTEGER, thread INTEGER, os_thread INTEGER, t0 "
 		 "INTEGER, t1 INTEGER, dur INTEGER",
@@ -1408,6 +1410,38 @@ static int refs_ready(struct vt *v, int w)
 	return 0;
 }
 
+/* A row's id (column idcol: only threads has one), as SQLite sees it. */
+static int64_t id_of(struct vt *v, uint32_t row)
+{
+	uint32_t n;
+	return (int64_t)weft_model_threads(v->q->m, &n)[row].id;
+}
+
+static int cmp_id(const void *a, const void *b, void *ctx)
+{
+	struct vt *v = ctx;
+	int64_t x = id_of(v, *(const uint32_t *)a),
+		y = id_of(v, *(const uint32_t *)b);
+	if (x != y)
+		return x < y ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* The rows by id (then by row: incarnations in order), on first use. */
+static int ids_ready(struct vt *v)
+{
+	struct wq_table *tb = v->tb;
+	if (tb->idperm)
+		return 0;
+	tb->idperm = malloc(((size_t)tb->n + 1) * sizeof *tb->idperm);
+	if (!tb->idperm)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < tb->n; i++)
+		tb->idperm[i] = i;
+	qsort_r(tb->idperm, tb->n, sizeof *tb->idperm, cmp_id, v);
+	return 0;
+}
+
 /* Declares a table's columns (the authorizer lets this CREATE TABLE
  * through, and no other), innocuous: reading it has no side effect, so
  * the views may use it. */
@@ -1461,7 +1495,7 @@ static int x_disconnect(sqlite3_vtab *vt)
 /* Plans (idxNum): 0 every row; 1 the row argv[0]; 2 + w the rows that
  * refer to argv[0] by reference column w; 8 a time range, idxStr naming
  * each argument: 'k' or 'e' (key, end) then the operator. */
-enum { PLAN_ALL, PLAN_ROW, PLAN_REF, PLAN_RANGE = 8 };
+enum { PLAN_ALL, PLAN_ROW, PLAN_REF, PLAN_RANGE = 8, PLAN_ID = 16 };
 
 static int usable_op(int op)
 {
@@ -1493,7 +1527,7 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 	if (table_ready(v))
 		return SQLITE_NOMEM;
 	double n = v->tb->n + 1.0;
-	int row = -1, ref = -1, refw = -1;
+	int row = -1, ref = -1, refw = -1, id = -1;
 	for (int i = 0; i < ix->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &ix->aConstraint[i];
 		if (!c->usable || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
@@ -1515,12 +1549,24 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 				refw = w;
 			}
 	}
+	for (int i = 0; v->d->idcol && i < ix->nConstraint; i++)
+		if (ix->aConstraint[i].usable &&
+		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ &&
+		    ix->aConstraint[i].iColumn == v->d->idcol)
+			id = i;
 	if (row >= 0) {
 		ix->idxNum = PLAN_ROW;
 		ix->aConstraintUsage[row].argvIndex = 1;
 		ix->estimatedCost = 1;
 		ix->estimatedRows = 1;
 		ix->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+		return SQLITE_OK;
+	}
+	if (id >= 0) { /* the incarnations of one id */
+		ix->idxNum = PLAN_ID;
+		ix->aConstraintUsage[id].argvIndex = 1;
+		ix->estimatedCost = 5;
+		ix->estimatedRows = 2;
 		return SQLITE_OK;
 	}
 	if (ref >= 0) {
@@ -1647,6 +1693,29 @@ static int x_filter(sqlite3_vtab_cursor *cc, int plan, const char *s, int argc,
 	c->list = tb->perm;
 	c->pos = 0;
 	c->end = tb->n;
+	if (plan == PLAN_ID) {
+		if (argc < 1 ||
+		    sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
+			c->list = NULL;
+			return SQLITE_OK;
+		}
+		if (ids_ready(v))
+			return SQLITE_NOMEM;
+		int64_t x = sqlite3_value_int64(argv[0]);
+		uint32_t lo = 0, hi = tb->n;
+		while (lo < hi) { /* the first id >= x */
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (id_of(v, tb->idperm[mid]) < x)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		c->list = tb->idperm;
+		c->pos = c->end = lo;
+		while (c->end < tb->n && id_of(v, tb->idperm[c->end]) == x)
+			c->end++;
+		return SQLITE_OK;
+	}
 	if (plan == PLAN_ROW || (plan >= PLAN_REF && plan < PLAN_RANGE)) {
 		int64_t x;
 		if (argc < 1 ||
@@ -2200,6 +2269,7 @@ void wq_free_tables(struct weft_query *q)
 {
 	for (size_t i = 0; i < WQ_MAX_TABLES; i++) {
 		free(q->tab[i].perm);
+		free(q->tab[i].idperm);
 		for (int w = 0; w < WQ_MAX_REFS; w++) {
 			free(q->tab[i].ref_off[w]);
 			free(q->tab[i].ref_rows[w]);

@@ -398,6 +398,8 @@ def t_pushdown():
         ('threads', 'created >= %d AND created < %d' % (lo, hi)),
         ('threads', 'creator = %d' % creator),
         ('threads', 'thread = 42'),
+        ('threads', 'id = %d' % one(tr, 'SELECT id FROM threads WHERE '
+                                  'thread = 77')[0]['id']),
         ('waits', 'waiter = %d' % waiter),
     ]
     for tab, where in cases:
