@@ -14,6 +14,7 @@ live ring; the prompt and its history.  TAP output.
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import signal
@@ -400,6 +401,9 @@ def t_pushdown():
         ('threads', 'thread = 42'),
         ('threads', 'id = %d' % one(tr, 'SELECT id FROM threads WHERE '
                                   'thread = 77')[0]['id']),
+        ('threads', 'id = %d' % one(tr, 'SELECT id FROM threads WHERE id '
+                                  '!= 0 GROUP BY id ORDER BY count(*) DESC '
+                                  'LIMIT 1')[0]['id']),
         ('waits', 'waiter = %d' % waiter),
     ]
     for tab, where in cases:
@@ -410,6 +414,11 @@ def t_pushdown():
         check(n > 0, '%s WHERE %s: no rows (setup)' % (tab, where))
         check(all_ > 5 * n, '%s: %d of %d rows (setup)' % (tab, n, all_))
         eq(v, n, 'rows visited by %s WHERE %s' % (tab, where))
+        # the same rows as a scan (+column: nothing SQLite can push down)
+        scan = re.sub(r'\b(t0|t1|t|created|thread|from_thread|counter|'
+                      r'creator|id|waiter)\b', r'+\1', where)
+        eq(one(tr, 'SELECT count(*) AS n FROM %s WHERE %s' % (tab, scan)),
+           [{'n': n}], 'a scan of %s WHERE %s' % (tab, scan))
     # an interval's end bounds its start by the longest interval
     r = query(tr, 'SELECT count(*) AS n FROM runs WHERE t1 > %d AND t1 <= '
               '%d; SELECT rows_visited(\'runs\') AS v; SELECT count(*) AS n '
