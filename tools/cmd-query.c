@@ -601,20 +601,19 @@ int cmd_query(int argc, char **argv)
 		 "newlines and backslashes escaped), a header first",
 		 OPT_FLAG, &tsv},
 		{"--json", NULL, NULL,
-		 "each statement's rows as a JSON array "
-		 "of objects, one array a statement",
+		 "each statement's rows as a JSON array of objects, on a "
+		 "line of its own",
 		 OPT_FLAG, &json},
 		{"--timeout", NULL, "DURATION",
-		 "stop a statement that runs "
-		 "longer (a bare number is seconds)",
+		 "stop a statement that runs longer (a bare number is "
+		 "seconds)",
 		 OPT_DURATION, &timeout, 0, 0, 1e9},
 		{"--file", "-f", "FILE",
-		 "read the SQL from FILE ('-': standard "
-		 "input)",
-		 OPT_STRING, &file},
+		 "read the SQL from FILE ('-': standard input)", OPT_STRING,
+		 &file},
 		{"--schema", NULL, NULL,
-		 "list the tables, table-valued "
-		 "functions and views with their columns, and exit",
+		 "list the tables, table-valued functions and views with "
+		 "their columns, and exit",
 		 OPT_FLAG, &show_schema},
 		TRACES_OPT(&tr),
 		OPT_END,
@@ -627,13 +626,15 @@ int cmd_query(int argc, char **argv)
 				    "and processes, read in place "
 				    "(docs/query.md).  The last "
 				    "operand is the SQL when it is not a file; "
-				    "with none, "
+				    "with none, the "
 				    "statements come from --file, from "
 				    "standard input, or on a "
-				    "terminal from a prompt.  Times are "
-				    "integer nanoseconds from "
-				    "the trace's first event.  Read-only: "
-				    "writes, ATTACH and "
+				    "terminal from a prompt (history in "
+				    "~/.weft_history).  Times "
+				    "are integer nanoseconds from the trace's "
+				    "origin, as every "
+				    "command gives them.  Read-only: writes, "
+				    "ATTACH and "
 				    "extensions are refused.",
 				    opts, 0};
 	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
