@@ -345,6 +345,41 @@ def t_tables_vs_dump():
        'losses: packets')
 
 
+def t_counts_vs_dump():
+    """Each table's rows against the events weft dump prints: an arrow per
+    interaction event, a sample per counter event, an interval per span,
+    idle period and pause."""
+    for name in ('all-events', 'server', 'verdicts-deadlock', 'arp-bad'):
+        tr = traces().get(name)
+        if not tr:
+            continue
+        ev = {}
+        for l in run([W, 'dump', tr]).stdout.splitlines():
+            f = l.split(' ', 3)
+            if len(f) > 2:
+                ev[f[2]] = ev.get(f[2], 0) + 1
+        r = query(tr, "SELECT kind, count(*) AS n FROM arrows GROUP BY kind; "
+                  "SELECT count(*) AS n FROM samples; SELECT count(*) AS n "
+                  "FROM spans; SELECT count(*) AS n FROM idle; SELECT "
+                  "count(*) AS n FROM pauses")
+        arrows = {x['kind']: x['n'] for x in r[0]}
+        e = lambda *k: sum(ev.get(x, 0) for x in k)
+        check(e('create') > 0, name + ': events (setup)')
+        for kind, events in (('signal', ('signal',)),
+                             ('try_read', ('try_read',)),
+                             ('fail', ('fail',)), ('cancel', ('cancel',)),
+                             ('become', ('becomes',)),
+                             ('create', ('create', 'create_label', 'fire'))):
+            eq(arrows.get(kind, 0), e(*events), '%s: %s arrows' %
+               (name, kind))
+        eq(arrows.get('read', 0) + arrows.get('read_failed', 0), e('read'),
+           name + ': reads')
+        eq(r[1][0]['n'], e('counter_add', 'counter_set'), name + ' samples')
+        eq(r[2][0]['n'], e('span_begin'), name + ' spans')
+        eq(r[3][0]['n'], e('idle'), name + ' idle')
+        eq(r[4][0]['n'], e('pause'), name + ' pauses')
+
+
 def t_processes_run():
     """A run of three programs (and a shell): every process a row, its
     OS threads and threads summed per process."""
@@ -750,6 +785,7 @@ CASES = [
     ('chain(thread, depth)', t_chain_function),
     ('pending_at(t)', t_pending_at),
     ('tables against weft dump; losses as rows', t_tables_vs_dump),
+    ('arrows, samples and intervals against weft dump', t_counts_vs_dump),
     ('a run of several processes', t_processes_run),
     ('pushdown: rows visited', t_pushdown),
     ('output: text, CSV, TSV, JSON, files, stdin', t_formats),
