@@ -726,13 +726,26 @@ def t_prompt():
     os.write(fd, b'.history\n')
     expect('SELECT count(*) AS n\nFROM threads;'.replace('\n', '\r\n')
            if False else 'FROM threads;')
+    # Ctrl-C stops the statement, not the prompt
+    os.write(fd, b'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 '
+             b'FROM c) SELECT count(*) FROM c;\n')
+    time.sleep(1)
+    out = b''
+    os.write(fd, b'\x03')
+    expect('weft: interrupted')
+    expect('weft> ')
+    os.write(fd, b'SELECT 41 + 1 AS answer;\n')
+    expect('answer\r\n42\r\n')
     os.write(fd, b'\x04')
     _, status = os.waitpid(pid, 0)
+    eq(os.waitstatus_to_exitcode(status), 0, 'prompt status')
     os.close(fd)
     with open(hist) as f:
         h = f.read()
     eq(h, 'SELECT count(*) AS n\nFROM threads;\n'
-       'SELECT label FROM threads WHERE thread = 2;\nSELEC 1;\n', 'history')
+       'SELECT label FROM threads WHERE thread = 2;\nSELEC 1;\n'
+       'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) '
+       'SELECT count(*) FROM c;\nSELECT 41 + 1 AS answer;\n', 'history')
     eq(os.stat(hist).st_mode & 0o777, 0o600, 'history mode')
     # a link where the history goes is not followed
     os.unlink(hist)
