@@ -454,6 +454,20 @@ def t_pushdown():
                       r'creator|id|waiter)\b', r'+\1', where)
         eq(one(tr, 'SELECT count(*) AS n FROM %s WHERE %s' % (tab, scan)),
            [{'n': n}], 'a scan of %s WHERE %s' % (tab, scan))
+    # rows come in time order: an ORDER BY the time needs no sort, and
+    # its answer is the sorted one (tables sorted by a permutation too)
+    for tab, key in (('runs', 't0'), ('threads', 'created'), ('idle', 't0'),
+                     ('loop_phases', 't0'), ('samples', 't'),
+                     ('labels', 't'), ('arrows', 't'), ('waits', 't0')):
+        a = [x[key] for x in one(tr, 'SELECT %s FROM %s ORDER BY %s' %
+                                 (key, tab, key))]
+        b = [x[key] for x in one(tr, 'SELECT %s FROM %s ORDER BY +%s' %
+                                 (key, tab, key))]
+        check(len(a) > 0 or tab == 'idle', tab + ': rows (setup)')
+        eq(a, sorted(b), tab + ' in time order')
+        w = one(tr, 'SELECT count(*) AS n FROM %s WHERE %s >= %d' %
+                (tab, key, lo))
+        eq(w, [{'n': sum(1 for x in b if x >= lo)}], tab + ' from lo')
     # an interval's end bounds its start by the longest interval
     r = query(tr, 'SELECT count(*) AS n FROM runs WHERE t1 > %d AND t1 <= '
               '%d; SELECT rows_visited(\'runs\') AS v; SELECT count(*) AS n '
