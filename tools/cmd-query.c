@@ -316,10 +316,10 @@ struct ctx {
 	int nset;	 /* result sets printed */
 };
 
-/* Says why a statement failed: SQLite's message, the place in the
- * statement, and for what weft refuses, why. */
-/* `sql` is the whole text, `stmt` where the statement that failed
- * begins in it (SQLite's offsets are from there). */
+/* Says why a statement failed: SQLite's message, the place in the text
+ * (`sql` is the whole text, `stmt` where the statement that failed begins
+ * in it: SQLite's offsets are from there), and for what weft refuses,
+ * why. */
 static int sql_error(struct ctx *c, const char *sql, const char *stmt, int rc)
 {
 	sqlite3 *db = weft_query_db(c->q);
