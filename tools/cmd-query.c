@@ -123,6 +123,75 @@ static char *cell_text(sqlite3_stmt *st, int i, int escape)
 	return o;
 }
 
+/* Aligned text: the widths are those of the first ALIGN_ROWS rows (a
+ * wider value later pushes its row's next columns right), so that a big
+ * result streams instead of waiting in memory. */
+#define ALIGN_ROWS 1000
+
+/* Prints the header and the rule for the rows buffered in v; returns the
+ * widths. */
+static size_t *text_head(sqlite3_stmt *st, const struct cellv *v, size_t nrow,
+			 int *nset)
+{
+	int nc = sqlite3_column_count(st);
+	size_t *w = calloc(nc, sizeof *w);
+	if (!w)
+		die("out of memory");
+	for (int i = 0; i < nc; i++) {
+		w[i] = width(sqlite3_column_name(st, i));
+		for (size_t r = 0; r < nrow; r++) {
+			size_t x = width(v[r * nc + i].s);
+			if (x > w[i])
+				w[i] = x;
+		}
+	}
+	if ((*nset)++)
+		printf("\n");
+	for (int i = 0; i < nc; i++) {
+		/* a column of numbers has its name on the right, too */
+		const char *h = sqlite3_column_name(st, i);
+		int num = 0, pad = (int)(w[i] - width(h));
+		for (size_t r = 0; r < nrow; r++)
+			if (!v[r * nc + i].null) {
+				num = v[r * nc + i].num;
+				break;
+			}
+		if (num)
+			printf("%s%*s%s", i ? "  " : "", pad, "", h);
+		else
+			printf("%s%s%*s", i ? "  " : "", h,
+			       i + 1 < nc ? pad : 0, "");
+	}
+	printf("\n");
+	for (int i = 0; i < nc; i++) {
+		printf("%s", i ? "  " : "");
+		for (size_t k = 0; k < w[i]; k++)
+			putchar('-');
+	}
+	printf("\n");
+	return w;
+}
+
+/* Prints the rows buffered in v and frees their texts. */
+static void text_rows(struct cellv *v, size_t nrow, int nc, const size_t *w)
+{
+	for (size_t r = 0; r < nrow; r++) {
+		for (int i = 0; i < nc; i++) {
+			struct cellv *c = &v[r * nc + i];
+			size_t cw = width(c->s);
+			int pad = cw < w[i] ? (int)(w[i] - cw) : 0;
+			if (i)
+				printf("  ");
+			if (c->num)
+				printf("%*s%s", pad, "", c->s);
+			else
+				printf("%s%*s", c->s, i + 1 < nc ? pad : 0, "");
+			free(c->s);
+		}
+		printf("\n");
+	}
+}
+
 /* Runs one prepared statement and prints its rows.  Returns the step's
  * last code. */
 static int print_rows(sqlite3_stmt *st, enum mode mode, int *nset)
@@ -134,7 +203,10 @@ static int print_rows(sqlite3_stmt *st, enum mode mode, int *nset)
 		return rc;
 	}
 	struct cellv *v = NULL;
-	size_t nrow = 0, cap = 0;
+	size_t nrow = 0, total = 0, *w = NULL;
+	if (mode == M_TEXT &&
+	    !(v = malloc((size_t)ALIGN_ROWS * nc * sizeof *v)))
+		die("out of memory");
 	if (mode == M_JSON)
 		printf("[");
 	else if (mode != M_TEXT) {
@@ -191,11 +263,11 @@ static int print_rows(sqlite3_stmt *st, enum mode mode, int *nset)
 			printf("\n");
 			continue;
 		}
-		if (nrow == cap) {
-			cap = cap ? cap * 2 : 64;
-			v = realloc(v, cap * nc * sizeof *v);
-			if (!v)
-				die("out of memory");
+		if (nrow == ALIGN_ROWS) { /* the widths are set: print */
+			if (!w)
+				w = text_head(st, v, nrow, nset);
+			text_rows(v, nrow, nc, w);
+			nrow = 0;
 		}
 		for (int i = 0; i < nc; i++) {
 			struct cellv *c = &v[nrow * nc + i];
@@ -205,6 +277,7 @@ static int print_rows(sqlite3_stmt *st, enum mode mode, int *nset)
 			c->s = cell_text(st, i, 1);
 		}
 		nrow++;
+		total++;
 	}
 	if (mode == M_JSON) {
 		printf("]\n");
@@ -216,59 +289,13 @@ static int print_rows(sqlite3_stmt *st, enum mode mode, int *nset)
 		for (size_t r = 0; r < nrow * nc; r++)
 			free(v[r].s);
 		free(v);
+		free(w);
 		return rc;
 	}
-	/* aligned text: a header, a rule, the rows */
-	size_t *w = calloc(nc, sizeof *w);
 	if (!w)
-		die("out of memory");
-	for (int i = 0; i < nc; i++) {
-		w[i] = width(sqlite3_column_name(st, i));
-		for (size_t r = 0; r < nrow; r++) {
-			size_t x = width(v[r * nc + i].s);
-			if (x > w[i])
-				w[i] = x;
-		}
-	}
-	if ((*nset)++)
-		printf("\n");
-	for (int i = 0; i < nc; i++) {
-		/* a column of numbers has its name on the right, too */
-		const char *h = sqlite3_column_name(st, i);
-		int num = 0, pad = (int)(w[i] - width(h));
-		for (size_t r = 0; r < nrow; r++)
-			if (!v[r * nc + i].null) {
-				num = v[r * nc + i].num;
-				break;
-			}
-		if (num)
-			printf("%s%*s%s", i ? "  " : "", pad, "", h);
-		else
-			printf("%s%s%*s", i ? "  " : "", h,
-			       i + 1 < nc ? pad : 0, "");
-	}
-	printf("\n");
-	for (int i = 0; i < nc; i++) {
-		printf("%s", i ? "  " : "");
-		for (size_t k = 0; k < w[i]; k++)
-			putchar('-');
-	}
-	printf("\n");
-	for (size_t r = 0; r < nrow; r++) {
-		for (int i = 0; i < nc; i++) {
-			struct cellv *c = &v[r * nc + i];
-			int pad = (int)(w[i] - width(c->s));
-			if (i)
-				printf("  ");
-			if (c->num)
-				printf("%*s%s", pad, "", c->s);
-			else
-				printf("%s%*s", c->s, i + 1 < nc ? pad : 0, "");
-			free(c->s);
-		}
-		printf("\n");
-	}
-	printf("(%zu row%s)\n", nrow, nrow == 1 ? "" : "s");
+		w = text_head(st, v, nrow, nset);
+	text_rows(v, nrow, nc, w);
+	printf("(%zu row%s)\n", total, total == 1 ? "" : "s");
 	free(w);
 	free(v);
 	return rc;

@@ -516,6 +516,14 @@ def t_formats():
              "SELECT 123456, 'é' ORDER BY 1"])
     eq(p.stdout, '     n  name\n------  ----\n     7  ab\n123456  é\n'
        '(2 rows)\n', 'text')
+    # a big result streams: widths from the first 1000 rows
+    p = run([W, 'query', tr, 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL '
+             'SELECT x + 1 FROM c WHERE x < 1500) SELECT CASE WHEN x = 1500 '
+             "THEN 123456 ELSE x END AS n, 'a' AS s FROM c"])
+    lines = p.stdout.splitlines()
+    eq(lines[:3], ['   n  s', '----  -', '   1  a'], 'big: head')
+    eq(lines[1002:], ['1001  a'] + ['%4d  a' % x for x in range(1002, 1500)]
+       + ['123456  a', '(1500 rows)'], 'big: tail')
     p = run([W, 'query', tr, 'SELECT 1 AS a; SELECT 2 AS b'])
     eq(p.stdout, 'a\n-\n1\n(1 row)\n\nb\n-\n2\n(1 row)\n', 'two statements')
     # SQL from a file and from standard input
