@@ -708,6 +708,33 @@ def t_live():
     finally:
         pr.terminate()
         pr.wait()
+    # a run directory still being written: its processes and threads
+    d = os.path.join(T, 'liverun')
+    env = dict(ENV)
+    env['ASAN_OPTIONS'] = REC_ASAN
+    pr = subprocess.Popen([W, 'record', '-o', d, '--', EX + '/ticker', '30'],
+                          env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        seen = []
+        while time.monotonic() < deadline and len(seen) < 2:
+            time.sleep(0.3)
+            if not os.path.isdir(d):
+                continue
+            p = run([W, 'query', '--json', d, "SELECT (SELECT count(*) FROM "
+                     "threads WHERE kind = 'tick') AS ticks, (SELECT \"end\" "
+                     "FROM processes WHERE comm = 'ticker') AS e"])
+            if p.returncode != 0:
+                continue
+            r = json.loads(p.stdout)[0]
+            if r['ticks'] and (not seen or r['ticks'] > seen[-1]['ticks']):
+                seen.append(r)
+        check(len(seen) == 2, 'the live run did not grow: %s' % seen)
+        eq(seen[-1]['e'], 'running', 'the process runs')
+    finally:
+        os.killpg(pr.pid, signal.SIGTERM)  # weft record and the ticker
+        pr.wait()
 
 
 def t_prompt():
