@@ -18,8 +18,16 @@
 #define WEFT__CAIRO_COMMANDS(X)
 #endif
 
+#ifdef WEFT_HAVE_SQLITE
+#define WEFT__QUERY_COMMANDS(X)                                                \
+	X(query, "ask the trace anything: SQL over async threads")
+#else
+#define WEFT__QUERY_COMMANDS(X)
+#endif
+
 #define WEFT_COMMANDS(X)                                                       \
 	WEFT__CAIRO_COMMANDS(X)                                                \
+	WEFT__QUERY_COMMANDS(X)                                                \
 	X(record, "run a program with tracing (libuv traced unmodified)")      \
 	X(info, "describe a trace: header, clock, streams, counts, losses")    \
 	X(dump, "print every event in time order")                             \

@@ -361,6 +361,13 @@ t_hostile_traces() {
 		"export --format chrome -o out.json" "ctf -o ctfdir")
 	"$W" --help 2>&1 | grep -q "^  render " && cmds+=("render -o out.png")
 	"$W" --help 2>&1 | grep -q "^  html " && cmds+=("html -o out.html")
+	# weft query: every table and view once (tests/cli/test-query.py)
+	if "$W" --help 2>&1 | grep -q "^  query "; then
+		"$W" query --schema "$WEFT_SRC/tests/fuzz/corpus/$(ls "$WEFT_SRC/tests/fuzz/corpus" | head -1)" 2>/dev/null |
+			awk '$1 == "table" || $1 == "view" { sub(/\(.*/, "", $2); print "SELECT count(*) FROM " $2 ";" }' >all.sql
+		[ -s all.sql ] || die "weft query --schema listed nothing"
+		cmds+=("query -f all.sql")
+	fi
 	for f in "$WEFT_SRC"/tests/fuzz/corpus/*; do
 		for c in "${cmds[@]}"; do
 			rm -rf ctfdir

@@ -44,6 +44,11 @@ COMMANDS = [['info'], ['dump'], ['dump', '--cycles'], ['why', '--all'],
             ['html', '-o', 'out.html']]
 if '\n  render ' in help_text:
     COMMANDS.append(['render', '-o', 'out.png'])
+# weft query: the standard views over each mutant (tests/cli/test-query.py)
+if '\n  query ' in help_text:
+    COMMANDS.append(['query', 'SELECT count(*) FROM runs; SELECT * FROM '
+                     'latency_by_kind; SELECT * FROM faults; SELECT * FROM '
+                     'loop_iterations; SELECT count(*) FROM waits_by_target'])
 
 
 def seeds(tmp):

@@ -153,7 +153,8 @@ def check(src, muts, tmp):
         rc, out = run(['meson', 'setup', build, root,
                        '-Dauto_features=disabled', '-Dbuildtype=debug',
                        '-Dwerror=false', '-Db_sanitize=none',
-                       '-Dlibfuzzer=false'] + list(opt), tmp)
+                       '-Dlibfuzzer=false', '-Dquery=enabled'] + list(opt),
+                      tmp)
         if rc == 0:
             rc, out = run(['ninja', '-C', build], tmp)
         if rc != 0:

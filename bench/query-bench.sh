@@ -1,0 +1,45 @@
+#!/bin/bash
+# bench/query-bench.sh BUILD-DIR - `weft query` on a server-shaped trace of
+# $N events (bench/server-gen; 10 M by default, as bench/run): p99 latency
+# by kind in SQL (the latency_by_kind view), the whole command (reading,
+# model, SQL), median of $REPS; and the same figures from `weft stats
+# --json` as a baseline.  Each run checks its work: the p99 of every kind
+# must be the one `weft stats` gives, or the figures read `failed`.
+set -uo pipefail
+B=$(cd "${1:-build}" && pwd)
+REPS=${REPS:-5}
+CPU=${CPU:-1}
+N=${N:-10000000}
+W=$B/tools/weft
+G=$B/bench/server-gen
+fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+[ -x "$G" ] || { echo "# query.p99_by_kind_ms: no server-gen"; exit 0; }
+"$W" --help 2>&1 | grep -q "^  query " || { echo "# query.p99_by_kind_ms: weft built without SQLite"; exit 0; }
+T=$(mktemp -d /tmp/weft-query-bench.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+ev=$("$G" -n "$N" -o "$T/s.weft" | awk '{print $1}')
+SQL="SELECT kind, p99 FROM latency_by_kind ORDER BY kind"
+secs() { local t0 t1; t0=$(date +%s.%N); "$@" >"$T/out" 2>/dev/null; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}'; }
+median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
+# what weft stats says, as "kind<TAB>p99" lines (-1: no finished thread)
+"$W" stats --json "$T/s.weft" >"$T/stats.json" 2>/dev/null
+python3 -c '
+import json, sys
+for g in sorted(json.load(open(sys.argv[1]))["kinds"], key=lambda g: g["key"].encode()):
+    print("%s\t%d" % (g["key"], g["lifetime_ns"]["p99"]))' "$T/stats.json" >"$T/want"
+ok=1
+q=$(for _ in $(seq "$REPS"); do
+	secs taskset -c "$CPU" "$W" query --tsv "$T/s.weft" "$SQL"
+	tail -n +2 "$T/out" | awk -F'\t' '{print $1 "\t" ($2 == "" ? -1 : $2)}' >"$T/got"
+	cmp -s "$T/got" "$T/want" || echo fail >"$T/failed"
+done | median)
+s=$(for _ in $(seq "$REPS"); do secs taskset -c "$CPU" "$W" stats --json "$T/s.weft"; done | median)
+[ -s "$T/want" ] || ok=0
+[ -e "$T/failed" ] && ok=0
+if [ $ok = 1 ]; then
+	fig query.p99_by_kind_ms "$(awk -v t="$q" 'BEGIN {printf "%.0f", t * 1000}')" ms "weft query 'SELECT kind, p99 FROM latency_by_kind' on a server-gen trace of $ev events, the whole command (read, model, SQL); p99 of every kind equal to weft stats' (target <= 1000 at 10 M)"
+	fig query.vs_stats "$(awk -v a="$q" -v b="$s" 'BEGIN {printf "%.3f", a / b}')" ratio "that / weft stats --json of the same trace (read + model + every group)"
+else
+	fig query.p99_by_kind_ms failed ms "the SQL p99 by kind differs from weft stats' (bench/query-bench.sh)"
+	fig query.vs_stats failed ratio "(the answer was wrong)"
+fi

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* internal.h - what query.c and tables.c share. */
+#ifndef WEFT_QUERY_INTERNAL_H
+#define WEFT_QUERY_INTERNAL_H
+
+#include <signal.h>
+
+#include "query.h"
+#include "weft/path.h"
+
+#define WQ_MAX_TABLES 24
+#define WQ_MAX_REFS 3
+
+/* What a table built on first use: its rows in key order, the spread of
+ * its intervals, its per-reference indexes; and what its cursors
+ * visited. */
+struct wq_table {
+	int ready;
+	uint32_t n;
+	uint32_t *perm; /* rows by key (NULL: already in key order) */
+	int64_t mindur, maxdur;
+	uint32_t *ref_off[WQ_MAX_REFS]; /* CSR by referenced index */
+	uint32_t *ref_rows[WQ_MAX_REFS];
+	uint32_t ref_n[WQ_MAX_REFS];
+	uint32_t *idperm; /* rows by id (tables with one) */
+	int64_t visited;
+};
+
+struct wq_wait {
+	int64_t t0, dur;
+	uint32_t waiter, on, arrow;
+	uint8_t how; /* enum weft_wait_end */
+};
+
+struct weft_query {
+	sqlite3 *db;
+	const struct weft_model *m;
+	struct weft_reader *r;
+	struct wq_table tab[WQ_MAX_TABLES];
+	/* built on first use */
+	int64_t *running; /* per thread: the sum of its runs */
+	uint32_t *nonroot, nnonroot;
+	uint64_t *samples_at; /* per counter: its first sample's row */
+	uint32_t ncounters;
+	uint64_t nsamples;
+	struct wq_wait *waits;
+	uint32_t nwaits;
+	int waits_ready;
+	struct weft_why_index *why;
+	uint32_t why_thread; /* the verdict cached */
+	struct weft_why why_last;
+	struct weft_path_index *path;
+	int declaring; /* a table declares its columns */
+	/* stopping */
+	volatile sig_atomic_t interrupted;
+	int64_t deadline;
+	int stopped;
+};
+
+int wq_register_tables(struct weft_query *q);
+void wq_free_tables(struct weft_query *q);
+int64_t wq_visited(struct weft_query *q, const char *name);
+
+#endif
