@@ -340,6 +340,17 @@ TEST(stable_when_live)
 	}
 	weft_run(0);
 	CHECK_OK(weft_stop());
+	/* placed as it grew, the rows are as many as a layout made now of
+	 * the same threads (the rows' free times refreshed at each update:
+	 * held ones ended since) */
+	struct weft_layout *fresh;
+	CHECK_OK(weft_layout_new(&fresh, t.m, NULL));
+	struct weft_layout_info live_in, fresh_in;
+	weft_layout_info(t.l, &live_in);
+	weft_layout_info(fresh, &fresh_in);
+	CHECK_EQ(live_in.threads, fresh_in.threads);
+	CHECK_EQ(live_in.rows, fresh_in.rows);
+	weft_layout_free(fresh);
 	free(before);
 	close_trace(&t);
 }
@@ -680,6 +691,73 @@ TEST(pair_time_and_selection)
 	}
 }
 
+/* Search: the next and the previous match (N, Shift+N) in creation order,
+ * round, with four matches (two created at one instant, in id order)
+ * among threads that do not match: the previous is not the next. */
+TEST(search_next_and_previous)
+{
+	const char *p = loop_trace("search.weft");
+	static const struct {
+		uint64_t id;
+		const char *kind;
+		uint64_t at;
+	} mk[] = {
+		{0x20, "other", 100},	{0x21, "match A", 100},
+		{0x22, "other", 100},	{0x23, "match B", 100},
+		{0x24, "match C", 0},	{0x25, "other", 100},
+		{0x26, "match D", 100}, {0x27, "other", 100},
+	};
+	for (size_t i = 0; i < sizeof mk / sizeof *mk; i++) {
+		tick(mk[i].at); /* (C created at B's instant) */
+		weft_create(mk[i].id, mk[i].kind);
+	}
+	tick(1000);
+	for (size_t i = 0; i < sizeof mk / sizeof *mk; i++)
+		weft_resolve(mk[i].id);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct trace t;
+	open_trace(&t, p, 0);
+	struct weft_view *v = weft_view_new(t.m, 800, 600);
+	CHECK(v != NULL);
+	CHECK_EQ(weft_view_search(v, "MATCH"), 4);
+	uint32_t a = find(&t, 0x21), b = find(&t, 0x23), c = find(&t, 0x24),
+		 d = find(&t, 0x26);
+	CHECK_EQ(t.th[b].t_create, t.th[c].t_create);
+	CHECK(b < c);
+	/* nothing selected: next is the first, previous the last */
+	CHECK_EQ(weft_view_next_match(v, 1), a);
+	weft_view_select(v, WEFT_NONE);
+	CHECK_EQ(weft_view_next_match(v, -1), d);
+	CHECK_EQ(weft_view_selected(v), d);
+	/* forward, round */
+	weft_view_select(v, WEFT_NONE);
+	const uint32_t fwd[] = {a, b, c, d, a, b};
+	for (size_t i = 0; i < sizeof fwd / sizeof *fwd; i++) {
+		CHECK_EQ(weft_view_next_match(v, 1), fwd[i]);
+		CHECK_EQ(weft_view_selected(v), fwd[i]);
+	}
+	/* back from b, round */
+	const uint32_t back[] = {a, d, c, b, a, d};
+	for (size_t i = 0; i < sizeof back / sizeof *back; i++) {
+		CHECK_EQ(weft_view_next_match(v, -1), back[i]);
+		CHECK_EQ(weft_view_selected(v), back[i]);
+	}
+	/* from a thread that does not match: the nearest either way */
+	weft_view_select(v, find(&t, 0x25));
+	CHECK_EQ(weft_view_next_match(v, 1), d);
+	weft_view_select(v, find(&t, 0x25));
+	CHECK_EQ(weft_view_next_match(v, -1), c);
+	/* one match: itself either way */
+	CHECK_EQ(weft_view_search(v, "match d"), 1);
+	CHECK_EQ(weft_view_next_match(v, -1), d);
+	CHECK_EQ(weft_view_next_match(v, 1), d);
+	CHECK_EQ(weft_view_search(v, "nothing like it"), 0);
+	CHECK_EQ(weft_view_next_match(v, 1), WEFT_NONE);
+	weft_view_free(v);
+	close_trace(&t);
+}
+
 TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
 	  T(stable_when_live), T(groups_as_one_by_one), T(chain_of_a_request),
-	  T(pair_time_and_selection))
+	  T(pair_time_and_selection), T(search_next_and_previous))
