@@ -607,6 +607,17 @@ await test('a big trace: a progress bar while it loads, then the picture with it
   await frame(s);
   const then = await rows();
   assert(total > 10000 && first < total && then > first, `entries ${total}: ${first} shown, then ${then}`);
+  // scrolled to the end, page after page: every entry, none skipped at
+  // a page's end
+  let shown = then;
+  for (let still = 0; still < 3 && shown < total;) {
+    await s.evaluate(() => { const el = document.getElementById('inspector'); el.scrollTop = el.scrollHeight; });
+    await frame(s);
+    const now = await rows();
+    still = now === shown ? still + 1 : 0;
+    shown = now;
+  }
+  assert(shown === total, `scrolled to the end: ${shown} of ${total} entries`);
   await s.close();
 });
 

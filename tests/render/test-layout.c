@@ -11,6 +11,7 @@
 
 #include "../harness.h"
 #include "../unit/util.h"
+#include "common/mintree.h"
 #include "pair.h"
 #include "weft/model.h"
 #include "weft/weft.h"
@@ -758,6 +759,74 @@ TEST(search_next_and_previous)
 	close_trace(&t);
 }
 
+/* The slots' tree (src/common/mintree.h, under the rows and the process
+ * lanes): the first and the last slot of a range free strictly before t,
+ * against a plain scan, for every range and time over trees of random
+ * times (slots freed at the same instant, slots not in use), as it grows;
+ * a slot freed at t is not free for what begins at t. */
+static uint32_t scan(const int64_t *v, uint32_t lo, uint32_t hi, int64_t t,
+		     int last)
+{
+	uint32_t r = UINT32_MAX;
+	for (uint32_t k = lo; k < hi; k++)
+		if (v[k] < t && (last || r == UINT32_MAX))
+			r = k;
+	return r;
+}
+
+TEST(mintree_free_before)
+{
+	int64_t *tree = NULL;
+	uint32_t cap = 0;
+	int64_t v[40];
+	unsigned seed = 7;
+	/* the boundary, by hand: slot 0 free at 5, slot 1 at 3 */
+	CHECK_OK(weft__mintree_room(&tree, &cap, 1, 0, 4));
+	CHECK_EQ(cap, 4);
+	weft__mintree_set(tree, cap, 0, 5);
+	weft__mintree_set(tree, cap, 1, 3);
+	CHECK_EQ(weft__mintree_first(tree, cap, 0, 4, 5), 1);
+	CHECK_EQ(weft__mintree_first(tree, cap, 0, 4, 6), 0);
+	CHECK_EQ(weft__mintree_last(tree, cap, 0, 4, 5), 1);
+	CHECK_EQ(weft__mintree_first(tree, cap, 0, 4, 3), UINT32_MAX);
+	CHECK_EQ(weft__mintree_last(tree, cap, 0, 1, 5), UINT32_MAX);
+	v[0] = 5;
+	v[1] = 3;
+	uint32_t used = 2;
+	for (int round = 0; round < 300; round++) {
+		/* a slot more now and then (the tree doubles), a few set */
+		if (used < 40 && rand_r(&seed) % 4 == 0) {
+			CHECK_OK(
+				weft__mintree_room(&tree, &cap, used, used, 4));
+			v[used++] = INT64_MAX;
+		}
+		for (int k = 0; k < 3; k++) {
+			uint32_t s = (uint32_t)rand_r(&seed) % used;
+			v[s] = rand_r(&seed) % 8 ? rand_r(&seed) % 12
+						 : INT64_MAX;
+			weft__mintree_set(tree, cap, s, v[s]);
+		}
+		for (uint32_t lo = 0; lo <= used; lo++)
+			for (uint32_t hi = lo; hi <= used; hi++)
+				for (int64_t t = 0; t <= 13; t++) {
+					uint32_t f = weft__mintree_first(
+							 tree, cap, lo, hi, t),
+						 l = weft__mintree_last(
+							 tree, cap, lo, hi, t);
+					if (f != scan(v, lo, hi, t, 0) ||
+					    l != scan(v, lo, hi, t, 1))
+						FAIL("[%u, %u) before %lld: "
+						     "first %u last %u, wanted "
+						     "%u %u",
+						     lo, hi, (long long)t, f, l,
+						     scan(v, lo, hi, t, 0),
+						     scan(v, lo, hi, t, 1));
+				}
+	}
+	free(tree);
+}
+
 TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
 	  T(stable_when_live), T(groups_as_one_by_one), T(chain_of_a_request),
-	  T(pair_time_and_selection), T(search_next_and_previous))
+	  T(pair_time_and_selection), T(search_next_and_previous),
+	  T(mintree_free_before))
