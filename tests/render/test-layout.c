@@ -418,7 +418,8 @@ TEST(groups_as_one_by_one)
 	struct weft_model *m = NULL;
 	struct weft_layout *grp[G] = {0}, *one[G] = {0};
 	uint32_t *group = NULL, n = 0, late = 0, from = 0;
-	uint64_t id = 1000;
+	uint64_t id = 1000, held[1024];
+	uint32_t nheld = 0;
 	for (int step = 0; step < 4; step++) {
 		for (int i = 0; i < 400; i++) {
 			tick(700);
@@ -427,8 +428,14 @@ TEST(groups_as_one_by_one)
 			weft_fire(id, id + 1); /* (its continuation) */
 			tick(300 + 97 * (uint64_t)(i % 13));
 			weft_resolve(id + 1);
-			if (i % 9 == 4)
+			if (i % 3 == 1) {
 				weft_create(id + 2, "held");
+				held[nheld++] = id + 2;
+			}
+			/* a held one ends some 100 requests later: those of
+			 * a step's end, after the layout saw them pending */
+			if (i % 3 == 0 && nheld > 33)
+				weft_resolve(held[nheld - 34]);
 			id += 3;
 		}
 		if (!step) {
@@ -469,6 +476,25 @@ TEST(groups_as_one_by_one)
 		CHECK_EQ(weft_layout_update(grp[0], NULL), -EINVAL);
 		from = n;
 	}
+	/* placed as the trace grew, each group uses as many rows as a
+	 * layout made now of its threads (rows freed since refreshed) */
+	uint8_t *only = malloc(n);
+	CHECK(only != NULL);
+	for (uint32_t g = 0; g < G; g++) {
+		for (uint32_t i = 0; i < n; i++)
+			only[i] = group[i] == g;
+		struct weft_layout *fresh;
+		CHECK_OK(weft_layout_new(&fresh, m, only));
+		struct weft_layout_info a, b;
+		weft_layout_info(grp[g], &a);
+		weft_layout_info(fresh, &b);
+		CHECK_EQ(a.threads, b.threads);
+		if (a.rows != b.rows)
+			FAIL("group %u: %u rows placed live, %u anew", g,
+			     a.rows, b.rows);
+		weft_layout_free(fresh);
+	}
+	free(only);
 	for (uint32_t g = 0; g < G; g++) {
 		weft_layout_free(grp[g]);
 		weft_layout_free(one[g]);
