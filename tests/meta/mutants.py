@@ -3,7 +3,8 @@
 """mutants.py SRC MUTANTS - the mutation check: every seeded mutant of
 MUTANTS (tests/meta/mutants) must be killed by the tests it names.
 
-Builds a scratch copy of the source tree SRC once (no optional parts, -O0),
+Builds a scratch copy of the source tree SRC once (no optional parts but
+those a mutant `needs`, -O0),
 checks that the named tests pass on it unchanged, then for each mutant:
 patches its line, rebuilds (incrementally), runs its tests, and puts the
 line back.  A mutant whose line is not found exactly once, that does not
@@ -33,7 +34,8 @@ def parse(path):
             muts.append(cur)
             continue
         key, _, val = s.partition(':')
-        if cur is None or key not in ('file', 'find', 'replace', 'tests'):
+        if cur is None or key not in ('file', 'find', 'replace', 'tests',
+                                      'needs'):
             raise SystemExit('%s:%d: cannot parse "%s"' % (path, n, s))
         val = val.strip()
         if key in ('find', 'replace'):
@@ -141,9 +143,12 @@ def check(src, muts, tmp):
             shutil.copy2(s, os.path.join(root, f))
     build = os.path.join(tmp, 'build')
     t0 = time.time()
+    # the optional parts some mutants' tests need (needs: glib), on
+    needs = sorted({f for m in muts for f in m.get('needs', '').split()})
     rc, out = run(['meson', 'setup', build, root, '-Dauto_features=disabled',
                    '-Dbuildtype=debug', '-Dwerror=false',
-                   '-Db_sanitize=none', '-Dlibfuzzer=false'], tmp)
+                   '-Db_sanitize=none', '-Dlibfuzzer=false'] +
+                  ['-D%s=enabled' % f for f in needs], tmp)
     if rc == 0:
         rc, out = run(['ninja', '-C', build], tmp)
     if rc != 0:
