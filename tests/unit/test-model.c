@@ -575,8 +575,8 @@ TEST(mann_whitney_p_values)
 	near(weft_mann_whitney(hi7, 8, lo7, 8), 2.0 / 12870, "8/8 apart");
 	/* ties: U = 1, mid-ranks, variance 9/12 * (7 - 24/30), continuity */
 	static const double e[] = {1, 2, 2}, f[] = {2, 3, 4};
-	near(weft_mann_whitney(e, 3, f, 3),
-	     erfc(3 / sqrt(4.65) / sqrt(2.0)), "ties");
+	near(weft_mann_whitney(e, 3, f, 3), erfc(3 / sqrt(4.65) / sqrt(2.0)),
+	     "ties");
 	near(weft_mann_whitney(e, 0, f, 3), 1, "no x");
 	near(weft_mann_whitney(e, 3, f, 0), 1, "no y");
 	/* all equal: nothing to tell them apart */
