@@ -8,7 +8,7 @@ set -u
 W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
-tap_init cli
+tap_init cli "$@"
 
 
 t_babeltrace_roundtrip() {
