@@ -7,10 +7,15 @@
  * but not walked through, depth bounds the steps; two runs side by side
  * (pair.h) keep one time scale and link their selections, with no
  * drawing (test-render checks the picture). */
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "../harness.h"
 #include "../unit/util.h"
+#include "common/format.h"
 #include "common/mintree.h"
 #include "pair.h"
 #include "weft/model.h"
@@ -852,7 +857,106 @@ TEST(mintree_free_before)
 	free(tree);
 }
 
+/* A live run of two processes, A (this one, its ring still written) and
+ * B (a child, done): A recorded up to 10 us and the manifest says it
+ * exited at 20 us; B ran at 40-61 us, so B's group follows A's in one
+ * lane.  Then A's ring gives more, at 80-90 us (what a reader can meet:
+ * packets it reads late, a ring that outlives what the manifest says):
+ * the two no longer fit one after the other, and the lanes are placed
+ * anew, A's and B's apart (src/render/rows.c, lane_lists()). */
+#define LBASE INT64_C(1000000000) /* the rings' CLOCK_MONOTONIC origin */
+
+static void set_mono(const char *path, int64_t mono)
+{
+	int fd = open(path, O_RDWR);
+	CHECK(fd >= 0);
+	CHECK(pwrite(fd, &mono, 8,
+		     (off_t)(offsetof(struct weft__fhdr, a0) +
+			     offsetof(struct weft__anchor, mono_ns))) == 8);
+	close(fd);
+}
+
+TEST(live_run_lanes_placed_anew)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600], man[600], text[1024];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.b", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pb = fork();
+	if (pb == 0) {
+		if (weft_start(b, 1 << 20, WEFT_CLOCK_MANUAL))
+			_exit(3);
+		weft_clock_set(50000);
+		weft_run(1);
+		weft_create(2, "b's work");
+		weft_clock_set(60000);
+		weft_resolve(2);
+		weft_run(0);
+		weft_stop();
+		_exit(0);
+	}
+	int st;
+	CHECK(waitpid(pb, &st, 0) == pb);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	set_mono(b, LBASE);
+	CHECK_OK(weft_start(a, 1 << 20, WEFT_DISCARD | WEFT_CLOCK_MANUAL));
+	set_mono(a, LBASE);
+	weft_clock_set(1000);
+	weft_run(1);
+	weft_create(2, "a's work");
+	weft_clock_set(10000);
+	weft_resolve(2);
+	weft_run(0);
+	pid_t pa = getpid();
+	snprintf(text, sizeof text,
+		 "weft-run version=1 session=ab\n"
+		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a arg=a\n"
+		 "ring pid=%d file=ring t=%lld\n"
+		 "exit pid=%d status=0 t=%lld\n"
+		 "proc pid=%d ppid=1 start=8 t=%lld exe=/bin/b arg=b\n"
+		 "ring pid=%d file=ring.b t=%lld\n"
+		 "exit pid=%d status=0 t=%lld\n",
+		 pa, (long long)LBASE, pa, (long long)LBASE, pa,
+		 (long long)LBASE + 20000, pb, (long long)LBASE + 40000, pb,
+		 (long long)LBASE + 40000, pb, (long long)LBASE + 61000);
+	FILE *f = fopen(man, "w");
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, WEFT_READ_FOLLOW, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t np;
+	weft_model_processes(m, &np);
+	CHECK_EQ(np, 2);
+	struct weft_view *v = weft_view_new(m, 1000, 600);
+	CHECK(v != NULL);
+	/* (the precondition: one lane, A's group then B's) */
+	int ha = weft_view_header_row(v, 0), hb = weft_view_header_row(v, 1);
+	if (ha < 0 || ha != hb)
+		FAIL("before: header rows %d and %d, wanted one lane", ha, hb);
+	/* A again, at 80 us: its group now spans B's */
+	weft_clock_set(80000);
+	weft_run(1);
+	weft_create(3, "a's later work");
+	weft_clock_set(90000);
+	weft_resolve(3);
+	weft_run(0);
+	CHECK(weft_model_update(m) > 0);
+	weft_view_model_changed(v);
+	ha = weft_view_header_row(v, 0);
+	hb = weft_view_header_row(v, 1);
+	if (ha < 0 || hb < 0 || ha == hb)
+		FAIL("after A grew past B's start: header rows %d and %d", ha,
+		     hb);
+	CHECK_OK(weft_stop());
+	weft_view_free(v);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
 	  T(stable_when_live), T(groups_as_one_by_one), T(chain_of_a_request),
 	  T(pair_time_and_selection), T(search_next_and_previous),
-	  T(mintree_free_before))
+	  T(mintree_free_before), T(live_run_lanes_placed_anew))
