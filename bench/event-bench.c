@@ -2,8 +2,9 @@
 /*
  * event-bench.c - a libevent TCP echo benchmark on loopback, with no
  * tracing code: a client keeps one 64-byte message in flight to an echo
- * server in the same loop for SECONDS, both with bufferevents, then prints
- * the round trips per second.  bench/loop-overhead.sh runs it with and
+ * server in the same loop for SECONDS (or until TRIPS round trips, when
+ * given), both with bufferevents, then prints the round trips per second
+ * and how many.  bench/loop-overhead.sh runs it with and
  * without `weft record` (event.overhead).
  */
 #include <arpa/inet.h>
@@ -19,7 +20,7 @@ static struct event_base *base;
 static struct evconnlistener *lev;
 static struct bufferevent *client, *server;
 static char msg[64];
-static long trips;
+static long trips, max_trips;
 static size_t got;
 static int done;
 
@@ -52,6 +53,10 @@ static void cli_read(struct bufferevent *bev, void *arg)
 	while (got >= sizeof msg) {
 		got -= sizeof msg;
 		trips++;
+		if (max_trips && trips >= max_trips && !done) {
+			done = 1; /* (freed once the loop is left) */
+			event_base_loopbreak(base);
+		}
 		if (!done)
 			bufferevent_write(bev, msg, sizeof msg);
 	}
@@ -71,7 +76,7 @@ static void on_stop(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	(void)arg;
-	done = 1;
+	done = 2;
 	bufferevent_free(client);
 	bufferevent_free(server);
 	evconnlistener_free(lev);
@@ -80,6 +85,7 @@ static void on_stop(evutil_socket_t fd, short what, void *arg)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2;
+	max_trips = argc > 2 ? atol(argv[2]) : 0;
 	memset(msg, 'x', sizeof msg);
 	base = event_base_new();
 	struct sockaddr_in a;
@@ -98,7 +104,13 @@ int main(int argc, char **argv)
 	struct timeval t = {(long)secs, (long)((secs - (long)secs) * 1e6)};
 	event_base_once(base, -1, EV_TIMEOUT, on_stop, NULL, &t);
 	event_base_dispatch(base);
-	printf("%.0f round trips/s\n", (double)trips / secs);
+	printf("%.0f round trips/s, %ld round trips\n", (double)trips / secs,
+	       trips);
+	if (done == 1) {
+		bufferevent_free(client);
+		bufferevent_free(server);
+		evconnlistener_free(lev);
+	}
 	event_base_free(base);
 	return 0;
 }

@@ -10,6 +10,12 @@
 # pids used 20 times over), and `merge.rings_2000_ms`: `weft stats` of a
 # run of 2,000 small rings (a test suite whose every test records: each
 # examples/all-events, 55 events).
+#
+# Each figure checks its own work: every read reads the events written
+# (bench-record's count; the merged run's also its processes' few events),
+# `weft info` and `weft stats` exit 0 and say the processes and rings
+# they were given, the 2,000 rings were all made.  A figure whose work
+# failed is `failed`, not a number.
 set -u
 B=$(cd "${1:-build}" && pwd)
 REPS=${REPS:-5}
@@ -18,15 +24,30 @@ BR=$B/bench/bench-record
 T=$(mktemp -d /tmp/weft-merge.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 mkdir "$T/run"
-"$BR" mix "$N" "$T/one.weft" >/dev/null || { echo "# merge.events_per_s: bench-record failed"; exit 0; }
+fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
+: >"$T/why.read" >"$T/why.big" >"$T/why.rings" >"$T/one" >"$T/merged" >"$T/big.ms" >"$T/rings.ms"
+# the events each writer wrote (bench-record mix: "... N events")
+wrote() { awk '$6 == "events" {print $5}'; }
+one_n=$("$BR" mix "$N" "$T/one.weft" | wrote)
+[ -n "$one_n" ] || { echo "# merge.events_per_s: bench-record failed"; exit 0; }
 for k in 1 2 3 4; do
-	"$BR" mix $((N / 4)) "$T/run/ring.$k" >/dev/null &
+	"$BR" mix $((N / 4)) "$T/run/ring.$k" | wrote >"$T/w.$k" &
 done
 wait
-median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : 0)}'; }
+run_n=$(cat "$T"/w.? | awk '{n += $1; k++} END {if (k == 4) print n}')
+[ -n "$run_n" ] || echo "a ring of the run was not written" >>"$T/why.read"
+# a read: its rate when it read every event written (the merged run also
+# its 4 processes' own few), else a failure
+read_n() { # trace, events written, most more
+	local out
+	out=$("$BR" read "$1") || { echo "bench-record read $1 exited $?" >>"$T/why.read"; return; }
+	echo "$out" | awk -v w="$2" -v m="$3" '$4 == "events" && $3 >= w && $3 <= w + m && $1 > 0 {print $1; ok = 1} END {exit !ok}' ||
+		echo "reading $(basename "$1"): '$out', not the $2 events written" >>"$T/why.read"
+}
 for _ in $(seq "$REPS"); do
-	"$BR" read "$T/one.weft" | awk '{print $1}' >>"$T/one"
-	"$BR" read "$T/run" | awk '{print $1}' >>"$T/merged"
+	read_n "$T/one.weft" "$one_n" 0 >>"$T/one"
+	read_n "$T/run" "${run_n:-0}" 64 >>"$T/merged"
 done
 cp -r "$T/run" "$T/big"
 awk 'BEGIN {
@@ -40,30 +61,47 @@ awk 'BEGIN {
 		printf "exit pid=%d status=0 t=%d\n", pid, t + 900
 	}
 }' >"$T/big/manifest"
-for _ in $(seq "$REPS"); do
+# a timed command: its milliseconds, when it exited 0 and its output
+# says what it must (a pattern)
+timed() { # why-file, pattern, command...
+	local why=$1 pat=$2 t0 t1
+	shift 2
 	t0=$(date +%s%N)
-	"$B/tools/weft" info "$T/big" >/dev/null 2>&1
+	"$@" >"$T/out" 2>&1 || { echo "$* exited $?: $(tail -c 200 "$T/out")" >>"$why"; return; }
 	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000)) >>"$T/big.ms"
+	grep -Eq "$pat" "$T/out" || { echo "$(basename "$1") ${2:-}: its output does not say /$pat/: $(grep -m1 "^processes" "$T/out")" >>"$why"; return; }
+	echo $(((t1 - t0) / 1000000))
+}
+for _ in $(seq "$REPS"); do
+	timed "$T/why.big" "^processes: 200005 \(4 recorded\)" "$B/tools/weft" info "$T/big" >>"$T/big.ms"
 done
 mkdir "$T/rings"
 for k in $(seq 2000); do
-	WEFT_FILE="$T/rings/ring.$k" WEFT_SIZE=64K "$B/examples/all-events" >/dev/null 2>&1 || break
+	WEFT_FILE="$T/rings/ring.$k" WEFT_SIZE=64K "$B/examples/all-events" >/dev/null 2>&1 ||
+		{ echo "examples/all-events failed at ring $k of 2000" >>"$T/why.rings"; break; }
 done
 for _ in $(seq "$REPS"); do
-	t0=$(date +%s%N)
-	"$B/tools/weft" stats "$T/rings" >/dev/null 2>&1
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000)) >>"$T/rings.ms"
+	timed "$T/why.rings" "" "$B/tools/weft" stats "$T/rings" >>"$T/rings.ms"
 done
+# (weft stats says nothing of the rings; weft info does: each one's
+# process)
+"$B/tools/weft" info "$T/rings" 2>/dev/null | grep -Eq "^processes: 2000 " ||
+	echo "weft info of the 2,000 rings: $("$B/tools/weft" info "$T/rings" 2>&1 | grep -E '^processes|weft:' | head -1)" >>"$T/why.rings"
+out() { # why-file, name, value, unit, how
+	if [ -s "$1" ]; then
+		fig "$2" failed "" "$(sort -u "$1" | head -1)"
+	else
+		fig "$2" "$3" "$4" "$5"
+	fi
+}
 one=$(median <"$T/one")
 merged=$(median <"$T/merged")
-printf '%-26s %14s %-9s # %s\n' merge.events_per_s "$merged" events/s \
-	"a run of 4 processes ($N events, interleaved) read merged in time order"
-printf '%-26s %14s %-9s # %s\n' merge.vs_one_ring \
-	"$(awk -v a="$merged" -v b="$one" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}')" ratio \
+out "$T/why.read" merge.events_per_s "$merged" events/s \
+	"a run of 4 processes ($N events, interleaved) read merged in time order, each read counted"
+out "$T/why.read" merge.vs_one_ring \
+	"$(awk -v a="$merged" -v b="$one" 'BEGIN {printf "%.3f", a / b}')" ratio \
 	"merge.events_per_s / one ring of $N events ($one events/s)"
-printf '%-26s %14s %-9s # %s\n' merge.manifest_100k_ms "$(median <"$T/big.ms")" ms \
+out "$T/why.big" merge.manifest_100k_ms "$(median <"$T/big.ms")" ms \
 	"weft info of that run with a build's manifest: 100,000 processes, pids reused (median of $REPS)"
-printf '%-26s %14s %-9s # %s\n' merge.rings_2000_ms "$(median <"$T/rings.ms")" ms \
+out "$T/why.rings" merge.rings_2000_ms "$(median <"$T/rings.ms")" ms \
 	"weft stats of a run of 2,000 rings of 55 events (median of $REPS)"

@@ -2,7 +2,9 @@
 /*
  * uv-bench.c - a libuv TCP echo benchmark on loopback, with no tracing
  * code: a client keeps one 64-byte message in flight to an echo server in
- * the same loop for SECONDS, then prints the round trips per second.
+ * the same loop for SECONDS (or until TRIPS round trips, when given:
+ * bench/loop-overhead.sh counts instructions per round trip under
+ * callgrind), then prints the round trips per second and how many.
  * bench/uv-overhead.sh runs it with and without `weft record`.
  */
 #include <stdio.h>
@@ -15,7 +17,7 @@ static uv_tcp_t server, client, conn;
 static uv_connect_t creq;
 static uv_timer_t stop;
 static char sbuf[4096], cbuf[4096], msg[64];
-static long trips;
+static long trips, max_trips;
 static size_t got;
 static int done;
 
@@ -54,6 +56,8 @@ static void on_srv_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		uv_close((uv_handle_t *)s, NULL);
 }
 
+static void on_stop(uv_timer_t *t);
+
 static void on_cli_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	(void)b;
@@ -63,6 +67,8 @@ static void on_cli_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 	while (got >= sizeof msg) {
 		got -= sizeof msg;
 		trips++;
+		if (max_trips && trips >= max_trips && !done)
+			on_stop(&stop);
 		if (!done)
 			send_msg(s, msg, sizeof msg);
 	}
@@ -96,6 +102,7 @@ static void on_stop(uv_timer_t *t)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2;
+	max_trips = argc > 2 ? atol(argv[2]) : 0;
 	loop = uv_default_loop();
 	memset(msg, 'x', sizeof msg);
 	struct sockaddr_in a;
@@ -111,6 +118,7 @@ int main(int argc, char **argv)
 	uv_timer_init(loop, &stop);
 	uv_timer_start(&stop, on_stop, (uint64_t)(secs * 1000), 0);
 	uv_run(loop, UV_RUN_DEFAULT);
-	printf("%.0f round trips/s\n", (double)trips / secs);
+	printf("%.0f round trips/s, %ld round trips\n", (double)trips / secs,
+	       trips);
 	return 0;
 }

@@ -10,7 +10,9 @@
  * read nobody answers, cancelled by a timeout through its GCancellable.
  * Sources of every kind: an I/O watch on a pipe (its callback read()s),
  * a Unix fd source, a child watch, a Unix signal, a source the program
- * makes and attaches, and a timeout removed before it fires.
+ * makes and attaches, and sources removed before they fire, each a way
+ * GLib has: g_source_remove, g_source_destroy, g_source_remove_by_user_data
+ * and g_idle_remove_by_data.
  * The loop quits when everything has come back.
  */
 #include <gio/gio.h>
@@ -53,6 +55,13 @@ void on_child(GPid pid, gint status, gpointer data);
 gboolean on_usr1(gpointer data);
 gboolean on_custom(gpointer data);
 gboolean on_removed(gpointer data);
+gboolean on_destroyed(gpointer data);
+gboolean on_removed_by_data(gpointer data);
+gboolean on_idle_removed(gpointer data);
+static int by_data, idle_data; /* (the data they are removed by) */
+/* Two of them held until the loop is done: removed, they are finalized
+ * only then (the removal, not the finalization, cancels them). */
+static GSource *held[2];
 
 static void done(void)
 {
@@ -66,6 +75,17 @@ gboolean on_idle(gpointer data)
 	puts("idle");
 	/* a timeout removed before it fires; a signal to ourselves */
 	g_source_remove(g_timeout_add(10000, on_removed, NULL));
+	GSource *s = g_timeout_source_new(10000);
+	g_source_set_callback(s, on_destroyed, NULL, NULL);
+	g_source_attach(s, NULL);
+	g_source_destroy(s);
+	held[0] = s;
+	g_timeout_add(10000, on_removed_by_data, &by_data);
+	held[1] = g_source_ref(
+		g_main_context_find_source_by_user_data(NULL, &by_data));
+	g_source_remove_by_user_data(&by_data);
+	g_idle_add(on_idle_removed, &idle_data);
+	g_idle_remove_by_data(&idle_data);
 	raise(SIGUSR1);
 	done();
 	return G_SOURCE_REMOVE;
@@ -75,6 +95,27 @@ gboolean on_removed(gpointer data)
 {
 	(void)data;
 	puts("removed timeout fired");
+	return G_SOURCE_REMOVE;
+}
+
+gboolean on_destroyed(gpointer data)
+{
+	(void)data;
+	puts("destroyed timeout fired");
+	return G_SOURCE_REMOVE;
+}
+
+gboolean on_removed_by_data(gpointer data)
+{
+	(void)data;
+	puts("timeout removed by its data fired");
+	return G_SOURCE_REMOVE;
+}
+
+gboolean on_idle_removed(gpointer data)
+{
+	(void)data;
+	puts("idle removed by its data fired");
 	return G_SOURCE_REMOVE;
 }
 
@@ -334,6 +375,8 @@ int main(void)
 	g_source_unref(custom);
 
 	g_main_loop_run(loop);
+	g_source_unref(held[0]);
+	g_source_unref(held[1]);
 
 	unlink(path);
 	g_object_unref(client);

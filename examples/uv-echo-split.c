@@ -18,8 +18,13 @@
  * datagrams on loopback, instead of TCP (over the Unix socket, the server
  * accepts the connection only after the client has written); `MODE
  * ROUNDS`: ROUNDS messages one after the other instead of two (a load).
+ * `uv-echo-split udp-mmsg`: UDP, the server answering each datagram with
+ * a sendmmsg() of its own on its uv_udp_t's socket (as knot-resolver
+ * does): I/O libuv does not see.
  */
+#define _GNU_SOURCE
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +48,10 @@ static void on_close(uv_handle_t *h)
 
 /* ------------------------------------------------------------ server */
 
-enum mode { TCP, UNIX, PIPE, UDP };
+enum mode { TCP, UNIX, PIPE, UDP, MMSG };
 static enum mode mode;
-static const char *const modes[] = {"tcp", "unix", "pipe", "udp"};
+static const char *const modes[] = {"tcp", "unix", "pipe", "udp", "udp-mmsg"};
+#define DGRAM (mode == UDP || mode == MMSG)
 
 static uv_tcp_t server, conn;
 static uv_pipe_t userver, uconn, pin, pout; /* unix; pipe: in, out */
@@ -118,6 +124,21 @@ static void on_server_recv(uv_udp_t *u, ssize_t n, const uv_buf_t *b,
 	(void)flags;
 	if (n <= 0 || !from)
 		return;
+	if (mode == MMSG) {
+		uv_os_fd_t fd;
+		struct iovec io = {b->base, (size_t)n};
+		struct mmsghdr m;
+		memset(&m, 0, sizeof m);
+		m.msg_hdr.msg_name = (void *)from;
+		m.msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+		m.msg_hdr.msg_iov = &io;
+		m.msg_hdr.msg_iovlen = 1;
+		if (uv_fileno((uv_handle_t *)u, &fd) ||
+		    sendmmsg(fd, &m, 1, 0) != 1)
+			perror("sendmmsg");
+		echoes++;
+		return;
+	}
 	uv_buf_t e = uv_buf_init(b->base, (unsigned)n);
 	uv_udp_send(&udp_send[echoes++ % 2], u, &e, 1, from, on_udp_sent);
 }
@@ -164,7 +185,7 @@ static void on_child_exit(uv_process_t *p, int64_t status, int sig)
 	else if (mode == UNIX) {
 		uv_close((uv_handle_t *)&userver, on_close);
 		unlink(sock_path);
-	} else if (mode == UDP)
+	} else if (DGRAM)
 		uv_close((uv_handle_t *)&udp, on_close);
 }
 
@@ -205,7 +226,7 @@ static int listen_on(char *where, size_t cap, uv_stdio_container_t *io)
 	uv_ip4_addr("127.0.0.1", 0, &addr);
 	struct sockaddr_in name;
 	int len = sizeof name;
-	if (mode == UDP) {
+	if (DGRAM) {
 		uv_udp_init(loop, &udp);
 		udp.data = &udp;
 		if (uv_udp_bind(&udp, (const struct sockaddr *)&addr, 0) ||
@@ -294,7 +315,7 @@ static void send_next(uv_stream_t *s)
 {
 	char *msg = msgs[sent % 2];
 	uv_buf_t b = uv_buf_init(msg, (unsigned)strlen(msg));
-	if (mode == UDP)
+	if (DGRAM)
 		uv_udp_send(&udp_send[sent % 2], &cudp, &b, 1,
 			    (const struct sockaddr *)&server_addr, on_udp_sent);
 	else
@@ -358,7 +379,7 @@ static int connect_to(const char *where)
 			return 1;
 		send_next(NULL);
 		uv_read_start((uv_stream_t *)&cin, on_alloc, on_client_read);
-	} else if (mode == UDP) {
+	} else if (DGRAM) {
 		uv_ip4_addr("127.0.0.1", atoi(where), &server_addr);
 		uv_udp_init(loop, &cudp);
 		send_next(NULL); /* (binds it) */
@@ -382,7 +403,7 @@ int main(int argc, char **argv)
 	loop = uv_default_loop();
 	int is_client = argc == 5 && !strcmp(argv[1], "client");
 	const char *m = argc >= 2 ? argv[is_client ? 2 : 1] : "tcp";
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(m, modes[i]))
 			mode = (enum mode)i;
 	if (is_client) {
@@ -395,7 +416,7 @@ int main(int argc, char **argv)
 	if (argc > 3 || rounds < 1 ||
 	    (argc == 2 && !hang && mode == TCP && strcmp(m, "tcp"))) {
 		fprintf(stderr, "usage: uv-echo-split "
-				"[hang|tcp|unix|pipe|udp [ROUNDS]]\n");
+				"[hang|tcp|unix|pipe|udp|udp-mmsg [ROUNDS]]\n");
 		return 2;
 	}
 	return serve(argv[0]);

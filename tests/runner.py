@@ -18,7 +18,8 @@
       whole program allows: a crash, a time-out, a non-zero exit, no plan
       or a plan the cases do not match adds a failure of the program,
       whatever came before.  A program registered for NAME that did not
-      run fails; so does a test meson knows that PROGRAMS does not name.
+      run fails; so does a test meson knows that PROGRAMS does not name,
+      and a name meson has for two tests (in two suites).
       The log of an earlier run is never read as this one's, and meson's
       exit status is checked.
   runner.py total FILE...
@@ -55,13 +56,16 @@ def err(*lines):
 
 def registered(path, build=None):
     """The programs PROGRAMS registers for BUILD (None: for any)."""
-    names = []
+    names, seen = [], set()
     for n, line in enumerate(open(path), 1):
         f = line.split('#', 1)[0].split()
         if not f:
             continue
         if len(f) < 2:
             raise SystemExit('%s:%d: %s has no build' % (path, n, f[0]))
+        if f[0] in seen:
+            raise SystemExit('%s:%d: %s is named twice' % (path, n, f[0]))
+        seen.add(f[0])
         if build is None or build in f[1:]:
             names.append(f[0])
     return names
@@ -290,6 +294,14 @@ def tally(d, build, programs, mstatus, out):
     except (OSError, ValueError) as e:
         out.append('not ok - %s # no test log from meson (%s)' % (build, e))
         return
+    # a name meson has twice: `meson test NAME` runs both, and either
+    # could go (its registration deleted) unnoticed
+    names = [t['name'] for t in intro(d, 'tests')]
+    for n in sorted(set(names)):
+        if names.count(n) > 1:
+            out.append('not ok - %s/%s # meson has %d tests of this name: '
+                       'give each test a name of its own' %
+                       (build, n, names.count(n)))
     for n in sorted(proto):
         if n not in known:
             out.append('not ok - %s/%s # meson has this test, but '

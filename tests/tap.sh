@@ -5,7 +5,9 @@
 #
 #   set -u
 #   . "$WEFT_SRC/tests/tap.sh"
-#   tap_init NAME            # T: the scratch directory (cases run in it)
+#   tap_init NAME "$@"       # T: the scratch directory (cases run in it);
+#                            # arguments (meson test --test-args) choose
+#                            # the cases to run, by function or name
 #   TAP_TIMEOUT=300          # seconds a case may take (default 120)
 #   t_case() { ...; die "what went wrong"; }
 #   run "what it shows" t_case
@@ -15,8 +17,10 @@
 # says why); anything else fails, its last lines of output quoted.  Cases
 # run in `bash -c`, so the script's functions are exported to them.
 
-tap_init() { # name
+tap_init() { # name [case...]
 	T=$(mktemp -d "${TMPDIR:-/tmp}/weft-$1.XXXXXX") || exit 1
+	shift
+	TAP_ONLY=" $* "
 	trap 'rm -rf "$T"' EXIT
 	n=0 pass=0 failn=0 skipn=0
 	TAP_TIMEOUT=${TAP_TIMEOUT:-120}
@@ -25,6 +29,8 @@ tap_init() { # name
 die() { echo "$*"; exit 1; }
 
 run() { # name function
+	# (cases named on the command line: the others are not run)
+	[ "$TAP_ONLY" = "  " ] || case "$TAP_ONLY" in *" $1 "* | *" $2 "*) ;; *) return ;; esac
 	n=$((n + 1))
 	local out rc
 	export -f $(compgen -A function)

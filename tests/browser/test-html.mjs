@@ -607,6 +607,21 @@ await test('a big trace: a progress bar while it loads, then the picture with it
   await frame(s);
   const then = await rows();
   assert(total > 10000 && first < total && then > first, `entries ${total}: ${first} shown, then ${then}`);
+  // scrolled to the end, page after page: every entry, none skipped at
+  // a page's end
+  // (in the page: some 200 pages, a round trip each would be slow)
+  const shown = await s.evaluate(async (total) => {
+    const el = document.getElementById('inspector'), ol = el.querySelector('ol');
+    for (let last = -1, still = 0; ol.childElementCount < total && still < 3;) {
+      el.scrollTop = el.scrollHeight;
+      el.dispatchEvent(new Event('scroll'));
+      await new Promise((r) => requestAnimationFrame(r));
+      still = ol.childElementCount === last ? still + 1 : 0;
+      last = ol.childElementCount;
+    }
+    return ol.childElementCount;
+  }, total);
+  assert(shown === total, `scrolled to the end: ${shown} of ${total} entries`);
   await s.close();
 });
 

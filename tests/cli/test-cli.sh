@@ -8,7 +8,7 @@ set -u
 W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
-tap_init cli
+tap_init cli "$@"
 
 
 t_babeltrace_roundtrip() {
@@ -39,9 +39,11 @@ t_babeltrace_losses() {
 	"$W" ctf small.weft -o sctf 2>err.txt
 	grep -q "lost" err.txt || die "weft ctf did not report the wrap: $(cat err.txt)"
 	babeltrace2 sctf >/dev/null 2>bt.err || die "babeltrace2 failed: $(cat bt.err)"
-	"$W" dump --cycles --no-actor small.weft >d.txt 2>/dev/null
-	babeltrace2 --clock-cycles sctf >b.txt 2>/dev/null
-	python3 "$WEFT_SRC/tests/cli/bt_compare.py" b.txt d.txt
+	"$W" dump --cycles --no-actor small.weft >d.txt 2>dump.err || die "dump failed: $(cat dump.err)"
+	babeltrace2 --clock-cycles sctf >b.txt 2>bt.err || die "babeltrace2 failed: $(cat bt.err)"
+	# (a second's ticks in a 64 KiB ring: more than fit, fewer than wrote)
+	[ "$(grep -c . b.txt)" -gt 100 ] || die "babeltrace2 read $(grep -c . b.txt) events"
+	python3 "$WEFT_SRC/tests/cli/bt_compare.py" b.txt d.txt || die "babeltrace2 and weft dump differ"
 }
 
 t_stdin() {

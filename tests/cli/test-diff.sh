@@ -89,6 +89,31 @@ assert set(r) <= {('request: GET /item/#','running'),('request: GET /item/#','li
 	"$W" diff g1.weft g2.weft -- s1.weft >/dev/null 2>&1; [ $? = 0 ] || die "2 runs against 1"
 }
 
+t_runs_minimum() {
+	# 18 tests (3 groups, 3 metrics, p50 and p95) at alpha 0.01: Holm
+	# needs a p of 0.01/18 = 0.00056; runs apart give 2/C(2n, n): 0.00058
+	# at 7 a side, 0.00016 at 8 (docs/diff.md: the minimum is 8)
+	local s
+	for s in $(seq 1 8); do
+		WEFT_FILE=g$s.weft "$EX/regress" good $s >/dev/null
+		WEFT_FILE=s$s.weft "$EX/regress" slow $((s + 100)) >/dev/null
+	done
+	"$W" diff --json g{1..8}.weft -- s{1..8}.weft >out.json || die "8/8 exit $?"
+	j out.json "t=d['timing']; r={(x['key'],x['metric']):x for x in t['differences']}
+assert t['test']=='mann-whitney' and t['tests']==18, t
+x=r[('request: GET /item/#','running')]; assert abs(x['p'] / (2/12870) - 1) < 1e-3 and 1.9 < x['ratio'] < 2.1 and x['count']==[20,20], x"
+	"$W" diff --json g{1..7}.weft -- s{1..7}.weft >out.json || die "7/7 exit $?"
+	j out.json "t=d['timing']; assert t['test']=='mann-whitney' and t['tests']==18 and t['differences']==[], t"
+	# a looser alpha finds it at 7: the runs were apart, only too few
+	"$W" diff --json --alpha 0.02 g{1..7}.weft -- s{1..7}.weft >out.json || die "7/7 alpha exit $?"
+	j out.json "r={(x['key'],x['metric']):x for x in d['timing']['differences']}
+x=r[('request: GET /item/#','running')]; assert abs(x['p'] / (2/3432) - 1) < 1e-3, x"
+	# three a side, the fewest tested at all: 6 tests of a group whose
+	# runs are apart give p 0.1, never below 0.01
+	"$W" diff --json g{1..3}.weft -- s{1..3}.weft >out.json || die "3/3 exit $?"
+	j out.json "t=d['timing']; assert t['test']=='mann-whitney' and t['differences']==[], t"
+}
+
 t_kinds() {
 	WEFT_FILE=a.weft "$EX/regress" good >/dev/null
 	WEFT_FILE=x.weft "$EX/regress" extra >/dev/null
@@ -238,6 +263,7 @@ t_usage() {
 run "arp: the flipped signal and wait; two good runs the same" t_arp
 run "a known regression on the manual clock, with its ratio" t_regression
 run "ten runs a side with jitter: no false report; the regression found" t_runs
+run "the fewest runs a side that can show a difference (8), and one fewer" t_runs_minimum
 run "a thread of one run, an end, an interaction of one run" t_kinds
 run "--key label, raw, kind" t_key
 run "labels that tell runs apart: a hint of --key kind" t_hint

@@ -10,7 +10,7 @@ set -u
 W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
-tap_init hostile
+tap_init hostile "$@"
 TAP_TIMEOUT=600
 # (fontconfig's memory, kept until exit by design, is not ours)
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp:print_suppressions=0"

@@ -10,7 +10,7 @@ set -u
 W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
-tap_init run
+tap_init run "$@"
 # (a sanitizer build's shim brings its runtime into sh: let it load late)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 
@@ -526,11 +526,14 @@ t_follow_run() {
 
 # The echo example in two processes: the server starts its client with
 # uv_spawn; their messages are arrows between them, a chain across both;
-# over TCP on loopback, a Unix socket, two pipes, and UDP datagrams.
+# over TCP on loopback, a Unix socket, two pipes, and UDP datagrams, the
+# server's answered with libuv's send or with a sendmmsg() of its own (as
+# knot-resolver does: each of its datagrams an arrow from that request to
+# the client's read).
 t_echo_split() {
 	[ -x "$EX/uv-echo-split" ] || die "no uv-echo-split (built without libuv)"
 	local m
-	for m in tcp unix pipe udp; do
+	for m in tcp unix pipe udp udp-mmsg; do
 		"$EX/uv-echo-split" $m >plain.txt || die "uv-echo-split $m failed"
 		rm -rf sp
 		"$W" record -o sp -- "$EX/uv-echo-split" $m >traced.txt 2>rec.txt || die "record $m: $(cat rec.txt)"
@@ -565,7 +568,7 @@ sends = [(t, tid, kv) for t, tid, e, kv in ev if e == 'sent']
 assert [kv['bytes'] for t, tid, kv in sends] == ['11'] * 4, sends
 # every read of bytes is an arrow from the write of the other process:
 # by byte offset on a stream, by order on datagrams
-dgram = sys.argv[1] == 'udp'
+dgram = sys.argv[1] in ('udp', 'udp-mmsg')
 queue = {}
 for t, tid, kv in sends:
     queue.setdefault(kv['chan'], []).append((kv['offset'], tid, kv['thread'], t))
@@ -589,6 +592,10 @@ for t, tid, kv in reads:
 srv = tids[0] if any(e == 'create' and kv.get('kind') == '"uv_process_t"' and tid == tids[0] for t, tid, e, kv in ev) else tids[1]
 order = [tid == srv for t, tid, kv in reads]
 assert order == [True, False, True, False], order
+# the server's answers: with sendmmsg, each sent by a request of that kind
+kinds = {kv['child']: kv.get('kind') for t, tid, e, kv in ev if e in ('create', 'create_label')}
+by = [kinds.get(kv['thread']) for t, tid, kv in sends if tid == srv]
+assert len(by) == 2 and all((k == '"sendmmsg"') == (sys.argv[1] == 'udp-mmsg') for k in by), by
 PY
 	done
 }

@@ -13,7 +13,7 @@ set -u
 W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
-tap_init usage
+tap_init usage "$@"
 TAP_TIMEOUT=600
 # fontconfig's memory, kept until exit by design, is not a leak of ours
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp"

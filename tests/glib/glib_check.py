@@ -94,6 +94,13 @@ if CHECK == 'demo':
     check(threads[rm]['end'] == 'cancel' and threads[rm]['by'] == idle
           and threads[rm]['creator'] == idle and not threads[rm]['runs'],
           'g_source_remove in the idle callback cancels the timeout it added: %r' % threads[rm])
+    # each other way GLib has to remove a source cancels it too
+    for pat, how in ((r'^source \(unnamed\) -> on_destroyed$', 'g_source_destroy'),
+                     (r'^timeout 10000 ms -> on_removed_by_data$', 'g_source_remove_by_user_data'),
+                     (r'^idle -> on_idle_removed$', 'g_idle_remove_by_data')):
+        x = threads[one(pat)]
+        check(x['end'] == 'cancel' and x['by'] == idle and x['creator'] == idle
+              and not x['runs'], '%s in the idle callback cancels the source it added: %r' % (how, x))
 elif CHECK == 'gtk':
     # weft's own viewer: GTK's sources dispatched by the default context
     disp = [i for i, x in threads.items() if (x['kind'] or '').startswith('GSource')

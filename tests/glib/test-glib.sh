@@ -11,7 +11,7 @@ W=$WEFT_BIN
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
-tap_init glib
+tap_init glib "$@"
 check() { python3 "$WEFT_SRC/tests/glib/glib_check.py" "$W" "$@"; }
 # The biggest trace of a run: the process that did the work.
 # the biggest ring of a run directory (weft record -o DIR)

@@ -3,7 +3,8 @@
 """mutants.py SRC MUTANTS - the mutation check: every seeded mutant of
 MUTANTS (tests/meta/mutants) must be killed by the tests it names.
 
-Builds a scratch copy of the source tree SRC once (no optional parts, -O0),
+Builds a scratch copy of the source tree SRC once (no optional parts but
+those a mutant `needs`, -O0),
 checks that the named tests pass on it unchanged, then for each mutant:
 patches its line, rebuilds (incrementally), runs its tests, and puts the
 line back.  A mutant whose line is not found exactly once, that does not
@@ -34,7 +35,7 @@ def parse(path):
             continue
         key, _, val = s.partition(':')
         if cur is None or key not in ('file', 'find', 'replace', 'tests',
-                                      'options'):
+                                      'needs'):
             raise SystemExit('%s:%d: cannot parse "%s"' % (path, n, s))
         val = val.strip()
         if key in ('find', 'replace'):
@@ -140,47 +141,38 @@ def check(src, muts, tmp):
             os.makedirs(os.path.dirname(os.path.join(root, f)),
                         exist_ok=True)
             shutil.copy2(s, os.path.join(root, f))
-    # one scratch build per set of options the mutants ask for (none:
-    # no optional part; `options: -Dgtk=enabled` for the renderer's)
-    builds = {}
+    build = os.path.join(tmp, 'build')
     t0 = time.time()
-    for m in muts:
-        opt = tuple(m.get('options', '').split())
-        if opt in builds:
-            continue
-        build = os.path.join(tmp, 'build%d' % len(builds))
-        builds[opt] = build
-        rc, out = run(['meson', 'setup', build, root,
-                       '-Dauto_features=disabled', '-Dbuildtype=debug',
-                       '-Dwerror=false', '-Db_sanitize=none',
-                       '-Dlibfuzzer=false', '-Dquery=enabled'] + list(opt),
-                      tmp)
-        if rc == 0:
-            rc, out = run(['ninja', '-C', build], tmp)
-        if rc != 0:
-            print('Bail out! the scratch copy does not build (%s):\n# ' %
-                  (' '.join(opt) or 'no options') +
-                  '\n# '.join(out.splitlines()[-20:]))
-            return 1
+    # the optional parts some mutants' tests need (needs: glib), on
+    needs = sorted({f for m in muts for f in m.get('needs', '').split()})
+    rc, out = run(['meson', 'setup', build, root, '-Dauto_features=disabled',
+                   '-Dbuildtype=debug', '-Dwerror=false',
+                   '-Db_sanitize=none', '-Dlibfuzzer=false',
+                   '-Dquery=enabled'] +
+                  ['-D%s=enabled' % f for f in needs], tmp)
+    if rc == 0:
+        rc, out = run(['ninja', '-C', build], tmp)
+    if rc != 0:
+        print('Bail out! the scratch copy does not build:\n# ' +
+              '\n# '.join(out.splitlines()[-20:]))
+        return 1
     # the tests must pass on the code as it is, or a kill means nothing
     needed = []
     for m in muts:
-        build = builds[tuple(m.get('options', '').split())]
         for t in test_runs(m['tests']):
-            if (build, t) not in needed:
-                needed.append((build, t))
-    for build, (name, cases) in needed:
+            if t not in needed:
+                needed.append(t)
+    for name, cases in needed:
         ok, out = tests_pass(build, name, cases)
         if not ok:
             print('Bail out! %s %s fails on the unchanged copy:\n# %s' %
                   (name, ' '.join(cases),
                    '\n# '.join(out.splitlines()[-20:])))
             return 1
-    print('# scratch builds and unchanged tests: %.0f s' % (time.time() - t0))
+    print('# scratch build and unchanged tests: %.0f s' % (time.time() - t0))
     failed = 0
     for k, m in enumerate(muts, 1):
         t0 = time.time()
-        build = builds[tuple(m.get('options', '').split())]
         verdict, why = mutate(root, build, files, m)
         if verdict:
             print('ok %d - mutant %s killed by %s (%.0f s)' %

@@ -183,6 +183,29 @@ printf '2 passed, 0 failed, 0 skipped\n0\n' >want
 { cat total.txt; echo $rc; } >got
 check "nothing failed: exit 0" want got
 
+# two tests of one name (in two suites): `meson test good` runs both, so
+# the registration of either could go unnoticed
+cp p/meson.build meson.build.keep
+echo "test('good', sh, args: [files('t.sh'), 'good'], protocol: 'tap', suite: 'other')" >>p/meson.build
+python3 "$RUNNER" test b p/b programs2 2>/dev/null | grep "^not ok.*good" >got
+echo "not ok - b/good # meson has 2 tests of this name: give each test a name of its own" >want
+check "two tests of one name fail" want got
+cp meson.build.keep p/meson.build
+# meson's own exit status counts, when every case passed (an error of
+# meson's after the tests ran): a meson that runs them, then exits 3
+mkdir -p wrap
+printf '#!/bin/sh\n"%s" "$@" || exit $?\n[ "$1" = test ] && exit 3\nexit 0\n' "$(command -v meson)" >wrap/meson
+chmod +x wrap/meson
+{ echo "good b"; for x in segv hang short exit3 noplan skipcase skipall notok harness exitskip optional; do echo "$x other"; done; } >programs4
+PATH=$T/wrap:$PATH python3 "$RUNNER" test b p/b programs4 >got 2>/dev/null
+printf 'ok - b/good: a\nok - b/good: b\nnot ok - b # meson test exited 3\n' >want
+check "meson's non-zero exit fails the build's run" want got
+# and a program named twice in tests/programs
+printf 'good b\ngood other\n' >programs3
+python3 "$RUNNER" test b p/b programs3 >got 2>&1
+echo "programs3:2: good is named twice" >want
+check "a program registered twice fails" want got
+
 # The project no longer configures: meson runs nothing and writes no
 # log; the previous run's must not be counted.
 echo "syntax error here" >>p/meson.build

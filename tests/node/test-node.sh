@@ -14,7 +14,7 @@ W=$WEFT_BIN
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 N=$WEFT_BUILD/node18
 . "$WEFT_SRC/tests/tap.sh"
-tap_init node
+tap_init node "$@"
 TAP_TIMEOUT=300
 
 # Debian's Node.js 18, unpacked into $N/root, and $N/node: a node that

@@ -7,10 +7,16 @@
  * but not walked through, depth bounds the steps; two runs side by side
  * (pair.h) keep one time scale and link their selections, with no
  * drawing (test-render checks the picture). */
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "../harness.h"
 #include "../unit/util.h"
+#include "common/format.h"
+#include "common/mintree.h"
 #include "pair.h"
 #include "weft/model.h"
 #include "weft/weft.h"
@@ -340,6 +346,17 @@ TEST(stable_when_live)
 	}
 	weft_run(0);
 	CHECK_OK(weft_stop());
+	/* placed as it grew, the rows are as many as a layout made now of
+	 * the same threads (the rows' free times refreshed at each update:
+	 * held ones ended since) */
+	struct weft_layout *fresh;
+	CHECK_OK(weft_layout_new(&fresh, t.m, NULL));
+	struct weft_layout_info live_in, fresh_in;
+	weft_layout_info(t.l, &live_in);
+	weft_layout_info(fresh, &fresh_in);
+	CHECK_EQ(live_in.threads, fresh_in.threads);
+	CHECK_EQ(live_in.rows, fresh_in.rows);
+	weft_layout_free(fresh);
 	free(before);
 	close_trace(&t);
 }
@@ -406,7 +423,8 @@ TEST(groups_as_one_by_one)
 	struct weft_model *m = NULL;
 	struct weft_layout *grp[G] = {0}, *one[G] = {0};
 	uint32_t *group = NULL, n = 0, late = 0, from = 0;
-	uint64_t id = 1000;
+	uint64_t id = 1000, held[1024];
+	uint32_t nheld = 0;
 	for (int step = 0; step < 4; step++) {
 		for (int i = 0; i < 400; i++) {
 			tick(700);
@@ -415,8 +433,14 @@ TEST(groups_as_one_by_one)
 			weft_fire(id, id + 1); /* (its continuation) */
 			tick(300 + 97 * (uint64_t)(i % 13));
 			weft_resolve(id + 1);
-			if (i % 9 == 4)
+			if (i % 3 == 1) {
 				weft_create(id + 2, "held");
+				held[nheld++] = id + 2;
+			}
+			/* a held one ends some 100 requests later: those of
+			 * a step's end, after the layout saw them pending */
+			if (i % 3 == 0 && nheld > 33)
+				weft_resolve(held[nheld - 34]);
 			id += 3;
 		}
 		if (!step) {
@@ -457,6 +481,25 @@ TEST(groups_as_one_by_one)
 		CHECK_EQ(weft_layout_update(grp[0], NULL), -EINVAL);
 		from = n;
 	}
+	/* placed as the trace grew, each group uses as many rows as a
+	 * layout made now of its threads (rows freed since refreshed) */
+	uint8_t *only = malloc(n);
+	CHECK(only != NULL);
+	for (uint32_t g = 0; g < G; g++) {
+		for (uint32_t i = 0; i < n; i++)
+			only[i] = group[i] == g;
+		struct weft_layout *fresh;
+		CHECK_OK(weft_layout_new(&fresh, m, only));
+		struct weft_layout_info a, b;
+		weft_layout_info(grp[g], &a);
+		weft_layout_info(fresh, &b);
+		CHECK_EQ(a.threads, b.threads);
+		if (a.rows != b.rows)
+			FAIL("group %u: %u rows placed live, %u anew", g,
+			     a.rows, b.rows);
+		weft_layout_free(fresh);
+	}
+	free(only);
 	for (uint32_t g = 0; g < G; g++) {
 		weft_layout_free(grp[g]);
 		weft_layout_free(one[g]);
@@ -680,6 +723,240 @@ TEST(pair_time_and_selection)
 	}
 }
 
+/* Search: the next and the previous match (N, Shift+N) in creation order,
+ * round, with four matches (two created at one instant, in id order)
+ * among threads that do not match: the previous is not the next. */
+TEST(search_next_and_previous)
+{
+	const char *p = loop_trace("search.weft");
+	static const struct {
+		uint64_t id;
+		const char *kind;
+		uint64_t at;
+	} mk[] = {
+		{0x20, "other", 100},	{0x21, "match A", 100},
+		{0x22, "other", 100},	{0x23, "match B", 100},
+		{0x24, "match C", 0},	{0x25, "other", 100},
+		{0x26, "match D", 100}, {0x27, "other", 100},
+	};
+	for (size_t i = 0; i < sizeof mk / sizeof *mk; i++) {
+		tick(mk[i].at); /* (C created at B's instant) */
+		weft_create(mk[i].id, mk[i].kind);
+	}
+	tick(1000);
+	for (size_t i = 0; i < sizeof mk / sizeof *mk; i++)
+		weft_resolve(mk[i].id);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct trace t;
+	open_trace(&t, p, 0);
+	struct weft_view *v = weft_view_new(t.m, 800, 600);
+	CHECK(v != NULL);
+	CHECK_EQ(weft_view_search(v, "MATCH"), 4);
+	uint32_t a = find(&t, 0x21), b = find(&t, 0x23), c = find(&t, 0x24),
+		 d = find(&t, 0x26);
+	CHECK_EQ(t.th[b].t_create, t.th[c].t_create);
+	CHECK(b < c);
+	/* nothing selected: next is the first, previous the last */
+	CHECK_EQ(weft_view_next_match(v, 1), a);
+	weft_view_select(v, WEFT_NONE);
+	CHECK_EQ(weft_view_next_match(v, -1), d);
+	CHECK_EQ(weft_view_selected(v), d);
+	/* forward, round */
+	weft_view_select(v, WEFT_NONE);
+	const uint32_t fwd[] = {a, b, c, d, a, b};
+	for (size_t i = 0; i < sizeof fwd / sizeof *fwd; i++) {
+		CHECK_EQ(weft_view_next_match(v, 1), fwd[i]);
+		CHECK_EQ(weft_view_selected(v), fwd[i]);
+	}
+	/* back from b, round */
+	const uint32_t back[] = {a, d, c, b, a, d};
+	for (size_t i = 0; i < sizeof back / sizeof *back; i++) {
+		CHECK_EQ(weft_view_next_match(v, -1), back[i]);
+		CHECK_EQ(weft_view_selected(v), back[i]);
+	}
+	/* from a thread that does not match: the nearest either way */
+	weft_view_select(v, find(&t, 0x25));
+	CHECK_EQ(weft_view_next_match(v, 1), d);
+	weft_view_select(v, find(&t, 0x25));
+	CHECK_EQ(weft_view_next_match(v, -1), c);
+	/* one match: itself either way */
+	CHECK_EQ(weft_view_search(v, "match d"), 1);
+	CHECK_EQ(weft_view_next_match(v, -1), d);
+	CHECK_EQ(weft_view_next_match(v, 1), d);
+	CHECK_EQ(weft_view_search(v, "nothing like it"), 0);
+	CHECK_EQ(weft_view_next_match(v, 1), WEFT_NONE);
+	weft_view_free(v);
+	close_trace(&t);
+}
+
+/* The slots' tree (src/common/mintree.h, under the rows and the process
+ * lanes): the first and the last slot of a range free strictly before t,
+ * against a plain scan, for every range and time over trees of random
+ * times (slots freed at the same instant, slots not in use), as it grows;
+ * a slot freed at t is not free for what begins at t. */
+static uint32_t scan(const int64_t *v, uint32_t lo, uint32_t hi, int64_t t,
+		     int last)
+{
+	uint32_t r = UINT32_MAX;
+	for (uint32_t k = lo; k < hi; k++)
+		if (v[k] < t && (last || r == UINT32_MAX))
+			r = k;
+	return r;
+}
+
+TEST(mintree_free_before)
+{
+	int64_t *tree = NULL;
+	uint32_t cap = 0;
+	int64_t v[40];
+	unsigned seed = 7;
+	/* the boundary, by hand: slot 0 free at 5, slot 1 at 3 */
+	CHECK_OK(weft__mintree_room(&tree, &cap, 1, 0, 4));
+	CHECK_EQ(cap, 4);
+	weft__mintree_set(tree, cap, 0, 5);
+	weft__mintree_set(tree, cap, 1, 3);
+	CHECK_EQ(weft__mintree_first(tree, cap, 0, 4, 5), 1);
+	CHECK_EQ(weft__mintree_first(tree, cap, 0, 4, 6), 0);
+	CHECK_EQ(weft__mintree_last(tree, cap, 0, 4, 5), 1);
+	CHECK_EQ(weft__mintree_first(tree, cap, 0, 4, 3), UINT32_MAX);
+	CHECK_EQ(weft__mintree_last(tree, cap, 0, 1, 5), UINT32_MAX);
+	v[0] = 5;
+	v[1] = 3;
+	uint32_t used = 2;
+	for (int round = 0; round < 300; round++) {
+		/* a slot more now and then (the tree doubles), a few set */
+		if (used < 40 && rand_r(&seed) % 4 == 0) {
+			CHECK_OK(
+				weft__mintree_room(&tree, &cap, used, used, 4));
+			v[used++] = INT64_MAX;
+		}
+		for (int k = 0; k < 3; k++) {
+			uint32_t s = (uint32_t)rand_r(&seed) % used;
+			v[s] = rand_r(&seed) % 8 ? rand_r(&seed) % 12
+						 : INT64_MAX;
+			weft__mintree_set(tree, cap, s, v[s]);
+		}
+		for (uint32_t lo = 0; lo <= used; lo++)
+			for (uint32_t hi = lo; hi <= used; hi++)
+				for (int64_t t = 0; t <= 13; t++) {
+					uint32_t f = weft__mintree_first(
+							 tree, cap, lo, hi, t),
+						 l = weft__mintree_last(
+							 tree, cap, lo, hi, t);
+					if (f != scan(v, lo, hi, t, 0) ||
+					    l != scan(v, lo, hi, t, 1))
+						FAIL("[%u, %u) before %lld: "
+						     "first %u last %u, wanted "
+						     "%u %u",
+						     lo, hi, (long long)t, f, l,
+						     scan(v, lo, hi, t, 0),
+						     scan(v, lo, hi, t, 1));
+				}
+	}
+	free(tree);
+}
+
+/* A live run of two processes, A (this one, its ring still written) and
+ * B (a child, done): A recorded up to 10 us and the manifest says it
+ * exited at 20 us; B ran at 40-61 us, so B's group follows A's in one
+ * lane.  Then A's ring gives more, at 80-90 us (what a reader can meet:
+ * packets it reads late, a ring that outlives what the manifest says):
+ * the two no longer fit one after the other, and the lanes are placed
+ * anew, A's and B's apart (src/render/rows.c, lane_lists()). */
+#define LBASE INT64_C(1000000000) /* the rings' CLOCK_MONOTONIC origin */
+
+static void set_mono(const char *path, int64_t mono)
+{
+	int fd = open(path, O_RDWR);
+	CHECK(fd >= 0);
+	CHECK(pwrite(fd, &mono, 8,
+		     (off_t)(offsetof(struct weft__fhdr, a0) +
+			     offsetof(struct weft__anchor, mono_ns))) == 8);
+	close(fd);
+}
+
+TEST(live_run_lanes_placed_anew)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char a[600], b[600], man[600], text[1024];
+	snprintf(a, sizeof a, "%s/ring", dir);
+	snprintf(b, sizeof b, "%s/ring.b", dir);
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	pid_t pb = fork();
+	if (pb == 0) {
+		if (weft_start(b, 1 << 20, WEFT_CLOCK_MANUAL))
+			_exit(3);
+		weft_clock_set(50000);
+		weft_run(1);
+		weft_create(2, "b's work");
+		weft_clock_set(60000);
+		weft_resolve(2);
+		weft_run(0);
+		weft_stop();
+		_exit(0);
+	}
+	int st;
+	CHECK(waitpid(pb, &st, 0) == pb);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	set_mono(b, LBASE);
+	CHECK_OK(weft_start(a, 1 << 20, WEFT_DISCARD | WEFT_CLOCK_MANUAL));
+	set_mono(a, LBASE);
+	weft_clock_set(1000);
+	weft_run(1);
+	weft_create(2, "a's work");
+	weft_clock_set(10000);
+	weft_resolve(2);
+	weft_run(0);
+	pid_t pa = getpid();
+	snprintf(text, sizeof text,
+		 "weft-run version=1 session=ab\n"
+		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a arg=a\n"
+		 "ring pid=%d file=ring t=%lld\n"
+		 "exit pid=%d status=0 t=%lld\n"
+		 "proc pid=%d ppid=1 start=8 t=%lld exe=/bin/b arg=b\n"
+		 "ring pid=%d file=ring.b t=%lld\n"
+		 "exit pid=%d status=0 t=%lld\n",
+		 pa, (long long)LBASE, pa, (long long)LBASE, pa,
+		 (long long)LBASE + 20000, pb, (long long)LBASE + 40000, pb,
+		 (long long)LBASE + 40000, pb, (long long)LBASE + 61000);
+	FILE *f = fopen(man, "w");
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, WEFT_READ_FOLLOW, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t np;
+	weft_model_processes(m, &np);
+	CHECK_EQ(np, 2);
+	struct weft_view *v = weft_view_new(m, 1000, 600);
+	CHECK(v != NULL);
+	/* (the precondition: one lane, A's group then B's) */
+	int ha = weft_view_header_row(v, 0), hb = weft_view_header_row(v, 1);
+	if (ha < 0 || ha != hb)
+		FAIL("before: header rows %d and %d, wanted one lane", ha, hb);
+	/* A again, at 80 us: its group now spans B's */
+	weft_clock_set(80000);
+	weft_run(1);
+	weft_create(3, "a's later work");
+	weft_clock_set(90000);
+	weft_resolve(3);
+	weft_run(0);
+	CHECK(weft_model_update(m) > 0);
+	weft_view_model_changed(v);
+	ha = weft_view_header_row(v, 0);
+	hb = weft_view_header_row(v, 1);
+	if (ha < 0 || hb < 0 || ha == hb)
+		FAIL("after A grew past B's start: header rows %d and %d", ha,
+		     hb);
+	CHECK_OK(weft_stop());
+	weft_view_free(v);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
 	  T(stable_when_live), T(groups_as_one_by_one), T(chain_of_a_request),
-	  T(pair_time_and_selection))
+	  T(pair_time_and_selection), T(search_next_and_previous),
+	  T(mintree_free_before), T(live_run_lanes_placed_anew))

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test-model.c - events into the model: exact threads, ends, parents,
  * arrows, runs, idle periods, spans, pauses, counters, losses. */
+#include <math.h>
+
 #include "../harness.h"
 #include "util.h"
+#include "weft/diff.h"
 #include "weft/model.h"
 #include "weft/weft.h"
 
@@ -540,8 +543,123 @@ TEST(the_inspector_lists_every_entry)
 	weft_reader_close(r);
 }
 
+/* The Mann-Whitney test's p (weft diff with several runs a side), exact
+ * where the arrangements are counted: two-sided (twice the smaller tail),
+ * the same with the samples swapped, at the sizes where weft diff's
+ * minimum number of runs lies (docs/diff.md); with ties, the normal
+ * approximation with its corrections. */
+static void near(double got, double want, const char *what)
+{
+	if (fabs(got - want) > 1e-12 * (want > 1 ? want : 1))
+		FAIL("%s: p %.17g, wanted %.17g", what, got, want);
+}
+
+TEST(mann_whitney_p_values)
+{
+	static const double lo7[] = {1, 2, 3, 4, 5, 6, 7, 8},
+			    hi7[] = {11, 12, 13, 14, 15, 16, 17, 18};
+	static const double a[] = {1, 3, 5}, b[] = {2, 4, 6};
+	/* separated, 3 a side: 2 of the 20 arrangements are as extreme */
+	near(weft_mann_whitney(lo7, 3, hi7, 3), 2.0 / 20, "3/3 apart");
+	near(weft_mann_whitney(hi7, 3, lo7, 3), 2.0 / 20, "3/3 swapped");
+	/* interleaved: U = 3, P(U <= 3) = 7/20 */
+	near(weft_mann_whitney(a, 3, b, 3), 14.0 / 20, "interleaved");
+	near(weft_mann_whitney(b, 3, a, 3), 14.0 / 20, "interleaved swapped");
+	/* U = 2: 4 arrangements of 20 at most as small */
+	static const double c[] = {1, 2, 5}, d[] = {3, 4, 6};
+	near(weft_mann_whitney(c, 3, d, 3), 8.0 / 20, "U = 2");
+	/* 3 against 4, and 6, 7 and 8 a side apart: 2 / C(n + m, n) */
+	near(weft_mann_whitney(lo7, 3, hi7, 4), 2.0 / 35, "3/4 apart");
+	near(weft_mann_whitney(lo7, 6, hi7, 6), 2.0 / 924, "6/6 apart");
+	near(weft_mann_whitney(lo7, 7, hi7, 7), 2.0 / 3432, "7/7 apart");
+	near(weft_mann_whitney(hi7, 8, lo7, 8), 2.0 / 12870, "8/8 apart");
+	/* ties: U = 1, mid-ranks, variance 9/12 * (7 - 24/30), continuity */
+	static const double e[] = {1, 2, 2}, f[] = {2, 3, 4};
+	near(weft_mann_whitney(e, 3, f, 3), erfc(3 / sqrt(4.65) / sqrt(2.0)),
+	     "ties");
+	near(weft_mann_whitney(e, 0, f, 3), 1, "no x");
+	near(weft_mann_whitney(e, 3, f, 0), 1, "no y");
+	/* all equal: nothing to tell them apart */
+	near(weft_mann_whitney(e + 1, 2, f, 1), 1, "all equal");
+}
+
+/* Siblings that came in another order: the children X X Y Y Y Z of one
+ * request in one run, Y Y Y X X Z in the other.  The longest common
+ * subsequence matches Y Y Y Z; the two X are matched by key and ordinal,
+ * each with a partner of its own, counted as reordered. */
+static const char *siblings(const char *name, const char *order)
+{
+	const char *p = tpath(name);
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	uint64_t t = 1000;
+	weft_clock_set(t);
+	weft_run(1);
+	weft_create(2, "request");
+	weft_label(2, "GET /");
+	weft_run(2);
+	for (uint64_t i = 0; order[i]; i++) {
+		weft_clock_set(t += 1000);
+		/* (a kind is a string that outlives the recording) */
+		weft_create(10 + i, order[i] == 'X'   ? "kind X"
+				    : order[i] == 'Y' ? "kind Y"
+						      : "kind Z");
+	}
+	for (uint64_t i = 0; order[i]; i++)
+		weft_resolve(10 + i);
+	weft_resolve(2);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	return p;
+}
+
+TEST(diff_aligns_reordered_siblings)
+{
+	struct weft_reader *ra, *rb;
+	struct weft_model *a = load(siblings("a.weft", "XXYYYZ"), &ra);
+	struct weft_model *b = load(siblings("b.weft", "YYYXXZ"), &rb);
+	struct weft_align *al;
+	CHECK_OK(weft_align_new(&al, a, b, WEFT_DIFF_KEY_LABEL));
+	struct weft_align_info in;
+	weft_align_info(al, &in);
+	if (in.reordered != 2)
+		FAIL("matched %u, only %u and %u, reordered %u", in.matched,
+		     in.only[0], in.only[1], in.reordered);
+	CHECK_EQ(in.only[0], 0);
+	CHECK_EQ(in.only[1], 0);
+	uint32_t na, nb;
+	const uint32_t *ma = weft_align_map(al, 0, &na);
+	const uint32_t *mb = weft_align_map(al, 1, &nb);
+	const struct weft_thread *ta = weft_model_threads(a, &na);
+	const struct weft_thread *tb = weft_model_threads(b, &nb);
+	/* each child has a partner of its own, of its kind, and the X in
+	 * their order: the first X with the first */
+	uint32_t matched = 0;
+	for (uint64_t i = 0; i < 6; i++) {
+		uint32_t x = weft_model_find(a, 10 + i);
+		CHECK(x != WEFT_NONE);
+		uint32_t y = ma[x];
+		if (y == WEFT_NONE)
+			FAIL("child %llu unmatched", (unsigned long long)i);
+		CHECK_EQ(mb[y], x);
+		CHECK_STR(weft_model_name(a, ta[x].kind),
+			  weft_model_name(b, tb[y].kind));
+		matched++;
+	}
+	CHECK_EQ(matched, 6);
+	CHECK_U64(tb[ma[weft_model_find(a, 10)]].id, 13);
+	CHECK_U64(tb[ma[weft_model_find(a, 11)]].id, 14);
+	CHECK_U64(tb[ma[weft_model_find(a, 12)]].id, 10);
+	CHECK_U64(tb[ma[weft_model_find(a, 15)]].id, 15);
+	weft_align_free(al);
+	weft_model_free(a);
+	weft_model_free(b);
+	weft_reader_close(ra);
+	weft_reader_close(rb);
+}
+
 TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
 	  T(live_update_replaces_provisional_ends),
 	  T(a_read_follows_the_try_read_of_its_source),
-	  T(the_inspector_lists_every_entry))
+	  T(the_inspector_lists_every_entry), T(mann_whitney_p_values),
+	  T(diff_aligns_reordered_siblings))

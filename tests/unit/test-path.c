@@ -191,4 +191,73 @@ TEST(weft_why_path_prints_it)
 			  "at most 410 us\n"));
 }
 
-TEST_MAIN(T(a_request_behind_a_busy_loop), T(weft_why_path_prints_it))
+/* A request that the loop resolves (a uv_fs_t, a timer's promise) while
+ * the request itself is not running: from its last run to its end it was
+ * waiting on the loop that ended it, not ready nor idle; the loop's time
+ * explains that wait one level down.
+ *
+ *   0 us     the loop (1) creates request R (0x20)
+ *   10-40    R runs (submits its work)
+ *   40-200   the loop runs; at 200 it resolves R
+ */
+TEST(a_request_the_loop_resolves_waits_on_it)
+{
+	const char *p = tpath("loop.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	at(0);
+	weft_run(1);
+	weft_label(1, "event loop");
+	weft_create(0x20, "fs request");
+	at(10);
+	weft_run(0x20);
+	at(40);
+	weft_run(1);
+	at(200);
+	weft_resolve(0x20);
+	at(250);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	struct weft_path path;
+	CHECK_OK(weft_path(m, weft_model_find(m, 0x20), &path));
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	static const struct want want[] = {
+		{0, 0x20, WEFT_PATH_READY, 1, 0, 10},
+		{0, 0x20, WEFT_PATH_RUNNING, 0, 10, 40},
+		{0, 0x20, WEFT_PATH_WAITING, 1, 40, 200},
+		{1, 1, WEFT_PATH_RUNNING, 0, 40, 200},
+	};
+	uint32_t n = sizeof want / sizeof *want;
+	for (uint32_t i = 0; i < path.nseg; i++) {
+		const struct weft_path_seg *s = &path.seg[i];
+		if (i >= n)
+			FAIL("segment %u too many: depth %u %s", i, s->depth,
+			     weft_path_state_name((int)s->state));
+		const struct want *w = &want[i];
+		CHECK_EQ(s->depth, w->depth);
+		CHECK_U64(th[s->thread].id, w->thread);
+		CHECK_STR(weft_path_state_name((int)s->state),
+			  weft_path_state_name(w->state));
+		if (w->on)
+			CHECK_U64(th[s->on].id, w->on);
+		else
+			CHECK_EQ(s->on, WEFT_NONE);
+		CHECK_EQ(s->t0, w->t0 * 1000);
+		CHECK_EQ(s->t1, w->t1 * 1000);
+	}
+	CHECK_EQ(path.nseg, n);
+	CHECK_EQ(path.total[WEFT_PATH_RUNNING], 30000);
+	CHECK_EQ(path.total[WEFT_PATH_READY], 10000);
+	CHECK_EQ(path.total[WEFT_PATH_WAITING], 160000);
+	CHECK_EQ(path.total[WEFT_PATH_OTHER], 0);
+	weft_path_release(&path);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+TEST_MAIN(T(a_request_behind_a_busy_loop), T(weft_why_path_prints_it),
+	  T(a_request_the_loop_resolves_waits_on_it))

@@ -716,6 +716,21 @@ TEST(read_ahead_by_pace)
 			usleep(200); /* > 50 µs a packet */
 	CHECK_EQ(threads_now(), base);
 	weft_reader_close(r);
+	/* read at full pace, a worker by the pace alone (started after a
+	 * few packets, running until the reader is closed); small packets
+	 * (4 KiB), quick to go through even unoptimised and under load */
+	unsetenv("WEFT_READ_AHEAD");
+	const char *quick = make_trace("quick.weft", 4000, 1 << 20);
+	CHECK_OK(weft_reader_open(&r, quick, 0, NULL));
+	CHECK_EQ(weft_reader_info(r)->packet_size, 4096);
+	CHECK(weft_reader_info(r)->npackets > 40);
+	for (int i = 0; i < 6000; i++)
+		CHECK_OK(weft_reader_next(r, &ev));
+	int paced = threads_now();
+	CHECK(paced > base);
+	weft_reader_close(r);
+	CHECK_EQ(threads_now(), paced - 1);
+	base = paced - 1;
 	setenv("WEFT_READ_AHEAD", "always", 1);
 	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
 	for (int i = 0; i < 20000; i++)
@@ -732,6 +747,131 @@ TEST(read_ahead_by_pace)
 	weft_reader_close(r);
 }
 
+/* Times and clock anchors that lie.  An extended event header (a jump of
+ * the clock) whose time is before the stream's last one: reported with
+ * the rest of its packet, never given out of order.  The latest anchor of
+ * a TSC ring refines the calibrated frequency only when it agrees with it
+ * to 1 %; one far off, or written while the writer died (its seqlock
+ * odd), is not trusted. */
+static int64_t find_u64(const uint8_t *m, size_t len, uint64_t v, size_t *at)
+{
+	int hits = 0;
+	for (size_t i = 5; i + 8 <= len; i++)
+		if (!memcmp(m + i, &v, 8) && (m[i - 5] & 31) == 31) {
+			*at = i;
+			hits++;
+		}
+	return hits;
+}
+
+static uint8_t *slurp(const char *p, size_t *len)
+{
+	int fd = open(p, O_RDONLY);
+	CHECK(fd >= 0);
+	*len = (size_t)file_size(p);
+	uint8_t *m = malloc(*len);
+	CHECK(m && pread(fd, m, *len, 0) == (ssize_t)*len);
+	close(fd);
+	return m;
+}
+
+static void spit(const char *p, const void *m, size_t len)
+{
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, m, len) == (ssize_t)len);
+	close(fd);
+}
+
+/* Events of thread `id` in the trace, and the reader's frequency. */
+static int count_id(const char *p, uint64_t id, uint64_t *freq,
+		    struct weft_reader **keep)
+{
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_event ev;
+	int n = 0, rc;
+	int64_t last = INT64_MIN;
+	while ((rc = weft_reader_next(r, &ev)) == 0) {
+		CHECK(ev.ns >= last);
+		last = ev.ns;
+		n += ev.id == id;
+	}
+	CHECK_EQ(rc, WEFT_EEOF);
+	if (freq)
+		*freq = weft_reader_info(r)->freq;
+	if (keep)
+		*keep = r;
+	else
+		weft_reader_close(r);
+	return n;
+}
+
+TEST(hostile_times_and_anchors)
+{
+	const char *p = tpath("jump.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	weft_clock_set(1000);
+	weft_run(1);
+	weft_create(5, "before");
+	weft_clock_set(UINT64_C(10000000000)); /* 10 s on: extended */
+	weft_create(6, "after the jump");
+	weft_clock_set(UINT64_C(10000000100));
+	weft_resolve(6);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	CHECK_EQ(count_id(p, 5, NULL, NULL), 1);
+	CHECK_EQ(count_id(p, 6, NULL, NULL), 2);
+	size_t len, at;
+	uint8_t *m = slurp(p, &len);
+	CHECK_EQ(find_u64(m, len, UINT64_C(10000000000), &at), 1);
+	/* the jump goes back to 500, before the event at 1000 */
+	uint64_t back = 500;
+	memcpy(m + at, &back, 8);
+	const char *bad = tpath("back.weft");
+	spit(bad, m, len);
+	struct weft_reader *r;
+	CHECK_EQ(count_id(bad, 5, NULL, NULL), 1);
+	CHECK_EQ(count_id(bad, 6, NULL, &r), 0);
+	CHECK(has_problem(r, "time goes backwards"));
+	CHECK_U64(weft_reader_info(r)->losses.packets_corrupt, 1);
+	weft_reader_close(r);
+	free(m);
+
+	/* a TSC ring at 1 GHz (calibrated), its latest anchor 1 s later */
+	m = slurp(p, &len);
+	struct weft__fhdr h;
+	memcpy(&h, m, sizeof h);
+	h.clock_kind = WEFT_CLOCK_TSC;
+	h.freq = 1000000000;
+	h.a1 = h.a0;
+	h.a1.mono_ns = h.a0.mono_ns + 1000000000;
+	static const struct {
+		uint64_t ticks, seq, freq;
+	} anc[] = {
+		{1005000000, 2, 1005000000}, /* 0.5 % off: refined */
+		{1009000000, 4, 1009000000}, /* 0.9 % */
+		{1011000000, 4, 1000000000}, /* 1.1 %: not trusted */
+		{990000000, 2, 1000000000},  /* -1 %: not */
+		{2000000000, 2, 1000000000}, /* twice: not */
+		{500000000, 2, 1000000000},  /* half: not */
+		{1005000000, 3, 1000000000}, /* written as it died */
+	};
+	const char *tsc = tpath("tsc.weft");
+	for (size_t i = 0; i < sizeof anc / sizeof *anc; i++) {
+		h.a1.ticks = h.a0.ticks + anc[i].ticks;
+		h.a1_seq = anc[i].seq;
+		memcpy(m, &h, sizeof h);
+		spit(tsc, m, len);
+		uint64_t f = 0;
+		CHECK_EQ(count_id(tsc, 6, &f, NULL), 2);
+		if (f != anc[i].freq)
+			FAIL("anchor %zu: frequency %llu, wanted %llu", i,
+			     (unsigned long long)f,
+			     (unsigned long long)anc[i].freq);
+	}
+	free(m);
+}
+
 TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked), T(read_ahead_by_pace), T(truncated_while_read), T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy), T(unused_slots_unread),
-	  T(stats_in_the_library))
+	  T(stats_in_the_library), T(hostile_times_and_anchors))

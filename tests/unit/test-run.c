@@ -1055,6 +1055,155 @@ TEST(two_machines_by_realtime_or_forced)
 	free(copy);
 }
 
+/* Five machines, each message link of another kind (rings given in the
+ * order A C B D E, so C is placed only once B is):
+ *   A-B  messages both ways (as above): B's offset within +-27500;
+ *   B-C  both ways, C linked to B only: bounded from B's offset, so C
+ *        inherits B's uncertainty on top of its own;
+ *   A->D one way only, D's realtime clock 50 ms slow: the estimate moved
+ *        to the one bound;
+ *   A-E  both ways but contradictory (each received before it was sent,
+ *        true time): no offset fits, E keeps its realtime estimate, said
+ *        so. */
+#define MONO_C (INT64_C(9000) * 1000000000)
+#define MONO_D (INT64_C(13000) * 1000000000)
+#define MONO_E (INT64_C(17000) * 1000000000)
+
+static void five_a(void)
+{
+	weft_run(1);
+	weft_clock_set(1000);
+	weft_sent(0, 0xA2B, 0, 100);
+	weft_clock_set(10000);
+	weft_sent(0, 0xA2D, 0, 10); /* D reads it at 12000 */
+	weft_clock_set(20000);
+	weft_sent(0, 0xA2E, 0, 10); /* E "reads" it at 10000 */
+	weft_clock_set(30000);
+	weft_received(0, 0xE2A, 0, 10); /* E "writes" it at 40000 */
+	weft_clock_set(95000);
+	weft_received(0, 0xB2A, 0, 50);
+	weft_clock_set(200000);
+	weft_sent(0, 0xA2B, 100, 10);
+	weft_clock_set(300000);
+	weft_run(0);
+}
+
+static void five_b(void)
+{
+	weft_run(1);
+	weft_clock_set(31000);
+	weft_received(0, 0xA2B, 0, 100);
+	weft_clock_set(60000);
+	weft_sent(0, 0xB2A, 0, 50);
+	weft_clock_set(100000);
+	weft_sent(0, 0xB2C, 0, 10); /* C reads it at 110000 */
+	weft_clock_set(154000);
+	weft_received(0, 0xC2B, 0, 10); /* C wrote it at 150000 */
+	weft_clock_set(220000);
+	weft_received(0, 0xA2B, 100, 10);
+	weft_clock_set(250000);
+	weft_run(0);
+}
+
+static void five_c(void)
+{
+	weft_run(1);
+	weft_clock_set(110000);
+	weft_received(0, 0xB2C, 0, 10);
+	weft_clock_set(150000);
+	weft_sent(0, 0xC2B, 0, 10);
+	weft_clock_set(250000);
+	weft_run(0);
+}
+
+static void five_d(void)
+{
+	weft_run(1);
+	weft_clock_set(12000);
+	weft_received(0, 0xA2D, 0, 10);
+	weft_clock_set(50000);
+	weft_run(0);
+}
+
+static void five_e(void)
+{
+	weft_run(1);
+	weft_clock_set(10000);
+	weft_received(0, 0xA2E, 0, 10);
+	weft_clock_set(40000);
+	weft_sent(0, 0xE2A, 0, 10);
+	weft_clock_set(50000);
+	weft_run(0);
+}
+
+TEST(five_machines_one_way_contradictory_and_inherited)
+{
+	const char *p[5] = {tpath("a.weft"), tpath("c.weft"), tpath("b.weft"),
+			    tpath("d.weft"), tpath("e.weft")};
+	record(p[0], five_a, MONO_A);
+	record(p[1], five_c, MONO_C);
+	record(p[2], five_b, MONO_B);
+	record(p[3], five_d, MONO_D);
+	record(p[4], five_e, MONO_E);
+	set_machine(p[0], "alpha", 0xaa, MONO_A, REAL0);
+	set_machine(p[1], "gamma", 0xcc, MONO_C, REAL0 - 5000000);
+	set_machine(p[2], "beta", 0xbb, MONO_B, REAL0 + NTP_ERR);
+	set_machine(p[3], "delta", 0xdd, MONO_D, REAL0 - 50000000);
+	set_machine(p[4], "epsilon", 0xee, MONO_E, REAL0 + 1000000);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open_many(&r, p, 5, 0, NULL, NULL));
+	uint32_t nh;
+	const struct weft_host *hs = weft_reader_hosts(r, &nh);
+	CHECK_EQ(nh, 5);
+	/* by name (the order of the machines is the rings') */
+	static const char *const name[5] = {"alpha", "gamma", "beta", "delta",
+					    "epsilon"};
+	struct weft_host h[5];
+	for (int k = 0; k < 5; k++) {
+		uint32_t i = 0;
+		while (i < nh && strcmp(hs[i].name, name[k]))
+			i++;
+		if (i == nh)
+			FAIL("no machine %s", name[k]);
+		h[k] = hs[i];
+	}
+	CHECK_STR(hs[0].name, "alpha");
+	CHECK_EQ(h[0].method, WEFT_CLOCK_REFERENCE);
+	/* B, from A both ways */
+	int64_t tb = MONO_A - MONO_B;
+	CHECK_EQ(h[2].method, WEFT_CLOCK_MESSAGES);
+	CHECK_U64(h[2].messages, 3);
+	CHECK_EQ(h[2].offset_ns, tb + 7500);
+	CHECK_EQ(h[2].uncertainty_ns, 27500);
+	/* C, from B: delays 10000 (B to C) and 4000 (C to B) around B's
+	 * offset (itself 7500 off the truth) */
+	int64_t tc = MONO_A - MONO_C;
+	CHECK_EQ(h[1].method, WEFT_CLOCK_MESSAGES);
+	CHECK_U64(h[1].messages, 2);
+	CHECK_EQ(h[1].lo_ns, tc + 7500 - 10000);
+	CHECK_EQ(h[1].hi_ns, tc + 7500 + 4000);
+	CHECK_EQ(h[1].offset_ns, tc + 4500);
+	CHECK_EQ(h[1].uncertainty_ns, 7000 + 27500);
+	CHECK(h[1].offset_ns - tc <= h[1].uncertainty_ns);
+	/* D: one message, A to D in 2000: off_D >= truth - 2000, and the
+	 * realtime estimate (truth - 50 ms) moved up to it */
+	int64_t td = MONO_A - MONO_D;
+	CHECK_EQ(h[3].method, WEFT_CLOCK_MESSAGES);
+	CHECK_U64(h[3].messages, 1);
+	CHECK_EQ(h[3].lo_ns, td - 2000);
+	CHECK_EQ(h[3].hi_ns, INT64_MAX);
+	CHECK_EQ(h[3].offset_ns, td - 2000);
+	CHECK_EQ(h[3].uncertainty_ns, -1);
+	/* E: lo = truth + 10000 > hi = truth - 10000: realtime, said so */
+	int64_t te = MONO_A - MONO_E;
+	CHECK_EQ(h[4].method, WEFT_CLOCK_REALTIME);
+	CHECK_EQ(h[4].lo_ns, te + 10000);
+	CHECK_EQ(h[4].hi_ns, te - 10000);
+	CHECK_EQ(h[4].offset_ns, te + 1000000);
+	CHECK_EQ(h[4].uncertainty_ns, -1);
+	weft_reader_close(r);
+}
+
 /* Same boot id: one machine's CLOCK_MONOTONIC, each ring moved out of its
  * writer's time namespace. */
 TEST(time_namespaces)
@@ -1284,5 +1433,6 @@ TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
 	  T(bundle_round_trip_and_cut), T(ids_never_shared), T(one_ring_run),
 	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
+	  T(five_machines_one_way_contradictory_and_inherited),
 	  T(messages_between_processes),
 	  T(why_follows_a_wait_into_another_process), T(old_rings_still_read))

@@ -13,7 +13,7 @@ W=$WEFT_BIN
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
-tap_init uv
+tap_init uv "$@"
 check() { python3 "$WEFT_SRC/tests/uv/uv_check.py" "$W" "$@"; }
 
 t_echo() {
