@@ -448,6 +448,18 @@ static void ev_name_val(unsigned id, const char *name, uint64_t v)
 	leave(t);
 }
 
+/* A text the preloaded shims cut before it came here (src/shim/shim.h):
+ * counted in the stream like the texts cut below. */
+void weft__count_truncated(void)
+{
+	struct weft__thr *t = enter();
+	if (!t)
+		return;
+	__atomic_store_n(&t->fs->truncated, t->fs->truncated + 1,
+			 __ATOMIC_RELAXED);
+	leave(t);
+}
+
 /* id, truncated flag, text: a text that does not fit in a packet is cut
  * at a UTF-8 boundary, marked and counted. */
 static void ev_text(unsigned id, uint64_t a, const char *text)

@@ -194,6 +194,8 @@ WEFT__HIDDEN void weft__streams_init(void);
 WEFT__HIDDEN void weft__stream_close_own(unsigned gen);
 /* After fork: the child's one OS thread has no stream. */
 WEFT__HIDDEN void weft__stream_forget(void);
+/* A text the preloaded shims cut: counted in the caller's stream. */
+WEFT__HIDDEN void weft__count_truncated(void);
 
 /* ------------------------------------------------------------- env.c */
 
