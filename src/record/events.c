@@ -114,7 +114,17 @@ static uint8_t *open_packet(struct weft__thr *t, uint64_t now)
 	uint64_t gen;
 	int64_t slot = take_slot(&gen);
 	if (slot < 0) {
+		/* The event is dropped, and nothing later of this stream
+		 * may be written before the loss is marked (at the end of
+		 * this packet, by its events_discarded): a smaller event
+		 * would still fit in the packet's rest, and be read before
+		 * the loss, a hole with no mark at its place.  So the
+		 * packet takes no more events: each later event needs a
+		 * new packet (then the loss lands between the two), or is
+		 * dropped and counted here in turn. */
 		count_drop(t);
+		if (t->pk)
+			t->end = t->pos;
 		return NULL;
 	}
 	close_packet(t);
@@ -251,12 +261,24 @@ static inline struct weft__thr *enter(void)
 		if (t->fs)
 			__atomic_fetch_add(&t->fs->dropped_nested, 1,
 					   __ATOMIC_RELAXED);
+		/* The packet ends after the interrupted event (below). */
+		t->close_pending = 1;
 		return NULL;
 	}
 	t->busy = 1;
 	/* Keep the event's stores after the flag, as seen by a signal
 	 * handler on this thread. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* A signal handler's event was dropped since this stream's last
+	 * event: its packet takes no more (open_packet() says why), so this
+	 * event goes after the loss.  (Checked here, with busy set, and not
+	 * when the interrupted event leaves: a handler coming between that
+	 * check and the end of its event would record before the mark.) */
+	if (__builtin_expect(t->close_pending, 0)) {
+		t->close_pending = 0;
+		if (t->pk)
+			t->end = t->pos;
+	}
 	return t;
 }
 

@@ -57,9 +57,11 @@ WEFT__HIDDEN uint64_t weft__clock_init(int clock, struct weft__anchor *a0);
 struct weft__thr {
 	unsigned gen;  /* generation this state belongs to */
 	unsigned busy; /* inside an event: a re-entrant call is dropped */
-	uint8_t *pk;   /* current packet, or NULL */
-	uint8_t *pos;  /* next event */
-	uint8_t *end;  /* packet end, trailer excluded */
+	unsigned close_pending; /* one was: the packet takes no more
+				   events (events.c, enter()) */
+	uint8_t *pk;		/* current packet, or NULL */
+	uint8_t *pos;		/* next event */
+	uint8_t *end;		/* packet end, trailer excluded */
 	uint64_t last; /* timestamp of the last event (or packet begin) */
 	int burst;     /* 0: none; 1: begun (weft_burst_begin), its first event
 			  is still to come; 2: events reuse `last` */

@@ -347,6 +347,117 @@ TEST(discard_counts_exactly)
 	CHECK_U64(t.ev[t.n - 1].e.id, n - kept);
 }
 
+/* Discard mode, once full: an event too big for its packet's rest (a
+ * note) is dropped, and every later event of its stream too, until the
+ * loss is marked; so a reader sees each stream's events numbered without
+ * a gap, and every gap is a loss of exactly the missing events, at its
+ * place.  Three OS threads, counters numbered, big notes between them;
+ * several ring sizes and seeds (where the ring fills and which event
+ * first finds no room vary). */
+#define DISC_THREADS 3
+#define DISC_EVENTS 6000
+struct disc_arg {
+	uint64_t seed;
+	pthread_barrier_t *go;
+};
+static char big[2000]; /* (filled before the threads start) */
+
+static void *disc_thread(void *arg)
+{
+	struct disc_arg *a = arg;
+	uint64_t x = a->seed;
+	/* every stream has a packet before the ring can fill */
+	weft_counter_set("n", 0);
+	pthread_barrier_wait(a->go);
+	for (int64_t i = 1; i < DISC_EVENTS; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		if ((x >> 60) < 3) /* a note of 100..1000 bytes, numbered */
+			weft_note((uint64_t)i,
+				  big + sizeof big - 1 - 100 - (x >> 20) % 900);
+		else
+			weft_counter_set("n", i);
+	}
+	return NULL;
+}
+
+TEST(discard_marks_every_loss_at_its_place)
+{
+	const size_t sizes[] = {64 << 10, 96 << 10, 200 << 10, 1 << 20};
+	int filled = 0, runs = 0;
+	memset(big, 'n', sizeof big - 1);
+	for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+		for (uint64_t seed = 1; seed <= 6; seed++) {
+			const char *p = tpath("disc3.weft");
+			CHECK_OK(weft_start(p, sizes[z], WEFT_DISCARD));
+			pthread_barrier_t go;
+			pthread_barrier_init(&go, NULL, DISC_THREADS);
+			pthread_t th[DISC_THREADS];
+			struct disc_arg a[DISC_THREADS];
+			for (int k = 0; k < DISC_THREADS; k++) {
+				a[k] = (struct disc_arg){
+					seed * 7919 + (uint64_t)k, &go};
+				pthread_create(&th[k], NULL, disc_thread,
+					       &a[k]);
+			}
+			for (int k = 0; k < DISC_THREADS; k++)
+				pthread_join(th[k], NULL);
+			pthread_barrier_destroy(&go);
+			CHECK_OK(weft_stop());
+			struct ttrace t = tread(p);
+			CHECK_EQ(t.problems, 0);
+			/* per stream: the next number, the loss since */
+			int64_t next[8] = {0};
+			uint64_t lost[8] = {0}, total_lost = 0;
+			size_t kept = 0;
+			for (size_t i = 0; i < t.n; i++) {
+				const struct tev *v = &t.ev[i];
+				uint32_t st = v->e.stream;
+				CHECK(st < 8);
+				if (v->e.type == WEFT_EV_LOSS) {
+					lost[st] += v->e.id;
+					total_lost += v->e.id;
+					continue;
+				}
+				int64_t num = v->e.type == WEFT_EV_NOTE
+						      ? (int64_t)v->e.id
+						      : v->e.value;
+				CHECK(v->e.type == WEFT_EV_NOTE ||
+				      v->e.type == WEFT_EV_COUNTER_SET);
+				if (num < next[st] ||
+				    (uint64_t)(num - next[st]) != lost[st])
+					FAIL("size %zu seed %llu, stream %u: "
+					     "%lld after %lld with %llu "
+					     "events lost between",
+					     sizes[z], (unsigned long long)seed,
+					     st, (long long)num,
+					     (long long)next[st] - 1,
+					     (unsigned long long)lost[st]);
+				next[st] = num + 1;
+				lost[st] = 0;
+				kept++;
+			}
+			int streams = 0;
+			for (int k = 0; k < 8; k++) {
+				if (!next[k])
+					continue;
+				streams++;
+				/* what the stream lost after its last */
+				CHECK_U64(lost[k],
+					  (uint64_t)(DISC_EVENTS - next[k]));
+			}
+			CHECK_EQ(streams, DISC_THREADS);
+			CHECK_EQ(kept + total_lost,
+				 (size_t)DISC_THREADS * DISC_EVENTS);
+			CHECK_U64(total_lost, t.info.losses.events_discarded);
+			filled += total_lost > 0;
+			runs++;
+			CHECK_OK(unlink(p));
+		}
+	/* every ring filled (or nothing was checked) */
+	CHECK_EQ(filled, runs);
+	CHECK_EQ(runs, 24);
+}
+
 /* A text longer than a packet is cut at a UTF-8 boundary and marked. */
 TEST(long_label_truncated)
 {
@@ -509,21 +620,26 @@ TEST(live_reader_learns_new_names)
 }
 
 #define HANDLER_ID (1ull << 62)
-static atomic_long sig_calls;
+static atomic_long sig_calls, sig_seq;
 static void on_signal(int sig)
 {
 	(void)sig;
-	weft_signal(HANDLER_ID);
-	weft_label(HANDLER_ID, "from a signal handler");
+	uint64_t k = (uint64_t)atomic_fetch_add(&sig_seq, 1);
+	weft_signal(HANDLER_ID | k);
+	weft_label(HANDLER_ID | k, "from a signal handler");
 	atomic_fetch_add(&sig_calls, 2);
 }
 
 /* Events from a signal handler that interrupts an event on the same
- * thread are dropped and counted; the trace is never corrupt. */
+ * thread are dropped and counted; the trace is never corrupt.  Each drop
+ * is marked at its place: the handler's calls are numbered, and the loss
+ * between two recorded calls is exactly the events of the calls between
+ * them (two each), never after a later one. */
 TEST(signal_reentrancy)
 {
 	const char *p = tpath("sig.weft");
-	CHECK_OK(weft_start(p, 64 << 20, WEFT_DISCARD));
+	/* (each drop ends its packet: room for a few thousand) */
+	CHECK_OK(weft_start(p, 256 << 20, WEFT_DISCARD));
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGUSR1, &sa, NULL);
 	/* A timer of its own: ITIMER_REAL would replace the harness's
@@ -547,12 +663,31 @@ TEST(signal_reentrancy)
 	struct ttrace t = tread(p);
 	CHECK_EQ(t.problems, 0);
 	CHECK(atomic_load(&sig_calls) > 0);
-	size_t from_handler = 0, main_labels = 0;
+	size_t from_handler = 0, main_labels = 0, gaps = 0;
+	uint64_t lost = 0, next_call = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct tev *v = &t.ev[i];
-		if (v->e.id == HANDLER_ID)
+		if (v->e.type == WEFT_EV_LOSS) {
+			lost += v->e.id;
+		} else if (v->e.id & HANDLER_ID) {
+			uint64_t k = v->e.id & ~HANDLER_ID;
+			if (v->e.type == WEFT_EV_SIGNAL) {
+				/* the calls since the last one recorded were
+				 * dropped: marked here, not later */
+				if (k < next_call || lost != 2 * (k - next_call))
+					FAIL("handler call %llu: %llu events "
+					     "lost before it, calls %llu..%llu "
+					     "missing",
+					     (unsigned long long)k,
+					     (unsigned long long)lost,
+					     (unsigned long long)next_call,
+					     (unsigned long long)k);
+				gaps += k > next_call;
+				next_call = k + 1;
+				lost = 0;
+			}
 			from_handler++;
-		else if (v->e.type == WEFT_EV_LABEL) {
+		} else if (v->e.type == WEFT_EV_LABEL) {
 			CHECK_STR(v->text, "main loop label text");
 			CHECK_U64(v->e.id, main_labels);
 			main_labels++;
@@ -561,6 +696,8 @@ TEST(signal_reentrancy)
 	CHECK_EQ(main_labels, n);
 	CHECK_EQ(from_handler + t.info.losses.events_nested,
 		 atomic_load(&sig_calls));
+	CHECK_U64(lost, 2 * ((uint64_t)atomic_load(&sig_seq) - next_call));
+	CHECK(gaps > 0); /* (or nothing was checked) */
 	fprintf(stderr, "# %ld handler events: %zu recorded, %llu dropped\n",
 		atomic_load(&sig_calls), from_handler,
 		(unsigned long long)t.info.losses.events_nested);
@@ -1846,6 +1983,7 @@ int main(int argc, char **argv)
 		T(create_label_never_loses_the_label), T(live_reader_learns_new_names),
 		T(bad_arguments), T(file_mode_0600), T(threads_no_loss),
 		T(overwrite_keeps_newest), T(discard_counts_exactly),
+		T(discard_marks_every_loss_at_its_place),
 		T(long_label_truncated), T(hostile_text_roundtrip),
 		T(names_interned_once), T(signal_reentrancy), T(fork_child_stops),
 		T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
