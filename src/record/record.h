@@ -146,14 +146,15 @@ struct weft__layout {
  * Returns 0, WEFT_ETOOSMALL or WEFT_ETOOBIG. */
 WEFT__HIDDEN int weft__ring_layout(uint64_t bytes, struct weft__layout *l);
 
-/* Makes a ring at `name` (following a symbolic link) and sets up weft__g
+/* Makes a ring at `name` (weft__resolve_target's rules) and sets up weft__g
  * for it; tracing is not on yet.  `session` goes in its header. */
 WEFT__HIDDEN int weft__ring_create(const char *name, size_t bytes,
 				   unsigned flags, uint64_t session);
 
-/* Where a ring named `path` goes: `path`, or the file a symbolic link
- * names.  0, WEFT_ENOTREG (something that is not a regular file), or
- * -errno. */
+/* Where a ring named `path` goes: `path`, or the file a symbolic link the
+ * caller owns names.  0, WEFT_ELINK (a link another user owns),
+ * WEFT_ENOTRING (a regular file that is not a ring), WEFT_ENOTREG
+ * (something that is not a regular file), or -errno. */
 WEFT__HIDDEN int weft__resolve_target(const char *path, char *out, size_t cap);
 
 /* What is at `path` (resolved): a ring, whose, held by a live writer? */

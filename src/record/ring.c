@@ -113,25 +113,55 @@ static void random_uuid(uint8_t u[16])
 	u[8] = (u[8] & 0x3f) | 0x80; /* variant */
 }
 
+/* Whether the regular file `path` is a weft ring: it begins with the
+ * magic (the test `weft record -o` makes too).  1, 0 (not a ring: an empty
+ * file neither), or -errno (it cannot be read: it is left alone). */
+static int is_ring(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+				    O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	char magic[8];
+	ssize_t n = pread(fd, magic, sizeof magic, 0);
+	int err = n < 0 ? -errno : 0;
+	close(fd);
+	return err ? err : n == 8 && !memcmp(magic, WEFT_FILE_MAGIC, 8);
+}
+
 /* Where a ring named `path` goes: `path` itself, or, when it is a
- * symbolic link, the file it names (followed to the end of the chain, so
- * the temporary file is made in the directory of the file it replaces).
- * Refuses anything that exists and is not a regular file: a device, a
- * FIFO, a socket or a directory is never replaced.  Stack buffers only:
- * this may run in a child after fork. */
+ * symbolic link the caller owns, the file it names (followed to the end of
+ * the chain, so the temporary file is made in the directory of the file it
+ * replaces).  Refuses what must never be replaced or followed:
+ *  - a symbolic link the caller (its effective user) does not own, at any
+ *    step of the chain: WEFT_ELINK.  Another user may plant one in a
+ *    sticky world-writable directory (/tmp) for root's recorder to follow
+ *    to a file of their choosing;
+ *  - a regular file that is not a weft ring (an empty one too): another
+ *    program's data, WEFT_ENOTRING;
+ *  - anything else that exists and is not a regular file (a device, a
+ *    FIFO, a socket, a directory): WEFT_ENOTREG.
+ * A ring (of an earlier run) is replaced; whether a live writer holds it
+ * is the caller's question.  Stack buffers only: this may run in a child
+ * after fork. */
 int weft__resolve_target(const char *path, char *out, size_t cap)
 {
 	if (strlen(path) >= cap)
 		return -ENAMETOOLONG;
 	strcpy(out, path);
+	uid_t me = geteuid();
 	for (int hops = 0; hops < 40; hops++) {
 		struct stat sb;
 		if (lstat(out, &sb) < 0)
 			return errno == ENOENT ? 0 : -errno;
-		if (S_ISREG(sb.st_mode))
-			return 0;
+		if (S_ISREG(sb.st_mode)) {
+			int ring = is_ring(out);
+			return ring < 0 ? ring : ring ? 0 : WEFT_ENOTRING;
+		}
 		if (!S_ISLNK(sb.st_mode))
 			return WEFT_ENOTREG;
+		if (sb.st_uid != me)
+			return WEFT_ELINK;
 		char link[4096];
 		ssize_t n = readlink(out, link, sizeof link - 1);
 		if (n < 0)
@@ -257,9 +287,16 @@ static int publish(int fd, const char *target, char *tmp)
 			return 0;
 		if (errno != EEXIST)
 			return -errno;
+		/* What is there (a ring of an earlier run, or whatever
+		 * came since weft__resolve_target looked): its rules. */
 		struct stat sb;
 		if (lstat(target, &sb) == 0 && !S_ISREG(sb.st_mode))
-			return WEFT_ENOTREG; /* replaced meanwhile */
+			return WEFT_ENOTREG;
+		int ring = is_ring(target);
+		if (ring == -ENOENT)
+			continue; /* gone meanwhile: link again */
+		if (ring <= 0)
+			return ring ? ring : WEFT_ENOTRING;
 		if (held_by_writer(target))
 			return -EBUSY;
 		if (unlink(target) < 0 && errno != ENOENT)

@@ -193,14 +193,14 @@ TEST(bad_arguments)
 	CHECK_STR(weft_strerror(-ENOENT), strerror(ENOENT));
 }
 
-/* The file is created 0600 and replaced atomically. */
+/* The file is created 0600 and replaced atomically (an earlier ring of
+ * mode 0644: the new one is 0600). */
 TEST(file_mode_0600)
 {
 	const char *p = tpath("mode.weft");
-	int fd = open(p, O_CREAT | O_WRONLY, 0644);
-	CHECK(fd >= 0);
-	CHECK(write(fd, "junk", 4) == 4);
-	close(fd);
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	CHECK_OK(weft_stop());
+	CHECK_OK(chmod(p, 0644));
 	CHECK_OK(weft_start(p, 1 << 20, 0));
 	struct stat sb;
 	CHECK_OK(stat(p, &sb));
@@ -1082,7 +1082,8 @@ static int make_nodes(const char *dir, char names[][600])
  * refuses it with WEFT_ENOTREG, a program started with WEFT_FILE naming
  * it runs untraced and unchanged with one message, `weft record -o`
  * refuses before running anything (but an empty directory, which it
- * uses as the run directory).  A symbolic link is followed. */
+ * uses as the run directory).  A symbolic link of the caller's own is
+ * followed. */
 TEST(never_replace_non_regular_files)
 {
 	char dir[600];
@@ -1146,38 +1147,194 @@ TEST(never_replace_non_regular_files)
 			 "plain.err plain.out rec.err sock ");
 }
 
-/* A symbolic link is followed: the ring replaces (or creates) the file
- * it names, in that file's directory; the link stays a link. */
-TEST(symlink_followed)
+/* The state of every file in `dir` but env.out and env.err: type, owner,
+ * link target, and the md5 of each regular file, into `out`. */
+static void dir_state(const char *dir, const char *out)
 {
-	const char *link = tpath("link.weft"), *dangling = tpath("dangling");
+	CHECK_OK(sh("cd '%s' && find . -path ./env.out -prune -o -path "
+		    "./env.err -prune -o -printf '%%p %%y %%u %%l\\n' | sort "
+		    ">'%s' && find . -type f ! -name 'env.*' -exec md5sum {} + "
+		    "| sort >>'%s'",
+		    dir, out, out));
+}
+
+/* `name` (in dir) is refused: weft_start() returns `code`, and a program
+ * started with WEFT_FILE=name (from dir) runs untraced with exactly one
+ * line, "weft: cannot trace into 'name': `why`; running untraced",
+ * and nothing in dir changes (every file's md5, every link). */
+static void refused(const char *dir, const char *name, int code,
+		    const char *why)
+{
+	char path[700], before[700], after[700];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	snprintf(before, sizeof before, "%s.before", dir);
+	snprintf(after, sizeof after, "%s.after", dir);
+	dir_state(dir, before);
+	if (weft_start(path, 1 << 20, 0) != code)
+		FAIL("weft_start(%s) did not return %d (%s)", name, code,
+		     weft_strerror(code));
+	const char *build = getenv("WEFT_BUILD");
+	if (!build)
+		FAIL("WEFT_BUILD must be set (meson test sets it)");
+	CHECK_EQ(sh("cd '%s' && WEFT_FILE='%s' '%s/examples/ticker' 0.01 "
+		    ">env.out 2>env.err",
+		    dir, name, build),
+		 0);
+	char want[1200];
+	snprintf(want, sizeof want,
+		 "weft: cannot trace into '%s': %s; running untraced", name,
+		 why);
+	if (sh("cd '%s' && test \"$(cat env.err)\" = \"%s\" && grep -q "
+	       "'^ticker: [0-9]* ticks$' env.out",
+	       dir, want))
+		FAIL("%s: the message is not \"%s\"", name, want);
+	dir_state(dir, after);
+	if (sh("cmp -s '%s' '%s'", before, after))
+		FAIL("%s: something changed in %s", name, dir);
+}
+
+/* What weft_start() and WEFT_FILE replace (docs/format.md, "Making the
+ * file"): a ring of an earlier run, directly or through a link of the
+ * caller's own; a dangling link of the caller's is created where it
+ * points.  Never a regular file that is not a ring, nor an empty one. */
+TEST(replaces_only_rings)
+{
+	const char *ring = tpath("ring.weft");
 	char dir[600];
-	snprintf(dir, sizeof dir, "%s", link);
+	snprintf(dir, sizeof dir, "%s", ring);
 	*strrchr(dir, '/') = 0;
-	char sub[700], target[800], target2[800];
-	snprintf(sub, sizeof sub, "%s/sub", dir);
-	CHECK_OK(mkdir(sub, 0700));
-	snprintf(target, sizeof target, "%s/real.weft", sub);
-	snprintf(target2, sizeof target2, "%s/new.weft", sub);
-	CHECK_OK(sh("echo old >'%s'", target));
-	CHECK_OK(symlink("sub/real.weft", link));
-	CHECK_OK(symlink("sub/new.weft", dangling));
-	const char *names[] = {link, dangling};
-	const char *targets[] = {target, target2};
-	for (int i = 0; i < 2; i++) {
-		CHECK_OK(weft_start(names[i], 1 << 20, 0));
+	/* a ring of an earlier run */
+	CHECK_OK(weft_start(ring, 1 << 20, 0));
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	CHECK_OK(sh("cd '%s' && mkdir sub && printf 'precious\\n' >data && "
+		    "printf 'precious\\n' >data.weft && : >empty.weft && "
+		    "printf 'WEFTRIN' >short.weft && "
+		    "ln -s data link-to-data.weft && ln -s empty.weft "
+		    "link-to-empty.weft && ln -s link-to-data.weft "
+		    "link-to-link-to-data.weft && ln -s ring.weft "
+		    "link-to-ring.weft && ln -s sub/new.weft dangling.weft && "
+		    "mkdir dir.weft",
+		    dir));
+	const char *notring = "exists and is not a weft ring (never replaced)";
+	refused(dir, "data.weft", WEFT_ENOTRING, notring);
+	refused(dir, "empty.weft", WEFT_ENOTRING, notring);
+	refused(dir, "short.weft", WEFT_ENOTRING, notring);
+	refused(dir, "link-to-data.weft", WEFT_ENOTRING, notring);
+	refused(dir, "link-to-empty.weft", WEFT_ENOTRING, notring);
+	refused(dir, "link-to-link-to-data.weft", WEFT_ENOTRING, notring);
+	refused(dir, "dir.weft", WEFT_ENOTREG,
+		"not a regular file (never replaced)");
+	CHECK_OK(sh("cd '%s' && test \"$(cat data)\" = precious && "
+		    "test \"$(cat data.weft)\" = precious && test ! -s "
+		    "empty.weft",
+		    dir));
+
+	/* Replaced: the ring, directly and through the caller's own link
+	 * (which stays a link); created: where a dangling link points. */
+	const char *names[] = {"ring.weft", "link-to-ring.weft",
+			       "dangling.weft"};
+	const char *targets[] = {"ring.weft", "ring.weft", "sub/new.weft"};
+	for (int i = 0; i < 3; i++) {
+		char path[700], target[700];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		snprintf(target, sizeof target, "%s/%s", dir, targets[i]);
+		CHECK_OK(weft_start(path, 1 << 20, 0));
 		weft_run(40 + (uint64_t)i);
 		CHECK_OK(weft_stop());
-		struct stat sb;
-		CHECK_OK(lstat(names[i], &sb));
-		CHECK(S_ISLNK(sb.st_mode));
-		struct ttrace t = tread(targets[i]);
+		struct ttrace t = tread(target);
 		CHECK_EQ(t.n, 1);
 		CHECK_U64(t.ev[0].e.id, 40 + (uint64_t)i);
+		struct stat sb;
+		CHECK_OK(lstat(path, &sb));
+		CHECK(i == 0 ? S_ISREG(sb.st_mode) : S_ISLNK(sb.st_mode));
 	}
 	char listing[4096];
-	list_dir(sub, listing, sizeof listing);
-	CHECK_STR(listing, "new.weft real.weft ");
+	list_dir(dir, listing, sizeof listing);
+	CHECK_STR(listing, "dangling.weft data data.weft dir.weft empty.weft "
+			   "env.err "
+			   "env.out link-to-data.weft link-to-empty.weft "
+			   "link-to-link-to-data.weft link-to-ring.weft "
+			   "ring.weft "
+			   "short.weft sub ");
+	list_dir(strcat(dir, "/sub"), listing, sizeof listing);
+	CHECK_STR(listing, "new.weft ");
+}
+
+/* A symbolic link the caller does not own is never followed (the kernel's
+ * protected_symlinks rule, without its exception for the directory's
+ * owner): one planted in a sticky world-writable directory would have
+ * root's recorder replace a file of another user's choosing.  At any
+ * step of a chain; for FILE, FILE.PID and a run's rings alike.  Needs
+ * root, to give a link to another user. */
+TEST(never_follows_another_users_link)
+{
+	if (geteuid() != 0)
+		SKIP("not root: cannot make a link owned by another user");
+	const char *ring = tpath("ring.weft");
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s", ring);
+	*strrchr(dir, '/') = 0;
+	CHECK_OK(weft_start(ring, 1 << 20, 0));
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	CHECK_OK(sh("cd '%s' && printf 'precious\\n' >data && "
+		    "ln -s ring.weft theirs-to-ring.weft && "
+		    "ln -s data theirs-to-data.weft && "
+		    "ln -s sub/new.weft theirs-dangling.weft && "
+		    "ln -s theirs-to-ring.weft mine-to-theirs.weft && "
+		    "chown -h 65534:65534 theirs-to-ring.weft "
+		    "theirs-to-data.weft theirs-dangling.weft && mkdir sub",
+		    dir));
+	const char *why = "a symbolic link its caller does not own (never "
+			  "followed)";
+	refused(dir, "theirs-to-ring.weft", WEFT_ELINK, why);
+	refused(dir, "theirs-to-data.weft", WEFT_ELINK, why);
+	refused(dir, "theirs-dangling.weft", WEFT_ELINK, why);
+	refused(dir, "mine-to-theirs.weft", WEFT_ELINK, why);
+
+	/* FILE.PID (a process that is not the tree's first) and a run's
+	 * ring.PID: the same rules.  exec keeps the pid the shell knew. */
+	const char *build = getenv("WEFT_BUILD");
+	char pidf[700], sums[700];
+	snprintf(pidf, sizeof pidf, "%s/pid", dir);
+	snprintf(sums, sizeof sums, "%s.md5", dir);
+	const char *setup[] = {
+		"ln -s ring.weft f.weft.$$ && chown -h 65534 f.weft.$$ && "
+		"WEFT_FILE=f.weft WEFT_ROOT_PID=1",
+		"echo precious >f.weft.$$ && WEFT_FILE=f.weft WEFT_ROOT_PID=1",
+		"mkdir -p run && ln -s ../ring.weft run/ring.$$ && chown -h "
+		"65534 run/ring.$$ && WEFT_RUN=run WEFT_ROOT_PID=1",
+	};
+	const char *file[] = {"f.weft", "f.weft", "run/ring"};
+	const char *said[] = {
+		"a symbolic link its caller does not own",
+		"exists and is not a weft ring",
+		"a symbolic link its caller does not own",
+	};
+	for (int i = 0; i < 3; i++) {
+		CHECK_OK(sh("cd '%s' && md5sum ring.weft data >'%s'", dir,
+			    sums));
+		/* (exec: the pid the shell wrote is the program's) */
+		CHECK_OK(sh("cd '%s' && sh -c 'echo $$ >pid && %s exec "
+			    "\"%s/examples/ticker\" 0.01 >env.out 2>env.err'",
+			    dir, setup[i], build));
+		FILE *f = fopen(pidf, "r");
+		int pid = 0;
+		CHECK(f && fscanf(f, "%d", &pid) == 1);
+		fclose(f);
+		char want[300];
+		snprintf(want, sizeof want, "%s.%d': %s", file[i], pid,
+			 said[i]);
+		if (sh("cd '%s' && test $(wc -l <env.err) = 1 && grep -qF "
+		       "\"cannot trace into '%s\" env.err && grep -q "
+		       "'; running untraced$' env.err",
+		       dir, want))
+			FAIL("case %d: not said: %s", i, want);
+		CHECK_OK(sh("cd '%s' && md5sum -c --quiet '%s' && rm -f "
+			    "f.weft.* pid",
+			    dir, sums));
+	}
 }
 
 /* Another process's live ring is never replaced. */
@@ -1990,7 +2147,7 @@ int main(int argc, char **argv)
 		T(fault_injection), T(never_replace_live_ring),
 		T(bursts_share_one_time), T(manual_clock),
 		T(readers_never_record), T(never_replace_non_regular_files),
-		T(symlink_followed),
+		T(replaces_only_rings), T(never_follows_another_users_link),
 		T(long_names_cut_at_a_character), T(start_writes_only_the_header),
 		T(no_predictable_temporary_name),
 		T(kill_during_startup_leaves_nothing),
