@@ -176,7 +176,10 @@ WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags);
  * weft_stop - stop tracing.  Every event recorded before it stays in the
  * file, which remains a complete trace; calls made afterwards are one
  * branch each.  Returns 0 or WEFT_ENOTSTARTED.  The mapping is kept (a
- * racing call on another thread may still be finishing an event).
+ * racing call on another thread may still be finishing an event, in the
+ * packet it holds: no packet is opened after the stop).  A ring that never
+ * went round is cut to the packet slots it used, so the file is as big as
+ * what it holds (docs/format.md, "Giving back what was not used").
  */
 WEFT_API int weft_stop(void);
 

@@ -82,6 +82,10 @@ static int64_t take_slot(uint64_t *gen_out)
 			 * readers use it as "packets ever opened", capped. */
 			return -1;
 		}
+		/* Stopped (weft_stop() set the bit): the slots past those
+		 * in use may be gone from the file. */
+		if (__builtin_expect(n >= WEFT_GEN_STOPPED, 0))
+			return -1;
 		uint32_t slot = (uint32_t)(n % g.npk);
 		uint8_t expect = 0;
 		/* Pairs with the release store in close_packet(). */

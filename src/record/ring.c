@@ -538,6 +538,39 @@ WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags)
 	return 0;
 }
 
+/* At a clean stop: no packet is opened from now on (the stop bit, set
+ * with the compare-and-swap that reads how many ever were), and a ring
+ * that never went round gives back the blocks of the packets it never
+ * used: its header says how many are left, then the file is cut there.
+ * Threads still writing their last event (see weft_stop) write in packets
+ * they hold, which are kept.  A reader that opened the ring before sees
+ * the slots past the cut vanish with the stop bit set: no loss
+ * (src/read/packets.c).  docs/format.md, "Giving back what was not
+ * used". */
+static void give_back(struct weft__fhdr *h)
+{
+	uint64_t n = __atomic_load_n(&h->next_gen, __ATOMIC_RELAXED);
+	while (!(n & WEFT_GEN_STOPPED) &&
+	       !__atomic_compare_exchange_n(&h->next_gen, &n,
+					    n | WEFT_GEN_STOPPED, 0,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (n & WEFT_GEN_STOPPED)
+		return;
+	uint64_t used = n < g.npk ? n : g.npk;
+	if (!used)
+		used = 1; /* (a ring has a packet slot: readers insist) */
+	if (used >= g.npk)
+		return; /* went round, or full: every slot holds a packet */
+	uint64_t size = (uint64_t)(g.packets - g.base) + used * g.psize;
+	/* The header first: a file longer than its header says is read
+	 * as what the header says; one shorter would be truncated. */
+	__atomic_store_n(&h->npackets, (uint32_t)used, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->file_size, size, __ATOMIC_RELEASE);
+	if (g.fd >= 0)
+		(void)!ftruncate(g.fd, (off_t)size);
+}
+
 WEFT_API int weft_stop(void)
 {
 	unsigned gen = __atomic_load_n(&weft__on, __ATOMIC_RELAXED);
@@ -557,6 +590,7 @@ WEFT_API int weft_stop(void)
 	weft__refresh_anchor();
 	weft__clock_tuple(1);
 	h->stop_ticks = weft__clock_now();
+	give_back(h);
 	__atomic_store_n(&h->state, WEFT_STATE_STOPPED, __ATOMIC_RELEASE);
 	/* The mapping stays: a thread that read weft__on just before may
 	 * still be writing its last event.  Dropping the lock tells readers

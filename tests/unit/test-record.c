@@ -1337,6 +1337,260 @@ TEST(never_follows_another_users_link)
 	}
 }
 
+/* The size of `p` (ls) and the bytes it holds on disk (du). */
+static void file_size(const char *p, uint64_t *size, uint64_t *disk)
+{
+	struct stat sb;
+	if (stat(p, &sb))
+		FAIL("%s: %s", p, strerror(errno));
+	*size = (uint64_t)sb.st_size;
+	*disk = (uint64_t)sb.st_blocks * 512;
+}
+
+static void *one_event(void *arg)
+{
+	weft_run((uint64_t)(uintptr_t)arg);
+	return NULL;
+}
+
+/* A clean stop gives back the blocks of the slots a ring never used: its
+ * header says how many are left, the file is cut there (ls and du); a ring
+ * that went round, or a full discard ring, keeps every slot.  A 1 MiB
+ * ring: a header region of 184320 bytes, 211 slots of 4096. */
+TEST(clean_stop_gives_back_unused_slots)
+{
+	const uint64_t hs = 184320, ps = 4096, whole = 1 << 20;
+	struct stop_case {
+		int threads; /* OS threads recording one event each */
+		uint64_t slots;
+	} cases[] = {{0, 1}, {1, 1}, {3, 3}};
+	for (int c = 0; c < 3; c++) {
+		const char *p = tpath("clean.weft");
+		CHECK_OK(weft_start(p, whole, 0));
+		uint64_t size, disk;
+		file_size(p, &size, &disk);
+		CHECK_U64(size, whole); /* the whole ring while it runs */
+		pthread_t th[3];
+		for (int k = 0; k < cases[c].threads; k++)
+			pthread_create(&th[k], NULL, one_event,
+				       (void *)(uintptr_t)(k + 1));
+		for (int k = 0; k < cases[c].threads; k++)
+			pthread_join(th[k], NULL);
+		CHECK_OK(weft_stop());
+		file_size(p, &size, &disk);
+		CHECK_U64(size, hs + cases[c].slots * ps);
+		CHECK(disk <= size);
+		struct ttrace t = tread(p);
+		CHECK_EQ(t.problems, 0);
+		CHECK_EQ(t.n, (size_t)cases[c].threads);
+		CHECK_EQ(t.info.npackets, cases[c].slots);
+		CHECK_U64(t.info.file_size, size);
+		CHECK_EQ(t.info.writer, WEFT_WRITER_STOPPED);
+		CHECK_U64(t.info.losses.packets_lost + t.info.losses.packets_torn,
+			  0);
+		CHECK_OK(unlink(p));
+	}
+	/* Gone round (overwrite), and full (discard): nothing to give. */
+	unsigned modes[] = {WEFT_OVERWRITE, WEFT_DISCARD};
+	for (int m = 0; m < 2; m++) {
+		const char *p = tpath("full.weft");
+		CHECK_OK(weft_start(p, whole, modes[m]));
+		for (uint64_t i = 0; i < 200000; i++)
+			weft_run(i);
+		CHECK_OK(weft_stop());
+		uint64_t size, disk;
+		file_size(p, &size, &disk);
+		CHECK_U64(size, whole);
+		struct ttrace t = tread(p);
+		CHECK_EQ(t.problems, 0);
+		CHECK_EQ(t.info.npackets, 211);
+		CHECK(modes[m] == WEFT_DISCARD
+			      ? t.info.losses.events_discarded > 0
+			      : t.info.losses.packets_lost > 0);
+		CHECK_OK(unlink(p));
+	}
+}
+
+/* A reader following a ring while its writer stops cleanly, and cuts the
+ * file to the slots it used, sees every event, and no loss or problem:
+ * the slots past the cut were never used.  A copy of the ring (what weft
+ * html and weft snapshot make) by a reader that opened it before the cut
+ * is whole, not "shrank while copied", and as short as the file. */
+TEST(live_reader_sees_a_clean_stop)
+{
+	const char *p = tpath("stopping.weft");
+	int ready[2], go[2];
+	CHECK(pipe(ready) == 0 && pipe(go) == 0);
+	const uint64_t per = 3000;
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 4 << 20, WEFT_DISCARD))
+			_exit(1);
+		for (uint64_t i = 0; i < per; i++)
+			weft_run(i);
+		char c;
+		if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (uint64_t i = per; i < 2 * per; i++)
+			weft_run(i);
+		_exit(weft_stop() ? 3 : 0);
+	}
+	char c;
+	CHECK(read(ready[0], &c, 1) == 1);
+	struct weft_reader *r, *r2;
+	CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW, NULL));
+	CHECK_OK(weft_reader_open(&r2, p, 0, NULL));
+	CHECK_EQ(weft_reader_info(r)->writer, WEFT_WRITER_LIVE);
+	CHECK_EQ(weft_reader_info(r2)->writer, WEFT_WRITER_LIVE);
+	uint32_t np = weft_reader_info(r)->npackets;
+	struct weft_event ev;
+	uint64_t n = 0;
+	int rc, polls = 0, status = -1;
+	while ((rc = weft_reader_next(r, &ev)) != WEFT_EEOF) {
+		if (rc == WEFT_EAGAIN) {
+			if (++polls == 1) {
+				CHECK_U64(n, per);
+				CHECK(write(go[1], "x", 1) == 1);
+				CHECK_EQ(waitpid(pid, &status, 0), pid);
+			}
+			CHECK(polls < 1000);
+			usleep(1000);
+			continue;
+		}
+		CHECK_EQ(rc, 0);
+		CHECK_U64(ev.id, n);
+		n++;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_U64(n, 2 * per);
+	const struct weft_trace_info *in = weft_reader_info(r);
+	CHECK_EQ(in->problems, 0);
+	CHECK_U64(in->losses.packets_lost + in->losses.packets_torn +
+			  in->losses.packets_corrupt + in->losses.events_discarded,
+		  0);
+	weft_reader_close(r);
+	/* (and it was cut, while the reader read) */
+	struct ttrace t = tread(p);
+	CHECK(t.info.npackets < np);
+	CHECK_EQ(t.n, 2 * per);
+	uint64_t size, disk;
+	file_size(p, &size, &disk);
+	for (unsigned flags = 0; flags <= WEFT_COPY_COMPACT; flags++) {
+		void *copy;
+		size_t len;
+		uint64_t torn = 1;
+		CHECK_OK(weft_reader_copy(r2, flags, &copy, &len, &torn));
+		CHECK_U64(torn, 0);
+		CHECK_U64(len, size);
+		struct weft_reader *rc2;
+		CHECK_OK(weft_reader_open_mem(&rc2, copy, len, 0, NULL));
+		uint64_t k = 0;
+		while (weft_reader_next(rc2, &ev) == 0) {
+			CHECK_U64(ev.id, k);
+			k++;
+		}
+		CHECK_U64(k, 2 * per);
+		CHECK_EQ(weft_reader_info(rc2)->problems, 0);
+		weft_reader_close(rc2);
+		free(copy);
+	}
+	weft_reader_close(r2);
+}
+
+/* A writer killed keeps its ring's size; weft_compact gives back what it
+ * never used, into a file that reads the same (every event, every field),
+ * with the ring's mode; again, nothing more to give.  Refused: a ring a
+ * live writer holds, a symbolic link, what is not a ring. */
+TEST(compact_a_killed_writers_ring)
+{
+	const char *p = tpath("killed.weft");
+	int ready[2];
+	CHECK(pipe(ready) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 1 << 20, 0))
+			_exit(1);
+		pthread_t th[3];
+		for (int k = 0; k < 3; k++)
+			pthread_create(&th[k], NULL, one_event,
+				       (void *)(uintptr_t)(k + 100));
+		for (int k = 0; k < 3; k++)
+			pthread_join(th[k], NULL);
+		for (uint64_t i = 0; i < 2000; i++) {
+			weft_create(i, "request");
+			weft_label(i, "a label that takes some room");
+		}
+		if (write(ready[1], "x", 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	char c;
+	CHECK(read(ready[0], &c, 1) == 1);
+	struct weft_compact_result res;
+	struct weft_diag d = {0};
+	uint64_t size, disk;
+	CHECK_EQ(weft_compact(p, &res, &d), -EBUSY);
+	CHECK_STR(d.msg, "a live writer holds it (compact it once it is done)");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	file_size(p, &size, &disk);
+	CHECK_U64(size, 1 << 20);
+	CHECK_OK(chmod(p, 0640));
+	struct ttrace before = tread(p);
+	CHECK_EQ(before.info.writer, WEFT_WRITER_GONE);
+	CHECK_EQ(before.n, 3 + 2 * 2000);
+	uint32_t used = before.info.packets_used;
+	CHECK(used > 3 && used < 211);
+	CHECK_OK(weft_compact(p, &res, &d));
+	CHECK_U64(res.size_before, 1 << 20);
+	CHECK_U64(res.size_after, 184320 + (uint64_t)used * 4096);
+	CHECK_EQ(res.slots_before, 211);
+	CHECK_EQ(res.slots_after, used);
+	file_size(p, &size, &disk);
+	CHECK_U64(size, res.size_after);
+	struct stat sb;
+	CHECK_OK(stat(p, &sb));
+	CHECK_EQ(sb.st_mode & 07777, 0640);
+	struct ttrace after = tread(p);
+	CHECK_EQ(after.info.writer, WEFT_WRITER_GONE);
+	CHECK_EQ(after.problems, 0);
+	CHECK_EQ(after.n, before.n);
+	for (size_t i = 0; i < after.n; i++) {
+		const struct tev *a = &before.ev[i], *b = &after.ev[i];
+		CHECK(a->e.type == b->e.type && a->e.ts == b->e.ts &&
+		      a->e.stream == b->e.stream && a->e.id == b->e.id &&
+		      a->e.actor == b->e.actor && a->e.offset == b->e.offset);
+		CHECK_STR(a->text, b->text);
+		CHECK_STR(a->name, b->name);
+	}
+	CHECK_OK(weft_compact(p, &res, &d));
+	CHECK_U64(res.size_after, res.size_before);
+	CHECK_EQ(res.slots_after, used);
+	/* nothing left beside it */
+	char dir[600], names[4096];
+	snprintf(dir, sizeof dir, "%s", p);
+	*strrchr(dir, '/') = 0;
+	list_dir(dir, names, sizeof names);
+	CHECK_STR(names, "killed.weft ");
+
+	/* Refused, untouched. */
+	CHECK_OK(sh("cd '%s' && ln -s killed.weft link.weft && printf "
+		    "'precious\\n' >data.weft && mkdir dir.weft && md5sum "
+		    "killed.weft data.weft >../sums",
+		    dir));
+	const char *bad[] = {"link.weft", "data.weft", "dir.weft"};
+	int code[] = {WEFT_ELINK, WEFT_ENOTRING, WEFT_ENOTREG};
+	for (int i = 0; i < 3; i++) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s", dir, bad[i]);
+		CHECK_EQ(weft_compact(path, &res, &d), code[i]);
+	}
+	CHECK_OK(sh("cd '%s' && md5sum -c --quiet ../sums && test -L "
+		    "link.weft",
+		    dir));
+}
+
 /* Another process's live ring is never replaced. */
 TEST(never_replace_live_ring)
 {
@@ -2148,6 +2402,8 @@ int main(int argc, char **argv)
 		T(bursts_share_one_time), T(manual_clock),
 		T(readers_never_record), T(never_replace_non_regular_files),
 		T(replaces_only_rings), T(never_follows_another_users_link),
+		T(clean_stop_gives_back_unused_slots),
+		T(live_reader_sees_a_clean_stop), T(compact_a_killed_writers_ring),
 		T(long_names_cut_at_a_character), T(start_writes_only_the_header),
 		T(no_predictable_temporary_name),
 		T(kill_during_startup_leaves_nothing),
