@@ -128,7 +128,7 @@ static uint8_t *open_packet(struct weft__thr *t, uint64_t now)
 		 * dropped and counted here in turn. */
 		count_drop(t);
 		if (t->pk)
-			t->end = t->pos;
+			t->end = t->pos; /* (no room left: a new packet) */
 		return NULL;
 	}
 	close_packet(t);

@@ -458,6 +458,66 @@ TEST(discard_marks_every_loss_at_its_place)
 	CHECK_EQ(runs, 24);
 }
 
+/* The shims name a callback by its symbol (src/shim/label.c), keeping 95
+ * bytes of it: a longer name is cut there, at a character, and counted
+ * as a truncated text each time a label takes it; one of 95 is kept
+ * whole and not counted. */
+const char *weft__shim_cb_name(const void *cb);
+void callback_whose_name_is_exactly_ninety_five_bytes_long_so_that_the_cache_keeps_all_of_it_xxxxxxx(
+	void);
+void callback_whose_name_is_ninety_six_bytes_long_one_more_than_the_cache_keeps_so_it_is_cut_xyzwwwww(
+	void);
+void callback_whose_name_ends_in_a_two_byte_character_cut_in_its_middle_at_byte_ninety_five_xxxxxxx\u00e9(
+	void);
+void callback_whose_name_is_exactly_ninety_five_bytes_long_so_that_the_cache_keeps_all_of_it_xxxxxxx(
+	void)
+{
+}
+void callback_whose_name_is_ninety_six_bytes_long_one_more_than_the_cache_keeps_so_it_is_cut_xyzwwwww(
+	void)
+{
+}
+void callback_whose_name_ends_in_a_two_byte_character_cut_in_its_middle_at_byte_ninety_five_xxxxxxx\u00e9(
+	void)
+{
+}
+
+TEST(long_callback_names_counted)
+{
+	const char *n95 = "callback_whose_name_is_exactly_ninety_five_bytes_"
+			  "long_so_that_the_cache_keeps_all_of_it_xxxxxxx";
+	const char *n96 = "callback_whose_name_is_ninety_six_bytes_long_one_"
+			  "more_than_the_cache_keeps_so_it_is_cut_xyzwwwww";
+	const char *nu = "callback_whose_name_ends_in_a_two_byte_character_"
+			 "cut_in_its_middle_at_byte_ninety_five_xxxxxxx\u00e9";
+	CHECK_EQ(strlen(n95), 95);
+	CHECK_EQ(strlen(n96), 96);
+	CHECK_EQ(strlen(nu), 96); /* é: bytes 95 and 96 */
+	const char *p = tpath("cb.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	void (*const fns[])(void) = {
+		callback_whose_name_is_exactly_ninety_five_bytes_long_so_that_the_cache_keeps_all_of_it_xxxxxxx,
+		callback_whose_name_is_ninety_six_bytes_long_one_more_than_the_cache_keeps_so_it_is_cut_xyzwwwww,
+		callback_whose_name_ends_in_a_two_byte_character_cut_in_its_middle_at_byte_ninety_five_xxxxxxx\u00e9,
+	};
+	char want[3][100];
+	snprintf(want[0], sizeof want[0], "%s", n95);
+	snprintf(want[1], sizeof want[1], "%.95s", n96);
+	snprintf(want[2], sizeof want[2], "%.94s", nu);
+	for (int round = 0; round < 2; round++) /* (the second: cached) */
+		for (int i = 0; i < 3; i++) {
+			const void *cb;
+			memcpy(&cb, &fns[i], sizeof cb);
+			CHECK_STR(weft__shim_cb_name(cb), want[i]);
+		}
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.n, 1);
+	/* two names cut, each taken twice */
+	CHECK_U64(t.info.losses.texts_truncated, 4);
+}
+
 /* A text longer than a packet is cut at a UTF-8 boundary and marked. */
 TEST(long_label_truncated)
 {
@@ -2148,12 +2208,15 @@ TEST(settings_parsed_strictly)
 			    "untraced' helper.err && test ! -e s.weft",
 			    dir, bad[i][1]));
 	}
-	static const char *good[][2] = {
-		{"WEFT_SIZE=64K", "65536"},
-		{"WEFT_SIZE=1MiB", "1048576"},
+	/* (the ring is cut at its stop to the one packet it used: its
+	 * packet size, 1/256 of the size asked for from 1 KiB to 32 KiB,
+	 * and its header region tell the size it was made at) */
+	static const char *good[][3] = {
+		{"WEFT_SIZE=64K", "37888", "1024"},
+		{"WEFT_SIZE=1MiB", "188416", "4096"},
 		{"WEFT_SIZE=3m WEFT_MODE=discard WEFT_CLOCK=monotonic",
-		 "3145728"},
-		{"WEFT_SIZE= WEFT_MODE= WEFT_CLOCK=auto", "16777216"},
+		 "196608", "8192"},
+		{"WEFT_SIZE= WEFT_MODE= WEFT_CLOCK=auto", "229376", "32768"},
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		char envs[256];
@@ -2163,6 +2226,7 @@ TEST(settings_parsed_strictly)
 		struct ttrace t = tread(p);
 		CHECK_EQ(t.n, 1);
 		CHECK_EQ(t.info.file_size, strtoull(good[i][1], NULL, 10));
+		CHECK_EQ(t.info.packet_size, strtoull(good[i][2], NULL, 10));
 		CHECK_EQ(t.info.mode, i == 2);
 		if (i == 2)
 			CHECK_EQ(t.info.clock_kind, 2);
@@ -2395,6 +2459,7 @@ int main(int argc, char **argv)
 		T(bad_arguments), T(file_mode_0600), T(threads_no_loss),
 		T(overwrite_keeps_newest), T(discard_counts_exactly),
 		T(discard_marks_every_loss_at_its_place),
+		T(long_callback_names_counted),
 		T(long_label_truncated), T(hostile_text_roundtrip),
 		T(names_interned_once), T(signal_reentrancy), T(fork_child_stops),
 		T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
