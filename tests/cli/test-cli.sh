@@ -190,10 +190,13 @@ t_env_children() {
 	"$W" dump h.weft | grep -q 'kind="tick"' || die "live file replaced"
 	ls h.weft.* >/dev/null 2>&1 || die "second process did not get its own file"
 	# sizes and modes from the environment
-	WEFT_FILE=d.weft WEFT_SIZE=128K WEFT_MODE=discard "$EX/ticker" 0.5 >/dev/null
+	# (long enough to fill it: a ring that did not fill is cut at its
+	# stop to the slots it used)
+	WEFT_FILE=d.weft WEFT_SIZE=128K WEFT_MODE=discard "$EX/ticker" 1.5 >/dev/null
 	"$W" info d.weft >i.txt
 	grep -q "discard mode" i.txt || die "$(cat i.txt)"
 	grep -q "^ring:      1[0-9][0-9][0-9][0-9][0-9] bytes" i.txt || die "$(cat i.txt)"
+	grep -q "[1-9][0-9]* events discarded" i.txt || die "$(cat i.txt)"
 	# fork without exec: the child continues into FILE.PID
 	local child; child=$(WEFT_FILE=fk.weft "$EX/forker") || die "forker failed"
 	"$W" dump fk.weft >p.txt && "$W" dump "fk.weft.$child" >c.txt || die "no fk.weft.$child"
