@@ -1248,6 +1248,17 @@ static void refused(const char *dir, const char *name, int code,
 	       "'^ticker: [0-9]* ticks$' env.out",
 	       dir, want))
 		FAIL("%s: the message is not \"%s\"", name, want);
+	/* said when the program loads, before it runs: even one that
+	 * records nothing says it */
+	char self[600];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	CHECK(n > 0);
+	self[n] = 0;
+	if (sh("cd '%s' && WEFT_FILE='%s' '%s' --idle-helper >env.out "
+	       "2>env.err && test \"$(cat env.err)\" = \"%s\" && test "
+	       "\"$(cat env.out)\" = 'recorded nothing'",
+	       dir, name, self, want))
+		FAIL("%s: not said at load", name);
 	dir_state(dir, after);
 	if (sh("cmp -s '%s' '%s'", before, after))
 		FAIL("%s: something changed in %s", name, dir);
@@ -2451,6 +2462,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--record-helper")) {
 		weft_run(1);
 		puts("recorded");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--idle-helper")) {
+		puts("recorded nothing");
 		return 0;
 	}
 	static const struct test_case tc[] = {
