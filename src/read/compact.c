@@ -64,8 +64,8 @@ static int copy_ring(const struct rsrc *src, const struct rhdr *rh,
 		size_t n = total - off < cap ? (size_t)(total - off) : cap;
 		err = weft__src_read(src, off, buf, n);
 		if (!err && off == 0) {
-			/* (the header is in the first chunk: hs <= 1 MiB
-			 * by the layout, and checked below) */
+			/* (the file header is in the first chunk:
+			 * weft__hdr_check saw header_size >= its size) */
 			struct weft__fhdr h;
 			memcpy(&h, buf, sizeof h);
 			h.npackets = used;
@@ -145,7 +145,7 @@ int weft_compact(const char *path, struct weft_compact_result *res,
 	res->size_after = src.len;
 	res->slots_after = rh.h.npackets;
 	uint64_t size = rh.packets_off + (uint64_t)used * rh.h.packet_size;
-	if (size >= src.len || rh.packets_off > (1u << 20)) {
+	if (size >= src.len) {
 		err = 0; /* every slot in use: nothing to give back */
 		goto out;
 	}

@@ -564,9 +564,11 @@ static void give_back(struct weft__fhdr *h)
 		return; /* went round, or full: every slot holds a packet */
 	uint64_t size = (uint64_t)(g.packets - g.base) + used * g.psize;
 	/* The header first: a file longer than its header says is read
-	 * as what the header says; one shorter would be truncated. */
+	 * as what the header says; one shorter would be truncated.  (No
+	 * order is needed between the two, nor with the cut: a live reader
+	 * that finds a slot gone reads the stop bit and npackets again.) */
 	__atomic_store_n(&h->npackets, (uint32_t)used, __ATOMIC_RELAXED);
-	__atomic_store_n(&h->file_size, size, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->file_size, size, __ATOMIC_RELAXED);
 	if (g.fd >= 0)
 		(void)!ftruncate(g.fd, (off_t)size);
 }
