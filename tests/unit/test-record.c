@@ -1482,6 +1482,66 @@ TEST(clean_stop_gives_back_unused_slots)
 	}
 }
 
+/* A stop that lands in the middle of an event (here, from a signal
+ * handler: as another OS thread's stop would) cuts the ring; the event,
+ * when it goes on to open a packet, must not take a slot past the cut
+ * (its page is gone: SIGBUS).  Every event here is a note that fills a
+ * packet, so nearly every one opens a packet; a timer stops the ring
+ * after a few.  The ring reads back whole, its events numbered in order. */
+static atomic_int stop_calls;
+static void stop_on_signal(int sig)
+{
+	(void)sig;
+	int e = errno;
+	if (weft_stop() == 0)
+		atomic_fetch_add(&stop_calls, 1);
+	errno = e;
+}
+
+TEST(stop_mid_event_opens_no_packet)
+{
+	struct sigaction sa = {.sa_handler = stop_on_signal};
+	sigaction(SIGUSR2, &sa, NULL);
+	struct sigevent sev = {.sigev_notify = SIGEV_SIGNAL,
+			       .sigev_signo = SIGUSR2};
+	timer_t timer;
+	CHECK_OK(timer_create(CLOCK_MONOTONIC, &sev, &timer));
+	static char text[4096];
+	memset(text, 'n', 3900);
+	int runs = 0;
+	for (int k = 0; k < 300; k++) {
+		const char *p = tpath("midstop.weft");
+		int before = atomic_load(&stop_calls);
+		CHECK_OK(weft_start(p, 1 << 20, WEFT_OVERWRITE));
+		struct itimerspec it = {{0, 0}, {0, 100000 + (k % 7) * 13000}};
+		CHECK_OK(timer_settime(timer, 0, &it, NULL));
+		uint64_t i = 0;
+		/* (at most 150 notes: the ring's 211 slots never go round) */
+		while (atomic_load(&stop_calls) == before && i < 150)
+			weft_note(i++, text);
+		if (atomic_load(&stop_calls) == before) {
+			struct itimerspec off = {{0, 0}, {0, 0}};
+			CHECK_OK(timer_settime(timer, 0, &off, NULL));
+			weft_stop();
+		} else {
+			runs++;
+		}
+		struct ttrace t = tread(p);
+		CHECK_EQ(t.problems, 0);
+		uint64_t next = 0;
+		for (size_t e = 0; e < t.n; e++) {
+			if (t.ev[e].e.type == WEFT_EV_LOSS)
+				continue;
+			CHECK_EQ(t.ev[e].e.type, WEFT_EV_NOTE);
+			CHECK_U64(t.ev[e].e.id, next);
+			next++;
+		}
+		CHECK_OK(unlink(p));
+	}
+	CHECK_OK(timer_delete(timer));
+	CHECK(runs > 100); /* (stopped by the timer, mid-run, mostly) */
+}
+
 /* A reader following a ring while its writer stops cleanly, and cuts the
  * file to the slots it used, sees every event, and no loss or problem:
  * the slots past the cut were never used.  A copy of the ring (what weft
@@ -2483,6 +2543,7 @@ int main(int argc, char **argv)
 		T(readers_never_record), T(never_replace_non_regular_files),
 		T(replaces_only_rings), T(never_follows_another_users_link),
 		T(clean_stop_gives_back_unused_slots),
+		T(stop_mid_event_opens_no_packet),
 		T(live_reader_sees_a_clean_stop), T(compact_a_killed_writers_ring),
 		T(long_names_cut_at_a_character), T(start_writes_only_the_header),
 		T(no_predictable_temporary_name),
