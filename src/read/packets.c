@@ -442,9 +442,9 @@ static int ring_copy(const struct rsrc *src, const struct rhdr *rh,
 			continue;
 		}
 		long c = weft__packet_copy(src, rh, slot, dst, &gen, live);
-		if (c == PK_GONE && live && given_back(src, slot))
-			c = 0; /* (never used: cut at a clean stop) */
 		if (c <= 0) {
+			if (c == PK_GONE && live && given_back(src, slot))
+				c = 0; /* (never used: cut at a clean stop) */
 			if (c < 0)
 				ntorn++;
 			if (c == PK_GONE)
