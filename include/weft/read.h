@@ -398,6 +398,28 @@ WEFT_API int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
 WEFT_API int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
 		  struct weft_diag *diag);
 
+/*
+ * weft_compact - gives back the disk blocks of the packet slots a ring
+ * never used, for a ring whose writer did not stop cleanly (killed, or
+ * gone through exec): a clean stop does it itself.  The ring at `path`
+ * is replaced, atomically (a new file beside it, renamed over it, with
+ * its mode and owner), by one holding its header and the slots in use;
+ * readers read the same events from it.  Only a ring that never went
+ * round has slots it never used: one that did is left as it is (*res
+ * says so: size_after == size_before).  Never while a live writer holds
+ * the ring (-EBUSY), and never through a symbolic link (WEFT_ELINK): what
+ * is not a regular file is WEFT_ENOTREG, what is not a ring
+ * WEFT_ENOTRING; a damaged ring is left alone with the reader's error.
+ * `res` may be NULL.  Returns 0 or one of those, or -errno, with a
+ * message in `diag` (may be NULL).
+ */
+struct weft_compact_result {
+	uint64_t size_before, size_after; /* bytes */
+	uint32_t slots_before, slots_after; /* packet slots */
+};
+WEFT_API int weft_compact(const char *path, struct weft_compact_result *res,
+			  struct weft_diag *diag);
+
 /* The ring file a running process has mapped: writes its path to `buf`.
  * Returns 0, WEFT_ENOTFOUND, or -errno. */
 WEFT_API int weft_find_ring(int pid, char *buf, size_t cap);

@@ -101,7 +101,10 @@ extern "C" {
 	X(EAGAIN, -4012, "no new events yet")                                  \
 	X(ENOTFOUND, -4013, "not found")                                      \
 	X(ENOTREG, -4014, "not a regular file (never replaced)")              \
-	X(ETOOBIG, -4015, "trace size too large")
+	X(ETOOBIG, -4015, "trace size too large")                              \
+	X(ENOTRING, -4016, "exists and is not a weft ring (never replaced)")   \
+	X(ELINK, -4017,                                                        \
+	  "a symbolic link its caller does not own (never followed)")
 
 enum weft_error {
 #define WEFT__ERR_ENUM(name, val, msg) WEFT_##name = (val),
@@ -152,15 +155,19 @@ WEFT_API const char *weft_version(void);
  * each packet's pages come into memory when a stream first uses it.  `flags` is WEFT_OVERWRITE or
  * WEFT_DISCARD, optionally | WEFT_CLOCK_MONOTONIC or WEFT_CLOCK_MANUAL.
  *
- * A symbolic link is followed: the ring replaces the file it names (or
- * is created there).  Anything else that exists and is not a regular file
- * (a device, a FIFO, a socket, a directory) is never replaced:
- * WEFT_ENOTREG.
+ * What is at `path` is replaced only if it is a weft ring (a trace of an
+ * earlier run, whose writer is gone).  A symbolic link is followed only if
+ * the caller (its effective user) owns it, every link of a chain: then
+ * the ring replaces the ring it names (or is created there), and the link
+ * stays; a link owned by anyone else (say, planted in /tmp by another
+ * user) is WEFT_ELINK.  Anything else that exists is never replaced: a
+ * regular file that is not a ring (an empty one too), WEFT_ENOTRING; a
+ * device, a FIFO, a socket or a directory, WEFT_ENOTREG.
  *
  * Returns 0, WEFT_EBUSY if tracing is already started (or is set up from
  * the environment), WEFT_ETOOSMALL or WEFT_ETOOBIG, WEFT_ENOTREG,
- * WEFT_ENOSPC, -EBUSY if another process is writing a ring at `path`, or
- * -errno.
+ * WEFT_ENOTRING, WEFT_ELINK, WEFT_ENOSPC, -EBUSY if another process is
+ * writing a ring at `path`, or -errno.
  * Not async-signal-safe; call it from one thread.
  */
 WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags);
@@ -169,7 +176,10 @@ WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags);
  * weft_stop - stop tracing.  Every event recorded before it stays in the
  * file, which remains a complete trace; calls made afterwards are one
  * branch each.  Returns 0 or WEFT_ENOTSTARTED.  The mapping is kept (a
- * racing call on another thread may still be finishing an event).
+ * racing call on another thread may still be finishing an event, in the
+ * packet it holds: no packet is opened after the stop).  A ring that never
+ * went round is cut to the packet slots it used, so the file is as big as
+ * what it holds (docs/format.md, "Giving back what was not used").
  */
 WEFT_API int weft_stop(void);
 

@@ -82,7 +82,8 @@ struct weft__fhdr {
 	uint32_t nnames;        /* (atomic) name slots taken */
 	uint32_t strings_used;  /* (atomic) */
 	uint32_t state;         /* (atomic) WEFT_STATE_* */
-	uint64_t next_gen;      /* (atomic) generations handed out so far */
+	uint64_t next_gen;      /* (atomic) generations handed out so far;
+				   | WEFT_GEN_STOPPED from a clean stop on */
 	uint64_t lost_no_stream; /* (atomic) events dropped: stream table full */
 	uint64_t lost_names;    /* (atomic) names not interned: table full */
 	uint64_t stop_ticks;    /* clock at weft_stop(), or 0 */
@@ -90,6 +91,15 @@ struct weft__fhdr {
 	uint32_t mach_off, mach_size;
 	uint8_t reserved[56];
 };
+
+/* next_gen's top bit: set by weft_stop(), with the same compare-and-swap
+ * that reads how many packets were ever opened; a writer that finds it
+ * set opens no packet.  A ring that never went round has then been cut
+ * to those packets: npackets and file_size say how many are left (a clean
+ * stop gives the unused blocks back; `weft compact` does it for a ring
+ * whose writer died).  The low bits stop meaning "generations handed out"
+ * (writers still add to them). */
+#define WEFT_GEN_STOPPED (1ull << 63)
 
 /* 1.3: one reading of the clocks, each pair read as a tight sandwich
  * (the tightest of a few tries): ticks between two CLOCK_MONOTONIC

@@ -69,6 +69,12 @@ struct rhdr {
 int weft__hdr_check(const uint8_t *base, uint64_t len, struct rhdr *out,
 		    struct weft_diag *diag);
 
+/* packets.c: how many slots, from the first, may hold packets (fewer
+ * than the ring's when it never went round, or was cut at a clean stop);
+ * `live`: a file whose writer may still be at it. */
+uint32_t weft__slots_to_read(const struct rsrc *src, const struct rhdr *rh,
+			     int live);
+
 /* prefetch.c: the next packet of a stream read on a second thread. */
 struct weft__pf;
 struct weft__pf_job {

@@ -225,6 +225,32 @@ corrupt:
 	return 0;
 }
 
+/* A file that a writer stopping cleanly cut to the packets it used
+ * (src/record/ring.c, give_back()): the slots left, from its header now,
+ * or 0 if it was not cut (not stopped, or unreadable).  The stop bit is
+ * set before the header changes, which is before the file is cut. */
+static uint32_t slots_left(const struct rsrc *src)
+{
+	uint64_t n;
+	uint32_t np;
+	if (src->mem ||
+	    weft__src_read(src, offsetof(struct weft__fhdr, next_gen), &n,
+			   8) ||
+	    !(n & WEFT_GEN_STOPPED) ||
+	    weft__src_read(src, offsetof(struct weft__fhdr, npackets), &np,
+			   4))
+		return 0;
+	return np;
+}
+
+/* Whether slot `slot` is gone from the file because its writer stopped
+ * cleanly and gave back the slots it never used: not a loss. */
+static int given_back(const struct rsrc *src, uint32_t slot)
+{
+	uint32_t np = slots_left(src);
+	return np && slot >= np;
+}
+
 /* The header of packet `slot` (its first WEFT_PK_EVENTS bytes, in `buf`
  * for a file) and its generation, if the packet is complete.  Returns the
  * header, or NULL (unused, torn: counted, or unreadable). */
@@ -236,7 +262,7 @@ static const uint8_t *packet_header(struct weft_reader *r, uint32_t slot,
 	if (r->live) {
 		long c = weft__packet_copy(&r->src, &r->rh, slot, buf, gen, 1);
 		/* (a refresh looks at every slot again: count once) */
-		if (c == PK_GONE && !refresh)
+		if (c == PK_GONE && !refresh && !given_back(&r->src, slot))
 			weft__lost_packet(r, UINT32_MAX, off);
 		else if (c == PK_TORN && !refresh)
 			r->info.losses.packets_torn++;
@@ -298,6 +324,13 @@ static uint32_t slots_to_read(const struct rsrc *src, const struct rhdr *rh,
 	if (live && !src->mem &&
 	    weft__src_read(src, offsetof(struct weft__fhdr, next_gen), &n, 8))
 		return h->npackets;
+	if (n & WEFT_GEN_STOPPED) {
+		/* Stopped cleanly: the slots left are those in use (a ring
+		 * that never went round was cut to them, maybe since it was
+		 * opened: the header says how many now). */
+		uint32_t np = live ? slots_left(src) : 0;
+		return np && np < h->npackets ? np : h->npackets;
+	}
 	if (n >= h->npackets)
 		return h->npackets;
 	uint8_t first[WEFT_PK_GEN + 8];
@@ -306,6 +339,12 @@ static uint32_t slots_to_read(const struct rsrc *src, const struct rhdr *rh,
 	    weft__ld32(first + WEFT_PK_MAGIC) || weft__ld64(first + WEFT_PK_GEN))
 		return h->npackets;
 	return (uint32_t)n;
+}
+
+uint32_t weft__slots_to_read(const struct rsrc *src, const struct rhdr *rh,
+			     int live)
+{
+	return slots_to_read(src, rh, live);
 }
 
 /* Finds the valid packets of the ring.  With `refresh` set (follow mode),
@@ -404,6 +443,8 @@ static int ring_copy(const struct rsrc *src, const struct rhdr *rh,
 		}
 		long c = weft__packet_copy(src, rh, slot, dst, &gen, live);
 		if (c <= 0) {
+			if (c == PK_GONE && live && given_back(src, slot))
+				c = 0; /* (never used: cut at a clean stop) */
 			if (c < 0)
 				ntorn++;
 			if (c == PK_GONE)
@@ -447,6 +488,12 @@ static int ring_copy(const struct rsrc *src, const struct rhdr *rh,
 		return err;
 	}
 	size_t len = (size_t)rh->h.file_size;
+	struct weft__fhdr *oh = (struct weft__fhdr *)(void *)o;
+	if ((oh->next_gen & WEFT_GEN_STOPPED) && oh->npackets &&
+	    oh->npackets < np &&
+	    oh->file_size == rh->packets_off + (uint64_t)oh->npackets * ps)
+		/* cut at a clean stop while we copied: the copy too */
+		len = (size_t)oh->file_size;
 	if (compact) {
 		uint32_t used = 0;
 		for (uint32_t slot = 0; slot < np; slot++) {

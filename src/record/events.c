@@ -82,6 +82,10 @@ static int64_t take_slot(uint64_t *gen_out)
 			 * readers use it as "packets ever opened", capped. */
 			return -1;
 		}
+		/* Stopped (weft_stop() set the bit): the slots past those
+		 * in use may be gone from the file. */
+		if (__builtin_expect(n >= WEFT_GEN_STOPPED, 0))
+			return -1;
 		uint32_t slot = (uint32_t)(n % g.npk);
 		uint8_t expect = 0;
 		/* Pairs with the release store in close_packet(). */
@@ -114,7 +118,17 @@ static uint8_t *open_packet(struct weft__thr *t, uint64_t now)
 	uint64_t gen;
 	int64_t slot = take_slot(&gen);
 	if (slot < 0) {
+		/* The event is dropped, and nothing later of this stream
+		 * may be written before the loss is marked (at the end of
+		 * this packet, by its events_discarded): a smaller event
+		 * would still fit in the packet's rest, and be read before
+		 * the loss, a hole with no mark at its place.  So the
+		 * packet takes no more events: each later event needs a
+		 * new packet (then the loss lands between the two), or is
+		 * dropped and counted here in turn. */
 		count_drop(t);
+		if (t->pk)
+			t->end = t->pos; /* (no room left: a new packet) */
 		return NULL;
 	}
 	close_packet(t);
@@ -251,12 +265,24 @@ static inline struct weft__thr *enter(void)
 		if (t->fs)
 			__atomic_fetch_add(&t->fs->dropped_nested, 1,
 					   __ATOMIC_RELAXED);
+		/* The packet ends after the interrupted event (below). */
+		t->close_pending = 1;
 		return NULL;
 	}
 	t->busy = 1;
 	/* Keep the event's stores after the flag, as seen by a signal
 	 * handler on this thread. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* A signal handler's event was dropped since this stream's last
+	 * event: its packet takes no more (open_packet() says why), so this
+	 * event goes after the loss.  (Checked here, with busy set, and not
+	 * when the interrupted event leaves: a handler coming between that
+	 * check and the end of its event would record before the mark.) */
+	if (__builtin_expect(t->close_pending, 0)) {
+		t->close_pending = 0;
+		if (t->pk)
+			t->end = t->pos;
+	}
 	return t;
 }
 
@@ -445,6 +471,18 @@ static void ev_name_val(unsigned id, const char *name, uint64_t v)
 		st64(p + 2, v);
 		ev_commit(t, p + 10);
 	}
+	leave(t);
+}
+
+/* A text the preloaded shims cut before it came here (src/shim/shim.h):
+ * counted in the stream like the texts cut below. */
+void weft__count_truncated(void)
+{
+	struct weft__thr *t = enter();
+	if (!t)
+		return;
+	__atomic_store_n(&t->fs->truncated, t->fs->truncated + 1,
+			 __ATOMIC_RELAXED);
 	leave(t);
 }
 

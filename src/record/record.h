@@ -57,9 +57,11 @@ WEFT__HIDDEN uint64_t weft__clock_init(int clock, struct weft__anchor *a0);
 struct weft__thr {
 	unsigned gen;  /* generation this state belongs to */
 	unsigned busy; /* inside an event: a re-entrant call is dropped */
-	uint8_t *pk;   /* current packet, or NULL */
-	uint8_t *pos;  /* next event */
-	uint8_t *end;  /* packet end, trailer excluded */
+	unsigned close_pending; /* one was: the packet takes no more
+				   events (events.c, enter()) */
+	uint8_t *pk;		/* current packet, or NULL */
+	uint8_t *pos;		/* next event */
+	uint8_t *end;		/* packet end, trailer excluded */
 	uint64_t last; /* timestamp of the last event (or packet begin) */
 	int burst;     /* 0: none; 1: begun (weft_burst_begin), its first event
 			  is still to come; 2: events reuse `last` */
@@ -144,14 +146,15 @@ struct weft__layout {
  * Returns 0, WEFT_ETOOSMALL or WEFT_ETOOBIG. */
 WEFT__HIDDEN int weft__ring_layout(uint64_t bytes, struct weft__layout *l);
 
-/* Makes a ring at `name` (following a symbolic link) and sets up weft__g
+/* Makes a ring at `name` (weft__resolve_target's rules) and sets up weft__g
  * for it; tracing is not on yet.  `session` goes in its header. */
 WEFT__HIDDEN int weft__ring_create(const char *name, size_t bytes,
 				   unsigned flags, uint64_t session);
 
-/* Where a ring named `path` goes: `path`, or the file a symbolic link
- * names.  0, WEFT_ENOTREG (something that is not a regular file), or
- * -errno. */
+/* Where a ring named `path` goes: `path`, or the file a symbolic link the
+ * caller owns names.  0, WEFT_ELINK (a link another user owns),
+ * WEFT_ENOTRING (a regular file that is not a ring), WEFT_ENOTREG
+ * (something that is not a regular file), or -errno. */
 WEFT__HIDDEN int weft__resolve_target(const char *path, char *out, size_t cap);
 
 /* What is at `path` (resolved): a ring, whose, held by a live writer? */
@@ -194,6 +197,8 @@ WEFT__HIDDEN void weft__streams_init(void);
 WEFT__HIDDEN void weft__stream_close_own(unsigned gen);
 /* After fork: the child's one OS thread has no stream. */
 WEFT__HIDDEN void weft__stream_forget(void);
+/* A text the preloaded shims cut: counted in the caller's stream. */
+WEFT__HIDDEN void weft__count_truncated(void);
 
 /* ------------------------------------------------------------- env.c */
 

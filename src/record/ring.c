@@ -113,25 +113,55 @@ static void random_uuid(uint8_t u[16])
 	u[8] = (u[8] & 0x3f) | 0x80; /* variant */
 }
 
+/* Whether the regular file `path` is a weft ring: it begins with the
+ * magic (the test `weft record -o` makes too).  1, 0 (not a ring: an empty
+ * file neither), or -errno (it cannot be read: it is left alone). */
+static int is_ring(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+				    O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	char magic[8];
+	ssize_t n = pread(fd, magic, sizeof magic, 0);
+	int err = n < 0 ? -errno : 0;
+	close(fd);
+	return err ? err : n == 8 && !memcmp(magic, WEFT_FILE_MAGIC, 8);
+}
+
 /* Where a ring named `path` goes: `path` itself, or, when it is a
- * symbolic link, the file it names (followed to the end of the chain, so
- * the temporary file is made in the directory of the file it replaces).
- * Refuses anything that exists and is not a regular file: a device, a
- * FIFO, a socket or a directory is never replaced.  Stack buffers only:
- * this may run in a child after fork. */
+ * symbolic link the caller owns, the file it names (followed to the end of
+ * the chain, so the temporary file is made in the directory of the file it
+ * replaces).  Refuses what must never be replaced or followed:
+ *  - a symbolic link the caller (its effective user) does not own, at any
+ *    step of the chain: WEFT_ELINK.  Another user may plant one in a
+ *    sticky world-writable directory (/tmp) for root's recorder to follow
+ *    to a file of their choosing;
+ *  - a regular file that is not a weft ring (an empty one too): another
+ *    program's data, WEFT_ENOTRING;
+ *  - anything else that exists and is not a regular file (a device, a
+ *    FIFO, a socket, a directory): WEFT_ENOTREG.
+ * A ring (of an earlier run) is replaced; whether a live writer holds it
+ * is the caller's question.  Stack buffers only: this may run in a child
+ * after fork. */
 int weft__resolve_target(const char *path, char *out, size_t cap)
 {
 	if (strlen(path) >= cap)
 		return -ENAMETOOLONG;
 	strcpy(out, path);
+	uid_t me = geteuid();
 	for (int hops = 0; hops < 40; hops++) {
 		struct stat sb;
 		if (lstat(out, &sb) < 0)
 			return errno == ENOENT ? 0 : -errno;
-		if (S_ISREG(sb.st_mode))
-			return 0;
+		if (S_ISREG(sb.st_mode)) {
+			int ring = is_ring(out);
+			return ring < 0 ? ring : ring ? 0 : WEFT_ENOTRING;
+		}
 		if (!S_ISLNK(sb.st_mode))
 			return WEFT_ENOTREG;
+		if (sb.st_uid != me)
+			return WEFT_ELINK;
 		char link[4096];
 		ssize_t n = readlink(out, link, sizeof link - 1);
 		if (n < 0)
@@ -257,9 +287,16 @@ static int publish(int fd, const char *target, char *tmp)
 			return 0;
 		if (errno != EEXIST)
 			return -errno;
+		/* What is there (a ring of an earlier run, or whatever
+		 * came since weft__resolve_target looked): its rules. */
 		struct stat sb;
 		if (lstat(target, &sb) == 0 && !S_ISREG(sb.st_mode))
-			return WEFT_ENOTREG; /* replaced meanwhile */
+			return WEFT_ENOTREG;
+		int ring = is_ring(target);
+		if (ring == -ENOENT)
+			continue; /* gone meanwhile: link again */
+		if (ring <= 0)
+			return ring ? ring : WEFT_ENOTRING;
 		if (held_by_writer(target))
 			return -EBUSY;
 		if (unlink(target) < 0 && errno != ENOENT)
@@ -501,6 +538,41 @@ WEFT_API int weft_start(const char *path, size_t bytes, unsigned flags)
 	return 0;
 }
 
+/* At a clean stop: no packet is opened from now on (the stop bit, set
+ * with the compare-and-swap that reads how many ever were), and a ring
+ * that never went round gives back the blocks of the packets it never
+ * used: its header says how many are left, then the file is cut there.
+ * Threads still writing their last event (see weft_stop) write in packets
+ * they hold, which are kept.  A reader that opened the ring before sees
+ * the slots past the cut vanish with the stop bit set: no loss
+ * (src/read/packets.c).  docs/format.md, "Giving back what was not
+ * used". */
+static void give_back(struct weft__fhdr *h)
+{
+	uint64_t n = __atomic_load_n(&h->next_gen, __ATOMIC_RELAXED);
+	while (!(n & WEFT_GEN_STOPPED) &&
+	       !__atomic_compare_exchange_n(&h->next_gen, &n,
+					    n | WEFT_GEN_STOPPED, 0,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (n & WEFT_GEN_STOPPED)
+		return;
+	uint64_t used = n < g.npk ? n : g.npk;
+	if (!used)
+		used = 1; /* (a ring has a packet slot: readers insist) */
+	if (used >= g.npk)
+		return; /* went round, or full: every slot holds a packet */
+	uint64_t size = (uint64_t)(g.packets - g.base) + used * g.psize;
+	/* The header first: a file longer than its header says is read
+	 * as what the header says; one shorter would be truncated.  (No
+	 * order is needed between the two, nor with the cut: a live reader
+	 * that finds a slot gone reads the stop bit and npackets again.) */
+	__atomic_store_n(&h->npackets, (uint32_t)used, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->file_size, size, __ATOMIC_RELAXED);
+	if (g.fd >= 0)
+		(void)!ftruncate(g.fd, (off_t)size);
+}
+
 WEFT_API int weft_stop(void)
 {
 	unsigned gen = __atomic_load_n(&weft__on, __ATOMIC_RELAXED);
@@ -520,6 +592,7 @@ WEFT_API int weft_stop(void)
 	weft__refresh_anchor();
 	weft__clock_tuple(1);
 	h->stop_ticks = weft__clock_now();
+	give_back(h);
 	__atomic_store_n(&h->state, WEFT_STATE_STOPPED, __ATOMIC_RELEASE);
 	/* The mapping stays: a thread that read weft__on just before may
 	 * still be writing its last event.  Dropping the lock tells readers

@@ -37,12 +37,14 @@ static void find_demangler(void)
  * not need: "node::Environment::CheckImmediate(uv_check_s*)" becomes
  * "node::Environment::CheckImmediate", and a lambda made into a function
  * pointer, "ns::f()::{lambda(uv_handle_s*)#1}::_FUN(uv_handle_s*)",
- * "ns::f::{lambda#1}".  Templates' arguments stay. */
-static void shorten(char *out, size_t cap, const char *dm)
+ * "ns::f::{lambda#1}".  Templates' arguments stay.  1 if the name did not
+ * fit in out[cap] and was cut. */
+static int shorten(char *out, size_t cap, const char *dm)
 {
 	size_t n = 0;
+	const char *p = dm;
 	int angle = 0;
-	for (const char *p = dm; *p && n + 1 < cap;) {
+	while (*p && n + 1 < cap) {
 		if (*p == '<')
 			angle++;
 		else if (*p == '>' && angle > 0)
@@ -62,18 +64,38 @@ static void shorten(char *out, size_t cap, const char *dm)
 		while (!strncmp(p, " const", 6) || !strncmp(p, " &", 2))
 			p += p[1] == '&' ? (p[2] == '&' ? 3 : 2) : 6;
 	}
+	int cut = *p != 0;
 	out[n] = 0;
-	if (n >= 6 && !strcmp(out + n - 6, "::_FUN"))
+	if (!cut && n >= 6 && !strcmp(out + n - 6, "::_FUN"))
 		out[n - 6] = 0;
+	return cut;
 }
 
 /* dladdr walks symbol tables (microseconds): each OS thread caches the
- * names it has looked up. */
+ * names it has looked up.  A name longer than the cache's 95 bytes is cut
+ * there (at a UTF-8 boundary), and counted as a truncated text each time
+ * a label takes it, as the recorder counts the texts it cuts. */
 #define NAME_CACHE 16
 static __thread struct {
 	const void *cb;
 	char name[96];
+	unsigned char cut;
 } name_cache[NAME_CACHE];
+
+/* Copies `s` into out[cap]; 1 if it had to be cut. */
+static int copy_name(char *out, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+	int cut = n >= cap;
+	if (cut) {
+		n = cap - 1;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(out, s, n);
+	out[n] = 0;
+	return cut;
+}
 
 const char *weft__shim_cb_name(const void *cb)
 {
@@ -83,6 +105,8 @@ const char *weft__shim_cb_name(const void *cb)
 	if (name_cache[i].cb != cb) {
 		char *name = name_cache[i].name;
 		size_t cap = sizeof name_cache[i].name;
+		char where[4200];
+		int cut = 0;
 		Dl_info di;
 		char *dm = NULL;
 		if (!dladdr(cb, &di)) {
@@ -93,28 +117,41 @@ const char *weft__shim_cb_name(const void *cb)
 			 * change from run to run */
 			const char *f = di.dli_fname ? di.dli_fname : "?";
 			const char *slash = strrchr(f, '/');
-			snprintf(name, cap, "%s+0x%lx", slash ? slash + 1 : f,
+			snprintf(where, sizeof where, "%.4000s+0x%lx",
+				 slash ? slash + 1 : f,
 				 (unsigned long)((uintptr_t)cb -
 						 (uintptr_t)di.dli_fbase));
+			cut = copy_name(name, cap, where);
 		} else if (di.dli_sname[0] == '_' && di.dli_sname[1] == 'Z' &&
 			   !pthread_once(&demangler_once, find_demangler) &&
 			   demangler &&
 			   (dm = demangler(di.dli_sname, NULL, NULL, NULL))) {
-			shorten(name, cap, dm);
+			/* (shortened in full first: what is cut is what
+			 * the label would have shown) */
+			cut = shorten(where, sizeof where, dm);
 			free(dm);
+			cut |= copy_name(name, cap, where);
 		} else {
-			snprintf(name, cap, "%s", di.dli_sname);
+			cut = copy_name(name, cap, di.dli_sname);
 		}
 		name_cache[i].cb = cb;
+		name_cache[i].cut = (unsigned char)cut;
 	}
+	if (name_cache[i].cut)
+		weft__count_truncated();
 	return name_cache[i].name;
 }
 
 void weft__shim_lb_str(struct shim_lb *b, const char *p)
 {
 	size_t k = strlen(p);
-	if (k > sizeof b->s - 1 - b->n)
+	if (k > sizeof b->s - 1 - b->n) {
+		/* (a label longer than the builder: cut and counted) */
 		k = sizeof b->s - 1 - b->n;
+		while (k > 0 && ((unsigned char)p[k] & 0xC0) == 0x80)
+			k--;
+		weft__count_truncated();
+	}
 	memcpy(b->s + b->n, p, k);
 	b->n += k;
 	b->s[b->n] = 0;

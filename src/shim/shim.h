@@ -263,6 +263,12 @@ WEFT_SHIM_API void weft__shim_lb_num(struct shim_lb *b, long long v);
 /* "on_read" for a callback that dladdr can name, else its address. */
 WEFT_SHIM_API const char *weft__shim_cb_name(const void *cb);
 
+/* Counts a text the shim cut (a callback name longer than its cache, a
+ * label longer than its builder) in the calling OS thread's stream, as
+ * the recorder counts the texts it cuts: the reader's texts_truncated.
+ * In libweft, linked into the same preloaded library (src/record/). */
+WEFT_SHIM_API void weft__count_truncated(void);
+
 /* No number in a cached label's part. */
 #define NO_NUM LLONG_MIN
 /* No callback: a cached label with no " -> name". */

@@ -192,10 +192,13 @@ t_env_children() {
 	"$W" dump h.weft | grep -q 'kind="tick"' || die "live file replaced"
 	ls h.weft.* >/dev/null 2>&1 || die "second process did not get its own file"
 	# sizes and modes from the environment
-	WEFT_FILE=d.weft WEFT_SIZE=128K WEFT_MODE=discard "$EX/ticker" 0.5 >/dev/null
+	# (long enough to fill it: a ring that did not fill is cut at its
+	# stop to the slots it used)
+	WEFT_FILE=d.weft WEFT_SIZE=128K WEFT_MODE=discard "$EX/ticker" 1.5 >/dev/null
 	"$W" info d.weft >i.txt
 	grep -q "discard mode" i.txt || die "$(cat i.txt)"
 	grep -q "^ring:      1[0-9][0-9][0-9][0-9][0-9] bytes" i.txt || die "$(cat i.txt)"
+	grep -q "[1-9][0-9]* events discarded" i.txt || die "$(cat i.txt)"
 	# fork without exec: the child continues into FILE.PID
 	local child; child=$(WEFT_FILE=fk.weft "$EX/forker") || die "forker failed"
 	"$W" dump fk.weft >p.txt && "$W" dump "fk.weft.$child" >c.txt || die "no fk.weft.$child"
@@ -380,7 +383,79 @@ t_hostile_traces() {
 				die "weft $c $(basename "$f"): exit $rc: $(head -c 600 err.txt)"
 			fi
 		done
+		# (compact replaces what it is given: a copy)
+		cp "$f" copy.weft
+		timeout 60 "$W" compact copy.weft >/dev/null 2>err.txt
+		rc=$?
+		if [ $rc -gt 1 ] || grep -qE "runtime error|Sanitizer" err.txt; then
+			die "weft compact $(basename "$f"): exit $rc: $(head -c 600 err.txt)"
+		fi
+		rm -f copy.weft
 	done
+}
+
+# A ring stopped cleanly keeps only the slots it used; one whose writer
+# was killed keeps its size until `weft compact` gives the rest back, into
+# a file that reads the same (dump and CTF export alike); refused: a live
+# ring, a link, what is not a ring; nothing to give in a ring that went
+# round; a run directory's rings each.
+t_compact() {
+	# (16 MiB, the default: a header region of 196608 bytes, 506 slots
+	# of 32 KiB)
+	WEFT_FILE=clean.weft "$EX/ticker" 0.05 >/dev/null || die "ticker failed"
+	local size i p
+	size=$(stat -c %s clean.weft)
+	[ $(( (size - 196608) % 32768 )) = 0 ] && [ "$size" -lt $((196608 + 8 * 32768)) ] ||
+		die "a clean stop kept $size bytes"
+	"$W" info clean.weft | grep -qx "ring:      $size bytes, $(( (size - 196608) / 32768 )) packets of 32768 bytes, overwrite mode, $(( (size - 196608) / 32768 )) packets in use" ||
+		die "$("$W" info clean.weft | grep ring:)"
+	WEFT_FILE=k.weft "$EX/ticker" 30 >/dev/null &
+	p=$!
+	for i in $(seq 200); do
+		"$W" info k.weft 2>/dev/null | grep -q "^events: *[1-9][0-9][0-9]" && break
+		sleep 0.05
+	done
+	"$W" compact k.weft >out.txt 2>err.txt; [ $? = 1 ] || die "compacted a live ring: $(cat out.txt)"
+	[ "$(cat err.txt)" = "weft: cannot compact 'k.weft': a live writer holds it (compact it once it is done)" ] || die "$(cat err.txt)"
+	kill -9 $p; wait $p 2>/dev/null
+	[ "$(stat -c %s k.weft)" = 16777216 ] || die "a killed writer's ring is $(stat -c %s k.weft) bytes"
+	cp k.weft k0.weft
+	"$W" dump k.weft >before.txt || die "dump"
+	"$W" ctf k.weft -o ctf1 2>/dev/null || die "ctf"
+	"$W" compact k.weft >out.txt 2>err.txt || die "compact: $(cat err.txt)"
+	size=$(stat -c %s k.weft)
+	[ "$(cat out.txt)" = "k.weft: 16777216 -> $size bytes ($(( (size - 196608) / 32768 )) of 506 packet slots in use)" ] ||
+		die "$(cat out.txt)"
+	[ "$size" -lt 1000000 ] && [ "$(du -k k.weft | cut -f1)" -le $((size / 1024)) ] || die "du: $(du -k k.weft)"
+	[ "$(stat -c %a k.weft)" = 600 ] || die "mode $(stat -c %a k.weft)"
+	"$W" dump k.weft >after.txt && cmp before.txt after.txt || die "dump differs"
+	"$W" ctf k.weft -o ctf2 2>/dev/null && diff -r ctf1 ctf2 >/dev/null || die "ctf export differs"
+	"$W" compact k.weft >out.txt || die "again"
+	[ "$(cat out.txt)" = "k.weft: $(( (size - 196608) / 32768 )) of $(( (size - 196608) / 32768 )) packet slots in use: nothing to give back" ] ||
+		die "$(cat out.txt)"
+	# refused, untouched
+	ln -s k0.weft link.weft
+	printf 'precious\n' >data.weft
+	md5sum k0.weft data.weft >sums
+	"$W" compact link.weft 2>err.txt; [ $? = 1 ] || die "followed a link"
+	[ "$(cat err.txt)" = "weft: cannot compact 'link.weft': a symbolic link: weft compact never follows one (name the ring itself)" ] || die "$(cat err.txt)"
+	"$W" compact data.weft 2>err.txt; [ $? = 1 ] || die "compacted data"
+	[ "$(cat err.txt)" = "weft: cannot compact 'data.weft': not a weft ring (never replaced)" ] || die "$(cat err.txt)"
+	md5sum -c --quiet sums && [ -L link.weft ] || die "touched"
+	# gone round: nothing to give
+	WEFT_FILE=w.weft WEFT_SIZE=64K "$EX/ticker" 1 >/dev/null
+	"$W" compact w.weft >out.txt || die "wrapped"
+	[ "$(cat out.txt)" = "w.weft: 28 of 28 packet slots in use: nothing to give back" ] || die "$(cat out.txt)"
+	# a run: the ring of the ticker killed is compacted, the other's
+	# stopped cleanly (sh records nothing); the manifest stays
+	"$W" record -o run -- sh -c "\"$EX/ticker\" 30 & p=\$!; \"$EX/ticker\" 0.05; sleep 1; kill -9 \$p" >/dev/null 2>&1
+	ls run | grep -c '^ring' | grep -qx 2 || die "run: $(ls run)"
+	cp run/manifest manifest.before
+	"$W" compact run >out.txt || die "run: $(cat out.txt)"
+	[ "$(grep -c 'nothing to give back$' out.txt)" = 1 ] && [ "$(grep -c ' -> ' out.txt)" = 1 ] &&
+		grep -q "^run/ring\.[0-9]*: 16777216 -> " out.txt || die "run: $(cat out.txt)"
+	cmp run/manifest manifest.before || die "the manifest changed"
+	[ -z "$(ls -A run | grep -v '^ring\|^manifest$')" ] || die "left behind: $(ls -A run)"
 }
 
 export W EX T WEFT_SRC WEFT_BUILD
@@ -399,4 +474,5 @@ run why t_why
 run chrome_export t_chrome
 run stats t_stats
 run hostile_traces t_hostile_traces
+run compact t_compact
 tap_done

@@ -193,14 +193,14 @@ TEST(bad_arguments)
 	CHECK_STR(weft_strerror(-ENOENT), strerror(ENOENT));
 }
 
-/* The file is created 0600 and replaced atomically. */
+/* The file is created 0600 and replaced atomically (an earlier ring of
+ * mode 0644: the new one is 0600). */
 TEST(file_mode_0600)
 {
 	const char *p = tpath("mode.weft");
-	int fd = open(p, O_CREAT | O_WRONLY, 0644);
-	CHECK(fd >= 0);
-	CHECK(write(fd, "junk", 4) == 4);
-	close(fd);
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	CHECK_OK(weft_stop());
+	CHECK_OK(chmod(p, 0644));
 	CHECK_OK(weft_start(p, 1 << 20, 0));
 	struct stat sb;
 	CHECK_OK(stat(p, &sb));
@@ -345,6 +345,177 @@ TEST(discard_counts_exactly)
 		CHECK_U64(t.ev[i].e.id, i);
 	CHECK_EQ(t.ev[t.n - 1].e.type, WEFT_EV_LOSS);
 	CHECK_U64(t.ev[t.n - 1].e.id, n - kept);
+}
+
+/* Discard mode, once full: an event too big for its packet's rest (a
+ * note) is dropped, and every later event of its stream too, until the
+ * loss is marked; so a reader sees each stream's events numbered without
+ * a gap, and every gap is a loss of exactly the missing events, at its
+ * place.  Three OS threads, counters numbered, big notes between them;
+ * several ring sizes and seeds (where the ring fills and which event
+ * first finds no room vary). */
+#define DISC_THREADS 3
+#define DISC_EVENTS 6000
+struct disc_arg {
+	uint64_t seed;
+	pthread_barrier_t *go;
+};
+static char big[2000]; /* (filled before the threads start) */
+
+static void *disc_thread(void *arg)
+{
+	struct disc_arg *a = arg;
+	uint64_t x = a->seed;
+	/* every stream has a packet before the ring can fill */
+	weft_counter_set("n", 0);
+	pthread_barrier_wait(a->go);
+	for (int64_t i = 1; i < DISC_EVENTS; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		if ((x >> 60) < 3) /* a note of 100..1000 bytes, numbered */
+			weft_note((uint64_t)i,
+				  big + sizeof big - 1 - 100 - (x >> 20) % 900);
+		else
+			weft_counter_set("n", i);
+	}
+	return NULL;
+}
+
+TEST(discard_marks_every_loss_at_its_place)
+{
+	const size_t sizes[] = {64 << 10, 96 << 10, 200 << 10, 1 << 20};
+	int filled = 0, runs = 0;
+	memset(big, 'n', sizeof big - 1);
+	for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+		for (uint64_t seed = 1; seed <= 6; seed++) {
+			const char *p = tpath("disc3.weft");
+			CHECK_OK(weft_start(p, sizes[z], WEFT_DISCARD));
+			pthread_barrier_t go;
+			pthread_barrier_init(&go, NULL, DISC_THREADS);
+			pthread_t th[DISC_THREADS];
+			struct disc_arg a[DISC_THREADS];
+			for (int k = 0; k < DISC_THREADS; k++) {
+				a[k] = (struct disc_arg){
+					seed * 7919 + (uint64_t)k, &go};
+				pthread_create(&th[k], NULL, disc_thread,
+					       &a[k]);
+			}
+			for (int k = 0; k < DISC_THREADS; k++)
+				pthread_join(th[k], NULL);
+			pthread_barrier_destroy(&go);
+			CHECK_OK(weft_stop());
+			struct ttrace t = tread(p);
+			CHECK_EQ(t.problems, 0);
+			/* per stream: the next number, the loss since */
+			int64_t next[8] = {0};
+			uint64_t lost[8] = {0}, total_lost = 0;
+			size_t kept = 0;
+			for (size_t i = 0; i < t.n; i++) {
+				const struct tev *v = &t.ev[i];
+				uint32_t st = v->e.stream;
+				CHECK(st < 8);
+				if (v->e.type == WEFT_EV_LOSS) {
+					lost[st] += v->e.id;
+					total_lost += v->e.id;
+					continue;
+				}
+				int64_t num = v->e.type == WEFT_EV_NOTE
+						      ? (int64_t)v->e.id
+						      : v->e.value;
+				CHECK(v->e.type == WEFT_EV_NOTE ||
+				      v->e.type == WEFT_EV_COUNTER_SET);
+				if (num < next[st] ||
+				    (uint64_t)(num - next[st]) != lost[st])
+					FAIL("size %zu seed %llu, stream %u: "
+					     "%lld after %lld with %llu "
+					     "events lost between",
+					     sizes[z], (unsigned long long)seed,
+					     st, (long long)num,
+					     (long long)next[st] - 1,
+					     (unsigned long long)lost[st]);
+				next[st] = num + 1;
+				lost[st] = 0;
+				kept++;
+			}
+			int streams = 0;
+			for (int k = 0; k < 8; k++) {
+				if (!next[k])
+					continue;
+				streams++;
+				/* what the stream lost after its last */
+				CHECK_U64(lost[k],
+					  (uint64_t)(DISC_EVENTS - next[k]));
+			}
+			CHECK_EQ(streams, DISC_THREADS);
+			CHECK_EQ(kept + total_lost,
+				 (size_t)DISC_THREADS * DISC_EVENTS);
+			CHECK_U64(total_lost, t.info.losses.events_discarded);
+			filled += total_lost > 0;
+			runs++;
+			CHECK_OK(unlink(p));
+		}
+	/* every ring filled (or nothing was checked) */
+	CHECK_EQ(filled, runs);
+	CHECK_EQ(runs, 24);
+}
+
+/* The shims name a callback by its symbol (src/shim/label.c), keeping 95
+ * bytes of it: a longer name is cut there, at a character, and counted
+ * as a truncated text each time a label takes it; one of 95 is kept
+ * whole and not counted. */
+const char *weft__shim_cb_name(const void *cb);
+void callback_whose_name_is_exactly_ninety_five_bytes_long_so_that_the_cache_keeps_all_of_it_xxxxxxx(
+	void);
+void callback_whose_name_is_ninety_six_bytes_long_one_more_than_the_cache_keeps_so_it_is_cut_xyzwwwww(
+	void);
+void callback_whose_name_ends_in_a_two_byte_character_cut_in_its_middle_at_byte_ninety_five_xxxxxxx\u00e9(
+	void);
+void callback_whose_name_is_exactly_ninety_five_bytes_long_so_that_the_cache_keeps_all_of_it_xxxxxxx(
+	void)
+{
+}
+void callback_whose_name_is_ninety_six_bytes_long_one_more_than_the_cache_keeps_so_it_is_cut_xyzwwwww(
+	void)
+{
+}
+void callback_whose_name_ends_in_a_two_byte_character_cut_in_its_middle_at_byte_ninety_five_xxxxxxx\u00e9(
+	void)
+{
+}
+
+TEST(long_callback_names_counted)
+{
+	const char *n95 = "callback_whose_name_is_exactly_ninety_five_bytes_"
+			  "long_so_that_the_cache_keeps_all_of_it_xxxxxxx";
+	const char *n96 = "callback_whose_name_is_ninety_six_bytes_long_one_"
+			  "more_than_the_cache_keeps_so_it_is_cut_xyzwwwww";
+	const char *nu = "callback_whose_name_ends_in_a_two_byte_character_"
+			 "cut_in_its_middle_at_byte_ninety_five_xxxxxxx\u00e9";
+	CHECK_EQ(strlen(n95), 95);
+	CHECK_EQ(strlen(n96), 96);
+	CHECK_EQ(strlen(nu), 96); /* é: bytes 95 and 96 */
+	const char *p = tpath("cb.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	void (*const fns[])(void) = {
+		callback_whose_name_is_exactly_ninety_five_bytes_long_so_that_the_cache_keeps_all_of_it_xxxxxxx,
+		callback_whose_name_is_ninety_six_bytes_long_one_more_than_the_cache_keeps_so_it_is_cut_xyzwwwww,
+		callback_whose_name_ends_in_a_two_byte_character_cut_in_its_middle_at_byte_ninety_five_xxxxxxx\u00e9,
+	};
+	char want[3][100];
+	snprintf(want[0], sizeof want[0], "%s", n95);
+	snprintf(want[1], sizeof want[1], "%.95s", n96);
+	snprintf(want[2], sizeof want[2], "%.94s", nu);
+	for (int round = 0; round < 2; round++) /* (the second: cached) */
+		for (int i = 0; i < 3; i++) {
+			const void *cb;
+			memcpy(&cb, &fns[i], sizeof cb);
+			CHECK_STR(weft__shim_cb_name(cb), want[i]);
+		}
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.n, 1);
+	/* two names cut, each taken twice */
+	CHECK_U64(t.info.losses.texts_truncated, 4);
 }
 
 /* A text longer than a packet is cut at a UTF-8 boundary and marked. */
@@ -509,21 +680,26 @@ TEST(live_reader_learns_new_names)
 }
 
 #define HANDLER_ID (1ull << 62)
-static atomic_long sig_calls;
+static atomic_long sig_calls, sig_seq;
 static void on_signal(int sig)
 {
 	(void)sig;
-	weft_signal(HANDLER_ID);
-	weft_label(HANDLER_ID, "from a signal handler");
+	uint64_t k = (uint64_t)atomic_fetch_add(&sig_seq, 1);
+	weft_signal(HANDLER_ID | k);
+	weft_label(HANDLER_ID | k, "from a signal handler");
 	atomic_fetch_add(&sig_calls, 2);
 }
 
 /* Events from a signal handler that interrupts an event on the same
- * thread are dropped and counted; the trace is never corrupt. */
+ * thread are dropped and counted; the trace is never corrupt.  Each drop
+ * is marked at its place: the handler's calls are numbered, and the loss
+ * between two recorded calls is exactly the events of the calls between
+ * them (two each), never after a later one. */
 TEST(signal_reentrancy)
 {
 	const char *p = tpath("sig.weft");
-	CHECK_OK(weft_start(p, 64 << 20, WEFT_DISCARD));
+	/* (each drop ends its packet: room for a few thousand) */
+	CHECK_OK(weft_start(p, 256 << 20, WEFT_DISCARD));
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGUSR1, &sa, NULL);
 	/* A timer of its own: ITIMER_REAL would replace the harness's
@@ -547,12 +723,31 @@ TEST(signal_reentrancy)
 	struct ttrace t = tread(p);
 	CHECK_EQ(t.problems, 0);
 	CHECK(atomic_load(&sig_calls) > 0);
-	size_t from_handler = 0, main_labels = 0;
+	size_t from_handler = 0, main_labels = 0, gaps = 0;
+	uint64_t lost = 0, next_call = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct tev *v = &t.ev[i];
-		if (v->e.id == HANDLER_ID)
+		if (v->e.type == WEFT_EV_LOSS) {
+			lost += v->e.id;
+		} else if (v->e.id & HANDLER_ID) {
+			uint64_t k = v->e.id & ~HANDLER_ID;
+			if (v->e.type == WEFT_EV_SIGNAL) {
+				/* the calls since the last one recorded were
+				 * dropped: marked here, not later */
+				if (k < next_call || lost != 2 * (k - next_call))
+					FAIL("handler call %llu: %llu events "
+					     "lost before it, calls %llu..%llu "
+					     "missing",
+					     (unsigned long long)k,
+					     (unsigned long long)lost,
+					     (unsigned long long)next_call,
+					     (unsigned long long)k);
+				gaps += k > next_call;
+				next_call = k + 1;
+				lost = 0;
+			}
 			from_handler++;
-		else if (v->e.type == WEFT_EV_LABEL) {
+		} else if (v->e.type == WEFT_EV_LABEL) {
 			CHECK_STR(v->text, "main loop label text");
 			CHECK_U64(v->e.id, main_labels);
 			main_labels++;
@@ -561,6 +756,8 @@ TEST(signal_reentrancy)
 	CHECK_EQ(main_labels, n);
 	CHECK_EQ(from_handler + t.info.losses.events_nested,
 		 atomic_load(&sig_calls));
+	CHECK_U64(lost, 2 * ((uint64_t)atomic_load(&sig_seq) - next_call));
+	CHECK(gaps > 0); /* (or nothing was checked) */
 	fprintf(stderr, "# %ld handler events: %zu recorded, %llu dropped\n",
 		atomic_load(&sig_calls), from_handler,
 		(unsigned long long)t.info.losses.events_nested);
@@ -945,7 +1142,8 @@ static int make_nodes(const char *dir, char names[][600])
  * refuses it with WEFT_ENOTREG, a program started with WEFT_FILE naming
  * it runs untraced and unchanged with one message, `weft record -o`
  * refuses before running anything (but an empty directory, which it
- * uses as the run directory).  A symbolic link is followed. */
+ * uses as the run directory).  A symbolic link of the caller's own is
+ * followed. */
 TEST(never_replace_non_regular_files)
 {
 	char dir[600];
@@ -1009,38 +1207,519 @@ TEST(never_replace_non_regular_files)
 			 "plain.err plain.out rec.err sock ");
 }
 
-/* A symbolic link is followed: the ring replaces (or creates) the file
- * it names, in that file's directory; the link stays a link. */
-TEST(symlink_followed)
+/* The state of every file in `dir` but env.out and env.err: type, owner,
+ * link target, and the md5 of each regular file, into `out`. */
+static void dir_state(const char *dir, const char *out)
 {
-	const char *link = tpath("link.weft"), *dangling = tpath("dangling");
+	CHECK_OK(sh("cd '%s' && find . -path ./env.out -prune -o -path "
+		    "./env.err -prune -o -printf '%%p %%y %%u %%l\\n' | sort "
+		    ">'%s' && find . -type f ! -name 'env.*' -exec md5sum {} + "
+		    "| sort >>'%s'",
+		    dir, out, out));
+}
+
+/* `name` (in dir) is refused: weft_start() returns `code`, and a program
+ * started with WEFT_FILE=name (from dir) runs untraced with exactly one
+ * line, "weft: cannot trace into 'name': `why`; running untraced",
+ * and nothing in dir changes (every file's md5, every link). */
+static void refused(const char *dir, const char *name, int code,
+		    const char *why)
+{
+	char path[700], before[700], after[700];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	snprintf(before, sizeof before, "%s.before", dir);
+	snprintf(after, sizeof after, "%s.after", dir);
+	dir_state(dir, before);
+	if (weft_start(path, 1 << 20, 0) != code)
+		FAIL("weft_start(%s) did not return %d (%s)", name, code,
+		     weft_strerror(code));
+	const char *build = getenv("WEFT_BUILD");
+	if (!build)
+		FAIL("WEFT_BUILD must be set (meson test sets it)");
+	CHECK_EQ(sh("cd '%s' && WEFT_FILE='%s' '%s/examples/ticker' 0.01 "
+		    ">env.out 2>env.err",
+		    dir, name, build),
+		 0);
+	char want[1200];
+	snprintf(want, sizeof want,
+		 "weft: cannot trace into '%s': %s; running untraced", name,
+		 why);
+	if (sh("cd '%s' && test \"$(cat env.err)\" = \"%s\" && grep -q "
+	       "'^ticker: [0-9]* ticks$' env.out",
+	       dir, want))
+		FAIL("%s: the message is not \"%s\"", name, want);
+	/* said when the program loads, before it runs: even one that
+	 * records nothing says it */
+	char self[600];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	CHECK(n > 0);
+	self[n] = 0;
+	if (sh("cd '%s' && WEFT_FILE='%s' '%s' --idle-helper >env.out "
+	       "2>env.err && test \"$(cat env.err)\" = \"%s\" && test "
+	       "\"$(cat env.out)\" = 'recorded nothing'",
+	       dir, name, self, want))
+		FAIL("%s: not said at load", name);
+	dir_state(dir, after);
+	if (sh("cmp -s '%s' '%s'", before, after))
+		FAIL("%s: something changed in %s", name, dir);
+}
+
+/* What weft_start() and WEFT_FILE replace (docs/format.md, "Making the
+ * file"): a ring of an earlier run, directly or through a link of the
+ * caller's own; a dangling link of the caller's is created where it
+ * points.  Never a regular file that is not a ring, nor an empty one. */
+TEST(replaces_only_rings)
+{
+	const char *ring = tpath("ring.weft");
 	char dir[600];
-	snprintf(dir, sizeof dir, "%s", link);
+	snprintf(dir, sizeof dir, "%s", ring);
 	*strrchr(dir, '/') = 0;
-	char sub[700], target[800], target2[800];
-	snprintf(sub, sizeof sub, "%s/sub", dir);
-	CHECK_OK(mkdir(sub, 0700));
-	snprintf(target, sizeof target, "%s/real.weft", sub);
-	snprintf(target2, sizeof target2, "%s/new.weft", sub);
-	CHECK_OK(sh("echo old >'%s'", target));
-	CHECK_OK(symlink("sub/real.weft", link));
-	CHECK_OK(symlink("sub/new.weft", dangling));
-	const char *names[] = {link, dangling};
-	const char *targets[] = {target, target2};
-	for (int i = 0; i < 2; i++) {
-		CHECK_OK(weft_start(names[i], 1 << 20, 0));
+	/* a ring of an earlier run */
+	CHECK_OK(weft_start(ring, 1 << 20, 0));
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	CHECK_OK(sh("cd '%s' && mkdir sub && printf 'precious\\n' >data && "
+		    "printf 'precious\\n' >data.weft && : >empty.weft && "
+		    "printf 'WEFTRIN' >short.weft && "
+		    "ln -s data link-to-data.weft && ln -s empty.weft "
+		    "link-to-empty.weft && ln -s link-to-data.weft "
+		    "link-to-link-to-data.weft && ln -s ring.weft "
+		    "link-to-ring.weft && ln -s sub/new.weft dangling.weft && "
+		    "mkdir dir.weft",
+		    dir));
+	const char *notring = "exists and is not a weft ring (never replaced)";
+	refused(dir, "data.weft", WEFT_ENOTRING, notring);
+	refused(dir, "empty.weft", WEFT_ENOTRING, notring);
+	refused(dir, "short.weft", WEFT_ENOTRING, notring);
+	refused(dir, "link-to-data.weft", WEFT_ENOTRING, notring);
+	refused(dir, "link-to-empty.weft", WEFT_ENOTRING, notring);
+	refused(dir, "link-to-link-to-data.weft", WEFT_ENOTRING, notring);
+	refused(dir, "dir.weft", WEFT_ENOTREG,
+		"not a regular file (never replaced)");
+	CHECK_OK(sh("cd '%s' && test \"$(cat data)\" = precious && "
+		    "test \"$(cat data.weft)\" = precious && test ! -s "
+		    "empty.weft",
+		    dir));
+
+	/* Replaced: the ring, directly and through the caller's own link
+	 * (which stays a link); created: where a dangling link points. */
+	const char *names[] = {"ring.weft", "link-to-ring.weft",
+			       "dangling.weft"};
+	const char *targets[] = {"ring.weft", "ring.weft", "sub/new.weft"};
+	for (int i = 0; i < 3; i++) {
+		char path[700], target[700];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		snprintf(target, sizeof target, "%s/%s", dir, targets[i]);
+		CHECK_OK(weft_start(path, 1 << 20, 0));
 		weft_run(40 + (uint64_t)i);
 		CHECK_OK(weft_stop());
-		struct stat sb;
-		CHECK_OK(lstat(names[i], &sb));
-		CHECK(S_ISLNK(sb.st_mode));
-		struct ttrace t = tread(targets[i]);
+		struct ttrace t = tread(target);
 		CHECK_EQ(t.n, 1);
 		CHECK_U64(t.ev[0].e.id, 40 + (uint64_t)i);
+		struct stat sb;
+		CHECK_OK(lstat(path, &sb));
+		CHECK(i == 0 ? S_ISREG(sb.st_mode) : S_ISLNK(sb.st_mode));
 	}
 	char listing[4096];
-	list_dir(sub, listing, sizeof listing);
-	CHECK_STR(listing, "new.weft real.weft ");
+	list_dir(dir, listing, sizeof listing);
+	CHECK_STR(listing, "dangling.weft data data.weft dir.weft empty.weft "
+			   "env.err "
+			   "env.out link-to-data.weft link-to-empty.weft "
+			   "link-to-link-to-data.weft link-to-ring.weft "
+			   "ring.weft "
+			   "short.weft sub ");
+	list_dir(strcat(dir, "/sub"), listing, sizeof listing);
+	CHECK_STR(listing, "new.weft ");
+}
+
+/* A symbolic link the caller does not own is never followed (the kernel's
+ * protected_symlinks rule, without its exception for the directory's
+ * owner): one planted in a sticky world-writable directory would have
+ * root's recorder replace a file of another user's choosing.  At any
+ * step of a chain; for FILE, FILE.PID and a run's rings alike.  Needs
+ * root, to give a link to another user. */
+TEST(never_follows_another_users_link)
+{
+	if (geteuid() != 0)
+		SKIP("not root: cannot make a link owned by another user");
+	const char *ring = tpath("ring.weft");
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s", ring);
+	*strrchr(dir, '/') = 0;
+	CHECK_OK(weft_start(ring, 1 << 20, 0));
+	weft_run(1);
+	CHECK_OK(weft_stop());
+	CHECK_OK(sh("cd '%s' && printf 'precious\\n' >data && "
+		    "ln -s ring.weft theirs-to-ring.weft && "
+		    "ln -s data theirs-to-data.weft && "
+		    "ln -s sub/new.weft theirs-dangling.weft && "
+		    "ln -s theirs-to-ring.weft mine-to-theirs.weft && "
+		    "chown -h 65534:65534 theirs-to-ring.weft "
+		    "theirs-to-data.weft theirs-dangling.weft && mkdir sub",
+		    dir));
+	const char *why = "a symbolic link its caller does not own (never "
+			  "followed)";
+	refused(dir, "theirs-to-ring.weft", WEFT_ELINK, why);
+	refused(dir, "theirs-to-data.weft", WEFT_ELINK, why);
+	refused(dir, "theirs-dangling.weft", WEFT_ELINK, why);
+	refused(dir, "mine-to-theirs.weft", WEFT_ELINK, why);
+
+	/* FILE.PID (a process that is not the tree's first) and a run's
+	 * ring.PID: the same rules.  exec keeps the pid the shell knew. */
+	const char *build = getenv("WEFT_BUILD");
+	char pidf[700], sums[700];
+	snprintf(pidf, sizeof pidf, "%s/pid", dir);
+	snprintf(sums, sizeof sums, "%s.md5", dir);
+	const char *setup[] = {
+		"ln -s ring.weft f.weft.$$ && chown -h 65534 f.weft.$$ && "
+		"WEFT_FILE=f.weft WEFT_ROOT_PID=1",
+		"echo precious >f.weft.$$ && WEFT_FILE=f.weft WEFT_ROOT_PID=1",
+		"mkdir -p run && ln -s ../ring.weft run/ring.$$ && chown -h "
+		"65534 run/ring.$$ && WEFT_RUN=run WEFT_ROOT_PID=1",
+	};
+	const char *file[] = {"f.weft", "f.weft", "run/ring"};
+	const char *said[] = {
+		"a symbolic link its caller does not own",
+		"exists and is not a weft ring",
+		"a symbolic link its caller does not own",
+	};
+	for (int i = 0; i < 3; i++) {
+		CHECK_OK(sh("cd '%s' && md5sum ring.weft data >'%s'", dir,
+			    sums));
+		/* (exec: the pid the shell wrote is the program's) */
+		CHECK_OK(sh("cd '%s' && sh -c 'echo $$ >pid && %s exec "
+			    "\"%s/examples/ticker\" 0.01 >env.out 2>env.err'",
+			    dir, setup[i], build));
+		FILE *f = fopen(pidf, "r");
+		int pid = 0;
+		CHECK(f && fscanf(f, "%d", &pid) == 1);
+		fclose(f);
+		char want[300];
+		snprintf(want, sizeof want, "%s.%d': %s", file[i], pid,
+			 said[i]);
+		if (sh("cd '%s' && test $(wc -l <env.err) = 1 && grep -qF "
+		       "\"cannot trace into '%s\" env.err && grep -q "
+		       "'; running untraced$' env.err",
+		       dir, want))
+			FAIL("case %d: not said: %s", i, want);
+		CHECK_OK(sh("cd '%s' && md5sum -c --quiet '%s' && rm -f "
+			    "f.weft.* pid",
+			    dir, sums));
+	}
+}
+
+/* The size of `p` (ls) and the bytes it holds on disk (du). */
+static void file_size(const char *p, uint64_t *size, uint64_t *disk)
+{
+	struct stat sb;
+	if (stat(p, &sb))
+		FAIL("%s: %s", p, strerror(errno));
+	*size = (uint64_t)sb.st_size;
+	*disk = (uint64_t)sb.st_blocks * 512;
+}
+
+static void *one_event(void *arg)
+{
+	weft_run((uint64_t)(uintptr_t)arg);
+	return NULL;
+}
+
+/* A clean stop gives back the blocks of the slots a ring never used: its
+ * header says how many are left, the file is cut there (ls and du); a ring
+ * that went round, or a full discard ring, keeps every slot.  A 1 MiB
+ * ring: a header region of 184320 bytes, 211 slots of 4096. */
+TEST(clean_stop_gives_back_unused_slots)
+{
+	const uint64_t hs = 184320, ps = 4096, whole = 1 << 20;
+	struct stop_case {
+		int threads; /* OS threads recording one event each */
+		uint64_t slots;
+	} cases[] = {{0, 1}, {1, 1}, {3, 3}};
+	for (int c = 0; c < 3; c++) {
+		const char *p = tpath("clean.weft");
+		CHECK_OK(weft_start(p, whole, 0));
+		uint64_t size, disk;
+		file_size(p, &size, &disk);
+		CHECK_U64(size, whole); /* the whole ring while it runs */
+		pthread_t th[3];
+		for (int k = 0; k < cases[c].threads; k++)
+			pthread_create(&th[k], NULL, one_event,
+				       (void *)(uintptr_t)(k + 1));
+		for (int k = 0; k < cases[c].threads; k++)
+			pthread_join(th[k], NULL);
+		CHECK_OK(weft_stop());
+		file_size(p, &size, &disk);
+		CHECK_U64(size, hs + cases[c].slots * ps);
+		CHECK(disk <= size);
+		struct ttrace t = tread(p);
+		CHECK_EQ(t.problems, 0);
+		CHECK_EQ(t.n, (size_t)cases[c].threads);
+		CHECK_EQ(t.info.npackets, cases[c].slots);
+		CHECK_U64(t.info.file_size, size);
+		CHECK_EQ(t.info.writer, WEFT_WRITER_STOPPED);
+		CHECK_U64(t.info.losses.packets_lost + t.info.losses.packets_torn,
+			  0);
+		CHECK_OK(unlink(p));
+	}
+	/* Gone round (overwrite), and full (discard): nothing to give. */
+	unsigned modes[] = {WEFT_OVERWRITE, WEFT_DISCARD};
+	for (int m = 0; m < 2; m++) {
+		const char *p = tpath("full.weft");
+		CHECK_OK(weft_start(p, whole, modes[m]));
+		for (uint64_t i = 0; i < 200000; i++)
+			weft_run(i);
+		CHECK_OK(weft_stop());
+		uint64_t size, disk;
+		file_size(p, &size, &disk);
+		CHECK_U64(size, whole);
+		struct ttrace t = tread(p);
+		CHECK_EQ(t.problems, 0);
+		CHECK_EQ(t.info.npackets, 211);
+		CHECK(modes[m] == WEFT_DISCARD
+			      ? t.info.losses.events_discarded > 0
+			      : t.info.losses.packets_lost > 0);
+		CHECK_OK(unlink(p));
+	}
+}
+
+/* A stop that lands in the middle of an event (here, from a signal
+ * handler: as another OS thread's stop would) cuts the ring; the event,
+ * when it goes on to open a packet, must not take a slot past the cut
+ * (its page is gone: SIGBUS).  Every event here is a note that fills a
+ * packet, so nearly every one opens a packet; a timer stops the ring
+ * after a few.  The ring reads back whole, its events numbered in order. */
+static atomic_int stop_calls;
+static void stop_on_signal(int sig)
+{
+	(void)sig;
+	int e = errno;
+	if (weft_stop() == 0)
+		atomic_fetch_add(&stop_calls, 1);
+	errno = e;
+}
+
+TEST(stop_mid_event_opens_no_packet)
+{
+	struct sigaction sa = {.sa_handler = stop_on_signal};
+	sigaction(SIGUSR2, &sa, NULL);
+	struct sigevent sev = {.sigev_notify = SIGEV_SIGNAL,
+			       .sigev_signo = SIGUSR2};
+	timer_t timer;
+	CHECK_OK(timer_create(CLOCK_MONOTONIC, &sev, &timer));
+	static char text[4096];
+	memset(text, 'n', 3900);
+	int runs = 0;
+	for (int k = 0; k < 300; k++) {
+		const char *p = tpath("midstop.weft");
+		int before = atomic_load(&stop_calls);
+		CHECK_OK(weft_start(p, 1 << 20, WEFT_OVERWRITE));
+		struct itimerspec it = {{0, 0}, {0, 100000 + (k % 7) * 13000}};
+		CHECK_OK(timer_settime(timer, 0, &it, NULL));
+		uint64_t i = 0;
+		/* (at most 150 notes: the ring's 211 slots never go round) */
+		while (atomic_load(&stop_calls) == before && i < 150)
+			weft_note(i++, text);
+		if (atomic_load(&stop_calls) == before) {
+			struct itimerspec off = {{0, 0}, {0, 0}};
+			CHECK_OK(timer_settime(timer, 0, &off, NULL));
+			weft_stop();
+		} else {
+			runs++;
+		}
+		struct ttrace t = tread(p);
+		CHECK_EQ(t.problems, 0);
+		uint64_t next = 0;
+		for (size_t e = 0; e < t.n; e++) {
+			if (t.ev[e].e.type == WEFT_EV_LOSS)
+				continue;
+			CHECK_EQ(t.ev[e].e.type, WEFT_EV_NOTE);
+			CHECK_U64(t.ev[e].e.id, next);
+			next++;
+		}
+		CHECK_OK(unlink(p));
+	}
+	CHECK_OK(timer_delete(timer));
+	CHECK(runs > 100); /* (stopped by the timer, mid-run, mostly) */
+}
+
+/* A reader following a ring while its writer stops cleanly, and cuts the
+ * file to the slots it used, sees every event, and no loss or problem:
+ * the slots past the cut were never used.  A copy of the ring (what weft
+ * html and weft snapshot make) by a reader that opened it before the cut
+ * is whole, not "shrank while copied", and as short as the file. */
+TEST(live_reader_sees_a_clean_stop)
+{
+	const char *p = tpath("stopping.weft");
+	int ready[2], go[2];
+	CHECK(pipe(ready) == 0 && pipe(go) == 0);
+	const uint64_t per = 3000;
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 4 << 20, WEFT_DISCARD))
+			_exit(1);
+		for (uint64_t i = 0; i < per; i++)
+			weft_run(i);
+		char c;
+		if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (uint64_t i = per; i < 2 * per; i++)
+			weft_run(i);
+		_exit(weft_stop() ? 3 : 0);
+	}
+	char c;
+	CHECK(read(ready[0], &c, 1) == 1);
+	struct weft_reader *r, *r2;
+	CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW, NULL));
+	CHECK_OK(weft_reader_open(&r2, p, 0, NULL));
+	CHECK_EQ(weft_reader_info(r)->writer, WEFT_WRITER_LIVE);
+	CHECK_EQ(weft_reader_info(r2)->writer, WEFT_WRITER_LIVE);
+	uint32_t np = weft_reader_info(r)->npackets;
+	struct weft_event ev;
+	uint64_t n = 0;
+	int rc, polls = 0, status = -1;
+	while ((rc = weft_reader_next(r, &ev)) != WEFT_EEOF) {
+		if (rc == WEFT_EAGAIN) {
+			if (++polls == 1) {
+				CHECK_U64(n, per);
+				CHECK(write(go[1], "x", 1) == 1);
+				CHECK_EQ(waitpid(pid, &status, 0), pid);
+			}
+			CHECK(polls < 1000);
+			usleep(1000);
+			continue;
+		}
+		CHECK_EQ(rc, 0);
+		CHECK_U64(ev.id, n);
+		n++;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_U64(n, 2 * per);
+	const struct weft_trace_info *in = weft_reader_info(r);
+	CHECK_EQ(in->problems, 0);
+	CHECK_U64(in->losses.packets_lost + in->losses.packets_torn +
+			  in->losses.packets_corrupt + in->losses.events_discarded,
+		  0);
+	weft_reader_close(r);
+	/* (and it was cut, while the reader read) */
+	struct ttrace t = tread(p);
+	CHECK(t.info.npackets < np);
+	CHECK_EQ(t.n, 2 * per);
+	uint64_t size, disk;
+	file_size(p, &size, &disk);
+	for (unsigned flags = 0; flags <= WEFT_COPY_COMPACT; flags++) {
+		void *copy;
+		size_t len;
+		uint64_t torn = 1;
+		CHECK_OK(weft_reader_copy(r2, flags, &copy, &len, &torn));
+		CHECK_U64(torn, 0);
+		CHECK_U64(len, size);
+		struct weft_reader *rc2;
+		CHECK_OK(weft_reader_open_mem(&rc2, copy, len, 0, NULL));
+		uint64_t k = 0;
+		while (weft_reader_next(rc2, &ev) == 0) {
+			CHECK_U64(ev.id, k);
+			k++;
+		}
+		CHECK_U64(k, 2 * per);
+		CHECK_EQ(weft_reader_info(rc2)->problems, 0);
+		weft_reader_close(rc2);
+		free(copy);
+	}
+	weft_reader_close(r2);
+}
+
+/* A writer killed keeps its ring's size; weft_compact gives back what it
+ * never used, into a file that reads the same (every event, every field),
+ * with the ring's mode; again, nothing more to give.  Refused: a ring a
+ * live writer holds, a symbolic link, what is not a ring. */
+TEST(compact_a_killed_writers_ring)
+{
+	const char *p = tpath("killed.weft");
+	int ready[2];
+	CHECK(pipe(ready) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 1 << 20, 0))
+			_exit(1);
+		pthread_t th[3];
+		for (int k = 0; k < 3; k++)
+			pthread_create(&th[k], NULL, one_event,
+				       (void *)(uintptr_t)(k + 100));
+		for (int k = 0; k < 3; k++)
+			pthread_join(th[k], NULL);
+		for (uint64_t i = 0; i < 2000; i++) {
+			weft_create(i, "request");
+			weft_label(i, "a label that takes some room");
+		}
+		if (write(ready[1], "x", 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	char c;
+	CHECK(read(ready[0], &c, 1) == 1);
+	struct weft_compact_result res;
+	struct weft_diag d = {0};
+	uint64_t size, disk;
+	CHECK_EQ(weft_compact(p, &res, &d), -EBUSY);
+	CHECK_STR(d.msg, "a live writer holds it (compact it once it is done)");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	file_size(p, &size, &disk);
+	CHECK_U64(size, 1 << 20);
+	CHECK_OK(chmod(p, 0640));
+	struct ttrace before = tread(p);
+	CHECK_EQ(before.info.writer, WEFT_WRITER_GONE);
+	CHECK_EQ(before.n, 3 + 2 * 2000);
+	uint32_t used = before.info.packets_used;
+	CHECK(used > 3 && used < 211);
+	CHECK_OK(weft_compact(p, &res, &d));
+	CHECK_U64(res.size_before, 1 << 20);
+	CHECK_U64(res.size_after, 184320 + (uint64_t)used * 4096);
+	CHECK_EQ(res.slots_before, 211);
+	CHECK_EQ(res.slots_after, used);
+	file_size(p, &size, &disk);
+	CHECK_U64(size, res.size_after);
+	struct stat sb;
+	CHECK_OK(stat(p, &sb));
+	CHECK_EQ(sb.st_mode & 07777, 0640);
+	struct ttrace after = tread(p);
+	CHECK_EQ(after.info.writer, WEFT_WRITER_GONE);
+	CHECK_EQ(after.problems, 0);
+	CHECK_EQ(after.n, before.n);
+	for (size_t i = 0; i < after.n; i++) {
+		const struct tev *a = &before.ev[i], *b = &after.ev[i];
+		CHECK(a->e.type == b->e.type && a->e.ts == b->e.ts &&
+		      a->e.stream == b->e.stream && a->e.id == b->e.id &&
+		      a->e.actor == b->e.actor && a->e.offset == b->e.offset);
+		CHECK_STR(a->text, b->text);
+		CHECK_STR(a->name, b->name);
+	}
+	CHECK_OK(weft_compact(p, &res, &d));
+	CHECK_U64(res.size_after, res.size_before);
+	CHECK_EQ(res.slots_after, used);
+	/* nothing left beside it */
+	char dir[600], names[4096];
+	snprintf(dir, sizeof dir, "%s", p);
+	*strrchr(dir, '/') = 0;
+	list_dir(dir, names, sizeof names);
+	CHECK_STR(names, "killed.weft ");
+
+	/* Refused, untouched. */
+	CHECK_OK(sh("cd '%s' && ln -s killed.weft link.weft && printf "
+		    "'precious\\n' >data.weft && mkdir dir.weft && md5sum "
+		    "killed.weft data.weft >../sums",
+		    dir));
+	const char *bad[] = {"link.weft", "data.weft", "dir.weft"};
+	int code[] = {WEFT_ELINK, WEFT_ENOTRING, WEFT_ENOTREG};
+	for (int i = 0; i < 3; i++) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s", dir, bad[i]);
+		CHECK_EQ(weft_compact(path, &res, &d), code[i]);
+	}
+	CHECK_OK(sh("cd '%s' && md5sum -c --quiet ../sums && test -L "
+		    "link.weft",
+		    dir));
 }
 
 /* Another process's live ring is never replaced. */
@@ -1600,12 +2279,15 @@ TEST(settings_parsed_strictly)
 			    "untraced' helper.err && test ! -e s.weft",
 			    dir, bad[i][1]));
 	}
-	static const char *good[][2] = {
-		{"WEFT_SIZE=64K", "65536"},
-		{"WEFT_SIZE=1MiB", "1048576"},
+	/* (the ring is cut at its stop to the one packet it used: its
+	 * packet size, 1/256 of the size asked for from 1 KiB to 32 KiB,
+	 * and its header region tell the size it was made at) */
+	static const char *good[][3] = {
+		{"WEFT_SIZE=64K", "37888", "1024"},
+		{"WEFT_SIZE=1MiB", "188416", "4096"},
 		{"WEFT_SIZE=3m WEFT_MODE=discard WEFT_CLOCK=monotonic",
-		 "3145728"},
-		{"WEFT_SIZE= WEFT_MODE= WEFT_CLOCK=auto", "16777216"},
+		 "196608", "8192"},
+		{"WEFT_SIZE= WEFT_MODE= WEFT_CLOCK=auto", "229376", "32768"},
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		char envs[256];
@@ -1615,6 +2297,7 @@ TEST(settings_parsed_strictly)
 		struct ttrace t = tread(p);
 		CHECK_EQ(t.n, 1);
 		CHECK_EQ(t.info.file_size, strtoull(good[i][1], NULL, 10));
+		CHECK_EQ(t.info.packet_size, strtoull(good[i][2], NULL, 10));
 		CHECK_EQ(t.info.mode, i == 2);
 		if (i == 2)
 			CHECK_EQ(t.info.clock_kind, 2);
@@ -1841,18 +2524,27 @@ int main(int argc, char **argv)
 		puts("recorded");
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "--idle-helper")) {
+		puts("recorded nothing");
+		return 0;
+	}
 	static const struct test_case tc[] = {
 		T(roundtrip_every_event), T(stopped_records_nothing),
 		T(create_label_never_loses_the_label), T(live_reader_learns_new_names),
 		T(bad_arguments), T(file_mode_0600), T(threads_no_loss),
 		T(overwrite_keeps_newest), T(discard_counts_exactly),
+		T(discard_marks_every_loss_at_its_place),
+		T(long_callback_names_counted),
 		T(long_label_truncated), T(hostile_text_roundtrip),
 		T(names_interned_once), T(signal_reentrancy), T(fork_child_stops),
 		T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
 		T(fault_injection), T(never_replace_live_ring),
 		T(bursts_share_one_time), T(manual_clock),
 		T(readers_never_record), T(never_replace_non_regular_files),
-		T(symlink_followed),
+		T(replaces_only_rings), T(never_follows_another_users_link),
+		T(clean_stop_gives_back_unused_slots),
+		T(stop_mid_event_opens_no_packet),
+		T(live_reader_sees_a_clean_stop), T(compact_a_killed_writers_ring),
 		T(long_names_cut_at_a_character), T(start_writes_only_the_header),
 		T(no_predictable_temporary_name),
 		T(kill_during_startup_leaves_nothing),

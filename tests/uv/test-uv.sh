@@ -136,6 +136,9 @@ t_mangled() {
 	"$W" record -o cx.weft -- "$EX/uv-mangled" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
 	cmp plain.txt traced.txt || die "output changed"
 	check mangled cx.weft
+	# the two names cut to 95 bytes are counted, once each (the 95-byte
+	# one is not): one label each
+	"$W" info cx.weft | grep -q "; 2 texts truncated;" || die "truncations: $("$W" info cx.weft | grep losses)"
 }
 
 # knot-resolver, from Debian, answers UDP queries on 127.0.0.1 from a

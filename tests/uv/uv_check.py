@@ -153,6 +153,16 @@ elif CHECK == 'mangled':
         check(x['end'] == 'resolve' and x['kind'] == 'uv_timer_t', '%s: %r' % (pat, x))
     check(not [l for x in threads.values() for l in x['labels'] if '_Z' in l],
           'no mangled name left')
+    # names longer than a label keeps (95 bytes) are cut there, exactly;
+    # one of exactly 95 bytes is kept whole (test-uv.sh checks the count)
+    n95 = 'on_timer_whose_name_is_exactly_ninety_five_bytes_long_so_that_the_label_keeps_all_of_it_xxxxxxx'
+    n96 = 'on_timer_whose_name_is_ninety_six_bytes_long_one_more_than_a_label_keeps_so_it_is_cut_x_yzwvutsr'
+    cxx = ('node::a_namespace_with_a_rather_long_name::AClassWhoseNameIsLongEnoughToMatter::'
+           'OnTimerCallbackThatFiresOnce')
+    check(len(n95) == 95 and len(n96) == 96 and len(cxx) > 95, 'the names are what they claim')
+    for ms, name in ((4, cxx[:95]), (5, n95), (6, n96[:95])):
+        x = threads[one('^timer %d ms -> %s$' % (ms, re.escape(name)))]
+        check(x['end'] == 'resolve', 'timer %d ms: %r' % (ms, x))
 elif CHECK == 'knot':
     # knot-resolver answers the queries of a uv_udp_t with its own
     # sendmmsg (or sendmsg) on the handle's socket, from a callback
