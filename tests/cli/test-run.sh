@@ -11,6 +11,7 @@ W=$WEFT_BIN
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
 tap_init run
+TAP_CASES="$*" # (meson test --test-args: only the cases named)
 # (a sanitizer build's shim brings its runtime into sh: let it load late)
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 
@@ -285,6 +286,123 @@ t_killed() {
 	"$W" info k >info.txt 2>&1 || die "$(cat info.txt)"
 	grep -qE "^  $c ticker: killed by signal 9" info.txt || die "$(cat info.txt)"
 	grep -q "^writer:    gone without stopping" info.txt || die "$(cat info.txt)"
+}
+
+# Ends that exit() does not see (docs/runs.md, "How each process ended"):
+# the preloaded _exit() writes the exit line, a traced parent's wait the
+# reaped line.  After each run no process is left running or vanished.
+procs() { sed -n '/^processes/,/^events/p' info.txt; }
+ended_all() {
+	"$W" info "$1" >info.txt 2>&1 || die "info: $(cat info.txt)"
+	grep -q "^processes: " info.txt || die "no processes: $(cat info.txt)"
+	! grep -qE "^ +[0-9]+ .*: (running|vanished|stopped recording)" info.txt ||
+		die "a process without its end: $(procs)"
+}
+# The pid of the process of run $1 with an image whose executable's name
+# matches $2 (a regular expression) and which has the argument $3 (as the
+# manifest escapes it, whole); one only (else its message on stderr: it
+# runs in $(...)).
+pid_of_arg() {
+	local p
+	p=$(awk -v re="$2" -v a="arg=$3" '$1 == "proc" {
+		ok = ex = 0
+		for (i = 2; i <= NF; i++) {
+			ok = ok || $i == a
+			ex = ex || $i ~ ("^exe=.*/" re "$")
+		}
+		if (ok && ex) { sub("pid=", "", $2); print $2 }
+	}' "$1/manifest" | sort -u)
+	[ -n "$p" ] && [ "$(echo "$p" | wc -l)" = 1 ] ||
+		die "pid of $2 '$3': '$p' in $(cat "$1/manifest")" >&2
+	echo "$p"
+}
+
+# dash ends with _exit (every sh -c): the inner sh's status 7, said by
+# itself and by the outer sh that reaped it.
+t_exit_dash() {
+	"$W" record -o ed -- sh -c "'$EX/ticker' 0.01 >/dev/null; sh -c 'exit 7'; echo \$?; sh -c 'exit 300'; echo \$?" >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "7
+44" ] || die "the statuses sh saw: $(cat out.txt)"
+	local outer inner inner2
+	outer=$(sed -n 's/^fork pid=\([0-9]*\) ppid=[0-9]* tid=0 by=0 .*/\1/p' ed/manifest)
+	inner=$(pid_of_arg ed dash 'exit%207') || exit 1
+	inner2=$(pid_of_arg ed dash 'exit%20300') || exit 1
+	grep -q "^exit pid=$inner status=7 " ed/manifest || die "no exit line: $(cat ed/manifest)"
+	grep -q "^reaped pid=$inner status=7 by=$outer " ed/manifest || die "no reaped line: $(cat ed/manifest)"
+	# the status the parent sees: the low 8 bits
+	grep -q "^exit pid=$inner2 status=44 " ed/manifest || die "status 300: $(cat ed/manifest)"
+	ended_all ed
+	grep -qE "^    $inner sh: exited with status 7, " info.txt || die "$(procs)"
+	grep -qE "^    $inner2 sh: exited with status 44, " info.txt || die "$(procs)"
+	grep -qE "^  $outer sh: exited with status 0, " info.txt || die "$(procs)"
+	grep -q "^processes: 4 (1 recorded)$" info.txt || die "$(procs)"
+}
+
+# Python's os._exit(6) in a child of sh, after its own child (through
+# subprocess) ended.
+t_exit_python() {
+	command -v python3 >/dev/null || exit 77
+	"$W" record -o ep -- sh -c "python3 -c 'import os, subprocess, sys; subprocess.run([sys.argv[1], \"0.01\"], stdout=subprocess.DEVNULL); os._exit(6)' '$EX/ticker'; echo \$?" >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = 6 ] || die "status: $(cat out.txt)"
+	local py tk
+	py=$(pid_of_arg ep 'python3[.0-9]*' 'import%20os,%20subprocess,%20sys;%20subprocess.run([sys.argv[1],%20"0.01"],%20stdout=subprocess.DEVNULL);%20os._exit(6)') || exit 1
+	tk=$(pid_of_arg ep ticker 0.01) || exit 1
+	grep -q "^exit pid=$py status=6 " ep/manifest || die "no exit line: $(cat ep/manifest)"
+	grep -q "^reaped pid=$tk status=0 by=$py " ep/manifest || die "python's wait: $(cat ep/manifest)"
+	ended_all ep
+	# (python3 may be a wrapper that execs the interpreter: pyenv's)
+	grep -qE "^ +$py (\(exec\) )?python3[.0-9]*: exited with status 6, " info.txt || die "$(procs)"
+	grep -qE "^ +$tk ticker: exited with status 0, " info.txt || die "$(procs)"
+}
+
+# glibc's daemon() forks and its first process leaves through an
+# internal _exit(0), which no wrapper sees: its parent's wait says it.
+# The daemon, reparented at once, is still its child in the tree (its
+# fork line names the parent that forked it) and ends with _exit(5).
+t_exit_daemon() {
+	"$W" record -o dm -- "$EX/forker" daemon >pids.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	local first dmn top
+	first=$(sed -n 1p pids.txt) dmn=$(sed -n 2p pids.txt)
+	[ -n "$first" ] && [ -n "$dmn" ] || die "pids: $(cat pids.txt)"
+	top=$(sed -n 's/^proc pid=\([0-9]*\) .*/\1/p' dm/manifest)
+	grep -q "^reaped pid=$first status=0 by=$top " dm/manifest || die "$(cat dm/manifest)"
+	! grep -q "^exit pid=$first " dm/manifest || die "an exit line from glibc's own _exit? $(cat dm/manifest)"
+	grep -q "^fork pid=$dmn ppid=$first " dm/manifest || die "the daemon's parent: $(cat dm/manifest)"
+	grep -q "^exit pid=$dmn status=5 " dm/manifest || die "$(cat dm/manifest)"
+	ended_all dm
+	grep -qE "^  $top forker: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^    $first forker: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^      $dmn forker: exited with status 5, " info.txt || die "$(procs)"
+	grep -q "^processes: 3 (1 recorded)$" info.txt || die "$(procs)"
+}
+
+# tmux: its server (started through fork and daemon()) runs a job with
+# run-shell (sh -c, ending with _exit(3)) and reaps it; the pane's cat is
+# killed by the server's SIGHUP.  The script waits until every tmux
+# process has gone.
+t_exit_tmux() {
+	command -v tmux >/dev/null || exit 77
+	export TMUX_TMPDIR=$T
+	cat >tm.sh <<EOF
+tmux -L weft -f /dev/null new-session -d -s s cat
+tmux -L weft run-shell "'$EX/ticker' 0.01 >/dev/null; exit 3"; echo run-shell \$?
+tmux -L weft kill-server
+for i in \$(seq 200); do pgrep -f "tmux -L weft" >/dev/null || break; sleep 0.05; done
+EOF
+	"$W" record -o et -- sh tm.sh >out.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "run-shell 3" ] || die "run-shell: $(cat out.txt)"
+	local job server
+	job=$(pid_of_arg et dash "'$EX/ticker'%200.01%20>/dev/null;%20exit%203") || exit 1
+	server=$(sed -n "s/^reaped pid=$job status=3 by=\([0-9]*\) .*/\1/p" et/manifest)
+	[ -n "$server" ] || die "the job's end, from the server: $(cat et/manifest)"
+	grep -q "^exit pid=$job status=3 " et/manifest || die "the job's exit line: $(cat et/manifest)"
+	ended_all et
+	grep -qE "^ +$job sh: exited with status 3, " info.txt || die "$(procs)"
+	# (the server names itself "tmux: server" once it runs)
+	grep -qE "^ +$server tmux(: server)?: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^ +[0-9]+ \(exec\) cat: killed by signal 1, " info.txt || die "$(procs)"
 }
 
 # A snapshot of a running tree: one bundle, every ring, cut at one instant.
@@ -692,6 +810,10 @@ run start_and_timens t_start_and_timens
 run exec_env t_exec_env
 run timens_env t_timens_env
 run killed t_killed
+run exit_dash t_exit_dash
+run exit_python t_exit_python
+run exit_daemon t_exit_daemon
+run exit_tmux t_exit_tmux
 run snapshot_tree t_snapshot_tree
 run together t_together
 run every_command t_every_command
