@@ -337,6 +337,11 @@ t_exit_dash() {
 	grep -qE "^    $inner2 sh: exited with status 44, " info.txt || die "$(procs)"
 	grep -qE "^  $outer sh: exited with status 0, " info.txt || die "$(procs)"
 	grep -q "^processes: 4 (1 recorded)$" info.txt || die "$(procs)"
+	# with no loop shim on, the library is preloaded all the same
+	"$W" record --loops none -o en -- sh -c "sh -c 'exit 7'" 2>rec.txt; [ $? = 7 ] || die "$(cat rec.txt)"
+	grep -q "preloaded: no loop shim (the process tree only)$" rec.txt || die "$(cat rec.txt)"
+	inner=$(pid_of_arg en dash 'exit%207') || exit 1
+	grep -q "^exit pid=$inner status=7 " en/manifest || die "--loops none: $(cat en/manifest)"
 }
 
 # Python's os._exit(6) in a child of sh, after its own child (through
@@ -403,6 +408,33 @@ EOF
 	# (the server names itself "tmux: server" once it runs)
 	grep -qE "^ +$server tmux(: server)?: exited with status 0, " info.txt || die "$(procs)"
 	grep -qE "^ +[0-9]+ \(exec\) cat: killed by signal 1, " info.txt || die "$(procs)"
+}
+
+# A program built with gcc's AddressSanitizer (its runtime a shared
+# library that insists on coming first) runs under weft record, though
+# the preload comes first, and records (docs/libuv.md, "Sanitizers"):
+# ticker, instrumented, built here against this build's libweft, alone and
+# under sh -c.  The script's ASAN_OPTIONS is left out: weft record must
+# set what the runtime needs.
+t_asan_instrumented() {
+	command -v gcc >/dev/null || exit 77
+	gcc -fsanitize=address -g -DWEFT_ENABLE -I"$WEFT_SRC/include" "$WEFT_SRC/examples/ticker.c" \
+		-o ticker-asan -L"$WEFT_BUILD" -lweft -Wl,-rpath,"$WEFT_BUILD" 2>cc.txt || die "gcc: $(cat cc.txt)"
+	local opts=
+	# (this build's preload, built with ASan, loads it into sh: not sh's leaks)
+	readelf -d "$WEFT_BUILD/libweft-preload.so" | grep -q 'NEEDED.*libasan' && opts=detect_leaks=0
+	ASAN_OPTIONS=$opts ./ticker-asan 0.01 >plain.txt 2>plain.err || die "alone: $(cat plain.err)"
+	grep -qE "^ticker: [0-9]+ ticks$" plain.txt || die "alone: $(cat plain.txt)"
+	local n
+	ASAN_OPTIONS=$opts "$W" record -o as -- ./ticker-asan 0.05 >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	n=$(sed -n 's/^ticker: \([0-9]*\) ticks$/\1/p' traced.txt)
+	[ -n "$n" ] && [ "$n" -gt 0 ] || die "traced: $(cat traced.txt) $(cat rec.txt)"
+	! grep -q "Sanitizer" rec.txt || die "$(cat rec.txt)"
+	grep -qE "^weft:   pid [0-9]+ ticker-asan: [0-9]+ events, 1 OS thread, exited with status 0$" rec.txt || die "$(cat rec.txt)"
+	[ "$("$W" dump as | grep -c ' create .*kind="tick"')" = $((n + 1)) ] || die "ticks: $n, events: $("$W" dump as | grep -c 'kind="tick"')"
+	ASAN_OPTIONS=$opts "$W" record -o as2 -- sh -c "./ticker-asan 0.01 >/dev/null; echo \$?" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	[ "$(cat traced.txt)" = 0 ] || die "under sh: $(cat traced.txt) $(cat rec.txt)"
+	grep -qE "^weft:     pid [0-9]+ ticker-asan: [0-9]+ events, 1 OS thread, exited with status 0$" rec.txt || die "$(cat rec.txt)"
 }
 
 # A snapshot of a running tree: one bundle, every ring, cut at one instant.
@@ -814,6 +846,7 @@ run exit_dash t_exit_dash
 run exit_python t_exit_python
 run exit_daemon t_exit_daemon
 run exit_tmux t_exit_tmux
+run asan_instrumented t_asan_instrumented
 run snapshot_tree t_snapshot_tree
 run together t_together
 run every_command t_every_command
