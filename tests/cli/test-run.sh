@@ -437,6 +437,31 @@ t_asan_instrumented() {
 	grep -qE "^weft:     pid [0-9]+ ticker-asan: [0-9]+ events, 1 OS thread, exited with status 0$" rec.txt || die "$(cat rec.txt)"
 }
 
+# Any function found through GModule is the preload's when it exports
+# one of that name: a program that finds _exit with g_module_symbol on
+# libc's own handle calls the preload's, which writes the exit line.
+# (Needs no loop shim: the mutants' build has none.)
+t_gmodule_symbol() {
+	pkg-config --exists gmodule-2.0 || { echo "no gmodule-2.0"; exit 77; }
+	cat >gm.c <<'EOF'
+#include <gmodule.h>
+int main(void)
+{
+	GModule *m = g_module_open("libc.so.6", G_MODULE_BIND_LOCAL);
+	void (*ex)(int);
+	if (!m || !g_module_symbol(m, "_exit", (gpointer *)&ex))
+		return 2;
+	ex(9);
+	return 3;
+}
+EOF
+	cc gm.c -o gm $(pkg-config --cflags --libs gmodule-2.0) 2>cc.txt || die "cc: $(cat cc.txt)"
+	"$W" record -o gmr -- ./gm 2>rec.txt; [ $? = 9 ] || die "$(cat rec.txt)"
+	local p
+	p=$(pid_of_arg gmr gm ./gm) || exit 1
+	grep -q "^exit pid=$p status=9 " gmr/manifest || die "libc's _exit, not the preload's: $(cat gmr/manifest)"
+}
+
 # A snapshot of a running tree: one bundle, every ring, cut at one instant.
 t_snapshot_tree() {
 	# tickers that outlive the wait below on a loaded machine (4 s did not)
@@ -847,6 +872,7 @@ run exit_python t_exit_python
 run exit_daemon t_exit_daemon
 run exit_tmux t_exit_tmux
 run asan_instrumented t_asan_instrumented
+run gmodule_symbol t_gmodule_symbol
 run snapshot_tree t_snapshot_tree
 run together t_together
 run every_command t_every_command
