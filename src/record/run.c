@@ -232,6 +232,8 @@ void weft__run_exit(int status)
 	struct line l;
 	start(&l, b, sizeof b, "exit", (int)syscall(SYS_getpid));
 	putkv(&l, "status", status & 0xff);
+	/* (a vfork child has no other line: its parent) */
+	putkv(&l, "ppid", syscall(SYS_getppid));
 	put_times(&l);
 	emit(&l);
 }

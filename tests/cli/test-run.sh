@@ -320,46 +320,98 @@ pid_of_arg() {
 # dash ends with _exit (every sh -c): the inner sh's status 7, said by
 # itself and by the outer sh that reaped it.
 t_exit_dash() {
-	"$W" record -o ed -- sh -c "'$EX/ticker' 0.01 >/dev/null; sh -c 'exit 7'; echo \$?; sh -c 'exit 300'; echo \$?" >out.txt 2>rec.txt ||
+	"$W" record -o xdash -- sh -c "'$EX/ticker' 0.01 >/dev/null; sh -c 'exit 7'; echo \$?; sh -c 'exit 300'; echo \$?" >out.txt 2>rec.txt ||
 		die "record: $(cat rec.txt)"
 	[ "$(cat out.txt)" = "7
 44" ] || die "the statuses sh saw: $(cat out.txt)"
 	local outer inner inner2
-	outer=$(sed -n 's/^fork pid=\([0-9]*\) ppid=[0-9]* tid=0 by=0 .*/\1/p' ed/manifest)
-	inner=$(pid_of_arg ed dash 'exit%207') || exit 1
-	inner2=$(pid_of_arg ed dash 'exit%20300') || exit 1
-	grep -q "^exit pid=$inner status=7 " ed/manifest || die "no exit line: $(cat ed/manifest)"
-	grep -q "^reaped pid=$inner status=7 by=$outer " ed/manifest || die "no reaped line: $(cat ed/manifest)"
+	outer=$(sed -n 's/^fork pid=\([0-9]*\) ppid=[0-9]* tid=0 by=0 .*/\1/p' xdash/manifest)
+	inner=$(pid_of_arg xdash dash 'exit%207') || exit 1
+	inner2=$(pid_of_arg xdash dash 'exit%20300') || exit 1
+	grep -q "^exit pid=$inner status=7 " xdash/manifest || die "no exit line: $(cat xdash/manifest)"
+	grep -q "^reaped pid=$inner status=7 by=$outer " xdash/manifest || die "no reaped line: $(cat xdash/manifest)"
 	# the status the parent sees: the low 8 bits
-	grep -q "^exit pid=$inner2 status=44 " ed/manifest || die "status 300: $(cat ed/manifest)"
-	ended_all ed
+	grep -q "^exit pid=$inner2 status=44 " xdash/manifest || die "status 300: $(cat xdash/manifest)"
+	ended_all xdash
 	grep -qE "^    $inner sh: exited with status 7, " info.txt || die "$(procs)"
 	grep -qE "^    $inner2 sh: exited with status 44, " info.txt || die "$(procs)"
 	grep -qE "^  $outer sh: exited with status 0, " info.txt || die "$(procs)"
 	grep -q "^processes: 4 (1 recorded)$" info.txt || die "$(procs)"
 	# with no loop shim on, the library is preloaded all the same
-	"$W" record --loops none -o en -- sh -c "sh -c 'exit 7'" 2>rec.txt; [ $? = 7 ] || die "$(cat rec.txt)"
+	"$W" record --loops none -o xnone -- sh -c "sh -c 'exit 7'" 2>rec.txt; [ $? = 7 ] || die "$(cat rec.txt)"
 	grep -q "preloaded: no loop shim (the process tree only)$" rec.txt || die "$(cat rec.txt)"
-	inner=$(pid_of_arg en dash 'exit%207') || exit 1
-	grep -q "^exit pid=$inner status=7 " en/manifest || die "--loops none: $(cat en/manifest)"
+	inner=$(pid_of_arg xnone dash 'exit%207') || exit 1
+	grep -q "^exit pid=$inner status=7 " xnone/manifest || die "--loops none: $(cat xnone/manifest)"
 }
 
-# Python's os._exit(6) in a child of sh, after its own child (through
-# subprocess) ended.
+# Processes the manifest knows only by their end: dash's vfork child
+# whose exec failed (no fork handler runs in a vfork child; it leaves
+# through the preloaded _exit, running its parent's program) and a
+# statically linked program (no preload: the parent's wait says it).
+# Each sits under the sh that started it, from its end on.
+t_exit_unloaded() {
+	printf 'int main(void) { return 5; }\n' >st.c
+	cc -static st.c -o static5 2>cc.txt || { echo "no static libc: $(cat cc.txt)"; exit 77; }
+	"$W" record -o xunl -- sh -c "'$EX/ticker' 0.01 >/dev/null; ./none-such 2>/dev/null; echo \$?; ./static5; echo \$?" >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "127
+5" ] || die "the statuses sh saw: $(cat out.txt)"
+	local outer vf st
+	outer=$(sed -n 's/^fork pid=\([0-9]*\) ppid=[0-9]* tid=0 by=0 .*/\1/p' xunl/manifest)
+	vf=$(sed -n "s/^exit pid=\([0-9]*\) status=127 ppid=$outer .*/\1/p" xunl/manifest)
+	[ -n "$vf" ] || die "the vfork child's exit line: $(cat xunl/manifest)"
+	grep -q "^reaped pid=$vf status=127 by=$outer " xunl/manifest || die "$(cat xunl/manifest)"
+	st=$(sed -n "s/^reaped pid=\([0-9]*\) status=5 by=$outer .*/\1/p" xunl/manifest)
+	[ -n "$st" ] || die "the static program's end: $(cat xunl/manifest)"
+	! grep -q "^[a-z]* pid=$st " <(grep -v '^reaped' xunl/manifest) || die "a line from the static program? $(cat xunl/manifest)"
+	ended_all xunl
+	grep -qE "^    $vf sh: exited with status 127, " info.txt || die "$(procs)"
+	grep -qE "^    $st : exited with status 5, " info.txt || die "$(procs)"
+	grep -q "^processes: 4 (1 recorded)$" info.txt || die "$(procs)"
+}
+
+# Python's os._exit(6) in a child of sh, after its children ended: one
+# through subprocess (waitpid), one forked that leaves with os._exit(5)
+# (reaped with waitid), one that kills itself (reaped with wait4).
 t_exit_python() {
 	command -v python3 >/dev/null || exit 77
-	"$W" record -o ep -- sh -c "python3 -c 'import os, subprocess, sys; subprocess.run([sys.argv[1], \"0.01\"], stdout=subprocess.DEVNULL); os._exit(6)' '$EX/ticker'; echo \$?" >out.txt 2>rec.txt ||
+	cat >ex.py <<'EOF'
+import os, signal, subprocess, sys
+subprocess.run([sys.argv[1], "0.01"], stdout=subprocess.DEVNULL)
+pid = os.fork()
+if pid == 0:
+    os._exit(5)
+r = os.waitid(os.P_PID, pid, os.WEXITED)
+print("waitid", r.si_pid == pid, r.si_status)
+pid = os.fork()
+if pid == 0:
+    os.kill(os.getpid(), signal.SIGKILL)
+p, st, ru = os.wait4(pid, 0)
+print("wait4", p == pid, os.WTERMSIG(st))
+sys.stdout.flush()
+os._exit(6)
+EOF
+	"$W" record -o xpy -- sh -c "python3 ex.py '$EX/ticker'; echo \$?" >out.txt 2>rec.txt ||
 		die "record: $(cat rec.txt)"
-	[ "$(cat out.txt)" = 6 ] || die "status: $(cat out.txt)"
-	local py tk
-	py=$(pid_of_arg ep 'python3[.0-9]*' 'import%20os,%20subprocess,%20sys;%20subprocess.run([sys.argv[1],%20"0.01"],%20stdout=subprocess.DEVNULL);%20os._exit(6)') || exit 1
-	tk=$(pid_of_arg ep ticker 0.01) || exit 1
-	grep -q "^exit pid=$py status=6 " ep/manifest || die "no exit line: $(cat ep/manifest)"
-	grep -q "^reaped pid=$tk status=0 by=$py " ep/manifest || die "python's wait: $(cat ep/manifest)"
-	ended_all ep
+	[ "$(cat out.txt)" = "waitid True 5
+wait4 True 9
+6" ] || die "status: $(cat out.txt)"
+	local py tk c1 c2
+	py=$(pid_of_arg xpy 'python3[.0-9]*' ex.py) || exit 1
+	tk=$(pid_of_arg xpy ticker 0.01) || exit 1
+	grep -q "^exit pid=$py status=6 " xpy/manifest || die "no exit line: $(cat xpy/manifest)"
+	grep -q "^reaped pid=$tk status=0 by=$py " xpy/manifest || die "python's waitpid: $(cat xpy/manifest)"
+	c1=$(sed -n "s/^reaped pid=\([0-9]*\) status=5 by=$py .*/\1/p" xpy/manifest)
+	[ -n "$c1" ] || die "python's waitid: $(cat xpy/manifest)"
+	grep -q "^exit pid=$c1 status=5 " xpy/manifest || die "the child's os._exit: $(cat xpy/manifest)"
+	c2=$(sed -n "s/^reaped pid=\([0-9]*\) signal=9 by=$py .*/\1/p" xpy/manifest)
+	[ -n "$c2" ] || die "python's wait4: $(cat xpy/manifest)"
+	ended_all xpy
 	# (python3 may be a wrapper that execs the interpreter: pyenv's)
 	grep -qE "^ +$py (\(exec\) )?python3[.0-9]*: exited with status 6, " info.txt || die "$(procs)"
 	grep -qE "^ +$tk ticker: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^ +$c1 python3[.0-9]*: exited with status 5, " info.txt || die "$(procs)"
+	grep -qE "^ +$c2 python3[.0-9]*: killed by signal 9, " info.txt || die "$(procs)"
 }
 
 # glibc's daemon() forks and its first process leaves through an
@@ -367,20 +419,32 @@ t_exit_python() {
 # The daemon, reparented at once, is still its child in the tree (its
 # fork line names the parent that forked it) and ends with _exit(5).
 t_exit_daemon() {
-	"$W" record -o dm -- "$EX/forker" daemon >pids.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	"$W" record -o xdmn -- "$EX/forker" daemon >pids.txt 2>rec.txt || die "record: $(cat rec.txt)"
 	local first dmn top
 	first=$(sed -n 1p pids.txt) dmn=$(sed -n 2p pids.txt)
 	[ -n "$first" ] && [ -n "$dmn" ] || die "pids: $(cat pids.txt)"
-	top=$(sed -n 's/^proc pid=\([0-9]*\) .*/\1/p' dm/manifest)
-	grep -q "^reaped pid=$first status=0 by=$top " dm/manifest || die "$(cat dm/manifest)"
-	! grep -q "^exit pid=$first " dm/manifest || die "an exit line from glibc's own _exit? $(cat dm/manifest)"
-	grep -q "^fork pid=$dmn ppid=$first " dm/manifest || die "the daemon's parent: $(cat dm/manifest)"
-	grep -q "^exit pid=$dmn status=5 " dm/manifest || die "$(cat dm/manifest)"
-	ended_all dm
+	top=$(sed -n 's/^proc pid=\([0-9]*\) .*/\1/p' xdmn/manifest)
+	grep -q "^reaped pid=$first status=0 by=$top " xdmn/manifest || die "$(cat xdmn/manifest)"
+	! grep -q "^exit pid=$first " xdmn/manifest || die "an exit line from glibc's own _exit? $(cat xdmn/manifest)"
+	grep -q "^fork pid=$dmn ppid=$first " xdmn/manifest || die "the daemon's parent: $(cat xdmn/manifest)"
+	grep -q "^exit pid=$dmn status=5 " xdmn/manifest || die "$(cat xdmn/manifest)"
+	ended_all xdmn
 	grep -qE "^  $top forker: exited with status 0, " info.txt || die "$(procs)"
 	grep -qE "^    $first forker: exited with status 0, " info.txt || die "$(procs)"
 	grep -qE "^      $dmn forker: exited with status 5, " info.txt || die "$(procs)"
 	grep -q "^processes: 3 (1 recorded)$" info.txt || die "$(procs)"
+	# the daemon's fork line may come before its parent's spawn line
+	# (written by forker once fork() returned there): the same tree,
+	# the daemon running forker's program, read in that order too
+	cp -r xdmn xdmn2
+	{
+		grep "^fork pid=$dmn " xdmn/manifest
+		grep -v "^fork pid=$dmn " xdmn/manifest
+	} >xdmn2/manifest
+	[ "$(sed -n 1p xdmn2/manifest | cut -d' ' -f1-2)" = "fork pid=$dmn" ] || die "$(cat xdmn2/manifest)"
+	ended_all xdmn2
+	grep -qE "^    $first forker: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^      $dmn forker: exited with status 5, " info.txt || die "$(procs)"
 }
 
 # tmux: its server (started through fork and daemon()) runs a job with
@@ -396,14 +460,14 @@ tmux -L weft run-shell "'$EX/ticker' 0.01 >/dev/null; exit 3"; echo run-shell \$
 tmux -L weft kill-server
 for i in \$(seq 200); do pgrep -f "tmux -L weft" >/dev/null || break; sleep 0.05; done
 EOF
-	"$W" record -o et -- sh tm.sh >out.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	"$W" record -o xtmux -- sh tm.sh >out.txt 2>rec.txt || die "record: $(cat rec.txt)"
 	[ "$(cat out.txt)" = "run-shell 3" ] || die "run-shell: $(cat out.txt)"
 	local job server
-	job=$(pid_of_arg et dash "'$EX/ticker'%200.01%20>/dev/null;%20exit%203") || exit 1
-	server=$(sed -n "s/^reaped pid=$job status=3 by=\([0-9]*\) .*/\1/p" et/manifest)
-	[ -n "$server" ] || die "the job's end, from the server: $(cat et/manifest)"
-	grep -q "^exit pid=$job status=3 " et/manifest || die "the job's exit line: $(cat et/manifest)"
-	ended_all et
+	job=$(pid_of_arg xtmux dash "'$EX/ticker'%200.01%20>/dev/null;%20exit%203") || exit 1
+	server=$(sed -n "s/^reaped pid=$job status=3 by=\([0-9]*\) .*/\1/p" xtmux/manifest)
+	[ -n "$server" ] || die "the job's end, from the server: $(cat xtmux/manifest)"
+	grep -q "^exit pid=$job status=3 " xtmux/manifest || die "the job's exit line: $(cat xtmux/manifest)"
+	ended_all xtmux
 	grep -qE "^ +$job sh: exited with status 3, " info.txt || die "$(procs)"
 	# (the server names itself "tmux: server" once it runs)
 	grep -qE "^ +$server tmux(: server)?: exited with status 0, " info.txt || die "$(procs)"
@@ -426,13 +490,13 @@ t_asan_instrumented() {
 	ASAN_OPTIONS=$opts ./ticker-asan 0.01 >plain.txt 2>plain.err || die "alone: $(cat plain.err)"
 	grep -qE "^ticker: [0-9]+ ticks$" plain.txt || die "alone: $(cat plain.txt)"
 	local n
-	ASAN_OPTIONS=$opts "$W" record -o as -- ./ticker-asan 0.05 >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	ASAN_OPTIONS=$opts "$W" record -o xasan -- ./ticker-asan 0.05 >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
 	n=$(sed -n 's/^ticker: \([0-9]*\) ticks$/\1/p' traced.txt)
 	[ -n "$n" ] && [ "$n" -gt 0 ] || die "traced: $(cat traced.txt) $(cat rec.txt)"
 	! grep -q "Sanitizer" rec.txt || die "$(cat rec.txt)"
 	grep -qE "^weft:   pid [0-9]+ ticker-asan: [0-9]+ events, 1 OS thread, exited with status 0$" rec.txt || die "$(cat rec.txt)"
-	[ "$("$W" dump as | grep -c ' create .*kind="tick"')" = $((n + 1)) ] || die "ticks: $n, events: $("$W" dump as | grep -c 'kind="tick"')"
-	ASAN_OPTIONS=$opts "$W" record -o as2 -- sh -c "./ticker-asan 0.01 >/dev/null; echo \$?" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	[ "$("$W" dump xasan | grep -c ' create .*kind="tick"')" = $((n + 1)) ] || die "ticks: $n, events: $("$W" dump xasan | grep -c 'kind="tick"')"
+	ASAN_OPTIONS=$opts "$W" record -o xasan2 -- sh -c "./ticker-asan 0.01 >/dev/null; echo \$?" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
 	[ "$(cat traced.txt)" = 0 ] || die "under sh: $(cat traced.txt) $(cat rec.txt)"
 	grep -qE "^weft:     pid [0-9]+ ticker-asan: [0-9]+ events, 1 OS thread, exited with status 0$" rec.txt || die "$(cat rec.txt)"
 }
@@ -868,6 +932,7 @@ run exec_env t_exec_env
 run timens_env t_timens_env
 run killed t_killed
 run exit_dash t_exit_dash
+run exit_unloaded t_exit_unloaded
 run exit_python t_exit_python
 run exit_daemon t_exit_daemon
 run exit_tmux t_exit_tmux
