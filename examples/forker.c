@@ -9,11 +9,10 @@
  * another of the exec functions, with a copy of the environment made
  * before the fork (as libuv's uv_spawn does, and a shell's exported
  * variables are); they print their pids, one a line.  `forker daemon`:
- * a forked child calls daemon(), whose first process leaves through
- * glibc's internal _exit(0) (reaped here); the daemon prints both pids
- * (the child's, then its own), and ends with _exit(5) once this process
- * read them; this one waits for the end of its output (the pipe closes
- * as it exits).
+ * a forked child calls daemon(), whose first process (the child) leaves
+ * through glibc's internal _exit(0), reaped here; the daemon writes both
+ * pids (the child's, then its own) into a pipe and ends with _exit(5);
+ * this process prints them once the pipe is closed (the daemon exited).
  */
 #define _GNU_SOURCE
 #include <spawn.h>
