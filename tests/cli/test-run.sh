@@ -454,11 +454,14 @@ t_exit_daemon() {
 t_exit_tmux() {
 	command -v tmux >/dev/null || exit 77
 	export TMUX_TMPDIR=$T
+	# (a socket name of its own: the wait below looks for its processes)
+	local s=weft-run-$$
+	trap 'tmux -L '$s' kill-server 2>/dev/null' EXIT
 	cat >tm.sh <<EOF
-tmux -L weft -f /dev/null new-session -d -s s cat
-tmux -L weft run-shell "'$EX/ticker' 0.01 >/dev/null; exit 3"; echo run-shell \$?
-tmux -L weft kill-server
-for i in \$(seq 200); do pgrep -f "tmux -L weft" >/dev/null || break; sleep 0.05; done
+tmux -L $s -f /dev/null new-session -d -s s cat
+tmux -L $s run-shell "'$EX/ticker' 0.01 >/dev/null; exit 3"; echo run-shell \$?
+tmux -L $s kill-server
+for i in \$(seq 200); do pgrep -f "tmux -L $s" >/dev/null || break; sleep 0.05; done
 EOF
 	"$W" record -o xtmux -- sh tm.sh >out.txt 2>rec.txt || die "record: $(cat rec.txt)"
 	[ "$(cat out.txt)" = "run-shell 3" ] || die "run-shell: $(cat out.txt)"
