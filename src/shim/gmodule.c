@@ -62,6 +62,9 @@ static void *own_export(const char *name)
 	if (!self || !name)
 		return NULL;
 	void *f = dlsym(self, name);
+	if (!f) /* (the error it left pending is ours: not the caller's to
+		 * find at its next dlerror()) */
+		(void)dlerror();
 	Dl_info di;
 	if (!f || !dladdr(f, &di) || di.dli_fbase != self_base)
 		return NULL;

@@ -511,9 +511,17 @@ t_asan_instrumented() {
 t_gmodule_symbol() {
 	pkg-config --exists gmodule-2.0 || { echo "no gmodule-2.0"; exit 77; }
 	cat >gm.c <<'EOF'
+#include <dlfcn.h>
 #include <gmodule.h>
 int main(void)
 {
+	/* a name the preload does not export: found as it is, and no
+	 * error left pending for dlerror() */
+	GModule *lm = g_module_open("libm.so.6", G_MODULE_BIND_LOCAL);
+	double (*c)(double);
+	if (!lm || !g_module_symbol(lm, "cos", (gpointer *)&c) || dlerror() ||
+	    c != dlsym(RTLD_DEFAULT, "cos") || c(0) != 1)
+		return 4;
 	GModule *m = g_module_open("libc.so.6", G_MODULE_BIND_LOCAL);
 	void (*ex)(int);
 	if (!m || !g_module_symbol(m, "_exit", (gpointer *)&ex))
@@ -522,7 +530,7 @@ int main(void)
 	return 3;
 }
 EOF
-	cc gm.c -o gm $(pkg-config --cflags --libs gmodule-2.0) 2>cc.txt || die "cc: $(cat cc.txt)"
+	cc gm.c -o gm $(pkg-config --cflags --libs gmodule-2.0) -ldl -lm 2>cc.txt || die "cc: $(cat cc.txt)"
 	"$W" record -o gmr -- ./gm 2>rec.txt; [ $? = 9 ] || die "$(cat rec.txt)"
 	local p
 	p=$(pid_of_arg gmr gm ./gm) || exit 1
