@@ -36,6 +36,10 @@ pkgs=(
 	# the GLib shim's tests: zenity is the real GLib/GTK program they trace
 	# (GLib itself comes with GTK, below)
 	zenity
+	# GLib through GObject introspection: a Python (PyGObject) and a
+	# JavaScript (GJS) script traced by the GLib shim
+	python3-gi
+	gjs
 	# the renderer's cairo back end (weft render), and a font for its text
 	libcairo2-dev
 	fonts-dejavu-core

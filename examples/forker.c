@@ -8,7 +8,11 @@
  * exec`: seven children, forked, each execs `forker child` through
  * another of the exec functions, with a copy of the environment made
  * before the fork (as libuv's uv_spawn does, and a shell's exported
- * variables are); they print their pids, one a line.
+ * variables are); they print their pids, one a line.  `forker daemon`:
+ * a forked child calls daemon(), whose first process (the child) leaves
+ * through glibc's internal _exit(0), reaped here; the daemon writes both
+ * pids (the child's, then its own) into a pipe and ends with _exit(5);
+ * this process prints them once the pipe is closed (the daemon exited).
  */
 #define _GNU_SOURCE
 #include <spawn.h>
@@ -83,12 +87,48 @@ static int exec_children(const char *self)
 	return !env;
 }
 
+static int daemon_child(void)
+{
+	int fds[2];
+	if (pipe(fds) < 0)
+		return 1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		int first = (int)getpid();
+		if (daemon(1, 1) < 0)
+			_exit(127);
+		char b[48];
+		int n = snprintf(b, sizeof b, "%d\n%d\n", first, (int)getpid());
+		if (write(fds[1], b, (size_t)n) != n)
+			_exit(1);
+		_exit(5);
+	}
+	close(fds[1]);
+	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+		return 1;
+	char b[96];
+	size_t n = 0;
+	ssize_t k;
+	while ((k = read(fds[0], b + n, sizeof b - 1 - n)) > 0)
+		n += (size_t)k;
+	fwrite(b, 1, n, stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "child"))
 		return child();
 	if (argc > 1 && !strcmp(argv[1], "exec"))
 		return exec_children(argv[0]);
+	if (argc > 1 && !strcmp(argv[1], "daemon")) {
+		weft_run(1);
+		weft_label(1, "parent of a daemon");
+		int rc = daemon_child();
+		weft_run(0);
+		return rc;
+	}
 	int spawn = argc > 1 && !strcmp(argv[1], "spawn");
 	weft_run(1);
 	weft_label(1, "parent before fork");

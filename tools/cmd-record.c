@@ -428,6 +428,34 @@ static void suggest(const char *out)
 	fprintf(stderr, "weft:   weft dump %s\n", w);
 }
 
+/* A program built with AddressSanitizer (gcc's, whose runtime is a
+ * shared library it needs) refuses to start when a preloaded library
+ * comes before that runtime ("ASan runtime does not come first", exit 1
+ * before main).  Putting the runtime first in LD_PRELOAD would load it
+ * into every process of the tree, with its leak checks, whether built
+ * with ASan or not (sh, a test runner): instead the check is turned off
+ * for the tree (ASAN_OPTIONS, appended to what the caller set, so it
+ * wins).  That is safe with this preload: it defines no allocation
+ * function (ASan's allocator serves every allocation), and what it wraps
+ * that ASan also intercepts (read, write, fork, poll, _exit, waitpid...)
+ * it passes to the next definition, ASan's, which checks and calls libc
+ * (docs/libuv.md, "Sanitizers").  ThreadSanitizer, UBSan and LSan builds,
+ * and clang's (their runtime linked into the program, which comes
+ * first), need nothing. */
+static void asan_late(void)
+{
+	static const char opt[] = "verify_asan_link_order=0";
+	const char *old = getenv("ASAN_OPTIONS");
+	size_t n = old ? strlen(old) : 0;
+	char *v = malloc(n + sizeof opt + 1);
+	if (!v)
+		return;
+	snprintf(v, n + sizeof opt + 1, "%s%s%s", n ? old : "", n ? ":" : "",
+		 opt);
+	setenv("ASAN_OPTIONS", v, 1);
+	free(v);
+}
+
 /* --size, --mode, --clock: what the recorder accepts (settings.h). */
 struct setting_arg {
 	enum weft__setting which;
@@ -596,6 +624,7 @@ int cmd_record(int argc, char **argv)
 				 old && *old ? ":" : "", old ? old : "");
 			setenv("LD_PRELOAD", pre, 1);
 			setenv("WEFT_LOOPS", shims.loops, 1);
+			asan_late();
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);

@@ -9,7 +9,8 @@
  * whose library a process does not load is never called there, and
  * what a process starts may use any loop (a shell, a test runner, a
  * build), so every shim is on unless the user says otherwise; no shim
- * links its loop library.
+ * links its loop library.  With none on (--loops none, a build with no
+ * shim) the library is still preloaded, for the process tree.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -119,11 +120,17 @@ int record_loops_choose(const char *choice, struct record_loops *out)
 		add(out->loops, sizeof out->loops, ",", loops[i].opt);
 		add(out->what, sizeof out->what, ", ", loops[i].name);
 	}
-	if (out->loops[0])
+	/* Preloaded even with no loop shim on (WEFT_LOOPS empty): libweft
+	 * in every process of the tree says how it started and ended
+	 * (exec, fork, _exit, wait: docs/runs.md) */
+	if (lib)
 		snprintf(out->preload, sizeof out->preload, "%s", lib);
 	size_t n = strlen(out->what);
 	if (n)
 		snprintf(out->what + n, sizeof out->what - n, " (%s)", why);
+	else if (lib)
+		snprintf(out->what, sizeof out->what,
+			 "no loop shim (the process tree only)");
 	return 0;
 }
 

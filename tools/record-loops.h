@@ -8,9 +8,11 @@
 
 struct record_loops {
 	char preload[PATH_MAX]; /* libweft-preload.so, "" for none */
-	char loops[64];		/* WEFT_LOOPS: "uv,glib" */
-	char what[256];		/* "libuv, GLib (chosen with --loops)" */
-	char missing[256];	/* chosen but not built or installed */
+	char loops[64];		/* WEFT_LOOPS: "uv,glib", "" for none */
+	/* "libuv, GLib (chosen with --loops)", "no loop shim (...)", or ""
+	 * when there is no library to preload */
+	char what[256];
+	char missing[256]; /* chosen but not built or installed */
 };
 
 /* Chooses the shims that are on: `choice` is --loops' value

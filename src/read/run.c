@@ -14,8 +14,9 @@
  *   proc pid= ppid= start= t= real= boot= host= exe= arg=...
  *                                                each image, at load
  *   ring pid= file= t=                           at its first event
- *   exit pid= status= t=                         at exit()
- *   reaped pid= status=|signal= t=               weft record, at wait
+ *   exit pid= status= ppid= t=                   at exit(), _exit()
+ *   reaped pid= status=|signal= by= t=           a parent at wait (by=
+ *                                                its pid), weft record
  *
  * Values are %XX-escaped (bytes up to space, '%', DEL); unknown line
  * kinds and keys are skipped, so that a later writer may say more.  Every
@@ -259,6 +260,8 @@ static void adopt(struct manifest *m, uint32_t at)
 		m->p[k].waits = 0;
 		if (m->p[k].parent == NONE)
 			m->p[k].parent = at;
+		if (m->p[k].parent == at && m->p[k].want_image)
+			m->p[at].kids_want_image = 1;
 	}
 	o->head = NONE;
 }
@@ -469,9 +472,11 @@ static int line(struct manifest *m, struct fields *fl)
 		p->by = by;
 		p->by_tid = (uint32_t)tid;
 		p->spawn = spawn == 1;
-		/* until it execs, a forked child runs its parent's program */
+		/* until it execs, a forked child runs its parent's program
+		 * (when that is not known yet: once it is) */
 		if (p->parent != NONE && copy_image(p, &m->p[p->parent]))
 			return -ENOMEM;
+		p->want_image = p->parent == NONE;
 		/* weft record names what it runs: exe and arg, as proc */
 		if (set_image(p, fl))
 			return -ENOMEM;
@@ -602,10 +607,20 @@ static int line(struct manifest *m, struct fields *fl)
 	} else if (is(fl->kind, fl->kindn, "exit")) {
 		if (at == NONE) {
 			/* its parent's line for it is still to come (a
-			 * child that never loaded an image of its own) */
-			if (!(p = add(m, (uint32_t)pid, 0)))
+			 * child that never loaded an image of its own), or
+			 * none will: a vfork child (no fork handler runs)
+			 * whose exec failed, running its parent's program;
+			 * known from its end on */
+			if (!(p = add(m, (uint32_t)pid, (uint32_t)ppid)))
 				return -ENOMEM;
 			adopt(m, m->n - 1);
+			if (ppid && link_parent(m, m->n - 1, t))
+				return -ENOMEM;
+			p = &m->p[m->n - 1];
+			if (p->parent != NONE &&
+			    copy_image(p, &m->p[p->parent]))
+				return -ENOMEM;
+			p->t_start = t;
 		} else
 			p = &m->p[at];
 		p->end = WEFT_PROC_EXITED;
@@ -615,9 +630,23 @@ static int line(struct manifest *m, struct fields *fl)
 		/* After the process's own exit line, if it wrote one. */
 		uint32_t i = at != NONE ? at : latest_of(m, (uint32_t)pid);
 		if (i == NONE || m->p[i].end == WEFT_PROC_EXECED) {
-			if (!(p = add(m, (uint32_t)pid, 0)))
+			/* known from its end on: a child that loaded no
+			 * libweft (static, set-uid), its parent the process
+			 * that reaped it (by=, a pid) */
+			uint64_t bp = 0;
+			for (unsigned k = 0; k < fl->n; k++)
+				if (is(fl->f[k].k, fl->f[k].kn, "by") &&
+				    num(fl->f[k].v, fl->f[k].vn, &bp, 10))
+					bp = 0;
+			if (bp > UINT32_MAX)
+				bp = 0;
+			if (!(p = add(m, (uint32_t)pid, (uint32_t)bp)))
 				return -ENOMEM;
 			adopt(m, m->n - 1);
+			if (bp && link_parent(m, m->n - 1, t))
+				return -ENOMEM;
+			p = &m->p[m->n - 1];
+			p->t_start = t;
 		} else
 			p = &m->p[i];
 		if (p->end == WEFT_PROC_RUNNING ||
@@ -637,6 +666,21 @@ static int line(struct manifest *m, struct fields *fl)
 	if (oom)
 		return -ENOMEM;
 	comm_of(p);
+	if (p->kids_want_image && (p->exe || p->argc)) {
+		/* (rare: a child's fork line before its parent's spawn line,
+		 * as daemon()'s child can write it) */
+		uint32_t me = (uint32_t)(p - m->p);
+		p->kids_want_image = 0;
+		for (uint32_t k = 0; k < m->n; k++) {
+			struct mproc *c = &m->p[k];
+			if (c->parent != me || !c->want_image)
+				continue;
+			c->want_image = 0;
+			if (!c->exe && !c->argc && copy_image(c, p))
+				return -ENOMEM;
+			comm_of(c);
+		}
+	}
 	return 0;
 }
 

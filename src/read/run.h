@@ -40,6 +40,9 @@ struct mproc {
 	uint32_t next_orphan; /* (the list of those waiting for a parent) */
 	int waits;	      /* in that list */
 	uint32_t prev_image;  /* index of the image it replaced, or NONE */
+	/* forked before its parent's program was known (its lines came
+	 * first): it runs that program, copied once known */
+	int want_image, kids_want_image;
 	uint32_t image;
 	char *exe, *host, *ring;
 	char boot[37];

@@ -32,6 +32,10 @@ __attribute__((visibility("hidden"), weak)) void weft__exec_prepare(void);
  * or this is the child). */
 __attribute__((visibility("hidden"))) void weft__fork_begin(void);
 __attribute__((visibility("hidden"))) void weft__fork_end(int pid);
+/* The process ends with exit status `status` (the exit line, in a run;
+ * async-signal-safe: called by the preloaded shim's _exit(), maybe in a
+ * vfork child). */
+__attribute__((visibility("hidden"))) void weft__run_exit(int status);
 /* envp into env (its length and a NULL), with WEFT_FORKED's entries
  * pointing at val, which names this process. */
 __attribute__((visibility("hidden"))) void

@@ -16,7 +16,8 @@
  *           exec, rather than the child before it): the same, for that
  *           child
  *   ring    when its ring is made
- *   exit    at exit(): its status
+ *   exit    at exit(), or _exit() in the preloaded shim: its status
+ *   reaped  in a parent, when its wait returned a child's end
  * Times are CLOCK_MONOTONIC of the machine (out of the writer's time
  * namespace) and CLOCK_REALTIME, in ns.
  *
@@ -64,12 +65,17 @@ static pid_t fork_line;
 /* The thread that forks, as its prepare handler saw it (the child is a
  * copy of that thread). */
 static __thread uint32_t fork_tid;
+/* ... and its process: the child's parent, which getppid() no longer
+ * names once the parent has gone (glibc's daemon(): the parent leaves at
+ * once, and the child is some subreaper's before it says its line). */
+static __thread int fork_ppid;
 static __thread uint64_t fork_by;
 static __thread int fork_spawn;
 /* Set around a fork of the preloaded shim's fork(), whose parent writes
  * the child's line (weft__fork_end): the child inherits it and writes
- * none.  The time is taken before the fork, so that it comes before
- * anything the child says. */
+ * none.  The fork's time is taken before the fork (every fork: the
+ * prepare handler), so that it comes before anything the child says,
+ * and before its parent's end. */
 static __thread int parent_writes;
 static __thread int64_t fork_t, fork_real;
 /* weft_spawning(): the spawn request this OS thread is carrying out. */
@@ -214,17 +220,28 @@ static uint64_t start_token(void)
 	return v;
 }
 
-static void on_exit_(int status, void *arg)
+/* The exit line: at exit() (an on_exit handler), or at _exit() (the
+ * preloaded shim's wrapper, src/shim/exit.c, maybe in a vfork child or
+ * in a child forked by a multithreaded parent: system calls and the
+ * stack only).  The status its parent will see: the low 8 bits. */
+void weft__run_exit(int status)
 {
-	(void)arg;
 	if (!manifest[0])
 		return;
 	char b[SHORT_LINE];
 	struct line l;
-	start(&l, b, sizeof b, "exit", getpid());
-	putkv(&l, "status", status);
+	start(&l, b, sizeof b, "exit", (int)syscall(SYS_getpid));
+	putkv(&l, "status", status & 0xff);
+	/* (a vfork child has no other line: its parent) */
+	putkv(&l, "ppid", syscall(SYS_getppid));
 	put_times(&l);
 	emit(&l);
+}
+
+static void on_exit_(int status, void *arg)
+{
+	(void)arg;
+	weft__run_exit(status);
 }
 
 void weft__run_prepare(void)
@@ -232,6 +249,11 @@ void weft__run_prepare(void)
 	if (!manifest[0])
 		return;
 	fork_tid = (uint32_t)syscall(SYS_gettid);
+	fork_ppid = (int)syscall(SYS_getpid);
+	/* the fork's time, for the child's line: before the parent can end
+	 * (the reader finds the parent that was alive then) */
+	fork_t = now(CLOCK_MONOTONIC) + timens;
+	fork_real = now(CLOCK_REALTIME);
 	fork_spawn = spawner != 0;
 	fork_by = spawner ? spawner : weft__current();
 }
@@ -295,12 +317,13 @@ void weft__run_child(void)
 	char b[SHORT_LINE];
 	struct line l;
 	start(&l, b, sizeof b, "fork", fork_line);
-	putkv(&l, "ppid", syscall(SYS_getppid));
+	putkv(&l, "ppid", fork_ppid ? fork_ppid : syscall(SYS_getppid));
 	putkv(&l, "tid", fork_tid);
 	put(&l, " by=", 4);
 	putu(&l, fork_by, 16);
 	putkv(&l, "spawn", fork_spawn);
-	put_times(&l);
+	putkv(&l, "t", fork_t);
+	putkv(&l, "real", fork_real);
 	emit(&l);
 	if (forked)
 		put_pid(forked, (uint64_t)fork_line);

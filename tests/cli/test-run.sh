@@ -287,6 +287,255 @@ t_killed() {
 	grep -q "^writer:    gone without stopping" info.txt || die "$(cat info.txt)"
 }
 
+# Ends that exit() does not see (docs/runs.md, "How each process ended"):
+# the preloaded _exit() writes the exit line, a traced parent's wait the
+# reaped line.  After each run no process is left running or vanished.
+procs() { sed -n '/^processes/,/^events/p' info.txt; }
+ended_all() {
+	"$W" info "$1" >info.txt 2>&1 || die "info: $(cat info.txt)"
+	grep -q "^processes: " info.txt || die "no processes: $(cat info.txt)"
+	! grep -qE "^ +[0-9]+ .*: (running|vanished|stopped recording)" info.txt ||
+		die "a process without its end: $(procs)"
+}
+# The pid of the process of run $1 with an image whose executable's name
+# matches $2 (a regular expression) and which has the argument $3 (as the
+# manifest escapes it, whole); one only (else its message on stderr: it
+# runs in $(...)).
+pid_of_arg() {
+	local p
+	p=$(awk -v re="$2" -v a="arg=$3" '$1 == "proc" {
+		ok = ex = 0
+		for (i = 2; i <= NF; i++) {
+			ok = ok || $i == a
+			ex = ex || $i ~ ("^exe=.*/" re "$")
+		}
+		if (ok && ex) { sub("pid=", "", $2); print $2 }
+	}' "$1/manifest" | sort -u)
+	[ -n "$p" ] && [ "$(echo "$p" | wc -l)" = 1 ] ||
+		die "pid of $2 '$3': '$p' in $(cat "$1/manifest")" >&2
+	echo "$p"
+}
+
+# dash ends with _exit (every sh -c): the inner sh's status 7, said by
+# itself and by the outer sh that reaped it.
+t_exit_dash() {
+	"$W" record -o xdash -- sh -c "'$EX/ticker' 0.01 >/dev/null; sh -c 'exit 7'; echo \$?; sh -c 'exit 300'; echo \$?" >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "7
+44" ] || die "the statuses sh saw: $(cat out.txt)"
+	local outer inner inner2
+	outer=$(sed -n 's/^fork pid=\([0-9]*\) ppid=[0-9]* tid=0 by=0 .*/\1/p' xdash/manifest)
+	inner=$(pid_of_arg xdash dash 'exit%207') || exit 1
+	inner2=$(pid_of_arg xdash dash 'exit%20300') || exit 1
+	grep -q "^exit pid=$inner status=7 " xdash/manifest || die "no exit line: $(cat xdash/manifest)"
+	grep -q "^reaped pid=$inner status=7 by=$outer " xdash/manifest || die "no reaped line: $(cat xdash/manifest)"
+	# the status the parent sees: the low 8 bits
+	grep -q "^exit pid=$inner2 status=44 " xdash/manifest || die "status 300: $(cat xdash/manifest)"
+	ended_all xdash
+	grep -qE "^    $inner sh: exited with status 7, " info.txt || die "$(procs)"
+	grep -qE "^    $inner2 sh: exited with status 44, " info.txt || die "$(procs)"
+	grep -qE "^  $outer sh: exited with status 0, " info.txt || die "$(procs)"
+	grep -q "^processes: 4 (1 recorded)$" info.txt || die "$(procs)"
+	# with no loop shim on, the library is preloaded all the same
+	"$W" record --loops none -o xnone -- sh -c "sh -c 'exit 7'" 2>rec.txt; [ $? = 7 ] || die "$(cat rec.txt)"
+	grep -q "preloaded: no loop shim (the process tree only)$" rec.txt || die "$(cat rec.txt)"
+	inner=$(pid_of_arg xnone dash 'exit%207') || exit 1
+	grep -q "^exit pid=$inner status=7 " xnone/manifest || die "--loops none: $(cat xnone/manifest)"
+}
+
+# Processes the manifest knows only by their end: dash's vfork child
+# whose exec failed (no fork handler runs in a vfork child; it leaves
+# through the preloaded _exit, running its parent's program) and a
+# statically linked program (no preload: the parent's wait says it).
+# Each sits under the sh that started it, from its end on.
+t_exit_unloaded() {
+	printf 'int main(void) { return 5; }\n' >st.c
+	cc -static st.c -o static5 2>cc.txt || { echo "no static libc: $(cat cc.txt)"; exit 77; }
+	"$W" record -o xunl -- sh -c "'$EX/ticker' 0.01 >/dev/null; ./none-such 2>/dev/null; echo \$?; ./static5; echo \$?" >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "127
+5" ] || die "the statuses sh saw: $(cat out.txt)"
+	local outer vf st
+	outer=$(sed -n 's/^fork pid=\([0-9]*\) ppid=[0-9]* tid=0 by=0 .*/\1/p' xunl/manifest)
+	vf=$(sed -n "s/^exit pid=\([0-9]*\) status=127 ppid=$outer .*/\1/p" xunl/manifest)
+	[ -n "$vf" ] || die "the vfork child's exit line: $(cat xunl/manifest)"
+	grep -q "^reaped pid=$vf status=127 by=$outer " xunl/manifest || die "$(cat xunl/manifest)"
+	st=$(sed -n "s/^reaped pid=\([0-9]*\) status=5 by=$outer .*/\1/p" xunl/manifest)
+	[ -n "$st" ] || die "the static program's end: $(cat xunl/manifest)"
+	! grep -q "^[a-z]* pid=$st " <(grep -v '^reaped' xunl/manifest) || die "a line from the static program? $(cat xunl/manifest)"
+	ended_all xunl
+	grep -qE "^    $vf sh: exited with status 127, " info.txt || die "$(procs)"
+	grep -qE "^    $st : exited with status 5, " info.txt || die "$(procs)"
+	grep -q "^processes: 4 (1 recorded)$" info.txt || die "$(procs)"
+}
+
+# Python's os._exit(6) in a child of sh, after its children ended: one
+# through subprocess (waitpid), one forked that leaves with os._exit(5)
+# (reaped with waitid), one that kills itself (reaped with wait4).
+t_exit_python() {
+	command -v python3 >/dev/null || exit 77
+	cat >ex.py <<'EOF'
+import os, signal, subprocess, sys
+subprocess.run([sys.argv[1], "0.01"], stdout=subprocess.DEVNULL)
+pid = os.fork()
+if pid == 0:
+    os._exit(5)
+r = os.waitid(os.P_PID, pid, os.WEXITED)
+print("waitid", r.si_pid == pid, r.si_status)
+pid = os.fork()
+if pid == 0:
+    os.kill(os.getpid(), signal.SIGKILL)
+p, st, ru = os.wait4(pid, 0)
+print("wait4", p == pid, os.WTERMSIG(st))
+sys.stdout.flush()
+os._exit(6)
+EOF
+	"$W" record -o xpy -- sh -c "python3 ex.py '$EX/ticker'; echo \$?" >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "waitid True 5
+wait4 True 9
+6" ] || die "status: $(cat out.txt)"
+	local py tk c1 c2
+	py=$(pid_of_arg xpy 'python3[.0-9]*' ex.py) || exit 1
+	tk=$(pid_of_arg xpy ticker 0.01) || exit 1
+	grep -q "^exit pid=$py status=6 " xpy/manifest || die "no exit line: $(cat xpy/manifest)"
+	grep -q "^reaped pid=$tk status=0 by=$py " xpy/manifest || die "python's waitpid: $(cat xpy/manifest)"
+	c1=$(sed -n "s/^reaped pid=\([0-9]*\) status=5 by=$py .*/\1/p" xpy/manifest)
+	[ -n "$c1" ] || die "python's waitid: $(cat xpy/manifest)"
+	grep -q "^exit pid=$c1 status=5 " xpy/manifest || die "the child's os._exit: $(cat xpy/manifest)"
+	c2=$(sed -n "s/^reaped pid=\([0-9]*\) signal=9 by=$py .*/\1/p" xpy/manifest)
+	[ -n "$c2" ] || die "python's wait4: $(cat xpy/manifest)"
+	ended_all xpy
+	# (python3 may be a wrapper that execs the interpreter: pyenv's)
+	grep -qE "^ +$py (\(exec\) )?python3[.0-9]*: exited with status 6, " info.txt || die "$(procs)"
+	grep -qE "^ +$tk ticker: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^ +$c1 python3[.0-9]*: exited with status 5, " info.txt || die "$(procs)"
+	grep -qE "^ +$c2 python3[.0-9]*: killed by signal 9, " info.txt || die "$(procs)"
+}
+
+# glibc's daemon() forks and its first process leaves through an
+# internal _exit(0), which no wrapper sees: its parent's wait says it.
+# The daemon, reparented at once, is still its child in the tree (its
+# fork line names the parent that forked it) and ends with _exit(5).
+t_exit_daemon() {
+	"$W" record -o xdmn -- "$EX/forker" daemon >pids.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	local first dmn top
+	first=$(sed -n 1p pids.txt) dmn=$(sed -n 2p pids.txt)
+	[ -n "$first" ] && [ -n "$dmn" ] || die "pids: $(cat pids.txt)"
+	top=$(sed -n 's/^proc pid=\([0-9]*\) .*/\1/p' xdmn/manifest)
+	grep -q "^reaped pid=$first status=0 by=$top " xdmn/manifest || die "$(cat xdmn/manifest)"
+	! grep -q "^exit pid=$first " xdmn/manifest || die "an exit line from glibc's own _exit? $(cat xdmn/manifest)"
+	grep -q "^fork pid=$dmn ppid=$first " xdmn/manifest || die "the daemon's parent: $(cat xdmn/manifest)"
+	grep -q "^exit pid=$dmn status=5 " xdmn/manifest || die "$(cat xdmn/manifest)"
+	ended_all xdmn
+	grep -qE "^  $top forker: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^    $first forker: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^      $dmn forker: exited with status 5, " info.txt || die "$(procs)"
+	grep -q "^processes: 3 (1 recorded)$" info.txt || die "$(procs)"
+	# the daemon's fork line may come before its parent's spawn line
+	# (written by forker once fork() returned there): the same tree,
+	# the daemon running forker's program, read in that order too
+	cp -r xdmn xdmn2
+	{
+		grep "^fork pid=$dmn " xdmn/manifest
+		grep -v "^fork pid=$dmn " xdmn/manifest
+	} >xdmn2/manifest
+	[ "$(sed -n 1p xdmn2/manifest | cut -d' ' -f1-2)" = "fork pid=$dmn" ] || die "$(cat xdmn2/manifest)"
+	ended_all xdmn2
+	grep -qE "^    $first forker: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^      $dmn forker: exited with status 5, " info.txt || die "$(procs)"
+}
+
+# tmux: its server (started through fork and daemon()) runs a job with
+# run-shell (sh -c, ending with _exit(3)) and reaps it; the pane's cat is
+# killed by the server's SIGHUP.  The script waits until every tmux
+# process has gone.
+t_exit_tmux() {
+	command -v tmux >/dev/null || exit 77
+	export TMUX_TMPDIR=$T
+	# (a socket name of its own: the wait below looks for its processes)
+	local s=weft-run-$$
+	trap 'tmux -L '$s' kill-server 2>/dev/null' EXIT
+	cat >tm.sh <<EOF
+tmux -L $s -f /dev/null new-session -d -s s cat
+tmux -L $s run-shell "'$EX/ticker' 0.01 >/dev/null; exit 3"; echo run-shell \$?
+tmux -L $s kill-server
+for i in \$(seq 200); do pgrep -f "tmux -L $s" >/dev/null || break; sleep 0.05; done
+EOF
+	"$W" record -o xtmux -- sh tm.sh >out.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = "run-shell 3" ] || die "run-shell: $(cat out.txt)"
+	local job server
+	job=$(pid_of_arg xtmux dash "'$EX/ticker'%200.01%20>/dev/null;%20exit%203") || exit 1
+	server=$(sed -n "s/^reaped pid=$job status=3 by=\([0-9]*\) .*/\1/p" xtmux/manifest)
+	[ -n "$server" ] || die "the job's end, from the server: $(cat xtmux/manifest)"
+	grep -q "^exit pid=$job status=3 " xtmux/manifest || die "the job's exit line: $(cat xtmux/manifest)"
+	ended_all xtmux
+	grep -qE "^ +$job sh: exited with status 3, " info.txt || die "$(procs)"
+	# (the server names itself "tmux: server" once it runs)
+	grep -qE "^ +$server tmux(: server)?: exited with status 0, " info.txt || die "$(procs)"
+	grep -qE "^ +[0-9]+ \(exec\) cat: killed by signal 1, " info.txt || die "$(procs)"
+}
+
+# A program built with gcc's AddressSanitizer (its runtime a shared
+# library that insists on coming first) runs under weft record, though
+# the preload comes first, and records (docs/libuv.md, "Sanitizers"):
+# ticker, instrumented, built here against this build's libweft, alone and
+# under sh -c.  The script's ASAN_OPTIONS is left out: weft record must
+# set what the runtime needs.
+t_asan_instrumented() {
+	command -v gcc >/dev/null || exit 77
+	gcc -fsanitize=address -g -DWEFT_ENABLE -I"$WEFT_SRC/include" "$WEFT_SRC/examples/ticker.c" \
+		-o ticker-asan -L"$WEFT_BUILD" -lweft -Wl,-rpath,"$WEFT_BUILD" 2>cc.txt || die "gcc: $(cat cc.txt)"
+	local opts=
+	# (this build's preload, built with ASan, loads it into sh: not sh's leaks)
+	readelf -d "$WEFT_BUILD/libweft-preload.so" | grep -q 'NEEDED.*libasan' && opts=detect_leaks=0
+	ASAN_OPTIONS=$opts ./ticker-asan 0.01 >plain.txt 2>plain.err || die "alone: $(cat plain.err)"
+	grep -qE "^ticker: [0-9]+ ticks$" plain.txt || die "alone: $(cat plain.txt)"
+	local n
+	ASAN_OPTIONS=$opts "$W" record -o xasan -- ./ticker-asan 0.05 >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	n=$(sed -n 's/^ticker: \([0-9]*\) ticks$/\1/p' traced.txt)
+	[ -n "$n" ] && [ "$n" -gt 0 ] || die "traced: $(cat traced.txt) $(cat rec.txt)"
+	! grep -q "Sanitizer" rec.txt || die "$(cat rec.txt)"
+	grep -qE "^weft:   pid [0-9]+ ticker-asan: [0-9]+ events, 1 OS thread, exited with status 0$" rec.txt || die "$(cat rec.txt)"
+	[ "$("$W" dump xasan | grep -c ' create .*kind="tick"')" = $((n + 1)) ] || die "ticks: $n, events: $("$W" dump xasan | grep -c 'kind="tick"')"
+	ASAN_OPTIONS=$opts "$W" record -o xasan2 -- sh -c "./ticker-asan 0.01 >/dev/null; echo \$?" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	[ "$(cat traced.txt)" = 0 ] || die "under sh: $(cat traced.txt) $(cat rec.txt)"
+	grep -qE "^weft:     pid [0-9]+ ticker-asan: [0-9]+ events, 1 OS thread, exited with status 0$" rec.txt || die "$(cat rec.txt)"
+}
+
+# Any function found through GModule is the preload's when it exports
+# one of that name: a program that finds _exit with g_module_symbol on
+# libc's own handle calls the preload's, which writes the exit line.
+# (Needs no loop shim: the mutants' build has none.)
+t_gmodule_symbol() {
+	pkg-config --exists gmodule-2.0 || { echo "no gmodule-2.0"; exit 77; }
+	cat >gm.c <<'EOF'
+#include <dlfcn.h>
+#include <gmodule.h>
+int main(void)
+{
+	/* a name the preload does not export: found as it is, and no
+	 * error left pending for dlerror() */
+	GModule *lm = g_module_open("libm.so.6", G_MODULE_BIND_LOCAL);
+	double (*c)(double);
+	if (!lm || !g_module_symbol(lm, "cos", (gpointer *)&c) || dlerror() ||
+	    c != dlsym(RTLD_DEFAULT, "cos") || c(0) != 1)
+		return 4;
+	GModule *m = g_module_open("libc.so.6", G_MODULE_BIND_LOCAL);
+	void (*ex)(int);
+	if (!m || !g_module_symbol(m, "_exit", (gpointer *)&ex))
+		return 2;
+	ex(9);
+	return 3;
+}
+EOF
+	cc gm.c -o gm $(pkg-config --cflags --libs gmodule-2.0) -ldl -lm 2>cc.txt || die "cc: $(cat cc.txt)"
+	"$W" record -o gmr -- ./gm 2>rec.txt; [ $? = 9 ] || die "$(cat rec.txt)"
+	local p
+	p=$(pid_of_arg gmr gm ./gm) || exit 1
+	grep -q "^exit pid=$p status=9 " gmr/manifest || die "libc's _exit, not the preload's: $(cat gmr/manifest)"
+}
+
 # A snapshot of a running tree: one bundle, every ring, cut at one instant.
 t_snapshot_tree() {
 	# tickers that outlive the wait below on a loaded machine (4 s did not)
@@ -699,6 +948,13 @@ run start_and_timens t_start_and_timens
 run exec_env t_exec_env
 run timens_env t_timens_env
 run killed t_killed
+run exit_dash t_exit_dash
+run exit_unloaded t_exit_unloaded
+run exit_python t_exit_python
+run exit_daemon t_exit_daemon
+run exit_tmux t_exit_tmux
+run asan_instrumented t_asan_instrumented
+run gmodule_symbol t_gmodule_symbol
 run snapshot_tree t_snapshot_tree
 run together t_together
 run every_command t_every_command

@@ -137,7 +137,7 @@ t_shims() {
 	readelf -d "$so" | grep -q 'SONAME.*\[libweft\.so\.0\]' || die "soname: $(readelf -d "$so" | grep SONAME)"
 	d=$(readelf -d "$so" | grep NEEDED)
 	echo "$d" | grep -Eq 'libuv|libevent|libglib|libgio|libgobject' && die "$so links a loop library: $d"
-	nm -D --defined-only "$so" | awk '{print $3}' | grep -Ev '^(__odr_asan|__asan|__ubsan|__sanitizer|uv_|event_|evbuffer_|bufferevent_|evconnlistener_|evdns_|evhttp_|g_|weft_|weft__|epoll_|poll$|ppoll$|select$|read$|write$|readv$|writev$|recv|send|close$|posix_spawnp?$|fork$|exec(l|le|lp|v|ve|vp|vpe)$)' && die "$so exports more"
+	nm -D --defined-only "$so" | awk '{print $3}' | grep -Ev '^(__odr_asan|__asan|__ubsan|__sanitizer|uv_|event_|evbuffer_|bufferevent_|evconnlistener_|evdns_|evhttp_|g_|weft_|weft__|epoll_|poll$|ppoll$|select$|read$|write$|readv$|writev$|recv|send|close$|posix_spawnp?$|fork$|exec(l|le|lp|v|ve|vp|vpe)$|_exit$|_Exit$|wait(|3|4|id|pid)$)' && die "$so exports more"
 	nm -D --defined-only "$so" | grep -q ' weft__shim_' && die "$so exports the shims' internals"
 	# what libweft exports, it exports (a program linking libweft runs
 	# with it)

@@ -234,6 +234,129 @@ t_dlopen() {
 	grep -q "traced loops: none;" rec.txt || die "through the handle, traced: $(cat rec.txt)"
 }
 
+# Programs built with sanitizers (docs/libuv.md, "Sanitizers"), built
+# here: uv-misc with gcc's or clang's AddressSanitizer, UBSan or
+# ThreadSanitizer runs under weft record as it runs alone (its output and
+# status), and its libuv activity is recorded (the same exact check as
+# t_misc).  gcc's ASan runtime is a shared library that insists on coming
+# first: weft record lets it come after the preload (the ASAN_OPTIONS this
+# script exports for its own build is left out here, so that weft record
+# must set it).
+san_env() { # the environment for a sanitized program here
+	if [ -n "$(preload_sans)" ]; then
+		# (this build's preload brings its own runtime into every
+		# process: not their leaks)
+		echo ASAN_OPTIONS=detect_leaks=0
+	else
+		echo ASAN_OPTIONS=
+	fi
+}
+preload_sans() { # the sanitizer runtimes this build's preload needs
+	readelf -d "$WEFT_BUILD/libweft-preload.so" 2>/dev/null |
+		sed -n 's/.*(NEEDED).*\[\(lib[a-z]*san\)\..*/\1/p' | tr '\n' ' '
+}
+# Exits 77 when this build's preload (built with a sanitizer: the suite's
+# asan build) cannot share a process with cc's runtime for san.
+san_skip() { # cc san
+	local p; p=$(preload_sans)
+	[ -z "$p" ] && return 0
+	case "$1 $2" in
+	"gcc address" | "gcc undefined") return 0 ;;
+	esac
+	echo "this build's preload is itself built with $p: $1's -fsanitize=$2 runtime cannot join it in one process"
+	exit 77
+}
+san_build() { # cc san source out
+	command -v "$1" >/dev/null || { echo "no $1"; exit 77; }
+	"$1" -fsanitize="$2" -g -rdynamic "$3" -o "$4" $(pkg-config --cflags --libs libuv) -lpthread 2>cc.txt ||
+		die "$1 -fsanitize=$2: $(cat cc.txt)"
+}
+t_san() { # cc san
+	san_skip "$1" "$2"
+	local b=misc-$1-$2 pid
+	san_build "$1" "$2" "$WEFT_SRC/examples/uv-misc.c" $b
+	env $(san_env) ./$b >plain.txt 2>plain.err; local prc=$?
+	[ $prc = 0 ] && [ -s plain.txt ] || die "$b alone: status $prc: $(cat plain.err)"
+	env $(san_env) "$W" record -o s.weft -- ./$b >traced.txt 2>rec.txt; local trc=$?
+	[ $trc = $prc ] || die "status $trc under weft record, $prc alone: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
+	! grep -q "Sanitizer" rec.txt || die "the sanitizer spoke: $(cat rec.txt)"
+	grep -qE "^weft:   pid [0-9]+ $b: [0-9]+ events, 4 OS threads, exited with status 0, loops: libuv$" rec.txt ||
+		die "$(cat rec.txt)"
+	check misc s.weft
+}
+t_san_gcc_address() { t_san gcc address; }
+t_san_clang_address() { t_san clang address; }
+t_san_gcc_undefined() { t_san gcc undefined; }
+t_san_clang_undefined() { t_san clang undefined; }
+t_san_gcc_thread() { t_san gcc thread; }
+t_san_clang_thread() { t_san clang thread; }
+
+# ASan still checks what goes through a function the preload also wraps
+# (write: the preload's wrapper comes first and passes it to ASan's): a
+# write of 16 bytes from an 8-byte block is reported, with the status, as
+# without weft.
+t_san_asan_still_checks() {
+	local cc
+	cat >over.c <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(void)
+{
+	char *p = malloc(8);
+	memcpy(p, "12345678", 8);
+	return write(1, p, 16) == 16 ? 0 : 2;
+}
+EOF
+	for cc in gcc clang; do
+		if [ -n "$(preload_sans)" ] && [ $cc = clang ]; then
+			continue # (san_skip's reason)
+		fi
+		san_build $cc address over.c over-$cc
+		env $(san_env) ./over-$cc >/dev/null 2>plain.err; local prc=$?
+		[ $prc = 1 ] && grep -q "ERROR: AddressSanitizer: heap-buffer-overflow" plain.err &&
+			grep -q "READ of size 16 at" plain.err || die "$cc alone: status $prc: $(cat plain.err)"
+		env $(san_env) "$W" record -o o.weft -- ./over-$cc >/dev/null 2>traced.err; local trc=$?
+		[ $trc = 1 ] || die "$cc traced: status $trc: $(cat traced.err)"
+		grep -q "ERROR: AddressSanitizer: heap-buffer-overflow" traced.err &&
+			grep -q "READ of size 16 at" traced.err || die "$cc traced: $(cat traced.err)"
+		grep -qE "^weft: ./over-$cc exited with status 1;" traced.err || die "$(cat traced.err)"
+	done
+}
+
+# A tree of both: sh runs a gcc ASan program, which runs (system: sh -c)
+# a clang UBSan uv-misc and exits with 4: each sees the environment the
+# others inherit, and runs as it does alone.
+t_san_tree() {
+	san_skip clang undefined
+	cat >sys.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+int main(int argc, char **argv)
+{
+	int s = system(argv[1]);
+	printf("child status %d\n", WEXITSTATUS(s));
+	fflush(stdout);
+	return 3;
+}
+EOF
+	san_build gcc address sys.c sys-asan
+	san_build clang undefined "$WEFT_SRC/examples/uv-misc.c" misc-ubsan
+	local cmd="./sys-asan './misc-ubsan | tail -1; exit 4'; echo sys \$?"
+	env $(san_env) sh -c "$cmd" >plain.txt 2>plain.err || die "alone: $(cat plain.err)"
+	[ "$(sed -n 2,3p plain.txt)" = "child status 4
+sys 3" ] || die "alone: $(cat plain.txt)"
+	env $(san_env) "$W" record -o t.weft -- sh -c "$cmd" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	cmp plain.txt traced.txt || die "output changed: $(diff plain.txt traced.txt)"
+	grep -qE "^weft: +pid [0-9]+ misc-ubsan: [0-9]+ events, 4 OS threads, exited with status 0, loops: libuv$" rec.txt ||
+		die "$(cat rec.txt)"
+	"$W" info t.weft >info.txt || die "info"
+	grep -qE "^ +[0-9]+ sys-asan: exited with status 3, " info.txt || die "$(cat info.txt)"
+	grep -qE "^ +[0-9]+ sh: exited with status 4, " info.txt || die "$(cat info.txt)"
+}
+
 export W EX T WEFT_SRC WEFT_BUILD
 run echo_server_and_client t_echo
 run timers_fs_work_async t_misc
@@ -247,4 +370,12 @@ run cxx_names_demangled t_mangled
 run knot_resolver_own_sendmmsg t_knot
 run libuv_loaded_with_dlopen t_dlopen
 run handles_come_and_go t_churn
+run san_gcc_address t_san_gcc_address
+run san_clang_address t_san_clang_address
+run san_gcc_undefined t_san_gcc_undefined
+run san_clang_undefined t_san_clang_undefined
+run san_gcc_thread t_san_gcc_thread
+run san_clang_thread t_san_clang_thread
+run san_asan_still_checks t_san_asan_still_checks
+run san_tree t_san_tree
 tap_done
