@@ -27,10 +27,15 @@ static void print_processes(struct weft_reader *r)
 	uint32_t n, nh;
 	const struct weft_process *p = weft_reader_processes(r, &n);
 	const struct weft_host *h = weft_reader_hosts(r, &nh);
-	uint32_t rings = 0;
-	for (uint32_t i = 0; i < n; i++)
+	uint32_t rings = 0, unread = 0;
+	for (uint32_t i = 0; i < n; i++) {
 		rings += p[i].ring != NULL;
-	printf("processes: %u (%u recorded)\n", n, rings);
+		unread += p[i].ring_unread != NULL;
+	}
+	printf("processes: %u (%u recorded", n, rings);
+	if (unread) /* (each one below, and on standard error) */
+		printf(", %u of them not read", unread);
+	printf(")\n");
 	/* depth first: each process right under its parent, its children
 	 * in the order they started (the table's) */
 	uint32_t *kid = malloc(((size_t)n + 1) * sizeof *kid);
@@ -101,7 +106,10 @@ static void print_processes(struct weft_reader *r)
 			printf(", on %s", h[p[i].host].name[0]
 						  ? h[p[i].host].name
 						  : h[p[i].host].boot_id);
-		if (p[i].ring)
+		if (p[i].ring_unread)
+			printf(", its ring %s not read: %s", p[i].ring,
+			       p[i].ring_unread);
+		else if (p[i].ring)
 			printf(", %u OS threads in %s", p[i].nstreams,
 			       p[i].ring);
 		putchar('\n');
