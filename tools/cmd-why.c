@@ -361,6 +361,11 @@ static void json_path(const struct weft_model *m, uint32_t t,
 						   : "ran_instead");
 			json_ref(m, g->on);
 		}
+		if (g->state == WEFT_PATH_WAITING && g->on == WEFT_NONE &&
+		    g->idle) {
+			printf(",\"idle\":");
+			weft_json_string(stdout, weft_model_name(m, g->idle));
+		}
 		printf("}");
 	}
 	printf("\n]}\n");
@@ -391,7 +396,16 @@ static void print_segs(const struct weft_model *m, const struct weft_path *p,
 			printf(" ");
 		}
 		printf("%s", weft_path_state_name((int)g->state));
-		if (g->state == WEFT_PATH_WAITING) {
+		if (g->state == WEFT_PATH_WAITING && g->on == WEFT_NONE &&
+		    g->idle) {
+			printf(" for an event (its OS thread idle: ");
+			const char *why = weft_model_name(m, g->idle);
+			print_escaped(stdout, why, strlen(why));
+			printf(")");
+		} else if (g->state == WEFT_PATH_WAITING && g->on == WEFT_NONE) {
+			printf(" (pending: nothing signalled, resolved or "
+			       "failed it since)");
+		} else if (g->state == WEFT_PATH_WAITING) {
 			printf(" on ");
 			name(m, g->on);
 		} else if (g->state == WEFT_PATH_READY) {

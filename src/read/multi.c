@@ -828,8 +828,8 @@ const struct weft_problem *weft__multi_problems(struct weft_reader *R,
 				 M->procs[b->proc].pid, M->procs[b->proc].comm,
 				 b->what);
 		else
-			snprintf(p->what, sizeof p->what, "%.50s not read: %.58s",
-				 base, b->what);
+			snprintf(p->what, sizeof p->what,
+				 "%.50s not read: %.58s", base, b->what);
 	}
 	for (uint32_t r = 0; r < M->nruns && M->nprob < MAX_PROBLEMS; r++) {
 		const struct manifest *man = &M->runs[r].man;
