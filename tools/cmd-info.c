@@ -22,7 +22,7 @@ static const char *writer_str(int w)
 }
 
 /* Each process of a run, indented under its parent. */
-static void print_processes(struct weft_reader *r)
+static void print_processes(struct weft_reader *r, int64_t origin)
 {
 	uint32_t n, nh;
 	const struct weft_process *p = weft_reader_processes(r, &n);
@@ -98,9 +98,10 @@ static void print_processes(struct weft_reader *r)
 		printf("  %*s%u%s %s: %s", 2 * depth, "", p[i].pid,
 		       p[i].image ? " (exec)" : "", p[i].comm,
 		       process_end(&p[i], e, sizeof e));
-		printf(", %s", fmt_ns(t0, sizeof t0, p[i].t_start));
+		printf(", %s", fmt_ns(t0, sizeof t0, p[i].t_start - origin));
 		if (p[i].t_end != INT64_MAX)
-			printf(" .. %s", fmt_ns(t1, sizeof t1, p[i].t_end));
+			printf(" .. %s",
+			       fmt_ns(t1, sizeof t1, p[i].t_end - origin));
 		printf(" s");
 		if (nh > 1)
 			printf(", on %s", h[p[i].host].name[0]
@@ -198,8 +199,13 @@ int cmd_info(int argc, char **argv)
 	if (!r)
 		return 1;
 	struct weft_event ev;
-	while (weft_reader_next(r, &ev) == 0)
-		;
+	int64_t origin = 0; /* the first event's: times count from it */
+	int first = 1;
+	while (weft_reader_next(r, &ev) == 0) {
+		if (first)
+			origin = ev.ns;
+		first = 0;
+	}
 	const struct weft_trace_info *in = weft_reader_info(r);
 	char t0[40], t1[40], dur[40];
 	time_t secs = (time_t)(in->origin_real_ns / 1000000000);
@@ -225,8 +231,8 @@ int cmd_info(int argc, char **argv)
 				     : "CLOCK_MONOTONIC",
 	       (unsigned long long)in->freq, when);
 	if (in->events) {
-		int64_t a = weft_reader_ns(r, in->first_ts);
-		int64_t b = weft_reader_ns(r, in->last_ts);
+		int64_t a = weft_reader_ns(r, in->first_ts) - origin;
+		int64_t b = weft_reader_ns(r, in->last_ts) - origin;
 		printf("time:      %s .. %s s (%s s)\n", fmt_ns(t0, sizeof t0, a),
 		       fmt_ns(t1, sizeof t1, b),
 		       fmt_ns(dur, sizeof dur, b - a));
@@ -234,7 +240,7 @@ int cmd_info(int argc, char **argv)
 	uint32_t np;
 	const struct weft_process *pr = weft_reader_processes(r, &np);
 	if (np > 1 || pr[0].ring)
-		print_processes(r);
+		print_processes(r, origin);
 	print_hosts(r);
 	printf("events:    %llu\n", (unsigned long long)in->events);
 	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)

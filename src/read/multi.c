@@ -1190,7 +1190,10 @@ static int rings_missing(struct rmulti *M, uint32_t run, const char *prefix)
 	int err = 0;
 	for (uint32_t e = 0; e < r->man.n && !err; e++) {
 		const char *ring = r->man.p[e].ring;
-		if (!ring || !ring[0])
+		/* (a name a ring of the directory can have: a hostile
+		 * manifest's "../../etc/passwd" is not looked at) */
+		if (!ring || !ring[0] || ring[0] == '.' || strchr(ring, '/') ||
+		    !strcmp(ring, "manifest"))
 			continue;
 		char path[4400];
 		snprintf(path, sizeof path, r->dir ? "%s/%s" : "%s:%s",

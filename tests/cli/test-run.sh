@@ -615,6 +615,81 @@ PY
 		die "none: $(cat err.txt)"
 }
 
+# Three tickers in one run each keep their own "ticks": three series (not
+# one zig-zag), each counting up in its own process, in stats (text and
+# JSON), the dump, the export's counter tracks and the picture's bands;
+# the total over processes only with --sum-counters.
+t_counters_per_process() {
+	"$W" record -o t3 -- sh -c "'$EX/ticker' 0.3 >/dev/null & '$EX/ticker' 0.3 >/dev/null & '$EX/ticker' 0.3 >/dev/null; wait" 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	"$W" dump t3 >d.txt || die "dump"
+	"$W" stats t3 >s.txt || die "stats"
+	"$W" stats t3 --sum-counters >ss.txt || die "stats --sum-counters"
+	"$W" stats t3 --json --sum-counters >s.json || die "stats --json"
+	"$W" export --format chrome t3 -o c.json || die "export"
+	python3 - <<'PY' || exit 1
+import json, re
+# the dump: each process's ticks count 1, 2, 3... (its pid on each line)
+per = {}
+for l in open('d.txt'):
+    m = re.match(r'\S+ #\d+/(\d+) counter_set counter="ticks" value=(-?\d+)', l)
+    if m:
+        per.setdefault(m.group(1), []).append(int(m.group(2)))
+assert len(per) == 3, per.keys()
+# (each ticker's tid is its pid: one OS thread each)
+for pid, v in per.items():
+    assert v == list(range(1, len(v) + 1)), (pid, v[:10])
+    assert len(v) > 5, (pid, len(v))
+# stats: one line per process, its own min, max, last and samples
+lines = [l.split() for l in open('s.txt') if l.startswith('  ticks')]
+assert len(lines) == 3, lines
+got = {l[2].rstrip(')'): (int(l[3]), int(l[4]), int(l[5]), int(l[6])) for l in lines}
+want = {p: (1, len(v), len(v), len(v)) for p, v in per.items()}
+assert got == want, (got, want)
+assert 'sum of' not in open('s.txt').read()
+# the total, only where asked: the sum of each one's latest value
+tot = [l for l in open('ss.txt') if 'ticks (sum of 3 processes)' in l]
+assert len(tot) == 1, open('ss.txt').read()
+f = tot[0].split()
+assert int(f[-2]) == sum(len(v) for v in per.values()), tot
+assert int(f[-3]) == int(f[-2]) and int(f[-4]) == 1, tot
+j = json.load(open('s.json'))
+cs = [c for c in j['counters'] if c['name'] == 'ticks']
+assert sorted((str(c['pid']), c['samples'], c['max'], c['last']) for c in cs) == \
+    sorted((p, len(v), len(v), len(v)) for p, v in per.items()), cs
+assert j['counter_sums'] == [{'name': 'ticks', 'processes': 3,
+    'samples': sum(len(v) for v in per.values()), 'min': 1,
+    'max': sum(len(v) for v in per.values()),
+    'last': sum(len(v) for v in per.values())}], j['counter_sums']
+# the export: a counter track per process, counting up in each
+e = json.load(open('c.json'))
+e = e.get('traceEvents', e)
+tr = {}
+for x in e:
+    if x.get('ph') == 'C' and x.get('name') == 'ticks':
+        tr.setdefault(str(x['pid']), []).append((x['ts'], x['args']['value']))
+assert sorted(tr) == sorted(per), (tr.keys(), per.keys())
+for p, v in tr.items():
+    assert [b for a, b in sorted(v)] == per[p], p
+PY
+	# the picture: a band per process, each named by its title; hiding
+	# the name hides the three
+	local pids; pids=$(grep -o 'ticks (pid [0-9]*)' s.txt | grep -o '[0-9]*')
+	"$W" render t3 -o all.png 2>/dev/null || die "render"
+	"$W" render t3 -o none.png --no-counters 2>/dev/null || die "render --no-counters"
+	"$W" render t3 -o name.png --hide-counter ticks 2>/dev/null || die "render --hide-counter ticks"
+	cmp -s name.png none.png || die "hiding 'ticks' left a band"
+	local p prev=all.png
+	for p in $pids; do
+		"$W" render t3 -o "h$p.png" --hide-counter "ticks (pid $p)" 2>e.txt || die "hide $p: $(cat e.txt)"
+		! cmp -s "h$p.png" all.png && ! cmp -s "h$p.png" none.png && ! cmp -s "h$p.png" "$prev" ||
+			die "the band of $p is not a band of its own"
+		prev=h$p.png
+	done
+	"$W" render t3 -o x.png --hide-counter "ticks (pid 1)" 2>e.txt; [ $? = 1 ] || die "an unknown title"
+	grep -q "no counter 'ticks (pid 1)'" e.txt || die "$(cat e.txt)"
+}
+
 # Following a run while it records: a process that starts later joins,
 # and the follow ends when the run does.
 t_follow_run() {
@@ -806,6 +881,7 @@ run two_machines t_two_machines
 run refusals t_refusals
 run bad_manifest t_bad_manifest
 run damaged_rings t_damaged_rings
+run counters_per_process t_counters_per_process
 run follow_run t_follow_run
 run echo_split t_echo_split
 run echo_hang t_echo_hang
