@@ -278,40 +278,6 @@ static int64_t idle_end(const struct walk *w, uint32_t s, int64_t a, int64_t b,
 	return iv->t1 < b ? iv->t1 : b;
 }
 
-/* x ran on OS thread s over [a, b]: running, but where s sat idle
- * (blocked in poll: a loop's thread runs through its poll) waiting for
- * an event, as the picture shows it. */
-static void ran(struct walk *w, uint32_t x, uint32_t s, int64_t a, int64_t b,
-		uint32_t depth)
-{
-	const struct weft_path_index *ix = w->ix;
-	const uint32_t *v = s < ix->nst ? ix->id_iv + ix->id_off[s] : NULL;
-	uint32_t lo = 0, hi = v ? ix->id_off[s + 1] - ix->id_off[s] : 0;
-	while (lo < hi) { /* the first that begins at or after b */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ix->idle[v[mid]].t0 < b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	int64_t t = b;
-	for (uint32_t k = lo; k-- > 0 && t > a && !w->oom;) {
-		const struct weft_interval *iv = &ix->idle[v[k]];
-		if (iv->t1 <= a)
-			break; /* (disjoint and by start) */
-		int64_t i0 = iv->t0 > a ? iv->t0 : a;
-		int64_t i1 = iv->t1 < t ? iv->t1 : t;
-		if (i1 <= i0)
-			continue;
-		emit(w, i1, t, x, WEFT_NONE, depth, WEFT_PATH_RUNNING);
-		emit(w, i0, i1, x, WEFT_NONE, depth, WEFT_PATH_WAITING);
-		if (!w->oom && w->nseg && w->seg[w->nseg - 1].t0 == i0)
-			w->seg[w->nseg - 1].idle = iv->name;
-		t = i0;
-	}
-	emit(w, a, t, x, WEFT_NONE, depth, WEFT_PATH_RUNNING);
-}
-
 /* The OS thread x ran on next after t (else where it was created). */
 static uint32_t next_stream(const struct walk *w, uint32_t x, int64_t t,
 			    const uint32_t *ix, uint32_t n)
@@ -338,7 +304,7 @@ static void walk(struct walk *w, uint32_t x, int64_t lo, int64_t hi,
 		const struct weft_run *r = k >= 0 ? &w->run[rx[k]] : NULL;
 		if (r && r->t1 >= t) {
 			int64_t a = r->t0 > lo ? r->t0 : lo;
-			ran(w, x, r->stream, a, t, depth);
+			emit(w, a, t, x, WEFT_NONE, depth, WEFT_PATH_RUNNING);
 			t = a;
 			subject = 0;
 			continue;

@@ -1431,6 +1431,26 @@ TEST(damaged_rings_are_named_the_others_read)
 	CHECK_EQ(hit, 1);
 	reads_but(NULL, copy, len, pid, 1, others, what[0]);
 	free(copy);
+	/* a damaged file named as a ring that the manifest does not name
+	 * (its line lost): said too, with no process */
+	copy_file(keep, ring[1]);
+	char stray[800];
+	snprintf(stray, sizeof stray, "%s/ring.9", dir);
+	write_file(stray, "not a ring at all, but named as one");
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	struct weft_event e;
+	size_t n = 0;
+	while (weft_reader_next(r, &e) == 0)
+		n += (e.id & (0x3FFFull << 48)) != XTAG ||
+		     e.type == WEFT_EV_RUN;
+	CHECK_EQ(n, all.n);
+	unsigned np;
+	const struct weft_problem *pr = weft_reader_problems(r, &np);
+	CHECK_EQ(np, 1);
+	CHECK_STR(pr[0].what, "ring.9 not read: not a weft trace (no WEFTRING "
+			      "magic)");
+	weft_reader_close(r);
+	CHECK(unlink(stray) == 0);
 	/* nothing readable: an error that names the first */
 	for (int i = 0; i < 3; i++)
 		CHECK(truncate(ring[i], 0) == 0);
