@@ -6,8 +6,10 @@
 
 #include "weft-tools.h"
 
+/* Times count from the trace's first event (the first printed), as
+ * every time weft shows and accepts (the ruler, --start, why). */
 static void print_event(struct weft_reader *r, const struct weft_event *ev,
-			int cycles, int actor)
+			int cycles, int actor, int64_t origin)
 {
 	const struct weft_trace_info *in = weft_reader_info(r);
 	char t[40];
@@ -16,7 +18,7 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 	else if (cycles)
 		printf("%llu", (unsigned long long)ev->ts);
 	else
-		fputs(fmt_ns(t, sizeof t, ev->ns), stdout);
+		fputs(fmt_ns(t, sizeof t, ev->ns - origin), stdout);
 	uint32_t tid = ev->stream < in->nstreams ? in->streams[ev->stream].tid
 						 : 0;
 	printf(" #%u/%u %s", ev->stream, tid, weft_event_name(ev->type));
@@ -75,7 +77,7 @@ int cmd_dump(int argc, char **argv)
 		{"--follow", "-f", NULL, "go on printing events as the writer "
 		 "commits them, until it stops", OPT_FLAG, &follow},
 		{"--cycles", NULL, NULL, "raw clock ticks of each event's own "
-		 "ring instead of seconds since the trace started (- for "
+		 "ring instead of seconds since the trace's first event (- for "
 		 "what a merge of traces made)", OPT_FLAG,
 		 &cycles},
 		{"--no-actor", NULL, NULL, "leave out the acting async thread "
@@ -103,13 +105,18 @@ int cmd_dump(int argc, char **argv)
 	if (follow || isatty(1))
 		weft_reader_on_progress(r, NULL, NULL);
 	struct weft_event ev;
+	int64_t origin = 0;
+	int first = 1;
 	while ((rc = weft_reader_next(r, &ev)) != WEFT_EEOF) {
 		if (rc == WEFT_EAGAIN) {
 			fflush(stdout);
 			usleep(50000);
 			continue;
 		}
-		print_event(r, &ev, cycles, actor);
+		if (first)
+			origin = ev.ns;
+		first = 0;
+		print_event(r, &ev, cycles, actor, origin);
 	}
 	if (fflush(stdout) != 0) {
 		weft_reader_close(r);

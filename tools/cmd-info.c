@@ -22,15 +22,20 @@ static const char *writer_str(int w)
 }
 
 /* Each process of a run, indented under its parent. */
-static void print_processes(struct weft_reader *r)
+static void print_processes(struct weft_reader *r, int64_t origin)
 {
 	uint32_t n, nh;
 	const struct weft_process *p = weft_reader_processes(r, &n);
 	const struct weft_host *h = weft_reader_hosts(r, &nh);
-	uint32_t rings = 0;
-	for (uint32_t i = 0; i < n; i++)
+	uint32_t rings = 0, unread = 0;
+	for (uint32_t i = 0; i < n; i++) {
 		rings += p[i].ring != NULL;
-	printf("processes: %u (%u recorded)\n", n, rings);
+		unread += p[i].ring_unread != NULL;
+	}
+	printf("processes: %u (%u recorded", n, rings);
+	if (unread) /* (each one below, and on standard error) */
+		printf(", %u of them not read", unread);
+	printf(")\n");
 	/* depth first: each process right under its parent, its children
 	 * in the order they started (the table's) */
 	uint32_t *kid = malloc(((size_t)n + 1) * sizeof *kid);
@@ -93,15 +98,19 @@ static void print_processes(struct weft_reader *r)
 		printf("  %*s%u%s %s: %s", 2 * depth, "", p[i].pid,
 		       p[i].image ? " (exec)" : "", p[i].comm,
 		       process_end(&p[i], e, sizeof e));
-		printf(", %s", fmt_ns(t0, sizeof t0, p[i].t_start));
+		printf(", %s", fmt_ns(t0, sizeof t0, p[i].t_start - origin));
 		if (p[i].t_end != INT64_MAX)
-			printf(" .. %s", fmt_ns(t1, sizeof t1, p[i].t_end));
+			printf(" .. %s",
+			       fmt_ns(t1, sizeof t1, p[i].t_end - origin));
 		printf(" s");
 		if (nh > 1)
 			printf(", on %s", h[p[i].host].name[0]
 						  ? h[p[i].host].name
 						  : h[p[i].host].boot_id);
-		if (p[i].ring)
+		if (p[i].ring_unread)
+			printf(", its ring %s not read: %s", p[i].ring,
+			       p[i].ring_unread);
+		else if (p[i].ring)
 			printf(", %u OS threads in %s", p[i].nstreams,
 			       p[i].ring);
 		putchar('\n');
@@ -190,8 +199,13 @@ int cmd_info(int argc, char **argv)
 	if (!r)
 		return 1;
 	struct weft_event ev;
-	while (weft_reader_next(r, &ev) == 0)
-		;
+	int64_t origin = 0; /* the first event's: times count from it */
+	int first = 1;
+	while (weft_reader_next(r, &ev) == 0) {
+		if (first)
+			origin = ev.ns;
+		first = 0;
+	}
 	const struct weft_trace_info *in = weft_reader_info(r);
 	char t0[40], t1[40], dur[40];
 	time_t secs = (time_t)(in->origin_real_ns / 1000000000);
@@ -217,8 +231,8 @@ int cmd_info(int argc, char **argv)
 				     : "CLOCK_MONOTONIC",
 	       (unsigned long long)in->freq, when);
 	if (in->events) {
-		int64_t a = weft_reader_ns(r, in->first_ts);
-		int64_t b = weft_reader_ns(r, in->last_ts);
+		int64_t a = weft_reader_ns(r, in->first_ts) - origin;
+		int64_t b = weft_reader_ns(r, in->last_ts) - origin;
 		printf("time:      %s .. %s s (%s s)\n", fmt_ns(t0, sizeof t0, a),
 		       fmt_ns(t1, sizeof t1, b),
 		       fmt_ns(dur, sizeof dur, b - a));
@@ -226,7 +240,7 @@ int cmd_info(int argc, char **argv)
 	uint32_t np;
 	const struct weft_process *pr = weft_reader_processes(r, &np);
 	if (np > 1 || pr[0].ring)
-		print_processes(r);
+		print_processes(r, origin);
 	print_hosts(r);
 	printf("events:    %llu\n", (unsigned long long)in->events);
 	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)

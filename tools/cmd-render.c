@@ -276,16 +276,24 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 	uint32_t nc;
 	const struct weft_counter *ctr = weft_model_counters(m, &nc);
 	for (int i = 0; i < hide->n; i++) {
-		uint32_t k = 0;
-		while (k < nc &&
-		       strcmp(weft_model_name(m, ctr[k].name), hide->v[i]))
-			k++;
-		if (k == nc) {
+		/* a name hides it in every process; a title ("ticks (pid
+		 * 42)") that process's */
+		int found = 0;
+		for (uint32_t k = 0; k < nc; k++) {
+			char title[300];
+			weft_model_counter_title(m, k, title, sizeof title);
+			if (strcmp(weft_model_name(m, ctr[k].name),
+				   hide->v[i]) &&
+			    strcmp(title, hide->v[i]))
+				continue;
+			weft_view_show_counter(v, k, 0);
+			found = 1;
+		}
+		if (!found) {
 			fprintf(stderr, "weft render: no counter '%s'\n",
 				hide->v[i]);
 			goto fail;
 		}
-		weft_view_show_counter(v, k, 0);
 	}
 	if (!h) { /* tall enough for every row, within reason (beyond, the
 		     rows around the focus are full and the others squeezed) */

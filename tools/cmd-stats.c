@@ -111,15 +111,49 @@ static void json_groups(const char *name, const struct weft_stats_group *g,
 	printf("]");
 }
 
+/* A counter summed over the processes that keep one of its name. */
+struct sum_line {
+	uint32_t processes, n;
+	int64_t min, max, last;
+};
+
+/* The sum of counter i's name, said once (at its first series) and only
+ * when several processes keep it: 1, else 0. */
+static int sum_of(const struct weft_model *m, const struct weft_counter *ctr,
+		  uint32_t i, struct sum_line *x)
+{
+	for (uint32_t k = 0; k < i; k++)
+		if (ctr[k].name == ctr[i].name)
+			return 0;
+	struct weft_sample *s;
+	if (weft_model_counter_sum(m, ctr[i].name, &s, &x->n, &x->processes))
+		die("out of memory");
+	if (x->processes < 2 || !x->n) {
+		free(s);
+		return 0;
+	}
+	x->min = x->max = s[0].value;
+	for (uint32_t k = 1; k < x->n; k++) {
+		x->min = s[k].value < x->min ? s[k].value : x->min;
+		x->max = s[k].value > x->max ? s[k].value : x->max;
+	}
+	x->last = s[x->n - 1].value;
+	free(s);
+	return 1;
+}
+
 int cmd_stats(int argc, char **argv)
 {
-	int json = 0, top_arg = 20;
+	int json = 0, top_arg = 20, sum_counters = 0;
 	struct traces tr = {0};
 	const struct opt opts[] = {
 		{"--json", NULL, NULL, "one JSON object instead of text (every "
 		 "group, not only the top ones)", OPT_FLAG, &json},
 		{"--top", NULL, "N", "how many kinds and labels to list, most "
 		 "frequent first, %R (default 20)", OPT_INT, &top_arg, 1, 1000000},
+		{"--sum-counters", NULL, NULL, "also each counter that several "
+		 "processes keep summed over them (a counter belongs to its "
+		 "process)", OPT_FLAG, &sum_counters},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -156,6 +190,9 @@ int cmd_stats(int argc, char **argv)
 		weft_model_intervals(m, WEFT_INTERVAL_PHASE, &nph);
 	const struct weft_losses *lo = &in->losses;
 	int64_t t0 = S->t0, t1 = S->t1;
+	/* times shown count from the trace's first event, as everywhere */
+	int64_t origin, o1;
+	weft_model_range(m, &origin, &o1);
 	double span = t1 > t0 ? (double)(t1 - t0) : 1;
 	uint32_t n = S->threads, nlong = S->nlongest, npg = S->nphases;
 	const struct weft_stats_phase *pg = S->phases;
@@ -189,8 +226,8 @@ int cmd_stats(int argc, char **argv)
 			printf(",\"id\":\"0x%" PRIx64 "\",\"tid\":%u,\"start_ns\":%" PRId64
 			       ",\"duration_ns\":%" PRId64 "}",
 			       th[x->thread].id,
-			       x->stream < nst ? st[x->stream].tid : 0, x->t0,
-			       x->t1 - x->t0);
+			       x->stream < nst ? st[x->stream].tid : 0,
+			       x->t0 - origin, x->t1 - x->t0);
 		}
 		printf("],\"loop_phases\":[");
 		for (uint32_t i = 0; i < npg; i++) {
@@ -208,7 +245,7 @@ int cmd_stats(int argc, char **argv)
 				       x->d[k]);
 			printf("},\"longest\":{\"start_ns\":%" PRId64
 			       ",\"duration_ns\":%" PRId64,
-			       l->t0, l->t1 - l->t0);
+			       l->t0 - origin, l->t1 - l->t0);
 			if (x->run != WEFT_NONE) {
 				const struct weft_run *y = &run[x->run];
 				char title[256];
@@ -223,13 +260,35 @@ int cmd_stats(int argc, char **argv)
 			printf("}}");
 		}
 		printf("],\"counters\":[");
+		uint32_t nmp;
+		const struct weft_model_process *mp =
+			weft_model_processes(m, &nmp);
 		for (uint32_t i = 0; i < nctr; i++) {
 			printf("%s{\"name\":", i ? "," : "");
 			weft_json_string(stdout, weft_model_name(m, ctr[i].name));
+			/* (whose: a counter belongs to its process) */
+			if (nmp > 1 && ctr[i].process < nmp)
+				printf(",\"pid\":%u", mp[ctr[i].process].pid);
 			printf(",\"samples\":%u,\"min\":%" PRId64 ",\"max\":%" PRId64
 			       ",\"last\":%" PRId64 "}",
 			       ctr[i].nsamples, ctr[i].min, ctr[i].max,
 			       ctr[i].samples[ctr[i].nsamples - 1].value);
+		}
+		if (sum_counters) {
+			printf("],\"counter_sums\":[");
+			int any = 0;
+			for (uint32_t i = 0; i < nctr; i++) {
+				struct sum_line x;
+				if (!sum_of(m, ctr, i, &x))
+					continue;
+				printf("%s{\"name\":", any++ ? "," : "");
+				weft_json_string(stdout,
+						 weft_model_name(m, ctr[i].name));
+				printf(",\"processes\":%u,\"samples\":%u,"
+				       "\"min\":%" PRId64 ",\"max\":%" PRId64
+				       ",\"last\":%" PRId64 "}",
+				       x.processes, x.n, x.min, x.max, x.last);
+			}
 		}
 		printf("],\"losses\":{\"packets_lost\":%" PRIu64
 		       ",\"packets_torn\":%" PRIu64 ",\"packets_corrupt\":%" PRIu64
@@ -266,7 +325,7 @@ int cmd_stats(int argc, char **argv)
 			printf(" (0x%" PRIx64 ") on tid %u at %s s\n",
 			       th[x->thread].id,
 			       x->stream < nst ? st[x->stream].tid : 0,
-			       fmt_ns(b2, sizeof b2, x->t0));
+			       fmt_ns(b2, sizeof b2, x->t0 - origin));
 		}
 		for (uint32_t i = 0; i < npg; i++) {
 			const struct weft_stats_phase *x = &pg[i];
@@ -291,7 +350,7 @@ int cmd_stats(int argc, char **argv)
 			       (int)(12 - (strlen(name) < 12 ? strlen(name) : 12)),
 			       "", x->count, dur(tot, sizeof tot, x->total),
 			       100.0 * (double)x->total / span, b,
-			       fmt_ns(at, sizeof at, l->t0));
+			       fmt_ns(at, sizeof at, l->t0 - origin));
 			if (x->run != WEFT_NONE) {
 				const struct weft_run *y = &run[x->run];
 				char title[256];
@@ -307,13 +366,30 @@ int cmd_stats(int argc, char **argv)
 		if (nctr) {
 			printf("\ncounters:\n  %-24s %12s %12s %12s %8s\n", "",
 			       "min", "max", "last", "samples");
-			for (uint32_t i = 0; i < nctr; i++)
+			for (uint32_t i = 0; i < nctr; i++) {
+				/* each process's its own ("ticks (pid 42)") */
+				char title[300];
+				weft_model_counter_title(m, i, title,
+							 sizeof title);
 				printf("  %-24s %12" PRId64 " %12" PRId64
 				       " %12" PRId64 " %8u\n",
-				       weft_model_name(m, ctr[i].name),
-				       ctr[i].min, ctr[i].max,
+				       title, ctr[i].min, ctr[i].max,
 				       ctr[i].samples[ctr[i].nsamples - 1].value,
 				       ctr[i].nsamples);
+			}
+			for (uint32_t i = 0; sum_counters && i < nctr; i++) {
+				struct sum_line x;
+				if (!sum_of(m, ctr, i, &x))
+					continue;
+				char title[300];
+				snprintf(title, sizeof title,
+					 "%s (sum of %u processes)",
+					 weft_model_name(m, ctr[i].name),
+					 x.processes);
+				printf("  %-24s %12" PRId64 " %12" PRId64
+				       " %12" PRId64 " %8u\n",
+				       title, x.min, x.max, x.last, x.n);
+			}
 		}
 		printf("\nlosses: %" PRIu64 " packets lost, %" PRIu64
 		       " torn, %" PRIu64 " corrupt; %" PRIu64

@@ -14,9 +14,14 @@
 #include "weft/model.h"
 #include "weft/path.h"
 
+/* The trace's first event: every time printed counts from it, as the
+ * ruler, --start, weft dump and the inspector do (set once the model is
+ * loaded). */
+static int64_t origin;
+
 static const char *when(char *buf, size_t cap, int64_t ns)
 {
-	return fmt_ns(buf, cap, ns);
+	return fmt_ns(buf, cap, ns - origin);
 }
 
 static void name(const struct weft_model *m, uint32_t t)
@@ -261,20 +266,21 @@ static void json_thread(const struct weft_model *m, uint32_t subject,
 				 weft_model_title(m, x, title, sizeof title));
 		if (k + 1 < w->nchain)
 			printf(",\"waits_since_ns\":%lld",
-			       (long long)w->chain[k].t_wait);
+			       (long long)(w->chain[k].t_wait - origin));
 		printf("}");
 	}
 	printf("]");
 	if (w->waiter != WEFT_NONE)
 		printf(",\"waiter\":%llu,\"wait_since_ns\":%lld",
 		       (unsigned long long)th[w->waiter].id,
-		       (long long)w->t_wait);
+		       (long long)(w->t_wait - origin));
 	if (w->evidence != WEFT_NONE) {
 		const struct weft_arrow *e = &a[w->evidence];
 		printf(",\"evidence\":{\"arrow\":\"%s\",\"from\":%llu,"
 		       "\"t_ns\":%lld}",
 		       weft_arrow_name(e->kind),
-		       (unsigned long long)th[e->from].id, (long long)e->t);
+		       (unsigned long long)th[e->from].id,
+		       (long long)(e->t - origin));
 	}
 	if (w->verdict == WEFT_VERDICT_DEADLOCK)
 		printf(",\"cycle\":%llu", (unsigned long long)th[w->cycle].id);
@@ -285,7 +291,7 @@ static void json_thread(const struct weft_model *m, uint32_t subject,
 		const struct weft_loss *l = weft_model_losses(m, &nl);
 		printf(",\"loss\":{\"t_ns\":%lld,\"stream\":%u,"
 		       "\"packets\":%llu,\"events\":%llu}",
-		       (long long)l[w->loss].t, l[w->loss].stream,
+		       (long long)(l[w->loss].t - origin), l[w->loss].stream,
 		       (unsigned long long)l[w->loss].packets,
 		       (unsigned long long)l[w->loss].events);
 	}
@@ -342,7 +348,8 @@ static void json_path(const struct weft_model *m, uint32_t t,
 	json_ref(m, t);
 	printf(",\"end\":\"%s\",\"t_create_ns\":%lld,\"t_end_ns\":%lld,"
 	       "\"totals_ns\":{",
-	       weft_end_name(th[t].end), (long long)p->t0, (long long)p->t1);
+	       weft_end_name(th[t].end), (long long)(p->t0 - origin),
+	       (long long)(p->t1 - origin));
 	for (int k = 0; k < WEFT_PATH_STATES; k++)
 		printf("%s\"%s\":%lld", k ? "," : "", weft_path_state_name(k),
 		       (long long)p->total[k]);
@@ -351,8 +358,9 @@ static void json_path(const struct weft_model *m, uint32_t t,
 		const struct weft_path_seg *g = &p->seg[i];
 		printf("%s\n{\"depth\":%u,\"t0_ns\":%lld,\"t1_ns\":%lld,"
 		       "\"state\":\"%s\",\"thread\":",
-		       i ? "," : "", g->depth, (long long)g->t0,
-		       (long long)g->t1, weft_path_state_name((int)g->state));
+		       i ? "," : "", g->depth, (long long)(g->t0 - origin),
+		       (long long)(g->t1 - origin),
+		       weft_path_state_name((int)g->state));
 		json_ref(m, g->thread);
 		if (g->state == WEFT_PATH_WAITING ||
 		    g->state == WEFT_PATH_READY) {
@@ -360,6 +368,11 @@ static void json_path(const struct weft_model *m, uint32_t t,
 						   ? "on"
 						   : "ran_instead");
 			json_ref(m, g->on);
+		}
+		if (g->state == WEFT_PATH_WAITING && g->on == WEFT_NONE &&
+		    g->idle) {
+			printf(",\"idle\":");
+			weft_json_string(stdout, weft_model_name(m, g->idle));
 		}
 		printf("}");
 	}
@@ -391,7 +404,16 @@ static void print_segs(const struct weft_model *m, const struct weft_path *p,
 			printf(" ");
 		}
 		printf("%s", weft_path_state_name((int)g->state));
-		if (g->state == WEFT_PATH_WAITING) {
+		if (g->state == WEFT_PATH_WAITING && g->on == WEFT_NONE &&
+		    g->idle) {
+			printf(" for an event (its OS thread idle: ");
+			const char *why = weft_model_name(m, g->idle);
+			print_escaped(stdout, why, strlen(why));
+			printf(")");
+		} else if (g->state == WEFT_PATH_WAITING && g->on == WEFT_NONE) {
+			printf(" (pending: nothing signalled, resolved or "
+			       "failed it since)");
+		} else if (g->state == WEFT_PATH_WAITING) {
 			printf(" on ");
 			name(m, g->on);
 		} else if (g->state == WEFT_PATH_READY) {
@@ -681,6 +703,10 @@ int cmd_why(int argc, char **argv)
 	const char *path = traces_name(&tr);
 	struct weft_reader *r;
 	struct weft_model *m = traces_model(&tr, &r);
+	if (m) {
+		int64_t t1;
+		weft_model_range(m, &origin, &t1);
+	}
 	traces_release(&tr);
 	if (!m)
 		return 1;

@@ -150,11 +150,14 @@ struct weft_sample {
 	int64_t value;
 };
 
+/* A counter belongs to its process: two processes' counters of one name
+ * (two tickers' "ticks") are two series. */
 struct weft_counter {
 	uint32_t name;     /* interned name id */
 	uint32_t nsamples;
 	const struct weft_sample *samples; /* in time order */
 	int64_t min, max;
+	uint32_t process;  /* whose (weft_model_processes), or WEFT_NONE */
 };
 
 /* Background intervals, by kind.  (Each kind is numbered as the event
@@ -247,6 +250,19 @@ WEFT_API const struct weft_label *weft_model_labels(const struct weft_model *m,
 					   uint32_t *n);
 WEFT_API const struct weft_counter *weft_model_counters(const struct weft_model *m,
 					       uint32_t *n);
+/* Counter i's title, as every front end shows it: its name, and in a
+ * trace of several processes its process ("ticks (pid 4242)").  Writes
+ * at most cap bytes (NUL included); returns the length it needed. */
+WEFT_API size_t weft_model_counter_title(const struct weft_model *m,
+					 uint32_t i, char *buf, size_t cap);
+/* The total of the counters named `name` (a name id) over the processes
+ * that keep one, where asked (`weft stats --sum-counters`): at each
+ * sample of any of them, the sum of each one's latest value.  *out
+ * (free() it) gets *n samples in time order, *processes how many
+ * processes' counters were summed.  0 or -ENOMEM. */
+WEFT_API int weft_model_counter_sum(const struct weft_model *m, uint32_t name,
+				    struct weft_sample **out, uint32_t *n,
+				    uint32_t *processes);
 /* The intervals of a kind (enum weft_interval_kind); NULL and *n = 0
  * for another kind. */
 WEFT_API const struct weft_interval *weft_model_intervals(const struct weft_model *m,

@@ -14,7 +14,15 @@
  *             unanswered try_read, or what signalled it, or for a thread
  *             that never runs, what resolved it).  The path goes on
  *             into the thread that did the waking: its own time over the
- *             wait is explained the same way, one level deeper;
+ *             wait is explained the same way, one level deeper.
+ *             `on` NONE: on nothing recorded: either its OS thread sat
+ *             idle (blocked in poll: `idle` names why) before it ran,
+ *             so it waited for an event (a timer not due, bytes not
+ *             there: had it been ready, its loop would not have
+ *             blocked); or (`idle` 0) it is a thread that never runs
+ *             (a condition, a promise, a request) and nothing
+ *             signalled, resolved or failed it: it is not READY, which
+ *             only what runs can be;
  *   OTHER     not running and no recorded wait explains why.
  * Segments cover the subject's life [t_create, t_end] exactly at depth 0;
  * each WAITING segment is covered again by the segments of the thread
@@ -49,6 +57,8 @@ struct weft_path_seg {
 	uint32_t on;	 /* WAITING: on what; READY: what ran instead */
 	uint32_t depth;	 /* 0: the subject's own */
 	uint32_t state;	 /* enum weft_path_state */
+	uint32_t idle;	 /* WAITING on NONE: its OS thread's idle reason (a
+			    name: weft_model_name), 0: none */
 };
 
 struct weft_path {

@@ -232,6 +232,12 @@ WEFT_API void weft_reader_close(struct weft_reader *r);
  *     when it forked) and ends when the process exits (failing with how,
  *     if not with status 0), resolving the spawn request; an exec makes
  *     it become the new image's;
+ *   - a ring of a run or bundle that cannot be read (damaged, emptied,
+ *     cut short, a bundle's part that does not open, or missing though
+ *     the manifest names it) does not stop the others: each is a problem
+ *     (weft_reader_problems(): its name and what is wrong), and its
+ *     process's ring_unread says so; only when no ring at all can be
+ *     read does the open fail;
  * A single ring with no manifest is read as it always was.
  *
  * Clocks: rings of one machine (one boot id) share CLOCK_MONOTONIC (time
@@ -292,6 +298,10 @@ struct weft_process {
 	const char *const *argv; /* its arguments (argv[0] first) */
 	const char *ring;        /* its ring's path, or NULL: none */
 	uint32_t nstreams;       /* OS threads of it that recorded */
+	/* its ring could not be read (damaged, emptied, cut short, missing
+	 * though the run's manifest names it): what is wrong, and `ring`
+	 * names the file; NULL when it was read or it has none */
+	const char *ring_unread;
 };
 
 /* The processes of the trace: for one ring, the process that wrote it;

@@ -154,6 +154,10 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 	const struct weft_model_stream *st = weft_model_streams(m, &nst);
 	const struct weft_loss *loss = weft_model_losses(m, &nloss);
 	char title[256];
+	/* "ts" counts from the trace's first event, as every time weft
+	 * shows; where that is on the clocks: otherData */
+	int64_t o0, o1;
+	weft_model_range(m, &o0, &o1);
 
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	uint32_t np;
@@ -224,7 +228,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			t + 1);
 		fputs(",\"name\":", f);
 		weft_json_string(f, title);
-		jts(f, "ts", t0);
+		jts(f, "ts", t0 - o0);
 		fprintf(f, ",\"args\":{\"id\":\"0x%" PRIx64 "\",\"kind\":",
 			th[t].id);
 		weft_json_string(f, weft_model_name(m, th[t].kind));
@@ -248,13 +252,13 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
 				   "\"name\":\"run\"",
 				tid, t + 1);
-			jts(f, "ts", a);
+			jts(f, "ts", a - o0);
 			fputs("}", f);
 			begin(&c, "e", th[t].stream);
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
 				   "\"name\":\"run\"",
 				tid, t + 1);
-			jts(f, "ts", b);
+			jts(f, "ts", b - o0);
 			fputs("}", f);
 		}
 		/* The instants on this thread (arrow ends, labels) go before
@@ -271,7 +275,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 				   "\"name\":",
 				tid, t + 1);
 			weft_json_string(f, weft_arrow_name(a->kind));
-			jts(f, "ts", clamp(a->t, t0, t1));
+			jts(f, "ts", clamp(a->t, t0, t1) - o0);
 			fprintf(f, ",\"bind_id\":\"0x%x\",\"flow_in\":true}",
 				ai[k] + 1);
 		}
@@ -282,7 +286,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 				   "\"name\":\"%s\"",
 				tid, t + 1,
 				l->kind == WEFT_EV_NOTE ? "note" : "label");
-			jts(f, "ts", clamp(l->t, t0, t1));
+			jts(f, "ts", clamp(l->t, t0, t1) - o0);
 			fputs(",\"args\":{\"text\":", f);
 			weft_json_string(f, weft_model_string(m, l->text));
 			fputs("}}", f);
@@ -292,7 +296,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			t + 1);
 		fputs(",\"name\":", f);
 		weft_json_string(f, title);
-		jts(f, "ts", t1);
+		jts(f, "ts", t1 - o0);
 		fputs("}", f);
 	}
 	free(lab_off);
@@ -307,7 +311,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"name\":",
 			tid_of(&c, run[i].stream));
 		weft_json_string(f, title);
-		jts(f, "ts", run[i].t0);
+		jts(f, "ts", run[i].t0 - o0);
 		jts(f, "dur", run[i].t1 - run[i].t0);
 		fputs("}", f);
 	}
@@ -328,7 +332,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
 			tid_of(&c, a->stream));
 		weft_json_string(f, what);
-		jts(f, "ts", a->t);
+		jts(f, "ts", a->t - o0);
 		fprintf(f, ",\"dur\":0,\"bind_id\":\"0x%x\",\"flow_out\":true}",
 			flow);
 		if (is_root(m, other)) {
@@ -336,20 +340,25 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
 				tid_of(&c, th[other].stream));
 			weft_json_string(f, what);
-			jts(f, "ts", a->t);
+			jts(f, "ts", a->t - o0);
 			fprintf(f, ",\"dur\":0,\"bind_id\":\"0x%x\","
 				   "\"flow_in\":true}",
 				flow);
 		}
 	}
 
-	/* Counters. */
+	/* Counters: each in its process (a counter track per pid). */
+	uint32_t nmp;
+	const struct weft_model_process *mp = weft_model_processes(m, &nmp);
 	for (uint32_t i = 0; i < nctr; i++)
 		for (uint32_t k = 0; k < ctr[i].nsamples; k++) {
-			begin(&c, "C", UINT32_MAX);
+			uint32_t q = ctr[i].process;
+			begin_pid(&c, "C",
+				  c.spid && q < nmp && mp[q].pid ? mp[q].pid
+								 : c.pid);
 			fputs(",\"tid\":0,\"name\":", f);
 			weft_json_string(f, weft_model_name(m, ctr[i].name));
-			jts(f, "ts", ctr[i].samples[k].t);
+			jts(f, "ts", ctr[i].samples[k].t - o0);
 			fprintf(f, ",\"args\":{\"value\":%" PRId64 "}}",
 				ctr[i].samples[k].value);
 		}
@@ -369,7 +378,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.%s\",\"name\":",
 				tid_of(&c, v[i].stream), k ? "pause" : "idle");
 			weft_json_string(f, nm);
-			jts(f, "ts", v[i].t0);
+			jts(f, "ts", v[i].t0 - o0);
 			jts(f, "dur", v[i].t1 - v[i].t0);
 			fputs("}", f);
 		}
@@ -401,7 +410,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		fprintf(f, ",\"tid\":%u,\"cat\":\"weft.phase\",\"name\":",
 			phase_tid(&c, s));
 		weft_json_string(f, weft_model_name(m, ph[i].name));
-		jts(f, "ts", ph[i].t0);
+		jts(f, "ts", ph[i].t0 - o0);
 		jts(f, "dur", ph[i].t1 - ph[i].t0);
 		fputs("}", f);
 	}
@@ -411,13 +420,22 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		begin(&c, "i", loss[i].stream);
 		fprintf(f, ",\"tid\":%u,\"s\":\"p\",\"name\":\"events lost\"",
 			tid_of(&c, loss[i].stream));
-		jts(f, "ts", loss[i].t);
+		jts(f, "ts", loss[i].t - o0);
 		fprintf(f,
 			",\"args\":{\"packets\":%" PRIu64 ",\"events\":%" PRIu64
 			"}}",
 			loss[i].packets, loss[i].events);
 	}
-	fputs("\n]}\n", f);
+	/* the first event (ts 0) on the clocks: ns since the epoch
+	 * (CLOCK_REALTIME, when the trace knows it) and on the trace's own
+	 * axis (ns since its earliest ring's start, as weft's library and
+	 * `weft dump --cycles`'s rings count) */
+	fprintf(f, "\n],\"otherData\":{\"weft_origin\":\"the trace's first "
+		   "event\",\"weft_origin_axis_ns\":%" PRId64, o0);
+	if (in->origin_real_ns > 0)
+		fprintf(f, ",\"weft_origin_realtime_ns\":%" PRId64,
+			in->origin_real_ns + o0);
+	fputs("}}\n", f);
 	free(c.spid);
 	return ferror(f) ? -5 /* EIO */ : 0;
 }

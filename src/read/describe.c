@@ -271,6 +271,22 @@ static const char *wait_says(const struct weft_model *m, uint32_t t,
 	return buf;
 }
 
+/* A time as every time weft shows and accepts: seconds from the trace's
+ * first event, to the ns ("0.000085001"): what `weft why`, `weft dump`
+ * and the ruler say, and `weft render --start` takes. */
+static const char *at_str(char *buf, size_t cap, const struct weft_model *m,
+			  int64_t t)
+{
+	int64_t t0, t1;
+	weft_model_range(m, &t0, &t1);
+	int64_t ns = t - t0; /* (model times are clamped: no overflow) */
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	snprintf(buf, cap, "%s%llu.%09llu", ns < 0 ? "-" : "",
+		 (unsigned long long)(a / 1000000000u),
+		 (unsigned long long)(a % 1000000000u));
+	return buf;
+}
+
 size_t weft_entry_text(const struct weft_model *m, uint32_t t,
 		       const struct weft_entry *e, char *buf, size_t cap)
 {
@@ -280,7 +296,8 @@ size_t weft_entry_text(const struct weft_model *m, uint32_t t,
 	const struct weft_arrow *ar = weft_model_arrows(m, &na);
 	if (cap)
 		buf[0] = 0;
-	put(&o, "at %.6f s: ", (double)e->t / 1e9);
+	char when[40];
+	put(&o, "at %s s: ", at_str(when, sizeof when, m, e->t));
 	if (e->kind != WEFT_ENTRY_ARROW) {
 		put(&o, "%s: %s", e->kind == WEFT_ENTRY_NOTE ? "note" : "label",
 		    weft_model_string(m, e->text));
@@ -331,20 +348,21 @@ size_t weft_model_describe_head(const struct weft_model *m, uint32_t t,
 	    x->kind ? weft_model_name(m, x->kind) : "(none)");
 	if (x->incarnation)
 		put(&o, ", incarnation %u of its id", x->incarnation + 1);
-	put(&o, "\n%s %.6f s, ",
+	char when[40];
+	put(&o, "\n%s %s s, ",
 	    x->flags & WEFT_THREAD_NO_CREATE ? "first seen (creation lost)"
 					     : "created",
-	    (double)x->t_create / 1e9);
+	    at_str(when, sizeof when, m, x->t_create));
 	if (x->end == WEFT_END_PENDING)
-		put(&o, "%s (last seen %.6f s)",
+		put(&o, "%s (last seen %s s)",
 		    x->flags & WEFT_THREAD_SHOULD_RESOLVE ? "should resolve, "
 							    "never did"
 							  : "still pending at "
 							    "the end",
-		    (double)x->t_end / 1e9);
+		    at_str(when, sizeof when, m, x->t_end));
 	else
-		put(&o, "%s %.6f s", weft_end_name(x->end),
-		    (double)x->t_end / 1e9);
+		put(&o, "%s %s s", weft_end_name(x->end),
+		    at_str(when, sizeof when, m, x->t_end));
 	if (x->message != WEFT_NONE)
 		put(&o, ": %s", weft_model_string(m, x->message));
 	put_durations(&o, m, t);

@@ -34,6 +34,8 @@ static int grow(void **p, uint32_t *cap, size_t size, uint32_t need)
 
 struct series {
 	uint32_t name;
+	uint32_t process; /* whose it is (a counter belongs to its process) */
+	uint32_t next;	  /* the next series of its name + 1, 0: none */
 	uint32_t n, cap;
 	struct weft_sample *s;
 	int64_t min, max;
@@ -371,20 +373,32 @@ static int by_name_room(uint32_t **a, uint32_t *cap, uint32_t name)
 	return 1;
 }
 
-static void sample(struct weft_model *m, uint32_t name, int64_t t, int64_t v,
-		   int add)
+/* A counter's sample, in the series of its name and process: two
+ * processes' counters of one name are two series, not one zig-zag. */
+static void sample(struct weft_model *m, uint32_t name, uint32_t process,
+		   int64_t t, int64_t v, int add)
 {
 	if (!by_name_room(&m->ser_of_name, &m->cser_of_name, name))
 		return;
-	if (!m->ser_of_name[name]) {
+	uint32_t k = m->ser_of_name[name], last = 0;
+	while (k && m->ser[k - 1].process != process) {
+		last = k;
+		k = m->ser[k - 1].next;
+	}
+	if (!k) {
 		if (!GROW(m->ser, m->nser, m->cser))
 			return;
 		struct series *s = &m->ser[m->nser++];
 		memset(s, 0, sizeof *s);
 		s->name = name;
-		m->ser_of_name[name] = m->nser;
+		s->process = process;
+		if (last)
+			m->ser[last - 1].next = m->nser;
+		else
+			m->ser_of_name[name] = m->nser;
+		k = m->nser;
 	}
-	struct series *s = &m->ser[m->ser_of_name[name] - 1];
+	struct series *s = &m->ser[k - 1];
 	/* Hostile values saturate rather than overflow. */
 	if (add && s->n && __builtin_add_overflow(v, s->s[s->n - 1].value, &v))
 		v = s->s[s->n - 1].value < 0 ? INT64_MIN : INT64_MAX;
@@ -672,7 +686,7 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 		break;
 	case WEFT_EV_COUNTER_SET:
 	case WEFT_EV_COUNTER_ADD:
-		sample(m, ev->name, t, ev->value,
+		sample(m, ev->name, m->pst[s].process, t, ev->value,
 		       ev->type == WEFT_EV_COUNTER_ADD);
 		break;
 	case WEFT_EV_SPAN_BEGIN:
@@ -908,6 +922,7 @@ static int finalize(struct weft_model *m, int shrink)
 		m->pubctr[i].samples = m->ser[i].s;
 		m->pubctr[i].min = m->ser[i].min;
 		m->pubctr[i].max = m->ser[i].max;
+		m->pubctr[i].process = m->ser[i].process;
 	}
 	return 0;
 }
@@ -1176,4 +1191,83 @@ uint64_t weft_model_bytes(const struct weft_model *m)
 	b += ((uint64_t)m->nth + 1) * 8 + (uint64_t)m->nrun * 4 +
 	     (uint64_t)m->narr * 8;
 	return b;
+}
+
+size_t weft_model_counter_title(const struct weft_model *m, uint32_t i,
+				char *buf, size_t cap)
+{
+	if (i >= m->nser) {
+		if (cap)
+			*buf = 0;
+		return 0;
+	}
+	const struct series *c = &m->ser[i];
+	const char *name = weft_model_name(m, c->name);
+	int n;
+	if (m->nproc > 1 && c->process < m->nproc)
+		n = snprintf(buf, cap, "%s (pid %u)", name,
+			     m->proc[c->process].pid);
+	else
+		n = snprintf(buf, cap, "%s", name);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+int weft_model_counter_sum(const struct weft_model *m, uint32_t name,
+			   struct weft_sample **out, uint32_t *n,
+			   uint32_t *processes)
+{
+	*out = NULL;
+	*n = 0;
+	*processes = 0;
+	uint32_t k0 = name < m->cser_of_name ? m->ser_of_name[name] : 0;
+	uint32_t total = 0, ns = 0;
+	for (uint32_t k = k0; k; k = m->ser[k - 1].next) {
+		total += m->ser[k - 1].n;
+		ns++;
+	}
+	*processes = ns;
+	if (!total)
+		return 0;
+	/* each series is in time order: merged, the sum changes by each
+	 * sample's step from its series' previous value */
+	uint32_t *at = calloc(ns, sizeof *at), *ix = malloc(ns * sizeof *ix);
+	int64_t *last = calloc(ns, sizeof *last);
+	struct weft_sample *o = malloc((size_t)total * sizeof *o);
+	if (!at || !ix || !last || !o) {
+		free(at);
+		free(ix);
+		free(last);
+		free(o);
+		return -ENOMEM;
+	}
+	uint32_t j = 0;
+	for (uint32_t k = k0; k; k = m->ser[k - 1].next)
+		ix[j++] = k - 1;
+	int64_t sum = 0;
+	for (uint32_t w = 0; w < total; w++) {
+		uint32_t best = UINT32_MAX;
+		for (uint32_t q = 0; q < ns; q++) {
+			const struct series *sq = &m->ser[ix[q]];
+			if (at[q] < sq->n &&
+			    (best == UINT32_MAX ||
+			     sq->s[at[q]].t < m->ser[ix[best]].s[at[best]].t))
+				best = q;
+		}
+		const struct weft_sample *x = &m->ser[ix[best]].s[at[best]++];
+		/* (hostile values saturate) */
+		int64_t d;
+		if (__builtin_sub_overflow(x->value, last[best], &d) ||
+		    __builtin_add_overflow(sum, d, &sum))
+			sum = d < 0 ? INT64_MIN : INT64_MAX;
+		last[best] = x->value;
+		if (*n && o[*n - 1].t == x->t)
+			o[*n - 1].value = sum; /* (one instant, one sample) */
+		else
+			o[(*n)++] = (struct weft_sample){x->t, sum};
+	}
+	free(at);
+	free(ix);
+	free(last);
+	*out = o;
+	return 0;
 }

@@ -784,6 +784,7 @@ void weft__multi_info(struct weft_reader *R)
 	}
 	for (uint32_t r = 0; r < M->nruns; r++)
 		in->problems += M->runs[r].man.bad_lines ? 1 : 0;
+	in->problems += M->nbad;
 	in->writer = live   ? WEFT_WRITER_LIVE
 		     : gone ? WEFT_WRITER_GONE
 			    : WEFT_WRITER_STOPPED;
@@ -812,6 +813,24 @@ const struct weft_problem *weft__multi_problems(struct weft_reader *R,
 {
 	struct rmulti *M = R->multi;
 	M->nprob = 0;
+	for (uint32_t i = 0; i < M->nbad && M->nprob < MAX_PROBLEMS; i++) {
+		const struct mbad *b = &M->bad[i];
+		/* its name in the run (the run or bundle is said before) */
+		const char *base = strrchr(b->path, '/');
+		base = base ? base + 1 : b->path;
+		if (!M->runs[b->run].dir && strrchr(base, ':'))
+			base = strrchr(base, ':') + 1;
+		struct weft_problem *p = &M->prob[M->nprob++];
+		p->offset = WEFT_PROBLEM_NO_OFFSET;
+		if (b->proc < M->nprocs)
+			snprintf(p->what, sizeof p->what,
+				 "%.20s (pid %u %.15s) not read: %.55s", base,
+				 M->procs[b->proc].pid, M->procs[b->proc].comm,
+				 b->what);
+		else
+			snprintf(p->what, sizeof p->what,
+				 "%.50s not read: %.58s", base, b->what);
+	}
 	for (uint32_t r = 0; r < M->nruns && M->nprob < MAX_PROBLEMS; r++) {
 		const struct manifest *man = &M->runs[r].man;
 		if (!man->bad_lines)
@@ -878,6 +897,9 @@ void weft__multi_free(struct rmulti *M)
 		free(M->bforced[i]);
 	for (unsigned i = 0; i < M->ndups; i++)
 		free(M->dups[i]);
+	for (uint32_t i = 0; i < M->nbad; i++)
+		free(M->bad[i].path);
+	free(M->bad);
 	weft__msgs_free(M);
 	free(M->heap);
 	free(M->syn);
@@ -1100,6 +1122,107 @@ static int bundle_offsets(struct rmulti *M, const char *t, size_t len)
 	return 0;
 }
 
+/* Whether a sub-reader reads `path`, or read it already by another
+ * name (a ring given twice). */
+static int read_path(const struct rmulti *M, const char *path)
+{
+	if (M->bycap) {
+		uint32_t mask = M->bycap - 1;
+		for (uint32_t i = (uint32_t)path_hash(path) & mask;
+		     M->by_path[i]; i = (i + 1) & mask)
+			if (!strcmp(M->sub[M->by_path[i] - 1].path, path))
+				return 1;
+	}
+	for (unsigned i = 0; i < M->ndups; i++)
+		if (!strcmp(M->dups[i], path))
+			return 1;
+	return 0;
+}
+
+static uint32_t bad_of(const struct rmulti *M, const char *path)
+{
+	for (uint32_t i = 0; i < M->nbad; i++)
+		if (!strcmp(M->bad[i].path, path))
+			return i;
+	return NONE;
+}
+
+/* Ring `path` of run `run` cannot be read (err, and the reader's
+ * message, or NULL): kept to be said, the other rings read on. */
+static int bad_ring(struct rmulti *M, uint32_t run, const char *path, int err,
+		    const char *msg)
+{
+	if (bad_of(M, path) != NONE)
+		return 0;
+	if (M->nbad == M->cbad) {
+		uint32_t c = M->cbad ? M->cbad * 2 : 8;
+		struct mbad *n = realloc(M->bad, c * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		M->bad = n;
+		M->cbad = c;
+	}
+	struct mbad *b = &M->bad[M->nbad];
+	memset(b, 0, sizeof *b);
+	b->run = run;
+	b->proc = NONE;
+	if (!(b->path = strdup(path)))
+		return -ENOMEM;
+	if (err == WEFT_EEMPTY)
+		snprintf(b->what, sizeof b->what, "empty (0 bytes)");
+	else if (err == -ENOENT)
+		snprintf(b->what, sizeof b->what,
+			 "missing (the manifest names it)");
+	else if (msg && msg[0])
+		snprintf(b->what, sizeof b->what, "%s", msg);
+	else
+		snprintf(b->what, sizeof b->what, "%s", weft_strerror(err));
+	M->nbad++;
+	return 0;
+}
+
+/* The rings run `run`'s manifest names that no sub-reader reads and that
+ * were not found bad: missing (a directory's are looked at: a file that is
+ * there but no ring is bad; a bundle's part named `prefix`:NAME). */
+static int rings_missing(struct rmulti *M, uint32_t run, const char *prefix)
+{
+	const struct mrun *r = &M->runs[run];
+	int err = 0;
+	for (uint32_t e = 0; e < r->man.n && !err; e++) {
+		const char *ring = r->man.p[e].ring;
+		/* (a name a ring of the directory can have: a hostile
+		 * manifest's "../../etc/passwd" is not looked at) */
+		if (!ring || !ring[0] || ring[0] == '.' || strchr(ring, '/') ||
+		    !strcmp(ring, "manifest"))
+			continue;
+		char path[4400];
+		snprintf(path, sizeof path, r->dir ? "%s/%s" : "%s:%s",
+			 r->dir ? r->dir : prefix, ring);
+		if (read_path(M, path) || bad_of(M, path) != NONE)
+			continue;
+		int e2 = -ENOENT;
+		struct weft_diag sd = {0};
+#ifndef __wasi__
+		struct stat sb;
+		if (r->dir && lstat(path, &sb) == 0) {
+			struct weft_reader *sr = NULL;
+			/* (not a ring's name: not looked at by the scan) */
+			e2 = !S_ISREG(sb.st_mode)
+				     ? WEFT_ENOTTRACE
+				     : weft_reader_open(&sr, path, 0, &sd);
+			if (!S_ISREG(sb.st_mode))
+				snprintf(sd.msg, sizeof sd.msg,
+					 "not a regular file");
+			weft_reader_close(sr);
+			if (!e2) /* (a ring after all: appeared meanwhile) */
+				continue;
+		}
+#endif
+		err = bad_ring(M, run, path, e2, sd.msg);
+	}
+	return err;
+}
+
 /* A bundle's parts: its rings, read in place, and its manifest. */
 static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 		      const char *what, struct weft_diag *d)
@@ -1136,14 +1259,13 @@ static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 						   (size_t)p->len);
 		} else if (p->kind == BUNDLE_RING) {
 			struct weft_reader *sr;
+			struct weft_diag sd = {0};
 			err = weft_reader_open_mem(&sr, base + p->off,
-						   (size_t)p->len, 0, d);
+						   (size_t)p->len, 0, &sd);
 			if (err) {
-				char msg[sizeof d->msg];
-				snprintf(msg, sizeof msg, "%s",
-					 d ? d->msg : "");
-				weft__diag(d, err, p->off, "%s: %s", name, msg);
-				break;
+				/* (the bundle's other rings are read) */
+				err = bad_ring(M, run, name, err, sd.msg);
+				continue;
 			}
 			if ((err = add_sub(M, sr, name, run))) {
 				weft_reader_close(sr);
@@ -1157,6 +1279,8 @@ static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 		}
 	}
 	free(b.part);
+	for (uint32_t r = runs0; r < M->nruns && !err; r++)
+		err = rings_missing(M, r, what);
 	return err;
 }
 
@@ -1235,15 +1359,22 @@ static int scan_dir(struct rmulti *M, uint32_t run, int initial,
 	if (names)
 		qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 0; i < n && !err; i++) {
-		if (have_path(M, names[i]) || !is_ring(names[i]))
+		if (have_path(M, names[i]))
+			continue;
+		/* a file named as a ring is one (made under another name and
+		 * renamed: whole from the start): when it does not read, it
+		 * was damaged since (flipped, emptied, cut); said, and the
+		 * other rings read */
+		const char *base = names[i] + strlen(dir) + 1;
+		int named = !strcmp(base, "ring") || !strncmp(base, "ring.", 5);
+		if (!is_ring(names[i]) && !(initial && named))
 			continue;
 		struct weft_reader *sr;
 		struct weft_diag sd = {0};
 		int e = weft_reader_open(&sr, names[i], M->flags, &sd);
 		if (e) {
 			if (initial)
-				err = weft__diag(d, e, sd.offset, "%s: %s",
-						 names[i], sd.msg);
+				err = bad_ring(M, run, names[i], e, sd.msg);
 			continue;
 		}
 		if ((err = add_sub(M, sr, names[i], run))) {
@@ -1655,6 +1786,8 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 				err = read_manifest(M, M->nruns - 1);
 			if (!err)
 				err = scan_dir(M, M->nruns - 1, 1, d);
+			if (!err)
+				err = rings_missing(M, M->nruns - 1, NULL);
 			if (!err && !M->runs[M->nruns - 1].man.n &&
 			    M->nsub == 0 && n == 1)
 				err = weft__diag(d, WEFT_ENOTTRACE, 0,
@@ -1752,6 +1885,10 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 				err = scan_dir(M, r, 1, d);
 	}
 #endif
+	if (!err && M->nsub == 0 && M->nbad)
+		err = weft__diag(d, WEFT_ECORRUPT, 0,
+				 "no ring can be read: %s: %s (and %u more)",
+				 M->bad[0].path, M->bad[0].what, M->nbad - 1);
 	if (!err && M->nsub == 0)
 		err = weft__diag(d, WEFT_EEMPTY, 0,
 				 "no ring: no process of the run recorded "
@@ -1816,6 +1953,20 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		err = procs_of_manifest(M, r, 0);
 	for (uint32_t p = 0; p < M->nprocs; p++)
 		proc_sync(M, p);
+	/* a process whose ring could not be read: said in its entry */
+	for (uint32_t i = 0; i < M->nbad; i++) {
+		struct mbad *b = &M->bad[i];
+		const struct mrun *r = &M->runs[b->run];
+		const char *sep = strrchr(b->path, r->dir ? '/' : ':');
+		const char *base = sep ? sep + 1 : b->path;
+		for (uint32_t e = 0; e < r->man.n && b->proc == NONE; e++)
+			if (r->man.p[e].ring && !strcmp(r->man.p[e].ring, base))
+				b->proc = r->first + e;
+		if (b->proc != NONE && b->proc < M->nprocs) {
+			M->procs[b->proc].ring = b->path;
+			M->procs[b->proc].ring_unread = b->what;
+		}
+	}
 	/* the first ring's names keep their ids */
 	if (!err && !name_append(M, "") && M->nnames != 1)
 		err = -ENOMEM;

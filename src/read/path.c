@@ -35,6 +35,8 @@ struct weft_path_index {
 	const struct weft_model *m;
 	uint32_t nst;
 	uint32_t *st_off, *st_run; /* per OS thread: its runs by start */
+	const struct weft_interval *idle;
+	uint32_t *id_off, *id_iv; /* per OS thread: its idle times by start */
 };
 
 void weft_path_index_free(struct weft_path_index *ix)
@@ -43,7 +45,37 @@ void weft_path_index_free(struct weft_path_index *ix)
 		return;
 	free(ix->st_off);
 	free(ix->st_run);
+	free(ix->id_off);
+	free(ix->id_iv);
 	free(ix);
+}
+
+/* Per OS thread, its idle times (blocked: in poll) by start: one OS
+ * thread's are disjoint and the model adds each as it ends, so in the
+ * model's order they are by start already (a stable bucketing keeps it). */
+static int index_idle(struct weft_path_index *ix)
+{
+	uint32_t n;
+	ix->idle = weft_model_intervals(ix->m, WEFT_INTERVAL_IDLE, &n);
+	ix->id_off = calloc((size_t)ix->nst + 2, sizeof *ix->id_off);
+	ix->id_iv = malloc(((size_t)n + 1) * sizeof *ix->id_iv);
+	uint32_t *fill = calloc((size_t)ix->nst + 1, sizeof *fill);
+	if (!ix->id_off || !ix->id_iv || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (ix->idle[i].stream < ix->nst)
+			ix->id_off[ix->idle[i].stream + 1]++;
+	for (uint32_t s = 0; s < ix->nst; s++)
+		ix->id_off[s + 1] += ix->id_off[s];
+	for (uint32_t i = 0; i < n; i++)
+		if (ix->idle[i].stream < ix->nst) {
+			uint32_t s = ix->idle[i].stream;
+			ix->id_iv[ix->id_off[s] + fill[s]++] = i;
+		}
+	free(fill);
+	return 0;
 }
 
 int weft_path_index_new(struct weft_path_index **out,
@@ -77,6 +109,10 @@ int weft_path_index_new(struct weft_path_index **out,
 			ix->st_run[ix->st_off[s] + fill[s]++] = i;
 		}
 	free(fill);
+	if (index_idle(ix)) {
+		weft_path_index_free(ix);
+		return -ENOMEM;
+	}
 	*out = ix;
 	return 0;
 }
@@ -115,6 +151,7 @@ static void emit(struct walk *w, int64_t t0, int64_t t1, uint32_t thread,
 	s->on = on;
 	s->depth = depth;
 	s->state = (uint32_t)state;
+	s->idle = 0;
 }
 
 static int is_root(const struct walk *w, uint32_t t)
@@ -212,6 +249,33 @@ static uint32_t instead(const struct walk *w, uint32_t s, uint32_t x, int64_t a,
 		}
 	}
 	return best;
+}
+
+/* The end of the last idle time (blocked: in poll) of OS thread s that
+ * overlaps [a, b], at most b; a when none.  *reason: its name. */
+static int64_t idle_end(const struct walk *w, uint32_t s, int64_t a, int64_t b,
+			uint32_t *reason)
+{
+	const struct weft_path_index *ix = w->ix;
+	*reason = 0;
+	if (s >= ix->nst)
+		return a;
+	const uint32_t *v = ix->id_iv + ix->id_off[s];
+	uint32_t lo = 0, hi = ix->id_off[s + 1] - ix->id_off[s];
+	while (lo < hi) { /* the first that begins at or after b */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ix->idle[v[mid]].t0 < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return a;
+	const struct weft_interval *iv = &ix->idle[v[lo - 1]];
+	if (iv->t1 <= a) /* (disjoint and by start: the others end before) */
+		return a;
+	*reason = iv->name;
+	return iv->t1 < b ? iv->t1 : b;
 }
 
 /* The OS thread x ran on next after t (else where it was created). */
@@ -314,20 +378,43 @@ static void walk(struct walk *w, uint32_t x, int64_t lo, int64_t hi,
 		if (sig != WEFT_NONE) {
 			int64_t ts = w->arr[sig].t;
 			uint32_t by = w->arr[sig].from;
-			emit(w, ts, t, x, instead(w, s, x, ts, t), depth,
-			     WEFT_PATH_READY);
+			/* (what never runs is never ready: signalled, it
+			 * waits on for what would resolve it) */
+			if (nr)
+				emit(w, ts, t, x, instead(w, s, x, ts, t),
+				     depth, WEFT_PATH_READY);
+			else
+				emit(w, ts, t, x, WEFT_NONE, depth,
+				     WEFT_PATH_WAITING);
 			emit(w, gs, ts, x, by, depth, WEFT_PATH_WAITING);
 			walk(w, by, gs, ts, depth + 1, 0);
 			t = gs;
 			continue;
 		}
-		if (!r) { /* created, not run yet */
-			emit(w, gs, t, x, instead(w, s, x, gs, t), depth,
-			     WEFT_PATH_READY);
+		if (!nr) {
+			/* It never runs (a condition, a promise, a request
+			 * nothing resolved yet): never ready, it waits for
+			 * what no one did (signal, resolve it). */
+			emit(w, gs, t, x, WEFT_NONE, depth, WEFT_PATH_WAITING);
 			t = gs;
 			continue;
 		}
-		emit(w, gs, t, x, WEFT_NONE, depth, WEFT_PATH_OTHER);
+		/* Its OS thread blocked (in poll) after gs: until it woke, x
+		 * waited for an event (had x been ready, its loop would not
+		 * have blocked): a timer not due, a read with no bytes.
+		 * After, it was ready while its OS thread ran something else
+		 * (a loop whose callback runs; a thread created, not run
+		 * yet); else no recorded wait explains it. */
+		uint32_t why;
+		int64_t ie = idle_end(w, s, gs, t, &why);
+		uint32_t ran = instead(w, s, x, ie, t);
+		emit(w, ie, t, x, ran, depth,
+		     ran != WEFT_NONE || !r ? WEFT_PATH_READY
+					    : WEFT_PATH_OTHER);
+		emit(w, gs, ie, x, WEFT_NONE, depth, WEFT_PATH_WAITING);
+		if (ie > gs && !w->oom && w->nseg &&
+		    w->seg[w->nseg - 1].t1 == ie)
+			w->seg[w->nseg - 1].idle = why;
 		t = gs;
 	}
 }

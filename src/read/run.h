@@ -254,6 +254,17 @@ struct rmulti {
 	unsigned ndups;
 	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
 					    4, 8: name, name2 are names */
+	/* rings of a run that could not be read (damaged, emptied, cut,
+	 * missing though the manifest names them, a bundle's part that does
+	 * not open): the others are read, these are named with what is
+	 * wrong (problems, so the commands exit 1) */
+	struct mbad {
+		uint32_t run;  /* its run (M->runs) */
+		uint32_t proc; /* its process, or NONE */
+		char *path;    /* DIR/NAME, or BUNDLE:NAME */
+		char what[100];
+	} * bad;
+	uint32_t nbad, cbad;
 };
 
 /* multi.c: an event the merge makes, at ns. */

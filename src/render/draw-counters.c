@@ -165,9 +165,11 @@ static double names(struct weft_view *v, struct pen *p, int pass)
 		if (!weft_view_counter_shown(v, k))
 			continue;
 		const struct weft_counter *q = &ctr[k];
-		char buf[300];
-		snprintf(buf, sizeof buf, "%s = %lld",
-			 weft_model_name(v->m, q->name),
+		char buf[300], title[200];
+		/* (its process's too, when the trace has several: one band
+		 * per process) */
+		weft_model_counter_title(v->m, k, title, sizeof title);
+		snprintf(buf, sizeof buf, "%s = %lld", title,
 			 (long long)(q->nsamples
 					     ? q->samples[q->nsamples - 1].value
 					     : 0));

@@ -74,7 +74,7 @@ const struct weft_path *weft_view_path_segments(const struct weft_view *v)
 /* Time per thread a state's depth-0 segments name (`on`), in the order
  * first met. */
 struct share {
-	uint32_t on;
+	uint32_t on, idle;
 	int64_t ns;
 };
 
@@ -87,12 +87,12 @@ static size_t shares(const struct weft_path *p, uint32_t state, struct share *s,
 		if (g->state != state)
 			continue;
 		size_t k = 0;
-		while (k < n && s[k].on != g->on)
+		while (k < n && (s[k].on != g->on || s[k].idle != g->idle))
 			k++;
 		if (k == n) {
 			if (n == cap)
 				continue; /* (said as "others" below) */
-			s[n++] = (struct share){g->on, 0};
+			s[n++] = (struct share){g->on, g->idle, 0};
 		}
 		s[k].ns += g->t1 - g->t0;
 	}
@@ -135,7 +135,17 @@ static void put_state(const struct weft_view *v, char *buf, size_t cap,
 	put(buf, cap, at, " (%s ",
 	    state == WEFT_PATH_WAITING ? "on" : "instead ran");
 	for (size_t k = 0; k < n; k++) {
-		if (s[k].on == WEFT_NONE)
+		if (s[k].on == WEFT_NONE && state == WEFT_PATH_WAITING &&
+		    s[k].idle)
+			/* (its OS thread blocked: it waited for an event) */
+			snprintf(title, sizeof title, "an event, idle in %s",
+				 weft_model_name(v->m, s[k].idle));
+		else if (s[k].on == WEFT_NONE && state == WEFT_PATH_WAITING)
+			/* (a thread that never runs, nothing ended its wait) */
+			snprintf(title, sizeof title,
+				 "nothing: pending, not signalled or "
+				 "resolved since");
+		else if (s[k].on == WEFT_NONE)
 			snprintf(title, sizeof title, "nothing: idle");
 		else
 			weft_model_title(v->m, s[k].on, title, sizeof title);

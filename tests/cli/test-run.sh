@@ -757,6 +757,188 @@ t_bad_manifest() {
 	"$W" stats bm >/dev/null 2>&1; [ $? = 1 ] || die "stats: exit $?"
 }
 
+# A damaged ring in a run of six processes: flipped magic, emptied,
+# removed, cut to 100 bytes (one ring, then three), and damaged parts of a
+# bundle.  Every reading command reads the other rings whole, names each
+# damaged one with what is wrong, and exits 1 (docs/runs.md).
+t_damaged_rings() {
+	"$W" record -o r6 -- sh -c "for i in 1 2 3 4 5 6; do '$EX/all-events' >/dev/null; done" 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	local rings; rings=$(cd r6 && ls ring.* | sort)
+	[ "$(echo $rings | wc -w)" = 6 ] || die "rings: $rings"
+	local all; all=$("$W" dump --no-actor r6 | grep -vc 0x3ffe)
+	local r n=0
+	declare -A ev
+	for r in $rings; do
+		ev[$r]=$("$W" dump "r6/$r" | wc -l)
+		n=$((n + ${ev[$r]}))
+	done
+	[ "$n" = "$all" ] && [ "$n" -gt 300 ] || die "the intact run: $all events, its rings $n"
+	"$W" snapshot r6 -o b.weft 2>/dev/null || die "snapshot"
+	# which: the second ring; three: the first, the fourth, the sixth
+	local one three v set
+	one=$(echo $rings | cut -d' ' -f2)
+	three=$(echo $rings | cut -d' ' -f1,4,6)
+	for v in flip empty rm cut part; do
+		for set in "$one" "$three"; do
+			local t=v.$v.$(echo $set | wc -w) what want=0 k
+			if [ $v = part ]; then
+				t=$t.weft
+				python3 - b.weft "$t" $set <<'PY' || exit 1
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+n = struct.unpack_from('<I', b, 12)[0]
+hit = 0
+for k in range(n):
+    off, ln, kind, run = struct.unpack_from('<QQII', b, 32 + 80 * k)
+    name = b[32 + 80 * k + 32:32 + 80 * k + 80].rstrip(b'\0').decode()
+    if name in sys.argv[3:]:
+        b[off] ^= 0xff
+        hit += 1
+assert hit == len(sys.argv[3:]), hit
+open(sys.argv[2], 'wb').write(b)
+PY
+			else
+				cp -r r6 "$t"
+			fi
+			rm -f want.txt
+			for r in $set; do
+				local pid=${r#ring.}
+				case $v in
+				flip) printf 'X' | dd of="$t/$r" bs=1 count=1 conv=notrunc 2>/dev/null
+					what="not a weft trace (no WEFTRING magic)" ;;
+				empty) : >"$t/$r"; what="empty (0 bytes)" ;;
+				rm) rm "$t/$r"; what="missing (the manifest names it)" ;;
+				cut) truncate -s 100 "$t/$r"
+					what="truncated in the file header (100 of 312 bytes)" ;;
+				part) what="not a weft trace (no WEFTRING magic)" ;;
+				esac
+				echo "weft: '$t': $r (pid $pid all-events) not read: $what" >>want.txt
+				want=$((want + ${ev[$r]}))
+			done
+			sort want.txt >want.s
+			want=$((n - want))
+			# every command: the others read, the damaged named, exit 1
+			local c
+			for c in info dump stats why render ctf; do
+				local args=()
+				case $c in
+				dump) args=(--no-actor) ;;
+				render) args=(-o "$t.png") ;;
+				ctf) rm -rf ctf; args=(-o ctf) ;;
+				esac
+				"$W" $c "${args[@]}" "$t" >out.txt 2>err.txt
+				k=$?
+				[ $k = 1 ] || die "$c $t: exit $k: $(cat err.txt)"
+				sort err.txt | diff want.s - || die "$c $t said"
+				case $c in
+				info)
+					local nset; nset=$(echo $set | wc -w)
+					grep -qx "processes: 7 (6 recorded, $nset of them not read)" out.txt ||
+						die "$t: $(cat out.txt)"
+					for r in $set; do
+						grep -qE "^ +${r#ring.} all-events: exited with status 0, .*, its ring $t[/:]$r not read: " out.txt ||
+							die "$t: $r: $(cat out.txt)"
+					done
+					[ "$(grep -c ' 3 OS threads in ' out.txt)" = $((6 - nset)) ] ||
+						die "$t: the rings read: $(cat out.txt)" ;;
+				dump)
+					[ "$(grep -vc 0x3ffe out.txt)" = "$want" ] ||
+						die "$c $t: $(grep -vc 0x3ffe out.txt) events, not $want" ;;
+				stats)
+					grep -q "^trace $t: $("$W" dump "$t" 2>/dev/null | wc -l) events" out.txt ||
+						die "$c $t: $(head -1 out.txt)" ;;
+				render)
+					[ -s "$t.png" ] || die "$c $t: no picture" ;;
+				ctf)
+					[ "$(ls ctf | wc -l)" = $((6 - $(echo $set | wc -w))) ] ||
+						die "$c $t: $(ls ctf)" ;;
+				esac
+			done
+		done
+	done
+	# no ring readable at all: a clear error naming the first
+	mkdir none && cp r6/manifest none/ && : >"none/$one"
+	"$W" dump none >/dev/null 2>err.txt; [ $? = 1 ] || die "none: exit"
+	grep -qx "weft: cannot read 'none': no ring can be read: none/$one: empty (0 bytes) (and 5 more) (at byte offset 0)" err.txt ||
+		die "none: $(cat err.txt)"
+}
+
+# Three tickers in one run each keep their own "ticks": three series (not
+# one zig-zag), each counting up in its own process, in stats (text and
+# JSON), the dump, the export's counter tracks and the picture's bands;
+# the total over processes only with --sum-counters.
+t_counters_per_process() {
+	"$W" record -o t3 -- sh -c "'$EX/ticker' 0.3 >/dev/null & '$EX/ticker' 0.3 >/dev/null & '$EX/ticker' 0.3 >/dev/null; wait" 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	"$W" dump t3 >d.txt || die "dump"
+	"$W" stats t3 >s.txt || die "stats"
+	"$W" stats t3 --sum-counters >ss.txt || die "stats --sum-counters"
+	"$W" stats t3 --json --sum-counters >s.json || die "stats --json"
+	"$W" export --format chrome t3 -o c.json || die "export"
+	python3 - <<'PY' || exit 1
+import json, re
+# the dump: each process's ticks count 1, 2, 3... (its pid on each line)
+per = {}
+for l in open('d.txt'):
+    m = re.match(r'\S+ #\d+/(\d+) counter_set counter="ticks" value=(-?\d+)', l)
+    if m:
+        per.setdefault(m.group(1), []).append(int(m.group(2)))
+assert len(per) == 3, per.keys()
+# (each ticker's tid is its pid: one OS thread each)
+for pid, v in per.items():
+    assert v == list(range(1, len(v) + 1)), (pid, v[:10])
+    assert len(v) > 5, (pid, len(v))
+# stats: one line per process, its own min, max, last and samples
+lines = [l.split() for l in open('s.txt') if l.startswith('  ticks')]
+assert len(lines) == 3, lines
+got = {l[2].rstrip(')'): (int(l[3]), int(l[4]), int(l[5]), int(l[6])) for l in lines}
+want = {p: (1, len(v), len(v), len(v)) for p, v in per.items()}
+assert got == want, (got, want)
+assert 'sum of' not in open('s.txt').read()
+# the total, only where asked: the sum of each one's latest value
+tot = [l for l in open('ss.txt') if 'ticks (sum of 3 processes)' in l]
+assert len(tot) == 1, open('ss.txt').read()
+f = tot[0].split()
+assert int(f[-2]) == sum(len(v) for v in per.values()), tot
+assert int(f[-3]) == int(f[-2]) and int(f[-4]) == 1, tot
+j = json.load(open('s.json'))
+cs = [c for c in j['counters'] if c['name'] == 'ticks']
+assert sorted((str(c['pid']), c['samples'], c['max'], c['last']) for c in cs) == \
+    sorted((p, len(v), len(v), len(v)) for p, v in per.items()), cs
+assert j['counter_sums'] == [{'name': 'ticks', 'processes': 3,
+    'samples': sum(len(v) for v in per.values()), 'min': 1,
+    'max': sum(len(v) for v in per.values()),
+    'last': sum(len(v) for v in per.values())}], j['counter_sums']
+# the export: a counter track per process, counting up in each
+e = json.load(open('c.json'))
+e = e.get('traceEvents', e)
+tr = {}
+for x in e:
+    if x.get('ph') == 'C' and x.get('name') == 'ticks':
+        tr.setdefault(str(x['pid']), []).append((x['ts'], x['args']['value']))
+assert sorted(tr) == sorted(per), (tr.keys(), per.keys())
+for p, v in tr.items():
+    assert [b for a, b in sorted(v)] == per[p], p
+PY
+	# the picture: a band per process, each named by its title; hiding
+	# the name hides the three
+	local pids; pids=$(grep -o 'ticks (pid [0-9]*)' s.txt | grep -o '[0-9]*')
+	"$W" render t3 -o all.png 2>/dev/null || die "render"
+	"$W" render t3 -o none.png --no-counters 2>/dev/null || die "render --no-counters"
+	"$W" render t3 -o name.png --hide-counter ticks 2>/dev/null || die "render --hide-counter ticks"
+	cmp -s name.png none.png || die "hiding 'ticks' left a band"
+	local p prev=all.png
+	for p in $pids; do
+		"$W" render t3 -o "h$p.png" --hide-counter "ticks (pid $p)" 2>e.txt || die "hide $p: $(cat e.txt)"
+		! cmp -s "h$p.png" all.png && ! cmp -s "h$p.png" none.png && ! cmp -s "h$p.png" "$prev" ||
+			die "the band of $p is not a band of its own"
+		prev=h$p.png
+	done
+	"$W" render t3 -o x.png --hide-counter "ticks (pid 1)" 2>e.txt; [ $? = 1 ] || die "an unknown title"
+	grep -q "no counter 'ticks (pid 1)'" e.txt || die "$(cat e.txt)"
+}
+
 # Following a run while it records: a process that starts later joins,
 # and the follow ends when the run does.
 t_follow_run() {
@@ -961,6 +1143,8 @@ run every_command t_every_command
 run two_machines t_two_machines
 run refusals t_refusals
 run bad_manifest t_bad_manifest
+run damaged_rings t_damaged_rings
+run counters_per_process t_counters_per_process
 run follow_run t_follow_run
 run echo_split t_echo_split
 run echo_hang t_echo_hang

@@ -519,16 +519,17 @@ TEST(the_inspector_lists_every_entry)
 	CHECK_EQ(in.waiting, 5000 + 4000 + (hi - 90000));
 	CHECK_EQ(in.running, (62000 - 1000) + (72000 - 70000) + (hi - 75000));
 
-	/* as lines: every entry, none cut */
+	/* as lines: every entry, none cut; times from the first event
+	 * (at 1 us), to the ns, as weft why and dump print them */
 	char line[512], all[16384];
 	weft_entry_text(m, t1, &e[40], line, sizeof line);
-	CHECK_STR(line, "at 0.000060 s: -> waited on (not ready) job 0x64 "
+	CHECK_STR(line, "at 0.000059000 s: -> waited on (not ready) job 0x64 "
 			"for 5 us (until it resolved)");
 	weft_entry_text(m, t1, &e[41], line, sizeof line);
-	CHECK_STR(line, "at 0.000071 s: -> waited on (not ready) job 0x65 "
+	CHECK_STR(line, "at 0.000070000 s: -> waited on (not ready) job 0x65 "
 			"for 4 us (until woken)");
 	weft_entry_text(m, t1, &e[53], line, sizeof line);
-	CHECK_STR(line, "at 0.000081 s: label: step 11");
+	CHECK_STR(line, "at 0.000080100 s: label: step 11");
 	size_t len = weft_model_describe(m, t1, all, sizeof all);
 	CHECK(len < sizeof all);
 	CHECK(strstr(all, "\nentries: 58\n"));

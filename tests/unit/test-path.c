@@ -191,6 +191,214 @@ TEST(weft_why_path_prints_it)
 			  "at most 410 us\n"));
 }
 
+/* A loop's picture, by hand: what the path says of an idle loop, a lost
+ * wake-up and a request the loop resolves must be what the picture shows
+ * and what `weft why` says (nothing woke the condition; the loop sat in
+ * poll; the loop was held up by what ran on its OS thread).
+ *
+ *   0       main (1, a root) creates the loop L (2), which runs; L creates
+ *           task T (0x20), timer H (0x22, runs later), request Q (0x23,
+ *           never runs) and request U (0x24)
+ *   10-30   T runs: creates condition C (0x21), signals it at 20 (nobody
+ *           waits: lost), waits on it at 30
+ *   30-35   L runs
+ *   35-36   U runs and waits on the timer H
+ *   36-310  L runs; its OS thread idle in poll 40-300; L resolves Q at 305
+ *   310-320 H runs and resolves
+ *   320-330 L runs
+ *   330-340 U runs, reads H, resolves
+ *   340-400 L runs */
+static const char *record_loop(void)
+{
+	const char *p = tpath("loop.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	at(0);
+	weft_run(1);
+	weft_create(2, "uv_loop_t");
+	weft_label(2, "L");
+	weft_run(2);
+	weft_create(0x20, "task");
+	weft_label(0x20, "T");
+	weft_should_resolve(0x20);
+	weft_create(0x22, "uv_timer_t");
+	weft_label(0x22, "H");
+	weft_create(0x23, "uv_fs_t");
+	weft_label(0x23, "Q");
+	weft_create(0x24, "request");
+	weft_label(0x24, "U");
+	at(10);
+	weft_run(0x20);
+	weft_create(0x21, "condition");
+	weft_label(0x21, "C");
+	at(20);
+	weft_signal(0x21);
+	at(30);
+	weft_try_read(0x21);
+	weft_run(2);
+	at(35);
+	weft_run(0x24);
+	weft_try_read(0x22);
+	at(36);
+	weft_run(2);
+	at(40);
+	weft_idle("poll");
+	at(300);
+	weft_resume();
+	at(305);
+	weft_resolve(0x23);
+	at(310);
+	weft_run(0x22);
+	at(320);
+	weft_resolve(0x22);
+	weft_run(2);
+	at(330);
+	weft_run(0x24);
+	weft_read(0x22);
+	at(340);
+	weft_resolve(0x24);
+	weft_run(2);
+	at(400);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	return p;
+}
+
+/* The segments of `thread`'s path, exactly (idle: the idle reason). */
+struct want2 {
+	uint32_t depth;
+	uint64_t thread;
+	int state;
+	uint64_t on; /* 0: none */
+	const char *idle;
+	int64_t t0, t1;
+};
+
+static void check_path(struct weft_model *m, uint64_t id,
+		       const struct want2 *want, uint32_t n)
+{
+	struct weft_path path;
+	CHECK_OK(weft_path(m, weft_model_find(m, id), &path));
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	for (uint32_t i = 0; i < path.nseg; i++) {
+		const struct weft_path_seg *s = &path.seg[i];
+		if (i >= n)
+			FAIL("0x%llx: segment %u too many: depth %u %s "
+			     "%lld..%lld",
+			     (unsigned long long)id, i, s->depth,
+			     weft_path_state_name((int)s->state),
+			     (long long)s->t0, (long long)s->t1);
+		const struct want2 *w = &want[i];
+		CHECK_EQ(s->depth, w->depth);
+		CHECK_U64(th[s->thread].id, w->thread);
+		CHECK_STR(weft_path_state_name((int)s->state),
+			  weft_path_state_name(w->state));
+		if (w->on)
+			CHECK_U64(th[s->on].id, w->on);
+		else
+			CHECK_EQ(s->on, WEFT_NONE);
+		CHECK_STR(s->idle ? weft_model_name(m, s->idle) : "",
+			  w->idle ? w->idle : "");
+		CHECK_EQ(s->t0, w->t0 * 1000);
+		CHECK_EQ(s->t1, w->t1 * 1000);
+	}
+	CHECK_EQ(path.nseg, n);
+	weft_path_release(&path);
+}
+
+#define NW(a) (sizeof(a) / sizeof *(a))
+
+TEST(a_lost_wakeup_an_idle_loop_and_a_request_it_resolves)
+{
+	const char *p = record_loop();
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	/* the lost wake-up: the condition was pending, nothing woke it
+	 * (never "ready": it never runs) */
+	static const struct want2 lost[] = {
+		{0, 0x20, WEFT_PATH_READY, 2, NULL, 0, 10},
+		{0, 0x20, WEFT_PATH_RUNNING, 0, NULL, 10, 30},
+		{0, 0x20, WEFT_PATH_WAITING, 0x21, NULL, 30, 400},
+		{1, 0x21, WEFT_PATH_WAITING, 0, NULL, 30, 400},
+	};
+	check_path(m, 0x20, lost, NW(lost));
+	/* the condition itself: signalled (by T, nobody waiting), then
+	 * pending to the end, never ready */
+	static const struct want2 cond[] = {
+		{0, 0x21, WEFT_PATH_WAITING, 0x20, NULL, 10, 20},
+		{0, 0x21, WEFT_PATH_WAITING, 0, NULL, 20, 400},
+		{1, 0x20, WEFT_PATH_RUNNING, 0, NULL, 10, 20},
+	};
+	check_path(m, 0x21, cond, NW(cond));
+	/* waiting on a timer: it waited for its event while the loop sat in
+	 * poll, was ready once the loop woke, then ran */
+	static const struct want2 timer[] = {
+		{0, 0x24, WEFT_PATH_READY, 0x20, NULL, 0, 35},
+		{0, 0x24, WEFT_PATH_RUNNING, 0, NULL, 35, 36},
+		{0, 0x24, WEFT_PATH_WAITING, 0x22, NULL, 36, 320},
+		{0, 0x24, WEFT_PATH_READY, 2, NULL, 320, 330},
+		{0, 0x24, WEFT_PATH_RUNNING, 0, NULL, 330, 340},
+		{1, 0x22, WEFT_PATH_WAITING, 0, "poll", 36, 300},
+		{1, 0x22, WEFT_PATH_READY, 2, NULL, 300, 310},
+		{1, 0x22, WEFT_PATH_RUNNING, 0, NULL, 310, 320},
+	};
+	check_path(m, 0x24, timer, NW(timer));
+	/* a request its loop resolves: it waited on the loop, which ran,
+	 * was held up by what ran on its OS thread, and sat in poll */
+	static const struct want2 req[] = {
+		{0, 0x23, WEFT_PATH_WAITING, 2, NULL, 0, 305},
+		{1, 2, WEFT_PATH_RUNNING, 0, NULL, 0, 10},
+		{1, 2, WEFT_PATH_READY, 0x20, NULL, 10, 30},
+		{1, 2, WEFT_PATH_RUNNING, 0, NULL, 30, 35},
+		{1, 2, WEFT_PATH_READY, 0x24, NULL, 35, 36},
+		{1, 2, WEFT_PATH_RUNNING, 0, NULL, 36, 40},
+		{1, 2, WEFT_PATH_WAITING, 0, "poll", 40, 300},
+		{1, 2, WEFT_PATH_RUNNING, 0, NULL, 300, 305},
+	};
+	check_path(m, 0x23, req, NW(req));
+	weft_model_free(m);
+	weft_reader_close(r);
+	/* in words: what weft why says, and the picture */
+	const char *bin = getenv("WEFT_BIN");
+	if (!bin)
+		FAIL("WEFT_BIN is not set (run through meson test)");
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+		 "'%s' why '%s' --path 0x20 && '%s' why '%s' "
+		 "--path U && '%s' why '%s' --path Q",
+		 bin, p, bin, p, bin, p);
+	FILE *f = popen(cmd, "r");
+	CHECK(f);
+	static char out[16384];
+	size_t n = fread(out, 1, sizeof out - 1, f);
+	out[n] = 0;
+	CHECK_EQ(pclose(f), 0);
+	const char *want[] = {
+		"  0.000030000 s     370 us  waiting on C (0x21, condition)\n"
+		"     0.000030000 s     370 us  C (0x21, condition) waiting "
+		"(pending: nothing signalled, resolved or failed it since)\n",
+		"     0.000036000 s     264 us  H (0x22, uv_timer_t) waiting "
+		"for "
+		"an event (its OS thread idle: poll)\n"
+		"     0.000300000 s      10 us  H (0x22, uv_timer_t) ready "
+		"(ran "
+		"instead: L (0x2, uv_loop_t))\n",
+		"     0.000010000 s      20 us  L (0x2, uv_loop_t) ready (ran "
+		"instead: T (0x20, task))\n",
+		"     0.000040000 s     260 us  L (0x2, uv_loop_t) waiting for "
+		"an "
+		"event (its OS thread idle: poll)\n",
+	};
+	for (unsigned i = 0; i < NW(want); i++)
+		if (!strstr(out, want[i]))
+			FAIL("weft why --path printed:\n%s\nwithout:\n%s", out,
+			     want[i]);
+	CHECK(!strstr(out, " other\n"));
+	CHECK(!strstr(out, "condition) ready"));
+}
+
 /* A request that the loop resolves (a uv_fs_t, a timer's promise) while
  * the request itself is not running: from its last run to its end it was
  * waiting on the loop that ended it, not ready nor idle; the loop's time
@@ -260,4 +468,5 @@ TEST(a_request_the_loop_resolves_waits_on_it)
 }
 
 TEST_MAIN(T(a_request_behind_a_busy_loop), T(weft_why_path_prints_it),
+	  T(a_lost_wakeup_an_idle_loop_and_a_request_it_resolves),
 	  T(a_request_the_loop_resolves_waits_on_it))

@@ -1426,11 +1426,305 @@ TEST(old_rings_still_read)
 	weft_reader_close(r);
 }
 
-TEST_MAIN(T(merged_in_time_order), T(process_threads_from_a_manifest),
-	  T(posix_spawned_in_either_order), T(exec_becomes),
-	  T(fork_said_by_the_parent), T(a_child_before_its_parents_line),
-	  T(a_run_ends_with_its_process), T(many_processes_reusing_pids),
-	  T(bundle_round_trip_and_cut), T(ids_never_shared), T(one_ring_run),
+/* Three processes, each of a ring that counts "ticks" from 10 * i + 1
+ * (and the first one a counter of its own), in a run whose manifest
+ * names their rings ring.0 .. ring.2. */
+static int64_t tick_base;
+
+static void ticks_ring(void)
+{
+	weft_clock_set(100);
+	weft_run(1);
+	for (int k = 0; k < 3; k++) {
+		weft_clock_set(200 + 100 * k + 10 * tick_base);
+		weft_counter_set("ticks", 10 * tick_base + k + 1);
+	}
+	if (!tick_base)
+		weft_counter_set("solo", 7);
+	weft_clock_set(700);
+	weft_run(0);
+}
+
+static void three_rings(const char *dir, pid_t pid[3], char ring[3][700])
+{
+	CHECK(mkdir(dir, 0700) == 0);
+	char text[4096];
+	size_t at = 0;
+	at += (size_t)snprintf(text, sizeof text,
+			       "weft-run version=1 session=ab\n");
+	for (int i = 0; i < 3; i++) {
+		snprintf(ring[i], sizeof ring[i], "%s/ring.%d", dir, i);
+		tick_base = i;
+		pid[i] = record(ring[i], ticks_ring, BASE + i);
+		at += (size_t)snprintf(text + at, sizeof text - at,
+				       "proc pid=%d ppid=1 start=%d t=%lld "
+				       "exe=/bin/p%d arg=p%d\n"
+				       "ring pid=%d file=ring.%d t=%lld\n",
+				       pid[i], 7 + i, (long long)BASE - 10, i,
+				       i, pid[i], i, (long long)BASE + i);
+	}
+	char man[800];
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	write_file(man, text);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+	CHECK(a && b);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, a)) > 0)
+		CHECK(fwrite(buf, 1, n, b) == n);
+	fclose(a);
+	fclose(b);
+}
+
+/* The run of `dir` (or the bundle at mem) reads the rings but `bad`
+ * (its index), says it by name with `what`, and marks its process. */
+static void reads_but(const char *dir, const void *mem, size_t len,
+		      const pid_t pid[3], int bad, size_t want_events,
+		      const char *what)
+{
+	struct weft_reader *r;
+	if (mem)
+		CHECK_OK(weft_reader_open_mem(&r, mem, len, 0, NULL));
+	else
+		CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	struct weft_event e;
+	size_t n = 0;
+	while (weft_reader_next(r, &e) == 0)
+		n += (e.id & (0x3FFFull << 48)) != XTAG ||
+		     e.type == WEFT_EV_RUN;
+	CHECK_EQ(n, want_events);
+	unsigned np;
+	const struct weft_problem *pr = weft_reader_problems(r, &np);
+	CHECK_EQ(np, 1);
+	char want[200];
+	snprintf(want, sizeof want, "ring.%d (pid %d p%d) not read: %s", bad,
+		 pid[bad], bad, what);
+	CHECK_STR(pr[0].what, want);
+	CHECK_U64(pr[0].offset, WEFT_PROBLEM_NO_OFFSET);
+	CHECK_EQ(weft_reader_info(r)->problems, 1);
+	uint32_t nproc;
+	const struct weft_process *p = weft_reader_processes(r, &nproc);
+	CHECK_EQ(nproc, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK(p[i].ring != NULL);
+		if (p[i].pid == (uint32_t)pid[bad])
+			CHECK_STR(p[i].ring_unread ? p[i].ring_unread
+						   : "(null)",
+				  what);
+		else
+			CHECK(p[i].ring_unread == NULL);
+	}
+	weft_reader_close(r);
+}
+
+/* A damaged ring of a run (its magic flipped, emptied, removed, cut to
+ * 100 bytes) or of a bundle: the others are read, it is named with what
+ * is wrong; with none readable, the open fails saying so. */
+TEST(damaged_rings_are_named_the_others_read)
+{
+	const char *dir = tpath("run");
+	pid_t pid[3];
+	char ring[3][700];
+	three_rings(dir, pid, ring);
+	size_t each[3];
+	for (int i = 0; i < 3; i++)
+		each[i] = tread(ring[i]).n;
+	struct ttrace all = real_events(dir);
+	CHECK_EQ(all.n, each[0] + each[1] + each[2]);
+	CHECK_EQ(all.problems, 0);
+	const char *keep = tpath("ring.1.keep");
+	copy_file(ring[1], keep);
+	size_t others = each[0] + each[2];
+	static const char *const what[] = {
+		"not a weft trace (no WEFTRING magic)",
+		"empty (0 bytes)",
+		"missing (the manifest names it)",
+		"truncated in the file header (100 of 312 bytes)",
+	};
+	for (int v = 0; v < 4; v++) {
+		copy_file(keep, ring[1]);
+		if (v == 0) {
+			int fd = open(ring[1], O_WRONLY);
+			CHECK(fd >= 0 && pwrite(fd, "X", 1, 0) == 1);
+			close(fd);
+		} else if (v == 1)
+			CHECK(truncate(ring[1], 0) == 0);
+		else if (v == 2)
+			CHECK(unlink(ring[1]) == 0);
+		else
+			CHECK(truncate(ring[1], 100) == 0);
+		reads_but(dir, NULL, 0, pid, 1, others, what[v]);
+	}
+	/* a bundle whose part ring.1 is damaged */
+	copy_file(keep, ring[1]);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	void *copy;
+	size_t len;
+	CHECK_OK(weft_reader_copy(r, 0, &copy, &len, NULL));
+	weft_reader_close(r);
+	uint8_t *b = copy;
+	uint32_t nparts, hit = 0;
+	memcpy(&nparts, b + 12, 4);
+	for (uint32_t i = 0; i < nparts; i++)
+		if (!strcmp((char *)b + 32 + 80 * i + 32, "ring.1")) {
+			uint64_t off;
+			memcpy(&off, b + 32 + 80 * i, 8);
+			b[off] ^= 0xff;
+			hit++;
+		}
+	CHECK_EQ(hit, 1);
+	reads_but(NULL, copy, len, pid, 1, others, what[0]);
+	free(copy);
+	/* a damaged file named as a ring that the manifest does not name
+	 * (its line lost): said too, with no process */
+	copy_file(keep, ring[1]);
+	char stray[800];
+	snprintf(stray, sizeof stray, "%s/ring.9", dir);
+	write_file(stray, "not a ring at all, but named as one");
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	struct weft_event e;
+	size_t n = 0;
+	while (weft_reader_next(r, &e) == 0)
+		n += (e.id & (0x3FFFull << 48)) != XTAG ||
+		     e.type == WEFT_EV_RUN;
+	CHECK_EQ(n, all.n);
+	unsigned np;
+	const struct weft_problem *pr = weft_reader_problems(r, &np);
+	CHECK_EQ(np, 1);
+	CHECK_STR(pr[0].what, "ring.9 not read: not a weft trace (no WEFTRING "
+			      "magic)");
+	weft_reader_close(r);
+	CHECK(unlink(stray) == 0);
+	/* nothing readable: an error that names the first */
+	for (int i = 0; i < 3; i++)
+		CHECK(truncate(ring[i], 0) == 0);
+	struct weft_diag d = {0};
+	CHECK_EQ(weft_reader_open(&r, dir, 0, &d), WEFT_ECORRUPT);
+	char want[900];
+	snprintf(want, sizeof want,
+		 "no ring can be read: %s: empty (0 bytes) (and 2 more)",
+		 ring[0]);
+	CHECK_STR(d.msg, want);
+}
+
+/* Counters of one name in three processes are three series, each its
+ * process's (titled with its pid); their sum only where asked; a ring
+ * alone keeps its counters' bare names. */
+TEST(counters_belong_to_their_process)
+{
+	const char *dir = tpath("run");
+	pid_t pid[3];
+	char ring[3][700];
+	three_rings(dir, pid, ring);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t nc, np;
+	const struct weft_counter *c = weft_model_counters(m, &nc);
+	const struct weft_model_process *mp = weft_model_processes(m, &np);
+	CHECK_EQ(nc, 4);
+	uint32_t ticks = 0, seen = 0;
+	for (uint32_t i = 0; i < nc; i++) {
+		char title[100], want[100];
+		weft_model_counter_title(m, i, title, sizeof title);
+		CHECK(c[i].process < np);
+		uint32_t pp = mp[c[i].process].pid;
+		int k = 0;
+		while (k < 3 && (uint32_t)pid[k] != pp)
+			k++;
+		CHECK(k < 3);
+		if (strcmp(weft_model_name(m, c[i].name), "ticks")) {
+			CHECK_STR(weft_model_name(m, c[i].name), "solo");
+			CHECK_EQ(k, 0);
+			continue;
+		}
+		ticks = c[i].name;
+		seen |= 1u << k;
+		snprintf(want, sizeof want, "ticks (pid %d)", pid[k]);
+		CHECK_STR(title, want);
+		/* its own values only: 10k+1, 10k+2, 10k+3, never another's */
+		CHECK_EQ(c[i].nsamples, 3);
+		for (uint32_t j = 0; j < 3; j++) {
+			CHECK_EQ(c[i].samples[j].value, 10 * k + (int)j + 1);
+			CHECK_EQ(c[i].samples[j].t, k + 200 + 100 * j + 10 * k);
+		}
+		CHECK_EQ(c[i].min, 10 * k + 1);
+		CHECK_EQ(c[i].max, 10 * k + 3);
+	}
+	CHECK_EQ(seen, 7u);
+	/* the total over the three: at each sample, the sum of each one's
+	 * latest value */
+	struct weft_sample *s;
+	uint32_t ns, nproc;
+	CHECK_OK(weft_model_counter_sum(m, ticks, &s, &ns, &nproc));
+	CHECK_EQ(nproc, 3);
+	CHECK_EQ(ns, 9);
+	static const int64_t t[9] = {200, 211, 222, 300, 311,
+				     322, 400, 411, 422};
+	static const int64_t v[9] = {1, 12, 33, 34, 35, 36, 37, 38, 39};
+	for (uint32_t j = 0; j < ns; j++) {
+		CHECK_EQ(s[j].t, t[j]);
+		CHECK_EQ(s[j].value, v[j]);
+	}
+	free(s);
+	/* the Chrome export: each process's counter on its own track (its
+	 * pid), counting its own values */
+	char *json;
+	size_t jl;
+	FILE *f = open_memstream(&json, &jl);
+	CHECK(f);
+	CHECK_OK(weft_export_chrome(m, f));
+	fclose(f);
+	for (int k = 0; k < 3; k++)
+		for (int j = 0; j < 3; j++) {
+			char want[200];
+			snprintf(want, sizeof want,
+				 "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,"
+				 "\"name\":\"ticks\",\"ts\":",
+				 pid[k]);
+			const char *at = json;
+			int found = 0;
+			char val[40];
+			snprintf(val, sizeof val, "\"value\":%d}",
+				 10 * k + j + 1);
+			while ((at = strstr(at, want))) {
+				const char *eol = strchr(at, '\n');
+				const char *hit = strstr(at, val);
+				found |= hit && (!eol || hit < eol);
+				at++;
+			}
+			if (!found)
+				FAIL("no ticks %d of pid %d in:\n%s",
+				     10 * k + j + 1, pid[k], json);
+		}
+	free(json);
+	weft_model_free(m);
+	weft_reader_close(r);
+	/* one ring alone: its counter's bare name */
+	CHECK_OK(weft_reader_open(&r, ring[1], 0, NULL));
+	CHECK_OK(weft_model_load(&m, r));
+	c = weft_model_counters(m, &nc);
+	CHECK_EQ(nc, 1);
+	char title[100];
+	weft_model_counter_title(m, 0, title, sizeof title);
+	CHECK_STR(title, "ticks");
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+TEST_MAIN(T(damaged_rings_are_named_the_others_read),
+	  T(counters_belong_to_their_process), T(merged_in_time_order),
+	  T(process_threads_from_a_manifest), T(posix_spawned_in_either_order),
+	  T(exec_becomes), T(fork_said_by_the_parent),
+	  T(a_child_before_its_parents_line), T(a_run_ends_with_its_process),
+	  T(many_processes_reusing_pids), T(bundle_round_trip_and_cut),
+	  T(ids_never_shared), T(one_ring_run),
 	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(five_machines_one_way_contradictory_and_inherited),

@@ -23,6 +23,9 @@ static const char *begin(const char *name, size_t bytes, unsigned flags)
 {
 	const char *p = tpath(name);
 	CHECK_OK(weft_start(p, bytes, WEFT_CLOCK_MANUAL | flags));
+	/* (times shown count from this first event: at 1 us, they read as
+	 * the microseconds below minus one; every_time_counts_from_the_
+	 * first_event checks that) */
 	at(1);
 	weft_run(1);
 	weft_label(1, "event loop");
@@ -154,11 +157,11 @@ TEST(signalled_before_the_wait_is_a_lost_wakeup)
 	weft_try_read(0xb); /* ...before A waits on it at 7 us */
 	to_loop(9);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000009000",
-		  "  waits since 0.000007000 s on response B (0xb, task)\n"
+	a_pending(p, "0.000008000",
+		  "  waits since 0.000006000 s on response B (0xb, task)\n"
 		  "verdict: lost wake-up: response B (0xb, task) was "
-		  "signalled at 0.000005000 s by port C (0xc, task), before "
-		  "request A began waiting on it at 0.000007000 s; nothing "
+		  "signalled at 0.000004000 s by port C (0xc, task), before "
+		  "request A began waiting on it at 0.000006000 s; nothing "
 		  "signalled or resolved it after\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_LOST_WAKEUP, chain, 2);
@@ -175,11 +178,11 @@ TEST(resolved_but_never_read_is_a_lost_wakeup)
 	to_loop(6);
 	weft_resolve(0xb);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000006000",
-		  "  waits since 0.000003000 s on response B (0xb, task)\n"
+	a_pending(p, "0.000005000",
+		  "  waits since 0.000002000 s on response B (0xb, task)\n"
 		  "verdict: lost wake-up: response B (0xb, task) was resolved "
-		  "at 0.000006000 s by event loop (0x1), but request A, "
-		  "waiting on it since 0.000003000 s, never read it\n\n");
+		  "at 0.000005000 s by event loop (0x1), but request A, "
+		  "waiting on it since 0.000002000 s, never read it\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_LOST_WAKEUP, chain, 2);
 }
@@ -199,7 +202,7 @@ TEST(a_read_ends_the_wait)
 	weft_read(0xb);
 	to_loop(6);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000006000",
+	a_pending(p, "0.000005000",
 		  "verdict: never resolved: nothing signalled, resolved or "
 		  "failed request A (0xa, task)\n\n");
 	uint64_t chain[] = {0xa};
@@ -238,11 +241,11 @@ TEST(a_read_of_another_thread_does_not_end_the_wait)
 	weft_read(0xc);
 	to_loop(6);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000006000",
-		  "  waits since 0.000003000 s on response B (0xb, task)\n"
+	a_pending(p, "0.000005000",
+		  "  waits since 0.000002000 s on response B (0xb, task)\n"
 		  "verdict: never resolved: nothing signalled, resolved or "
 		  "failed response B (0xb, task) after request A began "
-		  "waiting on it at 0.000003000 s\n\n");
+		  "waiting on it at 0.000002000 s\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
@@ -278,12 +281,12 @@ TEST(the_walk_follows_waits_to_the_root_blocker)
 	waits_on(3, 0xb, 0xc);
 	to_loop(4);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000004000",
-		  "  waits since 0.000002000 s on helper B (0xb, task)\n"
-		  "  which waits since 0.000003000 s on disk C (0xc, task)\n"
+	a_pending(p, "0.000003000",
+		  "  waits since 0.000001000 s on helper B (0xb, task)\n"
+		  "  which waits since 0.000002000 s on disk C (0xc, task)\n"
 		  "verdict: never resolved: nothing signalled, resolved or "
 		  "failed disk C (0xc, task) after helper B began waiting on "
-		  "it at 0.000003000 s\n\n");
+		  "it at 0.000002000 s\n\n");
 	uint64_t chain[] = {0xa, 0xb, 0xc};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 3);
 }
@@ -298,10 +301,10 @@ TEST(a_cycle_of_waits_is_a_deadlock)
 	waits_on(3, 0xb, 0xa);
 	to_loop(4);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000004000",
-		  "  waits since 0.000002000 s on helper B (0xb, task)\n"
+	a_pending(p, "0.000003000",
+		  "  waits since 0.000001000 s on helper B (0xb, task)\n"
 		  "verdict: deadlock: helper B (0xb, task) waits since "
-		  "0.000003000 s on request A (0xa, task), which closes a "
+		  "0.000002000 s on request A (0xa, task), which closes a "
 		  "cycle of waits\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_DEADLOCK, chain, 2);
@@ -317,10 +320,10 @@ TEST(an_unread_failure_is_failed_upstream)
 	to_loop(3);
 	weft_fail(0xb, "EIO");
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000003000",
-		  "  waits since 0.000002000 s on disk read B (0xb, task)\n"
+	a_pending(p, "0.000002000",
+		  "  waits since 0.000001000 s on disk read B (0xb, task)\n"
 		  "verdict: failed upstream: disk read B (0xb, task) failed "
-		  "at 0.000003000 s (\"EIO\") and request A, waiting on it, "
+		  "at 0.000002000 s (\"EIO\") and request A, waiting on it, "
 		  "never read the failure\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_FAILED_UPSTREAM, chain, 2);
@@ -338,12 +341,12 @@ TEST(becomes_is_followed)
 	waits_on(3, 0xd, 0xb);
 	to_loop(4);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000004000",
+	a_pending(p, "0.000003000",
 		  "  it became request A, again (0xd, task)\n"
-		  "  waits since 0.000003000 s on response B (0xb, task)\n"
+		  "  waits since 0.000002000 s on response B (0xb, task)\n"
 		  "verdict: never resolved: nothing signalled, resolved or "
 		  "failed response B (0xb, task) after request A, again "
-		  "began waiting on it at 0.000003000 s\n\n");
+		  "began waiting on it at 0.000002000 s\n\n");
 	uint64_t chain[] = {0xd, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
@@ -360,11 +363,11 @@ TEST(a_missing_creation_with_no_loss_is_no_loss)
 	weft_try_read(0xb); /* B: never created in this trace */
 	to_loop(3);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.000003000",
-		  "  waits since 0.000002000 s on 0xb (0xb)\n"
+	a_pending(p, "0.000002000",
+		  "  waits since 0.000001000 s on 0xb (0xb)\n"
 		  "verdict: never resolved: nothing signalled, resolved or "
 		  "failed 0xb (0xb) after request A began waiting on it at "
-		  "0.000002000 s\n\n");
+		  "0.000001000 s\n\n");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
@@ -400,13 +403,23 @@ TEST(losses_before_the_creation_hide_nothing)
 	CHECK(n >= 1); /* the precondition: packets lost, before A and B */
 	CHECK(l[0].packets > 0);
 	CHECK(l[n - 1].t < (int64_t)(t * 1000));
+	/* (times count from the first event that survived the wrap) */
+	int64_t o0, o1;
+	weft_model_range(m, &o0, &o1);
+	CHECK(o0 > 1000);
 	weft_model_free(m);
 	weft_reader_close(r);
-	a_pending(p, "0.200021000",
-		  "  waits since 0.200011000 s on response B (0xb, task)\n"
-		  "verdict: never resolved: nothing signalled, resolved or "
-		  "failed response B (0xb, task) after request A began "
-		  "waiting on it at 0.200011000 s\n\n");
+	char end[40], since[40], rest[400];
+	int64_t e = (int64_t)(t + 20) * 1000 - o0, w = e - 10000;
+	snprintf(end, sizeof end, "0.%09lld", (long long)e);
+	snprintf(since, sizeof since, "0.%09lld", (long long)w);
+	snprintf(rest, sizeof rest,
+		 "  waits since %s s on response B (0xb, task)\n"
+		 "verdict: never resolved: nothing signalled, resolved or "
+		 "failed response B (0xb, task) after request A began "
+		 "waiting on it at %s s\n\n",
+		 since, since);
+	a_pending(p, end, rest);
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
@@ -432,8 +445,8 @@ TEST(losses_in_the_chain_make_it_truncated)
 	CHECK(!pthread_join(th, NULL));
 	to_loop(t + 10);
 	CHECK_OK(weft_stop());
-	a_pending(p, "0.200012000",
-		  "  waits since 0.000002000 s on response B (0xb, task)\n"
+	a_pending(p, "0.200011000",
+		  "  waits since 0.000001000 s on response B (0xb, task)\n"
 		  "verdict: truncated: events about response B (0xb, task) "
 		  "were lost (its creation, or packets before the wait), so "
 		  "the cause cannot be told\n\n");
@@ -463,10 +476,10 @@ TEST(losses_after_the_wait_do_not_hide_it)
 	weft_model_free(m);
 	weft_reader_close(r);
 	/* (the end of the trace depends on how many events the ring holds) */
-	why_says(p, "  waits since 0.000002000 s on response B (0xb, task)");
+	why_says(p, "  waits since 0.000001000 s on response B (0xb, task)");
 	why_says(p, "verdict: never resolved: nothing signalled, resolved or "
 		    "failed response B (0xb, task) after request A began "
-		    "waiting on it at 0.000002000 s");
+		    "waiting on it at 0.000001000 s");
 	uint64_t chain[] = {0xa, 0xb};
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
@@ -510,6 +523,95 @@ TEST(a_resolved_thread_is_ok)
 	why_is(p, 0xa, WEFT_VERDICT_OK, chain, 0);
 }
 
+/* The output of `cmd` (a shell command line), whole. */
+static const char *output_of(const char *cmd)
+{
+	static char out[65536];
+	FILE *f = popen(cmd, "r");
+	CHECK(f);
+	size_t n = fread(out, 1, sizeof out - 1, f);
+	out[n] = 0;
+	pclose(f);
+	return out;
+}
+
+static void has(const char *what, const char *out, const char *line)
+{
+	if (!strstr(out, line))
+		FAIL("%s printed:\n%s\nwithout: %s", what, out, line);
+}
+
+/* One origin for every time shown: the trace's first event, 100 us
+ * after the ring's start (its raw origin).  main is created 85 us after
+ * it and waits from 100 us on: weft why, why --path, dump, export and
+ * the inspector say so, to the ns, and never the raw 185 us. */
+TEST(every_time_counts_from_the_first_event)
+{
+	const char *p = tpath("origin.weft");
+	at(1000);
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	at(1100);
+	weft_run(1);
+	at(1185);
+	weft_create(2, "task");
+	weft_label(2, "main");
+	weft_should_resolve(2);
+	weft_create(3, "task");
+	weft_label(3, "connect");
+	at(1200);
+	weft_run(2);
+	weft_try_read(3);
+	weft_run(1);
+	at(1300);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	struct weft_model *m = model(p, &r);
+	int64_t t0, t1;
+	weft_model_range(m, &t0, &t1);
+	CHECK_EQ(t0, 1100000); /* (the premise: the raw origin is not it) */
+	uint32_t t = weft_model_find(m, 2);
+	CHECK_EQ(weft_model_threads(m, &(uint32_t){0})[t].t_create, 1185000);
+	char head[1024];
+	weft_model_describe_head(m, t, head, sizeof head);
+	has("the inspector", head,
+	    "created 0.000085000 s, should resolve, never did (last seen "
+	    "0.000100000 s)");
+	weft_model_free(m);
+	weft_reader_close(r);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "'%s' why '%s'", weft_bin(), p);
+	has("weft why", output_of(cmd),
+	    "main (0x2, task) should resolve, but is still pending at the "
+	    "end of the trace (0.000200000 s)\n  waits since 0.000100000 s "
+	    "on connect (0x3, task)\n");
+	snprintf(cmd, sizeof cmd, "'%s' why '%s' --json", weft_bin(), p);
+	has("weft why --json", output_of(cmd),
+	    "\"waiter\":2,\"wait_since_ns\":100000");
+	snprintf(cmd, sizeof cmd, "'%s' why '%s' --path main", weft_bin(), p);
+	has("weft why --path", output_of(cmd),
+	    "main (0x2, task): created at 0.000085000 s, is still pending at "
+	    "the end of the trace (0.000200000 s)");
+	snprintf(cmd, sizeof cmd, "'%s' info '%s'", weft_bin(), p);
+	has("weft info", output_of(cmd),
+	    "\ntime:      0.000000000 .. 0.000200000 s (0.000200000 s)\n");
+	snprintf(cmd, sizeof cmd, "'%s' dump '%s'", weft_bin(), p);
+	const char *d = output_of(cmd);
+	CHECK(!strncmp(d, "0.000000000 #0/", 15));
+	/* main's creation: its line begins with its time */
+	const char *c = strstr(d, " create child=0x2 kind=\"task\" by=0x1\n");
+	CHECK(c);
+	while (c > d && c[-1] != '\n')
+		c--;
+	CHECK(!strncmp(c, "0.000085000 #0/", 15));
+	snprintf(cmd, sizeof cmd,
+		 "'%s' export --format chrome '%s' -o - | tr ',' '\\n'",
+		 weft_bin(), p);
+	const char *e = output_of(cmd);
+	has("weft export", e, "\"name\":\"main\"\n\"ts\":85.000\n");
+	has("weft export", e, "\"weft_origin_axis_ns\":1100000");
+}
+
 TEST_MAIN(T(signalled_before_the_wait_is_a_lost_wakeup),
 	  T(resolved_but_never_read_is_a_lost_wakeup), T(a_read_ends_the_wait),
 	  T(a_read_of_a_failure_ends_the_wait),
@@ -522,4 +624,4 @@ TEST_MAIN(T(signalled_before_the_wait_is_a_lost_wakeup),
 	  T(losses_before_the_creation_hide_nothing),
 	  T(losses_in_the_chain_make_it_truncated),
 	  T(losses_after_the_wait_do_not_hide_it), T(a_long_chain_is_cut),
-	  T(a_resolved_thread_is_ok))
+	  T(a_resolved_thread_is_ok), T(every_time_counts_from_the_first_event))

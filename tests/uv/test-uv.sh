@@ -74,6 +74,56 @@ t_lost_wakeup() {
 	"$W" why good.weft >why.txt || die "good: $(cat why.txt)"
 }
 
+# weft why --path says what weft why and the picture say: on the lost
+# wake-up the condition was pending, nothing woke it (not "ready" while
+# the loop sat in poll); no segment is "ready" while the loop sat idle in
+# poll (whether the timers fire after a poll depends on the machine's
+# load: tests/unit/test-path.c pins that on the manual clock).  The ARP hang (by hand, no libuv) says the same
+# of its condition.  A request the loop resolves waited on the loop, held
+# up by the callback that made it.
+t_path_words() {
+	"$W" record -o bad.weft -- "$EX/lost-wakeup" bad >/dev/null 2>&1; [ $? = 1 ] || die "bad run should exit 1"
+	"$W" why bad.weft --path "TCP connect" >p.txt 2>&1 || die "why --path: $(cat p.txt)"
+	grep -qE "^     [0-9.]+ s +[0-9.]+ [num]?s  ARP response \(0x4, condition\) waiting \(pending: nothing signalled, resolved or failed it since\)$" p.txt ||
+		die "the condition: $(cat p.txt)"
+	grep -q "condition) ready" p.txt && die "the condition ready: $(cat p.txt)"
+	"$W" why bad.weft --path "TCP connect" --json >p.json || die "--json"
+	"$W" dump bad.weft >d.txt || die "dump"
+	python3 - <<'PY' || exit 1
+import json
+p = json.load(open('p.json'))
+# the loop's idle times: from an idle event to its OS thread's next event
+idle, start = [], {}
+for l in open('d.txt'):
+    f = l.split()
+    t, s = round(float(f[0]) * 1e9), f[1]
+    if s in start:
+        idle.append((start.pop(s), t))
+    if f[2] == 'idle':
+        start[s] = t
+assert idle, "no idle time in the trace"
+ready = [g for g in p['segments'] if g['state'] == 'ready']
+assert ready, 'no ready segment'
+for g in ready:
+    for a, b in idle:
+        # (the dump's times are rounded to the ns: one of slack)
+        assert g['t1_ns'] <= a + 1 or g['t0_ns'] >= b - 1, ('ready while idle', g, (a, b))
+waits = [g for g in p['segments'] if g['state'] == 'waiting' and g['on'] is None]
+assert any('idle' not in g and g['thread']['kind'] == 'condition' for g in waits), waits
+PY
+	WEFT_FILE=arp.weft "$EX/arp" bad >/dev/null 2>&1
+	"$W" why arp.weft --path "TCP connect" >a.txt 2>&1 || die "arp: $(cat a.txt)"
+	grep -qE "^  [0-9.]+ s +[0-9.]+ [nu]s  waiting on ARP response \(0x4, condition\)$" a.txt || die "arp: $(cat a.txt)"
+	grep -qE "^     [0-9.]+ s +[0-9.]+ [nu]s  ARP response \(0x4, condition\) waiting \(pending: nothing signalled, resolved or failed it since\)$" a.txt ||
+		die "arp: $(cat a.txt)"
+	grep -q "condition) ready" a.txt && die "arp: the condition ready: $(cat a.txt)"
+	"$W" record -o m.weft -- "$EX/uv-misc" >/dev/null 2>&1 || die "uv-misc"
+	"$W" why m.weft --path "write fd" >w.txt 2>&1 || die "write: $(cat w.txt)"
+	grep -qE "^  [0-9.]+ s +[0-9.]+ [num]?s  waiting on uv loop .*uv_loop_t\)$" w.txt || die "write: $(cat w.txt)"
+	sed -n 8p w.txt | grep -qE "^     [0-9.]+ s +[0-9.]+ [nu]s  uv loop .*uv_loop_t\) ready \(ran instead: open .* -> on_open \(0x[0-9a-f]+, uv_fs_t\)\)$" ||
+		die "write: not held up by on_open: $(cat w.txt)"
+}
+
 t_signals_and_status() {
 	"$W" record -o x.weft -- sh -c 'exit 3' 2>/dev/null; [ $? = 3 ] || die "exit status not passed through"
 	"$W" record -o s.weft -- "$EX/ticker" 30 >/dev/null 2>rec.txt &
@@ -363,6 +413,7 @@ run timers_fs_work_async t_misc
 run edge_cases t_edge
 run ctest_from_debian t_ctest
 run lost_wakeup t_lost_wakeup
+run path_words t_path_words
 run signals_and_status t_signals_and_status
 run many_labels t_many_labels
 run loop_phases t_phases

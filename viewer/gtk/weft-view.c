@@ -968,12 +968,16 @@ static GtkWidget *counter_check(struct app *a, const char *label, uint32_t k)
 static void counters_menu(struct app *a)
 {
 	uint32_t n;
-	const struct weft_counter *c = weft_model_counters(a->m, &n);
+	weft_model_counters(a->m, &n);
 	if (!a->ncounters && n)
 		counter_check(a, "all counters", UINT32_MAX);
-	for (; a->ncounters < n; a->ncounters++)
-		counter_check(a, weft_model_name(a->m, c[a->ncounters].name),
-			      a->ncounters);
+	char title[300];
+	for (; a->ncounters < n; a->ncounters++) {
+		/* (with its process, in a trace of several) */
+		weft_model_counter_title(a->m, a->ncounters, title,
+					 sizeof title);
+		counter_check(a, title, a->ncounters);
+	}
 	gtk_widget_set_sensitive(a->counters, n > 0);
 }
 

@@ -651,7 +651,12 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
 	for (uint32_t k = 0; k < n && p < end - 300; k++) {
 		if (k)
 			*p++ = ',';
-		jstr(&p, end, weft_model_name(m, c[k].name));
+		/* one run: with its process, in a trace of several (two
+		 * runs pair their counters by name) */
+		char title[300];
+		if (!pair)
+			weft_model_counter_title(m, k, title, sizeof title);
+		jstr(&p, end, pair ? weft_model_name(m, c[k].name) : title);
 	}
 	/* two runs: then the bad run's that the good one has not */
 	c = pair ? weft_model_counters(pm[1], &n) : NULL;

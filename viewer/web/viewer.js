@@ -416,7 +416,8 @@
       const want = new Set(opts.counters);
       $('counterlist').querySelectorAll('input').forEach((c) => {
         const name = c.parentNode.textContent.slice(1);
-        c.checked = want.has(name);
+        // (a name shows every process's counter of it: "ticks (pid 42)")
+        c.checked = want.has(name) || want.has(name.replace(/ \(pid \d+\)$/, ''));
         inst.exports.w_counter(Number(c.dataset.counter), c.checked ? 1 : 0);
       });
     }
