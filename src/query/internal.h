@@ -36,6 +36,10 @@ struct weft_query {
 	sqlite3 *db;
 	const struct weft_model *m;
 	struct weft_reader *r;
+	/* the trace's first event on the model's axis: every time a table
+	 * shows or a constraint gives counts from it, as every time weft
+	 * prints does (docs/weft.1, TIMES) */
+	int64_t origin;
 	struct wq_table tab[WQ_MAX_TABLES];
 	/* built on first use */
 	int64_t *running; /* per thread: the sum of its runs */

@@ -311,6 +311,8 @@ int weft_query_open(struct weft_query **out, const struct weft_model *m,
 	if (!q)
 		return -ENOMEM;
 	q->m = m;
+	int64_t t1;
+	weft_model_range(m, &q->origin, &t1);
 	q->r = r;
 	int rc = sqlite3_open_v2(":memory:", &q->db,
 				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY |

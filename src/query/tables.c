@@ -59,6 +59,18 @@ static void res_text(sqlite3_context *c, const char *s)
 	sqlite3_result_text(c, s, -1, SQLITE_STATIC);
 }
 
+/* A time of the model's axis as the tables show it: from the trace's
+ * first event (struct weft_query.origin). */
+static int64_t qt(const struct weft_query *q, int64_t t)
+{
+	return t - q->origin; /* (model times are clamped: no overflow) */
+}
+
+static void res_time(struct weft_query *q, sqlite3_context *c, int64_t t)
+{
+	sqlite3_result_int64(c, qt(q, t));
+}
+
 /* The arrow kinds as SQL spells them: the enum's names in lower case
  * ("try_read"), from the one table (WEFT_ARROW_MAP). */
 #define ARROW_TOKEN(E, name, verb, r, g, b) #E,
@@ -205,16 +217,16 @@ static void col_threads(struct weft_query *q, uint32_t row, int c,
 		res_ref(x, t->parent);
 		break;
 	case 7:
-		sqlite3_result_int64(x, t->t_create);
+		res_time(q, x, t->t_create);
 		break;
 	case 8:
 		if (pending)
 			sqlite3_result_null(x);
 		else
-			sqlite3_result_int64(x, t->t_end);
+			res_time(q, x, t->t_end);
 		break;
 	case 9:
-		sqlite3_result_int64(x, t->t_end);
+		res_time(q, x, t->t_end);
 		break;
 	case 10:
 		res_text(x, weft_end_name(t->end));
@@ -259,7 +271,7 @@ static void col_threads(struct weft_query *q, uint32_t row, int c,
 static int64_t t_threads(struct weft_query *q, uint32_t row)
 {
 	uint32_t n;
-	return weft_model_threads(q->m, &n)[row].t_create;
+	return qt(q, weft_model_threads(q->m, &n)[row].t_create);
 }
 
 static uint32_t ref_threads(struct weft_query *q, uint32_t row, int w)
@@ -282,20 +294,21 @@ static void col_runs(struct weft_query *q, uint32_t row, int c,
 {
 	uint32_t n;
 	const struct weft_run *r = &weft_model_runs(q->m, &n)[row];
-	int64_t v[] = {row, r->thread, r->stream, r->t0, r->t1, r->t1 - r->t0};
+	int64_t v[] = {row,	     r->thread,	   r->stream,
+		       qt(q, r->t0), qt(q, r->t1), r->t1 - r->t0};
 	sqlite3_result_int64(x, v[c]);
 }
 
 static int64_t t_runs(struct weft_query *q, uint32_t row)
 {
 	uint32_t n;
-	return weft_model_runs(q->m, &n)[row].t0;
+	return qt(q, weft_model_runs(q->m, &n)[row].t0);
 }
 
 static int64_t t1_runs(struct weft_query *q, uint32_t row)
 {
 	uint32_t n;
-	return weft_model_runs(q->m, &n)[row].t1;
+	return qt(q, weft_model_runs(q->m, &n)[row].t1);
 }
 
 static uint32_t ref_runs(struct weft_query *q, uint32_t row, int w)
@@ -335,10 +348,10 @@ static void col_arrows(struct weft_query *q, uint32_t row, int c,
 		res_ref(x, a->to);
 		break;
 	case 5:
-		sqlite3_result_int64(x, a->t);
+		res_time(q, x, a->t);
 		break;
 	case 6:
-		sqlite3_result_int64(x, weft_model_arrow_sent(q->m, row));
+		res_time(q, x, weft_model_arrow_sent(q->m, row));
 		break;
 	case 7:
 		res_ref(x, a->stream);
@@ -355,7 +368,7 @@ static void col_arrows(struct weft_query *q, uint32_t row, int c,
 static int64_t t_arrows(struct weft_query *q, uint32_t row)
 {
 	uint32_t n;
-	return weft_model_arrows(q->m, &n)[row].t;
+	return qt(q, weft_model_arrows(q->m, &n)[row].t);
 }
 
 static uint32_t ref_arrows(struct weft_query *q, uint32_t row, int w)
@@ -423,10 +436,10 @@ static void col_waits(struct weft_query *q, uint32_t row, int c,
 		res_ref(x, w->on);
 		break;
 	case 3:
-		sqlite3_result_int64(x, w->t0);
+		res_time(q, x, w->t0);
 		break;
 	case 4:
-		sqlite3_result_int64(x, sat_add(w->t0, w->dur));
+		res_time(q, x, sat_add(w->t0, w->dur));
 		break;
 	case 5:
 		sqlite3_result_int64(x, w->dur);
@@ -442,12 +455,12 @@ static void col_waits(struct weft_query *q, uint32_t row, int c,
 
 static int64_t t_waits(struct weft_query *q, uint32_t row)
 {
-	return q->waits[row].t0;
+	return qt(q, q->waits[row].t0);
 }
 
 static int64_t t1_waits(struct weft_query *q, uint32_t row)
 {
-	return sat_add(q->waits[row].t0, q->waits[row].dur);
+	return qt(q, sat_add(q->waits[row].t0, q->waits[row].dur));
 }
 
 static uint32_t ref_waits(struct weft_query *q, uint32_t row, int w)
@@ -476,7 +489,7 @@ static void col_labels(struct weft_query *q, uint32_t row, int c,
 		res_ref(x, l->thread);
 		break;
 	case 2:
-		sqlite3_result_int64(x, l->t);
+		res_time(q, x, l->t);
 		break;
 	case 3:
 		res_text(x, weft_model_string(q->m, l->text));
@@ -493,7 +506,7 @@ static void col_labels(struct weft_query *q, uint32_t row, int c,
 static int64_t t_labels(struct weft_query *q, uint32_t row)
 {
 	uint32_t n;
-	return weft_model_labels(q->m, &n)[row].t;
+	return qt(q, weft_model_labels(q->m, &n)[row].t);
 }
 
 static uint32_t ref_labels(struct weft_query *q, uint32_t row, int w)
@@ -608,7 +621,7 @@ static void col_samples(struct weft_query *q, uint32_t row, int c,
 		res_text(x, weft_model_name(q->m, ctr[k].name));
 		break;
 	case 3:
-		sqlite3_result_int64(x, s->t);
+		res_time(q, x, s->t);
 		break;
 	case 4:
 		sqlite3_result_int64(x, s->value);
@@ -619,7 +632,7 @@ static void col_samples(struct weft_query *q, uint32_t row, int c,
 static int64_t t_samples(struct weft_query *q, uint32_t row)
 {
 	uint32_t k;
-	return sample(q, row, &k)->t;
+	return qt(q, sample(q, row, &k)->t);
 }
 
 static uint32_t ref_samples(struct weft_query *q, uint32_t row, int w)
@@ -651,12 +664,12 @@ static const struct weft_interval *ivs(struct weft_query *q, int kind,
 	static int64_t t_##fn(struct weft_query *q, uint32_t row)              \
 	{                                                                      \
 		uint32_t n;                                                    \
-		return ivs(q, KIND, &n)[row].t0;                               \
+		return qt(q, ivs(q, KIND, &n)[row].t0);                        \
 	}                                                                      \
 	static int64_t t1_##fn(struct weft_query *q, uint32_t row)             \
 	{                                                                      \
 		uint32_t n;                                                    \
-		return ivs(q, KIND, &n)[row].t1;                               \
+		return qt(q, ivs(q, KIND, &n)[row].t1);                        \
 	}                                                                      \
 	static uint32_t ref_##fn(struct weft_query *q, uint32_t row, int w)    \
 	{                                                                      \
@@ -679,10 +692,10 @@ static void col_iv(struct weft_query *q, const struct weft_interval *v,
 		res_text(x, weft_model_name(q->m, v->name));
 		break;
 	case 3:
-		sqlite3_result_int64(x, v->t0);
+		res_time(q, x, v->t0);
 		break;
 	case 4:
-		sqlite3_result_int64(x, v->t1);
+		res_time(q, x, v->t1);
 		break;
 	case 5:
 		sqlite3_result_int64(x, v->t1 - v->t0);
@@ -722,7 +735,7 @@ static void col_losses(struct weft_query *q, uint32_t row, int c,
 		res_ref(x, l->stream);
 		break;
 	case 2:
-		sqlite3_result_int64(x, l->t);
+		res_time(q, x, l->t);
 		break;
 	case 3:
 		sqlite3_result_int64(x, (int64_t)l->packets);
@@ -739,7 +752,7 @@ static void col_losses(struct weft_query *q, uint32_t row, int c,
 static int64_t t_losses(struct weft_query *q, uint32_t row)
 {
 	uint32_t n;
-	return weft_model_losses(q->m, &n)[row].t;
+	return qt(q, weft_model_losses(q->m, &n)[row].t);
 }
 
 static uint32_t ref_losses(struct weft_query *q, uint32_t row, int w)
@@ -856,13 +869,13 @@ static void col_procs(struct weft_query *q, uint32_t row, int c,
 			sqlite3_result_null(x);
 		break;
 	case 9:
-		sqlite3_result_int64(x, p->t_start);
+		res_time(q, x, p->t_start);
 		break;
 	case 10:
 		if (p->t_end == INT64_MAX)
 			sqlite3_result_null(x);
 		else
-			sqlite3_result_int64(x, p->t_end);
+			res_time(q, x, p->t_end);
 		break;
 	case 11:
 		res_text(x, proc_end(p->end));
@@ -974,7 +987,7 @@ static void col_verdicts(struct weft_query *q, uint32_t row, int c,
 		if (w->waiter == WEFT_NONE)
 			sqlite3_result_null(x);
 		else
-			sqlite3_result_int64(x, w->t_wait);
+			res_time(q, x, w->t_wait);
 		break;
 	case 9:
 		res_ref(x, w->evidence);
@@ -1018,10 +1031,10 @@ static void col_trace(struct weft_query *q, uint32_t row, int c,
 		sqlite3_result_int64(x, (int64_t)in->events);
 		break;
 	case 1:
-		sqlite3_result_int64(x, t0);
+		res_time(q, x, t0);
 		break;
 	case 2:
-		sqlite3_result_int64(x, t1);
+		res_time(q, x, t1);
 		break;
 	case 3:
 		sqlite3_result_int64(x, t1 - t0);
@@ -1982,8 +1995,8 @@ static int fill_path(struct weft_query *q, sqlite3_value **a, int na,
 		r[1].i = s->thread;
 		r[2].s = weft_path_state_name((int)s->state);
 		set_ref(&r[3], s->on);
-		r[4].i = s->t0;
-		r[5].i = s->t1;
+		r[4].i = qt(q, s->t0);
+		r[5].i = qt(q, s->t1);
 		r[6].i = s->t1 - s->t0;
 	}
 	weft_path_release(&p);
@@ -2001,7 +2014,8 @@ static int fill_pending(struct weft_query *q, sqlite3_value **a, int na,
 	(void)na;
 	if (!a[0] || !int_arg(a[0], 0, &t)) {
 		*err = sqlite3_mprintf("pending_at: the argument must be a "
-				       "time (ns from the trace's origin)");
+				       "time (ns from the trace's first "
+				       "event)");
 		return SQLITE_ERROR;
 	}
 	/* the threads in creation order: the threads table's key */
@@ -2015,7 +2029,7 @@ static int fill_pending(struct weft_query *q, sqlite3_value **a, int na,
 		q->tab[NTABLES].visited++;
 		if (th[k].flags & WEFT_THREAD_ROOT)
 			continue;
-		if (th[k].end != WEFT_END_PENDING && th[k].t_end <= t)
+		if (th[k].end != WEFT_END_PENDING && qt(q, th[k].t_end) <= t)
 			continue;
 		struct cell *r = add_row(rows, n, &cap, 1);
 		if (!r)
@@ -2042,7 +2056,7 @@ static int fill_why(struct weft_query *q, sqlite3_value **a, int na,
 			return SQLITE_NOMEM;
 		r[0].i = i;
 		r[1].i = w.chain[i].thread;
-		r[2].i = w.chain[i].t_wait;
+		r[2].i = qt(q, w.chain[i].t_wait);
 		r[2].null = i + 1 == w.nchain;
 		r[3].s = weft_verdict_name(w.verdict);
 	}
