@@ -251,6 +251,9 @@ struct rmulti {
 	unsigned ndups;
 	uint8_t idfields[WEFT_EV_COUNT]; /* 1: ev.id, 2: ev.id2 are ids;
 					    4, 8: name, name2 are names */
+	/* kept directories' damaged chunks, said as problems (kept.c) */
+	char kept[4][120];
+	unsigned nkept;
 };
 
 /* multi.c: an event the merge makes, at ns. */
