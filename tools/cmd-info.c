@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keep.h"
 #include "weft-tools.h"
 
 static const char *writer_str(int w)
@@ -185,6 +186,10 @@ int cmd_info(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	const char *path = traces_name(&tr);
+	/* a kept directory (weft keep): its chunks and deletions too */
+	char kept[4096] = "";
+	if (tr.n == 1 && keep_is_dir(tr.path[0]))
+		snprintf(kept, sizeof kept, "%s", tr.path[0]);
 	struct weft_reader *r = traces_open(&tr, 0);
 	traces_release(&tr);
 	if (!r)
@@ -265,7 +270,17 @@ int cmd_info(int argc, char **argv)
 	       (unsigned long long)in->lost_no_stream,
 	       (unsigned long long)l->texts_truncated,
 	       (unsigned long long)in->lost_names);
+	int krc = 0;
+	if (kept[0]) {
+		uint64_t deleted = 0;
+		krc = keep_describe(kept, stdout, &deleted);
+		uint64_t lost = l->packets_lost;
+		printf("not kept:   %llu packets (overwritten before they were "
+		       "kept, or before the keeper started)\n",
+		       (unsigned long long)(lost > deleted ? lost - deleted
+							   : 0));
+	}
 	rc = report_losses(r, path);
 	weft_reader_close(r);
-	return rc;
+	return rc ? rc : krc;
 }

@@ -1255,7 +1255,7 @@ int keep_is_dir(const char *path)
 	       stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-int keep_describe(const char *dir, FILE *out)
+int keep_describe(const char *dir, FILE *out, uint64_t *deleted)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
@@ -1310,6 +1310,7 @@ int keep_describe(const char *dir, FILE *out)
 	if (lf)
 		fclose(lf);
 	close(dfd);
+	*deleted = delpk;
 	fprintf(out, "kept:       %" PRIu64 " chunk%s", n, n == 1 ? "" : "s");
 	if (n)
 		fprintf(out, " (%08" PRIu64 " to %08" PRIu64 ")", nmin, nmax);

@@ -41,7 +41,8 @@ int keep_disk_arg(void *ctx, const char *v, char *why, size_t cap);
 /* Whether `path` is a kept directory (it holds keep.log). */
 int keep_is_dir(const char *path);
 /* What `weft info DIR` says of a kept directory besides the trace:
- * chunks, bytes, compression, deletions, the keeper's log.  0 or 1. */
-int keep_describe(const char *dir, FILE *out);
+ * chunks, bytes, compression, deletions, the keeper's log; *deleted:
+ * the packets of deleted chunks.  0, or 1 (damaged chunks). */
+int keep_describe(const char *dir, FILE *out, uint64_t *deleted);
 
 #endif

@@ -373,3 +373,39 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 	ZSTD_freeDCtx(dz);
 	return err;
 }
+
+int weft__kept_chunk(const char *path, uint8_t **out, size_t *len,
+		     struct weft_diag *d)
+{
+	*out = NULL;
+	struct kchunk_in c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "%s", path);
+	int err = read_whole(AT_FDCWD, path, &c.file, &c.size);
+	if (err)
+		return weft__diag(d, err, 0, "%s", weft_strerror(err));
+	ZSTD_DCtx *dz = NULL;
+	struct kept_notes nt = {0};
+	if (chunk_index(&c))
+		err = weft__diag(d, WEFT_ECORRUPT, 0,
+				 "a zstd file that is not a complete weft "
+				 "chunk (no index: zstd -d gives what it "
+				 "holds)");
+	else if (!(dz = ZSTD_createDCtx()))
+		err = -ENOMEM;
+	else if ((err = build_ring(&c, 1, dz, out, len, &nt)))
+		err = weft__diag(d, err, 0, "%s",
+				 err == WEFT_ECORRUPT ? "its header does not "
+							"decompress"
+						      : weft_strerror(err));
+	else if (nt.n) {
+		free(*out);
+		*out = NULL;
+		err = weft__diag(d, WEFT_ECORRUPT, 0, "%s", nt.what);
+	}
+	ZSTD_freeDCtx(dz);
+	free(c.file);
+	free(c.fr);
+	free(c.pk);
+	return err;
+}

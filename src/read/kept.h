@@ -30,4 +30,10 @@ struct kept_notes {
 int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 		    struct kept_notes *notes, struct weft_diag *diag);
 
+/* One chunk file (a zstd file: its first bytes ZSTD_MAGIC) read alone:
+ * the compact ring it holds, into *out (malloc'ed).  0 or a code. */
+#define WEFT_ZSTD_MAGIC 0xFD2FB528u
+int weft__kept_chunk(const char *path, uint8_t **out, size_t *len,
+		     struct weft_diag *diag);
+
 #endif
