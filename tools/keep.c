@@ -118,6 +118,7 @@ struct keeper {
 	/* what this keeper did */
 	uint64_t chunks, packets, packets_open, deleted, deleted_packets;
 	uint64_t unwritten_packets, unwritten_chunks;
+	uint64_t unlogged; /* unwritten packets the log could not take */
 	int nospace_said;
 	/* the run, if a run directory is kept */
 	int run;
@@ -148,10 +149,19 @@ __attribute__((format(printf, 2, 3))) static void klog(struct keeper *K,
 			0644);
 	if (fd < 0)
 		return;
-	if (write(fd, line, (size_t)n) < 0) {
-		/* (a full disk: the counts are said on stderr at the end) */
-	}
+	int ok = write(fd, line, (size_t)n) == (ssize_t)n;
 	close(fd);
+	if (!ok && !strncmp(line, "unwritten ", 10)) {
+		/* a full disk refuses the log too: said with the next line
+		 * it takes (and on stderr at the end) */
+		unsigned long long p;
+		if (sscanf(line, "unwritten ring=%*s packets=%llu", &p) == 1)
+			K->unlogged += p;
+	} else if (ok && K->unlogged) {
+		uint64_t p = K->unlogged;
+		K->unlogged = 0;
+		klog(K, "unwritten ring=- packets=%" PRIu64 " late=1", p);
+	}
 }
 
 static int files_add(struct keeper *K, const struct kfile *f)
@@ -1321,15 +1331,15 @@ int keep_describe(const char *dir, FILE *out, uint64_t *deleted)
 		disk ? (double)raw / (double)disk : 0.0);
 	fprintf(out,
 		"deleted:    %" PRIu64 " chunk%s, %" PRIu64 " packets, %.1f "
-							    "MiB "
+		"MiB "
 		"(the oldest, to stay within --max-disk)\n",
 		del, del == 1 ? "" : "s", delpk, (double)delbytes / 1048576);
 	if (unw)
 		fprintf(out,
 			"unwritten:  %" PRIu64 " chunk%s, %" PRIu64 " packets "
-								    "(the disk "
-								    "refused "
-								    "them)\n",
+			"(the disk "
+			"refused "
+			"them)\n",
 			unw, unw == 1 ? "" : "s", unwpk);
 	fprintf(out, "keepers:    %" PRIu64 " start%s (%s/" WEFT_KEEP_LOG ")\n",
 		starts, starts == 1 ? "" : "s", dir);
@@ -1337,4 +1347,148 @@ int keep_describe(const char *dir, FILE *out, uint64_t *deleted)
 		fprintf(out, "damaged:    %" PRIu64 " chunk%s not readable\n",
 			bad, bad == 1 ? "" : "s");
 	return bad ? 1 : 0;
+}
+
+/* -------------------------------------------------------------- follow */
+
+/* What was printed of one OS thread (a process's pid and tid): up to
+ * which tick, and how many events at that tick. */
+struct fstream {
+	uint64_t key;
+	uint64_t last_ts, n_at, seen_at;
+};
+
+/* The directory's chunks as they are: how many, and the newest number
+ * (a new chunk changes one or the other; a deletion alone need not be
+ * read again). */
+static uint64_t chunks_sig(const char *dir, int *ended)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	uint64_t newest = 0, n = 0;
+	while (d && (de = readdir(d))) {
+		uint64_t number;
+		char ring[WEFT_KEEP_NAME];
+		if (!chunk_name(de->d_name, &number, ring)) {
+			n++;
+			if (number > newest)
+				newest = number;
+		}
+	}
+	if (d)
+		closedir(d);
+	/* the keeper's last word: "end" after its last start */
+	char p[PATH_MAX], line[1024];
+	snprintf(p, sizeof p, "%s/" WEFT_KEEP_LOG, dir);
+	FILE *f = fopen(p, "re");
+	*ended = 0;
+	while (f && fgets(line, sizeof line, f))
+		*ended = !strncmp(line, "end ", 4)    ? 1
+			 : !strncmp(line, "keep ", 5) ? 0
+						      : *ended;
+	if (f)
+		fclose(f);
+	return newest << 20 ^ n;
+}
+
+int keep_follow(const char *dir,
+		void (*print)(struct weft_reader *r,
+			      const struct weft_event *ev, void *arg),
+		void *arg)
+{
+	struct fstream *st = NULL;
+	size_t nst = 0, cst = 0;
+	int64_t made_max = INT64_MIN;
+	uint64_t sig = UINT64_MAX;
+	int ended = 0, rc = 0;
+	for (;;) {
+		int was_ended = ended;
+		uint64_t now = chunks_sig(dir, &ended);
+		if (now == sig) {
+			if (was_ended && ended)
+				break; /* read once more after the end */
+			fflush(stdout);
+			usleep(200000);
+			continue;
+		}
+		sig = now;
+		struct weft_reader *r;
+		struct weft_diag dg = {0};
+		int err = weft_reader_open(&r, dir, 0, &dg);
+		if (err == WEFT_EEMPTY) {
+			sig = UINT64_MAX - 1; /* (no chunk yet: look again) */
+			if (ended)
+				break;
+			usleep(200000);
+			continue;
+		}
+		if (err) {
+			rc = error("%s: %s", dir,
+				   dg.msg[0] ? dg.msg : weft_strerror(err));
+			break;
+		}
+		for (size_t i = 0; i < nst; i++)
+			st[i].seen_at = 0;
+		int64_t made_now = made_max;
+		struct weft_event ev;
+		uint32_t np;
+		while (weft_reader_next(r, &ev) == 0) {
+			if (ev.flags & WEFT_EVF_MADE) {
+				if (ev.ns > made_max) {
+					print(r, &ev, arg);
+					if (ev.ns > made_now)
+						made_now = ev.ns;
+				}
+				continue;
+			}
+			const struct weft_process *pr =
+				weft_reader_processes(r, &np);
+			uint32_t p = weft_reader_stream_process(r, ev.stream);
+			const struct weft_trace_info *in = weft_reader_info(r);
+			uint64_t key = (uint64_t)(p < np ? pr[p].pid : 0)
+					       << 32 |
+				       (ev.stream < in->nstreams
+						? in->streams[ev.stream].tid
+						: 0);
+			size_t i = 0;
+			while (i < nst && st[i].key != key)
+				i++;
+			if (i == nst) {
+				if (nst == cst) {
+					cst = cst ? cst * 2 : 16;
+					struct fstream *n =
+						realloc(st, cst * sizeof *n);
+					if (!n) {
+						weft_reader_close(r);
+						free(st);
+						return error("out of memory");
+					}
+					st = n;
+				}
+				memset(&st[nst], 0, sizeof *st);
+				st[nst++].key = key;
+			}
+			struct fstream *s = &st[i];
+			if (s->n_at &&
+			    (ev.ts < s->last_ts ||
+			     (ev.ts == s->last_ts && s->seen_at++ < s->n_at)))
+				continue; /* printed before */
+			print(r, &ev, arg);
+			if (!s->n_at || ev.ts > s->last_ts) {
+				s->last_ts = ev.ts;
+				s->n_at = 0;
+				s->seen_at = 0;
+			}
+			s->n_at++;
+			s->seen_at++;
+		}
+		made_max = made_now;
+		weft_reader_close(r);
+		if (fflush(stdout) != 0) {
+			rc = error("cannot write the dump");
+			break;
+		}
+	}
+	free(st);
+	return rc;
 }

@@ -45,4 +45,16 @@ int keep_is_dir(const char *path);
  * the packets of deleted chunks.  0, or 1 (damaged chunks). */
 int keep_describe(const char *dir, FILE *out, uint64_t *deleted);
 
+/* weft dump --follow of a kept directory: prints (print()) every event it
+ * holds, then the new ones each time a chunk is added, until its keeper
+ * has ended.  Each OS thread's events are printed once, in order; events
+ * of a packet kept late (an OS thread's packet open a long time) may
+ * come after later events of other threads.  0 or 1. */
+struct weft_reader;
+struct weft_event;
+int keep_follow(const char *dir,
+		void (*print)(struct weft_reader *r,
+			      const struct weft_event *ev, void *arg),
+		void *arg);
+
 #endif

@@ -291,6 +291,17 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 	}
 	if (dp)
 		closedir(dp);
+	/* packets a keeper could not write (a full disk): lost, said */
+	FILE *lf =
+		fdopen(openat(dfd, WEFT_KEEP_LOG, O_RDONLY | O_CLOEXEC), "r");
+	char line[1024];
+	while (lf && fgets(line, sizeof line, lf)) {
+		unsigned long long p;
+		if (sscanf(line, "unwritten ring=%*s packets=%llu", &p) == 1)
+			nt->unwritten += p;
+	}
+	if (lf)
+		fclose(lf);
 	uint8_t *man = NULL;
 	size_t manlen = 0;
 	if (!err) {

@@ -16,8 +16,9 @@ int weft__kept_dir(const char *path);
 
 /* What was wrong with some chunks (the others are read). */
 struct kept_notes {
-	unsigned n;	/* damaged chunks, left out */
-	char what[120]; /* the first */
+	unsigned n;	    /* damaged chunks, left out */
+	uint64_t unwritten; /* packets the disk refused (keep.log) */
+	char what[120];	    /* the first */
 };
 
 /*

@@ -1633,11 +1633,15 @@ static int run_live(struct rmulti *M)
 static void kept_note(struct rmulti *M, const char *dir,
 		      const struct kept_notes *kn)
 {
-	if (!kn->n || M->nkept >= sizeof M->kept / sizeof *M->kept)
-		return;
-	snprintf(M->kept[M->nkept++], sizeof *M->kept,
-		 "%.30s: %u chunk%s left out (first: %.50s)", dir, kn->n,
-		 kn->n == 1 ? "" : "s", kn->what);
+	if (kn->n && M->nkept < sizeof M->kept / sizeof *M->kept)
+		snprintf(M->kept[M->nkept++], sizeof *M->kept,
+			 "%.30s: %u chunk%s left out (first: %.50s)", dir,
+			 kn->n, kn->n == 1 ? "" : "s", kn->what);
+	if (kn->unwritten && M->nkept < sizeof M->kept / sizeof *M->kept)
+		snprintf(M->kept[M->nkept++], sizeof *M->kept,
+			 "%.30s: %llu packets lost: the disk refused their "
+			 "chunks (keep.log)",
+			 dir, (unsigned long long)kn->unwritten);
 }
 #endif
 
