@@ -216,6 +216,23 @@ t_full_disk() {
 }
 run "a full disk: one message, counted losses, no torn chunk, program unchanged" t_full_disk
 
+# weft dump --follow of a kept directory while it grows: chunks closed
+# every 300 ms; every event printed once, in order, until the keeper
+# ends; the same events as a dump of the finished directory.
+t_follow() {
+	rm -rf r k
+	"$W" record -o r --size 1M --keep k --chunk 300ms -- "$NUM" 60000 40000 3 >/dev/null 2>rec.txt &
+	local rec=$!
+	wait_for k/keep.log
+	timeout 60 "$W" dump --follow k >f.txt 2>f.err || die "dump --follow: $(cat f.err)"
+	wait $rec || die "record: $(cat rec.txt)"
+	[ "$(ls k/*.zst | wc -l)" -ge 5 ] || die "not rotated: $(ls k)"
+	python3 "$CHECK" f.txt 60000 3 all || die "what --follow printed"
+	"$W" dump k >d.txt 2>/dev/null || die "dump"
+	[ "$(grep -c counter_set f.txt)" = "$(grep -c counter_set d.txt)" ] || die "not the same events"
+}
+run "weft dump --follow DIR follows a kept directory across rotations" t_follow
+
 # Every reading command takes a kept directory of a run as one trace.
 t_readers() {
 	rm -rf r k
