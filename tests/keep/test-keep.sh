@@ -77,6 +77,9 @@ t_all() {
 	"$W" keep r -o k 2>k2.txt || die "keep again: $(cat k2.txt)"
 	grep -q "^weft: kept 0 packets" k2.txt || die "kept again: $(cat k2.txt)"
 	"$W" dump k >d2.txt 2>/dev/null && cmp -s d.txt d2.txt || die "the directory changed"
+	# a chunk found twice (copied under another number) is read once
+	cp "$(ls k/*.zst | sed -n 2p)" k/00000099.ring.zst
+	"$W" dump k >d3.txt 2>/dev/null && cmp -s d.txt d3.txt || die "a chunk twice is read twice"
 }
 export W NUM CHECK T WEFT_SRC WEFT_BUILD
 run "every event kept once, in order, through rotations; chunks alone" t_all
