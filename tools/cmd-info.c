@@ -172,6 +172,8 @@ static void print_hosts(struct weft_reader *r)
 	}
 }
 
+#define KEPT_GAPS 10
+
 int cmd_info(int argc, char **argv)
 {
 	struct traces tr = {0};
@@ -195,8 +197,40 @@ int cmd_info(int argc, char **argv)
 	if (!r)
 		return 1;
 	struct weft_event ev;
-	while (weft_reader_next(r, &ev) == 0)
-		;
+	/* a kept directory: where each loss is, per OS thread, and the
+	 * async thread running there (the first KEPT_GAPS said) */
+	struct gap {
+		uint32_t stream;
+		uint64_t thread, packets;
+		int64_t from, to;
+	} gaps[KEPT_GAPS];
+	unsigned ngaps = 0;
+	uint64_t allgaps = 0;
+	int64_t *last = NULL;
+	uint32_t nlast = 0;
+	while (weft_reader_next(r, &ev) == 0) {
+		if (!kept[0] || (ev.flags & WEFT_EVF_MADE))
+			continue;
+		if (ev.stream >= nlast) {
+			uint32_t n = ev.stream + 16;
+			int64_t *m = realloc(last, n * sizeof *m);
+			if (!m)
+				continue;
+			for (uint32_t i = nlast; i < n; i++)
+				m[i] = INT64_MIN;
+			last = m;
+			nlast = n;
+		}
+		if (ev.type == WEFT_EV_LOSS) {
+			allgaps++;
+			if (ngaps < KEPT_GAPS)
+				gaps[ngaps++] = (struct gap){
+					ev.stream, ev.actor, (uint64_t)ev.value,
+					last[ev.stream], ev.ns};
+		}
+		last[ev.stream] = ev.ns;
+	}
+	free(last);
 	const struct weft_trace_info *in = weft_reader_info(r);
 	char t0[40], t1[40], dur[40];
 	time_t secs = (time_t)(in->origin_real_ns / 1000000000);
@@ -279,6 +313,32 @@ int cmd_info(int argc, char **argv)
 		       "kept, or before the keeper started)\n",
 		       (unsigned long long)(lost > deleted ? lost - deleted
 							   : 0));
+		if (allgaps)
+			printf("gaps:       %llu (each OS thread's events "
+			       "missing between two times)\n",
+			       (unsigned long long)allgaps);
+		for (unsigned i = 0; i < ngaps; i++) {
+			const struct gap *g = &gaps[i];
+			char a[40], b[40];
+			const char *tid = "?";
+			char tb[16];
+			if (g->stream < in->nstreams) {
+				snprintf(tb, sizeof tb, "%u",
+					 in->streams[g->stream].tid);
+				tid = tb;
+			}
+			printf("  thread 0x%llx (OS thread %s) has no events "
+			       "between %s and %s s (%llu packets lost)\n",
+			       (unsigned long long)g->thread, tid,
+			       g->from == INT64_MIN
+				       ? "its start"
+				       : fmt_ns(a, sizeof a, g->from),
+			       fmt_ns(b, sizeof b, g->to),
+			       (unsigned long long)g->packets);
+		}
+		if (allgaps > ngaps)
+			printf("  ... and %llu more\n",
+			       (unsigned long long)(allgaps - ngaps));
 	}
 	rc = report_losses(r, path);
 	weft_reader_close(r);

@@ -102,6 +102,9 @@ t_budget() {
 	python3 "$CHECK" d.txt 100000 3 suffix "$del" || die "the kept events"
 	"$W" info k >i.txt 2>&1
 	grep -qE "^deleted: +[0-9]+ chunks, $del packets" i.txt || die "$(cat i.txt)"
+	# per async thread: where its events are missing (one gap a stream)
+	[ "$(grep -cE "^  thread 0x[0-9a-f]+ \(OS thread [0-9]+\) has no events between its start and [0-9.]+ s \([0-9]+ packets lost\)" i.txt)" = 3 ] ||
+		die "gaps: $(cat i.txt)"
 	grep -qE "^not kept: +0 packets" i.txt || die "$(cat i.txt)"
 }
 run "a budget deletes the oldest chunks, each counted; the rest exact" t_budget
