@@ -277,8 +277,8 @@ static int flush_frame(struct keeper *K, struct kring *R)
 	size_t bound = ZSTD_compressBound(c->rawlen);
 	if (ch_room(c, bound))
 		return -ENOMEM;
-	size_t n = ZSTD_compressCCtx(K->cctx, c->cbuf + c->clen, bound, c->raw,
-				     c->rawlen, K->o->level);
+	size_t n = ZSTD_compress2(K->cctx, c->cbuf + c->clen, bound, c->raw,
+				  c->rawlen);
 	if (ZSTD_isError(n))
 		return -EIO;
 	if (c->nfr == c->cfr) {
@@ -389,8 +389,7 @@ static int close_chunk(struct keeper *K, struct kring *R)
 	struct weft__fhdr *h = (struct weft__fhdr *)(void *)hdr;
 	h->npackets = c->npk;
 	h->file_size = (uint64_t)hs + (uint64_t)c->npk * ps;
-	size_t hzlen =
-		ZSTD_compressCCtx(K->cctx, hz, hbound, hdr, hs, K->o->level);
+	size_t hzlen = ZSTD_compress2(K->cctx, hz, hbound, hdr, hs);
 	free(hdr);
 	if (ZSTD_isError(hzlen)) {
 		free(hz);
@@ -1051,7 +1050,13 @@ int keep_run(const struct keep_opts *o)
 	int rc = open_dir(K);
 	if (rc)
 		goto out;
-	if (!(K->cctx = ZSTD_createCCtx())) {
+	/* each frame with its checksum: a damaged frame is found (and
+	 * left out by readers) rather than read as packets */
+	if (!(K->cctx = ZSTD_createCCtx()) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(
+		    K->cctx, ZSTD_c_compressionLevel, o->level)) ||
+	    ZSTD_isError(
+		    ZSTD_CCtx_setParameter(K->cctx, ZSTD_c_checksumFlag, 1))) {
 		rc = error("out of memory");
 		goto out;
 	}

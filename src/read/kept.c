@@ -153,7 +153,12 @@ static int cmp_gen(const void *a, const void *b)
 static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 		      uint8_t **out, size_t *len, struct kept_notes *nt)
 {
+	/* the header of the chunk with the newest packets (a chunk copied
+	 * under a later number is not newer) */
 	const struct kchunk_in *last = &c[n - 1];
+	for (uint32_t i = 0; i < n; i++)
+		if (c[i].ix.gen_max > last->ix.gen_max)
+			last = &c[i];
 	uint32_t ps = last->ix.packet_size, hs = last->ix.header_size;
 	uint64_t total = 0;
 	for (uint32_t i = 0; i < n; i++)

@@ -16,7 +16,7 @@ int weft__kept_dir(const char *path);
 
 /* What was wrong with some chunks (the others are read). */
 struct kept_notes {
-	unsigned n;	    /* damaged chunks, left out */
+	unsigned n;	    /* damaged chunks (what cannot be read: left out) */
 	uint64_t unwritten; /* packets the disk refused (keep.log) */
 	char what[120];	    /* the first */
 };

@@ -1635,8 +1635,9 @@ static void kept_note(struct rmulti *M, const char *dir,
 {
 	if (kn->n && M->nkept < sizeof M->kept / sizeof *M->kept)
 		snprintf(M->kept[M->nkept++], sizeof *M->kept,
-			 "%.30s: %u chunk%s left out (first: %.50s)", dir,
-			 kn->n, kn->n == 1 ? "" : "s", kn->what);
+			 "%.20s: %u damaged chunk%s, left out where unreadable "
+			 "(%.40s)",
+			 dir, kn->n, kn->n == 1 ? "" : "s", kn->what);
 	if (kn->unwritten && M->nkept < sizeof M->kept / sizeof *M->kept)
 		snprintf(M->kept[M->nkept++], sizeof *M->kept,
 			 "%.30s: %llu packets lost: the disk refused their "

@@ -80,6 +80,19 @@ t_all() {
 	# a chunk found twice (copied under another number) is read once
 	cp "$(ls k/*.zst | sed -n 2p)" k/00000099.ring.zst
 	"$W" dump k >d3.txt 2>/dev/null && cmp -s d.txt d3.txt || die "a chunk twice is read twice"
+	rm k/00000099.ring.zst
+	# a damaged chunk: a byte changed in a frame (its checksum fails:
+	# that frame's packets are left out, lost where they were, and said),
+	# another cut short (no index: left out, said); the rest is read
+	python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x55; open(p,'wb').write(b)" k/00000004.ring.zst
+	head -c 20000 k/00000006.ring.zst >cut && mv cut k/00000006.ring.zst
+	"$W" dump k >d4.txt 2>dump.err
+	[ $? = 1 ] || die "damage not a problem: $(cat dump.err)"
+	grep -q "k: 2 damaged chunks, left out where unreadable (0000000[46].ring.zst: " dump.err || die "not said: $(cat dump.err)"
+	python3 "$CHECK" d4.txt 100000 3 gaps >c.txt || die "damaged: $(cat c.txt)"
+	grep -qE "lost [1-9][0-9]* packets" c.txt || die "no loss: $(cat c.txt)"
+	"$W" info k/00000004.ring.zst >/dev/null 2>ci.txt && die "a damaged chunk opens without a word"
+	grep -q "does not decompress" ci.txt || die "$(cat ci.txt)"
 }
 export W NUM CHECK T WEFT_SRC WEFT_BUILD
 run "every event kept once, in order, through rotations; chunks alone" t_all
