@@ -48,7 +48,7 @@
 
 #define FRAME_RAW (128u << 10) /* packets per zstd frame: this many bytes */
 #define SLEEP_MIN_NS 1000000ll
-#define SLEEP_MAX_NS 50000000ll
+#define SLEEP_MAX_NS 20000000ll
 #define SCAN_EVERY_NS 250000000ll /* a run directory: new rings */
 
 static int64_t now_ns(clockid_t id)
@@ -119,6 +119,8 @@ struct keeper {
 	uint64_t chunks, packets, packets_open, deleted, deleted_packets;
 	uint64_t unwritten_packets, unwritten_chunks;
 	uint64_t unlogged; /* unwritten packets the log could not take */
+	double peak;	   /* packets/ns: the fastest pace seen lately */
+	int64_t peak_at;
 	int nospace_said;
 	/* the run, if a run directory is kept */
 	int run;
@@ -1006,19 +1008,29 @@ static int open_dir(struct keeper *K)
 	return 0;
 }
 
-static int64_t sleep_for(int64_t cur, long got, const struct keeper *K,
-			 int64_t spent)
+static int64_t sleep_for(int64_t cur, long got, struct keeper *K, int64_t spent)
 {
-	if (got <= 0) /* nothing new: sleep longer, up to the cap */
-		return cur * 2 > SLEEP_MAX_NS ? SLEEP_MAX_NS : cur * 2;
-	/* something: look again before a quarter of the smallest ring can
-	 * fill at this pace */
 	uint64_t np = UINT32_MAX;
 	for (size_t i = 0; i < K->nrings; i++)
 		if (!K->rings[i]->done && K->rings[i]->h.npackets < np)
 			np = K->rings[i]->h.npackets;
-	double per_ns = (double)got / (double)(cur + spent);
-	int64_t t = (int64_t)((double)np / 4 / per_ns);
+	double per_ns = got > 0 ? (double)got / (double)(cur + spent) : 0;
+	/* The fastest pace seen lately (halved after each 10 s of less): a
+	 * burst after a calm comes at it, and must find the keeper looking
+	 * before a quarter of the smallest ring is full. */
+	int64_t now = now_ns(CLOCK_MONOTONIC);
+	if (per_ns >= K->peak) {
+		K->peak = per_ns;
+		K->peak_at = now;
+	} else if (now - K->peak_at > 10000000000ll) {
+		K->peak /= 2;
+		K->peak_at = now;
+	}
+	/* nothing new: sleep longer; something: look again before a
+	 * quarter of the smallest ring can fill at this pace */
+	int64_t t = got > 0 ? (int64_t)((double)np / 4 / per_ns) : cur * 2;
+	if (K->peak > 0 && (double)t > (double)np / 4 / K->peak)
+		t = (int64_t)((double)np / 4 / K->peak);
 	if (t > SLEEP_MAX_NS)
 		t = SLEEP_MAX_NS;
 	if (t < SLEEP_MIN_NS)

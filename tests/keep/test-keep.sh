@@ -260,7 +260,10 @@ t_readers() {
 	grep -q "worker" s.txt || die "stats: $(cat s.txt)"
 	"$W" why k >/dev/null 2>w.txt || die "why: $(cat w.txt)"
 	"$W" export k -o k.json 2>e.txt || die "export: $(cat e.txt)"
-	"$W" html k -o k.html 2>h.txt || die "html: $(cat h.txt)"
+	# (a build without the HTML viewer says so)
+	if ! "$W" html k -o k.html 2>h.txt; then
+		grep -q "viewer's files are missing" h.txt || die "html: $(cat h.txt)"
+	fi
 	"$W" ctf k -o ctf 2>c.txt || die "ctf: $(cat c.txt)"
 	if command -v babeltrace2 >/dev/null; then
 		[ "$(babeltrace2 ctf 2>/dev/null | grep -c 'counter_set')" = 90000 ] || die "babeltrace2: not every event"
