@@ -1093,6 +1093,24 @@ int keep_run(const struct keep_opts *o)
 			char *f = strstr(buf, "\nfork pid=");
 			if (f && sscanf(f, "\nfork pid=%u", &pid) == 1)
 				K->root_pid = pid;
+			/* the same run: its first line (weft-run session=...)
+			 * is the source's */
+			char src[4096];
+			int sfd = open(K->man_src, O_RDONLY | O_CLOEXEC);
+			ssize_t sn = sfd >= 0 ? read(sfd, src, sizeof src - 1)
+					      : 0;
+			if (sfd >= 0)
+				close(sfd);
+			src[sn > 0 ? sn : 0] = 0;
+			size_t l = strcspn(buf, "\n");
+			if (sn < (ssize_t)l || memcmp(buf, src, l) ||
+			    src[l] != '\n') {
+				rc = error("%s: it keeps another run than %s: "
+					   "keep this one into another "
+					   "directory",
+					   K->dir, o->src);
+				goto out;
+			}
 		}
 		K->man_copied = had_man;
 	}

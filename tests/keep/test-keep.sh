@@ -52,7 +52,7 @@ deleted_packets() { # dir
 # (it wraps about 8 times), kept in 64 KiB chunks: every event comes back,
 # once, in order, with no loss; chunks rotated; each opens alone.
 t_all() {
-	rm -rf r k
+	rm -rf r k r2
 	"$W" record -o r --size 1M --keep k --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt ||
 		die "record: $(cat rec.txt)"
 	[ "$(cat out.txt)" = done ] || die "the program's output: $(cat out.txt)"
@@ -76,6 +76,11 @@ t_all() {
 	# a restart on a finished directory: nothing twice
 	"$W" keep r -o k 2>k2.txt || die "keep again: $(cat k2.txt)"
 	grep -q "^weft: kept 0 packets" k2.txt || die "kept again: $(cat k2.txt)"
+	"$W" dump k >d2.txt 2>/dev/null && cmp -s d.txt d2.txt || die "the directory changed"
+	# another run into it: refused, nothing written
+	"$W" record -o r2 --size 1M -- "$NUM" 100 1000 1 >/dev/null 2>&1 || die "record r2"
+	"$W" keep r2 -o k 2>k3.txt && die "another run kept into k"
+	grep -q "k: it keeps another run than r2" k3.txt || die "$(cat k3.txt)"
 	"$W" dump k >d2.txt 2>/dev/null && cmp -s d.txt d2.txt || die "the directory changed"
 	# a chunk found twice (copied under another number) is read once
 	cp "$(ls k/*.zst | sed -n 2p)" k/00000099.ring.zst
