@@ -271,7 +271,9 @@ t_readers() {
 	fi
 	"$W" ctf k -o ctf 2>c.txt || die "ctf: $(cat c.txt)"
 	if command -v babeltrace2 >/dev/null; then
-		[ "$(babeltrace2 ctf 2>/dev/null | grep -c 'counter_set')" = 90000 ] || die "babeltrace2: not every event"
+		babeltrace2 ctf >bt.txt 2>bt.err
+		[ "$(grep -c 'counter_set' bt.txt)" = 90000 ] ||
+			die "babeltrace2: $(grep -c 'counter_set' bt.txt) of 90000 events: $(head -c 600 bt.err)"
 	fi
 	"$W" diff k r >/dev/null 2>dd.txt
 	[ $? -le 1 ] || die "diff: $(cat dd.txt)"
