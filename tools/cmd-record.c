@@ -546,6 +546,21 @@ int cmd_record(int argc, char **argv)
 			return error("'%s': name too long", out), 1;
 	} else
 		snprintf(abs, sizeof abs, "%s", out);
+	if (keep_dir) {
+		/* a new run is kept into a new (or empty) directory: a
+		 * directory that holds anything is refused before CMD runs */
+		DIR *kd = opendir(keep_dir);
+		struct dirent *de;
+		int full = 0;
+		while (kd && (de = readdir(kd)))
+			full |= strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+		if (kd)
+			closedir(kd);
+		if (full)
+			return opts_error(&u, "--keep %s: not empty (a new run is "
+					      "kept into a new directory)",
+					  keep_dir);
+	}
 	int err = prepare_run(abs, out, set.size);
 	if (!err)
 		err = check_space(abs, out, set.size);

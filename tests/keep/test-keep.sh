@@ -52,7 +52,7 @@ deleted_packets() { # dir
 # (it wraps about 8 times), kept in 64 KiB chunks: every event comes back,
 # once, in order, with no loss; chunks rotated; each opens alone.
 t_all() {
-	rm -rf r k r2
+	rm -rf r k r2 r3 ran
 	"$W" record -o r --size 1M --keep k --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt ||
 		die "record: $(cat rec.txt)"
 	[ "$(cat out.txt)" = done ] || die "the program's output: $(cat out.txt)"
@@ -77,6 +77,10 @@ t_all() {
 	"$W" keep r -o k 2>k2.txt || die "keep again: $(cat k2.txt)"
 	grep -q "^weft: kept 0 packets" k2.txt || die "kept again: $(cat k2.txt)"
 	"$W" dump k >d2.txt 2>/dev/null && cmp -s d.txt d2.txt || die "the directory changed"
+	# weft record --keep into it: refused before the program runs
+	"$W" record -o r3 --keep k -- touch ran 2>k4.txt
+	[ $? = 2 ] && [ ! -e ran ] || die "record --keep into a kept directory"
+	grep -q "not empty" k4.txt || die "$(cat k4.txt)"
 	# another run into it: refused, nothing written
 	"$W" record -o r2 --size 1M -- "$NUM" 100 1000 1 >/dev/null 2>&1 || die "record r2"
 	"$W" keep r2 -o k 2>k3.txt && die "another run kept into k"
