@@ -72,13 +72,18 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 
 struct dump_args {
 	int cycles, actor;
+	int first;	/* no event yet */
+	int64_t origin; /* the first event's time: times count from it */
 };
 
 static void dump_one(struct weft_reader *r, const struct weft_event *ev,
 		     void *arg)
 {
-	const struct dump_args *a = arg;
-	print_event(r, ev, a->cycles, a->actor);
+	struct dump_args *a = arg;
+	if (a->first)
+		a->origin = ev->ns;
+	a->first = 0;
+	print_event(r, ev, a->cycles, a->actor, a->origin);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -110,7 +115,7 @@ int cmd_dump(int argc, char **argv)
 	const char *path = traces_name(&tr);
 	if (follow && tr.n == 1 && keep_is_dir(tr.path[0])) {
 		/* a kept directory grows by chunks (keep.c) */
-		struct dump_args da = {cycles, actor};
+		struct dump_args da = {cycles, actor, 1, 0};
 		char dir[4096];
 		snprintf(dir, sizeof dir, "%s", tr.path[0]);
 		traces_release(&tr);
