@@ -706,7 +706,8 @@ static uint64_t read_next_gen(const struct kring *R)
 	if (pread_all(R->fd, &G, 8, offsetof(struct weft__fhdr, next_gen)))
 		return 0;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return G;
+	/* (a clean stop sets the top bit: no packet opens after it) */
+	return G & ~WEFT_GEN_STOPPED;
 }
 
 /* One look at the ring: the generations handed out since the last one
