@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keep.h"
 #include "weft-tools.h"
 
 /* Times count from the trace's first event (the first printed), as
@@ -69,6 +70,22 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 	putchar('\n');
 }
 
+struct dump_args {
+	int cycles, actor;
+	int first;	/* no event yet */
+	int64_t origin; /* the first event's time: times count from it */
+};
+
+static void dump_one(struct weft_reader *r, const struct weft_event *ev,
+		     void *arg)
+{
+	struct dump_args *a = arg;
+	if (a->first)
+		a->origin = ev->ns;
+	a->first = 0;
+	print_event(r, ev, a->cycles, a->actor, a->origin);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	int cycles = 0, follow = 0, no_actor = 0;
@@ -96,6 +113,14 @@ int cmd_dump(int argc, char **argv)
 		return rc;
 	int actor = !no_actor;
 	const char *path = traces_name(&tr);
+	if (follow && tr.n == 1 && keep_is_dir(tr.path[0])) {
+		/* a kept directory grows by chunks (keep.c) */
+		struct dump_args da = {cycles, actor, 1, 0};
+		char dir[4096];
+		snprintf(dir, sizeof dir, "%s", tr.path[0]);
+		traces_release(&tr);
+		return keep_follow(dir, dump_one, &da);
+	}
 	struct weft_reader *r = traces_open(&tr, follow ? WEFT_READ_FOLLOW : 0);
 	traces_release(&tr);
 	if (!r)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keep.h"
 #include "weft-tools.h"
 
 static const char *writer_str(int w)
@@ -180,6 +181,8 @@ static void print_hosts(struct weft_reader *r)
 	}
 }
 
+#define KEPT_GAPS 10
+
 int cmd_info(int argc, char **argv)
 {
 	struct traces tr = {0};
@@ -194,18 +197,54 @@ int cmd_info(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	const char *path = traces_name(&tr);
+	/* a kept directory (weft keep): its chunks and deletions too */
+	char kept[4096] = "";
+	if (tr.n == 1 && keep_is_dir(tr.path[0]))
+		snprintf(kept, sizeof kept, "%s", tr.path[0]);
 	struct weft_reader *r = traces_open(&tr, 0);
 	traces_release(&tr);
 	if (!r)
 		return 1;
 	struct weft_event ev;
+	/* a kept directory: where each loss is, per OS thread, and the
+	 * async thread running there (the first KEPT_GAPS said) */
+	struct gap {
+		uint32_t stream;
+		uint64_t thread, packets;
+		int64_t from, to;
+	} gaps[KEPT_GAPS];
+	unsigned ngaps = 0;
+	uint64_t allgaps = 0;
+	int64_t *last = NULL;
+	uint32_t nlast = 0;
 	int64_t origin = 0; /* the first event's: times count from it */
 	int first = 1;
 	while (weft_reader_next(r, &ev) == 0) {
 		if (first)
 			origin = ev.ns;
 		first = 0;
+		if (!kept[0] || (ev.flags & WEFT_EVF_MADE))
+			continue;
+		if (ev.stream >= nlast) {
+			uint32_t n = ev.stream + 16;
+			int64_t *m = realloc(last, n * sizeof *m);
+			if (!m)
+				continue;
+			for (uint32_t i = nlast; i < n; i++)
+				m[i] = INT64_MIN;
+			last = m;
+			nlast = n;
+		}
+		if (ev.type == WEFT_EV_LOSS) {
+			allgaps++;
+			if (ngaps < KEPT_GAPS)
+				gaps[ngaps++] = (struct gap){
+					ev.stream, ev.actor, (uint64_t)ev.value,
+					last[ev.stream], ev.ns};
+		}
+		last[ev.stream] = ev.ns;
 	}
+	free(last);
 	const struct weft_trace_info *in = weft_reader_info(r);
 	char t0[40], t1[40], dur[40];
 	time_t secs = (time_t)(in->origin_real_ns / 1000000000);
@@ -279,7 +318,43 @@ int cmd_info(int argc, char **argv)
 	       (unsigned long long)in->lost_no_stream,
 	       (unsigned long long)l->texts_truncated,
 	       (unsigned long long)in->lost_names);
+	int krc = 0;
+	if (kept[0]) {
+		uint64_t deleted = 0;
+		krc = keep_describe(kept, stdout, &deleted);
+		uint64_t lost = l->packets_lost;
+		printf("not kept:   %llu packets (overwritten before they were "
+		       "kept, or before the keeper started)\n",
+		       (unsigned long long)(lost > deleted ? lost - deleted
+							   : 0));
+		if (allgaps)
+			printf("gaps:       %llu (each OS thread's events "
+			       "missing between two times)\n",
+			       (unsigned long long)allgaps);
+		for (unsigned i = 0; i < ngaps; i++) {
+			const struct gap *g = &gaps[i];
+			char a[40], b[40];
+			const char *tid = "?";
+			char tb[16];
+			if (g->stream < in->nstreams) {
+				snprintf(tb, sizeof tb, "%u",
+					 in->streams[g->stream].tid);
+				tid = tb;
+			}
+			printf("  thread 0x%llx (OS thread %s) has no events "
+			       "between %s and %s s (%llu packets lost)\n",
+			       (unsigned long long)g->thread, tid,
+			       g->from == INT64_MIN
+				       ? "its start"
+				       : fmt_ns(a, sizeof a, g->from - origin),
+			       fmt_ns(b, sizeof b, g->to - origin),
+			       (unsigned long long)g->packets);
+		}
+		if (allgaps > ngaps)
+			printf("  ... and %llu more\n",
+			       (unsigned long long)(allgaps - ngaps));
+	}
 	rc = report_losses(r, path);
 	weft_reader_close(r);
-	return rc;
+	return rc ? rc : krc;
 }

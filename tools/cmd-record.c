@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 
 #include "common/settings.h"
 #include "common/sysfacts.h"
+#include "keep.h"
 #include "record-loops.h"
 #include "weft-tools.h"
 
@@ -476,10 +478,26 @@ static int setting_arg(void *ctx, const char *v, char *why, size_t cap)
 	return err ? -1 : 0;
 }
 
+static volatile int keep_stop;
+
+static void *keep_thread(void *arg)
+{
+	/* (signals go to the main thread, which forwards them to CMD) */
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	keep_run(arg);
+	return NULL;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = "weft.trace", *size = NULL, *mode = NULL,
 		   *clock = NULL, *loops_opt = NULL;
+	const char *keep_dir = NULL;
+	struct keep_opts ko = {.chunk_bytes = KEEP_DEFAULT_CHUNK,
+			       .chunk_ns = KEEP_DEFAULT_CHUNK_NS,
+			       .level = KEEP_DEFAULT_LEVEL};
 	struct setting_arg setv[] = {{WEFT__SET_SIZE, &size},
 				   {WEFT__SET_MODE, &mode},
 				   {WEFT__SET_CLOCK, &clock}};
@@ -506,6 +524,16 @@ int cmd_record(int argc, char **argv)
 		{"--loops", NULL, "LIST", "the loops whose shims are on (default: "
 		 "all): uv, event, glib (comma-separated), all or none",
 		 OPT_STRING, &loops_opt},
+		/* keeping (keep.c, docs/keep.md) */
+		{"--keep", NULL, "DIR", "also keep every packet of every ring "
+		 "of the run in compressed chunks of DIR (as weft keep does, "
+		 "beside the run)", OPT_STRING, &keep_dir},
+		{"--max-disk", NULL, "SIZE", "with --keep: keep DIR under SIZE "
+		 "by deleting its oldest chunks (counted)", OPT_FUNC,
+		 .fn = keep_disk_arg, .ctx = &ko},
+		{"--chunk", NULL, "SIZE|DURATION", "with --keep: close a chunk "
+		 "at this size on disk (default 16M) or after this long "
+		 "(default 60s)", OPT_FUNC, .fn = keep_chunk_arg, .ctx = &ko},
 		OPT_END,
 	};
 	const struct cmd_usage u = {
@@ -546,6 +574,21 @@ int cmd_record(int argc, char **argv)
 			return error("'%s': name too long", out), 1;
 	} else
 		snprintf(abs, sizeof abs, "%s", out);
+	if (keep_dir) {
+		/* a new run is kept into a new (or empty) directory: a
+		 * directory that holds anything is refused before CMD runs */
+		DIR *kd = opendir(keep_dir);
+		struct dirent *de;
+		int full = 0;
+		while (kd && (de = readdir(kd)))
+			full |= strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+		if (kd)
+			closedir(kd);
+		if (full)
+			return opts_error(&u, "--keep %s: not empty (a new run is "
+					      "kept into a new directory)",
+					  keep_dir);
+	}
 	int err = prepare_run(abs, out, set.size);
 	if (!err)
 		err = check_space(abs, out, set.size);
@@ -568,6 +611,8 @@ int cmd_record(int argc, char **argv)
 	manifest(abs, "weft-run version=1 session=%s t=%lld real=%lld", session,
 		 (long long)clock_ns(CLOCK_MONOTONIC),
 		 (long long)clock_ns(CLOCK_REALTIME));
+	pthread_t keeper;
+	int keeping = 0;
 	/* Orphans of the tree come to weft record, which says how they
 	 * ended. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -645,6 +690,19 @@ int cmd_record(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 		return error("cannot run '%s': %s", argv[i], strerror(e)), 127;
 	}
+	/* (after the fork: the child of a process with one thread) */
+	/* --keep: the keeper follows the run on a thread of its own */
+	if (keep_dir) {
+		ko.src = abs;
+		ko.dir = keep_dir;
+		ko.stop = &keep_stop;
+		if (ko.max_disk && ko.chunk_bytes > ko.max_disk / 4)
+			ko.chunk_bytes = ko.max_disk / 4;
+		keeping = !pthread_create(&keeper, NULL, keep_thread, &ko);
+		if (!keeping)
+			warning("--keep: cannot start the keeper; recording "
+				"without it");
+	}
 	/* CMD, and every orphan of the tree that ends meanwhile */
 	int st = 0, ost;
 	for (;;) {
@@ -664,6 +722,12 @@ int cmd_record(int argc, char **argv)
 	int rc = WIFEXITED(st) ? WEXITSTATUS(st)
 		 : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
 				   : 1;
+	if (keeping) {
+		/* what is left copied; a failed keeper changes nothing of
+		 * the run or its status (it said why) */
+		keep_stop = 1;
+		pthread_join(keeper, NULL);
+	}
 
 	/* What the run holds (docs/format.md, "Runs"). */
 	fprintf(stderr, "weft: %s %s %d; the run is in '%s':\n", argv[i],

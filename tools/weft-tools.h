@@ -33,6 +33,7 @@
 	X(dump, "print every event in time order")                             \
 	X(snapshot, "take a consistent copy of a live ring")                   \
 	X(compact, "give back the blocks a ring whose writer died never used") \
+	X(keep, "keep every packet of a live ring or run in compressed chunks") \
 	X(ctf, "write a CTF 1.8 directory that babeltrace2 reads")             \
 	X(html, "write a self-contained HTML viewer of a trace")               \
 	X(stats, "async threads by kind and label, OS threads, counters")      \

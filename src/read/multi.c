@@ -36,6 +36,9 @@
 #include <unistd.h>
 
 #include "run.h"
+#ifndef __wasi__
+#include "kept.h"
+#endif
 
 #define NONE UINT32_MAX
 #define TAG_SHIFT 48
@@ -785,6 +788,7 @@ void weft__multi_info(struct weft_reader *R)
 	for (uint32_t r = 0; r < M->nruns; r++)
 		in->problems += M->runs[r].man.bad_lines ? 1 : 0;
 	in->problems += M->nbad;
+	in->problems += M->nkept;
 	in->writer = live   ? WEFT_WRITER_LIVE
 		     : gone ? WEFT_WRITER_GONE
 			    : WEFT_WRITER_STOPPED;
@@ -842,6 +846,11 @@ const struct weft_problem *weft__multi_problems(struct weft_reader *R,
 			 M->runs[r].dir ? M->runs[r].dir : "(bundle)",
 			 (unsigned long long)man->bad_lines,
 			 man->bad_lines == 1 ? "" : "s", man->first_bad);
+	}
+	for (unsigned i = 0; i < M->nkept && M->nprob < MAX_PROBLEMS; i++) {
+		struct weft_problem *p = &M->prob[M->nprob++];
+		p->offset = WEFT_PROBLEM_NO_OFFSET;
+		memcpy(p->what, M->kept[i], sizeof p->what);
 	}
 	for (unsigned i = 0; i < M->ndups && M->nprob < MAX_PROBLEMS; i++) {
 		struct weft_problem *p = &M->prob[M->nprob++];
@@ -1750,6 +1759,24 @@ static int run_live(struct rmulti *M)
 }
 #endif
 
+#ifndef __wasi__
+/* Chunks of a kept directory left out (damaged): said as a problem. */
+static void kept_note(struct rmulti *M, const char *dir,
+		      const struct kept_notes *kn)
+{
+	if (kn->n && M->nkept < sizeof M->kept / sizeof *M->kept)
+		snprintf(M->kept[M->nkept++], sizeof *M->kept,
+			 "%.20s: %u damaged chunk%s, left out where unreadable "
+			 "(%.40s)",
+			 dir, kn->n, kn->n == 1 ? "" : "s", kn->what);
+	if (kn->unwritten && M->nkept < sizeof M->kept / sizeof *M->kept)
+		snprintf(M->kept[M->nkept++], sizeof *M->kept,
+			 "%.30s: %llu packets lost: the disk refused their "
+			 "chunks (keep.log)",
+			 dir, (unsigned long long)kn->unwritten);
+}
+#endif
+
 int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		     unsigned n, const void *mem, size_t memlen, int own,
 		     unsigned flags, const struct weft_merge_opts *opts,
@@ -1780,6 +1807,39 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		struct stat sb;
 		int isdir = strcmp(p, "-") && stat(p, &sb) == 0 &&
 			    S_ISDIR(sb.st_mode);
+		if (isdir && weft__kept_dir(p)) {
+			/* a kept directory (kept.c): its chunks as one ring,
+			 * or with its run's manifest as a bundle */
+			plain = 0;
+			uint8_t *b;
+			size_t len;
+			int bundle;
+			struct kept_notes kn;
+			if ((err = weft__kept_load(p, &b, &len, &bundle, &kn,
+						   d)) ||
+			    (err = keep_owned(M, b)))
+				break;
+			kept_note(M, p, &kn);
+			if (bundle) {
+				err = add_bundle(M, b, len, p, d);
+				continue;
+			}
+			struct weft_reader *sr;
+			struct weft_diag sd = {0};
+			if ((err = weft_reader_open_mem(&sr, b, len, 0, &sd))) {
+				err = weft__diag(d, err, sd.offset, "%s: %s", p,
+						 sd.msg);
+				break;
+			}
+			if ((err = add_sub(M, sr, p, NONE))) {
+				weft_reader_close(sr);
+				err = err > 0 ? 0 : err;
+			} else {
+				M->sub[M->nsub - 1].mem = b;
+				M->sub[M->nsub - 1].memlen = len;
+			}
+			continue;
+		}
 		if (isdir) {
 			plain = 0;
 			if (!(err = add_run(M, p)))

@@ -26,6 +26,9 @@
 
 #include "internal.h"
 #include "run.h"
+#ifndef __wasi__
+#include "kept.h"
+#endif
 
 /* ------------------------------------------------------------- open */
 
@@ -312,6 +315,23 @@ static int is_bundle_file(const char *path)
 	return yes;
 }
 
+#ifndef __wasi__
+/* Whether the regular file at `path` is a zstd file (a kept chunk). */
+static int is_chunk_file(const char *path)
+{
+	uint32_t magic = 0;
+	struct stat sb;
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	int yes = read(fd, &magic, 4) == 4 && magic == WEFT_ZSTD_MAGIC;
+	close(fd);
+	return yes;
+}
+#endif
+
 int weft_reader_open(struct weft_reader **out, const char *path,
 		     unsigned flags, struct weft_diag *d)
 {
@@ -354,6 +374,19 @@ int weft_reader_open(struct weft_reader **out, const char *path,
 		}
 		goto out;
 	}
+#ifndef __wasi__
+	if (is_chunk_file(path)) {
+		/* a chunk of a kept directory, alone (kept.c) */
+		uint8_t *b = NULL;
+		size_t n = 0;
+		r->flags &= ~WEFT_READ_FOLLOW;
+		if (!(err = weft__kept_chunk(path, &b, &n, d))) {
+			r->owned = b;
+			err = open_in_memory(r, b, n, d);
+		}
+		goto out;
+	}
+#endif
 	if ((err = weft__open_file_header(&r->src, path, &r->rh, d)))
 		goto out;
 	r->hdrcopy = malloc(r->rh.h.header_size);

@@ -265,6 +265,9 @@ struct rmulti {
 		char what[100];
 	} * bad;
 	uint32_t nbad, cbad;
+	/* kept directories' damaged chunks, said as problems (kept.c) */
+	char kept[4][120];
+	unsigned nkept;
 };
 
 /* multi.c: an event the merge makes, at ns. */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * keep-format.h - the files of a kept directory (`weft keep`, `weft record
+ * --keep`), shared by the keeper (tools/keep.c) and the reader of kept
+ * directories (src/read/kept.c).  docs/keep.md explains them.
+ *
+ * A chunk holds packets of one ring.  It is a zstd file (RFC 8878) whose
+ * frames, decompressed one after the other, are a compact ring file (the
+ * header region of the ring as it was when the chunk was closed, with
+ * its geometry patched to the packets the chunk holds, then the packets):
+ *
+ *   frame 0        the header region (header_size bytes)
+ *   frames 1..F    packets, a few per frame, in the order they were kept
+ *   last frame     a skippable frame (magic WEFT_KEEP_SKIPPABLE) holding
+ *                  the index: struct weft__kidx, F struct weft__kframe,
+ *                  npackets struct weft__kpk, then struct weft__ktail
+ *
+ * so `zstd -d < CHUNK > RING` gives a ring any weft command reads, and a
+ * reader finds the index from the file's last 16 bytes (the tail) without
+ * decompressing anything.  All integers are little-endian.
+ */
+#ifndef WEFT_KEEP_FORMAT_H
+#define WEFT_KEEP_FORMAT_H
+
+#include <stdint.h>
+
+#define WEFT_KEEP_SKIPPABLE 0x184D2A5Eu /* zstd skippable frame, variant E */
+#define WEFT_KEEP_IDX_MAGIC "WEFTKIDX"
+#define WEFT_KEEP_END_MAGIC "WEFTKEND"
+#define WEFT_KEEP_VERSION 1
+#define WEFT_KEEP_NAME 64 /* a ring's name in its run (NUL-padded) */
+
+/* The log of a kept directory: its presence makes a directory a kept
+ * one.  Text, one fact a line (see docs/keep.md). */
+#define WEFT_KEEP_LOG "keep.log"
+/* Chunk files: "%08llu.RING.zst" (a number over the whole directory, in
+ * the order chunks were closed, then the ring's name in its run); being
+ * written: ".tmp-" before that, renamed into place when complete. */
+#define WEFT_KEEP_SUFFIX ".zst"
+#define WEFT_KEEP_TMP ".tmp-"
+
+struct weft__kidx {
+	char magic[8]; /* WEFT_KEEP_IDX_MAGIC */
+	uint32_t version;
+	uint32_t nframes;
+	uint32_t npackets;
+	uint32_t packet_size;
+	uint32_t header_size; /* frame 0's size, decompressed */
+	int32_t level;	      /* zstd level it was compressed with */
+	uint8_t uuid[16];     /* the ring's */
+	char ring[WEFT_KEEP_NAME];
+	uint64_t number;	   /* the chunk's number in the directory */
+	uint64_t gen_min, gen_max; /* generations of its packets */
+	uint64_t ts_min, ts_max;   /* ticks: first packet begin, last end */
+	uint64_t raw_bytes;	   /* header + packets, decompressed */
+	int64_t real_closed;	   /* CLOCK_REALTIME when it was closed */
+	uint64_t reserved[4];
+};
+
+/* A frame of packets: where it is, and what it holds. */
+struct weft__kframe {
+	uint64_t off, csize; /* in the file, compressed */
+	uint32_t first, npk; /* its packets: index in the packet list */
+	uint64_t gen_min, gen_max;
+	uint64_t ts_min, ts_max;
+};
+
+/* A packet, in the order the frames hold them. */
+struct weft__kpk {
+	uint64_t gen;
+	uint64_t seq; /* packet_seq_num */
+	uint32_t stream;
+	uint32_t open; /* 1: copied while still open (its committed part) */
+	uint64_t ts_begin, ts_end;
+};
+
+struct weft__ktail {
+	uint64_t index_len; /* the skippable frame's payload, with the tail */
+	char magic[8];	    /* WEFT_KEEP_END_MAGIC */
+};
+
+#endif /* WEFT_KEEP_FORMAT_H */

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kept.c - a kept directory read as one trace.  Its chunks
+ * (src/common/keep-format.h) are compact rings, zstd-compressed; the
+ * chunks of one ring are put back together as one ring in memory (the
+ * packets of every chunk, each generation once, behind the header region
+ * of the newest chunk: names and streams only ever grow), and the rings
+ * of a run, with its manifest, into a bundle, which the merge reads as it
+ * reads any bundle.  Packets the directory lost (deleted chunks, packets
+ * overwritten before they were kept) are gaps in their streams' packet
+ * sequences: the reader counts and reports them where they were.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "../common/keep-format.h"
+#include "internal.h"
+#include "kept.h"
+#include "run.h"
+
+int weft__kept_dir(const char *path)
+{
+	char p[4200];
+	struct stat sb;
+	if ((size_t)snprintf(p, sizeof p, "%s/" WEFT_KEEP_LOG, path) >=
+	    sizeof p)
+		return 0;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+struct kchunk_in {
+	uint64_t number;
+	char name[300];
+	struct weft__kidx ix;
+	uint8_t *file; /* its bytes */
+	size_t size;
+	struct weft__kframe *fr; /* (copies: the index is not aligned) */
+	struct weft__kpk *pk;
+};
+
+static void note(struct kept_notes *nt, const char *name, const char *why)
+{
+	if (!nt->n++)
+		snprintf(nt->what, sizeof nt->what, "%.60s: %.50s", name, why);
+}
+
+static int read_whole(int dfd, const char *name, uint8_t **out, size_t *len)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	struct stat sb;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return WEFT_ENOTTRACE;
+	}
+	size_t n = (size_t)sb.st_size, got = 0;
+	uint8_t *b = malloc(n ? n : 1);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < n) {
+		ssize_t k = read(fd, b + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	*out = b;
+	*len = got;
+	return 0;
+}
+
+/* The chunk's index, checked against its size.  0 or -1. */
+static int chunk_index(struct kchunk_in *c)
+{
+	struct weft__ktail tail;
+	if (c->size < sizeof tail + sizeof c->ix + 8)
+		return -1;
+	memcpy(&tail, c->file + c->size - sizeof tail, sizeof tail);
+	if (memcmp(tail.magic, WEFT_KEEP_END_MAGIC, 8) ||
+	    tail.index_len > c->size - 8 ||
+	    tail.index_len < sizeof c->ix + sizeof tail)
+		return -1;
+	const uint8_t *at = c->file + c->size - tail.index_len;
+	memcpy(&c->ix, at, sizeof c->ix);
+	const struct weft__kidx *ix = &c->ix;
+	if (memcmp(ix->magic, WEFT_KEEP_IDX_MAGIC, 8) ||
+	    ix->version != WEFT_KEEP_VERSION ||
+	    sizeof *ix + (uint64_t)ix->nframes * sizeof(struct weft__kframe) +
+			    (uint64_t)ix->npackets * sizeof(struct weft__kpk) +
+			    sizeof tail !=
+		    tail.index_len ||
+	    ix->packet_size < WEFT_MIN_PACKET ||
+	    ix->packet_size > WEFT_MAX_PACKET || !ix->npackets ||
+	    ix->header_size < sizeof(struct weft__fhdr) ||
+	    ix->header_size > (64u << 20))
+		return -1;
+	size_t fl = ix->nframes * sizeof *c->fr,
+	       pl = ix->npackets * sizeof *c->pk;
+	c->fr = malloc(fl ? fl : 1);
+	c->pk = malloc(pl);
+	if (!c->fr || !c->pk)
+		return -1;
+	memcpy(c->fr, at + sizeof *ix, fl);
+	memcpy(c->pk, at + sizeof *ix + fl, pl);
+	uint64_t end = c->size - tail.index_len - 8; /* the skip header */
+	uint32_t covered = 0;
+	for (uint32_t i = 0; i < ix->nframes; i++) {
+		const struct weft__kframe *f = &c->fr[i];
+		if (f->off > end || f->csize > end - f->off ||
+		    f->first != covered || f->npk > ix->npackets - covered)
+			return -1;
+		covered += f->npk;
+	}
+	return covered == ix->npackets ? 0 : -1;
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct kchunk_in *x = a, *y = b;
+	int c = strcmp(x->ix.ring, y->ix.ring);
+	if (c)
+		return c;
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+struct genref {
+	uint64_t gen;
+	uint32_t at; /* its place in the ring being built */
+};
+
+static int cmp_gen(const void *a, const void *b)
+{
+	const struct genref *x = a, *y = b;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The ring of chunks c[0..n) (one ring's, by number): into *out. */
+static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
+		      uint8_t **out, size_t *len, struct kept_notes *nt)
+{
+	/* the header of the chunk with the newest packets (a chunk copied
+	 * under a later number is not newer) */
+	const struct kchunk_in *last = &c[n - 1];
+	for (uint32_t i = 0; i < n; i++)
+		if (c[i].ix.gen_max > last->ix.gen_max)
+			last = &c[i];
+	uint32_t ps = last->ix.packet_size, hs = last->ix.header_size;
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!memcmp(c[i].ix.uuid, last->ix.uuid, 16) &&
+		    c[i].ix.packet_size == ps)
+			total += c[i].ix.npackets;
+	if ((uint64_t)hs + total * ps > SIZE_MAX)
+		return -ENOMEM;
+	uint8_t *b = malloc((size_t)hs + (size_t)total * ps);
+	struct genref *g = malloc((total ? total : 1) * sizeof *g);
+	if (!b || !g) {
+		free(b);
+		free(g);
+		return -ENOMEM;
+	}
+	/* the newest chunk's header region: frame 0 */
+	size_t f0 = ZSTD_findFrameCompressedSize(last->file, last->size);
+	size_t hn = ZSTD_isError(f0)
+			    ? f0
+			    : ZSTD_decompressDCtx(dz, b, hs, last->file, f0);
+	if (ZSTD_isError(hn) || hn != hs) {
+		free(b);
+		free(g);
+		return WEFT_ECORRUPT;
+	}
+	uint32_t at = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kchunk_in *k = &c[i];
+		if (memcmp(k->ix.uuid, last->ix.uuid, 16) ||
+		    k->ix.packet_size != ps) {
+			note(nt, k->name, "another trace's ring of that name");
+			continue;
+		}
+		for (uint32_t f = 0; f < k->ix.nframes; f++) {
+			const struct weft__kframe *fr = &k->fr[f];
+			size_t want = (size_t)fr->npk * ps;
+			size_t got = ZSTD_decompressDCtx(
+				dz, b + hs + (size_t)at * ps, want,
+				k->file + fr->off, (size_t)fr->csize);
+			if (ZSTD_isError(got) || got != want) {
+				note(nt, k->name,
+				     "a frame does not decompress");
+				continue;
+			}
+			for (uint32_t p = 0; p < fr->npk; p++) {
+				g[at + p].gen = k->pk[fr->first + p].gen;
+				g[at + p].at = at + p;
+			}
+			at += fr->npk;
+		}
+	}
+	/* each generation once (a packet kept twice: the first copy) */
+	qsort(g, at, sizeof *g, cmp_gen);
+	uint8_t *dup = calloc(at ? at : 1, 1);
+	if (!dup) {
+		free(b);
+		free(g);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i < at; i++)
+		if (g[i].gen == g[i - 1].gen)
+			dup[g[i].at] = 1;
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < at; i++) {
+		if (dup[i])
+			continue;
+		if (w != i)
+			memmove(b + hs + (size_t)w * ps,
+				b + hs + (size_t)i * ps, ps);
+		w++;
+	}
+	free(dup);
+	free(g);
+	if (!w) { /* a ring has one slot at least */
+		memset(b + hs, 0, ps);
+		w = 1;
+	}
+	struct weft__fhdr *h = (struct weft__fhdr *)(void *)b;
+	h->npackets = w;
+	h->file_size = (uint64_t)hs + (uint64_t)w * ps;
+	*out = b;
+	*len = (size_t)h->file_size;
+	return 0;
+}
+
+int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
+		    struct kept_notes *nt, struct weft_diag *d)
+{
+	*out = NULL;
+	*bundle = 0;
+	memset(nt, 0, sizeof *nt);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return weft__diag(d, -errno, 0, "%s: %s", dir, strerror(errno));
+	DIR *dp = fdopendir(dup(dfd));
+	struct kchunk_in *c = NULL;
+	uint32_t n = 0, cap = 0;
+	int err = dp ? 0 : -errno;
+	struct dirent *de;
+	while (!err && (de = readdir(dp))) {
+		const char *nm = de->d_name;
+		size_t l = strlen(nm), sl = strlen(WEFT_KEEP_SUFFIX);
+		if (l < 10 + sl || strspn(nm, "0123456789") != 8 ||
+		    nm[8] != '.' || strcmp(nm + l - sl, WEFT_KEEP_SUFFIX))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct kchunk_in *m = realloc(c, cap * sizeof *m);
+			if (!m) {
+				err = -ENOMEM;
+				break;
+			}
+			c = m;
+		}
+		struct kchunk_in *k = &c[n];
+		memset(k, 0, sizeof *k);
+		k->number = strtoull(nm, NULL, 10);
+		snprintf(k->name, sizeof k->name, "%s", nm);
+		int e = read_whole(dfd, nm, &k->file, &k->size);
+		if (e == -ENOMEM) {
+			err = e;
+			break;
+		}
+		if (e) /* (deleted meanwhile: a keeper keeps its budget) */
+			continue;
+		if (chunk_index(k)) {
+			note(nt, nm, "not a complete chunk (no index)");
+			free(k->file);
+			free(k->fr);
+			free(k->pk);
+			continue;
+		}
+		k->ix.ring[sizeof k->ix.ring - 1] = 0;
+		n++;
+	}
+	if (dp)
+		closedir(dp);
+	/* packets a keeper could not write (a full disk): lost, said */
+	FILE *lf =
+		fdopen(openat(dfd, WEFT_KEEP_LOG, O_RDONLY | O_CLOEXEC), "r");
+	char line[1024];
+	while (lf && fgets(line, sizeof line, lf)) {
+		unsigned long long p;
+		if (sscanf(line, "unwritten ring=%*s packets=%llu", &p) == 1)
+			nt->unwritten += p;
+	}
+	if (lf)
+		fclose(lf);
+	uint8_t *man = NULL;
+	size_t manlen = 0;
+	if (!err) {
+		int e = read_whole(dfd, "manifest", &man, &manlen);
+		if (e && e != -ENOENT)
+			err = e;
+	}
+	close(dfd);
+	if (!err && !n)
+		err = weft__diag(d, WEFT_EEMPTY, 0,
+				 "%s: a kept directory with no chunk yet%s%s",
+				 dir, nt->n ? " readable: " : "",
+				 nt->n ? nt->what : "");
+	ZSTD_DCtx *dz = err ? NULL : ZSTD_createDCtx();
+	if (!err && !dz)
+		err = -ENOMEM;
+	uint32_t nrings = 0;
+	struct bpart *parts = NULL;
+	uint8_t **data = NULL;
+	if (!err) {
+		qsort(c, n, sizeof *c, cmp_chunk);
+		for (uint32_t i = 0; i < n; i++)
+			nrings += !i || strcmp(c[i].ix.ring, c[i - 1].ix.ring);
+		parts = calloc(nrings + 1, sizeof *parts);
+		data = calloc(nrings + 1, sizeof *data);
+		if (!parts || !data)
+			err = -ENOMEM;
+	}
+	uint32_t np = 0;
+	if (!err && man && manlen) {
+		parts[np].kind = BUNDLE_MANIFEST;
+		parts[np].len = manlen;
+		snprintf(parts[np].name, sizeof parts[np].name, "manifest");
+		data[np++] = man;
+		man = NULL;
+	}
+	for (uint32_t i = 0; !err && i < n;) {
+		uint32_t j = i + 1;
+		while (j < n && !strcmp(c[j].ix.ring, c[i].ix.ring))
+			j++;
+		size_t l;
+		err = build_ring(c + i, j - i, dz, &data[np], &l, nt);
+		if (err) {
+			err = weft__diag(d, err, 0, "%s: ring %s: %s", dir,
+					 c[i].ix.ring,
+					 err == WEFT_ECORRUPT
+						 ? "its newest chunk's header "
+						   "does not decompress"
+						 : weft_strerror(err));
+			break;
+		}
+		parts[np].kind = BUNDLE_RING;
+		parts[np].len = l;
+		/* (a run's rings: "ring.PID.N", well within 48 bytes) */
+		memcpy(parts[np].name, c[i].ix.ring, sizeof parts[np].name - 1);
+		np++;
+		i = j;
+	}
+	if (!err && nrings == 1 && np == 1) {
+		/* one ring, no run: the ring itself */
+		*out = data[0];
+		*len = (size_t)parts[0].len;
+		data[0] = NULL;
+	} else if (!err) {
+		err = weft__bundle_write(parts, (const void *const *)data, np,
+					 out, len);
+		*bundle = !err;
+	}
+	for (uint32_t i = 0; data && i < np; i++)
+		free(data[i]);
+	free(data);
+	free(parts);
+	free(man);
+	for (uint32_t i = 0; i < n; i++) {
+		free(c[i].file);
+		free(c[i].fr);
+		free(c[i].pk);
+	}
+	free(c);
+	ZSTD_freeDCtx(dz);
+	return err;
+}
+
+int weft__kept_chunk(const char *path, uint8_t **out, size_t *len,
+		     struct weft_diag *d)
+{
+	*out = NULL;
+	struct kchunk_in c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.name, sizeof c.name, "%s", path);
+	int err = read_whole(AT_FDCWD, path, &c.file, &c.size);
+	if (err)
+		return weft__diag(d, err, 0, "%s", weft_strerror(err));
+	ZSTD_DCtx *dz = NULL;
+	struct kept_notes nt = {0};
+	if (chunk_index(&c))
+		err = weft__diag(d, WEFT_ECORRUPT, 0,
+				 "a zstd file that is not a complete weft "
+				 "chunk (no index: zstd -d gives what it "
+				 "holds)");
+	else if (!(dz = ZSTD_createDCtx()))
+		err = -ENOMEM;
+	else if ((err = build_ring(&c, 1, dz, out, len, &nt)))
+		err = weft__diag(d, err, 0, "%s",
+				 err == WEFT_ECORRUPT ? "its header does not "
+							"decompress"
+						      : weft_strerror(err));
+	else if (nt.n) {
+		free(*out);
+		*out = NULL;
+		err = weft__diag(d, WEFT_ECORRUPT, 0, "%s", nt.what);
+	}
+	ZSTD_freeDCtx(dz);
+	free(c.file);
+	free(c.fr);
+	free(c.pk);
+	return err;
+}

@@ -1,0 +1,291 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test-keep.sh - keeping (weft keep, weft record --keep; docs/keep.md):
+# numbered events written at a steady rate through several rotations come
+# back once each, in order; a budget deletes the oldest chunks, counted
+# exactly; SIGKILL of the keeper, of the program, of both, at random
+# moments: every chunk readable, no duplicate, every loss reported; a
+# full disk: one message, counted losses, no torn chunk, the program
+# unchanged; every reading command takes the kept directory.  TAP output.
+set -u
+: "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
+W=$WEFT_BIN
+NUM=$WEFT_BUILD/tests/keep/keep-numbered
+CHECK=$WEFT_SRC/tests/keep/keep_check.py
+. "$WEFT_SRC/tests/tap.sh"
+tap_init keep
+TAP_TIMEOUT=300
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
+
+# Waits (5 s at most) for a file to appear.
+wait_for() { # file
+	local i
+	for i in $(seq 500); do
+		[ -e "$1" ] && return 0
+		sleep 0.01
+	done
+	die "$1 never came"
+}
+
+# Every chunk of DIR opens alone (no problem: exit 0), and no chunk is
+# half written.
+chunks_ok() { # dir
+	local c n=0
+	for c in "$1"/*.zst; do
+		[ -e "$c" ] || continue
+		n=$((n + 1))
+		"$W" info "$c" >/dev/null 2>ci.txt || die "$c does not open alone: $(cat ci.txt)"
+		if command -v zstd >/dev/null; then
+			zstd -q -t "$c" || die "$c: zstd -t fails"
+		fi
+	done
+	ls -a "$1" | grep -q '^\.tmp-' && die "a temporary chunk left: $(ls -a "$1")"
+	echo $n
+}
+
+# The packets the log says were deleted.
+deleted_packets() { # dir
+	awk '/^deleted /{for(i=1;i<=NF;i++) if ($i ~ /^packets=/) {sub("packets=","",$i); s+=$i}} END{print s+0}' "$1/keep.log"
+}
+
+# 3 OS threads x 100,000 numbered events over about 5 s into a 1 MiB ring
+# (it wraps about 8 times), kept in 64 KiB chunks: every event comes back,
+# once, in order, with no loss; chunks rotated; each opens alone.
+t_all() {
+	rm -rf r k r2 r3 ran
+	"$W" record -o r --size 1M --keep k --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = done ] || die "the program's output: $(cat out.txt)"
+	grep -q "^weft: kept [0-9]* packets of 1 ring in [0-9]* chunks into 'k'" rec.txt || die "$(cat rec.txt)"
+	local n; n=$(chunks_ok k) || die "$n"
+	[ "$n" -ge 8 ] || die "only $n chunks: not rotated by size"
+	"$W" dump k >d.txt 2>dump.err || die "dump: $(cat dump.err)"
+	python3 "$CHECK" d.txt 100000 3 all || die "the kept events"
+	# the ring alone lost most of them: the directory holds the past
+	"$W" info r 2>/dev/null | grep -qE "^losses: +[1-9][0-9]* packets lost" || die "the ring did not wrap"
+	"$W" info k >i.txt 2>&1 || die "info: $(cat i.txt)"
+	grep -qE "^kept: +$n chunks" i.txt || die "$(cat i.txt)"
+	grep -qE "^deleted: +0 chunks, 0 packets" i.txt || die "$(cat i.txt)"
+	grep -qE "^not kept: +0 packets" i.txt || die "$(cat i.txt)"
+	grep -q "^processes: 1 (1 recorded)" i.txt || die "$(cat i.txt)"
+	# a chunk decompressed by zstd is a ring
+	if command -v zstd >/dev/null; then
+		zstd -q -d -c "$(ls k/*.zst | sed -n 3p)" >c3.ring && "$W" info c3.ring >/dev/null 2>&1 ||
+			die "zstd -d of a chunk is not a ring"
+	fi
+	# a restart on a finished directory: nothing twice
+	"$W" keep r -o k 2>k2.txt || die "keep again: $(cat k2.txt)"
+	grep -q "^weft: kept 0 packets" k2.txt || die "kept again: $(cat k2.txt)"
+	"$W" dump k >d2.txt 2>/dev/null && cmp -s d.txt d2.txt || die "the directory changed"
+	# weft record --keep into it: refused before the program runs
+	"$W" record -o r3 --keep k -- touch ran 2>k4.txt
+	[ $? = 2 ] && [ ! -e ran ] || die "record --keep into a kept directory"
+	grep -q "not empty" k4.txt || die "$(cat k4.txt)"
+	# another run into it: refused, nothing written
+	"$W" record -o r2 --size 1M -- "$NUM" 100 1000 1 >/dev/null 2>&1 || die "record r2"
+	"$W" keep r2 -o k 2>k3.txt && die "another run kept into k"
+	grep -q "k: it keeps another run than r2" k3.txt || die "$(cat k3.txt)"
+	"$W" dump k >d2.txt 2>/dev/null && cmp -s d.txt d2.txt || die "the directory changed"
+	# a chunk found twice (copied under another number) is read once
+	cp "$(ls k/*.zst | sed -n 2p)" k/00000099.ring.zst
+	"$W" dump k >d3.txt 2>/dev/null && cmp -s d.txt d3.txt || die "a chunk twice is read twice"
+	rm k/00000099.ring.zst
+	# a damaged chunk: a byte changed in a frame (its checksum fails:
+	# that frame's packets are left out, lost where they were, and said),
+	# another cut short (no index: left out, said); the rest is read
+	python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x55; open(p,'wb').write(b)" k/00000004.ring.zst
+	head -c 20000 k/00000006.ring.zst >cut && mv cut k/00000006.ring.zst
+	"$W" dump k >d4.txt 2>dump.err
+	[ $? = 1 ] || die "damage not a problem: $(cat dump.err)"
+	grep -q "k: 2 damaged chunks, left out where unreadable (0000000[46].ring.zst: " dump.err || die "not said: $(cat dump.err)"
+	python3 "$CHECK" d4.txt 100000 3 gaps >c.txt || die "damaged: $(cat c.txt)"
+	grep -qE "lost [1-9][0-9]* packets" c.txt || die "no loss: $(cat c.txt)"
+	"$W" info k/00000004.ring.zst >/dev/null 2>ci.txt && die "a damaged chunk opens without a word"
+	grep -q "does not decompress" ci.txt || die "$(cat ci.txt)"
+}
+export W NUM CHECK T WEFT_SRC WEFT_BUILD
+run "every event kept once, in order, through rotations; chunks alone" t_all
+
+# The same with a budget: the oldest chunks are deleted; the events that
+# stay are each stream's last ones, in order; the packets the reader
+# reports lost are exactly those deleted; the directory stays within it.
+t_budget() {
+	rm -rf r k
+	"$W" record -o r --size 1M --keep k --max-disk 300K --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	grep -qE "^weft: [0-9]+ oldest chunks \([0-9]+ packets\) deleted" rec.txt || die "none deleted: $(cat rec.txt)"
+	chunks_ok k >/dev/null || die "chunks"
+	local del size
+	del=$(deleted_packets k)
+	[ "$del" -gt 0 ] || die "no deletion logged"
+	size=$(cat k/*.zst | wc -c)
+	[ "$size" -le $((300 * 1024)) ] || die "$size bytes of chunks: over the budget"
+	"$W" dump k >d.txt 2>/dev/null || die "dump"
+	python3 "$CHECK" d.txt 100000 3 suffix "$del" || die "the kept events"
+	"$W" info k >i.txt 2>&1
+	grep -qE "^deleted: +[0-9]+ chunks, $del packets" i.txt || die "$(cat i.txt)"
+	# per async thread: where its events are missing (one gap a stream)
+	[ "$(grep -cE "^  thread 0x[0-9a-f]+ \(OS thread [0-9]+\) has no events between its start and [0-9.]+ s \([0-9]+ packets lost\)" i.txt)" = 3 ] ||
+		die "gaps: $(cat i.txt)"
+	grep -qE "^not kept: +0 packets" i.txt || die "$(cat i.txt)"
+}
+run "a budget deletes the oldest chunks, each counted; the rest exact" t_budget
+
+# The keeper SIGKILLed at random moments (about 25 times) beside a run
+# and started again: every event once, in order (the 8 MiB ring holds
+# more than the keeper misses).
+t_kill_keeper() {
+	rm -rf r k
+	"$W" record -o r --size 8M -- "$NUM" 120000 60000 3 >out.txt 2>rec.txt &
+	local rec=$! kills=0
+	wait_for r/manifest
+	while kill -0 $rec 2>/dev/null; do
+		"$W" keep r -o k --chunk 64K 2>>keep.txt &
+		local kp=$!
+		sleep "0.$((RANDOM % 3 + 1))$((RANDOM % 10))"
+		kill -9 $kp 2>/dev/null && kills=$((kills + 1))
+		wait $kp 2>/dev/null
+	done
+	wait $rec || die "record: $(cat rec.txt)"
+	"$W" keep r -o k --chunk 64K 2>>keep.txt || die "the last keeper: $(cat keep.txt)"
+	[ $kills -ge 15 ] || die "only $kills kills"
+	chunks_ok k >/dev/null || die "chunks"
+	[ "$(grep -c '^keep ' k/keep.log)" -ge $((kills + 1)) ] || die "starts: $(grep -c '^keep ' k/keep.log)"
+	"$W" dump k >d.txt 2>/dev/null || die "dump"
+	python3 "$CHECK" d.txt 120000 3 all || die "the kept events ($kills kills)"
+	echo "$kills kills"
+}
+run "the keeper killed (SIGKILL) and restarted: nothing lost, nothing twice" t_kill_keeper
+
+# The program SIGKILLed at a random moment, a dozen times: what it wrote
+# up to then is kept (the packets still open, as far as committed), from
+# the first event on, with no loss and no duplicate.
+t_kill_program() {
+	local i
+	for i in $(seq 12); do
+		rm -rf r k
+		"$W" record -o r --size 4M --keep k --chunk 64K -- "$NUM" 1000000 90000 3 >out.txt 2>rec.txt &
+		local rec=$!
+		wait_for r/ring
+		sleep "0.$((RANDOM % 6 + 1))$((RANDOM % 10))"
+		local p; p=$(pgrep -P $rec -f keep-numbered)
+		[ -n "$p" ] || die "no program"
+		kill -9 "$p"
+		wait $rec
+		[ $? = 137 ] || die "record's status: $(cat rec.txt)"
+		chunks_ok k >/dev/null || die "run $i: chunks"
+		"$W" dump k >d.txt 2>/dev/null || die "run $i: dump"
+		python3 "$CHECK" d.txt 1000000 3 prefix >c.txt || die "run $i: $(cat c.txt)"
+		"$W" info k 2>/dev/null | grep -q "killed by signal 9" || die "run $i: how it ended"
+	done
+}
+run "the program killed (SIGKILL): everything it wrote is kept" t_kill_program
+
+# Both killed at random moments, the keeper started again afterwards:
+# it keeps what the ring still holds (its writer gone); nothing twice,
+# and a gap only after a loss that says so.
+t_kill_both() {
+	local i
+	for i in $(seq 10); do
+		rm -rf r k
+		"$W" record -o r --size 4M -- "$NUM" 1000000 90000 3 >out.txt 2>rec.txt &
+		local rec=$!
+		wait_for r/ring
+		"$W" keep r -o k --chunk 64K 2>keep.txt &
+		local kp=$!
+		sleep "0.$((RANDOM % 5 + 1))$((RANDOM % 10))"
+		local p; p=$(pgrep -P $rec -f keep-numbered)
+		if [ $((RANDOM % 2)) = 0 ]; then
+			kill -9 $kp; sleep 0.0$((RANDOM % 10)); kill -9 "$p"
+		else
+			kill -9 "$p"; sleep 0.0$((RANDOM % 10)); kill -9 $kp
+		fi
+		wait $rec $kp 2>/dev/null
+		"$W" keep r -o k --chunk 64K 2>keep2.txt || die "run $i: the keeper again: $(cat keep2.txt)"
+		chunks_ok k >/dev/null || die "run $i: chunks"
+		"$W" dump k >d.txt 2>/dev/null || die "run $i: dump"
+		python3 "$CHECK" d.txt 1000000 3 gaps >c.txt || die "run $i: $(cat c.txt)"
+		# the 4 MiB ring held everything the keepers missed
+		python3 "$CHECK" d.txt 1000000 3 prefix >c.txt || die "run $i: $(cat c.txt)"
+	done
+}
+run "program and keeper both killed, the keeper restarted: nothing twice or lost" t_kill_both
+
+# A full disk: a 1 MiB tmpfs (or, where none can be mounted, the
+# test-only WEFT_KEEP_TEST_ENOSPC): one message, the chunks that could
+# not be written counted (log, info) and reported as losses where they
+# were; no torn chunk; the program's output and status unchanged.
+t_full_disk() {
+	rm -rf r k
+	mkdir -p m
+	local how=tmpfs
+	if ! mount -t tmpfs -o size=1M weft-keep-test m 2>/dev/null; then
+		how=fault
+		export WEFT_KEEP_TEST_ENOSPC=900K
+	fi
+	"$W" record -o r --size 1M --keep m/k --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt
+	local st=$?
+	cp -a m/k k 2>/dev/null
+	[ $how = tmpfs ] && umount m
+	[ $st = 0 ] || die "the program's status changed: $st: $(cat rec.txt)"
+	[ "$(cat out.txt)" = done ] || die "the program's output changed"
+	[ "$(grep -c 'cannot write a chunk' rec.txt)" = 1 ] || die "not one message ($how): $(cat rec.txt)"
+	grep -qE "^weft: [0-9]+ packets could not be written" rec.txt || die "no count: $(cat rec.txt)"
+	chunks_ok k >/dev/null || die "chunks"
+	# readers say what the disk refused (a problem: status 1), and the
+	# gaps it left in the streams are losses where they were
+	"$W" dump k >d.txt 2>dump.err
+	[ $? = 1 ] || die "dump's status"
+	grep -qE "k: [1-9][0-9]* packets lost: the disk refused their chunks" dump.err || die "not said: $(cat dump.err)"
+	python3 "$CHECK" d.txt 100000 3 gaps >c.txt || die "$(cat c.txt)"
+	"$W" info k >i.txt 2>&1
+	grep -qE "^unwritten: +[1-9][0-9]* chunks?, [1-9][0-9]* packets" i.txt || die "info: $(cat i.txt)"
+	echo "$how: $(cat c.txt)"
+}
+run "a full disk: one message, counted losses, no torn chunk, program unchanged" t_full_disk
+
+# weft dump --follow of a kept directory while it grows: chunks closed
+# every 300 ms; every event printed once, in order, until the keeper
+# ends; the same events as a dump of the finished directory.
+t_follow() {
+	rm -rf r k
+	"$W" record -o r --size 1M --keep k --chunk 300ms -- "$NUM" 60000 40000 3 >/dev/null 2>rec.txt &
+	local rec=$!
+	wait_for k/keep.log
+	timeout 60 "$W" dump --follow k >f.txt 2>f.err || die "dump --follow: $(cat f.err)"
+	wait $rec || die "record: $(cat rec.txt)"
+	[ "$(ls k/*.zst | wc -l)" -ge 5 ] || die "not rotated: $(ls k)"
+	python3 "$CHECK" f.txt 60000 3 all || die "what --follow printed"
+	"$W" dump k >d.txt 2>/dev/null || die "dump"
+	[ "$(grep -c counter_set f.txt)" = "$(grep -c counter_set d.txt)" ] || die "not the same events"
+}
+run "weft dump --follow DIR follows a kept directory across rotations" t_follow
+
+# Every reading command takes a kept directory of a run as one trace.
+t_readers() {
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --chunk 64K -- "$NUM" 30000 60000 3 >/dev/null 2>rec.txt || die "record"
+	"$W" stats k >s.txt 2>&1 || die "stats: $(cat s.txt)"
+	grep -q "worker" s.txt || die "stats: $(cat s.txt)"
+	"$W" why k >/dev/null 2>w.txt || die "why: $(cat w.txt)"
+	"$W" export k -o k.json 2>e.txt || die "export: $(cat e.txt)"
+	# (a build without the HTML viewer says so)
+	if ! "$W" html k -o k.html 2>h.txt; then
+		grep -q "viewer's files are missing" h.txt || die "html: $(cat h.txt)"
+	fi
+	"$W" ctf k -o ctf 2>c.txt || die "ctf: $(cat c.txt)"
+	if command -v babeltrace2 >/dev/null; then
+		babeltrace2 ctf >bt.txt 2>bt.err
+		[ "$(grep -c 'counter_set' bt.txt)" = 90000 ] ||
+			die "babeltrace2: $(grep -c 'counter_set' bt.txt) of 90000 events: $(head -c 600 bt.err)"
+	fi
+	"$W" diff k r >/dev/null 2>dd.txt
+	[ $? -le 1 ] || die "diff: $(cat dd.txt)"
+	if "$W" --help 2>&1 | grep -q "^  render "; then
+		"$W" render k -o k.png 2>rn.txt || die "render: $(cat rn.txt)"
+	fi
+	"$W" dump k r >/dev/null 2>m.txt || die "dump of DIR and the run together: $(cat m.txt)"
+}
+run "every reading command reads the kept directory" t_readers
+
+tap_done
