@@ -18,20 +18,6 @@
 
 #include "internal.h"
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* The new file beside `path`: ".compact.NAME.XXXXXX" in its directory
  * (a dot first: readers of a run directory skip it, and `weft record`
  * removes one a kill left behind, since it begins with a ring's magic
@@ -73,7 +59,7 @@ static int copy_ring(const struct rsrc *src, const struct rhdr *rh,
 			memcpy(buf, &h, sizeof h);
 		}
 		if (!err)
-			err = write_all(fd, buf, n);
+			err = weft__write_all(fd, buf, n);
 		off += n;
 	}
 	free(buf);

@@ -40,6 +40,10 @@ struct rsrc {
 	uint64_t len;       /* bytes there when opened */
 };
 
+/* Writes all n bytes at p to fd (a short write or EINTR goes on): 0 or
+ * -errno. */
+int weft__write_all(int fd, const uint8_t *p, size_t n);
+
 /* Reads n bytes at off into dst.  Returns 0, WEFT_ETRUNC if the source
  * ends before (a file truncated since), or -errno. */
 int weft__src_read(const struct rsrc *src, uint64_t off, void *dst,

@@ -1293,6 +1293,27 @@ static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 	return err;
 }
 
+/* A ring or a bundle in memory that M owns (keep_owned) read as part of
+ * the trace, `p` naming it: 0 or a negative code (said in d). */
+static int add_owned(struct rmulti *M, uint8_t *b, size_t len, int bundle,
+		     const char *p, struct weft_diag *d)
+{
+	if (bundle)
+		return add_bundle(M, b, len, p, d);
+	struct weft_reader *sr;
+	struct weft_diag sd = {0};
+	int err = weft_reader_open_mem(&sr, b, len, 0, &sd);
+	if (err)
+		return weft__diag(d, err, sd.offset, "%s: %s", p, sd.msg);
+	if ((err = add_sub(M, sr, p, NONE))) {
+		weft_reader_close(sr);
+		return err > 0 ? 0 : err;
+	}
+	M->sub[M->nsub - 1].mem = b;
+	M->sub[M->nsub - 1].memlen = len;
+	return 0;
+}
+
 #ifndef __wasi__
 static int cmp_str(const void *a, const void *b)
 {
@@ -1820,24 +1841,7 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 			    (err = keep_owned(M, b)))
 				break;
 			kept_note(M, p, &kn);
-			if (bundle) {
-				err = add_bundle(M, b, len, p, d);
-				continue;
-			}
-			struct weft_reader *sr;
-			struct weft_diag sd = {0};
-			if ((err = weft_reader_open_mem(&sr, b, len, 0, &sd))) {
-				err = weft__diag(d, err, sd.offset, "%s: %s", p,
-						 sd.msg);
-				break;
-			}
-			if ((err = add_sub(M, sr, p, NONE))) {
-				weft_reader_close(sr);
-				err = err > 0 ? 0 : err;
-			} else {
-				M->sub[M->nsub - 1].mem = b;
-				M->sub[M->nsub - 1].memlen = len;
-			}
+			err = add_owned(M, b, len, bundle, p, d);
 			continue;
 		}
 		if (isdir) {
@@ -1894,25 +1898,8 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 				break;
 			if ((err = keep_owned(M, b)))
 				break;
-			if (bundle) {
-				plain = 0;
-				err = add_bundle(M, b, len, p, d);
-				continue;
-			}
-			struct weft_reader *sr;
-			struct weft_diag sd = {0};
-			if ((err = weft_reader_open_mem(&sr, b, len, 0, &sd))) {
-				err = weft__diag(d, err, sd.offset, "%s: %s", p,
-						 sd.msg);
-				break;
-			}
-			if ((err = add_sub(M, sr, p, NONE))) {
-				weft_reader_close(sr);
-				err = err > 0 ? 0 : err;
-			} else {
-				M->sub[M->nsub - 1].mem = b;
-				M->sub[M->nsub - 1].memlen = len;
-			}
+			plain = bundle ? 0 : plain;
+			err = add_owned(M, b, len, bundle, p, d);
 			continue;
 		}
 		struct weft_reader *sr;

@@ -562,7 +562,7 @@ int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
 	return err;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+int weft__write_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n) {
 		ssize_t k = write(fd, p, n);
@@ -593,7 +593,7 @@ int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
 				  "the file shrank while it was copied");
 	if (err)
 		return err;
-	err = write_all(out_fd, out, len);
+	err = weft__write_all(out_fd, out, len);
 	free(out);
 	return err;
 }
