@@ -165,7 +165,7 @@ static int ring_at(const char *path)
 /* Makes the run directory at `abs` (-o `out`), or empties a run's that
  * is there, before running anything.  Refused: anything that is not a
  * directory (a device, FIFO or socket is never replaced; a symbolic link
- * is followed), a directory holding files of its own, a run a live
+ * is followed only when its caller owns it), a directory holding files of its own, a run a live
  * process is writing.  A ring file there (a trace of an earlier weft) is
  * replaced by the directory; a run's rings are set aside, and removed
  * once CMD runs, when the disk has room for two rings of `bytes`
@@ -175,6 +175,14 @@ static int set_aside(const char *path, const char *abs, const char *name);
 static int prepare_run(const char *abs, const char *out, uint64_t bytes)
 {
 	struct stat sb;
+	/* a link another user planted (in /tmp, say) is never followed:
+	 * the rule of WEFT_FILE (docs/format.md) */
+	if (lstat(abs, &sb) == 0 && S_ISLNK(sb.st_mode) &&
+	    sb.st_uid != geteuid())
+		return error("'%s' is a symbolic link its caller does not own: "
+			     "weft never follows it",
+			     out),
+		       2;
 	if (stat(abs, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		int ring = ring_at(abs);
 		if (ring == 2)

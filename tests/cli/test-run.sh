@@ -742,6 +742,17 @@ t_refusals() {
 	echo text >plain
 	"$W" record -o plain -- true 2>e.txt; [ $? = 2 ] || die "a file: exit $?"
 	grep -q "exists and is not a weft run" e.txt || die "$(cat e.txt)"
+	# a link: followed when its caller owns it, never when another user
+	# planted it (root's recorder in a world-writable directory)
+	mkdir target && ln -s target mylink
+	"$W" record -o mylink -- "$EX/ticker" 0.05 >/dev/null 2>e.txt || die "my own link: $(cat e.txt)"
+	[ -f target/manifest ] || die "my own link was not followed"
+	if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+		mkdir victim && echo precious >victim/keep && ln -s victim planted && chown -h nobody planted
+		"$W" record -o planted -- true 2>e.txt; [ $? = 2 ] || die "another user's link: exit $?"
+		grep -qx "weft: 'planted' is a symbolic link its caller does not own: weft never follows it" e.txt || die "$(cat e.txt)"
+		[ "$(ls -A victim)" = keep ] || die "the link was followed: $(ls -A victim)"
+	fi
 	"$W" dump --offset nonsense a.weft 2>/dev/null; [ $? = 2 ] || die "--offset nonsense"
 	"$W" dump --offset host=12xs a.weft 2>/dev/null; [ $? = 2 ] || die "--offset bad number"
 }
