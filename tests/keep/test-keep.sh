@@ -13,7 +13,7 @@ W=$WEFT_BIN
 NUM=$WEFT_BUILD/tests/keep/keep-numbered
 CHECK=$WEFT_SRC/tests/keep/keep_check.py
 . "$WEFT_SRC/tests/tap.sh"
-tap_init keep
+tap_init keep "$@"
 TAP_TIMEOUT=300
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 
