@@ -17,6 +17,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/weft-diff.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 unset WEFT_FILE WEFT_SIZE WEFT_MODE WEFT_CLOCK
+# (weft render's fontconfig keeps memory until exit by design)
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp"
 n=0 failn=0
 die() { echo "# $*" | head -40; exit 1; }
 run() { # name, function (exit 77: skipped, the reason its last line)
