@@ -614,6 +614,25 @@ static int prompt(struct ctx *c, const char *path)
 
 /* ---- the command ---- */
 
+/* The whole of f, NUL-terminated ("" when empty); dies short of memory. */
+static char *read_all(FILE *f)
+{
+	size_t n = 0, k;
+	char chunk[65536], *text = NULL;
+	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		char *t = realloc(text, n + k + 1);
+		if (!t)
+			die("out of memory");
+		text = t;
+		memcpy(text + n, chunk, k);
+		n += k;
+	}
+	if (!text && !(text = malloc(1)))
+		die("out of memory");
+	text[n] = 0;
+	return text;
+}
+
 int cmd_query(int argc, char **argv)
 {
 	int csv = 0, tsv = 0, json = 0, show_schema = 0;
@@ -696,21 +715,9 @@ int cmd_query(int argc, char **argv)
 			traces_release(&tr);
 			return error_errno("cannot open '%s'", file);
 		}
-		size_t cap = 0, n = 0, k;
-		char chunk[65536];
-		while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) {
-			char *t = realloc(text, (cap = n + k + 1));
-			if (!t)
-				die("out of memory");
-			text = t;
-			memcpy(text + n, chunk, k);
-			n += k;
-		}
+		text = read_all(f);
 		if (f != stdin)
 			fclose(f);
-		if (!text && !(text = strdup("")))
-			die("out of memory");
-		text[n] = 0;
 		sql = text;
 	}
 	const char *path = traces_name(&tr);
@@ -751,23 +758,8 @@ int cmd_query(int argc, char **argv)
 	} else if (isatty(0)) {
 		qrc = prompt(&c, pathbuf);
 	} else {
-		char *in = NULL;
-		size_t cap = 0, n = 0, k;
-		char chunk[65536];
-		while ((k = fread(chunk, 1, sizeof chunk, stdin)) > 0) {
-			char *t = realloc(in, (cap = n + k + 1));
-			if (!t)
-				die("out of memory");
-			in = t;
-			memcpy(in + n, chunk, k);
-			n += k;
-		}
-		if (in) {
-			in[n] = 0;
-			qrc = run_sql(&c, in);
-		} else {
-			qrc = 0;
-		}
+		char *in = read_all(stdin);
+		qrc = *in ? run_sql(&c, in) : 0;
 		free(in);
 	}
 	sigaction(SIGINT, &old, NULL);
