@@ -30,6 +30,23 @@ wait_for() { # file
 	die "$1 never came"
 }
 
+# Waits (20 s at most) until each of the THREADS counters of the
+# numbered program recording into RUN has a value in the ring: a program
+# killed before a thread of it ran leaves nothing of that thread to keep
+# (seen on a loaded CI machine).
+wait_started() { # run threads
+	local i k
+	for i in $(seq 200); do
+		[ $i = 1 ] || sleep 0.1
+		"$W" dump "$1" >started.txt 2>/dev/null
+		for k in $(seq 0 $(($2 - 1))); do
+			grep -q "counter=\"n$k\"" started.txt || continue 2
+		done
+		return 0
+	done
+	die "the program's threads never all wrote"
+}
+
 # Every chunk of DIR opens alone (no problem: exit 0), and no chunk is
 # half written.
 chunks_ok() { # dir
@@ -170,6 +187,7 @@ t_kill_program() {
 		"$W" record -o r --size 4M --keep k --chunk 64K -- "$NUM" 1000000 90000 3 >out.txt 2>rec.txt &
 		local rec=$!
 		wait_for r/ring
+		wait_started r 3
 		sleep "0.$((RANDOM % 6 + 1))$((RANDOM % 10))"
 		local p; p=$(pgrep -P $rec -f keep-numbered)
 		[ -n "$p" ] || die "no program"
