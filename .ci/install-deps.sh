@@ -63,6 +63,13 @@ pkgs=(
 	zstd
 	libsqlite3-dev
 	sqlite3
+	# a fleet's store (weft ship --clickhouse): Debian's ClickHouse,
+	# started by the tests themselves on loopback ports; OTLP (weft
+	# export --otlp) decoded by protoc --decode_raw and, in the tests'
+	# receiver, by @opentelemetry/otlp-transformer from package-lock.json
+	clickhouse-server
+	clickhouse-client
+	protobuf-compiler
 	# bench peers
 	liblttng-ust-dev
 	lttng-tools
