@@ -10,7 +10,9 @@
 // partners, the first divergence marked; three embedded viewers in
 // one page (weft html --embed) share the wasm and keep to their own
 // focus, range and counters.  Opened from file:// with every network request refused.
-// TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.
+// TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.  Arguments, if any,
+// are words: only the tests whose names hold one of them run (the others
+// are skipped: tests/meta/mutants names a test this way).
 import zlib from 'node:zlib';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,8 +25,13 @@ const { chromium } = require('playwright-core');
 const W = process.env.WEFT_BIN, B = process.env.WEFT_BUILD, S = process.env.WEFT_SRC;
 const T = fs.mkdtempSync(path.join(os.tmpdir(), 'weft-html-'));
 let n = 0, failed = 0;
+const ONLY = process.argv.slice(2);
 async function test(name, fn) {
   n++;
+  if (ONLY.length && !ONLY.some((w) => name.includes(w))) {
+    console.log(`ok ${n} - ${name} # SKIP not asked for`);
+    return;
+  }
   try { await fn(); console.log(`ok ${n} - ${name}`); }
   catch (e) { failed++; console.log(`not ok ${n} - ${name}`); console.log('# ' + String(e.stack || e).split('\n').join('\n# ')); }
 }

@@ -7,7 +7,10 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -2447,6 +2450,73 @@ TEST(ring_layout)
 	}
 }
 
+/* In a run, a forked child's manifest line names the process that forked
+ * it -- the one that was there at fork(), not the one it has when its line
+ * is written: here its parent exits first (the child writes its line only
+ * once it has been reparented to the subreaper), as a daemon's does. */
+TEST(fork_line_names_the_parent_that_forked_even_after_it_exited)
+{
+	const char *dir = tpath("frun");
+	CHECK(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	char man[4096];
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	unlink(man);
+	pid_t g = fork();
+	CHECK(g >= 0);
+	if (g == 0) {
+		/* the subreaper, as weft record is */
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+			_exit(10);
+		pid_t p = fork();
+		if (p < 0)
+			_exit(11);
+		if (p == 0) {
+			weft__run_init(dir, getpid(), 0, NULL);
+			weft__run_prepare();
+			pid_t was = getpid();
+			/* (no fork handlers: the child writes its line
+			 * below, once this process has gone) */
+			long c = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+			if (c < 0)
+				_exit(12);
+			if (c == 0) {
+				for (int i = 0;
+				     i < 5000 && (pid_t)syscall(SYS_getppid) == was;
+				     i++)
+					usleep(1000);
+				if ((pid_t)syscall(SYS_getppid) == was)
+					_exit(13);
+				weft__run_child();
+				_exit(0);
+			}
+			_exit(0);
+		}
+		int st, bad = 0;
+		while (wait(&st) > 0)
+			bad |= !WIFEXITED(st) || WEXITSTATUS(st);
+		_exit(bad ? 14 : 0);
+	}
+	int st;
+	CHECK(waitpid(g, &st, 0) == g);
+	CHECK(WIFEXITED(st));
+	CHECK_EQ(WEXITSTATUS(st), 0);
+	FILE *f = fopen(man, "r");
+	CHECK(f != NULL);
+	char line[4096];
+	int proc = 0, ppid = -1, procs = 0, forks = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (sscanf(line, "proc pid=%d ", &proc) == 1)
+			procs++;
+		if (sscanf(line, "fork pid=%*d ppid=%d ", &ppid) == 1)
+			forks++;
+	}
+	fclose(f);
+	CHECK_EQ(procs, 1);
+	CHECK_EQ(forks, 1);
+	CHECK(proc > 0 && proc != g);
+	CHECK_EQ(ppid, proc);
+}
+
 /* Helpers run as programs by the tests above (test-record --NAME ...). */
 static int exec_helper(int image, int child)
 {
@@ -2558,6 +2628,7 @@ int main(int argc, char **argv)
 		T(calibration_from_load_to_first_event),
 		T(settings_parsed_strictly), T(size_parser),
 		T(first_event_in_a_signal_handler), T(ring_layout),
+		T(fork_line_names_the_parent_that_forked_even_after_it_exited),
 	};
 	return test_run_(tc, (int)(sizeof tc / sizeof *tc), argc, argv);
 }
