@@ -41,14 +41,13 @@ stats_of() { # trace, events written
 		{ echo "weft stats $(basename "$1"): $(head -1 "$T/out"), $2 written" >>"$T/why"; return; }
 	echo "$t"
 }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
 d=$(for _ in $(seq "$REPS"); do secs "0 1" "^aligned [1-9][0-9]* async threads" taskset -c "$CPU" "$W" diff "$T/a.weft" "$T/b.weft"; done | median)
 s=$(for _ in $(seq "$REPS"); do
 	a=$(stats_of "$T/a.weft" "$ea")
 	b=$(stats_of "$T/b.weft" "$eb")
 	[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN {print a + b}'
 done | median)
-fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # fig, median, the load check
 if [ -s "$T/why" ]; then
 	fig diff.events_per_s failed "" "$(sort -u "$T/why" | head -1)"
 	fig diff.vs_stats failed "" "$(sort -u "$T/why" | head -1)"

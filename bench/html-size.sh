@@ -9,7 +9,7 @@ set -u
 B=$(cd "${1:-build}" && pwd)
 T=$(mktemp -d /tmp/weft-html.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # fig, median, the load check
 written=$("$B/bench/bench-record" mix 100000 "$T/m.weft" | awk '$6 == "events" {print $5}')
 [ -n "$written" ] || exit 0
 "$B/tools/weft" html "$T/m.weft" -o "$T/m.html" 2>"$T/err" || {

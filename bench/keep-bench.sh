@@ -26,7 +26,7 @@ W=$B/tools/weft
 BR=$B/bench/bench-record
 T=$(mktemp -d /tmp/weft-keepb.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # fig, median, the load check
 median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : 0)}'; }
 events() { "$W" info "$1" 2>/dev/null | awk '/^events:/ {print $2; exit}'; }
 [ -x "$BR" ] || { echo "# keep: bench-record not built"; exit 0; }

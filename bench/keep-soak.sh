@@ -17,7 +17,7 @@ DISK=${SOAK_DISK:-1G}
 W=$B/tools/weft
 T=$(mktemp -d /tmp/weft-soak.XXXXXX)
 trap 'kill $gen $keeper 2>/dev/null; rm -rf "$T"' EXIT
-fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # fig, median, the load check
 budget=$(numfmt --from=iec "$DISK")
 "$B/bench/server-gen" -n "$N" --size 268435456 -o "$T/ring" >/dev/null &
 gen=$!

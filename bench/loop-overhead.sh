@@ -35,8 +35,7 @@ W=$B/tools/weft
 T=$(mktemp -d /tmp/weft-loopb.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 : >"$T/why" >"$T/plain" >"$T/traced" >"$T/ratio"
-median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
-fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # fig, median, the load check
 fail() { echo "$*" >>"$T/why"; }
 # "RATE TRIPS" of a run's output, or a failure
 parse() { # output, what[, the least rate: 0 for a run that counts round trips]

@@ -24,8 +24,7 @@ BR=$B/bench/bench-record
 T=$(mktemp -d /tmp/weft-merge.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 mkdir "$T/run"
-fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # fig, median, the load check
 : >"$T/why.read" >"$T/why.big" >"$T/why.rings" >"$T/one" >"$T/merged" >"$T/big.ms" >"$T/rings.ms"
 # the events each writer wrote (bench-record mix: "... N events")
 wrote() { awk '$6 == "events" {print $5}'; }

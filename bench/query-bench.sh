@@ -12,7 +12,7 @@ CPU=${CPU:-1}
 N=${N:-10000000}
 W=$B/tools/weft
 G=$B/bench/server-gen
-fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # fig, median, the load check
 [ -x "$G" ] || { echo "# query.p99_by_kind_ms: no server-gen"; exit 0; }
 "$W" --help 2>&1 | grep -q "^  query " || { echo "# query.p99_by_kind_ms: weft built without SQLite"; exit 0; }
 T=$(mktemp -d /tmp/weft-query-bench.XXXXXX)
@@ -20,7 +20,6 @@ trap 'rm -rf "$T"' EXIT
 ev=$("$G" -n "$N" -o "$T/s.weft" | awk '{print $1}')
 SQL="SELECT kind, p99 FROM latency_by_kind ORDER BY kind"
 secs() { local t0 t1; t0=$(date +%s.%N); "$@" >"$T/out" 2>/dev/null; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}'; }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
 # what weft stats says, as "kind<TAB>p99" lines (-1: no finished thread)
 "$W" stats --json "$T/s.weft" >"$T/stats.json" 2>/dev/null
 python3 -c '

@@ -23,7 +23,6 @@ for i in $(seq 16); do
 	printf 'add_test(sh%d "/bin/sh" "-c" "echo two; true")\n' "$i"
 	printf 'add_test(ls%d "/bin/sh" "-c" "ls / >/dev/null")\n' "$i"
 done >"$T/ct/CTestTestfile.cmake"
-median() { sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "nan")}'; }
 fail() { echo "$*" >>"$T/why"; }
 : >"$T/why" >"$T/plain" >"$T/traced" >"$T/ratio"
 secs() { # command...: wall-clock seconds, or nothing (a failure said)
@@ -57,7 +56,7 @@ for i in $(seq "$REPS"); do
 	echo "$t" >>"$T/traced"
 	awk -v a="$p" -v b="$t" 'BEGIN {printf "%.4f\n", b / a}' >>"$T/ratio"
 done
-fig() { printf '%-26s %14s %-9s # %s\n' "$1" "$2" "$3" "$4"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # fig, median, the load check
 if [ -s "$T/why" ]; then
 	# (a failed run is no figure: never a nan or a 0 that sorts first)
 	for f in spawn_plain_ms spawn_traced_ms spawn_overhead spawn_overhead_spread; do
