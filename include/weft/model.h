@@ -532,7 +532,8 @@ WEFT_API int weft_layout_peak(const struct weft_layout *l, uint32_t *peak);
  * 3..., WEFT_CHAIN_ALL (as far as it goes).
  *
  * weft_chain() fills `c`, which must be zeroed or released before;
- * weft_chain_release() frees what it holds.  Returns 0, WEFT_EINVAL for
+ * weft_chain_release() frees what it holds (NULL: nothing, as every
+ * release of the library).  Returns 0, WEFT_EINVAL for
  * no such thread, or -ENOMEM.
  */
 #define WEFT_CHAIN_ALL 0

@@ -311,6 +311,8 @@ int weft_model_is_hub(const struct weft_model *m, uint32_t t)
 
 void weft_chain_release(struct weft_chain *c)
 {
+	if (!c)
+		return;
 	free(c->in);
 	memset(c, 0, sizeof *c);
 	c->subject = WEFT_NONE;
