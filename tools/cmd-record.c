@@ -604,10 +604,13 @@ int cmd_record(int argc, char **argv)
 		return err;
 
 	static struct record_loops shims;
-	if (record_loops_choose(loops_opt, &shims) < 0)
-		return opts_error(&u, "--loops must be uv, event, glib "
-				      "(comma-separated), all or none (not '%s')",
-				  loops_opt);
+	if (record_loops_choose(loops_opt, &shims) < 0) {
+		char words[128];
+		record_loops_words(words, sizeof words);
+		return opts_error(&u, "--loops must be %s (comma-separated), "
+				      "all or none (not '%s')",
+				  words, loops_opt);
+	}
 	if (shims.missing[0])
 		fprintf(stderr, "weft: no shim for %s (not built, or not found; "
 				"WEFT_SHIM_DIR names their directory)\n",

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/loops.h"
 #include "record-loops.h"
 
 #ifndef WEFT_PRELOAD_BUILD
@@ -27,34 +28,35 @@
 #ifndef WEFT_PRELOAD_INSTALL_DIR
 #define WEFT_PRELOAD_INSTALL_DIR ""
 #endif
+/* Which shims the build put in libweft-preload.so (meson's
+ * -DWEFT_PRELOAD_ID, by the table's IDs) */
 #ifdef WEFT_PRELOAD_UV
-#define UV_BUILT 1
+#define BUILT_UV 1
 #else
-#define UV_BUILT 0
+#define BUILT_UV 0
 #endif
 #ifdef WEFT_PRELOAD_EVENT
-#define EVENT_BUILT 1
+#define BUILT_EVENT 1
 #else
-#define EVENT_BUILT 0
+#define BUILT_EVENT 0
 #endif
 #ifdef WEFT_PRELOAD_GLIB
-#define GLIB_BUILT 1
+#define BUILT_GLIB 1
 #else
-#define GLIB_BUILT 0
+#define BUILT_GLIB 0
 #endif
 
 static const struct loop {
 	const char *name; /* as said to the user */
 	const char *opt;  /* in --loops and WEFT_LOOPS */
-	const char *lib;  /* a part of the library's file name */
-	int built;	  /* its shim is in libweft-preload.so */
 	const char *kind; /* the kind of a loop's thread in a trace */
+	int built;	  /* its shim is in libweft-preload.so */
 } loops[] = {
-	{"libuv", "uv", "libuv.so", UV_BUILT, "uv_loop_t"},
-	{"libevent", "event", "libevent", EVENT_BUILT, "event_base"},
-	{"GLib", "glib", "libglib-2.0.so", GLIB_BUILT, "GMainContext"},
+#define X(ID, name, word, kind) {name, word, kind, BUILT_##ID},
+	WEFT_LOOP_MAP(X)
+#undef X
 };
-#define NLOOPS (sizeof loops / sizeof *loops)
+#define NLOOPS WEFT_LOOP_COUNT
 
 /* The library with every shim: $WEFT_SHIM_DIR/libweft-preload.so, else
  * the build's, else the installed one; NULL when there is none. */
@@ -140,6 +142,13 @@ unsigned record_loop_of_kind(const char *kind)
 		if (!strcmp(kind, loops[i].kind))
 			return 1u << i;
 	return 0;
+}
+
+void record_loops_words(char *buf, size_t cap)
+{
+	buf[0] = 0;
+	for (unsigned i = 0; i < NLOOPS; i++)
+		add(buf, cap, ", ", loops[i].opt);
 }
 
 void record_loops_names(unsigned mask, char *buf, size_t cap)

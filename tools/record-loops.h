@@ -22,6 +22,8 @@ int record_loops_choose(const char *choice, struct record_loops *out);
 
 /* The loop (a bit) whose loops' threads are of kind `kind`, or 0. */
 unsigned record_loop_of_kind(const char *kind);
+/* What --loops takes: "uv, event, glib". */
+void record_loops_words(char *buf, size_t cap);
 /* "libuv, GLib" for a mask of loops. */
 void record_loops_names(unsigned mask, char *buf, size_t cap);
 

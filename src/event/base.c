@@ -13,7 +13,7 @@
 
 const char *const weft__shim_event_libs[] = {"libevent-2.1.so.7",
 					     "libevent_core-2.1.so.7", NULL};
-static const char *const names[] = {"libevent", NULL};
+static const char *const names[] = {WEFT_LOOP_LIBS_EVENT, NULL};
 struct shim_lib weft__shim_libevent = SHIM_LIB(names, SHIM_LIB_EVENT);
 
 const char *weft__shim_ev_errname(int err)

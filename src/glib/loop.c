@@ -12,8 +12,7 @@
 
 const char *const weft__shim_glib_libs[] = {
 	"libglib-2.0.so.0", "libgio-2.0.so.0", "libgobject-2.0.so.0", NULL};
-static const char *const names[] = {"libglib-2.0", "libgio-2.0",
-				    "libgobject-2.0", NULL};
+static const char *const names[] = {WEFT_LOOP_LIBS_GLIB, NULL};
 struct shim_lib weft__shim_libglib = SHIM_LIB(names, SHIM_LIB_GLIB);
 
 const char weft__shim_glib_dispatch[] = "dispatch";

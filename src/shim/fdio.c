@@ -69,8 +69,9 @@ static inline int watched(int fd)
 }
 
 /* The loop libraries' own I/O is theirs: their shims record it. */
-static const char *const loop_libs[] = {"libuv", "libevent", "libglib-2.0",
-					"libgio-2.0", NULL};
+#define X(ID, name, word, kind) WEFT_LOOP_LIBS_##ID,
+static const char *const loop_libs[] = {WEFT_LOOP_MAP(X) NULL};
+#undef X
 static struct shim_lib loops = SHIM_LIB(loop_libs, SHIM_LIB_LOOPS);
 
 /* Whether a call on a watched descriptor is the program's. */

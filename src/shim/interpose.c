@@ -13,7 +13,7 @@
 
 __thread int weft__shim_inside;
 
-unsigned weft__shim_loops_on = SHIM_LOOP_UV | SHIM_LOOP_EVENT | SHIM_LOOP_GLIB;
+unsigned weft__shim_loops_on = SHIM_LOOP_ALL;
 
 /* WEFT_LOOPS="uv,event,glib" (weft record sets it; a process it starts
  * inherits it): the loops traced; unset, all. */
@@ -22,15 +22,17 @@ __attribute__((constructor)) static void loops_from_env(void)
 	const char *v = getenv("WEFT_LOOPS");
 	if (!v)
 		return;
+	static const char *const words[] = {
+#define X(ID, name, word, kind) word,
+		WEFT_LOOP_MAP(X)
+#undef X
+	};
 	unsigned on = 0;
 	while (*v) {
 		size_t n = strcspn(v, ",");
-		if (n == 2 && !strncmp(v, "uv", 2))
-			on |= SHIM_LOOP_UV;
-		else if (n == 5 && !strncmp(v, "event", 5))
-			on |= SHIM_LOOP_EVENT;
-		else if (n == 4 && !strncmp(v, "glib", 4))
-			on |= SHIM_LOOP_GLIB;
+		for (unsigned i = 0; i < WEFT_LOOP_COUNT; i++)
+			if (strlen(words[i]) == n && !strncmp(v, words[i], n))
+				on |= 1u << i;
 		v += n + (v[n] == ',');
 	}
 	weft__shim_loops_on = on;

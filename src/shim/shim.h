@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/loops.h"
 #include "weft/weft.h"
 
 /* The functions a shim interposes are exported; everything else is
@@ -43,9 +44,9 @@
  * environment ("uv,event,glib"; unset: all) sets these bits when the
  * library loads.  An off loop's wrappers call the real function and do
  * nothing else (its INTERNAL() is true, its ON() false). */
-#define SHIM_LOOP_UV 1u
-#define SHIM_LOOP_EVENT 2u
-#define SHIM_LOOP_GLIB 4u
+#define X(ID, name, word, kind) SHIM_LOOP_##ID = 1u << WEFT_LOOP_##ID,
+enum { WEFT_LOOP_MAP(X) SHIM_LOOP_ALL = (1u << WEFT_LOOP_COUNT) - 1 };
+#undef X
 WEFT_SHIM_API extern unsigned weft__shim_loops_on;
 /* ON() in a loop's shim: the generation, as ON(), when that loop is on,
  * else 0. */
@@ -106,13 +107,9 @@ struct shim_lib {
 };
 /* The libraries told apart so: each shim's, and every loop library at
  * once (fdio.c). */
-enum {
-	SHIM_LIB_UV,
-	SHIM_LIB_EVENT,
-	SHIM_LIB_GLIB,
-	SHIM_LIB_LOOPS,
-	SHIM_LIBS_N
-};
+#define X(ID, name, word, kind) SHIM_LIB_##ID = WEFT_LOOP_##ID,
+enum { WEFT_LOOP_MAP(X) SHIM_LIB_LOOPS, SHIM_LIBS_N };
+#undef X
 #define SHIM_LIB(libnames, libslot)                                            \
 	{                                                                      \
 		.names = (libnames), .slot = (libslot),                        \

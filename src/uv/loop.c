@@ -11,7 +11,7 @@
 #include "uv-shim.h"
 
 const char *const weft__shim_uv_libs[] = {"libuv.so.1", NULL};
-static const char *const names[] = {"libuv", NULL};
+static const char *const names[] = {WEFT_LOOP_LIBS_UV, NULL};
 struct shim_lib weft__shim_libuv = SHIM_LIB(names, SHIM_LIB_UV);
 
 /* ------------------------------------------------------------ phases */

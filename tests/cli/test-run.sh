@@ -15,6 +15,29 @@ tap_init run "$@"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 
 
+# The loops come from one table (src/common/loops.h): each word --loops
+# takes (as its error lists them) chooses one loop of its own, and the man
+# page's --loops lists every word.
+t_loops_table() {
+	"$W" record --loops nosuch -- true 2>err.txt && die "--loops nosuch accepted"
+	local words
+	words=$(sed -n "s/.*--loops must be \(.*\) (comma-separated), all or none (not 'nosuch')$/\1/p" err.txt | tr -d ,)
+	[ "$(echo $words | wc -w)" -ge 3 ] || die "the words: $(cat err.txt)"
+	local man w names=
+	man=$(sed -n '/^\.BI \\-\\-loops " LIST"/,/^\.TP/p' "$WEFT_SRC/docs/weft.1")
+	for w in $words; do
+		echo "$man" | grep -qE "(^|[ \"])$w([ \",]|\$)" || die "the man page's --loops does not say $w: $man"
+		"$W" record --loops "$w" -o "x$w" -- true 2>rec.txt || die "--loops $w: $(cat rec.txt)"
+		grep -q "no shim for" rec.txt && continue # (a build without it)
+		local n
+		n=$(sed -n 's/.*; preloaded: \(.*\) (chosen with --loops)$/\1/p' rec.txt)
+		[ -n "$n" ] && [ "${n#*,}" = "$n" ] || die "--loops $w: $(cat rec.txt)"
+		case " $names " in *" $n "*) die "$w chooses $n again" ;; esac
+		names="$names $n"
+	done
+	echo "words: $words; loops:$names"
+}
+
 # A tree: sh runs forker (which forks a child that records) and
 # all-events, and exits 3.  One directory holds it all.
 t_tree() {
@@ -1155,6 +1178,7 @@ run every_command t_every_command
 run two_machines t_two_machines
 run refusals t_refusals
 run bad_manifest t_bad_manifest
+run loops_table t_loops_table
 run damaged_rings t_damaged_rings
 run counters_per_process t_counters_per_process
 run follow_run t_follow_run

@@ -120,7 +120,7 @@ PY
 	"$W" record -o m.weft -- "$EX/uv-misc" >/dev/null 2>&1 || die "uv-misc"
 	"$W" why m.weft --path "write fd" >w.txt 2>&1 || die "write: $(cat w.txt)"
 	grep -qE "^  [0-9.]+ s +[0-9.]+ [num]?s  waiting on uv loop .*uv_loop_t\)$" w.txt || die "write: $(cat w.txt)"
-	sed -n 8p w.txt | grep -qE "^     [0-9.]+ s +[0-9.]+ [nu]s  uv loop .*uv_loop_t\) ready \(ran instead: open .* -> on_open \(0x[0-9a-f]+, uv_fs_t\)\)$" ||
+	sed -n 8p w.txt | grep -qE "^     [0-9.]+ s +[0-9.]+ [num]?s  uv loop .*uv_loop_t\) ready \(ran instead: open .* -> on_open \(0x[0-9a-f]+, uv_fs_t\)\)$" ||
 		die "write: not held up by on_open: $(cat w.txt)"
 }
 
