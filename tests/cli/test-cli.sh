@@ -140,7 +140,23 @@ t_compile_out() {
 	local cc=${CC:-cc}
 	command -v objcopy >/dev/null || { echo "no objcopy"; exit 77; }
 	cat >prog.c <<'EOF'
+#include <weft/events.h>
 #include <weft/weft.h>
+/* every event of the table, by its fields' types: each has its function
+ * compiled in, and its compiled-out form, of the same arguments */
+#define T_ID , (uint64_t)x
+#define T_NAME , "n"
+#define T_I64 , (int64_t)x
+#define T_U64 , (uint64_t)x
+#define T_TRUNC
+#define T_STR , "s"
+#define F(t, n) T_##t
+#ifdef WEFT_ENABLE
+#define CALL(fn, ...) fn(__VA_ARGS__);
+#else
+#define CALL(fn, ...) (void)sizeof(fn(__VA_ARGS__));
+#endif
+#define X(E, id, name, cur, doc, fields) CALL(weft__##name fields)
 int work(int x);
 int work(int x)
 {
@@ -156,15 +172,23 @@ int work(int x)
 	weft_fire(3, 4);
 	weft_phase("timers");
 	weft_clock_set((uint64_t)x);
+	WEFT_EVENT_MAP(X, F)
 	if (weft_start("x", 0, WEFT_CLOCK_MANUAL))
 		return -1;
 #endif
 	return x * 3;
 }
 EOF
-	$cc -O2 -I"$WEFT_SRC/include" -c prog.c -o out.o || exit 1
+	$cc -O2 -Wall -Werror -I"$WEFT_SRC/include" -c prog.c -o out.o || die "compiled out: $($cc -O2 -Wall -I"$WEFT_SRC/include" -c prog.c -o out.o 2>&1 | head -5)"
 	$cc -O2 -I"$WEFT_SRC/include" -DDELETED -c prog.c -o del.o || exit 1
-	$cc -O2 -I"$WEFT_SRC/include" -DWEFT_ENABLE -c prog.c -o in.o || exit 1
+	$cc -O2 -Wall -Werror -I"$WEFT_SRC/include" -DWEFT_ENABLE -c prog.c -o in.o || die "compiled in: $($cc -O2 -Wall -I"$WEFT_SRC/include" -DWEFT_ENABLE -c prog.c -o in.o 2>&1 | head -5)"
+	# every event's function called, compiled in
+	local ev evs
+	evs=$(grep -oE "^\s*X\([A-Z_0-9]+, [0-9]+, [a-z_]+," "$WEFT_SRC/include/weft/events.h" | sed 's/.*, //; s/,$//')
+	[ "$(echo $evs | wc -w)" -ge 25 ] || die "the events of events.h: $evs"
+	for ev in $evs; do
+		nm -u in.o | grep -qE " weft__$ev\$" || die "compiled in, weft__$ev not called: $(nm -u in.o)"
+	done
 	nm -u out.o | grep -q weft && die "compiled-out object references weft: $(nm -u out.o)"
 	nm -u in.o | grep -q weft__create || die "compiled-in object does not call weft"
 	objcopy -O binary --only-section=.text out.o out.bin
