@@ -137,14 +137,23 @@ int weft__ring_from_env(void)
 	return s == RING_READY;
 }
 
+static void (*before_fork_hook)(void);
+
+void weft__on_before_fork(void (*hook)(void))
+{
+	__atomic_store_n(&before_fork_hook, hook, __ATOMIC_RELEASE);
+}
+
 /* Before every fork (the parent, in any process that loaded libweft). */
 static void before_fork(void)
 {
 	/* (the preloaded shim's exec wrappers find their real functions
 	 * now, in the parent: a lookup in the child would page in every
 	 * library's symbol tables again, a dozen page faults) */
-	if (weft__exec_prepare)
-		weft__exec_prepare();
+	void (*hook)(void) =
+		__atomic_load_n(&before_fork_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook();
 	weft__run_prepare();
 }
 

@@ -22,10 +22,12 @@
  * made before the fork). */
 __attribute__((visibility("hidden"))) size_t
 weft__exec_env_len(char *const envp[]);
-/* In the preloaded library (src/shim/spawn.c; NULL in libweft): called
- * before every fork of a process of a run, in the parent: the exec
- * wrappers' real functions are found then, not in the child. */
-__attribute__((visibility("hidden"), weak)) void weft__exec_prepare(void);
+/* A hook the layer above registers (the preloaded library's exec wrappers,
+ * src/shim/spawn.c, at load): called before every fork, in the parent, so
+ * that their real functions are found then, not in the child.  libweft
+ * alone has none. */
+__attribute__((visibility("hidden"))) void
+weft__on_before_fork(void (*hook)(void));
 /* Around the real fork() of the preloaded shim's wrapper, in the
  * parent: the child writes no fork line, and weft__fork_end(its pid)
  * writes its line in the parent (nothing when pid <= 0: the fork failed,

@@ -79,11 +79,11 @@ SPAWN(posix_spawnp)
  * or with the copy that names this child. */
 typedef int exec_fn(const char *, char *const[], char *const[]);
 
-/* Found before the process's first fork (weft__exec_prepare), or at the
+/* Found before the process's first fork (exec_prepare), or at the
  * first call. */
 static exec_fn *real_execve_, *real_execvpe_;
 
-void weft__exec_prepare(void)
+static void exec_prepare(void)
 {
 	if (__atomic_load_n(&real_execve_, __ATOMIC_ACQUIRE))
 		return;
@@ -93,9 +93,15 @@ void weft__exec_prepare(void)
 	__atomic_store_n(&real_execve_, ve, __ATOMIC_RELEASE);
 }
 
+/* libweft calls it before every fork (weft__on_before_fork) */
+__attribute__((constructor)) static void exec_hook(void)
+{
+	weft__on_before_fork(exec_prepare);
+}
+
 static exec_fn *real_exec(int search)
 {
-	weft__exec_prepare();
+	exec_prepare();
 	return search ? __atomic_load_n(&real_execvpe_, __ATOMIC_RELAXED)
 		      : __atomic_load_n(&real_execve_, __ATOMIC_RELAXED);
 }
