@@ -431,48 +431,12 @@ static void print_segs(const struct weft_model *m, const struct weft_path *p,
 	}
 }
 
-/* Time per thread key: what a label's requests waited on, or what ran
- * while they were ready. */
-struct blame {
-	char key[200];
-	uint32_t threads;
-	int64_t total, max;
-};
-
-static void blame_add(struct blame **b, uint32_t *n, const char *key,
-		      int64_t ns)
-{
-	uint32_t i;
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*b)[i].key, key))
-			break;
-	if (i == *n) {
-		struct blame *x = realloc(*b, (*n + 1) * sizeof *x);
-		if (!x)
-			die("out of memory");
-		*b = x;
-		memset(&x[i], 0, sizeof x[i]);
-		snprintf(x[i].key, sizeof x[i].key, "%s", key);
-		(*n)++;
-	}
-	struct blame *x = &(*b)[i];
-	x->total += ns;
-	if (ns > x->max)
-		x->max = ns;
-}
-
-static int cmp_blame(const void *a, const void *b)
-{
-	const struct blame *x = a, *y = b;
-	return x->total > y->total ? -1 : x->total < y->total;
-}
-
-static void print_blame(struct blame *b, uint32_t n, const char *what)
+static void print_blame(const struct weft_path_blame *b, uint32_t n,
+			const char *what)
 {
 	char d1[32], d2[32];
 	if (!n)
 		return;
-	qsort(b, n, sizeof *b, cmp_blame);
 	printf("  %s (most time first):\n", what);
 	for (uint32_t i = 0; i < n && i < 10; i++) {
 		printf("    ");
@@ -487,9 +451,9 @@ static void print_blame(struct blame *b, uint32_t n, const char *what)
 }
 
 /* The same, as JSON: every key, most time first. */
-static void json_blame(struct blame *b, uint32_t n, const char *what)
+static void json_blame(const struct weft_path_blame *b, uint32_t n,
+		       const char *what)
 {
-	qsort(b, n, sizeof *b, cmp_blame);
 	printf(",\"%s\":[", what);
 	for (uint32_t i = 0; i < n; i++) {
 		printf("%s{\"key\":", i ? "," : "");
@@ -559,58 +523,22 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 		return 0;
 	}
 	/* --all: every thread that ended whose latest label holds it. */
-	int64_t tot[WEFT_PATH_STATES] = {0}, life = 0;
-	uint32_t n = 0, nw = 0, ni = 0;
-	struct blame *bw = NULL, *bi = NULL;
-	uint8_t *seen = calloc(2 * (size_t)nth + 2, 1);
-	if (!seen)
-		die("out of memory");
+	struct weft_path_sum sum = {0};
 	for (uint32_t t = 0; t < nth; t++) {
 		if ((th[t].flags & WEFT_THREAD_ROOT) ||
 		    th[t].end == WEFT_END_PENDING || th[t].label >= nl ||
 		    !strstr(weft_model_string(m, l[th[t].label].text), query))
 			continue;
-		if (weft_path_at(ix, t, &p))
+		if (weft_path_at(ix, t, &p) || weft_path_sum_add(&sum, m, &p))
 			die("out of memory");
-		n++;
-		life += p.t1 - p.t0;
-		for (int k = 0; k < WEFT_PATH_STATES; k++)
-			tot[k] += p.total[k];
-		/* per key, each thread counted once */
-		char key[200];
-		memset(seen, 0, 2 * (size_t)nth + 2);
-		for (uint32_t i = 0; i < p.nseg && !p.seg[i].depth; i++) {
-			const struct weft_path_seg *g = &p.seg[i];
-			int w = g->state == WEFT_PATH_WAITING;
-			if (!w && g->state != WEFT_PATH_READY)
-				continue;
-			if (g->on == WEFT_NONE)
-				snprintf(key, sizeof key, "(idle)");
-			else
-				weft_diff_key_text(m, g->on, WEFT_DIFF_KEY_LABEL,
-						   key, sizeof key);
-			struct blame **b = w ? &bw : &bi;
-			uint32_t *nb = w ? &nw : &ni;
-			blame_add(b, nb, key, g->t1 - g->t0);
-			/* count the thread once per key */
-			for (uint32_t j = 0; j < *nb; j++)
-				if (!strcmp((*b)[j].key, key)) {
-					size_t bit = (size_t)j * 2 + (size_t)w;
-					if (bit < 2 * (size_t)nth + 2 &&
-					    !seen[bit]) {
-						seen[bit] = 1;
-						(*b)[j].threads++;
-					}
-					break;
-				}
-		}
 		weft_path_release(&p);
 	}
-	free(seen);
 	weft_path_index_free(ix);
+	uint32_t n = sum.threads;
+	int64_t life = sum.life;
+	const int64_t *tot = sum.total;
 	if (!n) {
-		free(bw);
-		free(bi);
+		weft_path_sum_release(&sum);
 		return error("no thread that ended has a label with '%s'",
 			     query);
 	}
@@ -623,11 +551,10 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 			printf("%s\"%s\":%lld", k ? "," : "",
 			       weft_path_state_name(k), (long long)tot[k]);
 		printf("}");
-		json_blame(bw, nw, "waited_on");
-		json_blame(bi, ni, "ready_while");
+		json_blame(sum.waited_on, sum.nwaited_on, "waited_on");
+		json_blame(sum.ready_while, sum.nready_while, "ready_while");
 		printf("}\n");
-		free(bw);
-		free(bi);
+		weft_path_sum_release(&sum);
 		return 0;
 	}
 	printf("\"");
@@ -640,10 +567,10 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 		pct(tot[k], life);
 		putchar('\n');
 	}
-	print_blame(bw, nw, "what they waited on");
-	print_blame(bi, ni, "what ran while they were ready");
-	free(bw);
-	free(bi);
+	print_blame(sum.waited_on, sum.nwaited_on, "what they waited on");
+	print_blame(sum.ready_while, sum.nready_while,
+		    "what ran while they were ready");
+	weft_path_sum_release(&sum);
 	return 0;
 }
 

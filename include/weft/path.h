@@ -88,6 +88,33 @@ WEFT_API void weft_path_release(struct weft_path *p);
 /* "running", "ready", "waiting", "other". */
 WEFT_API const char *weft_path_state_name(int state);
 
+/* The critical paths of many threads summed (`weft why --path --all`):
+ * their lives split by state, and what their own waits were on and what
+ * ran while they were ready, by key -- the label key of that thread
+ * (weft_diff_key_text, WEFT_DIFF_KEY_LABEL), or "(idle)" when nothing
+ * ran or nothing recorded was waited on -- with the time in all, the
+ * longest, and how many of the threads had any (each counted once a
+ * key).  Zero it, add paths, read it (each list sorted, most time first,
+ * after every add), release it. */
+struct weft_path_blame {
+	char key[200];
+	uint32_t threads;
+	int64_t total, max;
+};
+struct weft_path_sum {
+	uint32_t threads;
+	int64_t life;
+	int64_t total[WEFT_PATH_STATES];
+	struct weft_path_blame *waited_on, *ready_while;
+	uint32_t nwaited_on, nready_while;
+	uint32_t cwaited_on, cready_while; /* (allocated) */
+};
+/* 0 or -ENOMEM. */
+WEFT_API int weft_path_sum_add(struct weft_path_sum *s,
+			       const struct weft_model *m,
+			       const struct weft_path *p);
+WEFT_API void weft_path_sum_release(struct weft_path_sum *s);
+
 #ifdef __cplusplus
 }
 #endif

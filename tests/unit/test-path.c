@@ -19,6 +19,7 @@
 
 #include "../harness.h"
 #include "util.h"
+#include "weft/diff.h"
 #include "weft/model.h"
 #include "weft/path.h"
 #include "weft/weft.h"
@@ -467,6 +468,93 @@ TEST(a_request_the_loop_resolves_waits_on_it)
 	weft_reader_close(r);
 }
 
+/* Many paths summed (weft_path_sum_add): the depth-0 waits and ready
+ * times by key, each thread counted once a key, the lists most time
+ * first and ties by key; deeper segments and running time are no key's. */
+TEST(paths_summed_by_key)
+{
+	const char *p = record();
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	uint32_t a = weft_model_find(m, 0x11), b = weft_model_find(m, 0x13);
+	char ka[200], kb[200];
+	weft_diff_key_text(m, a, WEFT_DIFF_KEY_LABEL, ka, sizeof ka);
+	weft_diff_key_text(m, b, WEFT_DIFF_KEY_LABEL, kb, sizeof kb);
+	CHECK(strcmp(ka, kb) != 0);
+#define SEG(d, st, on, t0, t1)                                                 \
+	{                                                                      \
+		(t0), (t1), 0, (on), (d), (st), 0                              \
+	}
+	struct weft_path_seg s1[] = {
+		SEG(0, WEFT_PATH_WAITING, a, 0, 10),
+		SEG(0, WEFT_PATH_READY, WEFT_NONE, 10, 15),
+		SEG(0, WEFT_PATH_WAITING, a, 15, 22),
+		SEG(0, WEFT_PATH_RUNNING, WEFT_NONE, 22, 25),
+		SEG(1, WEFT_PATH_WAITING, b, 0, 100), /* (deeper: no key's) */
+	};
+	struct weft_path_seg s2[] = {
+		SEG(0, WEFT_PATH_WAITING, b, 0, 20),
+		SEG(0, WEFT_PATH_READY, a, 20, 24),
+	};
+	struct weft_path_seg s3[] = {
+		SEG(0, WEFT_PATH_WAITING, WEFT_NONE, 0, 6)};
+	struct weft_path_seg s4[] = {SEG(0, WEFT_PATH_WAITING, a, 5, 8)};
+#undef SEG
+	struct weft_path ps[] = {
+		{0, 0, 25, {3, 5, 17, 0}, s1, 5},
+		{0, 0, 24, {0, 4, 20, 0}, s2, 2},
+		{0, 0, 6, {0, 0, 6, 0}, s3, 1},
+		{0, 5, 8, {0, 0, 3, 0}, s4, 1},
+	};
+	struct weft_path_sum sum = {0};
+	for (int i = 0; i < 3; i++)
+		CHECK_OK(weft_path_sum_add(&sum, m, &ps[i]));
+	CHECK_EQ(sum.threads, 3);
+	CHECK_EQ(sum.life, 25 + 24 + 6);
+	CHECK_EQ(sum.total[WEFT_PATH_WAITING], 43);
+	CHECK_EQ(sum.total[WEFT_PATH_RUNNING], 3);
+	/* waited on: B 20, A 17 (one thread, at most 10), (idle) 6 */
+	CHECK_EQ(sum.nwaited_on, 3);
+	CHECK_STR(sum.waited_on[0].key, kb);
+	CHECK_EQ(sum.waited_on[0].total, 20);
+	CHECK_STR(sum.waited_on[1].key, ka);
+	CHECK_EQ(sum.waited_on[1].total, 17);
+	CHECK_EQ(sum.waited_on[1].threads, 1);
+	CHECK_EQ(sum.waited_on[1].max, 10);
+	CHECK_STR(sum.waited_on[2].key, "(idle)");
+	CHECK_EQ(sum.waited_on[2].total, 6);
+	CHECK_EQ(sum.waited_on[0].threads, 1);
+	CHECK_EQ(sum.waited_on[2].threads, 1);
+	/* ready while: (idle) 5, A 4 */
+	CHECK_EQ(sum.nready_while, 2);
+	CHECK_STR(sum.ready_while[0].key, "(idle)");
+	CHECK_EQ(sum.ready_while[0].total, 5);
+	CHECK_STR(sum.ready_while[1].key, ka);
+	CHECK_EQ(sum.ready_while[1].total, 4);
+	/* (each a path's second key, after one of the other list) */
+	CHECK_EQ(sum.ready_while[0].threads, 1);
+	CHECK_EQ(sum.ready_while[1].threads, 1);
+	/* a fourth: A reaches B's 20, two threads; the tie goes by key */
+	CHECK_OK(weft_path_sum_add(&sum, m, &ps[3]));
+	CHECK_EQ(sum.nwaited_on, 3);
+	int af = strcmp(ka, kb) < 0;
+	const struct weft_path_blame *ra = &sum.waited_on[af ? 0 : 1];
+	CHECK_STR(ra->key, ka);
+	CHECK_EQ(ra->total, 20);
+	CHECK_EQ(ra->threads, 2);
+	CHECK_EQ(ra->max, 10);
+	CHECK_STR(sum.waited_on[af ? 1 : 0].key, kb);
+	weft_path_sum_release(&sum);
+	CHECK_EQ(sum.nwaited_on, 0);
+	CHECK(sum.waited_on == NULL);
+	weft_path_sum_release(NULL);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(a_request_behind_a_busy_loop), T(weft_why_path_prints_it),
+	  T(paths_summed_by_key),
 	  T(a_lost_wakeup_an_idle_loop_and_a_request_it_resolves),
 	  T(a_request_the_loop_resolves_waits_on_it))
