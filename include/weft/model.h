@@ -18,6 +18,11 @@
  * Each OS thread (stream) has a root thread (WEFT_THREAD_ROOT, id 0): the
  * OS thread itself, which acts when no async thread runs there.
  *
+ * What is worked out from a model has a header of its own: why.h (why a
+ * thread is still pending), chain.h (the causal chain), layout.h (rows),
+ * inspect.h (a thread for an inspector), path.h (the critical path),
+ * stats.h, diff.h, export.h (Chrome JSON).
+ *
  * A model is built by one thread; once built it may be read by several.
  * Pointers returned stay valid until the next weft_model_update() or
  * weft_model_free().
@@ -318,107 +323,6 @@ WEFT_API struct weft_reader *weft_model_reader(const struct weft_model *m);
 /* Bytes of memory the model uses. */
 WEFT_API uint64_t weft_model_bytes(const struct weft_model *m);
 
-/*
- * Diagnosis: why is a thread still pending?
- *
- * weft_why() walks the chain of waits from `thread` (following becomes):
- * each pending thread waits on the target of its last try_read that no
- * read answered, until a thread that waits on nothing (the root blocker),
- * a thread that already ended, or a thread seen twice.  When the subject
- * itself waits on nothing, its waiter is a pending thread that waits on
- * it (`awaited_by`), if any.  A verdict states only what the trace shows
- * (docs/model.md, "weft why"):
- *   LOST_WAKEUP      the blocker was signalled or resolved, but the waiter
- *                    never read it (classically: signalled before anyone
- *                    waited, then waited on forever);
- *   NEVER_RESOLVED   nothing touched the blocker once the wait began, for
- *                    longer than any finished thread of its kind lived;
- *   DEADLOCK         the waits form a cycle;
- *   FAILED_UPSTREAM  the blocker failed and the waiter never read it;
- *   TRUNCATED        events were lost where the evidence lies (a loss
- *                    the reader counted after the chain's first creation,
- *                    or anywhere before a thread whose creation is not in
- *                    the trace), so no verdict is safe;
- *   OK               the thread is not pending;
- * and two that are not faults:
- *   IN_FLIGHT        the trace ended while the blocker was pending for no
- *                    longer than a finished thread of its kind lived in
- *                    this trace (`longest`), or while its waiter, woken
- *                    (by a resolution, a failure or a signal), had been
- *                    ready for no longer than a woken waiter took to read
- *                    in this trace.  "The trace ended" is where the trace
- *                    of the OS thread it lives on ends (`horizon`): an OS
- *                    thread that stopped recording early shows nothing
- *                    after;
- *   UNAWAITED        the subject waits on nothing, nothing waits on it
- *                    and nothing says it should resolve (an event loop, a
- *                    listener, a connection open when the trace ended).
- * A thread whose creation is not in a trace with no losses was never
- * created by the program (a loop it runs as a thread): that is not a loss.
- */
-enum weft_verdict {
-	WEFT_VERDICT_OK,
-	WEFT_VERDICT_LOST_WAKEUP,
-	WEFT_VERDICT_NEVER_RESOLVED,
-	WEFT_VERDICT_DEADLOCK,
-	WEFT_VERDICT_FAILED_UPSTREAM,
-	WEFT_VERDICT_TRUNCATED,
-	WEFT_VERDICT_IN_FLIGHT,
-	WEFT_VERDICT_UNAWAITED,
-};
-
-/* Whether a verdict is a fault (exit status 1 of `weft why`): every one
- * but OK, IN_FLIGHT and UNAWAITED. */
-#define WEFT_VERDICT_IS_FAULT(v)                                               \
-	((v) != WEFT_VERDICT_OK && (v) != WEFT_VERDICT_IN_FLIGHT &&          \
-	 (v) != WEFT_VERDICT_UNAWAITED)
-
-#define WEFT_WHY_MAX_CHAIN 64
-
-struct weft_why {
-	uint32_t thread;   /* the subject (after following becomes) */
-	int verdict;       /* enum weft_verdict */
-	uint32_t nchain;   /* chain[0] is the subject; chain[n-1] the blocker */
-	struct {
-		uint32_t thread;
-		int64_t t_wait; /* when it began waiting on the next one */
-	} chain[WEFT_WHY_MAX_CHAIN];
-	uint32_t evidence; /* arrow: the signal/resolve/fail of the
-			      blocker, or NONE */
-	uint32_t cycle;    /* DEADLOCK: the thread the last waits on */
-	int64_t t_wait;    /* when the last waiter began waiting */
-	/* (since 0.2) */
-	uint32_t waiter;   /* who waits on the blocker: chain[n-2], or for a
-			      chain of one its awaited_by; NONE: nobody */
-	uint32_t awaited_by; /* chain of one: a pending thread waiting on
-				the subject, or NONE */
-	uint32_t loss;     /* TRUNCATED: the loss (weft_model_losses) */
-	int64_t longest;   /* IN_FLIGHT: what the trace shows may take that
-			      long (a finished thread's life, a woken
-			      waiter's delay); else -1 */
-	int64_t ready;     /* IN_FLIGHT, woken waiter: since when */
-	int64_t horizon;   /* where the trace of the OS thread the judged
-			      thread lives on ends (its creation's or its
-			      last run's, the later): being pending is
-			      measured up to there */
-};
-
-WEFT_API int weft_why(const struct weft_model *m, uint32_t thread, struct weft_why *w);
-
-/* For many questions about one model (`weft why --all`): what weft_why()
- * otherwise works out at each call, in O(threads + arrows), once.  The
- * index reads the model, which must outlive it; weft_why_at() may be
- * called from several threads at once.  0 or -ENOMEM. */
-struct weft_why_index;
-WEFT_API int weft_why_index_new(struct weft_why_index **out,
-				const struct weft_model *m);
-WEFT_API void weft_why_index_free(struct weft_why_index *ix);
-WEFT_API int weft_why_at(const struct weft_why_index *ix, uint32_t thread,
-			 struct weft_why *w);
-
-/* "lost wake-up", ... */
-WEFT_API const char *weft_verdict_name(int verdict);
-
 /* "resolved", "read", ... for an enum weft_arrow_kind ("?" out of
  * range), and the colour viewers draw it in (components 0..1). */
 WEFT_API const char *weft_arrow_name(int kind);
@@ -438,224 +342,17 @@ WEFT_API const char *weft_arrow_verb(int kind);
  */
 WEFT_API int weft_model_continues(const struct weft_model *m, uint32_t thread);
 
-/*
- * Layout: a row for each async thread, for a picture where time runs left
- * to right.  Rows are packed and stable:
- *   - a thread that continues its creator takes its creator's row;
- *   - long-lived threads and sources (spanning half of the trace or
- *     more when the layout is made: loops, listeners, timers) take the
- *     top rows;
- *   - any other thread takes the free row nearest its creator's, below
- *     first; a row is free once what it holds ended, plus an eighth of
- *     that one's life (a gap that keeps neighbours apart at any zoom);
- *     a new row only when none is free.
- * So the rows used stay within about twice the most threads alive at
- * once, plus the long-lived ones.  Threads are placed once, in creation
- * order, looking only at what ended before they began: a live trace's new
- * threads are placed by weft_layout_update() without moving any other.
- * OS threads (roots) get no row.
- *
- * `only` (NULL: every thread) restricts the layout to the threads i with
- * only[i] != 0 (it must cover the model's threads at each call).
- * Returns 0 or -ENOMEM.  The layout reads the model, which must outlive
- * it; one thread at a time.
- */
-struct weft_layout;
-
-struct weft_layout_info {
-	uint32_t rows;    /* rows used */
-	uint32_t top;     /* of which the top rows (long-lived threads) */
-	uint32_t threads; /* threads laid out */
-};
-
-WEFT_API int weft_layout_new(struct weft_layout **out, const struct weft_model *m,
-		    const uint8_t *only);
-/* After weft_model_update(): places the new threads (-EINVAL for a
- * group's layout). */
-WEFT_API int weft_layout_update(struct weft_layout *l, const uint8_t *only);
-WEFT_API void weft_layout_free(struct weft_layout *l);
-/* Per thread, its row (-1: none); *n gets the threads covered. */
-WEFT_API const int32_t *weft_layout_rows(const struct weft_layout *l, uint32_t *n);
-/* Layouts of groups of threads at once (a run's processes, each apart):
- * group[i], for each of the model's threads, is thread i's group, or
- * WEFT_NONE: in none.  out[g] (g < ngroups) is group g's layout, as
- * weft_layout_new() with `only` its threads would make it, or NULL when
- * it has none; in time O(threads + groups), where a weft_layout_new() per
- * group passes over every thread each (a run of 10,000 processes).  Each
- * is freed with weft_layout_free(); its rows are weft_layout_members()'s,
- * and weft_layout_update_groups() places the model's new threads. */
-WEFT_API int weft_layout_new_groups(struct weft_layout **out, uint32_t ngroups,
-				   const struct weft_model *m,
-				   const uint32_t *group);
-/* After weft_model_update(): the threads from `from` on (the model's
- * threads at the last call) placed in their groups' layouts, a layout made
- * for a group that had none.  0 or -ENOMEM. */
-WEFT_API int weft_layout_update_groups(struct weft_layout **out,
-				      uint32_t ngroups,
-				      const struct weft_model *m,
-				      const uint32_t *group, uint32_t from);
-/* A group's layout: its threads, ascending (*n of them), and in *rows
- * their rows.  NULL for a layout of weft_layout_new(), whose rows are
- * weft_layout_rows()'s (which gives NULL for a group's). */
-WEFT_API const uint32_t *weft_layout_members(const struct weft_layout *l,
-					    const int32_t **rows, uint32_t *n);
-/* Counts. */
-WEFT_API void weft_layout_info(const struct weft_layout *l,
-		      struct weft_layout_info *info);
-/* The most threads laid out alive at once (a thread pending at the end
- * is alive to the end): what the rows used compare with.  A sweep, in
- * O(n log n).  0 or -ENOMEM. */
-WEFT_API int weft_layout_peak(const struct weft_layout *l, uint32_t *peak);
-
-/*
- * The causal chain of a thread: what led to it and what it led to.
- *
- * Backwards, from the moment it ended (or the end of the trace if it
- * never did): the threads whose arrows reached it — its creator, what
- * resolved, failed, signalled or cancelled it, the results it read, what
- * it waited on — each only up to the moment it mattered, then theirs.
- * Forwards, from its creation: the threads it created, resolved,
- * signalled or cancelled, that read it or waited on it, from the moment
- * it reached them, then theirs.
- *
- * It stops at what connects everything:
- *   - OS threads (roots) carry no causality: they are left out;
- *   - a *hub* — a thread that interacts with at least 16 threads and 8
- *     times as many as the median of the threads it interacts with (an
- *     event loop, a listener, a pool) — is shown but not walked through
- *     (the subject itself is walked, whatever it is);
- *   - a repeating source is one source: a thread reached through the
- *     activation it continues brings in the source's first activation
- *     (what armed it) rather than every earlier one, and a thread's
- *     next activation is not what it led to.
- * `depth` bounds the steps from the subject: 1 (its direct arrows), 2,
- * 3..., WEFT_CHAIN_ALL (as far as it goes).
- *
- * weft_chain() fills `c`, which must be zeroed or released before;
- * weft_chain_release() frees what it holds (NULL: nothing, as every
- * release of the library).  Returns 0, WEFT_EINVAL for
- * no such thread, or -ENOMEM.
- */
-#define WEFT_CHAIN_ALL 0
-
-enum weft_chain_flags {
-	WEFT_CHAIN_IN = 1 << 0,      /* in the chain */
-	WEFT_CHAIN_SUBJECT = 1 << 1, /* the thread asked about */
-	WEFT_CHAIN_BEFORE = 1 << 2,  /* it led to the subject */
-	WEFT_CHAIN_AFTER = 1 << 3,   /* the subject led to it */
-	WEFT_CHAIN_HUB = 1 << 4,     /* a hub: shown, not walked through */
-};
-
-struct weft_chain {
-	uint8_t *in;       /* per thread: enum weft_chain_flags, 0: out */
-	uint32_t nthreads; /* threads `in` covers (the model's, then) */
-	uint32_t subject;
-	int depth;
-	uint32_t size;     /* threads in the chain, the subject included */
-	uint32_t hubs;     /* of which hubs */
-};
-
-WEFT_API int weft_chain(const struct weft_model *m, uint32_t thread, int depth,
-	       struct weft_chain *c);
-WEFT_API void weft_chain_release(struct weft_chain *c);
-/* Whether a thread is a hub (as above). */
-WEFT_API int weft_model_is_hub(const struct weft_model *m, uint32_t thread);
-
-/*
- * A thread for an inspector, as data: how long it lived, ran and waited,
- * and every arrow in or out, label and note of it, in time order, each an
- * entry (front ends present them; none need parse text).
- *
- * A wait is a try-read (WEFT_ARROW_TRY_READ): the waiter waited on the
- * other thread from the entry's time until that thread ended or the
- * waiter ran again (was woken), whichever came first; neither: until the
- * end of the trace.
- */
-enum weft_entry_kind {
-	WEFT_ENTRY_ARROW, /* an arrow in or out (a wait among them) */
-	WEFT_ENTRY_LABEL,
-	WEFT_ENTRY_NOTE,
-};
-
-enum weft_wait_end {
-	WEFT_WAIT_NONE,	   /* not a wait */
-	WEFT_WAIT_ENDED,   /* the awaited thread ended (resolved, failed...) */
-	WEFT_WAIT_WOKEN,   /* the waiter ran again first */
-	WEFT_WAIT_AT_END,  /* still waiting when the trace ends */
-};
-
-struct weft_entry {
-	int64_t t;	/* when: ns from the trace's origin */
-	int64_t dur;	/* a wait's length (ns); -1: not a wait */
-	uint32_t other; /* the arrow's other thread, or WEFT_NONE */
-	uint32_t arrow; /* index in weft_model_arrows(), or WEFT_NONE */
-	uint32_t text;	/* a label's or note's text (weft_model_string) */
-	uint8_t kind;	/* enum weft_entry_kind */
-	uint8_t out;	/* an arrow from the thread (1) or into it (0) */
-	uint8_t wait;	/* enum weft_wait_end */
-	uint8_t pad;
-};
-
-struct weft_inspect {
-	int64_t lifetime; /* creation to end (pending: to its last mention) */
-	int64_t running;  /* the sum of its runs */
-	int64_t waiting;  /* the sum of its own waits (arrows out) */
-	struct weft_entry *entries; /* in time order, then arrows before
-				       labels before notes */
-	uint32_t n;
-};
-
-/* Fills `in` (which must be zeroed or released before) for `thread`.
- * Returns 0, WEFT_EINVAL for no such thread, or -ENOMEM.  Release with
- * weft_inspect_release() (which accepts a zeroed one). */
-WEFT_API int weft_model_inspect(const struct weft_model *m, uint32_t thread,
-				struct weft_inspect *in);
-WEFT_API void weft_inspect_release(struct weft_inspect *in);
-/* One entry of `thread` as a line for a person: "at 0.001200 s: ->
- * created TITLE", "... waited on (not ready) TITLE for 2.5 ms (until it
- * resolved)", "at ...: label: TEXT".  Writes at most `cap` bytes, NUL
- * included; returns the whole length (like snprintf). */
-WEFT_API size_t weft_entry_text(const struct weft_model *m, uint32_t thread,
-				const struct weft_entry *e, char *buf,
-				size_t cap);
-
-/*
- * A thread described for a person, as lines of text: its title; id and
- * kind; when it was created and how and when it ended (with its failure
- * message); how long it lived, ran and waited; its creator.  The head
- * is that much; the whole description goes on with every entry of
- * weft_model_inspect(), one a line (weft_entry_text()).  Writes at most
- * `cap` bytes, NUL included; returns the length of the whole text (like
- * snprintf).  Both viewers' inspectors show the head above the entries.
- */
-WEFT_API size_t weft_model_describe_head(const struct weft_model *m,
-					 uint32_t thread, char *buf,
-					 size_t cap);
-WEFT_API size_t weft_model_describe(const struct weft_model *m, uint32_t thread,
-			   char *buf, size_t cap);
-
-/*
- * weft_export_chrome - the model as Chrome trace-event JSON (Perfetto,
- * chrome://tracing): async slices for async threads with their runs
- * nested, X slices for what each OS thread ran, a flow with a fresh id
- * per interaction, counters, idle periods, pauses, labels, losses.
- * Returns 0 or a negative code if writing failed.
- */
-#include <stdio.h>
-WEFT_API int weft_export_chrome(const struct weft_model *m, FILE *f);
-/* The same, of only the threads i with only[i] (NULL: all; a causal
- * chain's weft_chain.in, say): their slices, their runs, the arrows
- * between them (or an OS thread); counters, idle periods, pauses,
- * phases and losses as they are. */
-WEFT_API int weft_export_chrome_only(const struct weft_model *m, FILE *f,
-				     const uint8_t *only);
-
-/* Writes `s` as a JSON string literal: quotes, backslashes, control
- * bytes and '<' escaped, invalid UTF-8 replaced by U+FFFD. */
-WEFT_API void weft_json_string(FILE *f, const char *s);
-
 #ifdef __cplusplus
 }
 #endif
+
+/* Each analysis on the model has a header of its own: code includes the
+ * ones it uses.  (model.h still brings them all, for the code written
+ * before they were split.) */
+#include "weft/chain.h"
+#include "weft/export.h"
+#include "weft/inspect.h"
+#include "weft/layout.h"
+#include "weft/why.h"
 
 #endif /* WEFT_MODEL_H */
