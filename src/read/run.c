@@ -28,7 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/manifest.h"
 #include "run.h"
+
+#define KEY(ID) weft_mkey_word(WEFT_MK_##ID)
 
 #define NONE UINT32_MAX
 #define MAX_ARGS 4096
@@ -373,7 +376,7 @@ static int set_image(struct mproc *p, const struct fields *fl)
 	int oom = 0;
 	uint32_t args = 0;
 	for (unsigned i = 0; i < fl->n; i++)
-		args += is(fl->f[i].k, fl->f[i].kn, "arg");
+		args += is(fl->f[i].k, fl->f[i].kn, KEY(ARG));
 	if (args) {
 		for (uint32_t i = 0; i < p->argc; i++)
 			free(p->argv[i]);
@@ -386,9 +389,9 @@ static int set_image(struct mproc *p, const struct fields *fl)
 	for (unsigned i = 0; i < fl->n; i++) {
 		const char *k = fl->f[i].k, *v = fl->f[i].v;
 		size_t kn = fl->f[i].kn, vn = fl->f[i].vn;
-		if (is(k, kn, "exe"))
+		if (is(k, kn, KEY(EXE)))
 			set_str(&p->exe, v, vn, &oom);
-		else if (is(k, kn, "arg")) {
+		else if (is(k, kn, KEY(ARG))) {
 			char *a = unescape(v, vn);
 			if (!a)
 				return -ENOMEM;
@@ -401,66 +404,53 @@ static int set_image(struct mproc *p, const struct fields *fl)
 /* Applies one line; returns -ENOMEM, or 0 (bad lines are counted). */
 static int line(struct manifest *m, struct fields *fl)
 {
-	uint64_t pid = 0, ppid = 0, token = 0, by = 0, tid = 0, spawn = 0,
-		 session = 0, child = 0, fork = 0;
-	int64_t t = 0, real = 0, status = 0, sig = -1;
-	int have_pid = 0, have_status = 0, oom = 0;
+	/* the numbers, by the table's keys (text values are read below) */
+	uint64_t u[WEFT_MKEYS] = {0};
+	int64_t sv[WEFT_MKEYS] = {0};
+	uint32_t have = 0;
+	_Static_assert(WEFT_MKEYS <= 32, "have: a bit a key");
+	int oom = 0;
 	uint64_t lineno = m->lines;
 	for (unsigned i = 0; i < fl->n; i++) {
-		const char *k = fl->f[i].k, *v = fl->f[i].v;
-		size_t kn = fl->f[i].kn, vn = fl->f[i].vn;
-		int e = 0;
-		if (is(k, kn, "pid"))
-			e = num(v, vn, &pid, 10), have_pid = !e;
-		else if (is(k, kn, "ppid"))
-			e = num(v, vn, &ppid, 10);
-		else if (is(k, kn, "start"))
-			e = num(v, vn, &token, 10);
-		else if (is(k, kn, "t"))
-			e = snum(v, vn, &t);
-		else if (is(k, kn, "real"))
-			e = snum(v, vn, &real);
-		else if (is(k, kn, "by"))
-			e = num(v, vn, &by, 16);
-		else if (is(k, kn, "tid"))
-			e = num(v, vn, &tid, 10);
-		else if (is(k, kn, "spawn"))
-			e = num(v, vn, &spawn, 10);
-		else if (is(k, kn, "child"))
-			e = num(v, vn, &child, 10);
-		else if (is(k, kn, "fork"))
-			e = num(v, vn, &fork, 10);
-		else if (is(k, kn, "status"))
-			e = snum(v, vn, &status), have_status = !e;
-		else if (is(k, kn, "signal"))
-			e = snum(v, vn, &sig);
-		else if (is(k, kn, "session"))
-			e = num(v, vn, &session, 16);
-		if (e)
+		unsigned key = weft_mkey_find(fl->f[i].k, fl->f[i].kn);
+		int base = weft_mkey_base(key);
+		if (key == WEFT_MKEYS || !base)
+			continue; /* unknown (a later writer's), or text */
+		const char *v = fl->f[i].v;
+		size_t vn = fl->f[i].vn;
+		if (base < 0 ? snum(v, vn, &sv[key])
+			     : num(v, vn, &u[key], base))
 			return bad(m, "a number that does not parse", lineno),
 			       0;
+		have |= 1u << key;
 	}
+	uint64_t pid = u[WEFT_MK_PID], ppid = u[WEFT_MK_PPID],
+		 token = u[WEFT_MK_START], by = u[WEFT_MK_BY],
+		 tid = u[WEFT_MK_TID], spawn = u[WEFT_MK_SPAWN],
+		 session = u[WEFT_MK_SESSION], child = u[WEFT_MK_CHILD],
+		 fork = u[WEFT_MK_FORK];
+	int64_t t = sv[WEFT_MK_T], real = sv[WEFT_MK_REAL],
+		status = sv[WEFT_MK_STATUS],
+		sig = have >> WEFT_MK_SIGNAL & 1 ? sv[WEFT_MK_SIGNAL] : -1;
+	int have_pid = have >> WEFT_MK_PID & 1,
+	    have_status = have >> WEFT_MK_STATUS & 1;
 	if (pid > UINT32_MAX || ppid > UINT32_MAX || tid > UINT32_MAX ||
 	    child > UINT32_MAX || status > INT32_MAX || status < INT32_MIN ||
 	    sig > 255)
 		return bad(m, "a value out of range", lineno), 0;
-	if (is(fl->kind, fl->kindn, "weft-run")) {
+	unsigned kind = weft_mline_find(fl->kind, fl->kindn);
+	if (kind == WEFT_ML_RUN) {
 		m->session = session;
 		return 0;
 	}
 	if (!have_pid || !pid) {
-		if (is(fl->kind, fl->kindn, "fork") ||
-		    is(fl->kind, fl->kindn, "proc") ||
-		    is(fl->kind, fl->kindn, "ring") ||
-		    is(fl->kind, fl->kindn, "exit") ||
-		    is(fl->kind, fl->kindn, "reaped") ||
-		    is(fl->kind, fl->kindn, "spawn"))
+		if (kind != WEFT_MLINES)
 			bad(m, "no pid", lineno);
 		return 0;
 	}
 	uint32_t at = live_of(m, (uint32_t)pid);
 	struct mproc *p;
-	if (is(fl->kind, fl->kindn, "fork")) {
+	if (kind == WEFT_ML_FORK) {
 		/* A new process: an older one of this pid has gone. */
 		if (at != NONE && m->p[at].end == WEFT_PROC_RUNNING)
 			m->p[at].end = WEFT_PROC_VANISHED;
@@ -480,7 +470,7 @@ static int line(struct manifest *m, struct fields *fl)
 		/* weft record names what it runs: exe and arg, as proc */
 		if (set_image(p, fl))
 			return -ENOMEM;
-	} else if (is(fl->kind, fl->kindn, "proc")) {
+	} else if (kind == WEFT_ML_PROC) {
 		if (at != NONE && m->p[at].token && token &&
 		    m->p[at].token != token) {
 			/* the pid came back for another process */
@@ -532,9 +522,9 @@ static int line(struct manifest *m, struct fields *fl)
 		for (unsigned i = 0; i < fl->n; i++) {
 			const char *k = fl->f[i].k, *v = fl->f[i].v;
 			size_t kn = fl->f[i].kn, vn = fl->f[i].vn;
-			if (is(k, kn, "host"))
+			if (is(k, kn, KEY(HOST)))
 				set_str(&p->host, v, vn, &oom);
-			else if (is(k, kn, "boot") && vn < sizeof p->boot) {
+			else if (is(k, kn, KEY(BOOT)) && vn < sizeof p->boot) {
 				char *b = unescape(v, vn);
 				if (!b)
 					return -ENOMEM;
@@ -542,7 +532,7 @@ static int line(struct manifest *m, struct fields *fl)
 				free(b);
 			}
 		}
-	} else if (is(fl->kind, fl->kindn, "spawn")) {
+	} else if (kind == WEFT_ML_SPAWN) {
 		/* The parent (pid) names its child once posix_spawn or the
 		 * shims' fork() returned there: the child's own lines may
 		 * have come first, even its exit (an entry of its pid that
@@ -593,7 +583,7 @@ static int line(struct manifest *m, struct fields *fl)
 		p->by = by;
 		p->by_tid = (uint32_t)tid;
 		p->spawn = spawn == 1;
-	} else if (is(fl->kind, fl->kindn, "ring")) {
+	} else if (kind == WEFT_ML_RING) {
 		if (at == NONE) {
 			if (!(p = add(m, (uint32_t)pid, 0)))
 				return -ENOMEM;
@@ -601,10 +591,10 @@ static int line(struct manifest *m, struct fields *fl)
 		}
 		p = &m->p[at == NONE ? m->n - 1 : at];
 		for (unsigned i = 0; i < fl->n; i++)
-			if (is(fl->f[i].k, fl->f[i].kn, "file"))
+			if (is(fl->f[i].k, fl->f[i].kn, KEY(FILE)))
 				set_str(&p->ring, fl->f[i].v, fl->f[i].vn,
 					&oom);
-	} else if (is(fl->kind, fl->kindn, "exit")) {
+	} else if (kind == WEFT_ML_EXIT) {
 		if (at == NONE) {
 			/* its parent's line for it is still to come (a
 			 * child that never loaded an image of its own), or
@@ -626,7 +616,7 @@ static int line(struct manifest *m, struct fields *fl)
 		p->end = WEFT_PROC_EXITED;
 		p->status = (int)status;
 		p->t_end = t;
-	} else if (is(fl->kind, fl->kindn, "reaped")) {
+	} else if (kind == WEFT_ML_REAPED) {
 		/* After the process's own exit line, if it wrote one. */
 		uint32_t i = at != NONE ? at : latest_of(m, (uint32_t)pid);
 		if (i == NONE || m->p[i].end == WEFT_PROC_EXECED) {
@@ -635,7 +625,7 @@ static int line(struct manifest *m, struct fields *fl)
 			 * that reaped it (by=, a pid) */
 			uint64_t bp = 0;
 			for (unsigned k = 0; k < fl->n; k++)
-				if (is(fl->f[k].k, fl->f[k].kn, "by") &&
+				if (is(fl->f[k].k, fl->f[k].kn, KEY(BY)) &&
 				    num(fl->f[k].v, fl->f[k].vn, &bp, 10))
 					bp = 0;
 			if (bp > UINT32_MAX)

@@ -41,6 +41,7 @@
 #include "weft/weft.h"
 
 #include "record.h"
+#include "common/manifest.h"
 #include "common/sysfacts.h"
 #include "record/exec-env.h"
 
@@ -127,12 +128,18 @@ static void puti(struct line *l, int64_t v)
 		putu(l, (uint64_t)v, 10);
 }
 
-/* " key=value", the value %XX-escaped (bytes up to space, '%', DEL). */
-static void putesc(struct line *l, const char *key, const char *v)
+/* " key=", for a key of the manifest's table (common/manifest.h). */
+static void putkey(struct line *l, unsigned key)
 {
 	put(l, " ", 1);
-	puts_(l, key);
+	puts_(l, weft_mkey_word(key));
 	put(l, "=", 1);
+}
+
+/* " key=value", the value %XX-escaped (bytes up to space, '%', DEL). */
+static void putesc(struct line *l, unsigned key, const char *v)
+{
+	putkey(l, key);
 	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
 		if (*p <= ' ' || *p == '%' || *p == 0x7f) {
 			char e[3] = {'%', "0123456789ABCDEF"[*p >> 4],
@@ -145,11 +152,10 @@ static void putesc(struct line *l, const char *key, const char *v)
 	}
 }
 
-static void putkv(struct line *l, const char *key, int64_t v)
+/* " key=value", in decimal. */
+static void putkv(struct line *l, unsigned key, int64_t v)
 {
-	put(l, " ", 1);
-	puts_(l, key);
-	put(l, "=", 1);
+	putkey(l, key);
 	puti(l, v);
 }
 
@@ -162,8 +168,8 @@ static int64_t now(clockid_t id)
 
 static void put_times(struct line *l)
 {
-	putkv(l, "t", now(CLOCK_MONOTONIC) + timens);
-	putkv(l, "real", now(CLOCK_REALTIME));
+	putkv(l, WEFT_MK_T, now(CLOCK_MONOTONIC) + timens);
+	putkv(l, WEFT_MK_REAL, now(CLOCK_REALTIME));
 }
 
 static void emit(struct line *l)
@@ -191,12 +197,11 @@ static void begin(struct line *l, char *buf, size_t cap)
 
 /* A line about process pid (this one: a line written at start-up or
  * fork passes the pid it already has, a system call less). */
-static void start(struct line *l, char *buf, size_t cap, const char *kind,
-		  int pid)
+static void start(struct line *l, char *buf, size_t cap, unsigned kind, int pid)
 {
 	begin(l, buf, cap);
-	puts_(l, kind);
-	putkv(l, "pid", pid);
+	puts_(l, weft_mline_word(kind));
+	putkv(l, WEFT_MK_PID, pid);
 }
 
 /* Its start time in clock ticks since boot (/proc/self/stat, field 22):
@@ -230,10 +235,10 @@ void weft__run_exit(int status)
 		return;
 	char b[SHORT_LINE];
 	struct line l;
-	start(&l, b, sizeof b, "exit", (int)syscall(SYS_getpid));
-	putkv(&l, "status", status & 0xff);
+	start(&l, b, sizeof b, WEFT_ML_EXIT, (int)syscall(SYS_getpid));
+	putkv(&l, WEFT_MK_STATUS, status & 0xff);
 	/* (a vfork child has no other line: its parent) */
-	putkv(&l, "ppid", syscall(SYS_getppid));
+	putkv(&l, WEFT_MK_PPID, syscall(SYS_getppid));
 	put_times(&l);
 	emit(&l);
 }
@@ -285,15 +290,15 @@ void weft__fork_end(int pid)
 		return;
 	char b[SHORT_LINE];
 	struct line l;
-	start(&l, b, sizeof b, "spawn", getpid());
-	putkv(&l, "child", pid);
-	putkv(&l, "tid", fork_tid);
-	put(&l, " by=", 4);
+	start(&l, b, sizeof b, WEFT_ML_SPAWN, getpid());
+	putkv(&l, WEFT_MK_CHILD, pid);
+	putkv(&l, WEFT_MK_TID, fork_tid);
+	putkey(&l, WEFT_MK_BY);
 	putu(&l, fork_by, 16);
-	putkv(&l, "spawn", fork_spawn);
-	putkv(&l, "fork", 1); /* (it runs this program until it execs) */
-	putkv(&l, "t", fork_t);
-	putkv(&l, "real", fork_real);
+	putkv(&l, WEFT_MK_SPAWN, fork_spawn);
+	putkv(&l, WEFT_MK_FORK, 1); /* (it runs this program until it execs) */
+	putkv(&l, WEFT_MK_T, fork_t);
+	putkv(&l, WEFT_MK_REAL, fork_real);
 	emit(&l);
 }
 
@@ -316,14 +321,14 @@ void weft__run_child(void)
 	}
 	char b[SHORT_LINE];
 	struct line l;
-	start(&l, b, sizeof b, "fork", fork_line);
-	putkv(&l, "ppid", fork_ppid ? fork_ppid : syscall(SYS_getppid));
-	putkv(&l, "tid", fork_tid);
-	put(&l, " by=", 4);
+	start(&l, b, sizeof b, WEFT_ML_FORK, fork_line);
+	putkv(&l, WEFT_MK_PPID, fork_ppid ? fork_ppid : syscall(SYS_getppid));
+	putkv(&l, WEFT_MK_TID, fork_tid);
+	putkey(&l, WEFT_MK_BY);
 	putu(&l, fork_by, 16);
-	putkv(&l, "spawn", fork_spawn);
-	putkv(&l, "t", fork_t);
-	putkv(&l, "real", fork_real);
+	putkv(&l, WEFT_MK_SPAWN, fork_spawn);
+	putkv(&l, WEFT_MK_T, fork_t);
+	putkv(&l, WEFT_MK_REAL, fork_real);
 	emit(&l);
 	if (forked)
 		put_pid(forked, (uint64_t)fork_line);
@@ -429,23 +434,23 @@ void weft__run_init(const char *dir, int pid, int argc, char **argv)
 
 	static char b[LINE_MAX_]; /* (once, at load) */
 	struct line l;
-	start(&l, b, sizeof b, "proc", pid);
-	putkv(&l, "ppid", getppid());
+	start(&l, b, sizeof b, WEFT_ML_PROC, pid);
+	putkv(&l, WEFT_MK_PPID, getppid());
 	/* (a process that wrote a fork line needs no token: the fork line
 	 * started it, and a later proc line of its pid is its exec) */
-	putkv(&l, "start",
+	putkv(&l, WEFT_MK_START,
 	      fork_written(pid, argv) ? 0 : (int64_t)start_token());
 	put_times(&l);
 	char exe[PATH_MAX];
 	exe_path(exe, argc, argv);
-	putesc(&l, "exe", exe);
+	putesc(&l, WEFT_MK_EXE, exe);
 	for (int i = 0; argv && i < argc && argv[i] && !l.full; i++)
-		putesc(&l, "arg", argv[i]);
+		putesc(&l, WEFT_MK_ARG, argv[i]);
 	if (l.full) {
 		/* arguments cut to fit a line: said so */
 		l.n = l.n < l.cap - 16 ? l.n : l.cap - 16;
 		l.full = 0;
-		puts_(&l, " cut=1");
+		putkv(&l, WEFT_MK_CUT, 1);
 	}
 	emit(&l);
 }
@@ -459,8 +464,8 @@ void weft__run_ring(const char *name)
 	char b[SHORT_LINE + 256];
 	struct line l;
 	const char *base = strrchr(name, '/');
-	start(&l, b, sizeof b, "ring", getpid());
-	putesc(&l, "file", base ? base + 1 : name);
+	start(&l, b, sizeof b, WEFT_ML_RING, getpid());
+	putesc(&l, WEFT_MK_FILE, base ? base + 1 : name);
 	put_times(&l);
 	emit(&l);
 }
@@ -472,13 +477,13 @@ WEFT_API void weft__reaped(int pid, int status, int sig)
 	char b[SHORT_LINE];
 	struct line l;
 	begin(&l, b, sizeof b);
-	puts_(&l, "reaped");
-	putkv(&l, "pid", pid);
+	puts_(&l, weft_mline_word(WEFT_ML_REAPED));
+	putkv(&l, WEFT_MK_PID, pid);
 	if (sig > 0)
-		putkv(&l, "signal", sig);
+		putkv(&l, WEFT_MK_SIGNAL, sig);
 	else
-		putkv(&l, "status", status);
-	putkv(&l, "by", getpid());
+		putkv(&l, WEFT_MK_STATUS, status);
+	putkv(&l, WEFT_MK_BY, getpid());
 	put_times(&l);
 	emit(&l);
 }
@@ -499,12 +504,12 @@ WEFT_API void weft__spawned(int pid)
 	 * after this one: the reader takes them in either order.) */
 	char b[SHORT_LINE];
 	struct line l;
-	start(&l, b, sizeof b, "spawn", getpid());
-	putkv(&l, "child", pid);
-	putkv(&l, "tid", (int64_t)syscall(SYS_gettid));
-	put(&l, " by=", 4);
+	start(&l, b, sizeof b, WEFT_ML_SPAWN, getpid());
+	putkv(&l, WEFT_MK_CHILD, pid);
+	putkv(&l, WEFT_MK_TID, (int64_t)syscall(SYS_gettid));
+	putkey(&l, WEFT_MK_BY);
 	putu(&l, spawner ? spawner : weft__current(), 16);
-	putkv(&l, "spawn", spawner != 0);
+	putkv(&l, WEFT_MK_SPAWN, spawner != 0);
 	put_times(&l);
 	emit(&l);
 }

@@ -15,6 +15,39 @@ tap_init run "$@"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 
 
+# The manifest's words come from one table (src/common/manifest.h): a
+# run of every kind of line (weft record's fork, libweft's proc, ring,
+# exit and fork lines, the shims' spawn and reaped lines, weft record's
+# reaped) uses no other word, and docs/format.md's table of the lines
+# names every line and key of it.
+t_manifest_table() {
+	"$W" record -o xm -- sh -c "'$EX/forker' >/dev/null; '$EX/all-events' >/dev/null; (exit 4); exit 3" 2>rec.txt
+	[ $? = 3 ] || die "$(cat rec.txt)"
+	python3 - "$WEFT_SRC" xm/manifest <<'PY' || exit 1
+import re, sys
+src, man = sys.argv[1], sys.argv[2]
+h = open(src + '/src/common/manifest.h').read()
+lines = re.findall(r'X\([A-Z]+, "([a-z-]+)"\)', h)
+keys = re.findall(r'X\([A-Z]+, "([a-z]+)", -?[0-9]+\)', h)
+assert len(lines) >= 7 and len(keys) >= 18, (lines, keys)
+seen = set()
+for l in open(man):
+    f = l.split()
+    assert f[0] in lines, 'a line the table does not have: ' + l
+    seen.add(f[0])
+    for kv in f[1:]:
+        k = kv.split('=', 1)[0]
+        assert k in keys, 'a key the table does not have: %s in %s' % (k, l)
+assert seen == set(lines), 'lines of the table the run did not write: %s' % (set(lines) - seen)
+doc = open(src + '/docs/format.md').read()
+runs = doc[doc.index('## Runs'):doc.index('## Header region')]
+for w in lines:
+    assert '| `%s` |' % w in runs, 'docs/format.md does not describe the %s line' % w
+for k in keys:
+    assert '`%s=' % k in runs, 'docs/format.md does not name %s=' % k
+PY
+}
+
 # The loops come from one table (src/common/loops.h): each word --loops
 # takes (as its error lists them) chooses one loop of its own, and the man
 # page's --loops lists every word.
@@ -1179,6 +1212,7 @@ run two_machines t_two_machines
 run refusals t_refusals
 run bad_manifest t_bad_manifest
 run loops_table t_loops_table
+run manifest_table t_manifest_table
 run damaged_rings t_damaged_rings
 run counters_per_process t_counters_per_process
 run follow_run t_follow_run
