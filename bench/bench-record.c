@@ -240,9 +240,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "floor")) {
 #if defined(__x86_64__)
 		size_t bytes = 64u << 20;
-		uint64_t *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-				      -1, 0);
+		uint64_t *ring =
+			mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		memset(ring, 1, bytes);
 		loop_floor(ring, bytes / 16 - 1, 1000);
 		t0 = now();
@@ -256,8 +256,8 @@ int main(int argc, char **argv)
 #endif
 	}
 	if (!strcmp(mode, "loop") || !strcmp(mode, "disabled")) {
-		void (*fn)(uint64_t) =
-			!strcmp(mode, "loop") ? loop_empty : loop_disabled;
+		void (*fn)(uint64_t) = !strcmp(mode, "loop") ? loop_empty
+							     : loop_disabled;
 		fn(1000);
 		t0 = now();
 		fn(vn);
@@ -270,8 +270,8 @@ int main(int argc, char **argv)
 		 * size) that the warm-up went round once, so its pages are
 		 * in memory, as they are after a ring's first pass. */
 		start(64u << 20, WEFT_OVERWRITE);
-		void (*fn)(uint64_t) =
-			!strcmp(mode, "record") ? loop_resolve : loop_create;
+		void (*fn)(uint64_t) = !strcmp(mode, "record") ? loop_resolve
+							       : loop_create;
 		fn(WARM_EVENTS);
 		t0 = now();
 		fn(vn);

@@ -13,11 +13,11 @@
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
-LTTNG_UST_TRACEPOINT_EVENT(weftpeer, resolve,
-	LTTNG_UST_TP_ARGS(uint64_t, target, uint64_t, actor),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint64_t, target, target)
-		lttng_ust_field_integer(uint64_t, actor, actor)))
+LTTNG_UST_TRACEPOINT_EVENT(
+	weftpeer, resolve, LTTNG_UST_TP_ARGS(uint64_t, target, uint64_t, actor),
+	LTTNG_UST_TP_FIELDS(lttng_ust_field_integer(uint64_t, target, target)
+				    lttng_ust_field_integer(uint64_t, actor,
+							    actor)))
 
 #endif
 

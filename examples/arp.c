@@ -20,12 +20,12 @@
 #include <weft/weft.h>
 
 enum {
-	LOOP = 1,     /* the event loop */
-	MAIN = 2,     /* the program's main thread */
-	CONNECT = 3,  /* TCP connect */
-	COND = 4,     /* the "ARP response" condition */
-	PROBE = 5,    /* ring.write of the ARP probe */
-	EVENT = 100,  /* network events (port-4 notifications) */
+	LOOP = 1,    /* the event loop */
+	MAIN = 2,    /* the program's main thread */
+	CONNECT = 3, /* TCP connect */
+	COND = 4,    /* the "ARP response" condition */
+	PROBE = 5,   /* ring.write of the ARP probe */
+	EVENT = 100, /* network events (port-4 notifications) */
 };
 
 static int waiting_on_cond;

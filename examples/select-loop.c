@@ -63,8 +63,8 @@ int main(void)
 		weft_resume();
 		if (n > 0 && FD_ISSET(w.fd, &rd)) {
 			uint64_t a = w.activation;
-			weft_resolve(a);          /* the loop: it is ready */
-			weft_run(a);              /* the handler runs as it */
+			weft_resolve(a);	  /* the loop: it is ready */
+			weft_run(a);		  /* the handler runs as it */
 			arm(&w, "read the pipe"); /* it waits again */
 			w.on_ready(&w);
 			weft_run(LOOP);

@@ -84,8 +84,7 @@ void on_open(uv_fs_t *req)
 		return;
 	}
 	uv_buf_t b = uv_buf_init(data, (unsigned)strlen(data));
-	uv_fs_write(loop, &write_req, (uv_file)req->result, &b, 1, 0,
-		    on_write);
+	uv_fs_write(loop, &write_req, (uv_file)req->result, &b, 1, 0, on_write);
 }
 
 void crunch(uv_work_t *w)
@@ -109,8 +108,8 @@ int main(void)
 	uv_timer_start(&ticker, on_tick, 1, 1);
 	uv_timer_init(loop, &once);
 	uv_timer_start(&once, on_once, 5, 0);
-	uv_fs_open(loop, &open_req, path, UV_FS_O_CREAT | UV_FS_O_WRONLY,
-		   0600, on_open);
+	uv_fs_open(loop, &open_req, path, UV_FS_O_CREAT | UV_FS_O_WRONLY, 0600,
+		   on_open);
 	for (int i = 0; i < 2; i++)
 		uv_queue_work(loop, &work[i], crunch, crunched);
 	uv_async_init(loop, &wakeup, on_wakeup);

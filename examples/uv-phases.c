@@ -33,8 +33,20 @@ enum { BIG = 8 << 20 };
 static char rbuf[64], ubuf[64];
 static int calls[16];
 
-enum { TIMER, WRITTEN, IDLE, PREPARE, READ, CHECK, CLOSED_B, BIG_CANCELED,
-       CLOSED_C, UDP_SENT, UDP_RECV, CLOSED_OTHERS };
+enum {
+	TIMER,
+	WRITTEN,
+	IDLE,
+	PREPARE,
+	READ,
+	CHECK,
+	CLOSED_B,
+	BIG_CANCELED,
+	CLOSED_C,
+	UDP_SENT,
+	UDP_RECV,
+	CLOSED_OTHERS
+};
 
 void on_timer(uv_timer_t *t);
 void on_written(uv_write_t *req, int status);

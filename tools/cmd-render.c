@@ -163,12 +163,12 @@ out:
 }
 
 /* Draws it, once the options are read. */
-static int render(const struct cmd_usage *u, struct traces *tr,
-		  const char *out, int64_t start, int64_t duration, int w,
-		  int h, const char *search, const char *sel, int connected,
-		  int depth, const char *focus, int counters,
-		  const struct opt_list *hide, const struct opt_list *fold,
-		  const char *crit, int compare, const char *align)
+static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
+		  int64_t start, int64_t duration, int w, int h,
+		  const char *search, const char *sel, int connected, int depth,
+		  const char *focus, int counters, const struct opt_list *hide,
+		  const struct opt_list *fold, const char *crit, int compare,
+		  const char *align)
 {
 	size_t ol = strlen(out);
 	int svg = ol > 4 && !strcmp(out + ol - 4, ".svg");
@@ -233,8 +233,9 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 		if (t == WEFT_NONE)
 			goto fail;
 		if (!weft_view_path(v, t)) {
-			fprintf(stderr, "weft render: %s has no critical path "
-					"(an OS thread?)\n",
+			fprintf(stderr,
+				"weft render: %s has no critical path "
+				"(an OS thread?)\n",
 				crit);
 			goto fail;
 		}
@@ -247,8 +248,9 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 		if (t == WEFT_NONE)
 			goto fail;
 		if (weft_view_row(v, t) < 0) {
-			fprintf(stderr, "weft render: %s is not laid out (not "
-					"in the chain shown?)\n",
+			fprintf(stderr,
+				"weft render: %s is not laid out (not "
+				"in the chain shown?)\n",
 				focus);
 			goto fail;
 		}
@@ -261,8 +263,9 @@ static int render(const struct cmd_usage *u, struct traces *tr,
 		char *end;
 		unsigned long pid = strtoul(fold->v[i], &end, 10);
 		uint32_t k = 0;
-		while (k < np && (*end || end == fold->v[i] || pr[k].pid != pid ||
-				  weft_view_header_row(v, k) < 0))
+		while (k < np &&
+		       (*end || end == fold->v[i] || pr[k].pid != pid ||
+			weft_view_header_row(v, k) < 0))
 			k++;
 		if (k == np) {
 			fprintf(stderr,
@@ -335,60 +338,88 @@ int cmd_render(int argc, char **argv)
 	int compare = 0, merge = 0;
 	int depth = WEFT_CHAIN_ALL;
 	const struct opt opts[] = {
-		{"-o", NULL, "OUT", "the picture to write: PNG or SVG, by the "
-		 "name's ending (.png, .svg)", OPT_STRING, &out},
-		{"--start", NULL, "T", "the left edge, counted from the start "
+		{"-o", NULL, "OUT",
+		 "the picture to write: PNG or SVG, by the "
+		 "name's ending (.png, .svg)",
+		 OPT_STRING, &out},
+		{"--start", NULL, "T",
+		 "the left edge, counted from the start "
 		 "of the trace (2.5ms, 120us, 1.2s; a bare number is seconds); "
-		 "past the end of the trace is an error", OPT_DURATION, &start,
-		 0, 0, 1e9},
-		{"--duration", NULL, "D", "the time shown (default: to the end "
-		 "of the trace)", OPT_DURATION, &duration, 1, 0, 1e9},
-		{"--width", NULL, "W", "width in pixels, %R (default 1280)", OPT_INT,
-		 &w, 16, 16384},
-		{"--height", NULL, "H", "height in pixels, %R (default: "
-		 "what the rows need, 200 to 4000)", OPT_INT, &h, 16, 16384},
-		{"--search", NULL, "TEXT", "highlight the threads whose title "
-		 "holds TEXT (any case), and say how many", OPT_STRING, &search},
-		{"--select", NULL, "ID|LABEL", "outline a thread and highlight "
+		 "past the end of the trace is an error",
+		 OPT_DURATION, &start, 0, 0, 1e9},
+		{"--duration", NULL, "D",
+		 "the time shown (default: to the end "
+		 "of the trace)",
+		 OPT_DURATION, &duration, 1, 0, 1e9},
+		{"--width", NULL, "W", "width in pixels, %R (default 1280)",
+		 OPT_INT, &w, 16, 16384},
+		{"--height", NULL, "H",
+		 "height in pixels, %R (default: "
+		 "what the rows need, 200 to 4000)",
+		 OPT_INT, &h, 16, 16384},
+		{"--search", NULL, "TEXT",
+		 "highlight the threads whose title "
+		 "holds TEXT (any case), and say how many",
+		 OPT_STRING, &search},
+		{"--select", NULL, "ID|LABEL",
+		 "outline a thread and highlight "
 		 "its causal chain, as a double click does in the viewers",
 		 OPT_STRING, &sel},
 		{"--depth", NULL, "N|all",
-		 "with --select: the chain to N arrows from the thread (default "
+		 "with --select: the chain to N arrows from the thread "
+		 "(default "
 		 "all); its size is said on standard error",
 		 OPT_FUNC, .fn = chain_depth_opt, .ctx = &depth},
-		{"--connected", NULL, NULL, "with --select: lay out only the "
-		 "chain", OPT_FLAG, &connected},
-		{"--path", NULL, "ID|LABEL", "highlight the thread's critical "
+		{"--connected", NULL, NULL,
+		 "with --select: lay out only the "
+		 "chain",
+		 OPT_FLAG, &connected},
+		{"--path", NULL, "ID|LABEL",
+		 "highlight the thread's critical "
 		 "path (what decided when it ended, as weft why --path finds "
 		 "it), as P does in the viewers, and say its split on "
-		 "standard error", OPT_STRING, &crit},
-		{"--focus", NULL, "ID|LABEL", "centre the full-size rows on this "
-		 "thread when the rows do not all fit", OPT_STRING, &focus},
-		{"--no-counters", NULL, NULL, "leave the counters out", OPT_FLAG,
-		 &no_counters},
-		{"--hide-counter", NULL, "NAME", "leave this counter out "
-		 "(repeatable)", OPT_LIST, &hide},
-		{"--collapse", NULL, "PID", "in a run of several processes (a "
+		 "standard error",
+		 OPT_STRING, &crit},
+		{"--focus", NULL, "ID|LABEL",
+		 "centre the full-size rows on this "
+		 "thread when the rows do not all fit",
+		 OPT_STRING, &focus},
+		{"--no-counters", NULL, NULL, "leave the counters out",
+		 OPT_FLAG, &no_counters},
+		{"--hide-counter", NULL, "NAME",
+		 "leave this counter out "
+		 "(repeatable)",
+		 OPT_LIST, &hide},
+		{"--collapse", NULL, "PID",
+		 "in a run of several processes (a "
 		 "group of rows each, under a header): draw this one as its "
-		 "header alone (repeatable)", OPT_LIST, &fold},
+		 "header alone (repeatable)",
+		 OPT_LIST, &fold},
 		TRACES_OPT(&tr),
 		TRACES_PAIR_OPTS(&compare, &merge),
-		{"--align", NULL, "ID|LABEL", "two runs: count times from the "
+		{"--align", NULL, "ID|LABEL",
+		 "two runs: count times from the "
 		 "creation of this thread of GOOD and of its partner in BAD "
-		 "(default: from each run's start)", OPT_STRING, &align},
+		 "(default: from each run's start)",
+		 OPT_STRING, &align},
 		OPT_END,
 	};
-	const struct cmd_usage u = {
-		"render",
-		"[OPTIONS] TRACE... -o OUT.png|OUT.svg\n"
-		"[OPTIONS] GOOD BAD -o OUT.png|OUT.svg",
-		"Draws the trace as the viewers do, with no display: async "
-		"threads as lines, white where they ran, coloured arrows, "
-		"counters.  Times take a unit (ns, us, ms, s) as the viewers' "
-		"ruler shows them.  Two whole runs of one program are drawn "
-		"one above the other on one time scale, the first divergence "
-		"marked (--compare, --merge: the rule in weft(1)).",
-		opts, 0};
+	const struct cmd_usage u = {"render",
+				    "[OPTIONS] TRACE... -o OUT.png|OUT.svg\n"
+				    "[OPTIONS] GOOD BAD -o OUT.png|OUT.svg",
+				    "Draws the trace as the viewers do, with "
+				    "no display: async "
+				    "threads as lines, white where they ran, "
+				    "coloured arrows, "
+				    "counters.  Times take a unit (ns, us, ms, "
+				    "s) as the viewers' "
+				    "ruler shows them.  Two whole runs of one "
+				    "program are drawn "
+				    "one above the other on one time scale, "
+				    "the first divergence "
+				    "marked (--compare, --merge: the rule in "
+				    "weft(1)).",
+				    opts, 0};
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc < 0 && !out) {
 		traces_release(&tr);

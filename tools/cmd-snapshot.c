@@ -90,19 +90,24 @@ int cmd_snapshot(int argc, char **argv)
 	const struct opt opts[] = {
 		{"-o", NULL, "OUT", "the copy (- for standard output)",
 		 OPT_STRING, &out},
-		{"--pid", NULL, "PID", "the run this process or one of its "
-		 "descendants records into, else the ring one maps", OPT_INT,
-		 &pid, 1, 0x7fffffff},
+		{"--pid", NULL, "PID",
+		 "the run this process or one of its "
+		 "descendants records into, else the ring one maps",
+		 OPT_INT, &pid, 1, 0x7fffffff},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
-	const struct cmd_usage u = {
-		"snapshot", "[OPTIONS] TRACE... -o OUT|-\n--pid PID -o OUT|-",
-		"A consistent copy of a live ring, or of every ring of a run (a "
-		"bundle: one file, cut at one instant), found by file or in a "
-		"running process's tree.  Every reading command reads a "
-		"bundle as it reads the run.",
-		opts, 0};
+	const struct cmd_usage u = {"snapshot",
+				    "[OPTIONS] TRACE... -o OUT|-\n--pid PID -o "
+				    "OUT|-",
+				    "A consistent copy of a live ring, or of "
+				    "every ring of a run (a "
+				    "bundle: one file, cut at one instant), "
+				    "found by file or in a "
+				    "running process's tree.  Every reading "
+				    "command reads a "
+				    "bundle as it reads the run.",
+				    opts, 0};
 	int rc = parse_operands(&u, argc, argv, &tr);
 	if (rc < 0 && (!out || !tr.n == !pid))
 		rc = opts_usage(&u);
@@ -190,7 +195,7 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	free(copy);
 	if (fd != 1)
-		fprintf(stderr, "weft: snapshot of '%s' written to '%s'\n", path,
-			out);
+		fprintf(stderr, "weft: snapshot of '%s' written to '%s'\n",
+			path, out);
 	return rc;
 }

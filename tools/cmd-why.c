@@ -101,7 +101,8 @@ static void explain(const struct weft_model *m, uint32_t subject,
 			       k ? "which waits" : "waits",
 			       when(t1, sizeof t1, w->chain[k].t_wait));
 		} else {
-			printf("  %s since %s s on ", k ? "which waits" : "waits",
+			printf("  %s since %s s on ",
+			       k ? "which waits" : "waits",
 			       when(t1, sizeof t1, w->chain[k].t_wait));
 		}
 		name(m, y);
@@ -117,8 +118,8 @@ static void explain(const struct weft_model *m, uint32_t subject,
 	char wbuf[256];
 	const char *waiter = waiter_title(m, w, wbuf, sizeof wbuf);
 	printf("verdict: %s", weft_verdict_name(w->verdict));
-	const struct weft_arrow *e =
-		w->evidence != WEFT_NONE ? &a[w->evidence] : NULL;
+	const struct weft_arrow *e = w->evidence != WEFT_NONE ? &a[w->evidence]
+							      : NULL;
 	switch (w->verdict) {
 	case WEFT_VERDICT_LOST_WAKEUP:
 		printf(": ");
@@ -144,7 +145,8 @@ static void explain(const struct weft_model *m, uint32_t subject,
 			printf(" was signalled at %s s by ",
 			       when(t1, sizeof t1, e->t));
 			name(m, e->from);
-			printf(", but nothing resolved, failed or cancelled it");
+			printf(", but nothing resolved, failed or cancelled "
+			       "it");
 			break;
 		}
 		if (th[b].end != WEFT_END_PENDING) {
@@ -212,7 +214,8 @@ static void explain(const struct weft_model *m, uint32_t subject,
 				       "no longer than a woken waiter took in "
 				       "this trace (%s)",
 				       waiter,
-				       fmt_dur(d1, sizeof d1, w->horizon - e->t),
+				       fmt_dur(d1, sizeof d1,
+					       w->horizon - e->t),
 				       fmt_dur(d2, sizeof d2, w->longest));
 		} else {
 			name(m, b);
@@ -246,16 +249,17 @@ static void json_thread(const struct weft_model *m, uint32_t subject,
 	printf("%s\n{\"id\":%llu,\"incarnation\":%u,\"title\":",
 	       first ? "" : ",", (unsigned long long)th[subject].id,
 	       th[subject].incarnation);
-	weft_json_string(stdout, weft_model_title(m, subject, title,
-						  sizeof title));
+	weft_json_string(stdout,
+			 weft_model_title(m, subject, title, sizeof title));
 	printf(",\"verdict\":\"%s\",\"fault\":%s",
 	       weft_verdict_name(w->verdict),
 	       WEFT_VERDICT_IS_FAULT(w->verdict) ? "true" : "false");
 	printf(",\"should_resolve\":%s",
 	       th[subject].flags & WEFT_THREAD_SHOULD_RESOLVE ? "true"
-							     : "false");
+							      : "false");
 	if (w->thread != subject)
-		printf(",\"became\":%llu", (unsigned long long)th[w->thread].id);
+		printf(",\"became\":%llu",
+		       (unsigned long long)th[w->thread].id);
 	printf(",\"chain\":[");
 	for (uint32_t k = 0; k < w->nchain; k++) {
 		uint32_t x = w->chain[k].thread;
@@ -299,8 +303,7 @@ static void json_thread(const struct weft_model *m, uint32_t subject,
 }
 
 /* "a (0x1), b (0x2, task) and 3 more" */
-static void list_some(const struct weft_model *m, const uint32_t *t,
-		      uint32_t n)
+static void list_some(const struct weft_model *m, const uint32_t *t, uint32_t n)
 {
 	uint32_t show = n < 5 ? n : 5;
 	for (uint32_t i = 0; i < show; i++) {
@@ -316,7 +319,8 @@ static void list_some(const struct weft_model *m, const uint32_t *t,
 
 static void pct(int64_t part, int64_t whole)
 {
-	printf("%3.0f %%", whole > 0 ? 100.0 * (double)part / (double)whole : 0);
+	printf("%3.0f %%",
+	       whole > 0 ? 100.0 * (double)part / (double)whole : 0);
 }
 
 /* {"id":..,"incarnation":..,"title":..} of a thread, or null. */
@@ -364,9 +368,8 @@ static void json_path(const struct weft_model *m, uint32_t t,
 		json_ref(m, g->thread);
 		if (g->state == WEFT_PATH_WAITING ||
 		    g->state == WEFT_PATH_READY) {
-			printf(",\"%s\":", g->state == WEFT_PATH_WAITING
-						   ? "on"
-						   : "ran_instead");
+			int w = g->state == WEFT_PATH_WAITING;
+			printf(",\"%s\":", w ? "on" : "ran_instead");
 			json_ref(m, g->on);
 		}
 		if (g->state == WEFT_PATH_WAITING && g->on == WEFT_NONE &&
@@ -410,7 +413,8 @@ static void print_segs(const struct weft_model *m, const struct weft_path *p,
 			const char *why = weft_model_name(m, g->idle);
 			print_escaped(stdout, why, strlen(why));
 			printf(")");
-		} else if (g->state == WEFT_PATH_WAITING && g->on == WEFT_NONE) {
+		} else if (g->state == WEFT_PATH_WAITING &&
+			   g->on == WEFT_NONE) {
 			printf(" (pending: nothing signalled, resolved or "
 			       "failed it since)");
 		} else if (g->state == WEFT_PATH_WAITING) {
@@ -459,7 +463,8 @@ static void json_blame(const struct weft_path_blame *b, uint32_t n,
 		printf("%s{\"key\":", i ? "," : "");
 		weft_json_string(stdout, b[i].key);
 		printf(",\"threads\":%u,\"total_ns\":%lld,\"max_ns\":%lld}",
-		       b[i].threads, (long long)b[i].total, (long long)b[i].max);
+		       b[i].threads, (long long)b[i].total,
+		       (long long)b[i].max);
 	}
 	printf("]");
 }
@@ -480,8 +485,9 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 	if (!all) {
 		uint32_t t = find_thread(m, query, "why");
 		if (t != WEFT_NONE && (th[t].flags & WEFT_THREAD_ROOT)) {
-			fprintf(stderr, "weft why: %s is an OS thread: it has no "
-					"critical path\n",
+			fprintf(stderr,
+				"weft why: %s is an OS thread: it has no "
+				"critical path\n",
 				query);
 			t = WEFT_NONE;
 		}
@@ -501,7 +507,8 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 		}
 		int64_t life = p.t1 - p.t0;
 		name(m, t);
-		printf(": created at %s s, %s", fmt_ns(t1, sizeof t1, p.t0 - r0),
+		printf(": created at %s s, %s",
+		       fmt_ns(t1, sizeof t1, p.t0 - r0),
 		       weft_end_says(th[t].end));
 		if (th[t].end != WEFT_END_PENDING)
 			printf(" at %s s", fmt_ns(t2, sizeof t2, p.t1 - r0));
@@ -580,28 +587,38 @@ int cmd_why(int argc, char **argv)
 	const char *query = NULL, *crit = NULL;
 	struct traces tr = {0};
 	const struct opt opts[] = {
-		{"--all", NULL, NULL, "every pending thread, not only those "
+		{"--all", NULL, NULL,
+		 "every pending thread, not only those "
 		 "that should resolve; with --path, every thread that ended "
-		 "with the label", OPT_FLAG, &all},
-		{"--json", NULL, NULL, "one JSON object: the verdicts, chains "
+		 "with the label",
+		 OPT_FLAG, &all},
+		{"--json", NULL, NULL,
+		 "one JSON object: the verdicts, chains "
 		 "and evidence; with --path, the path's segments (with --all, "
-		 "the aggregate)", OPT_FLAG, &json},
-		{"--path", NULL, "ID|LABEL", "the critical path of that thread: "
+		 "the aggregate)",
+		 OPT_FLAG, &json},
+		{"--path", NULL, "ID|LABEL",
+		 "the critical path of that thread: "
 		 "its life split into running, waiting on each other thread, "
 		 "and ready but not running (naming what ran instead)",
 		 OPT_STRING, &crit},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
-	const struct cmd_usage u = {
-		"why", "[OPTIONS] TRACE... [ID|LABEL]\n"
-		       "[OPTIONS] TRACE... --path ID|LABEL",
-		"Why threads that should resolve did not: for each (or the one "
-		"named by id, or by a label: the one whose label is it, else "
-		"the one whose label holds it; several are listed, none chosen) "
-		"the chain of waits to the root blocker and a verdict with its "
-		"evidence.  Exit status 1 when a fault is found.",
-		opts, 0};
+	const struct cmd_usage u = {"why",
+				    "[OPTIONS] TRACE... [ID|LABEL]\n"
+				    "[OPTIONS] TRACE... --path ID|LABEL",
+				    "Why threads that should resolve did not: "
+				    "for each (or the one "
+				    "named by id, or by a label: the one whose "
+				    "label is it, else "
+				    "the one whose label holds it; several are "
+				    "listed, none chosen) "
+				    "the chain of waits to the root blocker "
+				    "and a verdict with its "
+				    "evidence.  Exit status 1 when a fault is "
+				    "found.",
+				    opts, 0};
 	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
 	if (!ops)
 		die("out of memory");
@@ -620,8 +637,9 @@ int cmd_why(int argc, char **argv)
 	if (rc < 0 && !tr.n)
 		rc = opts_usage(&u);
 	if (rc < 0 && crit && query)
-		rc = opts_error(&u, "--path names the thread: '%s' is not a "
-				    "trace",
+		rc = opts_error(&u,
+				"--path names the thread: '%s' is not a "
+				"trace",
 				query);
 	if (rc >= 0) {
 		traces_release(&tr);
@@ -692,8 +710,9 @@ int cmd_why(int argc, char **argv)
 			if (w.verdict == WEFT_VERDICT_OK)
 				continue;
 			if (json) {
-				json_thread(m, t, &w, !(problems +
-							nquiet[0] + nquiet[1]));
+				json_thread(
+					m, t, &w,
+					!(problems + nquiet[0] + nquiet[1]));
 			}
 			if (!WEFT_VERDICT_IS_FAULT(w.verdict)) {
 				int q = w.verdict == WEFT_VERDICT_UNAWAITED;
@@ -706,7 +725,8 @@ int cmd_why(int argc, char **argv)
 		}
 		if (!json) {
 			if (nquiet[0]) {
-				printf("in flight when the trace ended (pending "
+				printf("in flight when the trace ended "
+				       "(pending "
 				       "no longer than the trace shows such "
 				       "threads take): %u: ",
 				       nquiet[0]);
@@ -721,8 +741,8 @@ int cmd_why(int argc, char **argv)
 			}
 		}
 		if (!problems && !json) {
-			const char *what =
-				all ? "pending-or-not" : "should-resolve";
+			const char *what = all ? "pending-or-not"
+					       : "should-resolve";
 			if (nquiet[0] + nquiet[1])
 				printf("nothing is wrong: %d %s thread%s "
 				       "checked, %u still pending with no "

@@ -75,8 +75,8 @@ struct weft_reader *open_trace(const char *path, unsigned flags)
 		progress_attach(r, path);
 	if (err) {
 		if (d.msg[0])
-			error("cannot read '%s': %s (at byte offset %llu)", path,
-			      d.msg, (unsigned long long)d.offset);
+			error("cannot read '%s': %s (at byte offset %llu)",
+			      path, d.msg, (unsigned long long)d.offset);
 		else
 			error("cannot read '%s': %s", path, weft_strerror(err));
 		return NULL;
@@ -210,8 +210,9 @@ int chain_depth_opt(void *ctx, const char *v, char *why, size_t cap)
 {
 	if (!chain_depth_arg(v, ctx))
 		return 0;
-	snprintf(why, cap, "must be a number of arrows, 1 to 1000000, or "
-			   "all (not '%s')",
+	snprintf(why, cap,
+		 "must be a number of arrows, 1 to 1000000, or "
+		 "all (not '%s')",
 		 v);
 	return -1;
 }
@@ -254,14 +255,15 @@ static void on_progress(void *arg, uint64_t events, double fraction)
 		return;
 	}
 	/* the whole, estimated from the share of the packets read so far */
-	double total = fraction > 0 ? (double)events / fraction : (double)events;
+	double total = fraction > 0 ? (double)events / fraction
+				    : (double)events;
 	double t = now_s();
 	if (total < PROGRESS_FROM || (prog.shown && t - prog.last < 0.1))
 		return;
 	if (fraction > 0)
-		fprintf(stderr, "\rweft: reading %s: %.1f M events, %d %%\033[K",
-			prog.name, (double)events / 1e6,
-			(int)(100 * fraction));
+		fprintf(stderr,
+			"\rweft: reading %s: %.1f M events, %d %%\033[K",
+			prog.name, (double)events / 1e6, (int)(100 * fraction));
 	else
 		fprintf(stderr, "\rweft: reading %s: %.1f M events\033[K",
 			prog.name, (double)events / 1e6);
@@ -329,8 +331,7 @@ static uint32_t label_matches(const struct weft_model *m, const char *q,
 	return total;
 }
 
-uint32_t find_thread(const struct weft_model *m, const char *q,
-		     const char *cmd)
+uint32_t find_thread(const struct weft_model *m, const char *q, const char *cmd)
 {
 	char *end;
 	errno = 0;

@@ -119,6 +119,7 @@ int main(int argc, char **argv)
 	uv_timer_start(&give_up, on_give_up, 50, 0);
 	uv_run(loop, UV_RUN_DEFAULT);
 	printf("lost-wakeup %s: %s\n", bad ? "bad" : "good",
-	       connected ? "connected" : "gave up waiting for the ARP response");
+	       connected ? "connected"
+			 : "gave up waiting for the ARP response");
 	return connected ? 0 : 1;
 }

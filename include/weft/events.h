@@ -70,8 +70,7 @@
 	X(PAUSE, 18, pause, 0, "the runtime stopped everything until now",     \
 	  F(NAME, "kind") F(U64, "duration_ns"))                               \
 	X(RESOLVE_RUN, 19, resolve_run, 1,                                     \
-	  "current resolved target, which runs now",                           \
-	  F(ID, "target"))                                                     \
+	  "current resolved target, which runs now", F(ID, "target"))          \
 	X(CREATE_LABEL, 20, create_label, 0,                                   \
 	  "current creates an async thread, labelled",                         \
 	  F(ID, "child") F(NAME, "kind") F(NAME, "label"))                     \
@@ -97,7 +96,7 @@ enum weft_event_type {
 	WEFT_EVENT_MAP(WEFT__EV_ENUM, WEFT__EV_NOFIELD)
 #undef WEFT__EV_ENUM
 #undef WEFT__EV_NOFIELD
-	WEFT_EV_COUNT
+		WEFT_EV_COUNT
 };
 
 enum weft_field_type {

@@ -30,27 +30,27 @@ struct weft_stats_group {
 	const char *key;
 	uint32_t count, pending, failed;
 	int64_t life[4]; /* lifetime p50 p90 p99 max (finished ones) */
-	int64_t run[4];  /* running time p50 p90 p99 max */
+	int64_t run[4];	 /* running time p50 p90 p99 max */
 };
 
 /* The phases with one name of one OS thread's loop. */
 struct weft_stats_phase {
-	uint32_t stream;  /* OS thread (index in weft_model_streams) */
-	uint32_t name;    /* interned name id (weft_model_name) */
+	uint32_t stream; /* OS thread (index in weft_model_streams) */
+	uint32_t name;	 /* interned name id (weft_model_name) */
 	uint32_t count;
-	int64_t total;    /* time spent in it */
-	int64_t d[4];     /* duration p50 p90 p99 max */
+	int64_t total;	  /* time spent in it */
+	int64_t d[4];	  /* duration p50 p90 p99 max */
 	uint32_t longest; /* the longest stay (index in the WEFT_EV_PHASE
 			     intervals) */
-	uint32_t run;     /* the longest run within it, or WEFT_NONE */
-	int64_t first;    /* when the loop first entered it */
+	uint32_t run;	  /* the longest run within it, or WEFT_NONE */
+	int64_t first;	  /* when the loop first entered it */
 };
 
 #define WEFT_STATS_LONGEST 10
 
 struct weft_stats {
-	uint32_t threads;  /* async threads (not counting OS threads) */
-	int64_t t0, t1;    /* the trace's time range */
+	uint32_t threads; /* async threads (not counting OS threads) */
+	int64_t t0, t1;	  /* the trace's time range */
 	/* Most frequent first (ties by key). */
 	struct weft_stats_group *kinds, *labels;
 	uint32_t nkinds, nlabels;

@@ -99,8 +99,8 @@ extern "C" {
 	X(ETOOSMALL, -4010, "trace size too small")                            \
 	X(ENOSPC, -4011, "no space left for the trace file")                   \
 	X(EAGAIN, -4012, "no new events yet")                                  \
-	X(ENOTFOUND, -4013, "not found")                                      \
-	X(ENOTREG, -4014, "not a regular file (never replaced)")              \
+	X(ENOTFOUND, -4013, "not found")                                       \
+	X(ENOTREG, -4014, "not a regular file (never replaced)")               \
 	X(ETOOBIG, -4015, "trace size too large")                              \
 	X(ENOTRING, -4016, "exists and is not a weft ring (never replaced)")   \
 	X(ELINK, -4017,                                                        \

@@ -51,42 +51,42 @@
 #define WEFT_STATE_STOPPED 2
 
 struct weft__anchor {
-	uint64_t ticks;  /* trace clock */
+	uint64_t ticks;	 /* trace clock */
 	int64_t mono_ns; /* CLOCK_MONOTONIC at the same instant */
 	int64_t real_ns; /* CLOCK_REALTIME at the same instant */
 };
 
 /* At offset 0.  Fields marked (atomic) change while the writer runs. */
 struct weft__fhdr {
-	char magic[8];          /* WEFT_FILE_MAGIC */
-	uint16_t major, minor;  /* format version */
-	uint32_t header_size;   /* offset of packet 0 */
+	char magic[8];	       /* WEFT_FILE_MAGIC */
+	uint16_t major, minor; /* format version */
+	uint32_t header_size;  /* offset of packet 0 */
 	uint64_t file_size;
-	uint32_t packet_size;   /* bytes, a power of two */
+	uint32_t packet_size; /* bytes, a power of two */
 	uint32_t npackets;
-	uint32_t mode;          /* 0 overwrite, 1 discard */
-	uint32_t clock_kind;    /* WEFT_CLOCK_* */
+	uint32_t mode;	     /* 0 overwrite, 1 discard */
+	uint32_t clock_kind; /* WEFT_CLOCK_* */
 	uint8_t uuid[16];
-	uint64_t freq;          /* trace clock Hz, calibrated at start */
+	uint64_t freq;		/* trace clock Hz, calibrated at start */
 	struct weft__anchor a0; /* taken at start */
-	uint64_t a1_seq;        /* (atomic) seqlock of a1: odd while written */
+	uint64_t a1_seq;	/* (atomic) seqlock of a1: odd while written */
 	struct weft__anchor a1; /* latest anchor, refreshed on packet switches */
 	uint32_t pid, ppid;
-	char comm[32];          /* program name */
-	uint64_t session;       /* WEFT_SESSION of the environment, or 0 */
+	char comm[32];	  /* program name */
+	uint64_t session; /* WEFT_SESSION of the environment, or 0 */
 	uint32_t metadata_off, metadata_len;
 	uint32_t streams_off, streams_cap;
 	uint32_t names_off, names_cap;
 	uint32_t strings_off, strings_cap;
-	uint32_t nstreams;      /* (atomic) stream slots taken */
-	uint32_t nnames;        /* (atomic) name slots taken */
-	uint32_t strings_used;  /* (atomic) */
-	uint32_t state;         /* (atomic) WEFT_STATE_* */
-	uint64_t next_gen;      /* (atomic) generations handed out so far;
+	uint32_t nstreams;	 /* (atomic) stream slots taken */
+	uint32_t nnames;	 /* (atomic) name slots taken */
+	uint32_t strings_used;	 /* (atomic) */
+	uint32_t state;		 /* (atomic) WEFT_STATE_* */
+	uint64_t next_gen;	 /* (atomic) generations handed out so far;
 				   | WEFT_GEN_STOPPED from a clean stop on */
 	uint64_t lost_no_stream; /* (atomic) events dropped: stream table full */
-	uint64_t lost_names;    /* (atomic) names not interned: table full */
-	uint64_t stop_ticks;    /* clock at weft_stop(), or 0 */
+	uint64_t lost_names;	 /* (atomic) names not interned: table full */
+	uint64_t stop_ticks;	 /* clock at weft_stop(), or 0 */
 	/* 1.3: the machine block (struct weft__fmach), or 0 (before 1.3) */
 	uint32_t mach_off, mach_size;
 	uint8_t reserved[56];
@@ -106,8 +106,8 @@ struct weft__fhdr {
  * reads, CLOCK_REALTIME between two more.  A slot is a seqlock of its
  * own: `seq` is odd while it is written. */
 struct weft__ctuple {
-	uint64_t seq;         /* (atomic) */
-	uint64_t ticks;       /* the trace clock */
+	uint64_t seq;	      /* (atomic) */
+	uint64_t ticks;	      /* the trace clock */
 	int64_t mono_ns;      /* CLOCK_MONOTONIC at ticks */
 	int64_t real_ns;      /* CLOCK_REALTIME at mono_ns */
 	uint32_t tick_err_ns; /* half the width of each sandwich: how far */
@@ -124,31 +124,33 @@ struct weft__ctuple {
  * once each is moved out of its time namespace) and how each relates to
  * CLOCK_REALTIME. */
 struct weft__fmach {
-	char host[72];           /* host name (gethostname), NUL-terminated */
-	uint8_t boot_id[16];     /* /proc/sys/kernel/random/boot_id; 0: none */
-	int64_t timens_mono_ns;  /* CLOCK_MONOTONIC of the machine minus the
+	char host[72];		/* host name (gethostname), NUL-terminated */
+	uint8_t boot_id[16];	/* /proc/sys/kernel/random/boot_id; 0: none */
+	int64_t timens_mono_ns; /* CLOCK_MONOTONIC of the machine minus the
 				    writer's (its time namespace's offset) */
-	uint32_t ntuples;        /* (atomic) tuples taken so far */
-	uint32_t tuples_cap;     /* WEFT_CLOCK_TUPLES */
-	uint32_t lock;           /* (atomic) held while a tuple is taken */
+	uint32_t ntuples;	/* (atomic) tuples taken so far */
+	uint32_t tuples_cap;	/* WEFT_CLOCK_TUPLES */
+	uint32_t lock;		/* (atomic) held while a tuple is taken */
 	uint32_t pad;
 	struct weft__ctuple t[WEFT_CLOCK_TUPLES];
 };
-_Static_assert(sizeof(struct weft__fhdr) <= WEFT_MACH_OFF,
-	       "the file header fits before the machine block");
-_Static_assert(WEFT_MACH_OFF + sizeof(struct weft__fmach) <= 4096,
-	       "the machine block fits in the header page");
+#define WEFT__FHDR_FITS (sizeof(struct weft__fhdr) <= WEFT_MACH_OFF)
+_Static_assert(WEFT__FHDR_FITS, "the file header fits before the machine");
+#undef WEFT__FHDR_FITS
+#define WEFT__FMACH_FITS (WEFT_MACH_OFF + sizeof(struct weft__fmach) <= 4096)
+_Static_assert(WEFT__FMACH_FITS, "the machine block fits in the header page");
+#undef WEFT__FMACH_FITS
 
 /* One per OS thread that recorded, in the stream table. */
 struct weft__fstream {
-	uint32_t valid;          /* (atomic) 1 once the entry is written */
-	uint32_t tid;            /* OS thread id */
+	uint32_t valid; /* (atomic) 1 once the entry is written */
+	uint32_t tid;	/* OS thread id */
 	uint64_t start_ticks;
-	char name[16];           /* thread name at registration */
-	uint64_t dropped_full;   /* (atomic) events dropped: no packet free */
+	char name[16];		 /* thread name at registration */
+	uint64_t dropped_full;	 /* (atomic) events dropped: no packet free */
 	uint64_t dropped_nested; /* (atomic) events dropped: signal re-entry */
-	uint64_t truncated;      /* (atomic) texts cut to fit a packet */
-	uint64_t packets;        /* (atomic) packets opened */
+	uint64_t truncated;	 /* (atomic) texts cut to fit a packet */
+	uint64_t packets;	 /* (atomic) packets opened */
 };
 
 /* One per interned name; `len` is published last with WEFT_NAME_VALID. */
@@ -160,21 +162,21 @@ struct weft__fname {
 #define WEFT_NAME_MAX 255
 
 /* Packet layout (offsets in bytes from the packet start). */
-#define WEFT_PK_MAGIC 0       /* u32 0xC1FC1FC1 */
-#define WEFT_PK_UUID 4        /* u8[16] */
-#define WEFT_PK_VERSION 20    /* u32 format major<<16|minor, constant */
-#define WEFT_PK_GEN 24        /* u64 generation, written last */
-#define WEFT_PK_STREAM 32     /* u64 stream_instance_id */
-#define WEFT_PK_TS_BEGIN 40   /* u64 */
-#define WEFT_PK_TS_END 48     /* u64, 0 while the packet is open */
-#define WEFT_PK_CONTENT 56    /* u64 content_size in bits (the commit) */
-#define WEFT_PK_SIZE 64       /* u64 packet_size in bits */
-#define WEFT_PK_SEQ 72        /* u64 packet_seq_num, per stream */
-#define WEFT_PK_DISCARDED 80  /* u64 events_discarded, per stream total */
-#define WEFT_PK_CURRENT 88    /* u64 current async thread at packet start */
-#define WEFT_PK_TID 96        /* u32 OS thread id */
-#define WEFT_PK_EVENTS 100    /* first event */
-#define WEFT_PK_TRAILER 8     /* trailer: last 8 bytes hold the generation */
+#define WEFT_PK_MAGIC 0	     /* u32 0xC1FC1FC1 */
+#define WEFT_PK_UUID 4	     /* u8[16] */
+#define WEFT_PK_VERSION 20   /* u32 format major<<16|minor, constant */
+#define WEFT_PK_GEN 24	     /* u64 generation, written last */
+#define WEFT_PK_STREAM 32    /* u64 stream_instance_id */
+#define WEFT_PK_TS_BEGIN 40  /* u64 */
+#define WEFT_PK_TS_END 48    /* u64, 0 while the packet is open */
+#define WEFT_PK_CONTENT 56   /* u64 content_size in bits (the commit) */
+#define WEFT_PK_SIZE 64	     /* u64 packet_size in bits */
+#define WEFT_PK_SEQ 72	     /* u64 packet_seq_num, per stream */
+#define WEFT_PK_DISCARDED 80 /* u64 events_discarded, per stream total */
+#define WEFT_PK_CURRENT 88   /* u64 current async thread at packet start */
+#define WEFT_PK_TID 96	     /* u32 OS thread id */
+#define WEFT_PK_EVENTS 100   /* first event */
+#define WEFT_PK_TRAILER 8    /* trailer: last 8 bytes hold the generation */
 
 /* Compact event header: 5-bit id + 27 low bits of the timestamp; id 31
  * escapes to an extended header: 1 byte (31), u32 id, u64 timestamp. */
@@ -226,8 +228,8 @@ struct weft__meta_params {
 
 /* Packet layout of a `weft ctf` export: the ring's header without its two
  * private words (CTF readers warn about unknown packet header fields). */
-#define WEFT_XP_STREAM 20   /* u64 stream_instance_id */
-#define WEFT_XP_CONTEXT 28  /* ring offsets WEFT_PK_TS_BEGIN..TID follow */
+#define WEFT_XP_STREAM 20  /* u64 stream_instance_id */
+#define WEFT_XP_CONTEXT 28 /* ring offsets WEFT_PK_TS_BEGIN..TID follow */
 #define WEFT_XP_EVENTS 88
 #define WEFT_XP_SHIFT (WEFT_PK_EVENTS - WEFT_XP_EVENTS)
 /* Writes TSDL text into buf (NUL-terminated); returns the length it needs

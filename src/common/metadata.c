@@ -27,9 +27,8 @@ struct sb {
 	unsigned cap, len;
 };
 
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct sb *s,
-							     const char *fmt,
-							     ...)
+__attribute__((format(printf, 2, 3))) static void
+sb_printf(struct sb *s, const char *fmt, ...)
 {
 	va_list ap;
 	unsigned room = s->len < s->cap ? s->cap - s->len : 0;
@@ -152,8 +151,9 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  p->export_layout ? ""
 				   : "\t\tuint32_t weft_version;\n"
 				     "\t\tuint64_t weft_gen;\n");
-	sb_printf(&s, "env {\n\tdomain = \"weft\";\n\ttracer_name = \"weft\";\n"
-		      "\ttracer_major = %d;\n\ttracer_minor = %d;\n",
+	sb_printf(&s,
+		  "env {\n\tdomain = \"weft\";\n\ttracer_name = \"weft\";\n"
+		  "\ttracer_major = %d;\n\ttracer_minor = %d;\n",
 		  WEFT_FORMAT_MAJOR, WEFT_FORMAT_MINOR);
 	if (p->hostname) {
 		sb_printf(&s, "\thostname = ");
@@ -178,34 +178,38 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  "\tabsolute = %s;\n"
 		  "};\n\n",
 		  uuid,
-		  p->clock_kind == WEFT_CLOCK_TSC
-			  ? "TSC, calibrated against CLOCK_MONOTONIC"
-		  : p->clock_kind == WEFT_CLOCK_PROGRAM
-			  ? "set by the program, in nanoseconds"
-			  : "CLOCK_MONOTONIC in nanoseconds",
+		  p->clock_kind == WEFT_CLOCK_TSC ? "TSC, calibrated against "
+						    "CLOCK_MONOTONIC"
+		  : p->clock_kind == WEFT_CLOCK_PROGRAM ? "set by the program, "
+							  "in nanoseconds"
+							: "CLOCK_MONOTONIC in "
+							  "nanoseconds",
 		  (unsigned long long)p->freq, (long long)off_s,
-		  (unsigned long long)off_ticks, p->absolute ? "true" : "false");
-	sb_printf(&s,
-		  "stream {\n"
-		  "\tevent.header := struct {\n"
-		  "\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
-		  "\t\tvariant <id> {\n"
-		  "\t\t\tstruct { uint27_clock_weft_t timestamp; } compact;\n"
-		  "\t\t\tstruct { uint32_t id; uint64_clock_weft_t timestamp; "
-		  "} extended;\n"
-		  "\t\t} v;\n"
-		  "\t} align(8);\n\n"
-		  "\tpacket.context := struct {\n"
-		  "\t\tuint64_clock_weft_t timestamp_begin;\n"
-		  "\t\tuint64_clock_weft_t timestamp_end;\n"
-		  "\t\tuint64_t content_size;\n"
-		  "\t\tuint64_t packet_size;\n"
-		  "\t\tuint64_t packet_seq_num;\n"
-		  "\t\tuint64_t events_discarded;\n"
-		  "\t\tweft_id_t current_thread;\n"
-		  "\t\tuint32_t os_tid;\n"
-		  "\t};\n"
-		  "};\n\n");
+		  (unsigned long long)off_ticks,
+		  p->absolute ? "true" : "false");
+	sb_printf(&s, "stream {\n"
+		      "\tevent.header := struct {\n"
+		      "\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 "
+		      "} id;\n"
+		      "\t\tvariant <id> {\n"
+		      "\t\t\tstruct { uint27_clock_weft_t timestamp; } "
+		      "compact;\n"
+		      "\t\t\tstruct { uint32_t id; uint64_clock_weft_t "
+		      "timestamp; "
+		      "} extended;\n"
+		      "\t\t} v;\n"
+		      "\t} align(8);\n\n"
+		      "\tpacket.context := struct {\n"
+		      "\t\tuint64_clock_weft_t timestamp_begin;\n"
+		      "\t\tuint64_clock_weft_t timestamp_end;\n"
+		      "\t\tuint64_t content_size;\n"
+		      "\t\tuint64_t packet_size;\n"
+		      "\t\tuint64_t packet_seq_num;\n"
+		      "\t\tuint64_t events_discarded;\n"
+		      "\t\tweft_id_t current_thread;\n"
+		      "\t\tuint32_t os_tid;\n"
+		      "\t};\n"
+		      "};\n\n");
 	for (int id = 0; id < WEFT_EV_COUNT; id++) {
 		const struct weft__evspec *e = &weft__events[id];
 		sb_printf(&s,

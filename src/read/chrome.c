@@ -143,7 +143,8 @@ int weft_export_chrome(const struct weft_model *m, FILE *f)
 int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			    const uint8_t *only)
 {
-	const struct weft_trace_info *in = weft_reader_info(weft_model_reader(m));
+	const struct weft_trace_info *in =
+		weft_reader_info(weft_model_reader(m));
 	struct ctx c = {f, m, in->pid ? in->pid : 1, 1};
 	uint32_t nth, nrun, narr, nlab, nctr, nst, nloss;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
@@ -187,8 +188,9 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		char nm[64];
 		snprintf(nm, sizeof nm, "%s (tid %u)", st[s].name, st[s].tid);
 		begin(&c, "M", s);
-		fprintf(f, ",\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
-			   "\"name\":",
+		fprintf(f,
+			",\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
+			"\"name\":",
 			tid_of(&c, s));
 		weft_json_string(f, nm);
 		fputs("}}", f);
@@ -235,7 +237,8 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		fprintf(f, ",\"end\":\"%s\"", weft_end_name(th[t].end));
 		if (th[t].message != WEFT_NONE) {
 			fputs(",\"error\":", f);
-			weft_json_string(f, weft_model_string(m, th[t].message));
+			weft_json_string(f,
+					 weft_model_string(m, th[t].message));
 		}
 		if (th[t].flags & WEFT_THREAD_SHOULD_RESOLVE)
 			fputs(",\"should_resolve\":true", f);
@@ -249,14 +252,16 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			if (b < a)
 				continue;
 			begin(&c, "b", th[t].stream);
-			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
-				   "\"name\":\"run\"",
+			fprintf(f,
+				",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				"\"name\":\"run\"",
 				tid, t + 1);
 			jts(f, "ts", a - o0);
 			fputs("}", f);
 			begin(&c, "e", th[t].stream);
-			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
-				   "\"name\":\"run\"",
+			fprintf(f,
+				",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				"\"name\":\"run\"",
 				tid, t + 1);
 			jts(f, "ts", b - o0);
 			fputs("}", f);
@@ -271,8 +276,9 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			if (other_end(a) != t || a->from == a->to)
 				continue;
 			begin(&c, "n", th[t].stream);
-			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
-				   "\"name\":",
+			fprintf(f,
+				",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				"\"name\":",
 				tid, t + 1);
 			weft_json_string(f, weft_arrow_name(a->kind));
 			jts(f, "ts", clamp(a->t, t0, t1) - o0);
@@ -282,8 +288,9 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		for (uint32_t k = lab_off[t]; k < lab_off[t + 1]; k++) {
 			const struct weft_label *l = &lab[lab_idx[k]];
 			begin(&c, "n", th[t].stream);
-			fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
-				   "\"name\":\"%s\"",
+			fprintf(f,
+				",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				"\"name\":\"%s\"",
 				tid, t + 1,
 				l->kind == WEFT_EV_NOTE ? "note" : "label");
 			jts(f, "ts", clamp(l->t, t0, t1) - o0);
@@ -337,12 +344,14 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			flow);
 		if (is_root(m, other)) {
 			begin(&c, "X", th[other].stream);
-			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
+			fprintf(f,
+				",\"tid\":%u,\"cat\":\"weft.flow\",\"name\":",
 				tid_of(&c, th[other].stream));
 			weft_json_string(f, what);
 			jts(f, "ts", a->t - o0);
-			fprintf(f, ",\"dur\":0,\"bind_id\":\"0x%x\","
-				   "\"flow_in\":true}",
+			fprintf(f,
+				",\"dur\":0,\"bind_id\":\"0x%x\","
+				"\"flow_in\":true}",
 				flow);
 		}
 	}
@@ -371,8 +380,7 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			weft_model_intervals(m, kinds[k], &n);
 		for (uint32_t i = 0; i < n; i++) {
 			char nm[300];
-			snprintf(nm, sizeof nm, "%s: %s",
-				 k ? "pause" : "idle",
+			snprintf(nm, sizeof nm, "%s: %s", k ? "pause" : "idle",
 				 weft_model_name(m, v[i].name));
 			begin(&c, "X", v[i].stream);
 			fprintf(f, ",\"tid\":%u,\"cat\":\"weft.%s\",\"name\":",
@@ -399,7 +407,8 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 				 st[s].name, st[s].tid);
 			begin(&c, "M", s);
 			fprintf(f,
-				",\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
+				",\"tid\":%u,\"name\":\"thread_name\",\"args\":"
+				"{"
 				"\"name\":",
 				phase_tid(&c, s));
 			weft_json_string(f, nm);
@@ -430,8 +439,10 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 	 * (CLOCK_REALTIME, when the trace knows it) and on the trace's own
 	 * axis (ns since its earliest ring's start, as weft's library and
 	 * `weft dump --cycles`'s rings count) */
-	fprintf(f, "\n],\"otherData\":{\"weft_origin\":\"the trace's first "
-		   "event\",\"weft_origin_axis_ns\":%" PRId64, o0);
+	fprintf(f,
+		"\n],\"otherData\":{\"weft_origin\":\"the trace's first "
+		"event\",\"weft_origin_axis_ns\":%" PRId64,
+		o0);
 	if (in->origin_real_ns > 0)
 		fprintf(f, ",\"weft_origin_realtime_ns\":%" PRId64,
 			in->origin_real_ns + o0);

@@ -29,8 +29,7 @@ void weft__problem(struct weft_reader *r, uint64_t off, const char *fmt, ...)
 	va_end(ap);
 }
 
-int weft__diag(struct weft_diag *d, int err, uint64_t off, const char *fmt,
-	       ...)
+int weft__diag(struct weft_diag *d, int err, uint64_t off, const char *fmt, ...)
 {
 	if (d) {
 		d->offset = off;
@@ -98,12 +97,11 @@ int weft__hdr_check(const uint8_t *base, uint64_t len, struct rhdr *out,
 				  (unsigned long long)h->file_size);
 	uint64_t hs = h->header_size;
 	if ((uint64_t)h->metadata_off + h->metadata_len > hs ||
-	    (uint64_t)h->streams_off +
-			    (uint64_t)h->streams_cap *
-				    sizeof(struct weft__fstream) >
+	    (uint64_t)h->streams_off + (uint64_t)h->streams_cap *
+					       sizeof(struct weft__fstream) >
 		    hs ||
-	    (uint64_t)h->names_off +
-			    (uint64_t)h->names_cap * sizeof(struct weft__fname) >
+	    (uint64_t)h->names_off + (uint64_t)h->names_cap *
+					     sizeof(struct weft__fname) >
 		    hs ||
 	    (uint64_t)h->strings_off + h->strings_cap > hs ||
 	    (h->streams_off & 7) || (h->names_off & 3))
@@ -199,8 +197,7 @@ void weft__load_machine(struct weft_reader *r)
 			      "the machine block lies outside the header");
 		return;
 	}
-	const struct weft__fmach *m =
-		(const void *)(r->hdr + h->mach_off);
+	const struct weft__fmach *m = (const void *)(r->hdr + h->mach_off);
 	weft_utf8_fix(r->info.host, sizeof r->info.host, m->host,
 		      strnlen(m->host, sizeof m->host));
 	memcpy(r->boot, m->boot_id, 16);
@@ -219,8 +216,7 @@ unsigned weft__ring_tuples(const struct weft_reader *r,
 {
 	if (!r->have_mach)
 		return 0;
-	const struct weft__fmach *m =
-		(const void *)(r->hdr + r->rh.h.mach_off);
+	const struct weft__fmach *m = (const void *)(r->hdr + r->rh.h.mach_off);
 	uint32_t n = m->ntuples;
 	/* The slot of tuple n may be being rewritten (the header was
 	 * copied in one read: its seq alone says nothing): left out. */

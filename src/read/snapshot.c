@@ -37,8 +37,8 @@ int weft_find_ring(int pid, char *buf, size_t cap)
 		char cand[4200];
 		/* A deleted or unreachable path: go through map_files. */
 		if (strstr(p, " (deleted)") || *p != '/')
-			snprintf(cand, sizeof cand, "/proc/%d/map_files/%lx-%lx",
-				 pid, lo, hi);
+			snprintf(cand, sizeof cand,
+				 "/proc/%d/map_files/%lx-%lx", pid, lo, hi);
 		else
 			snprintf(cand, sizeof cand, "%s", p);
 		int fd = open(cand, O_RDONLY | O_CLOEXEC);

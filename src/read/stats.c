@@ -63,8 +63,8 @@ static void pct(const int64_t *v, uint32_t n, int64_t out[4])
 
 /* Groups n items (sorted by key) into g; returns how many groups, or -1
  * out of memory. */
-static long group(const struct weft_model *m, const struct item *it,
-		  uint32_t n, struct weft_stats_group *g)
+static long group(const struct weft_model *m, const struct item *it, uint32_t n,
+		  struct weft_stats_group *g)
 {
 	uint32_t nth, ng = 0;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
@@ -193,8 +193,8 @@ static int phases(struct weft_stats *st, const struct weft_model *m)
 		x->count = nd;
 		qsort(d, nd, sizeof *d, cmp_i64);
 		pct(d, nd, x->d);
-		x->run = longest_run_in(run, nrun, x->stream,
-					v[x->longest].t0, v[x->longest].t1);
+		x->run = longest_run_in(run, nrun, x->stream, v[x->longest].t0,
+					v[x->longest].t1);
 		i = j;
 	}
 	free(ix);
@@ -220,9 +220,9 @@ static void longest_runs(struct weft_stats *st, const struct weft_model *m)
 			k--;
 		}
 		uint32_t j = k++;
-		while (j > 0 && run[st->longest[j - 1]].t1 -
-					   run[st->longest[j - 1]].t0 <
-				   len) {
+		while (j > 0 &&
+		       run[st->longest[j - 1]].t1 - run[st->longest[j - 1]].t0 <
+			       len) {
 			st->longest[j] = st->longest[j - 1];
 			j--;
 		}

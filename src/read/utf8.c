@@ -91,8 +91,8 @@ int weft_utf8_valid(const char *s, size_t n)
 		}
 		uint32_t cp;
 		size_t k = weft_utf8_decode(s + i, n - i, &cp);
-		if (cp == 0xFFFD && !(k == 3 && p[i] == 0xEF && p[i + 1] == 0xBF &&
-				      p[i + 2] == 0xBD))
+		if (cp == 0xFFFD && !(k == 3 && p[i] == 0xEF &&
+				      p[i + 1] == 0xBF && p[i + 2] == 0xBD))
 			return 0;
 		i += k;
 	}

@@ -51,10 +51,10 @@ const char *weft_verdict_name(int v)
 struct weft_why_index {
 	const struct weft_model *m;
 	uint32_t nth;
-	uint32_t *awaited_by;  /* per thread: a pending thread waiting on it */
+	uint32_t *awaited_by; /* per thread: a pending thread waiting on it */
 	int64_t *awaited_since;
-	uint32_t *kind_of;     /* per thread: its kind, canonical by text */
-	int64_t *longest;      /* per canonical kind: longest finished life */
+	uint32_t *kind_of; /* per thread: its kind, canonical by text */
+	int64_t *longest;  /* per canonical kind: longest finished life */
 	uint32_t nkinds;
 	int64_t ready_max;     /* longest a woken waiter took to read; -1 */
 	uint8_t *nested;       /* per stream: it dropped events in handlers */
@@ -263,7 +263,8 @@ int weft_why_index_new(struct weft_why_index **out, const struct weft_model *m)
 	for (uint32_t i = 0; i < nth; i++)
 		ix->last_stream[i] = th[i].stream;
 	for (uint32_t i = 0; i < nrun; i++) {
-		if (run[i].stream < nst && run[i].t1 > ix->stream_end[run[i].stream])
+		if (run[i].stream < nst &&
+		    run[i].t1 > ix->stream_end[run[i].stream])
 			ix->stream_end[run[i].stream] = run[i].t1;
 		if (run[i].thread < nth)
 			ix->last_stream[run[i].thread] = run[i].stream;
@@ -272,7 +273,8 @@ int weft_why_index_new(struct weft_why_index **out, const struct weft_model *m)
 		if (a[i].stream < nst && a[i].t > ix->stream_end[a[i].stream])
 			ix->stream_end[a[i].stream] = a[i].t;
 	for (uint32_t i = 0; i < niv; i++)
-		if (iv[i].stream < nst && iv[i].t1 > ix->stream_end[iv[i].stream])
+		if (iv[i].stream < nst &&
+		    iv[i].t1 > ix->stream_end[iv[i].stream])
 			ix->stream_end[iv[i].stream] = iv[i].t1;
 
 	for (uint32_t i = 0; i < nth; i++) {
@@ -350,7 +352,8 @@ int weft_why_index_new(struct weft_why_index **out, const struct weft_model *m)
 /* Where the trace of the OS thread(s) `x` lives on ends. */
 static int64_t horizon(const struct weft_why_index *ix, uint32_t x)
 {
-	const struct weft_thread *th = weft_model_threads(ix->m, &(uint32_t){0});
+	const struct weft_thread *th =
+		weft_model_threads(ix->m, &(uint32_t){0});
 	int64_t h = INT64_MIN;
 	uint32_t s[2] = {th[x].stream, ix->last_stream[x]};
 	for (int k = 0; k < 2; k++)
@@ -433,7 +436,8 @@ int weft_why_at(const struct weft_why_index *ix, uint32_t thread,
 			/* A peer process that read our request: what it
 			 * started for it and still is pending is what the
 			 * reply waits on. */
-			uint32_t p = message_hop ? pending_work(m, t) : WEFT_NONE;
+			uint32_t p = message_hop ? pending_work(m, t)
+						 : WEFT_NONE;
 			message_hop = 0;
 			if (p == WEFT_NONE)
 				break; /* ended, and its waiter never read it */

@@ -65,7 +65,8 @@ static cairo_surface_t *grab(Display *d)
 	int w = DisplayWidth(d, s), h = DisplayHeight(d, s);
 	cairo_surface_t *x = cairo_xlib_surface_create(
 		d, RootWindow(d, s), DefaultVisual(d, s), w, h);
-	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	cairo_surface_t *img =
+		cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
 	cairo_t *cr = cairo_create(img);
 	cairo_set_source_surface(cr, x, 0, 0);
 	cairo_paint(cr);
@@ -107,7 +108,8 @@ static void drag(Display *d, int x0, int y0, int x1, int y1, KeyCode held)
 	XSync(d, False);
 	for (int i = 1; i <= 10; i++) {
 		pause_ms(20);
-		XTestFakeMotionEvent(d, DefaultScreen(d), x0 + (x1 - x0) * i / 10,
+		XTestFakeMotionEvent(d, DefaultScreen(d),
+				     x0 + (x1 - x0) * i / 10,
 				     y0 + (y1 - y0) * i / 10, 0);
 		XSync(d, False);
 	}
@@ -167,8 +169,10 @@ int main(int argc, char **argv)
 			long k = 0;
 			for (int y = 0; y < h; y++)
 				for (int x = 0; x < w; x++) {
-					const unsigned char *p = px + y * stride + x * 4;
-					if (abs(p[2] - r) >= 16 || abs(p[1] - g) >= 16 ||
+					const unsigned char *p =
+						px + y * stride + x * 4;
+					if (abs(p[2] - r) >= 16 ||
+					    abs(p[1] - g) >= 16 ||
 					    abs(p[0] - b) >= 16)
 						continue;
 					if (pass && k == n / 2) {
@@ -203,8 +207,10 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "button") && argc == 4) {
 		/* 4, 5: wheel up, down; 6, 7: left, right -- COUNT notches */
 		for (int i = 0; i < atoi(argv[3]); i++) {
-			XTestFakeButtonEvent(d, (unsigned)atoi(argv[2]), True, 0);
-			XTestFakeButtonEvent(d, (unsigned)atoi(argv[2]), False, 0);
+			XTestFakeButtonEvent(d, (unsigned)atoi(argv[2]), True,
+					     0);
+			XTestFakeButtonEvent(d, (unsigned)atoi(argv[2]), False,
+					     0);
 			XSync(d, False);
 			pause_ms(30);
 		}

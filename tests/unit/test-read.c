@@ -256,7 +256,8 @@ TEST(hostile_text)
 	int seen = 0;
 	for (uint32_t t = 0; t < nth; t++) {
 		if (th[t].id == 1) {
-			CHECK_STR(weft_model_name(m, th[t].kind), "k\xef\xbf\xbd");
+			CHECK_STR(weft_model_name(m, th[t].kind), "k\xef\xbf"
+								  "\xbd");
 			seen++;
 		}
 		if (th[t].id == 2) {
@@ -278,8 +279,9 @@ TEST(hostile_text)
 	for (uint32_t i = 0; i < nl; i++) {
 		const char *s = weft_model_string(m, l[i].text);
 		CHECK(weft_utf8_valid(s, strlen(s)));
-		if (!strcmp(s, "caf\xef\xbf\xbd") ||
-		    !strcmp(s, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"))
+		if (!strcmp(s, "caf\xef\xbf\xbd") || !strcmp(s, "\xef\xbf\xbd"
+								"\xef\xbf\xbd"
+								"\xef\xbf\xbd"))
 			labels++;
 	}
 	CHECK_EQ(labels, 2);
@@ -299,8 +301,8 @@ TEST(consistent_copy)
 			_exit(1);
 		for (int i = 1; i < 1 + 5000; i++) {
 			weft_create((uint64_t)i, "request");
-			weft_label((uint64_t)i,
-				   "a label long enough to fill packets");
+			weft_label((uint64_t)i, "a label long enough to fill "
+						"packets");
 			weft_resolve((uint64_t)i);
 		}
 		_exit(0); /* (no stop) */
@@ -435,7 +437,7 @@ TEST(stats_in_the_library)
 	CHECK_EQ(st->kinds[0].run[3], 40);
 	CHECK_STR(st->kinds[1].key, "timer");
 	CHECK_EQ(st->kinds[1].life[0], -1); /* none finished */
-	CHECK_EQ(st->nlabels, 3);           /* even, odd, (none) */
+	CHECK_EQ(st->nlabels, 3);	    /* even, odd, (none) */
 	CHECK_EQ(st->labels[0].count, 2);
 	CHECK_EQ(st->nlongest, 4);
 	uint32_t nrun;
@@ -585,8 +587,8 @@ static uint64_t same_both_ways(const char *p)
 static void copy_changed(const char *a, const char *b, uint64_t from,
 			 uint64_t every)
 {
-	int in = open(a, O_RDONLY), out = open(b, O_WRONLY | O_CREAT | O_TRUNC,
-					       0600);
+	int in = open(a, O_RDONLY),
+	    out = open(b, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	CHECK(in >= 0 && out >= 0);
 	static uint8_t buf[1 << 16];
 	uint64_t at = 0;
@@ -670,7 +672,8 @@ TEST(read_ahead_same_events)
 		rb = weft_reader_next(b, &eb);
 		CHECK_EQ(rb, 0);
 		if (!same_event(&ea, &eb))
-			FAIL("merged: event %llu differs", (unsigned long long)n);
+			FAIL("merged: event %llu differs",
+			     (unsigned long long)n);
 		n++;
 	}
 	CHECK_EQ(ra, WEFT_EEOF);
@@ -896,6 +899,9 @@ TEST(hostile_times_and_anchors)
 	free(m);
 }
 
-TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked), T(read_ahead_by_pace), T(truncated_while_read), T(live_ring_truncated), T(replaced_while_read), T(endless_input),
-	  T(utf8_like_python), T(hostile_text), T(consistent_copy), T(unused_slots_unread),
-	  T(stats_in_the_library), T(hostile_times_and_anchors))
+TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked),
+	  T(read_ahead_by_pace), T(truncated_while_read),
+	  T(live_ring_truncated), T(replaced_while_read), T(endless_input),
+	  T(utf8_like_python), T(hostile_text), T(consistent_copy),
+	  T(unused_slots_unread), T(stats_in_the_library),
+	  T(hostile_times_and_anchors))

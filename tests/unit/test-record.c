@@ -672,8 +672,8 @@ TEST(live_reader_learns_new_names)
 	CHECK_OK(weft_reader_next(r, &e));
 	CHECK_EQ(e.type, WEFT_EV_CREATE_LABEL);
 	CHECK_STR(weft_reader_name(r, e.name), "k2");
-	CHECK_STR(weft_reader_name(r, e.name2),
-		  "interned after the reader opened");
+	CHECK_STR(weft_reader_name(r, e.name2), "interned after the reader "
+						"opened");
 	CHECK_OK(weft_reader_next(r, &e));
 	CHECK_STR(weft_reader_name(r, e.name), "a counter, new too");
 	/* what was returned before stays valid */
@@ -741,7 +741,8 @@ TEST(signal_reentrancy)
 			if (v->e.type == WEFT_EV_SIGNAL) {
 				/* the calls since the last one recorded were
 				 * dropped: marked here, not later */
-				if (k < next_call || lost != 2 * (k - next_call))
+				if (k < next_call ||
+				    lost != 2 * (k - next_call))
 					FAIL("handler call %llu: %llu events "
 					     "lost before it, calls %llu..%llu "
 					     "missing",
@@ -895,8 +896,8 @@ TEST(concurrent_copies_never_misread)
 				continue;
 			}
 			if (v->e.type == WEFT_EV_LABEL) {
-				CHECK_STR(v->text,
-					  "payload that must match its id");
+				CHECK_STR(v->text, "payload that must match "
+						   "its id");
 				if (prev != UINT64_MAX)
 					CHECK_U64(v->e.id, prev);
 			} else if (prev != UINT64_MAX)
@@ -939,19 +940,27 @@ TEST(fault_injection)
 	} cases[] = {
 		{{&weft__fault_tmpfile}, ENOSPC, -ENOSPC, 0},
 		{{&weft__fault_tmpfile}, EOPNOTSUPP, 0, 0}, /* named file */
-		{{&weft__fault_tmpfile, &weft__fault_open}, EOPNOTSUPP,
-		 -EOPNOTSUPP, 0},
+		{{&weft__fault_tmpfile, &weft__fault_open},
+		 EOPNOTSUPP,
+		 -EOPNOTSUPP,
+		 0},
 		{{&weft__fault_fallocate}, ENOSPC, WEFT_ENOSPC, 0},
 		{{&weft__fault_fallocate}, EIO, -EIO, 0},
 		{{&weft__fault_fallocate}, EOPNOTSUPP, 0, 1}, /* sparse */
-		{{&weft__fault_fallocate, &weft__fault_ftruncate}, EOPNOTSUPP,
-		 -EOPNOTSUPP, 0},
+		{{&weft__fault_fallocate, &weft__fault_ftruncate},
+		 EOPNOTSUPP,
+		 -EOPNOTSUPP,
+		 0},
 		{{&weft__fault_mmap}, ENOMEM, -ENOMEM, 0},
 		{{&weft__fault_link}, EPERM, -EPERM, 0},
-		{{&weft__fault_tmpfile, &weft__fault_rename}, EOPNOTSUPP,
-		 -EOPNOTSUPP, 0},
-		{{&weft__fault_tmpfile, &weft__fault_mmap}, EOPNOTSUPP,
-		 -EOPNOTSUPP, 0},
+		{{&weft__fault_tmpfile, &weft__fault_rename},
+		 EOPNOTSUPP,
+		 -EOPNOTSUPP,
+		 0},
+		{{&weft__fault_tmpfile, &weft__fault_mmap},
+		 EOPNOTSUPP,
+		 -EOPNOTSUPP,
+		 0},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
 		for (int h = 0; h < 2; h++)
@@ -1014,7 +1023,8 @@ TEST(readers_never_record)
 {
 	const char *bin = getenv("WEFT_BIN"), *build = getenv("WEFT_BUILD");
 	if (!bin || !build)
-		FAIL("WEFT_BIN and WEFT_BUILD must be set (meson test sets them)");
+		FAIL("WEFT_BIN and WEFT_BUILD must be set (meson test sets "
+		     "them)");
 	const char *p = tpath("read-me.weft");
 	char dir[512], out[600], copy[600];
 	snprintf(dir, sizeof dir, "%s", p);
@@ -1164,7 +1174,8 @@ TEST(never_replace_non_regular_files)
 		node_id(nodes[i], &mode[i], &rdev[i]);
 	const char *bin = getenv("WEFT_BIN"), *build = getenv("WEFT_BUILD");
 	if (!bin || !build)
-		FAIL("WEFT_BIN and WEFT_BUILD must be set (meson test sets them)");
+		FAIL("WEFT_BIN and WEFT_BUILD must be set (meson test sets "
+		     "them)");
 	char ticker[700];
 	snprintf(ticker, sizeof ticker, "%s/examples/forker", build);
 	CHECK_OK(sh("cd '%s' && '%s' >plain.out 2>plain.err", dir, ticker));
@@ -1185,8 +1196,10 @@ TEST(never_replace_non_regular_files)
 		/* (a sanitizer build's preloaded shim brings its runtime into
 		 * sh: let it load late) */
 		CHECK_EQ(sh("cd '%s' && touch ran && rm ran && "
-			    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "
-			    "'%s' record -o '%s' -- sh -c 'touch ran' 2>rec.err",
+			    "ASAN_OPTIONS=verify_asan_link_order=0:detect_"
+			    "leaks=0 "
+			    "'%s' record -o '%s' -- sh -c 'touch ran' "
+			    "2>rec.err",
 			    dir, bin, nodes[i]),
 			 is_dir ? 0 : 2);
 		if (is_dir) {
@@ -1197,7 +1210,8 @@ TEST(never_replace_non_regular_files)
 			continue;
 		}
 		CHECK(sh("test -e '%s/ran'", dir) != 0);
-		CHECK_OK(sh("grep -q 'is not a regular file' '%s/rec.err'", dir));
+		CHECK_OK(sh("grep -q 'is not a regular file' '%s/rec.err'",
+			    dir));
 		for (int k = 0; k < n; k++) {
 			mode_t m;
 			dev_t d;
@@ -1464,7 +1478,8 @@ TEST(clean_stop_gives_back_unused_slots)
 		CHECK_EQ(t.info.npackets, cases[c].slots);
 		CHECK_U64(t.info.file_size, size);
 		CHECK_EQ(t.info.writer, WEFT_WRITER_STOPPED);
-		CHECK_U64(t.info.losses.packets_lost + t.info.losses.packets_torn,
+		CHECK_U64(t.info.losses.packets_lost +
+				  t.info.losses.packets_torn,
 			  0);
 		CHECK_OK(unlink(p));
 	}
@@ -1604,7 +1619,8 @@ TEST(live_reader_sees_a_clean_stop)
 	const struct weft_trace_info *in = weft_reader_info(r);
 	CHECK_EQ(in->problems, 0);
 	CHECK_U64(in->losses.packets_lost + in->losses.packets_torn +
-			  in->losses.packets_corrupt + in->losses.events_discarded,
+			  in->losses.packets_corrupt +
+			  in->losses.events_discarded,
 		  0);
 	weft_reader_close(r);
 	/* (and it was cut, while the reader read) */
@@ -1769,7 +1785,8 @@ static void *manual_other(void *arg)
 TEST(manual_clock)
 {
 	const char *p = tpath("manual.weft");
-	CHECK_EQ(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL | WEFT_CLOCK_MONOTONIC),
+	CHECK_EQ(weft_start(p, 1 << 20,
+			    WEFT_CLOCK_MANUAL | WEFT_CLOCK_MONOTONIC),
 		 WEFT_EINVAL);
 	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
 	weft_run(1); /* at 0 */
@@ -1790,8 +1807,8 @@ TEST(manual_clock)
 	CHECK_EQ(t.info.clock_kind, 3);
 	CHECK_U64(t.info.freq, 1000000000u);
 	CHECK_EQ(t.n, 7);
-	static const int64_t want[] = {0, 1000, 123456789, 123456789,
-				       123456789, 123456789, 200000000};
+	static const int64_t want[] = {
+		0, 1000, 123456789, 123456789, 123456789, 123456789, 200000000};
 	for (size_t i = 0; i < t.n; i++)
 		if (t.ev[i].e.ns != want[i])
 			FAIL("event %zu (%s) at %lld ns, want %lld", i,
@@ -1963,8 +1980,9 @@ TEST(kill_during_startup_leaves_nothing)
 		} else if (names[0])
 			FAIL("round %d: left [%s]", round, names);
 	}
-	fprintf(stderr, "# killed 40 times: %d rings complete, %d before "
-			"the ring had a name\n",
+	fprintf(stderr,
+		"# killed 40 times: %d rings complete, %d before "
+		"the ring had a name\n",
 		kept, 40 - kept);
 }
 
@@ -2027,8 +2045,8 @@ TEST(sigkill_loop_four_threads)
 				continue;
 			}
 			if (v->e.type == WEFT_EV_LABEL) {
-				CHECK_STR(v->text,
-					  "payload that must match its id");
+				CHECK_STR(v->text, "payload that must match "
+						   "its id");
 				if (prev[s] != UINT64_MAX)
 					CHECK_U64(v->e.id, prev[s]);
 			} else {
@@ -2183,7 +2201,8 @@ TEST(children_that_record_nothing_map_no_ring)
 	if (sh("cd '%s' && '%s/tools/weft' record -o probe -- true 2>&1 | "
 	       "grep -q 'preloaded: no shim'; rc=$?; rm -rf probe; exit $rc",
 	       dir, build) == 0)
-		snprintf(pre, sizeof pre, "env LD_PRELOAD=%s/libweft.so", build);
+		snprintf(pre, sizeof pre, "env LD_PRELOAD=%s/libweft.so",
+			 build);
 	CHECK_OK(sh("cd '%s' && ASAN_OPTIONS=verify_asan_link_order=0:"
 		    "detect_leaks=0 '%s/tools/weft' record -o run -- %s sh -c "
 		    "'cat /proc/self/maps >maps1; sh -c \"cat /proc/self/maps "
@@ -2281,7 +2300,8 @@ TEST(settings_parsed_strictly)
 		snprintf(envs, sizeof envs, "WEFT_FILE=s.weft %s", bad[i][0]);
 		run_helper(dir, envs, "--record-helper");
 		CHECK_OK(sh("cd '%s' && test \"$(cat helper.out)\" = recorded "
-			    "&& test $(wc -l <helper.err) = 1 && grep -q \"%s\" "
+			    "&& test $(wc -l <helper.err) = 1 && grep -q "
+			    "\"%s\" "
 			    "helper.err && grep -q 'expected .*; running "
 			    "untraced' helper.err && test ! -e s.weft",
 			    dir, bad[i][1]));
@@ -2434,17 +2454,20 @@ TEST(ring_layout)
 		 * other, all before the first packet, which is aligned */
 		CHECK_EQ(l.meta_off, 4096);
 		CHECK_EQ(l.streams_off, l.meta_off + l.meta_cap);
-		CHECK_EQ(l.names_off, l.streams_off + l.streams_cap *
-						       sizeof(struct weft__fstream));
-		CHECK_EQ(l.strings_off, l.names_off + l.names_cap *
-						       sizeof(struct weft__fname));
+		CHECK_EQ(l.names_off,
+			 l.streams_off +
+				 l.streams_cap * sizeof(struct weft__fstream));
+		CHECK_EQ(l.strings_off,
+			 l.names_off +
+				 l.names_cap * sizeof(struct weft__fname));
 		CHECK(l.strings_off + l.strings_cap <= l.hsize);
 		CHECK_EQ(l.hsize % 4096, 0);
 		CHECK_EQ(l.hsize % l.psize, 0);
 		/* whole packets, at least four, filling all but less than one
 		 * packet of what was asked */
 		CHECK(l.npk >= 4);
-		CHECK_U64(l.size, (uint64_t)l.hsize + (uint64_t)l.npk * l.psize);
+		CHECK_U64(l.size,
+			  (uint64_t)l.hsize + (uint64_t)l.npk * l.psize);
 		CHECK(l.size <= b);
 		CHECK(b - l.size < l.psize);
 	}
@@ -2481,7 +2504,8 @@ TEST(fork_line_names_the_parent_that_forked_even_after_it_exited)
 				_exit(12);
 			if (c == 0) {
 				for (int i = 0;
-				     i < 5000 && (pid_t)syscall(SYS_getppid) == was;
+				     i < 5000 &&
+				     (pid_t)syscall(SYS_getppid) == was;
 				     i++)
 					usleep(1000);
 				if ((pid_t)syscall(SYS_getppid) == was)
@@ -2603,31 +2627,49 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	static const struct test_case tc[] = {
-		T(roundtrip_every_event), T(stopped_records_nothing),
-		T(create_label_never_loses_the_label), T(live_reader_learns_new_names),
-		T(bad_arguments), T(file_mode_0600), T(threads_no_loss),
-		T(overwrite_keeps_newest), T(discard_counts_exactly),
+		T(roundtrip_every_event),
+		T(stopped_records_nothing),
+		T(create_label_never_loses_the_label),
+		T(live_reader_learns_new_names),
+		T(bad_arguments),
+		T(file_mode_0600),
+		T(threads_no_loss),
+		T(overwrite_keeps_newest),
+		T(discard_counts_exactly),
 		T(discard_marks_every_loss_at_its_place),
 		T(long_callback_names_counted),
-		T(long_label_truncated), T(hostile_text_roundtrip),
-		T(names_interned_once), T(signal_reentrancy), T(fork_child_stops),
-		T(sigkill_leaves_readable_trace), T(concurrent_copies_never_misread),
-		T(fault_injection), T(never_replace_live_ring),
-		T(bursts_share_one_time), T(manual_clock),
-		T(readers_never_record), T(never_replace_non_regular_files),
-		T(replaces_only_rings), T(never_follows_another_users_link),
+		T(long_label_truncated),
+		T(hostile_text_roundtrip),
+		T(names_interned_once),
+		T(signal_reentrancy),
+		T(fork_child_stops),
+		T(sigkill_leaves_readable_trace),
+		T(concurrent_copies_never_misread),
+		T(fault_injection),
+		T(never_replace_live_ring),
+		T(bursts_share_one_time),
+		T(manual_clock),
+		T(readers_never_record),
+		T(never_replace_non_regular_files),
+		T(replaces_only_rings),
+		T(never_follows_another_users_link),
 		T(clean_stop_gives_back_unused_slots),
 		T(stop_mid_event_opens_no_packet),
-		T(live_reader_sees_a_clean_stop), T(compact_a_killed_writers_ring),
-		T(long_names_cut_at_a_character), T(start_writes_only_the_header),
+		T(live_reader_sees_a_clean_stop),
+		T(compact_a_killed_writers_ring),
+		T(long_names_cut_at_a_character),
+		T(start_writes_only_the_header),
 		T(no_predictable_temporary_name),
 		T(kill_during_startup_leaves_nothing),
-		T(sigkill_loop_four_threads), T(exec_keeps_what_came_before),
+		T(sigkill_loop_four_threads),
+		T(exec_keeps_what_came_before),
 		T(processes_that_record_nothing_leave_no_file),
 		T(children_that_record_nothing_map_no_ring),
 		T(calibration_from_load_to_first_event),
-		T(settings_parsed_strictly), T(size_parser),
-		T(first_event_in_a_signal_handler), T(ring_layout),
+		T(settings_parsed_strictly),
+		T(size_parser),
+		T(first_event_in_a_signal_handler),
+		T(ring_layout),
 		T(fork_line_names_the_parent_that_forked_even_after_it_exited),
 	};
 	return test_run_(tc, (int)(sizeof tc / sizeof *tc), argc, argv);
