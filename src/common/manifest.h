@@ -85,22 +85,23 @@ static inline int weft_mkey_base(unsigned k)
 
 /* The line or key whose word is s[0..n) (not NUL-terminated), or
  * WEFT_MLINES / WEFT_MKEYS: an unknown word (skipped by readers). */
+static inline unsigned weft__mword_find(const char *(*word)(unsigned),
+					unsigned count, const char *s, size_t n)
+{
+	unsigned i = 0;
+	while (i < count && (strlen(word(i)) != n || memcmp(word(i), s, n)))
+		i++;
+	return i;
+}
+
 static inline unsigned weft_mline_find(const char *s, size_t n)
 {
-	unsigned l = 0;
-	while (l < WEFT_MLINES && (strlen(weft_mline_word(l)) != n ||
-				   memcmp(weft_mline_word(l), s, n)))
-		l++;
-	return l;
+	return weft__mword_find(weft_mline_word, WEFT_MLINES, s, n);
 }
 
 static inline unsigned weft_mkey_find(const char *s, size_t n)
 {
-	unsigned k = 0;
-	while (k < WEFT_MKEYS && (strlen(weft_mkey_word(k)) != n ||
-				  memcmp(weft_mkey_word(k), s, n)))
-		k++;
-	return k;
+	return weft__mword_find(weft_mkey_word, WEFT_MKEYS, s, n);
 }
 
 #endif
