@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * otlp.h - a trace as OpenTelemetry spans (OTLP/protobuf
+ * ExportTraceServiceRequest messages), for `weft export --otlp` and
+ * `weft ship --otlp`; docs/otlp.md says what each span holds.
+ */
+#ifndef WEFT_OTLP_H
+#define WEFT_OTLP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft/model.h"
+
+#define OTLP_SPAN_BUDGET 10000
+#define OTLP_MESSAGE_LIMIT (4u << 20) /* bytes a message may take */
+#define OTLP_MESSAGE_MIN 4096
+
+struct otlp_opts {
+	uint32_t span_budget; /* spans a trace may hold (>= 1) */
+	size_t message_limit; /* bytes a message may take */
+	const char *service;  /* service.name, or NULL: the process's name */
+};
+
+struct otlp_stats {
+	uint64_t spans, traces, messages, links, events, bytes;
+	uint64_t links_dropped, events_dropped; /* spans too big alone */
+	uint32_t biggest_trace;			/* spans in it */
+	size_t biggest_message;			/* bytes */
+};
+
+/* Each message, in order: 0 to go on, else stop with that code. */
+typedef int (*otlp_emit)(void *ctx, const uint8_t *msg, size_t len);
+
+/* Encodes the model's threads as spans, in messages of at most
+ * o->message_limit bytes each handed to emit().  0, -ENOMEM, the emit
+ * callback's code, or -E2BIG when one span alone (its attributes) cannot
+ * fit a message. */
+int otlp_encode(const struct weft_model *m, const struct otlp_opts *o,
+		otlp_emit emit, void *ctx, struct otlp_stats *st);
+
+/* An arrow kind as weft query and the OTLP attributes spell it
+ * ("create", "try_read"), in buf; "?" out of range. */
+const char *otlp_arrow_token(int kind, char buf[16]);
+
+#endif
