@@ -43,4 +43,8 @@ int otlp_encode(const struct weft_model *m, const struct otlp_opts *o,
  * ("create", "try_read"), in buf; "?" out of range. */
 const char *otlp_arrow_token(int kind, char buf[16]);
 
+/* `weft ship --otlp URL TRACE...` (ship-otlp.c): weft ship's dispatch
+ * calls it when --otlp is given; argv[0] is "ship". */
+int cmd_ship_otlp(int argc, char **argv);
+
 #endif
