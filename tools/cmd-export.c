@@ -27,6 +27,11 @@ static int write_delimited(void *ctx, const uint8_t *msg, size_t len)
 		       : -5 /* EIO */;
 }
 
+static const char dropped_says[] = "left out of spans too big for one message "
+				   "(counted in their "
+				   "dropped_links_count and "
+				   "dropped_events_count)";
+
 static int export_otlp(const struct weft_model *m, const char *out,
 		       const struct otlp_opts *o)
 {
@@ -45,12 +50,8 @@ static int export_otlp(const struct weft_model *m, const char *out,
 		return error("cannot write '%s'%s", out,
 			     err == -ENOMEM ? ": out of memory" : "");
 	if (st.links_dropped || st.events_dropped)
-		warning("%" PRIu64 " links and %" PRIu64 " events left out of "
-							 "spans too big for "
-							 "one message "
-			"(counted in their dropped_links_count and "
-			"dropped_events_count)",
-			st.links_dropped, st.events_dropped);
+		warning("%" PRIu64 " links and %" PRIu64 " events %s",
+			st.links_dropped, st.events_dropped, dropped_says);
 	return 0;
 }
 

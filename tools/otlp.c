@@ -94,13 +94,40 @@ static uint64_t unix_ns(const struct enc *e, int64_t t)
 	return u > 0 ? (uint64_t)u : 0;
 }
 
+/* A string field: protobuf's strings are UTF-8 (collectors refuse
+ * others), so an invalid sequence (a hostile label) is written as U+FFFD,
+ * as every weft export does (weft_utf8_decode()). */
+static void text(struct pb *p, uint32_t field, const char *s)
+{
+	size_t n = strlen(s);
+	if (weft_utf8_valid(s, n)) {
+		pb_bytes(p, field, s, n);
+		return;
+	}
+	struct pb t;
+	pb_init(&t);
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t k = weft_utf8_decode(s + i, n - i, &cp);
+		if (cp == 0xFFFD)
+			pb_raw(&t, "\xef\xbf\xbd", 3);
+		else
+			pb_raw(&t, s + i, k);
+		i += k;
+	}
+	if (t.oom)
+		p->oom = 1;
+	pb_bytes(p, field, t.b, t.n);
+	pb_release(&t);
+}
+
 /* KeyValue attributes (`field` of the enclosing message). */
 static void attr_str(struct pb *p, uint32_t field, const char *k, const char *v)
 {
 	pb_begin(p, field);
 	pb_string(p, 1, k);
 	pb_begin(p, 2);
-	pb_string(p, 1, v);
+	text(p, 1, v);
 	pb_end(p);
 	pb_end(p);
 }
@@ -217,9 +244,9 @@ static void span(const struct enc *e, struct pb *p, uint32_t t, size_t *cut,
 			weft_model_streams(e->m, &ns);
 		snprintf(buf, sizeof buf, "os thread %s",
 			 x->stream < ns ? s[x->stream].name : "");
-		pb_string(p, 5, buf);
+		text(p, 5, buf);
 	} else
-		pb_string(p, 5, kind[0] ? kind : "async thread");
+		text(p, 5, kind[0] ? kind : "async thread");
 	pb_uint(p, 6, 1); /* SPAN_KIND_INTERNAL */
 	int pending = x->end == WEFT_END_PENDING;
 	int64_t end = pending ? e->t_snap : x->t_end;
@@ -273,7 +300,7 @@ static void span(const struct enc *e, struct pb *p, uint32_t t, size_t *cut,
 	if (x->end == WEFT_END_RESOLVED || x->end == WEFT_END_FAILED) {
 		pb_begin(p, 15);
 		if (x->end == WEFT_END_FAILED && x->message != WEFT_NONE)
-			pb_string(p, 2, weft_model_string(e->m, x->message));
+			text(p, 2, weft_model_string(e->m, x->message));
 		pb_uint(p, 3, x->end == WEFT_END_FAILED ? 2 : 1);
 		pb_end(p);
 	}

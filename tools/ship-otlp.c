@@ -240,8 +240,10 @@ static int post(struct conn *c, const uint8_t *msg, size_t len,
 	const char *cn = header(buf, "Connection");
 	int close_after = cn && !strncasecmp(cn, "close", 5);
 	size_t have = n - (size_t)(end + 4 - buf);
-	snprintf(c->why, sizeof c->why, "%s:%s answered '%.80s'", c->host,
-		 c->port, buf);
+	snprintf(c->why, sizeof c->why, "%s:%s answered '%.*s'", c->host,
+		 c->port,
+		 (int)(strcspn(buf, "\r\n") > 80 ? 80 : strcspn(buf, "\r\n")),
+		 buf);
 	if (cl) {
 		unsigned long long want = strtoull(cl, NULL, 10);
 		while (have < want) {
@@ -382,7 +384,7 @@ int cmd_ship_otlp(int argc, char **argv)
 	weft_model_free(m);
 	if (err == -EIO)
 		error("cannot ship to %s: %s (%" PRIu64 " requests accepted "
-							"before)",
+		      "before)",
 		      url, c.why, c.sent);
 	else if (err == -E2BIG)
 		error("a span's attributes alone exceed --message-limit %d",
@@ -392,15 +394,15 @@ int cmd_ship_otlp(int argc, char **argv)
 	else {
 		fprintf(stderr,
 			"weft: shipped %" PRIu64 " spans in %" PRIu64 " traces,"
-								      " "
-								      "%" PRIu64
-			" requests (%" PRIu64 " bytes), %" PRIu64 " retries\n",
+			" "
+			"%" PRIu64 " requests (%" PRIu64 " bytes), %" PRIu64
+			" retries\n",
 			st.spans, st.traces, st.messages, st.bytes, c.retried);
 		if (st.links_dropped || st.events_dropped)
 			warning("%" PRIu64 " links and %" PRIu64 " events left "
-								 "out of spans "
-								 "too big for "
-								 "one "
+				"out of spans "
+				"too big for "
+				"one "
 				"request (counted in their dropped_links_count "
 				"and dropped_events_count)",
 				st.links_dropped, st.events_dropped);

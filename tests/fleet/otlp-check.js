@@ -277,6 +277,8 @@ function check(src, factsFile, budget, limit, expect) {
 			if (w !== got) err(`hubs ${got}, expected ${w}`);
 		} else if (k === 'splits') {
 			if (splitByBudget < Number(v)) err(`${splitByBudget} traces split by the budget, expected at least ${v}`);
+		} else if (k === 'traces') {
+			if (traceSize.size !== Number(v)) err(`${traceSize.size} traces, expected ${v}`);
 		} else if (k === 'messages') {
 			if (msgs.length < Number(v)) err(`${msgs.length} messages, expected at least ${v}`);
 		} else err(`unknown expectation ${e}`);
@@ -288,8 +290,26 @@ function check(src, factsFile, budget, limit, expect) {
 	console.log(`ok spans=${spans.length} traces=${traceSize.size} links=${arrowLinks}+${parentLinks} events=${events} dropped=${dropped} messages=${msgs.length} biggest=${maxMsg} splits=${splitByBudget} hubs=${[...hubs].sort().join(',')}`);
 }
 
+// Every text a person wrote, as JSON lines: the spans' weft.label and
+// status message, the events' weft.text and exception.message.
+function texts(src) {
+	for (const m of readMessages(src))
+		for (const rs of pb.ExportTraceServiceRequest.decode(m).resourceSpans)
+			for (const ss of rs.scopeSpans)
+				for (const s of ss.spans) {
+					const a = attrs(s.attributes);
+					if ('weft.label' in a) console.log(JSON.stringify(['label', a['weft.label']]));
+					if (s.status && s.status.message) console.log(JSON.stringify(['status', s.status.message]));
+					for (const e of s.events || []) {
+						const ea = attrs(e.attributes);
+						console.log(JSON.stringify([e.name, ea['weft.text'] ?? ea['exception.message']]));
+					}
+				}
+}
+
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === 'receive') receive(args[0], Number(args[1] || 0));
+else if (cmd === 'texts') texts(args[0]);
 else if (cmd === 'check') check(args[0], args[1], Number(args[2]), Number(args[3]), args.slice(4));
 else {
 	console.error('usage: otlp-check.js receive DIR [FAIL] | check SOURCE FACTS BUDGET LIMIT [EXPECT...]');
