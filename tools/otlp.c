@@ -351,6 +351,9 @@ static void span(const struct enc *e, struct pb *p, uint32_t t, size_t *cut,
 		attr_str(p, 4, "weft.arrow", otlp_arrow_token(a->kind, tok));
 		attr_bool(p, 4, "weft.arrow.out", out);
 		attr_int(p, 4, "weft.arrow.time", (int64_t)unix_ns(e, a->t));
+		/* its place among the trace's arrows: what weft import
+		 * replays in order, arrows of one instant included */
+		attr_int(p, 4, "weft.arrow.seq", (int64_t)e->alist[k]);
 		if (a->flags)
 			attr_int(p, 4, "weft.arrow.flags", a->flags);
 		if (a->flags & WEFT_ARROW_MESSAGE)
@@ -363,24 +366,6 @@ static void span(const struct enc *e, struct pb *p, uint32_t t, size_t *cut,
 		cut[(*ncut)++] = p->n;
 		(*nlink)++;
 	}
-}
-
-/* The arrow kinds as weft query spells them ("try_read"): the enum's
- * names in lower case, from the one table (WEFT_ARROW_MAP). */
-#define ARROW_TOKEN(E, name, verb, r, g, b) #E,
-static const char *const arrow_enum[] = {WEFT_ARROW_MAP(ARROW_TOKEN)};
-
-const char *otlp_arrow_token(int k, char buf[16])
-{
-	if (k < 0 || k >= WEFT_ARROW_KINDS)
-		return "?";
-	const char *s = arrow_enum[k];
-	size_t i = 0;
-	for (; s[i] && i + 1 < 16; i++)
-		buf[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a'
-							   : s[i]);
-	buf[i] = 0;
-	return buf;
 }
 
 /* The thread an arrow's link goes on (see the top). */

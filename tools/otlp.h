@@ -40,8 +40,23 @@ int otlp_encode(const struct weft_model *m, const struct otlp_opts *o,
 		otlp_emit emit, void *ctx, struct otlp_stats *st);
 
 /* An arrow kind as weft query and the OTLP attributes spell it
- * ("create", "try_read"), in buf; "?" out of range. */
-const char *otlp_arrow_token(int kind, char buf[16]);
+ * ("create", "try_read"): the enum's names in lower case, from the one
+ * table (WEFT_ARROW_MAP), in buf; "?" out of range.  (Inline: weft-import
+ * uses it without libweft-read.) */
+#define OTLP__ARROW_TOKEN(E, name, verb, r, g, b) #E,
+static inline const char *otlp_arrow_token(int k, char buf[16])
+{
+	static const char *const names[] = {WEFT_ARROW_MAP(OTLP__ARROW_TOKEN)};
+	if (k < 0 || k >= WEFT_ARROW_KINDS)
+		return "?";
+	size_t i = 0;
+	for (; names[k][i] && i + 1 < 16; i++)
+		buf[i] = (char)(names[k][i] >= 'A' && names[k][i] <= 'Z'
+					? names[k][i] - 'A' + 'a'
+					: names[k][i]);
+	buf[i] = 0;
+	return buf;
+}
 
 /* `weft ship --otlp URL TRACE...` (ship-otlp.c): weft ship's dispatch
  * calls it when --otlp is given; argv[0] is "ship". */

@@ -162,11 +162,57 @@ t_ship_errors() {
 	grep -q "cannot create 'nodir/x'" err || die "$(cat err)"
 }
 
+# The trace as the round trip must keep it: threads (id, incarnation,
+# kind, latest label, creator, end, message, flags, creation time),
+# arrows (kind, ends, time, followed) and labels and notes, all in order;
+# times from the first arrow.  OS threads aside: an import has one.
+roundtrip_facts() { # trace
+	"$W" query --csv "$1" "select t.id, t.incarnation, t.kind, t.label, c.id as creator_id, t.end, t.message, t.should_resolve, t.no_create, t.created - (select min(t) from arrows) as created from threads t left join threads c on c.thread = t.creator where not t.root order by t.id, t.incarnation;
+		select a.kind, f.id as f, f.incarnation as fi, t.id as t, t.incarnation as ti, a.t - (select min(t) from arrows) as at, a.followed from arrows a join threads f on f.thread = a.from_thread join threads t on t.thread = a.to_thread order by a.t, a.arrow;
+		select l.kind, th.id, th.incarnation, l.t - (select min(t) from arrows), l.text from labels l join threads th on th.thread = l.thread order by l.t, l.label"
+}
+
+t_round_trip() {
+	need
+	"$F/otlp-gen" g.weft || die setup
+	"$WEFT_BUILD/bench/server-gen" -n 40000 -c 50 -o s.weft >/dev/null || die setup
+	for t in g s; do
+		"$W" export --otlp $t.otlp --span-budget 7 --message-limit 8192 $t.weft 2>/dev/null || die "export $t"
+		"$W" import --otlp $t.otlp -o $t-back.weft 2>err || die "import $t: $(cat err)"
+		roundtrip_facts $t.weft >$t.want || die "query $t"
+		roundtrip_facts $t-back.weft >$t.got || die "query $t-back"
+		# (the server trace's spans are cut at 8 KiB, their links
+		# lost: compared below, whole)
+		[ $t = s ] || cmp -s $t.want $t.got || die "$t: the round trip differs: $(diff $t.want $t.got | head -c 800)"
+	done
+	grep -q "^fail,1003,0,1003,0," g.got && grep -q "^read_failed,1003,0,1002,0," g.got ||
+		die "no failure in the round trip: $(cat g.got)"
+	[ "$(grep -c . g.want)" -ge 70 ] || die "too little to compare: $(wc -l <g.want)"
+	"$W" export --otlp s2.otlp s.weft && "$W" import --otlp s2.otlp -o s2-back.weft 2>/dev/null &&
+		roundtrip_facts s2-back.weft >s2.got || die "s2"
+	cmp -s s.want s2.got || die "server trace: the round trip differs: $(diff s.want s2.got | head -c 800)"
+	# the same file read twice gives the same trace
+	"$W" import --otlp s2.otlp -o s3-back.weft 2>/dev/null && roundtrip_facts s3-back.weft | cmp -s - s2.got || die "two imports differ"
+	# an existing file is not replaced by a ring
+	echo keep >precious
+	"$W" import --otlp g.otlp -o precious 2>err; [ $? = 1 ] || die "replaced a file: exit $?"
+	[ "$(cat precious)" = keep ] || die "precious was written"
+	# bad input: a clear error
+	head -c 100 g.otlp >cut.otlp
+	"$W" import --otlp cut.otlp -o c.weft 2>err; [ $? = 1 ] || die "cut: exit $?"
+	grep -q "'cut.otlp' is not an OTLP export of weft: a message's length cut short at byte" err || die "cut: $(cat err)"
+	head -c 5000 /dev/urandom >rnd.otlp
+	"$W" import --otlp rnd.otlp -o r.weft 2>err; [ $? = 1 ] || die "random bytes: exit $? $(cat err)"
+	grep -q "is not an OTLP export of weft" err || die "random: $(cat err)"
+	"$W" import --otlp g.otlp 2>err; [ $? = 2 ] || die "no -o: exit $?"
+}
+
 run "protoc --decode_raw reads weft's encoder: every field shape, lengths at varint boundaries" t_pb_decode_raw
 run "export --otlp: a span per thread, parents, hub traces, links, events, status, exact" t_export_small
 run "the span budget at its boundary (6 keeps, 5 splits, 1 splits all)" t_budget_boundary
 run "hostile labels survive (quotes, controls, invalid UTF-8, 3000 bytes, emoji)" t_hostile_labels
 run "a server-shaped trace: budgets and message limits hold, cut spans counted" t_server_budgets
 run "ship --otlp to a receiver, with 503/429 retried: each message once" t_ship
+run "import --otlp gives back the same threads, arrows and labels; bad input refused" t_round_trip
 run "ship --otlp and export --otlp errors: refused, 400, https, bad values" t_ship_errors
 tap_done
