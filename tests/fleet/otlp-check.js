@@ -307,9 +307,31 @@ function texts(src) {
 				}
 }
 
+// Counts, for bench/otlp-bench.sh: "SPANS TRACES BIGGEST_TRACE
+// BIGGEST_MESSAGE MESSAGES" (a trace's spans may lie in several messages).
+function count(src) {
+	const size = new Map();
+	let spans = 0, big = 0, n = 0;
+	for (const m of readMessages(src)) {
+		n++;
+		big = Math.max(big, m.length);
+		for (const rs of pb.ExportTraceServiceRequest.decode(m).resourceSpans)
+			for (const ss of rs.scopeSpans)
+				for (const s of ss.spans) {
+					spans++;
+					const k = hex(s.traceId);
+					size.set(k, (size.get(k) || 0) + 1);
+				}
+	}
+	let most = 0;
+	for (const v of size.values()) most = Math.max(most, v);
+	console.log(`${spans} ${size.size} ${most} ${big} ${n}`);
+}
+
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === 'receive') receive(args[0], Number(args[1] || 0));
 else if (cmd === 'texts') texts(args[0]);
+else if (cmd === 'count') count(args[0]);
 else if (cmd === 'check') check(args[0], args[1], Number(args[2]), Number(args[3]), args.slice(4));
 else {
 	console.error('usage: otlp-check.js receive DIR [FAIL] | check SOURCE FACTS BUDGET LIMIT [EXPECT...]');
