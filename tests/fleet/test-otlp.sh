@@ -102,6 +102,13 @@ t_hostile_labels() {
 	grep -qxF '["label","quote \" back\\slash\nnewline\t<script>x</script>"]' texts || die "quotes, controls, markup: $(cat texts)"
 	grep -qxF "[\"weft.label\",\"bad $(printf '\xef\xbf\xbd\xef\xbf\xbd') utf-8 $(printf '\xef\xbf\xbd')\"]" texts || die "invalid UTF-8 not U+FFFD: $(cat texts)"
 	grep -qxF "[\"weft.label\",\"$(printf 'x%.0s' $(seq 3000))\"]" texts || die "3000-byte label"
+	# the bytes on the wire are UTF-8 (protobuf.js would hide invalid
+	# bytes: protoc shows them, C-escaped)
+	read -r k len < <(od -An -tu1 -N10 g.otlp | awk '{v = 0; m = 1; for (i = 1; i <= NF; i++) { v += ($i % 128) * m; m *= 128; if ($i < 128) { print i, v; exit } } }')
+	[ "$((k + len))" = "$(stat -c %s g.otlp)" ] || die "not one message after its length ($k $len)"
+	tail -c +$((k + 1)) g.otlp | protoc --decode_raw >raw || die "protoc --decode_raw"
+	grep -qF 'bad \357\277\275\357\277\275 utf-8 \357\277\275' raw || die "no U+FFFD on the wire: $(grep -a 'bad' raw)"
+	grep -F 'utf-8' raw | grep -qF '\377' && die "an invalid byte on the wire: $(grep -aF 'utf-8' raw)"
 	grep -qxF "[\"weft.note\",\"slow: 5 ms $(printf '\xf0\x9f\xa7\xb5 \xc3\xbcnic\xc3\xb6de')\"]" texts || die "emoji note"
 	grep -qxF '["status","ECONNRESET \"peer\""]' texts || die "failure status"
 	grep -qxF '["exception","ECONNRESET \"peer\""]' texts || die "failure event"
