@@ -95,8 +95,9 @@ static uint64_t unix_ns(const struct enc *e, int64_t t)
 }
 
 /* A string field: protobuf's strings are UTF-8 (collectors refuse
- * others), so an invalid sequence (a hostile label) is written as U+FFFD,
- * as every weft export does (weft_utf8_decode()). */
+ * others), so an invalid sequence is written as U+FFFD, as every weft
+ * export does (weft_utf8_decode()).  (The reader already gives labels
+ * and messages so; names of kinds, commands and hosts too come here.) */
 static void text(struct pb *p, uint32_t field, const char *s)
 {
 	size_t n = strlen(s);

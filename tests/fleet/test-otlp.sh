@@ -214,6 +214,23 @@ t_round_trip() {
 	"$W" import --otlp g.otlp 2>err; [ $? = 2 ] || die "no -o: exit $?"
 }
 
+t_perfetto() {
+	need
+	"$F/otlp-gen" g.weft || die setup
+	"$WEFT_BUILD/bench/server-gen" -n 40000 -c 50 -o s.weft >/dev/null || die setup
+	for t in g s; do
+		"$W" query --json $t.weft "select thread,id,incarnation,kind,label,title,creator,created,ended,end,process,root from threads; select arrow,kind,from_thread,to_thread,t from arrows; select thread,t,text,kind from labels; select counter,name from counters; select counter,t,value from samples; select process,pid,comm from processes" >$t.facts || die "query $t"
+		"$W" export --format perfetto -o $t.pftrace $t.weft || die "export $t"
+		protoc --decode_raw <$t.pftrace >$t.raw || die "protoc cannot read $t.pftrace"
+		out=$(python3 "$WEFT_SRC/tests/fleet/perfetto_check.py" $t.raw $t.facts) || die "$t: $out"
+	done
+	echo "$out" | grep -q "samples=[1-9]" || die "no counter samples checked: $out"
+	# a fraction of the JSON's bytes
+	"$W" export -o s.json s.weft || die "json"
+	[ $(($(stat -c %s s.pftrace) * 3)) -lt "$(stat -c %s s.json)" ] ||
+		die "$(stat -c %s s.pftrace) bytes, the JSON $(stat -c %s s.json)"
+}
+
 run "protoc --decode_raw reads weft's encoder: every field shape, lengths at varint boundaries" t_pb_decode_raw
 run "export --otlp: a span per thread, parents, hub traces, links, events, status, exact" t_export_small
 run "the span budget at its boundary (6 keeps, 5 splits, 1 splits all)" t_budget_boundary
@@ -221,5 +238,6 @@ run "hostile labels survive (quotes, controls, invalid UTF-8, 3000 bytes, emoji)
 run "a server-shaped trace: budgets and message limits hold, cut spans counted" t_server_budgets
 run "ship --otlp to a receiver, with 503/429 retried: each message once" t_ship
 run "import --otlp gives back the same threads, arrows and labels; bad input refused" t_round_trip
+run "export --format perfetto: tracks, slices, flows, labels, counters decoded field by field" t_perfetto
 run "ship --otlp and export --otlp errors: refused, 400, https, bad values" t_ship_errors
 tap_done

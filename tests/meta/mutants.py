@@ -141,6 +141,11 @@ def check(src, muts, tmp):
             os.makedirs(os.path.dirname(os.path.join(root, f)),
                         exist_ok=True)
             shutil.copy2(s, os.path.join(root, f))
+    # the node modules (package-lock.json's) that node tests require, as
+    # the source tree has them: linked, not copied
+    nm = os.path.join(os.path.abspath(src), 'node_modules')
+    if os.path.isdir(nm):
+        os.symlink(os.path.realpath(nm), os.path.join(root, 'node_modules'))
     build = os.path.join(tmp, 'build')
     t0 = time.time()
     # the optional parts some mutants' tests need (needs: glib), on
