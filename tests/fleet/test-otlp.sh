@@ -231,6 +231,24 @@ t_perfetto() {
 		die "$(stat -c %s s.pftrace) bytes, the JSON $(stat -c %s s.json)"
 }
 
+t_chrome_ids() {
+	"$WEFT_BUILD/bench/server-gen" -n 40000 -c 50 -o s.weft >/dev/null || die setup
+	"$W" export -o s.json s.weft || die "export"
+	python3 "$WEFT_SRC/tests/cli/chrome_check.py" s.json >out || die "$(cat out)"
+	# (write ids are reused: incarnations of one id follow each other)
+	python3 - s.json <<'PY' || exit 1
+import json, sys
+evs = json.load(open(sys.argv[1]))['traceEvents']
+b = [e for e in evs if e['ph'] == 'b' and e['name'] != 'run']
+bad = [e for e in b if e['id'] != e['args']['id']]
+if bad:
+    sys.exit('async id differs from args.id: %r' % bad[0])
+ids = [e['id'] for e in b]
+if len(ids) - len(set(ids)) < 10:
+    sys.exit('only %d reused ids: the check means little' % (len(ids) - len(set(ids))))
+PY
+}
+
 run "protoc --decode_raw reads weft's encoder: every field shape, lengths at varint boundaries" t_pb_decode_raw
 run "export --otlp: a span per thread, parents, hub traces, links, events, status, exact" t_export_small
 run "the span budget at its boundary (6 keeps, 5 splits, 1 splits all)" t_budget_boundary
@@ -239,5 +257,6 @@ run "a server-shaped trace: budgets and message limits hold, cut spans counted" 
 run "ship --otlp to a receiver, with 503/429 retried: each message once" t_ship
 run "import --otlp gives back the same threads, arrows and labels; bad input refused" t_round_trip
 run "export --format perfetto: tracks, slices, flows, labels, counters decoded field by field" t_perfetto
+run "the Chrome JSON's async id is its args.id, incarnations included" t_chrome_ids
 run "ship --otlp and export --otlp errors: refused, 400, https, bad values" t_ship_errors
 tap_done
