@@ -117,7 +117,7 @@ t_hostile_labels() {
 
 t_server_budgets() {
 	need
-	"$WEFT_BUILD/bench/server-gen" -n 150000 -c 100 -o s.weft >/dev/null || die "server-gen"
+	"$WEFT_BUILD/bench/server-gen" -n 60000 -c 60 -o s.weft >/dev/null || die "server-gen"
 	facts s.weft >facts.json || die "weft query"
 	"$W" export --otlp s.otlp s.weft || die "export"
 	out=$(check s.otlp facts.json 10000 4194304 "hubs=db pool,event loop,tcp listener" splits=0) || die "default: $out"
@@ -217,7 +217,7 @@ t_round_trip() {
 t_perfetto() {
 	need
 	"$F/otlp-gen" g.weft || die setup
-	"$WEFT_BUILD/bench/server-gen" -n 40000 -c 50 -o s.weft >/dev/null || die setup
+	"$WEFT_BUILD/bench/server-gen" -n 15000 -c 30 -o s.weft >/dev/null || die setup
 	for t in g s; do
 		"$W" query --json $t.weft "select thread,id,incarnation,kind,label,title,creator,created,ended,end,process,root from threads; select arrow,kind,from_thread,to_thread,t from arrows; select thread,t,text,kind from labels; select counter,name from counters; select counter,t,value from samples; select process,pid,comm from processes" >$t.facts || die "query $t"
 		"$W" export --format perfetto -o $t.pftrace $t.weft || die "export $t"
