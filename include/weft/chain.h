@@ -66,6 +66,10 @@ WEFT_API int weft_chain(const struct weft_model *m, uint32_t thread, int depth,
 WEFT_API void weft_chain_release(struct weft_chain *c);
 /* Whether a thread is a hub (as above). */
 WEFT_API int weft_model_is_hub(const struct weft_model *m, uint32_t thread);
+/* The same for every thread at once (is[t] = 1 for a hub, else 0; `is`
+ * holds one byte per thread of the model), in one pass where a call of
+ * weft_model_is_hub() per thread would take one each.  0 or -ENOMEM. */
+WEFT_API int weft_model_hubs(const struct weft_model *m, uint8_t *is);
 
 #ifdef __cplusplus
 }

@@ -309,6 +309,16 @@ int weft_model_is_hub(const struct weft_model *m, uint32_t t)
 	return is;
 }
 
+int weft_model_hubs(const struct weft_model *m, uint8_t *is)
+{
+	struct walk w;
+	int rc = walk_init(&w, m);
+	for (uint32_t t = 0; !rc && t < w.n; t++)
+		is[t] = !is_root(&w, t) && hub(&w, t);
+	walk_release(&w);
+	return rc;
+}
+
 void weft_chain_release(struct weft_chain *c)
 {
 	if (!c)

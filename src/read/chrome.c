@@ -3,8 +3,10 @@
  * chrome.c - the model as Chrome trace-event JSON, for Perfetto's UI and
  * chrome://tracing (ecosystem.md §1.2-1.3):
  *   - process and thread names (M);
- *   - each async thread: an async slice b/e (cat "weft", id "0xN" unique
- *     per incarnation, the same name on both ends), with its run intervals
+ *   - each async thread: an async slice b/e (cat "weft", id its weft id
+ *     in hex, as its args.id: the incarnations of an id follow each other
+ *     in time, so they never nest; the same name on both ends), with its
+ *     run intervals
  *     nested in it as "run" slices, and each run also an X slice on the
  *     OS thread that ran it;
  *   - each interaction: a flow with a fresh id, from an X anchor on the OS
@@ -226,8 +228,9 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 		int64_t t0 = th[t].t_create, t1 = slice_end(m, t);
 		uint32_t tid = tid_of(&c, th[t].stream);
 		begin(&c, "b", th[t].stream);
-		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\"", tid,
-			t + 1);
+		fprintf(f,
+			",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%" PRIx64 "\"",
+			tid, th[t].id);
 		fputs(",\"name\":", f);
 		weft_json_string(f, title);
 		jts(f, "ts", t0 - o0);
@@ -253,16 +256,18 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 				continue;
 			begin(&c, "b", th[t].stream);
 			fprintf(f,
-				",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				",\"tid\":%u,\"cat\":\"weft\",\"id\":"
+				"\"0x%" PRIx64 "\","
 				"\"name\":\"run\"",
-				tid, t + 1);
+				tid, th[t].id);
 			jts(f, "ts", a - o0);
 			fputs("}", f);
 			begin(&c, "e", th[t].stream);
 			fprintf(f,
-				",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				",\"tid\":%u,\"cat\":\"weft\",\"id\":"
+				"\"0x%" PRIx64 "\","
 				"\"name\":\"run\"",
-				tid, t + 1);
+				tid, th[t].id);
 			jts(f, "ts", b - o0);
 			fputs("}", f);
 		}
@@ -277,9 +282,10 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 				continue;
 			begin(&c, "n", th[t].stream);
 			fprintf(f,
-				",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				",\"tid\":%u,\"cat\":\"weft\",\"id\":"
+				"\"0x%" PRIx64 "\","
 				"\"name\":",
-				tid, t + 1);
+				tid, th[t].id);
 			weft_json_string(f, weft_arrow_name(a->kind));
 			jts(f, "ts", clamp(a->t, t0, t1) - o0);
 			fprintf(f, ",\"bind_id\":\"0x%x\",\"flow_in\":true}",
@@ -289,9 +295,10 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			const struct weft_label *l = &lab[lab_idx[k]];
 			begin(&c, "n", th[t].stream);
 			fprintf(f,
-				",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\","
+				",\"tid\":%u,\"cat\":\"weft\",\"id\":"
+				"\"0x%" PRIx64 "\","
 				"\"name\":\"%s\"",
-				tid, t + 1,
+				tid, th[t].id,
 				l->kind == WEFT_EV_NOTE ? "note" : "label");
 			jts(f, "ts", clamp(l->t, t0, t1) - o0);
 			fputs(",\"args\":{\"text\":", f);
@@ -299,8 +306,9 @@ int weft_export_chrome_only(const struct weft_model *m, FILE *f,
 			fputs("}}", f);
 		}
 		begin(&c, "e", th[t].stream);
-		fprintf(f, ",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%x\"", tid,
-			t + 1);
+		fprintf(f,
+			",\"tid\":%u,\"cat\":\"weft\",\"id\":\"0x%" PRIx64 "\"",
+			tid, th[t].id);
 		fputs(",\"name\":", f);
 		weft_json_string(f, title);
 		jts(f, "ts", t1 - o0);

@@ -388,6 +388,8 @@ t_hostile_traces() {
 	export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp"
 	local f c rc cmds=("info" "dump" "stats" "stats --json" "why --all"
 		"export --format chrome -o out.json" "ctf -o ctfdir")
+	# OpenTelemetry and Perfetto's protobuf (docs/otlp.md)
+	cmds+=("export --otlp out.otlp" "export --format perfetto -o out.pftrace")
 	"$W" --help 2>&1 | grep -q "^  render " && cmds+=("render -o out.png")
 	"$W" --help 2>&1 | grep -q "^  html " && cmds+=("html -o out.html")
 	# weft query: every table and view once (tests/cli/test-query.py)

@@ -21,6 +21,7 @@ commands() {
 	printf '%s\n' "info" "dump" "why --all" "stats" "stats --json" \
 		"export --format chrome -o out.json" "ctf -o ctfdir" \
 		"snapshot -o snap.weft" "html -o out.html"
+	printf '%s\n' "export --otlp out.otlp" "export --format perfetto -o out.pftrace"
 	"$W" --help 2>&1 | grep -q "^  render " && echo "render -o out.png"
 }
 

@@ -141,10 +141,11 @@ def check(src, muts, tmp):
             os.makedirs(os.path.dirname(os.path.join(root, f)),
                         exist_ok=True)
             shutil.copy2(s, os.path.join(root, f))
-    # the browser test's playwright-core (npm's, not in git)
-    nm = os.path.join(src, 'node_modules')
+    # the node modules (package-lock.json's) that node tests require, as
+    # the source tree has them: linked, not copied
+    nm = os.path.join(os.path.abspath(src), 'node_modules')
     if os.path.isdir(nm):
-        os.symlink(os.path.abspath(nm), os.path.join(root, 'node_modules'))
+        os.symlink(os.path.realpath(nm), os.path.join(root, 'node_modules'))
     build = os.path.join(tmp, 'build')
     t0 = time.time()
     # the optional parts some mutants' tests need (needs: glib), on
