@@ -40,7 +40,8 @@
 	X(why, "explain why threads that should resolve did not")             \
 	X(ps, "what a live or hung process's async threads are doing now")    \
 	X(diff, "where a good run and a bad one first differ; what got slower") \
-	X(export, "export for other viewers (Chrome JSON for Perfetto)")
+	X(export, "export for other viewers (Chrome JSON for Perfetto)")       \
+	X(ship, "insert a trace's rows into ClickHouse (a fleet's store)")
 
 #define WEFT__CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
 WEFT_COMMANDS(WEFT__CMD_DECL)
