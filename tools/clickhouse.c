@@ -301,6 +301,9 @@ int ch_query(const struct ch_server *s, const char *params, const char *sql,
 	size_t n = out->len;
 	while (n && (out->body[n - 1] == '\n' || out->body[n - 1] == '\r'))
 		n--;
+	for (size_t i = 0; i < n; i++)
+		if (out->body[i] == '\n' || out->body[i] == '\r')
+			out->body[i] = ' ';
 	snprintf(why, cap, "ClickHouse (HTTP %d): %.*s", out->status,
 		 (int)(n > 400 ? 400 : n), out->body);
 	ch_reply_free(out);

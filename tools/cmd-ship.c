@@ -774,6 +774,9 @@ static int deliver(struct ship *S, const char *name, char *why, size_t cap)
 			size_t n = rp.len;
 			while (n && rp.body[n - 1] == '\n')
 				n--;
+			for (size_t i = 0; i < n; i++)
+				if (rp.body[i] == '\n')
+					rp.body[i] = ' ';
 			snprintf(why, cap, "ClickHouse (HTTP %d): %.*s",
 				 rp.status, (int)(n > 400 ? 400 : n), rp.body);
 			rc = -1;
@@ -1146,16 +1149,16 @@ int cmd_ship(int argc, char **argv)
 	if (S.rows_lost)
 		fprintf(stderr,
 			"weft ship: %" PRIu64 " rows (%" PRIu64 " inserts) "
-								"lost: the "
-								"queue's "
-								"budget "
-								"(--queue-max) "
+			"lost: the "
+			"queue's "
+			"budget "
+			"(--queue-max) "
 			"was exceeded (%s/lost.log)\n",
 			S.rows_lost, S.parts_lost, S.qdir);
 	if (S.parts_bad)
 		fprintf(stderr,
 			"weft ship: %" PRIu64 " inserts set aside (see "
-					      "above)\n",
+			"above)\n",
 			S.parts_bad);
 	if (S.qtemp && !nleft)
 		rm_tree(S.qdir);

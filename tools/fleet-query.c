@@ -53,6 +53,33 @@ static const struct {
 								       "BY "
 								       "host, "
 								       "kind"},
+	{"p99_by_kind",
+	 "the same over the whole fleet, by kind (weft query's "
+	 "latency_by_kind over every host's trace merged)",
+	 "SELECT kind, count() AS count, countIf(`end` = 'pending') AS "
+	 "pending, countIf(`end` = 'failed') AS failed, " PNR(
+		 "lifetime",
+		 "0.5") " AS p50, " PNR("lifetime",
+					"0.9") " AS p90, " PNR("lifetime",
+							       "0.99") " AS "
+								       "p99, "
+								       "max("
+								       "lifetim"
+								       "e) AS "
+								       "max "
+								       "FROM "
+								       "threads"
+								       " WHERE "
+								       "root = "
+								       "0 "
+								       "GROUP "
+								       "BY "
+								       "kind "
+								       "ORDER "
+								       "BY "
+								       "count "
+								       "DESC, "
+								       "kind"},
 	{"unresolved",
 	 "every host with a should-resolve thread that did not resolve (the "
 	 "faults weft why reports): how many, and their verdicts",
