@@ -1015,11 +1015,7 @@ int cmd_ship(int argc, char **argv)
 		OPT_END,
 	};
 	const struct cmd_usage u = {"ship",
-				    "TRACE|DIR --clickhouse URL [--host NAME] "
-				    "[--service NAME] "
-				    "[--database DB] [--cluster NAME] "
-				    "[--follow] [--queue DIR "
-				    "[--queue-max SIZE]]\n"
+				    "TRACE|DIR --clickhouse URL [OPTIONS]\n"
 				    "--schema [--database DB] [--cluster "
 				    "NAME]\n"
 				    "TRACE --otlp URL",
