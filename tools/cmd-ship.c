@@ -877,7 +877,7 @@ static int queue_chunks(struct ship *S, const char *dir, struct traces *opt,
 	if (k < 0)
 		return error_errno("cannot read '%s'", dir);
 	for (int i = 0; i < k; i++) {
-		if (!rc && !stopping && chunk_file(de[i]->d_name)) {
+		if (!stopping && chunk_file(de[i]->d_name)) {
 			char p[4200];
 			snprintf(p, sizeof p, "%s/%s", dir, de[i]->d_name);
 			/* skip the chunks already queued without modelling */
@@ -893,7 +893,18 @@ static int queue_chunks(struct ship *S, const char *dir, struct traces *opt,
 				struct traces one = *opt;
 				one.path[0] = p;
 				one.n = 1;
-				rc = queue_source(S, &one, de[i]->d_name);
+				size_t had = S->ndone;
+				if (queue_source(S, &one, de[i]->d_name))
+					rc = 1;
+				/* a chunk that cannot be read (said) is not
+				 * tried again every 200 ms */
+				if (S->ndone == had) {
+					char f[400];
+					snprintf(f, sizeof f, "failed/%s",
+						 de[i]->d_name);
+					sanitize(f);
+					mark_done(S, f);
+				}
 				(*news)++;
 			}
 		}

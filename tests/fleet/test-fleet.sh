@@ -36,77 +36,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# The config of shard N (1 or 2): its own ports and data; the cluster
-# weft_test of both shards, the same in each.
+# free_port, gen_config, start_shard, stop_shard (P1H P1T P2H P2T: the
+# shards' HTTP and TCP ports)
+. "$WEFT_SRC/tests/fleet/shards.sh"
 P1H=$(free_port) P1T=$(free_port) P2H=$(free_port) P2T=$(free_port)
 export P1H P1T P2H P2T
-gen_config() { # n http tcp
-	local d=$T/s$1
-	mkdir -p "$d/data" "$d/tmp" "$d/uf"
-	cat >"$d/config.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><log>$d/log</log><errorlog>$d/err.log</errorlog><size>10M</size><count>1</count></logger>
-  <http_port>$2</http_port>
-  <tcp_port>$3</tcp_port>
-  <listen_host>127.0.0.1</listen_host>
-  <path>$d/data/</path>
-  <tmp_path>$d/tmp/</tmp_path>
-  <user_files_path>$d/uf/</user_files_path>
-  <users_config>$d/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <mark_cache_size>67108864</mark_cache_size>
-  <uncompressed_cache_size>67108864</uncompressed_cache_size>
-  <remote_servers>
-    <weft_test>
-      <shard><replica><host>127.0.0.1</host><port>$P1T</port></replica></shard>
-      <shard><replica><host>127.0.0.1</host><port>$P2T</port></replica></shard>
-    </weft_test>
-  </remote_servers>
-</yandex>
-EOF
-	cat >"$d/users.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default></users>
-  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
-</yandex>
-EOF
-}
-
-# Starts shard N and waits (30 s at most) until it answers.
-start_shard() { # n
-	local port i
-	[ "$1" = 1 ] && port=$P1H || port=$P2H
-	clickhouse-server --config-file="$T/s$1/config.xml" </dev/null >>"$T/s$1/out" 2>&1 &
-	echo $! >"$T/s$1/pid"
-	for i in $(seq 300); do
-		[ "$(curl -s "http://127.0.0.1:$port/ping" 2>/dev/null)" = "Ok." ] && return 0
-		sleep 0.1
-	done
-	tail -5 "$T/s$1/err.log" "$T/s$1/out"
-	die "shard $1 never answered on port $port"
-}
-
-# Stops shard N (SIGTERM; SIGKILL after 10 s) and waits until it is gone.
-stop_shard() { # n
-	local pid i
-	pid=$(cat "$T/s$1/pid")
-	kill "$pid" 2>/dev/null
-	for i in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || { rm -f "$T/s$1/pid"; return 0; }
-		sleep 0.1
-	done
-	kill -9 "$pid" 2>/dev/null
-	sleep 0.5
-	rm -f "$T/s$1/pid"
-}
 
 # SQL on shard N's HTTP interface (curl: the test's own client).
 sq() { # n sql
@@ -163,6 +97,7 @@ run "the DDL runs on 18.16: MergeTree by day on each shard, Distributed over bot
 # The shards: alpha, bravo and delta go to the second shard, charlie to
 # the first (cityHash64 of the host), checked below.
 mk_traces() {
+	[ -s "$T/delta.weft" ] && return 0
 	"$WEFT_BUILD/bench/server-gen" -n 20000 -s 1 -o "$T/alpha.weft" >/dev/null &&
 		"$WEFT_BUILD/bench/server-gen" -n 15000 -s 2 -o "$T/bravo.weft" >/dev/null &&
 		"$WEFT_BUILD/bench/server-gen" -n 25000 -s 3 -o "$T/charlie.weft" >/dev/null &&
@@ -338,6 +273,7 @@ run "hostile labels, kinds and service names round-trip byte for byte" t_hostile
 # Over the queue's budget: the parts that do not fit are dropped, counted
 # on stderr, in the queue's lost.log and in the ledger; the rest arrives.
 t_queue_budget() {
+	mk_traces
 	"$W" ship "$T/alpha.weft" --clickhouse "$URL1" --database lossy --host alpha \
 		--queue q --queue-max 40K --batch 200 2>ship.txt
 	[ $? = 1 ] || die "over the budget, exit $? (not 1): $(cat ship.txt)"
@@ -359,6 +295,7 @@ run "a queue over its budget: losses counted exactly (stderr, lost.log, the ledg
 # ClickHouse unreachable: weft ship retries, gives up after --retry-for
 # with its queue kept; started again with the server up, it delivers.
 t_down_then_resume() {
+	mk_traces
 	dead=http://127.0.0.1:$(free_port)/
 	"$W" ship "$T/bravo.weft" --clickhouse "$dead" --database resumed --host bravo \
 		--queue q --retry-for 1s 2>ship.txt
@@ -414,6 +351,7 @@ t_follow() {
 run "a kept directory followed as it grows: each chunk once" t_follow
 
 t_usage() {
+	mk_traces
 	"$W" ship "$T/delta.weft" --clickhouse https://x:1/ 2>e.txt
 	[ $? = 2 ] && grep -q "must be http://HOST:PORT" e.txt || die "https: $(cat e.txt)"
 	"$W" ship "$T/delta.weft" --clickhouse http://u:p@x:1/ 2>e.txt
