@@ -55,9 +55,10 @@ t0=$(date +%s.%N)
 for h in alpha bravo charlie; do
 	"$W" ship "$T/$h.weft" --clickhouse "$URL" --cluster weft_test --host "$h" \
 		--queue "$T/q-$h" >"$T/ship-$h.out" 2>&1 &
+	pids="${pids:-} $!"
 done
 ok=1
-for j in $(jobs -p); do wait "$j" || ok=0; done
+for j in $pids; do wait "$j" || ok=0; done
 t1=$(date +%s.%N)
 TABLES="threads runs arrows waits labels samples loop_phases losses verdicts os_threads processes trace"
 for h in alpha bravo charlie; do
