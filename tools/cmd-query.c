@@ -633,8 +633,16 @@ static char *read_all(FILE *f)
 	return text;
 }
 
+/* weft query --clickhouse URL: the fleet's tables (fleet-query.c) */
+int cmd_query_clickhouse(int argc, char **argv);
+
 int cmd_query(int argc, char **argv)
 {
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--clickhouse") ||
+		    !strncmp(argv[i], "--clickhouse=", 13))
+			return cmd_query_clickhouse(argc, argv);
+	const char *clickhouse = NULL;
 	int csv = 0, tsv = 0, json = 0, show_schema = 0;
 	int64_t timeout = 0;
 	const char *file = NULL;
@@ -661,6 +669,11 @@ int cmd_query(int argc, char **argv)
 		 "list the tables, table-valued functions and views with "
 		 "their columns, and exit",
 		 OPT_FLAG, &show_schema},
+		{"--clickhouse", NULL, "URL",
+		 "ask the fleet's ClickHouse server (weft ship) instead of "
+		 "a trace: its own options, weft query --clickhouse URL "
+		 "--help",
+		 OPT_STRING, &clickhouse},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};

@@ -41,7 +41,8 @@
 	X(ps, "what a live or hung process's async threads are doing now")    \
 	X(diff, "where a good run and a bad one first differ; what got slower") \
 	X(export, "export for other viewers (Chrome JSON for Perfetto)")       \
-	X(ship, "send a trace to a collector (OpenTelemetry OTLP/HTTP)")     \
+	X(ship, "send a trace to a fleet's store: ClickHouse, or an "       \
+		"OpenTelemetry collector (OTLP/HTTP)")                      \
 	X(import, "read OpenTelemetry spans weft exported back into a trace")
 
 #define WEFT__CMD_DECL(name, help) int cmd_##name(int argc, char **argv);

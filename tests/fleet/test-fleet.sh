@@ -1,0 +1,371 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test-fleet.sh - a fleet's traces in ClickHouse (weft ship, weft query
+# --clickhouse; docs/fleet.md), against the clickhouse-server installed
+# (Debian 12's is 18.16): two shards started here from generated config
+# files on random loopback ports, Distributed tables over both; three
+# simulated hosts' runs (and the ARP hang) shipped concurrently while a
+# shard is stopped and restarted and a shipper is killed and restarted:
+# every table's rows exactly once (counts and sums against weft query on
+# each trace); the fleet's standard queries equal weft query's over the
+# same traces (one by one, and merged); hostile labels and names
+# round-trip byte for byte; a queue over its budget loses rows counted
+# exactly; a backend down at the start: queued, then delivered by a
+# restarted shipper; a kept directory followed while it grows.  TAP.
+set -u
+: "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
+W=$WEFT_BIN
+. "$WEFT_SRC/tests/tap.sh"
+if ! command -v clickhouse-server >/dev/null; then
+	echo "1..0 # SKIP clickhouse-server is not installed (.ci/install-deps.sh installs it)"
+	exit 0
+fi
+tap_init fleet "$@"
+TAP_TIMEOUT=150
+export W T
+
+# Everything started here is stopped at exit, then the scratch directory
+# removed (the servers' data is in it).
+cleanup() {
+	local p
+	for p in "$T"/*.pid "$T"/s*/pid; do
+		[ -f "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# free_port, gen_config, start_shard, stop_shard (P1H P1T P2H P2T: the
+# shards' HTTP and TCP ports)
+. "$WEFT_SRC/tests/fleet/shards.sh"
+P1H=$(free_port) P1T=$(free_port) P2H=$(free_port) P2T=$(free_port)
+export P1H P1T P2H P2T
+
+# SQL on shard N's HTTP interface (curl: the test's own client).
+sq() { # n sql
+	local port
+	[ "$1" = 1 ] && port=$P1H || port=$P2H
+	curl -sS --fail-with-body "http://127.0.0.1:$port/" --data-binary "$2" 2>&1 ||
+		curl -sS "http://127.0.0.1:$port/" --data-binary "$2"
+}
+URL1=http://127.0.0.1:$P1H/
+export URL1
+
+# weft query over the fleet (TSV with a header; NULL as "").
+fq() { # [options] sql
+	"$W" query --clickhouse "$URL1" --tsv "$@" | sed 's/\\N//g'
+}
+# weft query over local traces (TSV with a header).
+lq() { # traces... sql
+	"$W" query --tsv "$@"
+}
+
+gen_config 1 "$P1H" "$P1T"
+gen_config 2 "$P2H" "$P2T"
+start_shard 1
+start_shard 2
+
+# ---- the cases ----
+
+# The DDL weft ship --schema prints runs on this server: every shard gets
+# the MergeTree tables and the Distributed tables over them.
+t_schema() {
+	local n s l
+	"$W" ship --schema --cluster weft_test >ddl.sql || die "--schema failed"
+	grep -q "ENGINE = Distributed(weft_test, weft, threads_local, cityHash64(host))" ddl.sql ||
+		die "no Distributed table: $(head -3 ddl.sql)"
+	grep -q "threads_local.*ENGINE = MergeTree PARTITION BY day ORDER BY (host, kind, time)" ddl.sql ||
+		die "threads_local is not ordered by host, kind, time"
+	! grep -qi "DateTime64\|LowCardinality\|CODEC\|Map(" ddl.sql || die "types 18.16 lacks"
+	for s in 1 2; do
+		while IFS= read -r l; do
+			out=$(sq $s "${l%;}")
+			[ -z "$out" ] || die "shard $s refused: ${l:0:80}: $out"
+		done <ddl.sql
+	done
+	n=$(sq 1 "SELECT count() FROM system.tables WHERE database = 'weft'")
+	[ "$n" = 26 ] || die "shard 1 has $n tables in weft (not 26)"
+	# no cluster: MergeTree tables of those names, no Distributed
+	"$W" ship --schema --database other >plain.sql
+	! grep -q "Distributed\|_local" plain.sql || die "a Distributed table without --cluster"
+	grep -q "CREATE TABLE IF NOT EXISTS other.threads (" plain.sql || die "no other.threads"
+}
+run "the DDL runs on 18.16: MergeTree by day on each shard, Distributed over both" t_schema
+
+# The traces of the fleet: three simulated servers and the ARP hang.
+# The shards: alpha, bravo and delta go to the second shard, charlie to
+# the first (cityHash64 of the host), checked below.
+mk_traces() {
+	[ -s "$T/delta.weft" ] && return 0
+	"$WEFT_BUILD/bench/server-gen" -n 20000 -s 1 -o "$T/alpha.weft" >/dev/null &&
+		"$WEFT_BUILD/bench/server-gen" -n 15000 -s 2 -o "$T/bravo.weft" >/dev/null &&
+		"$WEFT_BUILD/bench/server-gen" -n 25000 -s 3 -o "$T/charlie.weft" >/dev/null &&
+		WEFT_FILE=$T/delta.weft "$WEFT_BUILD/examples/arp" bad >/dev/null 2>&1
+	[ -s "$T/delta.weft" ] || die "no traces made"
+}
+
+
+ship_bg() { # host [more options]
+	local h=$1
+	shift
+	"$W" ship "$T/$h.weft" --clickhouse "$URL1" --cluster weft_test --host "$h" \
+		--service "svc-$h" --queue "$T/q-$h" --batch 300 --retry-for 0 "$@" \
+		>>"$T/ship-$h.out" 2>&1 &
+	echo $! >"$T/ship-$h.pid"
+}
+
+t_ship_concurrent() {
+	local h st sent
+	mk_traces
+	for h in alpha bravo charlie delta; do ship_bg $h; done
+	# mid-stream: some rows in, not all
+	for i in $(seq 200); do
+		sent=$(sq 1 "SELECT count() FROM weft.arrows_local")
+		[ "${sent:-0}" -gt 0 ] 2>/dev/null && break
+		sleep 0.05
+	done
+	stop_shard 2
+	# a shipper killed, and started again on its queue
+	kill -9 "$(cat "$T/ship-charlie.pid")"
+	wait "$(cat "$T/ship-charlie.pid")" 2>/dev/null
+	ls "$T/q-charlie" >"$T/charlie-queue-at-kill.txt"
+	sleep 1.5
+	ship_bg charlie
+	sleep 1
+	start_shard 2
+	for h in alpha bravo charlie delta; do
+		wait "$(cat "$T/ship-$h.pid")"
+		st=$?
+		[ "$st" = 0 ] || die "weft ship of $h: exit $st: $(tail -5 "$T/ship-$h.out")"
+	done
+	grep -q "retrying" "$T/ship-alpha.out" "$T/ship-bravo.out" ||
+		die "no shipper saw the shard down: $(cat "$T"/ship-alpha.out)"
+	# each shard holds its hosts' rows (cityHash64(host) % 2)
+	[ "$(sq 1 "SELECT groupUniqArray(host) FROM weft.threads_local")" = "['charlie']" ] ||
+		die "shard 1 holds $(sq 1 "SELECT groupUniqArray(host) FROM weft.threads_local")"
+	[ "$(sq 2 "SELECT arraySort(groupUniqArray(host)) FROM weft.threads_local")" = "['alpha','bravo','delta']" ] ||
+		die "shard 2 holds $(sq 2 "SELECT arraySort(groupUniqArray(host)) FROM weft.threads_local")"
+	# the queues are empty
+	for h in alpha bravo charlie delta; do
+		[ -z "$(ls "$T/q-$h" | grep -v "^enqueued$")" ] || die "q-$h not empty: $(ls "$T/q-$h")"
+	done
+}
+run "four hosts shipped concurrently into two shards; a shard stopped and restarted mid-stream, a shipper killed and restarted" t_ship_concurrent
+
+# Per host and table: the rows' count and a sum of their times (or ids)
+# in ClickHouse equal weft query's on the host's trace: nothing lost,
+# nothing doubled.
+SUMS="threads:created runs:t0 arrows:t waits:t0 labels:t samples:t loop_phases:t0 losses:t verdicts:thread os_threads:tid processes:pid trace:events"
+export SUMS
+t_counts() {
+	local h ts tb c lsql fsql
+	for h in alpha bravo charlie delta; do
+		lsql= fsql=
+		for ts in $SUMS; do
+			tb=${ts%%:*} c=${ts#*:}
+			lsql="$lsql${lsql:+ UNION ALL }SELECT '$tb', count(*), coalesce(sum($c), 0) FROM $tb"
+			fsql="$fsql${fsql:+ UNION ALL }SELECT '$tb' AS tb_name, count(), sum(ifNull($c, 0)) FROM $tb WHERE host = '$h'"
+		done
+		lq "$T/$h.weft" "$lsql" | tail -n +2 | sort >local-$h.txt || die "weft query $h failed"
+		fq "SELECT * FROM ($fsql)" | tail -n +2 | sort >fleet-$h.txt || die "fleet query failed"
+		[ "$(wc -l <local-$h.txt)" = 12 ] || die "local-$h: $(cat local-$h.txt)"
+		diff local-$h.txt fleet-$h.txt >&2 || die "$h: the fleet's rows differ from weft query's (above)"
+		grep -q "^threads	[1-9]" local-$h.txt || die "$h has no threads"
+	done
+	# the ledger: one row per source, nothing lost
+	[ "$(fq "SELECT count(), sum(lost_rows) FROM weft_shipped" | tail -1)" = "4	0" ] ||
+		die "ledger: $(fq "SELECT * FROM weft_shipped")"
+	# shipping a trace again inserts nothing
+	"$W" ship "$T/alpha.weft" --clickhouse "$URL1" --cluster weft_test --host alpha \
+		--service svc-alpha --batch 300 2>again.txt || die "again: $(cat again.txt)"
+	grep -q "^weft ship: 0 rows in 0 inserts" again.txt || die "shipped again: $(cat again.txt)"
+	fq "SELECT * FROM ($fsql)" | tail -n +2 | sort >fleet-again.txt
+	h=delta
+	diff fleet-delta.txt fleet-again.txt >&2 || die "rows doubled"
+	[ "$(fq "SELECT count() FROM threads WHERE host = 'alpha'" | tail -1)" = "$(grep "^threads" local-alpha.txt | cut -f2)" ] ||
+		die "alpha's threads doubled"
+}
+run "every table's rows exactly once per host (counts and sums = weft query's)" t_counts
+
+# The standard fleet queries against weft query's views over the same
+# traces: per host, and merged.
+t_fleet_queries() {
+	local h
+	for h in alpha bravo charlie delta; do
+		lq "$T/$h.weft" "SELECT '$h', kind, count, pending, failed, p50, p90, p99, max FROM latency_by_kind" |
+			tail -n +2 | sort >l.txt
+		fq p99_by_host_kind | awk -F'\t' -v h=$h '$1 == h' | sort >f.txt
+		[ -s l.txt ] || die "$h: no latency rows"
+		diff l.txt f.txt >&2 || die "$h: p99_by_host_kind differs from latency_by_kind"
+	done
+	# (traces merged gain an async thread per process, kind "process",
+	# that no trace alone has)
+	lq "$T/alpha.weft" "$T/bravo.weft" "$T/charlie.weft" "$T/delta.weft" \
+		"SELECT kind, count, pending, failed, p50, p90, p99, max FROM latency_by_kind WHERE kind <> 'process'" | sort >l.txt
+	fq p99_by_kind | sort >f.txt
+	diff l.txt f.txt >&2 || die "p99_by_kind differs from latency_by_kind over the traces merged"
+	# faults: delta's lost wake-up, the servers' own
+	for h in alpha bravo charlie delta; do
+		lq "$T/$h.weft" "SELECT count(*), (SELECT group_concat(verdict, ',') FROM (SELECT DISTINCT verdict FROM faults ORDER BY verdict)) FROM faults" |
+			tail -1 | awk -v h=$h -F'\t' '$1 > 0 {print h "\t" $0}'
+	done >l.txt
+	fq unresolved | tail -n +2 >f.txt
+	diff l.txt f.txt >&2 || die "unresolved differs from weft query's faults"
+	grep -q "^delta	1	lost wake-up$" f.txt || die "delta's lost wake-up missing"
+	# the slowest requests of the last hour (these traces are minutes old)
+	for h in alpha bravo charlie delta; do
+		lq "$T/$h.weft" "SELECT latency FROM slowest_requests LIMIT 20" | tail -n +2
+	done | sort -rn | head -20 >l.txt
+	fq slowest_last_hour | tail -n +2 | cut -f5 >f.txt
+	diff l.txt f.txt >&2 || die "slowest_last_hour differs"
+	# any SQL, and its errors
+	[ "$(fq "SELECT count(DISTINCT host) FROM threads" | tail -1)" = 4 ] || die "hosts"
+	"$W" query --clickhouse "$URL1" "SELECT nope FROM threads" 2>err.txt && die "a bad column passed"
+	grep -q "^weft: ClickHouse (HTTP [45]" err.txt || die "error: $(cat err.txt)"
+	"$W" query --clickhouse "$URL1" --list | grep -q "^p99_by_host_kind " || die "--list"
+}
+run "the fleet's standard queries = weft query's views over the same traces" t_fleet_queries
+
+# Labels and names with tabs, newlines, backslashes, quotes, \N, control
+# bytes and bytes that are not UTF-8 come back byte for byte.
+t_hostile() {
+	cat >hostile.c <<'EOF'
+#include <weft/weft.h>
+int main(void)
+{
+	static const char *labels[] = {
+		"tab\there", "new\nline", "back\\slash\\", "\\N", "'quote\"s'",
+		"cr\rlf\r\n", "\x01\x02\x1f\x7f", "\xff\xfe not utf-8 \xc3",
+		"a\tb\tc\td\te\tf\tg\th\ti\tj\tk\tl\tm\tn", "", "\\t\\n literally",
+		"; DROP TABLE threads; --"};
+	for (unsigned i = 0; i < sizeof labels / sizeof *labels; i++) {
+		weft_create_label(100 + i, "hostile\tkind\n", labels[i]);
+		weft_resolve(100 + i);
+	}
+	return 0;
+}
+EOF
+	cc ${WEFT_TEST_CFLAGS:-} -DWEFT_ENABLE -I"$WEFT_SRC/include" hostile.c \
+		-L"$WEFT_BUILD" -lweft -Wl,-rpath,"$WEFT_BUILD" -o hostile || die "cc failed"
+	WEFT_FILE=$T/hostile.weft ./hostile || die "hostile failed"
+	svc=$(printf 'svc\t"q'"'"'\\n\001')
+	"$W" ship "$T/hostile.weft" --clickhouse "$URL1" --database hostile --host hostile \
+		--service "$svc" 2>ship.txt || die "ship: $(cat ship.txt)"
+	lq "$T/hostile.weft" "SELECT hex(label), hex(kind) FROM threads WHERE label IS NOT NULL ORDER BY thread" >l.txt
+	fq --database hostile "SELECT hex(label), hex(kind) FROM threads WHERE label IS NOT NULL ORDER BY thread" >f.txt
+	[ "$(wc -l <l.txt)" -ge 12 ] || die "too few labels: $(cat l.txt)"
+	diff l.txt f.txt >&2 || die "labels differ"
+	want=$(printf '%s' "$svc" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)
+	[ "$(fq --database hostile "SELECT DISTINCT hex(service) FROM threads" | tail -1)" = "$want" ] ||
+		die "the service differs: $(fq --database hostile "SELECT DISTINCT hex(service) FROM threads")"
+	lq "$T/hostile.weft" "SELECT hex(text) FROM labels ORDER BY label" >l.txt
+	fq --database hostile "SELECT hex(text) FROM labels ORDER BY label" >f.txt
+	diff l.txt f.txt >&2 || die "label texts differ"
+	# hostile names where weft builds SQL are refused
+	"$W" ship "$T/hostile.weft" --clickhouse "$URL1" --database "x; DROP" 2>e.txt
+	[ $? = 2 ] || die "a hostile --database passed"
+	"$W" query --clickhouse "$URL1" --database "a'b" threads 2>e.txt
+	[ $? = 2 ] || die "a hostile --database passed (query)"
+}
+run "hostile labels, kinds and service names round-trip byte for byte" t_hostile
+
+# Over the queue's budget: the parts that do not fit are dropped, counted
+# on stderr, in the queue's lost.log and in the ledger; the rest arrives.
+t_queue_budget() {
+	mk_traces
+	"$W" ship "$T/alpha.weft" --clickhouse "$URL1" --database lossy --host alpha \
+		--queue q --queue-max 40K --batch 200 2>ship.txt
+	[ $? = 1 ] || die "over the budget, exit $? (not 1): $(cat ship.txt)"
+	lost=$(sed -n 's/^weft ship: \([0-9]*\) rows (\([0-9]*\) inserts) lost: the queue.s budget.*/\1 \2/p' ship.txt)
+	[ -n "$lost" ] || die "no loss said: $(cat ship.txt)"
+	set -- $lost
+	[ "$(wc -l <q/lost.log)" = "$2" ] || die "lost.log has $(wc -l <q/lost.log) lines, not $2"
+	[ "$(awk '{sub("rows=", "", $3); s += $3} END {print s}' q/lost.log)" = "$1" ] ||
+		die "lost.log's rows differ from $1"
+	[ "$(fq --database lossy "SELECT lost_rows FROM weft_shipped" | tail -1)" = "$1" ] ||
+		die "the ledger says $(fq --database lossy "SELECT * FROM weft_shipped")"
+	total=$(lq "$T/alpha.weft" "SELECT (SELECT count(*) FROM threads) + (SELECT count(*) FROM runs) + (SELECT count(*) FROM arrows) + (SELECT count(*) FROM waits) + (SELECT count(*) FROM labels) + (SELECT count(*) FROM samples) + (SELECT count(*) FROM loop_phases) + (SELECT count(*) FROM losses) + (SELECT count(*) FROM verdicts) + (SELECT count(*) FROM os_threads) + (SELECT count(*) FROM processes) + 1" | tail -1)
+	have=$(fq --database lossy "SELECT (SELECT count() FROM threads) + (SELECT count() FROM runs) + (SELECT count() FROM arrows) + (SELECT count() FROM waits) + (SELECT count() FROM labels) + (SELECT count() FROM samples) + (SELECT count() FROM loop_phases) + (SELECT count() FROM losses) + (SELECT count() FROM verdicts) + (SELECT count() FROM os_threads) + (SELECT count() FROM processes) + (SELECT count() FROM trace)" | tail -1)
+	[ "$((have + $1))" = "$total" ] || die "$have shipped + $1 lost != $total rows"
+	[ "$have" -gt 0 ] || die "nothing shipped"
+}
+run "a queue over its budget: losses counted exactly (stderr, lost.log, the ledger)" t_queue_budget
+
+# ClickHouse unreachable: weft ship retries, gives up after --retry-for
+# with its queue kept; started again with the server up, it delivers.
+t_down_then_resume() {
+	mk_traces
+	dead=http://127.0.0.1:$(free_port)/
+	"$W" ship "$T/bravo.weft" --clickhouse "$dead" --database resumed --host bravo \
+		--queue q --retry-for 1s 2>ship.txt
+	[ $? = 1 ] || die "exit $? with no server"
+	grep -q "cannot connect to 127.0.0.1:[0-9]*: Connection refused (retrying" ship.txt ||
+		die "no retry said: $(cat ship.txt)"
+	grep -q "inserts not delivered (still queued)" ship.txt || die "$(cat ship.txt)"
+	n=$(ls q | grep -c '^[0-9]')
+	[ "$n" -gt 10 ] || die "only $n files queued"
+	"$W" ship "$T/bravo.weft" --clickhouse "$URL1" --database resumed --host bravo \
+		--queue q -v 2>ship2.txt || die "resume: $(cat ship2.txt)"
+	grep -q "queued before" ship2.txt || die "queued again: $(cat ship2.txt)"
+	[ "$(ls q | grep -c '^[0-9]')" = 0 ] || die "the queue is not empty"
+	[ "$(fq --database resumed "SELECT count() FROM arrows" | tail -1)" = \
+		"$(lq "$T/bravo.weft" "SELECT count(*) FROM arrows" | tail -1)" ] || die "arrows differ"
+	# without a queue of its own: a temporary one, said when not delivered
+	"$W" ship "$T/bravo.weft" --clickhouse "$dead" --retry-for 0.3s 2>tmp.txt
+	[ $? = 1 ] || die "exit $?"
+	d=$(sed -n 's/^weft ship: what was not delivered is in //p' tmp.txt)
+	[ -d "$d" ] || die "no queue said: $(cat tmp.txt)"
+	rm -rf "$d"
+}
+run "a server down at the start: retried, queued, delivered by a restarted shipper" t_down_then_resume
+
+# A kept directory followed while the program runs: each chunk shipped
+# as it completes, until the keeper ends; the rows are those of the
+# chunks (weft query on each), once.
+t_follow() {
+	"$W" record -o run --keep kept --chunk 250ms -- \
+		"$WEFT_BUILD/tests/keep/keep-numbered" 30000 15000 2 >rec.txt 2>&1 &
+	rec=$!
+	for i in $(seq 100); do [ -f kept/keep.log ] && break; sleep 0.05; done
+	"$W" ship kept --follow --clickhouse "$URL1" --database follow --host kept \
+		--queue q 2>ship.txt || die "follow: $(cat ship.txt)"
+	wait $rec || die "record failed: $(cat rec.txt)"
+	nch=$(ls kept/*.zst | wc -l)
+	[ "$nch" -ge 4 ] || die "only $nch chunks"
+	s=0
+	for c in kept/*.zst; do
+		k=$(lq "$c" "SELECT count(*) FROM samples" | tail -1)
+		s=$((s + k))
+	done
+	[ "$s" -ge 30000 ] || die "only $s samples in the chunks"
+	[ "$(fq --database follow "SELECT count() FROM samples" | tail -1)" = "$s" ] ||
+		die "ClickHouse has $(fq --database follow "SELECT count() FROM samples" | tail -1) samples, the chunks $s"
+	[ "$(fq --database follow "SELECT count() FROM weft_shipped" | tail -1)" = "$nch" ] ||
+		die "not one ledger row per chunk"
+	# following it again ships nothing more
+	"$W" ship kept --follow --clickhouse "$URL1" --database follow --host kept \
+		2>again.txt || die "again: $(cat again.txt)"
+	grep -q "^weft ship: 0 rows in 0 inserts" again.txt || die "$(cat again.txt)"
+}
+run "a kept directory followed as it grows: each chunk once" t_follow
+
+t_usage() {
+	mk_traces
+	"$W" ship "$T/delta.weft" --clickhouse https://x:1/ 2>e.txt
+	[ $? = 2 ] && grep -q "must be http://HOST:PORT" e.txt || die "https: $(cat e.txt)"
+	"$W" ship "$T/delta.weft" --clickhouse http://u:p@x:1/ 2>e.txt
+	[ $? = 2 ] || die "a user passed"
+	"$W" ship "$T/delta.weft" --clickhouse http://x:1/path 2>e.txt
+	[ $? = 2 ] || die "a path passed"
+	"$W" ship "$T/delta.weft" --follow --clickhouse "$URL1" 2>e.txt
+	[ $? = 2 ] && grep -q "kept directory" e.txt || die "--follow of a ring: $(cat e.txt)"
+	"$W" ship "$T/delta.weft" --otlp http://127.0.0.1:1/ 2>e.txt
+	case $? in
+	2) grep -q "weft ship --otlp: not in this build" e.txt || die "otlp: $(cat e.txt)" ;;
+	*) ;; # the otlp half is in this build
+	esac
+}
+run "usage: URLs weft cannot speak to, --follow of a ring" t_usage
+
+tap_done
