@@ -967,8 +967,8 @@ int cmd_ship(int argc, char **argv)
 			return cmd_ship_otlp(argc, argv);
 		}
 	}
-	const char *url = NULL, *queue = NULL, *db = "weft", *cluster = NULL,
-		   *host = NULL, *service = NULL;
+	const char *otlp_only = NULL, *url = NULL, *queue = NULL, *db = "weft",
+		   *cluster = NULL, *host = NULL, *service = NULL;
 	int follow = 0, schema = 0, verbose = 0, batch = 100000;
 	int64_t timeout = 30 * INT64_C(1000000000), retry_for = -1;
 	uint64_t qmax = 1ull << 30;
@@ -1022,6 +1022,16 @@ int cmd_ship(int argc, char **argv)
 		 OPT_FLAG, &schema},
 		{"--verbose", "-v", NULL, "say each source and each retry",
 		 OPT_FLAG, &verbose},
+		/* (--otlp's own: its half parses them, ship-otlp.c) */
+		{"--span-budget", NULL, "N",
+		 "with --otlp: the most spans a trace (as weft export)",
+		 OPT_STRING, &otlp_only},
+		{"--message-limit", NULL, "BYTES",
+		 "with --otlp: the most bytes a request (default 4 MiB)",
+		 OPT_STRING, &otlp_only},
+		{"--retries", NULL, "N",
+		 "with --otlp: tries again at most N times (default 8)",
+		 OPT_STRING, &otlp_only},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -1061,9 +1071,15 @@ int cmd_ship(int argc, char **argv)
 		print_ddl(stdout, db, cluster);
 		return 0;
 	}
+	if (otlp_only) {
+		traces_release(&tr);
+		return opts_error(&u, "--span-budget, --message-limit and "
+				      "--retries go with --otlp");
+	}
 	if (!tr.n || !url) {
 		traces_release(&tr);
-		return tr.n ? opts_error(&u, "--clickhouse URL is needed")
+		return tr.n ? opts_error(&u, "--clickhouse URL or --otlp URL "
+					     "is needed")
 			    : opts_usage(&u);
 	}
 	if (follow && (tr.n != 1 || !keep_is_dir(tr.path[0]))) {

@@ -163,7 +163,7 @@ t_ship_errors() {
 	grep -q "https is not supported" err || die "$(cat err)"
 	"$W" ship --otlp "http://127.0.0.1:99999" g.weft 2>err; [ $? = 2 ] || die "bad port: exit $?"
 	"$W" ship g.weft 2>err; [ $? = 2 ] || die "no url: exit $?"
-	grep -q -- "--otlp URL is required" err || die "$(cat err)"
+	grep -q -- "--clickhouse URL or --otlp URL is needed" err || die "$(cat err)"
 	"$W" export --otlp x -o y g.weft 2>err; [ $? = 2 ] || die "--otlp and -o: exit $?"
 	"$W" export --otlp nodir/x g.weft 2>err; [ $? = 1 ] || die "unwritable: exit $?"
 	grep -q "cannot create 'nodir/x'" err || die "$(cat err)"
