@@ -34,14 +34,14 @@
 
 #include "clickhouse.h"
 #include "keep.h"
+#include "otlp.h"
 #include "weft-tools.h"
 #include "weft/model.h"
 #ifdef WEFT_HAVE_SQLITE
 #include "query.h"
 #endif
 
-/* The otlp helper's half of `weft ship` (its own file), when built. */
-__attribute__((weak)) int cmd_ship_otlp(int, char **);
+/* (--otlp: the OpenTelemetry half, cmd_ship_otlp(), ship-otlp.c) */
 
 /* ---- the tables: weft query's, with the fleet's columns ---- */
 
@@ -960,10 +960,6 @@ int cmd_ship(int argc, char **argv)
 			break;
 		if (!strcmp(argv[i], "--otlp") ||
 		    !strncmp(argv[i], "--otlp=", 7)) {
-			if (!cmd_ship_otlp) {
-				error("weft ship --otlp: not in this build");
-				return 2;
-			}
 			return cmd_ship_otlp(argc, argv);
 		}
 	}
