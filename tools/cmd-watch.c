@@ -5,6 +5,7 @@
  * `weft mark PID|RUNDIR|RING [TEXT]`, a trigger by hand.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -208,6 +209,36 @@ int cmd_mark(int argc, char **argv)
 					     ? "no weft ring mapped, nor in "
 					       "any of its descendants"
 					     : weft_strerror(err));
+		}
+		/* a ring reached through /proc: its name */
+		char link[4200];
+		ssize_t ln;
+		if (!strncmp(found, "/proc/", 6) &&
+		    (ln = readlink(found, link, sizeof link - 1)) > 0 &&
+		    link[0] == '/' && stat(found, &sb) == 0) {
+			/* the name it had when mapped (libweft renames a
+			 * new ring into place): the file of its directory
+			 * with its inode */
+			link[ln] = 0;
+			char *sl = strrchr(link, '/');
+			*sl = 0;
+			DIR *dp = opendir(*link ? link : "/");
+			struct dirent *de;
+			struct stat s2;
+			char cand[4600];
+			while (dp && (de = readdir(dp))) {
+				snprintf(cand, sizeof cand, "%s/%.255s", link,
+					 de->d_name);
+				if (stat(cand, &s2) == 0 &&
+				    s2.st_ino == sb.st_ino &&
+				    s2.st_dev == sb.st_dev &&
+				    strlen(cand) < sizeof found) {
+					memcpy(found, cand, strlen(cand) + 1);
+					break;
+				}
+			}
+			if (dp)
+				closedir(dp);
 		}
 		/* a ring of a run directory: the run's */
 		char man[4300], *slash = strrchr(found, '/');

@@ -59,7 +59,9 @@ struct watch_opts {
 	int max_snapshots;   /* stop after this many (0: no limit) */
 	int64_t poll_ns;     /* how often the ring is looked at */
 	int quiet;
-	volatile int *stop; /* set by another thread: finish and return */
+	volatile int *stop; /* set by another thread or a signal: 1 finish
+			       and return; 2 the same, the program having
+			       exited (unresolved_at_exit is checked) */
 	/* what it did: */
 	uint64_t fired, saved, skipped;
 };

@@ -147,15 +147,13 @@ static const char *shown(struct lex *l)
 
 static int duration(struct lex *l, int64_t *ns)
 {
-	if (l->tok != T_NUMBER || parse_duration(l->text, 0, 0, ns) || *ns <= 0)
+	if (l->tok == T_NUMBER && !isalpha((unsigned char)l->text[l->len - 1]))
+		return fail(l, "the duration needs its unit (ns, us, ms, s)");
+	if (l->tok != T_NUMBER || parse_duration(l->text, 1, 0, ns) || *ns <= 0)
 		return fail(l,
 			    "expected a duration with its unit (100ms, 2s), "
 			    "not %s",
 			    shown(l));
-	/* parse_duration with unit 0 takes a bare number as 0 ns: a
-	 * unit is required */
-	if (!isalpha((unsigned char)l->text[l->len - 1]))
-		return fail(l, "the duration needs its unit (ns, us, ms, s)");
 	next(l);
 	return 0;
 }

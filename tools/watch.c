@@ -1425,16 +1425,16 @@ int watch_run(struct watch_opts *o)
 	 * before CMD's first ring) */
 	struct weft_diag d = {0};
 	int err;
+	struct stat sb;
+	int isdir = stat(o->src, &sb) == 0 && S_ISDIR(sb.st_mode);
 	for (;;) {
 		const char *p = o->src;
 		err = weft_reader_open_many(
 			&w.r, &p, 1, WEFT_READ_FOLLOW | WEFT_READ_ONE_THREAD,
 			NULL, &d);
-		if (!err || (o->stop && *o->stop) ||
-		    (err != WEFT_EEMPTY && err != -ENOENT &&
-		     err != WEFT_ENOTTRACE && !o->stop))
-			break;
-		if (!o->stop && err != WEFT_EEMPTY)
+		/* a ring not written yet, a run with no ring yet: wait */
+		if (!err || (err != WEFT_EEMPTY && !isdir) ||
+		    (o->stop && *o->stop))
 			break;
 		sleep_ns(o->poll_ns);
 	}
@@ -1450,6 +1450,8 @@ int watch_run(struct watch_opts *o)
 	while (!done) {
 		int rc;
 		unsigned k = 0;
+		/* (read before the events: all that came before it is read) */
+		int stopping = o->stop ? *o->stop : 0;
 		while ((rc = weft_reader_next(w.r, &ev)) == 0) {
 			apply(&w, &ev);
 			if (!(ev.flags & WEFT_EVF_MADE)) {
@@ -1469,10 +1471,11 @@ int watch_run(struct watch_opts *o)
 		int64_t now = now_ns(&w);
 		timers(&w, now);
 		marks(&w);
-		if (w.pending &&
-		    (now >= w.pend.ns + o->after_ns || rc == WEFT_EEOF))
+		/* the program ended (*o->stop 2: weft record saw it exit) */
+		int exited = rc == WEFT_EEOF || stopping == 2;
+		if (w.pending && (now >= w.pend.ns + o->after_ns || exited))
 			save(&w);
-		if (rc == WEFT_EEOF) {
+		if (exited) {
 			/* the program ended: what should have resolved
 			 * and did not */
 			for (int i = 0; i < o->ntrig; i++) {
@@ -1494,12 +1497,8 @@ int watch_run(struct watch_opts *o)
 			}
 			done = 1;
 		}
-		if (o->stop && *o->stop && !w.pending) {
-			/* one last look, then stop */
-			while (weft_reader_next(w.r, &ev) == 0)
-				apply(&w, &ev);
+		if (stopping && !w.pending)
 			done = 1;
-		}
 		if (!done)
 			sleep_ns(o->poll_ns);
 	}

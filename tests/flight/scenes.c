@@ -48,8 +48,8 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return fprintf(stderr, "usage: flight-scenes SCENE\n"), 2;
 	const char *s = argv[1];
+	weft_run(0); /* (the ring is made at the first event) */
 	wait_file("FLIGHT_GO", 20000);
-	weft_run(0);
 	if (!strcmp(s, "pending")) {
 		weft_create(1, "server");
 		weft_label(1, "listener");
