@@ -86,6 +86,15 @@ int main(int argc, char **argv)
 		weft_run(3);
 		weft_create(10, "req");
 		weft_label(10, "GET /api/users");
+		if (getenv("FLIGHT_PRINT")) {
+			/* when it was made, for bench/flight-bench.sh */
+			struct timespec now;
+			clock_gettime(CLOCK_REALTIME, &now);
+			printf("created %lld\n",
+			       (long long)now.tv_sec * 1000000000 +
+				       now.tv_nsec);
+			fflush(stdout);
+		}
 		weft_run(10);
 		weft_try_read(2);
 		weft_run(0);
