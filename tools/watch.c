@@ -372,8 +372,24 @@ static void fire(struct watcher *w, int trig, int64_t ns, const uint64_t *roots,
 	o->fired++;
 	if (o->max_snapshots && (int)o->saved >= o->max_snapshots)
 		return skip(w, trig, ns, "max-snapshots");
-	if (w->pending)
+	if (w->pending) {
+		/* the moment falls in the snapshot being taken: its roots'
+		 * cause is kept there too (said, and counted apart) */
+		if (ns <= w->pend.ns + o->after_ns) {
+			w->pend.roots =
+				realloc(w->pend.roots,
+					(size_t)(w->pend.nroots + nroots + 1) *
+						sizeof *w->pend.roots);
+			if (!w->pend.roots)
+				die("out of memory");
+			memcpy(w->pend.roots + w->pend.nroots, roots,
+			       (size_t)nroots * sizeof *roots);
+			w->pend.nroots += nroots;
+			return skip(w, trig, ns,
+				    "merged (into the snapshot being taken)");
+		}
 		return skip(w, trig, ns, "busy (a snapshot is being taken)");
+	}
 	if (w->last_save[trig] != INT64_MIN && o->cooldown_ns &&
 	    ns - w->last_save[trig] < o->cooldown_ns)
 		return skip(w, trig, ns, "cooldown");
@@ -1461,8 +1477,14 @@ int watch_run(struct watch_opts *o)
 			}
 			/* timers between batches, so that a flood of
 			 * events does not delay them */
-			if (++k % 4096 == 0)
+			if (++k % 4096 == 0) {
 				timers(&w, now_ns(&w));
+				/* a snapshot due: now, not after the batch
+				 * (what fires meanwhile would be skipped) */
+				if (w.pending &&
+				    w.last_ns >= w.pend.ns + o->after_ns)
+					save(&w);
+			}
 		}
 		if (rc != WEFT_EAGAIN && rc != WEFT_EEOF) {
 			warning("'%s': %s", o->src, weft_strerror(rc));
