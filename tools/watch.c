@@ -1264,10 +1264,10 @@ static void timers(struct watcher *w, int64_t now)
 			t->fired |= 1u << i;
 			snprintf(what, sizeof what,
 				 "thread 0x%" PRIx64 " (%s%s%.100s) pending "
-				 "for %s",
+				 "longer than %s",
 				 t->id, t->kind ? t->kind : "?",
 				 t->label ? " " : "", t->label ? t->label : "",
-				 fmt_dur(d, sizeof d, now - t->created));
+				 fmt_dur(d, sizeof d, tr->ns));
 			fire(w, i, t->created + tr->ns, &t->id, 1, what);
 		}
 		if (again != INT64_MAX)
@@ -1285,11 +1285,10 @@ static void timers(struct watcher *w, int64_t now)
 				struct ath *t = find(w, os->running);
 				snprintf(what, sizeof what,
 					 "a callback of thread 0x%" PRIx64
-					 " (%s) running for %s",
+					 " (%s) longer than %s",
 					 os->running,
 					 t && t->kind ? t->kind : "?",
-					 fmt_dur(d, sizeof d,
-						 now - os->run_since));
+					 fmt_dur(d, sizeof d, tr->ns));
 				fire(w, i, os->run_since + tr->ns, &os->running,
 				     1, what);
 			}
@@ -1299,9 +1298,8 @@ static void timers(struct watcher *w, int64_t now)
 			    now - os->busy_since >= tr->ns) {
 				os->fired_it |= 1u << i;
 				snprintf(what, sizeof what,
-					 "OS thread %zu busy for %s", s,
-					 fmt_dur(d, sizeof d,
-						 now - os->busy_since));
+					 "OS thread %zu busy longer than %s", s,
+					 fmt_dur(d, sizeof d, tr->ns));
 				fire(w, i, os->busy_since + tr->ns,
 				     &os->running, os->running ? 1 : 0, what);
 			}
