@@ -1124,6 +1124,13 @@ static void apply(struct watcher *w, const struct weft_event *ev)
 		os->fired_it = 0;
 	}
 	struct ath *t;
+	/* (a thread id 0 is no thread: input that lies) */
+	if (!ev->id && ev->type != WEFT_EV_RUN && ev->type != WEFT_EV_IDLE &&
+	    ev->type != WEFT_EV_COUNTER_SET &&
+	    ev->type != WEFT_EV_COUNTER_ADD && ev->type != WEFT_EV_RESUME)
+		return;
+	if (ev->type == WEFT_EV_BECOMES && !ev->id2)
+		return;
 	switch (ev->type) {
 	case WEFT_EV_CREATE:
 	case WEFT_EV_CREATE_LABEL:
@@ -1446,9 +1453,9 @@ int watch_run(struct watch_opts *o)
 		err = weft_reader_open_many(
 			&w.r, &p, 1, WEFT_READ_FOLLOW | WEFT_READ_ONE_THREAD,
 			NULL, &d);
-		/* a ring not written yet, a run with no ring yet: wait */
-		if (!err || (err != WEFT_EEMPTY && !isdir) ||
-		    (o->stop && *o->stop))
+		/* a run with no ring yet: wait (libweft renames a ring
+		 * into place with its header: a file is there or not) */
+		if (!err || !isdir || (o->stop && *o->stop))
 			break;
 		sleep_ns(o->poll_ns);
 	}
