@@ -284,7 +284,31 @@ t_kill_watcher() {
 	true
 }
 
+# Hostile input: the fuzz corpus watched with every trigger armed (one
+# that fires at each thread) gives a result or a clean error, never a
+# crash or a hang; each snapshot it saves reads.
+t_hostile() {
+	local f rc s n=0
+	for f in "$WEFT_SRC"/tests/fuzz/corpus/*; do
+		rm -rf h
+		timeout 20 "$W" watch "$f" -o h -q --cooldown 0 --max-per-hour 0 \
+			-t 'pending(label="*") > 1ns' -t 'pending(kind=x) > 1ms' \
+			-t 'counter(a) > 1' -t failed -t unresolved_at_exit \
+			-t 'callback > 1us' -t 'iteration > 1us' >/dev/null 2>err.txt
+		rc=$?
+		[ $rc -le 1 ] || die "$f: exit $rc: $(tail -3 err.txt)"
+		for s in h/flight-*.weft; do
+			[ -e "$s" ] || continue
+			n=$((n + 1))
+			"$W" info "$s" >/dev/null 2>err.txt
+			[ $? -le 1 ] || die "$s of $f: $(tail -3 err.txt)"
+		done
+	done
+	[ $n -gt 0 ] || die "no snapshot saved from the corpus: the test shows nothing"
+}
+
 run "a bad trigger names its token with a caret" t_grammar
+run "hostile input: a result or a clean error" t_hostile
 run "pending(label) > T fires by its timer; the snapshot keeps the upstream threads the ring lost, nothing else" t_pending
 run "the same in a run (weft record --flight): the snapshot is a bundle" t_pending_run
 run "callback > T fires once, while it runs" t_callback
