@@ -134,6 +134,8 @@ t_pending() {
 	grep -v filler snap.txt | grep ' #1/0 ' | grep -v ' note ' | sed 's/^[0-9.]* //' >kept.txt
 	want_kept >want.txt
 	diff want.txt kept.txt >&2 || die "kept events differ"
+	# no window: all the ring holds (the flood's last thousands)
+	[ "$(grep -c 'counter="filler"' snap.txt)" -gt 1000 ] || die "a window where none was asked"
 	# the listener is a hub (200 threads): kept, not walked through to
 	# main, which made it
 	grep -q 'create child=0x5 ' snap.txt && die "walked through the hub to main"
@@ -149,6 +151,20 @@ t_pending() {
 	# the model sees the old connection with its kind, label and creator
 	"$W" stats p/snaps/flight-0000.weft >stats.txt 2>/dev/null
 	grep -q 'conn' stats.txt || die "stats: no conn: $(cat stats.txt)"
+}
+
+# --window: the packets that ended before the trigger's time minus the
+# window are left out (the flood's, all but the last); what is upstream
+# is kept all the same.
+t_window() {
+	scene pending w -t 'pending(label="GET /api/*") > 100ms' --window 50ms
+	"$W" dump w/snaps/flight-0000.weft >snap.txt 2>/dev/null || die "the snapshot does not read"
+	n=$(grep -c 'counter="filler"' snap.txt)
+	[ "$n" -gt 0 ] && [ "$n" -lt 100 ] || die "$n filler events in a 50 ms window (one packet's at most)"
+	grep -v filler snap.txt | grep ' #1/0 ' | grep -v ' note ' | sed 's/^[0-9.]* //' >kept.txt
+	want_kept >want.txt
+	diff want.txt kept.txt >&2 || die "kept events differ"
+	grep -q "fired at \([0-9.]*\) \(m\?s\): .*; the window begins at " snap.txt || die "$(grep note snap.txt)"
 }
 
 # The same through weft record --flight: a run, its snapshot a bundle.
@@ -310,6 +326,7 @@ t_hostile() {
 run "a bad trigger names its token with a caret" t_grammar
 run "hostile input: a result or a clean error" t_hostile
 run "pending(label) > T fires by its timer; the snapshot keeps the upstream threads the ring lost, nothing else" t_pending
+run "--window leaves out the packets before it, keeps the cause" t_window
 run "the same in a run (weft record --flight): the snapshot is a bundle" t_pending_run
 run "callback > T fires once, while it runs" t_callback
 run "iteration > T: busy without idle, made of short callbacks" t_iteration
