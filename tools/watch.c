@@ -771,20 +771,20 @@ static void save(struct watcher *w)
 		free(f->roots);
 		return;
 	}
-	char dur[3][40];
+	char dur[3][40], win[80];
 	int64_t wstart = o->window_ns ? f->ns - o->window_ns : INT64_MIN;
 	struct rec note = {0};
 	char text[900];
+	snprintf(win, sizeof win, "begins %s before it",
+		 fmt_dur(dur[1], sizeof dur[1], o->window_ns));
 	snprintf(text, sizeof text,
-		 "weft flight: trigger %d '%s' fired at %s%s%s; the window "
-		 "begins at %s; kept from before it: the %zu threads upstream",
+		 "weft flight: trigger %d '%s' fired at %s since the trace "
+		 "began%s%s; the window %s; kept from before it: the %zu "
+		 "threads upstream",
 		 f->trig + 1, o->trig[f->trig].expr,
 		 fmt_dur(dur[0], sizeof dur[0], f->ns), f->what[0] ? ": " : "",
-		 f->what,
-		 wstart == INT64_MIN ? "the ring's start"
-				     : fmt_dur(dur[1], sizeof dur[1], wstart),
+		 f->what, wstart == INT64_MIN ? "is all the ring held" : win,
 		 nthreads);
-	(void)dur[2];
 	note.text = text;
 	uint64_t note_id = f->nroots ? f->roots[0] : 0;
 	/* the snapshot: a ring, or a bundle whose rings each get their
