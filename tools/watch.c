@@ -58,8 +58,10 @@ struct ath {
 	int have_create;
 	struct rec labels[KEEP_LABELS];
 	int nlabels;
-	struct rec arrows[KEEP_ARROWS]; /* a ring: the last ones */
-	int narrows;			/* ever (index: % KEEP_ARROWS) */
+	struct rec *arrows; /* a ring of the last ones, grown as needed: most
+			       threads have few (memory follows the live set) */
+	int narrows;	    /* ever (index: % KEEP_ARROWS) */
+	int arrows_cap;
 };
 
 struct ostream {	  /* one OS thread: its callback and its busy stretch */
@@ -148,6 +150,7 @@ static void ath_free(struct ath *t)
 		rec_free(&t->labels[i]);
 	for (int i = 0; i < KEEP_ARROWS && i < t->narrows; i++)
 		rec_free(&t->arrows[i]);
+	free(t->arrows);
 	free(t->kind);
 	free(t->label);
 	free(t);
@@ -1038,6 +1041,17 @@ static struct rec keep_of(struct watcher *w, const struct weft_event *ev)
 
 static void arrow(struct watcher *w, struct ath *t, const struct weft_event *ev)
 {
+	if (t->narrows < KEEP_ARROWS && t->narrows == t->arrows_cap) {
+		int cap = t->arrows_cap ? t->arrows_cap * 2 : 2;
+		if (cap > KEEP_ARROWS)
+			cap = KEEP_ARROWS;
+		t->arrows = realloc(t->arrows, (size_t)cap * sizeof *t->arrows);
+		if (!t->arrows)
+			die("out of memory");
+		memset(t->arrows + t->arrows_cap, 0,
+		       (size_t)(cap - t->arrows_cap) * sizeof *t->arrows);
+		t->arrows_cap = cap;
+	}
 	struct rec *slot = &t->arrows[t->narrows % KEEP_ARROWS];
 	rec_free(slot);
 	*slot = keep_of(w, ev);
