@@ -56,6 +56,57 @@ int flight_size_arg(void *ctx, const char *v, char *why, size_t cap)
 	return 0;
 }
 
+/* The trace process `pid` records into, as weft watch and weft mark
+ * both name it (so that they agree on its marks directory): its run, or
+ * its ring by the name it has now.  0, or an error said (1). */
+static int trace_by_pid(int pid, char *found, size_t cap)
+{
+	struct stat sb;
+	int err = trace_of_pid(pid, found, cap);
+	if (err)
+		return error("process %d: %s", pid,
+			     err == WEFT_ENOTFOUND ? "no weft ring mapped, nor "
+						     "in any of its "
+						     "descendants"
+						   : weft_strerror(err));
+	/* a ring reached through /proc: its name */
+	char link[4200];
+	ssize_t ln;
+	if (!strncmp(found, "/proc/", 6) &&
+	    (ln = readlink(found, link, sizeof link - 1)) > 0 &&
+	    link[0] == '/' && stat(found, &sb) == 0) {
+		/* the name it had when mapped (libweft renames a new ring
+		 * into place): the file of its directory with its inode */
+		link[ln] = 0;
+		char *sl = strrchr(link, '/');
+		*sl = 0;
+		DIR *dp = opendir(*link ? link : "/");
+		struct dirent *de;
+		struct stat s2;
+		char cand[4600];
+		while (dp && (de = readdir(dp))) {
+			snprintf(cand, sizeof cand, "%s/%.255s", link,
+				 de->d_name);
+			if (stat(cand, &s2) == 0 && s2.st_ino == sb.st_ino &&
+			    s2.st_dev == sb.st_dev && strlen(cand) < cap) {
+				memcpy(found, cand, strlen(cand) + 1);
+				break;
+			}
+		}
+		if (dp)
+			closedir(dp);
+	}
+	/* a ring of a run directory: the run's */
+	char man[4300], *slash = strrchr(found, '/');
+	if (slash && stat(found, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		snprintf(man, sizeof man, "%.*s/manifest", (int)(slash - found),
+			 found);
+		if (stat(man, &sb) == 0)
+			*slash = 0;
+	}
+	return 0;
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch_opts o = {.cooldown_ns = 10000000000,
@@ -146,15 +197,10 @@ int cmd_watch(int argc, char **argv)
 		return rc;
 	}
 	if (pid) {
-		int err = trace_of_pid(pid, found, sizeof found);
-		if (err) {
+		if (trace_by_pid(pid, found, sizeof found)) {
 			free(ops);
 			free(trig.v);
-			return error("process %d: %s", pid,
-				     err == WEFT_ENOTFOUND
-					     ? "no weft ring mapped, nor in "
-					       "any of its descendants"
-					     : weft_strerror(err));
+			return 1;
 		}
 		o.src = found;
 	} else
@@ -201,52 +247,9 @@ int cmd_mark(int argc, char **argv)
 	long pid = strtol(src, &end, 10);
 	struct stat sb;
 	if (!*end && pid > 0 && stat(src, &sb) < 0) {
-		int err = trace_of_pid((int)pid, found, sizeof found);
-		if (err) {
+		if (trace_by_pid((int)pid, found, sizeof found)) {
 			free(ops);
-			return error("process %ld: %s", pid,
-				     err == WEFT_ENOTFOUND
-					     ? "no weft ring mapped, nor in "
-					       "any of its descendants"
-					     : weft_strerror(err));
-		}
-		/* a ring reached through /proc: its name */
-		char link[4200];
-		ssize_t ln;
-		if (!strncmp(found, "/proc/", 6) &&
-		    (ln = readlink(found, link, sizeof link - 1)) > 0 &&
-		    link[0] == '/' && stat(found, &sb) == 0) {
-			/* the name it had when mapped (libweft renames a
-			 * new ring into place): the file of its directory
-			 * with its inode */
-			link[ln] = 0;
-			char *sl = strrchr(link, '/');
-			*sl = 0;
-			DIR *dp = opendir(*link ? link : "/");
-			struct dirent *de;
-			struct stat s2;
-			char cand[4600];
-			while (dp && (de = readdir(dp))) {
-				snprintf(cand, sizeof cand, "%s/%.255s", link,
-					 de->d_name);
-				if (stat(cand, &s2) == 0 &&
-				    s2.st_ino == sb.st_ino &&
-				    s2.st_dev == sb.st_dev &&
-				    strlen(cand) < sizeof found) {
-					memcpy(found, cand, strlen(cand) + 1);
-					break;
-				}
-			}
-			if (dp)
-				closedir(dp);
-		}
-		/* a ring of a run directory: the run's */
-		char man[4300], *slash = strrchr(found, '/');
-		if (slash && stat(found, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			snprintf(man, sizeof man, "%.*s/manifest",
-				 (int)(slash - found), found);
-			if (stat(man, &sb) == 0)
-				*slash = 0;
+			return 1;
 		}
 		src = found;
 	} else if (stat(src, &sb) < 0) {

@@ -269,6 +269,28 @@ t_mark() {
 	[ -z "$(ls m/ring.weft.marks)" ] || die "marks left: $(ls m/ring.weft.marks)"
 }
 
+# weft watch --pid and weft mark PID name the same trace (the ring by the
+# name it has now: libweft renames a new ring into place).
+t_watch_pid() {
+	local pp wp i
+	mkdir -p q
+	WEFT_FILE=q/ring.weft FLIGHT_GO=q/go FLIGHT_DONE=q/done "$P" mark &
+	pp=$!
+	wait_for q/ring.weft
+	"$W" watch --pid $pp -o q/snaps -t mark -q 2>q/watch.err &
+	wp=$!
+	wait_for q/snaps/flight.log
+	touch q/go
+	"$W" mark $pp "by pid" 2>/dev/null || die "mark by pid failed"
+	for i in $(seq 500); do [ -e q/snaps/flight-0000.weft ] && break; sleep 0.01; done
+	touch q/done
+	wait $pp
+	wait $wp || die "the watcher failed: $(cat q/watch.err)"
+	[ "$(grep -c '^saved ' q/snaps/flight.log)" = 1 ] || die "$(cat q/snaps/flight.log)"
+	"$W" dump q/snaps/flight-0000.weft 2>/dev/null | grep -q "marked by hand: by pid;" ||
+		die "no mark's note"
+}
+
 # SIGKILL of the watcher while it saves: every snapshot there reads
 # whole; a temporary file is never a snapshot, and the next watcher
 # removes it.
@@ -336,5 +358,6 @@ run "counter crossing: once per crossing; the cool-down skips, counted" t_counte
 run "the hourly limit and the disk budget skip, counted" t_limits
 run "unresolved_at_exit with weft record --flight" t_unresolved
 run "weft mark by ring and by pid" t_mark
+run "weft watch --pid and weft mark PID agree" t_watch_pid
 run "SIGKILL of the watcher: no torn snapshot" t_kill_watcher
 tap_done
