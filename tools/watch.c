@@ -67,6 +67,7 @@ struct ath {
 struct ostream {	  /* one OS thread: its callback and its busy stretch */
 	uint64_t running; /* async thread, 0: none */
 	int64_t run_since, busy_since; /* ns, INT64_MIN: not busy */
+	int idle;		       /* between an idle and a resume */
 	uint32_t fired_cb, fired_it;   /* (bits per trigger) */
 	uint64_t ts;		       /* its last event: ticks and ns */
 	int64_t ns;
@@ -1133,7 +1134,13 @@ static void apply(struct watcher *w, const struct weft_event *ev)
 	struct ostream *os = ostream(w, ev->stream);
 	if (!(ev->flags & WEFT_EVF_MADE))
 		os->ts = ev->ts, os->ns = ev->ns;
-	if (os->busy_since == INT64_MIN && ev->type != WEFT_EV_IDLE) {
+	/* busy: from a resume (or the first event of an OS thread not
+	 * seen idle) to the next idle; what a loop records while idle (its
+	 * busy time, as a counter) does not end the idle period */
+	if (ev->type == WEFT_EV_RESUME ||
+	    (!os->idle && os->busy_since == INT64_MIN &&
+	     ev->type != WEFT_EV_IDLE)) {
+		os->idle = 0;
 		os->busy_since = ev->ns;
 		os->fired_it = 0;
 	}
@@ -1202,6 +1209,7 @@ static void apply(struct watcher *w, const struct weft_event *ev)
 		}
 		break;
 	case WEFT_EV_IDLE:
+		os->idle = 1;
 		os->busy_since = INT64_MIN;
 		os->running = 0;
 		os->run_since = INT64_MIN;

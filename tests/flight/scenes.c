@@ -14,7 +14,8 @@
  *              a flood that overwrites their creation in a small ring,
  *              and the 200 threads of the listener (kind noise)
  *   callback   one run of 300 ms (thread 0x20), and runs of 5 ms
- *   iteration  300 ms busy made of 30 runs of 10 ms, no idle between
+ *   iteration  idle 300 ms (a counter set meanwhile), then 300 ms busy
+ *              made of 30 runs of 10 ms, no idle between
  *   failed     failures "refused" and then "timeout talking to db"
  *   counter    counter "queue" 1..8, down to 0, up to 8 again
  *   unresolved a thread that should resolve, 0x40, never resolved
@@ -124,6 +125,12 @@ int main(int argc, char **argv)
 		ms(50);
 		weft_resume();
 	} else if (!strcmp(s, "iteration")) {
+		/* idle 300 ms, the loop recording its busy time meanwhile
+		 * (as libevent's and libuv's shims do): not busy */
+		weft_idle("poll");
+		weft_counter_set("busy_us", 30);
+		ms(300);
+		weft_resume();
 		for (uint64_t i = 0; i < 30; i++) {
 			weft_create(0x30 + i, "step");
 			weft_run(0x30 + i);

@@ -199,6 +199,8 @@ t_iteration() {
 	scene iteration i -t 'callback > 100ms' -t 'iteration > 100ms'
 	[ "$(saved i)" = 1 ] || die "saved $(saved i), not 1: $(cat i/snaps/flight.log)"
 	grep -q '^saved trigger=2 ' i/snaps/flight.log || die "not the iteration's"
+	# once: not while idle (a counter set then is no work)
+	[ "$(grep -c '^skipped' i/snaps/flight.log)" = 0 ] || die "fired again: $(cat i/snaps/flight.log)"
 	"$W" dump i/snaps/flight-0000.weft >snap.txt 2>/dev/null
 	grep -q "text=\"weft flight: trigger 2 'iteration > 100ms' fired at .*: OS thread 0 busy longer than 100 ms" snap.txt ||
 		die "$(grep note snap.txt)"
