@@ -377,22 +377,19 @@ static void fire(struct watcher *w, int trig, int64_t ns, const uint64_t *roots,
 	if (o->max_snapshots && (int)o->saved >= o->max_snapshots)
 		return skip(w, trig, ns, "max-snapshots");
 	if (w->pending) {
-		/* the moment falls in the snapshot being taken: its roots'
-		 * cause is kept there too (said, and counted apart) */
-		if (ns <= w->pend.ns + o->after_ns) {
-			w->pend.roots =
-				realloc(w->pend.roots,
+		/* a snapshot is being taken (its copy comes after this
+		 * moment): the cause of what fired now is kept there too
+		 * (said, and counted apart) */
+		w->pend.roots = realloc(w->pend.roots,
 					(size_t)(w->pend.nroots + nroots + 1) *
 						sizeof *w->pend.roots);
-			if (!w->pend.roots)
-				die("out of memory");
-			memcpy(w->pend.roots + w->pend.nroots, roots,
-			       (size_t)nroots * sizeof *roots);
-			w->pend.nroots += nroots;
-			return skip(w, trig, ns,
-				    "merged (into the snapshot being taken)");
-		}
-		return skip(w, trig, ns, "busy (a snapshot is being taken)");
+		if (!w->pend.roots)
+			die("out of memory");
+		memcpy(w->pend.roots + w->pend.nroots, roots,
+		       (size_t)nroots * sizeof *roots);
+		w->pend.nroots += nroots;
+		return skip(w, trig, ns,
+			    "merged (into the snapshot being taken)");
 	}
 	if (w->last_save[trig] != INT64_MIN && o->cooldown_ns &&
 	    ns - w->last_save[trig] < o->cooldown_ns)

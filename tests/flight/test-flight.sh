@@ -213,6 +213,12 @@ t_failed() {
 	"$W" dump f/snaps/flight-0000.weft >snap.txt 2>/dev/null
 	grep -q 'note thread=0x51 .*thread 0x51 failed: timeout talking to db' snap.txt ||
 		die "$(grep note snap.txt)"
+	# a trigger that fires while a snapshot is being taken (--after):
+	# merged into it, its thread one of its roots, counted
+	scene failed g -t failed --after 200ms
+	[ "$(saved g)" = 1 ] || die "saved $(saved g), not 1: $(cat g/snaps/flight.log)"
+	[ "$(skipped g merged)" = 1 ] || die "not merged: $(cat g/snaps/flight.log)"
+	grep -q '^saved trigger=1 .* threads=2 ' g/snaps/flight.log || die "the merged thread is not a root: $(cat g/snaps/flight.log)"
 }
 
 # A counter crossing 5 twice: two snapshots with no cool-down; with the
