@@ -10,8 +10,9 @@
 #                      summary line)
 #   flight.trigger_ms  from a request's pending-longer-than-T becoming true
 #                      in the program (its creation, CLOCK_REALTIME, + T)
-#                      to its snapshot renamed into place (the file's
-#                      mtime), tests/flight's `pending` scene, median
+#                      to its snapshot renamed into place (CLOCK_REALTIME
+#                      then, in flight.log), tests/flight's `pending`
+#                      scene, median
 #   flight.cause_kept  the share of the request's upstream chain (the
 #                      creation and label of its connection, listener and
 #                      pool: six events, overwritten in the 64 KiB ring
@@ -81,7 +82,10 @@ if [ -x "$P" ]; then
 		wait $wp
 		s=$d/s/flight-0000.weft
 		[ -f "$s" ] || { bad="run $i saved no snapshot"; break; }
-		awk -v m="$(stat -c %.9Y "$s")" '/^created/ {printf "%.3f\n", (m * 1e9 - $2 - 1e8) / 1e6}' "$d/created" >>"$T/ms"
+		# the watcher's log says when the rename was done (a file's
+		# mtime is the kernel's coarse clock: ms off)
+		m=$(sed -n 's/^saved .* real_ns=\([0-9]*\) .*/\1/p' "$d/s/flight.log" | head -1)
+		awk -v m="$m" '/^created/ {printf "%.3f\n", (m - $2 - 1e8) / 1e6}' "$d/created" >>"$T/ms"
 		"$W" dump "$s" 2>/dev/null | sed 's/^[0-9.]* #[0-9]*\/[0-9]* //; s/ by=.*//' >"$d/snap"
 		want=$((want + nchain))
 		have=$((have + $(grep -cxFf "$d/snap" "$T/chain")))

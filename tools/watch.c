@@ -978,6 +978,10 @@ static void save(struct watcher *w)
 		free(f->roots);
 		return;
 	}
+	/* when it was on disk (CLOCK_REALTIME: bench/flight-bench.sh) */
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	int64_t real_now = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	w->seq++;
 	w->disk += slen;
 	o->saved++;
@@ -988,9 +992,9 @@ static void save(struct watcher *w)
 	w->hour[w->nhour++] = mono();
 	logf_(w,
 	      "saved trigger=%d at_ns=%" PRId64 " snapshot=%s bytes=%zu "
-	      "threads=%zu kept=%zu expr=%s\n",
+	      "threads=%zu kept=%zu real_ns=%lld expr=%s\n",
 	      f->trig + 1, f->ns, base, slen, nthreads, added,
-	      o->trig[f->trig].expr);
+	      (long long)real_now, o->trig[f->trig].expr);
 	if (!o->quiet)
 		fprintf(stderr,
 			"weft watch: trigger %d (%s) fired at %s%s%s: '%s' "
