@@ -5,6 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
+#include "flight.h"
 #include "keep.h"
 #include "weft-tools.h"
 
@@ -196,6 +199,15 @@ int cmd_info(int argc, char **argv)
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc >= 0)
 		return rc;
+	/* a directory of flight snapshots (weft watch): its log */
+	char man[4200];
+	struct stat sb;
+	snprintf(man, sizeof man, "%s/manifest", tr.path[0]);
+	if (tr.n == 1 && stat(man, &sb) < 0 &&
+	    flight_info(tr.path[0], stdout) == 0) {
+		traces_release(&tr);
+		return 0;
+	}
 	const char *path = traces_name(&tr);
 	/* a kept directory (weft keep): its chunks and deletions too */
 	char kept[4096] = "";
@@ -219,10 +231,18 @@ int cmd_info(int argc, char **argv)
 	uint32_t nlast = 0;
 	int64_t origin = 0; /* the first event's: times count from it */
 	int first = 1;
+	/* the notes of a flight snapshot (weft watch): which trigger
+	 * fired, when, where the window begins */
+	char flight[4][600];
+	unsigned nflight = 0;
 	while (weft_reader_next(r, &ev) == 0) {
 		if (first)
 			origin = ev.ns;
 		first = 0;
+		if (ev.type == WEFT_EV_NOTE && ev.text && nflight < 4 &&
+		    !strncmp(ev.text, "weft flight: ", 13))
+			snprintf(flight[nflight++], sizeof flight[0], "%s",
+				 ev.text + 13);
 		if (!kept[0] || (ev.flags & WEFT_EVF_MADE))
 			continue;
 		if (ev.stream >= nlast) {
@@ -276,6 +296,8 @@ int cmd_info(int argc, char **argv)
 		       fmt_ns(t1, sizeof t1, b),
 		       fmt_ns(dur, sizeof dur, b - a));
 	}
+	for (unsigned i = 0; i < nflight; i++)
+		printf("flight:    %s\n", flight[i]);
 	uint32_t np;
 	const struct weft_process *pr = weft_reader_processes(r, &np);
 	if (np > 1 || pr[0].ring)

@@ -33,6 +33,7 @@
 
 #include "common/settings.h"
 #include "common/sysfacts.h"
+#include "flight.h"
 #include "keep.h"
 #include "record-loops.h"
 #include "weft-tools.h"
@@ -488,6 +489,18 @@ static int setting_arg(void *ctx, const char *v, char *why, size_t cap)
 
 static volatile int keep_stop;
 
+/* --flight: the watcher (watch.c) on a thread of its own */
+static volatile int flight_stop;
+
+static void *flight_thread(void *arg)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	watch_run(arg);
+	return NULL;
+}
+
 static void *keep_thread(void *arg)
 {
 	/* (signals go to the main thread, which forwards them to CMD) */
@@ -503,6 +516,11 @@ int cmd_record(int argc, char **argv)
 	const char *out = "weft.trace", *size = NULL, *mode = NULL,
 		   *clock = NULL, *loops_opt = NULL;
 	const char *keep_dir = NULL;
+	int flight = 0;
+	struct opt_list ftrig = {0};
+	static struct watch_opts fo = {.cooldown_ns = 10000000000,
+				       .max_per_hour = 60,
+				       .poll_ns = 2000000};
 	struct keep_opts ko = {.chunk_bytes = KEEP_DEFAULT_CHUNK,
 			       .chunk_ns = KEEP_DEFAULT_CHUNK_NS,
 			       .level = KEEP_DEFAULT_LEVEL};
@@ -542,6 +560,24 @@ int cmd_record(int argc, char **argv)
 		{"--chunk", NULL, "SIZE|DURATION", "with --keep: close a chunk "
 		 "at this size on disk (default 16M) or after this long "
 		 "(default 60s)", OPT_FUNC, .fn = keep_chunk_arg, .ctx = &ko},
+		/* flight recording (watch.c, docs/flight.md) */
+		{"--flight", NULL, NULL, "flight recording: DIR (-o) holds the "
+		 "snapshots the triggers save and flight.log, the rings go in "
+		 "DIR/run", OPT_FLAG, &flight},
+		{"--trigger", NULL, "EXPR", "with --flight: save a snapshot "
+		 "when EXPR becomes true (TRIGGERS in weft(1)); repeatable",
+		 OPT_LIST, &ftrig},
+		{"--window", NULL, "DURATION", "with --flight: keep this much "
+		 "before the trigger (default: all the ring holds)",
+		 OPT_DURATION, &fo.window_ns, 0, 0, 1e9},
+		{"--after", NULL, "DURATION", "with --flight: and this much "
+		 "after it (default 0)", OPT_DURATION, &fo.after_ns, 0, 0, 1e9},
+		{"--cooldown", NULL, "DURATION", "with --flight: at least this "
+		 "long between two snapshots of one trigger (default 10s)",
+		 OPT_DURATION, &fo.cooldown_ns, 0, 0, 1e9},
+		{"--max-per-hour", NULL, "N", "with --flight: at most N "
+		 "snapshots in any hour (default 60; 0: no limit)", OPT_INT,
+		 &fo.max_per_hour, 0, 1000000},
 		OPT_END,
 	};
 	const struct cmd_usage u = {
@@ -564,6 +600,21 @@ int cmd_record(int argc, char **argv)
 		return prc;
 	if (i >= argc)
 		return opts_usage(&u);
+	if (flight != !!ftrig.n)
+		return opts_error(&u, "--flight and --trigger go together");
+	if (flight && flight_triggers(&fo, &ftrig))
+		return 2;
+	free(ftrig.v);
+	char fdir[PATH_MAX];
+	if (flight) {
+		/* the snapshots in DIR, the run in DIR/run */
+		if (mkdir(out, 0755) < 0 && errno != EEXIST)
+			return error_errno("cannot make '%s'", out);
+		snprintf(fdir, sizeof fdir, "%s", out);
+		static char runp[PATH_MAX + 8];
+		snprintf(runp, sizeof runp, "%s/run", fdir);
+		out = runp;
+	}
 	struct weft__settings set = {.size = WEFT_DEFAULT_SIZE};
 	int bad = check_setting(WEFT__SET_SIZE, &size, &set);
 	if (!bad)
@@ -714,6 +765,18 @@ int cmd_record(int argc, char **argv)
 			warning("--keep: cannot start the keeper; recording "
 				"without it");
 	}
+	/* --flight: the watcher follows the run on a thread of its own */
+	pthread_t watcher;
+	int watching = 0;
+	if (flight) {
+		fo.src = abs;
+		fo.dir = fdir;
+		fo.stop = &flight_stop;
+		watching = !pthread_create(&watcher, NULL, flight_thread, &fo);
+		if (!watching)
+			warning("--flight: cannot start the watcher; recording "
+				"without it");
+	}
 	/* CMD, and every orphan of the tree that ends meanwhile */
 	int st = 0, ost;
 	for (;;) {
@@ -733,6 +796,11 @@ int cmd_record(int argc, char **argv)
 	int rc = WIFEXITED(st) ? WEXITSTATUS(st)
 		 : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
 				   : 1;
+	if (watching) {
+		/* the triggers on what is left, and at the exit */
+		flight_stop = 2;
+		pthread_join(watcher, NULL);
+	}
 	if (keeping) {
 		/* what is left copied; a failed keeper changes nothing of
 		 * the run or its status (it said why) */

@@ -39,6 +39,8 @@
 	X(stats, "async threads by kind and label, OS threads, counters")      \
 	X(why, "explain why threads that should resolve did not")             \
 	X(ps, "what a live or hung process's async threads are doing now")    \
+	X(watch, "flight recorder: save a snapshot when a trigger fires")     \
+	X(mark, "fire the trigger 'mark' of a watched process by hand")       \
 	X(diff, "where a good run and a bad one first differ; what got slower") \
 	X(export, "export for other viewers (Chrome JSON for Perfetto)")       \
 	X(ship, "send a trace to a fleet's store: ClickHouse, or an "       \
