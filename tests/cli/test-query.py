@@ -662,6 +662,40 @@ def t_bad_arguments():
         eq(p.stdout, '', sql + ': no rows printed')
 
 
+def t_percentiles():
+    """percentile_nr (found without sorting) against the nearest rank of
+    the sorted values: sets of 1, 2, 3 values and more, duplicates, all
+    equal, ascending, descending, negative, shuffled; q of 0 and 1."""
+    import random
+    rnd = random.Random(34)
+    sets = [[5], [2, 1], [3, 1, 2], [7] * 9, list(range(50)),
+            list(range(50, 0, -1)), [-3, 10**15, -10**15, 0, 0, 4]]
+    for n in (10, 101, 1000, 2500):
+        sets.append([rnd.randint(-5, 5) for _ in range(n)])
+        sets.append([rnd.randint(-10**12, 10**12) for _ in range(n)])
+    qs = (0, 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 1)
+    sql, want = [], []
+    for v in sets:
+        vals = ','.join('(%d)' % x for x in v)
+        sql.append('WITH v(x) AS (VALUES %s) SELECT %s, p50(x) AS m, '
+                   'p90(x) AS n, p99(x) AS o FROM v' %
+                   (vals, ', '.join('percentile_nr(x, %r) AS q%d' % (q, i)
+                                    for i, q in enumerate(qs))))
+        o = sorted(v)
+        # the rank as weft stats takes it: ceil(q n), within 1..n
+        rank = lambda q: o[max(1, min(len(o), int(q * len(o) + 0.999999)))
+                           - 1]
+        want.append([rank(q) for q in qs] +
+                    [rank(0.5), rank(0.9), rank(0.99)])
+    tr = traces()['arp-bad']
+    got = query(tr, '; '.join(sql))
+    for g, w, v in zip(got, want, sets):
+        r = g[0]
+        eq([r['q%d' % i] for i in range(len(qs))] + [r['m'], r['n'], r['o']],
+           w, 'percentiles of %d values %s' % (len(v), v[:6]))
+    eq(len(got), len(sets), 'statements')
+
+
 def t_loop_iterations():
     tr = traces().get('server')
     if not tr:
@@ -976,6 +1010,7 @@ CASES = [
     ('output: text, CSV, TSV, JSON, files, stdin', t_formats),
     ('hostile SQL: errors, read-only, --timeout, Ctrl-C', t_hostile),
     ('bad arguments to the functions', t_bad_arguments),
+    ('percentile_nr against the sorted values', t_percentiles),
     ('loop iterations and their longest callbacks', t_loop_iterations),
     ('waits by target', t_waits_by_target),
     ('a live ring', t_live),
