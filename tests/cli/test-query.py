@@ -696,6 +696,46 @@ def t_percentiles():
     eq(len(got), len(sets), 'statements')
 
 
+def t_kind_order():
+    """ORDER BY kind and GROUP BY kind read the threads in kind order (no
+    sort: the plan is checked): the same rows as SQLite's own sort (+kind
+    is not pushed down), on one ring, a run of several processes and two
+    rings merged (the same kinds interned by each)."""
+    tr = traces()
+    for name, t in (('all-events', tr['all-events']), ('run', tr['run']),
+                    ('server', tr.get('server')),
+                    ('two rings', [tr['arp-bad'], tr['arp-good'],
+                                   tr['verdicts-deadlock']])):
+        if not t:
+            continue
+        r = query(t, 'SELECT kind FROM threads ORDER BY kind; '
+                  'SELECT kind FROM threads ORDER BY kind DESC; '
+                  'SELECT kind FROM threads ORDER BY +kind; '
+                  'SELECT kind, count(*) AS n, min(thread) AS m, '
+                  'max(thread) AS x FROM threads GROUP BY kind; '
+                  'SELECT kind, count(*) AS n, min(thread) AS m, '
+                  'max(thread) AS x FROM threads GROUP BY +kind; '
+                  'SELECT kind, count, p99 FROM latency_by_kind; '
+                  "SELECT kind, count(*) AS count, p99(lifetime) AS p99 FROM "
+                  "threads WHERE NOT root GROUP BY +kind ORDER BY count "
+                  "DESC, +kind")
+        asc, desc, base, grp, gbase, view, vbase = r
+        kinds = [x['kind'] for x in base]
+        check(len(set(kinds)) >= 3, name + ': kinds (setup): %s' %
+              set(kinds))
+        eq([x['kind'] for x in asc], kinds, name + ' ORDER BY kind')
+        eq([x['kind'] for x in desc], kinds[::-1], name + ' DESC')
+        eq(kinds, sorted(kinds, key=lambda k: k.encode()), name + ' bytes')
+        eq(grp, gbase, name + ' GROUP BY kind')
+        eq(view, vbase, name + ' latency_by_kind')
+        plan = query(t, 'EXPLAIN QUERY PLAN SELECT kind, count(*) FROM '
+                     'threads GROUP BY kind; EXPLAIN QUERY PLAN SELECT kind '
+                     'FROM threads ORDER BY kind DESC')
+        eq([p[0]['detail'] for p in plan],
+           ['SCAN threads VIRTUAL TABLE INDEX 32:',
+            'SCAN threads VIRTUAL TABLE INDEX 33:'], name + ' plans')
+
+
 def t_loop_iterations():
     tr = traces().get('server')
     if not tr:
@@ -1011,6 +1051,7 @@ CASES = [
     ('hostile SQL: errors, read-only, --timeout, Ctrl-C', t_hostile),
     ('bad arguments to the functions', t_bad_arguments),
     ('percentile_nr against the sorted values', t_percentiles),
+    ('ORDER BY and GROUP BY kind without a sort', t_kind_order),
     ('loop iterations and their longest callbacks', t_loop_iterations),
     ('waits by target', t_waits_by_target),
     ('a live ring', t_live),
