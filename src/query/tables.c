@@ -1475,7 +1475,7 @@ static int ids_ready(struct vt *v)
  * texts under different numbers: the reader names 0 and a number it
  * does not know both "", and a merge is not bound to intern once), and the rows counted out by rank. */
 struct name_rank {
-	uint32_t name;
+	uint32_t name, rank;
 	const char *text;
 };
 
@@ -1532,7 +1532,7 @@ static int names_ready(struct vt *v)
 		if (i && strcmp(d[i].text, d[i - 1].text))
 			r++;
 		byname[i] = d[i];
-		byname[i].text = (const char *)(uintptr_t)r;
+		byname[i].rank = r;
 	}
 	qsort(byname, nd, sizeof *byname, cmp_name_num);
 	for (uint32_t i = 0; i < n; i++) {
@@ -1544,7 +1544,7 @@ static int names_ready(struct vt *v)
 			else
 				hi = mid;
 		}
-		rank[i] = (uint32_t)(uintptr_t)byname[lo].text;
+		rank[i] = byname[lo].rank;
 		cnt[rank[i] + 1]++;
 	}
 	free(byname);
