@@ -22,7 +22,8 @@ struct wq_table {
 	uint32_t *ref_off[WQ_MAX_REFS]; /* CSR by referenced index */
 	uint32_t *ref_rows[WQ_MAX_REFS];
 	uint32_t ref_n[WQ_MAX_REFS];
-	uint32_t *idperm; /* rows by id (tables with one) */
+	uint32_t *idperm;   /* rows by id (tables with one) */
+	uint32_t *nameperm; /* rows by name (tables with one: .namecol) */
 	int64_t visited;
 };
 

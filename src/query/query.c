@@ -58,10 +58,41 @@ static void pct_step(sqlite3_context *c, int argc, sqlite3_value **argv)
 	p->v[p->n++] = sqlite3_value_int64(argv[0]);
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* The k-th smallest of v[0..n) (k from 0), found without sorting:
+ * quickselect, pivots from a fixed sequence of pseudo-random positions
+ * (no input makes it quadratic but by chance), three-way partitions (a
+ * column of equal values is one step).  Reorders v. */
+static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	uint32_t lo = 0, hi = n; /* k within [lo, hi) */
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	while (hi - lo > 1) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int64_t p = v[lo + x % (hi - lo)];
+		/* [lo, a): < p; [a, i): == p; [b, hi): > p */
+		uint32_t a = lo, i = lo, b = hi;
+		while (i < b) {
+			int64_t e = v[i];
+			if (e < p) {
+				v[i++] = v[a];
+				v[a++] = e;
+			} else if (e > p) {
+				v[i] = v[--b];
+				v[b] = e;
+			} else {
+				i++;
+			}
+		}
+		if (k < a)
+			hi = a;
+		else if (k >= b)
+			lo = b;
+		else
+			return p;
+	}
+	return v[k];
 }
 
 static void pct_final(sqlite3_context *c)
@@ -79,12 +110,12 @@ static void pct_final(sqlite3_context *c)
 	} else if (!p->n) {
 		sqlite3_result_null(c);
 	} else {
-		qsort(p->v, p->n, sizeof *p->v, cmp_i64);
 		/* the rank as weft_stats_compute takes it */
 		uint32_t k = (uint32_t)(p->q * p->n + 0.999999);
 		if (k > p->n)
 			k = p->n;
-		sqlite3_result_int64(c, p->v[(k ? k : 1) - 1]);
+		sqlite3_result_int64(c,
+				     select_kth(p->v, p->n, (k ? k : 1) - 1));
 	}
 	free(p->v);
 }

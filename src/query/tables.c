@@ -141,6 +141,10 @@ struct tdef {
 	uint32_t (*refv)(struct weft_query *q, uint32_t row, int which);
 	int (*prepare)(struct weft_query *q); /* before the first use */
 	int idcol; /* a column of 64-bit ids to find by equality (0: none) */
+	/* a column of interned names (the model's name numbers) whose
+	 * order, and GROUP BY, needs no sort (0: none) */
+	int namecol;
+	uint32_t (*namev)(struct weft_query *q, uint32_t row);
 };
 
 /* threads */
@@ -279,6 +283,12 @@ static uint32_t ref_threads(struct weft_query *q, uint32_t row, int w)
 	uint32_t n;
 	const struct weft_thread *t = &weft_model_threads(q->m, &n)[row];
 	return w == 0 ? t->parent : weft_model_thread_process(q->m, row);
+}
+
+static uint32_t kind_threads(struct weft_query *q, uint32_t row)
+{
+	uint32_t n;
+	return weft_model_threads(q->m, &n)[row].kind;
 }
 
 /* runs */
@@ -1104,7 +1114,9 @@ static const struct tdef tables[] = {
 	 .ref = {6, 13, -1},
 	 .refv = ref_threads,
 	 .prepare = prep_threads,
-	 .idcol = 1},
+	 .idcol = 1,
+	 .namecol = 3,
+	 .namev = kind_threads},
 	{.name = "runs",
 	 .cols = "run INTEGER, thread INTEGER, os_thread INTEGER, t0 "
 		 "INTEGER, t1 INTEGER, dur INTEGER",
@@ -1289,6 +1301,7 @@ struct cur {
 	sqlite3_vtab_cursor base;
 	const uint32_t *list; /* rows to visit (NULL: pos itself) */
 	uint32_t pos, end;
+	int desc; /* list read from its end */
 };
 
 static struct vt *vt_of(sqlite3_vtab_cursor *c)
@@ -1455,6 +1468,102 @@ static int ids_ready(struct vt *v)
 	return 0;
 }
 
+/* The rows by the text of their name column, as SQLite orders text
+ * (BINARY: bytes, then length), ties by row; on first use.  Without
+ * sorting the rows: a table's names are few (a trace's kinds), so the
+ * distinct names are sorted, each given its rank (one rank for equal
+ * texts under different numbers: the reader names 0 and a number it
+ * does not know both "", and a merge is not bound to intern once), and the rows counted out by rank. */
+struct name_rank {
+	uint32_t name, rank;
+	const char *text;
+};
+
+static int cmp_name_text(const void *a, const void *b)
+{
+	const struct name_rank *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+	if (c)
+		return c;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int cmp_name_num(const void *a, const void *b)
+{
+	const struct name_rank *x = a, *y = b;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int names_ready(struct vt *v)
+{
+	struct wq_table *tb = v->tb;
+	if (tb->nameperm)
+		return 0;
+	uint32_t n = tb->n, nd = 0;
+	uint32_t *name = malloc(((size_t)n + 1) * sizeof *name);
+	struct name_rank *d = malloc(((size_t)n + 1) * sizeof *d);
+	uint32_t *rank = malloc(((size_t)n + 1) * sizeof *rank);
+	uint32_t *cnt = calloc((size_t)n + 2, sizeof *cnt);
+	uint32_t *perm = malloc(((size_t)n + 1) * sizeof *perm);
+	int err = -ENOMEM;
+	if (!name || !d || !rank || !cnt || !perm)
+		goto out;
+	/* the distinct names: the rows' names sorted by number, once each
+	 * (a row's name is found again by binary search) */
+	for (uint32_t i = 0; i < n; i++) {
+		name[i] = v->d->namev(v->q, i);
+		d[i].name = name[i];
+	}
+	qsort(d, n, sizeof *d, cmp_name_num);
+	for (uint32_t i = 0; i < n; i++)
+		if (!nd || d[nd - 1].name != d[i].name)
+			d[nd++].name = d[i].name;
+	for (uint32_t i = 0; i < nd; i++) {
+		const char *t = weft_model_name(v->q->m, d[i].name);
+		d[i].text = t ? t : "";
+	}
+	/* their ranks by text */
+	qsort(d, nd, sizeof *d, cmp_name_text);
+	struct name_rank *byname = malloc(((size_t)nd + 1) * sizeof *byname);
+	if (!byname)
+		goto out;
+	uint32_t r = 0;
+	for (uint32_t i = 0; i < nd; i++) {
+		if (i && strcmp(d[i].text, d[i - 1].text))
+			r++;
+		byname[i] = d[i];
+		byname[i].rank = r;
+	}
+	qsort(byname, nd, sizeof *byname, cmp_name_num);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t lo = 0, hi = nd;
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (byname[mid].name <= name[i])
+				lo = mid;
+			else
+				hi = mid;
+		}
+		rank[i] = byname[lo].rank;
+		cnt[rank[i] + 1]++;
+	}
+	free(byname);
+	for (uint32_t k = 1; k <= nd; k++)
+		cnt[k] += cnt[k - 1];
+	for (uint32_t i = 0; i < n; i++) /* stable: ties by row */
+		perm[cnt[rank[i]]++] = i;
+	tb->nameperm = perm;
+	perm = NULL;
+	err = 0;
+out:
+	free(name);
+	free(d);
+	free(rank);
+	free(cnt);
+	free(perm);
+	return err;
+}
+
 /* Declares a table's columns (the authorizer lets this CREATE TABLE
  * through, and no other), innocuous: reading it has no side effect, so
  * the views may use it. */
@@ -1508,7 +1617,14 @@ static int x_disconnect(sqlite3_vtab *vt)
 /* Plans (idxNum): 0 every row; 1 the row argv[0]; 2 + w the rows that
  * refer to argv[0] by reference column w; 8 a time range, idxStr naming
  * each argument: 'k' or 'e' (key, end) then the operator. */
-enum { PLAN_ALL, PLAN_ROW, PLAN_REF, PLAN_RANGE = 8, PLAN_ID = 16 };
+enum {
+	PLAN_ALL,
+	PLAN_ROW,
+	PLAN_REF,
+	PLAN_RANGE = 8,
+	PLAN_ID = 16,
+	PLAN_NAMES = 32, /* every row, by name; + 1: descending */
+};
 
 static int usable_op(int op)
 {
@@ -1635,6 +1751,16 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 	    ix->aOrderBy[0].iColumn == v->d->key && !ix->aOrderBy[0].desc &&
 	    ix->idxNum != PLAN_ROW)
 		ix->orderByConsumed = 1;
+	/* Every row by its name column: an ORDER BY or GROUP BY the name
+	 * (the views by kind) needs no sort (a GROUP BY only needs equal
+	 * names together: sqlite3_vtab_distinct() says 1 or 2; then the
+	 * direction does not matter) */
+	if (v->d->namecol && ix->idxNum == PLAN_ALL && ix->nOrderBy == 1 &&
+	    ix->aOrderBy[0].iColumn == v->d->namecol) {
+		ix->idxNum = PLAN_NAMES + (ix->aOrderBy[0].desc &&
+					   sqlite3_vtab_distinct(ix) == 0);
+		ix->orderByConsumed = 1;
+	}
 	return SQLITE_OK;
 }
 
@@ -1706,6 +1832,14 @@ static int x_filter(sqlite3_vtab_cursor *cc, int plan, const char *s, int argc,
 	c->list = tb->perm;
 	c->pos = 0;
 	c->end = tb->n;
+	c->desc = 0;
+	if (plan == PLAN_NAMES || plan == PLAN_NAMES + 1) {
+		if (names_ready(v))
+			return SQLITE_NOMEM;
+		c->list = tb->nameperm;
+		c->desc = plan == PLAN_NAMES + 1;
+		return SQLITE_OK;
+	}
 	if (plan == PLAN_ID) {
 		if (argc < 1 ||
 		    sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
@@ -1812,6 +1946,8 @@ static int x_eof(sqlite3_vtab_cursor *cc)
 
 static uint32_t cur_row(struct cur *c)
 {
+	if (c->desc)
+		return c->list[c->end - 1 - c->pos];
 	return c->list ? c->list[c->pos] : c->pos;
 }
 
@@ -2284,6 +2420,7 @@ void wq_free_tables(struct weft_query *q)
 	for (size_t i = 0; i < WQ_MAX_TABLES; i++) {
 		free(q->tab[i].perm);
 		free(q->tab[i].idperm);
+		free(q->tab[i].nameperm);
 		for (int w = 0; w < WQ_MAX_REFS; w++) {
 			free(q->tab[i].ref_off[w]);
 			free(q->tab[i].ref_rows[w]);

@@ -141,6 +141,7 @@ struct weft_view {
 	uint32_t nhits; /* how many */
 	uint8_t *chm;	/* the causal chain: enum weft_chain_flags */
 	char *query;	/* the search, re-applied to new threads */
+	int marked;	/* hlm holds a set given (weft_view_mark), no search */
 	uint32_t selected, chained, nchain;
 	struct weft_path *path;		    /* the critical path highlighted */
 	uint32_t path_thread, path_threads; /* its thread (WEFT_NONE: none),

@@ -436,6 +436,7 @@ uint32_t weft_view_search(struct weft_view *v, const char *text)
 {
 	free(v->query);
 	v->query = text && *text ? strdup(text) : NULL;
+	v->marked = 0;
 	uint32_t hits = weft__match(v, 0);
 	weft__tset_build(v, &v->hl, v->hlm, NULL);
 	return hits;
@@ -443,7 +444,27 @@ uint32_t weft_view_search(struct weft_view *v, const char *text)
 
 uint32_t weft_view_matches(const struct weft_view *v)
 {
-	return v->query ? v->nhits : 0;
+	return v->query || v->marked ? v->nhits : 0;
+}
+
+uint32_t weft_view_mark(struct weft_view *v, const uint32_t *threads,
+			uint32_t n)
+{
+	free(v->query);
+	v->query = NULL;
+	memset(v->hlm, 0, v->nthreads);
+	uint32_t hits = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t t = threads[i];
+		if (t < v->nthreads && v->row[t] >= 0 && !v->hlm[t]) {
+			v->hlm[t] = 1;
+			hits++;
+		}
+	}
+	v->nhits = hits;
+	v->marked = hits > 0;
+	weft__tset_build(v, &v->hl, v->hlm, NULL);
+	return hits;
 }
 
 /* The matches in the order of their creation (then their index): the
@@ -471,7 +492,7 @@ void weft_view_go_to(struct weft_view *v, uint32_t t)
 
 uint32_t weft_view_next_match(struct weft_view *v, int dir)
 {
-	if (!v->query)
+	if (!v->query && !v->marked)
 		return WEFT_NONE;
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(v->m, &nth);

@@ -76,6 +76,13 @@ int weft_view_collapsed(const struct weft_view *v, uint32_t process);
  * or any note contains `text` (case-insensitive; NULL or "" clears).
  * Returns how many match. */
 uint32_t weft_view_search(struct weft_view *v, const char *text);
+/* Highlights the threads given, as the search does its matches (the
+ * search is cleared; n and N go through them): a query's result (the
+ * viewers' query bar).  Threads not laid out, or no thread, are
+ * skipped; a thread given twice counts once.  Returns how many are
+ * highlighted; none given clears. */
+uint32_t weft_view_mark(struct weft_view *v, const uint32_t *threads,
+			uint32_t n);
 /* How many threads the search matches now (a live trace adds some). */
 uint32_t weft_view_matches(const struct weft_view *v);
 /* Goes to the next match (dir > 0) or the previous one (dir < 0), in

@@ -102,6 +102,8 @@ if (fs.existsSync(split)) {
 }
 // a server-shaped trace of two million events (bench/server-gen)
 run(path.join(B, 'bench/server-gen'), ['-n', '2000000', '-c', '200', '-o', 'server.weft']);
+run(path.join(B, 'bench/server-gen'), ['-n', '30000', '-o', 'small.weft']);
+run(W, ['html', 'small.weft', '-o', 'small.html']);
 run(W, ['html', 'server.weft', '-o', 'server.html']);
 
 const browser = await chromium.launch({
@@ -1082,6 +1084,78 @@ await test('weft html GOOD BAD --merge: one run, merged, as before; --compare is
   await q.close();
   const e = spawnSync(W, ['html', '--embed', '--compare', 'good.weft', 'bad.weft', '-o', 'x.js'], { cwd: T, encoding: 'utf8' });
   assert(e.status === 2 && /--compare: --embed writes one trace/.test(e.stderr), `--embed --compare: exit ${e.status}: ${e.stderr}`);
+});
+
+await test('the standard views: slowest one click away, p99 by kind, pending at the cursor; rows go to their threads', async () => {
+  // what weft query and weft stats say of the same trace
+  const q = (sql) => JSON.parse(execFileSync(W, ['query', '--json', path.join(T, 'bad.weft'), sql]).toString());
+  let slow;
+  try { slow = q('SELECT thread, title FROM slowest_requests LIMIT 100'); } catch (e) { slow = null; }
+  const st = JSON.parse(spawnSync(W, ['stats', '--json', path.join(T, 'bad.weft')]).stdout.toString());
+  const { page: p } = await open('bad');
+  await p.click('#slowest');
+  await p.waitForSelector('#stdview:not([hidden]) tr.go');
+  const rows = await p.$$eval('#stdview tr.go', (l) => l.map((r) => [Number(r.dataset.thread), r.cells[1].textContent]));
+  assert(rows.length >= 3, 'slowest rows: ' + JSON.stringify(rows));
+  if (slow) assert(JSON.stringify(rows) === JSON.stringify(slow.map((r) => [r.thread, r.title])),
+    'slowest: ' + JSON.stringify(rows) + ' != weft query ' + JSON.stringify(slow));
+  assert(await p.getAttribute('#view', 'data-marked') === String(rows.length), 'marked: ' + await p.getAttribute('#view', 'data-marked'));
+  await frame(p);
+  assert(await pixels(p, [255, 255, 0]) > 50, 'the slowest are not highlighted');
+  assert((await p.textContent('#matches')) === rows.length + ' matches', await p.textContent('#matches'));
+  // the third row goes to its thread
+  await p.locator('#stdview tr.go').nth(2).click();
+  assert((await p.textContent('#inspector .head')).startsWith(rows[2][1]), await p.textContent('#inspector .head'));
+  assert(await p.getAttribute('#inspector', 'data-thread') === String(rows[2][0]), 'went to ' + await p.getAttribute('#inspector', 'data-thread'));
+  // p99 by kind: weft stats' kinds, in its order, the same figures (here
+  // and on a server-shaped trace: kinds of thousands, p50 != p90 != p99)
+  const byKind = async (pg, stats) => {
+    await pg.click('#slowest');
+    await pg.click('#views button[data-view="1"]');
+    await pg.waitForSelector('#stdview[data-view="kinds"]');
+    const kinds = await pg.$$eval('#stdview tr:not(:first-child)', (l) => l.map((r) => Array.from(r.cells).map((c) => c.dataset.ns !== undefined ? Number(c.dataset.ns) : c.textContent)));
+    const want = stats.kinds.map((g) => [g.key, String(g.count), String(g.pending), String(g.failed),
+      g.lifetime_ns.p50 < 0 ? '-' : g.lifetime_ns.p50, g.lifetime_ns.p99 < 0 ? '-' : g.lifetime_ns.p99,
+      g.lifetime_ns.max < 0 ? '-' : g.lifetime_ns.max]);
+    assert(want.length >= 3, 'kinds (setup): ' + JSON.stringify(want));
+    assert(JSON.stringify(kinds) === JSON.stringify(want), 'kinds: ' + JSON.stringify(kinds) + ' != weft stats ' + JSON.stringify(want));
+    return want;
+  };
+  await byKind(p, st);
+  if (fs.existsSync(path.join(T, 'small.html'))) {
+    const { page: sp } = await open('small');
+    const ss = JSON.parse(spawnSync(W, ['stats', '--json', path.join(T, 'small.weft')]).stdout.toString());
+    const w = await byKind(sp, ss);
+    assert(w.some((g) => g[1] > 100 && g[5] !== g[4]), 'a kind of many (setup): ' + JSON.stringify(w));
+    await sp.close();
+  }
+  // pending at the cursor: the time of the last click on the picture
+  const r = await p.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top, b.width]; });
+  const pendingAt = async (fx) => {
+    await p.mouse.click(r[0] + r[2] * fx, r[1] + 300);
+    await frame(p);
+    await p.click('#views button[data-view="2"]');
+    await p.waitForSelector('#stdview[data-view="pending"]');
+    const at = Number(await p.getAttribute('#stdview', 'data-at'));
+    const got = await p.$$eval('#stdview tr.go', (l) => l.map((x) => Number(x.dataset.thread)));
+    return [at, got];
+  };
+  await p.keyboard.press('f');
+  let seen = 0;
+  for (const fx of [0.2, 0.5, 0.8, 0.97]) {
+    const [at, got] = await pendingAt(fx);
+    if (slow) {
+      const want2 = q('SELECT thread FROM pending_at(' + at + ') ORDER BY thread').map((x) => x.thread);
+      assert(JSON.stringify(got) === JSON.stringify(want2), 'pending at ' + at + ': ' + JSON.stringify(got) + ' != pending_at ' + JSON.stringify(want2));
+    }
+    seen = Math.max(seen, got.length);
+  }
+  assert(seen >= 2, 'nothing pending anywhere (setup)');
+  // Esc: the panel goes, the highlights too
+  await p.keyboard.press('Escape');
+  assert(await p.isHidden('#stdview'), 'Esc left the panel');
+  assert(await p.getAttribute('#view', 'data-marked') === null, 'Esc left the marks');
+  await p.close();
 });
 
 await test('no network', async () => { assert(external === 0, external + ' external requests'); });

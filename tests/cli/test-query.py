@@ -113,7 +113,34 @@ def traces():
                        env=env, capture_output=True, text=True, timeout=120)
     check(os.path.isdir(d), 'weft record: ' + p.stderr)
     TRACES['run'] = d
+    # a kept directory (docs/keep.md) of a ring that rotated: three chunks
+    # or more; and a copy with a middle chunk gone (a gap between chunks)
+    TRACES['kept'], TRACES['kept-gap'] = kept()
     return TRACES
+
+
+def kept():
+    d = os.path.join(T, 'keeprun')
+    k = os.path.join(T, 'kept')
+    env = dict(ENV)
+    env['ASAN_OPTIONS'] = REC_ASAN
+    p = subprocess.run([W, 'record', '-o', d, '--keep', k, '--size', '256K',
+                        '--chunk', '64K', '--', EX + '/ticker', '5'],
+                       env=env, capture_output=True, text=True, timeout=120)
+    chunks = sorted(f for f in os.listdir(k) if f.endswith('.ring.zst')) \
+        if os.path.isdir(k) else []
+    check(len(chunks) >= 3, 'weft record --keep: %d chunks: %s' %
+          (len(chunks), p.stderr))
+    # the ring itself overwrote its start: the directory holds more
+    ring = one(d, 'SELECT events FROM trace')[0]['events']
+    whole = one(k, 'SELECT events, packets_lost FROM trace')[0]
+    check(whole['events'] > ring and whole['packets_lost'] == 0,
+          'the kept directory holds what the ring lost (setup): %d, %s' %
+          (ring, whole))
+    g = os.path.join(T, 'kept-gap')
+    shutil.copytree(k, g)
+    os.unlink(os.path.join(g, chunks[len(chunks) // 2]))
+    return k, g
 
 
 def stats(trace):
@@ -312,7 +339,7 @@ def t_pending_at():
 def t_tables_vs_dump():
     """Rows against the events weft dump prints: a label row per label
     and note event, a run per switch, a loss row per loss."""
-    for name in ('all-events', 'truncated', 'arp-bad'):
+    for name in ('all-events', 'truncated', 'arp-bad', 'kept', 'kept-gap'):
         tr = traces()[name]
         d = run([W, 'dump', tr]).stdout.splitlines()
         ev = []
@@ -349,7 +376,8 @@ def t_counts_vs_dump():
     """Each table's rows against the events weft dump prints: an arrow per
     interaction event, a sample per counter event, an interval per span,
     idle period and pause."""
-    for name in ('all-events', 'server', 'verdicts-deadlock', 'arp-bad'):
+    for name in ('all-events', 'server', 'verdicts-deadlock', 'arp-bad',
+                 'kept', 'kept-gap'):
         tr = traces().get(name)
         if not tr:
             continue
@@ -634,6 +662,80 @@ def t_bad_arguments():
         eq(p.stdout, '', sql + ': no rows printed')
 
 
+def t_percentiles():
+    """percentile_nr (found without sorting) against the nearest rank of
+    the sorted values: sets of 1, 2, 3 values and more, duplicates, all
+    equal, ascending, descending, negative, shuffled; q of 0 and 1."""
+    import random
+    rnd = random.Random(34)
+    sets = [[5], [2, 1], [3, 1, 2], [7] * 9, list(range(50)),
+            list(range(50, 0, -1)), [-3, 10**15, -10**15, 0, 0, 4]]
+    for n in (10, 101, 1000, 2500):
+        sets.append([rnd.randint(-5, 5) for _ in range(n)])
+        sets.append([rnd.randint(-10**12, 10**12) for _ in range(n)])
+    qs = (0, 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 1)
+    sql, want = [], []
+    for v in sets:
+        vals = ','.join('(%d)' % x for x in v)
+        sql.append('WITH v(x) AS (VALUES %s) SELECT %s, p50(x) AS m, '
+                   'p90(x) AS n, p99(x) AS o FROM v' %
+                   (vals, ', '.join('percentile_nr(x, %r) AS q%d' % (q, i)
+                                    for i, q in enumerate(qs))))
+        o = sorted(v)
+        # the rank as weft stats takes it: ceil(q n), within 1..n
+        rank = lambda q: o[max(1, min(len(o), int(q * len(o) + 0.999999)))
+                           - 1]
+        want.append([rank(q) for q in qs] +
+                    [rank(0.5), rank(0.9), rank(0.99)])
+    tr = traces()['arp-bad']
+    got = query(tr, '; '.join(sql))
+    for g, w, v in zip(got, want, sets):
+        r = g[0]
+        eq([r['q%d' % i] for i in range(len(qs))] + [r['m'], r['n'], r['o']],
+           w, 'percentiles of %d values %s' % (len(v), v[:6]))
+    eq(len(got), len(sets), 'statements')
+
+
+def t_kind_order():
+    """ORDER BY kind and GROUP BY kind read the threads in kind order (no
+    sort: the plan is checked): the same rows as SQLite's own sort (+kind
+    is not pushed down), on one ring, a run of several processes and two
+    rings merged (the same kinds interned by each)."""
+    tr = traces()
+    for name, t in (('all-events', tr['all-events']), ('run', tr['run']),
+                    ('server', tr.get('server')),
+                    ('two rings', [tr['arp-bad'], tr['arp-good'],
+                                   tr['verdicts-deadlock']])):
+        if not t:
+            continue
+        r = query(t, 'SELECT kind FROM threads ORDER BY kind; '
+                  'SELECT kind FROM threads ORDER BY kind DESC; '
+                  'SELECT kind FROM threads ORDER BY +kind; '
+                  'SELECT kind, count(*) AS n, min(thread) AS m, '
+                  'max(thread) AS x FROM threads GROUP BY kind; '
+                  'SELECT kind, count(*) AS n, min(thread) AS m, '
+                  'max(thread) AS x FROM threads GROUP BY +kind; '
+                  'SELECT kind, count, p99 FROM latency_by_kind; '
+                  "SELECT kind, count(*) AS count, p99(lifetime) AS p99 FROM "
+                  "threads WHERE NOT root GROUP BY +kind ORDER BY count "
+                  "DESC, +kind")
+        asc, desc, base, grp, gbase, view, vbase = r
+        kinds = [x['kind'] for x in base]
+        check(len(set(kinds)) >= 3, name + ': kinds (setup): %s' %
+              set(kinds))
+        eq([x['kind'] for x in asc], kinds, name + ' ORDER BY kind')
+        eq([x['kind'] for x in desc], kinds[::-1], name + ' DESC')
+        eq(kinds, sorted(kinds, key=lambda k: k.encode()), name + ' bytes')
+        eq(grp, gbase, name + ' GROUP BY kind')
+        eq(view, vbase, name + ' latency_by_kind')
+        plan = query(t, 'EXPLAIN QUERY PLAN SELECT kind, count(*) FROM '
+                     'threads GROUP BY kind; EXPLAIN QUERY PLAN SELECT kind '
+                     'FROM threads ORDER BY kind DESC')
+        eq([p[0]['detail'] for p in plan],
+           ['SCAN threads VIRTUAL TABLE INDEX 32:',
+            'SCAN threads VIRTUAL TABLE INDEX 33:'], name + ' plans')
+
+
 def t_loop_iterations():
     tr = traces().get('server')
     if not tr:
@@ -735,6 +837,101 @@ def t_live():
     finally:
         os.killpg(pr.pid, signal.SIGTERM)  # weft record and the ticker
         pr.wait()
+
+
+def dump_ns(field):
+    """A time weft dump prints (seconds, 9 decimals), in ns, exactly."""
+    neg = field.startswith('-')
+    a, b = field.lstrip('-').split('.')
+    v = int(a) * 10**9 + int(b.ljust(9, '0'))
+    return -v if neg else v
+
+
+def t_kept():
+    """A kept directory of a ring that rotated reads as one trace (the
+    views against weft stats in the cases above); with a middle chunk
+    gone, the gap is a row of losses where weft dump says it is, and the
+    rows on either side of it are those of the whole directory."""
+    k, g = traces()['kept'], traces()['kept-gap']
+    d = run([W, 'dump', g]).stdout.splitlines()
+    lines = [l.split(' ') for l in d]
+    want = [(dump_ns(f[0]), int(f[3].split('=')[1]), int(f[4].split('=')[1]))
+            for f in lines if len(f) > 4 and f[2] == 'loss']
+    got = one(g, 'SELECT t, packets, events FROM losses ORDER BY t')
+    eq([(r['t'], r['packets'], r['events']) for r in got], want,
+       'the gap: losses against weft dump')
+    eq(len(want), 1, 'one gap (setup)')
+    eq(one(k, 'SELECT count(*) AS n FROM losses')[0]['n'], 0,
+       'no loss in the whole directory')
+    lost = want[0][1]
+    check(lost > 10, 'a chunk of packets lost: %d' % lost)
+    eq(one(g, 'SELECT packets_lost FROM trace')[0]['packets_lost'], lost,
+       'trace.packets_lost')
+    # before the gap: the last event before the loss; after: the loss
+    i = [j for j, f in enumerate(lines) if len(f) > 2 and f[2] == 'loss'][0]
+    before, after = dump_ns(lines[i - 1][0]), want[0][0]
+    check(0 < before < after, 'the gap in time (setup)')
+    sql = ("SELECT r.t0, r.t1, t.id FROM runs r JOIN threads t USING "
+           "(thread) WHERE r.t1 <= %d ORDER BY r.t0; SELECT r.t0, r.t1, t.id "
+           "FROM runs r JOIN threads t USING (thread) WHERE r.t0 > %d ORDER BY "
+           "r.t0; SELECT id, kind, created, ended FROM threads WHERE ended <= "
+           "%d ORDER BY id; SELECT t, value FROM samples WHERE t <= %d OR t > "
+           "%d ORDER BY t" % (before, after, before, before, after))
+    a, b = query(k, sql), query(g, sql)
+    for x, y, what in zip(a, b, ('runs before', 'runs after',
+                                 'threads before', 'samples')):
+        check(len(x) > 100, what + ' (setup): %d rows' % len(x))
+        eq(y, x, 'the gap: ' + what)
+    # the threads whose creation is in the gap: not rows; those created
+    # before and ended after: pending in the copy with the gap? no: their
+    # ends are after it; the rows that differ are within the gap only
+    n_k = one(k, 'SELECT count(*) AS n FROM threads WHERE created > %d AND '
+              'created < %d' % (before, after))[0]['n']
+    n_g = one(g, 'SELECT count(*) AS n FROM threads WHERE created > %d AND '
+              'created < %d' % (before, after))[0]['n']
+    check(n_k > 100 and n_g == 0, 'created in the gap: %d, %d' % (n_k, n_g))
+
+
+def t_kept_live():
+    """A kept directory still being written (weft record --keep running):
+    each query answers what was kept when it started, and grows; what it
+    saw is what the finished directory holds up to then."""
+    d = os.path.join(T, 'livekeep')
+    k = os.path.join(T, 'livekept')
+    env = dict(ENV)
+    env['ASAN_OPTIONS'] = REC_ASAN
+    pr = subprocess.Popen([W, 'record', '-o', d, '--keep', k, '--size',
+                           '256K', '--chunk', '64K', '--', EX + '/ticker',
+                           '4'], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, start_new_session=True)
+    seen = []
+    try:
+        deadline = time.monotonic() + 30
+        while pr.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.3)
+            if not os.path.isdir(k):
+                continue
+            p = run([W, 'query', '--json', k, "SELECT (SELECT count(*) FROM "
+                     "threads WHERE kind = 'tick') AS ticks, (SELECT max(t1) "
+                     "FROM runs) AS t, (SELECT writer FROM trace) AS w"])
+            if p.returncode != 0:
+                continue
+            r = json.loads(p.stdout)[0]
+            if r['ticks']:
+                seen.append(r)
+    finally:
+        if pr.poll() is None:
+            pr.wait(timeout=60)
+    eq(pr.returncode, 0, 'weft record --keep')
+    grew = [r for r in seen if r['ticks'] > seen[0]['ticks']]
+    check(len(seen) >= 2 and grew, 'the live directory did not grow: %s' % seen)
+    # (while it is written, a kept directory holds its finished chunks
+    # only: the answers grow a chunk at a time; docs/query.md)
+    for r in seen:
+        n = one(k, "SELECT count(*) AS n FROM threads WHERE kind = 'tick' "
+                "AND created <= %d" % r['t'])[0]['n']
+        check(r['ticks'] <= n, 'saw %d ticks, the directory holds %d up to '
+              '%d' % (r['ticks'], n, r['t']))
 
 
 def t_prompt():
@@ -853,9 +1050,13 @@ CASES = [
     ('output: text, CSV, TSV, JSON, files, stdin', t_formats),
     ('hostile SQL: errors, read-only, --timeout, Ctrl-C', t_hostile),
     ('bad arguments to the functions', t_bad_arguments),
+    ('percentile_nr against the sorted values', t_percentiles),
+    ('ORDER BY and GROUP BY kind without a sort', t_kind_order),
     ('loop iterations and their longest callbacks', t_loop_iterations),
     ('waits by target', t_waits_by_target),
     ('a live ring', t_live),
+    ('a kept directory: a gap between chunks as losses', t_kept),
+    ('a kept directory being written', t_kept_live),
     ('the prompt and its history', t_prompt),
     ('damaged traces', t_hostile_traces),
 ]

@@ -13,7 +13,9 @@
 # notch by notch; smooth scroll
 # deltas and touch (drag, pinch), which XTest cannot make, replayed
 # through the viewer's handlers (WEFT_VIEW_EVENTS); two runs to compare
-# in one window, a click selecting a thread and its partner.
+# in one window, a click selecting a thread and its partner; the query
+# bar: "slowest" in one click, rows that go to their threads, SQL typed
+# after the colon key, errors with their position.
 # TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
@@ -434,6 +436,77 @@ assert abs(at(a2, s2, 500) - at(a3, s3, 500)) < 1e-4 * s2 + 25, ('pinch: not aro
 	"$XD" shot c3.png
 	grep -qx "align: main" ui5.log && ! cmp -s c2.png c3.png
 	res $? "two runs: L lines them up at the selected thread" "$(grep '^align' ui5.log)"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
+	# The query bar (issue 34): "slowest" lists the slowest requests in
+	# one click (as weft query lists them) and highlights their threads
+	# in yellow, as search matches; a click on a row goes to its thread;
+	# the colon key opens the bar for SQL typed in it; a wrong statement
+	# is said with its position; Esc closes the bar
+	typ() {
+		local s=$1 i c k
+		for ((i = 0; i < ${#s}; i++)); do
+			c=${s:i:1}
+			case $c in
+			" ") k=space ;; "'") k=apostrophe ;; "=") k=equal ;;
+			",") k=comma ;; "_") k=underscore ;; "*") k=asterisk ;;
+			*) k=$c ;;
+			esac
+			"$XD" key "$k"
+		done
+	}
+	# qrow K: "X Y W H" of the query bar's row K, as the viewer says it
+	qrow() { sed -n "s/^qrow $1 at \([0-9]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\):.*/\1 \2 \3 \4/p" ui8.log | tail -1; }
+	want=$("$W" query --tsv bad.weft "SELECT title FROM slowest_requests LIMIT 100" | tail -n +2)
+	nwant=$(printf '%s\n' "$want" | grep -c .)
+	WEFT_VIEW_ECHO=1 "$W" view bad.weft 2>ui8.log &
+	vp=$!
+	"$XD" wait "bad.weft - weft" 20
+	logged ui8.log "^button slowest at "
+	read -r bx by bw bh < <(sed -n 's/^button slowest at \([0-9]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\)$/\1 \2 \3 \4/p' ui8.log | head -1)
+	"$XD" move 600 500
+	sleep 0.3
+	"$XD" shot q0.png
+	"$XD" click $((${bx:-0} + ${bw:-0} / 2)) $((${by:-0} + ${bh:-0} / 2))
+	logged ui8.log "^qrow 0 at "
+	"$XD" move 600 500
+	sleep 0.5
+	"$XD" shot q1.png
+	y0=$("$PC" q0.png 255 255 0) y1=$("$PC" q1.png 255 255 0)
+	[ "$nwant" -ge 3 ] && grep -qx "query: $nwant rows, $nwant threads highlighted" ui8.log &&
+		[ "$y0" -lt 5 ] && [ "$y1" -gt 100 ]
+	res $? "slowest: one click lists the slowest requests and highlights them" \
+		"want $nwant, yellow $y0 -> $y1: $(grep '^query' ui8.log | tr '\n' ' ')"
+	# the third row: its thread is the third slowest
+	third=$(printf '%s\n' "$want" | sed -n 3p)
+	read -r rx ry rw rh < <(qrow 2)
+	"$XD" click $((${rx:-0} + 40)) $((${ry:-0} + ${rh:-0} / 2))
+	logged ui8.log "^go: "
+	grep -qx "go: $third" ui8.log && grep -q "^inspect: $third, " ui8.log
+	res $? "a click on a result row goes to its thread" "want go: $third, $(grep -E '^(go|qrow)' ui8.log | tr '\n' ' ')"
+	# Esc closes the bar; the colon key opens it, SQL typed, Enter
+	pend=$("$W" query --tsv bad.weft "SELECT count(*) FROM requests WHERE latency IS NULL" | sed -n 2p)
+	"$XD" key Escape
+	logged ui8.log "^query bar. closed"
+	"$XD" move 600 500
+	"$XD" key colon
+	logged ui8.log "^query bar. open" 2
+	typ "select thread, title from requests where latency is null"
+	"$XD" key Return
+	logged ui8.log "^query. $pend rows"
+	grep -qx "query: $pend rows, $pend threads highlighted" ui8.log && [ "$pend" -ge 3 ] &&
+		grep -qx "query bar: closed" ui8.log
+	res $? "the colon key opens the bar, SQL typed there lists its rows and highlights their threads, Esc closes it" \
+		"want $pend, $(grep '^query' ui8.log | tail -3 | tr '\n' ' ')"
+	"$XD" key Escape
+	logged ui8.log "^query bar. closed" 2
+	"$XD" key colon
+	logged ui8.log "^query bar. open" 3
+	typ "select nope from threads"
+	"$XD" key Return
+	logged ui8.log "^query. SQL error"
+	grep -qx "query: SQL error at character 8: no such column: nope" ui8.log
+	res $? "a wrong statement is said with its position" "$(grep '^query' ui8.log | tail -1)"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
 	# A window resized, then zoomed notch by notch on a server-shaped

@@ -37,6 +37,14 @@
  *                               drawn, its split in the inspector
  *   0-3, depth menu              the chain's depth: all, direct, 2, 3
  *   search box                  highlights matches as you type
+ *   :, "slowest"                the query bar: SQL over the trace (weft
+ *                               query's tables and views), the first
+ *                               statement run on Enter; its rows listed,
+ *                               the threads of its `thread` column
+ *                               highlighted as matches (n, N); a click on
+ *                               a row goes to its thread; "slowest" lists
+ *                               the slowest requests in one click; Esc
+ *                               closes it
  *   counters menu, PNG, SVG     each counter on or off; save the view (a
  *                               file chooser asks where, confirms before
  *                               replacing a file; the toolbar says where
@@ -56,7 +64,10 @@
  * ("canvas: W H") and where the controls are ("button counters at X Y W
  * H", "entry K at X Y W H: TITLE" for the inspector's first entries that
  * name a thread, "check NAME at ..." when the counters menu opens,
- * "header PID at X Y" for a run's processes: a point of its band).
+ * "header PID at X Y" for a run's processes: a point of its band);
+ * the query bar's: "query bar: open", "query: N rows, M threads
+ * highlighted" or "query: SQL error at character K: ...", "qrow K at X
+ * Y W H: TEXT" for its first rows that name a thread.
  *
  * Two runs to compare (--compare GOOD BAD, which `weft view` passes when
  * its rule says so): one picture of both (src/render/pair.h), GOOD above
@@ -76,6 +87,9 @@
 
 #include "cairo-canvas.h"
 #include "pair.h"
+#ifdef WEFT_VIEW_QUERY
+#include "query.h"
+#endif
 #include "view.h"
 #include "weft/model.h"
 
@@ -108,6 +122,9 @@ struct app {
 	struct weft_model *pm[2];
 	const char *names[2];
 	int side;
+	/* the query bar (':', "slowest"): SQL over the trace */
+	GtkWidget *qbar, *qentry, *qstatus, *qlist, *qhead, *slowest;
+	GtkListStore *qstore; /* its rows: text, thread (or WEFT_NONE) */
 };
 
 static void echo(struct app *a, const char *fmt, ...)
@@ -522,6 +539,7 @@ enum key_do {
 	K_ZOOM_MEASURE,
 	K_PATH,
 	K_ALIGN,
+	K_QUERY,
 };
 
 static const struct key {
@@ -561,6 +579,8 @@ static const struct key {
 	{GDK_KEY_Escape, K_CLEAR, "Esc",
 	 "clear the selection, the search and the measure"},
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
+	{GDK_KEY_colon, K_QUERY, ":",
+	 "the query bar: SQL over the trace (weft query's tables)"},
 };
 
 /* n, N, Enter in the search box: the next or previous match, selected,
@@ -673,6 +693,8 @@ static gboolean on_tooltip(GtkWidget *w, gint x, gint y, gboolean kb,
 	return TRUE;
 }
 
+static void query_show(struct app *a, int on);
+
 static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 {
 	struct app *a = data;
@@ -683,6 +705,13 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 	    gtk_widget_has_focus(a->search)) {
 		/* in the search box: the next match, or the previous one */
 		go_match(a, e->state & GDK_SHIFT_MASK ? -1 : 1);
+		return TRUE;
+	}
+	if (a->qentry && gtk_widget_has_focus(a->qentry)) {
+		/* typing SQL: every key is the entry's; Esc closes the bar */
+		if (e->keyval != GDK_KEY_Escape)
+			return FALSE;
+		query_show(a, 0);
 		return TRUE;
 	}
 	const struct key *k = NULL;
@@ -736,6 +765,8 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 	case K_CLEAR:
 		if (a->help && gtk_widget_get_visible(a->help))
 			help_toggle(a);
+		if (a->qbar && gtk_widget_get_visible(a->qbar))
+			query_show(a, 0);
 		weft_view_chain(a->v, WEFT_NONE);
 		weft_view_path(a->v, WEFT_NONE);
 		weft_view_select(a->v, WEFT_NONE);
@@ -752,6 +783,9 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		return TRUE;
 	case K_PATH:
 		path_toggle(a);
+		return TRUE;
+	case K_QUERY:
+		query_show(a, 1);
 		return TRUE;
 	case K_NEXT_MATCH:
 	case K_PREV_MATCH:
@@ -933,6 +967,8 @@ static gboolean on_mapped(gpointer data)
 	echo_place(a, a->png, "button PNG");
 	echo_place(a, a->connected, "button connected");
 	echo_place(a, a->depth, "combo depth");
+	if (a->slowest)
+		echo_place(a, a->slowest, "button slowest");
 	/* a run's processes: where each header is */
 	uint32_t np;
 	const struct weft_model_process *pr = weft_model_processes(a->m, &np);
@@ -1223,6 +1259,321 @@ static GtkWidget *inspector_pane(struct app *a)
 			   fixed_scroll(a->entries, INSPECTOR_W), TRUE, TRUE,
 			   0);
 	return col;
+}
+
+/* ------------------------------------------------------- the query bar */
+
+/* SQL over the open trace through weft query's tables (src/query,
+ * docs/query.md), the first statement of the bar: its rows listed as
+ * aligned text (the first 1000), the threads of its `thread` column
+ * highlighted as search matches are (n and N go through them), a click
+ * on a row goes to its thread.  "slowest" runs the slowest requests in
+ * one click.  A live trace is asked as far as it is read now. */
+enum { Q_TEXT, Q_THREAD, Q_COLUMNS };
+#define QUERY_ROWS_MAX 1000
+static const char slowest_sql[] = "SELECT thread, title, kind, ms(latency) AS "
+				  "latency_ms FROM "
+				  "slowest_requests LIMIT 100";
+
+static void query_say(struct app *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void query_say(struct app *a, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	gtk_label_set_text(GTK_LABEL(a->qstatus), buf);
+	echo(a, "query: %s", buf);
+}
+
+/* For tests: where the first result rows that name a thread are
+ * ("qrow K at X Y W H: TEXT"), and the entry ("query entry at ..."). */
+static gboolean echo_qrows(gpointer data)
+{
+	struct app *a = data;
+	GtkTreeView *tv = GTK_TREE_VIEW(a->qlist);
+	GtkTreeModel *tm = GTK_TREE_MODEL(a->qstore);
+	GtkTreeIter it;
+	int k = 0, shown = 0;
+	if (!gtk_widget_get_realized(a->qlist))
+		return FALSE;
+	echo_place(a, a->qentry, "query entry");
+	for (gboolean ok = gtk_tree_model_get_iter_first(tm, &it);
+	     ok && shown < 5; ok = gtk_tree_model_iter_next(tm, &it), k++) {
+		guint t;
+		gchar *text;
+		gtk_tree_model_get(tm, &it, Q_THREAD, &t, Q_TEXT, &text, -1);
+		GtkTreePath *path = gtk_tree_model_get_path(tm, &it);
+		GdkRectangle r;
+		int x, y;
+		gtk_tree_view_get_cell_area(tv, path, NULL, &r);
+		gtk_tree_path_free(path);
+		gtk_tree_view_convert_bin_window_to_widget_coords(tv, r.x, r.y,
+								  &x, &y);
+		if (t != WEFT_NONE && r.height > 0 &&
+		    gtk_widget_translate_coordinates(a->qlist, a->win, x, y, &x,
+						     &y)) {
+			echo(a, "qrow %d at %d %d %d %d: %s", k, x, y,
+			     gtk_widget_get_allocated_width(a->qlist), r.height,
+			     text);
+			shown++;
+		}
+		g_free(text);
+	}
+	return FALSE;
+}
+
+#ifdef WEFT_VIEW_QUERY
+/* Runs the first statement of sql; the rows listed, the threads
+ * highlighted.  0, or -1 with the error said in the bar. */
+static int query_run(struct app *a, const char *sql)
+{
+	GtkTreeView *tv = GTK_TREE_VIEW(a->qlist);
+	gtk_tree_view_set_model(tv, NULL);
+	gtk_list_store_clear(a->qstore);
+	gtk_tree_view_set_model(tv, GTK_TREE_MODEL(a->qstore));
+	gtk_label_set_text(GTK_LABEL(a->qhead), "");
+	struct weft_query *q;
+	char err[512];
+	if (weft_query_open(&q, a->m, a->r, err, sizeof err)) {
+		query_say(a, "error: %s", err);
+		return -1;
+	}
+	/* (a query that never ends must not hang the window) */
+	weft_query_deadline(q, g_get_monotonic_time() * 1000 +
+				       (int64_t)10 * 1000000000);
+	sqlite3 *db = weft_query_db(q);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK || !st) {
+		int off = rc != SQLITE_OK ? sqlite3_error_offset(db) : -1;
+		if (rc != SQLITE_OK && off >= 0)
+			query_say(a, "SQL error at character %d: %s", off + 1,
+				  sqlite3_errmsg(db));
+		else if (rc != SQLITE_OK)
+			query_say(a, "SQL error: %s", sqlite3_errmsg(db));
+		else
+			query_say(a, "no statement");
+		weft_query_close(q);
+		return -1;
+	}
+	int nc = sqlite3_column_count(st), tc = -1;
+	for (int c = 0; c < nc && tc < 0; c++)
+		if (!g_ascii_strcasecmp(sqlite3_column_name(st, c), "thread"))
+			tc = c;
+	/* the cells of the rows shown, then each column's width */
+	GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
+	GArray *rows_t = g_array_new(FALSE, FALSE, sizeof(guint));
+	GArray *marks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	int *width = g_new0(int, (gsize)(nc > 0 ? nc : 1));
+	for (int c = 0; c < nc; c++)
+		width[c] = (int)g_utf8_strlen(sqlite3_column_name(st, c), -1);
+	uint32_t nth;
+	weft_model_threads(a->m, &nth);
+	long rows = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		guint t = WEFT_NONE;
+		if (tc >= 0 && sqlite3_column_type(st, tc) == SQLITE_INTEGER) {
+			sqlite3_int64 x = sqlite3_column_int64(st, tc);
+			if (x >= 0 && x < nth)
+				t = (guint)x;
+		}
+		if (t != WEFT_NONE)
+			g_array_append_val(marks, t);
+		if (rows < QUERY_ROWS_MAX) {
+			for (int c = 0; c < nc; c++) {
+				const char *v =
+					(const char *)sqlite3_column_text(st,
+									  c);
+				gchar *cell =
+					g_utf8_make_valid(v ? v : "NULL", -1);
+				int w = (int)g_utf8_strlen(cell, -1);
+				if (w > width[c])
+					width[c] = w < 60 ? w : 60;
+				g_ptr_array_add(cells, cell);
+			}
+			g_array_append_val(rows_t, t);
+		}
+		rows++;
+	}
+	/* the header: the columns' names, aligned as the rows */
+	GString *line = g_string_new("");
+	for (int c = 0; c < nc; c++)
+		g_string_append_printf(line, "%s%-*s", c ? "  " : "",
+				       c + 1 < nc ? width[c] : 0,
+				       sqlite3_column_name(st, c));
+	gtk_label_set_text(GTK_LABEL(a->qhead), line->str);
+	int stopped = weft_query_stopped(q);
+	if (rc != SQLITE_DONE) {
+		if (stopped == 2)
+			query_say(a, "stopped after 10 s (the query took too "
+				     "long)");
+		else
+			query_say(a, "SQL error: %s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	weft_query_close(q);
+	/* each row, aligned */
+	gtk_tree_view_set_model(tv, NULL);
+	for (guint r = 0; r < rows_t->len; r++) {
+		g_string_truncate(line, 0);
+		for (int c = 0; c < nc; c++) {
+			const char *cell =
+				g_ptr_array_index(cells, r * (guint)nc + c);
+			int pad = width[c] - (int)g_utf8_strlen(cell, -1);
+			if (c)
+				g_string_append(line, "  ");
+			g_string_append(line, cell);
+			for (int k = 0; k < pad && c + 1 < nc; k++)
+				g_string_append_c(line, ' ');
+		}
+		gtk_list_store_insert_with_values(
+			a->qstore, NULL, -1, Q_TEXT, line->str, Q_THREAD,
+			g_array_index(rows_t, guint, r), -1);
+	}
+	gtk_tree_view_set_model(tv, GTK_TREE_MODEL(a->qstore));
+	g_string_free(line, TRUE);
+	uint32_t lit =
+		weft_view_mark(a->v, (const uint32_t *)marks->data, marks->len);
+	if (rc == SQLITE_DONE)
+		query_say(a, "%ld row%s%s, %u thread%s highlighted", rows,
+			  rows == 1 ? "" : "s",
+			  rows > QUERY_ROWS_MAX ? " (the first 1000 listed)"
+						: "",
+			  lit, lit == 1 ? "" : "s");
+	char said[64] = "";
+	if (lit)
+		snprintf(said, sizeof said, "%u match%s", lit,
+			 lit == 1 ? "" : "es");
+	gtk_label_set_text(GTK_LABEL(a->matches), said);
+	g_free(width);
+	g_array_free(marks, TRUE);
+	g_array_free(rows_t, TRUE);
+	g_ptr_array_free(cells, TRUE);
+	redraw(a);
+	if (a->echo)
+		g_timeout_add(300, echo_qrows, a); /* once laid out */
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+#else
+static int query_run(struct app *a, const char *sql)
+{
+	(void)sql;
+	query_say(a, "error: this viewer was built without SQLite (weft "
+		     "query): no queries");
+	return -1;
+}
+#endif
+
+static void query_show(struct app *a, int on)
+{
+	if (!a->qbar || a->pair)
+		return;
+	if (on) {
+		/* (kept out of the window's show_all until asked for) */
+		gtk_widget_set_no_show_all(a->qbar, FALSE);
+		gtk_widget_show_all(a->qbar);
+		gtk_widget_set_no_show_all(a->qbar, TRUE);
+		gtk_widget_grab_focus(a->qentry);
+		echo(a, "query bar: open");
+		if (a->echo)
+			g_timeout_add(300, echo_qrows, a);
+	} else {
+		gtk_widget_hide(a->qbar);
+		gtk_widget_grab_focus(a->area);
+		echo(a, "query bar: closed");
+	}
+}
+
+static void on_query(GtkEntry *e, gpointer data)
+{
+	struct app *a = data;
+	query_run(a, gtk_entry_get_text(e));
+}
+
+static void on_slowest(GtkButton *b, gpointer data)
+{
+	struct app *a = data;
+	(void)b;
+	query_show(a, 1);
+	gtk_entry_set_text(GTK_ENTRY(a->qentry), slowest_sql);
+	query_run(a, slowest_sql);
+}
+
+/* A click on a result row that names a thread: go there (selected,
+ * zoomed to, in focus), inspected. */
+static void on_qrow(GtkTreeView *tv, GtkTreePath *path, GtkTreeViewColumn *c,
+		    gpointer data)
+{
+	struct app *a = data;
+	GtkTreeIter it;
+	guint t;
+	(void)c;
+	if (!gtk_tree_model_get_iter(gtk_tree_view_get_model(tv), &it, path))
+		return;
+	gtk_tree_model_get(gtk_tree_view_get_model(tv), &it, Q_THREAD, &t, -1);
+	if (t == WEFT_NONE)
+		return;
+	weft_view_go_to(a->v, t);
+	inspect(a, weft_view_selected(a->v));
+	char title[256];
+	echo(a, "go: %s", weft_model_title(a->m, t, title, sizeof title));
+	gtk_widget_queue_draw(a->area);
+}
+
+/* The bar, hidden until ':' or "slowest": the SQL, its status, its
+ * rows. */
+static GtkWidget *query_bar(struct app *a)
+{
+	a->qbar = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+	GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+	gtk_box_pack_start(GTK_BOX(row), gtk_label_new("SQL"), FALSE, FALSE, 4);
+	a->qentry = gtk_entry_new();
+	gtk_entry_set_placeholder_text(GTK_ENTRY(a->qentry), "SELECT thread, "
+							     "title, latency "
+							     "FROM "
+							     "slowest_requests "
+							     "(Enter runs it; "
+							     "weft query's "
+							     "tables)");
+	g_signal_connect(a->qentry, "activate", G_CALLBACK(on_query), a);
+	gtk_box_pack_start(GTK_BOX(row), a->qentry, TRUE, TRUE, 0);
+	a->qstatus = gtk_label_new("");
+	gtk_label_set_ellipsize(GTK_LABEL(a->qstatus), PANGO_ELLIPSIZE_END);
+	gtk_label_set_max_width_chars(GTK_LABEL(a->qstatus), 60);
+	gtk_box_pack_start(GTK_BOX(row), a->qstatus, FALSE, FALSE, 4);
+	gtk_box_pack_start(GTK_BOX(a->qbar), row, FALSE, FALSE, 0);
+	a->qhead = gtk_label_new("");
+	gtk_label_set_xalign(GTK_LABEL(a->qhead), 0);
+	gtk_label_set_selectable(GTK_LABEL(a->qhead), TRUE);
+	PangoAttrList *mono = pango_attr_list_new();
+	pango_attr_list_insert(mono, pango_attr_family_new("monospace"));
+	gtk_label_set_attributes(GTK_LABEL(a->qhead), mono);
+	pango_attr_list_unref(mono);
+	gtk_widget_set_margin_start(a->qhead, 6);
+	gtk_box_pack_start(GTK_BOX(a->qbar), a->qhead, FALSE, FALSE, 0);
+	a->qstore = gtk_list_store_new(Q_COLUMNS, G_TYPE_STRING, G_TYPE_UINT);
+	a->qlist = gtk_tree_view_new_with_model(GTK_TREE_MODEL(a->qstore));
+	GtkTreeView *tv = GTK_TREE_VIEW(a->qlist);
+	gtk_tree_view_set_headers_visible(tv, FALSE);
+	gtk_tree_view_set_activate_on_single_click(tv, TRUE);
+	gtk_tree_view_set_enable_search(tv, FALSE);
+	GtkCellRenderer *cell = gtk_cell_renderer_text_new();
+	g_object_set(cell, "family", "monospace", NULL);
+	gtk_tree_view_insert_column_with_attributes(tv, -1, "row", cell, "text",
+						    Q_TEXT, NULL);
+	g_signal_connect(a->qlist, "row-activated", G_CALLBACK(on_qrow), a);
+	GtkWidget *sw = gtk_scrolled_window_new(NULL, NULL);
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw),
+				       GTK_POLICY_AUTOMATIC,
+				       GTK_POLICY_AUTOMATIC);
+	gtk_widget_set_size_request(sw, -1, 150);
+	gtk_container_add(GTK_CONTAINER(sw), a->qlist);
+	gtk_box_pack_start(GTK_BOX(a->qbar), sw, FALSE, FALSE, 0);
+	gtk_widget_set_no_show_all(a->qbar, TRUE);
+	return a->qbar;
 }
 
 /* ------------------------------------------------- two runs to compare */
@@ -1566,6 +1917,15 @@ int main(int argc, char **argv)
 	gtk_menu_button_set_popover(GTK_MENU_BUTTON(a.counters), pop);
 	g_signal_connect_after(pop, "show", G_CALLBACK(on_popover_shown), &a);
 	gtk_box_pack_start(GTK_BOX(bar), a.counters, FALSE, FALSE, 0);
+	if (!a.pair) { /* the query bar's one-click view */
+		a.slowest = gtk_button_new_with_label("slowest");
+		gtk_widget_set_tooltip_text(a.slowest,
+					    "the slowest requests, in the "
+					    "query bar (: opens it for SQL)");
+		g_signal_connect(a.slowest, "clicked", G_CALLBACK(on_slowest),
+				 &a);
+		gtk_box_pack_start(GTK_BOX(bar), a.slowest, FALSE, FALSE, 0);
+	}
 	a.search = gtk_search_entry_new();
 	g_signal_connect(a.search, "search-changed", G_CALLBACK(on_search),
 			 &a);
@@ -1577,6 +1937,9 @@ int main(int argc, char **argv)
 	gtk_label_set_ellipsize(GTK_LABEL(a.status), PANGO_ELLIPSIZE_START);
 	gtk_box_pack_end(GTK_BOX(bar), a.status, TRUE, TRUE, 4);
 	gtk_box_pack_start(GTK_BOX(box), bar, FALSE, FALSE, 2);
+	if (!a.pair)
+		gtk_box_pack_start(GTK_BOX(box), query_bar(&a), FALSE, FALSE,
+				   2);
 
 	/* the picture, and the inspector beside it at a fixed width */
 	GtkWidget *pane = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);

@@ -686,10 +686,16 @@ static char json[6 * 512 + 64]; /* a process header's */
 
 /* A click: selects the thread at (x, y) (in the squeezed rows, brings
  * it into focus) and describes it. */
+/* The time of the last click on the picture (the standard views'
+ * cursor: pending at it), INT64_MIN before one. */
+static int64_t pending_cursor = INT64_MIN;
+
 EXPORT(w_click) const char *w_click(double x, double y)
 {
 	if (!view)
 		return "null";
+	if (!pair)
+		pending_cursor = weft_view_time_at(view, x);
 	y = at_y(y);
 	uint32_t proc = weft_view_header_at(view, x, y);
 	if (proc != WEFT_NONE) {
@@ -1094,4 +1100,240 @@ EXPORT(w_depth) int w_depth(int depth)
 		weft_view_set_chain_depth(weft_pair_view(pair, s), depth);
 	weft_view_set_chain_depth(view, depth);
 	return (int)weft_view_chain_size(view);
+}
+
+/* ---- the standard views (issue 34), without SQLite ----
+ *
+ * A page has no SQLite: a fixed few of weft query's standard views
+ * (docs/query.md), computed here over the model as the views define
+ * them, each row naming a thread to go to; their threads highlighted as
+ * search matches (weft_view_mark()):
+ *   0 slowest requests: the async threads (not OS threads) that ended,
+ *     slowest first (ties by thread), the first 100;
+ *   1 p99 latency by kind: per kind, count, pending, failed, p50, p99,
+ *     max latency (nearest rank, as weft stats), most frequent first,
+ *     ties by kind; a row goes to the thread of its p99;
+ *   2 pending at the cursor: the async threads created at or before the
+ *     time of the last click on the picture (none yet: the middle of the
+ *     visible range) and not ended by then.
+ * JSON: {"view", "title", "at" (2: the time, from the trace's start),
+ * "columns": [...], "rows": [{"thread": N or -1, "cells": [...]}],
+ * "count" (rows before the first 100), "marked"}. */
+static const struct weft_thread *vth;
+
+static int cmp_slowest(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int64_t lx = vth[x].t_end - vth[x].t_create,
+		ly = vth[y].t_end - vth[y].t_create;
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_kind_latency(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(weft_model_name(model, vth[x].kind),
+		       weft_model_name(model, vth[y].kind));
+	if (c)
+		return c;
+	int px = vth[x].end == WEFT_END_PENDING,
+	    py = vth[y].end == WEFT_END_PENDING;
+	if (px != py)
+		return px - py; /* (the ended first, by latency) */
+	int64_t lx = vth[x].t_end - vth[x].t_create,
+		ly = vth[y].t_end - vth[y].t_create;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+struct kind_row {
+	uint32_t first, n, pending, failed, p99_at; /* into the sorted */
+	int64_t p50, p99, max;
+};
+
+static int cmp_kind_rows(const void *a, const void *b)
+{
+	const struct kind_row *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(weft_model_name(model, vth[x->first].kind),
+		      weft_model_name(model, vth[y->first].kind));
+}
+
+/* The rank weft stats takes: ceil(q n), within 1..n (0-based here). */
+static uint32_t nearest_rank(double q, uint32_t n)
+{
+	uint32_t k = (uint32_t)(q * n + 0.999999);
+	if (k > n)
+		k = n;
+	return (k ? k : 1) - 1;
+}
+
+static int vnum(int64_t v)
+{
+	char num[32];
+	snprintf(num, sizeof num, "%lld", (long long)v);
+	return dput(num);
+}
+
+static int vrow(uint32_t thread, int first)
+{
+	char num[48];
+	snprintf(num, sizeof num, "%s{\"thread\":%d,\"cells\":[",
+		 first ? "" : ",", thread == WEFT_NONE ? -1 : (int)thread);
+	return dput(num);
+}
+
+EXPORT(w_std_view) const char *w_std_view(int which)
+{
+	dlen = 0;
+	if (!view || pair || which < 0 || which > 2)
+		return "null";
+	uint32_t nth;
+	vth = weft_model_threads(model, &nth);
+	int64_t t0, t1;
+	weft_model_range(model, &t0, &t1);
+	uint32_t *ix = malloc(((size_t)nth + 1) * sizeof *ix);
+	uint32_t *marks = malloc(((size_t)nth + 1) * sizeof *marks);
+	if (!ix || !marks) {
+		free(ix);
+		free(marks);
+		return "null";
+	}
+	uint32_t n = 0, nm = 0, count = 0;
+	char title[256];
+	int ok = 1;
+	int64_t at = 0;
+	if (which == 2) {
+		at = pending_cursor != INT64_MIN ? pending_cursor : 0;
+		if (pending_cursor == INT64_MIN) {
+			int64_t r0, r1;
+			weft_view_range(view, &r0, &r1);
+			at = r0 + (r1 - r0) / 2;
+		}
+	}
+	for (uint32_t i = 0; i < nth; i++) {
+		const struct weft_thread *t = &vth[i];
+		if (t->flags & WEFT_THREAD_ROOT)
+			continue;
+		int pending = t->end == WEFT_END_PENDING;
+		if (which == 0 && pending)
+			continue;
+		if (which == 2 &&
+		    (t->t_create > at || (!pending && t->t_end <= at)))
+			continue;
+		ix[n++] = i;
+	}
+	static const char *const names[] = {"slowest", "kinds", "pending"};
+	ok = dput("{\"view\":") && dstr(names[which]);
+	if (which == 0) {
+		qsort(ix, n, sizeof *ix, cmp_slowest);
+		ok = ok && dput(",\"title\":\"slowest requests\","
+				"\"columns\":[\"thread\",\"title\",\"kind\","
+				"\"latency_ns\"],\"rows\":[");
+		for (uint32_t k = 0; ok && k < n && k < 100; k++) {
+			uint32_t i = ix[k];
+			ok = vrow(i, !k) && vnum(i) && dput(",") &&
+			     dstr(weft_model_title(model, i, title,
+						   sizeof title)) &&
+			     dput(",") &&
+			     dstr(weft_model_name(model, vth[i].kind)) &&
+			     dput(",") &&
+			     vnum(vth[i].t_end - vth[i].t_create) && dput("]}");
+			marks[nm++] = i;
+		}
+		count = n;
+	} else if (which == 1) {
+		qsort(ix, n, sizeof *ix, cmp_kind_latency);
+		struct kind_row *g = calloc((size_t)n + 1, sizeof *g);
+		uint32_t ng = 0;
+		for (uint32_t k = 0; g && k < n;) {
+			uint32_t e = k;
+			const char *kind =
+				weft_model_name(model, vth[ix[k]].kind);
+			while (e < n &&
+			       !strcmp(weft_model_name(model, vth[ix[e]].kind),
+				       kind))
+				e++;
+			struct kind_row *r = &g[ng++];
+			r->first = ix[k];
+			r->n = e - k;
+			uint32_t ended = 0;
+			for (uint32_t j = k; j < e; j++) {
+				const struct weft_thread *t = &vth[ix[j]];
+				if (t->end == WEFT_END_PENDING)
+					r->pending++;
+				else
+					ended++;
+				if (t->end == WEFT_END_FAILED)
+					r->failed++;
+			}
+			r->p99_at = WEFT_NONE;
+			r->p50 = r->p99 = r->max = -1;
+			if (ended) { /* the ended come first, by latency */
+#define LAT(j) (vth[ix[k + (j)]].t_end - vth[ix[k + (j)]].t_create)
+				r->p50 = LAT(nearest_rank(0.50, ended));
+				r->p99 = LAT(nearest_rank(0.99, ended));
+				r->max = LAT(ended - 1);
+#undef LAT
+				r->p99_at = ix[k + nearest_rank(0.99, ended)];
+			}
+			k = e;
+		}
+		if (g)
+			qsort(g, ng, sizeof *g, cmp_kind_rows);
+		ok = ok && g &&
+		     dput(",\"title\":\"p99 latency by kind\","
+			  "\"columns\":[\"kind\",\"count\",\"pending\","
+			  "\"failed\",\"p50_ns\",\"p99_ns\",\"max_ns\"],"
+			  "\"rows\":[");
+		for (uint32_t k = 0; ok && k < ng; k++) {
+			const struct kind_row *r = &g[k];
+			ok = vrow(r->p99_at, !k) &&
+			     dstr(weft_model_name(model, vth[r->first].kind)) &&
+			     dput(",") && vnum(r->n) && dput(",") &&
+			     vnum(r->pending) && dput(",") && vnum(r->failed);
+			const int64_t v[3] = {r->p50, r->p99, r->max};
+			for (int j = 0; ok && j < 3; j++)
+				ok = dput(",") &&
+				     (v[j] < 0 ? dput("null") : vnum(v[j]));
+			ok = ok && dput("]}");
+			if (r->p99_at != WEFT_NONE)
+				marks[nm++] = r->p99_at;
+		}
+		count = ng;
+		free(g);
+	} else {
+		ok = ok &&
+		     dput(",\"title\":\"pending at the cursor\",\"at\":") &&
+		     vnum(at - t0) &&
+		     dput(",\"columns\":[\"thread\",\"title\",\"kind\","
+			  "\"created_ns\",\"pending_for_ns\"],\"rows\":[");
+		for (uint32_t k = 0; ok && k < n; k++) {
+			uint32_t i = ix[k];
+			if (k < 100)
+				ok = vrow(i, !k) && vnum(i) && dput(",") &&
+				     dstr(weft_model_title(model, i, title,
+							   sizeof title)) &&
+				     dput(",") &&
+				     dstr(weft_model_name(model,
+							  vth[i].kind)) &&
+				     dput(",") && vnum(vth[i].t_create - t0) &&
+				     dput(",") && vnum(at - vth[i].t_create) &&
+				     dput("]}");
+			marks[nm++] = i;
+		}
+		count = n;
+	}
+	uint32_t lit = weft_view_mark(view, marks, nm);
+	char tail[64];
+	snprintf(tail, sizeof tail, "],\"count\":%u,\"marked\":%u}", count,
+		 lit);
+	ok = ok && dput(tail);
+	free(ix);
+	free(marks);
+	return ok ? djson : "null";
 }

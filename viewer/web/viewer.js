@@ -83,6 +83,7 @@
   <label title="only the threads causally connected to the double-clicked one (C)"><input type="checkbox" data-part="connected"> connected</label>
   <label title="how many arrows from the thread the causal chain goes (keys 1-3; 0: all)">chain <select data-part="depth"><option value="0">all</option><option value="1">direct</option><option value="2">2</option><option value="3">3</option></select></label>
   <details data-part="counters"><summary>counters</summary><div data-part="counterlist"></div></details>
+  <button data-part="slowest" title="the slowest requests, and weft query's other standard views (computed here)">slowest</button>
   <span data-part="status"></span>
   <span data-part="grow"></span>
   <span data-part="at"></span>
@@ -94,6 +95,7 @@
 <div data-part="main">
   <canvas data-part="view"></canvas>
   <div data-part="progress"><div><div data-part="pbar"></div></div><span data-part="ptext"></span></div>
+  <div data-part="stdview" hidden><div data-part="views"><button data-view="0">slowest</button> <button data-view="1">p99 by kind</button> <button data-view="2" title="the threads pending at the time of the last click on the picture">pending here</button></div><div data-part="stdrows"></div></div>
   <div data-part="inspector"></div>
   <div data-part="help" hidden></div>
   <div data-part="tip" hidden></div>
@@ -129,6 +131,14 @@
 .weft .weft-help kbd { display: inline-block; min-width: 8em; font: 12px monospace; }
 .weft .weft-progress { position: absolute; left: 20%; right: 20%; top: 45%; padding: 8px 12px; background: #fafafa; border: 1px solid #bbb; border-radius: 4px; display: none; }
 .weft .weft-progress > div { height: 10px; background: #ddd; margin-bottom: 6px; }
+.weft .weft-stdview { flex: none; width: 330px; box-sizing: border-box; padding: 6px; overflow: auto; background: #fafafa; border-left: 1px solid #ccc; font-size: 12px; }
+.weft .weft-stdview[hidden] { display: none; }
+.weft .weft-stdview table { border-collapse: collapse; }
+.weft .weft-views { margin-bottom: 6px; }
+.weft .weft-stdview td, .weft .weft-stdview th { padding: 1px 4px; text-align: left; white-space: nowrap; }
+.weft .weft-stdview td.num { text-align: right; }
+.weft .weft-stdview tr.go { cursor: pointer; color: #124; }
+.weft .weft-stdview tr.go:hover { background: #dde8f4; }
 .weft .weft-pbar { width: 0; height: 100%; background: #4a7; }
 `;
   function style() {
@@ -719,8 +729,86 @@
     redraw();
   }
 
+  // The standard views (issue 34; docs/viewer.md): a fixed few of weft
+  // query's, computed in the wasm (w_std_view: a page has no SQLite),
+  // listed in a panel beside the picture; their threads highlighted as
+  // search matches (n, N go through them); a row that names a thread
+  // goes there when clicked.  "slowest" is one click away.
+  function showStdView(which) {
+    const j = JSON.parse(str(inst.exports.w_std_view(which)));
+    const el = $('stdview'), rows = $('stdrows');
+    rows.textContent = '';
+    if (!j) { hideStdView(); return; }
+    const head = document.createElement('div');
+    head.className = 'head';
+    const b = document.createElement('b');
+    b.textContent = j.title;
+    head.appendChild(b);
+    let said = ' (' + j.count + (j.count > j.rows.length ? ', the first ' + j.rows.length + ' listed' : '') + ')';
+    if (j.at !== undefined) said += ' at ' + (j.at / 1e9).toFixed(9) + ' s';
+    head.appendChild(document.createTextNode(said));
+    rows.appendChild(head);
+    const table = document.createElement('table');
+    const tr = document.createElement('tr');
+    for (const c of j.columns) {
+      const th = document.createElement('th');
+      th.textContent = c.replace(/_ns$/, '');
+      tr.appendChild(th);
+    }
+    table.appendChild(tr);
+    for (const r of j.rows) {
+      const row = document.createElement('tr');
+      r.cells.forEach((v, i) => {
+        const td = document.createElement('td');
+        const ns = /_ns$/.test(j.columns[i]);
+        if (typeof v === 'number' || v === null) td.className = 'num';
+        td.textContent = v === null ? '-' : ns ? (v / 1e6).toFixed(3) + ' ms' : String(v);
+        if (ns && v !== null) td.dataset.ns = String(v);
+        row.appendChild(td);
+      });
+      if (r.thread >= 0) {
+        row.className = 'go';
+        row.dataset.thread = String(r.thread);
+        row.title = 'go to this thread';
+      }
+      table.appendChild(row);
+    }
+    rows.appendChild(table);
+    el.dataset.view = j.view;
+    el.dataset.count = String(j.count);
+    if (j.at !== undefined) el.dataset.at = String(j.at); else delete el.dataset.at;
+    el.hidden = false;
+    canvas.dataset.marked = String(j.marked);
+    const s = $('search');
+    s.value = '';
+    $('matches').textContent = j.marked ? j.marked + ' match' + (j.marked === 1 ? '' : 'es') : '';
+    redraw();
+  }
+  function hideStdView() {
+    const el = $('stdview');
+    if (el.hidden) return;
+    el.hidden = true;
+    $('stdrows').textContent = '';
+    delete el.dataset.view;
+    delete canvas.dataset.marked;
+    withStr('', (p) => inst.exports.w_search(p));
+    $('matches').textContent = '';
+  }
+  $('slowest').onclick = () => { if (loaded) showStdView(0); };
+  $('views').addEventListener('click', (e) => {
+    const b = e.target.closest('button[data-view]');
+    if (b && loaded) showStdView(Number(b.dataset.view));
+  });
+  $('stdview').addEventListener('click', (e) => {
+    const tr = e.target.closest('tr.go');
+    if (!tr || !loaded) return;
+    showThread(JSON.parse(str(inst.exports.w_go(Number(tr.dataset.thread)))));
+    redraw();
+  });
+
   function clearAll() {
     help(false);
+    hideStdView();
     inst.exports.w_clear();
     if (canvas.dataset.path) { delete canvas.dataset.path; $('status').textContent = status; }
     showMeasure();
