@@ -71,6 +71,8 @@ struct ivindex {
 	uint32_t *ord;
 	int64_t *pmax;
 	int64_t *t0, *t1; /* in that order, side by side */
+	int64_t *cum;	  /* cum[i]: the time intervals 0..i-1 cover, once
+			     where they overlap (n + 1 of them) */
 	uint32_t n;
 };
 
@@ -379,6 +381,10 @@ void weft__tset_free(struct tset *s);
 int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 		     int (*pred)(const struct weft_thread *));
 uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t);
+/* The time the index's intervals cover up to t (their union before t):
+ * exact, in O(log n) from *i, the index of the last call (0 at first; a
+ * walk to the right moves it little). */
+int64_t weft__ivindex_covered(const struct ivindex *x, int64_t t, uint32_t *i);
 void weft__relayout(struct weft_view *v, int again);
 
 /* view.c: view state, the frame's geometry, search */

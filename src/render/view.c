@@ -145,6 +145,7 @@ void weft_view_free(struct weft_view *v)
 		free(v->iv[i].pmax);
 		free(v->iv[i].t0);
 		free(v->iv[i].t1);
+		free(v->iv[i].cum);
 	}
 	free(v->hlm);
 	free(v->chm);

@@ -676,6 +676,66 @@ TEST(idle_band_coverage)
 	unload(&pic);
 }
 
+/* The pixel (r, g, b) at (x, y). */
+static void rgb_at(struct pic *p, int x, int y, int *r, int *g, int *b)
+{
+	const unsigned char *d = cairo_image_surface_get_data(p->s);
+	const unsigned char *px =
+		d + y * cairo_image_surface_get_stride(p->s) + x * 4;
+	*r = px[2];
+	*g = px[1];
+	*b = px[0];
+}
+
+/* Pauses are shaded by the share of each column they cover, exactly: a
+ * server paused 3.8 % of the time in slices far thinner than a pixel is
+ * one step of 16 from the background (pale), not a band; a stretch
+ * paused throughout is the band's full colour (0.7, 0.6, 0.6); two
+ * pauses over the same time count once (50 %, half way), and a stretch
+ * with none is background.  (The first renderer drew each sliver at
+ * least half a pixel wide: the 3.8 % stretch came out solid.) */
+TEST(pause_band_share)
+{
+	const char *p = tpath("pause.weft");
+	start_manual(p, 4 << 20, 0);
+	weft_run(1);
+	tick_ns(1000000);
+	for (int i = 0; i < 4000; i++) { /* 400 ms, 3.8 % paused */
+		tick_ns(100000);
+		weft_pause("gc", 3800);
+	}
+	tick_ns(200000000); /* 200 ms paused */
+	weft_pause("gc", 200000000);
+	for (int i = 0; i < 2000; i++) { /* 200 ms, twice the same 50 % */
+		tick_ns(100000);
+		weft_pause("gc", 50000);
+		weft_pause("gc", 50000);
+	}
+	tick_ns(200000000); /* 200 ms busy */
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 1016, 300);
+	uint32_t n;
+	weft_model_intervals(pic.m, WEFT_INTERVAL_PAUSE, &n);
+	CHECK_EQ(n, 4000 + 1 + 4000);
+	/* 1001 ms over 1000 px: about 1 ms a column, ten slices each */
+	int y = 250, r, g, b;
+	int64_t ms = 1000000;
+	for (int k = 0; k < 5; k++) { /* 3.8 %: one step of 16 */
+		rgb_at(&pic, xat(&pic, 51 * ms + 73 * k * ms, 1016), y, &r, &g,
+		       &b);
+		CHECK(r >= 225 && r <= 228 && g >= 223 && g <= 227 && g == b);
+	}
+	rgb_at(&pic, xat(&pic, 503 * ms, 1016), y, &r, &g, &b);
+	CHECK(abs(r - 178) <= 2 && abs(g - 153) <= 2 && g == b);
+	rgb_at(&pic, xat(&pic, 677 * ms, 1016), y, &r, &g, &b);
+	CHECK(abs(r - 204) <= 2 && abs(g - 191) <= 2 && g == b);
+	rgb_at(&pic, xat(&pic, 903 * ms, 1016), y, &r, &g, &b);
+	CHECK(r == 230 && g == 230 && b == 230);
+	unload(&pic);
+}
+
 /* Arrows of many lengths fade by as many opacities; a frame still
  * changes colour a few dozen times, not once per arrow (each change is a
  * stroke of its own in cairo, a state change in a browser). */
@@ -1909,6 +1969,7 @@ TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_d
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(counter_values_at_pointer_names_on_top),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
+	  T(pause_band_share),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
 	  T(libuv_at_load), T(processes_as_groups), T(short_processes_share_rows), T(critical_path),
 	  T(pair_side_by_side), T(zoom_at_changing_sizes))
