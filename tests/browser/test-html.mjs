@@ -298,7 +298,7 @@ await test('hovering a thread shows its tooltip: kind, lifetime, running time, h
   await frame(page);
   assert(await page.isVisible('#tip'), 'no tooltip');
   const t = await page.textContent('#tip');
-  assert(/^main\ntask, seen for [0-9.]+ [nuµm]?s, ran [0-9.]+ [nuµm]?s\nshould resolve, never did$/.test(t), t);
+  assert(/^main\ntask, pending for [0-9.]+ [nuµm]?s, ran [0-9.]+ [nuµm]?s\nshould resolve, never did$/.test(t), t);
   await page.mouse.move(r[0] + 5, r[1] + 590);
   await frame(page);
   assert(await page.isHidden('#tip'), 'tooltip stays off the threads');
@@ -330,7 +330,7 @@ await test('the inspector lists every entry; clicking one goes to its thread', a
   const items = await p.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
   assert(items.length === 46 && await p.getAttribute('#inspector', 'data-entries') === '46',
     items.length + ' entries: ' + items.join('\n'));
-  assert(items.filter((x) => /^at [0-9.]+ s: -> created job 0x[0-9a-f]+$/.test(x)).length === 35, items.join('\n'));
+  assert(items.filter((x) => /^at [0-9.]+ s: created job 0x[0-9a-f]+$/.test(x)).length === 35, items.join('\n'));
   assert(items.filter((x) => /^at [0-9.]+ s: label: busy \d+$/.test(x)).length === 11, items.join('\n'));
   assert(await p.locator('#inspector li.go').count() === 35, 'not every arrow is a link');
   assert(await cw() === w0, `the canvas went from ${w0} to ${await cw()} px wide`);
@@ -341,7 +341,7 @@ await test('the inspector lists every entry; clicking one goes to its thread', a
   assert(await heading() === 'job 0x77', 'after the click: ' + await heading());
   assert(await p.getAttribute('#inspector', 'data-thread') !== before, 'the selection did not change');
   const back = await p.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
-  assert(back.length === 1 && /<- created busy 10$/.test(back[0]), back.join('\n'));
+  assert(back.length === 1 && /: created by busy 10$/.test(back[0]), back.join('\n'));
   const [b0, b1] = await range(p);
   assert(b1 - b0 < a1 - a0, `not zoomed to it: ${a0}..${a1} -> ${b0}..${b1}`);
   assert(await cw() === w0, 'the canvas changed width');

@@ -104,7 +104,7 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	"$XD" move $xy
 	sleep 1.5
 	"$XD" shot t1.png
-	grep -Eq "^tooltip: task, seen for [0-9.]+ [num]?s, ran [0-9.]+ [num]?s$" ui.log && ! cmp -s d1.png t1.png
+	grep -Eq "^tooltip: task, pending for [0-9.]+ [num]?s, ran [0-9.]+ [num]?s$" ui.log && ! cmp -s d1.png t1.png
 	res $? "hovering a thread shows its tooltip" "$(grep '^tooltip' ui.log | tail -2)"
 	"$XD" click $xy
 	sleep 0.5
