@@ -212,6 +212,36 @@ await test('the zoom follows the size of the scroll; horizontal scroll pans; ctr
   await frame(page);
 });
 
+// A fast wheel on a heavy trace: the frames lag, and the browser sends
+// the notches one by one within a frame, or coalesced into one event
+// (40 notches as a delta of 4000 px): both zoom as 40 notches, 1.25^40
+// (the first viewer clamped each event to 5 notches).
+await test('the wheel honours every notch, one by one or coalesced', async () => {
+  const span = async () => { const [a, b] = await range(page); return b - a; };
+  const wheel = (dy, count) => page.evaluate(([dy, count]) => {
+    const c = document.getElementById('view'), r = c.getBoundingClientRect();
+    for (let i = 0; i < count; i++)
+      c.dispatchEvent(new WheelEvent('wheel', { deltaY: dy, deltaMode: 0, clientX: r.left + 600,
+        clientY: r.top + 200, bubbles: true, cancelable: true }));
+  }, [dy, count]);
+  const near = (got, want) => Math.abs(got / want - 1) < 0.01;
+  for (const [dy, count, out] of [[100, 40, true], [4000, 1, true], [1000, 4, true],
+    [-100, 20, false], [-2000, 1, false]]) {
+    await page.keyboard.press('f');
+    await frame(page);
+    const s0 = await span();
+    await wheel(dy, count);
+    await frame(page);
+    const s1 = await span();
+    const notches = Math.abs(dy) * count / 100;
+    const want = Math.pow(1.25, notches);
+    const got = out ? s1 / s0 : s0 / s1;
+    assert(near(got, want), `${count} x ${dy}: zoomed ${out ? 'out' : 'in'} by ${got}, not 1.25^${notches} = ${want}`);
+  }
+  await page.keyboard.press('f');
+  await frame(page);
+});
+
 await test('touch: one finger drags to pan, two pinch to zoom', async () => {
   const t = await context.newPage();
   await t.goto('file://' + path.join(T, 'bad.html'));
@@ -431,6 +461,31 @@ await test('? shows the keys from the key table, ? or Esc hides them', async () 
   await page.keyboard.press('Escape');
   await frame(page);
   assert(await page.isHidden('#help'), 'Esc does not hide it');
+});
+
+// '?' is said on screen (a button in the bar), and the help's columns
+// are aligned: every name in one column, every description starting at
+// one x, the longest name ("drag the ruler") not cut.
+await test('a ? button shows the keys; the help is two aligned columns', async () => {
+  assert(await page.isVisible('#keys') && (await page.textContent('#keys')).trim() === '?', 'no ? button in the bar');
+  assert(/\(\?\)/.test(await page.getAttribute('#keys', 'title')), 'the ? button does not name its key');
+  await page.click('#keys');
+  assert(await page.isVisible('#help'), 'the ? button did not show the help');
+  const cols = await page.$$eval('#help kbd', (ks) => ks.map((k) => {
+    const a = k.getBoundingClientRect(), b = k.nextElementSibling.getBoundingClientRect();
+    return [k.textContent, a.left, a.right, b.left, k.scrollWidth <= k.clientWidth + 1];
+  }));
+  assert(cols.length >= 20, 'rows: ' + cols.length);
+  const lefts = new Set(cols.map((c) => Math.round(c[1]))), descs = new Set(cols.map((c) => Math.round(c[3])));
+  assert(lefts.size === 1 && descs.size === 1, 'not aligned: ' + JSON.stringify(cols));
+  assert(cols.every((c) => c[2] <= c[3]), 'a name runs into its description: ' + JSON.stringify(cols));
+  assert(cols.some((c) => c[0] === 'drag the ruler'), 'no drag the ruler');
+  await page.click('#keys');
+  assert(await page.isHidden('#help'), 'a second click did not hide it');
+  // the keys still reach the viewer after the button took the focus
+  await page.keyboard.press('?');
+  assert(await page.isVisible('#help'), '? after the button');
+  await page.keyboard.press('?');
 });
 
 await test('Esc clears the selection, the chain and the search, even from the search box', async () => {
@@ -852,6 +907,29 @@ await test('embedded: wheel and keys act on the viewer that has the focus; the p
   now = await viewers(p);
   assert(now[0][0].join(' ') === before[0][0].join(' ') && now[2][0].join(' ') === before[2][0].join(' '), 'F reached another viewer');
   assert(now[1][0].join(' ') === before[1][0].join(' '), 'F did not fit viewer 2');
+  await p.close();
+});
+
+// In an embedded viewer (420 px high) the help fits its box: inside the
+// viewer, scrolling within itself if it must.
+await test('embedded: the help fits the viewer\'s box', async () => {
+  const p = await openEmbed();
+  for (const k of [0, 2]) {
+    await p.evaluate((k) => document.querySelectorAll('.weft-viewer')[k].scrollIntoView(), k);
+    await p.evaluate((k) => document.querySelectorAll('.weft-viewer .weft-keys')[k].click(), k);
+    const [v, h, sh, ch] = await p.evaluate((k) => {
+      const r = document.querySelectorAll('.weft-viewer')[k].getBoundingClientRect();
+      const el = document.querySelectorAll('.weft-viewer .weft-help')[k];
+      const b = el.getBoundingClientRect();
+      return [[r.left, r.top, r.right, r.bottom], [b.left, b.top, b.right, b.bottom], el.scrollHeight, el.clientHeight];
+    }, k);
+    assert(h[2] > h[0] && h[0] >= v[0] && h[1] >= v[1] && h[2] <= v[2] && h[3] <= v[3],
+      `viewer ${k + 1}: the help ${h} is not inside ${v}`);
+    assert(sh <= ch || await p.evaluate((k) => getComputedStyle(document.querySelectorAll('.weft-viewer .weft-help')[k]).overflowY === 'auto', k),
+      'the help is cut');
+    await p.evaluate((k) => document.querySelectorAll('.weft-viewer .weft-keys')[k].click(), k);
+    assert(await p.evaluate((k) => document.querySelectorAll('.weft-viewer .weft-help')[k].hidden, k), 'not hidden again');
+  }
   await p.close();
 });
 

@@ -88,6 +88,28 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	"$XD" shot h2.png
 	! cmp -s h0.png h1.png && grep -q "^help: shown$" ui.log && grep -q "^help: hidden$" ui.log
 	res $? "? shows the keys, Esc hides them" "$(grep '^help' ui.log | tr '\n' ' ')"
+	# the help's columns aligned: every name padded to the longest (the
+	# pointer's "drag the ruler" as the keys'), none cut
+	grep '^help-line: ' ui.log | python3 -c "
+import sys
+ls = [l.rstrip('\n')[len('help-line: '):] for l in sys.stdin]
+names = [l.split('|')[0] for l in ls]
+assert len(ls) >= 20, ls
+assert len(set(map(len, names))) == 1, names
+assert 'drag the ruler' in [n.strip() for n in names] and 'PgUp  PgDn' in [n.strip() for n in names], names
+assert max(len(n.rstrip()) for n in names) == len(names[0]), names"
+	res $? "the help's columns are aligned" "$(grep '^help-line' ui.log | head -3 | tr '\n' ' ')"
+	# a "?" button says that the keys exist, and shows them as ? does
+	read -r _ _ _ x y w h < <(grep "^button ? at" ui.log)
+	n0=$(grep -c "^help: shown$" ui.log)
+	"$XD" click $((x + w / 2)) $((y + h / 2))
+	logged ui.log "^help: shown$" $((n0 + 1))
+	"$XD" click $((x + w / 2)) $((y + h / 2))
+	logged ui.log "^help: hidden$" 2
+	[ -n "$x" ] && [ "$(grep -c "^help: shown$" ui.log)" = $((n0 + 1)) ] && [ "$(grep -c "^help: hidden$" ui.log)" = 2 ]
+	res $? "the ? button shows the keys and hides them" "$(grep -E '^(help|button \?)' ui.log | tr '\n' ' ')"
+	"$XD" move 600 400
+	sleep 0.3
 	# A drag pans and never selects, even starting on a thread's line
 	xy=$("$XD" find 204 0 0)
 	set -- $xy

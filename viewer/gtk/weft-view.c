@@ -93,6 +93,7 @@ struct app {
 	int dragging, moved, live, echo;
 	int measuring; /* a drag that measures (on the ruler, or shift) */
 	GtkWidget *help; /* the keys, shown by ? */
+	GtkWidget *keysb; /* the "?" button: shows them too */
 	int w, h;
 	/* fingers on the picture (a touch screen): one pans, two pinch */
 	struct finger {
@@ -605,25 +606,50 @@ static void path_toggle(struct app *a)
 	redraw(a);
 }
 
-/* The help: the table's actions, one a line. */
+/* The pointer's actions, in the help after the keys. */
+static const char *const pointer_help[][2] = {
+	{"wheel", "zoom"},
+	{"drag", "pan (never selects)"},
+	{"touch", "a finger pans, two pinch (zoom)"},
+	{"click", "select a thread"},
+	{"double-click", "its causal chain"},
+	{"drag the ruler", "measure a range (or shift+drag)"},
+};
+
+/* One line of the help: the name padded to `w` in monospace, so that
+ * every description starts in one column; said to the echo too. */
+static void help_line(struct app *a, GString *t, int w, const char *name,
+		      const char *what)
+{
+	char *n = g_markup_escape_text(name, -1);
+	char *d = g_markup_escape_text(what, -1);
+	g_string_append_printf(t, "<tt>%-*s</tt> %s\n", w, n, d);
+	echo(a, "help-line: %-*s|%s", w, name, what);
+	g_free(n);
+	g_free(d);
+}
+
+/* The help: the table's actions, one a line, and the pointer's. */
 static void help_toggle(struct app *a)
 {
 	if (!a->help) {
+		int w = 0;
+		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+			if (keys[i].names && (int)strlen(keys[i].names) > w)
+				w = (int)strlen(keys[i].names);
+		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
+			if ((int)strlen(pointer_help[i][0]) > w)
+				w = (int)strlen(pointer_help[i][0]);
 		GString *t = g_string_new("<b>keys</b>\n");
 		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
 			if (keys[i].names)
-				g_string_append_printf(
-					t, "<tt>%-12s</tt> %s\n", keys[i].names,
-					keys[i].help);
-		g_string_append(t, "\n<b>pointer</b>\n"
-				   "<tt>wheel        </tt> zoom\n"
-				   "<tt>drag         </tt> pan (never selects)\n"
-				   "<tt>touch        </tt> a finger pans, two "
-				   "pinch (zoom)\n"
-				   "<tt>click        </tt> select a thread\n"
-				   "<tt>double-click </tt> its causal chain\n"
-				   "<tt>drag the ruler</tt> measure a range (or "
-				   "shift+drag)");
+				help_line(a, t, w, keys[i].names,
+					  keys[i].help);
+		g_string_append(t, "\n<b>pointer</b>\n");
+		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
+			help_line(a, t, w, pointer_help[i][0],
+				  pointer_help[i][1]);
+		g_string_truncate(t, t->len - 1); /* (the last newline) */
 		GtkWidget *l = gtk_label_new(NULL);
 		gtk_label_set_markup(GTK_LABEL(l), t->str);
 		g_string_free(t, TRUE);
@@ -795,6 +821,15 @@ static void on_zoom_out(GtkButton *b, gpointer data)
 	redraw(a);
 }
 
+static void help_toggle(struct app *a);
+
+/* The "?" button: the keys, as ? shows them (a hint that they exist). */
+static void on_keys(GtkButton *b, gpointer data)
+{
+	(void)b;
+	help_toggle(data);
+}
+
 static void on_fit(GtkButton *b, gpointer data)
 {
 	struct app *a = data;
@@ -933,6 +968,7 @@ static gboolean on_mapped(gpointer data)
 	echo_place(a, a->png, "button PNG");
 	echo_place(a, a->connected, "button connected");
 	echo_place(a, a->depth, "combo depth");
+	echo_place(a, a->keysb, "button ?");
 	/* a run's processes: where each header is */
 	uint32_t np;
 	const struct weft_model_process *pr = weft_model_processes(a->m, &np);
@@ -1538,6 +1574,11 @@ int main(int argc, char **argv)
 		if (!strcmp(buttons[i].label, "PNG"))
 			a.png = b;
 	}
+	a.keysb = gtk_button_new_with_label("?");
+	gtk_widget_set_tooltip_text(a.keysb, "the keys, and what the pointer "
+					     "does (?)");
+	g_signal_connect(a.keysb, "clicked", G_CALLBACK(on_keys), &a);
+	gtk_box_pack_start(GTK_BOX(bar), a.keysb, FALSE, FALSE, 0);
 	a.connected = gtk_toggle_button_new_with_label("connected");
 	gtk_widget_set_tooltip_text(a.connected,
 				    "only the threads causally connected to "

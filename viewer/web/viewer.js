@@ -80,6 +80,7 @@
   <button data-part="zoomout" title="zoom out (S)">&minus;</button>
   <button data-part="zoomin" title="zoom in (W)">+</button>
   <button data-part="fit" title="whole trace (F)">fit</button>
+  <button data-part="keys" title="the keys, and what the pointer does (?)">?</button>
   <label title="only the threads causally connected to the double-clicked one (C)"><input type="checkbox" data-part="connected"> connected</label>
   <label title="how many arrows from the thread the causal chain goes (keys 1-3; 0: all)">chain <select data-part="depth"><option value="0">all</option><option value="1">direct</option><option value="2">2</option><option value="3">3</option></select></label>
   <details data-part="counters"><summary>counters</summary><div data-part="counterlist"></div></details>
@@ -123,10 +124,11 @@
 .weft .weft-inspector li.go:hover { background: #dde8f4; text-decoration: underline; }
 .weft .weft-tip { position: absolute; pointer-events: none; white-space: pre; padding: 4px 8px; background: #fffff0; border: 1px solid #aaa; border-radius: 3px; font: 12px sans-serif; z-index: 4; }
 .weft .weft-tip[hidden] { display: none; }
-.weft .weft-help { position: absolute; left: 30%; top: 24px; padding: 8px 12px; background: #f8f8f8; border: 1px solid #bbb; border-radius: 6px; box-shadow: 0 2px 8px #0003; z-index: 3; }
+.weft .weft-help { position: absolute; left: 50%; transform: translateX(-50%); top: 8px; max-width: calc(100% - 16px); max-height: calc(100% - 16px); box-sizing: border-box; overflow: auto; padding: 8px 12px; background: #f8f8f8; border: 1px solid #bbb; border-radius: 6px; box-shadow: 0 2px 8px #0003; z-index: 3; display: grid; grid-template-columns: max-content auto; column-gap: 1em; align-items: baseline; }
 .weft .weft-help[hidden] { display: none; }
-.weft .weft-help b { display: block; margin: 4px 0; }
-.weft .weft-help kbd { display: inline-block; min-width: 8em; font: 12px monospace; }
+.weft .weft-help b { grid-column: 1 / -1; margin: 4px 0; }
+.weft .weft-help kbd { font: 12px monospace; white-space: pre; }
+.weft-embed .weft-help { font-size: 12px; padding: 4px 8px; line-height: 1.2; }
 .weft .weft-progress { position: absolute; left: 20%; right: 20%; top: 45%; padding: 8px 12px; background: #fafafa; border: 1px solid #bbb; border-radius: 4px; display: none; }
 .weft .weft-progress > div { height: 10px; background: #ddd; margin-bottom: 6px; }
 .weft .weft-pbar { width: 0; height: 100%; background: #4a7; }
@@ -528,8 +530,12 @@
   // The wheel and the trackpad: the zoom follows the size of the scroll
   // (a mouse's notch, 100 px, zooms by 1.25; a trackpad's flick of twenty
   // 2 px deltas by 1.09), horizontal scrolling (or shift+wheel) pans,
-  // ctrl+wheel -- what a trackpad's pinch sends -- zooms faster.
-  const WHEEL_NOTCH = 100, WHEEL_MAX = 500, LINE_PX = 40;
+  // ctrl+wheel -- what a trackpad's pinch sends -- zooms faster.  Every
+  // notch counts: a fast wheel on a heavy trace, whose frames lag, gets
+  // its notches coalesced by the browser into fewer events with larger
+  // deltas (40 notches as one delta of 4000 px), and zooms as far as 40
+  // events would (as GTK does); the view's own limits bound the zoom.
+  const WHEEL_NOTCH = 100, LINE_PX = 40;
   // Embedded, the wheel is the page's (it scrolls past) unless the
   // viewer has the focus or ctrl is held (a pinch).
   const focused = () => page || root.contains(document.activeElement);
@@ -542,7 +548,6 @@
     if (Math.abs(dx) > Math.abs(dy)) {
       inst.exports.w_pan(-dx, 0);
     } else if (dy) {
-      dy = Math.max(-WHEEL_MAX, Math.min(WHEEL_MAX, dy));
       inst.exports.w_zoom(Math.pow(1.25, -dy / WHEEL_NOTCH * (e.ctrlKey ? 4 : 1)), e.offsetX);
     }
     redraw();
@@ -677,13 +682,15 @@
   function help(on) {
     const el = $('help');
     if (!el.firstChild) {
+      // (a grid of two columns: every name in the first, every
+      // description starting in one column)
       const add = (a, b) => {
-        const row = document.createElement('div');
         const k = document.createElement('kbd');
         k.textContent = a;
-        row.appendChild(k);
-        row.appendChild(document.createTextNode(b));
-        el.appendChild(row);
+        const d = document.createElement('span');
+        d.textContent = b;
+        el.appendChild(k);
+        el.appendChild(d);
       };
       const head = (t) => { const h = document.createElement('b'); h.textContent = t; el.appendChild(h); };
       head('keys');
@@ -760,6 +767,7 @@
   $('zoomin').onclick = () => { inst.exports.w_zoom(1.25, canvas.clientWidth / 2); redraw(); };
   $('zoomout').onclick = () => { inst.exports.w_zoom(0.8, canvas.clientWidth / 2); redraw(); };
   $('fit').onclick = () => { inst.exports.w_fit(); redraw(); };
+  $('keys').onclick = () => help();
   $('connected').onchange = (e) => { inst.exports.w_only_chain(e.target.checked ? 1 : 0); redraw(); };
   $('depth').onchange = (e) => depth(Number(e.target.value));
   $('search').addEventListener('input', (e) => {
