@@ -85,9 +85,11 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 		if (any && v->cs == 1 && p->c->shades && bot > TOP) {
 			for (int c = 0; c < ncol; c++)
 				v->bq[c] = (uint8_t)band_step(v, c);
+			double rgb[3];
+			weft_view_theme_rgb(v->dark, band, rgb);
 			if (p->c->shades(p->c->ctx, 0, (int)TOP, ncol,
 					 (int)(bot - TOP), v->bq, BAND_STEPS,
-					 band[0], band[1], band[2])) {
+					 rgb[0], rgb[1], rgb[2])) {
 				p->prims++;
 				any = 0;
 			}

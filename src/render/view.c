@@ -100,6 +100,8 @@ void weft_view_free(struct weft_view *v)
 {
 	if (!v)
 		return;
+	weft_view_clear_bookmarks(v);
+	free(v->bm);
 	weft_layout_free(v->lay);
 	for (uint32_t i = 0; i < v->nglay; i++)
 		weft_layout_free(v->glay[i]);

@@ -780,6 +780,170 @@ await test('the wasm is deflated in the page (and the page works: every test abo
   assert(zlib.inflateSync(packed).equals(fs.readFileSync(path.join(B, 'viewer/web/weft.wasm'))), 'inflates to another wasm');
 });
 
+// A browser that prefers dark (prefers-color-scheme): the picture dark
+// from the start (background 0.1 grey, the page's parts dark too), the
+// arrows in their dark colours (hue kept: green, blue, red), none in the
+// light ones; T switches to light and back; a change of the preference
+// is followed.
+await test('dark theme: follows the browser, T switches, the arrows keep their colours', async () => {
+  const p = await context.newPage();
+  await p.emulateMedia({ colorScheme: 'dark' });
+  await p.goto('file://' + path.join(T, 'bad.html'));
+  await p.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p);
+  const th = () => p.getAttribute('#view', 'data-theme');
+  assert(await th() === 'dark', 'theme ' + await th());
+  const total = await p.evaluate(() => { const c = document.getElementById('view'); return c.width * c.height; });
+  assert(await pixels(p, [26, 26, 26]) > total / 2, 'not a dark background: ' + await pixels(p, [26, 26, 26]));
+  assert(await pixels(p, [230, 230, 230]) < total / 50, 'light background left');
+  assert(await pixels(p, [128, 255, 128]) > 5, 'no green resolve arrow in the dark');
+  assert(await pixels(p, [77, 77, 255]) > 5, 'no blue read arrow in the dark');
+  assert(await pixels(p, [0, 0, 255]) === 0 && await pixels(p, [0, 128, 0]) === 0, 'light arrow colours in the dark');
+  const bg = await p.evaluate(() => getComputedStyle(document.querySelector('.weft-inspector')).backgroundColor);
+  assert(bg === 'rgb(30, 30, 30)', 'the inspector stays light: ' + bg);
+  await p.keyboard.press('t');
+  await frame(p);
+  assert(await th() === 'light' && await pixels(p, [230, 230, 230]) > total / 2, 'T did not switch to light');
+  assert(await pixels(p, [0, 128, 0]) > 5 && await pixels(p, [0, 0, 255]) > 5, 'no light arrow colours');
+  await p.keyboard.press('t');
+  await frame(p);
+  assert(await th() === 'dark' && await pixels(p, [26, 26, 26]) > total / 2, 'T did not switch back');
+  await p.emulateMedia({ colorScheme: 'light' });
+  await frame(p);
+  assert(await th() === 'light', 'the preference changed to light, the theme did not follow');
+  await p.close();
+  assert(await page.getAttribute('#view', 'data-theme') === 'light', 'the light page is not light');
+});
+
+// The view in the address: kept after '#' as it changes, restored on
+// load (range, selection, search, measure), the same state V says and
+// `weft render --view` draws: the page opened at that address draws the
+// same pixels as the page that made it, and the state's range and
+// selection are the PNG's (the picture weft render --view makes has the
+// same pixels as weft render with the options it stands for: the
+// render-cli test).
+await test('the view state: kept in the address, restored on load, said by V', async () => {
+  const sig = (p) => p.evaluate(() => {
+    const c = document.getElementById('view');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let h = 0;
+    for (let i = 0; i < d.length; i++) h = (h * 31 + d[i]) >>> 0;
+    return h + ' ' + c.width + 'x' + c.height;
+  });
+  const p1 = await context.newPage();
+  await p1.goto('file://' + path.join(T, 'bad.html'));
+  await p1.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p1);
+  const st0 = await p1.evaluate(() => location.hash.slice(1));
+  assert(/^r=-?\d+,\d+$/.test(st0), 'the address at load: ' + st0);
+  // a search, Enter: its match selected and zoomed to; a measure
+  await p1.fill('#search', 'tcp connect');
+  await p1.press('#search', 'Enter');
+  await frame(p1);
+  const cb = await p1.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top]; });
+  await p1.mouse.move(cb[0] + 400, cb[1] + 8);
+  await p1.mouse.down();
+  await p1.mouse.move(cb[0] + 500, cb[1] + 8, { steps: 4 });
+  await p1.mouse.up();
+  await frame(p1);
+  await p1.evaluate(() => document.activeElement.blur()); // (keys to the page)
+  await frame(p1);
+  const st = await p1.evaluate(() => location.hash.slice(1));
+  assert(/^r=-?\d+,\d+&m=\d+,\d+&sel=\d+/.test(st) && st.includes('&q=tcp%20connect'), 'the address after: ' + st);
+  assert(st === await p1.getAttribute('#view', 'data-state'), 'data-state is not the address');
+  await p1.keyboard.press('v');
+  assert(await p1.textContent('#status') === 'view: ' + st, 'V says ' + await p1.textContent('#status'));
+  const [range1, s1] = [await range(p1), await sig(p1)];
+  const head1 = await p1.textContent('#inspector .head');
+  // a new page at that address: the same view, the same pixels
+  const p2 = await context.newPage();
+  await p2.goto('file://' + path.join(T, 'bad.html') + '#' + st);
+  await p2.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p2);
+  await frame(p2);
+  assert((await range(p2)).join(' ') === range1.join(' '), `range ${await range(p2)} not ${range1}`);
+  assert(await p2.inputValue('#search') === 'tcp connect', 'search box: ' + await p2.inputValue('#search'));
+  assert(await p2.textContent('#inspector .head') === head1, 'inspector: ' + await p2.textContent('#inspector .head'));
+  assert(await p2.evaluate(() => location.hash.slice(1)) === st, 'the address changed on load');
+  assert(await sig(p2) === s1, 'other pixels');
+  // the address changed by hand: followed
+  await p2.evaluate(() => { location.hash = '#r=0,20000'; });
+  await p2.waitForFunction(() => document.getElementById('view').dataset.range.startsWith(''), null);
+  await frame(p2);
+  const [a, b] = await range(p2);
+  const [t0] = (await p2.getAttribute('#view', 'data-extent')).split(' ').map(Number);
+  assert(a - t0 === 0 && b - t0 === 20000, `hashchange: ${a - t0}..${b - t0}`);
+  assert(await p2.inputValue('#search') === '' && await p2.textContent('#inspector') === 'click a thread to inspect it', 'not reset');
+  // a state it cannot read: said, nothing changes
+  await p2.evaluate(() => { location.hash = '#r=0,20000&sel=99999'; });
+  await frame(p2);
+  assert((await p2.textContent('#status')).includes("bad view state at 'sel'"), 'status: ' + await p2.textContent('#status'));
+  await p1.close();
+  await p2.close();
+});
+
+// Bookmarks: B at the pointer asks for a note and drops a flag there
+// (drawn in brown), listed under "bookmarks" with its time and note; ]
+// and [ go to them; kept in the address, and restored from it.
+await test('bookmarks: B drops one at the pointer with a note; listed, gone to, kept in the address', async () => {
+  const p = await context.newPage();
+  await p.goto('file://' + path.join(T, 'bad.html'));
+  await p.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p);
+  assert(await p.isHidden('.weft-bookmarks'), 'a bookmarks menu with none');
+  const notes = ['first look', ''];
+  p.on('dialog', (d) => d.accept(notes.shift()));
+  const brown = async () => pixels(p, [115, 64, 0]);
+  const b0 = await brown();
+  const box = await p.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top]; });
+  await p.mouse.move(box[0] + 700, box[1] + 150);
+  await p.keyboard.press('b');
+  await p.mouse.move(box[0] + 300, box[1] + 150);
+  await p.keyboard.press('b');
+  await frame(p);
+  assert(await p.getAttribute('#view', 'data-bookmarks') === '2', 'bookmarks: ' + await p.getAttribute('#view', 'data-bookmarks'));
+  assert(await brown() > b0 + 200, `no flags drawn: ${b0} -> ${await brown()}`);
+  const items = await p.$$eval('.weft-marklist div', (l) => l.map((x) => x.textContent));
+  assert(items.length === 2 && /^1\. \S+$/.test(items[0]) && /^2\. \S+  first look$/.test(items[1]), 'list: ' + items.join(' | '));
+  const st = await p.evaluate(() => location.hash.slice(1));
+  assert(/&b=\d+:,\d+:first%20look$/.test(st), 'address: ' + st);
+  // ] and [ centre the view on them, from the view's centre, round (the
+  // one at 700 px is after the centre, the one at 300 px before)
+  const mid = async () => { const [a, b] = await range(p); return (a + b) / 2; };
+  const m = st.match(/&b=(\d+):,(\d+):/);
+  const [t0] = (await p.getAttribute('#view', 'data-extent')).split(' ').map(Number);
+  const at = async (k, what) => {
+    await frame(p);
+    const got = await mid() - t0;
+    assert(Math.abs(got - Number(m[k])) <= 1, `${what} went to ${got}, not ${m[k]}`);
+  };
+  await p.keyboard.press(']');
+  await at(2, ']');
+  await p.keyboard.press(']');
+  await at(1, '] round');
+  await p.keyboard.press('[');
+  await at(2, '[ round');
+  // a click on the list's first entry goes there
+  await p.click('.weft-bookmarks summary');
+  await p.click('.weft-marklist div:nth-child(1)');
+  await at(1, 'the list');
+  // a new page at the address has them
+  const st2 = await p.evaluate(() => location.hash.slice(1));
+  const q = await context.newPage();
+  await q.goto('file://' + path.join(T, 'bad.html') + '#' + st2);
+  await q.waitForFunction(() => document.getElementById('view').dataset.bookmarks === '2', null, { timeout: 20000 });
+  const items2 = await q.$$eval('.weft-marklist div', (l) => l.map((x) => x.textContent));
+  assert(items2.join('|') === items.join('|'), 'restored: ' + items2.join(' | '));
+  // a cancelled prompt drops none
+  p.removeAllListeners('dialog');
+  p.on('dialog', (d) => d.dismiss());
+  await p.keyboard.press('b');
+  await frame(p);
+  assert(await p.getAttribute('#view', 'data-bookmarks') === '2', 'a cancelled note dropped one');
+  await p.close();
+  await q.close();
+});
+
 // Several viewers in one page: the runtime (weft html --embed-runtime)
 // once, a script a trace (--embed), three <div class="weft-viewer">s in a
 // page taller than the window.
