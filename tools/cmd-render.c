@@ -51,6 +51,11 @@ static long draw_pair(void *p, const struct weft_canvas *c)
 /* Two runs, one above the other: the options that make sense of both
  * (the time range from each run's start, the size, the search in both,
  * the selection in GOOD with its partner in BAD). */
+/* --theme: 0 light, 1 dark (weft_view_set_dark). */
+static int theme_dark;
+/* --view: a view's state (weft_view_state()), or NULL. */
+static const char *view_state;
+
 static int render_pair(struct traces *tr, const char *out, int svg,
 		       int64_t start, int64_t duration, int w, int h,
 		       const char *search, const char *sel, int depth,
@@ -66,6 +71,8 @@ static int render_pair(struct traces *tr, const char *out, int svg,
 	if (!(p = weft_pair_new(m[0], m[1], tr->path[0], tr->path[1], w,
 				h ? h : 600)))
 		die("out of memory");
+	for (int s = 0; s < 2; s++)
+		weft_view_set_dark(weft_pair_view(p, s), theme_dark);
 	int64_t t0, t1, longest = 0;
 	for (int s = 0; s < 2; s++) {
 		weft_model_range(m[s], &t0, &t1);
@@ -181,7 +188,8 @@ static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
 	if (align && !compare)
 		return opts_error(u, "--align needs two runs to compare");
 	if (compare) {
-		const char *one = focus	      ? "--focus"
+		const char *one = view_state  ? "--view"
+				  : focus     ? "--focus"
 				  : crit      ? "--path"
 				  : connected ? "--connected"
 				  : hide->n   ? "--hide-counter"
@@ -311,9 +319,21 @@ static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
 		weft_view_set_range(v, a, b);
 	}
 	weft_view_show_counters(v, counters);
+	weft_view_set_dark(v, theme_dark);
 	if (search)
 		fprintf(stderr, "weft: '%s' matches %u threads\n", search,
 			weft_view_search(v, search));
+	if (view_state) { /* (over every option above) */
+		char why[400];
+		if (weft_view_set_state(v, view_state, why, sizeof why)) {
+			progress_clear();
+			fprintf(stderr, "weft render: --view: %s\n", why);
+			weft_view_free(v);
+			weft_model_free(m);
+			weft_reader_close(r);
+			return 2;
+		}
+	}
 	int bad = write_picture(out, svg, w, h, draw_view, v);
 	weft_view_free(v);
 	weft_model_free(m);
@@ -384,6 +404,16 @@ int cmd_render(int argc, char **argv)
 		 "centre the full-size rows on this "
 		 "thread when the rows do not all fit",
 		 OPT_STRING, &focus},
+		{"--theme", NULL, "light|dark",
+		 "the colours: light (the default) or dark, as the viewers "
+		 "draw them on a dark desktop",
+		 OPT_CHOICE, &theme_dark, .choices = "light|dark"},
+		{"--view", NULL, "STATE",
+		 "the view a viewer's V printed or its page's address holds "
+		 "after '#' (r=T0,T1&sel=N&q=TEXT...: range, selection, "
+		 "search, measure, collapsed groups, counters), over the "
+		 "options above; one run",
+		 OPT_STRING, &view_state},
 		{"--no-counters", NULL, NULL, "leave the counters out",
 		 OPT_FLAG, &no_counters},
 		{"--hide-counter", NULL, "NAME",

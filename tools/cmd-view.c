@@ -23,8 +23,16 @@ int cmd_view(int argc, char **argv)
 {
 	struct traces tr = {0};
 	int compare = 0, merge = 0;
+	const char *state = NULL;
 	const struct opt opts[] = {TRACES_OPT(&tr),
-				   TRACES_PAIR_OPTS(&compare, &merge), OPT_END};
+				   TRACES_PAIR_OPTS(&compare, &merge),
+				   {"--view", NULL, "STATE",
+				    "open on this view: what V printed, or a "
+				    "page's address "
+				    "after '#' (as weft render --view takes "
+				    "it); one run",
+				    OPT_STRING, &state},
+				   OPT_END};
 	const struct cmd_usage u = {
 		"view", "[OPTIONS] TRACE...\n[OPTIONS] GOOD BAD",
 		"Opens the trace in a window (GTK): the picture with its "
@@ -53,7 +61,7 @@ int cmd_view(int argc, char **argv)
 				  : WEFT_VIEW_INSTALL;
 	/* the viewer's command line: the offsets (in nanoseconds), then
 	 * the traces */
-	char **args = calloc(2 * tr.noff + tr.n + 3, sizeof *args);
+	char **args = calloc(2 * tr.noff + tr.n + 5, sizeof *args);
 	char(*off)[300] = calloc(tr.noff ? tr.noff : 1, sizeof *off);
 	if (!args || !off)
 		return error("out of memory");
@@ -62,6 +70,11 @@ int cmd_view(int argc, char **argv)
 	if (compare) {
 		static char cmp[] = "--compare";
 		args[k++] = cmp;
+	}
+	if (state) {
+		static char vopt[] = "--view";
+		args[k++] = vopt;
+		args[k++] = (char *)state;
 	}
 	for (unsigned i = 0; i < tr.noff; i++) {
 		static char opt[] = "--offset";
@@ -73,9 +86,11 @@ int cmd_view(int argc, char **argv)
 	for (unsigned i = 0; i < tr.n; i++) {
 		/* a file named as an option of the viewer */
 		static char dotted[] = "./--offset", dotcmp[] = "./--compare";
-		args[k++] = !strcmp(tr.path[i], "--offset") ? dotted
-			    : !strcmp(tr.path[i], "--compare")
-				    ? dotcmp
+		static char dotview[] = "./--view";
+		args[k++] = !strcmp(tr.path[i], "--offset")    ? dotted
+			    : !strcmp(tr.path[i], "--compare") ? dotcmp
+			    : !strcmp(tr.path[i], "--view")
+				    ? dotview
 				    : (char *)tr.path[i];
 	}
 	traces_release(&tr);

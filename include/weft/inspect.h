@@ -51,8 +51,11 @@ struct weft_entry {
 
 struct weft_inspect {
 	int64_t lifetime; /* creation to end (pending: to its last mention) */
-	int64_t running;  /* the sum of its runs */
-	int64_t waiting;  /* the sum of its own waits (arrows out) */
+	int64_t running;  /* its runs within its life (pending: to the
+			     end of the trace) */
+	int64_t waiting;  /* the union of its own waits (arrows out) within
+			     its life, less the time it ran: running +
+			     waiting <= its life */
 	struct weft_entry *entries; /* in time order, then arrows before
 				       labels before notes */
 	uint32_t n;
@@ -64,10 +67,12 @@ struct weft_inspect {
 WEFT_API int weft_model_inspect(const struct weft_model *m, uint32_t thread,
 				struct weft_inspect *in);
 WEFT_API void weft_inspect_release(struct weft_inspect *in);
-/* One entry of `thread` as a line for a person: "at 0.001200 s: ->
- * created TITLE", "... waited on (not ready) TITLE for 2.5 ms (until it
- * resolved)", "at ...: label: TEXT".  Writes at most `cap` bytes, NUL
- * included; returns the whole length (like snprintf). */
+/* One entry of `thread` as a line for a person, its arrows said from its
+ * side: "at 0.001200 s: created TITLE", "... created by TITLE", "...
+ * resolved by TITLE", "... waited on (not ready) TITLE for 2.5 ms (until
+ * it resolved)", "at ...: label: TEXT".  weft_model_inspect() lists no
+ * arrow of a thread to itself (its own resolve).  Writes at most `cap`
+ * bytes, NUL included; returns the whole length (like snprintf). */
 WEFT_API size_t weft_entry_text(const struct weft_model *m, uint32_t thread,
 				const struct weft_entry *e, char *buf,
 				size_t cap);

@@ -108,14 +108,23 @@ static const char *dur_str(char *buf, size_t cap, double ns)
 	return buf;
 }
 
+static int64_t life_end(const struct weft_model *m, uint32_t t);
+
+/* The time a thread ran within its life (a thread that resolves itself
+ * runs on to its yield: not a part of its life). */
 static int64_t run_sum(const struct weft_model *m, uint32_t t)
 {
-	uint32_t k, n;
+	uint32_t k, n, nth;
 	const uint32_t *ri = weft_model_thread_runs(m, t, &k);
 	const struct weft_run *r = weft_model_runs(m, &n);
+	int64_t lo = weft_model_threads(m, &nth)[t].t_create;
+	int64_t hi = life_end(m, t);
 	int64_t sum = 0;
-	for (uint32_t i = 0; i < k; i++)
-		sum += r[ri[i]].t1 - r[ri[i]].t0;
+	for (uint32_t i = 0; i < k; i++) {
+		int64_t a = r[ri[i]].t0 < lo ? lo : r[ri[i]].t0;
+		int64_t b = r[ri[i]].t1 > hi ? hi : r[ri[i]].t1;
+		sum += b > a ? b - a : 0;
+	}
 	return sum;
 }
 
@@ -206,20 +215,83 @@ static uint32_t text_entries(const struct weft_model *m, uint32_t t,
 	return n;
 }
 
-/* The sum of a thread's own waits (its try-reads), without the
- * entries. */
+/* Where a thread's life as the inspectors count it ends: its end, or
+ * for one still pending the end of the trace (it is pending all that
+ * while, however long ago it was last seen). */
+static int64_t life_end(const struct weft_model *m, uint32_t t)
+{
+	uint32_t n;
+	const struct weft_thread *x = &weft_model_threads(m, &n)[t];
+	int64_t lo, hi;
+	weft_model_range(m, &lo, &hi);
+	return x->end == WEFT_END_PENDING && hi > x->t_end ? hi : x->t_end;
+}
+
+struct span {
+	int64_t t0, t1;
+};
+
+static int by_start(const void *pa, const void *pb)
+{
+	const struct span *a = pa, *b = pb;
+	return (a->t0 > b->t0) - (a->t0 < b->t0);
+}
+
+/* The time a thread waited, so that its durations add up: the union of
+ * its own waits (its try-reads; two at once count once) within its life,
+ * less the time it ran (a try-read is made running, and the thread runs
+ * on until it yields).  Ran + waited <= its life. */
 static int64_t wait_sum(const struct weft_model *m, uint32_t t)
 {
-	uint32_t k, na;
+	uint32_t k, na, nth, kr, nr;
 	const uint32_t *ai = weft_model_thread_arrows(m, t, &k);
 	const struct weft_arrow *ar = weft_model_arrows(m, &na);
-	int64_t sum = 0;
+	const struct weft_thread *x = &weft_model_threads(m, &nth)[t];
+	const uint32_t *ri = weft_model_thread_runs(m, t, &kr);
+	const struct weft_run *r = weft_model_runs(m, &nr);
+	int64_t lo = x->t_create, hi = life_end(m, t);
+	struct span *w = malloc(((size_t)k + 1) * sizeof *w);
+	if (!w)
+		return 0;
+	uint32_t n = 0;
 	for (uint32_t i = 0; i < k; i++)
 		if (ar[ai[i]].kind == WEFT_ARROW_TRY_READ &&
 		    ar[ai[i]].from == t) {
 			struct weft_entry e = arrow_entry(m, t, ai[i]);
-			sum += e.dur;
+			int64_t a = e.t < lo ? lo : e.t;
+			int64_t b = e.t + e.dur > hi ? hi : e.t + e.dur;
+			if (b > a)
+				w[n++] = (struct span){a, b};
 		}
+	qsort(w, n, sizeof *w, by_start);
+	int64_t sum = 0, cur0 = 0, cur1 = INT64_MIN;
+	uint32_t j = 0; /* the runs, in time order, walked along */
+	for (uint32_t i = 0; i <= n; i++) {
+		if (i < n && w[i].t0 <= cur1) {
+			if (w[i].t1 > cur1)
+				cur1 = w[i].t1;
+			continue;
+		}
+		if (cur1 > cur0) { /* a stretch of waiting: less the runs */
+			int64_t d = cur1 - cur0;
+			while (j < kr && r[ri[j]].t1 <= cur0)
+				j++;
+			for (uint32_t q = j; q < kr && r[ri[q]].t0 < cur1;
+			     q++) {
+				int64_t a = r[ri[q]].t0 > cur0 ? r[ri[q]].t0
+							       : cur0;
+				int64_t b = r[ri[q]].t1 < cur1 ? r[ri[q]].t1
+							       : cur1;
+				d -= b > a ? b - a : 0;
+			}
+			sum += d;
+		}
+		if (i < n) {
+			cur0 = w[i].t0;
+			cur1 = w[i].t1;
+		}
+	}
+	free(w);
 	return sum;
 }
 
@@ -238,8 +310,11 @@ int weft_model_inspect(const struct weft_model *m, uint32_t t,
 	in->entries = calloc((size_t)k + nt + 1, sizeof *in->entries);
 	if (!in->entries)
 		return -ENOMEM;
+	uint32_t na;
+	const struct weft_arrow *ar = weft_model_arrows(m, &na);
 	for (uint32_t i = 0; i < k; i++)
-		in->entries[in->n++] = arrow_entry(m, t, ai[i]);
+		if (ar[ai[i]].from != ar[ai[i]].to) /* (its own resolve) */
+			in->entries[in->n++] = arrow_entry(m, t, ai[i]);
 	in->waiting = wait_sum(m, t);
 	in->n += text_entries(m, t, in->entries + in->n, nt);
 	qsort(in->entries, in->n, sizeof *in->entries, by_time);
@@ -287,6 +362,31 @@ static const char *at_str(char *buf, size_t cap, const struct weft_model *m,
 	return buf;
 }
 
+/* An arrow in words, from the inspected thread's side: what it did to
+ * the other (out), or what the other did to it (in). */
+static const char *const arrow_out[WEFT_ARROW_KINDS] = {
+	[WEFT_ARROW_CREATE] = "created",
+	[WEFT_ARROW_READ] = "its result read by",
+	[WEFT_ARROW_READ_FAILED] = "its failure read by",
+	[WEFT_ARROW_TRY_READ] = "waited on (not ready)",
+	[WEFT_ARROW_RESOLVE] = "resolved",
+	[WEFT_ARROW_FAIL] = "made fail",
+	[WEFT_ARROW_SIGNAL] = "signalled",
+	[WEFT_ARROW_BECOME] = "became",
+	[WEFT_ARROW_CANCEL] = "cancelled",
+};
+static const char *const arrow_in[WEFT_ARROW_KINDS] = {
+	[WEFT_ARROW_CREATE] = "created by",
+	[WEFT_ARROW_READ] = "read the result of",
+	[WEFT_ARROW_READ_FAILED] = "read the failure of",
+	[WEFT_ARROW_TRY_READ] = "waited on (not ready) by",
+	[WEFT_ARROW_RESOLVE] = "resolved by",
+	[WEFT_ARROW_FAIL] = "made to fail by",
+	[WEFT_ARROW_SIGNAL] = "signalled by",
+	[WEFT_ARROW_BECOME] = "replaces",
+	[WEFT_ARROW_CANCEL] = "cancelled by",
+};
+
 size_t weft_entry_text(const struct weft_model *m, uint32_t t,
 		       const struct weft_entry *e, char *buf, size_t cap)
 {
@@ -303,8 +403,11 @@ size_t weft_entry_text(const struct weft_model *m, uint32_t t,
 		    weft_model_string(m, e->text));
 		return o.len;
 	}
-	put(&o, "%s %s %s", e->out ? "->" : "<-",
-	    e->arrow < na ? weft_arrow_name(ar[e->arrow].kind) : "?",
+	int k = e->arrow < na ? ar[e->arrow].kind : -1;
+	put(&o, "%s %s",
+	    k < 0    ? "touched by"
+	    : e->out ? arrow_out[k]
+		     : arrow_in[k],
 	    weft_model_title(m, e->other, title, sizeof title));
 	if (e->dur < 0 || e->wait == WEFT_WAIT_NONE)
 		return o.len;
@@ -314,17 +417,24 @@ size_t weft_entry_text(const struct weft_model *m, uint32_t t,
 	return o.len;
 }
 
-/* "lived 2.5 ms, ran 120 us, waited 2 ms" (pending: "seen for"). */
+/* "lived 2.5 ms: ran 120 us, waited 2 ms, neither 380 us"; pending:
+ * "pending for ... (to the end of the trace): ...".  The three add up to
+ * the first (run_sum, wait_sum: within its life, apart). */
 static void put_durations(struct out *o, const struct weft_model *m, uint32_t t)
 {
 	uint32_t n;
 	const struct weft_thread *x = &weft_model_threads(m, &n)[t];
-	char a[32], b[32], c[32];
-	put(o, "\n%s %s, ran %s, waited %s",
-	    x->end == WEFT_END_PENDING ? "seen for" : "lived",
-	    dur_str(a, sizeof a, (double)(x->t_end - x->t_create)),
-	    dur_str(b, sizeof b, (double)run_sum(m, t)),
-	    dur_str(c, sizeof c, (double)wait_sum(m, t)));
+	char a[32], b[32], c[32], d[32];
+	int64_t life = life_end(m, t) - x->t_create;
+	int64_t ran = run_sum(m, t), waited = wait_sum(m, t);
+	int64_t rest = life - ran - waited;
+	put(o, "\n%s %s%s: ran %s, waited %s, neither %s",
+	    x->end == WEFT_END_PENDING ? "pending for" : "lived",
+	    dur_str(a, sizeof a, (double)life),
+	    x->end == WEFT_END_PENDING ? " (to the end of the trace)" : "",
+	    dur_str(b, sizeof b, (double)ran),
+	    dur_str(c, sizeof c, (double)waited),
+	    dur_str(d, sizeof d, (double)(rest > 0 ? rest : 0)));
 }
 
 size_t weft_model_describe_head(const struct weft_model *m, uint32_t t,

@@ -31,6 +31,62 @@ const char *weft__dur_str(char *buf, size_t cap, double ns)
 	return buf;
 }
 
+/* ------------------------------------------------------------ the theme */
+
+void weft_view_set_dark(struct weft_view *v, int on)
+{
+	v->dark = !!on;
+}
+
+int weft_view_dark(const struct weft_view *v)
+{
+	return v->dark;
+}
+
+static double hue2rgb(double p, double q, double t)
+{
+	t = t < 0 ? t + 1 : t > 1 ? t - 1 : t;
+	return t < 1.0 / 6   ? p + (q - p) * 6 * t
+	       : t < 0.5     ? q
+	       : t < 2.0 / 3 ? p + (q - p) * (2.0 / 3 - t) * 6
+			     : p;
+}
+
+/* In HSL: a light colour (lightness over 0.7: a background, a pale
+ * band), a dark one (under 0.3: text, the resolve arrows' green) or a
+ * grey (saturation under 0.2: lines, shading) has its lightness
+ * inverted; a saturated one between keeps hue and saturation and goes to
+ * 0.45 + 0.4 L (the read arrows' blue 0.5 -> 0.65), light on the dark
+ * background without turning pale.  Hue and saturation always stay. */
+void weft_view_theme_rgb(int dark, const double in[3], double out[3])
+{
+	double r = in[0], g = in[1], b = in[2];
+	if (!dark) {
+		out[0] = r;
+		out[1] = g;
+		out[2] = b;
+		return;
+	}
+	double mx = fmax(r, fmax(g, b)), mn = fmin(r, fmin(g, b));
+	double l = (mx + mn) / 2, h = 0, s = 0, d = mx - mn;
+	if (d > 1e-9) {
+		s = l > 0.5 ? d / (2 - mx - mn) : d / (mx + mn);
+		h = mx == r   ? (g - b) / d + (g < b ? 6 : 0)
+		    : mx == g ? (b - r) / d + 2
+			      : (r - g) / d + 4;
+		h /= 6;
+	}
+	l = l > 0.7 || l < 0.3 || s < 0.2 ? 1 - l : 0.45 + 0.4 * l;
+	if (s < 1e-9) {
+		out[0] = out[1] = out[2] = l;
+		return;
+	}
+	double q = l < 0.5 ? l * (1 + s) : l + s - l * s, p = 2 * l - q;
+	out[0] = hue2rgb(p, q, h + 1.0 / 3);
+	out[1] = hue2rgb(p, q, h);
+	out[2] = hue2rgb(p, q, h - 1.0 / 3);
+}
+
 /* The grid: a line down from each of the ruler's ticks. */
 static void draw_grid(struct weft_view *v, struct pen *p, double step)
 {
@@ -136,6 +192,7 @@ static void draw_headers(struct weft_view *v, struct pen *p)
 long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 {
 	struct pen pn = {c, 0}, *p = &pn;
+	pn.dark = v->dark;
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(v->m, &nth);
 	if (nth > v->nthreads)
@@ -211,6 +268,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 
 	if (weft__any_counter(v))
 		weft__draw_counters(v, p, right);
+	weft__draw_bookmarks(v, p);
 	weft__draw_measure(v, p); /* over everything */
 	if (c->flush)
 		c->flush(c->ctx);

@@ -255,7 +255,7 @@ void weft_pair_fit(struct weft_pair *p)
 		hi = b - p->anchor[s] > hi ? b - p->anchor[s] : hi;
 	}
 	int64_t pad = (hi - lo) / 50 + 1;
-	weft_pair_set_range(p, lo - pad, hi + pad);
+	weft_pair_set_range(p, lo, hi + pad); /* (as weft_view_fit) */
 }
 
 void weft_pair_zoom(struct weft_pair *p, double factor, double x)

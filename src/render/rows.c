@@ -133,14 +133,22 @@ static int ivindex_build(struct ivindex *x, const struct weft_interval *iv,
 	}
 	free(x->t0);
 	free(x->t1);
+	free(x->cum);
 	x->t0 = malloc(((size_t)n + 1) * sizeof *x->t0);
 	x->t1 = malloc(((size_t)n + 1) * sizeof *x->t1);
-	if (!x->t0 || !x->t1)
+	x->cum = malloc(((size_t)n + 1) * sizeof *x->cum);
+	if (!x->t0 || !x->t1 || !x->cum)
 		return -1;
 	int64_t mx = INT64_MIN;
+	x->cum[0] = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		x->t0[i] = iv[x->ord[i]].t0;
 		x->t1[i] = iv[x->ord[i]].t1;
+		/* what it adds to the union of those before it: from
+		 * where they reach (mx) or its start, to its end */
+		int64_t from = x->t0[i] > mx ? x->t0[i] : mx;
+		x->cum[i + 1] =
+			x->cum[i] + (x->t1[i] > from ? x->t1[i] - from : 0);
 		if (x->t1[i] > mx)
 			mx = x->t1[i];
 		x->pmax[i] = mx;
@@ -153,6 +161,23 @@ static int ivindex_build(struct ivindex *x, const struct weft_interval *iv,
 uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t)
 {
 	return weft__gallop(x->pmax, lo, x->n, t);
+}
+
+/* The union before t: every interval that starts before t (the first j
+ * of them, in order of start) adds its piece; of those the part after t
+ * is covered from t to the furthest end (pmax[j - 1]: the interval that
+ * reaches it starts before t), so it is taken off. */
+int64_t weft__ivindex_covered(const struct ivindex *x, int64_t t, uint32_t *i)
+{
+	uint32_t j = *i;
+	if (j > x->n || (j > 0 && x->t0[j - 1] >= t))
+		j = 0;
+	j = weft__gallop(x->t0, j, x->n, t);
+	*i = j;
+	if (!j)
+		return 0;
+	int64_t over = x->pmax[j - 1] > t ? x->pmax[j - 1] - t : 0;
+	return x->cum[j] - over;
 }
 
 /* ------------------------------------------------------------- layout */

@@ -71,11 +71,18 @@ struct ivindex {
 	uint32_t *ord;
 	int64_t *pmax;
 	int64_t *t0, *t1; /* in that order, side by side */
+	int64_t *cum;	  /* cum[i]: the time intervals 0..i-1 cover, once
+			     where they overlap (n + 1 of them) */
 	uint32_t n;
 };
 
 struct adraw;
 struct pbar;
+
+struct bookmark { /* bookmarks.c */
+	int64_t t;
+	char *note; /* "" when none */
+};
 
 struct weft_view {
 	const struct weft_model *m;
@@ -148,6 +155,9 @@ struct weft_view {
 					       how many it goes through */
 	int depth; /* of the chain: 1, 2, 3... WEFT_CHAIN_ALL */
 	int only_chain;
+	int dark;	     /* the dark theme (weft_view_set_dark) */
+	struct bookmark *bm; /* in time order */
+	uint32_t nbm, capbm;
 	int counters;
 	uint8_t *ctr_off; /* per counter: hidden */
 	uint32_t nctr_off;
@@ -196,18 +206,26 @@ struct weft_view {
 struct pen {
 	const struct weft_canvas *c;
 	long prims;
-	double rgba[4]; /* the canvas's colour, when `known` */
+	double rgba[4]; /* the canvas's colour, when `known` (as asked,
+			   before the theme) */
 	int known;
+	int dark; /* the dark theme: colours go through weft_view_theme_rgb() */
 };
 
 /* Sets the colour, unless it is set already: a back end may draw what it
- * gathered at each colour change. */
+ * gathered at each colour change.  The code says the light theme's
+ * colours; the dark theme maps them here, all at one place. */
 static inline void color(struct pen *p, double r, double g, double b, double a)
 {
 	if (p->known && p->rgba[0] == r && p->rgba[1] == g && p->rgba[2] == b &&
 	    p->rgba[3] == a)
 		return;
-	p->c->color(p->c->ctx, r, g, b, a);
+	if (p->dark) {
+		double in[3] = {r, g, b}, out[3];
+		weft_view_theme_rgb(1, in, out);
+		p->c->color(p->c->ctx, out[0], out[1], out[2], a);
+	} else
+		p->c->color(p->c->ctx, r, g, b, a);
 	p->rgba[0] = r;
 	p->rgba[1] = g;
 	p->rgba[2] = b;
@@ -380,6 +398,12 @@ void weft__tset_free(struct tset *s);
 int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 		     int (*pred)(const struct weft_thread *));
 uint32_t weft__ivindex_from(const struct ivindex *x, uint32_t lo, int64_t t);
+/* bookmarks.c: their lines and flags, over the picture */
+void weft__draw_bookmarks(struct weft_view *v, struct pen *p);
+/* The time the index's intervals cover up to t (their union before t):
+ * exact, in O(log n) from *i, the index of the last call (0 at first; a
+ * walk to the right moves it little). */
+int64_t weft__ivindex_covered(const struct ivindex *x, int64_t t, uint32_t *i);
 void weft__relayout(struct weft_view *v, int again);
 
 /* view.c: view state, the frame's geometry, search */

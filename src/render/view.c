@@ -100,6 +100,8 @@ void weft_view_free(struct weft_view *v)
 {
 	if (!v)
 		return;
+	weft_view_clear_bookmarks(v);
+	free(v->bm);
 	weft_layout_free(v->lay);
 	for (uint32_t i = 0; i < v->nglay; i++)
 		weft_layout_free(v->glay[i]);
@@ -145,6 +147,7 @@ void weft_view_free(struct weft_view *v)
 		free(v->iv[i].pmax);
 		free(v->iv[i].t0);
 		free(v->iv[i].t1);
+		free(v->iv[i].cum);
 	}
 	free(v->hlm);
 	free(v->chm);
@@ -321,12 +324,16 @@ void weft_view_set_range(struct weft_view *v, int64_t t0, int64_t t1)
 	weft__scale(v);
 }
 
+/* From the trace's start (never a negative time at the left: the
+ * picture's margin keeps the first event off the edge) to a little past
+ * its end (where pending threads' marks and a never-resolved line's
+ * words go). */
 void weft_view_fit(struct weft_view *v)
 {
 	weft_model_range(v->m, &v->tmin, &v->tmax);
 	int64_t span = v->tmax - v->tmin;
 	int64_t pad = span / 50 + 1;
-	weft_view_set_range(v, v->tmin - pad, v->tmax + pad);
+	weft_view_set_range(v, v->tmin, v->tmax + pad);
 }
 
 void weft_view_range(const struct weft_view *v, int64_t *t0, int64_t *t1)

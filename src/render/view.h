@@ -210,6 +210,65 @@ int weft_view_set_pointer(struct weft_view *v, double x, double y);
 int weft_view_counter_at_pointer(const struct weft_view *v, uint32_t counter,
 				 int64_t *value);
 
+/*
+ * The theme: light (0, the default) or dark (1), for a dark desktop or
+ * browser (the viewers follow its preference; T switches).  The drawing
+ * code says the light theme's colours; the dark theme maps each
+ * (weft_view_theme_rgb()): light and grey colours (backgrounds, text,
+ * lines) have their lightness inverted, the saturated ones (arrows,
+ * highlights, failures) keep their hue and saturation -- their meaning --
+ * and are made light enough to stand out on the dark background (each
+ * arrow colour at least 3:1 against it, as against the light one).
+ */
+void weft_view_set_dark(struct weft_view *v, int on);
+int weft_view_dark(const struct weft_view *v);
+/* A light-theme colour in theme `dark` (0: unchanged). */
+void weft_view_theme_rgb(int dark, const double in[3], double out[3]);
+
+/*
+ * Bookmarks: flags a person drops at moments (B in the viewers), each
+ * with a note ("" or NULL: none), kept in time order (two at one time in
+ * the order they came), at most 1000; drawn as a line down the picture
+ * and a flag on the ruler with its number and note; kept in the view's
+ * state.  Add returns the bookmark's index, or -ENOMEM, -ENOSPC.
+ */
+int weft_view_add_bookmark(struct weft_view *v, int64_t t, const char *note);
+uint32_t weft_view_bookmarks(const struct weft_view *v);
+/* Bookmark i's time (and its note in *note, when note is not NULL). */
+int64_t weft_view_bookmark(const struct weft_view *v, uint32_t i,
+			   const char **note);
+void weft_view_remove_bookmark(struct weft_view *v, uint32_t i);
+void weft_view_clear_bookmarks(struct weft_view *v);
+/* Centres the view on bookmark i, keeping the zoom. */
+void weft_view_go_to_bookmark(struct weft_view *v, uint32_t i);
+/* The next bookmark after the view's centre (dir > 0) or the previous
+ * one before it (dir < 0), round; centred on.  Returns its index, or -1
+ * when there is none. */
+int weft_view_next_bookmark(struct weft_view *v, int dir);
+
+/*
+ * The view's state as one line, for a person to hand on (the HTML
+ * viewer's URL fragment, `--view STATE` of GTK and `weft render`, V in
+ * both viewers): "r=T0,T1" the visible range in ns from the trace's
+ * start, then as they apply "&m=T0,T1" the measured range, "&sel=N" the
+ * selected thread, "&chain=N" the thread whose causal chain is
+ * highlighted, "&depth=N", "&only=1" only the chain laid out, "&path=N"
+ * the critical path's thread, "&q=TEXT" the search (%XX-escaped),
+ * "&fold=P,P" the collapsed processes, "&hide=K,K" the hidden counters
+ * or "&counters=0" none shown, "&b=T:NOTE,T:NOTE" the bookmarks (T in
+ * ns from the trace's start, NOTE %XX-escaped, maybe empty).  N is a thread's index in
+ * weft_model_threads() (the same for the same trace), P a process's in
+ * weft_model_processes(), K a counter's.  Writes at most `cap` bytes,
+ * NUL included; returns the whole length.
+ */
+size_t weft_view_state(const struct weft_view *v, char *buf, size_t cap);
+/* Sets the view to a state (a leading '#' skipped): what it leaves out
+ * as a new view has it (nothing selected, every group open, every
+ * counter shown, no bookmark; the range as it is).  Returns 0, or -EINVAL for a state
+ * it cannot read, with why in `err` (and the view unchanged). */
+int weft_view_set_state(struct weft_view *v, const char *state, char *err,
+			size_t errcap);
+
 /* Draws the view.  Returns how many primitives it drew. */
 long weft_view_render(struct weft_view *v, const struct weft_canvas *c);
 

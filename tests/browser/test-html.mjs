@@ -221,6 +221,36 @@ await test('the zoom follows the size of the scroll; horizontal scroll pans; ctr
   await frame(page);
 });
 
+// A fast wheel on a heavy trace: the frames lag, and the browser sends
+// the notches one by one within a frame, or coalesced into one event
+// (40 notches as a delta of 4000 px): both zoom as 40 notches, 1.25^40
+// (the first viewer clamped each event to 5 notches).
+await test('the wheel honours every notch, one by one or coalesced', async () => {
+  const span = async () => { const [a, b] = await range(page); return b - a; };
+  const wheel = (dy, count) => page.evaluate(([dy, count]) => {
+    const c = document.getElementById('view'), r = c.getBoundingClientRect();
+    for (let i = 0; i < count; i++)
+      c.dispatchEvent(new WheelEvent('wheel', { deltaY: dy, deltaMode: 0, clientX: r.left + 600,
+        clientY: r.top + 200, bubbles: true, cancelable: true }));
+  }, [dy, count]);
+  const near = (got, want) => Math.abs(got / want - 1) < 0.01;
+  for (const [dy, count, out] of [[100, 40, true], [4000, 1, true], [1000, 4, true],
+    [-100, 20, false], [-2000, 1, false]]) {
+    await page.keyboard.press('f');
+    await frame(page);
+    const s0 = await span();
+    await wheel(dy, count);
+    await frame(page);
+    const s1 = await span();
+    const notches = Math.abs(dy) * count / 100;
+    const want = Math.pow(1.25, notches);
+    const got = out ? s1 / s0 : s0 / s1;
+    assert(near(got, want), `${count} x ${dy}: zoomed ${out ? 'out' : 'in'} by ${got}, not 1.25^${notches} = ${want}`);
+  }
+  await page.keyboard.press('f');
+  await frame(page);
+});
+
 await test('touch: one finger drags to pan, two pinch to zoom', async () => {
   const t = await context.newPage();
   await t.goto('file://' + path.join(T, 'bad.html'));
@@ -307,7 +337,7 @@ await test('hovering a thread shows its tooltip: kind, lifetime, running time, h
   await frame(page);
   assert(await page.isVisible('#tip'), 'no tooltip');
   const t = await page.textContent('#tip');
-  assert(/^main\ntask, seen for [0-9.]+ [nuµm]?s, ran [0-9.]+ [nuµm]?s\nshould resolve, never did$/.test(t), t);
+  assert(/^main\ntask, pending for [0-9.]+ [nuµm]?s, ran [0-9.]+ [nuµm]?s\nshould resolve, never did$/.test(t), t);
   await page.mouse.move(r[0] + 5, r[1] + 590);
   await frame(page);
   assert(await page.isHidden('#tip'), 'tooltip stays off the threads');
@@ -339,7 +369,7 @@ await test('the inspector lists every entry; clicking one goes to its thread', a
   const items = await p.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
   assert(items.length === 46 && await p.getAttribute('#inspector', 'data-entries') === '46',
     items.length + ' entries: ' + items.join('\n'));
-  assert(items.filter((x) => /^at [0-9.]+ s: -> created job 0x[0-9a-f]+$/.test(x)).length === 35, items.join('\n'));
+  assert(items.filter((x) => /^at [0-9.]+ s: created job 0x[0-9a-f]+$/.test(x)).length === 35, items.join('\n'));
   assert(items.filter((x) => /^at [0-9.]+ s: label: busy \d+$/.test(x)).length === 11, items.join('\n'));
   assert(await p.locator('#inspector li.go').count() === 35, 'not every arrow is a link');
   assert(await cw() === w0, `the canvas went from ${w0} to ${await cw()} px wide`);
@@ -350,7 +380,7 @@ await test('the inspector lists every entry; clicking one goes to its thread', a
   assert(await heading() === 'job 0x77', 'after the click: ' + await heading());
   assert(await p.getAttribute('#inspector', 'data-thread') !== before, 'the selection did not change');
   const back = await p.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
-  assert(back.length === 1 && /<- created busy 10$/.test(back[0]), back.join('\n'));
+  assert(back.length === 1 && /: created by busy 10$/.test(back[0]), back.join('\n'));
   const [b0, b1] = await range(p);
   assert(b1 - b0 < a1 - a0, `not zoomed to it: ${a0}..${a1} -> ${b0}..${b1}`);
   assert(await cw() === w0, 'the canvas changed width');
@@ -440,6 +470,31 @@ await test('? shows the keys from the key table, ? or Esc hides them', async () 
   await page.keyboard.press('Escape');
   await frame(page);
   assert(await page.isHidden('#help'), 'Esc does not hide it');
+});
+
+// '?' is said on screen (a button in the bar), and the help's columns
+// are aligned: every name in one column, every description starting at
+// one x, the longest name ("drag the ruler") not cut.
+await test('a ? button shows the keys; the help is two aligned columns', async () => {
+  assert(await page.isVisible('#keys') && (await page.textContent('#keys')).trim() === '?', 'no ? button in the bar');
+  assert(/\(\?\)/.test(await page.getAttribute('#keys', 'title')), 'the ? button does not name its key');
+  await page.click('#keys');
+  assert(await page.isVisible('#help'), 'the ? button did not show the help');
+  const cols = await page.$$eval('#help kbd', (ks) => ks.map((k) => {
+    const a = k.getBoundingClientRect(), b = k.nextElementSibling.getBoundingClientRect();
+    return [k.textContent, a.left, a.right, b.left, k.scrollWidth <= k.clientWidth + 1];
+  }));
+  assert(cols.length >= 20, 'rows: ' + cols.length);
+  const lefts = new Set(cols.map((c) => Math.round(c[1]))), descs = new Set(cols.map((c) => Math.round(c[3])));
+  assert(lefts.size === 1 && descs.size === 1, 'not aligned: ' + JSON.stringify(cols));
+  assert(cols.every((c) => c[2] <= c[3]), 'a name runs into its description: ' + JSON.stringify(cols));
+  assert(cols.some((c) => c[0] === 'drag the ruler'), 'no drag the ruler');
+  await page.click('#keys');
+  assert(await page.isHidden('#help'), 'a second click did not hide it');
+  // the keys still reach the viewer after the button took the focus
+  await page.keyboard.press('?');
+  assert(await page.isVisible('#help'), '? after the button');
+  await page.keyboard.press('?');
 });
 
 await test('Esc clears the selection, the chain and the search, even from the search box', async () => {
@@ -734,6 +789,170 @@ await test('the wasm is deflated in the page (and the page works: every test abo
   assert(zlib.inflateSync(packed).equals(fs.readFileSync(path.join(B, 'viewer/web/weft.wasm'))), 'inflates to another wasm');
 });
 
+// A browser that prefers dark (prefers-color-scheme): the picture dark
+// from the start (background 0.1 grey, the page's parts dark too), the
+// arrows in their dark colours (hue kept: green, blue, red), none in the
+// light ones; T switches to light and back; a change of the preference
+// is followed.
+await test('dark theme: follows the browser, T switches, the arrows keep their colours', async () => {
+  const p = await context.newPage();
+  await p.emulateMedia({ colorScheme: 'dark' });
+  await p.goto('file://' + path.join(T, 'bad.html'));
+  await p.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p);
+  const th = () => p.getAttribute('#view', 'data-theme');
+  assert(await th() === 'dark', 'theme ' + await th());
+  const total = await p.evaluate(() => { const c = document.getElementById('view'); return c.width * c.height; });
+  assert(await pixels(p, [26, 26, 26]) > total / 2, 'not a dark background: ' + await pixels(p, [26, 26, 26]));
+  assert(await pixels(p, [230, 230, 230]) < total / 50, 'light background left');
+  assert(await pixels(p, [128, 255, 128]) > 5, 'no green resolve arrow in the dark');
+  assert(await pixels(p, [77, 77, 255]) > 5, 'no blue read arrow in the dark');
+  assert(await pixels(p, [0, 0, 255]) === 0 && await pixels(p, [0, 128, 0]) === 0, 'light arrow colours in the dark');
+  const bg = await p.evaluate(() => getComputedStyle(document.querySelector('.weft-inspector')).backgroundColor);
+  assert(bg === 'rgb(30, 30, 30)', 'the inspector stays light: ' + bg);
+  await p.keyboard.press('t');
+  await frame(p);
+  assert(await th() === 'light' && await pixels(p, [230, 230, 230]) > total / 2, 'T did not switch to light');
+  assert(await pixels(p, [0, 128, 0]) > 5 && await pixels(p, [0, 0, 255]) > 5, 'no light arrow colours');
+  await p.keyboard.press('t');
+  await frame(p);
+  assert(await th() === 'dark' && await pixels(p, [26, 26, 26]) > total / 2, 'T did not switch back');
+  await p.emulateMedia({ colorScheme: 'light' });
+  await frame(p);
+  assert(await th() === 'light', 'the preference changed to light, the theme did not follow');
+  await p.close();
+  assert(await page.getAttribute('#view', 'data-theme') === 'light', 'the light page is not light');
+});
+
+// The view in the address: kept after '#' as it changes, restored on
+// load (range, selection, search, measure), the same state V says and
+// `weft render --view` draws: the page opened at that address draws the
+// same pixels as the page that made it, and the state's range and
+// selection are the PNG's (the picture weft render --view makes has the
+// same pixels as weft render with the options it stands for: the
+// render-cli test).
+await test('the view state: kept in the address, restored on load, said by V', async () => {
+  const sig = (p) => p.evaluate(() => {
+    const c = document.getElementById('view');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let h = 0;
+    for (let i = 0; i < d.length; i++) h = (h * 31 + d[i]) >>> 0;
+    return h + ' ' + c.width + 'x' + c.height;
+  });
+  const p1 = await context.newPage();
+  await p1.goto('file://' + path.join(T, 'bad.html'));
+  await p1.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p1);
+  const st0 = await p1.evaluate(() => location.hash.slice(1));
+  assert(/^r=-?\d+,\d+$/.test(st0), 'the address at load: ' + st0);
+  // a search, Enter: its match selected and zoomed to; a measure
+  await p1.fill('#search', 'tcp connect');
+  await p1.press('#search', 'Enter');
+  await frame(p1);
+  const cb = await p1.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top]; });
+  await p1.mouse.move(cb[0] + 400, cb[1] + 8);
+  await p1.mouse.down();
+  await p1.mouse.move(cb[0] + 500, cb[1] + 8, { steps: 4 });
+  await p1.mouse.up();
+  await frame(p1);
+  await p1.evaluate(() => document.activeElement.blur()); // (keys to the page)
+  await frame(p1);
+  const st = await p1.evaluate(() => location.hash.slice(1));
+  assert(/^r=-?\d+,\d+&m=\d+,\d+&sel=\d+/.test(st) && st.includes('&q=tcp%20connect'), 'the address after: ' + st);
+  assert(st === await p1.getAttribute('#view', 'data-state'), 'data-state is not the address');
+  await p1.keyboard.press('v');
+  assert(await p1.textContent('#status') === 'view: ' + st, 'V says ' + await p1.textContent('#status'));
+  const [range1, s1] = [await range(p1), await sig(p1)];
+  const head1 = await p1.textContent('#inspector .head');
+  // a new page at that address: the same view, the same pixels
+  const p2 = await context.newPage();
+  await p2.goto('file://' + path.join(T, 'bad.html') + '#' + st);
+  await p2.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p2);
+  await frame(p2);
+  assert((await range(p2)).join(' ') === range1.join(' '), `range ${await range(p2)} not ${range1}`);
+  assert(await p2.inputValue('#search') === 'tcp connect', 'search box: ' + await p2.inputValue('#search'));
+  assert(await p2.textContent('#inspector .head') === head1, 'inspector: ' + await p2.textContent('#inspector .head'));
+  assert(await p2.evaluate(() => location.hash.slice(1)) === st, 'the address changed on load');
+  assert(await sig(p2) === s1, 'other pixels');
+  // the address changed by hand: followed
+  await p2.evaluate(() => { location.hash = '#r=0,20000'; });
+  await p2.waitForFunction(() => document.getElementById('view').dataset.range.startsWith(''), null);
+  await frame(p2);
+  const [a, b] = await range(p2);
+  const [t0] = (await p2.getAttribute('#view', 'data-extent')).split(' ').map(Number);
+  assert(a - t0 === 0 && b - t0 === 20000, `hashchange: ${a - t0}..${b - t0}`);
+  assert(await p2.inputValue('#search') === '' && await p2.textContent('#inspector') === 'click a thread to inspect it', 'not reset');
+  // a state it cannot read: said, nothing changes
+  await p2.evaluate(() => { location.hash = '#r=0,20000&sel=99999'; });
+  await frame(p2);
+  assert((await p2.textContent('#status')).includes("bad view state at 'sel'"), 'status: ' + await p2.textContent('#status'));
+  await p1.close();
+  await p2.close();
+});
+
+// Bookmarks: B at the pointer asks for a note and drops a flag there
+// (drawn in brown), listed under "bookmarks" with its time and note; ]
+// and [ go to them; kept in the address, and restored from it.
+await test('bookmarks: B drops one at the pointer with a note; listed, gone to, kept in the address', async () => {
+  const p = await context.newPage();
+  await p.goto('file://' + path.join(T, 'bad.html'));
+  await p.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  await frame(p);
+  assert(await p.isHidden('.weft-bookmarks'), 'a bookmarks menu with none');
+  const notes = ['first look', ''];
+  p.on('dialog', (d) => d.accept(notes.shift()));
+  const brown = async () => pixels(p, [115, 64, 0]);
+  const b0 = await brown();
+  const box = await p.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top]; });
+  await p.mouse.move(box[0] + 700, box[1] + 150);
+  await p.keyboard.press('b');
+  await p.mouse.move(box[0] + 300, box[1] + 150);
+  await p.keyboard.press('b');
+  await frame(p);
+  assert(await p.getAttribute('#view', 'data-bookmarks') === '2', 'bookmarks: ' + await p.getAttribute('#view', 'data-bookmarks'));
+  assert(await brown() > b0 + 200, `no flags drawn: ${b0} -> ${await brown()}`);
+  const items = await p.$$eval('.weft-marklist div', (l) => l.map((x) => x.textContent));
+  assert(items.length === 2 && /^1\. \S+$/.test(items[0]) && /^2\. \S+  first look$/.test(items[1]), 'list: ' + items.join(' | '));
+  const st = await p.evaluate(() => location.hash.slice(1));
+  assert(/&b=\d+:,\d+:first%20look$/.test(st), 'address: ' + st);
+  // ] and [ centre the view on them, from the view's centre, round (the
+  // one at 700 px is after the centre, the one at 300 px before)
+  const mid = async () => { const [a, b] = await range(p); return (a + b) / 2; };
+  const m = st.match(/&b=(\d+):,(\d+):/);
+  const [t0] = (await p.getAttribute('#view', 'data-extent')).split(' ').map(Number);
+  const at = async (k, what) => {
+    await frame(p);
+    const got = await mid() - t0;
+    assert(Math.abs(got - Number(m[k])) <= 1, `${what} went to ${got}, not ${m[k]}`);
+  };
+  await p.keyboard.press(']');
+  await at(2, ']');
+  await p.keyboard.press(']');
+  await at(1, '] round');
+  await p.keyboard.press('[');
+  await at(2, '[ round');
+  // a click on the list's first entry goes there
+  await p.click('.weft-bookmarks summary');
+  await p.click('.weft-marklist div:nth-child(1)');
+  await at(1, 'the list');
+  // a new page at the address has them
+  const st2 = await p.evaluate(() => location.hash.slice(1));
+  const q = await context.newPage();
+  await q.goto('file://' + path.join(T, 'bad.html') + '#' + st2);
+  await q.waitForFunction(() => document.getElementById('view').dataset.bookmarks === '2', null, { timeout: 20000 });
+  const items2 = await q.$$eval('.weft-marklist div', (l) => l.map((x) => x.textContent));
+  assert(items2.join('|') === items.join('|'), 'restored: ' + items2.join(' | '));
+  // a cancelled prompt drops none
+  p.removeAllListeners('dialog');
+  p.on('dialog', (d) => d.dismiss());
+  await p.keyboard.press('b');
+  await frame(p);
+  assert(await p.getAttribute('#view', 'data-bookmarks') === '2', 'a cancelled note dropped one');
+  await p.close();
+  await q.close();
+});
+
 // Several viewers in one page: the runtime (weft html --embed-runtime)
 // once, a script a trace (--embed), three <div class="weft-viewer">s in a
 // page taller than the window.
@@ -861,6 +1080,29 @@ await test('embedded: wheel and keys act on the viewer that has the focus; the p
   now = await viewers(p);
   assert(now[0][0].join(' ') === before[0][0].join(' ') && now[2][0].join(' ') === before[2][0].join(' '), 'F reached another viewer');
   assert(now[1][0].join(' ') === before[1][0].join(' '), 'F did not fit viewer 2');
+  await p.close();
+});
+
+// In an embedded viewer (420 px high) the help fits its box: inside the
+// viewer, scrolling within itself if it must.
+await test('embedded: the help fits the viewer\'s box', async () => {
+  const p = await openEmbed();
+  for (const k of [0, 2]) {
+    await p.evaluate((k) => document.querySelectorAll('.weft-viewer')[k].scrollIntoView(), k);
+    await p.evaluate((k) => document.querySelectorAll('.weft-viewer .weft-keys')[k].click(), k);
+    const [v, h, sh, ch] = await p.evaluate((k) => {
+      const r = document.querySelectorAll('.weft-viewer')[k].getBoundingClientRect();
+      const el = document.querySelectorAll('.weft-viewer .weft-help')[k];
+      const b = el.getBoundingClientRect();
+      return [[r.left, r.top, r.right, r.bottom], [b.left, b.top, b.right, b.bottom], el.scrollHeight, el.clientHeight];
+    }, k);
+    assert(h[2] > h[0] && h[0] >= v[0] && h[1] >= v[1] && h[2] <= v[2] && h[3] <= v[3],
+      `viewer ${k + 1}: the help ${h} is not inside ${v}`);
+    assert(sh <= ch || await p.evaluate((k) => getComputedStyle(document.querySelectorAll('.weft-viewer .weft-help')[k]).overflowY === 'auto', k),
+      'the help is cut');
+    await p.evaluate((k) => document.querySelectorAll('.weft-viewer .weft-keys')[k].click(), k);
+    assert(await p.evaluate((k) => document.querySelectorAll('.weft-viewer .weft-help')[k].hidden, k), 'not hidden again');
+  }
   await p.close();
 });
 

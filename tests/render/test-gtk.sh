@@ -90,6 +90,28 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	"$XD" shot h2.png
 	! cmp -s h0.png h1.png && grep -q "^help: shown$" ui.log && grep -q "^help: hidden$" ui.log
 	res $? "? shows the keys, Esc hides them" "$(grep '^help' ui.log | tr '\n' ' ')"
+	# the help's columns aligned: every name padded to the longest (the
+	# pointer's "drag the ruler" as the keys'), none cut
+	grep '^help-line: ' ui.log | python3 -c "
+import sys
+ls = [l.rstrip('\n')[len('help-line: '):] for l in sys.stdin]
+names = [l.split('|')[0] for l in ls]
+assert len(ls) >= 20, ls
+assert len(set(map(len, names))) == 1, names
+assert 'drag the ruler' in [n.strip() for n in names] and 'PgUp  PgDn' in [n.strip() for n in names], names
+assert max(len(n.rstrip()) for n in names) == len(names[0]), names"
+	res $? "the help's columns are aligned" "$(grep '^help-line' ui.log | head -3 | tr '\n' ' ')"
+	# a "?" button says that the keys exist, and shows them as ? does
+	read -r _ _ _ x y w h < <(grep "^button ? at" ui.log)
+	n0=$(grep -c "^help: shown$" ui.log)
+	"$XD" click $((x + w / 2)) $((y + h / 2))
+	logged ui.log "^help: shown$" $((n0 + 1))
+	"$XD" click $((x + w / 2)) $((y + h / 2))
+	logged ui.log "^help: hidden$" 2
+	[ -n "$x" ] && [ "$(grep -c "^help: shown$" ui.log)" = $((n0 + 1)) ] && [ "$(grep -c "^help: hidden$" ui.log)" = 2 ]
+	res $? "the ? button shows the keys and hides them" "$(grep -E '^(help|button \?)' ui.log | tr '\n' ' ')"
+	"$XD" move 600 400
+	sleep 0.3
 	# A drag pans and never selects, even starting on a thread's line
 	xy=$("$XD" find 204 0 0)
 	set -- $xy
@@ -106,7 +128,7 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	"$XD" move $xy
 	sleep 1.5
 	"$XD" shot t1.png
-	grep -Eq "^tooltip: task, seen for [0-9.]+ [num]?s, ran [0-9.]+ [num]?s$" ui.log && ! cmp -s d1.png t1.png
+	grep -Eq "^tooltip: task, pending for [0-9.]+ [num]?s, ran [0-9.]+ [num]?s$" ui.log && ! cmp -s d1.png t1.png
 	res $? "hovering a thread shows its tooltip" "$(grep '^tooltip' ui.log | tail -2)"
 	"$XD" click $xy
 	sleep 0.5
@@ -225,6 +247,86 @@ assert s4 == s3 and l4 > l3, (s3, s4, l3, l4)" "$s0" "$s1" "$s2" "$s3" "$s4" "$l
 	res $? "saving over a file asks first; cancelled, the file stays" "$(grep -E '^(saved|save|cannot)' ui.log | tr '\n' ' ')"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
+	# A dark desktop (GTK_THEME=Adwaita:dark): the picture is dark from
+	# the start (its background 0.1 grey, none of the light 0.9); T
+	# switches to light and back
+	GTK_THEME=Adwaita:dark WEFT_VIEW_ECHO=1 "$W" view bad.weft 2>ui9.log &
+	vp=$!
+	"$XD" wait "bad.weft - weft" 20
+	logged ui9.log "^button counters at"
+	sleep 0.5
+	"$XD" shot k1.png
+	"$XD" move 600 400
+	sleep 0.3
+	"$XD" key t
+	logged ui9.log "^theme: light$"
+	sleep 0.5
+	"$XD" shot k2.png
+	"$XD" key t
+	logged ui9.log "^theme: dark$" 2
+	sleep 0.5
+	"$XD" shot k3.png
+	d1=$("$PC" k1.png 26 26 26) l1=$("$PC" k1.png 230 230 230)
+	d2=$("$PC" k2.png 26 26 26) l2=$("$PC" k2.png 230 230 230)
+	d3=$("$PC" k3.png 26 26 26)
+	[ "$(grep -m1 '^theme: ' ui9.log)" = "theme: dark" ] && [ "$d1" -gt 100000 ] && [ "$l1" -lt 5000 ] &&
+		[ "$l2" -gt 100000 ] && [ "$d2" -lt 5000 ] && [ "$d3" -gt 100000 ]
+	res $? "a dark desktop gets a dark picture; T switches to light and back" "dark $d1 light $l1, after T dark $d2 light $l2, again dark $d3: $(grep '^theme' ui9.log | tr '\n' ' ')"
+	grep -q "^theme: light$" ui.log
+	res $? "a light desktop gets a light picture" "$(grep '^theme' ui.log)"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
+	# --view STATE: the window opens on the view (V says it back), and
+	# its picture is weft render --view's at the same size, pixel for
+	# pixel
+	S="r=2000,32000&m=5000,9000&q=tcp%20connect"
+	WEFT_VIEW_SCREENSHOT=vs.png "$W" view --view "$S" bad.weft 2>/dev/null
+	read -r sw sh < <("$PC" vs.png)
+	"$W" render bad.weft --view "$S" --width "$sw" --height "$sh" -o vr.png 2>/dev/null
+	dv=$("$PC" vs.png vr.png)
+	[ -n "$sw" ] && [ "$sw" -gt 300 ] && [ "$dv" = 0 ]
+	res $? "--view: the window's picture is weft render --view's" "size $sw x $sh, $dv pixels differ"
+	WEFT_VIEW_ECHO=1 "$W" view --view "$S" bad.weft 2>ui10.log &
+	vp=$!
+	"$XD" wait "bad.weft - weft" 20
+	logged ui10.log "^button counters at"
+	"$XD" move 600 400
+	sleep 0.3
+	"$XD" key v
+	logged ui10.log "^view: "
+	grep -qxF "view: $S" ui10.log
+	res $? "V says the view's state" "$(grep '^view' ui10.log)"
+	# B: a bookmark at the pointer, its note asked for ("ok"); listed
+	# in the state; ] goes to it; Escape in the dialog drops none
+	"$XD" move 500 400
+	sleep 0.3
+	"$XD" key b
+	"$XD" wait "Bookmark - weft" 10
+	sleep 0.5
+	"$XD" key o
+	"$XD" key k
+	"$XD" key Return
+	logged ui10.log "^bookmark: 1 at "
+	"$XD" move 600 400
+	sleep 0.3
+	"$XD" key b
+	"$XD" wait "Bookmark - weft" 10
+	sleep 0.5
+	"$XD" key Escape
+	logged ui10.log "^bookmark: cancelled"
+	"$XD" key bracketright
+	logged ui10.log "^bookmark: go 1"
+	"$XD" key v
+	logged ui10.log "^view: " 2
+	bt=$(grep -m1 "^bookmark: 1 at " ui10.log | sed 's/^bookmark: 1 at \([0-9]*\): ok$/\1/')
+	[ -n "$bt" ] && grep -q "^bookmark: 1 at $bt: ok$" ui10.log && grep -q "^view: .*&b=$bt:ok$" ui10.log &&
+		grep -q "^bookmark: cancelled$" ui10.log && grep -q "^bookmark: go 1$" ui10.log
+	res $? "B drops a bookmark with a note, kept in the state; ] goes to it" "$(grep -E '^(bookmark|view)' ui10.log | tr '\n' ' ')"
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
+	"$W" view --view "r=1" bad.weft 2>err10; e=$?
+	[ $e = 2 ] && grep -q "bad view state at 'r'" err10
+	res $? "--view with a bad state says so" "exit $e: $(cat err10)"
 	# the counters menu: one check per counter
 	WEFT_VIEW_ECHO=1 WEFT_VIEW_SEARCH="working hard" "$W" view all.weft 2>ui2.log &
 	vp=$!

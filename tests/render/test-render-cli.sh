@@ -264,6 +264,34 @@ check "--compare forces it; usage errors" \
 	 [ $e4 = 2 ] && grep -q "focus draws one run" err4' \
 	"exit $e $e2 $e3 $e4: $(cat err err2 err3 err4)"
 
+# --view STATE (what a viewer's V prints, a page's address after #):
+# the same picture, byte for byte, as the options it stands for; the
+# thread's index found by trying them: exactly one is thread 0x4
+WEFT_FILE=vs.weft "$EX/arp" bad >/dev/null
+"$W" render vs.weft -o opts.png --start 0 --duration 100ms --search "tcp connect" --select 0x4 2>/dev/null
+hits=0 idx= tried=0
+for i in $(seq 0 20); do
+	"$W" render vs.weft -o v.png --view "r=0,100000000&sel=$i&chain=$i&q=tcp%20connect" 2>/dev/null || break
+	tried=$((tried + 1))
+	if cmp -s opts.png v.png; then hits=$((hits + 1)); idx=$i; fi
+done
+check "--view draws what the options it stands for draw" '[ $hits = 1 ] && [ $tried -gt 5 ]' "$hits of the $tried indexes matched"
+# over the options: --view's range and search win
+"$W" render vs.weft -o v2.png --start 5us --search ring --view "r=0,100000000&sel=$idx&chain=$idx&q=tcp%20connect" 2>/dev/null
+check "--view goes over the options" 'cmp -s opts.png v2.png' "differs"
+# the dark theme: the same view, another picture; a bad state is a
+# usage error that says where
+"$W" render bad.weft -o vd.png --theme dark --view "r=2000,32000" 2>/dev/null
+dk=$("$PC" vd.png 26 26 26)
+"$W" render bad.weft -o y.png --view "r=2000,32000&sel=99999" 2>err; e=$?
+"$W" render bad.weft -o y.png --view "r=1&q=a" 2>err2; e2=$?
+"$W" render bad.weft -o y.png --theme grey 2>err3; e3=$?
+"$W" render good.weft bad.weft -o y.png --compare --view "r=0,1000" 2>err4; e4=$?
+check "--theme dark, and the errors of --view and --theme" \
+	'[ "$dk" -gt 100000 ] && [ $e = 2 ] && grep -q "bad view state at .sel." err && [ $e2 = 2 ] && grep -q "at .r." err2 &&
+	 [ $e3 = 2 ] && [ $e4 = 2 ] && grep -q "view draws one run" err4 && [ ! -e y.png ]' \
+	"dark $dk, exit $e $e2 $e3 $e4: $(cat err err2 err3 err4 | tr '\n' ' ')"
+
 echo "1..$n"
 echo "# $((n - fails)) passed, $fails failed, 0 skipped"
 [ $fails = 0 ]

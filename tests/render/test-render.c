@@ -676,6 +676,398 @@ TEST(idle_band_coverage)
 	unload(&pic);
 }
 
+/* The pixel (r, g, b) at (x, y). */
+static void rgb_at(struct pic *p, int x, int y, int *r, int *g, int *b)
+{
+	const unsigned char *d = cairo_image_surface_get_data(p->s);
+	const unsigned char *px =
+		d + y * cairo_image_surface_get_stride(p->s) + x * 4;
+	*r = px[2];
+	*g = px[1];
+	*b = px[0];
+}
+
+/* Pauses are shaded by the share of each column they cover, exactly: a
+ * server paused 3.8 % of the time in slices far thinner than a pixel is
+ * one step of 16 from the background (pale), not a band; a stretch
+ * paused throughout is the band's full colour (0.7, 0.6, 0.6); two
+ * pauses over the same time count once (50 %, half way), and a stretch
+ * with none is background.  (The first renderer drew each sliver at
+ * least half a pixel wide: the 3.8 % stretch came out solid.) */
+TEST(pause_band_share)
+{
+	const char *p = tpath("pause.weft");
+	start_manual(p, 4 << 20, 0);
+	weft_run(1);
+	tick_ns(1000000);
+	for (int i = 0; i < 4000; i++) { /* 400 ms, 3.8 % paused */
+		tick_ns(100000);
+		weft_pause("gc", 3800);
+	}
+	tick_ns(200000000); /* 200 ms paused */
+	weft_pause("gc", 200000000);
+	for (int i = 0; i < 2000; i++) { /* 200 ms, twice the same 50 % */
+		tick_ns(100000);
+		weft_pause("gc", 50000);
+		weft_pause("gc", 50000);
+	}
+	tick_ns(200000000); /* 200 ms busy */
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct pic pic;
+	load(&pic, p, 1016, 300);
+	uint32_t n;
+	weft_model_intervals(pic.m, WEFT_INTERVAL_PAUSE, &n);
+	CHECK_EQ(n, 4000 + 1 + 4000);
+	/* 1001 ms over 1000 px: about 1 ms a column, ten slices each */
+	int y = 250, r, g, b;
+	int64_t ms = 1000000;
+	for (int k = 0; k < 5; k++) { /* 3.8 %: one step of 16 */
+		rgb_at(&pic, xat(&pic, 51 * ms + 73 * k * ms, 1016), y, &r, &g,
+		       &b);
+		CHECK(r >= 225 && r <= 228 && g >= 223 && g <= 227 && g == b);
+	}
+	rgb_at(&pic, xat(&pic, 503 * ms, 1016), y, &r, &g, &b);
+	CHECK(abs(r - 178) <= 2 && abs(g - 153) <= 2 && g == b);
+	rgb_at(&pic, xat(&pic, 677 * ms, 1016), y, &r, &g, &b);
+	CHECK(abs(r - 204) <= 2 && abs(g - 191) <= 2 && g == b);
+	rgb_at(&pic, xat(&pic, 903 * ms, 1016), y, &r, &g, &b);
+	CHECK(r == 230 && g == 230 && b == 230);
+	unload(&pic);
+}
+
+/* Pixels of colour (r, g, b) at opacity 1/2 to 1 over a background of
+ * grey `bg` (0..255): count_arrow over another background. */
+static long count_over(struct pic *p, int r, int g, int b, double bg)
+{
+	const double c[3] = {b, g, r};
+	int W = cairo_image_surface_get_width(p->s);
+	int H = cairo_image_surface_get_height(p->s);
+	int stride = cairo_image_surface_get_stride(p->s);
+	const unsigned char *d = cairo_image_surface_get_data(p->s);
+	double den = 0;
+	for (int k = 0; k < 3; k++)
+		den += (c[k] - bg) * (c[k] - bg);
+	long n = 0;
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			const unsigned char *px = d + y * stride + x * 4;
+			double a = 0;
+			for (int k = 0; k < 3; k++)
+				a += (px[k] - bg) * (c[k] - bg);
+			a /= den;
+			if (a < 0.5 || a > 1.05)
+				continue;
+			int ok = 1;
+			for (int k = 0; k < 3; k++)
+				ok &= fabs(px[k] - (a * c[k] + (1 - a) * bg)) <
+				      16;
+			n += ok;
+		}
+	return n;
+}
+
+/* WCAG's relative luminance and contrast ratio. */
+static double lum(const double c[3])
+{
+	double l[3];
+	for (int k = 0; k < 3; k++)
+		l[k] = c[k] <= 0.03928 ? c[k] / 12.92
+				       : pow((c[k] + 0.055) / 1.055, 2.4);
+	return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+}
+
+static double contrast(const double a[3], const double b[3])
+{
+	double x = lum(a) + 0.05, y = lum(b) + 0.05;
+	return x > y ? x / y : y / x;
+}
+
+static double hue(const double c[3])
+{
+	double mx = fmax(c[0], fmax(c[1], c[2])),
+	       mn = fmin(c[0], fmin(c[1], c[2])), d = mx - mn;
+	if (d < 1e-9)
+		return -1;
+	double h = mx == c[0]	? fmod((c[1] - c[2]) / d + 6, 6)
+		   : mx == c[1] ? (c[2] - c[0]) / d + 2
+				: (c[0] - c[1]) / d + 4;
+	return h * 60;
+}
+
+/* The dark theme: the background dark, text and lines light; every arrow
+ * colour keeps its hue (its meaning), stands out on the dark background
+ * (contrast 3:1 at least) and stays apart from the others; the light
+ * theme unchanged; the ARP trace drawn dark with each arrow colour. */
+TEST(dark_theme)
+{
+	double bg[3] = {0.9, 0.9, 0.9}, dbg[3], out[3];
+	weft_view_theme_rgb(1, bg, dbg);
+	CHECK(fabs(dbg[0] - 0.1) < 1e-9 && dbg[0] == dbg[1] && dbg[1] == dbg[2]);
+	double ink[3] = {0, 0, 0};
+	weft_view_theme_rgb(1, ink, out);
+	CHECK(out[0] == 1 && out[1] == 1 && out[2] == 1);
+	double mapped[WEFT_ARROW_KINDS][3];
+	for (int k = 0; k < WEFT_ARROW_KINDS; k++) {
+		double c[3];
+		weft_arrow_color(k, c);
+		weft_view_theme_rgb(0, c, out);
+		CHECK(out[0] == c[0] && out[1] == c[1] && out[2] == c[2]);
+		weft_view_theme_rgb(1, c, mapped[k]);
+		if (contrast(mapped[k], dbg) < 3)
+			FAIL("%s: contrast %.2f on the dark background",
+			     weft_arrow_name(k), contrast(mapped[k], dbg));
+		if (hue(c) >= 0 && fabs(hue(c) - hue(mapped[k])) > 0.5)
+			FAIL("%s: hue %.1f became %.1f", weft_arrow_name(k),
+			     hue(c), hue(mapped[k]));
+	}
+	for (int a = 0; a < WEFT_ARROW_KINDS; a++)
+		for (int b = a + 1; b < WEFT_ARROW_KINDS; b++) {
+			double c0[3], c1[3], d = 0;
+			weft_arrow_color(a, c0);
+			weft_arrow_color(b, c1);
+			if (c0[0] == c1[0] && c0[1] == c1[1] && c0[2] == c1[2])
+				continue; /* (one colour in both themes) */
+			for (int k = 0; k < 3; k++)
+				d += fabs(mapped[a][k] - mapped[b][k]);
+			if (d < 0.25)
+				FAIL("%s and %s look alike in the dark",
+				     weft_arrow_name(a), weft_arrow_name(b));
+		}
+
+	const char *p = tpath("arp.weft");
+	arp(p);
+	struct pic pic;
+	load(&pic, p, 900, 300);
+	CHECK_EQ(weft_view_dark(pic.v), 0);
+	/* (under the rows: background and grid lines) */
+	long light_bg = count(&pic, 230, 230, 230, 0, 200, 900, 80);
+	CHECK(light_bg > 900 * 80 * 9 / 10);
+	weft_view_set_dark(pic.v, 1);
+	CHECK_EQ(weft_view_dark(pic.v), 1);
+	draw(&pic, 900, 300);
+	CHECK_EQ(count(&pic, 230, 230, 230, 0, 200, 900, 80), 0);
+	CHECK(count(&pic, 26, 26, 26, 0, 200, 900, 80) >= light_bg);
+	static const int kinds[] = {WEFT_ARROW_RESOLVE, WEFT_ARROW_READ,
+				    WEFT_ARROW_SIGNAL, WEFT_ARROW_READ_FAILED,
+				    WEFT_ARROW_TRY_READ};
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		const double *c = mapped[kinds[i]];
+		long n = count_over(&pic, (int)(c[0] * 255 + 0.5),
+				    (int)(c[1] * 255 + 0.5),
+				    (int)(c[2] * 255 + 0.5), 0.1 * 255);
+		if (n <= 5)
+			FAIL("%s: %ld pixels of its dark colour",
+			     weft_arrow_name(kinds[i]), n);
+	}
+	/* the light colours are gone: no pure blue or light-theme green */
+	CHECK_EQ(count_over(&pic, 0, 0, 255, 0.1 * 255), 0);
+	weft_view_set_dark(pic.v, 0);
+	draw(&pic, 900, 300);
+	CHECK_EQ(count(&pic, 230, 230, 230, 0, 200, 900, 80), light_bg);
+	unload(&pic);
+}
+
+/* Two pictures the same, pixel for pixel. */
+static int same_pixels(cairo_surface_t *a, cairo_surface_t *b)
+{
+	int h = cairo_image_surface_get_height(a);
+	int stride = cairo_image_surface_get_stride(a);
+	return h == cairo_image_surface_get_height(b) &&
+	       stride == cairo_image_surface_get_stride(b) &&
+	       !memcmp(cairo_image_surface_get_data(a),
+		       cairo_image_surface_get_data(b), (size_t)h * stride);
+}
+
+/* The view's state as a line (weft_view_state) and back: a second view
+ * of the same trace set to it says the same line and draws the same
+ * pixels (range, measure, selection, chain and its depth, only the
+ * chain, path, search with characters a URL escapes, hidden counters);
+ * what a state leaves out is reset; a state it cannot read is refused
+ * with why, and changes nothing. */
+TEST(view_state_round_trip)
+{
+	const char *p = tpath("arp.weft");
+	arp(p);
+	struct pic a, b;
+	load(&a, p, 900, 300);
+	load(&b, p, 900, 300);
+	char s[1024], s2[1024], err[300];
+	int64_t lo, hi;
+	weft_model_range(a.m, &lo, &hi);
+	weft_view_state(a.v, s, sizeof s);
+	/* fit: from the start (no negative time), a little past the end */
+	snprintf(s2, sizeof s2, "r=0,%lld",
+		 (long long)(hi - lo + (hi - lo) / 50 + 1));
+	CHECK_STR(s, s2);
+	CHECK(!strchr(s, '&'));
+	uint32_t t3 = weft_model_find(a.m, 3), t5 = weft_model_find(a.m, 5);
+	weft_view_set_range(a.v, lo + 1000000, lo + 9000000);
+	weft_view_set_measure(a.v, lo + 2000000, lo + 3500000);
+	weft_view_set_chain_depth(a.v, 2);
+	weft_view_chain(a.v, t5);
+	weft_view_select(a.v, t3);
+	weft_view_search(a.v, "ring.write & co=1%");
+	weft_view_path(a.v, t5);
+	weft_view_state(a.v, s, sizeof s);
+	char want[400];
+	snprintf(want, sizeof want,
+		 "r=1000000,9000000&m=2000000,3500000&sel=%u&chain=%u&depth=2"
+		 "&path=%u&q=ring.write%%20%%26%%20co%%3D1%%25",
+		 t3, t5, t5);
+	CHECK_STR(s, want);
+	CHECK_OK(weft_view_set_state(b.v, s, err, sizeof err));
+	weft_view_state(b.v, s2, sizeof s2);
+	CHECK_STR(s2, s);
+	draw(&a, 900, 300);
+	draw(&b, 900, 300);
+	CHECK(same_pixels(a.s, b.s));
+	/* only the chain, counters off: the same again */
+	weft_view_only_chain(a.v, 1);
+	weft_view_show_counters(a.v, 0);
+	weft_view_state(a.v, s, sizeof s);
+	CHECK(strstr(s, "&only=1") && !strstr(s, "counters")); /* (none) */
+	CHECK_OK(weft_view_set_state(b.v, s, err, sizeof err));
+	weft_view_state(b.v, s2, sizeof s2);
+	CHECK_STR(s2, s);
+	draw(&a, 900, 300);
+	draw(&b, 900, 300);
+	CHECK(same_pixels(a.s, b.s));
+	/* a leading '#' (a URL's fragment) is skipped; what the state
+	 * leaves out goes back to a new view's */
+	CHECK_OK(weft_view_set_state(b.v, "#r=0,5000000", err, sizeof err));
+	weft_view_state(b.v, s2, sizeof s2);
+	CHECK_STR(s2, "r=0,5000000");
+	CHECK_EQ(weft_view_selected(b.v), WEFT_NONE);
+	CHECK_EQ(weft_view_matches(b.v), 0);
+	CHECK_EQ(weft_view_chain_size(b.v), 0);
+	/* refused, with why, changing nothing */
+	static const char *const bad[] = {
+		"r=5",	   "r=9,3",	 "r=1,2&sel=99999", "r=1,2&q=%G1",
+		"r=1,2&q=%4", "r=1,2&zzz=1", "r=1,2&fold=0,",   "r=1,2&hide=7",
+		"sel",	   "r=1,2&depth=0"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		err[0] = 0;
+		if (weft_view_set_state(b.v, bad[i], err, sizeof err) !=
+		    -EINVAL)
+			FAIL("'%s' accepted", bad[i]);
+		CHECK(strstr(err, "bad view state at '"));
+		weft_view_state(b.v, s2, sizeof s2);
+		CHECK_STR(s2, "r=0,5000000");
+	}
+	unload(&a);
+	unload(&b);
+
+	/* counters: three, the second hidden; then none shown */
+	const char *pc = tpath("ctr.weft");
+	start_manual(pc, 1 << 20, 0);
+	weft_run(1);
+	for (int i = 0; i < 30; i++) {
+		tick_ns(100000);
+		weft_counter_set("alpha", i % 7);
+		weft_counter_set("beta", (i * 3) % 11);
+		weft_counter_set("gamma", i);
+	}
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	load(&a, pc, 600, 300);
+	load(&b, pc, 600, 300);
+	weft_view_show_counter(a.v, 1, 0);
+	weft_view_state(a.v, s, sizeof s);
+	CHECK(strstr(s, "&hide=1") && !strstr(s, "&hide=1,"));
+	CHECK_OK(weft_view_set_state(b.v, s, err, sizeof err));
+	CHECK(weft_view_counter_shown(b.v, 0) && !weft_view_counter_shown(b.v, 1) &&
+	      weft_view_counter_shown(b.v, 2));
+	draw(&a, 600, 300);
+	draw(&b, 600, 300);
+	CHECK(same_pixels(a.s, b.s));
+	weft_view_show_counters(a.v, 0);
+	weft_view_state(a.v, s, sizeof s);
+	CHECK(strstr(s, "&counters=0") && !strstr(s, "hide"));
+	CHECK_OK(weft_view_set_state(b.v, s, err, sizeof err));
+	CHECK(!weft_view_counter_shown(b.v, 0));
+	CHECK_OK(weft_view_set_state(b.v, "r=0,1000", err, sizeof err));
+	CHECK(weft_view_counter_shown(b.v, 0) && weft_view_counter_shown(b.v, 1));
+	unload(&a);
+	unload(&b);
+}
+
+/* Bookmarks: kept in time order (two at one time in the order dropped),
+ * listed with their notes, gone to (centred, the zoom kept), next and
+ * previous round from the view's centre, drawn (a line down the picture
+ * and a flag on the ruler, in their brown), kept in the view's state
+ * with notes escaped and given back by it; a bad one refused. */
+TEST(bookmarks)
+{
+	const char *p = tpath("arp.weft");
+	arp(p);
+	struct pic a, b;
+	load(&a, p, 900, 300);
+	load(&b, p, 900, 300);
+	int64_t lo, hi;
+	weft_model_range(a.m, &lo, &hi);
+	long brown0 = count(&a, 115, 64, 0, 0, 0, 0, 0);
+	CHECK_EQ(weft_view_add_bookmark(a.v, lo + 9000000, "later, 50%"), 0);
+	CHECK_EQ(weft_view_add_bookmark(a.v, lo + 3000000, NULL), 0);
+	CHECK_EQ(weft_view_add_bookmark(a.v, lo + 9000000, "same time"), 2);
+	CHECK_EQ(weft_view_bookmarks(a.v), 3);
+	const char *note;
+	CHECK_EQ(weft_view_bookmark(a.v, 0, &note), lo + 3000000);
+	CHECK_STR(note, "");
+	CHECK_EQ(weft_view_bookmark(a.v, 1, &note), lo + 9000000);
+	CHECK_STR(note, "later, 50%");
+	CHECK_EQ(weft_view_bookmark(a.v, 2, &note), lo + 9000000);
+	CHECK_STR(note, "same time");
+	CHECK_EQ(weft_view_bookmark(a.v, 3, &note), 0);
+	CHECK(note == NULL);
+	/* drawn: a line down the picture and a flag */
+	draw(&a, 900, 300);
+	int x = xat(&a, lo + 3000000, 900);
+	CHECK(count(&a, 115, 64, 0, x - 1, 40, 3, 200) > 150);
+	CHECK(count(&a, 115, 64, 0, 0, 0, 0, 0) > brown0 + 300);
+	/* gone to: centred, the span kept; next and previous, round */
+	int64_t t0, t1;
+	weft_view_set_range(a.v, lo, lo + 2000000);
+	weft_view_go_to_bookmark(a.v, 0);
+	weft_view_range(a.v, &t0, &t1);
+	CHECK_EQ(t1 - t0, 2000000);
+	CHECK_EQ(t0 + (t1 - t0) / 2, lo + 3000000);
+	CHECK_EQ(weft_view_next_bookmark(a.v, 1), 1);
+	CHECK_EQ(weft_view_next_bookmark(a.v, 1), 0); /* round */
+	CHECK_EQ(weft_view_next_bookmark(a.v, -1), 2);
+	CHECK_EQ(weft_view_next_bookmark(a.v, -1), 0);
+	/* in the state, and back */
+	char s[1024], s2[1024], err[300];
+	weft_view_set_range(a.v, lo + 1000000, lo + 11000000);
+	weft_view_state(a.v, s, sizeof s);
+	CHECK(strstr(s, "&b=3000000:,9000000:later%2C%2050%25,9000000:same%20"
+			"time"));
+	CHECK_OK(weft_view_set_state(b.v, s, err, sizeof err));
+	weft_view_state(b.v, s2, sizeof s2);
+	CHECK_STR(s2, s);
+	CHECK_EQ(weft_view_bookmarks(b.v), 3);
+	CHECK_EQ(weft_view_bookmark(b.v, 1, &note), lo + 9000000);
+	CHECK_STR(note, "later, 50%");
+	draw(&a, 900, 300);
+	draw(&b, 900, 300);
+	CHECK(same_pixels(a.s, b.s));
+	weft_view_remove_bookmark(a.v, 0);
+	CHECK_EQ(weft_view_bookmarks(a.v), 2);
+	CHECK_EQ(weft_view_bookmark(a.v, 0, NULL), lo + 9000000);
+	/* a state without b= has none; bad ones are refused */
+	CHECK_OK(weft_view_set_state(b.v, "r=0,1000", err, sizeof err));
+	CHECK_EQ(weft_view_bookmarks(b.v), 0);
+	static const char *const bad[] = {"r=0,1000&b=5", "r=0,1000&b=x:a",
+					  "r=0,1000&b=5:%ZZ", "r=0,1000&b=5:a,"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (weft_view_set_state(b.v, bad[i], err, sizeof err) != -EINVAL)
+			FAIL("'%s' accepted", bad[i]);
+	CHECK_OK(weft_view_set_state(b.v, "r=0,1000&b=5:", err, sizeof err));
+	CHECK_EQ(weft_view_bookmarks(b.v), 1);
+	unload(&a);
+	unload(&b);
+}
+
 /* Arrows of many lengths fade by as many opacities; a frame still
  * changes colour a few dozen times, not once per arrow (each change is a
  * stroke of its own in cairo, a state change in a browser). */
@@ -1909,6 +2301,8 @@ TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_d
 	  T(focus_and_context), T(causal_chain), T(counter_toggles),
 	  T(counter_values_at_pointer_names_on_top),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
+	  T(pause_band_share), T(dark_theme), T(view_state_round_trip),
+	  T(bookmarks),
 	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
 	  T(libuv_at_load), T(processes_as_groups), T(short_processes_share_rows), T(critical_path),
 	  T(pair_side_by_side), T(zoom_at_changing_sizes))

@@ -516,24 +516,27 @@ TEST(the_inspector_lists_every_entry)
 	CHECK_EQ(e[57].t, 90000);
 	CHECK_EQ(e[57].wait, WEFT_WAIT_AT_END);
 	CHECK_EQ(e[57].dur, hi - 90000);
-	CHECK_EQ(in.waiting, 5000 + 4000 + (hi - 90000));
+	/* (the waits less the runs: it ran on after each try-read, to
+	 * 62000 and 72000, and from 75000 to the end) */
+	CHECK_EQ(hi, 90000);
+	CHECK_EQ(in.waiting, (65000 - 62000) + (75000 - 72000));
 	CHECK_EQ(in.running, (62000 - 1000) + (72000 - 70000) + (hi - 75000));
 
 	/* as lines: every entry, none cut; times from the first event
 	 * (at 1 us), to the ns, as weft why and dump print them */
 	char line[512], all[16384];
 	weft_entry_text(m, t1, &e[40], line, sizeof line);
-	CHECK_STR(line, "at 0.000059000 s: -> waited on (not ready) job 0x64 "
+	CHECK_STR(line, "at 0.000059000 s: waited on (not ready) job 0x64 "
 			"for 5 us (until it resolved)");
 	weft_entry_text(m, t1, &e[41], line, sizeof line);
-	CHECK_STR(line, "at 0.000070000 s: -> waited on (not ready) job 0x65 "
+	CHECK_STR(line, "at 0.000070000 s: waited on (not ready) job 0x65 "
 			"for 4 us (until woken)");
 	weft_entry_text(m, t1, &e[53], line, sizeof line);
 	CHECK_STR(line, "at 0.000080100 s: label: step 11");
 	size_t len = weft_model_describe(m, t1, all, sizeof all);
 	CHECK(len < sizeof all);
 	CHECK(strstr(all, "\nentries: 58\n"));
-	CHECK(strstr(all, "-> created job 0x8b"));
+	CHECK(strstr(all, ": created job 0x8b\n"));
 	CHECK(strstr(all, "label: step 0"));
 	CHECK(!strstr(all, "more"));
 	weft_inspect_release(&in);
@@ -541,6 +544,95 @@ TEST(the_inspector_lists_every_entry)
 	weft_inspect_release(NULL);
 	weft_chain_release(NULL); /* (every release takes NULL) */
 	CHECK_EQ(weft_model_inspect(m, 9999, &in), WEFT_EINVAL);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+/* The inspector's words: an arrow said from the inspected thread's side
+ * ("created by event loop", "resolved query 0x5", "waited on (not
+ * ready) by stuck"), a thread's own resolve not listed as an arrow to
+ * itself, and durations that add up: a thread pending at the end is
+ * pending to the end of the trace, two waits at once count once, the
+ * time it ran after a try-read is not waiting, and what is neither is
+ * said; the tooltip's life is the same.  (Before: "seen for 6 us, ran 3
+ * us, waited 143 us" of a thread pending 107 us.) */
+TEST(the_inspector_in_words)
+{
+	const char *p = tpath("w.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	at(1000);
+	weft_run(1);
+	weft_label(1, "event loop");
+	at(2000);
+	weft_create(2, "request");
+	weft_label(2, "GET /a");
+	at(3000);
+	weft_create(3, "task");
+	weft_label(3, "stuck");
+	at(4000);
+	weft_create(4, "query");
+	weft_create(5, "query");
+	at(5000);
+	weft_run(2);
+	at(6000);
+	weft_resolve(2); /* its own resolve, running on to 7000 */
+	at(7000);
+	weft_run(3);
+	at(8000);
+	weft_try_read(4); /* never answered: waits to the end */
+	at(9000);
+	weft_try_read(5); /* answered at 50000: within the first */
+	at(10000);
+	weft_run(1);
+	at(50000);
+	weft_resolve(5);
+	at(110000);
+	weft_note(1, "the end");
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	struct weft_model *m = load(p, &r);
+	uint32_t t2 = weft_model_find(m, 2), t3 = weft_model_find(m, 3);
+	uint32_t t4 = weft_model_find(m, 4), t5 = weft_model_find(m, 5);
+	char buf[4096];
+
+	weft_model_describe(m, t3, buf, sizeof buf);
+	CHECK(strstr(buf, "\npending for 107 us (to the end of the trace): "
+			  "ran 3 us, waited 100 us, neither 4 us\n"));
+	CHECK(strstr(buf, "\nat 0.000002000 s: created by event loop\n"));
+	CHECK(strstr(buf, "\nat 0.000007000 s: waited on (not ready) query "
+			  "0x4 for 102 us (still waiting at the end)\n"));
+	struct weft_inspect in = {0};
+	CHECK_OK(weft_model_inspect(m, t3, &in));
+	CHECK_EQ(in.running, 3000);
+	CHECK_EQ(in.waiting, 100000);
+	weft_inspect_release(&in);
+
+	/* its own resolve: no entry of it to itself; ran to its end only */
+	CHECK_OK(weft_model_inspect(m, t2, &in));
+	CHECK_EQ(in.n, 2); /* created by, its label */
+	for (uint32_t i = 0; i < in.n; i++)
+		CHECK(in.entries[i].other != t2);
+	CHECK_EQ(in.running, 1000);
+	weft_inspect_release(&in);
+	weft_model_describe(m, t2, buf, sizeof buf);
+	CHECK(strstr(buf, "\nlived 4 us: ran 1 us, waited 0 ns, neither 3 "
+			  "us\n"));
+	CHECK(strstr(buf, "\nentries: 2\nat 0.000001000 s: created by event "
+			  "loop\nat 0.000001000 s: label: GET /a"));
+	CHECK(!strstr(strstr(buf, "entries:"), "resolved"));
+
+	weft_model_describe(m, weft_model_find(m, 1), buf, sizeof buf);
+	CHECK(strstr(buf, "\nat 0.000049000 s: resolved query 0x5\n"));
+	CHECK(strstr(buf, "\nat 0.000001000 s: created GET /a\n"));
+	CHECK(!strstr(buf, "<-") && !strstr(buf, "->"));
+	weft_model_describe(m, t5, buf, sizeof buf);
+	CHECK(strstr(buf, ": created by event loop\n"));
+	CHECK(strstr(buf, "\nat 0.000008000 s: waited on (not ready) by "
+			  "stuck"));
+	CHECK(strstr(buf, "\nat 0.000049000 s: resolved by event loop"));
+	weft_model_describe(m, t4, buf, sizeof buf);
+	CHECK(strstr(buf, "\nat 0.000007000 s: waited on (not ready) by "
+			  "stuck"));
 	weft_model_free(m);
 	weft_reader_close(r);
 }
@@ -663,5 +755,5 @@ TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
 	  T(live_update_replaces_provisional_ends),
 	  T(a_read_follows_the_try_read_of_its_source),
-	  T(the_inspector_lists_every_entry), T(mann_whitney_p_values),
-	  T(diff_aligns_reordered_siblings))
+	  T(the_inspector_lists_every_entry), T(the_inspector_in_words),
+	  T(mann_whitney_p_values), T(diff_aligns_reordered_siblings))

@@ -107,6 +107,8 @@ struct app {
 	int dragging, moved, live, echo;
 	int measuring; /* a drag that measures (on the ruler, or shift) */
 	GtkWidget *help; /* the keys, shown by ? */
+	GtkWidget *keysb; /* the "?" button: shows them too */
+	GtkWidget *marks, *marks_box; /* the bookmarks' menu and its list */
 	int w, h;
 	/* fingers on the picture (a touch screen): one pans, two pinch */
 	struct finger {
@@ -540,6 +542,11 @@ enum key_do {
 	K_PATH,
 	K_ALIGN,
 	K_QUERY,
+	K_THEME,
+	K_STATE,
+	K_BOOKMARK,
+	K_NEXT_MARK,
+	K_PREV_MARK,
 };
 
 static const struct key {
@@ -581,7 +588,162 @@ static const struct key {
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
 	{GDK_KEY_colon, K_QUERY, ":",
 	 "the query bar: SQL over the trace (weft query's tables)"},
+	{GDK_KEY_t, K_THEME, "T", "dark or light colours (first: the desktop's)"},
+	{GDK_KEY_v, K_STATE, "V",
+	 "print the view's state (for --view STATE, or a page's #)"},
+	{GDK_KEY_b, K_BOOKMARK, "B",
+	 "drop a bookmark at the pointer (asks for a note)"},
+	{GDK_KEY_bracketright, K_NEXT_MARK, "]  [",
+	 "the next, the previous bookmark"},
+	{GDK_KEY_bracketleft, K_PREV_MARK, NULL, NULL},
 };
+
+/* The bookmarks' menu: one button a bookmark ("2. 1.25ms note"), a
+ * click centres the view on it; insensitive when there is none. */
+static void on_mark_clicked(GtkButton *b, gpointer data)
+{
+	struct app *a = data;
+	int i = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(b), "mark"));
+	weft_view_go_to_bookmark(a->v, (uint32_t)i);
+	echo(a, "bookmark: go %d", i + 1);
+	redraw(a);
+}
+
+static void marks_list(struct app *a)
+{
+	GList *old = gtk_container_get_children(GTK_CONTAINER(a->marks_box));
+	for (GList *l = old; l; l = l->next)
+		gtk_widget_destroy(l->data);
+	g_list_free(old);
+	uint32_t n = weft_view_bookmarks(a->v);
+	int64_t t0, t1, r0, r1;
+	weft_model_range(a->m, &t0, &t1);
+	weft_view_range(a->v, &r0, &r1);
+	int64_t step = weft_view_tick_step((double)(r1 - r0) / 1000);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *note;
+		int64_t t = weft_view_bookmark(a->v, i, &note);
+		char ts[48], line[400];
+		weft_view_time_str(t - t0, step, ts, sizeof ts);
+		snprintf(line, sizeof line, "%u. %s%s%s", i + 1, ts,
+			 *note ? "  " : "", note);
+		GtkWidget *b = gtk_button_new_with_label(line);
+		gtk_button_set_relief(GTK_BUTTON(b), GTK_RELIEF_NONE);
+		g_object_set_data(G_OBJECT(b), "mark", GINT_TO_POINTER((int)i));
+		g_signal_connect(b, "clicked", G_CALLBACK(on_mark_clicked), a);
+		gtk_box_pack_start(GTK_BOX(a->marks_box), b, FALSE, FALSE, 0);
+		gtk_widget_show(b);
+	}
+	gtk_widget_set_sensitive(a->marks, n > 0);
+}
+
+/* B: a bookmark at the pointer (else the middle), with the note a small
+ * dialog asks for (Escape: none dropped). */
+static void bookmark_drop(struct app *a)
+{
+	if (a->pair)
+		return;
+	double x = a->w / 2.0;
+	GdkWindow *win = gtk_widget_get_window(a->area);
+	GdkSeat *seat = gdk_display_get_default_seat(gdk_display_get_default());
+	if (win && seat) {
+		int px, py;
+		gdk_window_get_device_position(win, gdk_seat_get_pointer(seat),
+					       &px, &py, NULL);
+		if (px >= 0 && px < a->w && py >= 0 && py < a->h)
+			x = px;
+	}
+	int64_t t = weft_view_time_at(a->v, x);
+	GtkWidget *d = gtk_dialog_new_with_buttons(
+		"Bookmark - weft", GTK_WINDOW(a->win), GTK_DIALOG_MODAL,
+		"_Cancel", GTK_RESPONSE_CANCEL, "_Add", GTK_RESPONSE_ACCEPT,
+		NULL);
+	gtk_dialog_set_default_response(GTK_DIALOG(d), GTK_RESPONSE_ACCEPT);
+	GtkWidget *e = gtk_entry_new();
+	gtk_entry_set_placeholder_text(GTK_ENTRY(e), "a note (optional)");
+	gtk_entry_set_activates_default(GTK_ENTRY(e), TRUE);
+	gtk_container_add(
+		GTK_CONTAINER(gtk_dialog_get_content_area(GTK_DIALOG(d))), e);
+	gtk_widget_show_all(d);
+	if (gtk_dialog_run(GTK_DIALOG(d)) == GTK_RESPONSE_ACCEPT) {
+		const char *note = gtk_entry_get_text(GTK_ENTRY(e));
+		int i = weft_view_add_bookmark(a->v, t, note);
+		int64_t t0, t1;
+		weft_model_range(a->m, &t0, &t1);
+		echo(a, "bookmark: %d at %lld: %s", i + 1,
+		     (long long)(t - t0), note);
+		marks_list(a);
+		redraw(a);
+	} else
+		echo(a, "bookmark: cancelled");
+	gtk_widget_destroy(d);
+}
+
+/* ] and [: the next or previous bookmark, round. */
+static void bookmark_step(struct app *a, int dir)
+{
+	if (a->pair)
+		return;
+	int k = weft_view_next_bookmark(a->v, dir);
+	if (k >= 0)
+		echo(a, "bookmark: go %d", k + 1);
+	redraw(a);
+}
+
+/* V: the view's state, on standard output and in the status line, for
+ * `weft view --view STATE`, `weft render --view STATE` or a page's
+ * address after '#'. */
+static void state_say(struct app *a)
+{
+	char st[4096];
+	weft_view_state(a->v, st, sizeof st);
+	printf("view: %s\n", st);
+	fflush(stdout);
+	char said[4200];
+	snprintf(said, sizeof said, "view: %s", st);
+	set_text(a->status, said);
+	echo(a, "view: %s", st);
+}
+
+/* The picture's colours: dark or light (both halves of a pair). */
+static void theme_set(struct app *a, int dark)
+{
+	if (a->pair)
+		for (int s = 0; s < 2; s++)
+			weft_view_set_dark(weft_pair_view(a->pair, s), dark);
+	else
+		weft_view_set_dark(a->v, dark);
+	echo(a, "theme: %s", dark ? "dark" : "light");
+	redraw(a);
+}
+
+/* Whether the desktop is dark: its preference
+ * (gtk-application-prefer-dark-theme), or a dark theme by name (the
+ * settings' gtk-theme-name, or GTK_THEME=Adwaita:dark). */
+static int desktop_dark(void)
+{
+	GtkSettings *st = gtk_settings_get_default();
+	gboolean pref = FALSE;
+	char *name = NULL;
+	if (st)
+		g_object_get(st, "gtk-application-prefer-dark-theme", &pref,
+			     "gtk-theme-name", &name, NULL);
+	const char *env = getenv("GTK_THEME");
+	int dark = pref || (name && g_strrstr(name, "-dark")) ||
+		   (name && g_strrstr(name, ":dark")) ||
+		   (env && g_strrstr(env, "dark"));
+	g_free(name);
+	return dark;
+}
+
+/* The desktop changed its theme: the picture follows (T overrides it
+ * until the next change). */
+static void on_theme_changed(GObject *o, GParamSpec *ps, gpointer data)
+{
+	(void)o;
+	(void)ps;
+	theme_set(data, desktop_dark());
+}
 
 /* n, N, Enter in the search box: the next or previous match, selected,
  * zoomed to and in focus. */
@@ -625,25 +787,50 @@ static void path_toggle(struct app *a)
 	redraw(a);
 }
 
-/* The help: the table's actions, one a line. */
+/* The pointer's actions, in the help after the keys. */
+static const char *const pointer_help[][2] = {
+	{"wheel", "zoom"},
+	{"drag", "pan (never selects)"},
+	{"touch", "a finger pans, two pinch (zoom)"},
+	{"click", "select a thread"},
+	{"double-click", "its causal chain"},
+	{"drag the ruler", "measure a range (or shift+drag)"},
+};
+
+/* One line of the help: the name padded to `w` in monospace, so that
+ * every description starts in one column; said to the echo too. */
+static void help_line(struct app *a, GString *t, int w, const char *name,
+		      const char *what)
+{
+	char *n = g_markup_escape_text(name, -1);
+	char *d = g_markup_escape_text(what, -1);
+	g_string_append_printf(t, "<tt>%-*s</tt> %s\n", w, n, d);
+	echo(a, "help-line: %-*s|%s", w, name, what);
+	g_free(n);
+	g_free(d);
+}
+
+/* The help: the table's actions, one a line, and the pointer's. */
 static void help_toggle(struct app *a)
 {
 	if (!a->help) {
+		int w = 0;
+		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+			if (keys[i].names && (int)strlen(keys[i].names) > w)
+				w = (int)strlen(keys[i].names);
+		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
+			if ((int)strlen(pointer_help[i][0]) > w)
+				w = (int)strlen(pointer_help[i][0]);
 		GString *t = g_string_new("<b>keys</b>\n");
 		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
 			if (keys[i].names)
-				g_string_append_printf(
-					t, "<tt>%-12s</tt> %s\n", keys[i].names,
-					keys[i].help);
-		g_string_append(t, "\n<b>pointer</b>\n"
-				   "<tt>wheel        </tt> zoom\n"
-				   "<tt>drag         </tt> pan (never selects)\n"
-				   "<tt>touch        </tt> a finger pans, two "
-				   "pinch (zoom)\n"
-				   "<tt>click        </tt> select a thread\n"
-				   "<tt>double-click </tt> its causal chain\n"
-				   "<tt>drag the ruler</tt> measure a range (or "
-				   "shift+drag)");
+				help_line(a, t, w, keys[i].names,
+					  keys[i].help);
+		g_string_append(t, "\n<b>pointer</b>\n");
+		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
+			help_line(a, t, w, pointer_help[i][0],
+				  pointer_help[i][1]);
+		g_string_truncate(t, t->len - 1); /* (the last newline) */
 		GtkWidget *l = gtk_label_new(NULL);
 		gtk_label_set_markup(GTK_LABEL(l), t->str);
 		g_string_free(t, TRUE);
@@ -781,6 +968,19 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 	case K_HELP:
 		help_toggle(a);
 		return TRUE;
+	case K_THEME:
+		theme_set(a, !weft_view_dark(a->v));
+		return TRUE;
+	case K_STATE:
+		state_say(a);
+		return TRUE;
+	case K_BOOKMARK:
+		bookmark_drop(a);
+		return TRUE;
+	case K_NEXT_MARK:
+	case K_PREV_MARK:
+		bookmark_step(a, k->what == K_NEXT_MARK ? 1 : -1);
+		return TRUE;
 	case K_PATH:
 		path_toggle(a);
 		return TRUE;
@@ -827,6 +1027,15 @@ static void on_zoom_out(GtkButton *b, gpointer data)
 	(void)b;
 	weft_view_zoom(a->v, 0.8, a->w / 2.0);
 	redraw(a);
+}
+
+static void help_toggle(struct app *a);
+
+/* The "?" button: the keys, as ? shows them (a hint that they exist). */
+static void on_keys(GtkButton *b, gpointer data)
+{
+	(void)b;
+	help_toggle(data);
 }
 
 static void on_fit(GtkButton *b, gpointer data)
@@ -969,6 +1178,7 @@ static gboolean on_mapped(gpointer data)
 	echo_place(a, a->depth, "combo depth");
 	if (a->slowest)
 		echo_place(a, a->slowest, "button slowest");
+	echo_place(a, a->keysb, "button ?");
 	/* a run's processes: where each header is */
 	uint32_t np;
 	const struct weft_model_process *pr = weft_model_processes(a->m, &np);
@@ -1788,6 +1998,8 @@ static void pair_connect(struct app *a)
  * HOST=NS]... TRACE... (NS in nanoseconds, already checked; --compare:
  * two runs to compare); "-" reads a bundle on standard input.  Returns the number of traces, or 0 if it is wrong. */
 #define VIEW_MAX_OFFSETS 64
+static const char *view_state; /* --view STATE (weft_view_state()) */
+
 static unsigned view_args(int argc, char **argv, const char **paths,
 			  struct weft_merge_opts *o, const char **host,
 			  int64_t *ns, int *compare)
@@ -1796,6 +2008,12 @@ static unsigned view_args(int argc, char **argv, const char **paths,
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--compare")) {
 			*compare = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--view")) {
+			if (i + 1 >= argc)
+				return 0;
+			view_state = argv[++i];
 			continue;
 		}
 		if (strcmp(argv[i], "--offset")) {
@@ -1889,6 +2107,23 @@ int main(int argc, char **argv)
 		if (!strcmp(buttons[i].label, "PNG"))
 			a.png = b;
 	}
+	a.marks = gtk_menu_button_new();
+	gtk_button_set_label(GTK_BUTTON(a.marks), "bookmarks");
+	gtk_widget_set_tooltip_text(a.marks, "the bookmarks (B drops one at "
+					     "the pointer; ] and [ go to the "
+					     "next and previous)");
+	GtkWidget *mpop = gtk_popover_new(a.marks);
+	a.marks_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	gtk_container_add(GTK_CONTAINER(mpop), a.marks_box);
+	gtk_widget_show(a.marks_box);
+	gtk_menu_button_set_popover(GTK_MENU_BUTTON(a.marks), mpop);
+	gtk_widget_set_sensitive(a.marks, FALSE);
+	gtk_box_pack_start(GTK_BOX(bar), a.marks, FALSE, FALSE, 0);
+	a.keysb = gtk_button_new_with_label("?");
+	gtk_widget_set_tooltip_text(a.keysb, "the keys, and what the pointer "
+					     "does (?)");
+	g_signal_connect(a.keysb, "clicked", G_CALLBACK(on_keys), &a);
+	gtk_box_pack_start(GTK_BOX(bar), a.keysb, FALSE, FALSE, 0);
 	a.connected = gtk_toggle_button_new_with_label("connected");
 	gtk_widget_set_tooltip_text(a.connected,
 				    "only the threads causally connected to "
@@ -1977,6 +2212,23 @@ int main(int argc, char **argv)
 	gtk_container_add(GTK_CONTAINER(a.win), box);
 	counters_menu(&a);
 	a.echo = getenv("WEFT_VIEW_ECHO") != NULL;
+	if (view_state && !a.pair) {
+		char why[400];
+		if (weft_view_set_state(a.v, view_state, why, sizeof why)) {
+			fprintf(stderr, "weft view: --view: %s\n", why);
+			return 2;
+		}
+		marks_list(&a);
+	}
+	theme_set(&a, desktop_dark());
+	if (gtk_settings_get_default()) {
+		g_signal_connect(gtk_settings_get_default(),
+				 "notify::gtk-application-prefer-dark-theme",
+				 G_CALLBACK(on_theme_changed), &a);
+		g_signal_connect(gtk_settings_get_default(),
+				 "notify::gtk-theme-name",
+				 G_CALLBACK(on_theme_changed), &a);
+	}
 	if (a.pair) {
 		pair_connect(&a);
 		pair_said(&a);

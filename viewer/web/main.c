@@ -391,15 +391,49 @@ EXPORT(w_error) const char *w_error(void)
 	return out;
 }
 
+/* The view's state (weft_view_state()): what the page keeps in its
+ * address after '#'. */
+EXPORT(w_state) const char *w_state(void)
+{
+	if (!view || pair)
+		return "";
+	sync();
+	weft_view_state(view, out, sizeof out);
+	return out;
+}
+
+/* Sets the view to a state: "" when done, else why not. */
+EXPORT(w_set_state) const char *w_set_state(const char *s)
+{
+	if (!view || pair)
+		return "one run only";
+	out[0] = 0;
+	if (weft_view_set_state(view, s, out, sizeof out) == 0)
+		out[0] = 0;
+	sync();
+	return out;
+}
+
+/* The theme (weft_view_set_dark), kept for views made later. */
+static int theme_dark;
+
+EXPORT(w_dark) void w_dark(int on)
+{
+	theme_dark = !!on;
+}
+
 EXPORT(w_render) long w_render(double w, double h)
 {
 	if (pair) {
 		sync();
+		for (int s = 0; s < 2; s++)
+			weft_view_set_dark(weft_pair_view(pair, s), theme_dark);
 		weft_pair_resize(pair, w, h);
 		return weft_pair_render(pair, &canvas);
 	}
 	if (!view)
 		return 0;
+	weft_view_set_dark(view, theme_dark);
 	weft_view_resize(view, w, h);
 	return weft_view_render(view, &canvas);
 }
@@ -680,6 +714,12 @@ EXPORT(w_counter_names) const char *w_counter_names(void)
  * (w_entries gives the others), "chain": the highlighted chain's size if
  * t is in it}. */
 static const char *describe(uint32_t t);
+
+/* The selected thread described (for the inspector), or null. */
+EXPORT(w_describe_selected) const char *w_describe_selected(void)
+{
+	return view ? describe(weft_view_selected(view)) : "null";
+}
 
 static char about[16384];
 static char json[6 * 512 + 64]; /* a process header's */
@@ -1336,4 +1376,54 @@ EXPORT(w_std_view) const char *w_std_view(int which)
 	free(ix);
 	free(marks);
 	return ok ? djson : "null";
+}
+
+/* B: a bookmark at pixel x with a note; returns its index (< 0: none). */
+EXPORT(w_bookmark) int w_bookmark(double x, const char *note)
+{
+	if (!view || pair)
+		return -1;
+	return weft_view_add_bookmark(view, weft_view_time_at(view, x), note);
+}
+
+/* ] and [: the next or previous bookmark, centred on; its index or -1. */
+EXPORT(w_next_bookmark) int w_next_bookmark(int dir)
+{
+	if (!view || pair)
+		return -1;
+	int k = weft_view_next_bookmark(view, dir);
+	sync();
+	return k;
+}
+
+/* A bookmark of the list clicked: centred on. */
+EXPORT(w_go_bookmark) void w_go_bookmark(int i)
+{
+	if (!view || pair || i < 0)
+		return;
+	weft_view_go_to_bookmark(view, (uint32_t)i);
+	sync();
+}
+
+/* The bookmarks as JSON: [[time as the ruler writes it, note], ...]. */
+EXPORT(w_bookmarks) const char *w_bookmarks(void)
+{
+	dlen = 0;
+	int ok = dput("[");
+	uint32_t n = view && !pair ? weft_view_bookmarks(view) : 0;
+	int64_t t0, t1, a, b;
+	if (view)
+		weft_view_range(view, &a, &b);
+	weft_model_range(model, &t0, &t1);
+	int64_t step = view ? weft_view_tick_step((double)(b - a) / 1000) : 1;
+	for (uint32_t i = 0; ok && i < n; i++) {
+		const char *note;
+		int64_t t = weft_view_bookmark(view, i, &note);
+		char ts[48];
+		weft_view_time_str(t - t0, step, ts, sizeof ts);
+		ok = dput(i ? ",[" : "[") && dstr(ts) && dput(",") &&
+		     dstr(note) && dput("]");
+	}
+	ok = ok && dput("]");
+	return ok ? djson : "[]";
 }

@@ -80,10 +80,12 @@
   <button data-part="zoomout" title="zoom out (S)">&minus;</button>
   <button data-part="zoomin" title="zoom in (W)">+</button>
   <button data-part="fit" title="whole trace (F)">fit</button>
+  <button data-part="keys" title="the keys, and what the pointer does (?)">?</button>
   <label title="only the threads causally connected to the double-clicked one (C)"><input type="checkbox" data-part="connected"> connected</label>
   <label title="how many arrows from the thread the causal chain goes (keys 1-3; 0: all)">chain <select data-part="depth"><option value="0">all</option><option value="1">direct</option><option value="2">2</option><option value="3">3</option></select></label>
   <details data-part="counters"><summary>counters</summary><div data-part="counterlist"></div></details>
   <button data-part="slowest" title="the slowest requests, and weft query's other standard views (computed here)">slowest</button>
+  <details data-part="bookmarks" title="the bookmarks (B drops one at the pointer; ] and [ go to the next and previous)"><summary>bookmarks</summary><div data-part="marklist"></div></details>
   <span data-part="status"></span>
   <span data-part="grow"></span>
   <span data-part="at"></span>
@@ -116,6 +118,12 @@
 .weft .weft-counters summary { cursor: pointer; }
 .weft .weft-counterlist { position: absolute; z-index: 2; background: #fafafa; border: 1px solid #ccc; padding: 4px 8px; white-space: nowrap; }
 .weft .weft-counterlist label { display: block; }
+.weft .weft-bookmarks { position: relative; }
+.weft .weft-bookmarks summary { cursor: pointer; }
+.weft .weft-marklist { position: absolute; z-index: 2; background: #fafafa; border: 1px solid #ccc; padding: 4px 8px; white-space: nowrap; }
+.weft .weft-marklist div { cursor: pointer; }
+.weft .weft-marklist div:hover { text-decoration: underline; }
+.weft.weft-dark .weft-marklist { background: #1e1e1e; border-color: #444; }
 .weft .weft-inspector { flex: none; width: 320px; box-sizing: border-box; margin: 0; padding: 8px; overflow: auto; background: #fafafa; border-left: 1px solid #ccc; }
 .weft-embed .weft-inspector { width: 260px; }
 .weft .weft-inspector .head { margin: 0 0 6px; white-space: pre-wrap; font: 13px sans-serif; }
@@ -125,10 +133,18 @@
 .weft .weft-inspector li.go:hover { background: #dde8f4; text-decoration: underline; }
 .weft .weft-tip { position: absolute; pointer-events: none; white-space: pre; padding: 4px 8px; background: #fffff0; border: 1px solid #aaa; border-radius: 3px; font: 12px sans-serif; z-index: 4; }
 .weft .weft-tip[hidden] { display: none; }
-.weft .weft-help { position: absolute; left: 30%; top: 24px; padding: 8px 12px; background: #f8f8f8; border: 1px solid #bbb; border-radius: 6px; box-shadow: 0 2px 8px #0003; z-index: 3; }
+.weft .weft-help { position: absolute; left: 50%; transform: translateX(-50%); top: 8px; max-width: calc(100% - 16px); max-height: calc(100% - 16px); box-sizing: border-box; overflow: auto; padding: 8px 12px; background: #f8f8f8; border: 1px solid #bbb; border-radius: 6px; box-shadow: 0 2px 8px #0003; z-index: 3; display: grid; grid-template-columns: max-content auto; column-gap: 1em; align-items: baseline; }
 .weft .weft-help[hidden] { display: none; }
-.weft .weft-help b { display: block; margin: 4px 0; }
-.weft .weft-help kbd { display: inline-block; min-width: 8em; font: 12px monospace; }
+.weft .weft-help b { grid-column: 1 / -1; margin: 4px 0; }
+.weft .weft-help kbd { font: 12px monospace; white-space: pre; }
+.weft-embed .weft-help { font-size: 12px; padding: 4px 8px; line-height: 1.2; }
+.weft.weft-dark { color: #ddd; background: #1a1a1a; }
+.weft.weft-dark .weft-bar { background: #262626; border-color: #444; }
+.weft.weft-dark .weft-inspector, .weft.weft-dark .weft-counterlist { background: #1e1e1e; border-color: #444; }
+.weft.weft-dark .weft-inspector li.go { color: #9cf; }
+.weft.weft-dark .weft-inspector li.go:hover { background: #234; }
+.weft.weft-dark .weft-help, .weft.weft-dark .weft-tip, .weft.weft-dark .weft-progress { background: #262626; border-color: #555; color: #ddd; }
+.weft.weft-dark button, .weft.weft-dark input, .weft.weft-dark select { color: #ddd; background: #333; border: 1px solid #555; }
 .weft .weft-progress { position: absolute; left: 20%; right: 20%; top: 45%; padding: 8px 12px; background: #fafafa; border: 1px solid #bbb; border-radius: 4px; display: none; }
 .weft .weft-progress > div { height: 10px; background: #ddd; margin-bottom: 6px; }
 .weft .weft-stdview { flex: none; width: 330px; box-sizing: border-box; padding: 6px; overflow: auto; background: #fafafa; border-left: 1px solid #ccc; font-size: 12px; }
@@ -275,7 +291,9 @@
     const W = Math.round(w * dpr), H = Math.round(h * dpr);
     if (canvas.width !== W || canvas.height !== H) { canvas.width = W; canvas.height = H; }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    inst.exports.w_dark(dark ? 1 : 0);
     const prims = inst.exports.w_render(w, h);
+    keepState();
     const r = str(inst.exports.w_range()).split(' ').map(Number);
     canvas.dataset.range = r.join(' ');
     // (two runs: the bad one's range, at the same offset from its start)
@@ -344,10 +362,83 @@
     $('depth').value = '0';
     delete canvas.dataset.chain;
     counterList();
+    markList();
     if (page) document.title = name + ' - weft';
-    if (first) { first = false; initial(); }
+    if (first) { first = false; initial(); if (page) fromHash(); }
     redraw();
     return true;
+  }
+  // The view in the page's address (page only): kept after '#' as it
+  // changes (replaceState: no history entry a frame), applied at load
+  // and when the address changes; V says it in the status line.  The
+  // same state `weft view --view` and `weft render --view` take.
+  let lastState = null;
+  function keepState() {
+    if (!page || !loaded || inst.exports.w_paired()) return;
+    const st = str(inst.exports.w_state());
+    canvas.dataset.state = st;
+    if (st === lastState) return;
+    lastState = st;
+    try { history.replaceState(null, '', '#' + st); } catch (e) { /* (a sandboxed page) */ }
+  }
+  function setState(st) {
+    const err = withStr(st, (p) => str(inst.exports.w_set_state(p)));
+    if (err) { $('status').textContent = status + ' (' + err + ')'; return false; }
+    // the bar and the inspector as the state has them
+    const q = new URLSearchParams(st.replace(/^#/, ''));
+    $('search').value = q.get('q') || '';
+    const n = inst.exports.w_matches();
+    $('matches').textContent = q.get('q') ? n + ' match' + (n === 1 ? '' : 'es') : '';
+    $('connected').checked = q.get('only') === '1';
+    $('depth').value = q.get('depth') || '0';
+    const hidden = new Set((q.get('hide') || '').split(',').filter((x) => x));
+    $('counterlist').querySelectorAll('input').forEach((c) => {
+      c.checked = q.get('counters') !== '0' && !hidden.has(c.dataset.counter);
+    });
+    showThread(JSON.parse(str(inst.exports.w_describe_selected())));
+    markList();
+    showMeasure();
+    redraw();
+    return true;
+  }
+  function fromHash() {
+    const h = (location.hash || '').replace(/^#/, '');
+    if (h && h !== lastState) { lastState = h; setState(h); }
+  }
+  if (page) window.addEventListener('hashchange', fromHash);
+  // Bookmarks: B drops one at the pointer (else the middle) with the
+  // note asked for (cancel: none); the list under "bookmarks", a click
+  // goes there; ] and [ step through them.  The renderer keeps them
+  // (and the view's state, so the address).
+  let markX = null;
+  canvas.addEventListener('mousemove', (e) => { markX = e.offsetX; });
+  canvas.addEventListener('mouseleave', () => { markX = null; });
+  function bookmark() {
+    if (!loaded) return;
+    const x = markX === null ? canvas.clientWidth / 2 : markX;
+    const note = window.prompt('a note for the bookmark (optional)', '');
+    if (note === null) return;
+    withStr(note, (p) => inst.exports.w_bookmark(x, p));
+    markList();
+    redraw();
+  }
+  function markList() {
+    const el = $('marklist');
+    el.textContent = '';
+    const marks = JSON.parse(str(inst.exports.w_bookmarks()));
+    $('bookmarks').style.display = marks.length ? '' : 'none';
+    canvas.dataset.bookmarks = String(marks.length);
+    marks.forEach(([t, note], i) => {
+      const d = document.createElement('div');
+      d.textContent = (i + 1) + '. ' + t + (note ? '  ' + note : '');
+      d.onclick = () => { inst.exports.w_go_bookmark(i); redraw(); };
+      el.appendChild(d);
+    });
+  }
+  function sayState() {
+    const st = page || !inst.exports.w_paired() ? str(inst.exports.w_state()) : '';
+    $('status').textContent = 'view: ' + st;
+    canvas.dataset.state = st;
   }
   function fail(name) {
     progress(null);
@@ -538,8 +629,12 @@
   // The wheel and the trackpad: the zoom follows the size of the scroll
   // (a mouse's notch, 100 px, zooms by 1.25; a trackpad's flick of twenty
   // 2 px deltas by 1.09), horizontal scrolling (or shift+wheel) pans,
-  // ctrl+wheel -- what a trackpad's pinch sends -- zooms faster.
-  const WHEEL_NOTCH = 100, WHEEL_MAX = 500, LINE_PX = 40;
+  // ctrl+wheel -- what a trackpad's pinch sends -- zooms faster.  Every
+  // notch counts: a fast wheel on a heavy trace, whose frames lag, gets
+  // its notches coalesced by the browser into fewer events with larger
+  // deltas (40 notches as one delta of 4000 px), and zooms as far as 40
+  // events would (as GTK does); the view's own limits bound the zoom.
+  const WHEEL_NOTCH = 100, LINE_PX = 40;
   // Embedded, the wheel is the page's (it scrolls past) unless the
   // viewer has the focus or ctrl is held (a pinch).
   const focused = () => page || root.contains(document.activeElement);
@@ -552,7 +647,6 @@
     if (Math.abs(dx) > Math.abs(dy)) {
       inst.exports.w_pan(-dx, 0);
     } else if (dy) {
-      dy = Math.max(-WHEEL_MAX, Math.min(WHEEL_MAX, dy));
       inst.exports.w_zoom(Math.pow(1.25, -dy / WHEEL_NOTCH * (e.ctrlKey ? 4 : 1)), e.offsetX);
     }
     redraw();
@@ -679,21 +773,43 @@
     { keys: ['l'], names: 'L', help: 'two runs: line them up at the selected thread (none: their starts)', run: () => { alignKey(); return true; } },
     { keys: ['escape'], names: 'Esc', help: 'clear the selection, the search and the measure', run: () => { clearAll(); return true; } },
     { keys: ['?'], names: '?', help: 'show or hide these keys', run: () => { help(); return true; } },
+    { keys: ['t'], names: 'T', help: "dark or light colours (first: the browser's)", run: () => { theme(!dark); return true; } },
+    { keys: ['b'], names: 'B', help: 'drop a bookmark at the pointer (asks for a note)', run: () => { bookmark(); return true; } },
+    { keys: [']'], names: ']  [', help: 'the next, the previous bookmark', run: () => { inst.exports.w_next_bookmark(1); redraw(); return true; } },
+    { keys: ['['], run: () => { inst.exports.w_next_bookmark(-1); redraw(); return true; } },
+    { keys: ['v'], names: 'V', help: "say the view's state (the address keeps it after #; weft render --view takes it)", run: () => { sayState(); return true; } },
   ];
   const POINTER = [['wheel', 'zoom'], ['drag', 'pan (never selects)'], ['click', 'select a thread'],
     ['double-click', 'its causal chain'], ['drag the ruler', 'measure a range (or shift+drag)']];
+
+  // The theme: dark or light, first the browser's preference
+  // (prefers-color-scheme), followed when it changes; T switches.  The
+  // picture's colours are the renderer's (w_dark); the page's parts
+  // follow the class weft-dark; data-theme on the canvas says which.
+  const darkQuery = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
+  let dark = !!(darkQuery && darkQuery.matches);
+  function theme(on) {
+    dark = !!on;
+    root.classList.toggle('weft-dark', dark);
+    canvas.dataset.theme = dark ? 'dark' : 'light';
+    redraw();
+  }
+  if (darkQuery && darkQuery.addEventListener) darkQuery.addEventListener('change', (e) => theme(e.matches));
+  theme(dark);
 
   // The help: built from KEYS, shown or hidden (on: true/false, or toggle).
   function help(on) {
     const el = $('help');
     if (!el.firstChild) {
+      // (a grid of two columns: every name in the first, every
+      // description starting in one column)
       const add = (a, b) => {
-        const row = document.createElement('div');
         const k = document.createElement('kbd');
         k.textContent = a;
-        row.appendChild(k);
-        row.appendChild(document.createTextNode(b));
-        el.appendChild(row);
+        const d = document.createElement('span');
+        d.textContent = b;
+        el.appendChild(k);
+        el.appendChild(d);
       };
       const head = (t) => { const h = document.createElement('b'); h.textContent = t; el.appendChild(h); };
       head('keys');
@@ -848,6 +964,7 @@
   $('zoomin').onclick = () => { inst.exports.w_zoom(1.25, canvas.clientWidth / 2); redraw(); };
   $('zoomout').onclick = () => { inst.exports.w_zoom(0.8, canvas.clientWidth / 2); redraw(); };
   $('fit').onclick = () => { inst.exports.w_fit(); redraw(); };
+  $('keys').onclick = () => help();
   $('connected').onchange = (e) => { inst.exports.w_only_chain(e.target.checked ? 1 : 0); redraw(); };
   $('depth').onchange = (e) => depth(Number(e.target.value));
   $('search').addEventListener('input', (e) => {
