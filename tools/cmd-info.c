@@ -223,7 +223,9 @@ int cmd_info(int argc, char **argv)
 		if (first)
 			origin = ev.ns;
 		first = 0;
-		if (!kept[0] || (ev.flags & WEFT_EVF_MADE))
+		/* (the carried threads of a directory whose oldest chunks
+		 * were deleted are not the program's events) */
+		if (!kept[0] || (ev.flags & (WEFT_EVF_MADE | WEFT_EVF_CARRIED)))
 			continue;
 		if (ev.stream >= nlast) {
 			uint32_t n = ev.stream + 16;

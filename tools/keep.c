@@ -237,6 +237,22 @@ struct kchunk {
 	uint64_t raw_bytes;
 };
 
+struct kthr {
+	uint64_t id, creator, source, created;
+	uint32_t stream;
+	uint16_t kind, lname;
+	uint8_t ran, ltrunc;
+	char label[WEFT_KEEP_LABEL];
+};
+
+struct ktrack {
+	struct kthr *t;
+	uint32_t cap, n; /* cap: a power of two, or 0 */
+	uint64_t *cur;	 /* per stream: its current async thread */
+	uint32_t ncur;
+	uint32_t untracked; /* creations not tracked (over the maximum) */
+};
+
 /* ------------------------------------------------------------- the ring */
 
 struct kring {
@@ -253,7 +269,299 @@ struct kring {
 	struct kchunk ch;
 	int done; /* its writer is gone and everything is kept */
 	uint64_t kept;
+	struct ktrack tr;	    /* the async threads alive, for the carry */
+	struct weft__kcarry *carry; /* those alive at the chunk's start */
+	uint32_t ncarry, ccarry, carry_untracked;
 };
+
+/* ------------------------------------------------ carried async threads */
+
+/* The async threads alive in a ring (created, not yet resolved, failed,
+ * cancelled or become another), from the events of the packets kept, in
+ * the order kept: each chunk carries those alive at its start, so that it
+ * stands alone (docs/keep.md, "Carried threads").  Open addressing by id
+ * (0 is free: the OS thread itself is never created), deletion by
+ * backward shift (no tombstones: a server creates and resolves millions). */
+static uint32_t kt_hash(const struct ktrack *T, uint64_t id)
+{
+	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 32) & (T->cap - 1);
+}
+
+static struct kthr *kt_find(struct ktrack *T, uint64_t id)
+{
+	if (!T->cap || !id)
+		return NULL;
+	for (uint32_t i = kt_hash(T, id);; i = (i + 1) & (T->cap - 1)) {
+		if (T->t[i].id == id)
+			return &T->t[i];
+		if (!T->t[i].id)
+			return NULL;
+	}
+}
+
+static void kt_del(struct ktrack *T, uint64_t id)
+{
+	struct kthr *e = kt_find(T, id);
+	if (!e)
+		return;
+	uint32_t m = T->cap - 1, i = (uint32_t)(e - T->t), j = i;
+	T->t[i].id = 0;
+	T->n--;
+	for (;;) {
+		j = (j + 1) & m;
+		if (!T->t[j].id)
+			return;
+		uint32_t k = kt_hash(T, T->t[j].id);
+		/* j's entry may move to i if its home is not in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		T->t[i] = T->t[j];
+		T->t[j].id = 0;
+		i = j;
+	}
+}
+
+/* The entry of a thread just created (a creation of an id alive replaces
+ * it), or NULL: out of memory, or WEFT_KEEP_CARRY_MAX alive already. */
+static struct kthr *kt_put(struct ktrack *T, uint64_t id)
+{
+	if (!id)
+		return NULL;
+	struct kthr *e = kt_find(T, id);
+	if (!e && (T->n + 1) * 4 > T->cap * 3) {
+		if (T->n >= WEFT_KEEP_CARRY_MAX) {
+			T->untracked++;
+			return NULL;
+		}
+		uint32_t cap = T->cap ? T->cap * 2 : 256;
+		struct kthr *n = calloc(cap, sizeof *n), *old = T->t;
+		if (!n)
+			return NULL;
+		uint32_t ocap = T->cap;
+		T->t = n;
+		T->cap = cap;
+		for (uint32_t i = 0; i < ocap; i++) {
+			if (!old[i].id)
+				continue;
+			uint32_t k = kt_hash(T, old[i].id);
+			while (n[k].id)
+				k = (k + 1) & (cap - 1);
+			n[k] = old[i];
+		}
+		free(old);
+	}
+	if (!e) {
+		uint32_t k = kt_hash(T, id);
+		while (T->t[k].id)
+			k = (k + 1) & (T->cap - 1);
+		e = &T->t[k];
+		T->n++;
+	}
+	memset(e, 0, sizeof *e);
+	e->id = id;
+	return e;
+}
+
+static void kt_created(struct ktrack *T, uint64_t id, uint64_t creator,
+		       uint32_t stream, uint64_t ts, uint16_t kind,
+		       uint16_t lname, const struct kthr *like)
+{
+	struct kthr *e = kt_put(T, id);
+	if (!e)
+		return;
+	e->creator = creator;
+	e->stream = stream;
+	e->created = ts;
+	e->kind = kind;
+	e->lname = lname;
+	if (like) { /* fire: of its target's kind and label */
+		e->kind = like->kind;
+		e->lname = like->lname;
+		e->ltrunc = like->ltrunc;
+		memcpy(e->label, like->label, sizeof e->label);
+	}
+}
+
+/* Follows the events of a kept packet (its committed part). */
+static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content)
+{
+	uint64_t sid = weft__ld64(pk + WEFT_PK_STREAM);
+	if (sid >= (1u << 20))
+		return; /* (not a stream a ring can have) */
+	uint32_t stream = (uint32_t)sid;
+	if (stream >= T->ncur) {
+		uint32_t n = stream + 16;
+		uint64_t *c = realloc(T->cur, n * sizeof *c);
+		if (!c)
+			return;
+		memset(c + T->ncur, 0, (n - T->ncur) * sizeof *c);
+		T->cur = c;
+		T->ncur = n;
+	}
+	uint64_t cur = weft__ld64(pk + WEFT_PK_CURRENT);
+	uint64_t clock = weft__ld64(pk + WEFT_PK_TS_BEGIN);
+	const uint8_t *p = pk + WEFT_PK_EVENTS, *end = pk + content;
+	while (p < end) {
+		unsigned id;
+		if ((p[0] & 31) == WEFT_EH_EXTENDED) {
+			if (end - p < WEFT_EH_EXT_SIZE)
+				break;
+			id = weft__ld32(p + 1);
+			clock = weft__ld64(p + 5);
+			p += WEFT_EH_EXT_SIZE;
+		} else {
+			if (end - p < 4)
+				break;
+			uint32_t w = weft__ld32(p);
+			id = w & 31;
+			uint64_t ts = (clock & ~((1ull << 27) - 1)) | (w >> 5);
+			if (ts < clock)
+				ts += 1ull << 27;
+			clock = ts;
+			p += 4;
+		}
+		if (id >= WEFT_EV_COUNT)
+			break; /* (a reader reports it) */
+		const struct weft__evspec *sp = &weft__events[id];
+		uint64_t ids[2] = {0, 0};
+		uint16_t names[2] = {0, 0};
+		const char *text = NULL;
+		int trunc = 0, nid = 0, nname = 0;
+		for (int i = 0; i < 4 && sp->f[i].type; i++) {
+			switch (sp->f[i].type) {
+			case WEFT_FT_ID:
+				if (end - p < 8)
+					return;
+				ids[nid++ & 1] = weft__ld64(p);
+				p += 8;
+				break;
+			case WEFT_FT_NAME:
+				if (end - p < 2)
+					return;
+				names[nname++ & 1] = weft__ld16(p);
+				p += 2;
+				break;
+			case WEFT_FT_I64:
+			case WEFT_FT_U64:
+				if (end - p < 8)
+					return;
+				p += 8;
+				break;
+			case WEFT_FT_TRUNC:
+				if (end - p < 1)
+					return;
+				trunc = *p++ == 1;
+				break;
+			case WEFT_FT_STR: {
+				const uint8_t *z =
+					memchr(p, 0, (size_t)(end - p));
+				if (!z)
+					return;
+				text = (const char *)p;
+				p = z + 1;
+				break;
+			}
+			}
+		}
+		struct kthr *e;
+		switch (id) {
+		case WEFT_EV_CREATE:
+			kt_created(T, ids[0], cur, stream, clock, names[0], 0,
+				   NULL);
+			break;
+		case WEFT_EV_CREATE_LABEL:
+			kt_created(T, ids[0], cur, stream, clock, names[0],
+				   names[1], NULL);
+			break;
+		case WEFT_EV_LABEL:
+			if ((e = kt_find(T, ids[0])) && text) {
+				size_t l = strlen(text);
+				e->ltrunc = trunc || l >= sizeof e->label;
+				if (l >= sizeof e->label) {
+					l = sizeof e->label - 1;
+					/* (not in the middle of a character) */
+					while (l && ((uint8_t)text[l] & 0xC0) ==
+							    0x80)
+						l--;
+				}
+				memcpy(e->label, text, l);
+				e->label[l] = 0;
+				e->lname = 0;
+			}
+			break;
+		case WEFT_EV_RUN:
+			if ((e = kt_find(T, ids[0])))
+				e->ran = 1, e->source = 0;
+			break;
+		case WEFT_EV_TRY_READ:
+			if ((e = kt_find(T, cur)))
+				e->source = ids[0];
+			break;
+		case WEFT_EV_READ:
+			if ((e = kt_find(T, cur)))
+				e->source = 0;
+			break;
+		case WEFT_EV_RESOLVE:
+		case WEFT_EV_FAIL:
+		case WEFT_EV_CANCEL:
+		case WEFT_EV_RESOLVE_RUN:
+		case WEFT_EV_BECOMES:
+			kt_del(T, ids[0]);
+			break;
+		case WEFT_EV_FIRE: {
+			struct kthr like, *t = kt_find(T, ids[0]);
+			if (t)
+				like = *t;
+			kt_del(T, ids[0]);
+			kt_created(T, ids[1], ids[0], stream, clock, 0, 0,
+				   t ? &like : NULL);
+			break;
+		}
+		default:
+			break;
+		}
+		if (sp->sets_current)
+			cur = ids[0];
+	}
+	T->cur[stream] = cur;
+}
+
+/* The threads alive now, into R->carry: those a chunk starting now
+ * carries. */
+static int kt_snapshot(struct kring *R)
+{
+	struct ktrack *T = &R->tr;
+	R->ncarry = 0;
+	R->carry_untracked = T->untracked;
+	if (T->n > R->ccarry) {
+		struct weft__kcarry *c = realloc(R->carry, T->n * sizeof *c);
+		if (!c)
+			return -ENOMEM;
+		R->carry = c;
+		R->ccarry = T->n;
+	}
+	for (uint32_t i = 0; i < T->cap; i++) {
+		const struct kthr *e = &T->t[i];
+		if (!e->id)
+			continue;
+		struct weft__kcarry *c = &R->carry[R->ncarry++];
+		memset(c, 0, sizeof *c);
+		c->id = e->id;
+		c->creator = e->creator;
+		c->source = e->source;
+		c->created = e->created;
+		c->stream = e->stream;
+		c->kind = e->kind;
+		c->lname = e->lname;
+		c->ltrunc = e->ltrunc;
+		memcpy(c->label, e->label, sizeof c->label);
+		c->state = e->ran ? WEFT_KEEP_WAITING : WEFT_KEEP_CREATED;
+		for (uint32_t s = 0; s < T->ncur; s++)
+			if (T->cur[s] == e->id)
+				c->state = WEFT_KEEP_RUNNING;
+	}
+	return 0;
+}
 
 static int ch_room(struct kchunk *c, size_t need)
 {
@@ -340,8 +648,13 @@ static int add_packet(struct keeper *K, struct kring *R, uint64_t gen, int open)
 		c->pk = p;
 		c->cpk = cap;
 	}
-	if (!c->npk)
+	if (!c->npk) {
 		c->opened = now_ns(CLOCK_MONOTONIC);
+		/* the threads alive at its start */
+		int err = kt_snapshot(R);
+		if (err)
+			return err;
+	}
 	struct weft__kpk *p = &c->pk[c->npk++];
 	memset(p, 0, sizeof *p);
 	p->gen = gen;
@@ -351,6 +664,7 @@ static int add_packet(struct keeper *K, struct kring *R, uint64_t gen, int open)
 	p->ts_begin = weft__ld64(R->pkt + WEFT_PK_TS_BEGIN);
 	p->ts_end = weft__ld64(R->pkt + WEFT_PK_TS_END);
 	memcpy(c->raw + c->rawlen, R->pkt, ps);
+	kt_scan(&R->tr, R->pkt, weft__ld64(R->pkt + WEFT_PK_CONTENT) / 8);
 	c->rawlen += ps;
 	c->raw_bytes += ps;
 	R->kept++;
@@ -425,9 +739,12 @@ static int close_chunk(struct keeper *K, struct kring *R)
 	}
 	ix.raw_bytes = hs + c->raw_bytes;
 	ix.real_closed = now_ns(CLOCK_REALTIME);
+	ix.ncarry = R->ncarry;
+	ix.carry_untracked = R->carry_untracked;
 	struct weft__ktail tail;
 	size_t plen = sizeof ix + c->nfr * sizeof *c->fr +
-		      c->npk * sizeof *c->pk + sizeof tail;
+		      c->npk * sizeof *c->pk +
+		      (size_t)R->ncarry * sizeof *R->carry + sizeof tail;
 	tail.index_len = plen;
 	memcpy(tail.magic, WEFT_KEEP_END_MAGIC, 8);
 	uint32_t skip[2] = {WEFT_KEEP_SKIPPABLE, (uint32_t)plen};
@@ -453,6 +770,9 @@ static int close_chunk(struct keeper *K, struct kring *R)
 		err = write_all(fd, c->fr, c->nfr * sizeof *c->fr);
 	if (!err)
 		err = write_all(fd, c->pk, c->npk * sizeof *c->pk);
+	if (!err && R->ncarry)
+		err = write_all(fd, R->carry,
+				(size_t)R->ncarry * sizeof *R->carry);
 	if (!err)
 		err = write_all(fd, &tail, sizeof tail);
 	if (fd >= 0 && close(fd) < 0 && !err)
@@ -524,9 +844,12 @@ static int read_index(int dirfd, const char *name, struct weft__kidx *ix,
 	uint64_t at = (uint64_t)sb.st_size - tail.index_len;
 	if (pread_all(fd, ix, sizeof *ix, at) ||
 	    memcmp(ix->magic, WEFT_KEEP_IDX_MAGIC, 8) ||
-	    ix->version != WEFT_KEEP_VERSION ||
+	    ix->version < WEFT_KEEP_VERSION_MIN ||
+	    ix->version > WEFT_KEEP_VERSION ||
 	    sizeof *ix + (uint64_t)ix->nframes * sizeof(struct weft__kframe) +
 			    (uint64_t)ix->npackets * sizeof(struct weft__kpk) +
+			    (uint64_t)(ix->version >= 2 ? ix->ncarry : 0) *
+				    sizeof(struct weft__kcarry) +
 			    sizeof tail !=
 		    tail.index_len)
 		goto out;
@@ -815,6 +1138,9 @@ static void ring_free(struct kring *R)
 	free(R->ch.cbuf);
 	free(R->ch.fr);
 	free(R->ch.pk);
+	free(R->tr.t);
+	free(R->tr.cur);
+	free(R->carry);
 	free(R);
 }
 

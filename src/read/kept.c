@@ -44,6 +44,7 @@ struct kchunk_in {
 	size_t size;
 	struct weft__kframe *fr; /* (copies: the index is not aligned) */
 	struct weft__kpk *pk;
+	struct weft__kcarry *cr; /* the async threads alive at its start */
 };
 
 static void note(struct kept_notes *nt, const char *name, const char *why)
@@ -97,9 +98,12 @@ static int chunk_index(struct kchunk_in *c)
 	memcpy(&c->ix, at, sizeof c->ix);
 	const struct weft__kidx *ix = &c->ix;
 	if (memcmp(ix->magic, WEFT_KEEP_IDX_MAGIC, 8) ||
-	    ix->version != WEFT_KEEP_VERSION ||
+	    ix->version < WEFT_KEEP_VERSION_MIN ||
+	    ix->version > WEFT_KEEP_VERSION ||
 	    sizeof *ix + (uint64_t)ix->nframes * sizeof(struct weft__kframe) +
 			    (uint64_t)ix->npackets * sizeof(struct weft__kpk) +
+			    (uint64_t)(ix->version >= 2 ? ix->ncarry : 0) *
+				    sizeof(struct weft__kcarry) +
 			    sizeof tail !=
 		    tail.index_len ||
 	    ix->packet_size < WEFT_MIN_PACKET ||
@@ -107,14 +111,21 @@ static int chunk_index(struct kchunk_in *c)
 	    ix->header_size < sizeof(struct weft__fhdr) ||
 	    ix->header_size > (64u << 20))
 		return -1;
+	if (ix->version < 2)
+		c->ix.ncarry = c->ix.carry_untracked = 0;
 	size_t fl = ix->nframes * sizeof *c->fr,
-	       pl = ix->npackets * sizeof *c->pk;
+	       pl = ix->npackets * sizeof *c->pk,
+	       cl = (size_t)ix->ncarry * sizeof *c->cr;
 	c->fr = malloc(fl ? fl : 1);
 	c->pk = malloc(pl);
-	if (!c->fr || !c->pk)
+	c->cr = malloc(cl ? cl : 1);
+	if (!c->fr || !c->pk || !c->cr)
 		return -1;
 	memcpy(c->fr, at + sizeof *ix, fl);
 	memcpy(c->pk, at + sizeof *ix + fl, pl);
+	memcpy(c->cr, at + sizeof *ix + fl + pl, cl);
+	for (uint32_t i = 0; i < ix->ncarry; i++)
+		c->cr[i].label[WEFT_KEEP_LABEL - 1] = 0;
 	uint64_t end = c->size - tail.index_len - 8; /* the skip header */
 	uint32_t covered = 0;
 	for (uint32_t i = 0; i < ix->nframes; i++) {
@@ -147,6 +158,213 @@ static int cmp_gen(const void *a, const void *b)
 	if (x->gen != y->gen)
 		return x->gen < y->gen ? -1 : 1;
 	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* ------------------------------------------------------ carried threads */
+
+/* The packets a chunk's carried threads become (docs/keep.md, "Carried
+ * threads"): on the stream that created each thread, at the time `ts`
+ * (the ring's first packet), with that thread's creator as the packet's
+ * current thread, its `create` or `create_label` and its latest text
+ * `label`; then, for each thread that ran and waits on a source, its
+ * `run` and unanswered `try_read`, and `run(0)`.  Their generations have
+ * WEFT__GEN_CARRIED set: readers take them first in their stream and
+ * outside its packet sequence (no loss counted), and mark their events
+ * WEFT_EVF_CARRIED. */
+struct carrier {
+	uint8_t *buf; /* the packets made */
+	uint32_t n, cap, ps;
+	const uint8_t *real; /* the real packets (nreal), behind the header */
+	uint32_t nreal, nstreams;
+	uint64_t ts;
+	uint8_t *pk; /* the packet being filled, or NULL */
+	uint32_t pos, stream;
+	uint64_t current;
+};
+
+#define CARRY_MAX_BYTES (64u << 20)
+
+static void carry_close(struct carrier *C)
+{
+	if (!C->pk)
+		return;
+	uint64_t bits = (uint64_t)C->pos * 8;
+	memcpy(C->pk + WEFT_PK_CONTENT, &bits, 8);
+	memcpy(C->pk + C->ps - WEFT_PK_TRAILER, C->pk + WEFT_PK_GEN, 8);
+	C->pk = NULL;
+}
+
+/* Opens a packet on `stream` whose current thread is `current`.  0, or
+ * -1 (no room: the rest is not carried). */
+static int carry_open(struct carrier *C, uint32_t stream, uint64_t current)
+{
+	carry_close(C);
+	if ((uint64_t)(C->n + 1) * C->ps > CARRY_MAX_BYTES)
+		return -1;
+	if (C->n == C->cap) {
+		uint32_t cap = C->cap ? C->cap * 2 : 4;
+		uint8_t *b = realloc(C->buf, (size_t)cap * C->ps);
+		if (!b)
+			return -1;
+		C->buf = b;
+		C->cap = cap;
+	}
+	uint8_t *pk = C->buf + (size_t)C->n++ * C->ps;
+	memset(pk, 0, C->ps);
+	memcpy(pk, C->real, WEFT_PK_GEN); /* magic, uuid, version */
+	uint64_t v = WEFT__GEN_CARRIED | C->n;
+	memcpy(pk + WEFT_PK_GEN, &v, 8);
+	v = stream;
+	memcpy(pk + WEFT_PK_STREAM, &v, 8);
+	memcpy(pk + WEFT_PK_TS_BEGIN, &C->ts, 8);
+	memcpy(pk + WEFT_PK_TS_END, &C->ts, 8);
+	v = (uint64_t)C->ps * 8;
+	memcpy(pk + WEFT_PK_SIZE, &v, 8);
+	memcpy(pk + WEFT_PK_CURRENT, &current, 8);
+	/* the OS thread, and the drops counted so far, of the stream's
+	 * oldest real packet (then none is counted twice) */
+	uint64_t best = UINT64_MAX;
+	for (uint32_t i = 0; i < C->nreal; i++) {
+		const uint8_t *r = C->real + (size_t)i * C->ps;
+		if (weft__ld64(r + WEFT_PK_STREAM) == stream &&
+		    weft__ld64(r + WEFT_PK_SEQ) < best) {
+			best = weft__ld64(r + WEFT_PK_SEQ);
+			memcpy(pk + WEFT_PK_DISCARDED, r + WEFT_PK_DISCARDED,
+			       8);
+			memcpy(pk + WEFT_PK_TID, r + WEFT_PK_TID, 4);
+		}
+	}
+	C->pk = pk;
+	C->pos = WEFT_PK_EVENTS;
+	C->stream = stream;
+	C->current = current;
+	return 0;
+}
+
+/* One event (extended header: its full time) into a packet on `stream`
+ * whose current thread is `current`.  0, or -1 (no room). */
+static int carry_event(struct carrier *C, uint32_t stream, uint64_t current,
+		       unsigned id, const uint8_t *payload, uint32_t len)
+{
+	uint32_t need = WEFT_EH_EXT_SIZE + len;
+	if (need > C->ps - WEFT_PK_TRAILER - WEFT_PK_EVENTS)
+		return -1;
+	if ((!C->pk || C->stream != stream || C->current != current ||
+	     C->pos + need > C->ps - WEFT_PK_TRAILER) &&
+	    carry_open(C, stream, current))
+		return -1;
+	uint8_t *p = C->pk + C->pos;
+	uint32_t id32 = id;
+	p[0] = WEFT_EH_EXTENDED;
+	memcpy(p + 1, &id32, 4);
+	memcpy(p + 5, &C->ts, 8);
+	memcpy(p + WEFT_EH_EXT_SIZE, payload, len);
+	C->pos += need;
+	return 0;
+}
+
+static int cmp_carry(const void *a, const void *b)
+{
+	const struct weft__kcarry *x = a, *y = b;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->creator != y->creator)
+		return x->creator < y->creator ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The packets of chunk k's carried threads, for the ring of nreal real
+ * packets at `real` (its header: h): *out (malloc'ed), *n packets. */
+static int carried_packets(const struct kchunk_in *k,
+			   const struct weft__fhdr *h, const uint8_t *real,
+			   uint32_t nreal, uint32_t ps, uint8_t **out,
+			   uint32_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!k->ix.ncarry || !nreal ||
+	    weft__ld32(real + WEFT_PK_MAGIC) != WEFT_CTF_MAGIC)
+		return 0;
+	struct carrier C = {.ps = ps,
+			    .real = real,
+			    .nreal = nreal,
+			    .nstreams = h->nstreams,
+			    .ts = UINT64_MAX};
+	for (uint32_t i = 0; i < nreal; i++) {
+		uint64_t t =
+			weft__ld64(real + (size_t)i * ps + WEFT_PK_TS_BEGIN);
+		if (t && t < C.ts)
+			C.ts = t;
+	}
+	if (C.ts == UINT64_MAX)
+		C.ts = 1;
+	size_t cl = (size_t)k->ix.ncarry * sizeof *k->cr;
+	struct weft__kcarry *cr = malloc(cl);
+	if (!cr)
+		return -ENOMEM;
+	memcpy(cr, k->cr, cl);
+	uint32_t nc = k->ix.ncarry;
+	uint32_t fallback = (uint32_t)weft__ld64(real + WEFT_PK_STREAM);
+	for (uint32_t i = 0; i < nc; i++)
+		if (cr[i].stream >= C.nstreams)
+			cr[i].stream = fallback; /* (a damaged entry) */
+	qsort(cr, nc, sizeof *cr, cmp_carry);
+	uint8_t ev[WEFT_KEEP_LABEL + 16];
+	int full = 0;
+	for (uint32_t i = 0; i < nc && !full; i++) {
+		const struct weft__kcarry *e = &cr[i];
+		memcpy(ev, &e->id, 8);
+		memcpy(ev + 8, &e->kind, 2);
+		if (e->lname) {
+			memcpy(ev + 10, &e->lname, 2);
+			full = carry_event(&C, e->stream, e->creator,
+					   WEFT_EV_CREATE_LABEL, ev, 12);
+		} else
+			full = carry_event(&C, e->stream, e->creator,
+					   WEFT_EV_CREATE, ev, 10);
+		if (!full && e->label[0]) {
+			size_t l = strnlen(e->label, WEFT_KEEP_LABEL - 1);
+			ev[8] = e->ltrunc ? 1 : 0;
+			memcpy(ev + 9, e->label, l);
+			ev[9 + l] = 0;
+			full = carry_event(&C, e->stream, e->creator,
+					   WEFT_EV_LABEL, ev,
+					   (uint32_t)(10 + l));
+		}
+	}
+	/* those that ran and wait: their wait (a packet of no current
+	 * thread: run, try_read, ..., run(0)) */
+	carry_close(&C);
+	for (uint32_t i = 0; i < nc && !full; i++) {
+		const struct weft__kcarry *e = &cr[i];
+		if (e->state != WEFT_KEEP_WAITING || !e->source)
+			continue;
+		if (C.pk && (C.stream != e->stream || C.current != 0 ||
+			     C.pos + 3 * (WEFT_EH_EXT_SIZE + 8) >
+				     ps - WEFT_PK_TRAILER)) {
+			uint64_t z = 0;
+			if (C.current == 0 && C.pos > WEFT_PK_EVENTS &&
+			    C.pos + WEFT_EH_EXT_SIZE + 8 <=
+				    ps - WEFT_PK_TRAILER)
+				carry_event(&C, C.stream, 0, WEFT_EV_RUN,
+					    (const uint8_t *)&z, 8);
+			carry_close(&C);
+		}
+		full = carry_event(&C, e->stream, 0, WEFT_EV_RUN,
+				   (const uint8_t *)&e->id, 8) ||
+		       carry_event(&C, e->stream, 0, WEFT_EV_TRY_READ,
+				   (const uint8_t *)&e->source, 8);
+	}
+	if (C.pk && C.current == 0 && C.pos > WEFT_PK_EVENTS) {
+		uint64_t z = 0;
+		carry_event(&C, C.stream, 0, WEFT_EV_RUN, (const uint8_t *)&z,
+			    8);
+	}
+	carry_close(&C);
+	free(cr);
+	*out = C.buf;
+	*n = C.n;
+	return 0;
 }
 
 /* The ring of chunks c[0..n) (one ring's, by number): into *out. */
@@ -237,6 +455,36 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 		w = 1;
 	}
 	struct weft__fhdr *h = (struct weft__fhdr *)(void *)b;
+	/* the threads alive at the start of the oldest chunk (of the
+	 * others: the chunks before them have their creations) */
+	const struct kchunk_in *first = NULL;
+	for (uint32_t i = 0; i < n; i++)
+		if (!memcmp(c[i].ix.uuid, last->ix.uuid, 16) &&
+		    c[i].ix.packet_size == ps &&
+		    (!first || c[i].ix.gen_min < first->ix.gen_min))
+			first = &c[i];
+	uint8_t *cp = NULL;
+	uint32_t ncp = 0;
+	if (first && carried_packets(first, h, b + hs, w, ps, &cp, &ncp)) {
+		free(b);
+		return -ENOMEM;
+	}
+	if (ncp) {
+		uint8_t *nb = realloc(b, (size_t)hs + (size_t)(w + ncp) * ps);
+		if (!nb) {
+			free(b);
+			free(cp);
+			return -ENOMEM;
+		}
+		b = nb;
+		memcpy(b + hs + (size_t)w * ps, cp, (size_t)ncp * ps);
+		w += ncp;
+		h = (struct weft__fhdr *)(void *)b;
+	}
+	free(cp);
+	/* (readers look at the slots next_gen says were used) */
+	if ((h->next_gen & ~WEFT_GEN_STOPPED) < w)
+		h->next_gen = (h->next_gen & WEFT_GEN_STOPPED) | w;
 	h->npackets = w;
 	h->file_size = (uint64_t)hs + (uint64_t)w * ps;
 	*out = b;
@@ -289,6 +537,7 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 			free(k->file);
 			free(k->fr);
 			free(k->pk);
+			free(k->cr);
 			continue;
 		}
 		k->ix.ring[sizeof k->ix.ring - 1] = 0;
@@ -384,6 +633,7 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 		free(c[i].file);
 		free(c[i].fr);
 		free(c[i].pk);
+		free(c[i].cr);
 	}
 	free(c);
 	ZSTD_freeDCtx(dz);
@@ -423,5 +673,6 @@ int weft__kept_chunk(const char *path, uint8_t **out, size_t *len,
 	free(c.file);
 	free(c.fr);
 	free(c.pk);
+	free(c.cr);
 	return err;
 }

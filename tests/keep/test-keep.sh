@@ -317,4 +317,78 @@ t_readers() {
 }
 run "every reading command reads the kept directory" t_readers
 
+# A chunk alone knows the async threads alive at its start: created
+# (with their kind, labels and creator) in chunks before it, resolved in
+# it; the whole directory sees each creation once; with the oldest chunks
+# deleted, the directory's oldest chunk carries them.
+export CARRY=$WEFT_BUILD/tests/keep/keep-carry
+carried_lines() { # file: the carried events, without their times
+	grep ' carried=1$' "$1" | cut -d' ' -f2- | sort
+}
+t_carry() {
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --chunk 64K -- "$CARRY" 200000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = done ] || die "the program's output: $(cat out.txt)"
+	local c last="" n=0 tid
+	for c in k/*.zst; do
+		n=$((n + 1))
+		"$W" dump "$c" >c.txt 2>/dev/null
+		grep -q 'resolve target=0x200 ' c.txt && last=$c
+	done
+	[ -n "$last" ] && [ "$n" -ge 3 ] || die "$n chunks; 0x200 resolved in '$last'"
+	[ "$last" != "$(ls k/*.zst | head -1)" ] || die "0x200 resolved in the first chunk"
+	"$W" dump "$last" >c.txt 2>c.err
+	tid=$(grep ' resolve target=0x200 ' c.txt | cut -d' ' -f2)
+	# exactly these, on the OS thread that created them; not the thread
+	# resolved at the start (0x600); the worker's own OS thread's creation
+	cat >want.txt <<-EOF
+	$tid create child=0x100 kind="listener" by=0x0 carried=1
+	$tid label thread=0x100 truncated=0 text="listener one" by=0x0 carried=1
+	$tid create child=0x400 kind="request" by=0x0 carried=1
+	$tid label thread=0x400 truncated=0 text="GET /slow" by=0x0 carried=1
+	$tid create child=0x200 kind="conn" by=0x100 carried=1
+	$tid label thread=0x200 truncated=0 text="conn from 10.0.0.7" by=0x100 carried=1
+	$tid create_label child=0x300 kind="timer" label="every second" by=0x100 carried=1
+	$tid create child=0x500 kind="query" by=0x400 carried=1
+	$tid run thread=0x400 by=0x0 carried=1
+	$tid try_read source=0x500 by=0x400 carried=1
+	$tid run thread=0x0 by=0x400 carried=1
+	EOF
+	grep ' carried=1$' c.txt | grep -v 'child=0x700' | cut -d' ' -f2- >got.txt
+	diff want.txt got.txt >&2 || die "$last: not the threads alive at its start"
+	# at the chunk's start (its first time: 0), before its own events
+	[ "$(grep ' carried=1$' c.txt | grep -vc '^0.000000000 ')" = 0 ] || die "carried later: $(grep -m3 ' carried=1$' c.txt)"
+	head -1 c.txt | grep -q ' carried=1$' || die "not first: $(head -3 c.txt)"
+	grep -vq ' carried=1$' c.txt || die "no events of its own"
+	# outside the packet sequences: the losses are those of the chunk's
+	# packets alone (zstd -d: the ring without the carried threads)
+	if command -v zstd >/dev/null; then
+		zstd -q -d -c "$last" >c.ring || die "zstd -d"
+		"$W" info c.ring 2>/dev/null | grep '^losses:' >l1.txt
+		"$W" info "$last" 2>/dev/null | grep '^losses:' >l2.txt
+		grep -q ' [1-9][0-9]* packets lost' l1.txt && cmp -s l1.txt l2.txt ||
+			die "losses: $(cat l1.txt) alone, $(cat l2.txt) with the carried threads"
+	fi
+	# explained alone: the request waits on its query since the start
+	"$W" why "$last" --path "GET /slow" >w.txt 2>/dev/null || die "why --path"
+	grep -q "^GET /slow (0x400, request): created at 0.000000000 s, resolved at" w.txt || die "$(cat w.txt)"
+	grep -q "waiting on query 0x500 (0x500)" w.txt || die "$(cat w.txt)"
+	# the whole directory: each creation once, none carried
+	"$W" dump k >d.txt 2>/dev/null || die "dump k"
+	! grep -q ' carried=1$' d.txt || die "the directory read carried events"
+	[ "$(grep -c ' create child=0x200 ' d.txt)" = 1 ] || die "0x200 created $(grep -c ' create child=0x200 ' d.txt) times"
+	# the same with a budget: the oldest chunk left carries them once
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --max-disk 256K --chunk 64K -- "$CARRY" 300000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	grep -q "deleted to stay within" rec.txt || die "nothing deleted: $(cat rec.txt)"
+	"$W" dump k >d.txt 2>/dev/null
+	[ "$(grep -c ' create child=0x200 kind="conn" by=0x100 carried=1$' d.txt)" = 1 ] ||
+		die "0x200 not carried once: $(grep 0x200 d.txt)"
+	[ "$(grep -c 'child=0x' d.txt)" = "$(grep 'child=0x' d.txt | sort -u | wc -l)" ] || die "a creation twice"
+	! grep -q 'child=0x600' d.txt || die "a resolved thread carried"
+}
+run "a chunk alone has the async threads alive at its start; the directory once" t_carry
+
 tap_done
