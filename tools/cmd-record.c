@@ -585,6 +585,8 @@ int cmd_record(int argc, char **argv)
 	if (keep_dir) {
 		/* a new run is kept into a new (or empty) directory: a
 		 * directory that holds anything is refused before CMD runs */
+		if (keep_dir_refused(keep_dir))
+			return 2; /* (another user's link: never followed) */
 		DIR *kd = opendir(keep_dir);
 		struct dirent *de;
 		int full = 0;

@@ -1257,12 +1257,67 @@ static int run_over(struct keeper *K)
 
 /* ----------------------------------------------------------- the keeper */
 
+int keep_dir_target(const char *dir, char *out, size_t cap)
+{
+	if (strlen(dir) >= cap)
+		return -ENAMETOOLONG;
+	strcpy(out, dir);
+	uid_t me = geteuid();
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat sb;
+		if (lstat(out, &sb) < 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (!S_ISLNK(sb.st_mode))
+			return 0;
+		if (sb.st_uid != me)
+			return -EPERM;
+		char link[PATH_MAX];
+		ssize_t n = readlink(out, link, sizeof link - 1);
+		if (n < 0)
+			return -errno;
+		link[n] = 0;
+		char *slash = strrchr(out, '/');
+		size_t at = link[0] == '/' || !slash
+				    ? 0
+				    : (size_t)(slash - out) + 1;
+		if (at + (size_t)n >= cap)
+			return -ENAMETOOLONG;
+		memcpy(out + at, link, (size_t)n + 1);
+	}
+	return -ELOOP;
+}
+
+int keep_dir_refused(const char *dir)
+{
+	char real[PATH_MAX];
+	int e = keep_dir_target(dir, real, sizeof real);
+	struct stat sb;
+	if (e == -EPERM && lstat(dir, &sb) == 0 && sb.st_uid != geteuid())
+		return error("'%s' is a symbolic link its caller does not "
+			     "own: weft never follows it",
+			     dir),
+		       2;
+	if (e == -EPERM)
+		return error("'%s' leads through a symbolic link its caller "
+			     "does not own: weft never follows it",
+			     dir),
+		       2;
+	if (e)
+		return error("%s: %s", dir, strerror(-e));
+	return 0;
+}
+
 static int open_dir(struct keeper *K)
 {
 	const char *dir = K->o->dir;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	/* a link another user planted (in /tmp, say) is never followed,
+	 * at any step of its chain: the rule of WEFT_FILE (WEFT_ELINK) */
+	char real[PATH_MAX];
+	if (keep_dir_target(dir, real, sizeof real))
+		return keep_dir_refused(dir);
+	if (mkdir(real, 0755) < 0 && errno != EEXIST)
 		return error("%s: cannot make it: %s", dir, strerror(errno));
-	K->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	K->dirfd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (K->dirfd < 0)
 		return error("%s: %s", dir, strerror(errno));
 	snprintf(K->dir, sizeof K->dir, "%s", dir);

@@ -391,4 +391,32 @@ t_carry() {
 }
 run "a chunk alone has the async threads alive at its start; the directory once" t_carry
 
+# weft keep -o DIR and weft record --keep DIR follow a symbolic link the
+# caller owns, never one another user owns, at any step of its chain.
+t_link() {
+	rm -rf r r2 target victim mine planted via ran
+	"$W" record -o r --size 256K -- "$NUM" 2000 20000 1 >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	mkdir target && ln -s target mine
+	"$W" keep r -o mine 2>e.txt || die "my own link: $(cat e.txt)"
+	[ -f target/keep.log ] && [ "$(ls target/*.zst | wc -l)" -ge 1 ] || die "my own link not followed: $(ls -A target)"
+	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 || { echo "not root, or no user nobody"; exit 77; }
+	mkdir victim && ln -s victim planted && chown -h nobody planted
+	"$W" keep r -o planted 2>e.txt
+	[ $? = 2 ] || die "another user's link: exit $?: $(cat e.txt)"
+	grep -qx "weft: 'planted' is a symbolic link its caller does not own: weft never follows it" e.txt || die "$(cat e.txt)"
+	[ -z "$(ls -A victim)" ] || die "the link was followed: $(ls -A victim)"
+	# a link of the caller's to it: the next step is refused
+	ln -s planted via
+	"$W" keep r -o via 2>e.txt
+	[ $? = 2 ] || die "through another user's link: exit $?: $(cat e.txt)"
+	grep -qx "weft: 'via' leads through a symbolic link its caller does not own: weft never follows it" e.txt || die "$(cat e.txt)"
+	[ -z "$(ls -A victim)" ] || die "the chain was followed: $(ls -A victim)"
+	# weft record --keep: refused before the command runs
+	"$W" record -o r2 --keep planted -- touch ran 2>e.txt
+	[ $? = 2 ] && [ ! -e ran ] || die "record --keep through another user's link: $(cat e.txt)"
+	grep -q "'planted' is a symbolic link its caller does not own" e.txt || die "$(cat e.txt)"
+	[ -z "$(ls -A victim)" ] || die "record --keep followed it: $(ls -A victim)"
+}
+run "keep -o DIR: a link another user owns is never followed" t_link
+
 tap_done
