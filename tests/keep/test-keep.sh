@@ -419,4 +419,30 @@ t_link() {
 }
 run "keep -o DIR: a link another user owns is never followed" t_link
 
+# weft view DIR follows a growing kept directory across rotations: read
+# again at each new chunk, the last time with every event the keeper
+# wrote (events written after rotations).
+t_view_follow() {
+	command -v xvfb-run >/dev/null || { echo "no xvfb-run"; exit 77; }
+	"$W" --help 2>&1 | grep -q "^  view " || { echo "no viewer in this build"; exit 77; }
+	rm -rf r k
+	"$W" record -o r --size 1M --keep k --chunk 300ms -- "$NUM" 60000 30000 3 >/dev/null 2>rec.txt &
+	local rec=$! i
+	wait_for k/keep.log
+	for i in $(seq 200); do ls k/*.zst >/dev/null 2>&1 && break; sleep 0.05; done
+	WEFT_VIEW_ECHO=1 WEFT_VIEW_SCREENSHOT="$PWD/v.png" WEFT_VIEW_DELAY_MS=7000 \
+		timeout 60 xvfb-run -a -s "-screen 0 1280x800x24" "$W" view k >/dev/null 2>v.err ||
+		die "view: $(tail -5 v.err)"
+	wait $rec || die "record: $(cat rec.txt)"
+	[ "$(ls k/*.zst | wc -l)" -ge 4 ] || die "not rotated: $(ls k)"
+	grep '^kept: read again, ' v.err | awk '{print $4}' >n.txt
+	[ "$(wc -l <n.txt)" -ge 3 ] || die "read again $(wc -l <n.txt) times: $(grep kept v.err)"
+	sort -n -c n.txt || die "fewer events after: $(cat n.txt)"
+	local all
+	all=$("$W" info k 2>/dev/null | awk '/^events:/ {print $2}')
+	[ "$(tail -1 n.txt)" = "$all" ] || die "the last read: $(tail -1 n.txt) events of $all"
+	[ "$(head -1 n.txt)" -lt "$all" ] || die "nothing came after the first read: $(cat n.txt)"
+}
+run "weft view DIR follows a kept directory across rotations" t_view_follow
+
 tap_done
