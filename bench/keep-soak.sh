@@ -10,6 +10,7 @@
 #   keep.soak_adds_up     weft info DIR: packets kept + deleted + not kept
 #                         = the packets the generator wrote (1) or not (0)
 # A smaller run: SOAK_N=20000000 SOAK_DISK=64M bench/keep-soak.sh build
+# (the SIGKILLs: bench/keep-kills.sh)
 set -u
 B=$(cd "${1:-build}" && pwd)
 N=${SOAK_N:-500000000}
