@@ -505,7 +505,8 @@ int cmd_record(int argc, char **argv)
 	const char *keep_dir = NULL;
 	struct keep_opts ko = {.chunk_bytes = KEEP_DEFAULT_CHUNK,
 			       .chunk_ns = KEEP_DEFAULT_CHUNK_NS,
-			       .level = KEEP_DEFAULT_LEVEL};
+			       .level = KEEP_DEFAULT_LEVEL,
+			       .layout = KEEP_DEFAULT_LAYOUT};
 	struct setting_arg setv[] = {{WEFT__SET_SIZE, &size},
 				   {WEFT__SET_MODE, &mode},
 				   {WEFT__SET_CLOCK, &clock}};

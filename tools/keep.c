@@ -578,17 +578,226 @@ static int ch_room(struct kchunk *c, size_t need)
 	return 0;
 }
 
+/* ------------------------------------------------------ packed layout */
+
+/* The columns of a packed block being made (keep-format.h). */
+struct kpack {
+	uint8_t *col[WEFT_KEEP_PACK_COLS];
+	size_t len[WEFT_KEEP_PACK_COLS], cap[WEFT_KEEP_PACK_COLS];
+};
+
+static int kp_room(struct kpack *P, int c, size_t n)
+{
+	if (P->len[c] + n <= P->cap[c])
+		return 0;
+	size_t cap = P->cap[c] ? P->cap[c] : 4096;
+	while (cap < P->len[c] + n)
+		cap *= 2;
+	uint8_t *b = realloc(P->col[c], cap);
+	if (!b)
+		return -ENOMEM;
+	P->col[c] = b;
+	P->cap[c] = cap;
+	return 0;
+}
+
+static void kp_put(struct kpack *P, int c, const void *p, size_t n)
+{
+	memcpy(P->col[c] + P->len[c], p, n);
+	P->len[c] += n;
+}
+
+static void kp_var(struct kpack *P, int c, uint64_t v)
+{
+	uint8_t *o = P->col[c] + P->len[c];
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	P->len[c] = (size_t)(o - P->col[c]);
+}
+
+/* One packet into the columns, packed; 0, 1 (it cannot be: the caller
+ * stores it raw; the columns are as before), or -ENOMEM. */
+static int kp_packet(struct kpack *P, const uint8_t *pk, uint32_t ps)
+{
+	size_t mark[WEFT_KEEP_PACK_COLS];
+	memcpy(mark, P->len, sizeof mark);
+	uint64_t content = weft__ld64(pk + WEFT_PK_CONTENT) / 8;
+	if (content < WEFT_PK_EVENTS || content > ps - WEFT_PK_TRAILER ||
+	    weft__ld64(pk + ps - WEFT_PK_TRAILER) !=
+		    weft__ld64(pk + WEFT_PK_GEN))
+		return 1;
+	for (uint64_t i = content; i < ps - WEFT_PK_TRAILER; i++)
+		if (pk[i])
+			return 1;
+	/* (room for the worst: each byte of events a byte in two columns,
+	 * plus a varint each) */
+	size_t ev = (size_t)content - WEFT_PK_EVENTS;
+	for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++)
+		if (kp_room(P, c, ev * 2 + WEFT_PK_EVENTS + 16))
+			return -ENOMEM;
+	uint8_t mode = 1;
+	kp_put(P, 0, &mode, 1);
+	kp_put(P, 0, pk, WEFT_PK_EVENTS);
+	uint32_t c32 = (uint32_t)content, nev = 0;
+	kp_put(P, 0, &c32, 4);
+	size_t nev_at = P->len[0];
+	kp_put(P, 0, &nev, 4);
+	uint64_t clock = weft__ld64(pk + WEFT_PK_TS_BEGIN), previd = 0;
+	const uint8_t *p = pk + WEFT_PK_EVENTS, *end = pk + content;
+	while (p < end) {
+		unsigned id;
+		if ((p[0] & 31) == WEFT_EH_EXTENDED) {
+			if (end - p < WEFT_EH_EXT_SIZE ||
+			    p[0] != WEFT_EH_EXTENDED)
+				goto raw;
+			id = weft__ld32(p + 1);
+			if (id >= WEFT_EV_COUNT)
+				goto raw;
+			uint8_t b = WEFT_EH_EXTENDED;
+			kp_put(P, 1, &b, 1);
+			kp_put(P, 4, p + 1, 12);
+			clock = weft__ld64(p + 5);
+			p += WEFT_EH_EXT_SIZE;
+		} else {
+			if (end - p < 4)
+				goto raw;
+			uint32_t w = weft__ld32(p);
+			id = w & 31;
+			if (id >= WEFT_EV_COUNT)
+				goto raw;
+			uint64_t ts = (clock & ~((1ull << 27) - 1)) | (w >> 5);
+			if (ts < clock)
+				ts += 1ull << 27;
+			uint8_t b = (uint8_t)id;
+			kp_put(P, 1, &b, 1);
+			kp_var(P, 2, ts - clock);
+			clock = ts;
+			p += 4;
+		}
+		const struct weft__evspec *sp = &weft__events[id];
+		for (int i = 0; i < 4 && sp->f[i].type; i++) {
+			switch (sp->f[i].type) {
+			case WEFT_FT_ID: {
+				if (end - p < 8)
+					goto raw;
+				uint64_t v = weft__ld64(p), d = v - previd;
+				kp_var(P, 3,
+				       (d << 1) ^ (uint64_t)((int64_t)d >> 63));
+				previd = v;
+				p += 8;
+				break;
+			}
+			case WEFT_FT_NAME:
+				if (end - p < 2)
+					goto raw;
+				kp_put(P, 4, p, 2);
+				p += 2;
+				break;
+			case WEFT_FT_I64:
+			case WEFT_FT_U64:
+				if (end - p < 8)
+					goto raw;
+				kp_put(P, 4, p, 8);
+				p += 8;
+				break;
+			case WEFT_FT_TRUNC:
+				if (end - p < 1)
+					goto raw;
+				kp_put(P, 4, p, 1);
+				p++;
+				break;
+			case WEFT_FT_STR: {
+				const uint8_t *z =
+					memchr(p, 0, (size_t)(end - p));
+				if (!z)
+					goto raw;
+				kp_put(P, 4, p, (size_t)(z - p) + 1);
+				p = z + 1;
+				break;
+			}
+			}
+		}
+		nev++;
+	}
+	memcpy(P->col[0] + nev_at, &nev, 4);
+	return 0;
+raw:
+	memcpy(P->len, mark, sizeof mark);
+	return 1;
+}
+
+/* The packets raw[0..n) (ps bytes each) as a packed block, into *out
+ * (malloc'ed).  0 or -ENOMEM. */
+static int kp_block(const uint8_t *raw, uint32_t n, uint32_t ps, uint8_t **out,
+		    size_t *len)
+{
+	struct kpack P;
+	memset(&P, 0, sizeof P);
+	int err = 0;
+	for (uint32_t i = 0; i < n && !err; i++) {
+		const uint8_t *pk = raw + (size_t)i * ps;
+		int r = kp_packet(&P, pk, ps);
+		if (r == 1) {
+			uint8_t mode = 0;
+			if (kp_room(&P, 0, 1) || kp_room(&P, 5, ps)) {
+				err = -ENOMEM;
+				break;
+			}
+			kp_put(&P, 0, &mode, 1);
+			kp_put(&P, 5, pk, ps);
+		} else if (r)
+			err = r;
+	}
+	size_t total = 8 + 4 * WEFT_KEEP_PACK_COLS;
+	for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++)
+		total += P.len[c];
+	uint8_t *b = err ? NULL : malloc(total);
+	if (b) {
+		memcpy(b, WEFT_KEEP_PACK_MAGIC, 4);
+		memcpy(b + 4, &n, 4);
+		size_t at = 8 + 4 * WEFT_KEEP_PACK_COLS;
+		for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++) {
+			uint32_t l = (uint32_t)P.len[c];
+			memcpy(b + 8 + 4 * c, &l, 4);
+			if (l)
+				memcpy(b + at, P.col[c], l);
+			at += l;
+		}
+	} else if (!err)
+		err = -ENOMEM;
+	for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++)
+		free(P.col[c]);
+	*out = b;
+	*len = total;
+	return err;
+}
+
 /* Compresses the packets gathered into one frame. */
 static int flush_frame(struct keeper *K, struct kring *R)
 {
 	struct kchunk *c = &R->ch;
 	if (!c->rawlen)
 		return 0;
-	size_t bound = ZSTD_compressBound(c->rawlen);
-	if (ch_room(c, bound))
+	const uint8_t *in = c->raw;
+	size_t inlen = c->rawlen;
+	uint8_t *packed = NULL;
+	if (K->o->layout == WEFT_KEEP_PACKED) {
+		int err = kp_block(c->raw, c->npk - c->frame_first,
+				   R->h.packet_size, &packed, &inlen);
+		if (err)
+			return err;
+		in = packed;
+	}
+	size_t bound = ZSTD_compressBound(inlen);
+	if (ch_room(c, bound)) {
+		free(packed);
 		return -ENOMEM;
-	size_t n = ZSTD_compress2(K->cctx, c->cbuf + c->clen, bound, c->raw,
-				  c->rawlen);
+	}
+	size_t n = ZSTD_compress2(K->cctx, c->cbuf + c->clen, bound, in, inlen);
+	free(packed);
 	if (ZSTD_isError(n))
 		return -EIO;
 	if (c->nfr == c->cfr) {
@@ -740,6 +949,7 @@ static int close_chunk(struct keeper *K, struct kring *R)
 	ix.raw_bytes = hs + c->raw_bytes;
 	ix.real_closed = now_ns(CLOCK_REALTIME);
 	ix.ncarry = R->ncarry;
+	ix.layout = (uint32_t)K->o->layout;
 	ix.carry_untracked = R->carry_untracked;
 	struct weft__ktail tail;
 	size_t plen = sizeof ix + c->nfr * sizeof *c->fr +

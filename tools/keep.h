@@ -22,12 +22,14 @@ struct keep_opts {
 	/* Set (by another thread): the run is over; copy what is left and
 	 * return.  NULL: the keeper decides (every writer gone). */
 	volatile int *stop;
-	int quiet; /* no summary on stderr */
+	int quiet;  /* no summary on stderr */
+	int layout; /* WEFT_KEEP_PACKED (the default) or WEFT_KEEP_PLAIN */
 };
 
 #define KEEP_DEFAULT_CHUNK (16ull << 20)
 #define KEEP_DEFAULT_CHUNK_NS (60ll * 1000000000)
 #define KEEP_DEFAULT_LEVEL 3
+#define KEEP_DEFAULT_LAYOUT 1 /* WEFT_KEEP_PACKED */
 
 /* Keeps until the source is over (or *stop).  Returns an exit status: 0,
  * 1 (an error, said on stderr), 2 (DIR is, or leads through, a symbolic

@@ -59,8 +59,30 @@ struct weft__kidx {
 	uint32_t ncarry;	   /* struct weft__kcarry (version 2) */
 	uint32_t carry_untracked;  /* threads alive not carried (over
 				      WEFT_KEEP_CARRY_MAX) */
-	uint64_t reserved[3];
+	uint32_t layout;	   /* WEFT_KEEP_PLAIN or WEFT_KEEP_PACKED */
+	uint32_t pad;
+	uint64_t reserved[2];
 };
+
+/* A frame of packets decompresses to the packets themselves (PLAIN), or
+ * to a packed block (PACKED) of the same packets, columns apart, that a
+ * reader puts back byte for byte (docs/keep.md, "Packed layout"):
+ *   "WKP1", u32 npk, u32 len[6], then the columns:
+ *   0 per packet: u8 mode (1 packed, 0 raw); packed: its first
+ *     WEFT_PK_EVENTS bytes, u32 content (bytes), u32 events
+ *   1 per event: its id (31: an extended header)
+ *   2 per compact event: its time after the one before (varint)
+ *   3 per ID field: zigzag of its difference from the packet's previous
+ *     ID field (varint)
+ *   4 the rest, in order: an extended header's id (u32) and time (u64),
+ *     NAME (u16), I64/U64 (u64), TRUNC (u8), STR (with its NUL)
+ *   5 raw packets (mode 0: a packet not packed as it was), whole
+ * Past its content a packed packet is zeros, then its trailer: its
+ * generation. */
+#define WEFT_KEEP_PLAIN 0
+#define WEFT_KEEP_PACKED 1
+#define WEFT_KEEP_PACK_MAGIC "WKP1"
+#define WEFT_KEEP_PACK_COLS 6
 
 /* A frame of packets: where it is, and what it holds. */
 struct weft__kframe {

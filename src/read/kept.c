@@ -112,7 +112,9 @@ static int chunk_index(struct kchunk_in *c)
 	    ix->header_size > (64u << 20))
 		return -1;
 	if (ix->version < 2)
-		c->ix.ncarry = c->ix.carry_untracked = 0;
+		c->ix.ncarry = c->ix.carry_untracked = c->ix.layout = 0;
+	if (c->ix.layout > WEFT_KEEP_PACKED)
+		return -1;
 	size_t fl = ix->nframes * sizeof *c->fr,
 	       pl = ix->npackets * sizeof *c->pk,
 	       cl = (size_t)ix->ncarry * sizeof *c->cr;
@@ -158,6 +160,189 @@ static int cmp_gen(const void *a, const void *b)
 	if (x->gen != y->gen)
 		return x->gen < y->gen ? -1 : 1;
 	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* --------------------------------------------------------- packed frames */
+
+struct kcur {
+	const uint8_t *p, *end;
+};
+
+static int kc_take(struct kcur *c, void *dst, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n)
+		return -1;
+	memcpy(dst, c->p, n);
+	c->p += n;
+	return 0;
+}
+
+static int kc_var(struct kcur *c, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (int sh = 0; sh < 64; sh += 7) {
+		if (c->p >= c->end)
+			return -1;
+		uint8_t b = *c->p++;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A packed block (keep-format.h) of npk packets put back, byte for byte,
+ * into out (npk * ps bytes).  0, or -1 (damaged). */
+static int unpack_block(const uint8_t *b, size_t len, uint32_t npk, uint32_t ps,
+			uint8_t *out)
+{
+	size_t hl = 8 + 4 * WEFT_KEEP_PACK_COLS;
+	uint32_t n;
+	if (len < hl || memcmp(b, WEFT_KEEP_PACK_MAGIC, 4))
+		return -1;
+	memcpy(&n, b + 4, 4);
+	if (n != npk)
+		return -1;
+	struct kcur col[WEFT_KEEP_PACK_COLS];
+	size_t at = hl;
+	for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++) {
+		uint32_t l;
+		memcpy(&l, b + 8 + 4 * c, 4);
+		if (l > len - at)
+			return -1;
+		col[c].p = b + at;
+		col[c].end = b + at + l;
+		at += l;
+	}
+	if (at != len)
+		return -1;
+	for (uint32_t k = 0; k < npk; k++) {
+		uint8_t *pk = out + (size_t)k * ps, mode;
+		if (kc_take(&col[0], &mode, 1))
+			return -1;
+		if (mode == 0) {
+			if (kc_take(&col[5], pk, ps))
+				return -1;
+			continue;
+		}
+		uint32_t content, nev;
+		memset(pk, 0, ps);
+		if (mode != 1 || kc_take(&col[0], pk, WEFT_PK_EVENTS) ||
+		    kc_take(&col[0], &content, 4) ||
+		    kc_take(&col[0], &nev, 4) || content < WEFT_PK_EVENTS ||
+		    content > ps - WEFT_PK_TRAILER)
+			return -1;
+		uint8_t *p = pk + WEFT_PK_EVENTS, *end = pk + content;
+		uint64_t clock = weft__ld64(pk + WEFT_PK_TS_BEGIN), previd = 0;
+		for (uint32_t e = 0; e < nev; e++) {
+			uint8_t id8;
+			unsigned id;
+			if (kc_take(&col[1], &id8, 1))
+				return -1;
+			if (id8 == WEFT_EH_EXTENDED) {
+				if (end - p < WEFT_EH_EXT_SIZE ||
+				    kc_take(&col[4], p + 1, 12))
+					return -1;
+				p[0] = WEFT_EH_EXTENDED;
+				id = weft__ld32(p + 1);
+				clock = weft__ld64(p + 5);
+				p += WEFT_EH_EXT_SIZE;
+			} else {
+				uint64_t d;
+				if (end - p < 4 || kc_var(&col[2], &d) ||
+				    d >= (1ull << 27))
+					return -1;
+				id = id8;
+				clock += d;
+				uint32_t w =
+					(uint32_t)id8 |
+					(uint32_t)((clock & ((1u << 27) - 1))
+						   << 5);
+				memcpy(p, &w, 4);
+				p += 4;
+			}
+			if (id >= WEFT_EV_COUNT)
+				return -1;
+			const struct weft__evspec *sp = &weft__events[id];
+			for (int i = 0; i < 4 && sp->f[i].type; i++) {
+				size_t fl = 0;
+				switch (sp->f[i].type) {
+				case WEFT_FT_ID: {
+					uint64_t z;
+					if (end - p < 8 || kc_var(&col[3], &z))
+						return -1;
+					previd += (z >> 1) ^ (0 - (z & 1));
+					memcpy(p, &previd, 8);
+					p += 8;
+					continue;
+				}
+				case WEFT_FT_NAME:
+					fl = 2;
+					break;
+				case WEFT_FT_I64:
+				case WEFT_FT_U64:
+					fl = 8;
+					break;
+				case WEFT_FT_TRUNC:
+					fl = 1;
+					break;
+				case WEFT_FT_STR: {
+					const uint8_t *z =
+						memchr(col[4].p, 0,
+						       (size_t)(col[4].end -
+								col[4].p));
+					if (!z)
+						return -1;
+					fl = (size_t)(z - col[4].p) + 1;
+					break;
+				}
+				}
+				if ((size_t)(end - p) < fl ||
+				    kc_take(&col[4], p, fl))
+					return -1;
+				p += fl;
+			}
+		}
+		if (p != end)
+			return -1;
+		memcpy(pk + ps - WEFT_PK_TRAILER, pk + WEFT_PK_GEN, 8);
+	}
+	for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++)
+		if (col[c].p != col[c].end)
+			return -1;
+	return 0;
+}
+
+/* Frame f of chunk k decompressed into dst (its npk packets). 0, or -1. */
+static int frame_packets(const struct kchunk_in *k,
+			 const struct weft__kframe *fr, ZSTD_DCtx *dz,
+			 uint8_t *dst, uint32_t ps)
+{
+	size_t want = (size_t)fr->npk * ps;
+	if (k->ix.layout == WEFT_KEEP_PLAIN) {
+		size_t got = ZSTD_decompressDCtx(
+			dz, dst, want, k->file + fr->off, (size_t)fr->csize);
+		return ZSTD_isError(got) || got != want ? -1 : 0;
+	}
+	unsigned long long cs =
+		ZSTD_getFrameContentSize(k->file + fr->off, (size_t)fr->csize);
+	/* (a packed block is at most its packets, and its columns' heads) */
+	if (cs == ZSTD_CONTENTSIZE_UNKNOWN || cs == ZSTD_CONTENTSIZE_ERROR ||
+	    cs > 2 * want + 4096)
+		return -1;
+	uint8_t *b = malloc(cs ? (size_t)cs : 1);
+	if (!b)
+		return -1;
+	size_t got = ZSTD_decompressDCtx(dz, b, (size_t)cs, k->file + fr->off,
+					 (size_t)fr->csize);
+	int rc = ZSTD_isError(got) || got != cs ||
+				 unpack_block(b, got, fr->npk, ps, dst)
+			 ? -1
+			 : 0;
+	free(b);
+	return rc;
 }
 
 /* ------------------------------------------------------ carried threads */
@@ -412,11 +597,8 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 		}
 		for (uint32_t f = 0; f < k->ix.nframes; f++) {
 			const struct weft__kframe *fr = &k->fr[f];
-			size_t want = (size_t)fr->npk * ps;
-			size_t got = ZSTD_decompressDCtx(
-				dz, b + hs + (size_t)at * ps, want,
-				k->file + fr->off, (size_t)fr->csize);
-			if (ZSTD_isError(got) || got != want) {
+			if (frame_packets(k, fr, dz, b + hs + (size_t)at * ps,
+					  ps)) {
 				note(nt, k->name,
 				     "a frame does not decompress");
 				continue;

@@ -88,10 +88,12 @@ t_all() {
 	grep -qE "^deleted: +0 chunks, 0 packets" i.txt || die "$(cat i.txt)"
 	grep -qE "^not kept: +0 packets" i.txt || die "$(cat i.txt)"
 	grep -q "^processes: 1 (1 recorded)" i.txt || die "$(cat i.txt)"
-	# a chunk decompressed by zstd is a ring
+	# a chunk of the plain layout decompressed by zstd is a ring
 	if command -v zstd >/dev/null; then
-		zstd -q -d -c "$(ls k/*.zst | sed -n 3p)" >c3.ring && "$W" info c3.ring >/dev/null 2>&1 ||
+		"$W" keep r -o kplain --plain --chunk 64K 2>/dev/null || die "keep --plain"
+		zstd -q -d -c "$(ls kplain/*.zst | head -1)" >c3.ring && "$W" info c3.ring >/dev/null 2>&1 ||
 			die "zstd -d of a chunk is not a ring"
+		rm -rf kplain
 	fi
 	# a restart on a finished directory: nothing twice
 	"$W" keep r -o k 2>k2.txt || die "keep again: $(cat k2.txt)"
@@ -327,8 +329,12 @@ carried_lines() { # file: the carried events, without their times
 }
 t_carry() {
 	rm -rf r k
-	"$W" record -o r --size 256K --keep k --chunk 64K -- "$CARRY" 200000 >out.txt 2>rec.txt ||
-		die "record: $(cat rec.txt)"
+	# (a keeper of its own, of the plain layout: zstd -d of a chunk below)
+	"$W" record -o r --size 256K -- "$CARRY" 200000 >out.txt 2>rec.txt &
+	local rec=$!
+	wait_for r/manifest
+	"$W" keep r -o k --plain --chunk 64K 2>keep.txt || die "keep: $(cat keep.txt)"
+	wait $rec || die "record: $(cat rec.txt)"
 	[ "$(cat out.txt)" = done ] || die "the program's output: $(cat out.txt)"
 	local c last="" n=0 tid
 	for c in k/*.zst; do
@@ -390,6 +396,27 @@ t_carry() {
 	! grep -q 'child=0x600' d.txt || die "a resolved thread carried"
 }
 run "a chunk alone has the async threads alive at its start; the directory once" t_carry
+
+# The packed layout (the default) gives back every event of every type
+# byte for byte, as the plain one does, in less than half its disk.
+t_packed() {
+	local G=$WEFT_BUILD/bench/server-gen bp bq
+	[ -x "$G" ] || { echo "no bench/server-gen in this build"; exit 77; }
+	rm -rf kp kq
+	"$G" -n 300000 --size 67108864 -o s.weft >/dev/null || die "server-gen"
+	"$W" keep s.weft -o kp --chunk 64K 2>e.txt || die "keep: $(cat e.txt)"
+	"$W" keep s.weft -o kq --chunk 64K --plain 2>e.txt || die "keep --plain: $(cat e.txt)"
+	"$W" dump --cycles s.weft >a.txt 2>/dev/null || die "dump"
+	"$W" dump --cycles kp >b.txt 2>/dev/null || die "dump kp"
+	"$W" dump --cycles kq >c.txt 2>/dev/null || die "dump kq"
+	[ "$(awk '{print $3}' a.txt | sort -u | wc -l)" -ge 20 ] || die "event types: $(awk '{print $3}' a.txt | sort -u)"
+	cmp -s a.txt b.txt || die "packed: not the ring's events: $(diff a.txt b.txt | head -5)"
+	cmp -s a.txt c.txt || die "plain: not the ring's events"
+	bp=$(cat kp/*.zst | wc -c) bq=$(cat kq/*.zst | wc -c)
+	[ $((bp * 2)) -lt "$bq" ] || die "packed $bp bytes, plain $bq"
+	echo "packed $bp bytes, plain $bq"
+}
+run "the packed layout: every event back byte for byte, in less disk" t_packed
 
 # weft keep -o DIR and weft record --keep DIR follow a symbolic link the
 # caller owns, never one another user owns, at any step of its chain.
