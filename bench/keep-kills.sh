@@ -38,7 +38,7 @@ chunks_ok() {
 }
 
 # the keeper: one run long enough for N kills (about 0.35 s apart)
-events=$((N * 35 * 600 / 10)) # 60,000 events/s over N * 0.35 s
+events=$((N * 21000)) # 60,000 events/s over N * 0.35 s
 rm -rf r k
 "$W" record -o r --size 16M -- "$NUM" "$events" 60000 3 >/dev/null 2>rec.txt &
 rec=$!

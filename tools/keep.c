@@ -1316,19 +1316,28 @@ static struct kring *ring_open(struct keeper *K, const char *path,
 		close(fd);
 		return NULL;
 	}
-	uint64_t *gens = malloc(h.npackets * sizeof *gens);
-	uint32_t n = 0;
+	/* Every generation of the last round (npackets of them) too: one
+	 * handed out whose writer has not yet written it into its slot (a
+	 * packet being opened as the keeper starts: a process's first
+	 * packets, under weft record --keep) is not in any slot yet, and
+	 * must wait for it (settle() says when it is gone). */
+	uint64_t from = G > h.npackets ? G - h.npackets + 1 : 1;
+	uint64_t *gens = malloc((2 * (size_t)h.npackets) * sizeof *gens);
+	size_t n = 0;
 	for (uint32_t s = 0; gens && s < h.npackets; s++) {
 		uint64_t g = 0;
 		uint64_t off =
 			(uint64_t)h.header_size + (uint64_t)s * h.packet_size;
-		if (!pread_all(fd, &g, 8, off + WEFT_PK_GEN) && g && g <= G &&
+		if (!pread_all(fd, &g, 8, off + WEFT_PK_GEN) && g && g < from &&
 		    !had(R, g))
 			gens[n++] = g;
 	}
+	for (uint64_t g = from; gens && G && g <= G; g++)
+		if (!had(R, g))
+			gens[n++] = g;
 	if (gens)
 		qsort(gens, n, sizeof *gens, cmp_u64);
-	for (uint32_t i = 0; gens && i < n; i++)
+	for (size_t i = 0; gens && i < n; i++)
 		todo_add(R, gens[i]);
 	free(gens);
 	R->scanned = G;
