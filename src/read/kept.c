@@ -552,9 +552,14 @@ static int carried_packets(const struct kchunk_in *k,
 	return 0;
 }
 
-/* The ring of chunks c[0..n) (one ring's, by number): into *out. */
+/* The ring of chunks c[0..n) (one ring's, by number): built in place at
+ * *buf + base (*buf grown as needed: the caller frees it, also on an
+ * error), *len its bytes.  In place, so that a directory's rings are put
+ * together where the bundle holds them, and not copied (their memory
+ * once, not twice). */
 static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
-		      uint8_t **out, size_t *len, struct kept_notes *nt)
+		      uint8_t **buf, size_t base, size_t *len,
+		      struct kept_notes *nt)
 {
 	/* the header of the chunk with the newest packets (a chunk copied
 	 * under a later number is not newer) */
@@ -568,22 +573,22 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 		if (!memcmp(c[i].ix.uuid, last->ix.uuid, 16) &&
 		    c[i].ix.packet_size == ps)
 			total += c[i].ix.npackets;
-	if ((uint64_t)hs + total * ps > SIZE_MAX)
+	if ((uint64_t)hs + total * ps > SIZE_MAX - base)
 		return -ENOMEM;
-	uint8_t *b = malloc((size_t)hs + (size_t)total * ps);
+	uint8_t *b = realloc(*buf, base + (size_t)hs + (size_t)total * ps);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	b += base;
 	struct genref *g = malloc((total ? total : 1) * sizeof *g);
-	if (!b || !g) {
-		free(b);
-		free(g);
+	if (!g)
 		return -ENOMEM;
-	}
 	/* the newest chunk's header region: frame 0 */
 	size_t f0 = ZSTD_findFrameCompressedSize(last->file, last->size);
 	size_t hn = ZSTD_isError(f0)
 			    ? f0
 			    : ZSTD_decompressDCtx(dz, b, hs, last->file, f0);
 	if (ZSTD_isError(hn) || hn != hs) {
-		free(b);
 		free(g);
 		return WEFT_ECORRUPT;
 	}
@@ -614,7 +619,6 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 	qsort(g, at, sizeof *g, cmp_gen);
 	uint8_t *dup = calloc(at ? at : 1, 1);
 	if (!dup) {
-		free(b);
 		free(g);
 		return -ENOMEM;
 	}
@@ -647,18 +651,18 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 			first = &c[i];
 	uint8_t *cp = NULL;
 	uint32_t ncp = 0;
-	if (first && carried_packets(first, h, b + hs, w, ps, &cp, &ncp)) {
-		free(b);
+	if (first && carried_packets(first, h, b + hs, w, ps, &cp, &ncp))
 		return -ENOMEM;
-	}
-	if (ncp) {
-		uint8_t *nb = realloc(b, (size_t)hs + (size_t)(w + ncp) * ps);
+	if (ncp && w + ncp > total) {
+		uint8_t *nb = realloc(*buf, base + hs + (size_t)(w + ncp) * ps);
 		if (!nb) {
-			free(b);
 			free(cp);
 			return -ENOMEM;
 		}
-		b = nb;
+		*buf = nb;
+		b = nb + base;
+	}
+	if (ncp) {
 		memcpy(b + hs + (size_t)w * ps, cp, (size_t)ncp * ps);
 		w += ncp;
 		h = (struct weft__fhdr *)(void *)b;
@@ -669,7 +673,6 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 		h->next_gen = (h->next_gen & WEFT_GEN_STOPPED) | w;
 	h->npackets = w;
 	h->file_size = (uint64_t)hs + (uint64_t)w * ps;
-	*out = b;
 	*len = (size_t)h->file_size;
 	return 0;
 }
@@ -756,30 +759,46 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 		err = -ENOMEM;
 	uint32_t nrings = 0;
 	struct bpart *parts = NULL;
-	uint8_t **data = NULL;
 	if (!err) {
 		qsort(c, n, sizeof *c, cmp_chunk);
 		for (uint32_t i = 0; i < n; i++)
 			nrings += !i || strcmp(c[i].ix.ring, c[i - 1].ix.ring);
 		parts = calloc(nrings + 1, sizeof *parts);
-		data = calloc(nrings + 1, sizeof *data);
-		if (!parts || !data)
+		if (!parts)
 			err = -ENOMEM;
 	}
-	uint32_t np = 0;
+	/* The bundle (or, one ring and no run, the ring itself) built in
+	 * place: each part at its offset, the header written last. */
+	uint32_t nparts = nrings + (man && manlen ? 1 : 0), np = 0;
+	int single = nrings == 1 && nparts == 1;
+	size_t off = single ? 0 : (size_t)weft__bundle_first(nparts);
+	uint8_t *buf = NULL;
+	if (!err && !single && !(buf = malloc(off + manlen)))
+		err = -ENOMEM;
 	if (!err && man && manlen) {
 		parts[np].kind = BUNDLE_MANIFEST;
 		parts[np].len = manlen;
+		parts[np].off = off;
 		snprintf(parts[np].name, sizeof parts[np].name, "manifest");
-		data[np++] = man;
-		man = NULL;
+		memcpy(buf + off, man, manlen);
+		off += manlen;
+		np++;
 	}
 	for (uint32_t i = 0; !err && i < n;) {
 		uint32_t j = i + 1;
 		while (j < n && !strcmp(c[j].ix.ring, c[i].ix.ring))
 			j++;
-		size_t l;
-		err = build_ring(c + i, j - i, dz, &data[np], &l, nt);
+		size_t l, at = single ? 0 : (off + 63) & ~(size_t)63;
+		if (at > off) { /* (the padding before it: zeros) */
+			uint8_t *nb = realloc(buf, at);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			memset(buf + off, 0, at - off);
+		}
+		err = build_ring(c + i, j - i, dz, &buf, at, &l, nt);
 		if (err) {
 			err = weft__diag(d, err, 0, "%s: ring %s: %s", dir,
 					 c[i].ix.ring,
@@ -789,26 +808,41 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 						 : weft_strerror(err));
 			break;
 		}
+		/* (their compressed bytes are no longer needed) */
+		for (uint32_t k = i; k < j; k++) {
+			free(c[k].file);
+			c[k].file = NULL;
+		}
 		parts[np].kind = BUNDLE_RING;
 		parts[np].len = l;
+		parts[np].off = at;
 		/* (a run's rings: "ring.PID.N", well within 48 bytes) */
 		memcpy(parts[np].name, c[i].ix.ring, sizeof parts[np].name - 1);
 		np++;
+		off = at + l;
 		i = j;
 	}
-	if (!err && nrings == 1 && np == 1) {
-		/* one ring, no run: the ring itself */
-		*out = data[0];
-		*len = (size_t)parts[0].len;
-		data[0] = NULL;
-	} else if (!err) {
-		err = weft__bundle_write(parts, (const void *const *)data, np,
-					 out, len);
-		*bundle = !err;
+	if (!err && !single) {
+		size_t size = (off + 63) & ~(size_t)63;
+		uint8_t *nb = realloc(buf, size);
+		if (!nb)
+			err = -ENOMEM;
+		else {
+			buf = nb;
+			memset(buf + off, 0, size - off);
+			weft__bundle_header(buf, parts, np, size);
+			off = size;
+			*bundle = 1;
+		}
 	}
-	for (uint32_t i = 0; data && i < np; i++)
-		free(data[i]);
-	free(data);
+	if (!err) {
+		/* (a ring built in a bigger buffer: given back) */
+		uint8_t *nb = single ? realloc(buf, off) : buf;
+		*out = nb ? nb : buf;
+		*len = off;
+		buf = NULL;
+	}
+	free(buf);
 	free(parts);
 	free(man);
 	for (uint32_t i = 0; i < n; i++) {
@@ -841,12 +875,14 @@ int weft__kept_chunk(const char *path, uint8_t **out, size_t *len,
 				 "holds)");
 	else if (!(dz = ZSTD_createDCtx()))
 		err = -ENOMEM;
-	else if ((err = build_ring(&c, 1, dz, out, len, &nt)))
+	else if ((err = build_ring(&c, 1, dz, out, 0, len, &nt))) {
+		free(*out);
+		*out = NULL;
 		err = weft__diag(d, err, 0, "%s",
 				 err == WEFT_ECORRUPT ? "its header does not "
 							"decompress"
 						      : weft_strerror(err));
-	else if (nt.n) {
+	} else if (nt.n) {
 		free(*out);
 		*out = NULL;
 		err = weft__diag(d, WEFT_ECORRUPT, 0, "%s", nt.what);

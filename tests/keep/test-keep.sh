@@ -234,7 +234,7 @@ t_kill_both() {
 }
 run "program and keeper both killed, the keeper restarted: nothing twice or lost" t_kill_both
 
-# A full disk: a 1 MiB tmpfs (or, where none can be mounted, the
+# A full disk: a 256 KiB tmpfs (or, where none can be mounted, the
 # test-only WEFT_KEEP_TEST_ENOSPC): one message, the chunks that could
 # not be written counted (log, info) and reported as losses where they
 # were; no torn chunk; the program's output and status unchanged.
@@ -242,9 +242,10 @@ t_full_disk() {
 	rm -rf r k
 	mkdir -p m
 	local how=tmpfs
-	if ! mount -t tmpfs -o size=1M weft-keep-test m 2>/dev/null; then
+	# (packed, the run's 300,000 events take about 360 KiB of chunks)
+	if ! mount -t tmpfs -o size=256K weft-keep-test m 2>/dev/null; then
 		how=fault
-		export WEFT_KEEP_TEST_ENOSPC=900K
+		export WEFT_KEEP_TEST_ENOSPC=200K
 	fi
 	"$W" record -o r --size 1M --keep m/k --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt
 	local st=$?
