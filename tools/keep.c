@@ -382,6 +382,84 @@ static void kt_created(struct ktrack *T, uint64_t id, uint64_t creator,
 	}
 }
 
+/* The current thread of each stream up to `stream`: 0 or -1. */
+static int kt_stream(struct ktrack *T, uint32_t stream)
+{
+	if (stream < T->ncur)
+		return 0;
+	uint32_t n = stream + 16;
+	uint64_t *c = realloc(T->cur, n * sizeof *c);
+	if (!c)
+		return -1;
+	memset(c + T->ncur, 0, (n - T->ncur) * sizeof *c);
+	T->cur = c;
+	T->ncur = n;
+	return 0;
+}
+
+/* What an event (id, its ID and NAME fields, its text) does to the
+ * threads alive; `cur`: its actor, on `stream`, at `clock`. */
+static void kt_apply(struct ktrack *T, unsigned id, const uint64_t ids[2],
+		     const uint16_t names[2], const char *text, int trunc,
+		     uint64_t cur, uint32_t stream, uint64_t clock)
+{
+	struct kthr *e;
+	switch (id) {
+	case WEFT_EV_CREATE:
+		kt_created(T, ids[0], cur, stream, clock, names[0], 0, NULL);
+		break;
+	case WEFT_EV_CREATE_LABEL:
+		kt_created(T, ids[0], cur, stream, clock, names[0], names[1],
+			   NULL);
+		break;
+	case WEFT_EV_LABEL:
+		if ((e = kt_find(T, ids[0])) && text) {
+			size_t l = strlen(text);
+			e->ltrunc = trunc || l >= sizeof e->label;
+			if (l >= sizeof e->label) {
+				l = sizeof e->label - 1;
+				/* (not in the middle of a character) */
+				while (l && ((uint8_t)text[l] & 0xC0) == 0x80)
+					l--;
+			}
+			memcpy(e->label, text, l);
+			e->label[l] = 0;
+			e->lname = 0;
+		}
+		break;
+	case WEFT_EV_RUN:
+		if ((e = kt_find(T, ids[0])))
+			e->ran = 1, e->source = 0;
+		break;
+	case WEFT_EV_TRY_READ:
+		if ((e = kt_find(T, cur)))
+			e->source = ids[0];
+		break;
+	case WEFT_EV_READ:
+		if ((e = kt_find(T, cur)))
+			e->source = 0;
+		break;
+	case WEFT_EV_RESOLVE:
+	case WEFT_EV_FAIL:
+	case WEFT_EV_CANCEL:
+	case WEFT_EV_RESOLVE_RUN:
+	case WEFT_EV_BECOMES:
+		kt_del(T, ids[0]);
+		break;
+	case WEFT_EV_FIRE: {
+		struct kthr like, *t = kt_find(T, ids[0]);
+		if (t)
+			like = *t;
+		kt_del(T, ids[0]);
+		kt_created(T, ids[1], ids[0], stream, clock, 0, 0,
+			   t ? &like : NULL);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 /* Follows the events of a kept packet (its committed part). */
 static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content)
 {
@@ -389,15 +467,8 @@ static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content)
 	if (sid >= (1u << 20))
 		return; /* (not a stream a ring can have) */
 	uint32_t stream = (uint32_t)sid;
-	if (stream >= T->ncur) {
-		uint32_t n = stream + 16;
-		uint64_t *c = realloc(T->cur, n * sizeof *c);
-		if (!c)
-			return;
-		memset(c + T->ncur, 0, (n - T->ncur) * sizeof *c);
-		T->cur = c;
-		T->ncur = n;
-	}
+	if (kt_stream(T, stream))
+		return;
 	uint64_t cur = weft__ld64(pk + WEFT_PK_CURRENT);
 	uint64_t clock = weft__ld64(pk + WEFT_PK_TS_BEGIN);
 	const uint8_t *p = pk + WEFT_PK_EVENTS, *end = pk + content;
@@ -463,63 +534,7 @@ static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content)
 			}
 			}
 		}
-		struct kthr *e;
-		switch (id) {
-		case WEFT_EV_CREATE:
-			kt_created(T, ids[0], cur, stream, clock, names[0], 0,
-				   NULL);
-			break;
-		case WEFT_EV_CREATE_LABEL:
-			kt_created(T, ids[0], cur, stream, clock, names[0],
-				   names[1], NULL);
-			break;
-		case WEFT_EV_LABEL:
-			if ((e = kt_find(T, ids[0])) && text) {
-				size_t l = strlen(text);
-				e->ltrunc = trunc || l >= sizeof e->label;
-				if (l >= sizeof e->label) {
-					l = sizeof e->label - 1;
-					/* (not in the middle of a character) */
-					while (l && ((uint8_t)text[l] & 0xC0) ==
-							    0x80)
-						l--;
-				}
-				memcpy(e->label, text, l);
-				e->label[l] = 0;
-				e->lname = 0;
-			}
-			break;
-		case WEFT_EV_RUN:
-			if ((e = kt_find(T, ids[0])))
-				e->ran = 1, e->source = 0;
-			break;
-		case WEFT_EV_TRY_READ:
-			if ((e = kt_find(T, cur)))
-				e->source = ids[0];
-			break;
-		case WEFT_EV_READ:
-			if ((e = kt_find(T, cur)))
-				e->source = 0;
-			break;
-		case WEFT_EV_RESOLVE:
-		case WEFT_EV_FAIL:
-		case WEFT_EV_CANCEL:
-		case WEFT_EV_RESOLVE_RUN:
-		case WEFT_EV_BECOMES:
-			kt_del(T, ids[0]);
-			break;
-		case WEFT_EV_FIRE: {
-			struct kthr like, *t = kt_find(T, ids[0]);
-			if (t)
-				like = *t;
-			kt_del(T, ids[0]);
-			kt_created(T, ids[1], ids[0], stream, clock, 0, 0,
-				   t ? &like : NULL);
-			break;
-		}
-		default:
-			break;
-		}
+		kt_apply(T, id, ids, names, text, trunc, cur, stream, clock);
 		if (sp->sets_current)
 			cur = ids[0];
 	}
@@ -1273,6 +1288,42 @@ static long poll_ring(struct keeper *K, struct kring *R, int final)
 	return (long)(R->kept - before);
 }
 
+/* A restarted keeper's threads alive: those at the end of the ring's
+ * newest chunk (its carried threads, then its events, read back), so
+ * that the chunks it writes carry them too (nothing of it lives only in
+ * a keeper's memory). */
+static void kt_rebuild(struct keeper *K, struct kring *R)
+{
+	const struct kfile *f = NULL;
+	for (size_t i = 0; i < K->nfiles; i++)
+		if (!strcmp(K->files[i].ring, R->name) &&
+		    (!f || K->files[i].gen_max > f->gen_max))
+			f = &K->files[i];
+	if (!f)
+		return;
+	char path[PATH_MAX + WEFT_KEEP_NAME + 32];
+	snprintf(path, sizeof path, "%s/%08" PRIu64 ".%s" WEFT_KEEP_SUFFIX,
+		 K->dir, f->number, f->ring);
+	struct weft_reader *r;
+	struct weft_diag d = {0};
+	if (weft_reader_open(&r, path, 0, &d))
+		return; /* (deleted meanwhile, or damaged: said by readers) */
+	struct weft_event ev;
+	while (weft_reader_next(r, &ev) == 0) {
+		if (ev.type >= WEFT_EV_COUNT || kt_stream(&R->tr, ev.stream))
+			continue; /* (a loss) */
+		uint64_t ids[2] = {ev.id, ev.id2};
+		uint16_t names[2] = {(uint16_t)ev.name, (uint16_t)ev.name2};
+		R->tr.cur[ev.stream] = ev.actor;
+		kt_apply(&R->tr, ev.type, ids, names, ev.text,
+			 !!(ev.flags & WEFT_EVF_TRUNCATED), ev.actor, ev.stream,
+			 ev.ts);
+		if (weft__events[ev.type].sets_current)
+			R->tr.cur[ev.stream] = ev.id;
+	}
+	weft_reader_close(r);
+}
+
 /* Opens a ring to keep.  Returns it, or NULL (not a ring yet: retried;
  * *fatal set for an error the keeper stops on). */
 static struct kring *ring_open(struct keeper *K, const char *path,
@@ -1316,6 +1367,7 @@ static struct kring *ring_open(struct keeper *K, const char *path,
 		close(fd);
 		return NULL;
 	}
+	kt_rebuild(K, R);
 	/* Every generation of the last round (npackets of them) too: one
 	 * handed out whose writer has not yet written it into its slot (a
 	 * packet being opened as the keeper starts: a process's first

@@ -473,4 +473,42 @@ t_view_follow() {
 }
 run "weft view DIR follows a kept directory across rotations" t_view_follow
 
+# A keeper killed and started again rebuilds the threads alive from the
+# directory (its newest chunk, read back): the chunks it writes carry the
+# threads the first keeper saw created.
+t_carry_restart() {
+	rm -rf r k
+	"$W" record -o r --size 1M -- "$CARRY" 600000 >out.txt 2>rec.txt &
+	local rec=$! kp i c ready="" n1
+	wait_for r/manifest
+	"$W" keep r -o k --chunk 64K 2>k1.txt &
+	kp=$!
+	for i in $(seq 500); do
+		for c in k/*.zst; do
+			[ -e "$c" ] || continue
+			"$W" dump "$c" 2>/dev/null | grep -v ' carried=1$' | grep -q ' create child=0x200 ' && ready=$c
+		done
+		[ -n "$ready" ] && break
+		sleep 0.02
+	done
+	kill -9 $kp
+	wait $kp 2>/dev/null
+	[ -n "$ready" ] || die "the first keeper never kept 0x200's creation"
+	n1=$(ls k/*.zst | tail -1)
+	"$W" keep r -o k --chunk 64K 2>k2.txt || die "the second keeper: $(cat k2.txt)"
+	wait $rec || die "record: $(cat rec.txt)"
+	local last=""
+	for c in k/*.zst; do
+		"$W" dump "$c" >c.txt 2>/dev/null
+		grep -q ' resolve target=0x200 ' c.txt && last=$c
+	done
+	[ -n "$last" ] && [[ "$last" > "$n1" ]] || die "0x200 resolved in '$last', the first keeper's last chunk: $n1"
+	"$W" dump "$last" >c.txt 2>/dev/null
+	grep -q ' create child=0x200 kind="conn" by=0x100 carried=1$' c.txt || die "$last: 0x200 not carried: $(grep -m5 carried c.txt)"
+	grep -q ' label thread=0x200 truncated=0 text="conn from 10.0.0.7" by=0x100 carried=1$' c.txt || die "$last: its label"
+	grep -q ' try_read source=0x500 by=0x400 carried=1$' c.txt || die "$last: the request's wait"
+	! grep -q 'child=0x600' c.txt || die "a resolved thread carried"
+}
+run "a keeper started again carries the threads alive the first one saw" t_carry_restart
+
 tap_done
