@@ -454,11 +454,11 @@ t_view_follow() {
 	command -v xvfb-run >/dev/null || { echo "no xvfb-run"; exit 77; }
 	"$W" --help 2>&1 | grep -q "^  view " || { echo "no viewer in this build"; exit 77; }
 	rm -rf r k
-	"$W" record -o r --size 1M --keep k --chunk 300ms -- "$NUM" 60000 30000 3 >/dev/null 2>rec.txt &
+	"$W" record -o r --size 1M --keep k --chunk 200ms -- "$NUM" 36000 30000 3 >/dev/null 2>rec.txt &
 	local rec=$! i
 	wait_for k/keep.log
 	for i in $(seq 200); do ls k/*.zst >/dev/null 2>&1 && break; sleep 0.05; done
-	WEFT_VIEW_ECHO=1 WEFT_VIEW_SCREENSHOT="$PWD/v.png" WEFT_VIEW_DELAY_MS=7000 \
+	WEFT_VIEW_ECHO=1 WEFT_VIEW_SCREENSHOT="$PWD/v.png" WEFT_VIEW_DELAY_MS=10000 \
 		timeout 60 xvfb-run -a -s "-screen 0 1280x800x24" "$W" view k >/dev/null 2>v.err ||
 		die "view: $(tail -5 v.err)"
 	wait $rec || die "record: $(cat rec.txt)"
