@@ -17,6 +17,8 @@
 #   keep.idle_cpu               the keeper's CPU share (user + system over
 #                               wall time) following a run whose program
 #                               is idle (3 events in 6 s)
+# KEEP_ARGS: more options of `weft keep` for the first two (KEEP_ARGS=--plain:
+# the plain layout's figures).
 set -u
 B=$(cd "${1:-build}" && pwd)
 N=${KEEP_N:-2000000}
@@ -37,7 +39,7 @@ want=$(events "$T/mix.weft")
 for _ in $(seq "$REPS"); do
 	rm -rf "$T/k"
 	# its CPU time (user + system): the machine may be shared
-	/usr/bin/time -f "%U %S" -o "$T/time" taskset -c "$CPU" "$W" keep "$T/mix.weft" -o "$T/k" 2>/dev/null
+	/usr/bin/time -f "%U %S" -o "$T/time" taskset -c "$CPU" "$W" keep "$T/mix.weft" -o "$T/k" ${KEEP_ARGS:-} 2>/dev/null
 	awk '{printf "%.0f\n", ($1 + $2) * 1e6}' "$T/time" >>"$T/us"
 done
 got=$(events "$T/k")
@@ -53,13 +55,13 @@ if [ -x "$B/bench/server-gen" ]; then
 	"$B/bench/server-gen" -n "$N" --size 1073741824 -o "$T/server.weft" >/dev/null
 	want=$(events "$T/server.weft")
 	rm -rf "$T/k"
-	"$W" keep "$T/server.weft" -o "$T/k" 2>/dev/null
+	"$W" keep "$T/server.weft" -o "$T/k" ${KEEP_ARGS:-} 2>/dev/null
 	got=$(events "$T/k")
 	bytes=$(cat "$T"/k/*.zst | wc -c)
 	ring=$("$W" info "$T/server.weft" 2>/dev/null | awk '/^ring:/ {print $7 * $11; exit}')
 	if [ -n "$want" ] && [ "$got" = "$want" ]; then
 		fig keep.disk_bytes_per_event "$(awk -v b="$bytes" -v n="$want" 'BEGIN {printf "%.2f", b / n}')" bytes \
-			"chunks of server-gen's mix ($want events; its packets: $(awk -v b="$ring" -v n="$want" 'BEGIN {printf "%.2f", b / n}') bytes/event), zstd level 3 (target <= 3)"
+			"chunks of server-gen's mix ($want events; its packets: $(awk -v b="$ring" -v n="$want" 'BEGIN {printf "%.2f", b / n}') bytes/event), zstd level 3${KEEP_ARGS:+ $KEEP_ARGS} (target <= 3)"
 	else
 		fig keep.disk_bytes_per_event failed - "kept $got events of $want"
 	fi

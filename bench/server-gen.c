@@ -612,6 +612,7 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL;
 	uint64_t target = 1000000, nconn = 300, size = 0;
+	unsigned mode = WEFT_DISCARD; /* --overwrite: the newest kept */
 	rng = 0x9E3779B97F4A7C15ull;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -626,6 +627,8 @@ int main(int argc, char **argv)
 			       0xD1B54A32D192ED03ull;
 		else if (!strcmp(a, "--size") && v)
 			size = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(a, "--overwrite"))
+			mode = 0; /* (bench/keep-soak.sh: a ring that wraps) */
 		else {
 			fprintf(stderr, "usage: server-gen [-n EVENTS] [-c "
 					"CONNS] "
@@ -643,7 +646,7 @@ int main(int argc, char **argv)
 	/* about 16 bytes per event, and room */
 	if (!size)
 		size = target * 16 + (64u << 20);
-	int err = weft_start(out, size, WEFT_DISCARD | WEFT_CLOCK_MANUAL);
+	int err = weft_start(out, size, mode | WEFT_CLOCK_MANUAL);
 	if (err) {
 		fprintf(stderr,
 			"server-gen: cannot start tracing into '%s': %s\n", out,

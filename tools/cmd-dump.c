@@ -67,6 +67,8 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 	}
 	if (actor)
 		printf(" by=0x%llx", (unsigned long long)ev->actor);
+	if (ev->flags & WEFT_EVF_CARRIED)
+		fputs(" carried=1", stdout); /* (a kept chunk read alone) */
 	putchar('\n');
 }
 

@@ -243,7 +243,9 @@ int cmd_info(int argc, char **argv)
 		    !strncmp(ev.text, "weft flight: ", 13))
 			snprintf(flight[nflight++], sizeof flight[0], "%s",
 				 ev.text + 13);
-		if (!kept[0] || (ev.flags & WEFT_EVF_MADE))
+		/* (the carried threads of a directory whose oldest chunks
+		 * were deleted are not the program's events) */
+		if (!kept[0] || (ev.flags & (WEFT_EVF_MADE | WEFT_EVF_CARRIED)))
 			continue;
 		if (ev.stream >= nlast) {
 			uint32_t n = ev.stream + 16;

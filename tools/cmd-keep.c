@@ -25,7 +25,7 @@ int cmd_keep(int argc, char **argv)
 			      .chunk_ns = KEEP_DEFAULT_CHUNK_NS,
 			      .level = KEEP_DEFAULT_LEVEL};
 	const char *dir = NULL;
-	int level = KEEP_DEFAULT_LEVEL;
+	int level = KEEP_DEFAULT_LEVEL, plain = 0;
 	const struct opt opts[] = {
 		{"-o", NULL, "DIR",
 		 "the kept directory: made if missing; a "
@@ -44,6 +44,11 @@ int cmd_keep(int argc, char **argv)
 		 OPT_FUNC, .fn = keep_chunk_arg, .ctx = &o},
 		{"--level", NULL, "N", "the zstd level (default 3; 1 to 19)",
 		 OPT_INT, &level, 1, 19},
+		{"--plain", NULL, NULL,
+		 "chunks whose frames are the packets as they are (zstd -d "
+		 "of a chunk gives a ring; about 1.7x the disk of the "
+		 "default packed layout)",
+		 OPT_FLAG, &plain},
 		OPT_END,
 	};
 	const struct cmd_usage u = {"keep", "RING|RUNDIR -o DIR [OPTIONS]",
@@ -76,6 +81,7 @@ int cmd_keep(int argc, char **argv)
 	o.src = src;
 	o.dir = dir;
 	o.level = level;
+	o.layout = plain ? 0 : KEEP_DEFAULT_LAYOUT; /* (WEFT_KEEP_PLAIN) */
 	if (o.max_disk && o.chunk_bytes > o.max_disk / 4)
 		o.chunk_bytes = o.max_disk / 4; /* deletions in small steps */
 	struct sigaction sa = {.sa_handler = on_signal};

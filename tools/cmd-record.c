@@ -523,7 +523,8 @@ int cmd_record(int argc, char **argv)
 				       .poll_ns = 2000000};
 	struct keep_opts ko = {.chunk_bytes = KEEP_DEFAULT_CHUNK,
 			       .chunk_ns = KEEP_DEFAULT_CHUNK_NS,
-			       .level = KEEP_DEFAULT_LEVEL};
+			       .level = KEEP_DEFAULT_LEVEL,
+			       .layout = KEEP_DEFAULT_LAYOUT};
 	struct setting_arg setv[] = {{WEFT__SET_SIZE, &size},
 				   {WEFT__SET_MODE, &mode},
 				   {WEFT__SET_CLOCK, &clock}};
@@ -636,6 +637,8 @@ int cmd_record(int argc, char **argv)
 	if (keep_dir) {
 		/* a new run is kept into a new (or empty) directory: a
 		 * directory that holds anything is refused before CMD runs */
+		if (keep_dir_refused(keep_dir))
+			return 2; /* (another user's link: never followed) */
 		DIR *kd = opendir(keep_dir);
 		struct dirent *de;
 		int full = 0;

@@ -237,6 +237,22 @@ struct kchunk {
 	uint64_t raw_bytes;
 };
 
+struct kthr {
+	uint64_t id, creator, source, created;
+	uint32_t stream;
+	uint16_t kind, lname;
+	uint8_t ran, ltrunc;
+	char label[WEFT_KEEP_LABEL];
+};
+
+struct ktrack {
+	struct kthr *t;
+	uint32_t cap, n; /* cap: a power of two, or 0 */
+	uint64_t *cur;	 /* per stream: its current async thread */
+	uint32_t ncur;
+	uint32_t untracked; /* creations not tracked (over the maximum) */
+};
+
 /* ------------------------------------------------------------- the ring */
 
 struct kring {
@@ -253,7 +269,314 @@ struct kring {
 	struct kchunk ch;
 	int done; /* its writer is gone and everything is kept */
 	uint64_t kept;
+	struct ktrack tr;	    /* the async threads alive, for the carry */
+	struct weft__kcarry *carry; /* those alive at the chunk's start */
+	uint32_t ncarry, ccarry, carry_untracked;
 };
+
+/* ------------------------------------------------ carried async threads */
+
+/* The async threads alive in a ring (created, not yet resolved, failed,
+ * cancelled or become another), from the events of the packets kept, in
+ * the order kept: each chunk carries those alive at its start, so that it
+ * stands alone (docs/keep.md, "Carried threads").  Open addressing by id
+ * (0 is free: the OS thread itself is never created), deletion by
+ * backward shift (no tombstones: a server creates and resolves millions). */
+static uint32_t kt_hash(const struct ktrack *T, uint64_t id)
+{
+	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 32) & (T->cap - 1);
+}
+
+static struct kthr *kt_find(struct ktrack *T, uint64_t id)
+{
+	if (!T->cap || !id)
+		return NULL;
+	for (uint32_t i = kt_hash(T, id);; i = (i + 1) & (T->cap - 1)) {
+		if (T->t[i].id == id)
+			return &T->t[i];
+		if (!T->t[i].id)
+			return NULL;
+	}
+}
+
+static void kt_del(struct ktrack *T, uint64_t id)
+{
+	struct kthr *e = kt_find(T, id);
+	if (!e)
+		return;
+	uint32_t m = T->cap - 1, i = (uint32_t)(e - T->t), j = i;
+	T->t[i].id = 0;
+	T->n--;
+	for (;;) {
+		j = (j + 1) & m;
+		if (!T->t[j].id)
+			return;
+		uint32_t k = kt_hash(T, T->t[j].id);
+		/* j's entry may move to i if its home is not in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		T->t[i] = T->t[j];
+		T->t[j].id = 0;
+		i = j;
+	}
+}
+
+/* The entry of a thread just created (a creation of an id alive replaces
+ * it), or NULL: out of memory, or WEFT_KEEP_CARRY_MAX alive already. */
+static struct kthr *kt_put(struct ktrack *T, uint64_t id)
+{
+	if (!id)
+		return NULL;
+	struct kthr *e = kt_find(T, id);
+	if (!e && (T->n + 1) * 4 > T->cap * 3) {
+		if (T->n >= WEFT_KEEP_CARRY_MAX) {
+			T->untracked++;
+			return NULL;
+		}
+		uint32_t cap = T->cap ? T->cap * 2 : 256;
+		struct kthr *n = calloc(cap, sizeof *n), *old = T->t;
+		if (!n)
+			return NULL;
+		uint32_t ocap = T->cap;
+		T->t = n;
+		T->cap = cap;
+		for (uint32_t i = 0; i < ocap; i++) {
+			if (!old[i].id)
+				continue;
+			uint32_t k = kt_hash(T, old[i].id);
+			while (n[k].id)
+				k = (k + 1) & (cap - 1);
+			n[k] = old[i];
+		}
+		free(old);
+	}
+	if (!e) {
+		uint32_t k = kt_hash(T, id);
+		while (T->t[k].id)
+			k = (k + 1) & (T->cap - 1);
+		e = &T->t[k];
+		T->n++;
+	}
+	memset(e, 0, sizeof *e);
+	e->id = id;
+	return e;
+}
+
+static void kt_created(struct ktrack *T, uint64_t id, uint64_t creator,
+		       uint32_t stream, uint64_t ts, uint16_t kind,
+		       uint16_t lname, const struct kthr *like)
+{
+	struct kthr *e = kt_put(T, id);
+	if (!e)
+		return;
+	e->creator = creator;
+	e->stream = stream;
+	e->created = ts;
+	e->kind = kind;
+	e->lname = lname;
+	if (like) { /* fire: of its target's kind and label */
+		e->kind = like->kind;
+		e->lname = like->lname;
+		e->ltrunc = like->ltrunc;
+		memcpy(e->label, like->label, sizeof e->label);
+	}
+}
+
+/* The current thread of each stream up to `stream`: 0 or -1. */
+static int kt_stream(struct ktrack *T, uint32_t stream)
+{
+	if (stream < T->ncur)
+		return 0;
+	uint32_t n = stream + 16;
+	uint64_t *c = realloc(T->cur, n * sizeof *c);
+	if (!c)
+		return -1;
+	memset(c + T->ncur, 0, (n - T->ncur) * sizeof *c);
+	T->cur = c;
+	T->ncur = n;
+	return 0;
+}
+
+/* What an event (id, its ID and NAME fields, its text) does to the
+ * threads alive; `cur`: its actor, on `stream`, at `clock`. */
+static void kt_apply(struct ktrack *T, unsigned id, const uint64_t ids[2],
+		     const uint16_t names[2], const char *text, int trunc,
+		     uint64_t cur, uint32_t stream, uint64_t clock)
+{
+	struct kthr *e;
+	switch (id) {
+	case WEFT_EV_CREATE:
+		kt_created(T, ids[0], cur, stream, clock, names[0], 0, NULL);
+		break;
+	case WEFT_EV_CREATE_LABEL:
+		kt_created(T, ids[0], cur, stream, clock, names[0], names[1],
+			   NULL);
+		break;
+	case WEFT_EV_LABEL:
+		if ((e = kt_find(T, ids[0])) && text) {
+			size_t l = strlen(text);
+			e->ltrunc = trunc || l >= sizeof e->label;
+			if (l >= sizeof e->label) {
+				l = sizeof e->label - 1;
+				/* (not in the middle of a character) */
+				while (l && ((uint8_t)text[l] & 0xC0) == 0x80)
+					l--;
+			}
+			memcpy(e->label, text, l);
+			e->label[l] = 0;
+			e->lname = 0;
+		}
+		break;
+	case WEFT_EV_RUN:
+		if ((e = kt_find(T, ids[0])))
+			e->ran = 1, e->source = 0;
+		break;
+	case WEFT_EV_TRY_READ:
+		if ((e = kt_find(T, cur)))
+			e->source = ids[0];
+		break;
+	case WEFT_EV_READ:
+		if ((e = kt_find(T, cur)))
+			e->source = 0;
+		break;
+	case WEFT_EV_RESOLVE:
+	case WEFT_EV_FAIL:
+	case WEFT_EV_CANCEL:
+	case WEFT_EV_RESOLVE_RUN:
+	case WEFT_EV_BECOMES:
+		kt_del(T, ids[0]);
+		break;
+	case WEFT_EV_FIRE: {
+		struct kthr like, *t = kt_find(T, ids[0]);
+		if (t)
+			like = *t;
+		kt_del(T, ids[0]);
+		kt_created(T, ids[1], ids[0], stream, clock, 0, 0,
+			   t ? &like : NULL);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Follows the events of a kept packet (its committed part). */
+static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content)
+{
+	uint64_t sid = weft__ld64(pk + WEFT_PK_STREAM);
+	if (sid >= (1u << 20))
+		return; /* (not a stream a ring can have) */
+	uint32_t stream = (uint32_t)sid;
+	if (kt_stream(T, stream))
+		return;
+	uint64_t cur = weft__ld64(pk + WEFT_PK_CURRENT);
+	uint64_t clock = weft__ld64(pk + WEFT_PK_TS_BEGIN);
+	const uint8_t *p = pk + WEFT_PK_EVENTS, *end = pk + content;
+	while (p < end) {
+		unsigned id;
+		if ((p[0] & 31) == WEFT_EH_EXTENDED) {
+			if (end - p < WEFT_EH_EXT_SIZE)
+				break;
+			id = weft__ld32(p + 1);
+			clock = weft__ld64(p + 5);
+			p += WEFT_EH_EXT_SIZE;
+		} else {
+			if (end - p < 4)
+				break;
+			uint32_t w = weft__ld32(p);
+			id = w & 31;
+			uint64_t ts = (clock & ~((1ull << 27) - 1)) | (w >> 5);
+			if (ts < clock)
+				ts += 1ull << 27;
+			clock = ts;
+			p += 4;
+		}
+		if (id >= WEFT_EV_COUNT)
+			break; /* (a reader reports it) */
+		const struct weft__evspec *sp = &weft__events[id];
+		uint64_t ids[2] = {0, 0};
+		uint16_t names[2] = {0, 0};
+		const char *text = NULL;
+		int trunc = 0, nid = 0, nname = 0;
+		for (int i = 0; i < 4 && sp->f[i].type; i++) {
+			switch (sp->f[i].type) {
+			case WEFT_FT_ID:
+				if (end - p < 8)
+					return;
+				ids[nid++ & 1] = weft__ld64(p);
+				p += 8;
+				break;
+			case WEFT_FT_NAME:
+				if (end - p < 2)
+					return;
+				names[nname++ & 1] = weft__ld16(p);
+				p += 2;
+				break;
+			case WEFT_FT_I64:
+			case WEFT_FT_U64:
+				if (end - p < 8)
+					return;
+				p += 8;
+				break;
+			case WEFT_FT_TRUNC:
+				if (end - p < 1)
+					return;
+				trunc = *p++ == 1;
+				break;
+			case WEFT_FT_STR: {
+				const uint8_t *z =
+					memchr(p, 0, (size_t)(end - p));
+				if (!z)
+					return;
+				text = (const char *)p;
+				p = z + 1;
+				break;
+			}
+			}
+		}
+		kt_apply(T, id, ids, names, text, trunc, cur, stream, clock);
+		if (sp->sets_current)
+			cur = ids[0];
+	}
+	T->cur[stream] = cur;
+}
+
+/* The threads alive now, into R->carry: those a chunk starting now
+ * carries. */
+static int kt_snapshot(struct kring *R)
+{
+	struct ktrack *T = &R->tr;
+	R->ncarry = 0;
+	R->carry_untracked = T->untracked;
+	if (T->n > R->ccarry) {
+		struct weft__kcarry *c = realloc(R->carry, T->n * sizeof *c);
+		if (!c)
+			return -ENOMEM;
+		R->carry = c;
+		R->ccarry = T->n;
+	}
+	for (uint32_t i = 0; i < T->cap; i++) {
+		const struct kthr *e = &T->t[i];
+		if (!e->id)
+			continue;
+		struct weft__kcarry *c = &R->carry[R->ncarry++];
+		memset(c, 0, sizeof *c);
+		c->id = e->id;
+		c->creator = e->creator;
+		c->source = e->source;
+		c->created = e->created;
+		c->stream = e->stream;
+		c->kind = e->kind;
+		c->lname = e->lname;
+		c->ltrunc = e->ltrunc;
+		memcpy(c->label, e->label, sizeof c->label);
+		c->state = e->ran ? WEFT_KEEP_WAITING : WEFT_KEEP_CREATED;
+		for (uint32_t s = 0; s < T->ncur; s++)
+			if (T->cur[s] == e->id)
+				c->state = WEFT_KEEP_RUNNING;
+	}
+	return 0;
+}
 
 static int ch_room(struct kchunk *c, size_t need)
 {
@@ -270,17 +593,226 @@ static int ch_room(struct kchunk *c, size_t need)
 	return 0;
 }
 
+/* ------------------------------------------------------ packed layout */
+
+/* The columns of a packed block being made (keep-format.h). */
+struct kpack {
+	uint8_t *col[WEFT_KEEP_PACK_COLS];
+	size_t len[WEFT_KEEP_PACK_COLS], cap[WEFT_KEEP_PACK_COLS];
+};
+
+static int kp_room(struct kpack *P, int c, size_t n)
+{
+	if (P->len[c] + n <= P->cap[c])
+		return 0;
+	size_t cap = P->cap[c] ? P->cap[c] : 4096;
+	while (cap < P->len[c] + n)
+		cap *= 2;
+	uint8_t *b = realloc(P->col[c], cap);
+	if (!b)
+		return -ENOMEM;
+	P->col[c] = b;
+	P->cap[c] = cap;
+	return 0;
+}
+
+static void kp_put(struct kpack *P, int c, const void *p, size_t n)
+{
+	memcpy(P->col[c] + P->len[c], p, n);
+	P->len[c] += n;
+}
+
+static void kp_var(struct kpack *P, int c, uint64_t v)
+{
+	uint8_t *o = P->col[c] + P->len[c];
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	P->len[c] = (size_t)(o - P->col[c]);
+}
+
+/* One packet into the columns, packed; 0, 1 (it cannot be: the caller
+ * stores it raw; the columns are as before), or -ENOMEM. */
+static int kp_packet(struct kpack *P, const uint8_t *pk, uint32_t ps)
+{
+	size_t mark[WEFT_KEEP_PACK_COLS];
+	memcpy(mark, P->len, sizeof mark);
+	uint64_t content = weft__ld64(pk + WEFT_PK_CONTENT) / 8;
+	if (content < WEFT_PK_EVENTS || content > ps - WEFT_PK_TRAILER ||
+	    weft__ld64(pk + ps - WEFT_PK_TRAILER) !=
+		    weft__ld64(pk + WEFT_PK_GEN))
+		return 1;
+	for (uint64_t i = content; i < ps - WEFT_PK_TRAILER; i++)
+		if (pk[i])
+			return 1;
+	/* (room for the worst: each byte of events a byte in two columns,
+	 * plus a varint each) */
+	size_t ev = (size_t)content - WEFT_PK_EVENTS;
+	for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++)
+		if (kp_room(P, c, ev * 2 + WEFT_PK_EVENTS + 16))
+			return -ENOMEM;
+	uint8_t mode = 1;
+	kp_put(P, 0, &mode, 1);
+	kp_put(P, 0, pk, WEFT_PK_EVENTS);
+	uint32_t c32 = (uint32_t)content, nev = 0;
+	kp_put(P, 0, &c32, 4);
+	size_t nev_at = P->len[0];
+	kp_put(P, 0, &nev, 4);
+	uint64_t clock = weft__ld64(pk + WEFT_PK_TS_BEGIN), previd = 0;
+	const uint8_t *p = pk + WEFT_PK_EVENTS, *end = pk + content;
+	while (p < end) {
+		unsigned id;
+		if ((p[0] & 31) == WEFT_EH_EXTENDED) {
+			if (end - p < WEFT_EH_EXT_SIZE ||
+			    p[0] != WEFT_EH_EXTENDED)
+				goto raw;
+			id = weft__ld32(p + 1);
+			if (id >= WEFT_EV_COUNT)
+				goto raw;
+			uint8_t b = WEFT_EH_EXTENDED;
+			kp_put(P, 1, &b, 1);
+			kp_put(P, 4, p + 1, 12);
+			clock = weft__ld64(p + 5);
+			p += WEFT_EH_EXT_SIZE;
+		} else {
+			if (end - p < 4)
+				goto raw;
+			uint32_t w = weft__ld32(p);
+			id = w & 31;
+			if (id >= WEFT_EV_COUNT)
+				goto raw;
+			uint64_t ts = (clock & ~((1ull << 27) - 1)) | (w >> 5);
+			if (ts < clock)
+				ts += 1ull << 27;
+			uint8_t b = (uint8_t)id;
+			kp_put(P, 1, &b, 1);
+			kp_var(P, 2, ts - clock);
+			clock = ts;
+			p += 4;
+		}
+		const struct weft__evspec *sp = &weft__events[id];
+		for (int i = 0; i < 4 && sp->f[i].type; i++) {
+			switch (sp->f[i].type) {
+			case WEFT_FT_ID: {
+				if (end - p < 8)
+					goto raw;
+				uint64_t v = weft__ld64(p), d = v - previd;
+				kp_var(P, 3,
+				       (d << 1) ^ (uint64_t)((int64_t)d >> 63));
+				previd = v;
+				p += 8;
+				break;
+			}
+			case WEFT_FT_NAME:
+				if (end - p < 2)
+					goto raw;
+				kp_put(P, 4, p, 2);
+				p += 2;
+				break;
+			case WEFT_FT_I64:
+			case WEFT_FT_U64:
+				if (end - p < 8)
+					goto raw;
+				kp_put(P, 4, p, 8);
+				p += 8;
+				break;
+			case WEFT_FT_TRUNC:
+				if (end - p < 1)
+					goto raw;
+				kp_put(P, 4, p, 1);
+				p++;
+				break;
+			case WEFT_FT_STR: {
+				const uint8_t *z =
+					memchr(p, 0, (size_t)(end - p));
+				if (!z)
+					goto raw;
+				kp_put(P, 4, p, (size_t)(z - p) + 1);
+				p = z + 1;
+				break;
+			}
+			}
+		}
+		nev++;
+	}
+	memcpy(P->col[0] + nev_at, &nev, 4);
+	return 0;
+raw:
+	memcpy(P->len, mark, sizeof mark);
+	return 1;
+}
+
+/* The packets raw[0..n) (ps bytes each) as a packed block, into *out
+ * (malloc'ed).  0 or -ENOMEM. */
+static int kp_block(const uint8_t *raw, uint32_t n, uint32_t ps, uint8_t **out,
+		    size_t *len)
+{
+	struct kpack P;
+	memset(&P, 0, sizeof P);
+	int err = 0;
+	for (uint32_t i = 0; i < n && !err; i++) {
+		const uint8_t *pk = raw + (size_t)i * ps;
+		int r = kp_packet(&P, pk, ps);
+		if (r == 1) {
+			uint8_t mode = 0;
+			if (kp_room(&P, 0, 1) || kp_room(&P, 5, ps)) {
+				err = -ENOMEM;
+				break;
+			}
+			kp_put(&P, 0, &mode, 1);
+			kp_put(&P, 5, pk, ps);
+		} else if (r)
+			err = r;
+	}
+	size_t total = 8 + 4 * WEFT_KEEP_PACK_COLS;
+	for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++)
+		total += P.len[c];
+	uint8_t *b = err ? NULL : malloc(total);
+	if (b) {
+		memcpy(b, WEFT_KEEP_PACK_MAGIC, 4);
+		memcpy(b + 4, &n, 4);
+		size_t at = 8 + 4 * WEFT_KEEP_PACK_COLS;
+		for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++) {
+			uint32_t l = (uint32_t)P.len[c];
+			memcpy(b + 8 + 4 * c, &l, 4);
+			if (l)
+				memcpy(b + at, P.col[c], l);
+			at += l;
+		}
+	} else if (!err)
+		err = -ENOMEM;
+	for (int c = 0; c < WEFT_KEEP_PACK_COLS; c++)
+		free(P.col[c]);
+	*out = b;
+	*len = total;
+	return err;
+}
+
 /* Compresses the packets gathered into one frame. */
 static int flush_frame(struct keeper *K, struct kring *R)
 {
 	struct kchunk *c = &R->ch;
 	if (!c->rawlen)
 		return 0;
-	size_t bound = ZSTD_compressBound(c->rawlen);
-	if (ch_room(c, bound))
+	const uint8_t *in = c->raw;
+	size_t inlen = c->rawlen;
+	uint8_t *packed = NULL;
+	if (K->o->layout == WEFT_KEEP_PACKED) {
+		int err = kp_block(c->raw, c->npk - c->frame_first,
+				   R->h.packet_size, &packed, &inlen);
+		if (err)
+			return err;
+		in = packed;
+	}
+	size_t bound = ZSTD_compressBound(inlen);
+	if (ch_room(c, bound)) {
+		free(packed);
 		return -ENOMEM;
-	size_t n = ZSTD_compress2(K->cctx, c->cbuf + c->clen, bound, c->raw,
-				  c->rawlen);
+	}
+	size_t n = ZSTD_compress2(K->cctx, c->cbuf + c->clen, bound, in, inlen);
+	free(packed);
 	if (ZSTD_isError(n))
 		return -EIO;
 	if (c->nfr == c->cfr) {
@@ -340,8 +872,13 @@ static int add_packet(struct keeper *K, struct kring *R, uint64_t gen, int open)
 		c->pk = p;
 		c->cpk = cap;
 	}
-	if (!c->npk)
+	if (!c->npk) {
 		c->opened = now_ns(CLOCK_MONOTONIC);
+		/* the threads alive at its start */
+		int err = kt_snapshot(R);
+		if (err)
+			return err;
+	}
 	struct weft__kpk *p = &c->pk[c->npk++];
 	memset(p, 0, sizeof *p);
 	p->gen = gen;
@@ -351,6 +888,7 @@ static int add_packet(struct keeper *K, struct kring *R, uint64_t gen, int open)
 	p->ts_begin = weft__ld64(R->pkt + WEFT_PK_TS_BEGIN);
 	p->ts_end = weft__ld64(R->pkt + WEFT_PK_TS_END);
 	memcpy(c->raw + c->rawlen, R->pkt, ps);
+	kt_scan(&R->tr, R->pkt, weft__ld64(R->pkt + WEFT_PK_CONTENT) / 8);
 	c->rawlen += ps;
 	c->raw_bytes += ps;
 	R->kept++;
@@ -425,9 +963,13 @@ static int close_chunk(struct keeper *K, struct kring *R)
 	}
 	ix.raw_bytes = hs + c->raw_bytes;
 	ix.real_closed = now_ns(CLOCK_REALTIME);
+	ix.ncarry = R->ncarry;
+	ix.layout = (uint32_t)K->o->layout;
+	ix.carry_untracked = R->carry_untracked;
 	struct weft__ktail tail;
 	size_t plen = sizeof ix + c->nfr * sizeof *c->fr +
-		      c->npk * sizeof *c->pk + sizeof tail;
+		      c->npk * sizeof *c->pk +
+		      (size_t)R->ncarry * sizeof *R->carry + sizeof tail;
 	tail.index_len = plen;
 	memcpy(tail.magic, WEFT_KEEP_END_MAGIC, 8);
 	uint32_t skip[2] = {WEFT_KEEP_SKIPPABLE, (uint32_t)plen};
@@ -453,6 +995,9 @@ static int close_chunk(struct keeper *K, struct kring *R)
 		err = write_all(fd, c->fr, c->nfr * sizeof *c->fr);
 	if (!err)
 		err = write_all(fd, c->pk, c->npk * sizeof *c->pk);
+	if (!err && R->ncarry)
+		err = write_all(fd, R->carry,
+				(size_t)R->ncarry * sizeof *R->carry);
 	if (!err)
 		err = write_all(fd, &tail, sizeof tail);
 	if (fd >= 0 && close(fd) < 0 && !err)
@@ -524,9 +1069,12 @@ static int read_index(int dirfd, const char *name, struct weft__kidx *ix,
 	uint64_t at = (uint64_t)sb.st_size - tail.index_len;
 	if (pread_all(fd, ix, sizeof *ix, at) ||
 	    memcmp(ix->magic, WEFT_KEEP_IDX_MAGIC, 8) ||
-	    ix->version != WEFT_KEEP_VERSION ||
+	    ix->version < WEFT_KEEP_VERSION_MIN ||
+	    ix->version > WEFT_KEEP_VERSION ||
 	    sizeof *ix + (uint64_t)ix->nframes * sizeof(struct weft__kframe) +
 			    (uint64_t)ix->npackets * sizeof(struct weft__kpk) +
+			    (uint64_t)(ix->version >= 2 ? ix->ncarry : 0) *
+				    sizeof(struct weft__kcarry) +
 			    sizeof tail !=
 		    tail.index_len)
 		goto out;
@@ -740,6 +1288,42 @@ static long poll_ring(struct keeper *K, struct kring *R, int final)
 	return (long)(R->kept - before);
 }
 
+/* A restarted keeper's threads alive: those at the end of the ring's
+ * newest chunk (its carried threads, then its events, read back), so
+ * that the chunks it writes carry them too (nothing of it lives only in
+ * a keeper's memory). */
+static void kt_rebuild(struct keeper *K, struct kring *R)
+{
+	const struct kfile *f = NULL;
+	for (size_t i = 0; i < K->nfiles; i++)
+		if (!strcmp(K->files[i].ring, R->name) &&
+		    (!f || K->files[i].gen_max > f->gen_max))
+			f = &K->files[i];
+	if (!f)
+		return;
+	char path[PATH_MAX + WEFT_KEEP_NAME + 32];
+	snprintf(path, sizeof path, "%s/%08" PRIu64 ".%s" WEFT_KEEP_SUFFIX,
+		 K->dir, f->number, f->ring);
+	struct weft_reader *r;
+	struct weft_diag d = {0};
+	if (weft_reader_open(&r, path, 0, &d))
+		return; /* (deleted meanwhile, or damaged: said by readers) */
+	struct weft_event ev;
+	while (weft_reader_next(r, &ev) == 0) {
+		if (ev.type >= WEFT_EV_COUNT || kt_stream(&R->tr, ev.stream))
+			continue; /* (a loss) */
+		uint64_t ids[2] = {ev.id, ev.id2};
+		uint16_t names[2] = {(uint16_t)ev.name, (uint16_t)ev.name2};
+		R->tr.cur[ev.stream] = ev.actor;
+		kt_apply(&R->tr, ev.type, ids, names, ev.text,
+			 !!(ev.flags & WEFT_EVF_TRUNCATED), ev.actor, ev.stream,
+			 ev.ts);
+		if (weft__events[ev.type].sets_current)
+			R->tr.cur[ev.stream] = ev.id;
+	}
+	weft_reader_close(r);
+}
+
 /* Opens a ring to keep.  Returns it, or NULL (not a ring yet: retried;
  * *fatal set for an error the keeper stops on). */
 static struct kring *ring_open(struct keeper *K, const char *path,
@@ -783,19 +1367,29 @@ static struct kring *ring_open(struct keeper *K, const char *path,
 		close(fd);
 		return NULL;
 	}
-	uint64_t *gens = malloc(h.npackets * sizeof *gens);
-	uint32_t n = 0;
+	kt_rebuild(K, R);
+	/* Every generation of the last round (npackets of them) too: one
+	 * handed out whose writer has not yet written it into its slot (a
+	 * packet being opened as the keeper starts: a process's first
+	 * packets, under weft record --keep) is not in any slot yet, and
+	 * must wait for it (settle() says when it is gone). */
+	uint64_t from = G > h.npackets ? G - h.npackets + 1 : 1;
+	uint64_t *gens = malloc((2 * (size_t)h.npackets) * sizeof *gens);
+	size_t n = 0;
 	for (uint32_t s = 0; gens && s < h.npackets; s++) {
 		uint64_t g = 0;
 		uint64_t off =
 			(uint64_t)h.header_size + (uint64_t)s * h.packet_size;
-		if (!pread_all(fd, &g, 8, off + WEFT_PK_GEN) && g && g <= G &&
+		if (!pread_all(fd, &g, 8, off + WEFT_PK_GEN) && g && g < from &&
 		    !had(R, g))
 			gens[n++] = g;
 	}
+	for (uint64_t g = from; gens && G && g <= G; g++)
+		if (!had(R, g))
+			gens[n++] = g;
 	if (gens)
 		qsort(gens, n, sizeof *gens, cmp_u64);
-	for (uint32_t i = 0; gens && i < n; i++)
+	for (size_t i = 0; gens && i < n; i++)
 		todo_add(R, gens[i]);
 	free(gens);
 	R->scanned = G;
@@ -815,6 +1409,9 @@ static void ring_free(struct kring *R)
 	free(R->ch.cbuf);
 	free(R->ch.fr);
 	free(R->ch.pk);
+	free(R->tr.t);
+	free(R->tr.cur);
+	free(R->carry);
 	free(R);
 }
 
@@ -931,12 +1528,67 @@ static int run_over(struct keeper *K)
 
 /* ----------------------------------------------------------- the keeper */
 
+int keep_dir_target(const char *dir, char *out, size_t cap)
+{
+	if (strlen(dir) >= cap)
+		return -ENAMETOOLONG;
+	strcpy(out, dir);
+	uid_t me = geteuid();
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat sb;
+		if (lstat(out, &sb) < 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (!S_ISLNK(sb.st_mode))
+			return 0;
+		if (sb.st_uid != me)
+			return -EPERM;
+		char link[PATH_MAX];
+		ssize_t n = readlink(out, link, sizeof link - 1);
+		if (n < 0)
+			return -errno;
+		link[n] = 0;
+		char *slash = strrchr(out, '/');
+		size_t at = link[0] == '/' || !slash
+				    ? 0
+				    : (size_t)(slash - out) + 1;
+		if (at + (size_t)n >= cap)
+			return -ENAMETOOLONG;
+		memcpy(out + at, link, (size_t)n + 1);
+	}
+	return -ELOOP;
+}
+
+int keep_dir_refused(const char *dir)
+{
+	char real[PATH_MAX];
+	int e = keep_dir_target(dir, real, sizeof real);
+	struct stat sb;
+	if (e == -EPERM && lstat(dir, &sb) == 0 && sb.st_uid != geteuid())
+		return error("'%s' is a symbolic link its caller does not "
+			     "own: weft never follows it",
+			     dir),
+		       2;
+	if (e == -EPERM)
+		return error("'%s' leads through a symbolic link its caller "
+			     "does not own: weft never follows it",
+			     dir),
+		       2;
+	if (e)
+		return error("%s: %s", dir, strerror(-e));
+	return 0;
+}
+
 static int open_dir(struct keeper *K)
 {
 	const char *dir = K->o->dir;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	/* a link another user planted (in /tmp, say) is never followed,
+	 * at any step of its chain: the rule of WEFT_FILE (WEFT_ELINK) */
+	char real[PATH_MAX];
+	if (keep_dir_target(dir, real, sizeof real))
+		return keep_dir_refused(dir);
+	if (mkdir(real, 0755) < 0 && errno != EEXIST)
 		return error("%s: cannot make it: %s", dir, strerror(errno));
-	K->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	K->dirfd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (K->dirfd < 0)
 		return error("%s: %s", dir, strerror(errno));
 	snprintf(K->dir, sizeof K->dir, "%s", dir);

@@ -22,16 +22,27 @@ struct keep_opts {
 	/* Set (by another thread): the run is over; copy what is left and
 	 * return.  NULL: the keeper decides (every writer gone). */
 	volatile int *stop;
-	int quiet; /* no summary on stderr */
+	int quiet;  /* no summary on stderr */
+	int layout; /* WEFT_KEEP_PACKED (the default) or WEFT_KEEP_PLAIN */
 };
 
 #define KEEP_DEFAULT_CHUNK (16ull << 20)
 #define KEEP_DEFAULT_CHUNK_NS (60ll * 1000000000)
 #define KEEP_DEFAULT_LEVEL 3
+#define KEEP_DEFAULT_LAYOUT 1 /* WEFT_KEEP_PACKED */
 
 /* Keeps until the source is over (or *stop).  Returns an exit status: 0,
- * 1 (an error, said on stderr). */
+ * 1 (an error, said on stderr), 2 (DIR is, or leads through, a symbolic
+ * link another user owns). */
 int keep_run(const struct keep_opts *o);
+
+/* Where the kept directory `dir` is (in out): itself, or the end of the
+ * chain of symbolic links it is, each owned by the caller.  0, -EPERM (a
+ * link at some step another user owns: never followed), or -errno. */
+int keep_dir_target(const char *dir, char *out, size_t cap);
+/* keep_dir_target()'s refusal said on stderr: 0, or an exit status (2:
+ * another user's link; 1: another error). */
+int keep_dir_refused(const char *dir);
 
 /* --chunk SIZE|DURATION, for an option table (OPT_FUNC; ctx: the opts) */
 int keep_chunk_arg(void *ctx, const char *v, char *why, size_t cap);

@@ -46,6 +46,11 @@ extern "C" {
 				 process's creation, label and end; a message
 				 between processes): no ring holds it, so it
 				 has no clock ticks of its own (ts is 0) */
+#define WEFT_EVF_CARRIED 32u  /* a kept chunk read alone: the creation,
+				 label or wait of an async thread alive at
+				 the chunk's start, carried from the chunks
+				 before it, at the time of its first packet
+				 (docs/keep.md, "Carried threads") */
 
 /*
  * One event.  Filled by weft_reader_next(); `text` points into the

@@ -13,7 +13,8 @@
  *   frames 1..F    packets, a few per frame, in the order they were kept
  *   last frame     a skippable frame (magic WEFT_KEEP_SKIPPABLE) holding
  *                  the index: struct weft__kidx, F struct weft__kframe,
- *                  npackets struct weft__kpk, then struct weft__ktail
+ *                  npackets struct weft__kpk, ncarry struct weft__kcarry
+ *                  (version 2), then struct weft__ktail
  *
  * so `zstd -d < CHUNK > RING` gives a ring any weft command reads, and a
  * reader finds the index from the file's last 16 bytes (the tail) without
@@ -27,7 +28,8 @@
 #define WEFT_KEEP_SKIPPABLE 0x184D2A5Eu /* zstd skippable frame, variant E */
 #define WEFT_KEEP_IDX_MAGIC "WEFTKIDX"
 #define WEFT_KEEP_END_MAGIC "WEFTKEND"
-#define WEFT_KEEP_VERSION 1
+#define WEFT_KEEP_VERSION 2 /* 2: the carried async threads (1: none) */
+#define WEFT_KEEP_VERSION_MIN 1
 #define WEFT_KEEP_NAME 64 /* a ring's name in its run (NUL-padded) */
 
 /* The log of a kept directory: its presence makes a directory a kept
@@ -54,8 +56,33 @@ struct weft__kidx {
 	uint64_t ts_min, ts_max;   /* ticks: first packet begin, last end */
 	uint64_t raw_bytes;	   /* header + packets, decompressed */
 	int64_t real_closed;	   /* CLOCK_REALTIME when it was closed */
-	uint64_t reserved[4];
+	uint32_t ncarry;	   /* struct weft__kcarry (version 2) */
+	uint32_t carry_untracked;  /* threads alive not carried (over
+				      WEFT_KEEP_CARRY_MAX) */
+	uint32_t layout;	   /* WEFT_KEEP_PLAIN or WEFT_KEEP_PACKED */
+	uint32_t pad;
+	uint64_t reserved[2];
 };
+
+/* A frame of packets decompresses to the packets themselves (PLAIN), or
+ * to a packed block (PACKED) of the same packets, columns apart, that a
+ * reader puts back byte for byte (docs/keep.md, "Packed layout"):
+ *   "WKP1", u32 npk, u32 len[6], then the columns:
+ *   0 per packet: u8 mode (1 packed, 0 raw); packed: its first
+ *     WEFT_PK_EVENTS bytes, u32 content (bytes), u32 events
+ *   1 per event: its id (31: an extended header)
+ *   2 per compact event: its time after the one before (varint)
+ *   3 per ID field: zigzag of its difference from the packet's previous
+ *     ID field (varint)
+ *   4 the rest, in order: an extended header's id (u32) and time (u64),
+ *     NAME (u16), I64/U64 (u64), TRUNC (u8), STR (with its NUL)
+ *   5 raw packets (mode 0: a packet not packed as it was), whole
+ * Past its content a packed packet is zeros, then its trailer: its
+ * generation. */
+#define WEFT_KEEP_PLAIN 0
+#define WEFT_KEEP_PACKED 1
+#define WEFT_KEEP_PACK_MAGIC "WKP1"
+#define WEFT_KEEP_PACK_COLS 6
 
 /* A frame of packets: where it is, and what it holds. */
 struct weft__kframe {
@@ -72,6 +99,28 @@ struct weft__kpk {
 	uint32_t stream;
 	uint32_t open; /* 1: copied while still open (its committed part) */
 	uint64_t ts_begin, ts_end;
+};
+
+/* An async thread alive at the chunk's start (created, not yet resolved,
+ * failed, cancelled or become another), as the keeper saw it in the
+ * packets it kept before this chunk: readers of the chunk alone make it
+ * events at the chunk's start (docs/keep.md, "Carried threads"). */
+#define WEFT_KEEP_LABEL 64	  /* a text label, cut (ltrunc) to fit */
+#define WEFT_KEEP_CARRY_MAX 65536 /* threads alive a ring carries */
+enum { WEFT_KEEP_CREATED = 0, WEFT_KEEP_RUNNING = 1, WEFT_KEEP_WAITING = 2 };
+struct weft__kcarry {
+	uint64_t id;	  /* the async thread */
+	uint64_t creator; /* current on the OS thread that created it */
+	uint64_t source;  /* waiting: what its unanswered try_read named */
+	uint64_t created; /* ticks: its creation */
+	uint32_t stream;  /* the stream (OS thread) that created it */
+	uint16_t kind;	  /* its kind: a name of the ring's name table */
+	uint16_t lname;	  /* its label as a name (create_label), or 0 */
+	uint8_t state;	  /* WEFT_KEEP_CREATED (never ran), RUNNING (the
+			     current thread of a stream), WAITING (ran) */
+	uint8_t ltrunc;	  /* its text label was cut */
+	uint8_t pad[6];
+	char label[WEFT_KEEP_LABEL]; /* its latest text label, or "" */
 };
 
 struct weft__ktail {

@@ -103,6 +103,8 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 		size_t used = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t gen, last;
+			if (pks[i].gen & WEFT__GEN_CARRIED)
+				continue; /* (not the program's packet) */
 			long c = weft__packet_copy(&r->src, rh, pks[i].slot,
 						   pk, &gen, r->live);
 			if (c == PK_GONE) {

@@ -271,6 +271,10 @@ static int open_next_packet(struct weft_reader *r, struct rstream *s)
 			pk = s->copy;
 			content = (uint64_t)c;
 		}
+		/* a kept chunk's carried threads: outside the sequence */
+		s->carried = !!(p->gen & WEFT__GEN_CARRIED);
+		if (s->carried)
+			goto opened;
 		if (s->prev_open && !r->live) {
 			/* An inconsistent copy (cp(1) of a live ring): the
 			 * previous packet was copied while still open, and the
@@ -294,6 +298,7 @@ static int open_next_packet(struct weft_reader *r, struct rstream *s)
 			r->sinfo[p->stream].losses.packets_lost += gap;
 		}
 		s->expect_seq = p->seq + 1;
+	opened:
 		s->data = pk;
 		s->pos = WEFT_PK_EVENTS;
 		s->end = (uint32_t)content;

@@ -50,6 +50,12 @@ int weft__src_read(const struct rsrc *src, uint64_t off, void *dst,
 		   size_t n);
 
 /* One valid packet found in the ring. */
+/* A packet a kept chunk's reader made of the async threads alive at the
+ * chunk's start (kept.c, docs/keep.md "Carried threads"): its generation
+ * has this bit.  It comes first in its stream, outside the stream's packet
+ * sequence, and its events are marked WEFT_EVF_CARRIED. */
+#define WEFT__GEN_CARRIED (1ull << 62)
+
 struct rpacket {
 	uint32_t slot;
 	uint32_t stream;
@@ -144,6 +150,7 @@ struct rstream {
 	uint64_t last_discarded;
 	uint8_t *copy;        /* packet copy (files) */
 	int prev_open; /* the packet before was open when copied */
+	int carried;   /* its packet is a kept chunk's carried threads */
 	int pending;      /* 1 an event at pos, 2 a loss (see peek) */
 	uint64_t next_ts; /* its time */
 	uint32_t next_id, next_hdr; /* its event id and header size */

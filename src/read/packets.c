@@ -157,6 +157,10 @@ int weft__same_packet(const struct weft_reader *r, const struct rpacket *p,
 static int cmp_seq(const void *a, const void *b)
 {
 	const struct rpacket *x = a, *y = b;
+	int cx = !!(x->gen & WEFT__GEN_CARRIED),
+	    cy = !!(y->gen & WEFT__GEN_CARRIED);
+	if (cx != cy)
+		return cx ? -1 : 1; /* (carried first) */
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
 	return x->gen < y->gen ? -1 : x->gen > y->gen;
@@ -389,7 +393,9 @@ int weft__index_ring(struct weft_reader *r, int refresh)
 		/* Same sequence number twice: corrupt; keep the newest. */
 		uint32_t w = from;
 		for (uint32_t k = from; k < s->npk; k++) {
-			if (w > from && s->pk[w - 1].seq == s->pk[k].seq) {
+			if (w > from && s->pk[w - 1].seq == s->pk[k].seq &&
+			    !((s->pk[w - 1].gen | s->pk[k].gen) &
+			      WEFT__GEN_CARRIED)) {
 				r->info.losses.packets_corrupt++;
 				s->pk[w - 1] = s->pk[k];
 				continue;

@@ -485,6 +485,8 @@ take(struct weft_reader *r, uint32_t idx, struct weft_event *ev)
 		return 0;
 	}
 	s->pending = 0;
+	if (__builtin_expect(s->carried, 0))
+		ev->flags |= WEFT_EVF_CARRIED;
 	ev->stream = idx;
 	ev->ns = weft__ns(r, ev->ts);
 	return 1;
@@ -685,8 +687,8 @@ next_fast(struct weft_reader *r, struct weft_event *ev, int several)
 	uint32_t idx = r->heap[0];
 	struct rstream *s = &r->st[idx];
 	struct weft__payload f;
-	if (s->pending != 1 || !weft__fast_payload(r, s, &f))
-		return 0;
+	if (s->pending != 1 || s->carried || !weft__fast_payload(r, s, &f))
+		return 0; /* (a carried event: take() marks it) */
 	const uint8_t *data = s->data;
 	uint32_t end = s->end;
 	unsigned id = s->next_id;

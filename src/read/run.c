@@ -788,34 +788,54 @@ static void st32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-int weft__bundle_write(const struct bpart *parts, const void *const *data,
-		       uint32_t n, uint8_t **out, size_t *len)
+uint64_t weft__bundle_first(uint32_t n)
 {
-	uint64_t off = BUNDLE_HDR + (uint64_t)n * BUNDLE_ENT;
-	off = (off + 63) & ~(uint64_t)63;
-	uint64_t size = off;
-	for (uint32_t i = 0; i < n; i++)
-		size = ((size + parts[i].len + 63) & ~(uint64_t)63);
-	if (size > SIZE_MAX)
-		return -ENOMEM;
-	uint8_t *b = calloc(1, (size_t)size);
-	if (!b)
-		return -ENOMEM;
+	return (BUNDLE_HDR + (uint64_t)n * BUNDLE_ENT + 63) & ~(uint64_t)63;
+}
+
+void weft__bundle_header(uint8_t *b, const struct bpart *parts, uint32_t n,
+			 uint64_t size)
+{
+	memset(b, 0, (size_t)weft__bundle_first(n));
 	memcpy(b, WEFT_BUNDLE_MAGIC, 8);
 	b[8] = 1;
 	st32(b + 12, n);
 	st64(b + 16, size);
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t *e = b + BUNDLE_HDR + (uint64_t)i * BUNDLE_ENT;
-		st64(e, off);
+		st64(e, parts[i].off);
 		st64(e + 8, parts[i].len);
 		st32(e + 16, parts[i].kind);
 		st32(e + 20, parts[i].run);
 		st64(e + 24, (uint64_t)parts[i].cut);
 		memcpy(e + 32, parts[i].name, strnlen(parts[i].name, 48));
+	}
+}
+
+int weft__bundle_write(const struct bpart *parts, const void *const *data,
+		       uint32_t n, uint8_t **out, size_t *len)
+{
+	uint64_t off = weft__bundle_first(n);
+	uint64_t size = off;
+	for (uint32_t i = 0; i < n; i++)
+		size = ((size + parts[i].len + 63) & ~(uint64_t)63);
+	if (size > SIZE_MAX)
+		return -ENOMEM;
+	uint8_t *b = calloc(1, (size_t)size);
+	struct bpart *at = calloc(n ? n : 1, sizeof *at);
+	if (!b || !at) {
+		free(b);
+		free(at);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		at[i] = parts[i];
+		at[i].off = off;
 		memcpy(b + off, data[i], (size_t)parts[i].len);
 		off = (off + parts[i].len + 63) & ~(uint64_t)63;
 	}
+	weft__bundle_header(b, at, n, size);
+	free(at);
 	*out = b;
 	*len = (size_t)size;
 	return 0;

@@ -128,6 +128,12 @@ uint64_t weft__bundle_size(const uint8_t *base, size_t len);
 /* Writes a bundle of `n` parts into a new buffer (*out, malloc'ed). */
 int weft__bundle_write(const struct bpart *parts, const void *const *data,
 		       uint32_t n, uint8_t **out, size_t *len);
+/* Where the first part of a bundle of n parts goes, and its header (the
+ * parts at their `off`, `size` bytes in all) written at b, for a bundle
+ * built in place (kept.c).  weft__bundle_write uses them. */
+uint64_t weft__bundle_first(uint32_t n);
+void weft__bundle_header(uint8_t *b, const struct bpart *parts, uint32_t n,
+			 uint64_t size);
 
 /* --------------------------------------------------------- the merge */
 

@@ -88,10 +88,12 @@ t_all() {
 	grep -qE "^deleted: +0 chunks, 0 packets" i.txt || die "$(cat i.txt)"
 	grep -qE "^not kept: +0 packets" i.txt || die "$(cat i.txt)"
 	grep -q "^processes: 1 (1 recorded)" i.txt || die "$(cat i.txt)"
-	# a chunk decompressed by zstd is a ring
+	# a chunk of the plain layout decompressed by zstd is a ring
 	if command -v zstd >/dev/null; then
-		zstd -q -d -c "$(ls k/*.zst | sed -n 3p)" >c3.ring && "$W" info c3.ring >/dev/null 2>&1 ||
+		"$W" keep r -o kplain --plain --chunk 64K 2>/dev/null || die "keep --plain"
+		zstd -q -d -c "$(ls kplain/*.zst | head -1)" >c3.ring && "$W" info c3.ring >/dev/null 2>&1 ||
 			die "zstd -d of a chunk is not a ring"
+		rm -rf kplain
 	fi
 	# a restart on a finished directory: nothing twice
 	"$W" keep r -o k 2>k2.txt || die "keep again: $(cat k2.txt)"
@@ -232,7 +234,7 @@ t_kill_both() {
 }
 run "program and keeper both killed, the keeper restarted: nothing twice or lost" t_kill_both
 
-# A full disk: a 1 MiB tmpfs (or, where none can be mounted, the
+# A full disk: a 256 KiB tmpfs (or, where none can be mounted, the
 # test-only WEFT_KEEP_TEST_ENOSPC): one message, the chunks that could
 # not be written counted (log, info) and reported as losses where they
 # were; no torn chunk; the program's output and status unchanged.
@@ -240,9 +242,10 @@ t_full_disk() {
 	rm -rf r k
 	mkdir -p m
 	local how=tmpfs
-	if ! mount -t tmpfs -o size=1M weft-keep-test m 2>/dev/null; then
+	# (packed, the run's 300,000 events take about 360 KiB of chunks)
+	if ! mount -t tmpfs -o size=256K weft-keep-test m 2>/dev/null; then
 		how=fault
-		export WEFT_KEEP_TEST_ENOSPC=900K
+		export WEFT_KEEP_TEST_ENOSPC=200K
 	fi
 	"$W" record -o r --size 1M --keep m/k --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt
 	local st=$?
@@ -316,5 +319,196 @@ t_readers() {
 	"$W" dump k r >/dev/null 2>m.txt || die "dump of DIR and the run together: $(cat m.txt)"
 }
 run "every reading command reads the kept directory" t_readers
+
+# A chunk alone knows the async threads alive at its start: created
+# (with their kind, labels and creator) in chunks before it, resolved in
+# it; the whole directory sees each creation once; with the oldest chunks
+# deleted, the directory's oldest chunk carries them.
+export CARRY=$WEFT_BUILD/tests/keep/keep-carry
+carried_lines() { # file: the carried events, without their times
+	grep ' carried=1$' "$1" | cut -d' ' -f2- | sort
+}
+t_carry() {
+	rm -rf r k
+	# (a keeper of its own, of the plain layout: zstd -d of a chunk below)
+	"$W" record -o r --size 256K -- "$CARRY" 200000 >out.txt 2>rec.txt &
+	local rec=$!
+	wait_for r/manifest
+	"$W" keep r -o k --plain --chunk 64K 2>keep.txt || die "keep: $(cat keep.txt)"
+	wait $rec || die "record: $(cat rec.txt)"
+	[ "$(cat out.txt)" = done ] || die "the program's output: $(cat out.txt)"
+	local c last="" n=0 tid
+	for c in k/*.zst; do
+		n=$((n + 1))
+		"$W" dump "$c" >c.txt 2>/dev/null
+		grep -q 'resolve target=0x200 ' c.txt && last=$c
+	done
+	[ -n "$last" ] && [ "$n" -ge 3 ] || die "$n chunks; 0x200 resolved in '$last'"
+	[ "$last" != "$(ls k/*.zst | head -1)" ] || die "0x200 resolved in the first chunk"
+	"$W" dump "$last" >c.txt 2>c.err
+	tid=$(grep ' resolve target=0x200 ' c.txt | cut -d' ' -f2)
+	# exactly these, on the OS thread that created them; not the thread
+	# resolved at the start (0x600); the worker's own OS thread's creation
+	cat >want.txt <<-EOF
+	$tid create child=0x100 kind="listener" by=0x0 carried=1
+	$tid label thread=0x100 truncated=0 text="listener one" by=0x0 carried=1
+	$tid create child=0x400 kind="request" by=0x0 carried=1
+	$tid label thread=0x400 truncated=0 text="GET /slow" by=0x0 carried=1
+	$tid create child=0x200 kind="conn" by=0x100 carried=1
+	$tid label thread=0x200 truncated=0 text="conn from 10.0.0.7" by=0x100 carried=1
+	$tid create_label child=0x300 kind="timer" label="every second" by=0x100 carried=1
+	$tid create child=0x500 kind="query" by=0x400 carried=1
+	$tid run thread=0x400 by=0x0 carried=1
+	$tid try_read source=0x500 by=0x400 carried=1
+	$tid run thread=0x0 by=0x400 carried=1
+	EOF
+	grep ' carried=1$' c.txt | grep -v 'child=0x700' | cut -d' ' -f2- >got.txt
+	diff want.txt got.txt >&2 || die "$last: not the threads alive at its start"
+	# at the chunk's start (its first time: 0), before its own events
+	[ "$(grep ' carried=1$' c.txt | grep -vc '^0.000000000 ')" = 0 ] || die "carried later: $(grep -m3 ' carried=1$' c.txt)"
+	head -1 c.txt | grep -q ' carried=1$' || die "not first: $(head -3 c.txt)"
+	grep -vq ' carried=1$' c.txt || die "no events of its own"
+	# outside the packet sequences: the losses are those of the chunk's
+	# packets alone (zstd -d: the ring without the carried threads)
+	if command -v zstd >/dev/null; then
+		zstd -q -d -c "$last" >c.ring || die "zstd -d"
+		"$W" info c.ring 2>/dev/null | grep '^losses:' >l1.txt
+		"$W" info "$last" 2>/dev/null | grep '^losses:' >l2.txt
+		grep -q ' [1-9][0-9]* packets lost' l1.txt && cmp -s l1.txt l2.txt ||
+			die "losses: $(cat l1.txt) alone, $(cat l2.txt) with the carried threads"
+	fi
+	# explained alone: the request waits on its query since the start
+	"$W" why "$last" --path "GET /slow" >w.txt 2>/dev/null || die "why --path"
+	grep -q "^GET /slow (0x400, request): created at 0.000000000 s, resolved at" w.txt || die "$(cat w.txt)"
+	grep -q "waiting on query 0x500 (0x500)" w.txt || die "$(cat w.txt)"
+	# the whole directory: each creation once, none carried
+	"$W" dump k >d.txt 2>/dev/null || die "dump k"
+	! grep -q ' carried=1$' d.txt || die "the directory read carried events"
+	[ "$(grep -c ' create child=0x200 ' d.txt)" = 1 ] || die "0x200 created $(grep -c ' create child=0x200 ' d.txt) times"
+	# the same with a budget: the oldest chunk left carries them once
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --max-disk 256K --chunk 64K -- "$CARRY" 300000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	grep -q "deleted to stay within" rec.txt || die "nothing deleted: $(cat rec.txt)"
+	"$W" dump k >d.txt 2>/dev/null
+	[ "$(grep -c ' create child=0x200 kind="conn" by=0x100 carried=1$' d.txt)" = 1 ] ||
+		die "0x200 not carried once: $(grep 0x200 d.txt)"
+	[ "$(grep -c 'child=0x' d.txt)" = "$(grep 'child=0x' d.txt | sort -u | wc -l)" ] || die "a creation twice"
+	! grep -q 'child=0x600' d.txt || die "a resolved thread carried"
+}
+run "a chunk alone has the async threads alive at its start; the directory once" t_carry
+
+# The packed layout (the default) gives back every event of every type
+# byte for byte, as the plain one does, in less than half its disk.
+t_packed() {
+	local G=$WEFT_BUILD/bench/server-gen bp bq
+	[ -x "$G" ] || { echo "no bench/server-gen in this build"; exit 77; }
+	rm -rf kp kq
+	"$G" -n 300000 --size 67108864 -o s.weft >/dev/null || die "server-gen"
+	"$W" keep s.weft -o kp --chunk 64K 2>e.txt || die "keep: $(cat e.txt)"
+	"$W" keep s.weft -o kq --chunk 64K --plain 2>e.txt || die "keep --plain: $(cat e.txt)"
+	"$W" dump --cycles s.weft >a.txt 2>/dev/null || die "dump"
+	"$W" dump --cycles kp >b.txt 2>/dev/null || die "dump kp"
+	"$W" dump --cycles kq >c.txt 2>/dev/null || die "dump kq"
+	[ "$(awk '{print $3}' a.txt | sort -u | wc -l)" -ge 20 ] || die "event types: $(awk '{print $3}' a.txt | sort -u)"
+	cmp -s a.txt b.txt || die "packed: not the ring's events: $(diff a.txt b.txt | head -5)"
+	cmp -s a.txt c.txt || die "plain: not the ring's events"
+	bp=$(cat kp/*.zst | wc -c) bq=$(cat kq/*.zst | wc -c)
+	[ $((bp * 2)) -lt "$bq" ] || die "packed $bp bytes, plain $bq"
+	echo "packed $bp bytes, plain $bq"
+}
+run "the packed layout: every event back byte for byte, in less disk" t_packed
+
+# weft keep -o DIR and weft record --keep DIR follow a symbolic link the
+# caller owns, never one another user owns, at any step of its chain.
+t_link() {
+	rm -rf r r2 target victim mine planted via ran
+	"$W" record -o r --size 256K -- "$NUM" 2000 20000 1 >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	mkdir target && ln -s target mine
+	"$W" keep r -o mine 2>e.txt || die "my own link: $(cat e.txt)"
+	[ -f target/keep.log ] && [ "$(ls target/*.zst | wc -l)" -ge 1 ] || die "my own link not followed: $(ls -A target)"
+	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 || { echo "not root, or no user nobody"; exit 77; }
+	mkdir victim && ln -s victim planted && chown -h nobody planted
+	"$W" keep r -o planted 2>e.txt
+	[ $? = 2 ] || die "another user's link: exit $?: $(cat e.txt)"
+	grep -qx "weft: 'planted' is a symbolic link its caller does not own: weft never follows it" e.txt || die "$(cat e.txt)"
+	[ -z "$(ls -A victim)" ] || die "the link was followed: $(ls -A victim)"
+	# a link of the caller's to it: the next step is refused
+	ln -s planted via
+	"$W" keep r -o via 2>e.txt
+	[ $? = 2 ] || die "through another user's link: exit $?: $(cat e.txt)"
+	grep -qx "weft: 'via' leads through a symbolic link its caller does not own: weft never follows it" e.txt || die "$(cat e.txt)"
+	[ -z "$(ls -A victim)" ] || die "the chain was followed: $(ls -A victim)"
+	# weft record --keep: refused before the command runs
+	"$W" record -o r2 --keep planted -- touch ran 2>e.txt
+	[ $? = 2 ] && [ ! -e ran ] || die "record --keep through another user's link: $(cat e.txt)"
+	grep -q "'planted' is a symbolic link its caller does not own" e.txt || die "$(cat e.txt)"
+	[ -z "$(ls -A victim)" ] || die "record --keep followed it: $(ls -A victim)"
+}
+run "keep -o DIR: a link another user owns is never followed" t_link
+
+# weft view DIR follows a growing kept directory across rotations: read
+# again at each new chunk, the last time with every event the keeper
+# wrote (events written after rotations).
+t_view_follow() {
+	command -v xvfb-run >/dev/null || { echo "no xvfb-run"; exit 77; }
+	"$W" --help 2>&1 | grep -q "^  view " || { echo "no viewer in this build"; exit 77; }
+	rm -rf r k
+	"$W" record -o r --size 1M --keep k --chunk 200ms -- "$NUM" 36000 30000 3 >/dev/null 2>rec.txt &
+	local rec=$! i
+	wait_for k/keep.log
+	for i in $(seq 200); do ls k/*.zst >/dev/null 2>&1 && break; sleep 0.05; done
+	WEFT_VIEW_ECHO=1 WEFT_VIEW_SCREENSHOT="$PWD/v.png" WEFT_VIEW_DELAY_MS=10000 \
+		timeout 60 xvfb-run -a -s "-screen 0 1280x800x24" "$W" view k >/dev/null 2>v.err ||
+		die "view: $(tail -5 v.err)"
+	wait $rec || die "record: $(cat rec.txt)"
+	[ "$(ls k/*.zst | wc -l)" -ge 4 ] || die "not rotated: $(ls k)"
+	grep '^kept: read again, ' v.err | awk '{print $4}' >n.txt
+	[ "$(wc -l <n.txt)" -ge 3 ] || die "read again $(wc -l <n.txt) times: $(grep kept v.err)"
+	sort -n -c n.txt || die "fewer events after: $(cat n.txt)"
+	local all
+	all=$("$W" info k 2>/dev/null | awk '/^events:/ {print $2}')
+	[ "$(tail -1 n.txt)" = "$all" ] || die "the last read: $(tail -1 n.txt) events of $all"
+	[ "$(head -1 n.txt)" -lt "$all" ] || die "nothing came after the first read: $(cat n.txt)"
+}
+run "weft view DIR follows a kept directory across rotations" t_view_follow
+
+# A keeper killed and started again rebuilds the threads alive from the
+# directory (its newest chunk, read back): the chunks it writes carry the
+# threads the first keeper saw created.
+t_carry_restart() {
+	rm -rf r k
+	"$W" record -o r --size 1M -- "$CARRY" 600000 >out.txt 2>rec.txt &
+	local rec=$! kp i c ready="" n1
+	wait_for r/manifest
+	"$W" keep r -o k --chunk 64K 2>k1.txt &
+	kp=$!
+	for i in $(seq 500); do
+		for c in k/*.zst; do
+			[ -e "$c" ] || continue
+			"$W" dump "$c" 2>/dev/null | grep -v ' carried=1$' | grep -q ' create child=0x200 ' && ready=$c
+		done
+		[ -n "$ready" ] && break
+		sleep 0.02
+	done
+	kill -9 $kp
+	wait $kp 2>/dev/null
+	[ -n "$ready" ] || die "the first keeper never kept 0x200's creation"
+	n1=$(ls k/*.zst | tail -1)
+	"$W" keep r -o k --chunk 64K 2>k2.txt || die "the second keeper: $(cat k2.txt)"
+	wait $rec || die "record: $(cat rec.txt)"
+	local last=""
+	for c in k/*.zst; do
+		"$W" dump "$c" >c.txt 2>/dev/null
+		grep -q ' resolve target=0x200 ' c.txt && last=$c
+	done
+	[ -n "$last" ] && [[ "$last" > "$n1" ]] || die "0x200 resolved in '$last', the first keeper's last chunk: $n1"
+	"$W" dump "$last" >c.txt 2>/dev/null
+	grep -q ' create child=0x200 kind="conn" by=0x100 carried=1$' c.txt || die "$last: 0x200 not carried: $(grep -m5 carried c.txt)"
+	grep -q ' label thread=0x200 truncated=0 text="conn from 10.0.0.7" by=0x100 carried=1$' c.txt || die "$last: its label"
+	grep -q ' try_read source=0x500 by=0x400 carried=1$' c.txt || die "$last: the request's wait"
+	! grep -q 'child=0x600' c.txt || die "a resolved thread carried"
+}
+run "a keeper started again carries the threads alive the first one saw" t_carry_restart
 
 tap_done

@@ -81,9 +81,12 @@
 #include <cairo-svg.h>
 #include <gtk/gtk.h>
 #include <math.h>
+#include <dirent.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cairo-canvas.h"
 #include "pair.h"
@@ -127,6 +130,13 @@ struct app {
 	/* the query bar (':', "slowest"): SQL over the trace */
 	GtkWidget *qbar, *qentry, *qstatus, *qlist, *qhead, *slowest;
 	GtkListStore *qstore; /* its rows: text, thread (or WEFT_NONE) */
+	/* A kept directory (docs/keep.md) followed: read again, whole, each
+	 * time its keeper adds a chunk, until the keeper has ended. */
+	const char *const *paths;
+	unsigned npaths;
+	const struct weft_merge_opts *mo;
+	int kept, kept_over;
+	unsigned long long kept_sig;
 };
 
 static void echo(struct app *a, const char *fmt, ...)
@@ -1300,9 +1310,94 @@ static void on_export(GtkButton *b, gpointer data)
 }
 
 /* Live: what the writer committed since the last look. */
+/* A kept directory's chunks (how many, the newest number) and whether its
+ * keeper has ended (an `end` line of keep.log after its last `keep`). */
+static unsigned long long kept_sig(const char *dir, int *ended)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned long long n = 0, newest = 0;
+	while (d && (de = readdir(d))) {
+		const char *nm = de->d_name;
+		size_t l = strlen(nm);
+		if (l > 13 && strspn(nm, "0123456789") == 8 && nm[8] == '.' &&
+		    !strcmp(nm + l - 4, ".zst")) {
+			unsigned long long k = strtoull(nm, NULL, 10);
+			n++;
+			if (k > newest)
+				newest = k;
+		}
+	}
+	if (d)
+		closedir(d);
+	char p[4200], line[1024];
+	snprintf(p, sizeof p, "%s/keep.log", dir);
+	FILE *f = fopen(p, "re");
+	*ended = 0;
+	while (f && fgets(line, sizeof line, f))
+		*ended = !strncmp(line, "end ", 4)    ? 1
+			 : !strncmp(line, "keep ", 5) ? 0
+						      : *ended;
+	if (f)
+		fclose(f);
+	return newest << 20 ^ n;
+}
+
+/* Reads the kept directory again if a chunk came (or went): a new
+ * reader, model and view, the same range (or all of it, if all of it was
+ * shown) and search.  1 if it did. */
+static int kept_reload(struct app *a)
+{
+	int ended;
+	unsigned long long sig = kept_sig(a->path, &ended);
+	if (sig == a->kept_sig) {
+		a->kept_over = ended;
+		return 0;
+	}
+	struct weft_reader *r;
+	struct weft_model *m;
+	struct weft_diag d = {0};
+	if (weft_reader_open_many(&r, a->paths, a->npaths, WEFT_READ_FOLLOW,
+				  a->mo, &d))
+		return 0; /* (a chunk deleted meanwhile: the next look) */
+	if (weft_model_load(&m, r)) {
+		weft_reader_close(r);
+		return 0;
+	}
+	a->kept_sig = sig;
+	int64_t t0, t1, m0, m1;
+	weft_view_range(a->v, &t0, &t1);
+	weft_model_range(a->m, &m0, &m1);
+	struct weft_view *v = weft_view_new(m, a->w, a->h);
+	if (t0 > m0 || t1 < m1)
+		weft_view_set_range(v, t0, t1);
+	const char *q = gtk_entry_get_text(GTK_ENTRY(a->search));
+	uint32_t k = *q ? weft_view_search(v, q) : 0;
+	weft_view_free(a->v);
+	weft_model_free(a->m);
+	weft_reader_close(a->r);
+	a->v = v;
+	a->m = m;
+	a->r = r;
+	if (*q) {
+		char said[64];
+		snprintf(said, sizeof said, "%u match%s", k,
+			 k == 1 ? "" : "es");
+		gtk_label_set_text(GTK_LABEL(a->matches), said);
+	}
+	const struct weft_trace_info *in = weft_reader_info(r);
+	echo(a, "kept: read again, %llu events\n",
+	     (unsigned long long)in->events);
+	counters_menu(a);
+	redraw(a);
+	return 1;
+}
+
 static gboolean on_tick(gpointer data)
 {
 	struct app *a = data;
+	if (a->kept && kept_reload(a))
+		return TRUE;
 	long n = weft_model_update(a->m);
 	if (n > 0) {
 		weft_view_model_changed(a->v);
@@ -1317,7 +1412,7 @@ static gboolean on_tick(gpointer data)
 		redraw(a);
 	}
 	return weft_reader_info(a->r)->writer == WEFT_WRITER_LIVE ||
-	       n > 0;
+	       n > 0 || (a->kept && !a->kept_over);
 }
 
 static gboolean on_screenshot(gpointer data)
@@ -2075,6 +2170,20 @@ int main(int argc, char **argv)
 	}
 	if (!a.pair)
 		a.v = weft_view_new(a.m, a.w, a.h);
+	/* a kept directory alone: followed as its keeper adds chunks */
+	char klog[4200];
+	struct stat ksb;
+	snprintf(klog, sizeof klog, "%s/keep.log", a.path);
+	if (!a.pair && n == 1 && stat(klog, &ksb) == 0 &&
+	    S_ISREG(ksb.st_mode)) {
+		a.kept = 1;
+		a.paths = paths;
+		a.npaths = n;
+		a.mo = &o;
+		int ended;
+		a.kept_sig = kept_sig(a.path, &ended);
+		a.kept_over = ended;
+	}
 
 	a.win = gtk_window_new(GTK_WINDOW_TOPLEVEL);
 	char title[4300];
