@@ -38,8 +38,8 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 			break;
 		case WEFT_FT_NAME:
 			printf(" %s=\"", f);
-			const char *n = weft_reader_name(
-				r, nname++ ? ev->name2 : ev->name);
+			const char *n = weft_reader_name(r, nname++ ? ev->name2
+								    : ev->name);
 			print_escaped(stdout, n, strlen(n));
 			putchar('"');
 			break;
@@ -93,23 +93,30 @@ int cmd_dump(int argc, char **argv)
 	int cycles = 0, follow = 0, no_actor = 0;
 	struct traces tr = {0};
 	const struct opt opts[] = {
-		{"--follow", "-f", NULL, "go on printing events as the writer "
-		 "commits them, until it stops", OPT_FLAG, &follow},
-		{"--cycles", NULL, NULL, "raw clock ticks of each event's own "
+		{"--follow", "-f", NULL,
+		 "go on printing events as the writer "
+		 "commits them, until it stops",
+		 OPT_FLAG, &follow},
+		{"--cycles", NULL, NULL,
+		 "raw clock ticks of each event's own "
 		 "ring instead of seconds since the trace's first event (- for "
-		 "what a merge of traces made)", OPT_FLAG,
-		 &cycles},
-		{"--no-actor", NULL, NULL, "leave out the acting async thread "
-		 "(by=)", OPT_FLAG, &no_actor},
+		 "what a merge of traces made)",
+		 OPT_FLAG, &cycles},
+		{"--no-actor", NULL, NULL,
+		 "leave out the acting async thread "
+		 "(by=)",
+		 OPT_FLAG, &no_actor},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
-	const struct cmd_usage u = {
-		"dump", "[OPTIONS] TRACE...",
-		"Prints one line per event in time order across OS threads: "
-		"time, stream and OS thread id, event, its fields by name, and "
-		"the acting async thread.  Texts are escaped.",
-		opts, 0};
+	const struct cmd_usage u = {"dump", "[OPTIONS] TRACE...",
+				    "Prints one line per event in time order "
+				    "across OS threads: "
+				    "time, stream and OS thread id, event, its "
+				    "fields by name, and "
+				    "the acting async thread.  Texts are "
+				    "escaped.",
+				    opts, 0};
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc >= 0)
 		return rc;

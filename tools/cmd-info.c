@@ -68,8 +68,8 @@ static void print_processes(struct weft_reader *r, int64_t origin)
 			order[no++] = x;
 			/* (pushed last first, so they come out in order) */
 			uint32_t c0 = sp;
-			for (uint32_t c = kid[x]; c != WEFT_NO_PROCESS && sp < n;
-			     c = next[c])
+			for (uint32_t c = kid[x];
+			     c != WEFT_NO_PROCESS && sp < n; c = next[c])
 				stack[sp++] = c;
 			for (uint32_t a = c0, b = sp; a + 1 < b; a++, b--) {
 				uint32_t t = stack[a];
@@ -95,8 +95,8 @@ static void print_processes(struct weft_reader *r, int64_t origin)
 	for (uint32_t k = 0; k < no; k++) {
 		uint32_t i = order[k];
 		int depth = 0;
-		for (uint32_t q = p[i].parent; q != WEFT_NO_PROCESS && depth < 8;
-		     q = p[q].parent)
+		for (uint32_t q = p[i].parent;
+		     q != WEFT_NO_PROCESS && depth < 8; q = p[q].parent)
 			depth++;
 		char e[64], t0[40], t1[40];
 		printf("  %*s%u%s %s: %s", 2 * depth, "", p[i].pid,
@@ -154,10 +154,12 @@ static void print_hosts(struct weft_reader *r)
 			printf(": the same clock\n");
 			break;
 		case WEFT_CLOCK_REALTIME:
-			printf(": %s%s s, by the realtime clocks: only as accurate "
+			printf(": %s%s s, by the realtime clocks: only as "
+			       "accurate "
 			       "as NTP keeps them%s\n",
 			       h[i].offset_ns >= 0 ? "+" : "", off,
-			       h[i].messages ? " (no offset fits every message: "
+			       h[i].messages ? " (no offset fits every "
+					       "message: "
 					       "clocks drifting?)"
 					     : "");
 			break;
@@ -190,12 +192,13 @@ int cmd_info(int argc, char **argv)
 {
 	struct traces tr = {0};
 	const struct opt opts[] = {TRACES_OPT(&tr), OPT_END};
-	const struct cmd_usage u = {
-		"info", "[OPTIONS] TRACE...",
-		"Describes a trace: its header, clock, streams (OS threads), "
-		"event counts by type, losses and time range; of a run, its "
-		"process tree and its machines.",
-		opts, 0};
+	const struct cmd_usage u = {"info", "[OPTIONS] TRACE...",
+				    "Describes a trace: its header, clock, "
+				    "streams (OS threads), "
+				    "event counts by type, losses and time "
+				    "range; of a run, its "
+				    "process tree and its machines.",
+				    opts, 0};
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc >= 0)
 		return rc;
@@ -283,8 +286,8 @@ int cmd_info(int argc, char **argv)
 	printf("writer:    %s\n", writer_str(in->writer));
 	printf("ring:      %llu bytes, %u packets of %u bytes, %s mode, %llu "
 	       "packets in use\n",
-	       (unsigned long long)in->file_size, in->npackets,
-	       in->packet_size, in->mode ? "discard" : "overwrite",
+	       (unsigned long long)in->file_size, in->npackets, in->packet_size,
+	       in->mode ? "discard" : "overwrite",
 	       (unsigned long long)in->packets_used);
 	printf("clock:     %s, %llu Hz; started %s\n",
 	       in->clock_kind == 1   ? "TSC"
@@ -294,8 +297,8 @@ int cmd_info(int argc, char **argv)
 	if (in->events) {
 		int64_t a = weft_reader_ns(r, in->first_ts) - origin;
 		int64_t b = weft_reader_ns(r, in->last_ts) - origin;
-		printf("time:      %s .. %s s (%s s)\n", fmt_ns(t0, sizeof t0, a),
-		       fmt_ns(t1, sizeof t1, b),
+		printf("time:      %s .. %s s (%s s)\n",
+		       fmt_ns(t0, sizeof t0, a), fmt_ns(t1, sizeof t1, b),
 		       fmt_ns(dur, sizeof dur, b - a));
 	}
 	for (unsigned i = 0; i < nflight; i++)

@@ -84,9 +84,10 @@ static int summarize(const char *dir, const char *out)
 		if (p >= cap)
 			continue;
 		events[p]++;
-		if (ev.type == WEFT_EV_CREATE || ev.type == WEFT_EV_CREATE_LABEL)
-			loops[p] |=
-				record_loop_of_kind(weft_reader_name(r, ev.name));
+		if (ev.type == WEFT_EV_CREATE ||
+		    ev.type == WEFT_EV_CREATE_LABEL)
+			loops[p] |= record_loop_of_kind(
+				weft_reader_name(r, ev.name));
 	}
 	const struct weft_trace_info *in = weft_reader_info(r);
 	const struct weft_process *pr = weft_reader_processes(r, &np);
@@ -134,7 +135,8 @@ static int summarize(const char *dir, const char *out)
 			out);
 	if (np > (uint32_t)recorded)
 		fprintf(stderr,
-			"weft:   (%u more process%s recorded nothing: weft info "
+			"weft:   (%u more process%s recorded nothing: weft "
+			"info "
 			"%s lists them)\n",
 			np - (uint32_t)recorded,
 			np - (uint32_t)recorded == 1 ? "" : "es", out);
@@ -229,9 +231,8 @@ static int prepare_run(const char *abs, const char *out, uint64_t bytes)
 				continue;
 			snprintf(p, sizeof p, "%s/%s", abs, n);
 			int ring = ring_at(p);
-			int ours = ring || !strcmp(n, "manifest") ||
-				   (!strncmp(n, "ring.", 5) &&
-				    strstr(n, ".tmp"));
+			int tmp = !strncmp(n, "ring.", 5) && strstr(n, ".tmp");
+			int ours = ring || !strcmp(n, "manifest") || tmp;
 			if (pass == 0 && ring == 2) {
 				error("'%s' is being written by another "
 				      "process (%s)",
@@ -285,8 +286,7 @@ static void remove_set_aside(const char *abs)
 
 /* A line of the manifest, from weft record (one write each). */
 __attribute__((format(printf, 2, 3))) static void manifest(const char *dir,
-							   const char *fmt,
-							   ...)
+							   const char *fmt, ...)
 {
 	char line[8192], path[PATH_MAX * 2 + 16];
 	va_list ap;
@@ -371,8 +371,8 @@ static int check_setting(enum weft__setting which, const char **val,
 		*val = v;
 		return 0;
 	}
-	error("%s '%s': %s; expected %s", what, v,
-	      weft__setting_problem(err), si->help);
+	error("%s '%s': %s; expected %s", what, v, weft__setting_problem(err),
+	      si->help);
 	return 2;
 }
 
@@ -396,8 +396,10 @@ static int check_space(const char *abs, const char *out, uint64_t bytes)
 /* A path as a shell reads it back: as it is, or in single quotes. */
 static void shell_word(char *buf, size_t cap, const char *s)
 {
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789._/+-=:,@%") == strlen(s)) {
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789._/+-=:,@%";
+	if (*s && strspn(s, plain) == strlen(s)) {
 		snprintf(buf, cap, "%s", s);
 		return;
 	}
@@ -526,70 +528,91 @@ int cmd_record(int argc, char **argv)
 			       .level = KEEP_DEFAULT_LEVEL,
 			       .layout = KEEP_DEFAULT_LAYOUT};
 	struct setting_arg setv[] = {{WEFT__SET_SIZE, &size},
-				   {WEFT__SET_MODE, &mode},
-				   {WEFT__SET_CLOCK, &clock}};
+				     {WEFT__SET_MODE, &mode},
+				     {WEFT__SET_CLOCK, &clock}};
 	char hs[3][300];
-	static const char *const what[] = {
-		"the ring size of each process (default 16M; as WEFT_SIZE)",
-		"which events a full ring keeps: overwrite (the newest, the "
-		"default) or discard (the oldest; as WEFT_MODE)",
-		"the clock: auto (the TSC when usable, the default) or "
-		"monotonic (as WEFT_CLOCK)"};
+	static const char *const what[] = {"the ring size of each process "
+					   "(default 16M; as WEFT_SIZE)",
+					   "which events a full ring keeps: "
+					   "overwrite (the newest, the "
+					   "default) or discard (the oldest; "
+					   "as WEFT_MODE)",
+					   "the clock: auto (the TSC when "
+					   "usable, the default) or "
+					   "monotonic (as WEFT_CLOCK)"};
 	for (int k = 0; k < 3; k++)
-		snprintf(hs[k], sizeof hs[k], "%s%s%s", what[k],
-			 k ? "" : ": ",
+		snprintf(hs[k], sizeof hs[k], "%s%s%s", what[k], k ? "" : ": ",
 			 k ? "" : weft__setting_info[setv[k].which].help);
 	const struct opt opts[] = {
-		{"-o", NULL, "DIR", "the run directory (default weft.trace): "
-		 "made, or emptied if it holds an earlier run", OPT_STRING, &out},
+		{"-o", NULL, "DIR",
+		 "the run directory (default weft.trace): "
+		 "made, or emptied if it holds an earlier run",
+		 OPT_STRING, &out},
 		{"--size", NULL, "BYTES", hs[0], OPT_FUNC, .fn = setting_arg,
 		 .ctx = &setv[0]},
 		{"--mode", NULL, "MODE", hs[1], OPT_FUNC, .fn = setting_arg,
 		 .ctx = &setv[1]},
 		{"--clock", NULL, "CLOCK", hs[2], OPT_FUNC, .fn = setting_arg,
 		 .ctx = &setv[2]},
-		{"--loops", NULL, "LIST", "the loops whose shims are on (default: "
+		{"--loops", NULL, "LIST",
+		 "the loops whose shims are on (default: "
 		 "all): uv, event, glib (comma-separated), all or none",
 		 OPT_STRING, &loops_opt},
 		/* keeping (keep.c, docs/keep.md) */
-		{"--keep", NULL, "DIR", "also keep every packet of every ring "
+		{"--keep", NULL, "DIR",
+		 "also keep every packet of every ring "
 		 "of the run in compressed chunks of DIR (as weft keep does, "
-		 "beside the run)", OPT_STRING, &keep_dir},
-		{"--max-disk", NULL, "SIZE", "with --keep: keep DIR under SIZE "
-		 "by deleting its oldest chunks (counted)", OPT_FUNC,
-		 .fn = keep_disk_arg, .ctx = &ko},
-		{"--chunk", NULL, "SIZE|DURATION", "with --keep: close a chunk "
+		 "beside the run)",
+		 OPT_STRING, &keep_dir},
+		{"--max-disk", NULL, "SIZE",
+		 "with --keep: keep DIR under SIZE "
+		 "by deleting its oldest chunks (counted)",
+		 OPT_FUNC, .fn = keep_disk_arg, .ctx = &ko},
+		{"--chunk", NULL, "SIZE|DURATION",
+		 "with --keep: close a chunk "
 		 "at this size on disk (default 16M) or after this long "
-		 "(default 60s)", OPT_FUNC, .fn = keep_chunk_arg, .ctx = &ko},
+		 "(default 60s)",
+		 OPT_FUNC, .fn = keep_chunk_arg, .ctx = &ko},
 		/* flight recording (watch.c, docs/flight.md) */
-		{"--flight", NULL, NULL, "flight recording: DIR (-o) holds the "
+		{"--flight", NULL, NULL,
+		 "flight recording: DIR (-o) holds the "
 		 "snapshots the triggers save and flight.log, the rings go in "
-		 "DIR/run", OPT_FLAG, &flight},
-		{"--trigger", NULL, "EXPR", "with --flight: save a snapshot "
+		 "DIR/run",
+		 OPT_FLAG, &flight},
+		{"--trigger", NULL, "EXPR",
+		 "with --flight: save a snapshot "
 		 "when EXPR becomes true (TRIGGERS in weft(1)); repeatable",
 		 OPT_LIST, &ftrig},
-		{"--window", NULL, "DURATION", "with --flight: keep this much "
+		{"--window", NULL, "DURATION",
+		 "with --flight: keep this much "
 		 "before the trigger (default: all the ring holds)",
 		 OPT_DURATION, &fo.window_ns, 0, 0, 1e9},
-		{"--after", NULL, "DURATION", "with --flight: and this much "
-		 "after it (default 0)", OPT_DURATION, &fo.after_ns, 0, 0, 1e9},
-		{"--cooldown", NULL, "DURATION", "with --flight: at least this "
+		{"--after", NULL, "DURATION",
+		 "with --flight: and this much "
+		 "after it (default 0)",
+		 OPT_DURATION, &fo.after_ns, 0, 0, 1e9},
+		{"--cooldown", NULL, "DURATION",
+		 "with --flight: at least this "
 		 "long between two snapshots of one trigger (default 10s)",
 		 OPT_DURATION, &fo.cooldown_ns, 0, 0, 1e9},
-		{"--max-per-hour", NULL, "N", "with --flight: at most N "
-		 "snapshots in any hour (default 60; 0: no limit)", OPT_INT,
-		 &fo.max_per_hour, 0, 1000000},
+		{"--max-per-hour", NULL, "N",
+		 "with --flight: at most N "
+		 "snapshots in any hour (default 60; 0: no limit)",
+		 OPT_INT, &fo.max_per_hour, 0, 1000000},
 		OPT_END,
 	};
-	const struct cmd_usage u = {
-		"record", "[OPTIONS] [--] CMD [ARGS...]",
-		"Runs CMD traced: the shims of the event loops (libuv, libevent, "
-		"GLib) are preloaded into every process of its tree, and each "
-		"process "
-		"that records writes its ring into the run directory.  Says "
-		"what each process recorded and how it ended, and exits with "
-		"CMD's status.",
-		opts, OPTS_STOP_AT_ARG};
+	const struct cmd_usage u = {"record", "[OPTIONS] [--] CMD [ARGS...]",
+				    "Runs CMD traced: the shims of the event "
+				    "loops (libuv, libevent, "
+				    "GLib) are preloaded into every process of "
+				    "its tree, and each "
+				    "process "
+				    "that records writes its ring into the run "
+				    "directory.  Says "
+				    "what each process recorded and how it "
+				    "ended, and exits with "
+				    "CMD's status.",
+				    opts, OPTS_STOP_AT_ARG};
 	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
 	if (!ops)
 		die("out of memory");
@@ -643,12 +666,14 @@ int cmd_record(int argc, char **argv)
 		struct dirent *de;
 		int full = 0;
 		while (kd && (de = readdir(kd)))
-			full |= strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+			full |= strcmp(de->d_name, ".") &&
+				strcmp(de->d_name, "..");
 		if (kd)
 			closedir(kd);
 		if (full)
-			return opts_error(&u, "--keep %s: not empty (a new run is "
-					      "kept into a new directory)",
+			return opts_error(&u,
+					  "--keep %s: not empty (a new run is "
+					  "kept into a new directory)",
 					  keep_dir);
 	}
 	int err = prepare_run(abs, out, set.size);
@@ -661,13 +686,15 @@ int cmd_record(int argc, char **argv)
 	if (record_loops_choose(loops_opt, &shims) < 0) {
 		char words[128];
 		record_loops_words(words, sizeof words);
-		return opts_error(&u, "--loops must be %s (comma-separated), "
-				      "all or none (not '%s')",
+		return opts_error(&u,
+				  "--loops must be %s (comma-separated), "
+				  "all or none (not '%s')",
 				  words, loops_opt);
 	}
 	if (shims.missing[0])
-		fprintf(stderr, "weft: no shim for %s (not built, or not found; "
-				"WEFT_SHIM_DIR names their directory)\n",
+		fprintf(stderr,
+			"weft: no shim for %s (not built, or not found; "
+			"WEFT_SHIM_DIR names their directory)\n",
 			shims.missing);
 	char session[32];
 	snprintf(session, sizeof session, "%llx",
@@ -702,8 +729,9 @@ int cmd_record(int argc, char **argv)
 		size_t n = esc(line, sizeof line, "exe", argv[i]);
 		for (int a = i; a < argc && n < sizeof line - 64; a++)
 			n += esc(line + n, sizeof line - n, "arg", argv[a]);
-		manifest(abs, "fork pid=%d ppid=%d tid=0 by=0 spawn=0 t=%lld "
-			      "real=%lld%s",
+		manifest(abs,
+			 "fork pid=%d ppid=%d tid=0 by=0 spawn=0 t=%lld "
+			 "real=%lld%s",
 			 (int)getpid(), (int)getppid(),
 			 (long long)clock_ns(CLOCK_MONOTONIC),
 			 (long long)clock_ns(CLOCK_REALTIME), line);
@@ -796,7 +824,7 @@ int cmd_record(int argc, char **argv)
 	}
 	for (pid_t p; (p = waitpid(-1, &ost, WNOHANG)) > 0;)
 		reaped(abs, p, ost);
-	int rc = WIFEXITED(st) ? WEXITSTATUS(st)
+	int rc = WIFEXITED(st)	   ? WEXITSTATUS(st)
 		 : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
 				   : 1;
 	if (watching) {
@@ -822,8 +850,9 @@ int cmd_record(int argc, char **argv)
 		loops_seen ? names : "none",
 		shims.what[0] ? shims.what : "no shim");
 	if (!found)
-		fprintf(stderr, "weft:   none: %s recorded nothing (no traced "
-				"loop and no instrumentation?)\n",
+		fprintf(stderr,
+			"weft:   none: %s recorded nothing (no traced "
+			"loop and no instrumentation?)\n",
 			argv[i]);
 	else
 		suggest(out);

@@ -33,18 +33,20 @@
 	X(dump, "print every event in time order")                             \
 	X(snapshot, "take a consistent copy of a live ring")                   \
 	X(compact, "give back the blocks a ring whose writer died never used") \
-	X(keep, "keep every packet of a live ring or run in compressed chunks") \
+	X(keep, "keep every packet of a live ring or run in compressed "       \
+		"chunks")                                                      \
 	X(ctf, "write a CTF 1.8 directory that babeltrace2 reads")             \
 	X(html, "write a self-contained HTML viewer of a trace")               \
 	X(stats, "async threads by kind and label, OS threads, counters")      \
-	X(why, "explain why threads that should resolve did not")             \
-	X(ps, "what a live or hung process's async threads are doing now")    \
-	X(watch, "flight recorder: save a snapshot when a trigger fires")     \
-	X(mark, "fire the trigger 'mark' of a watched process by hand")       \
-	X(diff, "where a good run and a bad one first differ; what got slower") \
+	X(why, "explain why threads that should resolve did not")              \
+	X(ps, "what a live or hung process's async threads are doing now")     \
+	X(watch, "flight recorder: save a snapshot when a trigger fires")      \
+	X(mark, "fire the trigger 'mark' of a watched process by hand")        \
+	X(diff, "where a good run and a bad one first differ; what got "       \
+		"slower")                                                      \
 	X(export, "export for other viewers (Chrome JSON for Perfetto)")       \
-	X(ship, "send a trace to a fleet's store: ClickHouse, or an "       \
-		"OpenTelemetry collector (OTLP/HTTP)")                      \
+	X(ship, "send a trace to a fleet's store: ClickHouse, or an "          \
+		"OpenTelemetry collector (OTLP/HTTP)")                         \
 	X(import, "read OpenTelemetry spans weft exported back into a trace")
 
 #define WEFT__CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
@@ -98,10 +100,14 @@ struct traces {
  * (options.h), and an operand: 0, or -1 (too many). */
 int traces_offset(void *t, const char *v, char *why, size_t cap);
 #define TRACES_OPT(t)                                                          \
-	{"--offset", NULL, "HOST=+-NS", "force the offset added to the "      \
-	 "clock of machine HOST (a host name or boot id) when rings of "       \
-	 "several machines are read together; repeatable",                     \
-	 OPT_FUNC, .fn = traces_offset, .ctx = (t)}
+	{                                                                      \
+		"--offset", NULL, "HOST=+-NS",                                 \
+			"force the offset added to the "                       \
+			"clock of machine HOST (a host name or boot id) when " \
+			"rings of "                                            \
+			"several machines are read together; repeatable",      \
+			OPT_FUNC, .fn = traces_offset, .ctx = (t)              \
+	}
 int traces_add(struct traces *t, const char *path);
 /* Parses a command's arguments by its table, every operand a trace (none
  * is fine): -1 to go on, else the exit status. */
@@ -128,7 +134,21 @@ const char *process_end(const struct weft_process *p, char *buf, size_t cap);
  * Says which on stderr in one line (with two traces), and how to get the
  * other.  Returns 1 (compare), 0 (merge) or 2 (a usage error, said).
  */
-#define TRACES_PAIR_OPTS(compare, merge)                                       	{"--compare", NULL, NULL, "read two traces as two runs to compare, "   	 "one above the other on one time scale (the default for two whole "   	 "runs of one program)", OPT_FLAG, (compare)},                         	{"--merge", NULL, NULL, "read the traces as parts of one run, merged " 	 "(the default but for two whole runs of one program)", OPT_FLAG,      	 (merge)}
+#define TRACES_PAIR_OPTS(compare, merge)                                       \
+	{"--compare",                                                          \
+	 NULL,                                                                 \
+	 NULL,                                                                 \
+	 "read two traces as two runs to compare, "                            \
+	 "one above the other on one time scale (the default for two whole "   \
+	 "runs of one program)",                                               \
+	 OPT_FLAG,                                                             \
+	 (compare)},                                                           \
+	{                                                                      \
+		"--merge", NULL, NULL,                                         \
+			"read the traces as parts of one run, merged "         \
+			"(the default but for two whole runs of one program)", \
+			OPT_FLAG, (merge)                                      \
+	}
 int traces_pair(const struct cmd_usage *u, struct traces *t, int compare,
 		int merge);
 /* Trace i alone (with the offsets), modelled: as traces_model. */

@@ -44,7 +44,7 @@ extern "C" {
 /* How an async thread ended: X(ENUM, "name", "what a sentence says").
  * Expanded into enum weft_end, weft_end_name() and weft_end_says(). */
 #define WEFT_END_MAP(X)                                                        \
-	/* still pending at the end of the trace */                           \
+	/* still pending at the end of the trace */                            \
 	X(PENDING, "pending", "is still pending")                              \
 	X(RESOLVED, "resolved", "resolved")                                    \
 	/* see weft_thread.message */                                          \
@@ -64,24 +64,24 @@ WEFT_API const char *weft_end_name(int end);
 WEFT_API const char *weft_end_says(int end);
 
 enum weft_thread_flags {
-	WEFT_THREAD_ROOT = 1 << 0,           /* an OS thread itself */
-	WEFT_THREAD_NO_CREATE = 1 << 1,      /* its creation was not seen */
+	WEFT_THREAD_ROOT = 1 << 0,	     /* an OS thread itself */
+	WEFT_THREAD_NO_CREATE = 1 << 1,	     /* its creation was not seen */
 	WEFT_THREAD_SHOULD_RESOLVE = 1 << 2, /* weft_should_resolve() on it */
 };
 
 struct weft_thread {
 	uint64_t id;
-	int64_t t_create;  /* creation (or first mention) */
-	int64_t t_end;     /* end, or last mention if pending */
-	uint32_t parent;   /* creator, WEFT_NONE if unknown */
-	uint32_t stream;   /* OS thread where it was created */
-	uint32_t kind;     /* interned name id (weft_model_name) */
-	uint32_t label;    /* its latest label (index in labels), or NONE */
-	uint32_t message;  /* failure message (weft_model_string), or NONE */
-	uint32_t became;   /* successor if WEFT_END_BECAME, else NONE */
+	int64_t t_create;     /* creation (or first mention) */
+	int64_t t_end;	      /* end, or last mention if pending */
+	uint32_t parent;      /* creator, WEFT_NONE if unknown */
+	uint32_t stream;      /* OS thread where it was created */
+	uint32_t kind;	      /* interned name id (weft_model_name) */
+	uint32_t label;	      /* its latest label (index in labels), or NONE */
+	uint32_t message;     /* failure message (weft_model_string), or NONE */
+	uint32_t became;      /* successor if WEFT_END_BECAME, else NONE */
 	uint32_t incarnation; /* 0 for the first thread with this id */
-	uint8_t end;       /* enum weft_end */
-	uint8_t flags;     /* enum weft_thread_flags */
+	uint8_t end;	      /* enum weft_end */
+	uint8_t flags;	      /* enum weft_thread_flags */
 	uint16_t pad;
 };
 
@@ -102,21 +102,21 @@ struct weft_run {
  * weft_arrow_color(). */
 #define WEFT_ARROW_MAP(X)                                                      \
 	/* from created to */                                                  \
-	X(CREATE, "created", "creates", 0.2, 0.2, 0.2)                                    \
+	X(CREATE, "created", "creates", 0.2, 0.2, 0.2)                         \
 	/* to read from's result (from had resolved) */                        \
-	X(READ, "read", "reads", 0, 0, 1)                                               \
+	X(READ, "read", "reads", 0, 0, 1)                                      \
 	/* to read from's failure */                                           \
-	X(READ_FAILED, "read failure", "reads the failure of", 1, 0, 0)                                \
+	X(READ_FAILED, "read failure", "reads the failure of", 1, 0, 0)        \
 	/* from waited on to, not ready */                                     \
-	X(TRY_READ, "waited on (not ready)", "waits on", 0.8, 0.8, 0.4)                    \
+	X(TRY_READ, "waited on (not ready)", "waits on", 0.8, 0.8, 0.4)        \
 	/* from resolved to */                                                 \
-	X(RESOLVE, "resolved", "resolves", 0, 0.5, 0)                                      \
+	X(RESOLVE, "resolved", "resolves", 0, 0.5, 0)                          \
 	/* from made to fail */                                                \
-	X(FAIL, "failed", "fails", 1, 0, 0)                                             \
+	X(FAIL, "failed", "fails", 1, 0, 0)                                    \
 	/* from signalled to */                                                \
-	X(SIGNAL, "signalled", "signals", 1, 0.6, 0)                                      \
+	X(SIGNAL, "signalled", "signals", 1, 0.6, 0)                           \
 	/* from was replaced by to */                                          \
-	X(BECOME, "became", "is what became", 0.2, 0.2, 0.2)                                     \
+	X(BECOME, "became", "is what became", 0.2, 0.2, 0.2)                   \
 	/* from cancelled to */                                                \
 	X(CANCEL, "cancelled", "cancels", 0.5, 0.5, 0.5)
 
@@ -158,11 +158,11 @@ struct weft_sample {
 /* A counter belongs to its process: two processes' counters of one name
  * (two tickers' "ticks") are two series. */
 struct weft_counter {
-	uint32_t name;     /* interned name id */
+	uint32_t name; /* interned name id */
 	uint32_t nsamples;
 	const struct weft_sample *samples; /* in time order */
 	int64_t min, max;
-	uint32_t process;  /* whose (weft_model_processes), or WEFT_NONE */
+	uint32_t process; /* whose (weft_model_processes), or WEFT_NONE */
 };
 
 /* Background intervals, by kind.  (Each kind is numbered as the event
@@ -186,13 +186,13 @@ struct weft_interval {
 	uint32_t name;
 	uint32_t thread; /* spans: the async thread; phases: the one current
 			    when it began (the loop); else NONE */
-	uint32_t depth;  /* spans: nesting depth */
+	uint32_t depth;	 /* spans: nesting depth */
 };
 
 struct weft_loss {
 	int64_t t;
 	uint32_t stream;
-	uint32_t flags;   /* WEFT_EVF_PARTIAL */
+	uint32_t flags;	  /* WEFT_EVF_PARTIAL */
 	uint64_t packets; /* packets lost there */
 	uint64_t events;  /* events the writer declared dropped there */
 };
@@ -200,9 +200,9 @@ struct weft_loss {
 struct weft_model_stream {
 	uint32_t tid;
 	char name[17];
-	uint32_t root;   /* its root thread */
-	int64_t busy_ns; /* time something ran there */
-	int64_t idle_ns; /* time it was idle */
+	uint32_t root;	  /* its root thread */
+	int64_t busy_ns;  /* time something ran there */
+	int64_t idle_ns;  /* time it was idle */
 	uint32_t process; /* its process (weft_model_processes), or
 			     WEFT_NONE */
 };
@@ -214,9 +214,9 @@ struct weft_model_process {
 	uint32_t pid;
 	uint32_t parent; /* its parent's index, or WEFT_NONE */
 	uint32_t thread; /* its async thread ("process"), or WEFT_NONE */
-	int end;         /* enum weft_process_end */
-	int status;      /* exit status or signal */
-	char comm[33];   /* short name */
+	int end;	 /* enum weft_process_end */
+	int status;	 /* exit status or signal */
+	char comm[33];	 /* short name */
 };
 
 struct weft_model;
@@ -245,21 +245,21 @@ WEFT_API long weft_model_step(struct weft_model *m, long max);
 
 WEFT_API void weft_model_free(struct weft_model *m);
 
-WEFT_API const struct weft_thread *weft_model_threads(const struct weft_model *m,
-					     uint32_t *n);
+WEFT_API const struct weft_thread *
+weft_model_threads(const struct weft_model *m, uint32_t *n);
 WEFT_API const struct weft_run *weft_model_runs(const struct weft_model *m,
-				       uint32_t *n);
+						uint32_t *n);
 WEFT_API const struct weft_arrow *weft_model_arrows(const struct weft_model *m,
-					   uint32_t *n);
+						    uint32_t *n);
 WEFT_API const struct weft_label *weft_model_labels(const struct weft_model *m,
-					   uint32_t *n);
-WEFT_API const struct weft_counter *weft_model_counters(const struct weft_model *m,
-					       uint32_t *n);
+						    uint32_t *n);
+WEFT_API const struct weft_counter *
+weft_model_counters(const struct weft_model *m, uint32_t *n);
 /* Counter i's title, as every front end shows it: its name, and in a
  * trace of several processes its process ("ticks (pid 4242)").  Writes
  * at most cap bytes (NUL included); returns the length it needed. */
-WEFT_API size_t weft_model_counter_title(const struct weft_model *m,
-					 uint32_t i, char *buf, size_t cap);
+WEFT_API size_t weft_model_counter_title(const struct weft_model *m, uint32_t i,
+					 char *buf, size_t cap);
 /* The total of the counters named `name` (a name id) over the processes
  * that keep one, where asked (`weft stats --sum-counters`): at each
  * sample of any of them, the sum of each one's latest value.  *out
@@ -270,12 +270,12 @@ WEFT_API int weft_model_counter_sum(const struct weft_model *m, uint32_t name,
 				    uint32_t *processes);
 /* The intervals of a kind (enum weft_interval_kind); NULL and *n = 0
  * for another kind. */
-WEFT_API const struct weft_interval *weft_model_intervals(const struct weft_model *m,
-						 int kind, uint32_t *n);
+WEFT_API const struct weft_interval *
+weft_model_intervals(const struct weft_model *m, int kind, uint32_t *n);
 WEFT_API const struct weft_loss *weft_model_losses(const struct weft_model *m,
-					  uint32_t *n);
-WEFT_API const struct weft_model_stream *weft_model_streams(const struct weft_model *m,
 						   uint32_t *n);
+WEFT_API const struct weft_model_stream *
+weft_model_streams(const struct weft_model *m, uint32_t *n);
 
 /* How a process ended (enum weft_process_end and its status), for a
  * sentence: "exited with status 0", "killed by signal 9", "running"...;
@@ -294,9 +294,9 @@ WEFT_API uint32_t weft_model_thread_process(const struct weft_model *m,
 /* Indexes of the runs / arrows (in and out) of one thread, in time order;
  * *n receives the count. */
 WEFT_API const uint32_t *weft_model_thread_runs(const struct weft_model *m,
-				       uint32_t thread, uint32_t *n);
+						uint32_t thread, uint32_t *n);
 WEFT_API const uint32_t *weft_model_thread_arrows(const struct weft_model *m,
-					 uint32_t thread, uint32_t *n);
+						  uint32_t thread, uint32_t *n);
 
 /* When a message arrow's bytes were written (ns), for a read with
  * WEFT_ARROW_MESSAGE; since when its thread waits, for such a try_read
@@ -311,11 +311,12 @@ WEFT_API uint32_t weft_model_find(const struct weft_model *m, uint64_t id);
 WEFT_API const char *weft_model_string(const struct weft_model *m, uint32_t s);
 WEFT_API const char *weft_model_name(const struct weft_model *m, uint32_t name);
 /* A thread's display name: its latest label, else "kind 0xID". */
-WEFT_API const char *weft_model_title(const struct weft_model *m, uint32_t thread,
-			     char *buf, unsigned cap);
+WEFT_API const char *weft_model_title(const struct weft_model *m,
+				      uint32_t thread, char *buf, unsigned cap);
 
 /* Time range of the trace (ns since origin). */
-WEFT_API void weft_model_range(const struct weft_model *m, int64_t *t0, int64_t *t1);
+WEFT_API void weft_model_range(const struct weft_model *m, int64_t *t0,
+			       int64_t *t1);
 
 /* The reader the model was loaded from. */
 WEFT_API struct weft_reader *weft_model_reader(const struct weft_model *m);

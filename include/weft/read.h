@@ -32,21 +32,26 @@ extern "C" {
 
 /* ev.flags */
 #define WEFT_EVF_TRUNCATED 1u /* the text was cut by the writer */
-#define WEFT_EVF_PARTIAL 2u   /* loss: the end of a packet is missing (an
+#define WEFT_EVF_PARTIAL                                                       \
+	2u /* loss: the end of a packet is missing (an
 				 unknown number of events), because the file
 				 was copied inconsistently (cp(1) of a live
 				 ring; weft snapshot never does this) */
-#define WEFT_EVF_REPLACED 4u  /* the text was not valid UTF-8: what was
+#define WEFT_EVF_REPLACED                                                      \
+	4u /* the text was not valid UTF-8: what was
 				 invalid reads U+FFFD (weft_utf8_fix) */
-#define WEFT_EVF_MESSAGE 8u   /* a read that several traces merged show (a
+#define WEFT_EVF_MESSAGE                                                       \
+	8u /* a read that several traces merged show (a
 				 message between processes): the actor read
 				 the bytes thread `id` wrote at ns `value`
 				 (docs/runs.md, "Arrows between processes") */
-#define WEFT_EVF_MADE 16u     /* made by the merge of several traces (a
+#define WEFT_EVF_MADE                                                          \
+	16u /* made by the merge of several traces (a
 				 process's creation, label and end; a message
 				 between processes): no ring holds it, so it
 				 has no clock ticks of its own (ts is 0) */
-#define WEFT_EVF_CARRIED 32u  /* a kept chunk read alone: the creation,
+#define WEFT_EVF_CARRIED                                                       \
+	32u /* a kept chunk read alone: the creation,
 				 label or wait of an async thread alive at
 				 the chunk's start, carried from the chunks
 				 before it, at the time of its first packet
@@ -60,35 +65,35 @@ extern "C" {
  * WEFT_EVF_REPLACED flag says so for a text).
  */
 struct weft_event {
-	uint64_t ts;     /* trace clock ticks */
-	int64_t ns;      /* nanoseconds since the trace origin (weft_start) */
-	uint32_t stream; /* stream (OS thread) index */
-	uint16_t type;   /* enum weft_event_type, or WEFT_EV_LOSS */
-	uint16_t flags;  /* WEFT_EVF_* */
-	uint64_t actor;  /* current async thread of the stream, before the
+	uint64_t ts;	  /* trace clock ticks */
+	int64_t ns;	  /* nanoseconds since the trace origin (weft_start) */
+	uint32_t stream;  /* stream (OS thread) index */
+	uint16_t type;	  /* enum weft_event_type, or WEFT_EV_LOSS */
+	uint16_t flags;	  /* WEFT_EVF_* */
+	uint64_t actor;	  /* current async thread of the stream, before the
 			    event (for run and resolve_run: the thread
 			    switched from) */
-	uint64_t id;     /* first ID field (child, thread, source, target,
+	uint64_t id;	  /* first ID field (child, thread, source, target,
 			    from, receiver), else 0 */
-	uint64_t id2;    /* second ID field (becomes: to), else 0 */
-	uint32_t name;   /* NAME field (kind, reason, counter, span, pause
+	uint64_t id2;	  /* second ID field (becomes: to), else 0 */
+	uint32_t name;	  /* NAME field (kind, reason, counter, span, pause
 			    kind), else 0 */
-	uint32_t name2;  /* second NAME field (create_label: label), else 0 */
-	int64_t value;   /* I64/U64 field (counter value or delta, pause
+	uint32_t name2;	  /* second NAME field (create_label: label), else 0 */
+	int64_t value;	  /* I64/U64 field (counter value or delta, pause
 			    duration in ns; sent, received: chan), else 0 */
 	const char *text; /* STR field (NUL-terminated), else NULL */
 	uint32_t text_len;
 	uint64_t offset; /* byte offset of the event in the file */
-	int64_t value2;  /* second and third I64/U64 fields (sent, */
-	int64_t value3;  /* received: offset, bytes), else 0 */
+	int64_t value2;	 /* second and third I64/U64 fields (sent, */
+	int64_t value3;	 /* received: offset, bytes), else 0 */
 };
 
 struct weft_losses {
-	uint64_t packets_lost;     /* missing from a stream's sequence */
-	uint64_t packets_torn;     /* rewritten while being read: skipped */
+	uint64_t packets_lost;	   /* missing from a stream's sequence */
+	uint64_t packets_torn;	   /* rewritten while being read: skipped */
 	uint64_t packets_corrupt;  /* failed validation: rest skipped */
 	uint64_t events_discarded; /* the writer's declared drops */
-	uint64_t events_nested;    /* dropped: call from a signal handler */
+	uint64_t events_nested;	   /* dropped: call from a signal handler */
 	uint64_t texts_truncated;  /* texts cut to fit a packet */
 };
 
@@ -97,15 +102,15 @@ struct weft_stream_info {
 	uint32_t tid;
 	char name[17];
 	uint64_t start_ticks;
-	uint64_t events;   /* events read from this stream */
+	uint64_t events; /* events read from this stream */
 	uint64_t first_ts, last_ts;
 	struct weft_losses losses;
 };
 
 enum weft_writer_state {
-	WEFT_WRITER_LIVE = 1,    /* a process still holds the ring */
+	WEFT_WRITER_LIVE = 1,	 /* a process still holds the ring */
 	WEFT_WRITER_STOPPED = 2, /* weft_stop() or normal exit */
-	WEFT_WRITER_GONE = 3,    /* no writer, never stopped: killed/crashed */
+	WEFT_WRITER_GONE = 3,	 /* no writer, never stopped: killed/crashed */
 };
 
 struct weft_trace_info {
@@ -115,28 +120,28 @@ struct weft_trace_info {
 	uint32_t pid, ppid;
 	char comm[33];
 	uint64_t session;
-	int clock_kind;            /* 1 TSC, 2 CLOCK_MONOTONIC, 3 manual (the
+	int clock_kind;		/* 1 TSC, 2 CLOCK_MONOTONIC, 3 manual (the
 				      program's time, in ns) */
-	uint64_t freq;             /* ticks per second (refined) */
-	uint64_t origin_ticks;     /* ticks at weft_start */
-	int64_t origin_real_ns;    /* CLOCK_REALTIME at origin_ticks */
+	uint64_t freq;		/* ticks per second (refined) */
+	uint64_t origin_ticks;	/* ticks at weft_start */
+	int64_t origin_real_ns; /* CLOCK_REALTIME at origin_ticks */
 	uint32_t packet_size, npackets;
-	int mode;                  /* 0 overwrite, 1 discard */
+	int mode; /* 0 overwrite, 1 discard */
 	uint64_t file_size;
-	int writer;                /* enum weft_writer_state */
+	int writer; /* enum weft_writer_state */
 	uint32_t nstreams;
 	const struct weft_stream_info *streams;
-	uint32_t nnames;           /* names[0] is "" (no name) */
+	uint32_t nnames; /* names[0] is "" (no name) */
 	const char *const *names;
-	uint64_t lost_no_stream;   /* events dropped: stream table full */
-	uint64_t lost_names;       /* names not interned: table full */
-	uint64_t packets_used;     /* valid packets found */
+	uint64_t lost_no_stream; /* events dropped: stream table full */
+	uint64_t lost_names;	 /* names not interned: table full */
+	uint64_t packets_used;	 /* valid packets found */
 	/* Filled as events are read (complete after WEFT_EEOF): */
 	uint64_t events;
 	uint64_t counts[WEFT_EV_COUNT];
 	uint64_t first_ts, last_ts;
 	struct weft_losses losses; /* sum over streams */
-	uint64_t problems;         /* corruptions found (see below) */
+	uint64_t problems;	   /* corruptions found (see below) */
 	/* (format 1.3) the machine it was written on: "" when not known */
 	char host[65];
 	char boot_id[37];
@@ -202,12 +207,13 @@ struct weft_reader;
  * after its first bytes, and an endless one is not read forever.
  */
 WEFT_API int weft_reader_open(struct weft_reader **out, const char *path,
-		     unsigned flags, struct weft_diag *diag);
+			      unsigned flags, struct weft_diag *diag);
 
 /* Same, over `len` bytes at `data`, which must stay valid and unchanged
  * until weft_reader_close (no copy is made). */
 WEFT_API int weft_reader_open_mem(struct weft_reader **out, const void *data,
-			 size_t len, unsigned flags, struct weft_diag *diag);
+				  size_t len, unsigned flags,
+				  struct weft_diag *diag);
 
 WEFT_API void weft_reader_close(struct weft_reader *r);
 
@@ -289,20 +295,20 @@ struct weft_process {
 	uint32_t parent;     /* its parent's index, or WEFT_NO_PROCESS */
 	uint32_t prev_image; /* the image it replaced by exec, or NONE */
 	uint32_t next_image; /* the image that replaced it, or NONE */
-	uint32_t image;      /* 0, or n after its process exec'd n times */
-	uint32_t host;       /* its machine (weft_reader_hosts) */
-	int end;             /* enum weft_process_end */
-	int status;          /* exit status or signal number */
+	uint32_t image;	     /* 0, or n after its process exec'd n times */
+	uint32_t host;	     /* its machine (weft_reader_hosts) */
+	int end;	     /* enum weft_process_end */
+	int status;	     /* exit status or signal number */
 	int64_t t_start;     /* ns on the trace's axis: fork (or start) */
-	int64_t t_end;       /* exit, exec; or INT64_MAX when not known */
+	int64_t t_end;	     /* exit, exec; or INT64_MAX when not known */
 	uint64_t thread;     /* its async thread ("process"), 0: no ring */
 	uint64_t creator;    /* the async thread that created it, or 0 */
-	char comm[33];       /* short name */
+	char comm[33];	     /* short name */
 	const char *exe;     /* executable ("" when not known) */
 	uint32_t argc;
 	const char *const *argv; /* its arguments (argv[0] first) */
-	const char *ring;        /* its ring's path, or NULL: none */
-	uint32_t nstreams;       /* OS threads of it that recorded */
+	const char *ring;	 /* its ring's path, or NULL: none */
+	uint32_t nstreams;	 /* OS threads of it that recorded */
 	/* its ring could not be read (damaged, emptied, cut short, missing
 	 * though the run's manifest names it): what is wrong, and `ring`
 	 * names the file; NULL when it was read or it has none */
@@ -323,21 +329,21 @@ WEFT_API uint32_t weft_reader_stream_process(struct weft_reader *r,
 
 enum weft_clock_method {
 	WEFT_CLOCK_REFERENCE = 0, /* the axis: the first ring's machine */
-	WEFT_CLOCK_SHARED,        /* same boot: CLOCK_MONOTONIC is shared */
-	WEFT_CLOCK_REALTIME,      /* by realtime clocks: as good as NTP */
-	WEFT_CLOCK_MESSAGES,      /* bounded by messages sent and received */
-	WEFT_CLOCK_FORCED,        /* given (weft_merge_opts) */
+	WEFT_CLOCK_SHARED,	  /* same boot: CLOCK_MONOTONIC is shared */
+	WEFT_CLOCK_REALTIME,	  /* by realtime clocks: as good as NTP */
+	WEFT_CLOCK_MESSAGES,	  /* bounded by messages sent and received */
+	WEFT_CLOCK_FORCED,	  /* given (weft_merge_opts) */
 };
 
 /* A machine the trace's rings come from, and how its clock was placed. */
 struct weft_host {
-	char name[65];        /* host name ("" when not recorded) */
-	char boot_id[37];     /* "" when not recorded (rings before 1.3) */
-	int method;           /* enum weft_clock_method */
-	int64_t offset_ns;    /* added to its CLOCK_MONOTONIC */
+	char name[65];		/* host name ("" when not recorded) */
+	char boot_id[37];	/* "" when not recorded (rings before 1.3) */
+	int method;		/* enum weft_clock_method */
+	int64_t offset_ns;	/* added to its CLOCK_MONOTONIC */
 	int64_t uncertainty_ns; /* +-: the offset lies within this */
-	uint64_t messages;    /* matched messages that bounded it */
-	int64_t lo_ns, hi_ns; /* MESSAGES: the bounds found */
+	uint64_t messages;	/* matched messages that bounded it */
+	int64_t lo_ns, hi_ns;	/* MESSAGES: the bounds found */
 };
 
 WEFT_API const struct weft_host *weft_reader_hosts(struct weft_reader *r,
@@ -370,7 +376,7 @@ WEFT_API void weft_reader_on_progress(struct weft_reader *r,
 
 /* Problems found so far; *n receives how many are listed. */
 WEFT_API const struct weft_problem *weft_reader_problems(struct weft_reader *r,
-						unsigned *n);
+							 unsigned *n);
 
 /* The name of an interned name id ("" for 0 or unknown ids). */
 WEFT_API const char *weft_reader_name(struct weft_reader *r, uint32_t id);
@@ -401,7 +407,7 @@ enum weft_copy_flags {
  * left out.  Returns 0, -ENOMEM, WEFT_ETRUNC (the file shrank) or -errno.
  */
 WEFT_API int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
-		     size_t *len, uint64_t *torn);
+			      size_t *len, uint64_t *torn);
 
 /*
  * weft_snapshot - a consistent copy of a (possibly live) ring file.
@@ -411,7 +417,7 @@ WEFT_API int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
  * receives the number of packets that could not be copied consistently.
  */
 WEFT_API int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
-		  struct weft_diag *diag);
+			   struct weft_diag *diag);
 
 /*
  * weft_compact - gives back the disk blocks of the packet slots a ring
@@ -429,7 +435,7 @@ WEFT_API int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
  * message in `diag` (may be NULL).
  */
 struct weft_compact_result {
-	uint64_t size_before, size_after; /* bytes */
+	uint64_t size_before, size_after;   /* bytes */
 	uint32_t slots_before, slots_after; /* packet slots */
 };
 WEFT_API int weft_compact(const char *path, struct weft_compact_result *res,
@@ -446,7 +452,7 @@ WEFT_API int weft_find_ring(int pid, char *buf, size_t cap);
  * enumerations.  babeltrace2 reads it.  Returns 0 or a negative code.
  */
 WEFT_API int weft_ctf_write(struct weft_reader *r, const char *dir,
-		   struct weft_diag *diag);
+			    struct weft_diag *diag);
 
 /*
  * UTF-8: the one validation routine that every reader and writer of text

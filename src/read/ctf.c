@@ -45,8 +45,7 @@ static int write_file(const char *path, const void *p, size_t n)
 	return close(fd) < 0 ? -errno : 0;
 }
 
-int weft_ctf_write(struct weft_reader *r, const char *dir,
-		   struct weft_diag *d)
+int weft_ctf_write(struct weft_reader *r, const char *dir, struct weft_diag *d)
 {
 	if (r->multi)
 		return weft__multi_ctf(r, dir, d);
@@ -105,12 +104,13 @@ int weft_ctf_write(struct weft_reader *r, const char *dir,
 			uint64_t gen, last;
 			if (pks[i].gen & WEFT__GEN_CARRIED)
 				continue; /* (not the program's packet) */
-			long c = weft__packet_copy(&r->src, rh, pks[i].slot,
-						   pk, &gen, r->live);
+			long c = weft__packet_copy(&r->src, rh, pks[i].slot, pk,
+						   &gen, r->live);
 			if (c == PK_GONE) {
-				weft__lost_packet(r, s, r->rh.packets_off +
-							 (uint64_t)pks[i].slot *
-								 ps);
+				weft__lost_packet(
+					r, s,
+					r->rh.packets_off +
+						(uint64_t)pks[i].slot * ps);
 				continue;
 			}
 			if (gen != pks[i].gen ||

@@ -218,8 +218,8 @@ static int open_next_packet(struct weft_reader *r, struct rstream *s)
 	const struct weft__fhdr *h = &r->rh.h;
 	while (s->next_pk < s->npk) {
 		struct rpacket *p = &s->pk[s->next_pk++];
-		uint64_t off = r->rh.packets_off +
-			       (uint64_t)p->slot * h->packet_size;
+		uint64_t off =
+			r->rh.packets_off + (uint64_t)p->slot * h->packet_size;
 		const uint8_t *pk;
 		uint64_t content;
 		if (r->src.mem && !r->live) {
@@ -298,7 +298,7 @@ static int open_next_packet(struct weft_reader *r, struct rstream *s)
 			r->sinfo[p->stream].losses.packets_lost += gap;
 		}
 		s->expect_seq = p->seq + 1;
-	opened:
+opened:
 		s->data = pk;
 		s->pos = WEFT_PK_EVENTS;
 		s->end = (uint32_t)content;
@@ -394,7 +394,8 @@ int weft__peek_slow(struct weft_reader *r, uint32_t idx)
 				weft__corrupt_packet(r, s, idx);
 				continue;
 			}
-			if ((r->flags & WEFT_READ_FOLLOW) && s->next_pk >= s->npk)
+			if ((r->flags & WEFT_READ_FOLLOW) &&
+			    s->next_pk >= s->npk)
 				return 0; /* the writer may still append */
 			packet_done(r, s);
 			continue;

@@ -36,8 +36,8 @@
  */
 struct rsrc {
 	const uint8_t *mem; /* in memory, unchanging; or NULL */
-	int fd;             /* else a file */
-	uint64_t len;       /* bytes there when opened */
+	int fd;		    /* else a file */
+	uint64_t len;	    /* bytes there when opened */
 };
 
 /* Writes all n bytes at p to fd (a short write or EINTR goes on): 0 or
@@ -46,8 +46,7 @@ int weft__write_all(int fd, const uint8_t *p, size_t n);
 
 /* Reads n bytes at off into dst.  Returns 0, WEFT_ETRUNC if the source
  * ends before (a file truncated since), or -errno. */
-int weft__src_read(const struct rsrc *src, uint64_t off, void *dst,
-		   size_t n);
+int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n);
 
 /* One valid packet found in the ring. */
 /* A packet a kept chunk's reader made of the async threads alive at the
@@ -109,8 +108,8 @@ uint8_t *weft__pf_buffer(size_t n);
 void weft__pf_buffer_free(uint8_t *b, size_t n);
 
 /* What weft__packet_copy() returns besides a content size. */
-#define PK_TORN (-1)     /* rewritten during the copy */
-#define PK_GONE (-2)     /* cannot be read: the file shrank, or I/O error */
+#define PK_TORN (-1) /* rewritten during the copy */
+#define PK_GONE (-2) /* cannot be read: the file shrank, or I/O error */
 
 /*
  * Copies packet `slot` into `dst` (packet_size bytes).  `live`: a writer
@@ -137,29 +136,29 @@ uint32_t weft__packet_valid_end(const uint8_t *pk, uint32_t content,
 struct rstream {
 	struct rpacket *pk; /* sorted by seq */
 	uint32_t npk, pkcap;
-	uint32_t next_pk;     /* next packet to open */
-	const uint8_t *data;  /* packet being decoded */
-	uint32_t pos, end;    /* bytes within it */
-	uint64_t pk_off;      /* its file offset */
+	uint32_t next_pk;    /* next packet to open */
+	const uint8_t *data; /* packet being decoded */
+	uint32_t pos, end;   /* bytes within it */
+	uint64_t pk_off;     /* its file offset */
 	uint64_t pk_gen, pk_seq, pk_discarded;
 	uint32_t pk_slot;
 	int in_packet;
-	uint64_t clock;       /* last timestamp */
-	uint64_t cur;         /* current async thread */
-	uint64_t expect_seq;  /* next packet_seq_num expected */
+	uint64_t clock;	     /* last timestamp */
+	uint64_t cur;	     /* current async thread */
+	uint64_t expect_seq; /* next packet_seq_num expected */
 	uint64_t last_discarded;
-	uint8_t *copy;        /* packet copy (files) */
-	int prev_open; /* the packet before was open when copied */
-	int carried;   /* its packet is a kept chunk's carried threads */
-	int pending;      /* 1 an event at pos, 2 a loss (see peek) */
+	uint8_t *copy;	  /* packet copy (files) */
+	int prev_open;	  /* the packet before was open when copied */
+	int carried;	  /* its packet is a kept chunk's carried threads */
+	int pending;	  /* 1 an event at pos, 2 a loss (see peek) */
 	uint64_t next_ts; /* its time */
-	uint32_t next_id, next_hdr; /* its event id and header size */
+	uint32_t next_id, next_hdr;	 /* its event id and header size */
 	uint64_t nev, first_ts, last_ts; /* events returned so far */
 	/* a loss found, to be returned before the next event */
 	int loss, loss_partial;
 	uint64_t loss_packets, loss_events, loss_ts;
 	/* (last: the fields above are the ones read for every event) */
-	uint8_t *copy2;	/* the next packet, read ahead (prefetch.c) */
+	uint8_t *copy2;		  /* the next packet, read ahead (prefetch.c) */
 	struct weft__pf_job *job; /* its reading, and which packet */
 	uint32_t job_pk;
 	int no_ahead; /* none can be read ahead (no thread, no memory) */
@@ -175,20 +174,20 @@ struct namebuf {
 struct rmulti;
 
 struct weft_reader {
-	struct rmulti *multi; /* several rings merged (multi.c), or NULL */
+	struct rmulti *multi;	 /* several rings merged (multi.c), or NULL */
 	struct weft_process one; /* weft_reader_processes of a ring */
 	int ctf_absolute; /* weft_ctf_write: a run's ring, clock aligned */
 	int have_mach;	  /* 1.3: the machine block (below) was read */
 	uint8_t boot[16];
-	int64_t timens;	  /* its time namespace's CLOCK_MONOTONIC offset */
+	int64_t timens; /* its time namespace's CLOCK_MONOTONIC offset */
 	struct rsrc src;
 	struct weft__pf *pf; /* reads packets ahead; shared in a merge */
 	int pf_own;	     /* closed with this reader */
-	uint8_t *owned;       /* standard input, read */
-	const uint8_t *hdr;   /* the header region (header_size bytes) */
-	uint8_t *hdrcopy;     /* files: its copy, refreshed while live */
+	uint8_t *owned;	     /* standard input, read */
+	const uint8_t *hdr;  /* the header region (header_size bytes) */
+	uint8_t *hdrcopy;    /* files: its copy, refreshed while live */
 	unsigned flags;
-	int live; /* a writer holds the ring: copy packets by the protocol */
+	int live;   /* a writer holds the ring: copy packets by the protocol */
 	int shrunk; /* the file was found shorter than it was (reported once) */
 	uint32_t ahead; /* indexing a file: the slot whose header was read
 			   with the trailer before it (packets.c) */
@@ -247,8 +246,8 @@ int weft__slurp(int fd, uint8_t **out, size_t *len, int *bundle,
 /* packets.c */
 /* Opens `path`, a regular file, and checks its header: src->fd is then
  * open (close it).  Returns 0 or a negative code with `diag` filled. */
-int weft__open_file_header(struct rsrc *src, const char *path,
-			   struct rhdr *rh, struct weft_diag *diag);
+int weft__open_file_header(struct rsrc *src, const char *path, struct rhdr *rh,
+			   struct weft_diag *diag);
 int weft__index_ring(struct weft_reader *r, int refresh);
 /* Whether a copy of packet p's slot (content bytes, as
  * weft__packet_copy returned) is still the packet that was indexed: the

@@ -168,8 +168,8 @@ static int cmp_seq(const void *a, const void *b)
 
 /* Validates the packet header at `pk` (a copy, or the ring in memory) and
  * records it.  Returns 1 if indexed, 0 if not, or -ENOMEM. */
-static int index_packet(struct weft_reader *r, uint32_t slot,
-			const uint8_t *pk, uint64_t gen)
+static int index_packet(struct weft_reader *r, uint32_t slot, const uint8_t *pk,
+			uint64_t gen)
 {
 	const struct weft__fhdr *h = &r->rh.h;
 	uint64_t off = r->rh.packets_off + (uint64_t)slot * h->packet_size;
@@ -238,11 +238,9 @@ static uint32_t slots_left(const struct rsrc *src)
 	uint64_t n;
 	uint32_t np;
 	if (src->mem ||
-	    weft__src_read(src, offsetof(struct weft__fhdr, next_gen), &n,
-			   8) ||
+	    weft__src_read(src, offsetof(struct weft__fhdr, next_gen), &n, 8) ||
 	    !(n & WEFT_GEN_STOPPED) ||
-	    weft__src_read(src, offsetof(struct weft__fhdr, npackets), &np,
-			   4))
+	    weft__src_read(src, offsetof(struct weft__fhdr, npackets), &np, 4))
 		return 0;
 	return np;
 }
@@ -340,7 +338,8 @@ static uint32_t slots_to_read(const struct rsrc *src, const struct rhdr *rh,
 	uint8_t first[WEFT_PK_GEN + 8];
 	uint64_t off = rh->packets_off + n * h->packet_size;
 	if (weft__src_read(src, off, first, sizeof first) ||
-	    weft__ld32(first + WEFT_PK_MAGIC) || weft__ld64(first + WEFT_PK_GEN))
+	    weft__ld32(first + WEFT_PK_MAGIC) ||
+	    weft__ld64(first + WEFT_PK_GEN))
 		return h->npackets;
 	return (uint32_t)n;
 }
@@ -419,9 +418,9 @@ int weft__index_ring(struct weft_reader *r, int refresh)
  * copied packets use.  `compact`: only the packets in use, with the
  * header's geometry patched (what `weft html` embeds).
  */
-static int ring_copy(const struct rsrc *src, const struct rhdr *rh,
-		     int compact, uint8_t **out, size_t *outlen,
-		     uint64_t *torn, uint64_t *gone)
+static int ring_copy(const struct rsrc *src, const struct rhdr *rh, int compact,
+		     uint8_t **out, size_t *outlen, uint64_t *torn,
+		     uint64_t *gone)
 {
 	uint32_t ps = rh->h.packet_size, np = rh->h.npackets;
 	uint64_t ntorn = 0;
@@ -543,8 +542,8 @@ static int writer_holds(int fd)
 /* A copy of a file that shrank while it was copied: a live writer's
  * packets are counted as torn in the copy; a finished file was truncated
  * or replaced under us, and the copy is refused. */
-static int copy_of(const struct rsrc *src, const struct rhdr *rh,
-		   int compact, uint8_t **out, size_t *len, uint64_t *torn)
+static int copy_of(const struct rsrc *src, const struct rhdr *rh, int compact,
+		   uint8_t **out, size_t *len, uint64_t *torn)
 {
 	uint64_t gone;
 	int err = ring_copy(src, rh, compact, out, len, torn, &gone);

@@ -152,8 +152,8 @@ static int open_in_memory(struct weft_reader *r, const uint8_t *data,
 	return open_common(r);
 }
 
-int weft_reader_open_mem(struct weft_reader **out, const void *data,
-			 size_t len, unsigned flags, struct weft_diag *d)
+int weft_reader_open_mem(struct weft_reader **out, const void *data, size_t len,
+			 unsigned flags, struct weft_diag *d)
 {
 	*out = NULL;
 	if (weft__bundle_size(data, len))
@@ -259,8 +259,8 @@ int weft__slurp(int fd, uint8_t **out, size_t *outlen, int *bundle,
 	return 0;
 }
 
-int weft__open_file_header(struct rsrc *src, const char *path,
-			   struct rhdr *rh, struct weft_diag *d)
+int weft__open_file_header(struct rsrc *src, const char *path, struct rhdr *rh,
+			   struct weft_diag *d)
 {
 	src->mem = NULL;
 	src->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -279,8 +279,7 @@ int weft__open_file_header(struct rsrc *src, const char *path,
 		goto fail;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		err = weft__diag(d, WEFT_ENOTTRACE, 0,
-				 "not a regular file");
+		err = weft__diag(d, WEFT_ENOTTRACE, 0, "not a regular file");
 		goto fail;
 	}
 	src->len = (uint64_t)sb.st_size;
@@ -332,8 +331,8 @@ static int is_chunk_file(const char *path)
 }
 #endif
 
-int weft_reader_open(struct weft_reader **out, const char *path,
-		     unsigned flags, struct weft_diag *d)
+int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
+		     struct weft_diag *d)
 {
 	*out = NULL;
 	if (!path)
@@ -349,7 +348,8 @@ int weft_reader_open(struct weft_reader **out, const char *path,
 	if (!r)
 		return -ENOMEM;
 	int err = 0;
-	if (!strcmp(path, "-") || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))) {
+	if (!strcmp(path, "-") ||
+	    (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))) {
 		/* A pipe's copy cannot grow. */
 		r->flags &= ~WEFT_READ_FOLLOW;
 		int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
@@ -366,7 +366,8 @@ int weft_reader_open(struct weft_reader **out, const char *path,
 		if (!err && bundle) {
 			weft_reader_close(r);
 			return weft__multi_open(out, NULL, 0, b, n, 1,
-						flags & ~WEFT_READ_FOLLOW, NULL, d);
+						flags & ~WEFT_READ_FOLLOW, NULL,
+						d);
 		}
 		if (!err) {
 			r->owned = b;
@@ -403,8 +404,9 @@ int weft_reader_open(struct weft_reader **out, const char *path,
 		flock(r->src.fd, LOCK_UN);
 #endif
 	if ((err = weft__hdr_reload(r))) {
-		err = weft__diag(d, err, 0, "the file shrank while its header "
-					    "was read");
+		err = weft__diag(d, err, 0,
+				 "the file shrank while its header "
+				 "was read");
 		goto out;
 	}
 	/* The tables as they are now (the checked copy holds the counts of
@@ -479,7 +481,8 @@ take(struct weft_reader *r, uint32_t idx, struct weft_event *ev)
 			ev->flags = WEFT_EVF_PARTIAL;
 		s->loss = s->loss_partial = 0;
 		s->loss_packets = s->loss_events = 0;
-	} else if (!weft__fast_decode(r, s, ev) && weft__decode(r, s, ev) != 1) {
+	} else if (!weft__fast_decode(r, s, ev) &&
+		   weft__decode(r, s, ev) != 1) {
 		weft__corrupt_packet(r, s, idx);
 		s->pending = 0;
 		return 0;
@@ -550,8 +553,8 @@ static void new_streams(struct weft_reader *r)
 	struct rstream *st = realloc(r->st, ns * sizeof *st);
 	if (st)
 		r->st = st;
-	struct weft_stream_info *si =
-		st ? realloc(r->sinfo, ns * sizeof *si) : NULL;
+	struct weft_stream_info *si = st ? realloc(r->sinfo, ns * sizeof *si)
+					 : NULL;
 	if (si)
 		r->sinfo = si;
 	uint32_t *hp = si ? realloc(r->heap, ns * sizeof *hp) : NULL;
@@ -589,8 +592,8 @@ static int refresh(struct weft_reader *r)
 		if (!s->in_packet || s->pos < s->end || s->pending)
 			continue;
 		uint64_t gen;
-		long c = weft__packet_copy(&r->src, &r->rh, s->pk_slot,
-					   s->copy, &gen, 1);
+		long c = weft__packet_copy(&r->src, &r->rh, s->pk_slot, s->copy,
+					   &gen, 1);
 		if (c > 0 && gen == s->pk_gen &&
 		    (uint64_t)c <= r->rh.h.packet_size - WEFT_PK_TRAILER &&
 		    (uint32_t)c > s->end) {
@@ -645,8 +648,8 @@ static int keep_text(struct weft_reader *r, struct weft_event *ev)
 	if (valid) {
 		memcpy(r->textbuf, ev->text, ev->text_len + 1);
 	} else {
-		ev->text_len = (uint32_t)weft_utf8_fix(r->textbuf, cap, ev->text,
-						       ev->text_len);
+		ev->text_len = (uint32_t)weft_utf8_fix(r->textbuf, cap,
+						       ev->text, ev->text_len);
 		ev->flags |= WEFT_EVF_REPLACED;
 	}
 	ev->text = r->textbuf;

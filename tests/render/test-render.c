@@ -89,8 +89,7 @@ static void tick_ns(uint64_t ns)
 	weft_clock_set(clock_ns);
 }
 
-static long count_arrow_in(struct pic *p, int r, int g, int b, int x0,
-			   int x1);
+static long count_arrow_in(struct pic *p, int r, int g, int b, int x0, int x1);
 
 /* Pixels of an arrow of colour (r, g, b), drawn at any opacity from 1/2 to
  * 1 over the background (0.9 grey): long arrows fade with their length
@@ -134,10 +133,10 @@ static long count_arrow_in(struct pic *p, int r, int g, int b, int x0, int x1)
 
 /* The seed's ARP hang, by hand: every arrow colour.  Each event is
  * followed by a millisecond of the manual clock. */
-#define E(ev)                     \
-	do {                      \
-		ev;               \
-		tick_ns(1000000); \
+#define E(ev)                                                                  \
+	do {                                                                   \
+		ev;                                                            \
+		tick_ns(1000000);                                              \
 	} while (0)
 static void arp(const char *path)
 {
@@ -209,7 +208,8 @@ TEST(arrow_colours)
 	CHECK_EQ(weft_view_pick(pic.v, xm,
 				weft_view_row_y(pic.v, r3, NULL) - 26),
 		 weft_model_find(pic.m, 2));
-	CHECK_EQ(weft_view_pick(pic.v, xm, 18 + 26 * weft_view_rows(pic.v) + 46),
+	CHECK_EQ(weft_view_pick(pic.v, xm,
+				18 + 26 * weft_view_rows(pic.v) + 46),
 		 WEFT_NONE);
 	weft_view_free(pic.v);
 	weft_model_free(pic.m);
@@ -248,8 +248,8 @@ static void counted_text_fn(void *c, double x, double y, double size,
 		counted_texts++;
 		counted_text_x = x;
 	}
-	if (counted_prefix && !strncmp(s, counted_prefix,
-				       strlen(counted_prefix))) {
+	if (counted_prefix &&
+	    !strncmp(s, counted_prefix, strlen(counted_prefix))) {
 		counted_prefixed++;
 		snprintf(counted_last, sizeof counted_last, "%s", s);
 	}
@@ -308,7 +308,8 @@ TEST(level_of_detail)
 	int64_t t0, t1;
 	weft_model_range(pic.m, &t0, &t1);
 	uint32_t th = weft_model_find(pic.m, 1000);
-	const struct weft_thread *x = weft_model_threads(pic.m, &(uint32_t){0}) + th;
+	const struct weft_thread *x =
+		weft_model_threads(pic.m, &(uint32_t){0}) + th;
 	weft_view_set_range(pic.v, x->t_create - 5, x->t_end + 60);
 	draw_counted(&pic);
 	/* its label appears when zoomed in */
@@ -370,7 +371,8 @@ TEST(focus_and_context)
 	/* a full row shows its label (black), and picking finds it */
 	draw(&pic, 900, 400);
 	CHECK(count(&pic, 0, 0, 0, 0, (int)y1 - 14, 900, 12) > 20);
-	const struct weft_thread *tm = weft_model_threads(pic.m, &(uint32_t){0}) + mid;
+	const struct weft_thread *tm =
+		weft_model_threads(pic.m, &(uint32_t){0}) + mid;
 	int64_t a0, a1;
 	weft_view_range(pic.v, &a0, &a1);
 	double xm = 8 + (double)((tm->t_create + tm->t_end) / 2 - a0) *
@@ -396,10 +398,13 @@ TEST(causal_chain)
 	for (int i = 1; i < 8; i++)
 		t[i] = weft_model_find(pic.m, (uint64_t)i);
 	CHECK_EQ(weft_view_chain(pic.v, t[5]), 5);
-	CHECK(weft_view_in_chain(pic.v, t[5]) && weft_view_in_chain(pic.v, t[3]) &&
-	      weft_view_in_chain(pic.v, t[6]) && weft_view_in_chain(pic.v, t[2]) &&
+	CHECK(weft_view_in_chain(pic.v, t[5]) &&
+	      weft_view_in_chain(pic.v, t[3]) &&
+	      weft_view_in_chain(pic.v, t[6]) &&
+	      weft_view_in_chain(pic.v, t[2]) &&
 	      weft_view_in_chain(pic.v, t[1]));
-	CHECK(!weft_view_in_chain(pic.v, t[4]) && !weft_view_in_chain(pic.v, t[7]));
+	CHECK(!weft_view_in_chain(pic.v, t[4]) &&
+	      !weft_view_in_chain(pic.v, t[7]));
 	/* highlighted (light teal behind the lines) */
 	draw(&pic, 900, 300);
 	CHECK(count(&pic, 176, 222, 207, 0, 0, 0, 0) > 200);
@@ -418,7 +423,7 @@ TEST(causal_chain)
 	CHECK(weft_view_row(pic.v, t[6]) >= 0);
 	draw(&pic, 900, 300);
 	CHECK_EQ(count(&pic, 255, 153, 0, 0, 0, 0, 0), 0); /* signal to 4 */
-	CHECK(count(&pic, 0, 128, 0, 0, 0, 0, 0) > 10);    /* 6 resolved 5 */
+	CHECK(count(&pic, 0, 128, 0, 0, 0, 0, 0) > 10);	   /* 6 resolved 5 */
 	weft_view_only_chain(pic.v, 0);
 	CHECK_EQ(weft_view_rows(pic.v), rows);
 	CHECK(weft_view_chain(pic.v, WEFT_NONE) == 0);
@@ -581,8 +586,8 @@ TEST(spans_notes_becomes_pending)
 	CHECK_OK(weft_stop());
 	struct pic pic;
 	load(&pic, p, 800, 300);
-	CHECK(count(&pic, 0, 140, 140, 0, 0, 0, 0) > 20);  /* span */
-	CHECK(count(&pic, 115, 64, 153, 0, 0, 0, 0) > 8);  /* note */
+	CHECK(count(&pic, 0, 140, 140, 0, 0, 0, 0) > 20);   /* span */
+	CHECK(count(&pic, 115, 64, 153, 0, 0, 0, 0) > 8);   /* note */
 	CHECK(count(&pic, 115, 115, 115, 0, 0, 0, 0) > 10); /* pending */
 	/* the become: dark pixels in the column of its time between the
 	 * rows of 3 and 4 */
@@ -602,8 +607,10 @@ TEST(spans_notes_becomes_pending)
 	double lo = ya < yb ? ya : yb, hi = ya < yb ? yb : ya;
 	CHECK(hi - lo >= 20);
 	/* (dark grey; black where a label crosses it) */
-	long dark = count(&pic, 51, 51, 51, x - 1, (int)lo + 4, 3, (int)(hi - lo) - 8) +
-		    count(&pic, 0, 0, 0, x - 1, (int)lo + 4, 3, (int)(hi - lo) - 8);
+	long dark =
+		count(&pic, 51, 51, 51, x - 1, (int)lo + 4, 3,
+		      (int)(hi - lo) - 8) +
+		count(&pic, 0, 0, 0, x - 1, (int)lo + 4, 3, (int)(hi - lo) - 8);
 	CHECK(dark >= (long)(hi - lo) - 10);
 	unload(&pic);
 }
@@ -659,8 +666,8 @@ TEST(idle_band_coverage)
 	int y = 250; /* under the one row, above the time scale */
 	/* (off the grid lines, which fall on round times) */
 	int full = xat(&pic, iv[0].t0 + (iv[0].t1 - iv[0].t0) * 37 / 100, 800);
-	int half = xat(&pic, iv[1].t0 + (iv[n - 1].t1 - iv[1].t0) * 37 / 100,
-		       800);
+	int half =
+		xat(&pic, iv[1].t0 + (iv[n - 1].t1 - iv[1].t0) * 37 / 100, 800);
 	int busy = xat(&pic, iv[n - 1].t1 + 730000, 800);
 	CHECK(xat(&pic, iv[n - 1].t1, 800) - xat(&pic, iv[1].t0, 800) > 20);
 	int g_full = grey_at(&pic, full, y), g_half = grey_at(&pic, half, y),
@@ -671,8 +678,8 @@ TEST(idle_band_coverage)
 	CHECK(abs(g_half - 217) <= 2);
 	/* the long idle is labelled, at the top of the rows */
 	double rh, top = weft_view_row_y(pic.v, 0, &rh) - rh / 2;
-	CHECK(count(&pic, 255, 255, 255, xat(&pic, iv[0].t0, 800), (int)top,
-		    60, 12) > 10);
+	CHECK(count(&pic, 255, 255, 255, xat(&pic, iv[0].t0, 800), (int)top, 60,
+		    12) > 10);
 	unload(&pic);
 }
 
@@ -803,7 +810,8 @@ TEST(dark_theme)
 {
 	double bg[3] = {0.9, 0.9, 0.9}, dbg[3], out[3];
 	weft_view_theme_rgb(1, bg, dbg);
-	CHECK(fabs(dbg[0] - 0.1) < 1e-9 && dbg[0] == dbg[1] && dbg[1] == dbg[2]);
+	CHECK(fabs(dbg[0] - 0.1) < 1e-9 && dbg[0] == dbg[1] &&
+	      dbg[1] == dbg[2]);
 	double ink[3] = {0, 0, 0};
 	weft_view_theme_rgb(1, ink, out);
 	CHECK(out[0] == 1 && out[1] == 1 && out[2] == 1);
@@ -943,9 +951,9 @@ TEST(view_state_round_trip)
 	CHECK_EQ(weft_view_chain_size(b.v), 0);
 	/* refused, with why, changing nothing */
 	static const char *const bad[] = {
-		"r=5",	   "r=9,3",	 "r=1,2&sel=99999", "r=1,2&q=%G1",
-		"r=1,2&q=%4", "r=1,2&zzz=1", "r=1,2&fold=0,",   "r=1,2&hide=7",
-		"sel",	   "r=1,2&depth=0"};
+		"r=5",	      "r=9,3",	      "r=1,2&sel=99999", "r=1,2&q=%G1",
+		"r=1,2&q=%4", "r=1,2&zzz=1",  "r=1,2&fold=0,",	 "r=1,2&hide=7",
+		"sel",	      "r=1,2&depth=0"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		err[0] = 0;
 		if (weft_view_set_state(b.v, bad[i], err, sizeof err) !=
@@ -976,7 +984,8 @@ TEST(view_state_round_trip)
 	weft_view_state(a.v, s, sizeof s);
 	CHECK(strstr(s, "&hide=1") && !strstr(s, "&hide=1,"));
 	CHECK_OK(weft_view_set_state(b.v, s, err, sizeof err));
-	CHECK(weft_view_counter_shown(b.v, 0) && !weft_view_counter_shown(b.v, 1) &&
+	CHECK(weft_view_counter_shown(b.v, 0) &&
+	      !weft_view_counter_shown(b.v, 1) &&
 	      weft_view_counter_shown(b.v, 2));
 	draw(&a, 600, 300);
 	draw(&b, 600, 300);
@@ -987,7 +996,8 @@ TEST(view_state_round_trip)
 	CHECK_OK(weft_view_set_state(b.v, s, err, sizeof err));
 	CHECK(!weft_view_counter_shown(b.v, 0));
 	CHECK_OK(weft_view_set_state(b.v, "r=0,1000", err, sizeof err));
-	CHECK(weft_view_counter_shown(b.v, 0) && weft_view_counter_shown(b.v, 1));
+	CHECK(weft_view_counter_shown(b.v, 0) &&
+	      weft_view_counter_shown(b.v, 1));
 	unload(&a);
 	unload(&b);
 }
@@ -1058,9 +1068,11 @@ TEST(bookmarks)
 	CHECK_OK(weft_view_set_state(b.v, "r=0,1000", err, sizeof err));
 	CHECK_EQ(weft_view_bookmarks(b.v), 0);
 	static const char *const bad[] = {"r=0,1000&b=5", "r=0,1000&b=x:a",
-					  "r=0,1000&b=5:%ZZ", "r=0,1000&b=5:a,"};
+					  "r=0,1000&b=5:%ZZ",
+					  "r=0,1000&b=5:a,"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-		if (weft_view_set_state(b.v, bad[i], err, sizeof err) != -EINVAL)
+		if (weft_view_set_state(b.v, bad[i], err, sizeof err) !=
+		    -EINVAL)
 			FAIL("'%s' accepted", bad[i]);
 	CHECK_OK(weft_view_set_state(b.v, "r=0,1000&b=5:", err, sizeof err));
 	CHECK_EQ(weft_view_bookmarks(b.v), 1);
@@ -1137,8 +1149,8 @@ TEST(loop_phases)
 	const struct weft_interval *ph =
 		weft_model_intervals(pic.m, WEFT_INTERVAL_PHASE, &n);
 	CHECK_EQ(n, 3);
-	static const int rgb[3][3] = {{217, 140, 26}, {64, 115, 191},
-				      {115, 77, 38}};
+	static const int rgb[3][3] = {
+		{217, 140, 26}, {64, 115, 191}, {115, 77, 38}};
 	int64_t r0, r1;
 	weft_view_range(pic.v, &r0, &r1);
 	for (uint32_t i = 0; i < n; i++) {
@@ -1149,8 +1161,8 @@ TEST(loop_phases)
 		if (fabs((double)got - 3 * w) > 3 * 2 + 1)
 			FAIL("phase %u: %ld pixels, want 3 x %.1f", i, got, w);
 		/* and none above the bar */
-		CHECK_EQ(count(&pic, rgb[i][0], rgb[i][1], rgb[i][2], 0, 0,
-			       800, yb),
+		CHECK_EQ(count(&pic, rgb[i][0], rgb[i][1], rgb[i][2], 0, 0, 800,
+			       yb),
 			 0);
 	}
 	unload(&pic);
@@ -1200,17 +1212,19 @@ static int drawn_in_full(struct pic *p, const char *kind, int w, int *alive)
 		if (y < 0 || rh < 26)
 			continue;
 		int x0 = xat(p, th[i].t_create > a ? th[i].t_create : a, w);
-		int x1 = xat(p, th[i].end != WEFT_END_PENDING && th[i].t_end < b
-					? th[i].t_end
-					: b,
+		int x1 = xat(p,
+			     th[i].end != WEFT_END_PENDING && th[i].t_end < b
+				     ? th[i].t_end
+				     : b,
 			     w);
 		if (x1 <= x0)
 			x1 = x0 + 1;
 		/* the thread's line: dark grey (0.2), or white where it ran,
 		 * or red if it failed */
-		long dark = count(p, 51, 51, 51, x0, (int)y - 1, x1 - x0, 3) +
-			    count(p, 255, 255, 255, x0, (int)y - 2, x1 - x0, 5) +
-			    count(p, 204, 0, 0, x0, (int)y - 1, x1 - x0, 3);
+		long dark =
+			count(p, 51, 51, 51, x0, (int)y - 1, x1 - x0, 3) +
+			count(p, 255, 255, 255, x0, (int)y - 2, x1 - x0, 5) +
+			count(p, 204, 0, 0, x0, (int)y - 1, x1 - x0, 3);
 		full += dark >= (x1 - x0) / 2;
 	}
 	return full;
@@ -1226,7 +1240,8 @@ TEST(server_zoomed_in)
 	const char *b = getenv("WEFT_BUILD");
 	char cmd[1024];
 	const char *p = tpath("server.weft");
-	snprintf(cmd, sizeof cmd, "%s/bench/server-gen -n 400000 -c 100 -o %s >/dev/null",
+	snprintf(cmd, sizeof cmd,
+		 "%s/bench/server-gen -n 400000 -c 100 -o %s >/dev/null",
 		 b ? b : ".", p);
 	if (system(cmd))
 		FAIL("cannot run %s", cmd);
@@ -1241,14 +1256,19 @@ TEST(server_zoomed_in)
 		int64_t a = t0 + (t1 - t0) * k / 5;
 		weft_view_set_range(pic.v, a, a + 2000000);
 		draw(&pic, 1280, 800);
-		int alive, full = drawn_in_full(&pic, "http request", 1280, &alive);
-		int qalive, qfull = drawn_in_full(&pic, "db query", 1280, &qalive);
+		int alive, full = drawn_in_full(&pic, "http request", 1280,
+						&alive);
+		int qalive,
+			qfull = drawn_in_full(&pic, "db query", 1280, &qalive);
 		if (getenv("WEFT_TEST_VERBOSE"))
-			fprintf(stderr, "# window %d: requests %d/%d, queries %d/%d\n",
+			fprintf(stderr,
+				"# window %d: requests %d/%d, queries %d/%d\n",
 				k, full, alive, qfull, qalive);
 		if (full < alive - 1 || qfull < qalive - 1)
-			FAIL("window %d: requests %d of %d, queries %d of %d on "
-			     "full rows", k, full, alive, qfull, qalive);
+			FAIL("window %d: requests %d of %d, queries %d of %d "
+			     "on "
+			     "full rows",
+			     k, full, alive, qfull, qalive);
 		alive_all += alive;
 	}
 	CHECK(alive_all >= 8);
@@ -1276,15 +1296,17 @@ TEST(server_zoomed_in)
 			for (int x = 0; x < 1280; x++)
 				for (int k = 0; k < 3; k++)
 					if (abs(d0[y * stride + x * 4 + k] -
-						d1[y * stride + x * 4 + k]) > 40) {
+						d1[y * stride + x * 4 + k]) >
+					    40) {
 						differ++;
 						break;
 					}
 		cairo_surface_destroy(s);
 		if (getenv("WEFT_TEST_VERBOSE"))
-			fprintf(stderr, "# focus %d: %ld primitives with masks, "
-				"%ld without, %ld pixels differ\n", f, masked,
-				boxes, differ);
+			fprintf(stderr,
+				"# focus %d: %ld primitives with masks, "
+				"%ld without, %ld pixels differ\n",
+				f, masked, boxes, differ);
 		CHECK(masked * 3 < boxes);
 		CHECK(differ < 1280 * 800 / 50);
 	}
@@ -1304,7 +1326,8 @@ TEST(server_zoomed_in)
 	weft_view_only_chain(pic.v, 1);
 	for (uint32_t i = 0; i < n; i++)
 		if (!(th[i].flags & WEFT_THREAD_ROOT) &&
-		    (weft_view_row(pic.v, i) >= 0) != !!(ch.in[i] & WEFT_CHAIN_IN))
+		    (weft_view_row(pic.v, i) >= 0) !=
+			    !!(ch.in[i] & WEFT_CHAIN_IN))
 			FAIL("thread %u: row %d, in the chain: %d", i,
 			     weft_view_row(pic.v, i), ch.in[i]);
 	weft_chain_release(&ch);
@@ -1321,8 +1344,8 @@ static void record_run(const char *out, const char *args)
 	snprintf(cmd, sizeof cmd,
 		 "ASAN_OPTIONS='%s%sverify_asan_link_order=0:detect_leaks=0' "
 		 "%s record -o %s %s >/dev/null 2>&1",
-		 asan ? asan : "", asan && *asan ? ":" : "",
-		 getenv("WEFT_BIN"), out, args);
+		 asan ? asan : "", asan && *asan ? ":" : "", getenv("WEFT_BIN"),
+		 out, args);
 	if (system(cmd))
 		FAIL("cannot run %s", cmd);
 }
@@ -1351,7 +1374,8 @@ TEST(libuv_at_load)
 	int64_t at = t0 + (t1 - t0) / 3;
 	for (uint32_t i = 0; i < n; i++)
 		if (th[i].t_create >= at &&
-		    !strcmp(weft_model_name(pic.m, th[i].kind), "uv_stream_t read")) {
+		    !strcmp(weft_model_name(pic.m, th[i].kind), "uv_stream_t "
+								"read")) {
 			at = th[i].t_create;
 			break;
 		}
@@ -1360,7 +1384,8 @@ TEST(libuv_at_load)
 	int alive_r, alive_w;
 	int reads = drawn_in_full(&pic, "uv_stream_t read", 1280, &alive_r);
 	int writes = drawn_in_full(&pic, "uv_write_t", 1280, &alive_w);
-	if (alive_r < 10 || reads < alive_r * 9 / 10 || writes < alive_w * 9 / 10)
+	if (alive_r < 10 || reads < alive_r * 9 / 10 ||
+	    writes < alive_w * 9 / 10)
 		FAIL("reads %d of %d, writes %d of %d on full rows", reads,
 		     alive_r, writes, alive_w);
 	unload(&pic);
@@ -1446,7 +1471,8 @@ TEST(processes_as_groups)
 	const struct weft_thread *th = weft_model_threads(pic.m, &n);
 	CHECK_EQ(np, 2);
 	CHECK(pr[1].parent == 0 && pr[0].pid != pr[1].pid);
-	int h0 = weft_view_header_row(pic.v, 0), h1 = weft_view_header_row(pic.v, 1);
+	int h0 = weft_view_header_row(pic.v, 0),
+	    h1 = weft_view_header_row(pic.v, 1);
 	int rows = weft_view_rows(pic.v);
 	CHECK_EQ(h0, 0);
 	CHECK(h1 > 1 && h1 < rows - 1);
@@ -1461,7 +1487,8 @@ TEST(processes_as_groups)
 		CHECK(k < 2);
 		int lo = k ? h1 : h0, hi = k ? rows : h1;
 		if (before[i] <= lo || before[i] >= hi)
-			FAIL("thread %u of process %u: row %d, its group %d..%d",
+			FAIL("thread %u of process %u: row %d, its group "
+			     "%d..%d",
 			     i, k, before[i], lo, hi);
 		in[k]++;
 	}
@@ -1481,7 +1508,8 @@ TEST(processes_as_groups)
 	CHECK_EQ(weft_view_rows(pic.v), h1 + 1);
 	CHECK_EQ(weft_view_header_row(pic.v, 1), h1);
 	for (uint32_t i = 0; i < n; i++) {
-		int want = weft_model_thread_process(pic.m, i) == 1 ? -1 : before[i];
+		int want = weft_model_thread_process(pic.m, i) == 1 ? -1
+								    : before[i];
 		if (weft_view_row(pic.v, i) != want)
 			FAIL("collapsed: thread %u at row %d, want %d", i,
 			     weft_view_row(pic.v, i), want);
@@ -1521,9 +1549,10 @@ TEST(processes_as_groups)
 	draw(&pic, 1280, 800);
 	long across = count_arrow_in(&pic, 0, 0, 255, 500, 780);
 	if (getenv("WEFT_TEST_VERBOSE"))
-		fprintf(stderr, "# message %u: written %lld, read %lld, %ld "
-			"blue pixels between\n", msg, (long long)ws,
-			(long long)rt, across);
+		fprintf(stderr,
+			"# message %u: written %lld, read %lld, %ld "
+			"blue pixels between\n",
+			msg, (long long)ws, (long long)rt, across);
 	CHECK(across > 150);
 	free(before);
 	unload(&pic);
@@ -1547,14 +1576,16 @@ static void rows_disjoint(struct pic *pic)
 			continue;
 		CHECK(r < rows);
 		if (th[i].t_create <= last[r])
-			FAIL("row %d: thread %u created at %lld, before the one "
+			FAIL("row %d: thread %u created at %lld, before the "
+			     "one "
 			     "there ended (%lld)",
 			     r, i, (long long)th[i].t_create,
 			     (long long)last[r]);
 		last[r] = th[i].end == WEFT_END_PENDING &&
-				  (th[i].flags & WEFT_THREAD_SHOULD_RESOLVE)
-			  ? INT64_MAX
-			  : th[i].t_end;
+					  (th[i].flags &
+					   WEFT_THREAD_SHOULD_RESOLVE)
+				  ? INT64_MAX
+				  : th[i].t_end;
 	}
 	free(last);
 }
@@ -1598,8 +1629,9 @@ TEST(short_processes_share_rows)
 		lanes += first;
 	}
 	if (getenv("WEFT_TEST_VERBOSE"))
-		fprintf(stderr, "# %u processes, %d groups in %d lanes, %d rows\n",
-			np, groups, lanes, rows);
+		fprintf(stderr,
+			"# %u processes, %d groups in %d lanes, %d rows\n", np,
+			groups, lanes, rows);
 	CHECK(groups >= 14);
 	/* the twelve one after the other share a lane or two (a group
 	 * needs a gap after the one before of an eighth of its life), the
@@ -1614,10 +1646,10 @@ TEST(short_processes_share_rows)
 		double x = weft_view_header_x(pic.v, k);
 		double y = weft_view_row_y(pic.v, hr[k], NULL);
 		if (x < 0 || weft_view_header_at(pic.v, x, y) != k)
-			FAIL("process %u: header at %.0f %.0f finds %u", k, x, y,
-			     weft_view_header_at(pic.v, x, y));
-		CHECK(count(&pic, 204, 214, 237, (int)x - 3, (int)y - 9, 2, 2) ==
-		      4);
+			FAIL("process %u: header at %.0f %.0f finds %u", k, x,
+			     y, weft_view_header_at(pic.v, x, y));
+		CHECK(count(&pic, 204, 214, 237, (int)x - 3, (int)y - 9, 2,
+			    2) == 4);
 	}
 	/* a header's text runs on past its band (a short process's name):
 	 * a click on it, past the band's end (its colour in the picture),
@@ -1680,7 +1712,7 @@ TEST(short_processes_share_rows)
 		CHECK_EQ(weft_view_header_row(pic.v, k), hr[k]);
 	for (uint32_t i = 0; i < n; i++) {
 		int want = weft_model_thread_process(pic.m, i) == c ? -1
-								   : before[i];
+								    : before[i];
 		if (weft_view_row(pic.v, i) != want)
 			FAIL("collapsed %u: thread %u at row %d, want %d", c, i,
 			     weft_view_row(pic.v, i), want);
@@ -1720,7 +1752,8 @@ TEST(ruler_numbers)
 		{3000, 1000, "3us"},
 		{850, 10, "850ns"},
 		{4000000, 200000, "4ms"},
-		{12345678, 100000, "12.3ms"}, {12345678, 50000, "12345us"},
+		{12345678, 100000, "12.3ms"},
+		{12345678, 50000, "12345us"},
 		{2000000000, 1000000000, "2s"},
 	};
 	for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
@@ -1966,8 +1999,10 @@ TEST(critical_path)
 	path_trace(p);
 	struct pic pic;
 	load(&pic, p, 900, 400);
-	uint32_t r = weft_model_find(pic.m, 0x10), q = weft_model_find(pic.m, 0x11);
-	uint32_t w = weft_model_find(pic.m, 0x13), c = weft_model_find(pic.m, 0x12);
+	uint32_t r = weft_model_find(pic.m, 0x10),
+		 q = weft_model_find(pic.m, 0x11);
+	uint32_t w = weft_model_find(pic.m, 0x13),
+		 c = weft_model_find(pic.m, 0x12);
 	uint32_t loop = weft_model_find(pic.m, 1);
 	CHECK(r != WEFT_NONE && q != WEFT_NONE && w != WEFT_NONE &&
 	      c != WEFT_NONE && loop != WEFT_NONE);
@@ -1983,7 +2018,8 @@ TEST(critical_path)
 	for (int i = 0; i < 5; i++)
 		for (int j = i + 1; j < 5; j++)
 			CHECK(ys[i] > 0 && fabs(ys[i] - ys[j]) >= 20);
-	int x = (int)weft_view_x_of(pic.v, 0), xe = (int)weft_view_x_of(pic.v, 610000);
+	int x = (int)weft_view_x_of(pic.v, 0),
+	    xe = (int)weft_view_x_of(pic.v, 610000);
 	draw(&pic, 900, 400);
 	CHECK_EQ(count(&pic, 217, 0, 140, 0, 0, 0, 0), 0);
 	CHECK_EQ(count(&pic, 242, 140, 204, 0, 0, 0, 0), 0);
@@ -1998,22 +2034,27 @@ TEST(critical_path)
 	draw(&pic, 900, 400);
 	/* R: running 10-110 and 530-600 (a thick bar: 8 px high), waiting
 	 * 110-520 (a line), ready 0-10 and 520-530 (pale) */
-	int r0 = (int)weft_view_x_of(pic.v, 10000), r1 = (int)weft_view_x_of(pic.v, 110000);
+	int r0 = (int)weft_view_x_of(pic.v, 10000),
+	    r1 = (int)weft_view_x_of(pic.v, 110000);
 	CHECK(path_px(&pic, yr, r0 + 2, r1 - 2, 0) >= 7 * (r1 - r0 - 4));
-	int w0 = (int)weft_view_x_of(pic.v, 150000), w1 = (int)weft_view_x_of(pic.v, 480000);
+	int w0 = (int)weft_view_x_of(pic.v, 150000),
+	    w1 = (int)weft_view_x_of(pic.v, 480000);
 	long wait = path_px(&pic, yr, w0, w1, 0);
 	CHECK(wait >= 2 * (w1 - w0) && wait <= 4 * (w1 - w0));
 	/* Q: waiting 110-300 on W, ready 300-500 (C ran), running 500-520 */
-	int q0 = (int)weft_view_x_of(pic.v, 310000), q1 = (int)weft_view_x_of(pic.v, 490000);
+	int q0 = (int)weft_view_x_of(pic.v, 310000),
+	    q1 = (int)weft_view_x_of(pic.v, 490000);
 	CHECK(path_px(&pic, yq, q0, q1, 1) >= 7 * (q1 - q0));
-	int a0 = (int)weft_view_x_of(pic.v, 120000), a1 = (int)weft_view_x_of(pic.v, 290000);
+	int a0 = (int)weft_view_x_of(pic.v, 120000),
+	    a1 = (int)weft_view_x_of(pic.v, 290000);
 	long qw = path_px(&pic, yq, a0, a1, 0);
 	CHECK(qw >= 2 * (a1 - a0) && qw <= 4 * (a1 - a0));
 	/* W (ready 110-300: its OS thread idle) */
 	CHECK(path_px(&pic, yw, a0, a1, 1) >= 7 * (a1 - a0));
 	/* nothing on the loop's row or C's, but the arrows that cross them
 	 * (at 300 us, where W woke Q; at 520, where Q woke R) */
-	int s1 = (int)weft_view_x_of(pic.v, 300000), s2 = (int)weft_view_x_of(pic.v, 520000);
+	int s1 = (int)weft_view_x_of(pic.v, 300000),
+	    s2 = (int)weft_view_x_of(pic.v, 520000);
 	long on_c = path_px(&pic, yc, x, xe, 0) + path_px(&pic, yc, x, xe, 1);
 	long on_l = path_px(&pic, yl, x, xe, 0) + path_px(&pic, yl, x, xe, 1);
 	long off_arrows = 0;
@@ -2184,8 +2225,8 @@ TEST(pair_side_by_side)
 				&x0, &x1);
 		double want = c + (lx[s] + 1 - c) / 2;
 		if (x0 < 0 || fabs(x0 + 1 - want) > 1.01)
-			FAIL("zoomed: half %d's line at %d, not %.1f", s, x0 + 1,
-			     want);
+			FAIL("zoomed: half %d's line at %d, not %.1f", s,
+			     x0 + 1, want);
 	}
 	weft_pair_fit(pr);
 
@@ -2195,8 +2236,8 @@ TEST(pair_side_by_side)
 	const struct weft_thread *th = weft_model_threads(m[1], &n);
 	char t[256];
 	for (uint32_t i = 0; i < n; i++)
-		if (!strcmp(weft_model_title(m[1], i, t, sizeof t),
-			    "TCP connect"))
+		if (!strcmp(weft_model_title(m[1], i, t, sizeof t), "TCP "
+								    "connect"))
 			tcp = i;
 	CHECK(tcp != WEFT_NONE);
 	(void)th;
@@ -2221,9 +2262,9 @@ TEST(pair_side_by_side)
 	/* lined up at the divergence's thread: its creation at one x in
 	 * both halves; an OS thread (no partner) changes nothing */
 	CHECK_EQ(weft_pair_anchor(pr, 0, d->thread[0]), 0);
-	double c0 = weft_view_x_of(weft_pair_view(pr, 0),
-				   weft_model_threads(m[0], &n)[d->thread[0]]
-					   .t_create);
+	double c0 = weft_view_x_of(
+		weft_pair_view(pr, 0),
+		weft_model_threads(m[0], &n)[d->thread[0]].t_create);
 	double c1 = weft_view_x_of(weft_pair_view(pr, 1),
 				   th[d->thread[1]].t_create);
 	if (fabs(c0 - c1) > 0.5)
@@ -2264,8 +2305,8 @@ TEST(zoom_at_changing_sizes)
 		 b ? b : ".", p);
 	if (system(cmd))
 		FAIL("cannot run %s", cmd);
-	static const int sizes[][2] = {{950, 762}, {1280, 800}, {801, 601},
-				       {1400, 900}, {640, 480}, {1, 1},
+	static const int sizes[][2] = {{950, 762},  {1280, 800}, {801, 601},
+				       {1400, 900}, {640, 480},	 {1, 1},
 				       {3, 2000}};
 	struct pic pic;
 	load(&pic, p, 1000, 700);
@@ -2276,14 +2317,16 @@ TEST(zoom_at_changing_sizes)
 		weft_view_fit(pic.v);
 		for (int n = 0; n < 30; n++) {
 			/* a notch of the wheel (1.25) at three places */
-			weft_view_zoom(pic.v, 1.25, (double)w * (n % 3 + 1) / 4);
+			weft_view_zoom(pic.v, 1.25,
+				       (double)w * (n % 3 + 1) / 4);
 			draw(&pic, w, h);
 			frames++;
 			struct weft_view *v = pic.v;
 			CHECK(v->covw >= 2);
 			for (int iy = 0; iy < v->covh; iy++) {
-				int last = v->cover[(size_t)iy * (size_t)v->covw +
-						    (size_t)v->covw - 1];
+				int last =
+					v->cover[(size_t)iy * (size_t)v->covw +
+						 (size_t)v->covw - 1];
 				if (v->stamp[iy] == v->pass && last)
 					FAIL("%dx%d, notch %d: pixel row %d "
 					     "took its sentinel column (%d)",
@@ -2297,12 +2340,13 @@ TEST(zoom_at_changing_sizes)
 	unload(&pic);
 }
 
-TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure), T(level_of_detail), T(labels_over_time),
-	  T(focus_and_context), T(causal_chain), T(counter_toggles),
+TEST_MAIN(T(arrow_colours), T(ruler_numbers), T(ruler_and_measure),
+	  T(level_of_detail), T(labels_over_time), T(focus_and_context),
+	  T(causal_chain), T(counter_toggles),
 	  T(counter_values_at_pointer_names_on_top),
 	  T(spans_notes_becomes_pending), T(idle_band_coverage),
 	  T(pause_band_share), T(dark_theme), T(view_state_round_trip),
-	  T(bookmarks),
-	  T(arrows_batched_by_colour), T(loop_phases), T(server_zoomed_in),
-	  T(libuv_at_load), T(processes_as_groups), T(short_processes_share_rows), T(critical_path),
-	  T(pair_side_by_side), T(zoom_at_changing_sizes))
+	  T(bookmarks), T(arrows_batched_by_colour), T(loop_phases),
+	  T(server_zoomed_in), T(libuv_at_load), T(processes_as_groups),
+	  T(short_processes_share_rows), T(critical_path), T(pair_side_by_side),
+	  T(zoom_at_changing_sizes))

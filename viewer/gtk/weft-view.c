@@ -102,14 +102,14 @@ struct app {
 	struct weft_model *m;
 	struct weft_view *v;
 	GtkWidget *win, *area, *search, *inspector, *counters, *counter_box;
-	GtkWidget *entries;   /* the inspector's entries (a GtkTreeView) */
-	GtkListStore *store;  /* its rows: text, thread named, colour */
+	GtkWidget *entries;  /* the inspector's entries (a GtkTreeView) */
+	GtkListStore *store; /* its rows: text, thread named, colour */
 	GtkWidget *connected, *depth, *png, *status, *matches;
 	uint32_t ncounters; /* in the counters menu */
 	double drag_x, drag_y, press_x, press_y;
 	int dragging, moved, live, echo;
-	int measuring; /* a drag that measures (on the ruler, or shift) */
-	GtkWidget *help; /* the keys, shown by ? */
+	int measuring;	  /* a drag that measures (on the ruler, or shift) */
+	GtkWidget *help;  /* the keys, shown by ? */
 	GtkWidget *keysb; /* the "?" button: shows them too */
 	GtkWidget *marks, *marks_box; /* the bookmarks' menu and its list */
 	int w, h;
@@ -219,7 +219,8 @@ static uint32_t fill_entries(struct app *a, uint32_t t)
 		gchar *text = g_utf8_make_valid(line, -1);
 		gtk_list_store_insert_with_values(
 			a->store, NULL, -1, E_TEXT, text, E_THREAD, e->other,
-			E_COLOR, e->other == WEFT_NONE ? "#222" : "#1a4a9a", -1);
+			E_COLOR, e->other == WEFT_NONE ? "#222" : "#1a4a9a",
+			-1);
 		g_free(text);
 	}
 	uint32_t n = in.n;
@@ -241,7 +242,8 @@ static void inspect(struct app *a, uint32_t t)
 		size_t k = strlen(buf);
 		if (k + 2 < sizeof buf) {
 			strcpy(buf + k, "\n\n");
-			weft_view_path_text(a->v, buf + k + 2, sizeof buf - k - 2);
+			weft_view_path_text(a->v, buf + k + 2,
+					    sizeof buf - k - 2);
 		}
 	}
 	if (a->pair && t != WEFT_NONE) {
@@ -371,8 +373,11 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 		uint32_t n = weft_view_chain(a->v, t);
 		weft_view_select(a->v, t);
 		inspect(a, t);
-		echo(a, "chain: %s, %u threads", t == WEFT_NONE ? "none"
-			: weft_model_title(a->m, t, title, sizeof title), n);
+		echo(a, "chain: %s, %u threads",
+		     t == WEFT_NONE
+			     ? "none"
+			     : weft_model_title(a->m, t, title, sizeof title),
+		     n);
 		redraw(a);
 	}
 	return TRUE;
@@ -427,8 +432,10 @@ static gboolean on_release(GtkWidget *w, GdkEventButton *e, gpointer data)
 					: weft_model_title(a->pm[!a->side], o,
 							   who, sizeof who));
 	}
-	echo(a, "select: %s%s", t == WEFT_NONE ? "none"
-		: weft_model_title(a->m, t, title, sizeof title), said);
+	echo(a, "select: %s%s",
+	     t == WEFT_NONE ? "none"
+			    : weft_model_title(a->m, t, title, sizeof title),
+	     said);
 	redraw(a);
 	return TRUE;
 }
@@ -578,10 +585,12 @@ static const struct key {
 	{GDK_KEY_f, K_FIT, "F", "fit the whole trace"},
 	{GDK_KEY_Up, K_FOCUS_UP, "Up  Down", "move the rows in focus"},
 	{GDK_KEY_Down, K_FOCUS_DOWN, NULL, NULL},
-	{GDK_KEY_Page_Up, K_FOCUS_PGUP, "PgUp  PgDn", "move the focus by ten rows"},
+	{GDK_KEY_Page_Up, K_FOCUS_PGUP, "PgUp  PgDn",
+	 "move the focus by ten rows"},
 	{GDK_KEY_Page_Down, K_FOCUS_PGDN, NULL, NULL},
 	{GDK_KEY_c, K_CONNECTED, "C", "only the causal chain, and back"},
-	{GDK_KEY_1, K_DEPTH, "1 2 3 0", "the chain's depth: 1, 2, 3 arrows, all"},
+	{GDK_KEY_1, K_DEPTH, "1 2 3 0",
+	 "the chain's depth: 1, 2, 3 arrows, all"},
 	{GDK_KEY_2, K_DEPTH, NULL, NULL},
 	{GDK_KEY_3, K_DEPTH, NULL, NULL},
 	{GDK_KEY_0, K_DEPTH, NULL, NULL},
@@ -598,7 +607,8 @@ static const struct key {
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
 	{GDK_KEY_colon, K_QUERY, ":",
 	 "the query bar: SQL over the trace (weft query's tables)"},
-	{GDK_KEY_t, K_THEME, "T", "dark or light colours (first: the desktop's)"},
+	{GDK_KEY_t, K_THEME, "T",
+	 "dark or light colours (first: the desktop's)"},
 	{GDK_KEY_v, K_STATE, "V",
 	 "print the view's state (for --view STATE, or a page's #)"},
 	{GDK_KEY_b, K_BOOKMARK, "B",
@@ -664,10 +674,11 @@ static void bookmark_drop(struct app *a)
 			x = px;
 	}
 	int64_t t = weft_view_time_at(a->v, x);
-	GtkWidget *d = gtk_dialog_new_with_buttons(
-		"Bookmark - weft", GTK_WINDOW(a->win), GTK_DIALOG_MODAL,
-		"_Cancel", GTK_RESPONSE_CANCEL, "_Add", GTK_RESPONSE_ACCEPT,
-		NULL);
+	GtkWidget *d = gtk_dialog_new_with_buttons("Bookmark - weft",
+						   GTK_WINDOW(a->win),
+						   GTK_DIALOG_MODAL, "_Cancel",
+						   GTK_RESPONSE_CANCEL, "_Add",
+						   GTK_RESPONSE_ACCEPT, NULL);
 	gtk_dialog_set_default_response(GTK_DIALOG(d), GTK_RESPONSE_ACCEPT);
 	GtkWidget *e = gtk_entry_new();
 	gtk_entry_set_placeholder_text(GTK_ENTRY(e), "a note (optional)");
@@ -680,8 +691,8 @@ static void bookmark_drop(struct app *a)
 		int i = weft_view_add_bookmark(a->v, t, note);
 		int64_t t0, t1;
 		weft_model_range(a->m, &t0, &t1);
-		echo(a, "bookmark: %d at %lld: %s", i + 1,
-		     (long long)(t - t0), note);
+		echo(a, "bookmark: %d at %lld: %s", i + 1, (long long)(t - t0),
+		     note);
 		marks_list(a);
 		redraw(a);
 	} else
@@ -788,7 +799,8 @@ static void path_toggle(struct app *a)
 		weft_view_path_text(a->v, said, sizeof said);
 	else
 		snprintf(said, sizeof said, "%s",
-			 t == WEFT_NONE ? "select a thread for its critical path"
+			 t == WEFT_NONE ? "select a thread for its critical "
+					  "path"
 					: "");
 	set_text(a->status, said);
 	if (t != WEFT_NONE)
@@ -834,8 +846,7 @@ static void help_toggle(struct app *a)
 		GString *t = g_string_new("<b>keys</b>\n");
 		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
 			if (keys[i].names)
-				help_line(a, t, w, keys[i].names,
-					  keys[i].help);
+				help_line(a, t, w, keys[i].names, keys[i].help);
 		g_string_append(t, "\n<b>pointer</b>\n");
 		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
 			help_line(a, t, w, pointer_help[i][0],
@@ -859,8 +870,7 @@ static void help_toggle(struct app *a)
 		gtk_popover_set_pointing_to(GTK_POPOVER(a->help), &r);
 		gtk_popover_set_position(GTK_POPOVER(a->help), GTK_POS_BOTTOM);
 		gtk_popover_popup(GTK_POPOVER(a->help));
-	}
-	else
+	} else
 		gtk_popover_popdown(GTK_POPOVER(a->help));
 	echo(a, "help: %s", on ? "shown" : "hidden");
 }
@@ -1017,7 +1027,8 @@ static void on_search(GtkSearchEntry *e, gpointer data)
 	uint32_t n = weft_view_search(a->v, q);
 	char said[64] = "";
 	if (*q)
-		snprintf(said, sizeof said, "%u match%s", n, n == 1 ? "" : "es");
+		snprintf(said, sizeof said, "%u match%s", n,
+			 n == 1 ? "" : "es");
 	gtk_label_set_text(GTK_LABEL(a->matches), said);
 	echo(a, "search: %s", *q ? said : "none");
 	redraw(a);
@@ -1096,7 +1107,9 @@ static void on_counter(GtkToggleButton *b, gpointer data)
 	else
 		weft_view_show_counter(a->v, k, on);
 	echo(a, "counter %s: %s",
-	     k == UINT32_MAX ? "*" : k < n ? weft_model_name(a->m, c[k].name) : "?",
+	     k == UINT32_MAX ? "*"
+	     : k < n	     ? weft_model_name(a->m, c[k].name)
+			     : "?",
 	     on ? "on" : "off");
 	redraw(a);
 }
@@ -1105,7 +1118,8 @@ static void on_counter(GtkToggleButton *b, gpointer data)
 static void echo_place(struct app *a, GtkWidget *w, const char *name)
 {
 	int x, y;
-	if (!a->echo || !gtk_widget_translate_coordinates(w, a->win, 0, 0, &x, &y))
+	if (!a->echo ||
+	    !gtk_widget_translate_coordinates(w, a->win, 0, 0, &x, &y))
 		return;
 	echo(a, "%s at %d %d %d %d", name, x, y,
 	     gtk_widget_get_allocated_width(w),
@@ -1208,10 +1222,9 @@ static gboolean on_mapped(gpointer data)
 static GtkWidget *counter_check(struct app *a, const char *label, uint32_t k)
 {
 	GtkWidget *b = gtk_check_button_new_with_label(label);
-	gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(b),
-				     k == UINT32_MAX
-					     ? 1
-					     : weft_view_counter_shown(a->v, k));
+	gtk_toggle_button_set_active(
+		GTK_TOGGLE_BUTTON(b),
+		k == UINT32_MAX ? 1 : weft_view_counter_shown(a->v, k));
 	g_object_set_data(G_OBJECT(b), "k", GUINT_TO_POINTER(k));
 	g_signal_connect(b, "toggled", G_CALLBACK(on_counter), a);
 	gtk_box_pack_start(GTK_BOX(a->counter_box), b, FALSE, FALSE, 0);
@@ -1257,7 +1270,8 @@ static int save(struct app *a, const char *out)
 	else
 		weft_view_render(a->v, &c);
 	cairo_destroy(cr);
-	int ok = svg || cairo_surface_write_to_png(s, out) == CAIRO_STATUS_SUCCESS;
+	int ok = svg ||
+		 cairo_surface_write_to_png(s, out) == CAIRO_STATUS_SUCCESS;
 	cairo_surface_finish(s);
 	cairo_surface_destroy(s);
 	fprintf(stderr, "weft: %s %s\n", ok ? "saved" : "cannot write", out);
@@ -1271,31 +1285,31 @@ static void on_export(GtkButton *b, gpointer data)
 	struct app *a = data;
 	const char *ext = gtk_button_get_label(b)[0] == 'S' ? "svg" : "png";
 	/* suggested: the trace's name with the picture's ending, beside it */
-	char *base = g_path_get_basename(strcmp(a->path, "-") ? a->path
-							       : "stdin");
+	char *base =
+		g_path_get_basename(strcmp(a->path, "-") ? a->path : "stdin");
 	char *dot = strrchr(base, '.');
 	if (dot && dot != base && !strcmp(dot, ".weft"))
 		*dot = 0;
 	char *name = g_strdup_printf("%s.%s", base, ext);
 	char *rel = strcmp(a->path, "-") ? g_path_get_dirname(a->path)
-					  : g_get_current_dir();
+					 : g_get_current_dir();
 	char *dir = g_canonicalize_filename(rel, NULL);
 	g_free(rel);
 	char title[64];
 	snprintf(title, sizeof title, "Save the picture as %s", ext);
-	GtkWidget *d = gtk_file_chooser_dialog_new(
-		title, GTK_WINDOW(a->win), GTK_FILE_CHOOSER_ACTION_SAVE,
-		"_Cancel", GTK_RESPONSE_CANCEL, "_Save", GTK_RESPONSE_ACCEPT,
-		NULL);
+	GtkWidget *d = gtk_file_chooser_dialog_new(title, GTK_WINDOW(a->win),
+						   GTK_FILE_CHOOSER_ACTION_SAVE,
+						   "_Cancel",
+						   GTK_RESPONSE_CANCEL, "_Save",
+						   GTK_RESPONSE_ACCEPT, NULL);
 	GtkFileChooser *fc = GTK_FILE_CHOOSER(d);
 	gtk_file_chooser_set_do_overwrite_confirmation(fc, TRUE);
 	gtk_file_chooser_set_current_folder(fc, dir);
 	gtk_file_chooser_set_current_name(fc, name);
 	if (gtk_dialog_run(GTK_DIALOG(d)) == GTK_RESPONSE_ACCEPT) {
 		char *out = gtk_file_chooser_get_filename(fc);
-		char *said = g_strdup_printf(save(a, out) ? "saved %s"
-							  : "cannot write %s",
-					     out);
+		char *said = g_strdup_printf(
+			save(a, out) ? "saved %s" : "cannot write %s", out);
 		gtk_label_set_text(GTK_LABEL(a->status), said);
 		echo(a, "%s", said);
 		g_free(said);
@@ -1411,8 +1425,8 @@ static gboolean on_tick(gpointer data)
 		counters_menu(a);
 		redraw(a);
 	}
-	return weft_reader_info(a->r)->writer == WEFT_WRITER_LIVE ||
-	       n > 0 || (a->kept && !a->kept_over);
+	return weft_reader_info(a->r)->writer == WEFT_WRITER_LIVE || n > 0 ||
+	       (a->kept && !a->kept_over);
 }
 
 static gboolean on_screenshot(gpointer data)
@@ -1452,8 +1466,7 @@ static void replay_line(struct app *a, const char *l)
 		ev->scroll.delta_x = dx;
 		ev->scroll.delta_y = dy;
 		gdk_event_set_device(ev, gdk_seat_get_pointer(seat));
-	} else if (sscanf(l, "touch %15s %u %lf %lf", what, &id, &x, &y) ==
-		   4) {
+	} else if (sscanf(l, "touch %15s %u %lf %lf", what, &id, &x, &y) == 4) {
 		GdkEventType t = !strcmp(what, "begin")	   ? GDK_TOUCH_BEGIN
 				 : !strcmp(what, "update") ? GDK_TOUCH_UPDATE
 							   : GDK_TOUCH_END;
@@ -1478,8 +1491,8 @@ static void replay_line(struct app *a, const char *l)
 		return;
 	} else {
 		if (l[strspn(l, " \t\n")] && l[0] != '#')
-			fprintf(stderr, "weft: WEFT_VIEW_EVENTS: cannot read %s",
-				l);
+			fprintf(stderr,
+				"weft: WEFT_VIEW_EVENTS: cannot read %s", l);
 		return;
 	}
 	ev->any.window = g_object_ref(win);
@@ -1515,8 +1528,8 @@ static GtkWidget *fixed_scroll(GtkWidget *child, int width)
 	GtkWidget *sw = gtk_scrolled_window_new(NULL, NULL);
 	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw),
 				       GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_propagate_natural_width(
-		GTK_SCROLLED_WINDOW(sw), FALSE);
+	gtk_scrolled_window_set_propagate_natural_width(GTK_SCROLLED_WINDOW(sw),
+							FALSE);
 	gtk_widget_set_size_request(sw, width, -1);
 	gtk_container_add(GTK_CONTAINER(sw), child);
 	return sw;
@@ -1555,14 +1568,14 @@ static GtkWidget *inspector_pane(struct app *a)
 		     INSPECTOR_W - 20, NULL);
 	gtk_tree_view_insert_column_with_attributes(tv, -1, "entry", cell,
 						    "text", E_TEXT,
-						    "foreground", E_COLOR, NULL);
+						    "foreground", E_COLOR,
+						    NULL);
 	g_signal_connect(a->entries, "row-activated", G_CALLBACK(on_entry), a);
 	GtkWidget *col = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 	gtk_widget_set_size_request(col, INSPECTOR_W, -1);
 	gtk_box_pack_start(GTK_BOX(col), a->inspector, FALSE, FALSE, 4);
-	gtk_box_pack_start(GTK_BOX(col),
-			   fixed_scroll(a->entries, INSPECTOR_W), TRUE, TRUE,
-			   0);
+	gtk_box_pack_start(GTK_BOX(col), fixed_scroll(a->entries, INSPECTOR_W),
+			   TRUE, TRUE, 0);
 	return col;
 }
 
@@ -1836,13 +1849,10 @@ static GtkWidget *query_bar(struct app *a)
 	GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
 	gtk_box_pack_start(GTK_BOX(row), gtk_label_new("SQL"), FALSE, FALSE, 4);
 	a->qentry = gtk_entry_new();
-	gtk_entry_set_placeholder_text(GTK_ENTRY(a->qentry), "SELECT thread, "
-							     "title, latency "
-							     "FROM "
-							     "slowest_requests "
-							     "(Enter runs it; "
-							     "weft query's "
-							     "tables)");
+	const char *hint = "SELECT thread, title, latency FROM "
+			   "slowest_requests (Enter runs it; weft query's "
+			   "tables)";
+	gtk_entry_set_placeholder_text(GTK_ENTRY(a->qentry), hint);
 	g_signal_connect(a->qentry, "activate", G_CALLBACK(on_query), a);
 	gtk_box_pack_start(GTK_BOX(row), a->qentry, TRUE, TRUE, 0);
 	a->qstatus = gtk_label_new("");
@@ -1921,8 +1931,9 @@ static void pair_align(struct app *a)
 		return;
 	}
 	weft_pair_sync(a->pair, a->side);
-	echo(a, "align: %s", t == WEFT_NONE ? "the starts"
-		: weft_model_title(a->m, t, title, sizeof title));
+	echo(a, "align: %s",
+	     t == WEFT_NONE ? "the starts"
+			    : weft_model_title(a->m, t, title, sizeof title));
 }
 
 /* The inspector's and the echo's word on a thread's partner. */
@@ -2191,8 +2202,8 @@ int main(int argc, char **argv)
 		snprintf(title, sizeof title, "%s and %s - weft", paths[0],
 			 paths[1]);
 	else if (n > 1)
-		snprintf(title, sizeof title, "%s (and %u more) - weft",
-			 a.path, n - 1);
+		snprintf(title, sizeof title, "%s (and %u more) - weft", a.path,
+			 n - 1);
 	else
 		snprintf(title, sizeof title, "%s - weft", a.path);
 	gtk_window_set_title(GTK_WINDOW(a.win), title);
@@ -2234,11 +2245,10 @@ int main(int argc, char **argv)
 	g_signal_connect(a.keysb, "clicked", G_CALLBACK(on_keys), &a);
 	gtk_box_pack_start(GTK_BOX(bar), a.keysb, FALSE, FALSE, 0);
 	a.connected = gtk_toggle_button_new_with_label("connected");
-	gtk_widget_set_tooltip_text(a.connected,
-				    "only the threads causally connected to "
-				    "the double-clicked one (C)");
-	g_signal_connect(a.connected, "toggled", G_CALLBACK(on_connected),
-			 &a);
+	gtk_widget_set_tooltip_text(a.connected, "only the threads causally "
+						 "connected to "
+						 "the double-clicked one (C)");
+	g_signal_connect(a.connected, "toggled", G_CALLBACK(on_connected), &a);
 	gtk_box_pack_start(GTK_BOX(bar), a.connected, FALSE, FALSE, 0);
 	a.depth = gtk_combo_box_text_new();
 	static const char *depth_names[] = {"all", "direct", "2", "3"};
@@ -2246,9 +2256,10 @@ int main(int argc, char **argv)
 		gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(a.depth),
 					       depth_names[i]);
 	gtk_combo_box_set_active(GTK_COMBO_BOX(a.depth), 0);
-	gtk_widget_set_tooltip_text(a.depth,
-				    "how many arrows from the thread the causal "
-				    "chain goes (1-3 keys: direct, 2, 3; 0: all)");
+	gtk_widget_set_tooltip_text(a.depth, "how many arrows from the thread "
+					     "the causal "
+					     "chain goes (1-3 keys: direct, 2, "
+					     "3; 0: all)");
 	g_signal_connect(a.depth, "changed", G_CALLBACK(on_depth), &a);
 	gtk_box_pack_start(GTK_BOX(bar), a.depth, FALSE, FALSE, 0);
 	a.counters = gtk_menu_button_new();
@@ -2263,16 +2274,16 @@ int main(int argc, char **argv)
 	gtk_box_pack_start(GTK_BOX(bar), a.counters, FALSE, FALSE, 0);
 	if (!a.pair) { /* the query bar's one-click view */
 		a.slowest = gtk_button_new_with_label("slowest");
-		gtk_widget_set_tooltip_text(a.slowest,
-					    "the slowest requests, in the "
-					    "query bar (: opens it for SQL)");
+		gtk_widget_set_tooltip_text(a.slowest, "the slowest requests, "
+						       "in the "
+						       "query bar (: opens it "
+						       "for SQL)");
 		g_signal_connect(a.slowest, "clicked", G_CALLBACK(on_slowest),
 				 &a);
 		gtk_box_pack_start(GTK_BOX(bar), a.slowest, FALSE, FALSE, 0);
 	}
 	a.search = gtk_search_entry_new();
-	g_signal_connect(a.search, "search-changed", G_CALLBACK(on_search),
-			 &a);
+	g_signal_connect(a.search, "search-changed", G_CALLBACK(on_search), &a);
 	a.matches = gtk_label_new("");
 	gtk_box_pack_end(GTK_BOX(bar), a.matches, FALSE, FALSE, 4);
 	gtk_box_pack_end(GTK_BOX(bar), a.search, FALSE, FALSE, 0);
@@ -2289,8 +2300,7 @@ int main(int argc, char **argv)
 	GtkWidget *pane = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
 	a.area = gtk_drawing_area_new();
 	gtk_widget_set_can_focus(a.area, TRUE);
-	gtk_widget_add_events(a.area, GDK_SCROLL_MASK |
-					      GDK_SMOOTH_SCROLL_MASK |
+	gtk_widget_add_events(a.area, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK |
 					      GDK_BUTTON_PRESS_MASK |
 					      GDK_BUTTON_RELEASE_MASK |
 					      GDK_POINTER_MOTION_MASK |
@@ -2304,8 +2314,8 @@ int main(int argc, char **argv)
 	g_signal_connect(a.area, "touch-event", G_CALLBACK(on_touch), &a);
 	g_signal_connect(a.area, "button-press-event", G_CALLBACK(on_press),
 			 &a);
-	g_signal_connect(a.area, "button-release-event",
-			 G_CALLBACK(on_release), &a);
+	g_signal_connect(a.area, "button-release-event", G_CALLBACK(on_release),
+			 &a);
 	g_signal_connect(a.area, "motion-notify-event", G_CALLBACK(on_motion),
 			 &a);
 	g_signal_connect(a.area, "leave-notify-event", G_CALLBACK(on_leave),
@@ -2313,8 +2323,7 @@ int main(int argc, char **argv)
 	g_signal_connect(a.win, "key-press-event", G_CALLBACK(on_key), &a);
 	g_signal_connect(a.area, "leave-notify-event", G_CALLBACK(on_leave),
 			 &a);
-	g_signal_connect(a.area, "size-allocate", G_CALLBACK(on_area_size),
-			 &a);
+	g_signal_connect(a.area, "size-allocate", G_CALLBACK(on_area_size), &a);
 	gtk_box_pack_start(GTK_BOX(pane), a.area, TRUE, TRUE, 0);
 	gtk_box_pack_start(GTK_BOX(pane), inspector_pane(&a), FALSE, FALSE, 0);
 	gtk_box_pack_start(GTK_BOX(box), pane, TRUE, TRUE, 0);
