@@ -23,63 +23,31 @@ int cmd_query_clickhouse(int argc, char **argv);
 	"least(toFloat64(count(" x ")), floor(" q " * count(" x ") + "         \
 	"0.999999))))))"
 
+/* the latency columns of the async threads (not OS threads), as weft
+ * query's latency views have them */
+/* (clang-format would cut the SQL into pieces around PNR) */
+/* clang-format off */
+#define LATENCY                                                                \
+	"count() AS count, countIf(`end` = 'pending') AS pending, "            \
+	"countIf(`end` = 'failed') AS failed, "                                \
+	PNR("lifetime", "0.5") " AS p50, "                                     \
+	PNR("lifetime", "0.9") " AS p90, "                                     \
+	PNR("lifetime", "0.99") " AS p99, "                                    \
+	"max(lifetime) AS max FROM threads WHERE root = 0 "
+/* clang-format on */
+
 static const struct {
 	const char *name, *what, *sql;
 } standard[] = {
 	{"p99_by_host_kind",
 	 "latency (the lifetime of async threads but OS threads) by host "
 	 "and kind: count, pending, failed, nearest-rank p50, p90, p99, max",
-	 "SELECT host, kind, count() AS count, countIf(`end` = 'pending') AS "
-	 "pending, countIf(`end` = 'failed') AS failed, " PNR(
-		 "lifetime",
-		 "0.5") " AS p50, " PNR("lifetime",
-					"0.9") " AS p90, " PNR("lifetime",
-							       "0.99") " AS "
-								       "p99, "
-								       "max("
-								       "lifetim"
-								       "e) AS "
-								       "max "
-								       "FROM "
-								       "threads"
-								       " WHERE "
-								       "root = "
-								       "0 "
-								       "GROUP "
-								       "BY "
-								       "host, "
-								       "kind "
-								       "ORDER "
-								       "BY "
-								       "host, "
-								       "kind"},
+	 "SELECT host, kind, " LATENCY "GROUP BY host, kind ORDER BY host, "
+	 "kind"},
 	{"p99_by_kind",
 	 "the same over the whole fleet, by kind (weft query's "
 	 "latency_by_kind over every host's trace merged)",
-	 "SELECT kind, count() AS count, countIf(`end` = 'pending') AS "
-	 "pending, countIf(`end` = 'failed') AS failed, " PNR(
-		 "lifetime",
-		 "0.5") " AS p50, " PNR("lifetime",
-					"0.9") " AS p90, " PNR("lifetime",
-							       "0.99") " AS "
-								       "p99, "
-								       "max("
-								       "lifetim"
-								       "e) AS "
-								       "max "
-								       "FROM "
-								       "threads"
-								       " WHERE "
-								       "root = "
-								       "0 "
-								       "GROUP "
-								       "BY "
-								       "kind "
-								       "ORDER "
-								       "BY "
-								       "count "
-								       "DESC, "
-								       "kind"},
+	 "SELECT kind, " LATENCY "GROUP BY kind ORDER BY count DESC, kind"},
 	{"unresolved",
 	 "every host with a should-resolve thread that did not resolve (the "
 	 "faults weft why reports): how many, and their verdicts",
