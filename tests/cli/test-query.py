@@ -114,7 +114,9 @@ def traces():
     check(os.path.isdir(d), 'weft record: ' + p.stderr)
     TRACES['run'] = d
     # a kept directory (docs/keep.md) of a ring that rotated: three chunks
-    # or more; and a copy with a middle chunk gone (a gap between chunks)
+    # or more (a chunk a second: a chunk's size in bytes depends on how
+    # well the packed layout compresses); and a copy with a middle chunk
+    # gone (a gap between chunks)
     TRACES['kept'], TRACES['kept-gap'] = kept()
     return TRACES
 
@@ -125,7 +127,7 @@ def kept():
     env = dict(ENV)
     env['ASAN_OPTIONS'] = REC_ASAN
     p = subprocess.run([W, 'record', '-o', d, '--keep', k, '--size', '256K',
-                        '--chunk', '64K', '--', EX + '/ticker', '5'],
+                        '--chunk', '1s', '--', EX + '/ticker', '5'],
                        env=env, capture_output=True, text=True, timeout=120)
     chunks = sorted(f for f in os.listdir(k) if f.endswith('.ring.zst')) \
         if os.path.isdir(k) else []
@@ -908,7 +910,7 @@ def t_kept_live():
     env = dict(ENV)
     env['ASAN_OPTIONS'] = REC_ASAN
     pr = subprocess.Popen([W, 'record', '-o', d, '--keep', k, '--size',
-                           '256K', '--chunk', '64K', '--', EX + '/ticker',
+                           '256K', '--chunk', '1s', '--', EX + '/ticker',
                            '4'], env=env, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, start_new_session=True)
     seen = []
