@@ -15,6 +15,7 @@ each test run.
 import fnmatch
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -93,12 +94,23 @@ def locate(root, files, m):
 
 
 def run(cmd, cwd, timeout=None):
+    """(status or 'timeout', output).  In a session of its own: at the
+    timeout its whole process group goes (a mutant that keeps a test's
+    background process alive must not leave it running, polling, while
+    the check goes on)."""
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                           timeout=timeout)
-        return p.returncode, p.stdout + p.stderr
-    except subprocess.TimeoutExpired as e:
-        return 'timeout', str(e)
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, _ = p.communicate()
+        return 'timeout', out
 
 
 def test_runs(spec):
