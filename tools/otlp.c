@@ -122,35 +122,40 @@ static void text(struct pb *p, uint32_t field, const char *s)
 	pb_release(&t);
 }
 
-/* KeyValue attributes (`field` of the enclosing message). */
-static void attr_str(struct pb *p, uint32_t field, const char *k, const char *v)
+/* KeyValue attributes (`field` of the enclosing message): the key, then
+ * the AnyValue the caller writes between attr_open() and attr_close(). */
+static void attr_open(struct pb *p, uint32_t field, const char *k)
 {
 	pb_begin(p, field);
 	pb_string(p, 1, k);
 	pb_begin(p, 2);
+}
+
+static void attr_close(struct pb *p)
+{
+	pb_end(p);
+	pb_end(p);
+}
+
+static void attr_str(struct pb *p, uint32_t field, const char *k, const char *v)
+{
+	attr_open(p, field, k);
 	text(p, 1, v);
-	pb_end(p);
-	pb_end(p);
+	attr_close(p);
 }
 
 static void attr_int(struct pb *p, uint32_t field, const char *k, int64_t v)
 {
-	pb_begin(p, field);
-	pb_string(p, 1, k);
-	pb_begin(p, 2);
+	attr_open(p, field, k);
 	pb_int(p, 3, v);
-	pb_end(p);
-	pb_end(p);
+	attr_close(p);
 }
 
 static void attr_bool(struct pb *p, uint32_t field, const char *k, int v)
 {
-	pb_begin(p, field);
-	pb_string(p, 1, k);
-	pb_begin(p, 2);
+	attr_open(p, field, k);
 	pb_bool(p, 2, v);
-	pb_end(p);
-	pb_end(p);
+	attr_close(p);
 }
 
 /* Counting sort of items into per-thread lists: off[t]..off[t+1]. */
