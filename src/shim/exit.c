@@ -59,6 +59,7 @@ __attribute__((constructor)) static void exit_prepare(void)
 static __attribute__((noreturn)) void leave(exit_fn *fn, int status)
 {
 	weft__run_exit(status);
+	LEAVING_STACK();
 	if (fn)
 		fn(status);
 	for (;;) /* (no next definition: libc's is this system call) */

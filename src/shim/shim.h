@@ -35,6 +35,29 @@
 #define WEFT_SHIM_EXPORT __attribute__((visibility("default")))
 #define WEFT_SHIM_API __attribute__((visibility("hidden")))
 
+/* A call that may not return to this frame (exec, _exit), maybe in a
+ * vfork child on its parent's stack: in a build with AddressSanitizer,
+ * the redzones this child's frames poisoned (exec's copy of the
+ * environment, execl's arguments) would stay in the parent's stack after
+ * the exec, and the parent's next frames there would be reported (or
+ * trip the runtime's own check).  libasan's vfork would clean up after
+ * the child, but a program's vfork binds to libc's, before the
+ * preload's libasan.  Unpoison the stack as the compiler does before a
+ * call that does not return. */
+#if defined(__SANITIZE_ADDRESS__)
+#define WEFT_SHIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WEFT_SHIM_ASAN 1
+#endif
+#endif
+#ifdef WEFT_SHIM_ASAN
+void __asan_handle_no_return(void);
+#define LEAVING_STACK() __asan_handle_no_return()
+#else
+#define LEAVING_STACK() ((void)0)
+#endif
+
 /* Whether tracing is on: the trace's generation (a new trace, or a
  * forked child's, is another), 0 when off. */
 #define ON() __atomic_load_n(&weft__on, __ATOMIC_RELAXED)

@@ -116,14 +116,17 @@ static int exec_(int search, const char *file, char *const argv[],
 		return -1;
 	}
 	size_t n = weft__exec_env_len(envp);
-	if (!n)
+	if (!n) {
+		LEAVING_STACK();
 		return fn(file, argv, envp);
+	}
 	/* (on the stack, its own length: a fixed array of the largest
 	 * would touch pages of stack the parent never used, each a page
 	 * fault in the child) */
 	char **env = alloca((n + 1) * sizeof *env);
 	char val[WEFT_FORKED_VAR];
 	weft__exec_env(envp, env, val);
+	LEAVING_STACK();
 	return fn(file, argv, env);
 }
 
