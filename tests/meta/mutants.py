@@ -3,9 +3,11 @@
 """mutants.py SRC MUTANTS - the mutation check: every seeded mutant of
 MUTANTS (tests/meta/mutants) must be killed by the tests it names.
 
-Builds a scratch copy of the source tree SRC once (no optional parts but
-those a mutant `needs`, -O0),
-checks that the named tests pass on it unchanged, then for each mutant:
+Builds scratch copies of the source tree SRC (no optional parts but
+those a mutant `needs`, -O0; $WEFT_MUTANT_JOBS of them, default the
+cores up to 2, run side by side, and one of their own for the mutants
+that need a part slow to rebuild, see APART), checks that the named tests
+pass on them unchanged, then for each mutant, in one of the copies:
 patches its line, rebuilds (incrementally), runs its tests, and puts the
 line back.  A mutant whose line is not found exactly once, that does not
 compile, or that every one of its tests lets pass, fails the check.  TAP,
@@ -19,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 TIMEOUT = int(os.environ.get('WEFT_MUTANT_TIMEOUT', '300'))
@@ -139,66 +142,160 @@ def main():
     tmp = tempfile.mkdtemp(prefix='weft-mutants.',
                            dir=os.environ.get('TMPDIR'))
     try:
-        return check(src, muts, tmp)
+        return Check(src, muts, tmp).run()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check(src, muts, tmp):
-    root = os.path.join(tmp, 'src')
-    files = sources(src)
-    for f in files:
-        s = os.path.join(src, f)
-        if os.path.isfile(s) and not os.path.islink(s):
-            os.makedirs(os.path.dirname(os.path.join(root, f)),
-                        exist_ok=True)
-            shutil.copy2(s, os.path.join(root, f))
-    # the node modules (package-lock.json's) that node tests require, as
-    # the source tree has them: linked, not copied
-    nm = os.path.join(os.path.abspath(src), 'node_modules')
-    if os.path.isdir(nm):
-        os.symlink(os.path.realpath(nm), os.path.join(root, 'node_modules'))
-    build = os.path.join(tmp, 'build')
-    t0 = time.time()
-    # the optional parts some mutants' tests need (needs: glib), on
-    needs = sorted({f for m in muts for f in m.get('needs', '').split()})
-    rc, out = run(['meson', 'setup', build, root, '-Dauto_features=disabled',
-                   '-Dbuildtype=debug', '-Dwerror=false',
-                   '-Db_sanitize=none', '-Dlibfuzzer=false',
-                   '-Dquery=enabled'] +
-                  ['-D%s=enabled' % f for f in needs], tmp)
-    if rc == 0:
-        rc, out = run(['ninja', '-C', build], tmp)
-    if rc != 0:
-        print('Bail out! the scratch copy does not build:\n# ' +
-              '\n# '.join(out.splitlines()[-20:]))
-        return 1
-    # the tests must pass on the code as it is, or a kill means nothing
-    needed = []
-    for m in muts:
-        for t in test_runs(m['tests']):
-            if t not in needed:
-                needed.append(t)
-    for name, cases in needed:
-        ok, out = tests_pass(build, name, cases)
-        if not ok:
-            print('Bail out! %s %s fails on the unchanged copy:\n# %s' %
-                  (name, ' '.join(cases),
-                   '\n# '.join(out.splitlines()[-20:])))
-            return 1
-    print('# scratch build and unchanged tests: %.0f s' % (time.time() - t0))
-    failed = 0
-    for k, m in enumerate(muts, 1):
+# Optional parts whose build is slow to redo: a mutant that needs one gets
+# a scratch build of its own with it, so that the other mutants' rebuilds
+# (of the reader, the renderer) do not recompile it (the WebAssembly
+# viewer: 17 minutes of check became 51 with it in the one build).
+APART = ('wasm',)
+
+
+class Check:
+    """Scratch builds, each a copy of the tree of its own: JOBS of the
+    plain kind (every optional part a mutant needs but those APART), one
+    more per part APART that a mutant needs.  A thread per build sets it
+    up, runs its kind's unchanged tests (the first build of a kind) and
+    then takes its kind's mutants one at a time."""
+
+    def __init__(self, src, muts, tmp):
+        self.src, self.tmp = src, tmp
+        self.files = sources(src)
+        needs = sorted({f for m in muts for f in m.get('needs', '').split()})
+        self.common = [f for f in needs if f not in APART]
+        jobs = int(os.environ.get('WEFT_MUTANT_JOBS', '0')) or \
+            min(2, os.cpu_count() or 1)
+        self.queues = {}
+        for m in muts:
+            self.queues.setdefault(self.kind(m), []).append(m)
+        self.builds = []
+        for kind in sorted(self.queues, key=lambda k: (k != '', k)):
+            n = jobs if kind == '' else 1
+            n = min(n, len(self.queues[kind]))
+            for i in range(n):
+                self.builds.append((kind, i))
+        self.lock = threading.Lock()
+        self.ready = {k: threading.Event() for k in self.queues}
+        self.bad = None
+        self.k = 0
+        self.failed = 0
+
+    @staticmethod
+    def kind(m):
+        return ' '.join(f for f in m.get('needs', '').split() if f in APART)
+
+    def say(self, line):
+        with self.lock:
+            if self.bad is None:
+                print(line)
+                sys.stdout.flush()
+
+    def bail(self, why):
+        with self.lock:
+            if self.bad is None:
+                self.bad = why
+                print('Bail out! ' + why)
+                sys.stdout.flush()
+        for e in self.ready.values():
+            e.set()
+
+    def setup(self, kind, i):
+        name = 'b%d%s' % (i, '-' + kind.replace(' ', '-') if kind else '')
+        root = os.path.join(self.tmp, name, 'src')
+        for f in self.files:
+            s = os.path.join(self.src, f)
+            if os.path.isfile(s) and not os.path.islink(s):
+                os.makedirs(os.path.dirname(os.path.join(root, f)),
+                            exist_ok=True)
+                shutil.copy2(s, os.path.join(root, f))
+        # the node modules (package-lock.json's) that node tests require,
+        # as the source tree has them: linked, not copied
+        nm = os.path.join(os.path.abspath(self.src), 'node_modules')
+        if os.path.isdir(nm):
+            os.symlink(os.path.realpath(nm),
+                       os.path.join(root, 'node_modules'))
+        build = os.path.join(self.tmp, name, 'build')
+        on = self.common + kind.split()
+        rc, out = run(['meson', 'setup', build, root,
+                       '-Dauto_features=disabled', '-Dbuildtype=debug',
+                       '-Dwerror=false', '-Db_sanitize=none',
+                       '-Dlibfuzzer=false', '-Dquery=enabled'] +
+                      ['-D%s=enabled' % f for f in on], self.tmp)
+        if rc == 0:
+            rc, out = run(['ninja', '-C', build], self.tmp)
+        if rc != 0:
+            self.bail('the scratch copy%s does not build:\n# %s' %
+                      (' with ' + kind if kind else '',
+                       '\n# '.join(out.splitlines()[-20:])))
+            return None
+        return root, build
+
+    def baseline(self, kind, build):
+        """The tests must pass on the code as it is, or a kill means
+        nothing.  (A test that fails is run again once, alone of its
+        kind: the other builds compile meanwhile, and a test sensitive
+        to load is not what this check is about.)"""
+        needed = []
+        for m in self.queues[kind]:
+            for t in test_runs(m['tests']):
+                if t not in needed:
+                    needed.append(t)
+        for name, cases in needed:
+            ok, out = tests_pass(build, name, cases)
+            if not ok:
+                ok, out = tests_pass(build, name, cases)
+            if not ok:
+                self.bail('%s %s fails on the unchanged copy:\n# %s' %
+                          (name, ' '.join(cases),
+                           '\n# '.join(out.splitlines()[-20:])))
+                return False
+        return True
+
+    def worker(self, kind, i):
         t0 = time.time()
-        verdict, why = mutate(root, build, files, m)
-        if verdict:
-            print('ok %d - mutant %s killed by %s (%.0f s)' %
-                  (k, m['name'], why, time.time() - t0))
+        got = self.setup(kind, i)
+        if not got:
+            return
+        root, build = got
+        if i == 0:
+            if not self.baseline(kind, build):
+                return
+            self.say('# scratch build%s and unchanged tests: %.0f s' %
+                     (' with ' + kind if kind else '', time.time() - t0))
+            self.ready[kind].set()
         else:
-            failed += 1
-            print('not ok %d - mutant %s: %s' % (k, m['name'], why))
-        sys.stdout.flush()
-    return 1 if failed else 0
+            self.ready[kind].wait()
+        while True:
+            with self.lock:
+                if self.bad is not None or not self.queues[kind]:
+                    return
+                m = self.queues[kind].pop(0)
+            t0 = time.time()
+            verdict, why = mutate(root, build, self.files, m)
+            with self.lock:
+                if self.bad is not None:
+                    return
+                self.k += 1
+                if verdict:
+                    print('ok %d - mutant %s killed by %s (%.0f s)' %
+                          (self.k, m['name'], why, time.time() - t0))
+                else:
+                    self.failed += 1
+                    print('not ok %d - mutant %s: %s' %
+                          (self.k, m['name'], why))
+                sys.stdout.flush()
+
+    def run(self):
+        threads = [threading.Thread(target=self.worker, args=b)
+                   for b in self.builds]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return 1 if self.bad is not None or self.failed else 0
 
 
 def mutate(root, build, files, m):
