@@ -6,6 +6,7 @@
  *
  *   trigger  := 'pending' '(' sel { ',' sel } ')' '>' DURATION
  *             | 'callback' '>' DURATION | 'iteration' '>' DURATION
+ *             | 'phase' [ '(' 'name' '=' (WORD | STRING) ')' ] '>' DURATION
  *             | 'failed' [ '(' 'message' '=' STRING ')' ]
  *             | 'counter' '(' NAME ')' OP NUMBER
  *             | 'unresolved_at_exit' | 'mark'
@@ -187,7 +188,7 @@ static int parse(struct lex *l, struct trigger *t)
 	if (l->tok != T_WORD)
 		return fail(l,
 			    "expected a trigger (pending, callback, "
-			    "iteration, failed, counter, "
+			    "iteration, phase, failed, counter, "
 			    "unresolved_at_exit, mark), not %s",
 			    shown(l));
 	char word[TRIG_TEXT];
@@ -215,6 +216,33 @@ static int parse(struct lex *l, struct trigger *t)
 		if (expect(l, ">",
 			   t->kind == TRIG_CALLBACK ? "(callback > T)"
 						    : "(iteration > T)"))
+			return -1;
+		return duration(l, &t->ns);
+	}
+	if (!strcmp(word, "phase")) {
+		t->kind = TRIG_PHASE;
+		next(l);
+		if (is(l, T_PUNCT, "(")) {
+			next(l);
+			if (!is(l, T_WORD, "name"))
+				return fail(l, "expected name=, not %s",
+					    shown(l));
+			next(l);
+			if (expect(l, "=", "after name"))
+				return -1;
+			if (l->tok != T_WORD && l->tok != T_STRING)
+				return fail(l,
+					    "expected a phase's name or a "
+					    "quoted glob (name=poll), not %s",
+					    shown(l));
+			snprintf(t->label_glob, sizeof t->label_glob, "%s",
+				 l->text);
+			t->has_label = 1;
+			next(l);
+			if (expect(l, ")", "after the phase's name"))
+				return -1;
+		}
+		if (expect(l, ">", "(phase > T, phase(name=poll) > T)"))
 			return -1;
 		return duration(l, &t->ns);
 	}
@@ -273,7 +301,7 @@ static int parse(struct lex *l, struct trigger *t)
 	}
 	return fail(l,
 		    "unknown trigger '%s' (pending, callback, iteration, "
-		    "failed, counter, unresolved_at_exit, mark)",
+		    "phase, failed, counter, unresolved_at_exit, mark)",
 		    word);
 }
 

@@ -69,7 +69,13 @@ struct ostream {	  /* one OS thread: its callback and its busy stretch */
 	int64_t run_since, busy_since; /* ns, INT64_MIN: not busy */
 	int idle;		       /* between an idle and a resume */
 	uint32_t fired_cb, fired_it;   /* (bits per trigger) */
-	uint64_t ts;		       /* its last event: ticks and ns */
+	uint32_t fired_ph;
+	int phased;	     /* it has recorded a loop phase */
+	char phase[64];	     /* its loop's phase now, "": none */
+	int64_t phase_since; /* its busy time in it began (the phase's
+				beginning, or the wake-up of a wait that
+				began it), INT64_MIN: waiting */
+	uint64_t ts;	     /* its last event: ticks and ns */
 	int64_t ns;
 };
 
@@ -1120,7 +1126,8 @@ static struct ostream *ostream(struct watcher *w, uint32_t s)
 			die("out of memory");
 		for (size_t i = w->nos; i < n; i++)
 			w->os[i] = (struct ostream){.run_since = INT64_MIN,
-						    .busy_since = INT64_MIN};
+						    .busy_since = INT64_MIN,
+						    .phase_since = INT64_MIN};
 		w->nos = n;
 	}
 	return &w->os[s];
@@ -1144,6 +1151,27 @@ static void apply(struct watcher *w, const struct weft_event *ev)
 		os->idle = 0;
 		os->busy_since = ev->ns;
 		os->fired_it = 0;
+		/* a phase a wait began counts from the wake-up */
+		if (os->phase[0] && os->phase_since == INT64_MIN)
+			os->phase_since = ev->ns;
+	}
+	/* loop phases, as the model has them: one lasts until the next
+	 * weft_phase(); on an OS thread that records phases, a wait begins
+	 * anew the phase its reason names (its time waiting not counted) */
+	if (ev->type == WEFT_EV_PHASE) {
+		const char *name = ev->name ? weft_reader_name(w->r, ev->name)
+					    : "";
+		os->phased = 1;
+		if (strncmp(name, os->phase, sizeof os->phase - 1)) {
+			snprintf(os->phase, sizeof os->phase, "%s", name);
+			os->phase_since = os->idle ? INT64_MIN : ev->ns;
+			os->fired_ph = 0;
+		}
+	} else if (ev->type == WEFT_EV_IDLE && os->phased && !os->idle) {
+		snprintf(os->phase, sizeof os->phase, "%s",
+			 weft_reader_name(w->r, ev->name));
+		os->phase_since = INT64_MIN;
+		os->fired_ph = 0;
 	}
 	struct ath *t;
 	/* (a thread id 0 is no thread: input that lies) */
@@ -1331,6 +1359,21 @@ static void timers(struct watcher *w, int64_t now)
 					 "OS thread %zu busy longer than %s", s,
 					 fmt_dur(d, sizeof d, tr->ns));
 				fire(w, i, os->busy_since + tr->ns,
+				     &os->running, os->running ? 1 : 0, what);
+			}
+			if (tr->kind == TRIG_PHASE && os->phase[0] &&
+			    !os->idle && os->phase_since != INT64_MIN &&
+			    !(os->fired_ph & 1u << i) &&
+			    now - os->phase_since >= tr->ns &&
+			    (!tr->has_label ||
+			     !fnmatch(tr->label_glob, os->phase, 0))) {
+				os->fired_ph |= 1u << i;
+				snprintf(what, sizeof what,
+					 "OS thread %zu in loop phase %.60s "
+					 "longer than %s",
+					 s, os->phase,
+					 fmt_dur(d, sizeof d, tr->ns));
+				fire(w, i, os->phase_since + tr->ns,
 				     &os->running, os->running ? 1 : 0, what);
 			}
 		}

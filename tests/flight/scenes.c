@@ -16,6 +16,10 @@
  *   callback   one run of 300 ms (thread 0x20), and runs of 5 ms
  *   iteration  idle 300 ms (a counter set meanwhile), then 300 ms busy
  *              made of 30 runs of 10 ms, no idle between
+ *   phase      a loop of three iterations, each in phases timers, poll
+ *              (waiting 150 ms: no work) and closing, of 5 ms callbacks
+ *              but for one timer callback of 300 ms (thread 0x72) in
+ *              the last iteration's timers phase
  *   failed     failures "refused" and then "timeout talking to db"
  *   counter    counter "queue" 1..8, down to 0, up to 8 again
  *   unresolved a thread that should resolve, 0x40, never resolved
@@ -141,6 +145,27 @@ int main(int argc, char **argv)
 		weft_idle("poll");
 		ms(50);
 		weft_resume();
+	} else if (!strcmp(s, "phase")) {
+		for (uint64_t i = 0; i < 3; i++) {
+			weft_phase("timers");
+			weft_create(0x70 + i, "timer");
+			weft_run(0x70 + i);
+			ms(i == 2 ? 300 : 5);
+			weft_resolve(0x70 + i);
+			weft_run(0);
+			weft_idle("poll");
+			ms(150);
+			weft_resume();
+			weft_create(0x78 + i, "read");
+			weft_run(0x78 + i);
+			ms(5);
+			weft_resolve(0x78 + i);
+			weft_run(0);
+			weft_phase("closing");
+			ms(5);
+		}
+		weft_phase(NULL);
+		ms(50);
 	} else if (!strcmp(s, "failed")) {
 		weft_create(0x50, "call");
 		weft_create(0x51, "call");

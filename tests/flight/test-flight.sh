@@ -69,13 +69,17 @@ t_grammar() {
   counter(queue) => 3
                  ^" ] || die "wrong message: $e"
 	e=$("$W" watch x.weft -o s --trigger 'pendng(kind=x) > 1s' 2>&1)
-	[ "$e" = "weft: bad trigger: unknown trigger 'pendng' (pending, callback, iteration, failed, counter, unresolved_at_exit, mark)
+	[ "$e" = "weft: bad trigger: unknown trigger 'pendng' (pending, callback, iteration, phase, failed, counter, unresolved_at_exit, mark)
   pendng(kind=x) > 1s
   ^^^^^^" ] || die "wrong message: $e"
 	e=$("$W" watch x.weft -o s --trigger 'failed(message="x' 2>&1)
 	[ "$e" = "weft: bad trigger: a string that does not end (a '\"' is missing)
   failed(message=\"x
                  ^^" ] || die "wrong message: $e"
+	e=$("$W" watch x.weft -o s --trigger 'phase(nam=poll) > 1s' 2>&1)
+	[ "$e" = "weft: bad trigger: expected name=, not nam
+  phase(nam=poll) > 1s
+        ^^^" ] || die "wrong message: $e"
 	e=$("$W" watch x.weft -o s --trigger 'mark extra' 2>&1)
 	[ "$e" = "weft: bad trigger: unexpected extra after the trigger
   mark extra
@@ -84,6 +88,7 @@ t_grammar() {
 	# about the file, after the triggers were accepted)
 	e=$("$W" watch nothere.weft -o s -t 'pending(kind=a, label="b*") > 1ms' \
 		-t 'callback > 2s' -t 'iteration > 1.5ms' -t failed \
+		-t 'phase > 3ms' -t 'phase(name="p*") > 1s' \
 		-t 'failed(message="*")' -t 'counter(q) >= -3' \
 		-t 'counter("a b") == 1e3' -t unresolved_at_exit -t mark 2>&1)
 	[ $? = 1 ] || die "good triggers refused: $e"
@@ -204,6 +209,25 @@ t_iteration() {
 	"$W" dump i/snaps/flight-0000.weft >snap.txt 2>/dev/null
 	grep -q "text=\"weft flight: trigger 2 'iteration > 100ms' fired at .*: OS thread 0 busy longer than 100 ms" snap.txt ||
 		die "$(grep note snap.txt)"
+}
+
+t_phase() {
+	# a poll phase waits 150 ms three times (no work: not counted); one
+	# timers phase runs a callback of 300 ms
+	scene phase ph -t 'phase(name=poll) > 100ms' -t 'phase(name="tim*") > 100ms' \
+		-t 'phase(name=closing) > 100ms'
+	[ "$(saved ph)" = 1 ] || die "saved $(saved ph), not 1: $(cat ph/snaps/flight.log)"
+	grep -q '^saved trigger=2 ' ph/snaps/flight.log || die "not the timers phase's: $(cat ph/snaps/flight.log)"
+	[ "$(grep -c '^skipped' ph/snaps/flight.log)" = 0 ] || die "fired again: $(cat ph/snaps/flight.log)"
+	"$W" dump ph/snaps/flight-0000.weft >snap.txt 2>/dev/null
+	grep "note thread=0x72 " snap.txt | grep -q "trigger 2 'phase(name=.*tim\*.*) > 100ms' fired at .*: OS thread 0 in loop phase timers longer than 100 ms" ||
+		die "$(grep note snap.txt)"
+	grep -q 'resolve target=0x72' snap.txt && die "fired after the phase ended: not by the timer"
+	# any phase, its name left out: the same one
+	scene phase pa -t 'phase > 100ms'
+	[ "$(saved pa)" = 1 ] || die "phase > T: saved $(saved pa), not 1: $(cat pa/snaps/flight.log)"
+	"$W" dump pa/snaps/flight-0000.weft 2>/dev/null | grep -q "note thread=0x72 .*in loop phase timers longer than 100 ms" ||
+		die "phase > T: $("$W" dump pa/snaps/flight-0000.weft 2>/dev/null | grep note)"
 }
 
 t_failed() {
@@ -361,6 +385,7 @@ run "--window leaves out the packets before it, keeps the cause" t_window
 run "the same in a run (weft record --flight): the snapshot is a bundle" t_pending_run
 run "callback > T fires once, while it runs" t_callback
 run "iteration > T: busy without idle, made of short callbacks" t_iteration
+run "phase(name=G) > T: a slow callback in its phase fires; waiting in poll does not" t_phase
 run "failed(message=GLOB) fires on the matching failure only" t_failed
 run "counter crossing: once per crossing; the cool-down skips, counted" t_counter
 run "the hourly limit and the disk budget skip, counted" t_limits
