@@ -20,6 +20,7 @@ enum trig_kind {
 	TRIG_UNRESOLVED,  /* unresolved_at_exit */
 	TRIG_MARK,	  /* mark: `weft mark` (always armed) */
 	TRIG_PHASE,	  /* phase(name="G") > T: a loop phase, busy */
+	TRIG_LOST_WAKEUP, /* lost_wakeup > T: weft why's verdict, held T */
 };
 
 enum trig_op { OP_GT, OP_GE, OP_LT, OP_LE, OP_EQ };
@@ -36,7 +37,7 @@ struct trigger {
 	char counter[TRIG_TEXT];
 	int op;	      /* enum trig_op */
 	double value; /* counter */
-	int64_t ns;   /* pending, callback, iteration, phase: T */
+	int64_t ns;   /* pending, callback, iteration, phase, lost_wakeup: T */
 };
 
 /*

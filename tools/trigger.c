@@ -9,6 +9,7 @@
  *             | 'phase' [ '(' 'name' '=' (WORD | STRING) ')' ] '>' DURATION
  *             | 'failed' [ '(' 'message' '=' STRING ')' ]
  *             | 'counter' '(' NAME ')' OP NUMBER
+ *             | 'lost_wakeup' [ '>' DURATION ]
  *             | 'unresolved_at_exit' | 'mark'
  *   sel      := 'kind' '=' (WORD | STRING) | 'label' '=' STRING
  *   OP       := '>' | '>=' | '<' | '<=' | '=='
@@ -189,7 +190,7 @@ static int parse(struct lex *l, struct trigger *t)
 		return fail(l,
 			    "expected a trigger (pending, callback, "
 			    "iteration, phase, failed, counter, "
-			    "unresolved_at_exit, mark), not %s",
+			    "unresolved_at_exit, lost_wakeup, mark), not %s",
 			    shown(l));
 	char word[TRIG_TEXT];
 	snprintf(word, sizeof word, "%s", l->text);
@@ -294,14 +295,28 @@ static int parse(struct lex *l, struct trigger *t)
 		next(l);
 		return 0;
 	}
+	if (!strcmp(word, "lost_wakeup")) {
+		/* the verdict held this long (default 100 ms): a trace that
+		 * grows is a prefix, and a woken waiter may read yet */
+		t->kind = TRIG_LOST_WAKEUP;
+		t->ns = 100000000;
+		next(l);
+		if (!is(l, T_PUNCT, ">"))
+			return 0;
+		next(l);
+		return duration(l, &t->ns);
+	}
 	if (!strcmp(word, "unresolved_at_exit") || !strcmp(word, "mark")) {
-		t->kind = word[0] == 'u' ? TRIG_UNRESOLVED : TRIG_MARK;
+		t->kind = word[0] == 'u'   ? TRIG_UNRESOLVED
+			  : word[0] == 'l' ? TRIG_LOST_WAKEUP
+					   : TRIG_MARK;
 		next(l);
 		return 0;
 	}
 	return fail(l,
 		    "unknown trigger '%s' (pending, callback, iteration, "
-		    "phase, failed, counter, unresolved_at_exit, mark)",
+		    "phase, failed, counter, unresolved_at_exit, lost_wakeup, "
+		    "mark)",
 		    word);
 }
 
