@@ -388,7 +388,8 @@ t_hostile() {
 		timeout 20 "$W" watch "$f" -o h -q --cooldown 0 --max-per-hour 0 \
 			-t 'pending(label="*") > 1ns' -t 'pending(kind=x) > 1ms' \
 			-t 'counter(a) > 1' -t failed -t unresolved_at_exit \
-			-t 'callback > 1us' -t 'iteration > 1us' >/dev/null 2>err.txt
+			-t 'callback > 1us' -t 'iteration > 1us' -t 'phase > 1us' \
+			-t 'lost_wakeup > 1ns' >/dev/null 2>err.txt
 		rc=$?
 		[ $rc -le 1 ] || die "$f: exit $rc: $(tail -3 err.txt)"
 		for s in h/flight-*.weft; do
