@@ -20,7 +20,10 @@
 #                      FLIGHT_REPS runs; the chain is read from a run of
 #                      the same scene into a ring that loses nothing
 #   ps.ms              weft ps of a full 64 MiB ring of bench/server-gen's
-#                      server-shaped trace, median of FLIGHT_REPS
+#                      server-shaped trace, median of FLIGHT_REPS; its
+#                      output (pid and tids aside) must be what it was
+#                      (the generator is deterministic: its sha256), and
+#                      the same at every repetition
 set -u
 B=$(cd "${1:-build}" && pwd)
 REPS=${FLIGHT_REPS:-5}
@@ -110,15 +113,19 @@ if [ -x "$B/bench/server-gen" ]; then
 	rc=$?
 	for _ in $(seq "$REPS"); do
 		s=$(date +%s%N)
-		"$W" ps "$T/server.weft" >/dev/null 2>&1
+		"$W" ps "$T/server.weft" >"$T/ps2.txt" 2>/dev/null
 		e=$(date +%s%N)
+		cmp -s "$T/ps.txt" "$T/ps2.txt" || rc=9
 		echo $(((e - s) / 1000)) >>"$T/psus"
 	done
-	if [ $rc -le 1 ] && [ -s "$T/ps.txt" ]; then
+	# (when ps's output changes on purpose: the new sum)
+	sum=$(sed -E 's/^process [0-9]+ /process PID /; s/^  [0-9]+( +server-gen )/  TID\1/; s/running on OS thread [0-9]+/running on OS thread TID/' "$T/ps.txt" | sha256sum | cut -c1-64)
+	want=08c13d65fba01c216fe02b1899b07054e2c5cdd1f50947761106558751e2c000
+	if [ $rc -le 1 ] && [ "$sum" = "$want" ]; then
 		fig ps.ms "$(median <"$T/psus" | awk '{printf "%.1f", $1 / 1000}')" ms \
 			"weft ps of a full 64 MiB ring of server-gen's trace, median of $REPS (target <= 100)"
 	else
-		fig ps.ms failed - "weft ps exited $rc with $(wc -l <"$T/ps.txt") lines"
+		fig ps.ms failed - "weft ps exited $rc (9: not the same twice) with $(wc -l <"$T/ps.txt") lines, sha256 $sum (not $want): $(head -1 "$T/ps.txt")"
 	fi
 fi
 exit 0

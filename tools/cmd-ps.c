@@ -132,6 +132,15 @@ static int64_t upto(const struct ps *p, int64_t horizon)
 	return p->now > horizon ? p->now : horizon;
 }
 
+/* The end of the time since `from` that weft why's answer w measures:
+ * its horizon, or (a verdict reached before one was worked out: a chain
+ * truncated by a loss) the trace's last event. */
+static int64_t why_end(const struct ps *p, const struct weft_why *w,
+		       int64_t from)
+{
+	return upto(p, w->horizon >= from ? w->horizon : p->t1);
+}
+
 /* How long thread t has been pending. */
 static int64_t pending_for(const struct ps *p, uint32_t t,
 			   const struct weft_why *w)
@@ -177,7 +186,7 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		if (w->nchain > 1) {
 			json_thread_ref(p, w->chain[1].thread);
 			printf(",\"waiting_ns\":%lld",
-			       (long long)(upto(p, w->horizon) -
+			       (long long)(why_end(p, w, w->chain[0].t_wait) -
 					   w->chain[0].t_wait));
 			printf(",\"blocker\":");
 			json_thread_ref(p, w->chain[w->nchain - 1].thread);
@@ -199,7 +208,8 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		printf(" (0x%llx, %s) for %s", (unsigned long long)p->th[x].id,
 		       weft_model_name(p->m, p->th[x].kind),
 		       fmt_dur(b2, sizeof b2,
-			       upto(p, w->horizon) - w->chain[0].t_wait));
+			       why_end(p, w, w->chain[0].t_wait) -
+				       w->chain[0].t_wait));
 		if (w->nchain > 2) {
 			uint32_t y = w->chain[w->nchain - 1].thread;
 			printf(", which waits on ... ");
@@ -216,7 +226,7 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		title(p, by, b1, sizeof b1);
 		print_escaped(stdout, b1, strlen(b1));
 		printf(" %s it %s ago; ", weft_arrow_verb(e->kind),
-		       fmt_dur(b2, sizeof b2, upto(p, w->horizon) - e->t));
+		       fmt_dur(b2, sizeof b2, why_end(p, w, e->t) - e->t));
 		if (w->waiter != WEFT_NONE) {
 			title(p, w->waiter, b1, sizeof b1);
 			print_escaped(stdout, b1, strlen(b1));
@@ -232,7 +242,8 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 	else if (w->verdict == WEFT_VERDICT_IN_FLIGHT &&
 		 w->ready != INT64_MIN && w->ready > 0)
 		printf("ready (woken %s ago), not run since",
-		       fmt_dur(b2, sizeof b2, upto(p, w->horizon) - w->ready));
+		       fmt_dur(b2, sizeof b2,
+			       why_end(p, w, w->ready) - w->ready));
 	else
 		printf("waits on nothing recorded");
 	if (WEFT_VERDICT_IS_FAULT(w->verdict))

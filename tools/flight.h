@@ -19,6 +19,8 @@ enum trig_kind {
 	TRIG_COUNTER,	  /* counter(NAME) OP V */
 	TRIG_UNRESOLVED,  /* unresolved_at_exit */
 	TRIG_MARK,	  /* mark: `weft mark` (always armed) */
+	TRIG_PHASE,	  /* phase(name="G") > T: a loop phase, busy */
+	TRIG_LOST_WAKEUP, /* lost_wakeup > T: weft why's verdict, held T */
 };
 
 enum trig_op { OP_GT, OP_GE, OP_LT, OP_LE, OP_EQ };
@@ -29,12 +31,13 @@ struct trigger {
 	int kind;		    /* enum trig_kind */
 	char expr[TRIG_TEXT];	    /* as given */
 	char kind_is[TRIG_TEXT];    /* pending: kind=, "" none */
-	char label_glob[TRIG_TEXT]; /* pending: label=, failed: message=, "" */
+	char label_glob[TRIG_TEXT]; /* pending: label=, failed: message=,
+				       phase: name=, "" */
 	int has_label;
 	char counter[TRIG_TEXT];
 	int op;	      /* enum trig_op */
 	double value; /* counter */
-	int64_t ns;   /* pending, callback, iteration: T */
+	int64_t ns;   /* pending, callback, iteration, phase, lost_wakeup: T */
 };
 
 /*

@@ -6,8 +6,10 @@
  *
  *   trigger  := 'pending' '(' sel { ',' sel } ')' '>' DURATION
  *             | 'callback' '>' DURATION | 'iteration' '>' DURATION
+ *             | 'phase' [ '(' 'name' '=' (WORD | STRING) ')' ] '>' DURATION
  *             | 'failed' [ '(' 'message' '=' STRING ')' ]
  *             | 'counter' '(' NAME ')' OP NUMBER
+ *             | 'lost_wakeup' [ '>' DURATION ]
  *             | 'unresolved_at_exit' | 'mark'
  *   sel      := 'kind' '=' (WORD | STRING) | 'label' '=' STRING
  *   OP       := '>' | '>=' | '<' | '<=' | '=='
@@ -187,8 +189,8 @@ static int parse(struct lex *l, struct trigger *t)
 	if (l->tok != T_WORD)
 		return fail(l,
 			    "expected a trigger (pending, callback, "
-			    "iteration, failed, counter, "
-			    "unresolved_at_exit, mark), not %s",
+			    "iteration, phase, failed, counter, "
+			    "unresolved_at_exit, lost_wakeup, mark), not %s",
 			    shown(l));
 	char word[TRIG_TEXT];
 	snprintf(word, sizeof word, "%s", l->text);
@@ -215,6 +217,33 @@ static int parse(struct lex *l, struct trigger *t)
 		if (expect(l, ">",
 			   t->kind == TRIG_CALLBACK ? "(callback > T)"
 						    : "(iteration > T)"))
+			return -1;
+		return duration(l, &t->ns);
+	}
+	if (!strcmp(word, "phase")) {
+		t->kind = TRIG_PHASE;
+		next(l);
+		if (is(l, T_PUNCT, "(")) {
+			next(l);
+			if (!is(l, T_WORD, "name"))
+				return fail(l, "expected name=, not %s",
+					    shown(l));
+			next(l);
+			if (expect(l, "=", "after name"))
+				return -1;
+			if (l->tok != T_WORD && l->tok != T_STRING)
+				return fail(l,
+					    "expected a phase's name or a "
+					    "quoted glob (name=poll), not %s",
+					    shown(l));
+			snprintf(t->label_glob, sizeof t->label_glob, "%s",
+				 l->text);
+			t->has_label = 1;
+			next(l);
+			if (expect(l, ")", "after the phase's name"))
+				return -1;
+		}
+		if (expect(l, ">", "(phase > T, phase(name=poll) > T)"))
 			return -1;
 		return duration(l, &t->ns);
 	}
@@ -266,14 +295,28 @@ static int parse(struct lex *l, struct trigger *t)
 		next(l);
 		return 0;
 	}
+	if (!strcmp(word, "lost_wakeup")) {
+		/* the verdict held this long (default 100 ms): a trace that
+		 * grows is a prefix, and a woken waiter may read yet */
+		t->kind = TRIG_LOST_WAKEUP;
+		t->ns = 100000000;
+		next(l);
+		if (!is(l, T_PUNCT, ">"))
+			return 0;
+		next(l);
+		return duration(l, &t->ns);
+	}
 	if (!strcmp(word, "unresolved_at_exit") || !strcmp(word, "mark")) {
-		t->kind = word[0] == 'u' ? TRIG_UNRESOLVED : TRIG_MARK;
+		t->kind = word[0] == 'u'   ? TRIG_UNRESOLVED
+			  : word[0] == 'l' ? TRIG_LOST_WAKEUP
+					   : TRIG_MARK;
 		next(l);
 		return 0;
 	}
 	return fail(l,
 		    "unknown trigger '%s' (pending, callback, iteration, "
-		    "failed, counter, unresolved_at_exit, mark)",
+		    "phase, failed, counter, unresolved_at_exit, lost_wakeup, "
+		    "mark)",
 		    word);
 }
 

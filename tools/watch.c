@@ -29,6 +29,8 @@
 #include "common/format.h"
 #include "flight.h"
 #include "weft-tools.h"
+#include "weft/model.h"
+#include "weft/why.h"
 
 /* What the watcher keeps of one async thread. */
 #define KEEP_LABELS 4  /* its first labels */
@@ -69,7 +71,13 @@ struct ostream {	  /* one OS thread: its callback and its busy stretch */
 	int64_t run_since, busy_since; /* ns, INT64_MIN: not busy */
 	int idle;		       /* between an idle and a resume */
 	uint32_t fired_cb, fired_it;   /* (bits per trigger) */
-	uint64_t ts;		       /* its last event: ticks and ns */
+	uint32_t fired_ph;
+	int phased;	     /* it has recorded a loop phase */
+	char phase[64];	     /* its loop's phase now, "": none */
+	int64_t phase_since; /* its busy time in it began (the phase's
+				beginning, or the wake-up of a wait that
+				began it), INT64_MIN: waiting */
+	uint64_t ts;	     /* its last event: ticks and ns */
 	int64_t ns;
 };
 
@@ -117,6 +125,13 @@ struct watcher {
 	int seq;       /* the next snapshot's number */
 	char markdir[4200];
 	FILE *log;
+	/* lost_wakeup: a model of what it follows, read by a reader of its
+	 * own, judged by weft why */
+	struct weft_reader *mr;
+	struct weft_model *model;
+	int64_t lw_last; /* CLOCK_MONOTONIC of the last judgement */
+	int lw_again;	 /* a verdict to judge again when it has held */
+	int lw_off;	 /* it could not be made: said once */
 };
 
 static int64_t mono(void)
@@ -1120,7 +1135,8 @@ static struct ostream *ostream(struct watcher *w, uint32_t s)
 			die("out of memory");
 		for (size_t i = w->nos; i < n; i++)
 			w->os[i] = (struct ostream){.run_since = INT64_MIN,
-						    .busy_since = INT64_MIN};
+						    .busy_since = INT64_MIN,
+						    .phase_since = INT64_MIN};
 		w->nos = n;
 	}
 	return &w->os[s];
@@ -1144,6 +1160,27 @@ static void apply(struct watcher *w, const struct weft_event *ev)
 		os->idle = 0;
 		os->busy_since = ev->ns;
 		os->fired_it = 0;
+		/* a phase a wait began counts from the wake-up */
+		if (os->phase[0] && os->phase_since == INT64_MIN)
+			os->phase_since = ev->ns;
+	}
+	/* loop phases, as the model has them: one lasts until the next
+	 * weft_phase(); on an OS thread that records phases, a wait begins
+	 * anew the phase its reason names (its time waiting not counted) */
+	if (ev->type == WEFT_EV_PHASE) {
+		const char *name = ev->name ? weft_reader_name(w->r, ev->name)
+					    : "";
+		os->phased = 1;
+		if (strncmp(name, os->phase, sizeof os->phase - 1)) {
+			snprintf(os->phase, sizeof os->phase, "%s", name);
+			os->phase_since = os->idle ? INT64_MIN : ev->ns;
+			os->fired_ph = 0;
+		}
+	} else if (ev->type == WEFT_EV_IDLE && os->phased && !os->idle) {
+		snprintf(os->phase, sizeof os->phase, "%s",
+			 weft_reader_name(w->r, ev->name));
+		os->phase_since = INT64_MIN;
+		os->fired_ph = 0;
 	}
 	struct ath *t;
 	/* (a thread id 0 is no thread: input that lies) */
@@ -1333,8 +1370,123 @@ static void timers(struct watcher *w, int64_t now)
 				fire(w, i, os->busy_since + tr->ns,
 				     &os->running, os->running ? 1 : 0, what);
 			}
+			if (tr->kind == TRIG_PHASE && os->phase[0] &&
+			    !os->idle && os->phase_since != INT64_MIN &&
+			    !(os->fired_ph & 1u << i) &&
+			    now - os->phase_since >= tr->ns &&
+			    (!tr->has_label ||
+			     !fnmatch(tr->label_glob, os->phase, 0))) {
+				os->fired_ph |= 1u << i;
+				snprintf(what, sizeof what,
+					 "OS thread %zu in loop phase %.60s "
+					 "longer than %s",
+					 s, os->phase,
+					 fmt_dur(d, sizeof d, tr->ns));
+				fire(w, i, os->phase_since + tr->ns,
+				     &os->running, os->running ? 1 : 0, what);
+			}
 		}
 	}
+}
+
+/* lost_wakeup > T: weft why's verdict (src/read/why.c, not copied), on a
+ * model of what the watcher follows, updated and judged at most every
+ * LW_EVERY_NS (and once when the program ends): a pending waiter whose
+ * blocker was signalled or resolved and which never read it, as `weft
+ * why` says, the verdict still so T after it became true (the later of
+ * the wake-up and the wait's beginning): a growing trace is a prefix, and
+ * a waiter woken a moment ago may read yet.  When the program has ended,
+ * the verdict is final.  Once per waiter. */
+#define LW_EVERY_NS 20000000
+static void lost_wakeups(struct watcher *w, int force)
+{
+	const struct watch_opts *o = w->o;
+	int any = 0;
+	for (int i = 0; i < o->ntrig; i++)
+		any |= o->trig[i].kind == TRIG_LOST_WAKEUP;
+	if (!any || w->lw_off)
+		return;
+	if (!w->model) {
+		const char *p = o->src;
+		if (weft_reader_open_many(&w->mr, &p, 1,
+					  WEFT_READ_FOLLOW |
+						  WEFT_READ_ONE_THREAD,
+					  NULL, NULL) ||
+		    weft_model_new(&w->model, w->mr)) {
+			if (w->mr)
+				weft_reader_close(w->mr);
+			w->mr = NULL;
+			w->lw_off = 1;
+			warning("lost_wakeup: cannot read '%s' a second time",
+				o->src);
+			return;
+		}
+	}
+	int64_t t = mono();
+	if (!force && t - w->lw_last < LW_EVERY_NS)
+		return;
+	w->lw_last = t;
+	long n = weft_model_update(w->model);
+	if (n < 0)
+		die("out of memory");
+	if (!n && !force && !w->lw_again)
+		return; /* (the verdicts read the model only) */
+	w->lw_again = 0;
+	int64_t now = now_ns(w);
+	struct weft_why_index *ix;
+	if (weft_why_index_new(&ix, w->model))
+		die("out of memory");
+	uint32_t nth, na;
+	const struct weft_thread *th = weft_model_threads(w->model, &nth);
+	const struct weft_arrow *a = weft_model_arrows(w->model, &na);
+	for (uint32_t k = 0; k < nth; k++) {
+		struct weft_why y;
+		if (th[k].end != WEFT_END_PENDING ||
+		    (th[k].flags & WEFT_THREAD_ROOT) ||
+		    weft_why_at(ix, k, &y) ||
+		    y.verdict != WEFT_VERDICT_LOST_WAKEUP ||
+		    y.waiter == WEFT_NONE || y.evidence >= na || !y.nchain)
+			continue;
+		uint32_t b = y.chain[y.nchain - 1].thread;
+		const struct weft_arrow *e = &a[y.evidence];
+		struct ath *wt = get(w, th[y.waiter].id);
+		for (int i = 0; i < o->ntrig; i++) {
+			if (o->trig[i].kind != TRIG_LOST_WAKEUP ||
+			    (wt->fired & 1u << i))
+				continue;
+			/* true from the later of the wake-up and the wait */
+			int64_t at = e->t > y.t_wait ? e->t : y.t_wait;
+			if (!force && now < at + o->trig[i].ns) {
+				w->lw_again = 1;
+				continue;
+			}
+			wt->fired |= 1u << i;
+			char what[300], b1[96], b2[96], d[40];
+			weft_model_title(w->model, y.waiter, b1, sizeof b1);
+			weft_model_title(w->model, b, b2, sizeof b2);
+			snprintf(what, sizeof what,
+				 "a lost wake-up: thread 0x%" PRIx64 " (%s) "
+				 "waits on "
+				 "thread "
+				 "0x"
+				 "%" PRIx64 " (%s), %s %s it began waiting, "
+				 "and never "
+				 "read it in %s",
+				 th[y.waiter].id, b1, th[b].id, b2,
+				 weft_arrow_name(e->kind),
+				 e->t < y.t_wait ? "before" : "after",
+				 fmt_dur(d, sizeof d, o->trig[i].ns));
+			uint64_t roots[3] = {th[y.waiter].id, th[b].id,
+					     th[y.thread].id};
+			int nr = y.thread != y.waiter && y.thread != b ? 3 : 2;
+			fire(w, i,
+			     force && w->last_ns < at + o->trig[i].ns
+				     ? w->last_ns
+				     : at + o->trig[i].ns,
+			     roots, nr, what);
+		}
+	}
+	weft_why_index_free(ix);
 }
 
 /* Every live thread (the roots of a mark's or an exit's snapshot). */
@@ -1523,6 +1675,7 @@ int watch_run(struct watch_opts *o)
 		marks(&w);
 		/* the program ended (*o->stop 2: weft record saw it exit) */
 		int exited = rc == WEFT_EEOF || stopping == 2;
+		lost_wakeups(&w, exited);
 		if (w.pending && (now >= w.pend.ns + o->after_ns || exited))
 			save(&w);
 		if (exited) {
@@ -1567,6 +1720,10 @@ int watch_run(struct watch_opts *o)
 	      o->fired, o->saved, o->skipped);
 	fclose(w.log);
 	weft_reader_close(w.r);
+	if (w.model)
+		weft_model_free(w.model);
+	if (w.mr)
+		weft_reader_close(w.mr);
 	for (size_t i = 0; i < w.cap; i++)
 		ath_free(w.th[i]);
 	free(w.th);

@@ -13,7 +13,7 @@ W=$WEFT_BIN
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
 EX=$WEFT_BUILD/examples
 . "$WEFT_SRC/tests/tap.sh"
-tap_init ps
+tap_init ps "$@"
 unset WEFT_FILE WEFT_RUN WEFT_SESSION WEFT_ROOT_PID WEFT_SIZE WEFT_MODE
 j() { python3 -c "import json,sys; d=json.load(open('$1')); $2" || die "$(head -c 3000 "$1")"; }
 
@@ -184,6 +184,41 @@ assert len(idle)>=2, d['os_threads']
 assert [x['comm'] for x in d['processes']]==['memcached'] and d['processes'][0]['state']=='running', d['processes']"
 }
 
+# The server-shaped trace (bench/server-gen: the manual clock, the same
+# trace on every machine): weft ps's whole output stays exactly what it
+# was (pid and tids aside): the header, the OS threads and every pending
+# thread that waits on something or is waited on, against
+# tests/cli/ps-server.txt; the rest of the list by its sha256; --json
+# lists the same threads in the same order, and no wait is negative (a
+# chain truncated by a loss has no horizon: measured to the trace's end).
+# When ps's output changes on purpose: regenerate the file (the case's
+# ps-server.now) and the sums.
+ps_norm() { sed -E 's/^process [0-9]+ /process PID /; s/^  [0-9]+( +server-gen )/  TID\1/; s/running on OS thread [0-9]+/running on OS thread TID/'; }
+t_server_exact() {
+	local g=$WEFT_BUILD/bench/server-gen
+	[ -x "$g" ] || { echo "no bench/server-gen"; exit 77; }
+	"$g" -n 100000 --size 1048576 -o s.weft >/dev/null || die "server-gen"
+	"$W" ps s.weft 2>/dev/null | ps_norm >all.txt
+	{
+		head -6 all.txt
+		awk '/^  0x/ {h=$0; next} /^   *since / && !/: waits on nothing; nothing waits on it$/ {print h; print}' all.txt
+	} >ps-server.now
+	diff "$WEFT_SRC/tests/cli/ps-server.txt" ps-server.now >&2 || die "weft ps's output changed"
+	local sum
+	sum=$(sha256sum <all.txt | cut -c1-64)
+	[ "$sum" = 1b52c5e4c00ec0ebeb7de7a48672c173ceaea147a10b8c84ee187f18e1ccd6a6 ] || die "the whole list changed: $sum"
+	sum=$("$W" ps --tree s.weft 2>/dev/null | ps_norm | sha256sum | cut -c1-64)
+	[ "$sum" = 36cb96a98ba1aa94b71f95fff3a16786876f29669bbf980fec1f20a4c7011db4 ] || die "--tree changed: $sum"
+	"$W" ps --json s.weft >s.json 2>/dev/null || die "ps --json"
+	grep '^  0x' all.txt | awk '{print $1}' >ids.txt
+	j s.json "ids=[l.strip() for l in open('ids.txt')]
+got=['0x%x' % x['id'] for x in d['pending']]
+assert got==ids, (len(got), len(ids))
+neg=[x['id'] for x in d['pending'] if (x['waits_on'] and x['waiting_ns']<0) or x['pending_ns']<0]
+assert not neg, neg
+assert len(d['pending'])==719 and d['created']==7047, (len(d['pending']), d['created'])"
+}
+
 t_bad() {
 	"$W" ps 2>/dev/null; [ $? = 2 ] || die "no operand: exit not 2"
 	"$W" ps 99999999999 2>err.txt; [ $? = 2 ] || die "a pid out of range: exit not 2"
@@ -204,5 +239,6 @@ run "the ARP hang: pending threads, what each waits on, the tree, --limit, --jso
 run "a live process by PID (not stopped), then killed" t_live_then_killed
 run "a run of three processes" t_run_of_three
 run "memcached with a stalled client: the read pending, the loops idle in poll" t_memcached_stalled
+run "a server-shaped trace: the output exactly as it was" t_server_exact
 run "bad operands" t_bad
 tap_done

@@ -16,6 +16,15 @@
  *   callback   one run of 300 ms (thread 0x20), and runs of 5 ms
  *   iteration  idle 300 ms (a counter set meanwhile), then 300 ms busy
  *              made of 30 runs of 10 ms, no idle between
+ *   phase      a loop of three iterations, each in phases timers, poll
+ *              (waiting 150 ms: no work) and closing, of 5 ms callbacks
+ *              but for one timer callback of 300 ms (thread 0x72) in
+ *              the last iteration's timers phase
+ *   lost       a lost wake-up: 0x80 (label "ready") signalled by 0x7f
+ *              before 0x81 ("consumer") waits on it, never read; beside
+ *              it 0x82 waits on 0x83, resolved and read 20 ms later (no
+ *              fault), and 0x84 waits on 0x85 that nothing touches
+ *              (never resolved: a fault, not a lost wake-up)
  *   failed     failures "refused" and then "timeout talking to db"
  *   counter    counter "queue" 1..8, down to 0, up to 8 again
  *   unresolved a thread that should resolve, 0x40, never resolved
@@ -141,6 +150,63 @@ int main(int argc, char **argv)
 		weft_idle("poll");
 		ms(50);
 		weft_resume();
+	} else if (!strcmp(s, "phase")) {
+		for (uint64_t i = 0; i < 3; i++) {
+			weft_phase("timers");
+			weft_create(0x70 + i, "timer");
+			weft_run(0x70 + i);
+			ms(i == 2 ? 300 : 5);
+			weft_resolve(0x70 + i);
+			weft_run(0);
+			weft_idle("poll");
+			ms(150);
+			weft_resume();
+			weft_create(0x78 + i, "read");
+			weft_run(0x78 + i);
+			ms(5);
+			weft_resolve(0x78 + i);
+			weft_run(0);
+			weft_phase("closing");
+			ms(5);
+		}
+		weft_phase(NULL);
+		ms(50);
+	} else if (!strcmp(s, "lost")) {
+		weft_create(0x7f, "producer");
+		weft_create(0x80, "cond");
+		weft_label(0x80, "ready");
+		weft_create(0x81, "waiter");
+		weft_label(0x81, "consumer");
+		weft_create(0x82, "waiter");
+		weft_create(0x83, "reply");
+		weft_create(0x84, "waiter");
+		weft_create(0x85, "reply");
+		weft_run(0x82);
+		weft_try_read(0x83);
+		weft_run(0x84);
+		weft_try_read(0x85);
+		weft_run(0);
+		ms(20);
+		weft_run(0x7f);
+		weft_resolve(0x83);
+		weft_signal(0x80);
+		weft_run(0);
+		ms(20);
+		weft_run(0x82);
+		weft_read(0x83);
+		weft_resolve(0x82);
+		weft_run(0);
+		ms(20);
+		weft_run(0x81);
+		weft_try_read(0x80);
+		weft_run(0);
+		weft_idle("poll");
+		ms(200);
+		weft_resume();
+		weft_run(0x7f);
+		weft_resolve(0x7f);
+		weft_run(0);
+		ms(50);
 	} else if (!strcmp(s, "failed")) {
 		weft_create(0x50, "call");
 		weft_create(0x51, "call");

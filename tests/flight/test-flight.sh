@@ -69,13 +69,21 @@ t_grammar() {
   counter(queue) => 3
                  ^" ] || die "wrong message: $e"
 	e=$("$W" watch x.weft -o s --trigger 'pendng(kind=x) > 1s' 2>&1)
-	[ "$e" = "weft: bad trigger: unknown trigger 'pendng' (pending, callback, iteration, failed, counter, unresolved_at_exit, mark)
+	[ "$e" = "weft: bad trigger: unknown trigger 'pendng' (pending, callback, iteration, phase, failed, counter, unresolved_at_exit, lost_wakeup, mark)
   pendng(kind=x) > 1s
   ^^^^^^" ] || die "wrong message: $e"
 	e=$("$W" watch x.weft -o s --trigger 'failed(message="x' 2>&1)
 	[ "$e" = "weft: bad trigger: a string that does not end (a '\"' is missing)
   failed(message=\"x
                  ^^" ] || die "wrong message: $e"
+	e=$("$W" watch x.weft -o s --trigger 'phase(nam=poll) > 1s' 2>&1)
+	[ "$e" = "weft: bad trigger: expected name=, not nam
+  phase(nam=poll) > 1s
+        ^^^" ] || die "wrong message: $e"
+	e=$("$W" watch x.weft -o s --trigger 'lost_wakeup 1s' 2>&1)
+	[ "$e" = "weft: bad trigger: unexpected 1s after the trigger
+  lost_wakeup 1s
+              ^^" ] || die "wrong message: $e"
 	e=$("$W" watch x.weft -o s --trigger 'mark extra' 2>&1)
 	[ "$e" = "weft: bad trigger: unexpected extra after the trigger
   mark extra
@@ -84,6 +92,7 @@ t_grammar() {
 	# about the file, after the triggers were accepted)
 	e=$("$W" watch nothere.weft -o s -t 'pending(kind=a, label="b*") > 1ms' \
 		-t 'callback > 2s' -t 'iteration > 1.5ms' -t failed \
+		-t 'phase > 3ms' -t 'phase(name="p*") > 1s' -t lost_wakeup -t 'lost_wakeup > 1s' \
 		-t 'failed(message="*")' -t 'counter(q) >= -3' \
 		-t 'counter("a b") == 1e3' -t unresolved_at_exit -t mark 2>&1)
 	[ $? = 1 ] || die "good triggers refused: $e"
@@ -204,6 +213,44 @@ t_iteration() {
 	"$W" dump i/snaps/flight-0000.weft >snap.txt 2>/dev/null
 	grep -q "text=\"weft flight: trigger 2 'iteration > 100ms' fired at .*: OS thread 0 busy longer than 100 ms" snap.txt ||
 		die "$(grep note snap.txt)"
+}
+
+t_phase() {
+	# a poll phase waits 150 ms three times (no work: not counted); one
+	# timers phase runs a callback of 300 ms
+	scene phase ph -t 'phase(name=poll) > 100ms' -t 'phase(name="tim*") > 100ms' \
+		-t 'phase(name=closing) > 100ms'
+	[ "$(saved ph)" = 1 ] || die "saved $(saved ph), not 1: $(cat ph/snaps/flight.log)"
+	grep -q '^saved trigger=2 ' ph/snaps/flight.log || die "not the timers phase's: $(cat ph/snaps/flight.log)"
+	[ "$(grep -c '^skipped' ph/snaps/flight.log)" = 0 ] || die "fired again: $(cat ph/snaps/flight.log)"
+	"$W" dump ph/snaps/flight-0000.weft >snap.txt 2>/dev/null
+	grep "note thread=0x72 " snap.txt | grep -q "trigger 2 'phase(name=.*tim\*.*) > 100ms' fired at .*: OS thread 0 in loop phase timers longer than 100 ms" ||
+		die "$(grep note snap.txt)"
+	grep -q 'resolve target=0x72' snap.txt && die "fired after the phase ended: not by the timer"
+	# any phase, its name left out: the same one
+	scene phase pa -t 'phase > 100ms'
+	[ "$(saved pa)" = 1 ] || die "phase > T: saved $(saved pa), not 1: $(cat pa/snaps/flight.log)"
+	"$W" dump pa/snaps/flight-0000.weft 2>/dev/null | grep -q "note thread=0x72 .*in loop phase timers longer than 100 ms" ||
+		die "phase > T: $("$W" dump pa/snaps/flight-0000.weft 2>/dev/null | grep note)"
+}
+
+t_lost() {
+	# 0x81 waits on 0x80, signalled before: weft why's lost wake-up;
+	# 0x82's reply is read 20 ms after its resolution (less than T: not
+	# a fault), 0x84 waits on what nothing touched (a fault, not this one)
+	scene lost l -t lost_wakeup
+	grep -q '^summary fired=1 saved=1 skipped=0$' l/snaps/flight.log || die "$(cat l/snaps/flight.log)"
+	"$W" dump l/snaps/flight-0000.weft >snap.txt 2>/dev/null
+	grep -q "note thread=0x81 .*text=\"weft flight: trigger 1 'lost_wakeup' fired at .*: a lost wake-up: thread 0x81 (consumer) waits on thread 0x80 (ready), signalled before it began waiting, and never read it in 100 ms;" snap.txt ||
+		die "$(grep note snap.txt)"
+	# what weft why says of the snapshot
+	"$W" why l/snaps/flight-0000.weft 0x81 >why.txt 2>&1
+	grep -q '^verdict: lost wake-up: ready (0x80, cond) was signalled' why.txt || die "$(cat why.txt)"
+	# T longer than the program lives: the verdict is final when it ends
+	scene lost l2 -t 'lost_wakeup > 5s'
+	grep -q '^summary fired=1 saved=1 skipped=0$' l2/snaps/flight.log || die "at exit: $(cat l2/snaps/flight.log)"
+	"$W" dump l2/snaps/flight-0000.weft 2>/dev/null | grep -q "note thread=0x81 .*never read it in 5 s" ||
+		die "at exit: $("$W" dump l2/snaps/flight-0000.weft 2>/dev/null | grep note)"
 }
 
 t_failed() {
@@ -341,7 +388,8 @@ t_hostile() {
 		timeout 20 "$W" watch "$f" -o h -q --cooldown 0 --max-per-hour 0 \
 			-t 'pending(label="*") > 1ns' -t 'pending(kind=x) > 1ms' \
 			-t 'counter(a) > 1' -t failed -t unresolved_at_exit \
-			-t 'callback > 1us' -t 'iteration > 1us' >/dev/null 2>err.txt
+			-t 'callback > 1us' -t 'iteration > 1us' -t 'phase > 1us' \
+			-t 'lost_wakeup > 1ns' >/dev/null 2>err.txt
 		rc=$?
 		[ $rc -le 1 ] || die "$f: exit $rc: $(tail -3 err.txt)"
 		for s in h/flight-*.weft; do
@@ -361,6 +409,8 @@ run "--window leaves out the packets before it, keeps the cause" t_window
 run "the same in a run (weft record --flight): the snapshot is a bundle" t_pending_run
 run "callback > T fires once, while it runs" t_callback
 run "iteration > T: busy without idle, made of short callbacks" t_iteration
+run "phase(name=G) > T: a slow callback in its phase fires; waiting in poll does not" t_phase
+run "lost_wakeup: weft why's verdict, once per waiter, not a late read nor another fault" t_lost
 run "failed(message=GLOB) fires on the matching failure only" t_failed
 run "counter crossing: once per crossing; the cool-down skips, counted" t_counter
 run "the hourly limit and the disk budget skip, counted" t_limits
