@@ -193,7 +193,7 @@ assert [x['comm'] for x in d['processes']]==['memcached'] and d['processes'][0][
 # chain truncated by a loss has no horizon: measured to the trace's end).
 # When ps's output changes on purpose: regenerate the file (the case's
 # ps-server.now) and the sums.
-ps_norm() { sed -E 's/^process [0-9]+ /process PID /; s/^  [0-9]+( +server-gen )/  TID\1/; s/running on OS thread [0-9]+/running on OS thread TID/'; }
+ps_norm() { sed -E 's/^process [0-9]+ /process PID /; s/^  [0-9]+ +(server-gen )/  TID   \1/; s/running on OS thread [0-9]+/running on OS thread TID/'; }
 t_server_exact() {
 	local g=$WEFT_BUILD/bench/server-gen
 	[ -x "$g" ] || { echo "no bench/server-gen"; exit 77; }
