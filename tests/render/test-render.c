@@ -1597,6 +1597,9 @@ static void rows_disjoint(struct pic *pic)
  * each header is found where its band is drawn; a row's threads still
  * never overlap; collapsing one group leaves every other row and header
  * where it was. */
+/* (0.05 s between them: under ASan and load a process lives 20 ms or
+ * more, and its band must stay narrower than its name for the header
+ * checks below) */
 TEST(short_processes_share_rows)
 {
 	const char *b = getenv("WEFT_BUILD");
@@ -1607,7 +1610,7 @@ TEST(short_processes_share_rows)
 	const char *p = tpath("seq");
 	snprintf(args, sizeof args,
 		 "-- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do %s; "
-		 "sleep 0.01; done; %s & %s & wait'",
+		 "sleep 0.05; done; %s & %s & wait'",
 		 ex, ex, ex);
 	record_run(p, args);
 	struct pic pic;
