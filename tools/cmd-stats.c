@@ -142,9 +142,102 @@ static int sum_of(const struct weft_model *m, const struct weft_counter *ctr,
 	return 1;
 }
 
+/* `--from`/`--to`: the summary of a range (stats.h), as the viewers'
+ * summary panel shows it; the JSON is the library's. */
+static int range_summary(const struct weft_model *m, const char *path,
+			 int64_t from, int64_t to, int json)
+{
+	int64_t origin, end;
+	weft_model_range(m, &origin, &end);
+	int64_t a = from >= 0 ? origin + from : origin;
+	/* (a --to past the end is the end: the trace holds nothing after) */
+	int64_t b = to >= 0 && to < end - origin ? origin + to : end;
+	if (from >= 0 && a > end)
+		return error("--from %s is past the end of the trace (%s)",
+			     fmt_dur((char[32]){0}, 32, from),
+			     fmt_dur((char[32]){0}, 32, end - origin));
+	if (b < a)
+		return error("--to is before --from");
+	struct weft_summary *s;
+	if (weft_summary_compute(&s, m, a, b))
+		return error("out of memory");
+	if (json) {
+		size_t n = weft_summary_json(s, m, origin, NULL, 0);
+		char *buf = malloc(n + 1);
+		if (!buf) {
+			weft_summary_free(s);
+			return error("out of memory");
+		}
+		weft_summary_json(s, m, origin, buf, n + 1);
+		printf("%s\n", buf);
+		free(buf);
+		weft_summary_free(s);
+		return 0;
+	}
+	char d[4][32];
+	printf("trace %s from %s to %s (%s): %u async threads, %u began, "
+	       "%u ended, %u failed\n",
+	       path, fmt_dur(d[0], sizeof d[0], a - origin),
+	       fmt_dur(d[1], sizeof d[1], b - origin),
+	       fmt_dur(d[2], sizeof d[2], b - a), s->threads, s->began,
+	       s->ended, s->failed);
+	printf("\nby kind and label:\n  %-28s %7s %6s %6s %6s  %-10s %-10s "
+	       "%-10s  %s\n",
+	       "", "threads", "began", "ended", "failed", "total", "p50",
+	       "p99", "running/waiting");
+	for (uint32_t i = 0; i < s->ngroups; i++) {
+		const struct weft_summary_group *g = &s->groups[i];
+		char raw[1024], key[1024], r[2][24];
+		snprintf(raw, sizeof raw, "%s%s%s", g->kind_name,
+			 *g->label ? " " : "", g->label);
+		size_t kl = weft_utf8_fix(key, sizeof key, raw, strlen(raw));
+		int chars = key_cut(key, &kl);
+		printf("  ");
+		print_escaped(stdout, key, kl);
+		printf("%*s %7u %6u %6u %6u  %-10s %-10s %-10s  %s/%s\n",
+		       28 - chars, "", g->threads, g->began, g->ended,
+		       g->failed, dur(d[0], sizeof d[0], g->ended ? g->total : -1),
+		       dur(d[1], sizeof d[1], g->p50),
+		       dur(d[2], sizeof d[2], g->p99),
+		       dur(r[0], sizeof r[0], g->running),
+		       dur(r[1], sizeof r[1], g->waiting));
+	}
+	uint32_t nst, npr;
+	const struct weft_model_stream *st = weft_model_streams(m, &nst);
+	const struct weft_model_process *pr = weft_model_processes(m, &npr);
+	printf("\nprocesses:\n");
+	for (uint32_t i = 0; i < s->nprocs; i++) {
+		const struct weft_summary_process *x = &s->procs[i];
+		int known = x->process < npr;
+		printf("  pid %-8u %-16s running %s  idle %s  other %s\n",
+		       known ? pr[x->process].pid : 0,
+		       known ? pr[x->process].comm : "(unknown)",
+		       dur(d[0], sizeof d[0], x->running),
+		       dur(d[1], sizeof d[1], x->idle),
+		       dur(d[2], sizeof d[2], x->other));
+	}
+	printf("\nOS threads:\n");
+	for (uint32_t i = 0; i < s->nos; i++) {
+		const struct weft_summary_os *x = &s->os[i];
+		printf("  tid %-8u %-16s running %s  idle %s  other %s\n",
+		       x->stream < nst ? st[x->stream].tid : 0,
+		       x->stream < nst ? st[x->stream].name : "",
+		       dur(d[0], sizeof d[0], x->running),
+		       dur(d[1], sizeof d[1], x->idle),
+		       dur(d[2], sizeof d[2], x->other));
+	}
+	printf("\narrows:\n");
+	for (int k = 0; k < WEFT_ARROW_KINDS; k++)
+		if (s->arrows[k])
+			printf("  %-24s %u\n", weft_arrow_name(k), s->arrows[k]);
+	weft_summary_free(s);
+	return 0;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	int json = 0, top_arg = 20, sum_counters = 0;
+	int64_t from = -1, to = -1;
 	struct traces tr = {0};
 	const struct opt opts[] = {
 		{"--json", NULL, NULL, "one JSON object instead of text (every "
@@ -154,6 +247,12 @@ int cmd_stats(int argc, char **argv)
 		{"--sum-counters", NULL, NULL, "also each counter that several "
 		 "processes keep summed over them (a counter belongs to its "
 		 "process)", OPT_FLAG, &sum_counters},
+		{"--from", NULL, "T", "summarise only the range from T, counted "
+		 "from the start of the trace (2.5ms, 120us; a bare number is "
+		 "seconds): what the viewers' range summary shows",
+		 OPT_DURATION, &from, 0, 0, 1e9},
+		{"--to", NULL, "T", "summarise only the range to T (default with "
+		 "--from: the end of the trace)", OPT_DURATION, &to, 0, 0, 1e9},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -174,6 +273,12 @@ int cmd_stats(int argc, char **argv)
 	traces_release(&tr);
 	if (!m)
 		return 1;
+	if (from >= 0 || to >= 0) {
+		rc = range_summary(m, path, from, to, json);
+		weft_model_free(m);
+		weft_reader_close(r);
+		return rc;
+	}
 	struct weft_stats *S;
 	if (weft_stats_compute(&S, m)) {
 		weft_model_free(m);
