@@ -212,6 +212,32 @@ assert max(len(n.rstrip()) for n in names) == len(names[0]), names"
 	[ "$e0" = 0 ] && [ "$e1" -gt 400 ] && [ -n "${md:-}" ] && [ "$m1" -gt "$m0" ] &&
 		[ "$(grep -c '^select: ' ui.log)" = "$sel" ]
 	res $? "shift+drag measures a range, drawn over the whole height" "edges $e0 -> $e1, $(grep '^measure' ui.log | tail -1)"
+	# its summary over the inspector: the numbers `weft stats --from
+	# --to` gives for the same range, line by line; a click on a group's
+	# line highlights that group's threads
+	logged ui.log '^sum [0-9]+ at ' 3
+	read -r s0 s1 < <(sed -n 's/^summary: \(-*[0-9]*\) \(-*[0-9]*\), [0-9]* lines$/\1 \2/p' ui.log | tail -1)
+	"$W" stats --json --from "${s0:-x}ns" --to "${s1:-x}ns" bad.weft >sum.json 2>&1
+	python3 - <<'PY' >sum.want
+import json
+s = json.load(open('sum.json'))
+print('0: .*: %d async threads, %d began, %d ended, %d failed' % (s['threads'], s['began'], s['ended'], s['failed']))
+for i, g in enumerate(s['groups'][:2]):
+    print('%d: %s%s: %d in range, %d began, %d ended, %d failed' % (i + 1, g['kind'] or '(no kind)', ' ' + g['label'] if g['label'] else '', g['threads'], g['began'], g['ended'], g['failed']))
+print('pick %d' % s['groups'][0]['threads'])
+PY
+	ok=0
+	while read -r k re; do
+		[ "$k" = pick ] && continue
+		grep -qE "^sum ${k%:} at [0-9]+ [0-9]+ [0-9]+ [0-9]+: $re" ui.log || ok=1
+	done <sum.want
+	[ "$ok" = 0 ] && [ "$(grep -c '^sum [0-9]* at ' ui.log)" -ge 3 ]
+	res $? "the measured range's summary says what weft stats --from --to says" "want $(cat sum.want) got $(grep -E '^(sum|summary)' ui.log)"
+	read -r _ _ _ x y w h _ < <(grep "^sum 1 at" ui.log | tail -1)
+	"$XD" click $((x + w / 2)) $((y + h / 2))
+	logged ui.log '^summary pick 1: '
+	grep -q "^summary pick 1: $(sed -n 's/^pick //p' sum.want) threads highlighted$" ui.log
+	res $? "a click on a group's line of the summary highlights its threads" "want $(tail -1 sum.want): $(grep '^summary pick' ui.log)"
 	"$XD" key z
 	sleep 0.4
 	grep '^range: ' ui.log | tail -1 | grep -q "^range: ${m0:-x} ${m1:-x},"

@@ -1427,3 +1427,37 @@ EXPORT(w_bookmarks) const char *w_bookmarks(void)
 	ok = ok && dput("]");
 	return ok ? djson : "[]";
 }
+
+/* The measured range's summary (view.h, weft_view_summary_lines): {"lines":
+ * [its lines], "summary": weft_summary_json's object}, or "" when there
+ * is no measured range (or two runs). */
+EXPORT(w_summary) const char *w_summary(void)
+{
+	dlen = 0;
+	uint32_t n = view && !pair ? weft_view_summary_lines(view) : 0;
+	if (!n)
+		return "";
+	char line[1024];
+	int ok = dput("{\"lines\":[");
+	for (uint32_t i = 0; ok && i < n; i++) {
+		weft_view_summary_line(view, i, line, sizeof line);
+		ok = dput(i ? "," : "") && dstr(line);
+	}
+	size_t k = weft_view_summary_json(view, NULL, 0);
+	ok = ok && dput("],\"summary\":") && droom(k + 2);
+	if (ok) {
+		weft_view_summary_json(view, djson + dlen, k + 1);
+		dlen += k;
+	}
+	ok = ok && dput("}");
+	return ok ? djson : "";
+}
+
+/* A click on line i of the summary: a group's threads highlighted, as a
+ * query's are; how many. */
+EXPORT(w_summary_pick) int w_summary_pick(int i)
+{
+	if (!view || pair || i < 0)
+		return 0;
+	return (int)weft_view_summary_pick(view, (uint32_t)i);
+}
