@@ -165,12 +165,13 @@ struct weft_view {
 	double pointer_x;     /* where the pointer is (< 0: away) */
 	int64_t meas0, meas1; /* the measured range (equal: none) */
 	int64_t meas_anchor;  /* where a measuring drag was pressed */
+	int64_t ruler_step;   /* of the last frame's ticks, ns */
+	double ptr_x, ptr_y;  /* the pointer (x < 0: away): counters' values */
+
 	/* range.c: the measured range's summary, and what it was of (the
 	 * range, the model's sizes: a live trace grows) */
 	struct weft_summary *sum;
 	int64_t sum_key[5];
-	int64_t ruler_step;   /* of the last frame's ticks, ns */
-	double ptr_x, ptr_y;  /* the pointer (x < 0: away): counters' values */
 
 	/* geometry of this frame */
 	double bottom;	    /* of the rows */
