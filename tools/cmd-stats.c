@@ -144,6 +144,13 @@ static int sum_of(const struct weft_model *m, const struct weft_counter *ctr,
 
 /* `--from`/`--to`: the summary of a range (stats.h), as the viewers'
  * summary panel shows it; the JSON is the library's. */
+/* d[48] */
+static const char *tfmt(char *d, int64_t ns, int64_t prec)
+{
+	weft_time_fmt(ns, prec, d, 48);
+	return d;
+}
+
 static int range_summary(const struct weft_model *m, const char *path,
 			 int64_t from, int64_t to, int json)
 {
@@ -174,33 +181,32 @@ static int range_summary(const struct weft_model *m, const char *path,
 		weft_summary_free(s);
 		return 0;
 	}
-	char d[4][32];
+	char d[4][48];
+	int64_t q = s->prec; /* (times as the viewers' summary writes them) */
 	printf("trace %s from %s to %s (%s): %u async threads, %u began, "
 	       "%u ended, %u failed\n",
-	       path, fmt_dur(d[0], sizeof d[0], a - origin),
-	       fmt_dur(d[1], sizeof d[1], b - origin),
-	       fmt_dur(d[2], sizeof d[2], b - a), s->threads, s->began,
-	       s->ended, s->failed);
-	printf("\nby kind and label:\n  %-28s %7s %6s %6s %6s  %-10s %-10s "
-	       "%-10s  %s\n",
+	       path, tfmt(d[0], a - origin, q), tfmt(d[1], b - origin, q),
+	       tfmt(d[2], b - a, q), s->threads, s->began, s->ended,
+	       s->failed);
+	printf("\nby kind and label:\n  %-28s %7s %6s %6s %6s  %-14s %-14s "
+	       "%-14s  %s\n",
 	       "", "threads", "began", "ended", "failed", "total", "p50",
 	       "p99", "running/waiting");
 	for (uint32_t i = 0; i < s->ngroups; i++) {
 		const struct weft_summary_group *g = &s->groups[i];
-		char raw[1024], key[1024], r[2][24];
+		char raw[1024], key[1024], r[2][48];
 		snprintf(raw, sizeof raw, "%s%s%s", g->kind_name,
 			 *g->label ? " " : "", g->label);
 		size_t kl = weft_utf8_fix(key, sizeof key, raw, strlen(raw));
 		int chars = key_cut(key, &kl);
 		printf("  ");
 		print_escaped(stdout, key, kl);
-		printf("%*s %7u %6u %6u %6u  %-10s %-10s %-10s  %s/%s\n",
+		printf("%*s %7u %6u %6u %6u  %-14s %-14s %-14s  %s/%s\n",
 		       28 - chars, "", g->threads, g->began, g->ended,
-		       g->failed, dur(d[0], sizeof d[0], g->ended ? g->total : -1),
-		       dur(d[1], sizeof d[1], g->p50),
-		       dur(d[2], sizeof d[2], g->p99),
-		       dur(r[0], sizeof r[0], g->running),
-		       dur(r[1], sizeof r[1], g->waiting));
+		       g->failed, g->ended ? tfmt(d[0], g->total, q) : "-",
+		       g->ended ? tfmt(d[1], g->p50, q) : "-",
+		       g->ended ? tfmt(d[2], g->p99, q) : "-",
+		       tfmt(r[0], g->running, q), tfmt(r[1], g->waiting, q));
 	}
 	uint32_t nst, npr;
 	const struct weft_model_stream *st = weft_model_streams(m, &nst);
@@ -212,9 +218,8 @@ static int range_summary(const struct weft_model *m, const char *path,
 		printf("  pid %-8u %-16s running %s  idle %s  other %s\n",
 		       known ? pr[x->process].pid : 0,
 		       known ? pr[x->process].comm : "(unknown)",
-		       dur(d[0], sizeof d[0], x->running),
-		       dur(d[1], sizeof d[1], x->idle),
-		       dur(d[2], sizeof d[2], x->other));
+		       tfmt(d[0], x->running, q), tfmt(d[1], x->idle, q),
+		       tfmt(d[2], x->other, q));
 	}
 	printf("\nOS threads:\n");
 	for (uint32_t i = 0; i < s->nos; i++) {
@@ -222,9 +227,8 @@ static int range_summary(const struct weft_model *m, const char *path,
 		printf("  tid %-8u %-16s running %s  idle %s  other %s\n",
 		       x->stream < nst ? st[x->stream].tid : 0,
 		       x->stream < nst ? st[x->stream].name : "",
-		       dur(d[0], sizeof d[0], x->running),
-		       dur(d[1], sizeof d[1], x->idle),
-		       dur(d[2], sizeof d[2], x->other));
+		       tfmt(d[0], x->running, q), tfmt(d[1], x->idle, q),
+		       tfmt(d[2], x->other, q));
 	}
 	printf("\narrows:\n");
 	for (int k = 0; k < WEFT_ARROW_KINDS; k++)

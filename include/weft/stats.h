@@ -16,6 +16,7 @@
 #ifndef WEFT_STATS_H
 #define WEFT_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "weft/model.h"
@@ -73,6 +74,19 @@ WEFT_API int weft_stats_compute(struct weft_stats **out,
 WEFT_API void weft_stats_free(struct weft_stats *s);
 
 /*
+ * weft_time_fmt - a time or a duration of `ns` nanoseconds for people, as
+ * the range summary (`weft stats --from --to`, the viewers' summary
+ * panel) writes them: rounded to `prec` ns (a power of ten, at least 1;
+ * half away from zero), in the unit that keeps the whole part from 1 to
+ * 999 once rounded (ns, us, ms, s; 999 500 ns to the us is 1 ms, not
+ * 1000 us), its decimals to `prec` in groups of three after the point
+ * with whole groups of zeros left out: "17.094 992 s", "3.5 us" at prec
+ * 100, "3 us", "0 ns", "-1.500 ms".  Writes at most `cap` bytes, NUL
+ * included; returns the whole length.
+ */
+WEFT_API size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap);
+
+/*
  * A range summary: what a measured range of time holds (the viewers'
  * summary panel, `weft stats --from T --to T`), as Perfetto's area
  * selection.  The range [t0, t1] is closed at both ends (model times).
@@ -120,6 +134,10 @@ struct weft_summary_process {
 
 struct weft_summary {
 	int64_t t0, t1;
+	/* The precision its times are written to (weft_time_fmt): the
+	 * largest power of ten ns at most a 100 000th of the range, so
+	 * that any time in it shows five significant digits or more. */
+	int64_t prec;
 	/* Totals over every group. */
 	uint32_t threads, began, ended, failed;
 	/* Most threads first (ties by kind, then label). */

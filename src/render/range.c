@@ -66,15 +66,17 @@ __attribute__((format(printf, 2, 3))) static void put(struct out *o,
 		o->n += (size_t)k;
 }
 
+/* (times as `weft stats --from --to` writes them: "1.500 ms") */
+static int64_t prec;
 static const char *dur(char *buf, size_t cap, int64_t ns)
 {
-	weft_view_dur_str(ns, buf, cap);
+	weft_time_fmt(ns, prec, buf, cap);
 	return buf;
 }
 
 static void group_line(struct out *o, const struct weft_summary_group *g)
 {
-	char d[5][32];
+	char d[5][48];
 	put(o, "%s%s%s: %u in range, %u began, %u ended, %u failed",
 	    *g->kind_name ? g->kind_name : "(no kind)", *g->label ? " " : "",
 	    g->label, g->threads, g->began, g->ended, g->failed);
@@ -96,7 +98,8 @@ size_t weft_view_summary_line(struct weft_view *v, uint32_t i, char *buf,
 	const struct weft_summary *s = summary(v);
 	if (!s)
 		return 0;
-	char d[3][32];
+	char d[3][48];
+	prec = s->prec;
 	if (i == 0) {
 		put(&o, "%s: %u async threads, %u began, %u ended, %u failed",
 		    dur(d[0], sizeof d[0], s->t1 - s->t0), s->threads, s->began,

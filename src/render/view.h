@@ -201,12 +201,14 @@ int weft_view_measure(const struct weft_view *v, int64_t *t0, int64_t *t1);
 /*
  * The measured range's summary (weft/stats.h, weft_summary_compute: the
  * numbers `weft stats --from --to` prints), as both viewers' summary
- * panel shows it, in lines: line 0 the totals ("12 async threads: 4
- * began, 3 ended, 1 failed"), then one per group of kind and label ("req
- * GET: 3 in range, 2 began, 2 ended, 1 failed; lifetime total 3.5us,
- * p50 500ns, p99 3us; ran 500ns, waited 1us"), one per process ("pid 832
- * server: running 1ms, idle 2ms, other 1ms"), and the arrows ("arrows:
- * created 4, failed 1"; "arrows: none").  Of the measured range within
+ * panel shows it, in lines: line 0 the range's length and the totals
+ * ("4 us: 12 async threads, 4 began, 3 ended, 1 failed"), then one per
+ * group of kind and label ("req GET: 3 in range, 2 began, 2 ended, 1
+ * failed; lifetime total 3.500 us, p50 500 ns, p99 3 us; ran 500 ns,
+ * waited 1 us"), one per process ("pid 832 server: running 1 ms, idle
+ * 2 ms, other 1 ms"), and the arrows ("arrows: created 4, failed 1";
+ * "arrows: none").  Times as weft_time_fmt() writes them, to the
+ * summary's precision.  Of the measured range within
  * the trace (the part of it before the trace's start or after its end
  * holds nothing).  Computed once for a range (and
  * again when a live model grows).  Returns how many lines (0: no

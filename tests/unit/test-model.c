@@ -906,10 +906,49 @@ TEST(range_summary)
 	weft_reader_close(r);
 }
 
+/* Times for people (weft_time_fmt): the unit after rounding, decimals in
+ * groups of three down to the precision, whole zero groups left out. */
+TEST(time_fmt)
+{
+	static const struct {
+		int64_t ns, prec;
+		const char *s;
+	} t[] = {
+		{0, 1, "0 ns"},
+		{999, 1, "999 ns"},
+		{1000, 1, "1 us"},
+		{1001, 1, "1.001 us"},
+		{999499, 1000, "999 us"},
+		{999500, 1000, "1 ms"}, /* rounded up into the next unit */
+		{999999999, 1000, "1 s"},
+		{17094992000, 1000, "17.094 992 s"},
+		{17094992123, 1, "17.094 992 123 s"},
+		{17094992123, 1000000, "17.095 s"},
+		{1234567, 10, "1.234 57 ms"},
+		{3500, 100, "3.5 us"},
+		{3000, 1, "3 us"},
+		{1500000, 1, "1.500 ms"},
+		{1000000010, 1, "1.000 000 010 s"},
+		{-1500000, 1, "-1.500 ms"},
+		{-400, 1000, "0 ns"}, /* no "-0" */
+		{-999, 1, "-999 ns"},
+		{123456789012, 7, "123.456 789 012 s"}, /* (prec down to 1) */
+		{INT64_MIN, 1, "-9223372036.854 775 808 s"},
+	};
+	char b[64];
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		size_t n = weft_time_fmt(t[i].ns, t[i].prec, b, sizeof b);
+		CHECK_STR(b, t[i].s);
+		CHECK_EQ(n, strlen(t[i].s));
+	}
+	CHECK_EQ(weft_time_fmt(1500000, 1, b, 4), strlen("1.500 ms"));
+	CHECK_STR(b, "1.5");
+}
+
 TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
 	  T(live_update_replaces_provisional_ends),
 	  T(a_read_follows_the_try_read_of_its_source),
 	  T(the_inspector_lists_every_entry), T(the_inspector_in_words),
 	  T(mann_whitney_p_values), T(diff_aligns_reordered_siblings),
-	  T(range_summary))
+	  T(range_summary), T(time_fmt))
