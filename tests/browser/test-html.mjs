@@ -616,6 +616,9 @@ await test('the summary of a measured range: the numbers of weft stats --from --
   await frame(p);
   const r = await p.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top, b.width]; });
   assert(await p.evaluate(() => document.getElementById('summary').hidden), 'a summary before any measure');
+  // (fit: the toolbar's range starts at the trace's start, never before)
+  const rt = await p.textContent('#range');
+  assert(/^0 \.\. [0-9.]+ms \([0-9.]+ms\)$/.test(rt), 'range at fit: ' + rt);
   const cli = (from, to) => JSON.parse(execFileSync(W, ['stats', '--json', '--from', from + 'ns', '--to', to + 'ns',
     path.join(T, 'small.weft')]).toString());
   for (const [x0, x1, what] of [[0.3 * r[2], 0.7 * r[2], 'middle'], [2, 0.25 * r[2], 'from before the start'], [0.6 * r[2], r[2] - 2, 'to after the end']]) {

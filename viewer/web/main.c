@@ -633,7 +633,8 @@ EXPORT(w_set_range) void w_set_range(double start, double duration)
 }
 
 /* The visible range for people, as the ruler counts and writes times:
- * "2.5ms .. 3.75ms (1.25ms)", from the trace's start. */
+ * "2.5ms .. 3.75ms (1.25ms)", from the trace's start; with one run, of
+ * the part within the trace (whole: "0 .. 10ms (10ms)"). */
 EXPORT(w_range_text) const char *w_range_text(void)
 {
 	int64_t a, b, t0, t1;
@@ -645,6 +646,12 @@ EXPORT(w_range_text) const char *w_range_text(void)
 	weft_model_range(model, &t0, &t1);
 	if (pair) /* (from the anchor: the same text for both runs) */
 		t0 = weft_pair_anchor_t(pair, side);
+	else { /* the trace shown, not the margins: fit says 0, never a
+		* negative start */
+		a = a < t0 ? t0 : a;
+		b = b > t1 ? t1 : b;
+		b = b < a ? a : b;
+	}
 	/* to a hundredth of the range */
 	int64_t step = weft_view_tick_step((double)(b - a) / 100);
 	weft_view_time_str(a - t0, step, x, sizeof x);
