@@ -152,7 +152,7 @@ static const char *tfmt(char *d, int64_t ns, int64_t prec)
 }
 
 static int range_summary(const struct weft_model *m, const char *path,
-			 int64_t from, int64_t to, int json)
+			 int64_t from, int64_t to, int json, uint32_t top)
 {
 	int64_t origin, end;
 	weft_model_range(m, &origin, &end);
@@ -188,25 +188,35 @@ static int range_summary(const struct weft_model *m, const char *path,
 	       path, tfmt(d[0], a - origin, q), tfmt(d[1], b - origin, q),
 	       tfmt(d[2], b - a, q), s->threads, s->began, s->ended,
 	       s->failed);
-	printf("\nby kind and label:\n  %-28s %7s %6s %6s %6s  %-14s %-14s "
-	       "%-14s  %s\n",
-	       "", "threads", "began", "ended", "failed", "total", "p50",
-	       "p99", "running/waiting");
-	for (uint32_t i = 0; i < s->ngroups; i++) {
-		const struct weft_summary_group *g = &s->groups[i];
-		char raw[1024], key[1024], r[2][48];
-		snprintf(raw, sizeof raw, "%s%s%s", g->kind_name,
-			 *g->label ? " " : "", g->label);
-		size_t kl = weft_utf8_fix(key, sizeof key, raw, strlen(raw));
-		int chars = key_cut(key, &kl);
-		printf("  ");
-		print_escaped(stdout, key, kl);
-		printf("%*s %7u %6u %6u %6u  %-14s %-14s %-14s  %s/%s\n",
-		       28 - chars, "", g->threads, g->began, g->ended,
-		       g->failed, g->ended ? tfmt(d[0], g->total, q) : "-",
-		       g->ended ? tfmt(d[1], g->p50, q) : "-",
-		       g->ended ? tfmt(d[2], g->p99, q) : "-",
-		       tfmt(r[0], g->running, q), tfmt(r[1], g->waiting, q));
+	for (int by = 0; by < 2; by++) {
+		const struct weft_summary_group *gs = by ? s->labels : s->groups;
+		uint32_t ng = by ? s->nlabels : s->ngroups;
+		printf("\nby %s%s:\n  %-28s %7s %6s %6s %6s  %-14s %-14s "
+		       "%-14s  %s\n",
+		       by ? "label" : "kind",
+		       ng > top ? " (most threads first)" : "", "", "threads",
+		       "began", "ended", "failed", "total", "p50", "p99",
+		       "running/waiting");
+		for (uint32_t i = 0; i < ng && i < top; i++) {
+			const struct weft_summary_group *g = &gs[i];
+			char key[1024], r[2][48];
+			const char *kt = by ? g->label : g->kind_name;
+			kt = *kt ? kt : "(none)";
+			size_t kl = weft_utf8_fix(key, sizeof key, kt, strlen(kt));
+			int chars = key_cut(key, &kl);
+			printf("  ");
+			print_escaped(stdout, key, kl);
+			printf("%*s %7u %6u %6u %6u  %-14s %-14s %-14s  %s/%s\n",
+			       28 - chars, "", g->threads, g->began, g->ended,
+			       g->failed,
+			       g->ended ? tfmt(d[0], g->total, q) : "-",
+			       g->ended ? tfmt(d[1], g->p50, q) : "-",
+			       g->ended ? tfmt(d[2], g->p99, q) : "-",
+			       tfmt(r[0], g->running, q),
+			       tfmt(r[1], g->waiting, q));
+		}
+		if (ng > top)
+			printf("  ... %u more\n", ng - top);
 	}
 	uint32_t nst, npr;
 	const struct weft_model_stream *st = weft_model_streams(m, &nst);
@@ -278,7 +288,7 @@ int cmd_stats(int argc, char **argv)
 	if (!m)
 		return 1;
 	if (from >= 0 || to >= 0) {
-		rc = range_summary(m, path, from, to, json);
+		rc = range_summary(m, path, from, to, json, (uint32_t)top_arg);
 		weft_model_free(m);
 		weft_reader_close(r);
 		return rc;

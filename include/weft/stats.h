@@ -91,7 +91,8 @@ WEFT_API size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap);
  * summary panel, `weft stats --from T --to T`), as Perfetto's area
  * selection.  The range [t0, t1] is closed at both ends (model times).
  *
- * Async threads (not OS threads) are grouped by kind and latest label.
+ * Async threads (not OS threads) are grouped by kind, and those with a
+ * label by their latest label (as `weft stats` groups them).
  * A thread is "in" the range when its life, from its creation to its end
  * (a pending thread: to the trace's end), meets the range; it "began"
  * when it was created within it, "ended" when it ended (resolved,
@@ -111,8 +112,8 @@ WEFT_API size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap);
  */
 struct weft_summary_group {
 	uint32_t kind;	       /* interned name id (weft_model_name) */
-	const char *kind_name; /* its text */
-	const char *label;     /* latest label, "" for none */
+	const char *kind_name; /* its text ("" in a group by label) */
+	const char *label;     /* latest label ("" in a group by kind) */
 	uint32_t threads;      /* in the range */
 	uint32_t began, ended, failed;
 	int64_t total, p50, p99; /* lifetimes of those ended in it */
@@ -140,12 +141,17 @@ struct weft_summary {
 	int64_t prec;
 	/* Totals over every group. */
 	uint32_t threads, began, ended, failed;
-	/* Most threads first (ties by kind, then label). */
+	/* By kind, most threads first (ties by kind). */
 	struct weft_summary_group *groups;
 	uint32_t ngroups;
 	/* The groups' threads (weft_model_threads indexes), group after
 	 * group, each group's in creation order. */
 	uint32_t *members;
+	/* By label, most threads first (ties by label), and their threads
+	 * (the first of each group is in lmembers). */
+	struct weft_summary_group *labels;
+	uint32_t nlabels;
+	uint32_t *lmembers;
 	/* Every OS thread, in weft_model_streams order. */
 	struct weft_summary_os *os;
 	uint32_t nos;
@@ -170,7 +176,8 @@ WEFT_API void weft_summary_free(struct weft_summary *s);
 /*
  * weft_summary_json - the summary as one JSON object: "from_ns",
  * "to_ns" (from `origin`: the trace's start as every front end counts),
- * "threads", "began", "ended", "failed", "groups" (each "kind", "label",
+ * "threads", "began", "ended", "failed", "groups" (by kind) and "labels"
+ * (by label) (each "kind", "label",
  * "threads", "began", "ended", "failed", "total_ns", "p50_ns", "p99_ns",
  * "running_ns", "waiting_ns"), "os_threads" (each "tid", "name",
  * "running_ns", "idle_ns", "other_ns"), "processes" (each "pid" -- 0 for

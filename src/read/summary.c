@@ -35,6 +35,7 @@ struct item {
 	uint32_t thread;
 };
 
+/* by kind (by label: its kind is "") */
 static int by_group(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
@@ -76,27 +77,32 @@ void weft_summary_free(struct weft_summary *s)
 		return;
 	free(s->groups);
 	free(s->members);
+	free(s->labels);
+	free(s->lmembers);
 	free(s->os);
 	free(s->procs);
 	free(s);
 }
 
-/* The groups of the n items (sorted by group): counts and durations. */
-static int groups(struct weft_summary *s, const struct weft_model *m,
-		  const struct item *it, uint32_t n, const int64_t *ran,
-		  int64_t end_of_trace)
+/* The groups of the n items (sorted by group), counts and durations,
+ * into *out and *members; returns how many, or -ENOMEM.  The totals are
+ * the kinds' (`total`). */
+static long groups(struct weft_summary *s, const struct weft_model *m,
+		   const struct item *it, uint32_t n, const int64_t *ran,
+		   int64_t end_of_trace, struct weft_summary_group **out,
+		   uint32_t **members, int total)
 {
 	const struct weft_thread *th = weft_model_threads(m, &(uint32_t){0});
 	int64_t *life = malloc(((size_t)n + 1) * sizeof *life);
-	s->groups = calloc((size_t)n + 1, sizeof *s->groups);
-	s->members = malloc(((size_t)n + 1) * sizeof *s->members);
-	if (!life || !s->groups || !s->members) {
+	*out = calloc((size_t)n + 1, sizeof **out);
+	*members = malloc(((size_t)n + 1) * sizeof **members);
+	if (!life || !*out || !*members) {
 		free(life);
 		return -ENOMEM;
 	}
 	uint32_t ng = 0;
 	for (uint32_t i = 0; i < n;) {
-		struct weft_summary_group *g = &s->groups[ng++];
+		struct weft_summary_group *g = &(*out)[ng++];
 		g->kind = th[it[i].thread].kind;
 		g->kind_name = it[i].kind;
 		g->label = it[i].label;
@@ -108,7 +114,7 @@ static int groups(struct weft_summary *s, const struct weft_model *m,
 			const struct weft_thread *t = &th[it[j].thread];
 			int pending = t->end == WEFT_END_PENDING;
 			int64_t e = pending ? end_of_trace : t->t_end;
-			s->members[j] = it[j].thread;
+			(*members)[j] = it[j].thread;
 			g->threads++;
 			g->began += t->t_create >= s->t0 &&
 				    t->t_create <= s->t1;
@@ -129,17 +135,18 @@ static int groups(struct weft_summary *s, const struct weft_model *m,
 		qsort(life, nl, sizeof *life, cmp_i64);
 		g->p50 = rank(life, nl, 0.50);
 		g->p99 = rank(life, nl, 0.99);
-		s->threads += g->threads;
-		s->began += g->began;
-		s->ended += g->ended;
-		s->failed += g->failed;
+		if (total) {
+			s->threads += g->threads;
+			s->began += g->began;
+			s->ended += g->ended;
+			s->failed += g->failed;
+		}
 		i = j;
 	}
 	free(life);
 	/* (each group keeps its `first`: the members stay put) */
-	s->ngroups = ng;
-	qsort(s->groups, ng, sizeof *s->groups, by_threads);
-	return 0;
+	qsort(*out, ng, sizeof **out, by_threads);
+	return ng;
 }
 
 /* OS threads and processes: running, idle, other. */
@@ -232,17 +239,31 @@ int weft_summary_compute(struct weft_summary **out, const struct weft_model *m,
 		int64_t e = th[t].end == WEFT_END_PENDING ? last : th[t].t_end;
 		if (th[t].t_create > s->t1 || e < s->t0)
 			continue;
-		uint32_t l = th[t].label;
 		it[n].kind = weft_model_name(m, th[t].kind);
-		it[n].label = l == WEFT_NONE || l >= nlab
-				      ? ""
-				      : weft_model_string(m, lab[l].text);
+		it[n].label = "";
 		it[n].thread = t;
 		n++;
 	}
 	qsort(it, n, sizeof *it, by_group);
-	if (groups(s, m, it, n, ran, last) || places(s, m))
+	long ng = groups(s, m, it, n, ran, last, &s->groups, &s->members, 1);
+	if (ng < 0)
 		goto oom;
+	s->ngroups = (uint32_t)ng;
+	/* then by label, of those that have one */
+	uint32_t nl = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t l = th[it[i].thread].label;
+		if (l == WEFT_NONE || l >= nlab)
+			continue;
+		it[nl].kind = "";
+		it[nl].label = weft_model_string(m, lab[l].text);
+		it[nl++].thread = it[i].thread;
+	}
+	qsort(it, nl, sizeof *it, by_group);
+	ng = groups(s, m, it, nl, ran, last, &s->labels, &s->lmembers, 0);
+	if (ng < 0 || places(s, m))
+		goto oom;
+	s->nlabels = (uint32_t)ng;
 	for (uint32_t i = 0; i < nar; i++)
 		if (ar[i].t >= s->t0 && ar[i].t <= s->t1 &&
 		    ar[i].kind < WEFT_ARROW_KINDS &&
@@ -361,9 +382,13 @@ size_t weft_summary_json(const struct weft_summary *s,
 	    "\"ended\":%u,\"failed\":%u,\"groups\":[",
 	    (long long)(s->t0 - origin), (long long)(s->t1 - origin),
 	    s->threads, s->began, s->ended, s->failed);
-	for (uint32_t i = 0; i < s->ngroups; i++) {
-		const struct weft_summary_group *g = &s->groups[i];
-		put(&o, "%s{\"kind\":", i ? "," : "");
+	for (uint32_t i = 0; i < s->ngroups + s->nlabels; i++) {
+		const struct weft_summary_group *g =
+			i < s->ngroups ? &s->groups[i]
+				       : &s->labels[i - s->ngroups];
+		if (i == s->ngroups)
+			put(&o, "],\"labels\":[");
+		put(&o, "%s{\"kind\":", i && i != s->ngroups ? "," : "");
 		str(&o, g->kind_name);
 		put(&o, ",\"label\":");
 		str(&o, g->label);
@@ -375,6 +400,8 @@ size_t weft_summary_json(const struct weft_summary *s,
 		    (long long)g->total, (long long)g->p50, (long long)g->p99,
 		    (long long)g->running, (long long)g->waiting);
 	}
+	if (!s->nlabels)
+		put(&o, "],\"labels\":[");
 	put(&o, "],\"os_threads\":[");
 	for (uint32_t i = 0; i < s->nos; i++) {
 		const struct weft_summary_os *x = &s->os[i];

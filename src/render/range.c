@@ -43,10 +43,37 @@ static const struct weft_summary *summary(struct weft_view *v)
 	return v->sum;
 }
 
+/* The labels listed: those that several threads in the range share, at
+ * most SHOWN_LABELS (a request's own label, one thread each, would list
+ * every request). */
+#define SHOWN_LABELS 20
+static uint32_t shown_labels(const struct weft_summary *s)
+{
+	uint32_t n = 0;
+	while (n < s->nlabels && n < SHOWN_LABELS && s->labels[n].threads > 1)
+		n++;
+	return n;
+}
+
 uint32_t weft_view_summary_lines(struct weft_view *v)
 {
 	const struct weft_summary *s = summary(v);
-	return s ? 1 + s->ngroups + s->nprocs + 1 : 0;
+	return s ? 1 + s->ngroups + shown_labels(s) + s->nprocs + 1 : 0;
+}
+
+/* The group of line i (and its threads), or NULL. */
+static const struct weft_summary_group *
+line_group(const struct weft_summary *s, uint32_t i, const uint32_t **members)
+{
+	if (i >= 1 && i <= s->ngroups) {
+		*members = s->members;
+		return &s->groups[i - 1];
+	}
+	if (i > s->ngroups && i <= s->ngroups + shown_labels(s)) {
+		*members = s->lmembers;
+		return &s->labels[i - 1 - s->ngroups];
+	}
+	return NULL;
 }
 
 struct out {
@@ -77,9 +104,12 @@ static const char *dur(char *buf, size_t cap, int64_t ns)
 static void group_line(struct out *o, const struct weft_summary_group *g)
 {
 	char d[5][48];
-	put(o, "%s%s%s: %u in range, %u began, %u ended, %u failed",
-	    *g->kind_name ? g->kind_name : "(no kind)", *g->label ? " " : "",
-	    g->label, g->threads, g->began, g->ended, g->failed);
+	if (*g->label)
+		put(o, "label %s", g->label);
+	else
+		put(o, "%s", *g->kind_name ? g->kind_name : "(no kind)");
+	put(o, ": %u in range, %u began, %u ended, %u failed", g->threads,
+	    g->began, g->ended, g->failed);
 	if (g->ended)
 		put(o, "; lifetime total %s, p50 %s, p99 %s",
 		    dur(d[0], sizeof d[0], g->total),
@@ -106,12 +136,13 @@ size_t weft_view_summary_line(struct weft_view *v, uint32_t i, char *buf,
 		    s->ended, s->failed);
 		return o.n;
 	}
-	i--;
-	if (i < s->ngroups) {
-		group_line(&o, &s->groups[i]);
+	const uint32_t *mem;
+	const struct weft_summary_group *g = line_group(s, i, &mem);
+	if (g) {
+		group_line(&o, g);
 		return o.n;
 	}
-	i -= s->ngroups;
+	i -= 1 + s->ngroups + shown_labels(s);
 	if (i < s->nprocs) {
 		uint32_t npr;
 		const struct weft_model_process *pr =
@@ -144,10 +175,9 @@ size_t weft_view_summary_line(struct weft_view *v, uint32_t i, char *buf,
 uint32_t weft_view_summary_pick(struct weft_view *v, uint32_t i)
 {
 	const struct weft_summary *s = summary(v);
-	if (!s || i < 1 || i > s->ngroups)
-		return 0;
-	const struct weft_summary_group *g = &s->groups[i - 1];
-	return weft_view_mark(v, s->members + g->first, g->threads);
+	const uint32_t *mem;
+	const struct weft_summary_group *g = s ? line_group(s, i, &mem) : NULL;
+	return g ? weft_view_mark(v, mem + g->first, g->threads) : 0;
 }
 
 size_t weft_view_summary_json(struct weft_view *v, char *buf, size_t cap)

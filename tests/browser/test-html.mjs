@@ -654,6 +654,11 @@ await test('the summary of a measured range: the numbers of weft stats --from --
     assert(got.lines[0].text.endsWith(`: ${c.threads} async threads, ${c.began} began, ${c.ended} ended, ${c.failed} failed`),
       `${what}: head "${got.lines[0].text}"`);
     assert(/^arrows: /.test(got.lines[got.lines.length - 1].text), `${what}: last line ${got.lines[got.lines.length - 1].text}`);
+    // the labels several threads share, most first, 20 at most
+    const labels = got.lines.filter((l) => l.cls === 'group label');
+    const shared = c.labels.filter((g) => g.threads > 1).slice(0, 20);
+    assert(labels.length === shared.length && labels.every((l, i) => l.text.startsWith('label ' + shared[i].label + ': ' +
+      shared[i].threads + ' in range') && +l.threads === shared[i].threads), `${what}: labels ${labels.map((l) => l.text)}`);
     // a click on the second group's line: its threads highlighted
     await p.click('#summary div[data-line="2"]');
     await frame(p);

@@ -406,6 +406,10 @@ for g in a['groups']:
 assert kinds == {g['key']: g['count'] for g in s['kinds']}, kinds
 n = [g['threads'] for g in a['groups']]
 assert n == sorted(n, reverse=True), n
+assert all(g['label'] == '' for g in a['groups']), a['groups']
+lab = {g['label']: g['threads'] for g in a['labels']}
+assert all(g['kind'] == '' for g in a['labels']), a['labels']
+assert lab == {g['key']: g['count'] for g in s['labels'] if g['key']}, (lab, s['labels'])
 assert len(a['os_threads']) == 4 and len(a['processes']) == 1, a
 busy = {o['tid']: o['busy_ns'] for o in s['os_threads']}
 for o in a['os_threads']:
@@ -431,7 +435,7 @@ for cut in (end // 3, end // 2, 2 * end // 3):
 PY
 	"$W" stats --from 0 a.weft >r.txt || exit 1
 	grep -q "^trace a.weft from 0 ns to .*: 11 async threads, 11 began, .* 2 failed$" r.txt &&
-		grep -q "^by kind and label:" r.txt && grep -q "^processes:" r.txt &&
+		grep -q "^by kind:" r.txt && grep -q "^by label:" r.txt && grep -q "^processes:" r.txt &&
 		grep -qE "^  created +[0-9]+$" r.txt || die "$(cat r.txt)"
 	expect_fail 1 "weft: --from 1000 s is past the end of the trace" "$W" stats --from 1000s a.weft
 	expect_fail 1 "weft: --to is before --from" "$W" stats --from 2ns --to 1ns a.weft

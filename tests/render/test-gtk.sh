@@ -231,7 +231,13 @@ assert said.get(0, '').endswith(want[0]), (said.get(0), want[0])
 for i, g in enumerate(s['groups']):
     w = '%s%s: %d in range, %d began, %d ended, %d failed' % (g['kind'] or '(no kind)', ' ' + g['label'] if g['label'] else '', g['threads'], g['began'], g['ended'], g['failed'])
     assert said.get(i + 1, '').startswith(w), (i + 1, said.get(i + 1), w)
-assert len(said) == 1 + len(s['groups']) + len(s['processes']) + 1, (len(said), s)
+nl = 0  # the labels listed: those several threads share, 20 at most
+while nl < min(20, len(s['labels'])) and s['labels'][nl]['threads'] > 1:
+    nl += 1
+for i, g in enumerate(s['labels'][:nl]):
+    w = 'label %s: %d in range' % (g['label'], g['threads'])
+    assert said.get(1 + len(s['groups']) + i, '').startswith(w), (i, said, w)
+assert len(said) == 1 + len(s['groups']) + nl + len(s['processes']) + 1, (len(said), s)
 assert said[len(said) - 1].startswith('arrows: '), said
 print(s['groups'][0]['threads'])
 PY

@@ -802,13 +802,15 @@ static void record_range(const char *p)
 	CHECK_OK(weft_stop());
 }
 
+/* The group of a kind ("" label) or of a label ("" kind). */
 static const struct weft_summary_group *
 group_of(const struct weft_summary *s, const char *kind, const char *label)
 {
-	for (uint32_t i = 0; i < s->ngroups; i++)
-		if (!strcmp(s->groups[i].kind_name, kind) &&
-		    !strcmp(s->groups[i].label, label))
-			return &s->groups[i];
+	const struct weft_summary_group *g = *kind ? s->groups : s->labels;
+	uint32_t n = *kind ? s->ngroups : s->nlabels;
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(g[i].kind_name, kind) && !strcmp(g[i].label, label))
+			return &g[i];
 	FAIL("no group %s %s", kind, label);
 	return NULL;
 }
@@ -827,33 +829,29 @@ TEST(range_summary)
 	CHECK_EQ(s->began, 4); /* 12, 13, 14 and 15 at the end */
 	CHECK_EQ(s->ended, 3); /* 16 at the start, 11, 13 */
 	CHECK_EQ(s->failed, 1);
-	CHECK_EQ(s->ngroups, 5);
-	/* most threads first, then by kind and label */
-	static const char *order[5][2] = {{"req", ""},
-					  {"conn", "A"},
-					  {"db", ""},
-					  {"req", "GET"},
-					  {"timer", ""}};
-	for (int i = 0; i < 5; i++) {
-		CHECK_STR(s->groups[i].kind_name, order[i][0]);
-		CHECK_STR(s->groups[i].label, order[i][1]);
+	/* by kind, most threads first, then by kind */
+	CHECK_EQ(s->ngroups, 4);
+	static const char *order[4] = {"req", "conn", "db", "timer"};
+	for (int i = 0; i < 4; i++) {
+		CHECK_STR(s->groups[i].kind_name, order[i]);
+		CHECK_STR(s->groups[i].label, "");
 	}
 	const struct weft_summary_group *g = group_of(s, "req", "");
-	CHECK_EQ(g->threads, 3);
-	CHECK_EQ(g->began, 2);
+	CHECK_EQ(g->threads, 4);
+	CHECK_EQ(g->began, 3);
 	CHECK_EQ(g->ended, 2);
 	CHECK_EQ(g->failed, 1);
 	CHECK_EQ(g->total, 3000 + 500); /* whole lifetimes of 11 and 13 */
 	CHECK_EQ(g->p50, 500);
 	CHECK_EQ(g->p99, 3000);
 	CHECK_EQ(g->running, 500); /* 11's run before the start left out */
-	CHECK_EQ(g->waiting, 500 + 500 + 0);
+	CHECK_EQ(g->waiting, 500 + 2500 + 500 + 0);
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
-	static const uint64_t ids[3] = {11, 13, 15};
-	for (int i = 0; i < 3; i++)
+	static const uint64_t ids[4] = {11, 12, 13, 15};
+	for (int i = 0; i < 4; i++)
 		CHECK_EQ(th[s->members[g->first + (uint32_t)i]].id, ids[i]);
-	g = group_of(s, "conn", "A");
+	g = group_of(s, "conn", "");
 	CHECK_EQ(g->threads, 1);
 	CHECK_EQ(g->began + g->ended, 0);
 	CHECK_EQ(g->p50, -1);
@@ -861,9 +859,16 @@ TEST(range_summary)
 	CHECK_EQ(g->total, 0);
 	CHECK_EQ(g->waiting, 4000);
 	CHECK_EQ(th[s->members[g->first]].id, 10);
-	g = group_of(s, "req", "GET");
+	/* by label: only the labelled ones */
+	CHECK_EQ(s->nlabels, 2);
+	CHECK_STR(s->labels[0].label, "A");
+	CHECK_STR(s->labels[1].label, "GET");
+	g = group_of(s, "", "GET");
+	CHECK_EQ(g->threads, 1);
 	CHECK_EQ(g->began, 1);
 	CHECK_EQ(g->waiting, 2500);
+	CHECK_EQ(th[s->lmembers[g->first]].id, 12);
+	CHECK_EQ(th[s->lmembers[group_of(s, "", "A")->first]].id, 10);
 	g = group_of(s, "db", "");
 	CHECK_EQ(g->began, 1);
 	CHECK_EQ(g->ended, 0);

@@ -1544,8 +1544,8 @@ static GtkWidget *fixed_scroll(GtkWidget *child, int width)
 
 /* The measured range's summary (view.h, weft_view_summary_lines: the
  * numbers of `weft stats --from --to`) in a list over the inspector,
- * shown while there is a measured range; a click on a group's line
- * highlights its threads (n, N go through them).  Echoed for tests:
+ * shown while there is a measured range; a click on a kind's or a
+ * label's line highlights its threads (n, N go through them).  Echoed for tests:
  * "summary: FROM TO, N lines" (ns from the trace's start), then, once
  * laid out, "sum K at X Y W H: TEXT" for its lines. */
 enum { S_TEXT, S_LINE, S_COLUMNS };

@@ -736,15 +736,17 @@
     if (!j) { delete el.dataset.summary; return; }
     const { lines, summary } = JSON.parse(j);
     el.dataset.summary = JSON.stringify(summary);
+    // (lines: the head, the kinds, the labels shown, the processes, the arrows)
     const ng = summary.groups.length;
+    const nl = lines.length - 2 - ng - summary.processes.length;
     lines.forEach((text, i) => {
       const d = document.createElement('div');
       d.textContent = text;
       d.dataset.line = String(i);
       if (i === 0) d.className = 'head';
-      if (i >= 1 && i <= ng) {
-        const g = summary.groups[i - 1];
-        d.className = 'group';
+      if (i >= 1 && i <= ng + nl) {
+        const g = i <= ng ? summary.groups[i - 1] : summary.labels[i - 1 - ng];
+        d.className = i <= ng ? 'group' : 'group label';
         d.title = 'highlight these ' + g.threads + ' threads (n, N go through them)';
         for (const k of ['kind', 'label', 'threads', 'began', 'ended', 'failed', 'total_ns', 'p50_ns', 'p99_ns', 'running_ns', 'waiting_ns'])
           d.dataset[k.replace(/_ns$/, 'Ns')] = String(g[k]);
