@@ -100,7 +100,8 @@ WEFT_API size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap);
  * ended failing within it.  The durations (total, p50, p99: nearest
  * rank, -1 for none) are the whole lifetimes of those that ended within
  * it.  "running" is the time its threads ran within the range,
- * "waiting" the rest of their lives within it (alive, not running).
+ * "waiting" the rest of their lives within it (alive, not running), both
+ * summed over its threads.
  *
  * Each OS thread (and each process, summing its OS threads) splits the
  * range into running (some async thread ran there), idle (its loop
