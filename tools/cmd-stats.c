@@ -142,9 +142,116 @@ static int sum_of(const struct weft_model *m, const struct weft_counter *ctr,
 	return 1;
 }
 
+/* `--from`/`--to`: the summary of a range (stats.h), as the viewers'
+ * summary panel shows it; the JSON is the library's. */
+/* d[48] */
+static const char *tfmt(char *d, int64_t ns, int64_t prec)
+{
+	weft_time_fmt(ns, prec, d, 48);
+	return d;
+}
+
+static int range_summary(const struct weft_model *m, const char *path,
+			 int64_t from, int64_t to, int json, uint32_t top)
+{
+	int64_t origin, end;
+	weft_model_range(m, &origin, &end);
+	int64_t a = from >= 0 ? origin + from : origin;
+	/* (a --to past the end is the end: the trace holds nothing after) */
+	int64_t b = to >= 0 && to < end - origin ? origin + to : end;
+	if (from >= 0 && a > end)
+		return error("--from %s is past the end of the trace (%s)",
+			     fmt_dur((char[32]){0}, 32, from),
+			     fmt_dur((char[32]){0}, 32, end - origin));
+	if (b < a)
+		return error("--to is before --from");
+	struct weft_summary *s;
+	if (weft_summary_compute(&s, m, a, b))
+		return error("out of memory");
+	if (json) {
+		size_t n = weft_summary_json(s, m, origin, NULL, 0);
+		char *buf = malloc(n + 1);
+		if (!buf) {
+			weft_summary_free(s);
+			return error("out of memory");
+		}
+		weft_summary_json(s, m, origin, buf, n + 1);
+		printf("%s\n", buf);
+		free(buf);
+		weft_summary_free(s);
+		return 0;
+	}
+	char d[4][48];
+	int64_t q = s->prec; /* (times as the viewers' summary writes them) */
+	printf("trace %s from %s to %s (%s): %u async threads, %u began, "
+	       "%u ended, %u failed\n",
+	       path, tfmt(d[0], a - origin, q), tfmt(d[1], b - origin, q),
+	       tfmt(d[2], b - a, q), s->threads, s->began, s->ended,
+	       s->failed);
+	for (int by = 0; by < 2; by++) {
+		const struct weft_summary_group *gs = by ? s->labels : s->groups;
+		uint32_t ng = by ? s->nlabels : s->ngroups;
+		printf("\nby %s%s:\n  %-28s %7s %6s %6s %6s  %-14s %-14s "
+		       "%-14s  %s\n",
+		       by ? "label" : "kind",
+		       ng > top ? " (most threads first)" : "", "", "threads",
+		       "began", "ended", "failed", "total", "p50", "p99",
+		       "running/waiting");
+		for (uint32_t i = 0; i < ng && i < top; i++) {
+			const struct weft_summary_group *g = &gs[i];
+			char key[1024], r[2][48];
+			const char *kt = by ? g->label : g->kind_name;
+			kt = *kt ? kt : "(none)";
+			size_t kl = weft_utf8_fix(key, sizeof key, kt, strlen(kt));
+			int chars = key_cut(key, &kl);
+			printf("  ");
+			print_escaped(stdout, key, kl);
+			printf("%*s %7u %6u %6u %6u  %-14s %-14s %-14s  %s/%s\n",
+			       28 - chars, "", g->threads, g->began, g->ended,
+			       g->failed,
+			       g->ended ? tfmt(d[0], g->total, q) : "-",
+			       g->ended ? tfmt(d[1], g->p50, q) : "-",
+			       g->ended ? tfmt(d[2], g->p99, q) : "-",
+			       tfmt(r[0], g->running, q),
+			       tfmt(r[1], g->waiting, q));
+		}
+		if (ng > top)
+			printf("  ... %u more\n", ng - top);
+	}
+	uint32_t nst, npr;
+	const struct weft_model_stream *st = weft_model_streams(m, &nst);
+	const struct weft_model_process *pr = weft_model_processes(m, &npr);
+	printf("\nprocesses:\n");
+	for (uint32_t i = 0; i < s->nprocs; i++) {
+		const struct weft_summary_process *x = &s->procs[i];
+		int known = x->process < npr;
+		printf("  pid %-8u %-16s running %s  idle %s  other %s\n",
+		       known ? pr[x->process].pid : 0,
+		       known ? pr[x->process].comm : "(unknown)",
+		       tfmt(d[0], x->running, q), tfmt(d[1], x->idle, q),
+		       tfmt(d[2], x->other, q));
+	}
+	printf("\nOS threads:\n");
+	for (uint32_t i = 0; i < s->nos; i++) {
+		const struct weft_summary_os *x = &s->os[i];
+		printf("  tid %-8u %-16s running %s  idle %s  other %s\n",
+		       x->stream < nst ? st[x->stream].tid : 0,
+		       x->stream < nst ? st[x->stream].name : "",
+		       tfmt(d[0], x->running, q), tfmt(d[1], x->idle, q),
+		       tfmt(d[2], x->other, q));
+	}
+	printf("\narrows:\n");
+	for (int k = 0; k < WEFT_ARROW_KINDS; k++)
+		if (s->arrows[k])
+			printf("  %-24s %u\n", weft_arrow_name(k), s->arrows[k]);
+	weft_summary_free(s);
+	return 0;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	int json = 0, top_arg = 20, sum_counters = 0;
+	int64_t from = -1, to = -1;
 	struct traces tr = {0};
 	const struct opt opts[] = {
 		{"--json", NULL, NULL, "one JSON object instead of text (every "
@@ -154,6 +261,12 @@ int cmd_stats(int argc, char **argv)
 		{"--sum-counters", NULL, NULL, "also each counter that several "
 		 "processes keep summed over them (a counter belongs to its "
 		 "process)", OPT_FLAG, &sum_counters},
+		{"--from", NULL, "T", "summarise only the range from T, counted "
+		 "from the start of the trace (2.5ms, 120us; a bare number is "
+		 "seconds): what the viewers' range summary shows",
+		 OPT_DURATION, &from, 0, 0, 1e9},
+		{"--to", NULL, "T", "summarise only the range to T (default with "
+		 "--from: the end of the trace)", OPT_DURATION, &to, 0, 0, 1e9},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -174,6 +287,12 @@ int cmd_stats(int argc, char **argv)
 	traces_release(&tr);
 	if (!m)
 		return 1;
+	if (from >= 0 || to >= 0) {
+		rc = range_summary(m, path, from, to, json, (uint32_t)top_arg);
+		weft_model_free(m);
+		weft_reader_close(r);
+		return rc;
+	}
 	struct weft_stats *S;
 	if (weft_stats_compute(&S, m)) {
 		weft_model_free(m);

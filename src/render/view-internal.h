@@ -18,6 +18,7 @@
  *   draw-counters.c  counters
  *   hover.c          what the pointer is over: a thread's tooltip
  *   draw-ruler.c     the time ruler, the pointer's time, a measured range
+ *   range.c          the measured range's summary (the summary panel)
  *   pair.c           two runs side by side (pair.h): two views, one time
  *                    scale, linked selection, the first divergence
  */
@@ -166,6 +167,11 @@ struct weft_view {
 	int64_t meas_anchor;  /* where a measuring drag was pressed */
 	int64_t ruler_step;   /* of the last frame's ticks, ns */
 	double ptr_x, ptr_y;  /* the pointer (x < 0: away): counters' values */
+
+	/* range.c: the measured range's summary, and what it was of (the
+	 * range, the model's sizes: a live trace grows) */
+	struct weft_summary *sum;
+	int64_t sum_key[5];
 
 	/* geometry of this frame */
 	double bottom;	    /* of the rows */

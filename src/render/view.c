@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "view-internal.h"
+#include "weft/stats.h"
 #include "weft/path.h"
 
 static int contains_ci(const char *hay, const char *needle)
@@ -102,6 +103,7 @@ void weft_view_free(struct weft_view *v)
 		return;
 	weft_view_clear_bookmarks(v);
 	free(v->bm);
+	weft_summary_free(v->sum);
 	weft_layout_free(v->lay);
 	for (uint32_t i = 0; i < v->nglay; i++)
 		weft_layout_free(v->glay[i]);

@@ -198,6 +198,37 @@ void weft_view_set_measure(struct weft_view *v, int64_t t0, int64_t t1);
 void weft_view_clear_measure(struct weft_view *v);
 /* The measured range: 1 and its times, or 0 when there is none. */
 int weft_view_measure(const struct weft_view *v, int64_t *t0, int64_t *t1);
+/*
+ * The measured range's summary (weft/stats.h, weft_summary_compute: the
+ * numbers `weft stats --from --to` prints), as both viewers' summary
+ * panel shows it, in lines: line 0 the range's length and the totals
+ * ("4 us: 12 async threads, 4 began, 3 ended, 1 failed"), then one per
+ * kind ("req: 3 in range, 2 began, 2 ended, 1 failed; lifetime total
+ * 3.500 us, p50 500 ns, p99 3 us; ran 500 ns, waited 1 us"), one per
+ * label that several threads share ("label GET: ...", the 20 most
+ * shared), one per process ("pid 832 server: running 1 ms, idle
+ * 2 ms, other 1 ms"), and the arrows ("arrows: created 4, failed 1";
+ * "arrows: none").  Times as weft_time_fmt() writes them, to the
+ * summary's precision.  Of the measured range within
+ * the trace (the part of it before the trace's start or after its end
+ * holds nothing).  Computed once for a range (and
+ * again when a live model grows).  Returns how many lines (0: no
+ * measured range, or out of memory).
+ */
+uint32_t weft_view_summary_lines(struct weft_view *v);
+/* Line i of the summary ("" past the last).  Writes at most `cap`
+ * bytes, NUL included; returns the whole length. */
+size_t weft_view_summary_line(struct weft_view *v, uint32_t i, char *buf,
+			      size_t cap);
+/* Clicking line i: a kind's or a label's line highlights its threads
+ * (those in the range) as weft_view_mark() does (n, N go through them) and returns how
+ * many; any other line: 0, nothing changes. */
+uint32_t weft_view_summary_pick(struct weft_view *v, uint32_t i);
+/* The summary as weft_summary_json() writes it (times from the trace's
+ * start), "" when there is no measured range: the HTML viewer's panel
+ * and the tests that compare it with `weft stats --json --from --to`.
+ * Writes at most `cap` bytes, NUL included; returns the whole length. */
+size_t weft_view_summary_json(struct weft_view *v, char *buf, size_t cap);
 /* Shows exactly the measured range.  Returns -1 when there is none. */
 int weft_view_zoom_measure(struct weft_view *v);
 /* The pointer is at pixel (x, y) (x < 0: it left the picture): the ruler

@@ -605,6 +605,73 @@ await test('the ruler: the time under the pointer; shift+drag or a drag on the r
   await frame(page);
 });
 
+// The range summary (view.h, weft_view_summary_lines): a measured range
+// shows what it holds, the very numbers `weft stats --from --to` gives
+// for it (a range in the middle, one that starts before the trace, one
+// that ends after it); a click on a group's line highlights its threads;
+// Esc hides it.
+await test('the summary of a measured range: the numbers of weft stats --from --to, a click highlights a group', async () => {
+  const { page: p } = await open('small');
+  await p.keyboard.press('f');
+  await frame(p);
+  const r = await p.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top, b.width]; });
+  assert(await p.evaluate(() => document.getElementById('summary').hidden), 'a summary before any measure');
+  // (fit: the toolbar's range starts at the trace's start, never before)
+  const rt = await p.textContent('#range');
+  assert(/^0 \.\. [0-9.]+ms \([0-9.]+ms\)$/.test(rt), 'range at fit: ' + rt);
+  const cli = (from, to) => JSON.parse(execFileSync(W, ['stats', '--json', '--from', from + 'ns', '--to', to + 'ns',
+    path.join(T, 'small.weft')]).toString());
+  for (const [x0, x1, what] of [[0.3 * r[2], 0.7 * r[2], 'middle'], [2, 0.25 * r[2], 'from before the start'], [0.6 * r[2], r[2] - 2, 'to after the end']]) {
+    await p.mouse.move(r[0] + x0, r[1] + 8);
+    await p.mouse.down();
+    await p.mouse.move(r[0] + x1, r[1] + 100, { steps: 4 });
+    await p.mouse.up();
+    await frame(p);
+    const got = await p.evaluate(() => {
+      const el = document.getElementById('summary');
+      return { hidden: el.hidden, s: el.dataset.summary, lines: [...el.children].map((d) => ({ text: d.textContent, cls: d.className, ...d.dataset })) };
+    });
+    assert(!got.hidden && got.s, what + ': no summary');
+    const s = JSON.parse(got.s);
+    const m = (await p.evaluate(() => document.getElementById('view').dataset.measure)).split(' ').map(Number);
+    if (what === 'middle') assert(s.to_ns - s.from_ns === m[1] - m[0], `${what}: ${s.from_ns}..${s.to_ns} for ${m}`);
+    if (what === 'from before the start') assert(s.from_ns === 0 && s.to_ns > 0, `${what}: ${s.from_ns}..${s.to_ns}`);
+    const c = cli(s.from_ns, s.to_ns);
+    assert(JSON.stringify(c) === got.s, `${what}: the panel's ${got.s.slice(0, 300)} ... weft stats' ${JSON.stringify(c).slice(0, 300)}`);
+    if (what === 'to after the end') assert(m[1] > (await range(p))[1] && c.to_ns === cli(s.from_ns, 1e15).to_ns, `${what}: not to the end: ${c.to_ns}, measure ${m}`);
+    assert(c.threads > 3 && c.groups.length >= 3, `${what}: ${c.threads} threads, ${c.groups.length} groups`);
+    const groups = got.lines.filter((l) => l.cls === 'group');
+    assert(groups.length === c.groups.length, `${what}: ${groups.length} group lines for ${c.groups.length}`);
+    c.groups.forEach((g, i) => {
+      const l = groups[i];
+      assert(l.kind === g.kind && l.label === g.label && +l.threads === g.threads && +l.began === g.began &&
+        +l.ended === g.ended && +l.failed === g.failed && +l.totalNs === g.total_ns && +l.p50Ns === g.p50_ns &&
+        +l.p99Ns === g.p99_ns && +l.runningNs === g.running_ns && +l.waitingNs === g.waiting_ns,
+        `${what}: line ${JSON.stringify(l)} for ${JSON.stringify(g)}`);
+      assert(l.text.startsWith((g.kind || '(no kind)') + (g.label ? ' ' + g.label : '') + ': ' + g.threads + ' in range, ' +
+        g.began + ' began, ' + g.ended + ' ended, ' + g.failed + ' failed'), `${what}: "${l.text}"`);
+    });
+    assert(got.lines[0].text.endsWith(`: ${c.threads} async threads, ${c.began} began, ${c.ended} ended, ${c.failed} failed`),
+      `${what}: head "${got.lines[0].text}"`);
+    assert(/^arrows: /.test(got.lines[got.lines.length - 1].text), `${what}: last line ${got.lines[got.lines.length - 1].text}`);
+    // the labels several threads share, most first, 20 at most
+    const labels = got.lines.filter((l) => l.cls === 'group label');
+    const shared = c.labels.filter((g) => g.threads > 1).slice(0, 20);
+    assert(labels.length === shared.length && labels.every((l, i) => l.text.startsWith('label ' + shared[i].label + ': ' +
+      shared[i].threads + ' in range') && +l.threads === shared[i].threads), `${what}: labels ${labels.map((l) => l.text)}`);
+    // a click on the second group's line: its threads highlighted
+    await p.click('#summary div[data-line="2"]');
+    await frame(p);
+    const picked = await p.evaluate(() => document.getElementById('summary').dataset.picked);
+    assert(+picked === c.groups[1].threads, `${what}: ${picked} highlighted, the group has ${c.groups[1].threads}`);
+    assert(await p.textContent('#matches') === picked + ' highlighted', await p.textContent('#matches'));
+  }
+  await p.keyboard.press('Escape');
+  await frame(p);
+  assert(await p.evaluate(() => document.getElementById('summary').hidden), 'Esc kept the summary');
+  await p.close();
+});
+
 await test("P: the selected thread's critical path, drawn, its split in the status line with exact durations", async () => {
   const { page: p } = await open('path');
   const MAGENTA = [217, 0, 140];

@@ -380,6 +380,67 @@ PY
 		grep -qE "^  pending +1 .* 200 OK to the client \(0x190\)" s.txt || die "$(cat s.txt)"
 }
 
+# A range's summary (weft stats --from/--to: the viewers' summary panel):
+# the whole trace counts what weft stats counts; a range cut in two at any
+# nanosecond splits what began, ended and failed, and the arrows, exactly;
+# one-sided ranges; a range past the end is an error.
+t_stats_range() {
+	WEFT_FILE=a.weft "$EX/all-events" 3 >/dev/null
+	"$W" stats --json a.weft >s.json || exit 1
+	"$W" stats --json --from 0 a.weft >all.json || exit 1
+	"$W" stats --json --to 1000s a.weft >all2.json || exit 1
+	cmp -s all.json all2.json || die "--from 0 and --to 1000s differ"
+	python3 - "$W" <<'PY' || exit 1
+import json, subprocess, sys
+W = sys.argv[1]
+s = json.load(open('s.json'))
+a = json.load(open('all.json'))
+assert a['from_ns'] == 0 and a['to_ns'] == s['duration_ns'], a
+assert a['threads'] == s['threads'] == 11, a
+assert a['began'] == 11, a
+assert a['ended'] == s['threads'] - sum(g['pending'] for g in s['kinds']), a
+assert a['failed'] == sum(g['failed'] for g in s['kinds']) == 2, a
+kinds = {}
+for g in a['groups']:
+    kinds[g['kind']] = kinds.get(g['kind'], 0) + g['threads']
+assert kinds == {g['key']: g['count'] for g in s['kinds']}, kinds
+n = [g['threads'] for g in a['groups']]
+assert n == sorted(n, reverse=True), n
+assert all(g['label'] == '' for g in a['groups']), a['groups']
+lab = {g['label']: g['threads'] for g in a['labels']}
+assert all(g['kind'] == '' for g in a['labels']), a['labels']
+assert lab == {g['key']: g['count'] for g in s['labels'] if g['key']}, (lab, s['labels'])
+assert len(a['os_threads']) == 4 and len(a['processes']) == 1, a
+busy = {o['tid']: o['busy_ns'] for o in s['os_threads']}
+for o in a['os_threads']:
+    assert o['running_ns'] == busy[o['tid']], (o, busy)
+    assert o['running_ns'] + o['idle_ns'] + o['other_ns'] == s['duration_ns'], o
+p = a['processes'][0]
+assert p['running_ns'] == sum(o['running_ns'] for o in a['os_threads']), p
+assert a['arrows']['created'] == 9 and a['arrows']['failed'] == 2, a
+# cut in two at three places: what began, ended and failed, and the
+# arrows, add up (the halves share no nanosecond)
+end = s['duration_ns']
+for cut in (end // 3, end // 2, 2 * end // 3):
+    l = json.loads(subprocess.check_output([W, 'stats', '--json', '--to', '%dns' % cut, 'a.weft']))
+    r = json.loads(subprocess.check_output([W, 'stats', '--json', '--from', '%dns' % (cut + 1), 'a.weft']))
+    assert l['from_ns'] == 0 and r['to_ns'] == end, (l, r)
+    for k in ('began', 'ended', 'failed'):
+        assert l[k] + r[k] == a[k], (cut, k, l[k], r[k], a[k])
+    for k, v in a['arrows'].items():
+        assert l['arrows'].get(k, 0) + r['arrows'].get(k, 0) == v, (cut, k)
+    for i, o in enumerate(a['os_threads']):
+        lo, ro = l['os_threads'][i], r['os_threads'][i]
+        assert abs(lo['running_ns'] + ro['running_ns'] - o['running_ns']) <= 1, (cut, o)
+PY
+	"$W" stats --from 0 a.weft >r.txt || exit 1
+	grep -q "^trace a.weft from 0 ns to .*: 11 async threads, 11 began, .* 2 failed$" r.txt &&
+		grep -q "^by kind:" r.txt && grep -q "^by label:" r.txt && grep -q "^processes:" r.txt &&
+		grep -qE "^  created +[0-9]+$" r.txt || die "$(cat r.txt)"
+	expect_fail 1 "weft: --from 1000 s is past the end of the trace" "$W" stats --from 1000s a.weft
+	expect_fail 1 "weft: --to is before --from" "$W" stats --from 2ns --to 1ns a.weft
+}
+
 # Hostile traces (the fuzz corpus: damaged copies and what libFuzzer found)
 # through every reading command: a result or a clean error (exit 0 or 1),
 # never a crash, a hang or, in the sanitizer build, a sanitizer report.
@@ -387,6 +448,7 @@ t_hostile_traces() {
 	# (fontconfig's memory, kept until exit by design, is not ours)
 	export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$WEFT_SRC/tests/render/lsan.supp"
 	local f c rc cmds=("info" "dump" "stats" "stats --json" "why --all"
+		"stats --from 0" "stats --json --to 1ms"
 		"export --format chrome -o out.json" "ctf -o ctfdir")
 	# OpenTelemetry and Perfetto's protobuf (docs/otlp.md)
 	cmds+=("export --otlp out.otlp" "export --format perfetto -o out.pftrace")
@@ -499,6 +561,7 @@ run env_children t_env_children
 run why t_why
 run chrome_export t_chrome
 run stats t_stats
+run stats_range t_stats_range
 run hostile_traces t_hostile_traces
 run compact t_compact
 tap_done

@@ -212,6 +212,45 @@ assert max(len(n.rstrip()) for n in names) == len(names[0]), names"
 	[ "$e0" = 0 ] && [ "$e1" -gt 400 ] && [ -n "${md:-}" ] && [ "$m1" -gt "$m0" ] &&
 		[ "$(grep -c '^select: ' ui.log)" = "$sel" ]
 	res $? "shift+drag measures a range, drawn over the whole height" "edges $e0 -> $e1, $(grep '^measure' ui.log | tail -1)"
+	# its summary over the inspector: the numbers `weft stats --from
+	# --to` gives for the same range, line by line; a click on a group's
+	# line highlights that group's threads
+	logged ui.log '^sum [0-9]+ at ' 3
+	read -r s0 s1 < <(sed -n 's/^summary: \(-*[0-9]*\) \(-*[0-9]*\), [0-9]* lines$/\1 \2/p' ui.log | tail -1)
+	"$W" stats --json --from "${s0:-x}ns" --to "${s1:-x}ns" bad.weft >sum.json 2>&1
+	why=$(python3 - <<'PY' 2>&1
+import json, re
+s = json.load(open('sum.json'))
+said = {}
+for l in open('ui.log'):
+    m = re.match(r'sum (\d+) at \d+ \d+ \d+ \d+: (.*)', l.rstrip('\n'))
+    if m:
+        said[int(m.group(1))] = m.group(2)
+want = {0: ': %d async threads, %d began, %d ended, %d failed' % (s['threads'], s['began'], s['ended'], s['failed'])}
+assert said.get(0, '').endswith(want[0]), (said.get(0), want[0])
+for i, g in enumerate(s['groups']):
+    w = '%s%s: %d in range, %d began, %d ended, %d failed' % (g['kind'] or '(no kind)', ' ' + g['label'] if g['label'] else '', g['threads'], g['began'], g['ended'], g['failed'])
+    assert said.get(i + 1, '').startswith(w), (i + 1, said.get(i + 1), w)
+nl = 0  # the labels listed: those several threads share, 20 at most
+while nl < min(20, len(s['labels'])) and s['labels'][nl]['threads'] > 1:
+    nl += 1
+for i, g in enumerate(s['labels'][:nl]):
+    w = 'label %s: %d in range' % (g['label'], g['threads'])
+    assert said.get(1 + len(s['groups']) + i, '').startswith(w), (i, said, w)
+assert len(said) == 1 + len(s['groups']) + nl + len(s['processes']) + 1, (len(said), s)
+assert said[len(said) - 1].startswith('arrows: '), said
+print(s['groups'][0]['threads'])
+PY
+)
+	[ "$?" = 0 ]
+	res $? "the measured range's summary says what weft stats --from --to says" "${why##*$'\n'}"
+	# (an empty number would end the session: never one)
+	read -r _ _ _ x y w h _ < <(grep "^sum 1 at" ui.log | tail -1)
+	h=${h%:}
+	"$XD" click $((${x:-0} + ${w:-0} / 2)) $((${y:-0} + ${h:-0} / 2))
+	logged ui.log '^summary pick 1: '
+	grep -q "^summary pick 1: ${why##*$'\n'} threads highlighted$" ui.log
+	res $? "a click on a group's line of the summary highlights its threads" "want ${why##*$'\n'}: $(grep '^summary pick' ui.log)"
 	"$XD" key z
 	sleep 0.4
 	grep '^range: ' ui.log | tail -1 | grep -q "^range: ${m0:-x} ${m1:-x},"

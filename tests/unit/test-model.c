@@ -7,6 +7,7 @@
 #include "util.h"
 #include "weft/diff.h"
 #include "weft/model.h"
+#include "weft/stats.h"
 #include "weft/weft.h"
 
 static struct weft_model *load(const char *p, struct weft_reader **r)
@@ -751,9 +752,208 @@ TEST(diff_aligns_reordered_siblings)
 	weft_reader_close(rb);
 }
 
+/* A range's summary (stats.h): threads straddling either end, one
+ * created exactly at the range's end and one ended exactly at its start
+ * (the range is closed), four kinds, a label splitting a kind, idle
+ * periods inside and across the end, arrows by kind; and the one-sided
+ * ranges (before, after) and a reversed one. */
+static void record_range(const char *p)
+{
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	at(1000);
+	weft_create(10, "conn"); /* pending: straddles both ends */
+	weft_label(10, "A");
+	at(2000);
+	weft_create(11, "req"); /* straddles the start */
+	at(3000);
+	weft_create(16, "timer"); /* ends exactly at the start */
+	weft_run(11);
+	at(3500);
+	weft_run(0);
+	at(4000);
+	weft_cancel(16);
+	at(4500);
+	weft_run(11);
+	at(5000);
+	weft_resolve(11);
+	weft_run(0);
+	at(5500);
+	weft_create(12, "req");
+	weft_label(12, "GET");
+	at(6000);
+	weft_create(13, "req");
+	at(6500);
+	weft_fail(13, "x");
+	at(6600);
+	weft_idle("poll");
+	at(7000);
+	weft_resume();
+	weft_create(14, "db"); /* straddles the end */
+	at(7900);
+	weft_idle("poll"); /* 100 ns of it in the range */
+	at(8000);
+	weft_create(15, "req"); /* exactly at the end */
+	at(8500);
+	weft_resume();
+	at(9000);
+	weft_resolve(14);
+	at(10000);
+	weft_run(0);
+	CHECK_OK(weft_stop());
+}
+
+/* The group of a kind ("" label) or of a label ("" kind). */
+static const struct weft_summary_group *
+group_of(const struct weft_summary *s, const char *kind, const char *label)
+{
+	const struct weft_summary_group *g = *kind ? s->groups : s->labels;
+	uint32_t n = *kind ? s->ngroups : s->nlabels;
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(g[i].kind_name, kind) && !strcmp(g[i].label, label))
+			return &g[i];
+	FAIL("no group %s %s", kind, label);
+	return NULL;
+}
+
+TEST(range_summary)
+{
+	const char *p = tpath("range.weft");
+	record_range(p);
+	struct weft_reader *r;
+	struct weft_model *m = load(p, &r);
+	struct weft_summary *s;
+	CHECK_OK(weft_summary_compute(&s, m, 8000, 4000)); /* (swapped) */
+	CHECK_EQ(s->t0, 4000);
+	CHECK_EQ(s->t1, 8000);
+	CHECK_EQ(s->threads, 7);
+	CHECK_EQ(s->began, 4); /* 12, 13, 14 and 15 at the end */
+	CHECK_EQ(s->ended, 3); /* 16 at the start, 11, 13 */
+	CHECK_EQ(s->failed, 1);
+	/* by kind, most threads first, then by kind */
+	CHECK_EQ(s->ngroups, 4);
+	static const char *order[4] = {"req", "conn", "db", "timer"};
+	for (int i = 0; i < 4; i++) {
+		CHECK_STR(s->groups[i].kind_name, order[i]);
+		CHECK_STR(s->groups[i].label, "");
+	}
+	const struct weft_summary_group *g = group_of(s, "req", "");
+	CHECK_EQ(g->threads, 4);
+	CHECK_EQ(g->began, 3);
+	CHECK_EQ(g->ended, 2);
+	CHECK_EQ(g->failed, 1);
+	CHECK_EQ(g->total, 3000 + 500); /* whole lifetimes of 11 and 13 */
+	CHECK_EQ(g->p50, 500);
+	CHECK_EQ(g->p99, 3000);
+	CHECK_EQ(g->running, 500); /* 11's run before the start left out */
+	CHECK_EQ(g->waiting, 500 + 2500 + 500 + 0);
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	static const uint64_t ids[4] = {11, 12, 13, 15};
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(th[s->members[g->first + (uint32_t)i]].id, ids[i]);
+	g = group_of(s, "conn", "");
+	CHECK_EQ(g->threads, 1);
+	CHECK_EQ(g->began + g->ended, 0);
+	CHECK_EQ(g->p50, -1);
+	CHECK_EQ(g->p99, -1);
+	CHECK_EQ(g->total, 0);
+	CHECK_EQ(g->waiting, 4000);
+	CHECK_EQ(th[s->members[g->first]].id, 10);
+	/* by label: only the labelled ones */
+	CHECK_EQ(s->nlabels, 2);
+	CHECK_STR(s->labels[0].label, "A");
+	CHECK_STR(s->labels[1].label, "GET");
+	g = group_of(s, "", "GET");
+	CHECK_EQ(g->threads, 1);
+	CHECK_EQ(g->began, 1);
+	CHECK_EQ(g->waiting, 2500);
+	CHECK_EQ(th[s->lmembers[g->first]].id, 12);
+	CHECK_EQ(th[s->lmembers[group_of(s, "", "A")->first]].id, 10);
+	g = group_of(s, "db", "");
+	CHECK_EQ(g->began, 1);
+	CHECK_EQ(g->ended, 0);
+	CHECK_EQ(g->waiting, 1000);
+	g = group_of(s, "timer", "");
+	CHECK_EQ(g->began, 0);
+	CHECK_EQ(g->ended, 1);
+	CHECK_EQ(g->total, 1000);
+	CHECK_EQ(g->p50, 1000);
+	CHECK_EQ(g->waiting, 0);
+	/* the OS thread: 11 ran 500 ns in it, idle 400 + 1000... */
+	CHECK_EQ(s->nos, 1);
+	CHECK_EQ(s->os[0].running, 500);
+	CHECK_EQ(s->os[0].idle, 400 + 100);
+	CHECK_EQ(s->os[0].other, 4000 - 500 - 500);
+	CHECK_EQ(s->nprocs, 1);
+	CHECK_EQ(s->procs[0].streams, 1);
+	CHECK_EQ(s->procs[0].idle, 500);
+	CHECK_EQ(s->arrows[WEFT_ARROW_CREATE], 4);
+	CHECK_EQ(s->arrows[WEFT_ARROW_CANCEL], 1); /* at the start */
+	CHECK_EQ(s->arrows[WEFT_ARROW_FAIL], 1);
+	weft_summary_free(s);
+
+	/* before the range: up to 16's end, one-sided */
+	CHECK_OK(weft_summary_compute(&s, m, 0, 3999));
+	CHECK_EQ(s->threads, 3); /* 10, 11, 16 */
+	CHECK_EQ(s->began, 3);
+	CHECK_EQ(s->ended, 0);
+	CHECK_EQ(s->os[0].running, 500);
+	weft_summary_free(s);
+	/* after it: only what goes on */
+	CHECK_OK(weft_summary_compute(&s, m, 8001, 20000));
+	CHECK_EQ(s->threads, 4); /* 10, 12, 14, 15 (pending to the end) */
+	CHECK_EQ(s->began, 0);
+	CHECK_EQ(s->ended, 1);
+	CHECK_EQ(group_of(s, "db", "")->total, 2000);
+	CHECK_EQ(s->arrows[WEFT_ARROW_CREATE], 0);
+	weft_summary_free(s);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
+/* Times for people (weft_time_fmt): the unit after rounding, decimals in
+ * groups of three down to the precision, whole zero groups left out. */
+TEST(time_fmt)
+{
+	static const struct {
+		int64_t ns, prec;
+		const char *s;
+	} t[] = {
+		{0, 1, "0 ns"},
+		{999, 1, "999 ns"},
+		{1000, 1, "1 us"},
+		{1001, 1, "1.001 us"},
+		{999499, 1000, "999 us"},
+		{999500, 1000, "1 ms"}, /* rounded up into the next unit */
+		{999999999, 1000, "1 s"},
+		{17094992000, 1000, "17.094 992 s"},
+		{17094992123, 1, "17.094 992 123 s"},
+		{17094992123, 1000000, "17.095 s"},
+		{1234567, 10, "1.234 57 ms"},
+		{3500, 100, "3.5 us"},
+		{3000, 1, "3 us"},
+		{1500000, 1, "1.500 ms"},
+		{1000000010, 1, "1.000 000 010 s"},
+		{-1500000, 1, "-1.500 ms"},
+		{-400, 1000, "0 ns"}, /* no "-0" */
+		{-999, 1, "-999 ns"},
+		{123456789012, 7, "123.456 789 012 s"}, /* (prec down to 1) */
+		{INT64_MIN, 1, "-9223372036.854 775 808 s"},
+	};
+	char b[64];
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		size_t n = weft_time_fmt(t[i].ns, t[i].prec, b, sizeof b);
+		CHECK_STR(b, t[i].s);
+		CHECK_EQ(n, strlen(t[i].s));
+	}
+	CHECK_EQ(weft_time_fmt(1500000, 1, b, 4), strlen("1.500 ms"));
+	CHECK_STR(b, "1.5");
+}
+
 TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
 	  T(live_update_replaces_provisional_ends),
 	  T(a_read_follows_the_try_read_of_its_source),
 	  T(the_inspector_lists_every_entry), T(the_inspector_in_words),
-	  T(mann_whitney_p_values), T(diff_aligns_reordered_siblings))
+	  T(mann_whitney_p_values), T(diff_aligns_reordered_siblings),
+	  T(range_summary), T(time_fmt))

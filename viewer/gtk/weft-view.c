@@ -112,6 +112,10 @@ struct app {
 	GtkWidget *help;  /* the keys, shown by ? */
 	GtkWidget *keysb; /* the "?" button: shows them too */
 	GtkWidget *marks, *marks_box; /* the bookmarks' menu and its list */
+	/* the measured range's summary (a GtkTreeView over the inspector)
+	 * and its rows: text, line number */
+	GtkWidget *sum_list;
+	GtkListStore *sum_store;
 	int w, h;
 	/* fingers on the picture (a touch screen): one pans, two pinch */
 	struct finger {
@@ -388,10 +392,12 @@ static gboolean on_press(GtkWidget *w, GdkEventButton *e, gpointer data)
 #define CLICK_SLOP 4
 
 /* The measured range, for tests. */
+static void summary_show(struct app *a);
 static void said_measure(struct app *a)
 {
 	int64_t t0, t1;
 	char d[48];
+	summary_show(a);
 	if (!weft_view_measure(a->v, &t0, &t1)) {
 		echo(a, "measure: none");
 		return;
@@ -978,6 +984,7 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		weft_view_path(a->v, WEFT_NONE);
 		weft_view_select(a->v, WEFT_NONE);
 		weft_view_clear_measure(a->v);
+		summary_show(a);
 		inspect(a, WEFT_NONE);
 		/* (the entry's handler searches for nothing, and redraws) */
 		gtk_entry_set_text(GTK_ENTRY(a->search), "");
@@ -1535,12 +1542,115 @@ static GtkWidget *fixed_scroll(GtkWidget *child, int width)
 	return sw;
 }
 
+/* The measured range's summary (view.h, weft_view_summary_lines: the
+ * numbers of `weft stats --from --to`) in a list over the inspector,
+ * shown while there is a measured range; a click on a kind's or a
+ * label's line highlights its threads (n, N go through them).  Echoed for tests:
+ * "summary: FROM TO, N lines" (ns from the trace's start), then, once
+ * laid out, "sum K at X Y W H: TEXT" for its lines. */
+enum { S_TEXT, S_LINE, S_COLUMNS };
+#define INSPECTOR_W 330 /* (the inspector's width: below) */
+
+static gboolean echo_summary(gpointer data)
+{
+	struct app *a = data;
+	GtkTreeView *tv = GTK_TREE_VIEW(a->sum_list);
+	GtkTreeModel *tm = GTK_TREE_MODEL(a->sum_store);
+	GtkTreeIter it;
+	int k = 0;
+	for (gboolean ok = gtk_tree_model_get_iter_first(tm, &it); ok && k < 40;
+	     ok = gtk_tree_model_iter_next(tm, &it), k++) {
+		gchar *text;
+		gtk_tree_model_get(tm, &it, S_TEXT, &text, -1);
+		GtkTreePath *path = gtk_tree_model_get_path(tm, &it);
+		GdkRectangle r;
+		int x, y;
+		gtk_tree_view_get_cell_area(tv, path, NULL, &r);
+		gtk_tree_path_free(path);
+		gtk_tree_view_convert_bin_window_to_widget_coords(tv, r.x, r.y,
+								  &x, &y);
+		if (r.height > 0 && gtk_widget_translate_coordinates(
+					    a->sum_list, a->win, x, y, &x, &y))
+			echo(a, "sum %d at %d %d %d %d: %s", k, x, y,
+			     gtk_widget_get_allocated_width(a->sum_list),
+			     r.height, text);
+		g_free(text);
+	}
+	return FALSE;
+}
+
+static void summary_show(struct app *a)
+{
+	if (!a->sum_store)
+		return;
+	gtk_list_store_clear(a->sum_store);
+	uint32_t n = a->pair ? 0 : weft_view_summary_lines(a->v);
+	gtk_widget_set_visible(a->sum_list, n > 0);
+	char line[1024];
+	for (uint32_t i = 0; i < n; i++) {
+		GtkTreeIter it;
+		weft_view_summary_line(a->v, i, line, sizeof line);
+		gtk_list_store_append(a->sum_store, &it);
+		gtk_list_store_set(a->sum_store, &it, S_TEXT, line, S_LINE, i,
+				   -1);
+	}
+	int64_t t0, t1, o0, o1;
+	if (!n || !weft_view_measure(a->v, &t0, &t1))
+		return;
+	weft_model_range(a->m, &o0, &o1);
+	echo(a, "summary: %lld %lld, %u lines", (long long)(t0 - o0),
+	     (long long)(t1 - o0), n);
+	if (a->echo)
+		g_timeout_add(300, echo_summary, a); /* once laid out */
+}
+
+static void on_summary_row(GtkTreeView *tv, GtkTreePath *path,
+			   GtkTreeViewColumn *c, gpointer data)
+{
+	struct app *a = data;
+	GtkTreeIter it;
+	guint k;
+	(void)c;
+	if (!gtk_tree_model_get_iter(gtk_tree_view_get_model(tv), &it, path))
+		return;
+	gtk_tree_model_get(gtk_tree_view_get_model(tv), &it, S_LINE, &k, -1);
+	uint32_t n = weft_view_summary_pick(a->v, k);
+	if (!n)
+		return;
+	char said[64];
+	snprintf(said, sizeof said, "%u highlighted", n);
+	gtk_label_set_text(GTK_LABEL(a->matches), said);
+	echo(a, "summary pick %u: %u threads highlighted", k, n);
+	gtk_widget_grab_focus(a->area); /* (the keys act on the picture) */
+	redraw(a);
+}
+
+static GtkWidget *summary_list(struct app *a)
+{
+	a->sum_store =
+		gtk_list_store_new(S_COLUMNS, G_TYPE_STRING, G_TYPE_UINT);
+	a->sum_list =
+		gtk_tree_view_new_with_model(GTK_TREE_MODEL(a->sum_store));
+	GtkTreeView *tv = GTK_TREE_VIEW(a->sum_list);
+	gtk_tree_view_set_headers_visible(tv, FALSE);
+	gtk_tree_view_set_activate_on_single_click(tv, TRUE);
+	gtk_tree_view_set_enable_search(tv, FALSE);
+	GtkCellRenderer *cell = gtk_cell_renderer_text_new();
+	g_object_set(cell, "wrap-mode", PANGO_WRAP_WORD_CHAR, "wrap-width",
+		     INSPECTOR_W - 20, NULL);
+	gtk_tree_view_insert_column_with_attributes(tv, -1, "summary", cell,
+						    "text", S_TEXT, NULL);
+	g_signal_connect(a->sum_list, "row-activated",
+			 G_CALLBACK(on_summary_row), a);
+	gtk_widget_set_no_show_all(a->sum_list, TRUE);
+	return a->sum_list;
+}
+
 /* The inspector: the thread's head (selectable text), then its
  * entries, one a row, in a scrolled list; a click on one that names a
  * thread goes there.  Its width is fixed: the head wraps within it (a
  * narrow natural width: the text never asks for more), the list
  * scrolls. */
-#define INSPECTOR_W 330
 static GtkWidget *inspector_pane(struct app *a)
 {
 	a->inspector = gtk_label_new("click a thread to inspect it");
@@ -1573,6 +1683,7 @@ static GtkWidget *inspector_pane(struct app *a)
 	g_signal_connect(a->entries, "row-activated", G_CALLBACK(on_entry), a);
 	GtkWidget *col = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 	gtk_widget_set_size_request(col, INSPECTOR_W, -1);
+	gtk_box_pack_start(GTK_BOX(col), summary_list(a), FALSE, FALSE, 4);
 	gtk_box_pack_start(GTK_BOX(col), a->inspector, FALSE, FALSE, 4);
 	gtk_box_pack_start(GTK_BOX(col), fixed_scroll(a->entries, INSPECTOR_W),
 			   TRUE, TRUE, 0);

@@ -633,7 +633,8 @@ EXPORT(w_set_range) void w_set_range(double start, double duration)
 }
 
 /* The visible range for people, as the ruler counts and writes times:
- * "2.5ms .. 3.75ms (1.25ms)", from the trace's start. */
+ * "2.5ms .. 3.75ms (1.25ms)", from the trace's start; with one run, of
+ * the part within the trace (whole: "0 .. 10ms (10ms)"). */
 EXPORT(w_range_text) const char *w_range_text(void)
 {
 	int64_t a, b, t0, t1;
@@ -645,6 +646,12 @@ EXPORT(w_range_text) const char *w_range_text(void)
 	weft_model_range(model, &t0, &t1);
 	if (pair) /* (from the anchor: the same text for both runs) */
 		t0 = weft_pair_anchor_t(pair, side);
+	else { /* the trace shown, not the margins: fit says 0, never a
+		* negative start */
+		a = a < t0 ? t0 : a;
+		b = b > t1 ? t1 : b;
+		b = b < a ? a : b;
+	}
 	/* to a hundredth of the range */
 	int64_t step = weft_view_tick_step((double)(b - a) / 100);
 	weft_view_time_str(a - t0, step, x, sizeof x);
@@ -1426,4 +1433,38 @@ EXPORT(w_bookmarks) const char *w_bookmarks(void)
 	}
 	ok = ok && dput("]");
 	return ok ? djson : "[]";
+}
+
+/* The measured range's summary (view.h, weft_view_summary_lines): {"lines":
+ * [its lines], "summary": weft_summary_json's object}, or "" when there
+ * is no measured range (or two runs). */
+EXPORT(w_summary) const char *w_summary(void)
+{
+	dlen = 0;
+	uint32_t n = view && !pair ? weft_view_summary_lines(view) : 0;
+	if (!n)
+		return "";
+	char line[1024];
+	int ok = dput("{\"lines\":[");
+	for (uint32_t i = 0; ok && i < n; i++) {
+		weft_view_summary_line(view, i, line, sizeof line);
+		ok = dput(i ? "," : "") && dstr(line);
+	}
+	size_t k = weft_view_summary_json(view, NULL, 0);
+	ok = ok && dput("],\"summary\":") && droom(k + 2);
+	if (ok) {
+		weft_view_summary_json(view, djson + dlen, k + 1);
+		dlen += k;
+	}
+	ok = ok && dput("}");
+	return ok ? djson : "";
+}
+
+/* A click on line i of the summary: a group's threads highlighted, as a
+ * query's are; how many. */
+EXPORT(w_summary_pick) int w_summary_pick(int i)
+{
+	if (!view || pair || i < 0)
+		return 0;
+	return (int)weft_view_summary_pick(view, (uint32_t)i);
 }

@@ -98,6 +98,7 @@
   <canvas data-part="view"></canvas>
   <div data-part="progress"><div><div data-part="pbar"></div></div><span data-part="ptext"></span></div>
   <div data-part="stdview" hidden><div data-part="views"><button data-view="0">slowest</button> <button data-view="1">p99 by kind</button> <button data-view="2" title="the threads pending at the time of the last click on the picture">pending here</button></div><div data-part="stdrows"></div></div>
+  <div data-part="summary" hidden></div>
   <div data-part="inspector"></div>
   <div data-part="help" hidden></div>
   <div data-part="tip" hidden></div>
@@ -131,6 +132,14 @@
 .weft .weft-inspector li { padding: 1px 2px; overflow-wrap: anywhere; }
 .weft .weft-inspector li.go { cursor: pointer; color: #124; }
 .weft .weft-inspector li.go:hover { background: #dde8f4; text-decoration: underline; }
+.weft .weft-summary { position: absolute; left: 8px; bottom: 8px; max-width: min(720px, calc(100% - 340px)); max-height: 45%; overflow: auto; box-sizing: border-box; padding: 4px 8px; background: #fafafae8; border: 1px solid #bbb; border-radius: 4px; font: 12px sans-serif; z-index: 2; }
+.weft .weft-summary[hidden] { display: none; }
+.weft .weft-summary div { padding: 1px 2px; overflow-wrap: anywhere; }
+.weft .weft-summary div.head { font-weight: bold; }
+.weft .weft-summary div.group { cursor: pointer; color: #124; }
+.weft .weft-summary div.group:hover { background: #dde8f4; text-decoration: underline; }
+.weft.weft-dark .weft-summary { background: #1e1e1ee8; border-color: #555; }
+.weft.weft-dark .weft-summary div.group { color: #9cf; }
 .weft .weft-tip { position: absolute; pointer-events: none; white-space: pre; padding: 4px 8px; background: #fffff0; border: 1px solid #aaa; border-radius: 3px; font: 12px sans-serif; z-index: 4; }
 .weft .weft-tip[hidden] { display: none; }
 .weft .weft-help { position: absolute; left: 50%; transform: translateX(-50%); top: 8px; max-width: calc(100% - 16px); max-height: calc(100% - 16px); box-sizing: border-box; overflow: auto; padding: 8px 12px; background: #f8f8f8; border: 1px solid #bbb; border-radius: 6px; box-shadow: 0 2px 8px #0003; z-index: 3; display: grid; grid-template-columns: max-content auto; column-gap: 1em; align-items: baseline; }
@@ -700,7 +709,11 @@
       redraw();
     }
   });
-  window.addEventListener('mouseup', () => { drag = null; measuring = false; if (inst) inst.exports.w_release(); });
+  window.addEventListener('mouseup', () => {
+    drag = null;
+    if (measuring) { measuring = false; showMeasure(); }
+    if (inst) inst.exports.w_release();
+  });
   // The measured range in the page: "t0 t1" (ns) and its duration, as
   // the ruler writes it.
   function showMeasure() {
@@ -708,6 +721,44 @@
     const [a, b, d] = m ? m.split(' ') : [];
     if (m) canvas.dataset.measure = a + ' ' + b; else delete canvas.dataset.measure;
     $('measure').textContent = m ? 'measured ' + d : '';
+    if (!measuring) showSummary();
+  }
+  // The measured range's summary (view.h, weft_view_summary_lines: the
+  // numbers of `weft stats --from --to`), once the drag ends: its lines,
+  // each group's a click away from highlighting its threads (n and N go
+  // through them).  Each line keeps its numbers in data- attributes (the
+  // tests compare them with the CLI's), the panel the whole JSON.
+  function showSummary() {
+    const el = $('summary');
+    const j = loaded ? str(inst.exports.w_summary()) : '';
+    el.textContent = '';
+    el.hidden = !j;
+    if (!j) { delete el.dataset.summary; return; }
+    const { lines, summary } = JSON.parse(j);
+    el.dataset.summary = JSON.stringify(summary);
+    // (lines: the head, the kinds, the labels shown, the processes, the arrows)
+    const ng = summary.groups.length;
+    const nl = lines.length - 2 - ng - summary.processes.length;
+    lines.forEach((text, i) => {
+      const d = document.createElement('div');
+      d.textContent = text;
+      d.dataset.line = String(i);
+      if (i === 0) d.className = 'head';
+      if (i >= 1 && i <= ng + nl) {
+        const g = i <= ng ? summary.groups[i - 1] : summary.labels[i - 1 - ng];
+        d.className = i <= ng ? 'group' : 'group label';
+        d.title = 'highlight these ' + g.threads + ' threads (n, N go through them)';
+        for (const k of ['kind', 'label', 'threads', 'began', 'ended', 'failed', 'total_ns', 'p50_ns', 'p99_ns', 'running_ns', 'waiting_ns'])
+          d.dataset[k.replace(/_ns$/, 'Ns')] = String(g[k]);
+        d.onclick = () => {
+          const n = inst.exports.w_summary_pick(i);
+          $('matches').textContent = n + ' highlighted';
+          el.dataset.picked = String(n);
+          redraw();
+        };
+      }
+      el.appendChild(d);
+    });
   }
   // The pointer at (x, y) (x < 0: away): the ruler marks its time, which
   // the page shows too, and the counters write their values at it.
