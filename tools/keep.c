@@ -78,15 +78,25 @@ static int pread_all(int fd, void *dst, size_t n, uint64_t off)
 
 /* ------------------------------------------------------------- the disk */
 
-/* Test only (docs/weft.1, WEFT_KEEP_TEST_ENOSPC): chunk writes fail with
- * ENOSPC once this many bytes of chunks have been written. */
-static uint64_t test_enospc = UINT64_MAX, written_total;
+/* Test only (docs/weft.1, WEFT_KEEP_TEST_ENOSPC=SIZE[,COUNT]): once
+ * SIZE bytes of chunks have been written, a write past it writes what
+ * fits and fails with ENOSPC, as a full disk does (a chunk torn midway);
+ * with COUNT, only COUNT chunk writes fail, then the disk has room
+ * again. */
+static uint64_t test_enospc = UINT64_MAX, test_enospc_count, written_total;
 
 static int write_all(int fd, const void *p, size_t n)
 {
 	const uint8_t *b = p;
-	if (written_total + n > test_enospc)
-		return -ENOSPC;
+	int full = 0;
+	if (written_total + n > test_enospc) {
+		n = written_total < test_enospc
+			    ? (size_t)(test_enospc - written_total)
+			    : 0;
+		full = 1;
+		if (test_enospc_count && !--test_enospc_count)
+			test_enospc = UINT64_MAX;
+	}
 	while (n) {
 		ssize_t k = write(fd, b, n);
 		if (k < 0 && errno == EINTR)
@@ -97,7 +107,7 @@ static int write_all(int fd, const void *p, size_t n)
 		n -= (size_t)k;
 		written_total += (uint64_t)k;
 	}
-	return 0;
+	return full ? -ENOSPC : 0;
 }
 
 struct kfile {
@@ -1697,10 +1707,24 @@ int keep_run(const struct keep_opts *o)
 	const char *e = getenv("WEFT_KEEP_TEST_ENOSPC");
 	if (e && *e) {
 		uint64_t v;
-		if (weft__parse_size(e, &v))
-			return error("WEFT_KEEP_TEST_ENOSPC: a size (not '%s')",
+		char sz[64];
+		const char *comma = strchr(e, ',');
+		snprintf(sz, sizeof sz, "%.*s",
+			 (int)(comma ? (size_t)(comma - e) : strlen(e)), e);
+		char *end = NULL;
+		unsigned long long cnt = 0;
+		if (comma) {
+			errno = 0;
+			cnt = strtoull(comma + 1, &end, 10);
+		}
+		if ((comma ? (size_t)(comma - e) : strlen(e)) >= sizeof sz ||
+		    weft__parse_size(sz, &v) ||
+		    (comma && (errno || end == comma + 1 || *end || !cnt)))
+			return error("WEFT_KEEP_TEST_ENOSPC: SIZE[,COUNT] (not "
+				     "'%s')",
 				     e);
 		test_enospc = v;
+		test_enospc_count = cnt;
 	}
 	struct stat sb;
 	if (stat(o->src, &sb) < 0)
@@ -1871,11 +1895,13 @@ int keep_run(const struct keep_opts *o)
 		     " deleted=%" PRIu64 " unwritten=%" PRIu64 " real=%lld",
 		     K->packets, K->packets_open, K->chunks, K->deleted,
 		     K->unwritten_packets, (long long)now_ns(CLOCK_REALTIME));
+		/* (kept: in chunks written; the disk's refusals are said
+		 * below) */
 		if (!o->quiet)
 			fprintf(stderr,
 				"weft: kept %" PRIu64 " packets of %zu ring%s "
 				"in %" PRIu64 " chunk%s into '%s'%s\n",
-				K->packets, K->nrings,
+				K->packets - K->unwritten_packets, K->nrings,
 				K->nrings == 1 ? "" : "s", K->chunks,
 				K->chunks == 1 ? "" : "s", K->dir,
 				K->deleted ? "" : "");

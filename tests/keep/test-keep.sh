@@ -268,6 +268,76 @@ t_full_disk() {
 }
 run "a full disk: one message, counted losses, no torn chunk, program unchanged" t_full_disk
 
+# A chunk write that fails midway (WEFT_KEEP_TEST_ENOSPC: the write that
+# crosses SIZE writes what fits, then ENOSPC, as a full disk does).
+# Once for good (the disk stays full: every chunk after it fails too, the
+# last one at the keeper's end), then once only (the disk has room again:
+# the chunks after it are written): no temporary file left either way,
+# the refused packets counted alike in the message, keep.log and weft
+# info, every gap they leave reported where it is, and the chunks
+# written plus the packets refused are every packet the ring numbered.
+t_torn_chunk() {
+	local mode
+	for mode in 150K 150K,1; do
+		rm -rf r k
+		WEFT_KEEP_TEST_ENOSPC=$mode "$W" record -o r --size 1M --keep k --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt ||
+			die "$mode: record: $(cat rec.txt)"
+		[ "$(cat out.txt)" = done ] || die "$mode: the program's output changed"
+		ls -a k | grep -q '^\.tmp-' && die "$mode: a torn chunk left: $(ls -a k)"
+		[ "$(grep -c 'cannot write a chunk' rec.txt)" = 1 ] || die "$mode: not one message: $(cat rec.txt)"
+		local said logged lines info
+		said=$(sed -nE 's/^weft: ([0-9]+) packets could not be written.*/\1/p' rec.txt)
+		logged=$(awk '/^unwritten /{for(i=1;i<=NF;i++) if ($i ~ /^packets=/) {sub("packets=","",$i); s+=$i}} END{print s+0}' k/keep.log)
+		lines=$(grep -c '^unwritten ' k/keep.log)
+		[ -n "$said" ] && [ "$said" -gt 0 ] && [ "$said" = "$logged" ] || die "$mode: said '$said', logged $logged"
+		"$W" info k >i.txt 2>&1
+		info=$(sed -nE 's/^unwritten: +([0-9]+) chunks?, ([0-9]+) packets.*/\1 \2/p' i.txt)
+		[ "$info" = "$lines $logged" ] || die "$mode: info says '$info', the log $lines chunks, $logged packets"
+		local n; n=$(chunks_ok k) || die "$mode: $n"
+		local kept; kept=$(sed -nE 's/^kept: .* chunks?( \([0-9]+ to [0-9]+\))?, ([0-9]+) packets.*/\2/p' i.txt)
+		# every packet the ring numbered (those it holds, those it
+		# lost) is kept or refused, and readers count the refused
+		# ones, no more, as lost
+		local inuse rlost klost
+		"$W" info r >ri.txt 2>/dev/null
+		inuse=$(sed -nE 's/^ring: .*, ([0-9]+) packets in use.*/\1/p' ri.txt)
+		rlost=$(sed -nE 's/^losses: +([0-9]+) packets lost.*/\1/p' ri.txt)
+		klost=$(sed -nE 's/^losses: +([0-9]+) packets lost.*/\1/p' i.txt)
+		[ -n "$kept" ] && [ -n "$inuse" ] && [ -n "$rlost" ] && [ -n "$klost" ] ||
+			die "$mode: info: $(cat i.txt ri.txt)"
+		grep -q "^weft: kept $kept packets of 1 ring in $n chunks into 'k'" rec.txt ||
+			die "$mode: not $kept packets kept in $n chunks: $(cat rec.txt)"
+		# (the disk full for good, the refused packets are the run's
+		# end: no later packet makes them a gap readers can count)
+		local gap=$logged
+		[ $mode = 150K ] && gap=0
+		if [ -z "${WEFT_KEEP_LOSSY:-}" ]; then
+			[ $((kept + logged)) = $((inuse + rlost)) ] ||
+				die "$mode: $kept kept + $logged refused, the ring numbered $((inuse + rlost))"
+			[ "$klost" = "$gap" ] || die "$mode: readers count $klost lost, $gap refused before the end"
+		else
+			[ $((kept + logged)) -le $((inuse + rlost)) ] && [ "$klost" -ge "$logged" ] ||
+				die "$mode: $kept kept, $logged refused, $klost lost of $((inuse + rlost))"
+		fi
+		if [ $mode = 150K,1 ]; then
+			[ "$lines" = 1 ] || die "$mode: $lines chunks refused, not one"
+			grep -q '^writing again ' k/keep.log || die "$mode: no 'writing again'"
+			# chunks were written after the refused one
+			local after; after=$(awk '/^unwritten /{u=1; next} u && /^writing again/{print "yes"; exit}' k/keep.log)
+			[ "$after" = yes ] || die "$mode: the log's order"
+		else
+			[ "$lines" -ge 2 ] || die "$mode: $lines chunks refused"
+			! grep -q '^writing again ' k/keep.log || die "$mode: wrote again"
+		fi
+		"$W" dump k >d.txt 2>dump.err
+		[ $? = 1 ] || die "$mode: dump's status"
+		grep -qE "k: $logged packets lost: the disk refused their chunks" dump.err || die "$mode: not said: $(cat dump.err)"
+		python3 "$CHECK" d.txt 100000 3 gaps >c.txt || die "$mode: $(cat c.txt)"
+		echo "$mode: $n chunks, $kept packets kept, $logged refused in $lines chunks; $(cat c.txt)"
+	done
+}
+run "a chunk write torn midway: no temporary file, the loss counted" t_torn_chunk
+
 # weft dump --follow of a kept directory while it grows: chunks closed
 # every 300 ms; every event printed once, in order, until the keeper
 # ends; the same events as a dump of the finished directory.
