@@ -468,6 +468,36 @@ t_carry() {
 }
 run "a chunk alone has the async threads alive at its start; the directory once" t_carry
 
+# weft ctf of a kept directory whose oldest chunks were deleted, and of
+# its oldest chunk alone, gives babeltrace2 what weft reads, the carried
+# threads too (their creations, labels, waits: first in their streams,
+# numbered just before the stream's first packet, so babeltrace2 reports
+# no discarded packets that are not there).
+t_ctf_carried() {
+	command -v babeltrace2 >/dev/null || { echo "no babeltrace2"; exit 77; }
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --max-disk 256K --chunk 64K -- "$CARRY" 300000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	grep -q "deleted to stay within" rec.txt || die "nothing deleted: $(cat rec.txt)"
+	local first t ncar
+	first=$(ls k/*.zst | head -1)
+	for t in k "$first"; do
+		rm -rf ctf
+		"$W" ctf "$t" -o ctf 2>c.txt || die "ctf $t: $(cat c.txt)"
+		babeltrace2 --clock-cycles ctf >bt.txt 2>bt.err || die "babeltrace2 $t: $(cat bt.err)"
+		[ -s bt.err ] && die "babeltrace2 warned ($t): $(head -c 600 bt.err)"
+		"$W" dump --cycles --no-actor "$t" >d0.txt 2>/dev/null
+		ncar=$(grep -c ' carried=1$' d0.txt)
+		# (the listener, the request, 0x200, the timer, the query...)
+		[ "$ncar" -ge 8 ] || die "$t: $ncar carried events"
+		grep -q ' create child=0x200 kind="conn" carried=1$' d0.txt || die "$t: 0x200 not carried"
+		sed 's/ carried=1$//' d0.txt >d.txt
+		python3 "$WEFT_SRC/tests/cli/bt_compare.py" bt.txt d.txt >cmp.txt || die "$t: $(cat cmp.txt)"
+		grep -q 'create: .*child = 0x200, kind = ( "conn"' bt.txt || die "$t: babeltrace2 has no creation of 0x200"
+	done
+}
+run "weft ctf of a kept directory: babeltrace2 gets the carried threads" t_ctf_carried
+
 # The packed layout (the default) gives back every event of every type
 # byte for byte, as the plain one does, in less than half its disk.
 t_packed() {
