@@ -100,10 +100,12 @@ static int chunk_index(struct kchunk_in *c)
 	if (memcmp(ix->magic, WEFT_KEEP_IDX_MAGIC, 8) ||
 	    ix->version < WEFT_KEEP_VERSION_MIN ||
 	    ix->version > WEFT_KEEP_VERSION ||
+	    (ix->version >= 3 && ix->thr_bytes > tail.index_len) ||
 	    sizeof *ix + (uint64_t)ix->nframes * sizeof(struct weft__kframe) +
 			    (uint64_t)ix->npackets * sizeof(struct weft__kpk) +
 			    (uint64_t)(ix->version >= 2 ? ix->ncarry : 0) *
 				    sizeof(struct weft__kcarry) +
+			    (ix->version >= 3 ? ix->thr_bytes : 0) +
 			    sizeof tail !=
 		    tail.index_len ||
 	    ix->packet_size < WEFT_MIN_PACKET ||

@@ -498,6 +498,41 @@ t_ctf_carried() {
 }
 run "weft ctf of a kept directory: babeltrace2 gets the carried threads" t_ctf_carried
 
+# The index by async thread: weft keep --thread ID DIR lists, from the
+# chunks' indexes alone, exactly the chunks whose own events (not the
+# carried ones) name ID, as actor or in a field: for every async thread
+# of the run (a listener in several chunks, a connection created in one
+# and resolved chunks later, a thread in every chunk, ...), checked
+# against each chunk's dump; an id no event names: nothing, status 1.
+t_thread_index() {
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --chunk 64K -- "$CARRY" 200000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	local c id ids n=0
+	for c in k/*.zst; do
+		"$W" dump "$c" 2>/dev/null | grep -v ' carried=1$' >"$c.txt"
+	done
+	ids=$(cat k/*.zst.txt | grep -oE '=0x[0-9a-f]+' | sort -u | grep -v '^=0x0$' | cut -c2-)
+	[ "$(echo "$ids" | wc -w)" -ge 6 ] || die "only these threads: $ids"
+	for id in $ids; do
+		: >want.txt
+		for c in k/*.zst; do
+			grep -qE "=$id( |\$)" "$c.txt" && basename "$c" >>want.txt
+		done
+		"$W" keep --thread "$id" k >got.txt 2>err.txt || die "$id: status $?: $(cat err.txt)"
+		diff want.txt got.txt >&2 || die "$id: not the chunks its events are in"
+		[ -s err.txt ] && die "$id: $(cat err.txt)"
+		n=$((n + $(wc -l <got.txt)))
+	done
+	[ "$(ls k/*.zst | wc -l)" -ge 3 ] && [ $n -gt "$(echo "$ids" | wc -w)" ] || die "too few chunks to tell"
+	"$W" keep --thread 0xdead0 k >got.txt 2>err.txt
+	[ $? = 1 ] && [ ! -s got.txt ] || die "an id no event names: $(cat got.txt err.txt)"
+	"$W" keep --thread nothing k >/dev/null 2>err.txt
+	[ $? = 2 ] && grep -q "an async thread's id" err.txt || die "a bad id: $(cat err.txt)"
+	echo "$(echo "$ids" | wc -w) threads, $n chunk lists"
+}
+run "the index by async thread: weft keep --thread lists the chunks holding its events" t_thread_index
+
 # The packed layout (the default) gives back every event of every type
 # byte for byte, as the plain one does, in less than half its disk.
 t_packed() {
