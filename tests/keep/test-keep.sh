@@ -485,6 +485,11 @@ t_ctf_carried() {
 		rm -rf ctf
 		"$W" ctf "$t" -o ctf 2>c.txt || die "ctf $t: $(cat c.txt)"
 		babeltrace2 --clock-cycles ctf >bt.txt 2>bt.err || die "babeltrace2 $t: $(cat bt.err)"
+		# (a keeper that fell behind a loaded machine's 256 KiB ring
+		# leaves gaps babeltrace2 rightly reports: only then, the
+		# directory saying so)
+		"$W" info k >i.txt 2>&1
+		grep -Eq "^not kept: +[1-9]" i.txt && sed -i '/^WARNING: Tracer discarded [0-9]* packets /d' bt.err
 		[ -s bt.err ] && die "babeltrace2 warned ($t): $(head -c 600 bt.err)"
 		"$W" dump --cycles --no-actor "$t" >d0.txt 2>/dev/null
 		ncar=$(grep -c ' carried=1$' d0.txt)
