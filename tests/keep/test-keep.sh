@@ -316,7 +316,7 @@ t_torn_chunk() {
 				die "$mode: $kept kept + $logged refused, the ring numbered $((inuse + rlost))"
 			[ "$klost" = "$gap" ] || die "$mode: readers count $klost lost, $gap refused before the end"
 		else
-			[ $((kept + logged)) -le $((inuse + rlost)) ] && [ "$klost" -ge "$logged" ] ||
+			[ $((kept + logged)) -le $((inuse + rlost)) ] && [ "$klost" -ge "$gap" ] ||
 				die "$mode: $kept kept, $logged refused, $klost lost of $((inuse + rlost))"
 		fi
 		if [ $mode = 150K,1 ]; then
