@@ -4,6 +4,7 @@
  * live ring, or of every ring of a run, kept in compressed chunk files
  * (keep.c; docs/keep.md).
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ int cmd_keep(int argc, char **argv)
 	struct keep_opts o = {.chunk_bytes = KEEP_DEFAULT_CHUNK,
 			      .chunk_ns = KEEP_DEFAULT_CHUNK_NS,
 			      .level = KEEP_DEFAULT_LEVEL};
-	const char *dir = NULL;
+	const char *dir = NULL, *thread = NULL;
 	int level = KEEP_DEFAULT_LEVEL, plain = 0;
 	const struct opt opts[] = {
 		{"-o", NULL, "DIR",
@@ -49,9 +50,16 @@ int cmd_keep(int argc, char **argv)
 		 "of a chunk gives a ring; about 1.7x the disk of the "
 		 "default packed layout)",
 		 OPT_FLAG, &plain},
+		{"--thread", NULL, "ID",
+		 "keep nothing: list the chunks of the kept directory (the "
+		 "operand) whose events name the async thread ID (0x200), "
+		 "from their indexes alone; status 1 if none",
+		 OPT_STRING, &thread},
 		OPT_END,
 	};
-	const struct cmd_usage u = {"keep", "RING|RUNDIR -o DIR [OPTIONS]",
+	const struct cmd_usage u = {"keep",
+				    "RING|RUNDIR -o DIR [OPTIONS] | --thread "
+				    "ID DIR",
 				    "Follows a live ring, or every ring of a "
 				    "run (new ones as their "
 				    "processes start), with no cooperation "
@@ -76,7 +84,19 @@ int cmd_keep(int argc, char **argv)
 	free(ops);
 	if (rc >= 0)
 		return rc;
-	if (!src || !dir)
+	if (thread && src && !dir) {
+		char *end;
+		errno = 0;
+		unsigned long long id = strtoull(thread, &end, 0);
+		if (errno || end == thread || *end || !id) {
+			error("--thread: an async thread's id (0x200), not "
+			      "'%s'",
+			      thread);
+			return 2;
+		}
+		return keep_find_thread(src, id, stdout);
+	}
+	if (!src || !dir || thread)
 		return opts_usage(&u);
 	o.src = src;
 	o.dir = dir;

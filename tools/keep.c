@@ -78,15 +78,25 @@ static int pread_all(int fd, void *dst, size_t n, uint64_t off)
 
 /* ------------------------------------------------------------- the disk */
 
-/* Test only (docs/weft.1, WEFT_KEEP_TEST_ENOSPC): chunk writes fail with
- * ENOSPC once this many bytes of chunks have been written. */
-static uint64_t test_enospc = UINT64_MAX, written_total;
+/* Test only (docs/weft.1, WEFT_KEEP_TEST_ENOSPC=SIZE[,COUNT]): once
+ * SIZE bytes of chunks have been written, a write past it writes what
+ * fits and fails with ENOSPC, as a full disk does (a chunk torn midway);
+ * with COUNT, only COUNT chunk writes fail, then the disk has room
+ * again. */
+static uint64_t test_enospc = UINT64_MAX, test_enospc_count, written_total;
 
 static int write_all(int fd, const void *p, size_t n)
 {
 	const uint8_t *b = p;
-	if (written_total + n > test_enospc)
-		return -ENOSPC;
+	int full = 0;
+	if (written_total + n > test_enospc) {
+		n = written_total < test_enospc
+			    ? (size_t)(test_enospc - written_total)
+			    : 0;
+		full = 1;
+		if (test_enospc_count && !--test_enospc_count)
+			test_enospc = UINT64_MAX;
+	}
 	while (n) {
 		ssize_t k = write(fd, b, n);
 		if (k < 0 && errno == EINTR)
@@ -97,7 +107,7 @@ static int write_all(int fd, const void *p, size_t n)
 		n -= (size_t)k;
 		written_total += (uint64_t)k;
 	}
-	return 0;
+	return full ? -ENOSPC : 0;
 }
 
 struct kfile {
@@ -235,7 +245,48 @@ struct kchunk {
 	uint32_t frame_first; /* first packet of the frame being filled */
 	int64_t opened;	      /* CLOCK_MONOTONIC when its first packet came */
 	uint64_t raw_bytes;
+	uint64_t *thr; /* the async threads its events name (the index by
+			  async thread), sorted and unique up to nthr_sorted */
+	uint32_t nthr, cthr, nthr_sorted;
 };
+
+static int cmp_u64(const void *a, const void *b);
+
+/* Sorts the chunk's async threads and drops the repeats. */
+static void thr_settle(struct kchunk *c)
+{
+	if (c->nthr == c->nthr_sorted)
+		return;
+	qsort(c->thr, c->nthr, sizeof *c->thr, cmp_u64);
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < c->nthr; i++)
+		if (!w || c->thr[w - 1] != c->thr[i])
+			c->thr[w++] = c->thr[i];
+	c->nthr = c->nthr_sorted = w;
+}
+
+/* Notes that the chunk holds an event of async thread `id` (not 0: the
+ * OS thread itself).  Memory stays the chunk's distinct threads, twice
+ * at most. */
+static void thr_note(struct kchunk *c, uint64_t id)
+{
+	if (!c || !id)
+		return;
+	if (c->nthr && c->thr[c->nthr - 1] == id)
+		return;
+	if (c->nthr == c->cthr) {
+		thr_settle(c);
+		if (!c->cthr || c->nthr * 2 > c->cthr) {
+			uint32_t cap = c->cthr ? c->cthr * 2 : 256;
+			uint64_t *t = realloc(c->thr, cap * sizeof *t);
+			if (!t)
+				return; /* (a reader then reads all) */
+			c->thr = t;
+			c->cthr = cap;
+		}
+	}
+	c->thr[c->nthr++] = id;
+}
 
 struct kthr {
 	uint64_t id, creator, source, created;
@@ -460,8 +511,10 @@ static void kt_apply(struct ktrack *T, unsigned id, const uint64_t ids[2],
 	}
 }
 
-/* Follows the events of a kept packet (its committed part). */
-static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content)
+/* Follows the events of a kept packet (its committed part); with c,
+ * notes in c the async threads they name. */
+static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content,
+		    struct kchunk *c)
 {
 	uint64_t sid = weft__ld64(pk + WEFT_PK_STREAM);
 	if (sid >= (1u << 20))
@@ -504,6 +557,7 @@ static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content)
 				if (end - p < 8)
 					return;
 				ids[nid++ & 1] = weft__ld64(p);
+				thr_note(c, weft__ld64(p));
 				p += 8;
 				break;
 			case WEFT_FT_NAME:
@@ -535,6 +589,7 @@ static void kt_scan(struct ktrack *T, const uint8_t *pk, uint64_t content)
 			}
 		}
 		kt_apply(T, id, ids, names, text, trunc, cur, stream, clock);
+		thr_note(c, cur); /* (its actor) */
 		if (sp->sets_current)
 			cur = ids[0];
 	}
@@ -855,6 +910,7 @@ static void ch_reset(struct kchunk *c)
 	c->nfr = c->npk = c->frame_first = 0;
 	c->opened = 0;
 	c->raw_bytes = 0;
+	c->nthr = c->nthr_sorted = 0;
 }
 
 /* Adds a validated packet copy (R->pkt) to the ring's chunk. */
@@ -888,7 +944,7 @@ static int add_packet(struct keeper *K, struct kring *R, uint64_t gen, int open)
 	p->ts_begin = weft__ld64(R->pkt + WEFT_PK_TS_BEGIN);
 	p->ts_end = weft__ld64(R->pkt + WEFT_PK_TS_END);
 	memcpy(c->raw + c->rawlen, R->pkt, ps);
-	kt_scan(&R->tr, R->pkt, weft__ld64(R->pkt + WEFT_PK_CONTENT) / 8);
+	kt_scan(&R->tr, R->pkt, weft__ld64(R->pkt + WEFT_PK_CONTENT) / 8, c);
 	c->rawlen += ps;
 	c->raw_bytes += ps;
 	R->kept++;
@@ -966,10 +1022,26 @@ static int close_chunk(struct keeper *K, struct kring *R)
 	ix.ncarry = R->ncarry;
 	ix.layout = (uint32_t)K->o->layout;
 	ix.carry_untracked = R->carry_untracked;
+	/* the index by async thread: varints of the differences */
+	thr_settle(c);
+	uint8_t *tv = malloc((size_t)c->nthr * 10 + 1);
+	size_t tvlen = 0;
+	if (!tv) {
+		free(hz);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < c->nthr; i++) {
+		uint64_t v = c->thr[i] - (i ? c->thr[i - 1] : 0);
+		for (; v >= 0x80; v >>= 7)
+			tv[tvlen++] = (uint8_t)(v | 0x80);
+		tv[tvlen++] = (uint8_t)v;
+	}
+	ix.nthreads = c->nthr;
+	ix.thr_bytes = tvlen;
 	struct weft__ktail tail;
-	size_t plen = sizeof ix + c->nfr * sizeof *c->fr +
-		      c->npk * sizeof *c->pk +
-		      (size_t)R->ncarry * sizeof *R->carry + sizeof tail;
+	size_t plen =
+		sizeof ix + c->nfr * sizeof *c->fr + c->npk * sizeof *c->pk +
+		(size_t)R->ncarry * sizeof *R->carry + tvlen + sizeof tail;
 	tail.index_len = plen;
 	memcpy(tail.magic, WEFT_KEEP_END_MAGIC, 8);
 	uint32_t skip[2] = {WEFT_KEEP_SKIPPABLE, (uint32_t)plen};
@@ -998,6 +1070,8 @@ static int close_chunk(struct keeper *K, struct kring *R)
 	if (!err && R->ncarry)
 		err = write_all(fd, R->carry,
 				(size_t)R->ncarry * sizeof *R->carry);
+	if (!err && tvlen)
+		err = write_all(fd, tv, tvlen);
 	if (!err)
 		err = write_all(fd, &tail, sizeof tail);
 	if (fd >= 0 && close(fd) < 0 && !err)
@@ -1005,6 +1079,7 @@ static int close_chunk(struct keeper *K, struct kring *R)
 	if (!err && renameat(K->dirfd, tmp, K->dirfd, name) < 0)
 		err = -errno;
 	free(hz);
+	free(tv);
 	uint64_t bytes = hzlen + c->clen + sizeof skip + plen;
 	if (err) {
 		unlinkat(K->dirfd, tmp, 0);
@@ -1071,13 +1146,17 @@ static int read_index(int dirfd, const char *name, struct weft__kidx *ix,
 	    memcmp(ix->magic, WEFT_KEEP_IDX_MAGIC, 8) ||
 	    ix->version < WEFT_KEEP_VERSION_MIN ||
 	    ix->version > WEFT_KEEP_VERSION ||
+	    (ix->version >= 3 && ix->thr_bytes > tail.index_len) ||
 	    sizeof *ix + (uint64_t)ix->nframes * sizeof(struct weft__kframe) +
 			    (uint64_t)ix->npackets * sizeof(struct weft__kpk) +
 			    (uint64_t)(ix->version >= 2 ? ix->ncarry : 0) *
 				    sizeof(struct weft__kcarry) +
+			    (ix->version >= 3 ? ix->thr_bytes : 0) +
 			    sizeof tail !=
 		    tail.index_len)
 		goto out;
+	if (ix->version < 3)
+		ix->nthreads = ix->thr_bytes = 0;
 	ix->ring[sizeof ix->ring - 1] = 0;
 	*size = (uint64_t)sb.st_size;
 	if (pks) {
@@ -1409,6 +1488,7 @@ static void ring_free(struct kring *R)
 	free(R->ch.cbuf);
 	free(R->ch.fr);
 	free(R->ch.pk);
+	free(R->ch.thr);
 	free(R->tr.t);
 	free(R->tr.cur);
 	free(R->carry);
@@ -1697,10 +1777,24 @@ int keep_run(const struct keep_opts *o)
 	const char *e = getenv("WEFT_KEEP_TEST_ENOSPC");
 	if (e && *e) {
 		uint64_t v;
-		if (weft__parse_size(e, &v))
-			return error("WEFT_KEEP_TEST_ENOSPC: a size (not '%s')",
+		char sz[64];
+		const char *comma = strchr(e, ',');
+		snprintf(sz, sizeof sz, "%.*s",
+			 (int)(comma ? (size_t)(comma - e) : strlen(e)), e);
+		char *end = NULL;
+		unsigned long long cnt = 0;
+		if (comma) {
+			errno = 0;
+			cnt = strtoull(comma + 1, &end, 10);
+		}
+		if ((comma ? (size_t)(comma - e) : strlen(e)) >= sizeof sz ||
+		    weft__parse_size(sz, &v) ||
+		    (comma && (errno || end == comma + 1 || *end || !cnt)))
+			return error("WEFT_KEEP_TEST_ENOSPC: SIZE[,COUNT] (not "
+				     "'%s')",
 				     e);
 		test_enospc = v;
+		test_enospc_count = cnt;
 	}
 	struct stat sb;
 	if (stat(o->src, &sb) < 0)
@@ -1871,11 +1965,13 @@ int keep_run(const struct keep_opts *o)
 		     " deleted=%" PRIu64 " unwritten=%" PRIu64 " real=%lld",
 		     K->packets, K->packets_open, K->chunks, K->deleted,
 		     K->unwritten_packets, (long long)now_ns(CLOCK_REALTIME));
+		/* (kept: in chunks written; the disk's refusals are said
+		 * below) */
 		if (!o->quiet)
 			fprintf(stderr,
 				"weft: kept %" PRIu64 " packets of %zu ring%s "
 				"in %" PRIu64 " chunk%s into '%s'%s\n",
-				K->packets, K->nrings,
+				K->packets - K->unwritten_packets, K->nrings,
 				K->nrings == 1 ? "" : "s", K->chunks,
 				K->chunks == 1 ? "" : "s", K->dir,
 				K->deleted ? "" : "");
@@ -2035,6 +2131,101 @@ int keep_describe(const char *dir, FILE *out, uint64_t *deleted)
 		fprintf(out, "damaged:    %" PRIu64 " chunk%s not readable\n",
 			bad, bad == 1 ? "" : "s");
 	return bad ? 1 : 0;
+}
+
+/* ------------------------------------------------- the index by thread */
+
+static int cmp_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int keep_find_thread(const char *dir, uint64_t id, FILE *out)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		error("%s: %s", dir, strerror(errno));
+		return 2;
+	}
+	struct dirent **de = NULL;
+	int n = scandir(dir, &de, NULL, cmp_name);
+	if (n < 0) {
+		error("%s: %s", dir, strerror(errno));
+		close(dfd);
+		return 2;
+	}
+	uint64_t found = 0, unindexed = 0, bad = 0;
+	for (int i = 0; i < n; i++) {
+		const char *nm = de[i]->d_name;
+		uint64_t number, size;
+		char ring[WEFT_KEEP_NAME];
+		struct weft__kidx ix;
+		if (chunk_name(nm, &number, ring))
+			continue;
+		if (read_index(dfd, nm, &ix, NULL, &size)) {
+			bad++;
+			continue;
+		}
+		if (ix.version < 3) {
+			/* (written before the index: it may hold it) */
+			unindexed++;
+			found++;
+			fprintf(out, "%s\n", nm);
+			continue;
+		}
+		/* the threads, last in the index: read as they are on
+		 * disk, nothing decompressed */
+		int hit = 0, fd = -1;
+		uint8_t *tv = ix.thr_bytes ? malloc(ix.thr_bytes) : NULL;
+		if (ix.thr_bytes &&
+		    (!tv ||
+		     (fd = openat(dfd, nm, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) <
+			     0 ||
+		     pread_all(fd, tv, ix.thr_bytes,
+			       size - sizeof(struct weft__ktail) -
+				       ix.thr_bytes))) {
+			bad++;
+		} else {
+			uint64_t v = 0, k = 0;
+			size_t at = 0;
+			while (k < ix.nthreads && at < ix.thr_bytes) {
+				uint64_t d = 0;
+				unsigned sh = 0;
+				while (at < ix.thr_bytes && sh < 64) {
+					uint8_t b = tv[at++];
+					d |= (uint64_t)(b & 0x7F) << sh;
+					sh += 7;
+					if (!(b & 0x80))
+						break;
+				}
+				v += d;
+				k++;
+				if (v >= id) {
+					hit = v == id;
+					break;
+				}
+			}
+		}
+		free(tv);
+		if (fd >= 0)
+			close(fd);
+		if (hit) {
+			found++;
+			fprintf(out, "%s\n", nm);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(de[i]);
+	free(de);
+	close(dfd);
+	if (unindexed)
+		warning("%s: %" PRIu64 " chunk%s written before the index by "
+			"async thread (listed: they may hold 0x%" PRIx64 ")",
+			dir, unindexed, unindexed == 1 ? "" : "s", id);
+	if (bad)
+		warning("%s: %" PRIu64 " chunk%s not readable", dir, bad,
+			bad == 1 ? "" : "s");
+	return found ? 0 : 1;
 }
 
 /* -------------------------------------------------------------- follow */

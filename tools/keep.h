@@ -56,6 +56,11 @@ int keep_is_dir(const char *path);
  * the packets of deleted chunks.  0, or 1 (damaged chunks). */
 int keep_describe(const char *dir, FILE *out, uint64_t *deleted);
 
+/* `weft keep --thread ID DIR`: prints the chunks of DIR whose events name
+ * the async thread `id` (their indexes only: nothing decompressed), one
+ * name a line, in order.  0 if any, 1 if none, 2 on error. */
+int keep_find_thread(const char *dir, uint64_t id, FILE *out);
+
 /* weft dump --follow of a kept directory: prints (print()) every event it
  * holds, then the new ones each time a chunk is added, until its keeper
  * has ended.  Each OS thread's events are printed once, in order; events

@@ -28,7 +28,9 @@
 #define WEFT_KEEP_SKIPPABLE 0x184D2A5Eu /* zstd skippable frame, variant E */
 #define WEFT_KEEP_IDX_MAGIC "WEFTKIDX"
 #define WEFT_KEEP_END_MAGIC "WEFTKEND"
-#define WEFT_KEEP_VERSION 2 /* 2: the carried async threads (1: none) */
+/* 2: the carried async threads (1: none); 3: the async threads its
+ * events name (the index by async thread) */
+#define WEFT_KEEP_VERSION 3
 #define WEFT_KEEP_VERSION_MIN 1
 #define WEFT_KEEP_NAME 64 /* a ring's name in its run (NUL-padded) */
 
@@ -61,7 +63,12 @@ struct weft__kidx {
 				      WEFT_KEEP_CARRY_MAX) */
 	uint32_t layout;	   /* WEFT_KEEP_PLAIN or WEFT_KEEP_PACKED */
 	uint32_t pad;
-	uint64_t reserved[2];
+	uint64_t nthreads;  /* version 3: the async threads its events name
+			       (the index by async thread), after the
+			       carried threads: their ids ascending, as
+			       LEB128 varints, the first, then each one's
+			       difference from the one before */
+	uint64_t thr_bytes; /* their bytes */
 };
 
 /* A frame of packets decompresses to the packets themselves (PLAIN), or

@@ -9,7 +9,9 @@
  * a packet that was still open gets its timestamp_end from its last event,
  * and content_size stops at the last event that decodes.  Gaps in a
  * stream's packet_seq_num stay gaps (babeltrace2 reports them as discarded
- * packets); events_discarded carries the writer's drop counts.
+ * packets); events_discarded carries the writer's drop counts.  A kept
+ * directory's carried threads (their packets outside the stream's
+ * sequence) are numbered just before its first packet.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -99,11 +101,22 @@ int weft_ctf_write(struct weft_reader *r, const char *dir, struct weft_diag *d)
 				break;
 			}
 		}
+		/* A kept directory's carried threads (docs/keep.md): packets
+		 * first in their stream, outside its sequence.  CTF numbers
+		 * them just before the stream's first real packet (whose
+		 * past is a gap babeltrace2 never sees anyway: it is first);
+		 * where that number is too small for them, the stream's
+		 * numbers all move up alike, so every gap stays as it was. */
+		uint32_t ncar = 0;
+		while (ncar < n && (pks[ncar].gen & WEFT__GEN_CARRIED))
+			ncar++;
+		uint64_t first = ncar < n ? pks[ncar].seq : ncar;
+		uint64_t shift = first < ncar ? ncar - first : 0;
 		size_t used = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t gen, last;
-			if (pks[i].gen & WEFT__GEN_CARRIED)
-				continue; /* (not the program's packet) */
+			uint64_t seq = i < ncar ? first + shift - ncar + i
+						: pks[i].seq + shift;
 			long c = weft__packet_copy(&r->src, rh, pks[i].slot, pk,
 						   &gen, r->live);
 			if (c == PK_GONE) {
@@ -133,6 +146,17 @@ int weft_ctf_write(struct weft_reader *r, const char *dir, struct weft_diag *d)
 			memcpy(dst + WEFT_XP_CONTEXT + 8, &ts_end, 8);
 			memcpy(dst + WEFT_XP_CONTEXT + 16, &bits, 8);
 			memcpy(dst + WEFT_XP_CONTEXT + 24, &bits, 8);
+			memcpy(dst + WEFT_XP_CONTEXT + WEFT_PK_SEQ -
+				       WEFT_PK_TS_BEGIN,
+			       &seq, 8);
+			/* (a carried packet of a stream with no packet of
+			 * its own in the chunk has no OS thread: the stream
+			 * table's, as readers take it) */
+			uint32_t tid = weft__ld32(pk + WEFT_PK_TID);
+			if (!tid && i < ncar)
+				memcpy(dst + WEFT_XP_CONTEXT + WEFT_PK_TID -
+					       WEFT_PK_TS_BEGIN,
+				       &in->streams[s].tid, 4);
 			memcpy(dst + WEFT_XP_EVENTS, pk + WEFT_PK_EVENTS,
 			       end - WEFT_PK_EVENTS);
 			used += size;

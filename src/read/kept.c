@@ -40,8 +40,10 @@ struct kchunk_in {
 	uint64_t number;
 	char name[300];
 	struct weft__kidx ix;
-	uint8_t *file; /* its bytes */
-	size_t size;
+	uint8_t *file; /* its index's bytes (the file's last ones): frames
+			  are read from the file as they are decompressed */
+	size_t idxlen;
+	uint64_t size;		 /* the file's */
 	struct weft__kframe *fr; /* (copies: the index is not aligned) */
 	struct weft__kpk *pk;
 	struct weft__kcarry *cr; /* the async threads alive at its start */
@@ -83,27 +85,77 @@ static int read_whole(int dfd, const char *name, uint8_t **out, size_t *len)
 	return 0;
 }
 
+static int pread_all(int fd, void *dst, size_t n, uint64_t off)
+{
+	uint8_t *b = dst;
+	while (n) {
+		ssize_t k = pread(fd, b, n, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : WEFT_ECORRUPT;
+		b += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* The chunk `name` of the directory dfd: its index's bytes (c->file) and
+ * its size, nothing else read.  0, -errno (gone), -ENOMEM, or
+ * WEFT_ECORRUPT (no index). */
+static int read_index_bytes(int dfd, const char *name, struct kchunk_in *c)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	struct stat sb;
+	struct weft__ktail tail;
+	int err = 0;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+		err = WEFT_ENOTTRACE;
+	else if ((uint64_t)sb.st_size < sizeof tail + sizeof c->ix + 8 ||
+		 pread_all(fd, &tail, sizeof tail,
+			   (uint64_t)sb.st_size - sizeof tail) ||
+		 memcmp(tail.magic, WEFT_KEEP_END_MAGIC, 8) ||
+		 tail.index_len > (uint64_t)sb.st_size - 8 ||
+		 tail.index_len < sizeof c->ix + sizeof tail)
+		err = WEFT_ECORRUPT;
+	else if (!(c->file = malloc((size_t)tail.index_len)))
+		err = -ENOMEM;
+	else if (pread_all(fd, c->file, (size_t)tail.index_len,
+			   (uint64_t)sb.st_size - tail.index_len))
+		err = WEFT_ECORRUPT;
+	else {
+		c->idxlen = (size_t)tail.index_len;
+		c->size = (uint64_t)sb.st_size;
+	}
+	close(fd);
+	return err;
+}
+
 /* The chunk's index, checked against its size.  0 or -1. */
 static int chunk_index(struct kchunk_in *c)
 {
 	struct weft__ktail tail;
-	if (c->size < sizeof tail + sizeof c->ix + 8)
+	if (!c->file || c->idxlen < sizeof tail + sizeof c->ix)
 		return -1;
-	memcpy(&tail, c->file + c->size - sizeof tail, sizeof tail);
+	memcpy(&tail, c->file + c->idxlen - sizeof tail, sizeof tail);
 	if (memcmp(tail.magic, WEFT_KEEP_END_MAGIC, 8) ||
-	    tail.index_len > c->size - 8 ||
-	    tail.index_len < sizeof c->ix + sizeof tail)
+	    tail.index_len != c->idxlen || tail.index_len > c->size - 8)
 		return -1;
-	const uint8_t *at = c->file + c->size - tail.index_len;
+	const uint8_t *at = c->file;
 	memcpy(&c->ix, at, sizeof c->ix);
 	const struct weft__kidx *ix = &c->ix;
 	if (memcmp(ix->magic, WEFT_KEEP_IDX_MAGIC, 8) ||
 	    ix->version < WEFT_KEEP_VERSION_MIN ||
 	    ix->version > WEFT_KEEP_VERSION ||
+	    (ix->version >= 3 && ix->thr_bytes > tail.index_len) ||
 	    sizeof *ix + (uint64_t)ix->nframes * sizeof(struct weft__kframe) +
 			    (uint64_t)ix->npackets * sizeof(struct weft__kpk) +
 			    (uint64_t)(ix->version >= 2 ? ix->ncarry : 0) *
 				    sizeof(struct weft__kcarry) +
+			    (ix->version >= 3 ? ix->thr_bytes : 0) +
 			    sizeof tail !=
 		    tail.index_len ||
 	    ix->packet_size < WEFT_MIN_PACKET ||
@@ -317,17 +369,17 @@ static int unpack_block(const uint8_t *b, size_t len, uint32_t npk, uint32_t ps,
 
 /* Frame f of chunk k decompressed into dst (its npk packets). 0, or -1. */
 static int frame_packets(const struct kchunk_in *k,
-			 const struct weft__kframe *fr, ZSTD_DCtx *dz,
-			 uint8_t *dst, uint32_t ps)
+			 const struct weft__kframe *fr, const uint8_t *src,
+			 ZSTD_DCtx *dz, uint8_t *dst, uint32_t ps)
 {
 	size_t want = (size_t)fr->npk * ps;
 	if (k->ix.layout == WEFT_KEEP_PLAIN) {
-		size_t got = ZSTD_decompressDCtx(
-			dz, dst, want, k->file + fr->off, (size_t)fr->csize);
+		size_t got = ZSTD_decompressDCtx(dz, dst, want, src,
+						 (size_t)fr->csize);
 		return ZSTD_isError(got) || got != want ? -1 : 0;
 	}
 	unsigned long long cs =
-		ZSTD_getFrameContentSize(k->file + fr->off, (size_t)fr->csize);
+		ZSTD_getFrameContentSize(src, (size_t)fr->csize);
 	/* (a packed block is at most its packets, and its columns' heads) */
 	if (cs == ZSTD_CONTENTSIZE_UNKNOWN || cs == ZSTD_CONTENTSIZE_ERROR ||
 	    cs > 2 * want + 4096)
@@ -335,8 +387,8 @@ static int frame_packets(const struct kchunk_in *k,
 	uint8_t *b = malloc(cs ? (size_t)cs : 1);
 	if (!b)
 		return -1;
-	size_t got = ZSTD_decompressDCtx(dz, b, (size_t)cs, k->file + fr->off,
-					 (size_t)fr->csize);
+	size_t got =
+		ZSTD_decompressDCtx(dz, b, (size_t)cs, src, (size_t)fr->csize);
 	int rc = ZSTD_isError(got) || got != cs ||
 				 unpack_block(b, got, fr->npk, ps, dst)
 			 ? -1
@@ -557,7 +609,26 @@ static int carried_packets(const struct kchunk_in *k,
  * error), *len its bytes.  In place, so that a directory's rings are put
  * together where the bundle holds them, and not copied (their memory
  * once, not twice). */
-static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
+/* The compressed bytes [off, off + n) of a chunk's file, into *zb (grown
+ * to *zcap): frames are read one at a time as they are decompressed (the
+ * reader holds one frame's compressed bytes, not the chunk's).  0 or
+ * -1. */
+static int read_span(int fd, uint64_t off, uint64_t n, uint8_t **zb,
+		     size_t *zcap)
+{
+	if (n > (64u << 20))
+		return -1; /* (a frame is 128 KiB of packets, compressed) */
+	if (*zcap < n) {
+		uint8_t *z = realloc(*zb, (size_t)n);
+		if (!z)
+			return -1;
+		*zb = z;
+		*zcap = (size_t)n;
+	}
+	return pread_all(fd, *zb, (size_t)n, off) ? -1 : 0;
+}
+
+static int build_ring(int dfd, struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 		      uint8_t **buf, size_t base, size_t *len,
 		      struct kept_notes *nt)
 {
@@ -583,12 +654,19 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 	struct genref *g = malloc((total ? total : 1) * sizeof *g);
 	if (!g)
 		return -ENOMEM;
-	/* the newest chunk's header region: frame 0 */
-	size_t f0 = ZSTD_findFrameCompressedSize(last->file, last->size);
-	size_t hn = ZSTD_isError(f0)
-			    ? f0
-			    : ZSTD_decompressDCtx(dz, b, hs, last->file, f0);
+	/* the newest chunk's header region: frame 0, before the first
+	 * frame of packets */
+	uint8_t *zb = NULL;
+	size_t zcap = 0;
+	int lfd = openat(dfd, last->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t hn = lfd < 0 || read_span(lfd, 0, last->fr[0].off, &zb, &zcap)
+			    ? (size_t)-1
+			    : ZSTD_decompressDCtx(dz, b, hs, zb,
+						  (size_t)last->fr[0].off);
+	if (lfd >= 0)
+		close(lfd);
 	if (ZSTD_isError(hn) || hn != hs) {
+		free(zb);
 		free(g);
 		return WEFT_ECORRUPT;
 	}
@@ -600,10 +678,17 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 			note(nt, k->name, "another trace's ring of that name");
 			continue;
 		}
+		int fd =
+			openat(dfd, k->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue; /* (deleted since its index was read: a
+				     keeper keeps its budget; its packets are
+				     a gap readers count) */
 		for (uint32_t f = 0; f < k->ix.nframes; f++) {
 			const struct weft__kframe *fr = &k->fr[f];
-			if (frame_packets(k, fr, dz, b + hs + (size_t)at * ps,
-					  ps)) {
+			if (read_span(fd, fr->off, fr->csize, &zb, &zcap) ||
+			    frame_packets(k, fr, zb, dz,
+					  b + hs + (size_t)at * ps, ps)) {
 				note(nt, k->name,
 				     "a frame does not decompress");
 				continue;
@@ -614,7 +699,9 @@ static int build_ring(struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 			}
 			at += fr->npk;
 		}
+		close(fd);
 	}
+	free(zb);
 	/* each generation once (a packet kept twice: the first copy) */
 	qsort(g, at, sizeof *g, cmp_gen);
 	uint8_t *dup = calloc(at ? at : 1, 1);
@@ -710,12 +797,13 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 		memset(k, 0, sizeof *k);
 		k->number = strtoull(nm, NULL, 10);
 		snprintf(k->name, sizeof k->name, "%s", nm);
-		int e = read_whole(dfd, nm, &k->file, &k->size);
+		int e = read_index_bytes(dfd, nm, k);
 		if (e == -ENOMEM) {
 			err = e;
 			break;
 		}
-		if (e) /* (deleted meanwhile: a keeper keeps its budget) */
+		if (e && e != WEFT_ECORRUPT) /* (deleted meanwhile: a keeper
+						keeps its budget) */
 			continue;
 		if (chunk_index(k)) {
 			note(nt, nm, "not a complete chunk (no index)");
@@ -748,7 +836,6 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 		if (e && e != -ENOENT)
 			err = e;
 	}
-	close(dfd);
 	if (!err && !n)
 		err = weft__diag(d, WEFT_EEMPTY, 0,
 				 "%s: a kept directory with no chunk yet%s%s",
@@ -798,7 +885,7 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 			buf = nb;
 			memset(buf + off, 0, at - off);
 		}
-		err = build_ring(c + i, j - i, dz, &buf, at, &l, nt);
+		err = build_ring(dfd, c + i, j - i, dz, &buf, at, &l, nt);
 		if (err) {
 			err = weft__diag(d, err, 0, "%s: ring %s: %s", dir,
 					 c[i].ix.ring,
@@ -853,6 +940,7 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 	}
 	free(c);
 	ZSTD_freeDCtx(dz);
+	close(dfd);
 	return err;
 }
 
@@ -862,10 +950,16 @@ int weft__kept_chunk(const char *path, uint8_t **out, size_t *len,
 	*out = NULL;
 	struct kchunk_in c;
 	memset(&c, 0, sizeof c);
+	if (strlen(path) >= sizeof c.name)
+		return weft__diag(d, -ENAMETOOLONG, 0, "%s",
+				  strerror(ENAMETOOLONG));
 	snprintf(c.name, sizeof c.name, "%s", path);
-	int err = read_whole(AT_FDCWD, path, &c.file, &c.size);
-	if (err)
+	int err = read_index_bytes(AT_FDCWD, path, &c);
+	if (err && err != WEFT_ECORRUPT) {
+		free(c.file);
 		return weft__diag(d, err, 0, "%s", weft_strerror(err));
+	}
+	err = 0;
 	ZSTD_DCtx *dz = NULL;
 	struct kept_notes nt = {0};
 	if (chunk_index(&c))
@@ -875,7 +969,7 @@ int weft__kept_chunk(const char *path, uint8_t **out, size_t *len,
 				 "holds)");
 	else if (!(dz = ZSTD_createDCtx()))
 		err = -ENOMEM;
-	else if ((err = build_ring(&c, 1, dz, out, 0, len, &nt))) {
+	else if ((err = build_ring(AT_FDCWD, &c, 1, dz, out, 0, len, &nt))) {
 		free(*out);
 		*out = NULL;
 		err = weft__diag(d, err, 0, "%s",

@@ -268,6 +268,76 @@ t_full_disk() {
 }
 run "a full disk: one message, counted losses, no torn chunk, program unchanged" t_full_disk
 
+# A chunk write that fails midway (WEFT_KEEP_TEST_ENOSPC: the write that
+# crosses SIZE writes what fits, then ENOSPC, as a full disk does).
+# Once for good (the disk stays full: every chunk after it fails too, the
+# last one at the keeper's end), then once only (the disk has room again:
+# the chunks after it are written): no temporary file left either way,
+# the refused packets counted alike in the message, keep.log and weft
+# info, every gap they leave reported where it is, and the chunks
+# written plus the packets refused are every packet the ring numbered.
+t_torn_chunk() {
+	local mode
+	for mode in 150K 150K,1; do
+		rm -rf r k
+		WEFT_KEEP_TEST_ENOSPC=$mode "$W" record -o r --size 1M --keep k --chunk 64K -- "$NUM" 100000 60000 3 >out.txt 2>rec.txt ||
+			die "$mode: record: $(cat rec.txt)"
+		[ "$(cat out.txt)" = done ] || die "$mode: the program's output changed"
+		ls -a k | grep -q '^\.tmp-' && die "$mode: a torn chunk left: $(ls -a k)"
+		[ "$(grep -c 'cannot write a chunk' rec.txt)" = 1 ] || die "$mode: not one message: $(cat rec.txt)"
+		local said logged lines info
+		said=$(sed -nE 's/^weft: ([0-9]+) packets could not be written.*/\1/p' rec.txt)
+		logged=$(awk '/^unwritten /{for(i=1;i<=NF;i++) if ($i ~ /^packets=/) {sub("packets=","",$i); s+=$i}} END{print s+0}' k/keep.log)
+		lines=$(grep -c '^unwritten ' k/keep.log)
+		[ -n "$said" ] && [ "$said" -gt 0 ] && [ "$said" = "$logged" ] || die "$mode: said '$said', logged $logged"
+		"$W" info k >i.txt 2>&1
+		info=$(sed -nE 's/^unwritten: +([0-9]+) chunks?, ([0-9]+) packets.*/\1 \2/p' i.txt)
+		[ "$info" = "$lines $logged" ] || die "$mode: info says '$info', the log $lines chunks, $logged packets"
+		local n; n=$(chunks_ok k) || die "$mode: $n"
+		local kept; kept=$(sed -nE 's/^kept: .* chunks?( \([0-9]+ to [0-9]+\))?, ([0-9]+) packets.*/\2/p' i.txt)
+		# every packet the ring numbered (those it holds, those it
+		# lost) is kept or refused, and readers count the refused
+		# ones, no more, as lost
+		local inuse rlost klost
+		"$W" info r >ri.txt 2>/dev/null
+		inuse=$(sed -nE 's/^ring: .*, ([0-9]+) packets in use.*/\1/p' ri.txt)
+		rlost=$(sed -nE 's/^losses: +([0-9]+) packets lost.*/\1/p' ri.txt)
+		klost=$(sed -nE 's/^losses: +([0-9]+) packets lost.*/\1/p' i.txt)
+		[ -n "$kept" ] && [ -n "$inuse" ] && [ -n "$rlost" ] && [ -n "$klost" ] ||
+			die "$mode: info: $(cat i.txt ri.txt)"
+		grep -q "^weft: kept $kept packets of 1 ring in $n chunks into 'k'" rec.txt ||
+			die "$mode: not $kept packets kept in $n chunks: $(cat rec.txt)"
+		# (the disk full for good, the refused packets are the run's
+		# end: no later packet makes them a gap readers can count)
+		local gap=$logged
+		[ $mode = 150K ] && gap=0
+		if [ -z "${WEFT_KEEP_LOSSY:-}" ]; then
+			[ $((kept + logged)) = $((inuse + rlost)) ] ||
+				die "$mode: $kept kept + $logged refused, the ring numbered $((inuse + rlost))"
+			[ "$klost" = "$gap" ] || die "$mode: readers count $klost lost, $gap refused before the end"
+		else
+			[ $((kept + logged)) -le $((inuse + rlost)) ] && [ "$klost" -ge "$gap" ] ||
+				die "$mode: $kept kept, $logged refused, $klost lost of $((inuse + rlost))"
+		fi
+		if [ $mode = 150K,1 ]; then
+			[ "$lines" = 1 ] || die "$mode: $lines chunks refused, not one"
+			grep -q '^writing again ' k/keep.log || die "$mode: no 'writing again'"
+			# chunks were written after the refused one
+			local after; after=$(awk '/^unwritten /{u=1; next} u && /^writing again/{print "yes"; exit}' k/keep.log)
+			[ "$after" = yes ] || die "$mode: the log's order"
+		else
+			[ "$lines" -ge 2 ] || die "$mode: $lines chunks refused"
+			! grep -q '^writing again ' k/keep.log || die "$mode: wrote again"
+		fi
+		"$W" dump k >d.txt 2>dump.err
+		[ $? = 1 ] || die "$mode: dump's status"
+		grep -qE "k: $logged packets lost: the disk refused their chunks" dump.err || die "$mode: not said: $(cat dump.err)"
+		python3 "$CHECK" d.txt 100000 3 gaps >c.txt || die "$mode: $(cat c.txt)"
+		echo "$mode: $n chunks, $kept packets kept, $logged refused in $lines chunks; $(cat c.txt)"
+	done
+}
+run "a chunk write torn midway: no temporary file, the loss counted" t_torn_chunk
+
 # weft dump --follow of a kept directory while it grows: chunks closed
 # every 300 ms; every event printed once, in order, until the keeper
 # ends; the same events as a dump of the finished directory.
@@ -397,6 +467,76 @@ t_carry() {
 	! grep -q 'child=0x600' d.txt || die "a resolved thread carried"
 }
 run "a chunk alone has the async threads alive at its start; the directory once" t_carry
+
+# weft ctf of a kept directory whose oldest chunks were deleted, and of
+# its oldest chunk alone, gives babeltrace2 what weft reads, the carried
+# threads too (their creations, labels, waits: first in their streams,
+# numbered just before the stream's first packet, so babeltrace2 reports
+# no discarded packets that are not there).
+t_ctf_carried() {
+	command -v babeltrace2 >/dev/null || { echo "no babeltrace2"; exit 77; }
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --max-disk 256K --chunk 64K -- "$CARRY" 300000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	grep -q "deleted to stay within" rec.txt || die "nothing deleted: $(cat rec.txt)"
+	local first t ncar
+	first=$(ls k/*.zst | head -1)
+	for t in k "$first"; do
+		rm -rf ctf
+		"$W" ctf "$t" -o ctf 2>c.txt || die "ctf $t: $(cat c.txt)"
+		babeltrace2 --clock-cycles ctf >bt.txt 2>bt.err || die "babeltrace2 $t: $(cat bt.err)"
+		# (a keeper that fell behind a loaded machine's 256 KiB ring
+		# leaves gaps babeltrace2 rightly reports: only then, the
+		# directory saying so)
+		"$W" info k >i.txt 2>&1
+		grep -Eq "^not kept: +[1-9]" i.txt && sed -i '/^WARNING: Tracer discarded [0-9]* packets /d' bt.err
+		[ -s bt.err ] && die "babeltrace2 warned ($t): $(head -c 600 bt.err)"
+		"$W" dump --cycles --no-actor "$t" >d0.txt 2>/dev/null
+		ncar=$(grep -c ' carried=1$' d0.txt)
+		# (the listener, the request, 0x200, the timer, the query...)
+		[ "$ncar" -ge 8 ] || die "$t: $ncar carried events"
+		grep -q ' create child=0x200 kind="conn" carried=1$' d0.txt || die "$t: 0x200 not carried"
+		sed 's/ carried=1$//' d0.txt >d.txt
+		python3 "$WEFT_SRC/tests/cli/bt_compare.py" bt.txt d.txt >cmp.txt || die "$t: $(cat cmp.txt)"
+		grep -q 'create: .*child = 0x200, kind = ( "conn"' bt.txt || die "$t: babeltrace2 has no creation of 0x200"
+	done
+}
+run "weft ctf of a kept directory: babeltrace2 gets the carried threads" t_ctf_carried
+
+# The index by async thread: weft keep --thread ID DIR lists, from the
+# chunks' indexes alone, exactly the chunks whose own events (not the
+# carried ones) name ID, as actor or in a field: for every async thread
+# of the run (a listener in several chunks, a connection created in one
+# and resolved chunks later, a thread in every chunk, ...), checked
+# against each chunk's dump; an id no event names: nothing, status 1.
+t_thread_index() {
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --chunk 64K -- "$CARRY" 200000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	local c id ids n=0
+	for c in k/*.zst; do
+		"$W" dump "$c" 2>/dev/null | grep -v ' carried=1$' >"$c.txt"
+	done
+	ids=$(cat k/*.zst.txt | grep -oE '=0x[0-9a-f]+' | sort -u | grep -v '^=0x0$' | cut -c2-)
+	[ "$(echo "$ids" | wc -w)" -ge 6 ] || die "only these threads: $ids"
+	for id in $ids; do
+		: >want.txt
+		for c in k/*.zst; do
+			grep -qE "=$id( |\$)" "$c.txt" && basename "$c" >>want.txt
+		done
+		"$W" keep --thread "$id" k >got.txt 2>err.txt || die "$id: status $?: $(cat err.txt)"
+		diff want.txt got.txt >&2 || die "$id: not the chunks its events are in"
+		[ -s err.txt ] && die "$id: $(cat err.txt)"
+		n=$((n + $(wc -l <got.txt)))
+	done
+	[ "$(ls k/*.zst | wc -l)" -ge 3 ] && [ $n -gt "$(echo "$ids" | wc -w)" ] || die "too few chunks to tell"
+	"$W" keep --thread 0xdead0 k >got.txt 2>err.txt
+	[ $? = 1 ] && [ ! -s got.txt ] || die "an id no event names: $(cat got.txt err.txt)"
+	"$W" keep --thread nothing k >/dev/null 2>err.txt
+	[ $? = 2 ] && grep -q "an async thread's id" err.txt || die "a bad id: $(cat err.txt)"
+	echo "$(echo "$ids" | wc -w) threads, $n chunk lists"
+}
+run "the index by async thread: weft keep --thread lists the chunks holding its events" t_thread_index
 
 # The packed layout (the default) gives back every event of every type
 # byte for byte, as the plain one does, in less than half its disk.
