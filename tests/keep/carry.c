@@ -14,12 +14,17 @@
  * counter values paced over a second or more (several chunks); at the
  * end the main thread resolves 0x200 and 0x500, the request reads 0x500
  * and resolves, and the timer is cancelled.  Prints "done".
+ *
+ * With a second argument, a file's name: the worker starts once that file
+ * exists (the test makes it when its keeper runs: a keeper slow to start,
+ * under ASan and load, found the start's packets overwritten by then).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "weft/weft.h"
 
@@ -44,7 +49,7 @@ static void *work(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (events = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: carry EVENTS\n");
+		fprintf(stderr, "usage: carry EVENTS [GO-FILE]\n");
 		return 2;
 	}
 	weft_create(0x100, "listener");
@@ -65,6 +70,10 @@ int main(int argc, char **argv)
 	/* (so that the packets holding all that close, and are kept, now) */
 	for (int i = 0; i < 2000; i++)
 		weft_counter_set("setup", i);
+	for (int i = 0; argc > 2 && access(argv[2], F_OK) && i < 6000; i++) {
+		struct timespec nap = {0, 10000000};
+		nanosleep(&nap, NULL);
+	}
 	pthread_t t;
 	pthread_create(&t, NULL, work, NULL);
 	pthread_join(t, NULL);

@@ -401,10 +401,15 @@ carried_lines() { # file: the carried events, without their times
 t_carry() {
 	rm -rf r k
 	# (a keeper of its own, of the plain layout: zstd -d of a chunk below)
-	"$W" record -o r --size 256K -- "$CARRY" 200000 >out.txt 2>rec.txt &
-	local rec=$!
+	# (the worker's flood waits for the keeper: its copy of the manifest)
+	"$W" record -o r --size 256K -- "$CARRY" 200000 go >out.txt 2>rec.txt &
+	local rec=$! kp
 	wait_for r/manifest
-	"$W" keep r -o k --plain --chunk 64K 2>keep.txt || die "keep: $(cat keep.txt)"
+	"$W" keep r -o k --plain --chunk 64K 2>keep.txt &
+	kp=$!
+	wait_for k/manifest
+	touch go
+	wait $kp || die "keep: $(cat keep.txt)"
 	wait $rec || die "record: $(cat rec.txt)"
 	[ "$(cat out.txt)" = done ] || die "the program's output: $(cat out.txt)"
 	local c last="" n=0 tid
@@ -618,11 +623,13 @@ run "weft view DIR follows a kept directory across rotations" t_view_follow
 # threads the first keeper saw created.
 t_carry_restart() {
 	rm -rf r k
-	"$W" record -o r --size 1M -- "$CARRY" 600000 >out.txt 2>rec.txt &
+	"$W" record -o r --size 1M -- "$CARRY" 600000 go >out.txt 2>rec.txt &
 	local rec=$! kp i c ready="" n1
 	wait_for r/manifest
 	"$W" keep r -o k --chunk 64K 2>k1.txt &
 	kp=$!
+	wait_for k/manifest
+	touch go
 	for i in $(seq 500); do
 		for c in k/*.zst; do
 			[ -e "$c" ] || continue
