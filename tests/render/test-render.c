@@ -100,9 +100,20 @@ static long count_arrow(struct pic *p, int r, int g, int b)
 	return count_arrow_in(p, r, g, b, 0, 1 << 30);
 }
 
+static long count_arrow_in_box(struct pic *p, int r, int g, int b, int x0,
+			       int y0, int w, int h);
+
 /* The same in the columns [x0, x1). */
 static long count_arrow_in(struct pic *p, int r, int g, int b, int x0, int x1)
 {
+	return count_arrow_in_box(p, r, g, b, x0, 0, x1 - x0, 1 << 30);
+}
+
+/* The same in a box. */
+static long count_arrow_in_box(struct pic *p, int r, int g, int b, int x0,
+			       int y0, int w, int h)
+{
+	int x1 = x0 + w;
 	const double bg = 0.9 * 255, c[3] = {b, g, r};
 	int W = cairo_image_surface_get_width(p->s);
 	int H = cairo_image_surface_get_height(p->s);
@@ -112,7 +123,7 @@ static long count_arrow_in(struct pic *p, int r, int g, int b, int x0, int x1)
 	for (int k = 0; k < 3; k++)
 		den += (c[k] - bg) * (c[k] - bg);
 	long n = 0;
-	for (int y = 0; y < H; y++)
+	for (int y = y0 < 0 ? 0 : y0; y < H && y - y0 < h; y++)
 		for (int x = x0 < 0 ? 0 : x0; x < W && x < x1; x++) {
 			const unsigned char *px = d + y * stride + x * 4;
 			/* the opacity that explains the pixel best */
@@ -1554,6 +1565,42 @@ TEST(processes_as_groups)
 			"blue pixels between\n",
 			msg, (long long)ws, (long long)rt, across);
 	CHECK(across > 150);
+	/* a process collapsed keeps the arrows into and out of it: they
+	 * end at its header (the reader's, the writer's, then both) */
+	uint32_t kr = weft_model_thread_process(pic.m, ar[msg].to),
+		 kw = weft_model_thread_process(pic.m, ar[msg].from);
+	CHECK(kr < 2 && kw < 2 && kr != kw);
+	for (int c = 0; c < 3; c++) {
+		weft_view_collapse(pic.v, kr, c != 1);
+		weft_view_collapse(pic.v, kw, c != 0);
+		weft_view_set_range(pic.v, ws - (rt - ws), rt + (rt - ws));
+		draw(&pic, 1280, 800);
+		long still = count_arrow_in(&pic, 0, 0, 255, 500, 780);
+		if (still < 150)
+			FAIL("%s collapsed: %ld blue pixels between",
+			     c == 0   ? "the reader"
+			     : c == 1 ? "the writer"
+				      : "both",
+			     still);
+		/* the end: at the reader's row, or its header */
+		int re = weft_view_row(pic.v, ar[msg].to);
+		if (c != 1)
+			CHECK_EQ(re, -1);
+		int ye = (int)weft_view_row_y(
+			pic.v, re >= 0 ? re : weft_view_header_row(pic.v, kr),
+			NULL);
+		int xe = (int)weft_view_x_of(pic.v, rt);
+		if (!count_arrow_in_box(&pic, 0, 0, 255, xe - 40, ye - 26, 36,
+					52))
+			FAIL("%s collapsed: no blue just above the read's "
+			     "end (%d, %d)",
+			     c == 0   ? "the reader"
+			     : c == 1 ? "the writer"
+				      : "both",
+			     xe, ye);
+	}
+	weft_view_collapse(pic.v, kr, 0);
+	weft_view_collapse(pic.v, kw, 0);
 	free(before);
 	unload(&pic);
 }
