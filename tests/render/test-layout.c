@@ -751,8 +751,16 @@ TEST(pair_time_and_selection)
 	int64_t start[2], end[2];
 	for (int s = 0; s < 2; s++)
 		weft_model_range(m[s], &start[s], &end[s]);
-	/* the same span from each start, in three states: fitted, zoomed
-	 * in the good side, panned from the bad one */
+	/* the same span from each anchor (the first divergence: its time
+	 * in each run), in three states: fitted, zoomed in the good side,
+	 * panned from the bad one */
+	const struct weft_divergence *dv = weft_pair_divergence(p);
+	CHECK(dv->kind != WEFT_DIV_NONE);
+	int64_t anc[2];
+	for (int s = 0; s < 2; s++) {
+		anc[s] = weft_pair_anchor_t(p, s);
+		CHECK_EQ(anc[s], dv->t[s]);
+	}
 	for (int k = 0; k < 3; k++) {
 		if (k == 1)
 			weft_pair_zoom(p, 3, 300);
@@ -763,7 +771,7 @@ TEST(pair_time_and_selection)
 		int64_t a[2], z[2];
 		for (int s = 0; s < 2; s++)
 			weft_view_range(weft_pair_view(p, s), &a[s], &z[s]);
-		CHECK_EQ(a[0] - start[0], a[1] - start[1]);
+		CHECK_EQ(a[0] - anc[0], a[1] - anc[1]);
 		CHECK_EQ(z[0] - a[0], z[1] - a[1]);
 		if (k == 0) /* fitted: the longer run whole */
 			CHECK(z[0] - a[0] >=

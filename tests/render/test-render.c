@@ -2147,6 +2147,22 @@ static void pair_draw(struct pic *p, struct weft_pair *pr, int w, int h)
 	cairo_surface_flush(p->s);
 }
 
+/* Pixels of grey `g` (within 2) in a rectangle. */
+static long count_exact(struct pic *p, int g, int x0, int y0, int w, int h)
+{
+	int stride = cairo_image_surface_get_stride(p->s);
+	int H = cairo_image_surface_get_height(p->s);
+	const unsigned char *d = cairo_image_surface_get_data(p->s);
+	long n = 0;
+	for (int y = y0 < 0 ? 0 : y0; y < y0 + h && y < H; y++)
+		for (int x = x0; x < x0 + w; x++) {
+			const unsigned char *px = d + y * stride + x * 4;
+			n += abs(px[0] - g) <= 2 && abs(px[1] - g) <= 2 &&
+			     abs(px[2] - g) <= 2;
+		}
+	return n;
+}
+
 /* The columns of a half [y0, y1) that hold at least `min` magenta pixels
  * (the divergence's line; its label and outline are shorter): the first
  * in *x0 and the last in *x1, or -1. */
@@ -2162,13 +2178,12 @@ static void magenta_columns(struct pic *p, int y0, int y1, int min, int *x0,
 		}
 }
 
-/* The time each half shows, from its run's start. */
+/* The time each half shows, from its run's anchor. */
 static void pair_ranges(struct weft_pair *pr, int64_t r[2][2])
 {
 	for (int s = 0; s < 2; s++) {
-		int64_t a, b;
+		int64_t a = weft_pair_anchor_t(pr, s);
 		weft_view_range(weft_pair_view(pr, s), &r[s][0], &r[s][1]);
-		weft_model_range(weft_pair_model(pr, s), &a, &b);
 		r[s][0] -= a;
 		r[s][1] -= a;
 	}
@@ -2207,7 +2222,11 @@ TEST(pair_side_by_side)
 		int64_t w = a[d->arrow[s]].t, k = a[d->other[s]].t;
 		CHECK_EQ(d->t[s], w < k ? w : k);
 	}
-	/* one time scale: the same span from each run's start */
+	/* one time scale: the same span from each run's anchor, by
+	 * default the divergence (its time in each run) */
+	CHECK_EQ(weft_pair_anchored(pr), 1);
+	for (int s = 0; s < 2; s++)
+		CHECK_EQ(weft_pair_anchor_t(pr, s), d->t[s]);
 	int64_t rg[2][2];
 	pair_ranges(pr, rg);
 	CHECK_EQ(rg[0][0], rg[1][0]);
@@ -2245,6 +2264,41 @@ TEST(pair_side_by_side)
 		CHECK_EQ(weft_pair_divergence_x(pr, s), round(x));
 		lx[s] = x0;
 	}
+	/* lined up there: its line at one x in both halves */
+	if (lx[0] != lx[1])
+		FAIL("the divergence's lines at x %d and %d", lx[0], lx[1]);
+	/* the good run has a counter, the bad one none: the bad half
+	 * keeps the band, empty, where the good one has it, so that the
+	 * rows above stand alike (the band's grey, 0.85, in the same
+	 * pixel rows of each half; none where the rows are) */
+	uint32_t nc[2];
+	for (int s = 0; s < 2; s++)
+		weft_model_counters(m[s], &nc[s]);
+	CHECK(nc[0] >= 1 && nc[1] == 0);
+	for (int s = 0; s < 2; s++) {
+		int end = s ? H : mid, y = end - 16 - 70;
+		long band = count_exact(&p, 217, 0, y + 2, W, 66);
+		long above = count_exact(&p, 217, 0, y - 40, W, 36);
+		if (band < W * 30 || above > W)
+			FAIL("half %d: the counters' band: %ld pixels, %ld "
+			     "above it",
+			     s, band, above);
+	}
+	/* each half's lines stay in its half: a search in the good run
+	 * only, its yellow in the good half only; then in the bad one */
+	for (int s = 0; s < 2; s++) {
+		weft_view_search(weft_pair_view(pr, s), "a");
+		weft_view_search(weft_pair_view(pr, !s), "");
+		pair_draw(&p, pr, W, H);
+		long in = count(&p, 255, 255, 0, 0, s ? mid : 0, W, mid);
+		long out = count(&p, 255, 255, 0, 0, s ? 0 : mid, W, mid);
+		if (in < 200 || out)
+			FAIL("search in half %d: %ld yellow pixels there, %ld "
+			     "in the other",
+			     s, in, out);
+	}
+	weft_view_search(weft_pair_view(pr, 1), "");
+	pair_draw(&p, pr, W, H);
 	/* its thread outlined in each half: magenta above and below its
 	 * row */
 	for (int s = 0; s < 2; s++) {
