@@ -1504,6 +1504,16 @@ TEST(processes_as_groups)
 		in[k]++;
 	}
 	CHECK(in[0] >= 5 && in[1] >= 5);
+	/* no empty rows inside a group: every row but the headers holds a
+	 * thread */
+	for (int rr = 0; rr < rows; rr++) {
+		int held = rr == h0 || rr == h1;
+		for (uint32_t i = 0; i < n && !held; i++)
+			held = before[i] == rr;
+		if (!held)
+			FAIL("row %d (headers %d, %d) holds no thread", rr, h0,
+			     h1);
+	}
 	/* the headers: drawn as bands, found under the pointer */
 	double y1 = weft_view_row_y(pic.v, h1, NULL);
 	CHECK(count(&pic, 204, 214, 237, 0, (int)y1 - 8, 1280, 16) > 5000);
