@@ -686,7 +686,8 @@ static int index_spans(struct weft_view *v)
  * ones a frame draws between rows.  Creations (drawn as creation lines),
  * an arrow to itself and waits a read answered are left out.  An arrow
  * into or out of a collapsed process ends at its header; one within it
- * (both ends on the header) is left out. */
+ * (both ends on the header) is left out; a creation into it is kept
+ * (drawn as a creation line to its header: its child has no row). */
 static int index_arrows(struct weft_view *v)
 {
 	uint32_t n;
@@ -706,10 +707,12 @@ static int index_arrows(struct weft_view *v)
 	if (!v->arr_ix || !v->arr_t || !v->arr_off || !v->arr_tf || !v->arr_rf)
 		return -1;
 #define KEEP(a)                                                                \
-	((a)->kind != WEFT_ARROW_CREATE && (a)->from != (a)->to &&             \
-	 !((a)->flags & WEFT_ARROW_FOLLOWED) && (a)->from < v->nthreads &&     \
-	 (a)->to < v->nthreads && arrow_row(v, (a)->from) >= 0 &&              \
-	 arrow_row(v, (a)->to) >= 0 &&                                         \
+	(((a)->kind != WEFT_ARROW_CREATE ||                                    \
+	  ((a)->to < v->nthreads && v->row[(a)->to] < 0 &&                     \
+	   !(th[(a)->to].flags & WEFT_THREAD_NO_CREATE))) &&                   \
+	 (a)->from != (a)->to && !((a)->flags & WEFT_ARROW_FOLLOWED) &&        \
+	 (a)->from < v->nthreads && (a)->to < v->nthreads &&                   \
+	 arrow_row(v, (a)->from) >= 0 && arrow_row(v, (a)->to) >= 0 &&         \
 	 (v->row[(a)->to] >= 0 || v->row[(a)->from] >= 0 ||                    \
 	  arrow_row(v, (a)->from) != arrow_row(v, (a)->to)) &&                 \
 	 (a)->kind < WEFT_ARROW_KINDS)

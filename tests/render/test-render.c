@@ -1537,6 +1537,29 @@ TEST(processes_as_groups)
 	}
 	draw(&pic, 1280, 800);
 	CHECK(count(&pic, 204, 214, 237, 0, (int)y1 - 8, 1280, 16) > 5000);
+	/* the client's creation (by the server's spawn) still drawn: a
+	 * creation line from its creator's row down to the header */
+	uint32_t kid = WEFT_NONE;
+	for (uint32_t i = 0; i < n && kid == WEFT_NONE; i++)
+		if (weft_model_thread_process(pic.m, i) == 1 &&
+		    !(th[i].flags &
+		      (WEFT_THREAD_ROOT | WEFT_THREAD_NO_CREATE)) &&
+		    th[i].parent < n &&
+		    weft_model_thread_process(pic.m, th[i].parent) == 0 &&
+		    before[th[i].parent] >= 0)
+			kid = i;
+	CHECK(kid != WEFT_NONE);
+	{
+		int xk = (int)round(weft_view_x_of(pic.v, th[kid].t_create));
+		int ya = (int)weft_view_row_y(pic.v, before[th[kid].parent],
+					      NULL);
+		long dark = count(&pic, 51, 51, 51, xk - 2, ya + 4, 4,
+				  (int)y1 - 9 - (ya + 4));
+		if (dark < ((int)y1 - 9 - ya - 4) / 2)
+			FAIL("collapsed: the creation of %u at x %d, rows %d.."
+			     "%.0f: %ld dark pixels",
+			     kid, xk, ya, y1, dark);
+	}
 	/* and open again: the same rows */
 	weft_view_collapse(pic.v, 1, 0);
 	CHECK_EQ(weft_view_rows(pic.v), rows);
