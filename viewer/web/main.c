@@ -614,7 +614,7 @@ EXPORT(w_extent) const char *w_extent(void)
 EXPORT(w_set_range) void w_set_range(double start, double duration)
 {
 	int64_t t0, t1;
-	if (pair) { /* (times from the runs' starts; the longer's end) */
+	if (pair) { /* (times from the good run's start; the longer's end) */
 		int64_t longest = 0;
 		for (int s = 0; s < 2; s++) {
 			weft_model_range(pm[s], &t0, &t1);
