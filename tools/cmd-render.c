@@ -152,8 +152,7 @@ static int render_pair(struct traces *tr, const char *out, int svg,
 	}
 	if (start >= 0 || duration > 0) {
 		int64_t a = start >= 0 ? start : 0;
-		weft_pair_set_range(p, a,
-				    duration > 0 ? a + duration : longest);
+		weft_pair_show(p, a, duration > 0 ? a + duration : longest);
 	}
 	if (write_picture(out, svg, w, h, draw_pair, p))
 		goto out;

@@ -10,7 +10,9 @@
  *      activations stay on one row;
  *   2. long-lived threads (and repeating sources), those that span half
  *      the trace or more when it is first laid out, take rows of their
- *      own at the top, first fit;
+ *      own at the top, first fit (not one of a kind whose threads
+ *      mostly are not: a connection of many that happened to live
+ *      long is laid out as the others of its kind are);
  *   3. a thread of a brief kind (its threads live, on average, under
  *      0.2 % of the trace: requests, writes, queries; a repeating
  *      source's activations count as long as the source lasts) takes
@@ -289,6 +291,47 @@ static int shared_make(const struct weft_model *m, struct shared *sh)
 			start[i] = th[i].t_create;
 		}
 	}
+	/* a long-lived one that a long-lived one made, of a kind whose
+	 * threads mostly are not (one connection of many, its listener's,
+	 * that lived long) is an instance like the others, not a part of
+	 * the program: it goes with its kind, below the brief ones (rule
+	 * 4), so that what a zoomed view shows in full is what happens
+	 * then, not rows of connections waiting */
+	uint32_t *srcs = calloc((size_t)sh->nbrief + 1, sizeof *srcs);
+	uint32_t *longs = calloc((size_t)sh->nbrief + 1, sizeof *longs);
+	uint8_t *lived = malloc((size_t)n + 1);
+	if (!srcs || !longs || !lived) {
+		free(srcs);
+		free(longs);
+		free(lived);
+		free(reach);
+		free(start);
+		free(top);
+		free(sum);
+		free(cnt);
+		shared_free(sh);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(lived, top, n);
+	for (uint32_t i = 0; i < n; i++)
+		if (th[i].kind && th[i].kind < sh->nbrief &&
+		    !weft_model_continues(m, i)) {
+			srcs[th[i].kind]++;
+			longs[th[i].kind] += top[i];
+		}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t p = th[i].parent;
+		if (weft_model_continues(m, i))
+			top[i] = top[p];
+		else if (top[i] && p < n && !is_root(&th[p]) && lived[p] &&
+			 th[i].kind < sh->nbrief &&
+			 2 * longs[th[i].kind] < srcs[th[i].kind])
+			top[i] = 0;
+	}
+	free(srcs);
+	free(longs);
+	free(lived);
 	/* the kinds whose threads live briefly: on average under 0.2 % of
 	 * the trace (ended ones, a source's activations as long as the
 	 * source lasts; decided once, like the top rows) */

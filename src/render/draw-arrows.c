@@ -196,8 +196,9 @@ static int one_arrow(struct weft_view *v, struct pen *p, int kind, int64_t tf,
 	double y0 = yof(v, rf), y1 = yof(v, rt);
 	if ((x0 < 0 && x1 < 0) || (x0 > v->w && x1 > v->w))
 		return 0;
-	if (kind == WEFT_ARROW_BECOME) {
-		/* a merge: a vertical line, like a creation */
+	if (kind == WEFT_ARROW_BECOME || kind == WEFT_ARROW_CREATE) {
+		/* a merge: a vertical line, like a creation (and a
+		 * creation into a collapsed process, to its header) */
 		color(p, 0.2, 0.2, 0.2, faint ? 0.4 : 1);
 		x1 = round(x1);
 		rect(p, x1 - 1, y0 < y1 ? y0 : y1, 2, fabs(y1 - y0));

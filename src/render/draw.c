@@ -266,8 +266,12 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	weft__draw_notes(v, p); /* over the labels: they are rarer */
 	unclip(p);
 
-	if (weft__any_counter(v))
+	if (weft__any_counter(v)) {
 		weft__draw_counters(v, p, right);
+	} else if (v->keep_band) { /* (empty: as another's) */
+		color(p, COUNTER_BG, COUNTER_BG, COUNTER_BG, 1);
+		rect(p, 0, v->bottom, v->w, COUNTERS_H);
+	}
 	weft__draw_bookmarks(v, p);
 	weft__draw_measure(v, p); /* over everything */
 	if (c->flush)

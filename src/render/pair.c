@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pair.h"
+#include "view-internal.h"
 
 struct weft_pair {
 	const struct weft_model *m[2];
@@ -20,6 +21,8 @@ struct weft_pair {
 	struct weft_divergence d;
 	char *name[2];
 	int64_t anchor[2];
+	int anchored; /* 0: at the starts, 1: at the divergence, 2: at a
+			 thread */
 	double w, h;
 };
 
@@ -211,10 +214,17 @@ int weft_pair_anchor(struct weft_pair *p, int side, uint32_t thread)
 {
 	side = side != 0;
 	if (thread == WEFT_NONE) {
+		/* the first divergence, where both runs have a time for it;
+		 * else the starts */
+		int at = p->d.kind != WEFT_DIV_NONE && p->d.t[0] != INT64_MIN &&
+			 p->d.t[1] != INT64_MIN;
 		for (int s = 0; s < 2; s++) {
 			int64_t t1;
 			weft_model_range(p->m[s], &p->anchor[s], &t1);
+			if (at)
+				p->anchor[s] = p->d.t[s];
 		}
+		p->anchored = at;
 		return 0;
 	}
 	uint32_t o = weft_pair_partner(p, side, thread), n[2];
@@ -224,6 +234,7 @@ int weft_pair_anchor(struct weft_pair *p, int side, uint32_t thread)
 					   weft_model_threads(p->m[1], &n[1])};
 	p->anchor[side] = th[side][thread].t_create;
 	p->anchor[!side] = th[!side][o].t_create;
+	p->anchored = 2;
 	weft_pair_sync(p, side);
 	return 0;
 }
@@ -235,6 +246,19 @@ void weft_pair_sync(struct weft_pair *p, int from)
 	weft_view_range(p->v[from], &t0, &t1);
 	int64_t shift = p->anchor[!from] - p->anchor[from];
 	weft_view_set_range(p->v[!from], t0 + shift, t1 + shift);
+}
+
+int weft_pair_anchored(const struct weft_pair *p)
+{
+	return p->anchored;
+}
+
+void weft_pair_show(struct weft_pair *p, int64_t t0, int64_t t1)
+{
+	int64_t a, b;
+	weft_model_range(p->m[0], &a, &b);
+	weft_view_set_range(p->v[0], a + t0, a + t1);
+	weft_pair_sync(p, 0);
 }
 
 void weft_pair_set_range(struct weft_pair *p, int64_t t0, int64_t t1)
@@ -449,6 +473,11 @@ long weft_pair_render(struct weft_pair *p, const struct weft_canvas *c)
 	long prims = 0;
 	char what[600];
 	weft_pair_divergence_str(p, what, sizeof what);
+	/* a counters' band in one half only: kept, empty, in the other,
+	 * so that the rows of both stand where they would */
+	int band = weft__any_counter(p->v[0]) || weft__any_counter(p->v[1]);
+	for (int s = 0; s < 2; s++)
+		weft_view_keep_counter_band(p->v[s], band);
 	for (int s = 0; s < 2; s++) {
 		double half = weft_pair_half(p, s);
 		double end = s ? p->h : weft_pair_half(p, 1);

@@ -65,11 +65,17 @@ void weft_pair_zoom(struct weft_pair *p, double factor, double x);
 void weft_pair_pan(struct weft_pair *p, double dx, double dy);
 /* From t0 to t1 ns after the anchors. */
 void weft_pair_set_range(struct weft_pair *p, int64_t t0, int64_t t1);
-/* The anchors: each run's start (thread WEFT_NONE), or the creation of
- * `thread` of `side` and of its partner.  Returns -1 (nothing changes)
- * when the thread has no partner. */
+/* The anchors: the first divergence's time in each run, or each run's
+ * start where one has none (thread WEFT_NONE: the default), or the
+ * creation of `thread` of `side` and of its partner.  Returns -1
+ * (nothing changes) when the thread has no partner. */
 int weft_pair_anchor(struct weft_pair *p, int side, uint32_t thread);
 int64_t weft_pair_anchor_t(const struct weft_pair *p, int side);
+/* What the anchors are: 0 the starts, 1 the divergence, 2 a thread. */
+int weft_pair_anchored(const struct weft_pair *p);
+/* From t0 to t1 ns after the good run's start, the bad one lined up at
+ * the anchors (`--start`, `--duration`). */
+void weft_pair_show(struct weft_pair *p, int64_t t0, int64_t t1);
 
 /* The partner of a thread of `side` in the other run, or WEFT_NONE. */
 uint32_t weft_pair_partner(const struct weft_pair *p, int side,

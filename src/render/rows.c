@@ -15,6 +15,8 @@
 
 /* ------------------------------------------------------------- helpers */
 
+static int32_t arrow_row(const struct weft_view *v, uint32_t x);
+
 void weft__tset_free(struct tset *s)
 {
 	free(s->ix);
@@ -72,10 +74,12 @@ int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 		s->t1[k] = v->end[t];
 		if (s->prow) {
 			uint32_t par = th[t].parent;
+			/* (made in a collapsed process: from its
+			 * header) */
 			s->prow[k] = par < v->nthreads &&
 						     !(th[t].flags &
 						       WEFT_THREAD_NO_CREATE)
-					     ? v->row[par]
+					     ? arrow_row(v, par)
 					     : -1;
 			s->pend[k] = th[t].end == WEFT_END_PENDING &&
 				     !is_never(&th[t]);
@@ -188,6 +192,24 @@ static uint32_t group_of(const struct weft_view *v, uint32_t t)
 {
 	uint32_t p = weft_model_thread_process(v->m, t);
 	return p < v->nglay ? p : 0;
+}
+
+/* The row an arrow to or from thread x ends on: the thread's, or for a
+ * thread of a collapsed process its header's (-1: none). */
+static int32_t arrow_row(const struct weft_view *v, uint32_t x)
+{
+	if (x >= v->nthreads)
+		return -1;
+	if (v->row[x] >= 0 || !v->grouped)
+		return v->row[x];
+	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
+	if ((th[x].flags & WEFT_THREAD_ROOT) ||
+	    (v->only_chain && v->nchain && !v->chm[x]))
+		return -1; /* (no row open either; not in the chain shown) */
+	uint32_t p = group_of(v, x);
+	if (!v->collapsed[p])
+		return -1;
+	return weft_view_header_row(v, p);
 }
 
 /* ---------------------------------------------------------------- lanes */
@@ -662,7 +684,10 @@ static int index_spans(struct weft_view *v)
 /* Arrows by the row they land on and their kind, in time order (a
  * stable counting sort of the model's, which are in time order): the
  * ones a frame draws between rows.  Creations (drawn as creation lines),
- * an arrow to itself and waits a read answered are left out. */
+ * an arrow to itself and waits a read answered are left out.  An arrow
+ * into or out of a collapsed process ends at its header; one within it
+ * (both ends on the header) is left out; a creation into it is kept
+ * (drawn as a creation line to its header: its child has no row). */
 static int index_arrows(struct weft_view *v)
 {
 	uint32_t n;
@@ -682,11 +707,16 @@ static int index_arrows(struct weft_view *v)
 	if (!v->arr_ix || !v->arr_t || !v->arr_off || !v->arr_tf || !v->arr_rf)
 		return -1;
 #define KEEP(a)                                                                \
-	((a)->kind != WEFT_ARROW_CREATE && (a)->from != (a)->to &&             \
-	 !((a)->flags & WEFT_ARROW_FOLLOWED) && (a)->from < v->nthreads &&     \
-	 (a)->to < v->nthreads && v->row[(a)->from] >= 0 &&                    \
-	 v->row[(a)->to] >= 0 && (a)->kind < WEFT_ARROW_KINDS)
-#define KEY(a) ((size_t)v->row[(a)->to] * WEFT_ARROW_KINDS + (a)->kind)
+	(((a)->kind != WEFT_ARROW_CREATE ||                                    \
+	  ((a)->to < v->nthreads && v->row[(a)->to] < 0 &&                     \
+	   !(th[(a)->to].flags & WEFT_THREAD_NO_CREATE))) &&                   \
+	 (a)->from != (a)->to && !((a)->flags & WEFT_ARROW_FOLLOWED) &&        \
+	 (a)->from < v->nthreads && (a)->to < v->nthreads &&                   \
+	 arrow_row(v, (a)->from) >= 0 && arrow_row(v, (a)->to) >= 0 &&         \
+	 (v->row[(a)->to] >= 0 || v->row[(a)->from] >= 0 ||                    \
+	  arrow_row(v, (a)->from) != arrow_row(v, (a)->to)) &&                 \
+	 (a)->kind < WEFT_ARROW_KINDS)
+#define KEY(a) ((size_t)arrow_row(v, (a)->to) * WEFT_ARROW_KINDS + (a)->kind)
 	for (uint32_t i = 0; i < n; i++)
 		if (KEEP(&ar[i]))
 			v->arr_off[KEY(&ar[i]) + 2]++;
@@ -698,7 +728,7 @@ static int index_arrows(struct weft_view *v)
 			const struct weft_arrow *a = &ar[i];
 			v->arr_ix[k] = i;
 			v->arr_t[k] = a->t;
-			v->arr_rf[k] = v->row[a->from];
+			v->arr_rf[k] = arrow_row(v, a->from);
 			v->arr_tf[k] = a->t;
 			if (a->kind == WEFT_ARROW_READ &&
 			    (a->flags & WEFT_ARROW_MESSAGE)) {

@@ -160,6 +160,7 @@ struct weft_view {
 	struct bookmark *bm; /* in time order */
 	uint32_t nbm, capbm;
 	int counters;
+	int keep_band;	  /* (weft_view_keep_counter_band) */
 	uint8_t *ctr_off; /* per counter: hidden */
 	uint32_t nctr_off;
 	double pointer_x;     /* where the pointer is (< 0: away) */

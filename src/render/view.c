@@ -356,10 +356,16 @@ int weft__any_counter(const struct weft_view *v)
 	return 0;
 }
 
+void weft_view_keep_counter_band(struct weft_view *v, int on)
+{
+	v->keep_band = on != 0;
+}
+
 /* The frame's vertical geometry: full band and squeezed rows. */
 void weft__geometry(struct weft_view *v)
 {
-	v->bottom = v->h - GRID_H - (weft__any_counter(v) ? COUNTERS_H : 0);
+	v->bottom = v->h - GRID_H -
+		    (weft__any_counter(v) || v->keep_band ? COUNTERS_H : 0);
 	double a = v->bottom - TOP;
 	int n = v->nrows;
 	if (a < ROW_H)

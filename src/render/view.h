@@ -162,6 +162,10 @@ size_t weft_view_path_text(const struct weft_view *v, char *buf, size_t cap);
 void weft_view_show_counters(struct weft_view *v, int on);
 void weft_view_show_counter(struct weft_view *v, uint32_t counter, int on);
 int weft_view_counter_shown(const struct weft_view *v, uint32_t counter);
+/* Keep the counters' band (empty) under the rows even with no counter
+ * to show: two runs side by side (pair.h), one with counters, stand
+ * their rows alike. */
+void weft_view_keep_counter_band(struct weft_view *v, int on);
 
 /*
  * Time.  A ruler along the top (weft_view_ruler_h() pixels: the rows are

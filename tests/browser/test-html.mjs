@@ -1363,7 +1363,8 @@ await test('weft html GOOD BAD: a click on a thread in one half selects its part
   }
   // L lines the runs up at the selected thread and its partner (the GTK
   // viewer's L): each half's range moves so that TCP connect's creation
-  // is at one x; with nothing selected, back to their starts
+  // is at one x; with nothing selected, back as at first: lined up at
+  // the first divergence
   const ranges = () => q.evaluate(() => { const c = document.getElementById('view'); return [c.dataset.range, c.dataset.range2]; });
   const y = STRIP + TOP + 26 * 2 + 13;
   await clickAt(q, await lineAt(q, y * dpr) / dpr, y);
@@ -1378,7 +1379,9 @@ await test('weft html GOOD BAD: a click on a thread in one half selects its part
   await q.keyboard.press('Escape');
   await q.keyboard.press('l');
   await frame(q);
-  assert(await q.evaluate(() => document.getElementById('status').textContent) === 'align: the starts', 'L with nothing selected');
+  assert(await q.evaluate(() => document.getElementById('status').textContent) === 'align: the first divergence', 'L with nothing selected');
+  const r2 = await ranges();
+  assert(r2[0] === r0[0] && r2[1] === r0[1], 'L with nothing selected: not back as at first: ' + r0 + ' ' + r2);
   await q.close();
 });
 

@@ -286,6 +286,85 @@ TEST(brief_ones_on_top)
 	close_trace(&t);
 }
 
+/* A server whose connections mostly close soon but three of eight live
+ * most of the trace: those three are connections like the others, not
+ * parts of the program; the top rows are the loop and the listener, the
+ * requests right under them (what a zoomed view shows in full), the
+ * connections and their reads below. */
+TEST(long_connections_below_requests)
+{
+	const char *p = tpath("longconn.weft");
+	start_manual(p);
+	tick(1000);
+	weft_create(1, "loop");
+	weft_run(1);
+	weft_create(2, "listener");
+	for (uint64_t c = 0; c < 8; c++) {
+		tick(1000);
+		weft_run(2);
+		weft_create(100 + c, "connection");
+		weft_run(100 + c);
+		weft_create(200 + c, "read");
+	}
+	uint64_t rd[8];
+	for (uint64_t c = 0; c < 8; c++)
+		rd[c] = 200 + c;
+	/* requests made by the connections' reads, one at a time, 1 us */
+	for (uint64_t k = 0; k < 400; k++) {
+		uint64_t c = k % 8;
+		if (c >= 3 && k >= 200)
+			c = k % 3; /* (the short ones closed) */
+		tick(2000);
+		weft_fire(rd[c], 10000 + k);
+		rd[c] = 10000 + k;
+		weft_create(1000 + k, "request");
+		tick(1000);
+		weft_run(1);
+		weft_resolve(1000 + k);
+		if (k == 199)
+			for (uint64_t s = 3; s < 8; s++) {
+				weft_resolve(rd[s]);
+				weft_resolve(100 + s);
+			}
+	}
+	tick(500000);
+	for (uint64_t c = 0; c < 3; c++) {
+		tick(1000);
+		weft_resolve(rd[c]);
+		weft_resolve(100 + c);
+	}
+	weft_run(0);
+	CHECK_OK(weft_stop());
+	struct trace t;
+	open_trace(&t, p, 0);
+	check_rows(&t);
+	struct weft_layout_info in;
+	weft_layout_info(t.l, &in);
+	CHECK_EQ(in.top, 2); /* loop, listener */
+	CHECK_EQ(t.row[find(&t, 1)], 0);
+	CHECK_EQ(t.row[find(&t, 2)], 1);
+	for (uint64_t k = 0; k < 400; k++)
+		CHECK_EQ(t.row[find(&t, 1000 + k)], 2);
+	for (uint64_t c = 0; c < 8; c++) {
+		int rc = t.row[find(&t, 100 + c)];
+		int rr = t.row[find(&t, 200 + c)];
+		if (rc <= 2 || rr <= 2)
+			FAIL("connection %llu on row %d, its read on %d",
+			     (unsigned long long)c, rc, rr);
+	}
+	/* a long one's reads: one row, just under its connection */
+	for (uint64_t k = 0; k < 400; k++) {
+		uint64_t c = k % 8;
+		if (c >= 3 && k >= 200)
+			c = k % 3;
+		CHECK_EQ(t.row[find(&t, 10000 + k)], t.row[find(&t, 200 + c)]);
+	}
+	for (uint64_t c = 0; c < 3; c++)
+		CHECK_EQ(t.row[find(&t, 200 + c)],
+			 t.row[find(&t, 100 + c)] + 1);
+	close_trace(&t);
+}
+
 /* Rows of threads already laid out do not move as a live trace grows. */
 /* A trace at `name` recorded on the manual clock, its loop running. */
 static const char *loop_trace(const char *name)
@@ -672,8 +751,16 @@ TEST(pair_time_and_selection)
 	int64_t start[2], end[2];
 	for (int s = 0; s < 2; s++)
 		weft_model_range(m[s], &start[s], &end[s]);
-	/* the same span from each start, in three states: fitted, zoomed
-	 * in the good side, panned from the bad one */
+	/* the same span from each anchor (the first divergence: its time
+	 * in each run), in three states: fitted, zoomed in the good side,
+	 * panned from the bad one */
+	const struct weft_divergence *dv = weft_pair_divergence(p);
+	CHECK(dv->kind != WEFT_DIV_NONE);
+	int64_t anc[2];
+	for (int s = 0; s < 2; s++) {
+		anc[s] = weft_pair_anchor_t(p, s);
+		CHECK_EQ(anc[s], dv->t[s]);
+	}
 	for (int k = 0; k < 3; k++) {
 		if (k == 1)
 			weft_pair_zoom(p, 3, 300);
@@ -684,7 +771,7 @@ TEST(pair_time_and_selection)
 		int64_t a[2], z[2];
 		for (int s = 0; s < 2; s++)
 			weft_view_range(weft_pair_view(p, s), &a[s], &z[s]);
-		CHECK_EQ(a[0] - start[0], a[1] - start[1]);
+		CHECK_EQ(a[0] - anc[0], a[1] - anc[1]);
 		CHECK_EQ(z[0] - a[0], z[1] - a[1]);
 		if (k == 0) /* fitted: the longer run whole */
 			CHECK(z[0] - a[0] >=
@@ -957,6 +1044,7 @@ TEST(live_run_lanes_placed_anew)
 }
 
 TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
-	  T(stable_when_live), T(groups_as_one_by_one), T(chain_of_a_request),
+	  T(long_connections_below_requests), T(stable_when_live),
+	  T(groups_as_one_by_one), T(chain_of_a_request),
 	  T(pair_time_and_selection), T(search_next_and_previous),
 	  T(mintree_free_before), T(live_run_lanes_placed_anew))

@@ -148,6 +148,18 @@ check "a request's chain: tens of threads, and only they laid out" \
 	'[ -n "$size" ] && [ "$size" -ge 5 ] && [ "$size" -le 40 ] && [ "$hs" -ge 200 ] && [ "$hs" -le $(( 18 + 26 * size + 16 + 80 )) ]' \
 	"request $req: '$(cat err)', height $hs"
 
+# A server whose connections mostly close soon but some live most of the
+# trace: a 2 ms view shows its request (highlighted in yellow) on the
+# full row right under the loop's, listener's, pool's and timer's (row
+# 4: y 100..200 with its label and highlight), not squeezed under rows
+# of connections waiting (the same arguments give the same trace)
+"$WEFT_BUILD/bench/server-gen" -n 30000 -c 50 -o longconn.weft >/dev/null
+"$W" render longconn.weft --start 500ms --duration 2ms --height 900 \
+	--search "GET /api" -o lc.png 2>err
+yt=$("$PC" lc.png 255 255 0 100 200) ya=$("$PC" lc.png 255 255 0)
+check "long-lived connections: a zoomed view's requests on the rows under the top ones" \
+	'[ "$yt" -gt 200 ] && [ "$yt" = "$ya" ]' "yellow $yt under the top rows, $ya in all: $(cat err)"
+
 # A run of two processes: a header band each; --collapse PID leaves the
 # child's header alone (the picture shrinks by its rows); a pid that heads
 # no group is an error.

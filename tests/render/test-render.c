@@ -100,9 +100,20 @@ static long count_arrow(struct pic *p, int r, int g, int b)
 	return count_arrow_in(p, r, g, b, 0, 1 << 30);
 }
 
+static long count_arrow_in_box(struct pic *p, int r, int g, int b, int x0,
+			       int y0, int w, int h);
+
 /* The same in the columns [x0, x1). */
 static long count_arrow_in(struct pic *p, int r, int g, int b, int x0, int x1)
 {
+	return count_arrow_in_box(p, r, g, b, x0, 0, x1 - x0, 1 << 30);
+}
+
+/* The same in a box. */
+static long count_arrow_in_box(struct pic *p, int r, int g, int b, int x0,
+			       int y0, int w, int h)
+{
+	int x1 = x0 + w;
 	const double bg = 0.9 * 255, c[3] = {b, g, r};
 	int W = cairo_image_surface_get_width(p->s);
 	int H = cairo_image_surface_get_height(p->s);
@@ -112,7 +123,7 @@ static long count_arrow_in(struct pic *p, int r, int g, int b, int x0, int x1)
 	for (int k = 0; k < 3; k++)
 		den += (c[k] - bg) * (c[k] - bg);
 	long n = 0;
-	for (int y = 0; y < H; y++)
+	for (int y = y0 < 0 ? 0 : y0; y < H && y - y0 < h; y++)
 		for (int x = x0 < 0 ? 0 : x0; x < W && x < x1; x++) {
 			const unsigned char *px = d + y * stride + x * 4;
 			/* the opacity that explains the pixel best */
@@ -1493,6 +1504,16 @@ TEST(processes_as_groups)
 		in[k]++;
 	}
 	CHECK(in[0] >= 5 && in[1] >= 5);
+	/* no empty rows inside a group: every row but the headers holds a
+	 * thread */
+	for (int rr = 0; rr < rows; rr++) {
+		int held = rr == h0 || rr == h1;
+		for (uint32_t i = 0; i < n && !held; i++)
+			held = before[i] == rr;
+		if (!held)
+			FAIL("row %d (headers %d, %d) holds no thread", rr, h0,
+			     h1);
+	}
 	/* the headers: drawn as bands, found under the pointer */
 	double y1 = weft_view_row_y(pic.v, h1, NULL);
 	CHECK(count(&pic, 204, 214, 237, 0, (int)y1 - 8, 1280, 16) > 5000);
@@ -1516,6 +1537,29 @@ TEST(processes_as_groups)
 	}
 	draw(&pic, 1280, 800);
 	CHECK(count(&pic, 204, 214, 237, 0, (int)y1 - 8, 1280, 16) > 5000);
+	/* the client's creation (by the server's spawn) still drawn: a
+	 * creation line from its creator's row down to the header */
+	uint32_t kid = WEFT_NONE;
+	for (uint32_t i = 0; i < n && kid == WEFT_NONE; i++)
+		if (weft_model_thread_process(pic.m, i) == 1 &&
+		    !(th[i].flags &
+		      (WEFT_THREAD_ROOT | WEFT_THREAD_NO_CREATE)) &&
+		    th[i].parent < n &&
+		    weft_model_thread_process(pic.m, th[i].parent) == 0 &&
+		    before[th[i].parent] >= 0)
+			kid = i;
+	CHECK(kid != WEFT_NONE);
+	{
+		int xk = (int)round(weft_view_x_of(pic.v, th[kid].t_create));
+		int ya = (int)weft_view_row_y(pic.v, before[th[kid].parent],
+					      NULL);
+		long dark = count(&pic, 51, 51, 51, xk - 2, ya + 4, 4,
+				  (int)y1 - 9 - (ya + 4));
+		if (dark < ((int)y1 - 9 - ya - 4) / 2)
+			FAIL("collapsed: the creation of %u at x %d, rows %d.."
+			     "%.0f: %ld dark pixels",
+			     kid, xk, ya, y1, dark);
+	}
 	/* and open again: the same rows */
 	weft_view_collapse(pic.v, 1, 0);
 	CHECK_EQ(weft_view_rows(pic.v), rows);
@@ -1554,6 +1598,42 @@ TEST(processes_as_groups)
 			"blue pixels between\n",
 			msg, (long long)ws, (long long)rt, across);
 	CHECK(across > 150);
+	/* a process collapsed keeps the arrows into and out of it: they
+	 * end at its header (the reader's, the writer's, then both) */
+	uint32_t kr = weft_model_thread_process(pic.m, ar[msg].to),
+		 kw = weft_model_thread_process(pic.m, ar[msg].from);
+	CHECK(kr < 2 && kw < 2 && kr != kw);
+	for (int c = 0; c < 3; c++) {
+		weft_view_collapse(pic.v, kr, c != 1);
+		weft_view_collapse(pic.v, kw, c != 0);
+		weft_view_set_range(pic.v, ws - (rt - ws), rt + (rt - ws));
+		draw(&pic, 1280, 800);
+		long still = count_arrow_in(&pic, 0, 0, 255, 500, 780);
+		if (still < 150)
+			FAIL("%s collapsed: %ld blue pixels between",
+			     c == 0   ? "the reader"
+			     : c == 1 ? "the writer"
+				      : "both",
+			     still);
+		/* the end: at the reader's row, or its header */
+		int re = weft_view_row(pic.v, ar[msg].to);
+		if (c != 1)
+			CHECK_EQ(re, -1);
+		int ye = (int)weft_view_row_y(
+			pic.v, re >= 0 ? re : weft_view_header_row(pic.v, kr),
+			NULL);
+		int xe = (int)weft_view_x_of(pic.v, rt);
+		if (!count_arrow_in_box(&pic, 0, 0, 255, xe - 40, ye - 26, 36,
+					52))
+			FAIL("%s collapsed: no blue just above the read's "
+			     "end (%d, %d)",
+			     c == 0   ? "the reader"
+			     : c == 1 ? "the writer"
+				      : "both",
+			     xe, ye);
+	}
+	weft_view_collapse(pic.v, kr, 0);
+	weft_view_collapse(pic.v, kw, 0);
 	free(before);
 	unload(&pic);
 }
@@ -2103,6 +2183,22 @@ static void pair_draw(struct pic *p, struct weft_pair *pr, int w, int h)
 	cairo_surface_flush(p->s);
 }
 
+/* Pixels of grey `g` (within 2) in a rectangle. */
+static long count_exact(struct pic *p, int g, int x0, int y0, int w, int h)
+{
+	int stride = cairo_image_surface_get_stride(p->s);
+	int H = cairo_image_surface_get_height(p->s);
+	const unsigned char *d = cairo_image_surface_get_data(p->s);
+	long n = 0;
+	for (int y = y0 < 0 ? 0 : y0; y < y0 + h && y < H; y++)
+		for (int x = x0; x < x0 + w; x++) {
+			const unsigned char *px = d + y * stride + x * 4;
+			n += abs(px[0] - g) <= 2 && abs(px[1] - g) <= 2 &&
+			     abs(px[2] - g) <= 2;
+		}
+	return n;
+}
+
 /* The columns of a half [y0, y1) that hold at least `min` magenta pixels
  * (the divergence's line; its label and outline are shorter): the first
  * in *x0 and the last in *x1, or -1. */
@@ -2118,13 +2214,12 @@ static void magenta_columns(struct pic *p, int y0, int y1, int min, int *x0,
 		}
 }
 
-/* The time each half shows, from its run's start. */
+/* The time each half shows, from its run's anchor. */
 static void pair_ranges(struct weft_pair *pr, int64_t r[2][2])
 {
 	for (int s = 0; s < 2; s++) {
-		int64_t a, b;
+		int64_t a = weft_pair_anchor_t(pr, s);
 		weft_view_range(weft_pair_view(pr, s), &r[s][0], &r[s][1]);
-		weft_model_range(weft_pair_model(pr, s), &a, &b);
 		r[s][0] -= a;
 		r[s][1] -= a;
 	}
@@ -2163,7 +2258,11 @@ TEST(pair_side_by_side)
 		int64_t w = a[d->arrow[s]].t, k = a[d->other[s]].t;
 		CHECK_EQ(d->t[s], w < k ? w : k);
 	}
-	/* one time scale: the same span from each run's start */
+	/* one time scale: the same span from each run's anchor, by
+	 * default the divergence (its time in each run) */
+	CHECK_EQ(weft_pair_anchored(pr), 1);
+	for (int s = 0; s < 2; s++)
+		CHECK_EQ(weft_pair_anchor_t(pr, s), d->t[s]);
 	int64_t rg[2][2];
 	pair_ranges(pr, rg);
 	CHECK_EQ(rg[0][0], rg[1][0]);
@@ -2201,6 +2300,41 @@ TEST(pair_side_by_side)
 		CHECK_EQ(weft_pair_divergence_x(pr, s), round(x));
 		lx[s] = x0;
 	}
+	/* lined up there: its line at one x in both halves */
+	if (lx[0] != lx[1])
+		FAIL("the divergence's lines at x %d and %d", lx[0], lx[1]);
+	/* the good run has a counter, the bad one none: the bad half
+	 * keeps the band, empty, where the good one has it, so that the
+	 * rows above stand alike (the band's grey, 0.85, in the same
+	 * pixel rows of each half; none where the rows are) */
+	uint32_t nc[2];
+	for (int s = 0; s < 2; s++)
+		weft_model_counters(m[s], &nc[s]);
+	CHECK(nc[0] >= 1 && nc[1] == 0);
+	for (int s = 0; s < 2; s++) {
+		int end = s ? H : mid, y = end - 16 - 70;
+		long band = count_exact(&p, 217, 0, y + 2, W, 66);
+		long above = count_exact(&p, 217, 0, y - 40, W, 36);
+		if (band < W * 30 || above > W)
+			FAIL("half %d: the counters' band: %ld pixels, %ld "
+			     "above it",
+			     s, band, above);
+	}
+	/* each half's lines stay in its half: a search in the good run
+	 * only, its yellow in the good half only; then in the bad one */
+	for (int s = 0; s < 2; s++) {
+		weft_view_search(weft_pair_view(pr, s), "a");
+		weft_view_search(weft_pair_view(pr, !s), "");
+		pair_draw(&p, pr, W, H);
+		long in = count(&p, 255, 255, 0, 0, s ? mid : 0, W, mid);
+		long out = count(&p, 255, 255, 0, 0, s ? 0 : mid, W, mid);
+		if (in < 200 || out)
+			FAIL("search in half %d: %ld yellow pixels there, %ld "
+			     "in the other",
+			     s, in, out);
+	}
+	weft_view_search(weft_pair_view(pr, 1), "");
+	pair_draw(&p, pr, W, H);
 	/* its thread outlined in each half: magenta above and below its
 	 * row */
 	for (int s = 0; s < 2; s++) {

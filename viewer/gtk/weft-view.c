@@ -607,7 +607,8 @@ static const struct key {
 	 "the selected thread's critical path, and back"},
 	{GDK_KEY_P, K_PATH, NULL, NULL},
 	{GDK_KEY_l, K_ALIGN, "L",
-	 "two runs: line them up at the selected thread (none: their starts)"},
+	 "two runs: line them up at the selected thread (none: the first "
+	 "divergence)"},
 	{GDK_KEY_Escape, K_CLEAR, "Esc",
 	 "clear the selection, the search and the measure"},
 	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
@@ -2029,7 +2030,9 @@ static void pair_fit(struct app *a)
 }
 
 /* L: the runs lined up at the selected thread and its partner (their
- * creations at one x), or at their starts with none selected. */
+ * creations at one x), or with none selected as at first: at the first
+ * divergence (its line at one x), or at their starts where a run has
+ * none. */
 static void pair_align(struct app *a)
 {
 	if (!a->pair)
@@ -2043,8 +2046,9 @@ static void pair_align(struct app *a)
 	}
 	weft_pair_sync(a->pair, a->side);
 	echo(a, "align: %s",
-	     t == WEFT_NONE ? "the starts"
-			    : weft_model_title(a->m, t, title, sizeof title));
+	     t != WEFT_NONE ? weft_model_title(a->m, t, title, sizeof title)
+	     : weft_pair_anchored(a->pair) ? "the first divergence"
+					   : "the starts");
 }
 
 /* The inspector's and the echo's word on a thread's partner. */

@@ -322,8 +322,9 @@ EXPORT(w_paired) int w_paired(void)
 }
 
 /* Two runs: lines them up at the selected thread of the half last acted
- * in and its partner (none selected: at their starts), as the GTK
- * viewer's L.  Returns what it did: "align: TITLE", "align: the starts",
+ * in and its partner (none selected: at the first divergence, or their
+ * starts), as the GTK viewer's L.  Returns what it did: "align: TITLE",
+ * "align: the first divergence", "align: the starts",
  * "align: TITLE has no partner", or "" with one run. */
 EXPORT(w_align) const char *w_align(void)
 {
@@ -340,7 +341,9 @@ EXPORT(w_align) const char *w_align(void)
 	}
 	weft_pair_sync(pair, side);
 	snprintf(out, sizeof out, "align: %s",
-		 t == WEFT_NONE ? "the starts" : title);
+		 t != WEFT_NONE		    ? title
+		 : weft_pair_anchored(pair) ? "the first divergence"
+					    : "the starts");
 	return out;
 }
 
@@ -611,16 +614,15 @@ EXPORT(w_extent) const char *w_extent(void)
 EXPORT(w_set_range) void w_set_range(double start, double duration)
 {
 	int64_t t0, t1;
-	if (pair) { /* (times from the runs' starts; the longer's end) */
+	if (pair) { /* (times from the good run's start; the longer's end) */
 		int64_t longest = 0;
 		for (int s = 0; s < 2; s++) {
 			weft_model_range(pm[s], &t0, &t1);
 			longest = t1 - t0 > longest ? t1 - t0 : longest;
 		}
 		int64_t a = start >= 0 ? (int64_t)start : 0;
-		weft_pair_set_range(pair, a,
-				    duration > 0 ? a + (int64_t)duration
-						 : longest);
+		weft_pair_show(pair, a,
+			       duration > 0 ? a + (int64_t)duration : longest);
 		pair_side(0); /* (the good run's range rules) */
 		return;
 	}
@@ -644,7 +646,8 @@ EXPORT(w_range_text) const char *w_range_text(void)
 	sync();
 	weft_view_range(view, &a, &b);
 	weft_model_range(model, &t0, &t1);
-	if (pair) /* (from the anchor: the same text for both runs) */
+	if (pair && weft_pair_anchored(pair) == 2) /* (from the anchor:
+						      the same text for both) */
 		t0 = weft_pair_anchor_t(pair, side);
 	else { /* the trace shown, not the margins: fit says 0, never a
 		* negative start */

@@ -821,7 +821,7 @@
     { keys: ['n'], names: 'n  Enter', help: 'the next match of the search (N, Shift+Enter: the previous)', run: (k, e) => { goMatch(e.shiftKey ? -1 : 1); return true; } },
     { keys: ['z'], names: 'Z', help: 'zoom to the measured range', run: () => inst.exports.w_zoom_measure() },
     { keys: ['p'], names: 'P', help: "the selected thread's critical path, and back", run: () => { pathKey(); return true; } },
-    { keys: ['l'], names: 'L', help: 'two runs: line them up at the selected thread (none: their starts)', run: () => { alignKey(); return true; } },
+    { keys: ['l'], names: 'L', help: 'two runs: line them up at the selected thread (none: the first divergence)', run: () => { alignKey(); return true; } },
     { keys: ['escape'], names: 'Esc', help: 'clear the selection, the search and the measure', run: () => { clearAll(); return true; } },
     { keys: ['?'], names: '?', help: 'show or hide these keys', run: () => { help(); return true; } },
     { keys: ['t'], names: 'T', help: "dark or light colours (first: the browser's)", run: () => { theme(!dark); return true; } },
