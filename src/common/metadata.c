@@ -13,6 +13,7 @@
 
 #include "weft/events.h"
 #include "format.h"
+#include "out.h"
 
 const struct weft__evspec weft__events[] = {
 #define F(t, n) {WEFT_FT_##t, n},
@@ -22,36 +23,19 @@ const struct weft__evspec weft__events[] = {
 #undef F
 };
 
-struct sb {
-	char *buf;
-	unsigned cap, len;
-};
-
-__attribute__((format(printf, 2, 3))) static void
-sb_printf(struct sb *s, const char *fmt, ...)
-{
-	va_list ap;
-	unsigned room = s->len < s->cap ? s->cap - s->len : 0;
-	va_start(ap, fmt);
-	int n = vsnprintf(room ? s->buf + s->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		s->len += (unsigned)n;
-}
-
 /* A TSDL string literal: escapes quotes, backslashes and control bytes. */
-static void sb_quoted(struct sb *s, const char *str)
+static void sb_quoted(struct weft__out *s, const char *str)
 {
-	sb_printf(s, "\"");
+	weft__put(s, "\"");
 	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
 		if (*p == '"' || *p == '\\')
-			sb_printf(s, "\\%c", *p);
+			weft__put(s, "\\%c", *p);
 		else if (*p < 0x20 || *p == 0x7f)
-			sb_printf(s, "\\x%02x", *p);
+			weft__put(s, "\\x%02x", *p);
 		else
-			sb_printf(s, "%c", *p);
+			weft__put(s, "%c", *p);
 	}
-	sb_printf(s, "\"");
+	weft__put(s, "\"");
 }
 
 void weft__uuid_str(const uint8_t *u, char out[37])
@@ -84,7 +68,7 @@ static const char *ft_tsdl(int t)
 
 int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 {
-	struct sb s = {buf, cap, 0};
+	struct weft__out s = {buf, cap, 0};
 	char uuid[37];
 
 	weft__uuid_str(p->uuid, uuid);
@@ -99,7 +83,7 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		off_s--;
 	uint64_t off_ticks =
 		(uint64_t)((t0 - (long double)off_s) * (long double)p->freq);
-	sb_printf(&s,
+	weft__put(&s,
 		  "/* CTF 1.8 */\n"
 		  "/* weft ring: one stream per OS thread, one packet per "
 		  "stream at a time. */\n\n"
@@ -122,20 +106,20 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  "typealias integer { size = 64; align = 8; signed = false; "
 		  "map = clock.weft.value; } := uint64_clock_weft_t;\n");
 	if (p->names && p->nnames > 1) {
-		sb_printf(&s, "typealias enum : uint16_t {\n\t\"(none)\" = 0");
+		weft__put(&s, "typealias enum : uint16_t {\n\t\"(none)\" = 0");
 		for (uint32_t i = 1; i < p->nnames; i++) {
 			if (!p->names[i])
 				continue;
-			sb_printf(&s, ",\n\t");
+			weft__put(&s, ",\n\t");
 			sb_quoted(&s, p->names[i]);
-			sb_printf(&s, " = %u", (unsigned)i);
+			weft__put(&s, " = %u", (unsigned)i);
 		}
-		sb_printf(&s, "\n} := weft_name_t;\n\n");
+		weft__put(&s, "\n} := weft_name_t;\n\n");
 	} else {
-		sb_printf(&s, "typealias integer { size = 16; align = 8; "
+		weft__put(&s, "typealias integer { size = 16; align = 8; "
 			      "signed = false; } := weft_name_t;\n\n");
 	}
-	sb_printf(&s,
+	weft__put(&s,
 		  "trace {\n"
 		  "\tmajor = 1;\n\tminor = 8;\n"
 		  "\tuuid = \"%s\";\n"
@@ -151,22 +135,22 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  p->export_layout ? ""
 				   : "\t\tuint32_t weft_version;\n"
 				     "\t\tuint64_t weft_gen;\n");
-	sb_printf(&s,
+	weft__put(&s,
 		  "env {\n\tdomain = \"weft\";\n\ttracer_name = \"weft\";\n"
 		  "\ttracer_major = %d;\n\ttracer_minor = %d;\n",
 		  WEFT_FORMAT_MAJOR, WEFT_FORMAT_MINOR);
 	if (p->hostname) {
-		sb_printf(&s, "\thostname = ");
+		weft__put(&s, "\thostname = ");
 		sb_quoted(&s, p->hostname);
-		sb_printf(&s, ";\n");
+		weft__put(&s, ";\n");
 	}
 	if (p->comm) {
-		sb_printf(&s, "\tprocname = ");
+		weft__put(&s, "\tprocname = ");
 		sb_quoted(&s, p->comm);
-		sb_printf(&s, ";\n");
+		weft__put(&s, ";\n");
 	}
-	sb_printf(&s, "\tvpid = %u;\n};\n\n", (unsigned)p->pid);
-	sb_printf(&s,
+	weft__put(&s, "\tvpid = %u;\n};\n\n", (unsigned)p->pid);
+	weft__put(&s,
 		  "clock {\n"
 		  "\tname = \"weft\";\n"
 		  "\tuuid = \"%s\";\n"
@@ -187,7 +171,7 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		  (unsigned long long)p->freq, (long long)off_s,
 		  (unsigned long long)off_ticks,
 		  p->absolute ? "true" : "false");
-	sb_printf(&s, "stream {\n"
+	weft__put(&s, "stream {\n"
 		      "\tevent.header := struct {\n"
 		      "\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 "
 		      "} id;\n"
@@ -212,14 +196,14 @@ int weft__metadata(char *buf, unsigned cap, const struct weft__meta_params *p)
 		      "};\n\n");
 	for (int id = 0; id < WEFT_EV_COUNT; id++) {
 		const struct weft__evspec *e = &weft__events[id];
-		sb_printf(&s,
+		weft__put(&s,
 			  "event {\n\tname = \"%s\";\n\tid = %d;\n"
 			  "\tfields := struct {\n",
 			  e->name, id);
 		for (int i = 0; i < 4 && e->f[i].type; i++)
-			sb_printf(&s, "\t\t%s %s;\n", ft_tsdl(e->f[i].type),
+			weft__put(&s, "\t\t%s %s;\n", ft_tsdl(e->f[i].type),
 				  e->f[i].name);
-		sb_printf(&s, "\t};\n};\n\n");
+		weft__put(&s, "\t};\n};\n\n");
 	}
-	return (int)s.len;
+	return (int)s.n;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/out.h"
 #include "weft/model.h"
 
 #define END_NAME(E, name, says) name,
@@ -75,24 +76,6 @@ void weft_arrow_color(int kind, double rgb[3])
 }
 
 /* ------------------------------------------------------------- describe */
-
-struct out {
-	char *buf;
-	size_t cap, len;
-};
-
-static void put(struct out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *at = o->len < o->cap ? o->buf + o->len : NULL;
-	int n = vsnprintf(at, at ? o->cap - o->len : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n;
-}
 
 /* A duration for people ("850 ns", "12.5 us", "3.2 ms"), as the
  * renderer writes them. */
@@ -390,37 +373,39 @@ static const char *const arrow_in[WEFT_ARROW_KINDS] = {
 size_t weft_entry_text(const struct weft_model *m, uint32_t t,
 		       const struct weft_entry *e, char *buf, size_t cap)
 {
-	struct out o = {buf, cap, 0};
+	struct weft__out o = {buf, cap, 0};
 	char title[256], d[32];
 	uint32_t na;
 	const struct weft_arrow *ar = weft_model_arrows(m, &na);
 	if (cap)
 		buf[0] = 0;
 	char when[40];
-	put(&o, "at %s s: ", at_str(when, sizeof when, m, e->t));
+	weft__put(&o, "at %s s: ", at_str(when, sizeof when, m, e->t));
 	if (e->kind != WEFT_ENTRY_ARROW) {
-		put(&o, "%s: %s", e->kind == WEFT_ENTRY_NOTE ? "note" : "label",
-		    weft_model_string(m, e->text));
-		return o.len;
+		weft__put(&o, "%s: %s",
+			  e->kind == WEFT_ENTRY_NOTE ? "note" : "label",
+			  weft_model_string(m, e->text));
+		return o.n;
 	}
 	int k = e->arrow < na ? ar[e->arrow].kind : -1;
-	put(&o, "%s %s",
-	    k < 0    ? "touched by"
-	    : e->out ? arrow_out[k]
-		     : arrow_in[k],
-	    weft_model_title(m, e->other, title, sizeof title));
+	weft__put(&o, "%s %s",
+		  k < 0	   ? "touched by"
+		  : e->out ? arrow_out[k]
+			   : arrow_in[k],
+		  weft_model_title(m, e->other, title, sizeof title));
 	if (e->dur < 0 || e->wait == WEFT_WAIT_NONE)
-		return o.len;
+		return o.n;
 	char why[64];
-	put(&o, " for %s (%s)", dur_str(d, sizeof d, (double)e->dur),
-	    wait_says(m, t, e, why, sizeof why));
-	return o.len;
+	weft__put(&o, " for %s (%s)", dur_str(d, sizeof d, (double)e->dur),
+		  wait_says(m, t, e, why, sizeof why));
+	return o.n;
 }
 
 /* "lived 2.5 ms: ran 120 us, waited 2 ms, neither 380 us"; pending:
  * "pending for ... (to the end of the trace): ...".  The three add up to
  * the first (run_sum, wait_sum: within its life, apart). */
-static void put_durations(struct out *o, const struct weft_model *m, uint32_t t)
+static void put_durations(struct weft__out *o, const struct weft_model *m,
+			  uint32_t t)
 {
 	uint32_t n;
 	const struct weft_thread *x = &weft_model_threads(m, &n)[t];
@@ -428,19 +413,20 @@ static void put_durations(struct out *o, const struct weft_model *m, uint32_t t)
 	int64_t life = life_end(m, t) - x->t_create;
 	int64_t ran = run_sum(m, t), waited = wait_sum(m, t);
 	int64_t rest = life - ran - waited;
-	put(o, "\n%s %s%s: ran %s, waited %s, neither %s",
-	    x->end == WEFT_END_PENDING ? "pending for" : "lived",
-	    dur_str(a, sizeof a, (double)life),
-	    x->end == WEFT_END_PENDING ? " (to the end of the trace)" : "",
-	    dur_str(b, sizeof b, (double)ran),
-	    dur_str(c, sizeof c, (double)waited),
-	    dur_str(d, sizeof d, (double)(rest > 0 ? rest : 0)));
+	weft__put(o, "\n%s %s%s: ran %s, waited %s, neither %s",
+		  x->end == WEFT_END_PENDING ? "pending for" : "lived",
+		  dur_str(a, sizeof a, (double)life),
+		  x->end == WEFT_END_PENDING ? " (to the end of the trace)"
+					     : "",
+		  dur_str(b, sizeof b, (double)ran),
+		  dur_str(c, sizeof c, (double)waited),
+		  dur_str(d, sizeof d, (double)(rest > 0 ? rest : 0)));
 }
 
 size_t weft_model_describe_head(const struct weft_model *m, uint32_t t,
 				char *buf, size_t cap)
 {
-	struct out o = {buf, cap, 0};
+	struct weft__out o = {buf, cap, 0};
 	uint32_t n;
 	const struct weft_thread *th = weft_model_threads(m, &n);
 	char title[256];
@@ -449,40 +435,44 @@ size_t weft_model_describe_head(const struct weft_model *m, uint32_t t,
 	if (t >= n)
 		return 0;
 	const struct weft_thread *x = &th[t];
-	put(&o, "%s\n", weft_model_title(m, t, title, sizeof title));
+	weft__put(&o, "%s\n", weft_model_title(m, t, title, sizeof title));
 	if (x->flags & WEFT_THREAD_ROOT) {
-		put(&o, "the OS thread itself, when no async thread runs");
-		return o.len;
+		weft__put(&o, "the OS thread itself, when no async thread "
+			      "runs");
+		return o.n;
 	}
-	put(&o, "id 0x%llx, kind %s", (unsigned long long)x->id,
-	    x->kind ? weft_model_name(m, x->kind) : "(none)");
+	weft__put(&o, "id 0x%llx, kind %s", (unsigned long long)x->id,
+		  x->kind ? weft_model_name(m, x->kind) : "(none)");
 	if (x->incarnation)
-		put(&o, ", incarnation %u of its id", x->incarnation + 1);
+		weft__put(&o, ", incarnation %u of its id", x->incarnation + 1);
 	char when[40];
-	put(&o, "\n%s %s s, ",
-	    x->flags & WEFT_THREAD_NO_CREATE ? "first seen (creation lost)"
-					     : "created",
-	    at_str(when, sizeof when, m, x->t_create));
+	weft__put(&o, "\n%s %s s, ",
+		  x->flags & WEFT_THREAD_NO_CREATE ? "first seen (creation "
+						     "lost)"
+						   : "created",
+		  at_str(when, sizeof when, m, x->t_create));
 	if (x->end == WEFT_END_PENDING)
-		put(&o, "%s (last seen %s s)",
-		    x->flags & WEFT_THREAD_SHOULD_RESOLVE ? "should resolve, "
-							    "never did"
-							  : "still pending at "
-							    "the end",
-		    at_str(when, sizeof when, m, x->t_end));
+		weft__put(&o, "%s (last seen %s s)",
+			  x->flags & WEFT_THREAD_SHOULD_RESOLVE ? "should "
+								  "resolve, "
+								  "never did"
+								: "still "
+								  "pending at "
+								  "the end",
+			  at_str(when, sizeof when, m, x->t_end));
 	else
-		put(&o, "%s %s s", weft_end_name(x->end),
-		    at_str(when, sizeof when, m, x->t_end));
+		weft__put(&o, "%s %s s", weft_end_name(x->end),
+			  at_str(when, sizeof when, m, x->t_end));
 	if (x->message != WEFT_NONE)
-		put(&o, ": %s", weft_model_string(m, x->message));
+		weft__put(&o, ": %s", weft_model_string(m, x->message));
 	put_durations(&o, m, t);
 	if (x->end == WEFT_END_BECAME && x->became < n)
-		put(&o, "\nbecame: %s",
-		    weft_model_title(m, x->became, title, sizeof title));
+		weft__put(&o, "\nbecame: %s",
+			  weft_model_title(m, x->became, title, sizeof title));
 	if (x->parent < n)
-		put(&o, "\nparent: %s",
-		    weft_model_title(m, x->parent, title, sizeof title));
-	return o.len;
+		weft__put(&o, "\nparent: %s",
+			  weft_model_title(m, x->parent, title, sizeof title));
+	return o.n;
 }
 
 size_t weft_model_describe(const struct weft_model *m, uint32_t t, char *buf,
@@ -492,16 +482,16 @@ size_t weft_model_describe(const struct weft_model *m, uint32_t t, char *buf,
 	struct weft_inspect in = {0};
 	if (weft_model_inspect(m, t, &in))
 		return len;
-	struct out o = {buf, cap, len};
+	struct weft__out o = {buf, cap, len};
 	if (in.n)
-		put(&o, "\nentries: %u", in.n);
+		weft__put(&o, "\nentries: %u", in.n);
 	for (uint32_t i = 0; i < in.n; i++) {
-		put(&o, "\n");
+		weft__put(&o, "\n");
 		size_t k = weft_entry_text(m, t, &in.entries[i],
-					   o.len < cap ? buf + o.len : NULL,
-					   o.len < cap ? cap - o.len : 0);
-		o.len += k;
+					   o.n < cap ? buf + o.n : NULL,
+					   o.n < cap ? cap - o.n : 0);
+		o.n += k;
 	}
 	weft_inspect_release(&in);
-	return o.len;
+	return o.n;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/out.h"
 #include "weft/stats.h"
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -330,103 +331,90 @@ size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap)
 
 /* ------------------------------------------------------------ JSON */
 
-struct out {
-	char *buf;
-	size_t cap, n;
-};
-
-__attribute__((format(printf, 2, 3))) static void put(struct out *o,
-						      const char *fmt, ...)
+static void str(struct weft__out *o, const char *s)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(o->n < o->cap ? o->buf + o->n : NULL,
-			  o->n < o->cap ? o->cap - o->n : 0, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		o->n += (size_t)k;
-}
-
-static void str(struct out *o, const char *s)
-{
-	put(o, "\"");
+	weft__put(o, "\"");
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"' || *p == '\\')
-			put(o, "\\%c", *p);
+			weft__put(o, "\\%c", *p);
 		else if (*p < 0x20)
-			put(o, "\\u%04x", *p);
+			weft__put(o, "\\u%04x", *p);
 		else
-			put(o, "%c", *p);
+			weft__put(o, "%c", *p);
 	}
-	put(o, "\"");
+	weft__put(o, "\"");
 }
 
-static void share(struct out *o, int64_t running, int64_t idle, int64_t other)
+static void share(struct weft__out *o, int64_t running, int64_t idle,
+		  int64_t other)
 {
-	put(o, ",\"running_ns\":%lld,\"idle_ns\":%lld,\"other_ns\":%lld}",
-	    (long long)running, (long long)idle, (long long)other);
+	weft__put(o, ",\"running_ns\":%lld,\"idle_ns\":%lld,\"other_ns\":%lld}",
+		  (long long)running, (long long)idle, (long long)other);
 }
 
 size_t weft_summary_json(const struct weft_summary *s,
 			 const struct weft_model *m, int64_t origin, char *buf,
 			 size_t cap)
 {
-	struct out o = {buf, cap, 0};
+	struct weft__out o = {buf, cap, 0};
 	if (cap)
 		*buf = 0;
 	uint32_t nst, npr;
 	const struct weft_model_stream *st = weft_model_streams(m, &nst);
 	const struct weft_model_process *pr = weft_model_processes(m, &npr);
-	put(&o,
-	    "{\"from_ns\":%lld,\"to_ns\":%lld,\"threads\":%u,\"began\":%u,"
-	    "\"ended\":%u,\"failed\":%u,\"groups\":[",
-	    (long long)(s->t0 - origin), (long long)(s->t1 - origin),
-	    s->threads, s->began, s->ended, s->failed);
+	weft__put(&o,
+		  "{\"from_ns\":%lld,\"to_ns\":%lld,\"threads\":%u,\"began\":%"
+		  "u,"
+		  "\"ended\":%u,\"failed\":%u,\"groups\":[",
+		  (long long)(s->t0 - origin), (long long)(s->t1 - origin),
+		  s->threads, s->began, s->ended, s->failed);
 	for (uint32_t i = 0; i < s->ngroups + s->nlabels; i++) {
 		const struct weft_summary_group *g =
 			i < s->ngroups ? &s->groups[i]
 				       : &s->labels[i - s->ngroups];
 		if (i == s->ngroups)
-			put(&o, "],\"labels\":[");
-		put(&o, "%s{\"kind\":", i && i != s->ngroups ? "," : "");
+			weft__put(&o, "],\"labels\":[");
+		weft__put(&o, "%s{\"kind\":", i && i != s->ngroups ? "," : "");
 		str(&o, g->kind_name);
-		put(&o, ",\"label\":");
+		weft__put(&o, ",\"label\":");
 		str(&o, g->label);
-		put(&o,
-		    ",\"threads\":%u,\"began\":%u,\"ended\":%u,\"failed\":%u,"
-		    "\"total_ns\":%lld,\"p50_ns\":%lld,\"p99_ns\":%lld,"
-		    "\"running_ns\":%lld,\"waiting_ns\":%lld}",
-		    g->threads, g->began, g->ended, g->failed,
-		    (long long)g->total, (long long)g->p50, (long long)g->p99,
-		    (long long)g->running, (long long)g->waiting);
+		weft__put(&o,
+			  ",\"threads\":%u,\"began\":%u,\"ended\":%u,"
+			  "\"failed\":%u,"
+			  "\"total_ns\":%lld,\"p50_ns\":%lld,\"p99_ns\":%lld,"
+			  "\"running_ns\":%lld,\"waiting_ns\":%lld}",
+			  g->threads, g->began, g->ended, g->failed,
+			  (long long)g->total, (long long)g->p50,
+			  (long long)g->p99, (long long)g->running,
+			  (long long)g->waiting);
 	}
 	if (!s->nlabels)
-		put(&o, "],\"labels\":[");
-	put(&o, "],\"os_threads\":[");
+		weft__put(&o, "],\"labels\":[");
+	weft__put(&o, "],\"os_threads\":[");
 	for (uint32_t i = 0; i < s->nos; i++) {
 		const struct weft_summary_os *x = &s->os[i];
-		put(&o, "%s{\"tid\":%u,\"name\":", i ? "," : "",
-		    x->stream < nst ? st[x->stream].tid : 0);
+		weft__put(&o, "%s{\"tid\":%u,\"name\":", i ? "," : "",
+			  x->stream < nst ? st[x->stream].tid : 0);
 		str(&o, x->stream < nst ? st[x->stream].name : "");
 		share(&o, x->running, x->idle, x->other);
 	}
-	put(&o, "],\"processes\":[");
+	weft__put(&o, "],\"processes\":[");
 	for (uint32_t i = 0; i < s->nprocs; i++) {
 		const struct weft_summary_process *x = &s->procs[i];
 		int known = x->process < npr;
-		put(&o, "%s{\"pid\":%u,\"name\":", i ? "," : "",
-		    known ? pr[x->process].pid : 0);
+		weft__put(&o, "%s{\"pid\":%u,\"name\":", i ? "," : "",
+			  known ? pr[x->process].pid : 0);
 		str(&o, known ? pr[x->process].comm : "");
 		share(&o, x->running, x->idle, x->other);
 	}
-	put(&o, "],\"arrows\":{");
+	weft__put(&o, "],\"arrows\":{");
 	for (int k = 0, c = 0; k < WEFT_ARROW_KINDS; k++) {
 		if (!s->arrows[k])
 			continue;
-		put(&o, "%s", c++ ? "," : "");
+		weft__put(&o, "%s", c++ ? "," : "");
 		str(&o, weft_arrow_name(k));
-		put(&o, ":%u", s->arrows[k]);
+		weft__put(&o, ":%u", s->arrows[k]);
 	}
-	put(&o, "}}");
+	weft__put(&o, "}}");
 	return o.n;
 }

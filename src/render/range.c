@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "view-internal.h"
+#include "common/out.h"
 #include "weft/stats.h"
 
 /* The summary of the measured range, computed again only when the range
@@ -76,23 +77,6 @@ line_group(const struct weft_summary *s, uint32_t i, const uint32_t **members)
 	return NULL;
 }
 
-struct out {
-	char *buf;
-	size_t cap, n;
-};
-
-__attribute__((format(printf, 2, 3))) static void put(struct out *o,
-						      const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(o->n < o->cap ? o->buf + o->n : NULL,
-			  o->n < o->cap ? o->cap - o->n : 0, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		o->n += (size_t)k;
-}
-
 /* (times as `weft stats --from --to` writes them: "1.500 ms") */
 static int64_t prec;
 static const char *dur(char *buf, size_t cap, int64_t ns)
@@ -101,28 +85,28 @@ static const char *dur(char *buf, size_t cap, int64_t ns)
 	return buf;
 }
 
-static void group_line(struct out *o, const struct weft_summary_group *g)
+static void group_line(struct weft__out *o, const struct weft_summary_group *g)
 {
 	char d[5][48];
 	if (*g->label)
-		put(o, "label %s", g->label);
+		weft__put(o, "label %s", g->label);
 	else
-		put(o, "%s", *g->kind_name ? g->kind_name : "(no kind)");
-	put(o, ": %u in range, %u began, %u ended, %u failed", g->threads,
-	    g->began, g->ended, g->failed);
+		weft__put(o, "%s", *g->kind_name ? g->kind_name : "(no kind)");
+	weft__put(o, ": %u in range, %u began, %u ended, %u failed", g->threads,
+		  g->began, g->ended, g->failed);
 	if (g->ended)
-		put(o, "; lifetime total %s, p50 %s, p99 %s",
-		    dur(d[0], sizeof d[0], g->total),
-		    dur(d[1], sizeof d[1], g->p50),
-		    dur(d[2], sizeof d[2], g->p99));
-	put(o, "; ran %s, waited %s", dur(d[3], sizeof d[3], g->running),
-	    dur(d[4], sizeof d[4], g->waiting));
+		weft__put(o, "; lifetime total %s, p50 %s, p99 %s",
+			  dur(d[0], sizeof d[0], g->total),
+			  dur(d[1], sizeof d[1], g->p50),
+			  dur(d[2], sizeof d[2], g->p99));
+	weft__put(o, "; ran %s, waited %s", dur(d[3], sizeof d[3], g->running),
+		  dur(d[4], sizeof d[4], g->waiting));
 }
 
 size_t weft_view_summary_line(struct weft_view *v, uint32_t i, char *buf,
 			      size_t cap)
 {
-	struct out o = {buf, cap, 0};
+	struct weft__out o = {buf, cap, 0};
 	if (cap)
 		*buf = 0;
 	const struct weft_summary *s = summary(v);
@@ -131,9 +115,10 @@ size_t weft_view_summary_line(struct weft_view *v, uint32_t i, char *buf,
 	char d[3][48];
 	prec = s->prec;
 	if (i == 0) {
-		put(&o, "%s: %u async threads, %u began, %u ended, %u failed",
-		    dur(d[0], sizeof d[0], s->t1 - s->t0), s->threads, s->began,
-		    s->ended, s->failed);
+		weft__put(&o,
+			  "%s: %u async threads, %u began, %u ended, %u failed",
+			  dur(d[0], sizeof d[0], s->t1 - s->t0), s->threads,
+			  s->began, s->ended, s->failed);
 		return o.n;
 	}
 	const uint32_t *mem;
@@ -149,26 +134,26 @@ size_t weft_view_summary_line(struct weft_view *v, uint32_t i, char *buf,
 			weft_model_processes(v->m, &npr);
 		const struct weft_summary_process *x = &s->procs[i];
 		if (x->process < npr)
-			put(&o, "pid %u %s", pr[x->process].pid,
-			    pr[x->process].comm);
+			weft__put(&o, "pid %u %s", pr[x->process].pid,
+				  pr[x->process].comm);
 		else
-			put(&o, "no process");
-		put(&o, ": running %s, idle %s, other %s",
-		    dur(d[0], sizeof d[0], x->running),
-		    dur(d[1], sizeof d[1], x->idle),
-		    dur(d[2], sizeof d[2], x->other));
+			weft__put(&o, "no process");
+		weft__put(&o, ": running %s, idle %s, other %s",
+			  dur(d[0], sizeof d[0], x->running),
+			  dur(d[1], sizeof d[1], x->idle),
+			  dur(d[2], sizeof d[2], x->other));
 		return o.n;
 	}
 	if (i > s->nprocs)
 		return 0;
-	put(&o, "arrows:");
+	weft__put(&o, "arrows:");
 	int any = 0;
 	for (int k = 0; k < WEFT_ARROW_KINDS; k++)
 		if (s->arrows[k])
-			put(&o, "%s %s %u", any++ ? "," : "",
-			    weft_arrow_name(k), s->arrows[k]);
+			weft__put(&o, "%s %s %u", any++ ? "," : "",
+				  weft_arrow_name(k), s->arrows[k]);
 	if (!any)
-		put(&o, " none");
+		weft__put(&o, " none");
 	return o.n;
 }
 
