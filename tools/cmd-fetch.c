@@ -551,9 +551,8 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 	char *hl = lit(m0->host), *rl = lit(m0->run), *pl = lit(m0->prefix),
 	     *where;
 	if (asprintf(&where,
-		     "host = %s AND run_id = %s AND substring(batch_id, 1, "
-		     "%zu) "
-		     "= %s",
+		     "host = %s AND run_id = %s AND "
+		     "substring(batch_id, 1, %zu) = %s",
 		     hl, rl, strlen(m0->prefix), pl) < 0)
 		die("out of memory");
 	free(hl);
@@ -604,11 +603,7 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 		keep = calloc(R.nth + 1, 1);
 		if (!md || t == WEFT_NONE || !keep ||
 		    weft_chain(md, t, 0, &ch)) {
-			rc = error("fetch: the chain of thread %" PRId64 " coul"
-				   "d "
-				   "not "
-				   "be "
-				   "made",
+			rc = error("fetch: no chain of thread %" PRId64,
 				   m0->thread);
 		} else {
 			uint32_t n;
