@@ -310,6 +310,71 @@ t_fetch() {
 }
 run "weft fetch: a request's causal chain across two processes = chain() on the traces merged" t_fetch
 
+# Two processes of a run whose threads share ids (7 in both, by hand,
+# a message between them): the fetched chain is the run's (the reader
+# tells the processes' ids apart, and so do the rows).
+t_fetch_shared_ids() {
+	cat >shared.c <<'EOF'
+#include <sys/wait.h>
+#include <unistd.h>
+#include <weft/weft.h>
+int main(void)
+{
+	int p[2];
+	if (pipe(p))
+		return 1;
+	pid_t c = fork();
+	if (c == 0) {
+		char b[4];
+		weft_create(7, "job");
+		weft_label(7, "child job");
+		weft_run(7);
+		if (read(p[0], b, 4) != 4)
+			return 1;
+		weft_received(7, 42, 0, 4);
+		weft_create(8, "reply");
+		weft_resolve(8);
+		weft_resolve(7);
+		weft_run(0);
+		return 0;
+	}
+	weft_create(7, "job");
+	weft_label(7, "parent job");
+	weft_run(7);
+	weft_create(9, "step");
+	weft_resolve(9);
+	weft_sent(7, 42, 0, 4);
+	if (write(p[1], "ping", 4) != 4)
+		return 1;
+	weft_resolve(7);
+	weft_run(0);
+	waitpid(c, NULL, 0);
+	return 0;
+}
+EOF
+	cc ${WEFT_TEST_CFLAGS:-} -DWEFT_ENABLE -I"$WEFT_SRC/include" shared.c \
+		-L"$WEFT_BUILD" -lweft -Wl,-rpath,"$WEFT_BUILD" -o shared || die "cc failed"
+	"$W" record -o "$T/shared-run" -- ./shared >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	"$W" ship "$T/shared-run" --clickhouse "$URL1" --database shared --host shared \
+		--queue q 2>ship.txt || die "ship: $(cat ship.txt)"
+	"$W" fetch --clickhouse "$URL1" --database shared --request "parent job" \
+		-o x.weft 2>fetch.txt || die "fetch: $(cat fetch.txt)"
+	grep -q ": 4 async threads and [0-9]* arrows of its causal chain into x.weft$" fetch.txt ||
+		die "fetch said: $(cat fetch.txt)"
+	SUBJ=7
+	export SUBJ
+	chain_threads "$T/shared-run" >l.txt || die "local chain failed"
+	all_threads x.weft >f.txt || die "weft query of the fetched trace failed"
+	[ "$(cut -f2 l.txt | sort | uniq -c | tr -s ' ')" = "$(printf ' 2 job\n 1 kind\n 1 reply\n 1 step')" ] ||
+		die "the chain is not both jobs, the step and the reply: $(cat l.txt)"
+	diff l.txt f.txt >&2 || die "the fetched threads differ (above)"
+	chain_arrows "SELECT thread FROM chain((SELECT thread FROM threads WHERE id = 7), 0)" "$T/shared-run" >l.txt
+	chain_arrows "SELECT thread FROM threads" x.weft >f.txt
+	grep -q "^read	" l.txt || die "no message in the chain: $(cat l.txt)"
+	diff l.txt f.txt >&2 || die "the fetched arrows differ (above)"
+}
+run "weft fetch: two processes whose threads share ids" t_fetch_shared_ids
+
 # Labels and names with tabs, newlines, backslashes, quotes, \N, control
 # bytes and bytes that are not UTF-8 come back byte for byte.
 t_hostile() {
