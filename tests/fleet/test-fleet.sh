@@ -375,6 +375,28 @@ EOF
 }
 run "weft fetch: two processes whose threads share ids" t_fetch_shared_ids
 
+t_fetch_usage() {
+	"$W" fetch --clickhouse "$URL1" --request 1 2>e.txt
+	[ $? = 2 ] && grep -q "are required" e.txt || die "no -o: $(cat e.txt)"
+	"$W" fetch --clickhouse https://x:1/ --request 1 -o x.weft 2>e.txt
+	[ $? = 2 ] && grep -q "must be http://HOST:PORT" e.txt || die "https: $(cat e.txt)"
+	"$W" fetch --clickhouse "$URL1" --database "a'b" --request 1 -o x.weft 2>e.txt
+	[ $? = 2 ] || die "a hostile --database passed: $(cat e.txt)"
+	mkdir d
+	"$W" fetch --clickhouse "$URL1" --request 1 -o d 2>e.txt
+	[ $? = 2 ] && grep -q "'d' is not a regular file: weft never replaces it" e.txt ||
+		die "a directory: $(cat e.txt)"
+	"$W" fetch --clickhouse "http://127.0.0.1:$(free_port)/" --request 1 -o x.weft 2>e.txt
+	[ $? = 1 ] && grep -q "cannot connect to 127.0.0.1:[0-9]*: Connection refused" e.txt ||
+		die "no server: $(cat e.txt)"
+	[ ! -e x.weft ] || die "x.weft written"
+	# a quote in a label is a string, not SQL
+	"$W" fetch --clickhouse "$URL1" --request "x' OR 1 = 1 OR '" -o x.weft 2>e.txt
+	[ $? = 1 ] && grep -q "^weft: fetch: no thread with id or label 'x' OR 1 = 1 OR ''$" e.txt ||
+		die "a quote: $(cat e.txt)"
+}
+run "weft fetch: usage, a directory, no server, a quote in the label" t_fetch_usage
+
 # Labels and names with tabs, newlines, backslashes, quotes, \N, control
 # bytes and bytes that are not UTF-8 come back byte for byte.
 t_hostile() {
