@@ -386,8 +386,10 @@ static int write_spans(const struct rows *R, const uint8_t *keep, int by_row,
 	if (p.oom)
 		die("out of memory");
 	FILE *f = fopen(path, "wbe");
-	if (!f)
+	if (!f) {
+		pb_release(&p);
 		return error_errno("cannot create '%s'", path);
+	}
 	struct pb len;
 	pb_init(&len);
 	pb_put_varint(&len, p.n);
