@@ -361,14 +361,16 @@ EOF
 		-o x.weft 2>fetch.txt || die "fetch: $(cat fetch.txt)"
 	grep -q ": 4 async threads and [0-9]* arrows of its causal chain into x.weft$" fetch.txt ||
 		die "fetch said: $(cat fetch.txt)"
-	SUBJ=7
+	# (the id the first ring has: 7 in the process whose ring is read
+	# first, 7 + 2^48 in the other)
+	SUBJ=$(lq "$T/shared-run" "SELECT id FROM threads WHERE label = 'parent job'" | tail -1)
 	export SUBJ
 	chain_threads "$T/shared-run" >l.txt || die "local chain failed"
 	all_threads x.weft >f.txt || die "weft query of the fetched trace failed"
 	[ "$(cut -f2 l.txt | sort | uniq -c | tr -s ' ')" = "$(printf ' 2 job\n 1 kind\n 1 reply\n 1 step')" ] ||
 		die "the chain is not both jobs, the step and the reply: $(cat l.txt)"
 	diff l.txt f.txt >&2 || die "the fetched threads differ (above)"
-	chain_arrows "SELECT thread FROM chain((SELECT thread FROM threads WHERE id = 7), 0)" "$T/shared-run" >l.txt
+	chain_arrows "SELECT thread FROM chain((SELECT thread FROM threads WHERE id = $SUBJ), 0)" "$T/shared-run" >l.txt
 	chain_arrows "SELECT thread FROM threads" x.weft >f.txt
 	grep -q "^read	" l.txt || die "no message in the chain: $(cat l.txt)"
 	diff l.txt f.txt >&2 || die "the fetched arrows differ (above)"
@@ -376,22 +378,23 @@ EOF
 run "weft fetch: two processes whose threads share ids" t_fetch_shared_ids
 
 t_fetch_usage() {
+	rm -f u.weft
 	"$W" fetch --clickhouse "$URL1" --request 1 2>e.txt
 	[ $? = 2 ] && grep -q "are required" e.txt || die "no -o: $(cat e.txt)"
-	"$W" fetch --clickhouse https://x:1/ --request 1 -o x.weft 2>e.txt
+	"$W" fetch --clickhouse https://x:1/ --request 1 -o u.weft 2>e.txt
 	[ $? = 2 ] && grep -q "must be http://HOST:PORT" e.txt || die "https: $(cat e.txt)"
-	"$W" fetch --clickhouse "$URL1" --database "a'b" --request 1 -o x.weft 2>e.txt
+	"$W" fetch --clickhouse "$URL1" --database "a'b" --request 1 -o u.weft 2>e.txt
 	[ $? = 2 ] || die "a hostile --database passed: $(cat e.txt)"
 	mkdir d
 	"$W" fetch --clickhouse "$URL1" --request 1 -o d 2>e.txt
 	[ $? = 2 ] && grep -q "'d' is not a regular file: weft never replaces it" e.txt ||
 		die "a directory: $(cat e.txt)"
-	"$W" fetch --clickhouse "http://127.0.0.1:$(free_port)/" --request 1 -o x.weft 2>e.txt
+	"$W" fetch --clickhouse "http://127.0.0.1:$(free_port)/" --request 1 -o u.weft 2>e.txt
 	[ $? = 1 ] && grep -q "cannot connect to 127.0.0.1:[0-9]*: Connection refused" e.txt ||
 		die "no server: $(cat e.txt)"
-	[ ! -e x.weft ] || die "x.weft written"
+	[ ! -e u.weft ] || die "u.weft written"
 	# a quote in a label is a string, not SQL
-	"$W" fetch --clickhouse "$URL1" --request "x' OR 1 = 1 OR '" -o x.weft 2>e.txt
+	"$W" fetch --clickhouse "$URL1" --request "x' OR 1 = 1 OR '" -o u.weft 2>e.txt
 	[ $? = 1 ] && grep -q "^weft: fetch: no thread with id or label 'x' OR 1 = 1 OR ''$" e.txt ||
 		die "a quote: $(cat e.txt)"
 }
