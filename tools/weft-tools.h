@@ -47,7 +47,9 @@
 	X(export, "export for other viewers (Chrome JSON for Perfetto)")       \
 	X(ship, "send a trace to a fleet's store: ClickHouse, or an "          \
 		"OpenTelemetry collector (OTLP/HTTP)")                         \
-	X(import, "read OpenTelemetry spans weft exported back into a trace")
+	X(import, "read OpenTelemetry spans weft exported back into a trace")  \
+	X(fetch, "bring one request's causal chain back from a fleet's "       \
+		 "ClickHouse as a trace")
 
 #define WEFT__CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
 WEFT_COMMANDS(WEFT__CMD_DECL)

@@ -14,6 +14,7 @@
 
 #include "common/out.h"
 #include "weft/model.h"
+#include "model-notes.h"
 
 #define END_NAME(E, name, says) name,
 #define END_SAYS(E, name, says) says,
@@ -172,30 +173,58 @@ static int by_time(const void *pa, const void *pb)
 	return (x > y) - (x < y);
 }
 
-/* Its labels and notes (labels chained from the latest, notes by a
- * scan: a thread keeps no list of them). */
+/* Its labels and notes, in the model's order (labels chained from the
+ * latest by prev, notes by model-notes.h: no scan of the trace's). */
+static int by_index(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static uint32_t text_entries(const struct weft_model *m, uint32_t t,
 			     struct weft_entry *e, uint32_t cap)
 {
-	uint32_t nl, n = 0;
+	uint32_t nl, nth, n = 0, hops;
 	const struct weft_label *lb = weft_model_labels(m, &nl);
-	for (uint32_t l = 0; l < nl; l++) {
-		if (lb[l].thread != t ||
-		    (lb[l].kind != WEFT_EV_LABEL && lb[l].kind != WEFT_EV_NOTE))
-			continue;
-		if (e && n < cap)
-			e[n] = (struct weft_entry){
-				.t = lb[l].t,
-				.dur = -1,
-				.other = WEFT_NONE,
-				.arrow = WEFT_NONE,
-				.text = lb[l].text,
-				.kind = lb[l].kind == WEFT_EV_NOTE
-						? WEFT_ENTRY_NOTE
-						: WEFT_ENTRY_LABEL};
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	if (t >= nth)
+		return 0;
+	/* (hops: a chain is never longer than the labels) */
+	hops = 0;
+	for (uint32_t l = th[t].label; l < nl && hops++ < nl; l = lb[l].prev)
 		n++;
+	hops = 0;
+	for (uint32_t l = weft__model_note(m, t); l < nl && hops++ < nl;
+	     l = weft__model_note_prev(m, l))
+		n++;
+	if (!e || !n)
+		return n;
+	uint32_t *ix = malloc((size_t)n * sizeof *ix), k = 0;
+	if (!ix)
+		return 0;
+	hops = 0;
+	for (uint32_t l = th[t].label; l < nl && k < n && hops++ < nl;
+	     l = lb[l].prev)
+		ix[k++] = l;
+	hops = 0;
+	for (uint32_t l = weft__model_note(m, t);
+	     l < nl && k < n && hops++ < nl; l = weft__model_note_prev(m, l))
+		ix[k++] = l;
+	qsort(ix, k, sizeof *ix, by_index);
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < k && w < cap; i++) {
+		const struct weft_label *x = &lb[ix[i]];
+		e[w++] = (struct weft_entry){
+			.t = x->t,
+			.dur = -1,
+			.other = WEFT_NONE,
+			.arrow = WEFT_NONE,
+			.text = x->text,
+			.kind = x->kind == WEFT_EV_NOTE ? WEFT_ENTRY_NOTE
+							: WEFT_ENTRY_LABEL};
 	}
-	return n;
+	free(ix);
+	return w;
 }
 
 /* Where a thread's life as the inspectors count it ends: its end, or

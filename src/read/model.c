@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "weft/model.h"
+#include "model-notes.h"
 
 #define GROW(arr, n, cap)                                                      \
 	((n) < (cap) || grow((void **)&(arr), &(cap), sizeof *(arr), (n) + 1))
@@ -79,6 +80,11 @@ struct weft_model {
 	uint32_t nmsent, cmsent;
 	struct weft_label *lab;
 	uint32_t nlab, clab;
+	/* notes by thread (labels are chained by their prev): a thread's
+	 * latest note, and each note's previous one (NONE: none), so that
+	 * the inspector finds a thread's notes without a scan */
+	uint32_t *note, cnote;		 /* per thread */
+	uint32_t *note_prev, cnote_prev; /* per label */
 	struct series *ser;
 	uint32_t nser, cser;
 	uint32_t *ser_of_name; /* name id -> series index + 1 */
@@ -232,8 +238,9 @@ static uint32_t new_thread(struct weft_model *m, uint64_t id, int64_t t,
 			   uint32_t stream, uint32_t parent, uint32_t kind,
 			   uint8_t flags, uint32_t incarnation)
 {
-	if (!GROW(m->th, m->nth, m->cth))
+	if (!GROW(m->th, m->nth, m->cth) || !GROW(m->note, m->nth, m->cnote))
 		return WEFT_NONE;
+	m->note[m->nth] = WEFT_NONE;
 	uint32_t i = m->nth++;
 	struct weft_thread *th = &m->th[i];
 	memset(th, 0, sizeof *th);
@@ -449,8 +456,10 @@ static void switch_to(struct weft_model *m, struct mstream *ms, uint32_t s,
 static int add_label_at(struct weft_model *m, uint32_t x, int64_t t,
 			uint32_t kind, uint32_t text)
 {
-	if (!GROW(m->lab, m->nlab, m->clab))
+	if (!GROW(m->lab, m->nlab, m->clab) ||
+	    !GROW(m->note_prev, m->nlab, m->cnote_prev))
 		return -ENOMEM;
+	m->note_prev[m->nlab] = WEFT_NONE;
 	struct weft_label *l = &m->lab[m->nlab];
 	l->t = t;
 	l->thread = x;
@@ -460,6 +469,9 @@ static int add_label_at(struct weft_model *m, uint32_t x, int64_t t,
 	if (kind == WEFT_EV_LABEL) {
 		l->prev = m->th[x].label;
 		m->th[x].label = m->nlab;
+	} else if (kind == WEFT_EV_NOTE) {
+		m->note_prev[m->nlab] = m->note[x];
+		m->note[x] = m->nlab;
 	}
 	m->nlab++;
 	return 0;
@@ -1009,6 +1021,8 @@ void weft_model_free(struct weft_model *m)
 	free(m->arr);
 	free(m->msent);
 	free(m->lab);
+	free(m->note);
+	free(m->note_prev);
 	for (uint32_t i = 0; i < m->nser; i++)
 		free(m->ser[i].s);
 	free(m->ser);
@@ -1270,4 +1284,15 @@ int weft_model_counter_sum(const struct weft_model *m, uint32_t name,
 	free(last);
 	*out = o;
 	return 0;
+}
+
+uint32_t weft__model_note(const struct weft_model *m, uint32_t thread)
+{
+	return thread < m->nth && m->note ? m->note[thread] : WEFT_NONE;
+}
+
+uint32_t weft__model_note_prev(const struct weft_model *m, uint32_t label)
+{
+	return label < m->nlab && m->note_prev ? m->note_prev[label]
+					       : WEFT_NONE;
 }

@@ -227,6 +227,179 @@ t_fleet_queries() {
 }
 run "the fleet's standard queries = weft query's views over the same traces" t_fleet_queries
 
+# weft fetch: a request of a run of two processes (uv-echo-split: a
+# client and its server on loopback), shipped beside the three servers,
+# comes back as a trace whose async threads and arrows are exactly the
+# causal chain weft query's chain() makes on the four traces merged
+# (times from the request's creation; ends on an OS thread as "root"; a
+# creation, end or signal of a chain's thread by a thread outside it
+# comes from an OS thread).
+chain_threads() { # trace... (SUBJ: the request's id)
+	"$W" query --tsv "$@" "WITH c AS (SELECT thread FROM chain((SELECT thread FROM threads WHERE id = $SUBJ), 0)), s AS (SELECT created AS c0 FROM threads WHERE id = $SUBJ) SELECT t.id, t.kind, ifnull(t.label, 'N'), t.created - s.c0, ifnull(t.ended - s.c0, 'N'), t.\"end\", ifnull(t.message, 'N'), t.should_resolve, t.no_create FROM threads t, s WHERE t.thread IN c ORDER BY 1"
+}
+all_threads() { # trace
+	"$W" query --tsv "$1" "WITH s AS (SELECT created AS c0 FROM threads WHERE id = $SUBJ) SELECT t.id, t.kind, ifnull(t.label, 'N'), t.created - s.c0, ifnull(t.ended - s.c0, 'N'), t.\"end\", ifnull(t.message, 'N'), t.should_resolve, t.no_create FROM threads t, s WHERE t.root = 0 ORDER BY 1"
+}
+chain_arrows() { # IN (an SQL set of threads) trace...
+	local in=$1
+	shift
+	"$W" query --tsv "$@" "WITH c AS ($in), s AS (SELECT created AS c0 FROM threads WHERE id = $SUBJ), e AS (SELECT thread, CASE WHEN root = 1 THEN 'root' ELSE id END AS k, thread IN c AS inc, root FROM threads) SELECT a.kind, a.t - s.c0, CASE WHEN f.inc OR f.root THEN f.k ELSE 'root' END, g.k FROM arrows a JOIN e f ON f.thread = a.from_thread JOIN e g ON g.thread = a.to_thread, s WHERE ((f.inc OR f.root) AND (g.inc OR g.root) AND (f.inc OR g.inc)) OR (NOT f.inc AND NOT f.root AND g.inc AND a.kind IN ('create', 'resolve', 'fail', 'signal', 'cancel')) ORDER BY 2, 1, 3, 4"
+}
+t_fetch() {
+	local EX=$WEFT_BUILD/examples f
+	[ -x "$EX/uv-echo-split" ] || { echo "no uv-echo-split (built without libuv)"; exit 77; }
+	mk_traces
+	"$W" record -o "$T/echo" -- "$EX/uv-echo-split" tcp 3 >/dev/null 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	"$W" ship "$T/echo" --clickhouse "$URL1" --cluster weft_test --host echo \
+		--service svc-echo --queue q 2>ship.txt || die "ship: $(cat ship.txt)"
+	# the request: the client's read of the server's first echo
+	sub=$(lq "$T/echo" "SELECT to_thread FROM arrows WHERE message = 1 ORDER BY t LIMIT 1 OFFSET 1" | tail -1)
+	SUBJ=$(lq "$T/echo" "SELECT id FROM threads WHERE thread = $sub" | tail -1)
+	export SUBJ
+	[ -n "$SUBJ" ] || die "no message between the processes"
+	"$W" fetch --clickhouse "$URL1" --request "$SUBJ" -o x.weft 2>fetch.txt ||
+		die "fetch: $(cat fetch.txt)"
+	grep -q "^weft fetch: thread $sub of echo (run .*): [0-9]* async threads and [0-9]* arrows of its causal chain into x.weft$" fetch.txt ||
+		die "fetch said: $(cat fetch.txt)"
+	M="$T/alpha.weft $T/bravo.weft $T/charlie.weft $T/echo"
+	chain_threads $M >l.txt || die "local chain failed"
+	all_threads x.weft >f.txt || die "weft query of the fetched trace failed"
+	# the chain crosses the processes: threads of both
+	[ "$(lq "$T/echo" "SELECT count(DISTINCT process) FROM threads WHERE thread IN (SELECT thread FROM chain($sub, 0))" | tail -1)" = 2 ] ||
+		die "the chain does not cross the two processes"
+	[ "$(wc -l <l.txt)" -ge 8 ] || die "a short chain: $(cat l.txt)"
+	diff l.txt f.txt >&2 || die "the fetched threads differ from the chain's (above)"
+	chain_arrows "SELECT thread FROM chain((SELECT thread FROM threads WHERE id = $SUBJ), 0)" $M >l.txt ||
+		die "local arrows failed"
+	chain_arrows "SELECT thread FROM threads" x.weft >f.txt || die "fetched arrows failed"
+	[ "$(grep -c "^read	" l.txt)" -ge 2 ] || die "too few reads in the chain: $(cat l.txt)"
+	diff l.txt f.txt >&2 || die "the fetched arrows differ from the chain's (above)"
+	# the numbers said are those of the trace
+	grep -q " $(($(wc -l <f.txt) - 1)) arrows " fetch.txt || die "arrows said: $(cat fetch.txt)"
+	# every reader opens it
+	"$W" info x.weft >/dev/null 2>&1 || die "weft info x.weft failed"
+	"$W" export x.weft -o x.json 2>/dev/null && [ -s x.json ] || die "weft export x.weft failed"
+	# a label, exactly; a part of one that several threads have: refused,
+	# the candidates said; --host narrows; an unknown one
+	lab=$(lq "$T/echo" "SELECT label FROM threads WHERE thread = $sub" | tail -1)
+	"$W" fetch --clickhouse "$URL1" --request "read fd" --host echo -o y.weft 2>amb.txt
+	[ $? = 1 ] && grep -q "^weft fetch: 'read fd' matches \(more than \)\?[0-9]* threads: thread [0-9]* of echo (run .*, pid [0-9]*), thread [0-9]* of echo .*; name one by its id, or its host with --host$" amb.txt ||
+		die "ambiguous: $(cat amb.txt)"
+	[ ! -e y.weft ] || die "y.weft written"
+	"$W" fetch --clickhouse "$URL1" --request "$SUBJ" --host alpha -o y.weft 2>no.txt
+	[ $? = 1 ] && grep -q "^weft: fetch: no thread with id or label '$SUBJ' on host alpha$" no.txt ||
+		die "--host alpha: $(cat no.txt)"
+	# a label all of one server's requests share is one thread per host:
+	# --host picks charlie's
+	gl=$(lq "$T/charlie.weft" "SELECT text FROM labels GROUP BY text HAVING count(*) = 1 LIMIT 1" | tail -1)
+	[ -n "$gl" ] || die "charlie has no label of one thread"
+	"$W" fetch --clickhouse "$URL1" --request "$gl" --host charlie -o z.weft 2>z.txt ||
+		die "fetch by label: $(cat z.txt)"
+	grep -q "of charlie (run " z.txt || die "not charlie's: $(cat z.txt)"
+	[ "$(lq z.weft "SELECT count(*) FROM labels WHERE text = '$gl'" | tail -1)" = 1 ] ||
+		die "the label is not in z.weft"
+	# a file that is not a weft trace is never replaced; a trace is
+	echo precious >keep.txt
+	"$W" fetch --clickhouse "$URL1" --request "$SUBJ" -o keep.txt 2>r.txt
+	[ $? = 2 ] && grep -q "'keep.txt' exists and is not a weft trace: weft never replaces it" r.txt ||
+		die "keep.txt: $(cat r.txt)"
+	[ "$(cat keep.txt)" = precious ] || die "keep.txt replaced"
+	"$W" fetch --clickhouse "$URL1" --request "$SUBJ" -o x.weft 2>again.txt || die "again: $(cat again.txt)"
+	all_threads x.weft | diff - <(chain_threads $M) >&2 || die "fetched again: differs"
+}
+run "weft fetch: a request's causal chain across two processes = chain() on the traces merged" t_fetch
+
+# Two processes of a run whose threads share ids (7 in both, by hand,
+# a message between them): the fetched chain is the run's (the reader
+# tells the processes' ids apart, and so do the rows).
+t_fetch_shared_ids() {
+	cat >shared.c <<'EOF'
+#include <sys/wait.h>
+#include <unistd.h>
+#include <weft/weft.h>
+int main(void)
+{
+	int p[2];
+	if (pipe(p))
+		return 1;
+	pid_t c = fork();
+	if (c == 0) {
+		char b[4];
+		weft_create(7, "job");
+		weft_label(7, "child job");
+		weft_run(7);
+		if (read(p[0], b, 4) != 4)
+			return 1;
+		weft_received(7, 42, 0, 4);
+		weft_create(8, "reply");
+		weft_resolve(8);
+		weft_resolve(7);
+		weft_run(0);
+		return 0;
+	}
+	weft_create(7, "job");
+	weft_label(7, "parent job");
+	weft_run(7);
+	weft_create(9, "step");
+	weft_resolve(9);
+	weft_sent(7, 42, 0, 4);
+	if (write(p[1], "ping", 4) != 4)
+		return 1;
+	weft_resolve(7);
+	weft_run(0);
+	waitpid(c, NULL, 0);
+	return 0;
+}
+EOF
+	cc ${WEFT_TEST_CFLAGS:-} -DWEFT_ENABLE -I"$WEFT_SRC/include" shared.c \
+		-L"$WEFT_BUILD" -lweft -Wl,-rpath,"$WEFT_BUILD" -o shared || die "cc failed"
+	"$W" record -o "$T/shared-run" -- ./shared >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	"$W" ship "$T/shared-run" --clickhouse "$URL1" --database shared --host shared \
+		--queue q 2>ship.txt || die "ship: $(cat ship.txt)"
+	"$W" fetch --clickhouse "$URL1" --database shared --request "parent job" \
+		-o x.weft 2>fetch.txt || die "fetch: $(cat fetch.txt)"
+	grep -q ": 4 async threads and [0-9]* arrows of its causal chain into x.weft$" fetch.txt ||
+		die "fetch said: $(cat fetch.txt)"
+	# (the id the first ring has: 7 in the process whose ring is read
+	# first, 7 + 2^48 in the other)
+	SUBJ=$(lq "$T/shared-run" "SELECT id FROM threads WHERE label = 'parent job'" | tail -1)
+	export SUBJ
+	chain_threads "$T/shared-run" >l.txt || die "local chain failed"
+	all_threads x.weft >f.txt || die "weft query of the fetched trace failed"
+	[ "$(cut -f2 l.txt | sort | uniq -c | tr -s ' ')" = "$(printf ' 2 job\n 1 kind\n 1 reply\n 1 step')" ] ||
+		die "the chain is not both jobs, the step and the reply: $(cat l.txt)"
+	diff l.txt f.txt >&2 || die "the fetched threads differ (above)"
+	chain_arrows "SELECT thread FROM chain((SELECT thread FROM threads WHERE id = $SUBJ), 0)" "$T/shared-run" >l.txt
+	chain_arrows "SELECT thread FROM threads" x.weft >f.txt
+	grep -q "^read	" l.txt || die "no message in the chain: $(cat l.txt)"
+	diff l.txt f.txt >&2 || die "the fetched arrows differ (above)"
+}
+run "weft fetch: two processes whose threads share ids" t_fetch_shared_ids
+
+t_fetch_usage() {
+	rm -f u.weft
+	"$W" fetch --clickhouse "$URL1" --request 1 2>e.txt
+	[ $? = 2 ] && grep -q "are required" e.txt || die "no -o: $(cat e.txt)"
+	"$W" fetch --clickhouse https://x:1/ --request 1 -o u.weft 2>e.txt
+	[ $? = 2 ] && grep -q "must be http://HOST:PORT" e.txt || die "https: $(cat e.txt)"
+	"$W" fetch --clickhouse "$URL1" --database "a'b" --request 1 -o u.weft 2>e.txt
+	[ $? = 2 ] || die "a hostile --database passed: $(cat e.txt)"
+	mkdir d
+	"$W" fetch --clickhouse "$URL1" --request 1 -o d 2>e.txt
+	[ $? = 2 ] && grep -q "'d' is not a regular file: weft never replaces it" e.txt ||
+		die "a directory: $(cat e.txt)"
+	"$W" fetch --clickhouse "http://127.0.0.1:$(free_port)/" --request 1 -o u.weft 2>e.txt
+	[ $? = 1 ] && grep -q "cannot connect to 127.0.0.1:[0-9]*: Connection refused" e.txt ||
+		die "no server: $(cat e.txt)"
+	[ ! -e u.weft ] || die "u.weft written"
+	# a quote in a label is a string, not SQL
+	"$W" fetch --clickhouse "$URL1" --request "x' OR 1 = 1 OR '" -o u.weft 2>e.txt
+	[ $? = 1 ] && grep -q "^weft: fetch: no thread with id or label 'x' OR 1 = 1 OR ''$" e.txt ||
+		die "a quote: $(cat e.txt)"
+}
+run "weft fetch: usage, a directory, no server, a quote in the label" t_fetch_usage
+
 # Labels and names with tabs, newlines, backslashes, quotes, \N, control
 # bytes and bytes that are not UTF-8 come back byte for byte.
 t_hostile() {

@@ -1,0 +1,823 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-fetch.c - `weft fetch --clickhouse URL --request ID|LABEL -o OUT`:
+ * one request's causal chain out of the tables `weft ship` fills
+ * (docs/fleet.md), back as a trace every reader and viewer opens.
+ *
+ * 1. The request is found in ClickHouse: its id (threads.id), else a
+ *    label (labels.text, exactly, else a part of it), as `weft export
+ *    --select` finds it; it must name one thread of one shipped trace
+ *    (host, run, source).
+ * 2. That trace's async threads, arrows and labels are read back (the
+ *    rows of its batches: one trace's, as `weft ship` modelled it, its
+ *    processes on one clock) and recorded into a scratch ring by
+ *    weft-import (the writer of `weft import --otlp`, fed the same
+ *    spans and links `weft export --otlp` writes), each thread under the
+ *    id thread + 1, so that ids two processes share stay apart.
+ * 3. The scratch ring is modelled and the chain taken with weft_chain()
+ *    (every arrow, stopping at hubs: the definition of the viewers and
+ *    `weft export --select`); its threads, the arrows between them (or
+ *    an OS thread) and their labels are recorded again into OUT, under
+ *    their own ids (thread + 1 if two processes of the chain share one).
+ *
+ * OUT is replaced only if it is a weft ring (weft_start()'s rule).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clickhouse.h"
+#include "otlp.h"
+#include "pb.h"
+#include "weft-tools.h"
+#include "weft/chain.h"
+#include "weft/model.h"
+#include "weft/read.h"
+
+#ifndef WEFT_IMPORT_BUILD
+#define WEFT_IMPORT_BUILD ""
+#endif
+#ifndef WEFT_IMPORT_INSTALL
+#define WEFT_IMPORT_INSTALL ""
+#endif
+
+#define NONE UINT32_MAX
+
+struct row_thread {
+	uint32_t thread;
+	int64_t id, process;
+	int root, should;
+	char *kind, *msg; /* msg: NULL when none */
+};
+
+struct row_arrow {
+	uint32_t from, to; /* row threads; NONE: none */
+	int64_t t, seq;
+	int kind;
+};
+
+struct row_label {
+	uint32_t thread;
+	int64_t t;
+	int note;
+	char *text;
+};
+
+struct rows {
+	struct row_thread *th;
+	size_t nth;
+	uint32_t *idx; /* thread number -> index in th (NONE) */
+	uint32_t nidx;
+	struct row_arrow *ar;
+	size_t nar;
+	struct row_label *lb;
+	size_t nlb;
+};
+
+/* TabSeparated: a field unescaped in place; NULL for \N. */
+static char *tsv_field(char *s)
+{
+	if (!strcmp(s, "\\N"))
+		return NULL;
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (*r != '\\' || !r[1]) {
+			*w++ = *r;
+			continue;
+		}
+		r++;
+		switch (*r) {
+		case 't':
+			*w++ = '\t';
+			break;
+		case 'n':
+			*w++ = '\n';
+			break;
+		case 'r':
+			*w++ = '\r';
+			break;
+		case 'b':
+			*w++ = '\b';
+			break;
+		case 'f':
+			*w++ = '\f';
+			break;
+		case '0':
+			*w++ = '\0';
+			break;
+		default:
+			*w++ = *r;
+		}
+	}
+	*w = 0;
+	return s;
+}
+
+/* Splits the next line of *p into at most max fields (unescaped);
+ * returns how many, or -1 at the end. */
+static int tsv_line(char **p, char **f, int max)
+{
+	if (!**p)
+		return -1;
+	char *line = *p, *nl = strchr(line, '\n');
+	if (nl) {
+		*nl = 0;
+		*p = nl + 1;
+	} else
+		*p = line + strlen(line);
+	int n = 0;
+	for (char *s = line; n < max;) {
+		char *tab = strchr(s, '\t');
+		if (tab)
+			*tab = 0;
+		f[n++] = tsv_field(s);
+		if (!tab)
+			break;
+		s = tab + 1;
+	}
+	return n;
+}
+
+static int64_t num(const char *s)
+{
+	return s ? strtoll(s, NULL, 10) : -1;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+	if (!d)
+		die("out of memory");
+	return d;
+}
+
+/* Room for element n of an array that holds n: 64 first, then doubled
+ * at each power of two. */
+static void *grow(void *p, size_t n, size_t size)
+{
+	if (n && (n < 64 || (n & (n - 1))))
+		return p;
+	void *q = realloc(p, (n ? n * 2 : 64) * size);
+	if (!q)
+		die("out of memory");
+	return q;
+}
+
+struct fetch {
+	struct ch_server srv;
+	const char *db;
+	char params[200];
+};
+
+/* Runs sql; its TabSeparated answer in *out (0), or says why (1). */
+static int ask(struct fetch *f, const char *sql, struct ch_reply *out)
+{
+	char why[600];
+	if (ch_query(&f->srv, f->params, sql, out, why, sizeof why))
+		return error("%s", why);
+	return 0;
+}
+
+static int arrow_kind(const char *tok)
+{
+	char buf[16];
+	for (int k = 0; k < WEFT_ARROW_KINDS; k++) {
+		/* the tokens of weft query's arrows.kind */
+		const char *t = otlp_arrow_token(k, buf);
+		if (tok && !strcmp(t, tok))
+			return k;
+	}
+	return -1;
+}
+
+/* The rows of one shipped trace: those of host, run and batches that
+ * begin with `prefix`. */
+static int load_rows(struct fetch *f, const char *where, struct rows *R)
+{
+	struct ch_reply rp;
+	char *sql, *fl[8], *p;
+	int n;
+	if (asprintf(&sql,
+		     "SELECT thread, id, process, root, should_resolve, kind, "
+		     "message FROM threads WHERE %s ORDER BY thread",
+		     where) < 0)
+		die("out of memory");
+	int rc = ask(f, sql, &rp);
+	free(sql);
+	if (rc)
+		return 1;
+	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
+		if (n < 7 || !fl[0])
+			continue;
+		R->th = grow(R->th, R->nth, sizeof *R->th);
+		struct row_thread *t = &R->th[R->nth++];
+		t->thread = (uint32_t)num(fl[0]);
+		t->id = num(fl[1]);
+		t->process = num(fl[2]);
+		t->root = num(fl[3]) == 1;
+		t->should = num(fl[4]) == 1;
+		t->kind = xstrdup(fl[5]);
+		t->msg = fl[6] ? xstrdup(fl[6]) : NULL;
+		if (t->thread >= R->nidx)
+			R->nidx = t->thread + 1;
+	}
+	ch_reply_free(&rp);
+	R->idx = malloc(((size_t)R->nidx + 1) * sizeof *R->idx);
+	if (!R->idx)
+		die("out of memory");
+	memset(R->idx, 0xff, ((size_t)R->nidx + 1) * sizeof *R->idx);
+	for (size_t i = 0; i < R->nth; i++) {
+		if (R->idx[R->th[i].thread] != NONE)
+			return error("the trace's rows hold thread %" PRIu32
+				     " twice: it was shipped by chunks "
+				     "(--follow); weft fetch needs a trace "
+				     "shipped whole",
+				     R->th[i].thread);
+		R->idx[R->th[i].thread] = (uint32_t)i;
+	}
+	if (asprintf(&sql,
+		     "SELECT arrow, kind, from_thread, to_thread, t FROM "
+		     "arrows WHERE %s ORDER BY arrow",
+		     where) < 0)
+		die("out of memory");
+	rc = ask(f, sql, &rp);
+	free(sql);
+	if (rc)
+		return 1;
+	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
+		if (n < 5 || !fl[0])
+			continue;
+		int k = arrow_kind(fl[1]);
+		int64_t a = num(fl[2]), b = num(fl[3]);
+		if (k < 0 || a < 0 || b < 0 || a >= R->nidx || b >= R->nidx ||
+		    R->idx[a] == NONE || R->idx[b] == NONE || !fl[4])
+			continue; /* an arrow with no thread at an end */
+		R->ar = grow(R->ar, R->nar, sizeof *R->ar);
+		R->ar[R->nar++] = (struct row_arrow){R->idx[a], R->idx[b],
+						     num(fl[4]), num(fl[0]), k};
+	}
+	ch_reply_free(&rp);
+	if (asprintf(&sql,
+		     "SELECT thread, t, kind, text FROM labels WHERE %s "
+		     "ORDER BY label",
+		     where) < 0)
+		die("out of memory");
+	rc = ask(f, sql, &rp);
+	free(sql);
+	if (rc)
+		return 1;
+	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
+		if (n < 4 || !fl[0] || !fl[1] || !fl[3])
+			continue;
+		int64_t th = num(fl[0]);
+		if (th < 0 || th >= R->nidx || R->idx[th] == NONE)
+			continue;
+		R->lb = grow(R->lb, R->nlb, sizeof *R->lb);
+		R->lb[R->nlb++] = (struct row_label){
+			R->idx[th], num(fl[1]), fl[2] && !strcmp(fl[2], "note"),
+			xstrdup(fl[3])};
+	}
+	ch_reply_free(&rp);
+	return 0;
+}
+
+static void attr_begin(struct pb *p, uint32_t field, const char *key)
+{
+	pb_begin(p, field);
+	pb_string(p, 1, key);
+	pb_begin(p, 2);
+}
+
+static void attr_str(struct pb *p, uint32_t field, const char *key,
+		     const char *v)
+{
+	attr_begin(p, field, key);
+	pb_bytes(p, 1, v, strlen(v));
+	pb_end(p);
+	pb_end(p);
+}
+
+static void attr_int(struct pb *p, uint32_t field, const char *key, int64_t v,
+		     int boolean)
+{
+	attr_begin(p, field, key);
+	if (boolean)
+		pb_bool(p, 2, v != 0);
+	else
+		pb_int(p, 3, v);
+	pb_end(p);
+	pb_end(p);
+}
+
+static void span_id(uint8_t b[8], uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		b[i] = (uint8_t)v;
+}
+
+/* The spans weft-import reads (docs/otlp.md's attributes): the threads
+ * i with keep[i] (NULL: all), the arrows between them, their labels;
+ * ids: the thread's own, or (by_row) thread + 1. */
+static int write_spans(const struct rows *R, const uint8_t *keep, int by_row,
+		       const char *path)
+{
+	struct pb p;
+	pb_init(&p);
+	pb_begin(&p, 1); /* ResourceSpans */
+	pb_begin(&p, 2); /* ScopeSpans */
+	for (size_t i = 0; i < R->nth; i++) {
+		const struct row_thread *t = &R->th[i];
+		if (keep && !keep[i])
+			continue;
+		uint8_t sid[8];
+		pb_begin(&p, 2); /* Span */
+		span_id(sid, (uint64_t)t->thread + 1);
+		pb_bytes(&p, 2, sid, 8);
+		attr_int(&p, 9, "weft.id",
+			 by_row ? (int64_t)t->thread + 1 : t->id, 0);
+		if (*t->kind)
+			attr_str(&p, 9, "weft.kind", t->kind);
+		if (t->root)
+			attr_int(&p, 9, "weft.os_thread", 1, 1);
+		if (t->should)
+			attr_int(&p, 9, "weft.should_resolve", 1, 1);
+		for (size_t k = 0; k < R->nlb; k++) {
+			const struct row_label *l = &R->lb[k];
+			if (l->thread != i)
+				continue;
+			pb_begin(&p, 11); /* Event */
+			pb_fixed64(&p, 1, (uint64_t)l->t);
+			pb_string(&p, 2, l->note ? "weft.note" : "weft.label");
+			attr_str(&p, 3, "weft.text", l->text);
+			pb_end(&p);
+		}
+		for (size_t k = 0; k < R->nar; k++) {
+			const struct row_arrow *a = &R->ar[k];
+			if (a->from != i || (keep && !keep[a->to]))
+				continue;
+			char tok[16];
+			pb_begin(&p, 13); /* Link */
+			span_id(sid, (uint64_t)R->th[a->to].thread + 1);
+			pb_bytes(&p, 2, sid, 8);
+			attr_str(&p, 4, "weft.link", "arrow");
+			attr_str(&p, 4, "weft.arrow",
+				 otlp_arrow_token(a->kind, tok));
+			attr_int(&p, 4, "weft.arrow.out", 1, 1);
+			attr_int(&p, 4, "weft.arrow.time", a->t, 0);
+			attr_int(&p, 4, "weft.arrow.seq", a->seq, 0);
+			pb_end(&p);
+		}
+		if (t->msg) {
+			pb_begin(&p, 15); /* Status */
+			pb_bytes(&p, 2, t->msg, strlen(t->msg));
+			pb_end(&p);
+		}
+		pb_end(&p);
+	}
+	pb_end(&p);
+	pb_end(&p);
+	if (p.oom)
+		die("out of memory");
+	FILE *f = fopen(path, "wbe");
+	if (!f) {
+		pb_release(&p);
+		return error_errno("cannot create '%s'", path);
+	}
+	struct pb len;
+	pb_init(&len);
+	pb_put_varint(&len, p.n);
+	fwrite(len.b, 1, len.n, f);
+	fwrite(p.b, 1, p.n, f);
+	pb_release(&len);
+	pb_release(&p);
+	if (fclose(f))
+		return error_errno("cannot write '%s'", path);
+	return 0;
+}
+
+/* Runs weft-import SPANS OUT; its messages go to `log` (said if it
+ * fails). */
+static int import(const char *spans, const char *out, const char *log)
+{
+	const char *exe = *WEFT_IMPORT_BUILD &&
+					  access(WEFT_IMPORT_BUILD, X_OK) == 0
+				  ? WEFT_IMPORT_BUILD
+				  : WEFT_IMPORT_INSTALL;
+	pid_t pid = fork();
+	if (pid < 0)
+		return error_errno("cannot fork");
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0600);
+		if (fd >= 0)
+			dup2(fd, 2);
+		unsetenv("WEFT_FILE");
+		unsetenv("WEFT_RUN");
+		char *args[] = {(char *)exe, (char *)spans, (char *)out, NULL};
+		execv(exe, args);
+		fprintf(stderr, "weft: cannot run '%s': %s\n", exe,
+			strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return error_errno("waitpid");
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	FILE *f = fopen(log, "re");
+	char line[1024];
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "weft: imported ", 15))
+			fputs(line, stderr);
+	if (f)
+		fclose(f);
+	return 1;
+}
+
+/* OUT may be written: absent, or a weft ring (weft_start() checks it
+ * again).  0, or an exit status. */
+static int out_ok(const char *out)
+{
+	struct stat sb;
+	if (stat(out, &sb) < 0)
+		return 0;
+	if (!S_ISREG(sb.st_mode))
+		return error("'%s' is not a regular file: weft never replaces "
+			     "it",
+			     out),
+		       2;
+	char magic[8] = "";
+	int fd = open(out, O_RDONLY | O_CLOEXEC);
+	int ring = fd >= 0 && read(fd, magic, 8) == 8 &&
+		   !memcmp(magic, "WEFTRING", 8);
+	if (fd >= 0)
+		close(fd);
+	if (!ring)
+		return error("'%s' exists and is not a weft trace: weft never "
+			     "replaces it",
+			     out),
+		       2;
+	return 0;
+}
+
+/* s as a ClickHouse string literal, whole (malloc'd). */
+static char *lit(const char *s)
+{
+	size_t cap = 2 * strlen(s) + 8;
+	char *b = malloc(cap);
+	if (!b)
+		die("out of memory");
+	return (char *)ch_literal(b, cap, s);
+}
+
+struct match {
+	char *host, *run, *prefix, *pid;
+	int64_t thread;
+};
+
+/* The batch id's HOST/RUN/WHAT/ (its last two parts, TABLE/PART, cut). */
+static char *batch_prefix(const char *b)
+{
+	char *s = xstrdup(b), *a = strrchr(s, '/');
+	if (a) {
+		*a = 0;
+		a = strrchr(s, '/');
+	}
+	if (a)
+		a[1] = 0;
+	return s;
+}
+
+/* The threads `sql` finds: (host, run, thread, batch, pid) each; distinct
+ * by host, run, source and thread.  How many (up to cap in m). */
+static int find(struct fetch *f, const char *sql, struct match *m, int cap,
+		int *err)
+{
+	struct ch_reply rp;
+	*err = ask(f, sql, &rp);
+	if (*err)
+		return 0;
+	int k = 0;
+	char *fl[6], *p;
+	for (p = rp.body; tsv_line(&p, fl, 6) >= 5;) {
+		if (!fl[0] || !fl[1] || !fl[2] || !fl[3])
+			continue;
+		struct match x = {xstrdup(fl[0]), xstrdup(fl[1]),
+				  batch_prefix(fl[3]), xstrdup(fl[4]),
+				  num(fl[2])};
+		int seen = 0;
+		for (int i = 0; i < k && i < cap && !seen; i++)
+			seen = m[i].thread == x.thread &&
+			       !strcmp(m[i].prefix, x.prefix);
+		if (seen || k >= cap) {
+			free(x.host);
+			free(x.run);
+			free(x.prefix);
+			free(x.pid);
+			if (!seen && k++ >= cap)
+				break; /* more than cap: enough said */
+			continue;
+		}
+		m[k++] = x;
+	}
+	ch_reply_free(&rp);
+	return k;
+}
+
+static void free_rows(struct rows *R)
+{
+	for (size_t i = 0; i < R->nth; i++) {
+		free(R->th[i].kind);
+		free(R->th[i].msg);
+	}
+	for (size_t i = 0; i < R->nlb; i++)
+		free(R->lb[i].text);
+	free(R->th);
+	free(R->idx);
+	free(R->ar);
+	free(R->lb);
+}
+
+/* Steps 2 and 3 for the thread m0 found: 0, or 1 (said). */
+static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
+{
+	/* 2. its trace's rows, into a scratch ring */
+	char *hl = lit(m0->host), *rl = lit(m0->run), *pl = lit(m0->prefix),
+	     *where;
+	if (asprintf(&where,
+		     "host = %s AND run_id = %s AND "
+		     "substring(batch_id, 1, %zu) = %s",
+		     hl, rl, strlen(m0->prefix), pl) < 0)
+		die("out of memory");
+	free(hl);
+	free(rl);
+	free(pl);
+	struct rows R = {0};
+	int rc = load_rows(f, where, &R);
+	free(where);
+	if (rc) {
+		free_rows(&R);
+		return 1;
+	}
+	uint32_t subj = m0->thread < R.nidx ? R.idx[m0->thread] : NONE;
+	if (subj == NONE) {
+		free_rows(&R);
+		return error("fetch: thread %" PRId64 " of %s is not in its "
+			     "trace's rows (shipped in part?)",
+			     m0->thread, m0->host);
+	}
+	const char *tmpd = getenv("TMPDIR");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/weft-fetch.XXXXXX",
+		 tmpd && *tmpd ? tmpd : "/tmp");
+	if (!mkdtemp(dir)) {
+		free_rows(&R);
+		return error_errno("cannot make a directory in '%s'",
+				   tmpd && *tmpd ? tmpd : "/tmp");
+	}
+	char spans[4200], ring[4200], log[4200];
+	snprintf(spans, sizeof spans, "%s/spans", dir);
+	snprintf(ring, sizeof ring, "%s/all.weft", dir);
+	snprintf(log, sizeof log, "%s/log", dir);
+	rc = write_spans(&R, NULL, 1, spans) || import(spans, ring, log);
+
+	/* 3. the chain, on the model of the scratch ring */
+	uint8_t *keep = NULL;
+	size_t nthreads = 0, narrows = 0;
+	int by_row = 0;
+	if (!rc) {
+		struct traces tr = {0};
+		struct weft_reader *r = NULL;
+		traces_add(&tr, ring);
+		struct weft_model *md = traces_model(&tr, &r);
+		traces_release(&tr);
+		struct weft_chain ch = {0};
+		uint32_t t = md ? weft_model_find(md, (uint64_t)m0->thread + 1)
+				: WEFT_NONE;
+		keep = calloc(R.nth + 1, 1);
+		if (!md || t == WEFT_NONE || !keep ||
+		    weft_chain(md, t, 0, &ch)) {
+			rc = error("fetch: no chain of thread %" PRId64,
+				   m0->thread);
+		} else {
+			uint32_t n;
+			const struct weft_thread *th =
+				weft_model_threads(md, &n);
+			for (uint32_t i = 0; i < n; i++) {
+				if (!ch.in[i] ||
+				    (th[i].flags & WEFT_THREAD_ROOT))
+					continue;
+				uint64_t x = th[i].id - 1;
+				if (x < R.nidx && R.idx[x] != NONE) {
+					keep[R.idx[x]] = 1;
+					nthreads++;
+				}
+			}
+			/* the arrows: between threads of the chain, or one
+			 * and an OS thread; and what a thread outside did to
+			 * one of the chain (its creation, its end, a signal),
+			 * as done on an OS thread; other arrows across the
+			 * chain's edge (reads, waits) stay out */
+			uint32_t os = NONE;
+			for (size_t i = 0; i < R.nth && os == NONE; i++)
+				if (R.th[i].root)
+					os = (uint32_t)i;
+			for (size_t i = 0; i < R.nar; i++) {
+				struct row_arrow *a = &R.ar[i];
+				int fi = keep[a->from] == 1,
+				    ti = keep[a->to] == 1;
+				int fro = R.th[a->from].root,
+				    tro = R.th[a->to].root;
+				int act = a->kind == WEFT_ARROW_CREATE ||
+					  a->kind == WEFT_ARROW_RESOLVE ||
+					  a->kind == WEFT_ARROW_FAIL ||
+					  a->kind == WEFT_ARROW_SIGNAL ||
+					  a->kind == WEFT_ARROW_CANCEL;
+				if (!fi && !fro && ti && act && os != NONE)
+					a->from = os, fro = 1;
+				if ((fi || fro) && (ti || tro) && (fi || ti)) {
+					if (fro)
+						keep[a->from] = 2;
+					if (tro)
+						keep[a->to] = 2;
+				} else
+					a->from = a->to = NONE;
+			}
+			size_t w = 0;
+			for (size_t i = 0; i < R.nar; i++)
+				if (R.ar[i].from != NONE)
+					R.ar[w++] = R.ar[i];
+			R.nar = w;
+			narrows = R.nar;
+			/* an id two processes of the chain share */
+			for (size_t i = 0; i < R.nth && !by_row; i++)
+				for (size_t j = i + 1;
+				     keep[i] == 1 && j < R.nth && !by_row; j++)
+					by_row = keep[j] == 1 &&
+						 R.th[i].id == R.th[j].id &&
+						 R.th[i].process !=
+							 R.th[j].process;
+		}
+		weft_chain_release(&ch);
+		if (md)
+			weft_model_free(md);
+		if (r)
+			weft_reader_close(r);
+	}
+	if (!rc) {
+		rc = write_spans(&R, keep, by_row, spans) ||
+		     import(spans, out, log);
+	}
+	unlink(spans);
+	unlink(ring);
+	unlink(log);
+	rmdir(dir);
+	if (!rc) {
+		if (by_row)
+			warning("fetch: two processes of the chain share an "
+				"id: every thread's id is its thread number "
+				"+ 1");
+		fprintf(stderr,
+			"weft fetch: thread %" PRId64 " of %s (run %s): %zu "
+			"async threads and %zu "
+			"arrows "
+			"of its causal chain into %s\n",
+			m0->thread, m0->host, m0->run, nthreads, narrows, out);
+	}
+	free_rows(&R);
+	free(keep);
+	return rc ? 1 : 0;
+}
+
+int cmd_fetch(int argc, char **argv)
+{
+	const char *url = NULL, *req = NULL, *out = NULL, *host = NULL;
+	struct fetch f = {.db = "weft"};
+	int64_t timeout = 0;
+	const struct opt opts[] = {
+		{"--clickhouse", NULL, "URL",
+		 "the ClickHouse server weft ship fills (http://HOST:PORT[/])",
+		 OPT_STRING, &url},
+		{"--request", NULL, "ID|LABEL",
+		 "the request: its async thread's id, else a label of it "
+		 "(exactly, else a part of it)",
+		 OPT_STRING, &req},
+		{"-o", NULL, "OUT", "the trace to write (a ring file)",
+		 OPT_STRING, &out},
+		{"--host", NULL, "NAME",
+		 "look for the request on this host only", OPT_STRING, &host},
+		{"--database", NULL, "DB", "its database (default weft)",
+		 OPT_STRING, &f.db},
+		{"--timeout", NULL, "DURATION",
+		 "stop waiting for an answer after this long (default 30 s)",
+		 OPT_DURATION, &timeout, 0, 0, 1e9},
+		OPT_END,
+	};
+	const struct cmd_usage u = {
+		"fetch", "--clickhouse URL --request ID|LABEL -o OUT.weft",
+		"Brings one request's causal chain out of the fleet's "
+		"ClickHouse tables (weft ship) back as a trace every command "
+		"and viewer opens: its async threads (ids, kinds, labels, "
+		"notes, ends, failure messages) and the arrows between them, "
+		"across the processes of its run, on one clock, as the "
+		"viewers' chain (stopping at hubs).  docs/fleet.md.",
+		opts, 0};
+	const char **ops = calloc((size_t)argc + 1, sizeof *ops);
+	if (!ops)
+		die("out of memory");
+	int nops, rc = opts_parse(&u, argc, argv, ops, &nops, NULL);
+	free(ops);
+	if (rc >= 0)
+		return rc;
+	if (nops)
+		return opts_error(&u, "no operands: --clickhouse URL --request "
+				      "ID|LABEL -o OUT");
+	if (!url || !req || !out)
+		return opts_error(&u, "--clickhouse URL, --request ID|LABEL "
+				      "and -o OUT are required");
+	if (!ch_ident_ok(f.db))
+		return opts_error(&u,
+				  "--database must be a name of letters, "
+				  "digits and '_' (not '%s')",
+				  f.db);
+	char why[600];
+	if (ch_parse_url(url, &f.srv, why, sizeof why))
+		return opts_error(&u, "--clickhouse %s", why);
+	f.srv.timeout_ns = timeout;
+	snprintf(f.params, sizeof f.params,
+		 "database=%s&default_format=TabSeparated", f.db);
+	if ((rc = out_ok(out)))
+		return rc;
+
+	/* 1. the request */
+	char *lq = lit(req), *hwhere = NULL;
+	if (host) {
+		char *h = lit(host);
+		if (asprintf(&hwhere, " AND host = %s", h) < 0)
+			die("out of memory");
+		free(h);
+	}
+	struct match m[9];
+	int k = 0, err = 0;
+	char *sql, *end;
+	errno = 0;
+	unsigned long long id = strtoull(req, &end, 0);
+	if (*req && !*end && !errno) {
+		if (asprintf(&sql,
+			     "SELECT host, run_id, thread, batch_id, pid FROM "
+			     "threads WHERE id = %llu AND root = 0%s ORDER BY "
+			     "host, run_id, thread LIMIT 1000",
+			     id, hwhere ? hwhere : "") < 0)
+			die("out of memory");
+		k = find(&f, sql, m, 8, &err);
+		free(sql);
+	}
+	for (int exact = 1; !k && !err && exact >= 0; exact--) {
+		if (asprintf(&sql,
+			     exact ? "SELECT host, run_id, thread, batch_id, "
+				     "pid FROM labels WHERE text = %s%s ORDER "
+				     "BY host, run_id, thread LIMIT 1000"
+				   : "SELECT host, run_id, thread, batch_id, "
+				     "pid FROM labels WHERE position(text, %s) "
+				     "> 0%s ORDER BY host, run_id, thread "
+				     "LIMIT 1000",
+			     lq, hwhere ? hwhere : "") < 0)
+			die("out of memory");
+		k = find(&f, sql, m, 8, &err);
+		free(sql);
+	}
+	free(lq);
+	free(hwhere);
+	if (err)
+		return 1;
+	if (!k)
+		return error("fetch: no thread with id or label '%s'%s%s", req,
+			     host ? " on host " : "", host ? host : "");
+	if (k > 1) {
+		fprintf(stderr, "weft fetch: '%s' matches %s%d threads: ", req,
+			k > 8 ? "more than " : "", k > 8 ? 8 : k);
+		for (int i = 0; i < k && i < 8; i++)
+			fprintf(stderr,
+				"%sthread %" PRId64 " of %s (run %s, pid %s)",
+				i ? ", " : "", m[i].thread, m[i].host, m[i].run,
+				m[i].pid ? m[i].pid : "?");
+		fprintf(stderr, "; name one by its id, or its host with "
+				"--host\n");
+	}
+	rc = k == 1 ? fetch_chain(&f, &m[0], out) : 1;
+	for (int i = 0; i < k && i < 8; i++) {
+		free(m[i].host);
+		free(m[i].run);
+		free(m[i].prefix);
+		free(m[i].pid);
+	}
+	return rc;
+}
