@@ -41,13 +41,6 @@
 #include "weft/model.h"
 #include "weft/read.h"
 
-#ifndef WEFT_IMPORT_BUILD
-#define WEFT_IMPORT_BUILD ""
-#endif
-#ifndef WEFT_IMPORT_INSTALL
-#define WEFT_IMPORT_INSTALL ""
-#endif
-
 #define NONE UINT32_MAX
 
 struct row_thread {
@@ -406,10 +399,7 @@ static int write_spans(const struct rows *R, const uint8_t *keep, int by_row,
  * fails). */
 static int import(const char *spans, const char *out, const char *log)
 {
-	const char *exe = *WEFT_IMPORT_BUILD &&
-					  access(WEFT_IMPORT_BUILD, X_OK) == 0
-				  ? WEFT_IMPORT_BUILD
-				  : WEFT_IMPORT_INSTALL;
+	const char *exe = weft_import_exe();
 	pid_t pid = fork();
 	if (pid < 0)
 		return error_errno("cannot fork");

@@ -17,6 +17,15 @@
 #define WEFT_IMPORT_INSTALL ""
 #endif
 
+/* weft-import: the build tree's while weft runs from it, else the
+ * installed one. */
+const char *weft_import_exe(void)
+{
+	return *WEFT_IMPORT_BUILD && access(WEFT_IMPORT_BUILD, X_OK) == 0
+		       ? WEFT_IMPORT_BUILD
+		       : WEFT_IMPORT_INSTALL;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	const char *otlp = NULL, *out = NULL;
@@ -52,10 +61,7 @@ int cmd_import(int argc, char **argv)
 		return opts_error(&u, "no operands: --otlp FILE -o OUT");
 	if (!otlp || !out)
 		return opts_error(&u, "--otlp FILE and -o OUT are required");
-	const char *exe = *WEFT_IMPORT_BUILD &&
-					  access(WEFT_IMPORT_BUILD, X_OK) == 0
-				  ? WEFT_IMPORT_BUILD
-				  : WEFT_IMPORT_INSTALL;
+	const char *exe = weft_import_exe();
 	char *args[] = {(char *)exe, (char *)otlp, (char *)out, NULL};
 	/* the helper records: it must not inherit a recording of ours */
 	unsetenv("WEFT_FILE");

@@ -177,6 +177,10 @@ int chain_depth_opt(void *ctx, const char *v, char *why, size_t cap);
  * WEFT_ENOTFOUND or -errno. */
 int trace_of_pid(int pid, char *buf, size_t cap);
 
+/* The weft-import helper's path (cmd-import.c): it records spans back
+ * into a ring with libweft, which weft itself never loads. */
+const char *weft_import_exe(void);
+
 /* Formats nanoseconds as "1.234567890" seconds into buf. */
 const char *fmt_ns(char *buf, size_t cap, int64_t ns);
 
