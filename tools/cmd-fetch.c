@@ -178,6 +178,20 @@ static int ask(struct fetch *f, const char *sql, struct ch_reply *out)
 	return 0;
 }
 
+/* The rows of `select` (columns FROM table) WHERE where ORDER BY order,
+ * into out. */
+static int ask_rows(struct fetch *f, const char *select, const char *where,
+		    const char *order, struct ch_reply *out)
+{
+	char *sql;
+	if (asprintf(&sql, "SELECT %s WHERE %s ORDER BY %s", select, where,
+		     order) < 0)
+		die("out of memory");
+	int rc = ask(f, sql, out);
+	free(sql);
+	return rc;
+}
+
 static int arrow_kind(const char *tok)
 {
 	char buf[16];
@@ -195,16 +209,12 @@ static int arrow_kind(const char *tok)
 static int load_rows(struct fetch *f, const char *where, struct rows *R)
 {
 	struct ch_reply rp;
-	char *sql, *fl[8], *p;
+	char *fl[8], *p;
 	int n;
-	if (asprintf(&sql,
-		     "SELECT thread, id, process, root, should_resolve, kind, "
-		     "message FROM threads WHERE %s ORDER BY thread",
-		     where) < 0)
-		die("out of memory");
-	int rc = ask(f, sql, &rp);
-	free(sql);
-	if (rc)
+	if (ask_rows(f,
+		     "thread, id, process, root, should_resolve, kind, message "
+		     "FROM threads",
+		     where, "thread", &rp))
 		return 1;
 	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
 		if (n < 7 || !fl[0])
@@ -235,14 +245,8 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 				     R->th[i].thread);
 		R->idx[R->th[i].thread] = (uint32_t)i;
 	}
-	if (asprintf(&sql,
-		     "SELECT arrow, kind, from_thread, to_thread, t FROM "
-		     "arrows WHERE %s ORDER BY arrow",
-		     where) < 0)
-		die("out of memory");
-	rc = ask(f, sql, &rp);
-	free(sql);
-	if (rc)
+	if (ask_rows(f, "arrow, kind, from_thread, to_thread, t FROM arrows",
+		     where, "arrow", &rp))
 		return 1;
 	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
 		if (n < 5 || !fl[0])
@@ -257,14 +261,8 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 						     num(fl[4]), num(fl[0]), k};
 	}
 	ch_reply_free(&rp);
-	if (asprintf(&sql,
-		     "SELECT thread, t, kind, text FROM labels WHERE %s "
-		     "ORDER BY label",
-		     where) < 0)
-		die("out of memory");
-	rc = ask(f, sql, &rp);
-	free(sql);
-	if (rc)
+	if (ask_rows(f, "thread, t, kind, text FROM labels", where, "label",
+		     &rp))
 		return 1;
 	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
 		if (n < 4 || !fl[0] || !fl[1] || !fl[3])
