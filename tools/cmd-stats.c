@@ -60,13 +60,11 @@ static int key_cut(char *key, size_t *len)
 }
 
 static void text_groups(const char *title, const struct weft_stats_group *g,
-			uint32_t n,
-			uint32_t top)
+			uint32_t n, uint32_t top)
 {
 	printf("\n%s%s:\n  %-28s %7s %7s %6s  %-34s %s\n", title,
-	       n > top ? " (most frequent first)" : "", "", "count",
-	       "pending", "failed", "lifetime p50/p90/p99/max",
-	       "running p50/p90/p99/max");
+	       n > top ? " (most frequent first)" : "", "", "count", "pending",
+	       "failed", "lifetime p50/p90/p99/max", "running p50/p90/p99/max");
 	for (uint32_t i = 0; i < n && i < top; i++) {
 		char key[1024], a[4][24], b[4][24], life[100], ran[100];
 		const char *kt = *g[i].key ? g[i].key : "(none)";
@@ -78,7 +76,8 @@ static void text_groups(const char *title, const struct weft_stats_group *g,
 		}
 		snprintf(life, sizeof life, "%s/%s/%s/%s", a[0], a[1], a[2],
 			 a[3]);
-		snprintf(ran, sizeof ran, "%s/%s/%s/%s", b[0], b[1], b[2], b[3]);
+		snprintf(ran, sizeof ran, "%s/%s/%s/%s", b[0], b[1], b[2],
+			 b[3]);
 		printf("  ");
 		print_escaped(stdout, key, kl);
 		printf("%*s %7u %7u %6u  %-34s %s\n", 28 - chars, "",
@@ -118,13 +117,31 @@ struct sum_line {
 };
 
 /* The sum of counter i's name, said once (at its first series) and only
- * when several processes keep it: 1, else 0. */
-static int sum_of(const struct weft_model *m, const struct weft_counter *ctr,
-		  uint32_t i, struct sum_line *x)
+ * when several processes keep it: 1, else 0.  From S's sums where it has
+ * them (a lean model keeps no samples), else from the model's samples. */
+static int sum_of(const struct weft_model *m, const struct weft_stats *S,
+		  const struct weft_counter *ctr, uint32_t i,
+		  struct sum_line *x)
 {
 	for (uint32_t k = 0; k < i; k++)
 		if (ctr[k].name == ctr[i].name)
 			return 0;
+	if (S->sums) {
+		for (uint32_t k = 0; k < S->nsums; k++) {
+			const struct weft_stats_sum *y = &S->sums[k];
+			if (y->name != ctr[i].name)
+				continue;
+			if (y->processes < 2 || !y->n)
+				return 0;
+			x->processes = y->processes;
+			x->n = y->n;
+			x->min = y->min;
+			x->max = y->max;
+			x->last = y->last;
+			return 1;
+		}
+		return 0;
+	}
 	struct weft_sample *s;
 	if (weft_model_counter_sum(m, ctr[i].name, &s, &x->n, &x->processes))
 		die("out of memory");
@@ -144,50 +161,82 @@ static int sum_of(const struct weft_model *m, const struct weft_counter *ctr,
 
 int cmd_stats(int argc, char **argv)
 {
-	int json = 0, top_arg = 20, sum_counters = 0;
+	int json = 0, top_arg = 20, sum_counters = 0, in_memory = 0;
 	struct traces tr = {0};
 	const struct opt opts[] = {
-		{"--json", NULL, NULL, "one JSON object instead of text (every "
-		 "group, not only the top ones)", OPT_FLAG, &json},
-		{"--top", NULL, "N", "how many kinds and labels to list, most "
-		 "frequent first, %R (default 20)", OPT_INT, &top_arg, 1, 1000000},
-		{"--sum-counters", NULL, NULL, "also each counter that several "
+		{"--json", NULL, NULL,
+		 "one JSON object instead of text (every "
+		 "group, not only the top ones)",
+		 OPT_FLAG, &json},
+		{"--top", NULL, "N",
+		 "how many kinds and labels to list, most "
+		 "frequent first, %R (default 20)",
+		 OPT_INT, &top_arg, 1, 1000000},
+		{"--sum-counters", NULL, NULL,
+		 "also each counter that several "
 		 "processes keep summed over them (a counter belongs to its "
-		 "process)", OPT_FLAG, &sum_counters},
+		 "process)",
+		 OPT_FLAG, &sum_counters},
+		{"--in-memory", NULL, NULL,
+		 "build the whole model first (as "
+		 "the viewers do) instead of one pass in bounded memory: "
+		 "exact percentiles of loop phases at any size",
+		 OPT_FLAG, &in_memory},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
-	const struct cmd_usage u = {
-		"stats", "[OPTIONS] TRACE...",
-		"Per kind and per label of async threads: counts, lifetime and "
-		"running time (p50/p90/p99/max), failures, pending; OS threads' "
-		"busy and idle shares; the longest runs; an event loop's time "
-		"by phase; counters; losses.",
-		opts, 0};
+	const struct cmd_usage u = {"stats", "[OPTIONS] TRACE...",
+				    "Per kind and per label of async threads: "
+				    "counts, lifetime and "
+				    "running time (p50/p90/p99/max), failures, "
+				    "pending; OS threads' "
+				    "busy and idle shares; the longest runs; "
+				    "an event loop's time "
+				    "by phase; counters; losses.",
+				    opts, 0};
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc >= 0)
 		return rc;
 	uint32_t top = (uint32_t)top_arg;
 	const char *path = traces_name(&tr);
 	struct weft_reader *r;
-	struct weft_model *m = traces_model(&tr, &r);
-	traces_release(&tr);
-	if (!m)
-		return 1;
+	struct weft_model *m;
 	struct weft_stats *S;
-	if (weft_stats_compute(&S, m)) {
-		weft_model_free(m);
-		weft_reader_close(r);
-		return error("out of memory");
+	if (in_memory) {
+		m = traces_model(&tr, &r);
+		traces_release(&tr);
+		if (!m)
+			return 1;
+		if (weft_stats_compute(&S, m)) {
+			weft_model_free(m);
+			weft_reader_close(r);
+			return error("out of memory");
+		}
+	} else {
+		/* one pass: a lean model feeds the statistics (huge.md) */
+		r = traces_open(&tr, 0);
+		traces_release(&tr);
+		if (!r)
+			return 1;
+		struct weft_stats_stream *ss = NULL;
+		long err = weft_model_new(&m, r);
+		if (!err)
+			err = weft_stats_stream_new(&ss, m);
+		if (!err && (err = weft_model_update(m)) >= 0)
+			err = weft_stats_stream_finish(ss, &S);
+		weft_stats_stream_free(ss);
+		if (err < 0) {
+			weft_model_free(m);
+			weft_reader_close(r);
+			return error("cannot model %s: %s", path,
+				     weft_strerror((int)err));
+		}
 	}
 	const struct weft_trace_info *in = weft_reader_info(r);
-	uint32_t nth, nrun, nst, nctr, nph;
+	uint32_t nth, nst, nctr;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
-	const struct weft_run *run = weft_model_runs(m, &nrun);
 	const struct weft_model_stream *st = weft_model_streams(m, &nst);
 	const struct weft_counter *ctr = weft_model_counters(m, &nctr);
-	const struct weft_interval *ph =
-		weft_model_intervals(m, WEFT_INTERVAL_PHASE, &nph);
 	const struct weft_losses *lo = &in->losses;
 	int64_t t0 = S->t0, t1 = S->t1;
 	/* times shown count from the trace's first event, as everywhere */
@@ -198,8 +247,10 @@ int cmd_stats(int argc, char **argv)
 	const struct weft_stats_phase *pg = S->phases;
 
 	if (json) {
-		printf("{\"events\":%" PRIu64 ",\"duration_ns\":%" PRId64
-		       ",\"threads\":%u",
+		printf("{\"events\":%" PRIu64 ",\"duration_ns\":%" PRId64 ",\"t"
+									  "hrea"
+									  "ds\""
+									  ":%u",
 		       in->events, t1 - t0, n);
 		json_groups("kinds", S->kinds, S->nkinds);
 		json_groups("labels", S->labels, S->nlabels);
@@ -211,19 +262,22 @@ int cmd_stats(int argc, char **argv)
 			printf(",\"busy_ns\":%" PRId64 ",\"idle_ns\":%" PRId64
 			       ",\"busy_share\":%.4f,\"idle_share\":%.4f}",
 			       st[s].busy_ns, st[s].idle_ns,
-			       t1 > t0 ? (double)st[s].busy_ns / (double)(t1 - t0)
+			       t1 > t0 ? (double)st[s].busy_ns /
+						 (double)(t1 - t0)
 				       : 0.0,
-			       t1 > t0 ? (double)st[s].idle_ns / (double)(t1 - t0)
+			       t1 > t0 ? (double)st[s].idle_ns /
+						 (double)(t1 - t0)
 				       : 0.0);
 		}
 		printf("],\"longest_runs\":[");
 		for (uint32_t i = 0; i < nlong; i++) {
-			const struct weft_run *x = &run[S->longest[i]];
+			const struct weft_run *x = &S->longest_runs[i];
 			char title[256];
 			weft_model_title(m, x->thread, title, sizeof title);
 			printf("%s{\"thread\":", i ? "," : "");
 			weft_json_string(stdout, title);
-			printf(",\"id\":\"0x%" PRIx64 "\",\"tid\":%u,\"start_ns\":%" PRId64
+			printf(",\"id\":\"0x%" PRIx64 "\",\"tid\":%u,\"start_"
+						      "ns\":%" PRId64
 			       ",\"duration_ns\":%" PRId64 "}",
 			       th[x->thread].id,
 			       x->stream < nst ? st[x->stream].tid : 0,
@@ -232,22 +286,24 @@ int cmd_stats(int argc, char **argv)
 		printf("],\"loop_phases\":[");
 		for (uint32_t i = 0; i < npg; i++) {
 			const struct weft_stats_phase *x = &pg[i];
-			const struct weft_interval *l = &ph[x->longest];
 			static const char *q[4] = {"p50", "p90", "p99", "max"};
 			printf("%s{\"tid\":%u,\"phase\":", i ? "," : "",
 			       x->stream < nst ? st[x->stream].tid : 0);
 			weft_json_string(stdout, weft_model_name(m, x->name));
-			printf(",\"count\":%u,\"total_ns\":%" PRId64
-			       ",\"share\":%.4f,\"duration_ns\":{",
+			printf(",\"count\":%u,\"total_ns\":%" PRId64 ",\"share"
+								     "\":%.4f,"
+								     "\"duratio"
+								     "n_ns\":{",
 			       x->count, x->total, (double)x->total / span);
 			for (int k = 0; k < 4; k++)
 				printf("%s\"%s\":%" PRId64, k ? "," : "", q[k],
 				       x->d[k]);
 			printf("},\"longest\":{\"start_ns\":%" PRId64
 			       ",\"duration_ns\":%" PRId64,
-			       l->t0 - origin, l->t1 - l->t0);
+			       x->longest_t0 - origin,
+			       x->longest_t1 - x->longest_t0);
 			if (x->run != WEFT_NONE) {
-				const struct weft_run *y = &run[x->run];
+				const struct weft_run *y = &x->longest_run;
 				char title[256];
 				weft_model_title(m, y->thread, title,
 						 sizeof title);
@@ -265,25 +321,27 @@ int cmd_stats(int argc, char **argv)
 			weft_model_processes(m, &nmp);
 		for (uint32_t i = 0; i < nctr; i++) {
 			printf("%s{\"name\":", i ? "," : "");
-			weft_json_string(stdout, weft_model_name(m, ctr[i].name));
+			weft_json_string(stdout,
+					 weft_model_name(m, ctr[i].name));
 			/* (whose: a counter belongs to its process) */
 			if (nmp > 1 && ctr[i].process < nmp)
 				printf(",\"pid\":%u", mp[ctr[i].process].pid);
-			printf(",\"samples\":%u,\"min\":%" PRId64 ",\"max\":%" PRId64
-			       ",\"last\":%" PRId64 "}",
+			printf(",\"samples\":%u,\"min\":%" PRId64
+			       ",\"max\":%" PRId64 ",\"last\":%" PRId64 "}",
 			       ctr[i].nsamples, ctr[i].min, ctr[i].max,
-			       ctr[i].samples[ctr[i].nsamples - 1].value);
+			       weft_model_counter_last(m, i));
 		}
 		if (sum_counters) {
 			printf("],\"counter_sums\":[");
 			int any = 0;
 			for (uint32_t i = 0; i < nctr; i++) {
 				struct sum_line x;
-				if (!sum_of(m, ctr, i, &x))
+				if (!sum_of(m, S, ctr, i, &x))
 					continue;
 				printf("%s{\"name\":", any++ ? "," : "");
 				weft_json_string(stdout,
-						 weft_model_name(m, ctr[i].name));
+						 weft_model_name(m,
+								 ctr[i].name));
 				printf(",\"processes\":%u,\"samples\":%u,"
 				       "\"min\":%" PRId64 ",\"max\":%" PRId64
 				       ",\"last\":%" PRId64 "}",
@@ -291,15 +349,19 @@ int cmd_stats(int argc, char **argv)
 			}
 		}
 		printf("],\"losses\":{\"packets_lost\":%" PRIu64
-		       ",\"packets_torn\":%" PRIu64 ",\"packets_corrupt\":%" PRIu64
-		       ",\"events_discarded\":%" PRIu64 ",\"events_nested\":%" PRIu64
-		       ",\"texts_truncated\":%" PRIu64 "}}\n",
+		       ",\"packets_torn\":%" PRIu64 ",\"packets_corrupt\":"
+						    "%" PRIu64 ",\"events_"
+							       "discarded\":"
+							       "%" PRIu64
+		       ",\"events_nested\":%" PRIu64 ",\"texts_truncated\":"
+						     "%" PRIu64 "}}\n",
 		       lo->packets_lost, lo->packets_torn, lo->packets_corrupt,
 		       lo->events_discarded, lo->events_nested,
 		       lo->texts_truncated);
 	} else {
 		char d[32];
-		printf("trace %s: %" PRIu64 " events over %s, %u async threads, "
+		printf("trace %s: %" PRIu64 " events over %s, %u async "
+					    "threads, "
 		       "%u OS threads\n",
 		       path, in->events, dur(d, sizeof d, t1 - t0), n, nst);
 		text_groups("by kind", S->kinds, S->nkinds, top);
@@ -307,7 +369,8 @@ int cmd_stats(int argc, char **argv)
 		printf("\nOS threads:\n");
 		for (uint32_t s = 0; s < nst; s++) {
 			char b1[24], b2[24];
-			printf("  tid %-8u %-16s busy %5.1f%% (%s)  idle %5.1f%% "
+			printf("  tid %-8u %-16s busy %5.1f%% (%s)  idle "
+			       "%5.1f%% "
 			       "(%s)\n",
 			       st[s].tid, st[s].name,
 			       100.0 * (double)st[s].busy_ns / span,
@@ -317,7 +380,7 @@ int cmd_stats(int argc, char **argv)
 		}
 		printf("\nlongest runs without yielding:\n");
 		for (uint32_t i = 0; i < nlong; i++) {
-			const struct weft_run *x = &run[S->longest[i]];
+			const struct weft_run *x = &S->longest_runs[i];
 			char title[256], b1[24], b2[40];
 			weft_model_title(m, x->thread, title, sizeof title);
 			printf("  %10s  ", dur(b1, sizeof b1, x->t1 - x->t0));
@@ -329,15 +392,16 @@ int cmd_stats(int argc, char **argv)
 		}
 		for (uint32_t i = 0; i < npg; i++) {
 			const struct weft_stats_phase *x = &pg[i];
-			const struct weft_interval *l = &ph[x->longest];
 			if (!i || x->stream != pg[i - 1].stream)
 				printf("\nloop phases, tid %u %s:\n  %-12s %8s "
 				       "%10s %6s  %-36s %s\n",
 				       x->stream < nst ? st[x->stream].tid : 0,
-				       x->stream < nst ? st[x->stream].name : "",
+				       x->stream < nst ? st[x->stream].name
+						       : "",
 				       "", "count", "total", "share",
 				       "p50/p90/p99/max",
-				       "longest: at, and what ran longest in it");
+				       "longest: at, and what ran longest in "
+				       "it");
 			char a[4][24], tot[24], b[100], at[40], rl[24];
 			for (int k = 0; k < 4; k++)
 				dur(a[k], sizeof a[k], x->d[k]);
@@ -347,12 +411,13 @@ int cmd_stats(int argc, char **argv)
 			printf("  ");
 			print_escaped(stdout, name, strlen(name));
 			printf("%*s %8u %10s %5.1f%%  %-36s %s s",
-			       (int)(12 - (strlen(name) < 12 ? strlen(name) : 12)),
+			       (int)(12 -
+				     (strlen(name) < 12 ? strlen(name) : 12)),
 			       "", x->count, dur(tot, sizeof tot, x->total),
 			       100.0 * (double)x->total / span, b,
-			       fmt_ns(at, sizeof at, l->t0 - origin));
+			       fmt_ns(at, sizeof at, x->longest_t0 - origin));
 			if (x->run != WEFT_NONE) {
-				const struct weft_run *y = &run[x->run];
+				const struct weft_run *y = &x->longest_run;
 				char title[256];
 				weft_model_title(m, y->thread, title,
 						 sizeof title);
@@ -374,12 +439,12 @@ int cmd_stats(int argc, char **argv)
 				printf("  %-24s %12" PRId64 " %12" PRId64
 				       " %12" PRId64 " %8u\n",
 				       title, ctr[i].min, ctr[i].max,
-				       ctr[i].samples[ctr[i].nsamples - 1].value,
+				       weft_model_counter_last(m, i),
 				       ctr[i].nsamples);
 			}
 			for (uint32_t i = 0; sum_counters && i < nctr; i++) {
 				struct sum_line x;
-				if (!sum_of(m, ctr, i, &x))
+				if (!sum_of(m, S, ctr, i, &x))
 					continue;
 				char title[300];
 				snprintf(title, sizeof title,
@@ -391,9 +456,9 @@ int cmd_stats(int argc, char **argv)
 				       title, x.min, x.max, x.last, x.n);
 			}
 		}
-		printf("\nlosses: %" PRIu64 " packets lost, %" PRIu64
-		       " torn, %" PRIu64 " corrupt; %" PRIu64
-		       " events discarded (%" PRIu64
+		printf("\nlosses: %" PRIu64 " packets lost, %" PRIu64 " torn, "
+								      "%" PRIu64
+		       " corrupt; %" PRIu64 " events discarded (%" PRIu64
 		       " from signal handlers); %" PRIu64 " texts truncated\n",
 		       lo->packets_lost, lo->packets_torn, lo->packets_corrupt,
 		       lo->events_discarded, lo->events_nested,
