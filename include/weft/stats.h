@@ -101,6 +101,10 @@ WEFT_API int weft_stats_stream_new(struct weft_stats_stream **out,
 WEFT_API int weft_stats_stream_finish(struct weft_stats_stream *s,
 				      struct weft_stats **out);
 WEFT_API void weft_stats_stream_free(struct weft_stats_stream *s);
+/* How many stays of a loop phase are kept exactly before the histogram
+ * takes over (default WEFT_STATS_EXACT; before the first step). */
+WEFT_API void weft_stats_stream_set_exact(struct weft_stats_stream *s,
+					  uint32_t n);
 
 /*
  * weft_stats_compute - the statistics of model `m` into a new *out (free

@@ -369,6 +369,7 @@ struct durations {
 	uint64_t nneg;
 	int64_t negmin, max;
 	uint64_t n;
+	uint32_t exact; /* how many are kept exactly */
 };
 
 static uint32_t h_bucket(int64_t v)
@@ -405,7 +406,7 @@ static int dur_add(struct durations *d, int64_t v)
 		h_add(d, v);
 		return 0;
 	}
-	if (d->nv < WEFT_STATS_EXACT) {
+	if (d->nv < d->exact) {
 		if (d->nv == d->cv) {
 			uint32_t c = d->cv ? d->cv * 2 : 16;
 			int64_t *n = realloc(d->v, c * sizeof *n);
@@ -501,6 +502,7 @@ struct weft_stats_stream {
 	uint64_t phase_seq;
 	struct csum *cs;
 	uint32_t ncs, ccs;
+	uint32_t exact; /* WEFT_STATS_EXACT, or as set */
 	int err;
 };
 
@@ -525,10 +527,12 @@ static int64_t rlen(const struct weft_run *r)
 	return r->t1 - r->t0;
 }
 
-/* Whether a comes before b among the longest runs. */
+/* Whether a comes before b among the longest runs, a ending after b:
+ * longer (one as long started later: in a sort by start, b stays first;
+ * at the same start, the one added first stays first, as qsort keeps). */
 static int longer(const struct weft_run *a, const struct weft_run *b)
 {
-	return rlen(a) > rlen(b) || (rlen(a) == rlen(b) && a->t0 < b->t0);
+	return rlen(a) > rlen(b);
 }
 
 static void on_run(void *ctx, const struct weft_run *r, int64_t phase_t0)
@@ -567,9 +571,7 @@ static void on_run(void *ctx, const struct weft_run *r, int64_t phase_t0)
 			g->run = *r;
 		}
 	}
-	if (r->t0 >= phase_t0 &&
-	    (!ss->has_best || len > rlen(&ss->best) ||
-	     (len == rlen(&ss->best) && r->t0 < ss->best.t0))) {
+	if (r->t0 >= phase_t0 && (!ss->has_best || longer(r, &ss->best))) {
 		ss->has_best = 1;
 		ss->best = *r;
 	}
@@ -594,6 +596,7 @@ static uint32_t pgroup_of(struct weft_stats_stream *S, uint32_t stream,
 		g->stream = stream;
 		g->name = name;
 		g->text = text;
+		g->d.exact = S->exact;
 	}
 	ss->last_name = name + 1;
 	ss->last_group = i + 1;
@@ -700,6 +703,7 @@ int weft_stats_stream_new(struct weft_stats_stream **out, struct weft_model *m)
 	if (!*out)
 		return -ENOMEM;
 	(*out)->m = m;
+	(*out)->exact = WEFT_STATS_EXACT;
 	struct weft_model_sink sink = {*out, on_run, on_phase, on_sample};
 	int rc = weft_model_set_sink(m, &sink);
 	if (rc) {
@@ -707,6 +711,11 @@ int weft_stats_stream_new(struct weft_stats_stream **out, struct weft_model *m)
 		*out = NULL;
 	}
 	return rc;
+}
+
+void weft_stats_stream_set_exact(struct weft_stats_stream *S, uint32_t n)
+{
+	S->exact = n;
 }
 
 void weft_stats_stream_free(struct weft_stats_stream *S)
