@@ -24,11 +24,6 @@ static int by_key(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 static int by_count(const void *a, const void *b)
 {
@@ -46,19 +41,63 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return s;
 }
 
-/* p50, p90, p99 (nearest rank) and max of n sorted values. */
-static void pct(const int64_t *v, uint32_t n, int64_t out[4])
+/* Puts v's k-th smallest at v[k], the smaller ones before it and the
+ * larger after (a selection: O(n), not a sort). */
+static void select_k(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		/* the median of three as the pivot, at lo */
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t a = v[lo], b = v[mid], c = v[hi], t;
+		size_t pi = (a < b) == (b < c)	 ? mid
+			    : (b < a) == (a < c) ? lo
+						 : hi;
+		t = v[lo], v[lo] = v[pi], v[pi] = t;
+		int64_t p = v[lo];
+		size_t i = lo, j = hi + 1;
+		for (;;) {
+			while (++i <= hi && v[i] < p)
+				;
+			while (v[--j] > p)
+				;
+			if (i >= j)
+				break;
+			t = v[i], v[i] = v[j], v[j] = t;
+		}
+		t = v[lo], v[lo] = v[j], v[j] = t;
+		if (j == k)
+			return;
+		if (j < k)
+			lo = j + 1;
+		else
+			hi = j - 1;
+	}
+}
+
+/* p50, p90, p99 (nearest rank) and max of n values (reordered), as a
+ * sort would give them. */
+static void pct(int64_t *v, uint32_t n, int64_t out[4])
 {
 	static const double q[3] = {0.50, 0.90, 0.99};
 	if (!n) {
 		out[0] = out[1] = out[2] = out[3] = -1;
 		return;
 	}
-	for (int i = 0; i < 3; i++) {
+	int64_t max = v[0];
+	for (uint32_t i = 1; i < n; i++)
+		max = v[i] > max ? v[i] : max;
+	/* from the highest rank down: each selection leaves the ranks below
+	 * it in front, where the next one looks */
+	uint32_t end = n;
+	for (int i = 2; i >= 0; i--) {
 		uint32_t k = (uint32_t)(q[i] * n + 0.999999);
-		out[i] = v[(k ? k : 1) - 1];
+		k = (k ? k : 1) - 1;
+		select_k(v, end, k);
+		out[i] = v[k];
+		end = k + 1;
 	}
-	out[3] = v[n - 1];
+	out[3] = max;
 }
 
 /* Groups n items (sorted by key) into g; returns how many groups, or -1
@@ -90,8 +129,6 @@ static long group(const struct weft_model *m, const struct item *it, uint32_t n,
 				x->failed++;
 			run[nr++] = it[j].run;
 		}
-		qsort(life, nl, sizeof *life, cmp_i64);
-		qsort(run, nr, sizeof *run, cmp_i64);
 		pct(life, nl, x->life);
 		pct(run, nr, x->run);
 		i = j;
@@ -201,7 +238,6 @@ static int phases(struct weft_stats *st, const struct weft_model *m)
 				x->first = y->t0;
 		}
 		x->count = nd;
-		qsort(d, nd, sizeof *d, cmp_i64);
 		pct(d, nd, x->d);
 		x->run = longest_run_in(run, nrun, x->stream, v[x->longest].t0,
 					v[x->longest].t1);
@@ -433,7 +469,6 @@ static int dur_add(struct durations *d, int64_t v)
 static void dur_pct(struct durations *d, int64_t out[4])
 {
 	if (!d->hist) {
-		qsort(d->v, d->nv, sizeof *d->v, cmp_i64);
 		pct(d->v, d->nv, out);
 		return;
 	}
