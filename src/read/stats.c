@@ -14,16 +14,110 @@
 struct item {
 	const char *key;
 	uint32_t thread;
-	int64_t life; /* -1: still pending */
+	uint32_t rank; /* its key's, among the keys in order (sort_items) */
+	int64_t life;  /* -1: still pending */
 	int64_t run;
 };
 
-static int by_key(const void *a, const void *b)
+static uint64_t hash_text(const char *s)
 {
-	const struct item *x = a, *y = b;
-	return strcmp(x->key, y->key);
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
 }
 
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorts n items by key, the order of a stable sort (an item's order
+ * among those of its key kept), each one's rank set: each different key
+ * looked up once in a table, the few keys sorted, the items placed by a
+ * counting sort.  Returns how many keys, or -1 (out of memory). */
+static long sort_items(struct item **itp, uint32_t n)
+{
+	struct item *it = *itp;
+	uint32_t cap = 1024, nk = 0;
+	const char **key = NULL;
+	uint32_t *slot = calloc(cap, sizeof *slot), ckey = 0;
+	uint32_t *rank = NULL, *at = NULL;
+	struct item *out = NULL;
+	long rc = -1;
+	if (!slot)
+		goto done;
+	for (uint32_t i = 0; i < n; i++) {
+		if ((nk + 1) * 2 > cap) { /* (load <= 1/2) */
+			uint32_t nc = cap * 2, *ns = calloc(nc, sizeof *ns);
+			if (!ns)
+				goto done;
+			for (uint32_t k = 0; k < nk; k++) {
+				uint32_t h = (uint32_t)hash_text(key[k]) &
+					     (nc - 1);
+				while (ns[h])
+					h = (h + 1) & (nc - 1);
+				ns[h] = k + 1;
+			}
+			free(slot);
+			slot = ns;
+			cap = nc;
+		}
+		uint32_t h = (uint32_t)hash_text(it[i].key) & (cap - 1);
+		while (slot[h] && strcmp(key[slot[h] - 1], it[i].key))
+			h = (h + 1) & (cap - 1);
+		if (!slot[h]) {
+			if (nk == ckey) {
+				uint32_t c = ckey ? ckey * 2 : 64;
+				const char **nkey =
+					realloc(key, c * sizeof *nkey);
+				if (!nkey)
+					goto done;
+				key = nkey;
+				ckey = c;
+			}
+			key[nk++] = it[i].key;
+			slot[h] = nk;
+		}
+		it[i].rank = slot[h] - 1; /* (the key's number, for now) */
+	}
+	/* the keys in order: each key's number to its rank */
+	const char **sorted = malloc(((size_t)nk + 1) * sizeof *sorted);
+	rank = malloc(((size_t)nk + 1) * sizeof *rank);
+	at = calloc((size_t)nk + 1, sizeof *at);
+	out = malloc(((size_t)n + 1) * sizeof *out);
+	if (!sorted || !rank || !at || !out) {
+		free(sorted);
+		goto done;
+	}
+	memcpy(sorted, key, nk * sizeof *key);
+	qsort(sorted, nk, sizeof *sorted, by_text);
+	for (uint32_t r = 0; r < nk; r++) {
+		uint32_t h = (uint32_t)hash_text(sorted[r]) & (cap - 1);
+		while (strcmp(key[slot[h] - 1], sorted[r]))
+			h = (h + 1) & (cap - 1);
+		rank[slot[h] - 1] = r;
+	}
+	free(sorted);
+	for (uint32_t i = 0; i < n; i++)
+		at[(it[i].rank = rank[it[i].rank]) + 1]++;
+	for (uint32_t r = 1; r < nk; r++)
+		at[r] += at[r - 1];
+	at[0] = 0;
+	for (uint32_t i = 0; i < n; i++)
+		out[at[it[i].rank]++] = it[i];
+	free(it);
+	*itp = out;
+	out = NULL;
+	rc = nk;
+done:
+	free(slot);
+	free(key);
+	free(rank);
+	free(at);
+	free(out);
+	return rc;
+}
 
 static int by_count(const void *a, const void *b)
 {
@@ -119,7 +213,7 @@ static long group(const struct weft_model *m, const struct item *it, uint32_t n,
 		struct weft_stats_group *x = &g[ng++];
 		memset(x, 0, sizeof *x);
 		x->key = it[i].key;
-		for (; j < n && !strcmp(it[j].key, it[i].key); j++) {
+		for (; j < n && it[j].rank == it[i].rank; j++) {
 			x->count++;
 			if (it[j].life < 0)
 				x->pending++;
@@ -294,15 +388,6 @@ void weft_stats_free(struct weft_stats *s)
 	free(s);
 }
 
-/* How many different keys n items sorted by key have (the groups). */
-static size_t keys(const struct item *it, uint32_t n)
-{
-	size_t k = 0;
-	for (uint32_t i = 0; i < n; i++)
-		k += !i || strcmp(it[i].key, it[i - 1].key);
-	return k;
-}
-
 /* The groups by kind and by label into st, each thread's running time
  * ran(t). */
 static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
@@ -331,8 +416,8 @@ static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
 		n++;
 	}
 	st->threads = n;
-	qsort(it, n, sizeof *it, by_key);
-	if (!(st->kinds = calloc(keys(it, n) + 1, sizeof *st->kinds)))
+	long nk = sort_items(&it, n);
+	if (nk < 0 || !(st->kinds = calloc((size_t)nk + 1, sizeof *st->kinds)))
 		goto oom;
 	long ng = group(m, it, n, st->kinds);
 	if (ng < 0)
@@ -344,8 +429,8 @@ static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
 				    ? ""
 				    : weft_model_string(m, lab[l].text);
 	}
-	qsort(it, n, sizeof *it, by_key);
-	if (!(st->labels = calloc(keys(it, n) + 1, sizeof *st->labels)))
+	if ((nk = sort_items(&it, n)) < 0 ||
+	    !(st->labels = calloc((size_t)nk + 1, sizeof *st->labels)))
 		goto oom;
 	if ((ng = group(m, it, n, st->labels)) < 0)
 		goto oom;
