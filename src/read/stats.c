@@ -595,7 +595,8 @@ struct sstate {
 	uint32_t pgroup;
 	uint64_t pseq;
 	int64_t p_t0, p_t1;
-	uint32_t last_name, last_group; /* (the last phase's, +1) */
+	/* the groups of the names seen last (name id + 1, group) */
+	uint32_t seen_name[8], seen_group[8];
 };
 
 struct csum {
@@ -701,8 +702,9 @@ static uint32_t pgroup_of(struct weft_stats_stream *S, uint32_t stream,
 			  uint32_t name)
 {
 	struct sstate *ss = &S->ss[stream];
-	if (ss->last_name == name + 1)
-		return ss->last_group - 1;
+	for (int k = 0; k < 8; k++)
+		if (ss->seen_name[k] == name + 1)
+			return ss->seen_group[k];
 	const char *text = weft_model_name(S->m, name);
 	uint32_t i;
 	for (i = 0; i < S->ng; i++)
@@ -718,8 +720,10 @@ static uint32_t pgroup_of(struct weft_stats_stream *S, uint32_t stream,
 		g->text = text;
 		g->d.exact = S->exact;
 	}
-	ss->last_name = name + 1;
-	ss->last_group = i + 1;
+	memmove(ss->seen_name + 1, ss->seen_name, 7 * sizeof *ss->seen_name);
+	memmove(ss->seen_group + 1, ss->seen_group, 7 * sizeof *ss->seen_group);
+	ss->seen_name[0] = name + 1;
+	ss->seen_group[0] = i;
 	return i;
 }
 
