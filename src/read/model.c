@@ -710,8 +710,10 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 		break;
 	case WEFT_EV_LABEL:
 	case WEFT_EV_NOTE:
-		if (m->lean && ev->type == WEFT_EV_NOTE)
+		if (m->lean && ev->type == WEFT_EV_NOTE) {
+			get(m, ev->id, t, s); /* (it may name a new thread) */
 			break;
+		}
 		if (add_label(m, get(m, ev->id, t, s), t, ev->type, ev->text,
 			      ev->text_len))
 			return -ENOMEM;

@@ -517,6 +517,7 @@ TEST(stats_in_one_pass)
 	weft_clock_set(760);
 	weft_run(2); /* open at the end: [760, 800) */
 	weft_clock_set(800);
+	weft_note(77, "never created"); /* (a thread all the same) */
 	weft_resolve(1);
 	CHECK_OK(weft_stop());
 
@@ -528,6 +529,7 @@ TEST(stats_in_one_pass)
 	CHECK_OK(weft_stats_compute(&a, m));
 	b = stats_one_pass(p, 0, &m2, &r2);
 	CHECK_EQ(b->approximate, 0);
+	CHECK_EQ(b->threads, 4);
 	CHECK_EQ(a->threads, b->threads);
 	CHECK_EQ(a->nkinds, b->nkinds);
 	for (uint32_t i = 0; i < a->nkinds; i++) {
