@@ -32,18 +32,18 @@ static int by_text(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Sorts n items by key, the order of a stable sort (an item's order
- * among those of its key kept), each one's rank set: each different key
- * looked up once in a table, the few keys sorted, the items placed by a
- * counting sort.  Returns how many keys, or -1 (out of memory). */
-static long sort_items(struct item **itp, uint32_t n)
+/* Orders n items by key into *ordp (their indexes: the order of a stable
+ * sort, an item's order among those of its key kept), each one's rank
+ * set: each different key looked up once in a table, the few keys
+ * sorted, the items placed by a counting sort.  *most: the most items of
+ * one key.  Returns how many keys, or -1 (out of memory). */
+static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
+		       uint32_t *most)
 {
-	struct item *it = *itp;
 	uint32_t cap = 1024, nk = 0;
 	const char **key = NULL;
 	uint32_t *slot = calloc(cap, sizeof *slot), ckey = 0;
-	uint32_t *rank = NULL, *at = NULL;
-	struct item *out = NULL;
+	uint32_t *rank = NULL, *at = NULL, *out = NULL;
 	long rc = -1;
 	if (!slot)
 		goto done;
@@ -101,13 +101,15 @@ static long sort_items(struct item **itp, uint32_t n)
 	free(sorted);
 	for (uint32_t i = 0; i < n; i++)
 		at[(it[i].rank = rank[it[i].rank]) + 1]++;
+	*most = 0;
+	for (uint32_t r = 1; r <= nk; r++)
+		*most = at[r] > *most ? at[r] : *most;
 	for (uint32_t r = 1; r < nk; r++)
 		at[r] += at[r - 1];
-	at[0] = 0;
 	for (uint32_t i = 0; i < n; i++)
-		out[at[it[i].rank]++] = it[i];
-	free(it);
-	*itp = out;
+		out[at[it[i].rank]++] = i;
+	free(*ordp);
+	*ordp = out;
 	out = NULL;
 	rc = nk;
 done:
@@ -196,13 +198,14 @@ static void pct(int64_t *v, uint32_t n, int64_t out[4])
 
 /* Groups n items (sorted by key) into g; returns how many groups, or -1
  * out of memory. */
-static long group(const struct weft_model *m, const struct item *it, uint32_t n,
+static long group(const struct weft_model *m, const struct item *items,
+		  const uint32_t *ord, uint32_t n, uint32_t most,
 		  struct weft_stats_group *g)
 {
 	uint32_t nth, ng = 0;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
-	int64_t *life = malloc(((size_t)n + 1) * sizeof *life);
-	int64_t *run = malloc(((size_t)n + 1) * sizeof *run);
+	int64_t *life = malloc(((size_t)most + 1) * sizeof *life);
+	int64_t *run = malloc(((size_t)most + 1) * sizeof *run);
 	if (!life || !run) {
 		free(life);
 		free(run);
@@ -212,16 +215,18 @@ static long group(const struct weft_model *m, const struct item *it, uint32_t n,
 		uint32_t j = i, nl = 0, nr = 0;
 		struct weft_stats_group *x = &g[ng++];
 		memset(x, 0, sizeof *x);
-		x->key = it[i].key;
-		for (; j < n && it[j].rank == it[i].rank; j++) {
+		const struct item *a = &items[ord[i]];
+		x->key = a->key;
+		for (; j < n && items[ord[j]].rank == a->rank; j++) {
+			const struct item *b = &items[ord[j]];
 			x->count++;
-			if (it[j].life < 0)
+			if (b->life < 0)
 				x->pending++;
 			else
-				life[nl++] = it[j].life;
-			if (th[it[j].thread].end == WEFT_END_FAILED)
+				life[nl++] = b->life;
+			if (th[b->thread].end == WEFT_END_FAILED)
 				x->failed++;
-			run[nr++] = it[j].run;
+			run[nr++] = b->run;
 		}
 		pct(life, nl, x->life);
 		pct(run, nr, x->run);
@@ -401,6 +406,7 @@ static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
 
 	/* One item per async thread, keyed by kind, then by label. */
 	struct item *it = calloc((size_t)nth + 1, sizeof *it);
+	uint32_t *ord = NULL, most;
 	if (!it)
 		goto oom;
 	uint32_t n = 0;
@@ -416,10 +422,10 @@ static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
 		n++;
 	}
 	st->threads = n;
-	long nk = sort_items(&it, n);
+	long nk = sort_items(it, n, &ord, &most);
 	if (nk < 0 || !(st->kinds = calloc((size_t)nk + 1, sizeof *st->kinds)))
 		goto oom;
-	long ng = group(m, it, n, st->kinds);
+	long ng = group(m, it, ord, n, most, st->kinds);
 	if (ng < 0)
 		goto oom;
 	st->nkinds = (uint32_t)ng;
@@ -429,16 +435,18 @@ static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
 				    ? ""
 				    : weft_model_string(m, lab[l].text);
 	}
-	if ((nk = sort_items(&it, n)) < 0 ||
+	if ((nk = sort_items(it, n, &ord, &most)) < 0 ||
 	    !(st->labels = calloc((size_t)nk + 1, sizeof *st->labels)))
 		goto oom;
-	if ((ng = group(m, it, n, st->labels)) < 0)
+	if ((ng = group(m, it, ord, n, most, st->labels)) < 0)
 		goto oom;
 	st->nlabels = (uint32_t)ng;
 	free(it);
+	free(ord);
 	return 0;
 oom:
 	free(it);
+	free(ord);
 	return -ENOMEM;
 }
 
