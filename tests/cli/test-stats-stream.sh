@@ -4,7 +4,8 @@
 # statistics, docs/huge.md) says byte for byte what `weft stats
 # --in-memory` (the whole model) says: on the examples, server-shaped
 # traces, a run directory of several processes, a kept directory, and a
-# live ring stopped at three points as it grows.  TAP output.
+# live ring stopped at three points as it grows; and `weft ctf` of a
+# stream of many packets, written as it goes.  TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
 W=$WEFT_BIN
@@ -70,6 +71,21 @@ t_server() {
 	grep -q 'postgres pool' s.txt && grep -q '^loop phases, tid' s.txt || die "$(cat s.txt)"
 }
 
+# weft ctf writes a stream's packets as it goes (a few at a time, not the
+# whole stream in memory): more packets than it holds at once, every
+# event there for babeltrace2.
+t_ctf_streams() {
+	command -v babeltrace2 >/dev/null || { echo "no babeltrace2"; exit 77; }
+	"$WEFT_BUILD/bench/server-gen" -n 600000 -o s.weft >/dev/null || die "server-gen"
+	"$W" ctf s.weft -o c || die "weft ctf"
+	local size ev bt
+	size=$(wc -c c/stream-* | sort -n | tail -2 | head -1 | awk '{print $1}')
+	[ "$size" -gt $((100 * 32768)) ] || die "$size bytes in the largest stream: fewer than 100 packets"
+	ev=$("$W" stats --json s.weft | sed 's/^{"events":\([0-9]*\),.*/\1/')
+	bt=$(babeltrace2 c | wc -l)
+	[ "$bt" = "$ev" ] || die "babeltrace2 reads $bt events, weft $ev"
+}
+
 # A run directory of several processes, each with its ring: counters of
 # one name in several processes (--sum-counters), phases of several loops.
 t_run_dir() {
@@ -111,6 +127,7 @@ t_live() {
 TAP_TIMEOUT=300
 run examples t_examples
 run server t_server
+run ctf_streams t_ctf_streams
 run run_dir t_run_dir
 run kept t_kept
 run live t_live
