@@ -60,13 +60,11 @@ static int key_cut(char *key, size_t *len)
 }
 
 static void text_groups(const char *title, const struct weft_stats_group *g,
-			uint32_t n,
-			uint32_t top)
+			uint32_t n, uint32_t top)
 {
 	printf("\n%s%s:\n  %-28s %7s %7s %6s  %-34s %s\n", title,
-	       n > top ? " (most frequent first)" : "", "", "count",
-	       "pending", "failed", "lifetime p50/p90/p99/max",
-	       "running p50/p90/p99/max");
+	       n > top ? " (most frequent first)" : "", "", "count", "pending",
+	       "failed", "lifetime p50/p90/p99/max", "running p50/p90/p99/max");
 	for (uint32_t i = 0; i < n && i < top; i++) {
 		char key[1024], a[4][24], b[4][24], life[100], ran[100];
 		const char *kt = *g[i].key ? g[i].key : "(none)";
@@ -78,7 +76,8 @@ static void text_groups(const char *title, const struct weft_stats_group *g,
 		}
 		snprintf(life, sizeof life, "%s/%s/%s/%s", a[0], a[1], a[2],
 			 a[3]);
-		snprintf(ran, sizeof ran, "%s/%s/%s/%s", b[0], b[1], b[2], b[3]);
+		snprintf(ran, sizeof ran, "%s/%s/%s/%s", b[0], b[1], b[2],
+			 b[3]);
 		printf("  ");
 		print_escaped(stdout, key, kl);
 		printf("%*s %7u %7u %6u  %-34s %s\n", 28 - chars, "",
@@ -118,13 +117,31 @@ struct sum_line {
 };
 
 /* The sum of counter i's name, said once (at its first series) and only
- * when several processes keep it: 1, else 0. */
-static int sum_of(const struct weft_model *m, const struct weft_counter *ctr,
-		  uint32_t i, struct sum_line *x)
+ * when several processes keep it: 1, else 0.  From S's sums where it has
+ * them (a lean model keeps no samples), else from the model's samples. */
+static int sum_of(const struct weft_model *m, const struct weft_stats *S,
+		  const struct weft_counter *ctr, uint32_t i,
+		  struct sum_line *x)
 {
 	for (uint32_t k = 0; k < i; k++)
 		if (ctr[k].name == ctr[i].name)
 			return 0;
+	if (S->sums) {
+		for (uint32_t k = 0; k < S->nsums; k++) {
+			const struct weft_stats_sum *y = &S->sums[k];
+			if (y->name != ctr[i].name)
+				continue;
+			if (y->processes < 2 || !y->n)
+				return 0;
+			x->processes = y->processes;
+			x->n = y->n;
+			x->min = y->min;
+			x->max = y->max;
+			x->last = y->last;
+			return 1;
+		}
+		return 0;
+	}
 	struct weft_sample *s;
 	if (weft_model_counter_sum(m, ctr[i].name, &s, &x->n, &x->processes))
 		die("out of memory");
@@ -250,23 +267,37 @@ static int range_summary(const struct weft_model *m, const char *path,
 
 int cmd_stats(int argc, char **argv)
 {
-	int json = 0, top_arg = 20, sum_counters = 0;
+	int json = 0, top_arg = 20, sum_counters = 0, in_memory = 0;
 	int64_t from = -1, to = -1;
 	struct traces tr = {0};
 	const struct opt opts[] = {
-		{"--json", NULL, NULL, "one JSON object instead of text (every "
-		 "group, not only the top ones)", OPT_FLAG, &json},
-		{"--top", NULL, "N", "how many kinds and labels to list, most "
-		 "frequent first, %R (default 20)", OPT_INT, &top_arg, 1, 1000000},
-		{"--sum-counters", NULL, NULL, "also each counter that several "
+		{"--json", NULL, NULL,
+		 "one JSON object instead of text (every "
+		 "group, not only the top ones)",
+		 OPT_FLAG, &json},
+		{"--top", NULL, "N",
+		 "how many kinds and labels to list, most "
+		 "frequent first, %R (default 20)",
+		 OPT_INT, &top_arg, 1, 1000000},
+		{"--sum-counters", NULL, NULL,
+		 "also each counter that several "
 		 "processes keep summed over them (a counter belongs to its "
-		 "process)", OPT_FLAG, &sum_counters},
-		{"--from", NULL, "T", "summarise only the range from T, counted "
+		 "process)",
+		 OPT_FLAG, &sum_counters},
+		{"--in-memory", NULL, NULL,
+		 "build the whole model first (as "
+		 "the viewers do) instead of one pass in bounded memory: "
+		 "exact percentiles of loop phases at any size",
+		 OPT_FLAG, &in_memory},
+		{"--from", NULL, "T",
+		 "summarise only the range from T, counted "
 		 "from the start of the trace (2.5ms, 120us; a bare number is "
 		 "seconds): what the viewers' range summary shows",
 		 OPT_DURATION, &from, 0, 0, 1e9},
-		{"--to", NULL, "T", "summarise only the range to T (default with "
-		 "--from: the end of the trace)", OPT_DURATION, &to, 0, 0, 1e9},
+		{"--to", NULL, "T",
+		 "summarise only the range to T (default with "
+		 "--from: the end of the trace)",
+		 OPT_DURATION, &to, 0, 0, 1e9},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -283,30 +314,54 @@ int cmd_stats(int argc, char **argv)
 	uint32_t top = (uint32_t)top_arg;
 	const char *path = traces_name(&tr);
 	struct weft_reader *r;
-	struct weft_model *m = traces_model(&tr, &r);
-	traces_release(&tr);
-	if (!m)
-		return 1;
+	struct weft_model *m;
 	if (from >= 0 || to >= 0) {
-		rc = range_summary(m, path, from, to, json, (uint32_t)top_arg);
+		/* (a range's summary is of the whole model) */
+		m = traces_model(&tr, &r);
+		traces_release(&tr);
+		if (!m)
+			return 1;
+		rc = range_summary(m, path, from, to, json, top);
 		weft_model_free(m);
 		weft_reader_close(r);
 		return rc;
 	}
 	struct weft_stats *S;
-	if (weft_stats_compute(&S, m)) {
-		weft_model_free(m);
-		weft_reader_close(r);
-		return error("out of memory");
+	if (in_memory) {
+		m = traces_model(&tr, &r);
+		traces_release(&tr);
+		if (!m)
+			return 1;
+		if (weft_stats_compute(&S, m)) {
+			weft_model_free(m);
+			weft_reader_close(r);
+			return error("out of memory");
+		}
+	} else {
+		/* one pass: a lean model feeds the statistics (huge.md) */
+		r = traces_open(&tr, 0);
+		traces_release(&tr);
+		if (!r)
+			return 1;
+		struct weft_stats_stream *ss = NULL;
+		long err = weft_model_new(&m, r);
+		if (!err)
+			err = weft_stats_stream_new(&ss, m);
+		if (!err && (err = weft_model_update(m)) >= 0)
+			err = weft_stats_stream_finish(ss, &S);
+		weft_stats_stream_free(ss);
+		if (err < 0) {
+			weft_model_free(m);
+			weft_reader_close(r);
+			return error("cannot model %s: %s", path,
+				     weft_strerror((int)err));
+		}
 	}
 	const struct weft_trace_info *in = weft_reader_info(r);
-	uint32_t nth, nrun, nst, nctr, nph;
+	uint32_t nth, nst, nctr;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
-	const struct weft_run *run = weft_model_runs(m, &nrun);
 	const struct weft_model_stream *st = weft_model_streams(m, &nst);
 	const struct weft_counter *ctr = weft_model_counters(m, &nctr);
-	const struct weft_interval *ph =
-		weft_model_intervals(m, WEFT_INTERVAL_PHASE, &nph);
 	const struct weft_losses *lo = &in->losses;
 	int64_t t0 = S->t0, t1 = S->t1;
 	/* times shown count from the trace's first event, as everywhere */
@@ -330,14 +385,16 @@ int cmd_stats(int argc, char **argv)
 			printf(",\"busy_ns\":%" PRId64 ",\"idle_ns\":%" PRId64
 			       ",\"busy_share\":%.4f,\"idle_share\":%.4f}",
 			       st[s].busy_ns, st[s].idle_ns,
-			       t1 > t0 ? (double)st[s].busy_ns / (double)(t1 - t0)
+			       t1 > t0 ? (double)st[s].busy_ns /
+						 (double)(t1 - t0)
 				       : 0.0,
-			       t1 > t0 ? (double)st[s].idle_ns / (double)(t1 - t0)
+			       t1 > t0 ? (double)st[s].idle_ns /
+						 (double)(t1 - t0)
 				       : 0.0);
 		}
 		printf("],\"longest_runs\":[");
 		for (uint32_t i = 0; i < nlong; i++) {
-			const struct weft_run *x = &run[S->longest[i]];
+			const struct weft_run *x = &S->longest_runs[i];
 			char title[256];
 			weft_model_title(m, x->thread, title, sizeof title);
 			printf("%s{\"thread\":", i ? "," : "");
@@ -351,7 +408,6 @@ int cmd_stats(int argc, char **argv)
 		printf("],\"loop_phases\":[");
 		for (uint32_t i = 0; i < npg; i++) {
 			const struct weft_stats_phase *x = &pg[i];
-			const struct weft_interval *l = &ph[x->longest];
 			static const char *q[4] = {"p50", "p90", "p99", "max"};
 			printf("%s{\"tid\":%u,\"phase\":", i ? "," : "",
 			       x->stream < nst ? st[x->stream].tid : 0);
@@ -364,9 +420,10 @@ int cmd_stats(int argc, char **argv)
 				       x->d[k]);
 			printf("},\"longest\":{\"start_ns\":%" PRId64
 			       ",\"duration_ns\":%" PRId64,
-			       l->t0 - origin, l->t1 - l->t0);
+			       x->longest_t0 - origin,
+			       x->longest_t1 - x->longest_t0);
 			if (x->run != WEFT_NONE) {
-				const struct weft_run *y = &run[x->run];
+				const struct weft_run *y = &x->longest_run;
 				char title[256];
 				weft_model_title(m, y->thread, title,
 						 sizeof title);
@@ -384,25 +441,27 @@ int cmd_stats(int argc, char **argv)
 			weft_model_processes(m, &nmp);
 		for (uint32_t i = 0; i < nctr; i++) {
 			printf("%s{\"name\":", i ? "," : "");
-			weft_json_string(stdout, weft_model_name(m, ctr[i].name));
+			weft_json_string(stdout,
+					 weft_model_name(m, ctr[i].name));
 			/* (whose: a counter belongs to its process) */
 			if (nmp > 1 && ctr[i].process < nmp)
 				printf(",\"pid\":%u", mp[ctr[i].process].pid);
-			printf(",\"samples\":%u,\"min\":%" PRId64 ",\"max\":%" PRId64
-			       ",\"last\":%" PRId64 "}",
+			printf(",\"samples\":%u,\"min\":%" PRId64
+			       ",\"max\":%" PRId64 ",\"last\":%" PRId64 "}",
 			       ctr[i].nsamples, ctr[i].min, ctr[i].max,
-			       ctr[i].samples[ctr[i].nsamples - 1].value);
+			       weft_model_counter_last(m, i));
 		}
 		if (sum_counters) {
 			printf("],\"counter_sums\":[");
 			int any = 0;
 			for (uint32_t i = 0; i < nctr; i++) {
 				struct sum_line x;
-				if (!sum_of(m, ctr, i, &x))
+				if (!sum_of(m, S, ctr, i, &x))
 					continue;
 				printf("%s{\"name\":", any++ ? "," : "");
 				weft_json_string(stdout,
-						 weft_model_name(m, ctr[i].name));
+						 weft_model_name(m,
+								 ctr[i].name));
 				printf(",\"processes\":%u,\"samples\":%u,"
 				       "\"min\":%" PRId64 ",\"max\":%" PRId64
 				       ",\"last\":%" PRId64 "}",
@@ -436,7 +495,7 @@ int cmd_stats(int argc, char **argv)
 		}
 		printf("\nlongest runs without yielding:\n");
 		for (uint32_t i = 0; i < nlong; i++) {
-			const struct weft_run *x = &run[S->longest[i]];
+			const struct weft_run *x = &S->longest_runs[i];
 			char title[256], b1[24], b2[40];
 			weft_model_title(m, x->thread, title, sizeof title);
 			printf("  %10s  ", dur(b1, sizeof b1, x->t1 - x->t0));
@@ -448,15 +507,16 @@ int cmd_stats(int argc, char **argv)
 		}
 		for (uint32_t i = 0; i < npg; i++) {
 			const struct weft_stats_phase *x = &pg[i];
-			const struct weft_interval *l = &ph[x->longest];
 			if (!i || x->stream != pg[i - 1].stream)
 				printf("\nloop phases, tid %u %s:\n  %-12s %8s "
 				       "%10s %6s  %-36s %s\n",
 				       x->stream < nst ? st[x->stream].tid : 0,
-				       x->stream < nst ? st[x->stream].name : "",
+				       x->stream < nst ? st[x->stream].name
+						       : "",
 				       "", "count", "total", "share",
 				       "p50/p90/p99/max",
-				       "longest: at, and what ran longest in it");
+				       "longest: at, and what ran longest in "
+				       "it");
 			char a[4][24], tot[24], b[100], at[40], rl[24];
 			for (int k = 0; k < 4; k++)
 				dur(a[k], sizeof a[k], x->d[k]);
@@ -466,12 +526,13 @@ int cmd_stats(int argc, char **argv)
 			printf("  ");
 			print_escaped(stdout, name, strlen(name));
 			printf("%*s %8u %10s %5.1f%%  %-36s %s s",
-			       (int)(12 - (strlen(name) < 12 ? strlen(name) : 12)),
+			       (int)(12 -
+				     (strlen(name) < 12 ? strlen(name) : 12)),
 			       "", x->count, dur(tot, sizeof tot, x->total),
 			       100.0 * (double)x->total / span, b,
-			       fmt_ns(at, sizeof at, l->t0 - origin));
+			       fmt_ns(at, sizeof at, x->longest_t0 - origin));
 			if (x->run != WEFT_NONE) {
-				const struct weft_run *y = &run[x->run];
+				const struct weft_run *y = &x->longest_run;
 				char title[256];
 				weft_model_title(m, y->thread, title,
 						 sizeof title);
@@ -493,12 +554,12 @@ int cmd_stats(int argc, char **argv)
 				printf("  %-24s %12" PRId64 " %12" PRId64
 				       " %12" PRId64 " %8u\n",
 				       title, ctr[i].min, ctr[i].max,
-				       ctr[i].samples[ctr[i].nsamples - 1].value,
+				       weft_model_counter_last(m, i),
 				       ctr[i].nsamples);
 			}
 			for (uint32_t i = 0; sum_counters && i < nctr; i++) {
 				struct sum_line x;
-				if (!sum_of(m, ctr, i, &x))
+				if (!sum_of(m, S, ctr, i, &x))
 					continue;
 				char title[300];
 				snprintf(title, sizeof title,

@@ -245,6 +245,38 @@ WEFT_API long weft_model_step(struct weft_model *m, long max);
 
 WEFT_API void weft_model_free(struct weft_model *m);
 
+/*
+ * A lean model (docs/huge.md): one that keeps its async threads, their
+ * labels and per-OS-thread totals, but not the events' detail.  Runs,
+ * loop phases and counter samples are handed to `sink` as they end and
+ * not kept (weft_model_runs(), _intervals(), _arrows(), _losses() stay
+ * empty, and a counter keeps only its count, min, max and last value:
+ * weft_model_counter_last()); spans, pauses and notes are dropped.  Its
+ * memory grows with the async threads, not with the events.  Set it on
+ * a new model before its first step; a lean model is read once (a later
+ * update returns -EINVAL).  The busy and idle totals of
+ * weft_model_streams() are as in a whole model.
+ */
+struct weft_model_sink {
+	void *ctx;
+	/* a run, once it ended (or ended provisionally at the end);
+	 * phase_t0: when its OS thread's loop entered the phase it is in
+	 * now, INT64_MAX if it is in none */
+	void (*run)(void *ctx, const struct weft_run *r, int64_t phase_t0);
+	/* a loop phase once it ended; open_run_t0: when the run still
+	 * open on its OS thread began, INT64_MIN if none is */
+	void (*phase)(void *ctx, const struct weft_interval *v,
+		      int64_t open_run_t0);
+	/* a counter's sample (its value as the model keeps it) */
+	void (*sample)(void *ctx, uint32_t name, uint32_t process, int64_t t,
+		       int64_t value);
+};
+WEFT_API int weft_model_set_sink(struct weft_model *m,
+				 const struct weft_model_sink *sink);
+/* Counter i's last value (a lean model keeps no samples). */
+WEFT_API int64_t weft_model_counter_last(const struct weft_model *m,
+					 uint32_t i);
+
 WEFT_API const struct weft_thread *
 weft_model_threads(const struct weft_model *m, uint32_t *n);
 WEFT_API const struct weft_run *weft_model_runs(const struct weft_model *m,

@@ -45,6 +45,19 @@ struct weft_stats_phase {
 			     intervals) */
 	uint32_t run;	  /* the longest run within it, or WEFT_NONE */
 	int64_t first;	  /* when the loop first entered it */
+	/* the longest stay and the longest run within it (valid when run
+	 * is not WEFT_NONE), as copies: a lean model keeps neither */
+	int64_t longest_t0, longest_t1;
+	struct weft_run longest_run;
+};
+
+/* A counter summed over the processes that keep one of its name, as
+ * weft_model_counter_sum() would make it: how many samples, their min,
+ * max and last. */
+struct weft_stats_sum {
+	uint32_t name; /* interned name id */
+	uint32_t processes, n;
+	int64_t min, max, last;
 };
 
 #define WEFT_STATS_LONGEST 10
@@ -61,7 +74,38 @@ struct weft_stats {
 	/* By OS thread, then in the order the loop first entered them. */
 	struct weft_stats_phase *phases;
 	uint32_t nphases;
+	/* The longest runs themselves (a lean model keeps no runs: then
+	 * longest[] is not set). */
+	struct weft_run longest_runs[WEFT_STATS_LONGEST];
+	/* From weft_stats_stream_finish() only: every counter name's sum
+	 * (weft_stats_sum), in the order of first samples. */
+	struct weft_stats_sum *sums;
+	uint32_t nsums;
+	/* Loop phase groups whose percentiles come from a histogram
+	 * (more than WEFT_STATS_EXACT stays: docs/huge.md) */
+	uint32_t approximate;
 };
+
+/*
+ * The same statistics in one pass over the events, with a lean model
+ * (weft_model_set_sink; docs/huge.md): weft_stats_stream_new() sets `m`
+ * (new, not stepped yet) to feed it; step or update m to the end; then
+ * weft_stats_stream_finish() makes *out as weft_stats_compute() would
+ * have from a whole model.  Loop phases' percentiles are exact up to
+ * WEFT_STATS_EXACT stays of a group, and from a log-linear histogram
+ * beyond (within 1/128 below the exact value).  0 or -ENOMEM.
+ */
+#define WEFT_STATS_EXACT (1u << 20)
+struct weft_stats_stream;
+WEFT_API int weft_stats_stream_new(struct weft_stats_stream **out,
+				   struct weft_model *m);
+WEFT_API int weft_stats_stream_finish(struct weft_stats_stream *s,
+				      struct weft_stats **out);
+WEFT_API void weft_stats_stream_free(struct weft_stats_stream *s);
+/* How many stays of a loop phase are kept exactly before the histogram
+ * takes over (default WEFT_STATS_EXACT; before the first step). */
+WEFT_API void weft_stats_stream_set_exact(struct weft_stats_stream *s,
+					  uint32_t n);
 
 /*
  * weft_stats_compute - the statistics of model `m` into a new *out (free

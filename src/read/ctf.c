@@ -26,6 +26,21 @@
 #include "internal.h"
 #include "run.h"
 
+static int write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t k = write(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 static int write_file(const char *path, const void *p, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -93,9 +108,10 @@ int weft_ctf_write(struct weft_reader *r, const char *dir, struct weft_diag *d)
 		const struct rpacket *pks = n ? r->st[s].pk : NULL;
 		if (!n)
 			continue;
-		if (cap < (size_t)n * ps) {
-			free(buf);
-			cap = (size_t)n * ps;
+		/* a stream's packets go out as they are made, a few at a
+		 * time: memory for 64 packets, not for the whole stream */
+		if (!buf) {
+			cap = (size_t)64 * ps;
 			if (!(buf = malloc(cap))) {
 				err = -ENOMEM;
 				break;
@@ -112,8 +128,21 @@ int weft_ctf_write(struct weft_reader *r, const char *dir, struct weft_diag *d)
 			ncar++;
 		uint64_t first = ncar < n ? pks[ncar].seq : ncar;
 		uint64_t shift = first < ncar ? ncar - first : 0;
+		snprintf(path, sizeof path, "%s/stream-%u", dir, s);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644);
+		if (fd < 0) {
+			err = -errno;
+			break;
+		}
 		size_t used = 0;
-		for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t i = 0; i < n && !err; i++) {
+			if (used + ps > cap) {
+				err = write_all(fd, buf, used);
+				used = 0;
+				if (err)
+					break;
+			}
 			uint64_t gen, last;
 			uint64_t seq = i < ncar ? first + shift - ncar + i
 						: pks[i].seq + shift;
@@ -161,8 +190,10 @@ int weft_ctf_write(struct weft_reader *r, const char *dir, struct weft_diag *d)
 			       end - WEFT_PK_EVENTS);
 			used += size;
 		}
-		snprintf(path, sizeof path, "%s/stream-%u", dir, s);
-		err = write_file(path, buf, used);
+		if (!err)
+			err = write_all(fd, buf, used);
+		if (close(fd) < 0 && !err)
+			err = -errno;
 	}
 	free(pk);
 	free(buf);

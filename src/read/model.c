@@ -112,6 +112,9 @@ struct weft_model {
 	int64_t t0, t1;
 	int have_t;
 	int loaded;
+	/* a lean model (weft_model_set_sink): what ends goes to the sink */
+	int lean;
+	struct weft_model_sink sink;
 };
 
 /* Times come from the trace: a hostile one saturates, never overflows. */
@@ -312,7 +315,7 @@ static uint32_t get(struct weft_model *m, uint64_t id, int64_t t,
 static void arrow(struct weft_model *m, int kind, uint32_t from, uint32_t to,
 		  int64_t t, uint32_t stream)
 {
-	if (from == WEFT_NONE || to == WEFT_NONE ||
+	if (from == WEFT_NONE || to == WEFT_NONE || m->lean ||
 	    !GROW(m->arr, m->narr, m->carr))
 		return;
 	struct weft_arrow *a = &m->arr[m->narr++];
@@ -337,7 +340,19 @@ static void end_thread(struct weft_model *m, uint32_t i, int how, int64_t t)
 static void add_run(struct weft_model *m, uint32_t thread, uint32_t stream,
 		    int64_t t0, int64_t t1)
 {
-	if (thread == WEFT_NONE || !GROW(m->run, m->nrun, m->crun))
+	if (thread == WEFT_NONE)
+		return;
+	if (m->lean) {
+		struct weft_run x = {t0, t1, thread, stream};
+		int64_t *b = &m->pst[stream].busy_ns;
+		*b = sat_add(*b, sat_sub(t1, t0));
+		const struct mstream *ms = &m->st[stream];
+		if (m->sink.run)
+			m->sink.run(m->sink.ctx, &x,
+				    ms->phase ? ms->phase_t0 : INT64_MAX);
+		return;
+	}
+	if (!GROW(m->run, m->nrun, m->crun))
 		return;
 	struct weft_run *r = &m->run[m->nrun++];
 	r->t0 = t0;
@@ -350,6 +365,13 @@ static uint32_t add_iv(struct weft_model *m, int which, int64_t t0, int64_t t1,
 		       uint32_t stream, uint32_t name, uint32_t thread,
 		       uint32_t depth)
 {
+	if (m->lean) { /* (a phase goes to the sink in enter_phase) */
+		if (which == IV_IDLE) {
+			int64_t *d = &m->pst[stream].idle_ns;
+			*d = sat_add(*d, sat_sub(t1, t0));
+		}
+		return WEFT_NONE;
+	}
 	if (!GROW(m->iv[which], m->niv[which], m->civ[which]))
 		return WEFT_NONE;
 	uint32_t i = m->niv[which]++;
@@ -406,13 +428,18 @@ static void sample(struct weft_model *m, uint32_t name, uint32_t process,
 		k = m->nser;
 	}
 	struct series *s = &m->ser[k - 1];
+	/* (a lean model keeps the last sample only, at 0) */
+	uint32_t at = m->lean ? 0 : s->n;
+	int64_t prev = s->n ? s->s[m->lean ? 0 : s->n - 1].value : 0;
 	/* Hostile values saturate rather than overflow. */
-	if (add && s->n && __builtin_add_overflow(v, s->s[s->n - 1].value, &v))
-		v = s->s[s->n - 1].value < 0 ? INT64_MIN : INT64_MAX;
-	if (!GROW(s->s, s->n, s->cap))
+	if (add && s->n && __builtin_add_overflow(v, prev, &v))
+		v = prev < 0 ? INT64_MIN : INT64_MAX;
+	if (!GROW(s->s, at, s->cap))
 		return;
-	s->s[s->n].t = t;
-	s->s[s->n].value = v;
+	s->s[at].t = t;
+	s->s[at].value = v;
+	if (m->lean && m->sink.sample)
+		m->sink.sample(m->sink.ctx, name, process, t, v);
 	if (!s->n || v < s->min)
 		s->min = v;
 	if (!s->n || v > s->max)
@@ -525,7 +552,12 @@ static uint32_t create_thread(struct weft_model *m, uint64_t id, int64_t t,
 static void enter_phase(struct weft_model *m, struct mstream *ms, uint32_t s,
 			uint32_t phase, int64_t t, uint32_t actor)
 {
-	if (ms->phase)
+	if (ms->phase && m->lean && m->sink.phase) {
+		struct weft_interval v = {ms->phase_t0,	    t, s, ms->phase,
+					  ms->phase_thread, 0};
+		m->sink.phase(m->sink.ctx, &v,
+			      ms->running ? ms->run_t0 : INT64_MIN);
+	} else if (ms->phase)
 		add_iv(m, IV_PHASE, ms->phase_t0, t, s, ms->phase,
 		       ms->phase_thread, 0);
 	ms->phase = phase;
@@ -568,6 +600,8 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	if (t > ms->t_last)
 		ms->t_last = t;
 	if (ev->type == WEFT_EV_LOSS) {
+		if (m->lean)
+			return 0;
 		if (!GROW(m->loss, m->nloss, m->closs))
 			return -ENOMEM;
 		struct weft_loss *l = &m->loss[m->nloss++];
@@ -688,6 +722,10 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 		break;
 	case WEFT_EV_LABEL:
 	case WEFT_EV_NOTE:
+		if (m->lean && ev->type == WEFT_EV_NOTE) {
+			get(m, ev->id, t, s); /* (it may name a new thread) */
+			break;
+		}
 		if (add_label(m, get(m, ev->id, t, s), t, ev->type, ev->text,
 			      ev->text_len))
 			return -ENOMEM;
@@ -702,11 +740,15 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 		       ev->type == WEFT_EV_COUNTER_ADD);
 		break;
 	case WEFT_EV_SPAN_BEGIN:
+		if (m->lean)
+			break;
 		x = add_iv(m, IV_SPAN, t, t, s, ev->name, actor, ms->nspans);
 		if (x != WEFT_NONE && GROW(ms->spans, ms->nspans, ms->cspans))
 			ms->spans[ms->nspans++] = x;
 		break;
 	case WEFT_EV_SPAN_END:
+		if (m->lean)
+			break;
 		/* The innermost open span of that name; an end with no
 		 * begin (lost, or a mistake) closes nothing. */
 		for (uint32_t k = ms->nspans; k-- > 0;) {
@@ -881,7 +923,12 @@ static int finalize(struct weft_model *m, int shrink)
 		if (ms->idle)
 			add_iv(m, IV_IDLE, ms->idle_t0, end, s, ms->idle_reason,
 			       WEFT_NONE, 0);
-		if (ms->phase)
+		if (ms->phase && m->lean && m->sink.phase) {
+			struct weft_interval v = {
+				ms->phase_t0,	  end, s, ms->phase,
+				ms->phase_thread, 0};
+			m->sink.phase(m->sink.ctx, &v, INT64_MIN);
+		} else if (ms->phase)
 			add_iv(m, IV_PHASE, ms->phase_t0, end, s, ms->phase,
 			       ms->phase_thread, 0);
 		for (uint32_t j = 0; j < ms->nspans; j++) {
@@ -896,13 +943,13 @@ static int finalize(struct weft_model *m, int shrink)
 		SHRINK(m->arr, m->narr, m->carr);
 		SHRINK(m->lab, m->nlab, m->clab);
 		SHRINK(m->str, m->nstr, m->cstr);
-		for (uint32_t i = 0; i < m->nser; i++)
+		for (uint32_t i = 0; i < m->nser && !m->lean; i++)
 			SHRINK(m->ser[i].s, m->ser[i].n, m->ser[i].cap);
 	}
 	/* Runs are added when they end: sort by start for readers. */
 	if (m->nrun > 1)
 		qsort(m->run, m->nrun, sizeof *m->run, cmp_run);
-	for (uint32_t s = 0; s < m->nst; s++)
+	for (uint32_t s = 0; s < m->nst && !m->lean; s++)
 		m->pst[s].busy_ns = m->pst[s].idle_ns = 0;
 	for (uint32_t i = 0; i < m->nrun; i++)
 		if (m->run[i].stream < m->nst) {
@@ -949,6 +996,8 @@ long weft_model_step(struct weft_model *m, long max)
 	struct weft_event ev;
 	long n = 0;
 	int rc = 0;
+	if (m->lean && m->finalized)
+		return -EINVAL; /* (what ended went to the sink) */
 	/* Runs were sorted by start in finalize(); the open ones were the
 	 * provisional tail before sorting, so re-derive them from state. */
 	if (m->finalized) {
@@ -1010,6 +1059,23 @@ int weft_model_load(struct weft_model **out, struct weft_reader *r)
 	}
 	*out = m;
 	return 0;
+}
+
+int weft_model_set_sink(struct weft_model *m,
+			const struct weft_model_sink *sink)
+{
+	if (m->have_t || m->finalized)
+		return -EINVAL;
+	m->lean = 1;
+	m->sink = *sink;
+	return 0;
+}
+
+int64_t weft_model_counter_last(const struct weft_model *m, uint32_t i)
+{
+	if (i >= m->nser || !m->ser[i].n)
+		return 0;
+	return m->ser[i].s[m->lean ? 0 : m->ser[i].n - 1].value;
 }
 
 void weft_model_free(struct weft_model *m)
@@ -1233,6 +1299,8 @@ int weft_model_counter_sum(const struct weft_model *m, uint32_t name,
 	*out = NULL;
 	*n = 0;
 	*processes = 0;
+	if (m->lean)
+		return -EINVAL; /* (it keeps no samples) */
 	uint32_t k0 = name < m->cser_of_name ? m->ser_of_name[name] : 0;
 	uint32_t total = 0, ns = 0;
 	for (uint32_t k = k0; k; k = m->ser[k - 1].next) {

@@ -14,20 +14,111 @@
 struct item {
 	const char *key;
 	uint32_t thread;
-	int64_t life; /* -1: still pending */
+	uint32_t rank; /* its key's, among the keys in order (sort_items) */
+	int64_t life;  /* -1: still pending */
 	int64_t run;
 };
 
-static int by_key(const void *a, const void *b)
+static uint64_t hash_text(const char *s)
 {
-	const struct item *x = a, *y = b;
-	return strcmp(x->key, y->key);
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
 }
 
-static int cmp_i64(const void *a, const void *b)
+static int by_text(const void *a, const void *b)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Orders n items by key into *ordp (their indexes: the order of a stable
+ * sort, an item's order among those of its key kept), each one's rank
+ * set: each different key looked up once in a table, the few keys
+ * sorted, the items placed by a counting sort.  *most: the most items of
+ * one key.  Returns how many keys, or -1 (out of memory). */
+static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
+		       uint32_t *most)
+{
+	uint32_t cap = 1024, nk = 0;
+	const char **key = NULL;
+	uint32_t *slot = calloc(cap, sizeof *slot), ckey = 0;
+	uint32_t *rank = NULL, *at = NULL, *out = NULL;
+	long rc = -1;
+	if (!slot)
+		goto done;
+	for (uint32_t i = 0; i < n; i++) {
+		if ((nk + 1) * 2 > cap) { /* (load <= 1/2) */
+			uint32_t nc = cap * 2, *ns = calloc(nc, sizeof *ns);
+			if (!ns)
+				goto done;
+			for (uint32_t k = 0; k < nk; k++) {
+				uint32_t h = (uint32_t)hash_text(key[k]) &
+					     (nc - 1);
+				while (ns[h])
+					h = (h + 1) & (nc - 1);
+				ns[h] = k + 1;
+			}
+			free(slot);
+			slot = ns;
+			cap = nc;
+		}
+		uint32_t h = (uint32_t)hash_text(it[i].key) & (cap - 1);
+		while (slot[h] && strcmp(key[slot[h] - 1], it[i].key))
+			h = (h + 1) & (cap - 1);
+		if (!slot[h]) {
+			if (nk == ckey) {
+				uint32_t c = ckey ? ckey * 2 : 64;
+				const char **nkey =
+					realloc(key, c * sizeof *nkey);
+				if (!nkey)
+					goto done;
+				key = nkey;
+				ckey = c;
+			}
+			key[nk++] = it[i].key;
+			slot[h] = nk;
+		}
+		it[i].rank = slot[h] - 1; /* (the key's number, for now) */
+	}
+	/* the keys in order: each key's number to its rank */
+	const char **sorted = malloc(((size_t)nk + 1) * sizeof *sorted);
+	rank = malloc(((size_t)nk + 1) * sizeof *rank);
+	at = calloc((size_t)nk + 1, sizeof *at);
+	out = malloc(((size_t)n + 1) * sizeof *out);
+	if (!sorted || !rank || !at || !out) {
+		free(sorted);
+		goto done;
+	}
+	memcpy(sorted, key, nk * sizeof *key);
+	qsort(sorted, nk, sizeof *sorted, by_text);
+	for (uint32_t r = 0; r < nk; r++) {
+		uint32_t h = (uint32_t)hash_text(sorted[r]) & (cap - 1);
+		while (strcmp(key[slot[h] - 1], sorted[r]))
+			h = (h + 1) & (cap - 1);
+		rank[slot[h] - 1] = r;
+	}
+	free(sorted);
+	for (uint32_t i = 0; i < n; i++)
+		at[(it[i].rank = rank[it[i].rank]) + 1]++;
+	*most = 0;
+	for (uint32_t r = 1; r <= nk; r++)
+		*most = at[r] > *most ? at[r] : *most;
+	for (uint32_t r = 1; r < nk; r++)
+		at[r] += at[r - 1];
+	for (uint32_t i = 0; i < n; i++)
+		out[at[it[i].rank]++] = i;
+	free(*ordp);
+	*ordp = out;
+	out = NULL;
+	rc = nk;
+done:
+	free(slot);
+	free(key);
+	free(rank);
+	free(at);
+	free(out);
+	return rc;
 }
 
 static int by_count(const void *a, const void *b)
@@ -46,30 +137,75 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return s;
 }
 
-/* p50, p90, p99 (nearest rank) and max of n sorted values. */
-static void pct(const int64_t *v, uint32_t n, int64_t out[4])
+/* Puts v's k-th smallest at v[k], the smaller ones before it and the
+ * larger after (a selection: O(n), not a sort). */
+static void select_k(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		/* the median of three as the pivot, at lo */
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t a = v[lo], b = v[mid], c = v[hi], t;
+		size_t pi = (a < b) == (b < c)	 ? mid
+			    : (b < a) == (a < c) ? lo
+						 : hi;
+		t = v[lo], v[lo] = v[pi], v[pi] = t;
+		int64_t p = v[lo];
+		size_t i = lo, j = hi + 1;
+		for (;;) {
+			while (++i <= hi && v[i] < p)
+				;
+			while (v[--j] > p)
+				;
+			if (i >= j)
+				break;
+			t = v[i], v[i] = v[j], v[j] = t;
+		}
+		t = v[lo], v[lo] = v[j], v[j] = t;
+		if (j == k)
+			return;
+		if (j < k)
+			lo = j + 1;
+		else
+			hi = j - 1;
+	}
+}
+
+/* p50, p90, p99 (nearest rank) and max of n values (reordered), as a
+ * sort would give them. */
+static void pct(int64_t *v, uint32_t n, int64_t out[4])
 {
 	static const double q[3] = {0.50, 0.90, 0.99};
 	if (!n) {
 		out[0] = out[1] = out[2] = out[3] = -1;
 		return;
 	}
-	for (int i = 0; i < 3; i++) {
+	int64_t max = v[0];
+	for (uint32_t i = 1; i < n; i++)
+		max = v[i] > max ? v[i] : max;
+	/* from the highest rank down: each selection leaves the ranks below
+	 * it in front, where the next one looks */
+	uint32_t end = n;
+	for (int i = 2; i >= 0; i--) {
 		uint32_t k = (uint32_t)(q[i] * n + 0.999999);
-		out[i] = v[(k ? k : 1) - 1];
+		k = (k ? k : 1) - 1;
+		select_k(v, end, k);
+		out[i] = v[k];
+		end = k + 1;
 	}
-	out[3] = v[n - 1];
+	out[3] = max;
 }
 
 /* Groups n items (sorted by key) into g; returns how many groups, or -1
  * out of memory. */
-static long group(const struct weft_model *m, const struct item *it, uint32_t n,
+static long group(const struct weft_model *m, const struct item *items,
+		  const uint32_t *ord, uint32_t n, uint32_t most,
 		  struct weft_stats_group *g)
 {
 	uint32_t nth, ng = 0;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
-	int64_t *life = malloc(((size_t)n + 1) * sizeof *life);
-	int64_t *run = malloc(((size_t)n + 1) * sizeof *run);
+	int64_t *life = malloc(((size_t)most + 1) * sizeof *life);
+	int64_t *run = malloc(((size_t)most + 1) * sizeof *run);
 	if (!life || !run) {
 		free(life);
 		free(run);
@@ -79,19 +215,19 @@ static long group(const struct weft_model *m, const struct item *it, uint32_t n,
 		uint32_t j = i, nl = 0, nr = 0;
 		struct weft_stats_group *x = &g[ng++];
 		memset(x, 0, sizeof *x);
-		x->key = it[i].key;
-		for (; j < n && !strcmp(it[j].key, it[i].key); j++) {
+		const struct item *a = &items[ord[i]];
+		x->key = a->key;
+		for (; j < n && items[ord[j]].rank == a->rank; j++) {
+			const struct item *b = &items[ord[j]];
 			x->count++;
-			if (it[j].life < 0)
+			if (b->life < 0)
 				x->pending++;
 			else
-				life[nl++] = it[j].life;
-			if (th[it[j].thread].end == WEFT_END_FAILED)
+				life[nl++] = b->life;
+			if (th[b->thread].end == WEFT_END_FAILED)
 				x->failed++;
-			run[nr++] = it[j].run;
+			run[nr++] = b->run;
 		}
-		qsort(life, nl, sizeof *life, cmp_i64);
-		qsort(run, nr, sizeof *run, cmp_i64);
 		pct(life, nl, x->life);
 		pct(run, nr, x->run);
 		i = j;
@@ -118,6 +254,16 @@ static int by_stream_name(const void *a, const void *b, void *ctx)
 		return x->stream < y->stream ? -1 : 1;
 	return strcmp(weft_model_name(c->m, x->name),
 		      weft_model_name(c->m, y->name));
+}
+
+/* By OS thread, then by name (its text). */
+static int by_stream_text(const void *a, const void *b, void *ctx)
+{
+	const struct weft_stats_phase *x = a, *y = b;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return strcmp(weft_model_name(ctx, x->name),
+		      weft_model_name(ctx, y->name));
 }
 
 /* By OS thread, then in the order the loop first entered them (its
@@ -191,10 +337,13 @@ static int phases(struct weft_stats *st, const struct weft_model *m)
 				x->first = y->t0;
 		}
 		x->count = nd;
-		qsort(d, nd, sizeof *d, cmp_i64);
 		pct(d, nd, x->d);
 		x->run = longest_run_in(run, nrun, x->stream, v[x->longest].t0,
 					v[x->longest].t1);
+		x->longest_t0 = v[x->longest].t0;
+		x->longest_t1 = v[x->longest].t1;
+		if (x->run != WEFT_NONE)
+			x->longest_run = run[x->run];
 		i = j;
 	}
 	free(ix);
@@ -229,6 +378,8 @@ static void longest_runs(struct weft_stats *st, const struct weft_model *m)
 		st->longest[j] = i;
 	}
 	st->nlongest = k;
+	for (uint32_t i = 0; i < k; i++)
+		st->longest_runs[i] = run[st->longest[i]];
 }
 
 void weft_stats_free(struct weft_stats *s)
@@ -238,38 +389,32 @@ void weft_stats_free(struct weft_stats *s)
 	free(s->kinds);
 	free(s->labels);
 	free(s->phases);
+	free(s->sums);
 	free(s);
 }
 
-int weft_stats_compute(struct weft_stats **out, const struct weft_model *m)
+/* The groups by kind and by label into st, each thread's running time
+ * ran(t). */
+static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
+			   int64_t (*ran_of)(const void *, uint32_t),
+			   const void *ctx)
 {
-	*out = NULL;
-	struct weft_stats *st = calloc(1, sizeof *st);
-	if (!st)
-		return -ENOMEM;
-	uint32_t nth, nrun, nlab;
+	uint32_t nth, nlab;
 	const struct weft_thread *th = weft_model_threads(m, &nth);
-	const struct weft_run *run = weft_model_runs(m, &nrun);
 	const struct weft_label *lab = weft_model_labels(m, &nlab);
 	weft_model_range(m, &st->t0, &st->t1);
 
 	/* One item per async thread, keyed by kind, then by label. */
 	struct item *it = calloc((size_t)nth + 1, sizeof *it);
-	st->kinds = calloc((size_t)nth + 1, sizeof *st->kinds);
-	st->labels = calloc((size_t)nth + 1, sizeof *st->labels);
-	if (!it || !st->kinds || !st->labels)
+	uint32_t *ord = NULL, most;
+	if (!it)
 		goto oom;
 	uint32_t n = 0;
 	for (uint32_t t = 0; t < nth; t++) {
 		if (th[t].flags & WEFT_THREAD_ROOT)
 			continue;
-		uint32_t nr;
-		const uint32_t *ri = weft_model_thread_runs(m, t, &nr);
-		int64_t ran = 0;
-		for (uint32_t k = 0; k < nr; k++)
-			ran = sat_add(ran, run[ri[k]].t1 - run[ri[k]].t0);
 		it[n].thread = t;
-		it[n].run = ran;
+		it[n].run = ran_of(ctx, t);
 		it[n].life = th[t].end == WEFT_END_PENDING
 				     ? -1
 				     : th[t].t_end - th[t].t_create;
@@ -277,8 +422,10 @@ int weft_stats_compute(struct weft_stats **out, const struct weft_model *m)
 		n++;
 	}
 	st->threads = n;
-	qsort(it, n, sizeof *it, by_key);
-	long ng = group(m, it, n, st->kinds);
+	long nk = sort_items(it, n, &ord, &most);
+	if (nk < 0 || !(st->kinds = calloc((size_t)nk + 1, sizeof *st->kinds)))
+		goto oom;
+	long ng = group(m, it, ord, n, most, st->kinds);
 	if (ng < 0)
 		goto oom;
 	st->nkinds = (uint32_t)ng;
@@ -288,19 +435,494 @@ int weft_stats_compute(struct weft_stats **out, const struct weft_model *m)
 				    ? ""
 				    : weft_model_string(m, lab[l].text);
 	}
-	qsort(it, n, sizeof *it, by_key);
-	if ((ng = group(m, it, n, st->labels)) < 0)
+	if ((nk = sort_items(it, n, &ord, &most)) < 0 ||
+	    !(st->labels = calloc((size_t)nk + 1, sizeof *st->labels)))
+		goto oom;
+	if ((ng = group(m, it, ord, n, most, st->labels)) < 0)
 		goto oom;
 	st->nlabels = (uint32_t)ng;
 	free(it);
-	it = NULL;
+	free(ord);
+	return 0;
+oom:
+	free(it);
+	free(ord);
+	return -ENOMEM;
+}
+
+/* A thread's running time in a whole model: the sum of its runs. */
+static int64_t model_ran(const void *ctx, uint32_t t)
+{
+	const struct weft_model *m = ctx;
+	uint32_t nr, nrun;
+	const struct weft_run *run = weft_model_runs(m, &nrun);
+	const uint32_t *ri = weft_model_thread_runs(m, t, &nr);
+	int64_t ran = 0;
+	for (uint32_t k = 0; k < nr; k++)
+		ran = sat_add(ran, run[ri[k]].t1 - run[ri[k]].t0);
+	return ran;
+}
+
+int weft_stats_compute(struct weft_stats **out, const struct weft_model *m)
+{
+	*out = NULL;
+	struct weft_stats *st = calloc(1, sizeof *st);
+	if (!st)
+		return -ENOMEM;
+	if (threads_grouped(st, m, model_ran, m))
+		goto oom;
 	longest_runs(st, m);
 	if (phases(st, m))
 		goto oom;
 	*out = st;
 	return 0;
 oom:
-	free(it);
+	weft_stats_free(st);
+	return -ENOMEM;
+}
+
+/* ------------------------------------------------ in one pass (lean) */
+
+/* Durations: exact up to WEFT_STATS_EXACT, then a log-linear histogram:
+ * 0..255 exactly, above that 128 buckets a power of two (a bucket says
+ * its lowest value: within 1/128 below the exact one); negative ones
+ * (only a corrupt trace's) count as the least of them. */
+#define H_LIN 256
+#define H_SUB 128
+#define H_BUCKETS (H_LIN + (63 - 8) * H_SUB)
+
+struct durations {
+	int64_t *v;
+	uint32_t nv, cv;
+	uint64_t *hist; /* once there are too many for v */
+	uint64_t nneg;
+	int64_t negmin, max;
+	uint64_t n;
+	uint32_t exact; /* how many are kept exactly */
+};
+
+static uint32_t h_bucket(int64_t v)
+{
+	if (v < H_LIN)
+		return (uint32_t)v;
+	int e = 63 - __builtin_clzll((uint64_t)v); /* >= 8 */
+	uint32_t sub = (uint32_t)((uint64_t)v >> (e - 7)) & (H_SUB - 1);
+	return H_LIN + (uint32_t)(e - 8) * H_SUB + sub;
+}
+
+static int64_t h_value(uint32_t b)
+{
+	if (b < H_LIN)
+		return b;
+	uint32_t e = (b - H_LIN) / H_SUB + 8, sub = (b - H_LIN) % H_SUB;
+	return (int64_t)((uint64_t)(H_SUB + sub) << (e - 7));
+}
+
+static void h_add(struct durations *d, int64_t v)
+{
+	if (v < 0) {
+		if (!d->nneg++ || v < d->negmin)
+			d->negmin = v;
+	} else
+		d->hist[h_bucket(v)]++;
+}
+
+static int dur_add(struct durations *d, int64_t v)
+{
+	if (!d->n++ || v > d->max)
+		d->max = v;
+	if (d->hist) {
+		h_add(d, v);
+		return 0;
+	}
+	if (d->nv < d->exact) {
+		if (d->nv == d->cv) {
+			uint32_t c = d->cv ? d->cv * 2 : 16;
+			int64_t *n = realloc(d->v, c * sizeof *n);
+			if (!n)
+				return -ENOMEM;
+			d->v = n;
+			d->cv = c;
+		}
+		d->v[d->nv++] = v;
+		return 0;
+	}
+	if (!(d->hist = calloc(H_BUCKETS, sizeof *d->hist)))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->nv; i++)
+		h_add(d, d->v[i]);
+	h_add(d, v);
+	free(d->v);
+	d->v = NULL;
+	d->nv = d->cv = 0;
+	return 0;
+}
+
+/* p50, p90, p99 (nearest rank) and max, as pct() of them all. */
+static void dur_pct(struct durations *d, int64_t out[4])
+{
+	if (!d->hist) {
+		pct(d->v, d->nv, out);
+		return;
+	}
+	static const double q[3] = {0.50, 0.90, 0.99};
+	for (int i = 0; i < 3; i++) {
+		uint64_t k = (uint64_t)(q[i] * (double)d->n + 0.999999);
+		k = k ? k : 1;
+		if (k <= d->nneg) {
+			out[i] = d->negmin;
+			continue;
+		}
+		uint64_t c = d->nneg;
+		uint32_t b = 0;
+		while (b < H_BUCKETS - 1 && c + d->hist[b] < k)
+			c += d->hist[b++];
+		out[i] = h_value(b) < d->max ? h_value(b) : d->max;
+	}
+	out[3] = d->max;
+}
+
+/* The phases of one name (its text) of one OS thread's loop. */
+struct pgroup {
+	uint32_t stream, name;
+	const char *text;
+	uint32_t count;
+	int64_t total, first, lt0, lt1;
+	uint64_t lseq; /* the longest's number (phases in their order) */
+	int has_run;
+	struct weft_run run;
+	struct durations d;
+};
+
+/* Per OS thread: the longest run of the loop's current phase so far, and
+ * an ended phase whose run still open may be the longest of it. */
+struct sstate {
+	int has_best;
+	struct weft_run best;
+	int pending;
+	uint32_t pgroup;
+	uint64_t pseq;
+	int64_t p_t0, p_t1;
+	/* the groups of the names seen last (name id + 1, group) */
+	uint32_t seen_name[8], seen_group[8];
+};
+
+struct csum {
+	uint32_t name;
+	uint32_t nproc, cproc;
+	struct {
+		uint32_t process;
+		int64_t last;
+	} * proc;
+	int64_t sum, cur_t;
+	struct weft_stats_sum out;
+};
+
+struct weft_stats_stream {
+	struct weft_model *m;
+	int64_t *ran; /* by thread */
+	uint32_t cran;
+	struct weft_run top[WEFT_STATS_LONGEST];
+	uint32_t ntop;
+	struct pgroup *g;
+	uint32_t ng, cg;
+	struct sstate *ss;
+	uint32_t css;
+	uint64_t phase_seq;
+	struct csum *cs;
+	uint32_t ncs, ccs;
+	uint32_t exact; /* WEFT_STATS_EXACT, or as set */
+	int err;
+};
+
+static int grow_to(void **p, uint32_t *cap, size_t size, uint32_t need)
+{
+	if (need < *cap)
+		return 0;
+	uint32_t c = *cap ? *cap : 16;
+	while (c <= need)
+		c *= 2;
+	void *n = realloc(*p, (size_t)c * size);
+	if (!n)
+		return -ENOMEM;
+	memset((char *)n + (size_t)*cap * size, 0, (size_t)(c - *cap) * size);
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+static int64_t rlen(const struct weft_run *r)
+{
+	return r->t1 - r->t0;
+}
+
+/* Whether a comes before b among the longest runs, a ending after b:
+ * longer (one as long started later: in a sort by start, b stays first;
+ * at the same start, the one added first stays first, as qsort keeps). */
+static int longer(const struct weft_run *a, const struct weft_run *b)
+{
+	return rlen(a) > rlen(b);
+}
+
+static void on_run(void *ctx, const struct weft_run *r, int64_t phase_t0)
+{
+	struct weft_stats_stream *S = ctx;
+	if (grow_to((void **)&S->ran, &S->cran, sizeof *S->ran, r->thread) ||
+	    grow_to((void **)&S->ss, &S->css, sizeof *S->ss, r->stream)) {
+		S->err = -ENOMEM;
+		return;
+	}
+	int64_t len = rlen(r);
+	S->ran[r->thread] = sat_add(S->ran[r->thread], len);
+	/* the longest (ties: the earlier start, then the earlier end), as
+	 * longest_runs() over runs sorted by start */
+	uint32_t k = S->ntop;
+	if (k < WEFT_STATS_LONGEST || longer(r, &S->top[k - 1])) {
+		if (k == WEFT_STATS_LONGEST)
+			k--;
+		uint32_t j = k++;
+		while (j > 0 && longer(r, &S->top[j - 1])) {
+			S->top[j] = S->top[j - 1];
+			j--;
+		}
+		S->top[j] = *r;
+		S->ntop = k;
+	}
+	struct sstate *ss = &S->ss[r->stream];
+	if (ss->pending) {
+		/* the run that was open when a phase ended */
+		ss->pending = 0;
+		struct pgroup *g = &S->g[ss->pgroup];
+		if (r->t0 >= ss->p_t0 && r->t0 < ss->p_t1 &&
+		    g->lseq == ss->pseq &&
+		    (!g->has_run || len > rlen(&g->run))) {
+			g->has_run = 1;
+			g->run = *r;
+		}
+	}
+	if (r->t0 >= phase_t0 && (!ss->has_best || longer(r, &ss->best))) {
+		ss->has_best = 1;
+		ss->best = *r;
+	}
+}
+
+static uint32_t pgroup_of(struct weft_stats_stream *S, uint32_t stream,
+			  uint32_t name)
+{
+	struct sstate *ss = &S->ss[stream];
+	for (int k = 0; k < 8; k++)
+		if (ss->seen_name[k] == name + 1)
+			return ss->seen_group[k];
+	const char *text = weft_model_name(S->m, name);
+	uint32_t i;
+	for (i = 0; i < S->ng; i++)
+		if (S->g[i].stream == stream && !strcmp(S->g[i].text, text))
+			break;
+	if (i == S->ng) {
+		if (grow_to((void **)&S->g, &S->cg, sizeof *S->g, S->ng))
+			return WEFT_NONE;
+		struct pgroup *g = &S->g[S->ng++];
+		memset(g, 0, sizeof *g);
+		g->stream = stream;
+		g->name = name;
+		g->text = text;
+		g->d.exact = S->exact;
+	}
+	memmove(ss->seen_name + 1, ss->seen_name, 7 * sizeof *ss->seen_name);
+	memmove(ss->seen_group + 1, ss->seen_group, 7 * sizeof *ss->seen_group);
+	ss->seen_name[0] = name + 1;
+	ss->seen_group[0] = i;
+	return i;
+}
+
+static void on_phase(void *ctx, const struct weft_interval *v,
+		     int64_t open_run_t0)
+{
+	struct weft_stats_stream *S = ctx;
+	if (grow_to((void **)&S->ss, &S->css, sizeof *S->ss, v->stream)) {
+		S->err = -ENOMEM;
+		return;
+	}
+	uint32_t gi = pgroup_of(S, v->stream, v->name);
+	if (gi == WEFT_NONE) {
+		S->err = -ENOMEM;
+		return;
+	}
+	struct pgroup *g = &S->g[gi];
+	struct sstate *ss = &S->ss[v->stream];
+	int64_t len = v->t1 - v->t0;
+	uint64_t seq = ++S->phase_seq;
+	if (dur_add(&g->d, len))
+		S->err = -ENOMEM;
+	g->total = sat_add(g->total, len);
+	if (!g->count || v->t0 < g->first)
+		g->first = v->t0;
+	int in = ss->has_best && ss->best.t0 >= v->t0 && ss->best.t0 < v->t1;
+	if (!g->count++ || len > g->lt1 - g->lt0) {
+		g->lt0 = v->t0;
+		g->lt1 = v->t1;
+		g->lseq = seq;
+		g->has_run = in;
+		if (in)
+			g->run = ss->best;
+	}
+	if (open_run_t0 != INT64_MIN && open_run_t0 >= v->t0 &&
+	    open_run_t0 < v->t1) {
+		ss->pending = 1;
+		ss->pgroup = gi;
+		ss->pseq = seq;
+		ss->p_t0 = v->t0;
+		ss->p_t1 = v->t1;
+	}
+	if (ss->has_best && ss->best.t0 < v->t1)
+		ss->has_best = 0; /* (it was this phase's) */
+}
+
+static void on_sample(void *ctx, uint32_t name, uint32_t process, int64_t t,
+		      int64_t value)
+{
+	struct weft_stats_stream *S = ctx;
+	uint32_t i;
+	for (i = 0; i < S->ncs && S->cs[i].name != name; i++)
+		;
+	if (i == S->ncs) {
+		if (grow_to((void **)&S->cs, &S->ccs, sizeof *S->cs, S->ncs)) {
+			S->err = -ENOMEM;
+			return;
+		}
+		memset(&S->cs[S->ncs], 0, sizeof *S->cs);
+		S->cs[S->ncs].name = name;
+		S->cs[S->ncs++].out.name = name;
+	}
+	struct csum *c = &S->cs[i];
+	uint32_t p;
+	for (p = 0; p < c->nproc && c->proc[p].process != process; p++)
+		;
+	if (p == c->nproc) {
+		if (grow_to((void **)&c->proc, &c->cproc, sizeof *c->proc,
+			    c->nproc)) {
+			S->err = -ENOMEM;
+			return;
+		}
+		c->proc[c->nproc].process = process;
+		c->proc[c->nproc++].last = 0;
+	}
+	/* as weft_model_counter_sum: the sum moves by the sample's step
+	 * from its series' last value (hostile values saturate) */
+	int64_t d;
+	if (__builtin_sub_overflow(value, c->proc[p].last, &d) ||
+	    __builtin_add_overflow(c->sum, d, &c->sum))
+		c->sum = d < 0 ? INT64_MIN : INT64_MAX;
+	c->proc[p].last = value;
+	struct weft_stats_sum *o = &c->out;
+	if (o->n && c->cur_t == t) {
+		o->last = c->sum; /* (one instant, one sample) */
+		return;
+	}
+	/* the instant before is done: it counts for min and max */
+	if (o->n) {
+		o->min = o->last < o->min || o->n == 1 ? o->last : o->min;
+		o->max = o->last > o->max || o->n == 1 ? o->last : o->max;
+	}
+	o->n++;
+	c->cur_t = t;
+	o->last = c->sum;
+}
+
+int weft_stats_stream_new(struct weft_stats_stream **out, struct weft_model *m)
+{
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return -ENOMEM;
+	(*out)->m = m;
+	(*out)->exact = WEFT_STATS_EXACT;
+	struct weft_model_sink sink = {*out, on_run, on_phase, on_sample};
+	int rc = weft_model_set_sink(m, &sink);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+void weft_stats_stream_set_exact(struct weft_stats_stream *S, uint32_t n)
+{
+	S->exact = n;
+}
+
+void weft_stats_stream_free(struct weft_stats_stream *S)
+{
+	if (!S)
+		return;
+	free(S->ran);
+	for (uint32_t i = 0; i < S->ng; i++) {
+		free(S->g[i].d.v);
+		free(S->g[i].d.hist);
+	}
+	free(S->g);
+	free(S->ss);
+	for (uint32_t i = 0; i < S->ncs; i++)
+		free(S->cs[i].proc);
+	free(S->cs);
+	free(S);
+}
+
+static int64_t stream_ran(const void *ctx, uint32_t t)
+{
+	const struct weft_stats_stream *S = ctx;
+	return t < S->cran ? S->ran[t] : 0;
+}
+
+int weft_stats_stream_finish(struct weft_stats_stream *S,
+			     struct weft_stats **out)
+{
+	*out = NULL;
+	if (S->err)
+		return S->err;
+	struct weft_stats *st = calloc(1, sizeof *st);
+	if (!st)
+		return -ENOMEM;
+	if (threads_grouped(st, S->m, stream_ran, S))
+		goto oom;
+	st->nlongest = S->ntop;
+	memcpy(st->longest_runs, S->top, sizeof S->top);
+	if (S->ng && !(st->phases = calloc(S->ng, sizeof *st->phases)))
+		goto oom;
+	for (uint32_t i = 0; i < S->ng; i++) {
+		struct pgroup *g = &S->g[i];
+		struct weft_stats_phase *x = &st->phases[i];
+		x->stream = g->stream;
+		x->name = g->name;
+		x->count = g->count;
+		x->total = g->total;
+		x->first = g->first;
+		x->longest_t0 = g->lt0;
+		x->longest_t1 = g->lt1;
+		x->run = g->has_run ? 0 : WEFT_NONE;
+		if (g->has_run)
+			x->longest_run = g->run;
+		st->approximate += g->d.hist != NULL;
+		dur_pct(&g->d, x->d);
+	}
+	st->nphases = S->ng;
+	/* (as phases(): by name first, so that ties keep that order) */
+	qsort_r(st->phases, st->nphases, sizeof *st->phases, by_stream_text,
+		S->m);
+	qsort(st->phases, st->nphases, sizeof *st->phases, by_first);
+	if (S->ncs && !(st->sums = calloc(S->ncs, sizeof *st->sums)))
+		goto oom;
+	for (uint32_t i = 0; i < S->ncs; i++) {
+		struct weft_stats_sum o = S->cs[i].out;
+		if (o.n) { /* (the last instant counts too) */
+			o.min = o.last < o.min || o.n == 1 ? o.last : o.min;
+			o.max = o.last > o.max || o.n == 1 ? o.last : o.max;
+		}
+		o.processes = S->cs[i].nproc;
+		st->sums[st->nsums++] = o;
+	}
+	*out = st;
+	return 0;
+oom:
 	weft_stats_free(st);
 	return -ENOMEM;
 }

@@ -97,6 +97,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		weft_model_free(m);
 	}
 	weft_reader_close(r);
+	/* `weft stats` in one pass (a lean model): the same threads and
+	 * groups as the whole model's */
+	if (weft_reader_open_mem(&r, data, size, 0, &d))
+		return 0;
+	struct weft_stats_stream *ss;
+	if (weft_model_new(&m, r) == 0) {
+		if (weft_stats_stream_new(&ss, m) == 0) {
+			struct weft_stats *st;
+			if (weft_model_update(m) >= 0 &&
+			    weft_stats_stream_finish(ss, &st) == 0) {
+				sink += st->threads + st->nkinds + st->nlabels +
+					st->nphases + st->nlongest + st->nsums;
+				weft_stats_free(st);
+			}
+			weft_stats_stream_free(ss);
+		}
+		weft_model_free(m);
+	}
+	weft_reader_close(r);
 	(void)sink;
 	return 0;
 }

@@ -454,6 +454,199 @@ TEST(stats_in_the_library)
 	weft_reader_close(r);
 }
 
+/* The statistics of a lean model in one pass (weft_stats_stream_*) as
+ * weft_stats_compute's of the whole model: a phase whose longest run is
+ * still open when it ends (and one whose run began before it), a counter
+ * sampled twice at one instant, three phases of a name; then the phases'
+ * histogram past the exact limit, within 1/128 below the exact values. */
+static struct weft_stats *stats_one_pass(const char *p, uint32_t exact,
+					 struct weft_model **mp,
+					 struct weft_reader **rp)
+{
+	struct weft_stats_stream *ss;
+	struct weft_stats *st;
+	CHECK_OK(weft_reader_open(rp, p, 0, NULL));
+	CHECK_OK(weft_model_new(mp, *rp));
+	CHECK_OK(weft_stats_stream_new(&ss, *mp));
+	if (exact)
+		weft_stats_stream_set_exact(ss, exact);
+	CHECK(weft_model_update(*mp) >= 0);
+	CHECK_OK(weft_stats_stream_finish(ss, &st));
+	weft_stats_stream_free(ss);
+	/* read once: what ended went to the sink */
+	CHECK_EQ(weft_model_update(*mp), -EINVAL);
+	return st;
+}
+
+TEST(stats_in_one_pass)
+{
+	const char *p = tpath("s1.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	weft_clock_set(100);
+	weft_create(1, "req");
+	weft_create(2, "req");
+	weft_create(3, "other");
+	weft_run(1); /* [100, 160): begins before any phase */
+	weft_clock_set(150);
+	weft_phase("poll"); /* [150, 300): the longest poll (the first) */
+	weft_clock_set(160);
+	weft_run(2); /* [160, 400): open when that poll ends */
+	weft_clock_set(300);
+	weft_phase("timers"); /* [300, 400) */
+	weft_counter_set("c", 1);
+	weft_counter_add("c", 2); /* the same instant: one sample */
+	weft_clock_set(400);
+	weft_phase("poll"); /* [400, 550): as long, not the longest */
+	weft_run(3);	    /* [400, 420) */
+	weft_clock_set(420);
+	weft_run(0);
+	weft_resolve(3);
+	weft_clock_set(500);
+	weft_run(1); /* [500, 530) */
+	weft_clock_set(530);
+	weft_run(0);
+	weft_clock_set(550);
+	weft_phase("timers"); /* [550, 750): the longest timers */
+	weft_counter_set("c", 7);
+	weft_clock_set(610);
+	weft_run(1); /* [610, 620): its longest run, shorter than 30 */
+	weft_clock_set(620);
+	weft_run(0);
+	weft_clock_set(750);
+	weft_phase("poll"); /* [750, 800) */
+	weft_clock_set(760);
+	weft_run(2); /* open at the end: [760, 800) */
+	weft_clock_set(800);
+	weft_note(77, "never created"); /* (a thread all the same) */
+	weft_resolve(1);
+	CHECK_OK(weft_stop());
+
+	struct weft_reader *r, *r2;
+	struct weft_model *m, *m2;
+	struct weft_stats *a, *b;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	CHECK_OK(weft_model_load(&m, r));
+	CHECK_OK(weft_stats_compute(&a, m));
+	b = stats_one_pass(p, 0, &m2, &r2);
+	CHECK_EQ(b->approximate, 0);
+	CHECK_EQ(b->threads, 4);
+	CHECK_EQ(a->threads, b->threads);
+	CHECK_EQ(a->nkinds, b->nkinds);
+	for (uint32_t i = 0; i < a->nkinds; i++) {
+		CHECK_STR(a->kinds[i].key, b->kinds[i].key);
+		CHECK_EQ(a->kinds[i].count, b->kinds[i].count);
+		CHECK_EQ(a->kinds[i].pending, b->kinds[i].pending);
+		for (int k = 0; k < 4; k++) {
+			CHECK_EQ(a->kinds[i].life[k], b->kinds[i].life[k]);
+			CHECK_EQ(a->kinds[i].run[k], b->kinds[i].run[k]);
+		}
+	}
+	/* runs 240, 60, 40 (the one open at the end), 30, 20, 10 */
+	CHECK_EQ(b->nlongest, 6);
+	CHECK_EQ(a->nlongest, 6);
+	for (uint32_t i = 0; i < a->nlongest; i++) {
+		CHECK_EQ(a->longest_runs[i].t0, b->longest_runs[i].t0);
+		CHECK_EQ(a->longest_runs[i].t1, b->longest_runs[i].t1);
+		CHECK_EQ(a->longest_runs[i].thread, b->longest_runs[i].thread);
+	}
+	CHECK_EQ(b->longest_runs[0].t0, 160);
+	CHECK_EQ(b->longest_runs[2].t1, 800);
+	CHECK_EQ(b->nphases, 2);
+	CHECK_EQ(a->nphases, 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct weft_stats_phase *x = &a->phases[i],
+					      *y = &b->phases[i];
+		CHECK_STR(weft_model_name(m, x->name),
+			  weft_model_name(m2, y->name));
+		CHECK_EQ(x->count, y->count);
+		CHECK_EQ(x->total, y->total);
+		CHECK_EQ(x->first, y->first);
+		CHECK_EQ(x->longest_t0, y->longest_t0);
+		CHECK_EQ(x->longest_t1, y->longest_t1);
+		CHECK_EQ(x->run == WEFT_NONE, y->run == WEFT_NONE);
+		for (int k = 0; k < 4; k++)
+			CHECK_EQ(x->d[k], y->d[k]);
+		if (x->run != WEFT_NONE) {
+			CHECK_EQ(x->longest_run.t0, y->longest_run.t0);
+			CHECK_EQ(x->longest_run.t1, y->longest_run.t1);
+		}
+	}
+	CHECK_STR(weft_model_name(m2, b->phases[0].name), "poll");
+	CHECK_EQ(b->phases[0].count, 3);
+	CHECK_EQ(b->phases[0].longest_t0, 150);
+	CHECK(b->phases[0].run != WEFT_NONE);
+	CHECK_EQ(b->phases[0].longest_run.t0, 160);
+	CHECK_EQ(b->phases[0].longest_run.t1, 400);
+	CHECK_EQ(b->phases[1].count, 2);
+	CHECK_EQ(b->phases[1].longest_t0, 550);
+	CHECK(b->phases[1].run != WEFT_NONE);
+	CHECK_EQ(b->phases[1].longest_run.t0, 610);
+	/* the counter's sum over its one process, as the model's */
+	struct weft_sample *sm;
+	uint32_t ns, np;
+	uint32_t nctr;
+	const struct weft_counter *ctr = weft_model_counters(m, &nctr);
+	CHECK_EQ(nctr, 1);
+	CHECK_OK(weft_model_counter_sum(m, ctr[0].name, &sm, &ns, &np));
+	CHECK_EQ(ns, 2); /* (3 at 300, 7 at 550) */
+	CHECK_EQ(b->nsums, 1);
+	CHECK_EQ(b->sums[0].n, ns);
+	CHECK_EQ(b->sums[0].processes, np);
+	CHECK_EQ(b->sums[0].min, 3);
+	CHECK_EQ(b->sums[0].max, 7);
+	CHECK_EQ(b->sums[0].last, 7);
+	free(sm);
+	CHECK_EQ(weft_model_counter_last(m2, 0), 7);
+	uint32_t nrun;
+	weft_model_runs(m2, &nrun);
+	CHECK_EQ(nrun, 0); /* a lean model keeps no runs */
+	weft_stats_free(a);
+	weft_stats_free(b);
+	weft_model_free(m);
+	weft_model_free(m2);
+	weft_reader_close(r);
+	weft_reader_close(r2);
+
+	/* 1000 stays of poll, 1 + 997 i ns: past 16 kept exactly, from
+	 * the histogram, each within 1/128 below the exact value */
+	p = tpath("s2.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	uint64_t t = 1000;
+	for (int i = 0; i < 1000; i++) {
+		weft_clock_set(t);
+		weft_phase("poll");
+		t += 1 + 997 * (uint64_t)((i * 7) % 1000);
+		weft_clock_set(t);
+		weft_phase("pending");
+		t += 5;
+	}
+	weft_clock_set(t);
+	weft_phase(NULL);
+	CHECK_OK(weft_stop());
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	CHECK_OK(weft_model_load(&m, r));
+	CHECK_OK(weft_stats_compute(&a, m));
+	b = stats_one_pass(p, 16, &m2, &r2);
+	CHECK_EQ(b->approximate, 2);
+	CHECK_EQ(b->nphases, 2);
+	CHECK_EQ(b->phases[0].count, 1000);
+	CHECK_EQ(b->phases[0].total, a->phases[0].total);
+	CHECK_EQ(b->phases[1].d[0], 5); /* (below 256: exact) */
+	CHECK_EQ(a->phases[0].d[0], 1 + 997 * 499);
+	for (int k = 0; k < 3; k++) {
+		int64_t x = a->phases[0].d[k], y = b->phases[0].d[k];
+		CHECK(y <= x);
+		CHECK(y > x - x / 128 - 1);
+	}
+	CHECK_EQ(b->phases[0].d[3], a->phases[0].d[3]); /* max: exact */
+	weft_stats_free(a);
+	weft_stats_free(b);
+	weft_model_free(m);
+	weft_model_free(m2);
+	weft_reader_close(r);
+	weft_reader_close(r2);
+}
+
 /* A live ring truncated under its writer: the reader following it
  * counts what it can no longer read as lost, once however often it looks,
  * and reports no corruption; it never dies. */
@@ -903,5 +1096,5 @@ TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked),
 	  T(read_ahead_by_pace), T(truncated_while_read),
 	  T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy),
-	  T(unused_slots_unread), T(stats_in_the_library),
+	  T(unused_slots_unread), T(stats_in_the_library), T(stats_in_one_pass),
 	  T(hostile_times_and_anchors))
