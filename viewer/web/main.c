@@ -654,10 +654,11 @@ EXPORT(w_range_text) const char *w_range_text(void)
 		b = b < a ? a : b;
 	}
 	/* to a hundredth of the range */
-	int64_t step = weft_view_tick_step((double)(b - a) / 100);
-	/* both ends in one unit, the farther one's ("0 ms .. 12.5 ms") */
+	/* both ends in one unit, the farther one's, to the precision of
+	 * the length (as weft_view_dur_str and the range summary write
+	 * it): "0 ms .. 374.493 ms (374.493 ms)" */
 	int64_t q = 1, far = b - t0 > t0 - a ? b - t0 : t0 - a;
-	while (q <= step / 10)
+	while (q * 10 <= (b - a) / 100000 && q < 1000000000)
 		q *= 10;
 	int64_t unit = far < 1000	  ? 1
 		       : far < 1000000	  ? 1000
