@@ -150,6 +150,18 @@ int parse_duration(const char *s, double unit, int sign, int64_t *ns)
 	};
 	while (*s == ' ')
 		s++;
+	/* digits in groups, as the viewers write times ("17.094 992 s"):
+	 * a space between two digits goes */
+	char flat[128];
+	size_t n = 0;
+	for (const char *c = s; *c && n + 1 < sizeof flat; c++)
+		if (!(*c == ' ' && c > s && c[-1] >= '0' && c[-1] <= '9' &&
+		      c[1] >= '0' && c[1] <= '9'))
+			flat[n++] = *c;
+	flat[n] = 0;
+	if (strlen(s) >= sizeof flat)
+		return -1;
+	s = flat;
 	int neg = 0;
 	if (sign && (*s == '+' || *s == '-'))
 		neg = *s++ == '-';

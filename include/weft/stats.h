@@ -129,6 +129,14 @@ WEFT_API void weft_stats_free(struct weft_stats *s);
  * included; returns the whole length.
  */
 WEFT_API size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap);
+/*
+ * weft_time_fmt_in - the same in a unit chosen by the caller (`unit_ns`
+ * 1, 1000, 1000000 or 1000000000: ns, us, ms, s; 0: as weft_time_fmt),
+ * so that several times share one: a ruler's labels "0.8 s", "1 s",
+ * "1.2 s", a deep zoom's "17.094 992 s".
+ */
+WEFT_API size_t weft_time_fmt_in(int64_t ns, int64_t prec, int64_t unit_ns,
+				 char *buf, size_t cap);
 
 /*
  * A range summary: what a measured range of time holds (the viewers'

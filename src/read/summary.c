@@ -285,6 +285,12 @@ oom:
 
 size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap)
 {
+	return weft_time_fmt_in(ns, prec, 0, buf, cap);
+}
+
+size_t weft_time_fmt_in(int64_t ns, int64_t prec, int64_t unit_ns, char *buf,
+			size_t cap)
+{
 	/* prec: a power of ten from 1 ns to 1 s */
 	uint64_t p = 1;
 	int pd = 0; /* its digits */
@@ -296,6 +302,11 @@ size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap)
 	uint64_t r = (a / p + (a % p >= (p + 1) / 2 && p > 1)) * p;
 	static const char *names[] = {"ns", "us", "ms", "s"};
 	int k = r < 1000 ? 0 : r < 1000000 ? 1 : r < 1000000000 ? 2 : 3;
+	if (unit_ns > 0) /* the unit asked for */
+		k = unit_ns < 1000	   ? 0
+		    : unit_ns < 1000000	   ? 1
+		    : unit_ns < 1000000000 ? 2
+					   : 3;
 	uint64_t unit = 1;
 	for (int i = 0; i < k; i++)
 		unit *= 1000;

@@ -4,14 +4,16 @@
  * ns from the trace's start, as far apart as their labels need, the
  * wall-clock time of the start in the left corner), the time under the
  * pointer, and a measured range drawn over the whole height with its
- * duration.  Times are written the way `weft render --start` reads them,
- * so what the ruler shows can be typed back.
+ * duration.  Times are written as the range summary writes them
+ * (weft_time_fmt: "17.094 992 s"), the ruler's and the pointer's in one
+ * unit, and `weft render --start` and the HTML viewer read them back.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "view-internal.h"
 #include "weft/read.h"
+#include "weft/stats.h"
 
 #define LABEL_GAP 12.0 /* px between one tick's label and the next tick */
 #define CORNER_PAD 4.0
@@ -32,79 +34,45 @@ int64_t weft_view_tick_step(double ns)
 	}
 }
 
-/* The unit a step is written in: the step is at least a tenth of it, so
- * a tick needs one decimal at most ("0.5ms", not "500us" or "0.0005s"). */
-static int64_t unit_of(int64_t step, const char **name)
+/* The power of ten a step's times are written to: 10^k for 1, 2 and
+ * 5 x 10^k. */
+static int64_t prec_of(int64_t step)
 {
-	static const struct {
-		int64_t ns;
-		const char *name;
-	} u[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}};
-	for (size_t i = 0; i < sizeof u / sizeof *u; i++)
-		if (step >= u[i].ns / 10) {
-			*name = u[i].name;
-			return u[i].ns;
-		}
-	*name = "ns";
-	return 1;
+	int64_t p = 1;
+	while (p <= step / 10)
+		p *= 10;
+	return p;
 }
 
 size_t weft_view_time_str(int64_t ns, int64_t step, char *buf, size_t cap)
 {
-	const char *name;
-	int64_t unit = unit_of(step > 0 ? step : 1, &name);
-	/* as many decimals as the step has below the unit */
-	int64_t q = unit;
-	int d = 0;
-	while (q > step && q > 1) {
-		q /= 10;
-		d++;
-	}
-	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	uint64_t whole = a / (uint64_t)unit;
-	uint64_t frac = (a % (uint64_t)unit) / (uint64_t)q;
-	/* trailing zeros go: "1ms", not "1.0ms" */
-	while (d > 0 && frac % 10 == 0) {
-		frac /= 10;
-		d--;
-	}
-	int n;
-	if (!whole && !frac)
-		n = snprintf(buf, cap, "0");
-	else if (d)
-		n = snprintf(buf, cap, "%s%llu.%0*llu%s", ns < 0 ? "-" : "",
-			     (unsigned long long)whole, d,
-			     (unsigned long long)frac, name);
-	else
-		n = snprintf(buf, cap, "%s%llu%s", ns < 0 ? "-" : "",
-			     (unsigned long long)whole, name);
-	return n > 0 ? (size_t)n : 0;
+	return weft_time_fmt(ns, prec_of(step > 0 ? step : 1), buf, cap);
 }
 
+/* As the range summary writes its range: to the largest power of ten at
+ * most a 100 000th of it (weft_summary's prec), so that a measure says
+ * what the summary beside it says. */
 size_t weft_view_dur_str(int64_t ns, char *buf, size_t cap)
 {
-	static const char *names[] = {"ns", "us", "ms", "s"};
-	double x = ns < 0 ? -(double)ns : (double)ns;
-	int k = 0;
-	while (k < 3 && x >= 999.5) {
-		x /= 1000;
-		k++;
-	}
-	char num[40];
-	snprintf(num, sizeof num, "%.*f",
-		 x >= 99.95   ? 0
-		 : x >= 9.995 ? 1
-			      : 2,
-		 x);
-	/* trailing zeros go: "2ms", "1.5ms" */
-	char *dot = strchr(num, '.');
-	if (dot) {
-		char *e = num + strlen(num);
-		while (e > dot && (e[-1] == '0' || e[-1] == '.'))
-			*--e = 0;
-	}
-	int n = snprintf(buf, cap, "%s%s%s", ns < 0 ? "-" : "", num, names[k]);
-	return n > 0 ? (size_t)n : 0;
+	int64_t a = ns < 0 ? -ns : ns, p = 1;
+	while (p * 10 <= a / 100000 && p < 1000000000)
+		p *= 10;
+	return weft_time_fmt(ns, p, buf, cap);
+}
+
+/* The unit of every time on the ruler (its labels, the pointer's): the
+ * one the visible range's farthest time from the start is written in,
+ * so that one screen never mixes "800 us" and "1 ms". */
+static int64_t ruler_unit(const struct weft_view *v)
+{
+	int64_t a = v->t0 - v->tmin, b = v->t1 - v->tmin;
+	a = a < 0 ? -a : a;
+	b = b < 0 ? -b : b;
+	int64_t m = a > b ? a : b;
+	return m < 1000		? 1
+	       : m < 1000000	? 1000
+	       : m < 1000000000 ? 1000000
+				: 1000000000;
 }
 
 /* ------------------------------------------------------------ the state */
@@ -138,8 +106,9 @@ size_t weft_view_pointer_str(const struct weft_view *v, char *buf, size_t cap)
 			*buf = 0;
 		return 0;
 	}
-	return weft_view_time_str(tof(v, v->pointer_x) - v->tmin,
-				  pointer_prec(v), buf, cap);
+	return weft_time_fmt_in(tof(v, v->pointer_x) - v->tmin,
+				prec_of(pointer_prec(v)), ruler_unit(v), buf,
+				cap);
 }
 
 void weft_view_set_measure(struct weft_view *v, int64_t t0, int64_t t1)
@@ -195,8 +164,9 @@ static double width(struct pen *p, const char *s)
 static double label_w(const struct weft_view *v, struct pen *p, int64_t step)
 {
 	char a[48], b[48];
-	weft_view_time_str((v->t0 - v->tmin) / step * step, step, a, sizeof a);
-	weft_view_time_str((v->t1 - v->tmin) / step * step, step, b, sizeof b);
+	int64_t u = ruler_unit(v), q = prec_of(step);
+	weft_time_fmt_in((v->t0 - v->tmin) / step * step, q, u, a, sizeof a);
+	weft_time_fmt_in((v->t1 - v->tmin) / step * step, q, u, b, sizeof b);
 	double wa = width(p, a), wb = width(p, b);
 	return wa > wb ? wa : wb;
 }
@@ -299,7 +269,8 @@ static void draw_ticks(struct weft_view *v, struct pen *p, int64_t step,
 		}
 		color(p, 0.3, 0.3, 0.35, 1);
 		line(p, x, 2, x, RULER_H);
-		weft_view_time_str(t, step, buf, sizeof buf);
+		weft_time_fmt_in(t, prec_of(step), ruler_unit(v), buf,
+				 sizeof buf);
 		if (x + 3 + width(p, buf) < v->w)
 			text(p, x + 3, RULER_H - 6, buf);
 	}

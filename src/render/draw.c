@@ -20,14 +20,7 @@
 
 const char *weft__dur_str(char *buf, size_t cap, double ns)
 {
-	if (ns < 1e3)
-		snprintf(buf, cap, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, cap, "%.3g us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, cap, "%.3g ms", ns / 1e6);
-	else
-		snprintf(buf, cap, "%.3g s", ns / 1e9);
+	weft_view_dur_str((int64_t)llround(ns), buf, cap);
 	return buf;
 }
 

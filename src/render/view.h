@@ -182,15 +182,18 @@ double weft_view_x_of(const struct weft_view *v, int64_t t);
 /* The smallest step of 1, 2 or 5 x 10^k ns that is at least `ns` (at
  * least 1): the ruler's ticks. */
 int64_t weft_view_tick_step(double ns);
-/* `ns` (from the trace's start) to the precision `step` needs, in the unit
- * the step calls for: "0", "2.5ms", "-120us", "3s".  Writes at most `cap`
- * bytes, NUL included; returns the whole length. */
+/* `ns` (from the trace's start) to the precision `step` needs (the power
+ * of ten at most the step), as weft_time_fmt writes it: "0 ns",
+ * "2.500 ms", "-120 us", "17.094 992 s".  Writes at most `cap` bytes,
+ * NUL included; returns the whole length. */
 size_t weft_view_time_str(int64_t ns, int64_t step, char *buf, size_t cap);
-/* A duration with three significant digits, in the unit that keeps it
- * from 1 to 999: "1.25ms", "850ns", "12.5s". */
+/* A duration as the range summary writes a range's (weft_time_fmt, to
+ * the largest power of ten at most a 100 000th of it): "463.622 ms",
+ * "850 ns", "12.500 0 s". */
 size_t weft_view_dur_str(int64_t ns, char *buf, size_t cap);
 /* The pointer's time as the ruler shows it (from the trace's start, to a
- * tenth of the last frame's tick), 0 and "" when it is away.  Writes at
+ * tenth of the last frame's tick, in the ruler's unit), 0 and "" when it
+ * is away.  Writes at
  * most `cap` bytes, NUL included; returns the whole length. */
 size_t weft_view_pointer_str(const struct weft_view *v, char *buf, size_t cap);
 /* Measuring: a range from the time at pixel x (a press on the ruler, or

@@ -211,8 +211,10 @@ t_render_units() {
 	"$W" render bad.weft -o us.png --start 10us --duration 12us || die "us"
 	"$W" render bad.weft -o mu.png --start "10 µs" --duration=0.012ms || die "µs"
 	"$W" render bad.weft -o ns.png --start=10000ns --duration 12000ns || die "ns"
+	# digits in groups, as the viewers write times now
+	"$W" render bad.weft -o grp.png --start "0.000 010 s" --duration "12 000 ns" || die "grouped"
 	"$W" render bad.weft -o all.png || die "all"
-	cmp -s s.png us.png && cmp -s s.png mu.png && cmp -s s.png ns.png || die "the same range in other units draws another picture"
+	cmp -s s.png us.png && cmp -s s.png mu.png && cmp -s s.png ns.png && cmp -s s.png grp.png || die "the same range in other units draws another picture"
 	cmp -s s.png all.png && die "the range made no difference"
 	true
 }

@@ -557,7 +557,7 @@ assert abs(at(a2, s2, 500) - at(a3, s3, 500)) < 1e-4 * s2 + 25, ('pinch: not aro
 	"$XD" shot c1.png
 	mg=$("$PC" c1.png 204 0 204)
 	grep -qx "weft: comparing good.weft with bad.weft: two runs of arp (--merge reads them as one run)" ui5.log &&
-		grep -Eqx "compare: good.weft bad.weft, first divergence at [0-9.]+[num]?s and [0-9.]+[num]?s: a wait on ARP response \(condition\) and a wake-up of it came in opposite orders" ui5.log &&
+		grep -Eqx "compare: good.weft bad.weft, first divergence at [0-9]+(\.[0-9]{1,3}( [0-9]{1,3})*)? [num]?s and [0-9]+(\.[0-9]{1,3}( [0-9]{1,3})*)? [num]?s: a wait on ARP response \(condition\) and a wake-up of it came in opposite orders" ui5.log &&
 		[ "$mg" -gt 400 ]
 	res $? "two runs: compared in one window, the first divergence marked in both" "magenta $mg: $(head -3 ui5.log)"
 	xy=$("$XD" find 204 0 0)

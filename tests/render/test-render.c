@@ -740,8 +740,10 @@ TEST(pause_band_share)
 	/* 1001 ms over 1000 px: about 1 ms a column, ten slices each */
 	int y = 250, r, g, b;
 	int64_t ms = 1000000;
-	for (int k = 0; k < 5; k++) { /* 3.8 %: one step of 16 */
-		rgb_at(&pic, xat(&pic, 51 * ms + 73 * k * ms, 1016), y, &r, &g,
+	for (int k = 0; k < 5; k++) { /* 3.8 %: one step of 16 (away
+					* from the grid's lines, 10 ms apart at
+					* most) */
+		rgb_at(&pic, xat(&pic, 65 * ms + 70 * k * ms, 1016), y, &r, &g,
 		       &b);
 		CHECK(r >= 225 && r <= 228 && g >= 223 && g <= 227 && g == b);
 	}
@@ -1827,17 +1829,20 @@ TEST(ruler_numbers)
 		int64_t ns, step;
 		const char *s;
 	} ts[] = {
-		{2500000, 500000, "2.5ms"},
-		{120000, 10000, "120us"},
-		{0, 1000, "0"},
-		{1200000000, 100000000, "1.2s"},
-		{-500000, 100000, "-0.5ms"},
-		{3000, 1000, "3us"},
-		{850, 10, "850ns"},
-		{4000000, 200000, "4ms"},
-		{12345678, 100000, "12.3ms"},
-		{12345678, 50000, "12345us"},
-		{2000000000, 1000000000, "2s"},
+		{2500000, 500000, "2.5 ms"},
+		{120000, 10000, "120 us"},
+		{0, 1000, "0 ns"},
+		{1200000000, 100000000, "1.2 s"},
+		{-500000, 100000, "-500 us"},
+		{3000, 1000, "3 us"},
+		{850, 10, "850 ns"},
+		{4000000, 200000, "4 ms"},
+		{12345678, 100000, "12.3 ms"},
+		{12345678, 50000, "12.35 ms"},
+		{2000000000, 1000000000, "2 s"},
+		{17094992000, 1000, "17.094 992 s"},
+		{17094992000, 2000, "17.094 992 s"},
+		{999500, 1000, "1 ms"},
 	};
 	for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
 		weft_view_time_str(ts[i].ns, ts[i].step, b, sizeof b);
@@ -1846,9 +1851,11 @@ TEST(ruler_numbers)
 	static const struct {
 		int64_t ns;
 		const char *s;
-	} ds[] = {{1250000, "1.25ms"}, {850, "850ns"}, {12500000000, "12.5s"},
-		  {2000000, "2ms"},    {999, "999ns"}, {123456, "123us"},
-		  {1500000000, "1.5s"}};
+	} ds[] = {{1250000, "1.250 ms"},     {850, "850 ns"},
+		  {12500000000, "12.500 s"}, {2000000, "2 ms"},
+		  {999, "999 ns"},	     {123456, "123.456 us"},
+		  {1500000000, "1.500 s"},   {463622000, "463.622 ms"},
+		  {463621500, "463.622 ms"}, {-2000000, "-2 ms"}};
 	for (size_t i = 0; i < sizeof ds / sizeof *ds; i++) {
 		weft_view_dur_str(ds[i].ns, b, sizeof b);
 		CHECK_STR(b, ds[i].s);
@@ -1904,7 +1911,7 @@ static int ruler_texts(struct pic *p)
 }
 
 /* The ruler along the top: its band, ticks labelled with times from the
- * start ("2ms" where 2 ms is), no row under it; the pointer's time; a
+ * start ("2 ms" where 2 ms is, all in one unit), no row under it; the pointer's time; a
  * measured range drawn as a band with its duration, zoomed to. */
 TEST(ruler_and_measure)
 {
@@ -1925,7 +1932,7 @@ TEST(ruler_and_measure)
 	/* rows start under the ruler */
 	double row_h, y0 = weft_view_row_y(pic.v, 0, &row_h);
 	CHECK(y0 - row_h / 2 >= rh);
-	counted_text = "2ms";
+	counted_text = "2 ms";
 	draw_counted(&pic);
 	cairo_surface_flush(pic.s);
 	CHECK_EQ(counted_texts, 1);
@@ -1949,8 +1956,29 @@ TEST(ruler_and_measure)
 	weft_view_set_range(pic.v, -(INT64_C(1) << 62), INT64_C(1) << 62);
 	CHECK(ruler_texts(&pic) >= 1);
 	weft_view_set_range(pic.v, t0 - 500000, t0 + 8340000);
-	/* the corner, and 2ms .. 8ms (1ms is under the corner) */
+	/* the corner, and 2 ms .. 8 ms (1 ms is under the corner) */
 	CHECK_EQ(ruler_texts(&pic), 8);
+	/* one unit on a screen: from 0.1 to 1.3 ms the ticks say "0.4 ms",
+	 * never "400 us" beside "1 ms"; the pointer too */
+	weft_view_set_range(pic.v, t0 + 100000, t0 + 1300000);
+	counted_text = "0.4 ms";
+	draw_counted(&pic);
+	CHECK_EQ(counted_texts, 1);
+	counted_text = "400 us";
+	draw_counted(&pic);
+	CHECK_EQ(counted_texts, 0);
+	weft_view_set_pointer(pic.v, 8 + 884 / 4, 100); /* at 0.4 ms */
+	draw_counted(&pic);
+	char pt[48];
+	weft_view_pointer_str(pic.v, pt, sizeof pt);
+	CHECK_STR(pt, "0.40 ms");
+	weft_view_set_pointer(pic.v, -1, -1);
+	/* under 1 ms throughout: in us */
+	weft_view_set_range(pic.v, t0 + 100000, t0 + 900000);
+	counted_text = "400 us";
+	draw_counted(&pic);
+	CHECK_EQ(counted_texts, 1);
+	weft_view_set_range(pic.v, t0 - 500000, t0 + 8340000);
 	/* the corner: the start's wall-clock time, UTC, as gmtime says */
 	int64_t real = weft_reader_info(pic.r)->origin_real_ns + t0;
 	CHECK(real > 0);
@@ -1970,7 +1998,7 @@ TEST(ruler_and_measure)
 	CHECK_EQ(count(&pic, 38, 77, 204, 0, 0, 0, 0), 0);
 	/* the pointer at 2.5 ms: its time, to a tenth of a tick */
 	weft_view_set_pointer(pic.v, 308, 100);
-	counted_text = "2.5ms";
+	counted_text = "2.5 ms";
 	draw_counted(&pic);
 	CHECK_EQ(counted_texts, 1);
 	weft_view_set_pointer(pic.v, -1, -1);
@@ -1986,10 +2014,14 @@ TEST(ruler_and_measure)
 	CHECK_EQ(weft_view_measure(pic.v, &m0, &m1), 1);
 	CHECK_EQ(m0, t0 + 1000000);
 	CHECK_EQ(m1, t0 + 2250000);
-	counted_text = "1.25ms";
+	/* (as the range summary writes 1.25 ms: "1.250 ms") */
+	counted_text = "1.250 ms";
 	draw_counted(&pic);
 	cairo_surface_flush(pic.s);
 	CHECK_EQ(counted_texts, 1);
+	char ms[48];
+	weft_view_dur_str(m1 - m0, ms, sizeof ms);
+	CHECK_STR(ms, "1.250 ms");
 	/* its edges (dark blue, full height) at 158 and 282 */
 	int y = 290;
 	CHECK_EQ(count(&pic, 38, 77, 204, 158, y, 1, 1), 1);

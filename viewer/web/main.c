@@ -15,6 +15,7 @@
 #include "pair.h"
 #include "view.h"
 #include "weft/model.h"
+#include "weft/stats.h"
 
 #define IMPORT(name) __attribute__((import_module("env"), import_name(#name)))
 #define EXPORT(name) __attribute__((export_name(#name)))
@@ -656,9 +657,18 @@ EXPORT(w_range_text) const char *w_range_text(void)
 		b = b < a ? a : b;
 	}
 	/* to a hundredth of the range */
-	int64_t step = weft_view_tick_step((double)(b - a) / 100);
-	weft_view_time_str(a - t0, step, x, sizeof x);
-	weft_view_time_str(b - t0, step, y, sizeof y);
+	/* both ends in one unit, the farther one's, to the precision of
+	 * the length (as weft_view_dur_str and the range summary write
+	 * it): "0 ms .. 374.493 ms (374.493 ms)" */
+	int64_t q = 1, far = b - t0 > t0 - a ? b - t0 : t0 - a;
+	while (q * 10 <= (b - a) / 100000 && q < 1000000000)
+		q *= 10;
+	int64_t unit = far < 1000	  ? 1
+		       : far < 1000000	  ? 1000
+		       : far < 1000000000 ? 1000000
+					  : 1000000000;
+	weft_time_fmt_in(a - t0, q, unit, x, sizeof x);
+	weft_time_fmt_in(b - t0, q, unit, y, sizeof y);
 	weft_view_dur_str(b - a, d, sizeof d);
 	snprintf(out, sizeof out, "%s .. %s (%s)", x, y, d);
 	return out;

@@ -67,8 +67,9 @@
 
   // A time as the ruler and `weft render --start` write it ("2.5ms",
   // "120us", "1.2s"; a bare number is seconds), in ns; null if it is not.
+  // (also as the viewers write times: "17.094 992 s", digits in groups)
   api.parseTime = function (s) {
-    const m = /^\s*([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min)?\s*$/i.exec(String(s));
+    const m = /^\s*([0-9]*\.?[0-9]+(?:e[-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min)?\s*$/i.exec(String(s).replace(/([0-9]) (?=[0-9])/g, '$1'));
     if (!m) return null;
     return Math.round(Number(m[1]) * { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9, min: 6e10 }[(m[2] || 's').toLowerCase()]);
   };
@@ -718,9 +719,9 @@
   // the ruler writes it.
   function showMeasure() {
     const m = str(inst.exports.w_measure());
-    const [a, b, d] = m ? m.split(' ') : [];
+    const [a, b, ...d] = m ? m.split(' ') : [];
     if (m) canvas.dataset.measure = a + ' ' + b; else delete canvas.dataset.measure;
-    $('measure').textContent = m ? 'measured ' + d : '';
+    $('measure').textContent = m ? 'measured ' + d.join(' ') : '';
     if (!measuring) showSummary();
   }
   // The measured range's summary (view.h, weft_view_summary_lines: the
