@@ -1626,23 +1626,37 @@ static void on_summary_row(GtkTreeView *tv, GtkTreePath *path,
 	redraw(a);
 }
 
-static GtkWidget *summary_list(struct app *a)
+/* A list of one text column on store (wrapped within the pane; in the
+ * colour of column `color`, when >= 0) whose rows a single click
+ * activates: the inspector's entries, the range summary's lines. */
+static GtkWidget *text_list(GtkListStore *store, int text, int color,
+			    GCallback on_row, struct app *a)
 {
-	a->sum_store =
-		gtk_list_store_new(S_COLUMNS, G_TYPE_STRING, G_TYPE_UINT);
-	a->sum_list =
-		gtk_tree_view_new_with_model(GTK_TREE_MODEL(a->sum_store));
-	GtkTreeView *tv = GTK_TREE_VIEW(a->sum_list);
+	GtkWidget *w = gtk_tree_view_new_with_model(GTK_TREE_MODEL(store));
+	GtkTreeView *tv = GTK_TREE_VIEW(w);
 	gtk_tree_view_set_headers_visible(tv, FALSE);
 	gtk_tree_view_set_activate_on_single_click(tv, TRUE);
 	gtk_tree_view_set_enable_search(tv, FALSE);
 	GtkCellRenderer *cell = gtk_cell_renderer_text_new();
+	/* long lines wrap within the pane */
 	g_object_set(cell, "wrap-mode", PANGO_WRAP_WORD_CHAR, "wrap-width",
 		     INSPECTOR_W - 20, NULL);
-	gtk_tree_view_insert_column_with_attributes(tv, -1, "summary", cell,
-						    "text", S_TEXT, NULL);
-	g_signal_connect(a->sum_list, "row-activated",
-			 G_CALLBACK(on_summary_row), a);
+	GtkTreeViewColumn *col = gtk_tree_view_column_new_with_attributes(
+		"", cell, "text", text, NULL);
+	if (color >= 0)
+		gtk_tree_view_column_add_attribute(col, cell, "foreground",
+						   color);
+	gtk_tree_view_append_column(tv, col);
+	g_signal_connect(w, "row-activated", on_row, a);
+	return w;
+}
+
+static GtkWidget *summary_list(struct app *a)
+{
+	a->sum_store =
+		gtk_list_store_new(S_COLUMNS, G_TYPE_STRING, G_TYPE_UINT);
+	a->sum_list = text_list(a->sum_store, S_TEXT, -1,
+				G_CALLBACK(on_summary_row), a);
 	gtk_widget_set_no_show_all(a->sum_list, TRUE);
 	return a->sum_list;
 }
@@ -1668,20 +1682,8 @@ static GtkWidget *inspector_pane(struct app *a)
 				      G_TYPE_STRING);
 	/* (the app keeps its reference: the view lets go of the store
 	 * while it is filled) */
-	a->entries = gtk_tree_view_new_with_model(GTK_TREE_MODEL(a->store));
-	GtkTreeView *tv = GTK_TREE_VIEW(a->entries);
-	gtk_tree_view_set_headers_visible(tv, FALSE);
-	gtk_tree_view_set_activate_on_single_click(tv, TRUE);
-	gtk_tree_view_set_enable_search(tv, FALSE);
-	GtkCellRenderer *cell = gtk_cell_renderer_text_new();
-	/* long lines wrap within the pane */
-	g_object_set(cell, "wrap-mode", PANGO_WRAP_WORD_CHAR, "wrap-width",
-		     INSPECTOR_W - 20, NULL);
-	gtk_tree_view_insert_column_with_attributes(tv, -1, "entry", cell,
-						    "text", E_TEXT,
-						    "foreground", E_COLOR,
-						    NULL);
-	g_signal_connect(a->entries, "row-activated", G_CALLBACK(on_entry), a);
+	a->entries =
+		text_list(a->store, E_TEXT, E_COLOR, G_CALLBACK(on_entry), a);
 	GtkWidget *col = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 	gtk_widget_set_size_request(col, INSPECTOR_W, -1);
 	gtk_box_pack_start(GTK_BOX(col), summary_list(a), FALSE, FALSE, 4);
