@@ -90,8 +90,10 @@ static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
 		free(sorted);
 		goto done;
 	}
-	memcpy(sorted, key, nk * sizeof *key);
-	qsort(sorted, nk, sizeof *sorted, by_text);
+	if (nk) { /* (no key: key may be NULL) */
+		memcpy(sorted, key, nk * sizeof *key);
+		qsort(sorted, nk, sizeof *sorted, by_text);
+	}
 	for (uint32_t r = 0; r < nk; r++) {
 		uint32_t h = (uint32_t)hash_text(sorted[r]) & (cap - 1);
 		while (strcmp(key[slot[h] - 1], sorted[r]))
@@ -906,9 +908,11 @@ int weft_stats_stream_finish(struct weft_stats_stream *S,
 	}
 	st->nphases = S->ng;
 	/* (as phases(): by name first, so that ties keep that order) */
-	qsort_r(st->phases, st->nphases, sizeof *st->phases, by_stream_text,
-		S->m);
-	qsort(st->phases, st->nphases, sizeof *st->phases, by_first);
+	if (st->nphases) { /* (none: phases is NULL) */
+		qsort_r(st->phases, st->nphases, sizeof *st->phases,
+			by_stream_text, S->m);
+		qsort(st->phases, st->nphases, sizeof *st->phases, by_first);
+	}
 	if (S->ncs && !(st->sums = calloc(S->ncs, sizeof *st->sums)))
 		goto oom;
 	for (uint32_t i = 0; i < S->ncs; i++) {
