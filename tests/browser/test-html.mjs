@@ -1350,6 +1350,11 @@ await test('weft html GOOD BAD: a wheel zoom in either half, a pan and F act on 
 
 await test('weft html GOOD BAD: a click on a thread in one half selects its partner in the other', async () => {
   const q = (await open('pair')).page;
+  // (wide enough that the toolbar stays one line: when it wraps, the
+  // page's fixed-height picture overflows and a click lands off by the
+  // overflow -- a known flaw of the page layout, issue 37)
+  await q.setViewportSize({ width: 1600, height: 600 });
+  await frame(q);
   const [H, mid] = await halves(q);
   const dpr = H / (2 * mid) > 1.5 ? 2 : 1;
   const shot = (y0, y1) => q.evaluate(([y0, y1]) => { const cv = document.getElementById('view'); return Array.from(cv.getContext('2d').getImageData(0, y0, cv.width, y1 - y0).data); }, [y0 * dpr, y1 * dpr]);
