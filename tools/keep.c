@@ -131,7 +131,8 @@ struct keeper {
 	uint64_t unlogged; /* unwritten packets the log could not take */
 	double peak;	   /* packets/ns: the fastest pace seen lately */
 	int64_t peak_at;
-	int nospace_said;
+	int nospace_said;     /* in an episode of refused chunks */
+	int64_t nospace_told; /* when stderr last heard of one (0: never) */
 	/* the run, if a run directory is kept */
 	int run;
 	char man_src[PATH_MAX];
@@ -1087,12 +1088,20 @@ static int close_chunk(struct keeper *K, struct kring *R)
 		 * streams); the keeper goes on, and says it once. */
 		K->unwritten_chunks++;
 		K->unwritten_packets += c->npk;
-		if (!K->nospace_said++)
+		/* Said at the first refusal; a disk that takes a small chunk
+		 * between refusals (nearly full) starts a new episode in
+		 * keep.log each time, but stderr hears of one a minute at
+		 * most: the end's count says how many packets in all. */
+		int64_t t = now_ns(CLOCK_MONOTONIC);
+		if (!K->nospace_said++ &&
+		    (!K->nospace_told || t - K->nospace_told >= 60000000000)) {
+			K->nospace_told = t;
 			error("%s: cannot write a chunk: %s; its packets are "
 			      "lost (counted in %s/" WEFT_KEEP_LOG
 			      "); the program is not affected, and keeping "
 			      "goes on",
 			      K->dir, strerror(-err), K->dir);
+		}
 		klog(K,
 		     "unwritten ring=%s packets=%u gen_min=%" PRIu64
 		     " gen_max=%" PRIu64 " error=%s real=%lld",
