@@ -30,8 +30,9 @@
  * Makes the array *p (of elements of `size` bytes, room for *cap) hold
  * at least `need` elements.  Nothing happens while need <= *cap;
  * otherwise the capacity becomes the first of c, 2c, 4c... that holds
- * `need` (c: *cap, or `floor` for an empty array; at most `max`, the
- * largest the capacity's type holds), and *p is realloc'd to it.
+ * `need` (c: *cap, or `first` for an empty array), or `max` (the largest
+ * the capacity's type holds, or the caller's limit) when that doubling
+ * would pass it, and *p is realloc'd to it.
  * Returns 0, or -ENOMEM (need > max, need * size overflowing size_t,
  * or realloc failing) with *p and *cap unchanged.  Elements past the
  * old capacity are uninitialised.
@@ -40,18 +41,17 @@
  * no aliasing rule is broken by callers passing a `struct x **`).
  */
 static inline int weft__grow_to(void *p, size_t *cap, size_t need, size_t size,
-				size_t floor, size_t max)
+				size_t first, size_t max)
 {
 	if (need <= *cap)
 		return 0;
 	if (need > max || size == 0 || need > SIZE_MAX / size)
 		return -ENOMEM;
-	size_t c = *cap ? *cap : (floor ? floor : 1);
+	size_t c = *cap ? *cap : (first ? first : 1);
 	while (c < need)
-		/* the doubling that would overflow stops at what is needed */
-		c = c > max / 2 ? need : c * 2;
-	if (c > max || c > SIZE_MAX / size)
-		c = need;
+		c = c > max / 2 ? max : c * 2; /* the doubling stops at max */
+	if (c > SIZE_MAX / size)
+		c = need; /* (which fits: checked above) */
 	void *old;
 	memcpy(&old, p, sizeof old);
 	void *n = realloc(old, c * size);
@@ -71,10 +71,10 @@ static inline int weft__grow(void *p, size_t *cap, size_t need, size_t size)
 /* weft__grow_to for a uint32_t capacity (counts of the model, the
  * reader, the layout): a need over UINT32_MAX is -ENOMEM. */
 static inline int weft__grow32(void *p, uint32_t *cap, size_t need, size_t size,
-			       size_t floor)
+			       size_t first)
 {
 	size_t c = *cap;
-	int err = weft__grow_to(p, &c, need, size, floor, UINT32_MAX);
+	int err = weft__grow_to(p, &c, need, size, first, UINT32_MAX);
 	*cap = (uint32_t)c;
 	return err;
 }
