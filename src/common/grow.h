@@ -32,7 +32,8 @@
  * otherwise the capacity becomes the first of c, 2c, 4c... that holds
  * `need` (c: *cap, or `first` for an empty array), or `max` (the largest
  * the capacity's type holds, or the caller's limit) when that doubling
- * would pass it, and *p is realloc'd to it.
+ * would pass it (`need` itself when that many bytes would not fit in a
+ * size_t), and *p is realloc'd to it.
  * Returns 0, or -ENOMEM (need > max, need * size overflowing size_t,
  * or realloc failing) with *p and *cap unchanged.  Elements past the
  * old capacity are uninitialised.
