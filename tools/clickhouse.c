@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/grow.h"
+
 int ch_parse_url(const char *url, struct ch_server *s, char *why, size_t cap)
 {
 	const char *want = "must be http://HOST:PORT[/] (no TLS, user, "
@@ -222,19 +224,14 @@ int ch_post(const struct ch_server *s, const char *params, const char *body,
 			snprintf(why, cap, "out of memory");
 			return -1;
 		}
-		if (n + 1 >= bcap) {
-			char *nb = bcap < ((size_t)1 << 31)
-					   ? realloc(b, bcap * 2)
-					   : NULL;
-			if (!nb) {
-				free(b);
-				close(fd);
-				snprintf(why, cap, "a reply too big from %s:%s",
-					 s->host, s->port);
-				return -1;
-			}
-			b = nb;
-			bcap *= 2;
+		/* (doubled up to 4 GiB) */
+		if (n + 1 >= bcap && (bcap >= ((size_t)1 << 31) ||
+				      WEFT_GROW(b, bcap, bcap + 1))) {
+			free(b);
+			close(fd);
+			snprintf(why, cap, "a reply too big from %s:%s",
+				 s->host, s->port);
+			return -1;
 		}
 		ssize_t k = recv(fd, b + n, bcap - n - 1, 0);
 		if (k > 0) {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "weft-tools.h"
+#include "common/grow.h"
 
 /* One ring: what was done, on standard output; 0 or 1. */
 static int compact_one(const char *path)
@@ -54,13 +55,8 @@ static int compact_run(const char *dir)
 	while ((de = readdir(dp))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "manifest"))
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nn = realloc(names, cap * sizeof *names);
-			if (!nn)
-				die("out of memory");
-			names = nn;
-		}
+		if (WEFT_GROW(names, cap, n + 1))
+			die("out of memory");
 		size_t len = strlen(dir) + strlen(de->d_name) + 2;
 		if (!(names[n] = malloc(len)))
 			die("out of memory");

@@ -40,6 +40,7 @@
 #include "weft/chain.h"
 #include "weft/model.h"
 #include "weft/read.h"
+#include "common/grow.h"
 
 #define NONE UINT32_MAX
 
@@ -65,13 +66,13 @@ struct row_label {
 
 struct rows {
 	struct row_thread *th;
-	size_t nth;
+	size_t nth, cth;
 	uint32_t *idx; /* thread number -> index in th (NONE) */
 	uint32_t nidx;
 	struct row_arrow *ar;
-	size_t nar;
+	size_t nar, car;
 	struct row_label *lb;
-	size_t nlb;
+	size_t nlb, clb;
 };
 
 /* TabSeparated: a field unescaped in place; NULL for \N. */
@@ -151,16 +152,11 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-/* Room for element n of an array that holds n: 64 first, then doubled
- * at each power of two. */
-static void *grow(void *p, size_t n, size_t size)
+/* Room for one more element of an array (capacity *cap), 64 first. */
+static void grow(void *p, size_t *cap, size_t n, size_t size)
 {
-	if (n && (n < 64 || (n & (n - 1))))
-		return p;
-	void *q = realloc(p, (n ? n * 2 : 64) * size);
-	if (!q)
+	if (weft__grow_to(p, cap, n + 1, size, 64, SIZE_MAX))
 		die("out of memory");
-	return q;
 }
 
 struct fetch {
@@ -219,7 +215,7 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
 		if (n < 7 || !fl[0])
 			continue;
-		R->th = grow(R->th, R->nth, sizeof *R->th);
+		grow(&R->th, &R->cth, R->nth, sizeof *R->th);
 		struct row_thread *t = &R->th[R->nth++];
 		t->thread = (uint32_t)num(fl[0]);
 		t->id = num(fl[1]);
@@ -256,7 +252,7 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 		if (k < 0 || a < 0 || b < 0 || a >= R->nidx || b >= R->nidx ||
 		    R->idx[a] == NONE || R->idx[b] == NONE || !fl[4])
 			continue; /* an arrow with no thread at an end */
-		R->ar = grow(R->ar, R->nar, sizeof *R->ar);
+		grow(&R->ar, &R->car, R->nar, sizeof *R->ar);
 		R->ar[R->nar++] = (struct row_arrow){R->idx[a], R->idx[b],
 						     num(fl[4]), num(fl[0]), k};
 	}
@@ -270,7 +266,7 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 		int64_t th = num(fl[0]);
 		if (th < 0 || th >= R->nidx || R->idx[th] == NONE)
 			continue;
-		R->lb = grow(R->lb, R->nlb, sizeof *R->lb);
+		grow(&R->lb, &R->clb, R->nlb, sizeof *R->lb);
 		R->lb[R->nlb++] = (struct row_label){
 			R->idx[th], num(fl[1]), fl[2] && !strcmp(fl[2], "note"),
 			xstrdup(fl[3])};

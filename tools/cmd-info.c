@@ -10,6 +10,7 @@
 #include "flight.h"
 #include "keep.h"
 #include "weft-tools.h"
+#include "common/grow.h"
 
 static const char *writer_str(int w)
 {
@@ -251,14 +252,11 @@ int cmd_info(int argc, char **argv)
 		if (!kept[0] || (ev.flags & (WEFT_EVF_MADE | WEFT_EVF_CARRIED)))
 			continue;
 		if (ev.stream >= nlast) {
-			uint32_t n = ev.stream + 16;
-			int64_t *m = realloc(last, n * sizeof *m);
-			if (!m)
+			uint32_t was = nlast;
+			if (WEFT_GROW32(last, nlast, (size_t)ev.stream + 1))
 				continue;
-			for (uint32_t i = nlast; i < n; i++)
-				m[i] = INT64_MIN;
-			last = m;
-			nlast = n;
+			for (uint32_t i = was; i < nlast; i++)
+				last[i] = INT64_MIN;
 		}
 		if (ev.type == WEFT_EV_LOSS) {
 			allgaps++;

@@ -21,6 +21,7 @@
 #include "query.h"
 #include "weft-tools.h"
 #include "weft/model.h"
+#include "common/grow.h"
 
 enum mode { M_TEXT, M_CSV, M_TSV, M_JSON };
 
@@ -591,12 +592,8 @@ static int prompt(struct ctx *c, const char *path)
 				printf("unknown command or value: %s", line);
 			continue;
 		}
-		if ((size_t)n + len + 1 > bcap) {
-			bcap = ((size_t)n + len + 1) * 2;
-			buf = realloc(buf, bcap);
-			if (!buf)
-				die("out of memory");
-		}
+		if (WEFT_GROW(buf, bcap, (size_t)n + len + 1))
+			die("out of memory");
 		memcpy(buf + len, line, (size_t)n + 1);
 		len += (size_t)n;
 		if (!sqlite3_complete(buf))
@@ -617,13 +614,11 @@ static int prompt(struct ctx *c, const char *path)
 /* The whole of f, NUL-terminated ("" when empty); dies short of memory. */
 static char *read_all(FILE *f)
 {
-	size_t n = 0, k;
+	size_t n = 0, k, cap = 0;
 	char chunk[65536], *text = NULL;
 	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		char *t = realloc(text, n + k + 1);
-		if (!t)
+		if (WEFT_GROW(text, cap, n + k + 1))
 			die("out of memory");
-		text = t;
 		memcpy(text + n, chunk, k);
 		n += k;
 	}

@@ -37,6 +37,7 @@
 #include "otlp.h"
 #include "weft-tools.h"
 #include "weft/model.h"
+#include "common/grow.h"
 #ifdef WEFT_HAVE_SQLITE
 #include "query.h"
 #endif
@@ -268,12 +269,9 @@ static int is_done(const struct ship *S, const char *src)
 
 static void mark_done(struct ship *S, const char *src)
 {
-	if (S->ndone == S->cdone) {
-		S->cdone = S->cdone ? S->cdone * 2 : 64;
-		S->done = realloc(S->done, S->cdone * sizeof *S->done);
-		if (!S->done)
-			die("out of memory");
-	}
+	if (weft__grow_to(&S->done, &S->cdone, S->ndone + 1, sizeof *S->done,
+			  64, SIZE_MAX))
+		die("out of memory");
 	if (!(S->done[S->ndone++] = strdup(src)))
 		die("out of memory");
 }

@@ -45,6 +45,7 @@
 #include "common/settings.h"
 #include "keep.h"
 #include "weft-tools.h"
+#include "common/grow.h"
 
 #define FRAME_RAW (128u << 10) /* packets per zstd frame: this many bytes */
 #define SLEEP_MIN_NS 1000000ll
@@ -179,14 +180,9 @@ __attribute__((format(printf, 2, 3))) static void klog(struct keeper *K,
 
 static int files_add(struct keeper *K, const struct kfile *f)
 {
-	if (K->nfiles == K->cfiles) {
-		size_t c = K->cfiles ? K->cfiles * 2 : 64;
-		struct kfile *n = realloc(K->files, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		K->files = n;
-		K->cfiles = c;
-	}
+	if (weft__grow_to(&K->files, &K->cfiles, K->nfiles + 1,
+			  sizeof *K->files, 64, SIZE_MAX))
+		return -ENOMEM;
 	/* by number (a restart lists them in any order) */
 	size_t i = K->nfiles;
 	while (i && K->files[i - 1].number > f->number) {
@@ -277,14 +273,11 @@ static void thr_note(struct kchunk *c, uint64_t id)
 		return;
 	if (c->nthr == c->cthr) {
 		thr_settle(c);
-		if (!c->cthr || c->nthr * 2 > c->cthr) {
-			uint32_t cap = c->cthr ? c->cthr * 2 : 256;
-			uint64_t *t = realloc(c->thr, cap * sizeof *t);
-			if (!t)
-				return; /* (a reader then reads all) */
-			c->thr = t;
-			c->cthr = cap;
-		}
+		/* (doubled: a reader then reads all when it cannot) */
+		if ((!c->cthr || c->nthr * 2 > c->cthr) &&
+		    weft__grow32(&c->thr, &c->cthr, (size_t)c->cthr + 1,
+				 sizeof *c->thr, 256))
+			return;
 	}
 	c->thr[c->nthr++] = id;
 }
@@ -439,13 +432,11 @@ static int kt_stream(struct ktrack *T, uint32_t stream)
 {
 	if (stream < T->ncur)
 		return 0;
-	uint32_t n = stream + 16;
-	uint64_t *c = realloc(T->cur, n * sizeof *c);
-	if (!c)
+	uint32_t was = T->ncur; /* (16 past the stream: some 0 slots stay) */
+	if (weft__grow32(&T->cur, &T->ncur, (size_t)stream + 16, sizeof *T->cur,
+			 16))
 		return -1;
-	memset(c + T->ncur, 0, (n - T->ncur) * sizeof *c);
-	T->cur = c;
-	T->ncur = n;
+	memset(T->cur + was, 0, (size_t)(T->ncur - was) * sizeof *T->cur);
 	return 0;
 }
 
@@ -636,17 +627,8 @@ static int kt_snapshot(struct kring *R)
 
 static int ch_room(struct kchunk *c, size_t need)
 {
-	if (c->clen + need <= c->ccap)
-		return 0;
-	size_t cap = c->ccap ? c->ccap : 1 << 20;
-	while (cap < c->clen + need)
-		cap *= 2;
-	uint8_t *n = realloc(c->cbuf, cap);
-	if (!n)
-		return -ENOMEM;
-	c->cbuf = n;
-	c->ccap = cap;
-	return 0;
+	return weft__grow_to(&c->cbuf, &c->ccap, c->clen + need, 1, 1 << 20,
+			     SIZE_MAX);
 }
 
 /* ------------------------------------------------------ packed layout */
@@ -659,17 +641,8 @@ struct kpack {
 
 static int kp_room(struct kpack *P, int c, size_t n)
 {
-	if (P->len[c] + n <= P->cap[c])
-		return 0;
-	size_t cap = P->cap[c] ? P->cap[c] : 4096;
-	while (cap < P->len[c] + n)
-		cap *= 2;
-	uint8_t *b = realloc(P->col[c], cap);
-	if (!b)
-		return -ENOMEM;
-	P->col[c] = b;
-	P->cap[c] = cap;
-	return 0;
+	return weft__grow_to(&P->col[c], &P->cap[c], P->len[c] + n, 1, 4096,
+			     SIZE_MAX);
 }
 
 static void kp_put(struct kpack *P, int c, const void *p, size_t n)
@@ -871,14 +844,9 @@ static int flush_frame(struct keeper *K, struct kring *R)
 	free(packed);
 	if (ZSTD_isError(n))
 		return -EIO;
-	if (c->nfr == c->cfr) {
-		uint32_t cap = c->cfr ? c->cfr * 2 : 64;
-		struct weft__kframe *f = realloc(c->fr, cap * sizeof *f);
-		if (!f)
-			return -ENOMEM;
-		c->fr = f;
-		c->cfr = cap;
-	}
+	if (weft__grow32(&c->fr, &c->cfr, (size_t)c->nfr + 1, sizeof *c->fr,
+			 64))
+		return -ENOMEM;
 	struct weft__kframe *f = &c->fr[c->nfr++];
 	memset(f, 0, sizeof *f);
 	f->off = c->clen; /* (made absolute when the chunk is written) */
@@ -921,14 +889,9 @@ static int add_packet(struct keeper *K, struct kring *R, uint64_t gen, int open)
 	uint32_t ps = R->h.packet_size;
 	if (!c->raw && !(c->raw = malloc(FRAME_RAW + ps)))
 		return -ENOMEM;
-	if (c->npk == c->cpk) {
-		uint32_t cap = c->cpk ? c->cpk * 2 : 256;
-		struct weft__kpk *p = realloc(c->pk, cap * sizeof *p);
-		if (!p)
-			return -ENOMEM;
-		c->pk = p;
-		c->cpk = cap;
-	}
+	if (weft__grow32(&c->pk, &c->cpk, (size_t)c->npk + 1, sizeof *c->pk,
+			 256))
+		return -ENOMEM;
 	if (!c->npk) {
 		c->opened = now_ns(CLOCK_MONOTONIC);
 		/* the threads alive at its start */
@@ -1235,14 +1198,9 @@ static int load_had(struct keeper *K, struct kring *R, uint64_t g)
 				     K->dir, R->name),
 			       -1;
 		}
-		if (R->nhad + ix.npackets > cap) {
-			cap = (R->nhad + ix.npackets) * 2;
-			uint64_t *n = realloc(R->had, cap * sizeof *n);
-			if (!n) {
-				free(pk);
-				return -1;
-			}
-			R->had = n;
+		if (WEFT_GROW(R->had, cap, R->nhad + ix.npackets)) {
+			free(pk);
+			return -1;
 		}
 		for (uint32_t k = 0; k < ix.npackets; k++)
 			R->had[R->nhad++] = pk[k].gen;
@@ -1271,14 +1229,9 @@ static int writer_live(int fd)
 
 static int todo_add(struct kring *R, uint64_t g)
 {
-	if (R->ntodo == R->ctodo) {
-		size_t c = R->ctodo ? R->ctodo * 2 : 256;
-		uint64_t *n = realloc(R->todo, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		R->todo = n;
-		R->ctodo = c;
-	}
+	if (weft__grow_to(&R->todo, &R->ctodo, R->ntodo + 1, sizeof *R->todo,
+			  256, SIZE_MAX))
+		return -ENOMEM;
 	R->todo[R->ntodo++] = g;
 	return 0;
 }
@@ -1506,14 +1459,8 @@ static void ring_free(struct kring *R)
 
 static int rings_add(struct keeper *K, struct kring *R)
 {
-	if (K->nrings == K->crings) {
-		size_t c = K->crings ? K->crings * 2 : 16;
-		struct kring **n = realloc(K->rings, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		K->rings = n;
-		K->crings = c;
-	}
+	if (WEFT_GROW(K->rings, K->crings, K->nrings + 1))
+		return -ENOMEM;
 	K->rings[K->nrings++] = R;
 	return 0;
 }
@@ -2342,16 +2289,10 @@ int keep_follow(const char *dir,
 			while (i < nst && st[i].key != key)
 				i++;
 			if (i == nst) {
-				if (nst == cst) {
-					cst = cst ? cst * 2 : 16;
-					struct fstream *n =
-						realloc(st, cst * sizeof *n);
-					if (!n) {
-						weft_reader_close(r);
-						free(st);
-						return error("out of memory");
-					}
-					st = n;
+				if (WEFT_GROW(st, cst, nst + 1)) {
+					weft_reader_close(r);
+					free(st);
+					return error("out of memory");
 				}
 				memset(&st[nst], 0, sizeof *st);
 				st[nst++].key = key;

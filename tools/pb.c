@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "common/grow.h"
 
 void pb_init(struct pb *p)
 {
@@ -27,18 +28,10 @@ static int reserve(struct pb *p, size_t more)
 {
 	if (p->oom)
 		return -1;
-	if (p->n + more <= p->cap)
-		return 0;
-	size_t cap = p->cap ? p->cap : 256;
-	while (cap < p->n + more)
-		cap *= 2;
-	uint8_t *b = realloc(p->b, cap);
-	if (!b) {
+	if (weft__grow_to(&p->b, &p->cap, p->n + more, 1, 256, SIZE_MAX)) {
 		p->oom = 1;
 		return -1;
 	}
-	p->b = b;
-	p->cap = cap;
 	return 0;
 }
 

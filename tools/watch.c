@@ -31,6 +31,7 @@
 #include "weft-tools.h"
 #include "weft/model.h"
 #include "weft/why.h"
+#include "common/grow.h"
 
 /* What the watcher keeps of one async thread. */
 #define KEEP_LABELS 4  /* its first labels */
@@ -264,12 +265,8 @@ static size_t closure(struct watcher *w, uint64_t *stack, size_t n)
 			continue;
 		int k = upstream(t, up, KEEP_ARROWS + 1);
 		for (int i = 0; i < k; i++) {
-			if (n == cap) {
-				cap = cap * 2 + 64;
-				stack = realloc(stack, cap * sizeof *stack);
-				if (!stack)
-					die("out of memory");
-			}
+			if (WEFT_GROW(stack, cap, n + 1))
+				die("out of memory");
 			stack[n++] = up[i];
 		}
 	}
@@ -317,12 +314,9 @@ static void gc(struct watcher *w)
 
 static void push(struct watcher *w, int64_t at, uint64_t id)
 {
-	if (w->nheap == w->heapcap) {
-		w->heapcap = w->heapcap ? w->heapcap * 2 : 256;
-		w->heap = realloc(w->heap, w->heapcap * sizeof *w->heap);
-		if (!w->heap)
-			die("out of memory");
-	}
+	if (weft__grow_to(&w->heap, &w->heapcap, w->nheap + 1, sizeof *w->heap,
+			  256, SIZE_MAX))
+		die("out of memory");
 	size_t i = w->nheap++;
 	while (i && w->heap[(i - 1) / 2].at > at) {
 		w->heap[i] = w->heap[(i - 1) / 2];
@@ -436,13 +430,8 @@ struct buf {
 
 static void put(struct buf *b, const void *d, size_t n)
 {
-	if (b->n + n > b->cap) {
-		while (b->n + n > b->cap)
-			b->cap = b->cap ? b->cap * 2 : 65536;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			die("out of memory");
-	}
+	if (weft__grow_to(&b->p, &b->cap, b->n + n, 1, 65536, SIZE_MAX))
+		die("out of memory");
 	memcpy(b->p + b->n, d, n);
 	b->n += n;
 }
@@ -761,12 +750,8 @@ static void save(struct watcher *w)
 		struct ath *t = w->th[i];
 		if (!t || !t->mark)
 			continue;
-		if (nev + 2 + KEEP_LABELS + KEEP_ARROWS > cap) {
-			cap = cap * 2 + KEEP_LABELS + KEEP_ARROWS;
-			ev = realloc(ev, cap * sizeof *ev);
-			if (!ev)
-				die("out of memory");
-		}
+		if (WEFT_GROW(ev, cap, nev + 2 + KEEP_LABELS + KEEP_ARROWS))
+			die("out of memory");
 		if (t->have_create)
 			ev[nev++] = &t->create;
 		for (int j = 0; j < t->nlabels; j++)
@@ -1129,15 +1114,13 @@ static void counter(struct watcher *w, const struct weft_event *ev)
 static struct ostream *ostream(struct watcher *w, uint32_t s)
 {
 	if (s >= w->nos) {
-		size_t n = s + 16;
-		w->os = realloc(w->os, n * sizeof *w->os);
-		if (!w->os)
+		size_t was = w->nos;
+		if (WEFT_GROW(w->os, w->nos, (size_t)s + 1))
 			die("out of memory");
-		for (size_t i = w->nos; i < n; i++)
+		for (size_t i = was; i < w->nos; i++)
 			w->os[i] = (struct ostream){.run_since = INT64_MIN,
 						    .busy_since = INT64_MIN,
 						    .phase_since = INT64_MIN};
-		w->nos = n;
 	}
 	return &w->os[s];
 }

@@ -27,6 +27,7 @@
 
 #include "otlp.h"
 #include "pb.h"
+#include "common/grow.h"
 
 struct span {
 	uint64_t sid;
@@ -61,16 +62,11 @@ static const char *file;
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
 {
-	if (n < *cap)
-		return p;
-	size_t c = *cap ? *cap * 2 : 1024;
-	void *q = realloc(p, c * size);
-	if (!q) {
+	if (weft__grow_to(&p, cap, n + 1, size, 1024, SIZE_MAX)) {
 		fprintf(stderr, "weft: out of memory\n");
 		exit(1);
 	}
-	*cap = c;
-	return q;
+	return p;
 }
 
 static void bad(const char *what)
@@ -383,12 +379,9 @@ int main(int argc, char **argv)
 	uint8_t *buf = malloc(cap);
 	for (size_t k; buf && (k = fread(buf + n, 1, cap - n, f)) > 0;) {
 		n += k;
-		if (n == cap) {
-			uint8_t *b = realloc(buf, cap * 2);
-			if (!b)
-				free(buf);
-			buf = b;
-			cap *= 2;
+		if (n == cap && WEFT_GROW(buf, cap, n + 1)) {
+			free(buf);
+			buf = NULL;
 		}
 	}
 	if (!buf || ferror(f)) {

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "event-shim.h"
+#include "common/grow.h"
 
 struct wreq {
 	uint64_t id;
@@ -147,14 +148,8 @@ static int push_write(struct bevx *c, uint64_t id, size_t n)
 				(c->wn - c->wh) * sizeof *c->w);
 			c->wn -= c->wh;
 			c->wh = 0;
-		} else {
-			size_t cap = c->wcap ? c->wcap * 2 : 16;
-			struct wreq *w = realloc(c->w, cap * sizeof *w);
-			if (!w)
-				return -1;
-			c->w = w;
-			c->wcap = cap;
-		}
+		} else if (WEFT_GROW(c->w, c->wcap, c->wn + 1))
+			return -1;
 	}
 	c->w[c->wn].id = id;
 	c->w[c->wn].left = n;

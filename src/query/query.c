@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "common/grow.h"
 
 /* ---- functions ---- */
 
@@ -45,15 +46,9 @@ static void pct_step(sqlite3_context *c, int argc, sqlite3_value **argv)
 	}
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
-	if (p->n == p->cap) {
-		uint32_t nc = p->cap ? p->cap * 2 : 64;
-		int64_t *v = realloc(p->v, nc * sizeof *v);
-		if (!v) {
-			sqlite3_result_error_nomem(c);
-			return;
-		}
-		p->v = v;
-		p->cap = nc;
+	if (weft__grow32(&p->v, &p->cap, (size_t)p->n + 1, sizeof *p->v, 64)) {
+		sqlite3_result_error_nomem(c);
+		return;
 	}
 	p->v[p->n++] = sqlite3_value_int64(argv[0]);
 }

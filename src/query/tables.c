@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "common/grow.h"
 
 /* ---- helpers ---- */
 
@@ -406,16 +407,10 @@ static int prep_waits(struct weft_query *q)
 			if (e->kind != WEFT_ENTRY_ARROW || !e->out ||
 			    e->wait == WEFT_WAIT_NONE)
 				continue;
-			if (q->nwaits == cap) {
-				uint32_t nc = cap ? cap * 2 : 256;
-				void *p = realloc(q->waits,
-						  nc * sizeof *q->waits);
-				if (!p) {
-					weft_inspect_release(&in);
-					return -ENOMEM;
-				}
-				q->waits = p;
-				cap = nc;
+			if (weft__grow32(&q->waits, &cap, (size_t)q->nwaits + 1,
+					 sizeof *q->waits, 256)) {
+				weft_inspect_release(&in);
+				return -ENOMEM;
 			}
 			q->waits[q->nwaits++] = (struct wq_wait){
 				e->t, e->dur, t, e->other, e->arrow, e->wait};
@@ -2026,14 +2021,10 @@ struct fcur {
 static struct cell *add_row(struct cell **rows, uint32_t *n, uint32_t *cap,
 			    int ncols)
 {
-	if (*n == *cap) {
-		uint32_t nc = *cap ? *cap * 2 : 64;
-		void *p = realloc(*rows, (size_t)nc * ncols * sizeof **rows);
-		if (!p)
-			return NULL;
-		*rows = p;
-		*cap = nc;
-	}
+	/* (an element: a row of ncols cells) */
+	if (weft__grow32(rows, cap, (size_t)*n + 1,
+			 (size_t)ncols * sizeof **rows, 64))
+		return NULL;
 	struct cell *c = *rows + (size_t)(*n)++ * ncols;
 	memset(c, 0, (size_t)ncols * sizeof *c);
 	return c;

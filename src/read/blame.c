@@ -10,6 +10,7 @@
 
 #include "weft/diff.h"
 #include "weft/path.h"
+#include "common/grow.h"
 
 /* The row of `key` in a list, made when missing (NULL: no memory). */
 static struct weft_path_blame *row(struct weft_path_blame **b, uint32_t *n,
@@ -18,14 +19,8 @@ static struct weft_path_blame *row(struct weft_path_blame **b, uint32_t *n,
 	for (uint32_t i = 0; i < *n; i++)
 		if (!strcmp((*b)[i].key, key))
 			return &(*b)[i];
-	if (*n == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 16;
-		struct weft_path_blame *x = realloc(*b, c * sizeof *x);
-		if (!x)
-			return NULL;
-		*b = x;
-		*cap = c;
-	}
+	if (WEFT_GROW32(*b, *cap, (size_t)*n + 1))
+		return NULL;
 	struct weft_path_blame *x = &(*b)[(*n)++];
 	memset(x, 0, sizeof *x);
 	snprintf(x->key, sizeof x->key, "%s", key);
@@ -84,15 +79,9 @@ int weft_path_sum_add(struct weft_path_sum *s, const struct weft_model *m,
 		while (j < nseen && seen[j] != id)
 			j++;
 		if (j == nseen) {
-			if (nseen == cseen) {
-				uint32_t c = cseen ? cseen * 2 : 16;
-				void *n = realloc(seen, c * sizeof *seen);
-				if (!n) {
-					rc = -ENOMEM;
-					break;
-				}
-				seen = n;
-				cseen = c;
+			if (WEFT_GROW32(seen, cseen, (size_t)nseen + 1)) {
+				rc = -ENOMEM;
+				break;
 			}
 			seen[nseen++] = id;
 			x->threads++;

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "common/grow.h"
 
 #define UNKNOWN_BOOT(b) (!memcmp((b), zero16, 16))
 static const uint8_t zero16[16];
@@ -61,14 +62,9 @@ struct xlist {
 
 static int push(struct xlist *l, const struct xfer *x)
 {
-	if (l->n == l->cap) {
-		size_t c = l->cap ? l->cap * 2 : 1024;
-		struct xfer *n = realloc(l->v, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		l->v = n;
-		l->cap = c;
-	}
+	if (weft__grow_to(&l->v, &l->cap, l->n + 1, sizeof *l->v, 1024,
+			  SIZE_MAX))
+		return -ENOMEM;
 	l->v[l->n++] = *x;
 	return 0;
 }

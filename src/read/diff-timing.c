@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "diff-internal.h"
+#include "common/grow.h"
 
 const char *weft_diff_metric_name(int metric)
 {
@@ -375,20 +376,16 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			if (!g)
 				goto out;
 			if (*g == WEFT_NONE) {
-				if (ngroups == cgroups) {
-					uint32_t c = cgroups ? cgroups * 2
-							     : 256;
-					uint32_t *x =
-						realloc(rep_run, c * sizeof *x);
-					if (!x)
-						goto out;
-					rep_run = x;
-					x = realloc(rep_thread, c * sizeof *x);
-					if (!x)
-						goto out;
-					rep_thread = x;
-					cgroups = c;
-				}
+				/* two arrays of one capacity */
+				uint32_t c = cgroups, c2 = cgroups;
+				if (weft__grow32(&rep_run, &c,
+						 (size_t)ngroups + 1,
+						 sizeof *rep_run, 256) ||
+				    weft__grow32(&rep_thread, &c2,
+						 (size_t)ngroups + 1,
+						 sizeof *rep_thread, 256))
+					goto out;
+				cgroups = c;
 				rep_run[ngroups] = r;
 				rep_thread[ngroups] = t;
 				*g = ngroups++;
@@ -478,15 +475,8 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 			double x = (double)(which ? row.p95[0] : row.p50[0]),
 			       y = (double)(which ? row.p95[1] : row.p50[1]);
 			row.ratio = x > 0 ? y / x : INFINITY;
-			if (T->nrows == crows) {
-				uint32_t c = crows ? crows * 2 : 16;
-				struct weft_diff_row *nrw =
-					realloc(T->rows, c * sizeof *nrw);
-				if (!nrw)
-					goto out;
-				T->rows = nrw;
-				crows = c;
-			}
+			if (WEFT_GROW32(T->rows, crows, (size_t)T->nrows + 1))
+				goto out;
 			size_t need = weft_diff_key_text(
 					      model_of(a, b, na, rep_run[g]),
 					      rep_thread[g], key, NULL, 0) +
@@ -532,15 +522,8 @@ int weft_diff_timing(const struct weft_model *const *a, uint32_t na,
 					     &row);
 			row.ratio = t->med[0] > 0 ? t->med[1] / t->med[0]
 						  : INFINITY;
-			if (T->nrows == crows) {
-				uint32_t c = crows ? crows * 2 : 16;
-				struct weft_diff_row *nrw =
-					realloc(T->rows, c * sizeof *nrw);
-				if (!nrw)
-					goto out;
-				T->rows = nrw;
-				crows = c;
-			}
+			if (WEFT_GROW32(T->rows, crows, (size_t)T->nrows + 1))
+				goto out;
 			const struct weft_model *km =
 				model_of(a, b, na, rep_run[t->group]);
 			size_t need = weft_diff_key_text(km,

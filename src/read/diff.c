@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "diff-internal.h"
+#include "common/grow.h"
 
 #define LCS_MAX_D 512
 
@@ -460,14 +461,9 @@ static int align_lists(struct weft_align *al, const uint32_t *A, uint32_t n,
 		sa->map[x] = y;
 		sb->map[y] = x;
 		al->info.matched++;
-		if (*nstack + 2 > *cstack) {
-			uint32_t c = *cstack ? *cstack * 2 : 1024;
-			uint32_t *ns = realloc(*stack, (size_t)c * sizeof *ns);
-			if (!ns)
-				goto out;
-			*stack = ns;
-			*cstack = c;
-		}
+		if (weft__grow32(stack, cstack, (size_t)*nstack + 2,
+				 sizeof **stack, 1024))
+			goto out;
 		(*stack)[(*nstack)++] = x;
 		(*stack)[(*nstack)++] = y;
 	}

@@ -25,6 +25,7 @@
 #include "internal.h"
 #include "kept.h"
 #include "run.h"
+#include "common/grow.h"
 
 int weft__kept_dir(const char *path)
 {
@@ -438,14 +439,8 @@ static int carry_open(struct carrier *C, uint32_t stream, uint64_t current)
 	carry_close(C);
 	if ((uint64_t)(C->n + 1) * C->ps > CARRY_MAX_BYTES)
 		return -1;
-	if (C->n == C->cap) {
-		uint32_t cap = C->cap ? C->cap * 2 : 4;
-		uint8_t *b = realloc(C->buf, (size_t)cap * C->ps);
-		if (!b)
-			return -1;
-		C->buf = b;
-		C->cap = cap;
-	}
+	if (weft__grow32(&C->buf, &C->cap, (size_t)C->n + 1, C->ps, 4))
+		return -1;
 	uint8_t *pk = C->buf + (size_t)C->n++ * C->ps;
 	memset(pk, 0, C->ps);
 	memcpy(pk, C->real, WEFT_PK_GEN); /* magic, uuid, version */
@@ -784,14 +779,9 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 		if (l < 10 + sl || strspn(nm, "0123456789") != 8 ||
 		    nm[8] != '.' || strcmp(nm + l - sl, WEFT_KEEP_SUFFIX))
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct kchunk_in *m = realloc(c, cap * sizeof *m);
-			if (!m) {
-				err = -ENOMEM;
-				break;
-			}
-			c = m;
+		if (weft__grow32(&c, &cap, (size_t)n + 1, sizeof *c, 64)) {
+			err = -ENOMEM;
+			break;
 		}
 		struct kchunk_in *k = &c[n];
 		memset(k, 0, sizeof *k);

@@ -44,6 +44,7 @@
 #include "weft/model.h"
 
 #include "common/mintree.h"
+#include "common/grow.h"
 
 struct weft_layout {
 	const struct weft_model *m;
@@ -216,17 +217,7 @@ static int want(const struct weft_thread *th, const uint8_t *only, uint32_t i)
 /* Grows the per-thread table to the model's threads. */
 static int thread_room(struct weft_layout *l, uint32_t n)
 {
-	if (n <= l->cth)
-		return 0;
-	uint32_t c = l->cth ? l->cth : 1024;
-	while (c < n)
-		c *= 2;
-	int32_t *row = realloc(l->row, (size_t)c * sizeof *row);
-	if (!row)
-		return -ENOMEM;
-	l->row = row;
-	l->cth = c;
-	return 0;
+	return weft__grow32(&l->row, &l->cth, n, sizeof *l->row, 1024);
 }
 
 /* What the layouts of a model made at one time share: how far each
@@ -444,14 +435,10 @@ static struct weft_layout *group_layout(const struct weft_model *m,
 static int join(struct weft_layout *l, uint32_t x)
 {
 	if (l->nmem == l->cmem) {
-		uint32_t c = l->cmem ? l->cmem * 2 : 16;
-		uint32_t *mem = realloc(l->mem, (size_t)c * sizeof *mem);
-		if (mem)
-			l->mem = mem;
-		int32_t *row = realloc(l->row, (size_t)c * sizeof *row);
-		if (row)
-			l->row = row;
-		if (!mem || !row)
+		/* two arrays of one capacity: it grows when both have */
+		uint32_t c = l->cmem, c2 = l->cmem;
+		if (WEFT_GROW32(l->mem, c, (size_t)l->nmem + 1) ||
+		    WEFT_GROW32(l->row, c2, (size_t)l->nmem + 1))
 			return -ENOMEM;
 		l->cmem = l->cth = c;
 	}

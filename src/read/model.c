@@ -16,22 +16,12 @@
 
 #include "weft/model.h"
 #include "model-notes.h"
+#include "common/grow.h"
 
+/* Room for element n of arr (its capacity cap, a uint32_t), 64 first. */
 #define GROW(arr, n, cap)                                                      \
-	((n) < (cap) || grow((void **)&(arr), &(cap), sizeof *(arr), (n) + 1))
-
-static int grow(void **p, uint32_t *cap, size_t size, uint32_t need)
-{
-	uint32_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *np = realloc(*p, (size_t)c * size);
-	if (!np)
-		return 0;
-	*p = np;
-	*cap = c;
-	return 1;
-}
+	((n) < (cap) ||                                                        \
+	 !weft__grow32(&(arr), &(cap), (size_t)(n) + 1, sizeof *(arr), 64))
 
 struct series {
 	uint32_t name;
@@ -140,14 +130,8 @@ static uint32_t intern_text(struct weft_model *m, const char *s, uint32_t len)
 {
 	if (!s)
 		return WEFT_NONE;
-	while (m->nstr + len + 1 > m->cstr) {
-		uint32_t c = m->cstr ? m->cstr * 2 : 4096;
-		char *n = realloc(m->str, c);
-		if (!n)
-			return WEFT_NONE;
-		m->str = n;
-		m->cstr = c;
-	}
+	if (weft__grow32(&m->str, &m->cstr, (size_t)m->nstr + len + 1, 1, 4096))
+		return WEFT_NONE;
 	uint32_t off = m->nstr;
 	memcpy(m->str + off, s, len);
 	m->str[off + len] = 0;
@@ -388,17 +372,10 @@ static uint32_t add_iv(struct weft_model *m, int which, int64_t t0, int64_t t1,
 /* Makes room in a table indexed by name id (zero-filled) for `name`. */
 static int by_name_room(uint32_t **a, uint32_t *cap, uint32_t name)
 {
-	if (name < *cap)
-		return 1;
-	uint32_t c = *cap ? *cap : 64;
-	while (c <= name)
-		c *= 2;
-	uint32_t *n = realloc(*a, c * sizeof *n);
-	if (!n)
+	uint32_t was = *cap;
+	if (weft__grow32(a, cap, (size_t)name + 1, sizeof **a, 64))
 		return 0;
-	memset(n + *cap, 0, (c - *cap) * sizeof *n);
-	*a = n;
-	*cap = c;
+	memset(*a + was, 0, (size_t)(*cap - was) * sizeof **a);
 	return 1;
 }
 

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "common/grow.h"
 
 #define QCAP 256 /* unmatched ends kept per channel */
 #define DGRAM_WAIT                                                             \
@@ -224,13 +225,12 @@ int weft__msgs_fire(struct rmulti *M, const struct weft_event *ev)
 		return -ENOMEM;
 	struct msgs *S = M->msgs;
 	if (ev->stream >= S->nfire) {
-		uint32_t n = ev->stream + 16;
-		void *f = realloc(S->fire, n * sizeof *S->fire);
-		if (!f)
+		uint32_t was = S->nfire;
+		if (weft__grow32(&S->fire, &S->nfire, (size_t)ev->stream + 1,
+				 sizeof *S->fire, 16))
 			return -ENOMEM;
-		S->fire = f;
-		memset(S->fire + S->nfire, 0, (n - S->nfire) * sizeof *S->fire);
-		S->nfire = n;
+		memset(S->fire + was, 0,
+		       (size_t)(S->nfire - was) * sizeof *S->fire);
 	}
 	S->fire[ev->stream].target = ev->id;
 	S->fire[ev->stream].next = ev->id2;

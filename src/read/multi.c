@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "common/grow.h"
 #ifndef __wasi__
 #include "kept.h"
 #endif
@@ -100,14 +101,9 @@ static int nhash_put(struct rmulti *M, uint32_t id)
  * duplicates included). */
 static uint32_t name_append(struct rmulti *M, const char *s)
 {
-	if (M->nnames == M->cnames) {
-		uint32_t c = M->cnames ? M->cnames * 2 : 256;
-		const char **n = realloc(M->names, c * sizeof *n);
-		if (!n)
-			return 0;
-		M->names = n;
-		M->cnames = c;
-	}
+	if (weft__grow32(&M->names, &M->cnames, (size_t)M->nnames + 1,
+			 sizeof *M->names, 256))
+		return 0;
 	const char *k = M->nnames ? keep(M, s) : "";
 	if (!k)
 		return 0;
@@ -145,15 +141,12 @@ static uint32_t map_name(struct rmulti *M, struct msub *s, uint32_t local)
 	if (!id || !strcmp(t, "?"))
 		return id;
 	if (local >= s->nnmap) {
-		uint32_t c = s->nnmap ? s->nnmap : 64;
-		while (c <= local)
-			c *= 2;
-		uint32_t *n = realloc(s->nmap, c * sizeof *n);
-		if (!n)
+		uint32_t was = s->nnmap;
+		if (weft__grow32(&s->nmap, &s->nnmap, (size_t)local + 1,
+				 sizeof *s->nmap, 64))
 			return id;
-		memset(n + s->nnmap, 0, (c - s->nnmap) * sizeof *n);
-		s->nmap = n;
-		s->nnmap = c;
+		memset(s->nmap + was, 0,
+		       (size_t)(s->nnmap - was) * sizeof *s->nmap);
 	}
 	s->nmap[local] = id;
 	return id;
@@ -216,14 +209,13 @@ static inline uint64_t map_id(struct rmulti *M, uint32_t sub, uint64_t id)
 static uint32_t new_stream(struct rmulti *M, struct msub *s, uint32_t local)
 {
 	if (M->nst == M->cst) {
-		uint32_t c = M->cst ? M->cst * 2 : 64;
-		struct weft_stream_info *si = realloc(M->sinfo, c * sizeof *si);
-		if (si)
-			M->sinfo = si;
-		uint32_t *sp = si ? realloc(M->sproc, c * sizeof *sp) : NULL;
-		if (!sp)
+		/* two arrays of one capacity: it grows when both have */
+		uint32_t c = M->cst, c2 = M->cst;
+		if (weft__grow32(&M->sinfo, &c, (size_t)M->nst + 1,
+				 sizeof *M->sinfo, 64) ||
+		    weft__grow32(&M->sproc, &c2, (size_t)M->nst + 1,
+				 sizeof *M->sproc, 64))
 			return NONE;
-		M->sproc = sp;
 		M->cst = c;
 	}
 	uint32_t g = M->nst++;
@@ -242,16 +234,12 @@ static uint32_t map_stream(struct rmulti *M, struct msub *s, uint32_t local)
 	if (local < s->nsmap && s->smap[local] != NONE)
 		return s->smap[local];
 	if (local >= s->nsmap) {
-		uint32_t c = s->nsmap ? s->nsmap : 8;
-		while (c <= local)
-			c *= 2;
-		uint32_t *n = realloc(s->smap, c * sizeof *n);
-		if (!n)
+		uint32_t was = s->nsmap;
+		if (weft__grow32(&s->smap, &s->nsmap, (size_t)local + 1,
+				 sizeof *s->smap, 8))
 			return 0;
-		for (uint32_t i = s->nsmap; i < c; i++)
-			n[i] = NONE;
-		s->smap = n;
-		s->nsmap = c;
+		for (uint32_t i = was; i < s->nsmap; i++)
+			s->smap[i] = NONE;
 	}
 	uint32_t g = new_stream(M, s, local);
 	if (g == NONE)
@@ -269,14 +257,9 @@ static int syn_before(const struct synth *a, const struct synth *b)
 
 int weft__syn_push(struct rmulti *M, int64_t ns, const struct weft_event *ev)
 {
-	if (M->nsyn == M->csyn) {
-		uint32_t c = M->csyn ? M->csyn * 2 : 64;
-		struct synth *n = realloc(M->syn, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		M->syn = n;
-		M->csyn = c;
-	}
+	if (weft__grow32(&M->syn, &M->csyn, (size_t)M->nsyn + 1, sizeof *M->syn,
+			 64))
+		return -ENOMEM;
 	struct synth x = {.ns = ns, .seq = M->seq++, .ev = *ev};
 	x.ev.ns = ns;
 	uint32_t i = M->nsyn++;
@@ -991,14 +974,9 @@ static uint32_t sub_of_uuid(const struct rmulti *M, const uint8_t u[16])
 static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
 		   uint32_t run)
 {
-	if (M->nsub == M->csub) {
-		uint32_t c = M->csub ? M->csub * 2 : 8;
-		struct msub *n = realloc(M->sub, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		M->sub = n;
-		M->csub = c;
-	}
+	if (weft__grow32(&M->sub, &M->csub, (size_t)M->nsub + 1, sizeof *M->sub,
+			 8))
+		return -ENOMEM;
 	if (index_room(M))
 		return -ENOMEM;
 	/* The same ring twice (a file given twice, a run and one of its
@@ -1163,14 +1141,9 @@ static int bad_ring(struct rmulti *M, uint32_t run, const char *path, int err,
 {
 	if (bad_of(M, path) != NONE)
 		return 0;
-	if (M->nbad == M->cbad) {
-		uint32_t c = M->cbad ? M->cbad * 2 : 8;
-		struct mbad *n = realloc(M->bad, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		M->bad = n;
-		M->cbad = c;
-	}
+	if (weft__grow32(&M->bad, &M->cbad, (size_t)M->nbad + 1, sizeof *M->bad,
+			 8))
+		return -ENOMEM;
 	struct mbad *b = &M->bad[M->nbad];
 	memset(b, 0, sizeof *b);
 	b->run = run;
@@ -1368,14 +1341,9 @@ static int scan_dir(struct rmulti *M, uint32_t run, int initial,
 		if (nm[0] == '.' || !strcmp(nm, "manifest") ||
 		    (l > 4 && !strcmp(nm + l - 4, ".tmp")))
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nn = realloc(names, cap * sizeof *nn);
-			if (!nn) {
-				err = -ENOMEM;
-				break;
-			}
-			names = nn;
+		if (WEFT_GROW(names, cap, n + 1)) {
+			err = -ENOMEM;
+			break;
 		}
 		size_t pl = strlen(dir) + l + 2;
 		if (!(names[n] = malloc(pl))) {
@@ -1463,14 +1431,11 @@ static int read_manifest(struct rmulti *M, uint32_t run)
 static uint32_t proc_add(struct rmulti *M)
 {
 	if (M->nprocs == M->cprocs) {
-		uint32_t c = M->cprocs ? M->cprocs * 2 : 16;
-		struct weft_process *p = realloc(M->procs, c * sizeof *p);
-		if (p)
-			M->procs = p;
-		struct mproc_x *x = p ? realloc(M->px, c * sizeof *x) : NULL;
-		if (!x)
+		/* two arrays of one capacity: it grows when both have */
+		uint32_t c = M->cprocs, c2 = M->cprocs;
+		if (WEFT_GROW32(M->procs, c, (size_t)M->nprocs + 1) ||
+		    WEFT_GROW32(M->px, c2, (size_t)M->nprocs + 1))
 			return NONE;
-		M->px = x;
 		M->cprocs = c;
 	}
 	uint32_t i = M->nprocs++;

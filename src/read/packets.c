@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "run.h"
+#include "common/grow.h"
 
 int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
 {
@@ -202,14 +203,8 @@ static int index_packet(struct weft_reader *r, uint32_t slot, const uint8_t *pk,
 		goto corrupt;
 	}
 	struct rstream *s = &r->st[stream];
-	if (s->npk == s->pkcap) {
-		uint32_t cap = s->pkcap ? s->pkcap * 2 : 16;
-		struct rpacket *n = realloc(s->pk, cap * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		s->pk = n;
-		s->pkcap = cap;
-	}
+	if (WEFT_GROW32(s->pk, s->pkcap, (size_t)s->npk + 1))
+		return -ENOMEM;
 	struct rpacket *p = &s->pk[s->npk++];
 	p->slot = slot;
 	p->stream = (uint32_t)stream;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "weft/path.h"
+#include "common/grow.h"
 
 #define MAX_SEGS (1u << 20)
 
@@ -134,15 +135,10 @@ static void emit(struct walk *w, int64_t t0, int64_t t1, uint32_t thread,
 {
 	if (t1 <= t0 || w->oom || w->nseg >= MAX_SEGS)
 		return;
-	if (w->nseg == w->cseg) {
-		uint32_t c = w->cseg ? w->cseg * 2 : 64;
-		struct weft_path_seg *n = realloc(w->seg, c * sizeof *n);
-		if (!n) {
-			w->oom = 1;
-			return;
-		}
-		w->seg = n;
-		w->cseg = c;
+	if (weft__grow32(&w->seg, &w->cseg, (size_t)w->nseg + 1, sizeof *w->seg,
+			 64)) {
+		w->oom = 1;
+		return;
 	}
 	struct weft_path_seg *s = &w->seg[w->nseg++];
 	s->t0 = t0;

@@ -26,6 +26,7 @@
 
 #include "internal.h"
 #include "run.h"
+#include "common/grow.h"
 #ifndef __wasi__
 #include "kept.h"
 #endif
@@ -234,16 +235,11 @@ int weft__slurp(int fd, uint8_t **out, size_t *outlen, int *bundle,
 		return -ENOMEM;
 	memcpy(b, &fh, n);
 	while (n < want) {
-		if (n == cap) {
-			/* Grown as the bytes arrive, not as declared. */
-			size_t ncap = cap * 2 < want ? cap * 2 : (size_t)want;
-			uint8_t *nb = realloc(b, ncap);
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-			cap = ncap;
+		/* Grown as the bytes arrive, not as declared. */
+		if (n == cap &&
+		    weft__grow_to(&b, &cap, n + 1, 1, 1, (size_t)want)) {
+			free(b);
+			return -ENOMEM;
 		}
 		err = read_full(fd, b + n, cap - n, &got);
 		if (err) {

@@ -30,6 +30,7 @@
 
 #include "common/manifest.h"
 #include "run.h"
+#include "common/grow.h"
 
 #define KEY(ID) weft_mkey_word(WEFT_MK_##ID)
 
@@ -310,14 +311,8 @@ static int copy_image(struct mproc *p, const struct mproc *pp)
  * links that one), its parent not linked. */
 static struct mproc *add(struct manifest *m, uint32_t pid, uint32_t ppid)
 {
-	if (m->n == m->cap) {
-		uint32_t c = m->cap ? m->cap * 2 : 16;
-		struct mproc *np = realloc(m->p, c * sizeof *np);
-		if (!np)
-			return NULL;
-		m->p = np;
-		m->cap = c;
-	}
+	if (WEFT_GROW32(m->p, m->cap, (size_t)m->n + 1))
+		return NULL;
 	struct mproc *p = &m->p[m->n];
 	memset(p, 0, sizeof *p);
 	p->pid = pid;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "weft/stats.h"
+#include "common/grow.h"
 
 struct item {
 	const char *key;
@@ -67,15 +68,9 @@ static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
 		while (slot[h] && strcmp(key[slot[h] - 1], it[i].key))
 			h = (h + 1) & (cap - 1);
 		if (!slot[h]) {
-			if (nk == ckey) {
-				uint32_t c = ckey ? ckey * 2 : 64;
-				const char **nkey =
-					realloc(key, c * sizeof *nkey);
-				if (!nkey)
-					goto done;
-				key = nkey;
-				ckey = c;
-			}
+			if (weft__grow32(&key, &ckey, (size_t)nk + 1,
+					 sizeof *key, 64))
+				goto done;
 			key[nk++] = it[i].key;
 			slot[h] = nk;
 		}
@@ -538,14 +533,8 @@ static int dur_add(struct durations *d, int64_t v)
 		return 0;
 	}
 	if (d->nv < d->exact) {
-		if (d->nv == d->cv) {
-			uint32_t c = d->cv ? d->cv * 2 : 16;
-			int64_t *n = realloc(d->v, c * sizeof *n);
-			if (!n)
-				return -ENOMEM;
-			d->v = n;
-			d->cv = c;
-		}
+		if (WEFT_GROW32(d->v, d->cv, (size_t)d->nv + 1))
+			return -ENOMEM;
 		d->v[d->nv++] = v;
 		return 0;
 	}
@@ -637,19 +626,14 @@ struct weft_stats_stream {
 	int err;
 };
 
-static int grow_to(void **p, uint32_t *cap, size_t size, uint32_t need)
+static int grow_to(void *p, uint32_t *cap, size_t size, uint32_t need)
 {
-	if (need < *cap)
-		return 0;
-	uint32_t c = *cap ? *cap : 16;
-	while (c <= need)
-		c *= 2;
-	void *n = realloc(*p, (size_t)c * size);
-	if (!n)
+	uint32_t was = *cap;
+	if (weft__grow32(p, cap, (size_t)need + 1, size, 16))
 		return -ENOMEM;
-	memset((char *)n + (size_t)*cap * size, 0, (size_t)(c - *cap) * size);
-	*p = n;
-	*cap = c;
+	char *b;
+	memcpy(&b, p, sizeof b);
+	memset(b + (size_t)was * size, 0, (size_t)(*cap - was) * size);
 	return 0;
 }
 

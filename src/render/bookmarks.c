@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "view-internal.h"
+#include "common/grow.h"
 
 #define BOOKMARK_MAX 1000
 
@@ -23,14 +24,9 @@ int weft_view_add_bookmark(struct weft_view *v, int64_t t, const char *note)
 {
 	if (v->nbm == BOOKMARK_MAX)
 		return -ENOSPC;
-	if (v->nbm == v->capbm) {
-		uint32_t cap = v->capbm ? 2 * v->capbm : 8;
-		struct bookmark *b = realloc(v->bm, cap * sizeof *b);
-		if (!b)
-			return -ENOMEM;
-		v->bm = b;
-		v->capbm = cap;
-	}
+	if (weft__grow32(&v->bm, &v->capbm, (size_t)v->nbm + 1, sizeof *v->bm,
+			 8))
+		return -ENOMEM;
 	char *n = strdup(note ? note : "");
 	if (!n)
 		return -ENOMEM;

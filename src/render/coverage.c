@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "view-internal.h"
+#include "common/grow.h"
 
 /* The covered columns of pixel row y in this pass ("next free column":
  * 0 free, d > 0 look at column + d), or NULL off the surface. */
@@ -135,16 +136,10 @@ void weft__mpen_begin(struct mpen *mp, struct weft_view *v, struct pen *p)
 void weft__mpen_box(struct mpen *mp, double x, double y, double w, double h)
 {
 	struct weft_view *v = mp->v;
-	if (mp->on && mp->n == v->cmboxes) {
-		size_t cap = v->cmboxes ? 2 * v->cmboxes : 4096;
-		struct mbox *b = realloc(v->mboxes, cap * sizeof *b);
-		if (b) {
-			v->mboxes = b;
-			v->cmboxes = cap;
-		} else {
-			weft__mpen_end(mp); /* (what it has, then at once) */
-			mp->on = 0;
-		}
+	if (mp->on && weft__grow_to(&v->mboxes, &v->cmboxes, mp->n + 1,
+				    sizeof *v->mboxes, 4096, SIZE_MAX)) {
+		weft__mpen_end(mp); /* (what it has, then at once) */
+		mp->on = 0;
 	}
 	if (!mp->on) {
 		rect(mp->p, x, y, w, h);

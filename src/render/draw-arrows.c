@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "view-internal.h"
+#include "common/grow.h"
 
 static void arrowhead(struct pen *p, double x0, double y0, double x1, double y1)
 {
@@ -38,18 +39,10 @@ struct adraw {
 /* Room for n gathered arrows; 0 when memory is short. */
 static int arrows_room(struct weft_view *v, size_t n)
 {
-	if (n <= v->cad)
-		return 1;
-	size_t c = v->cad ? v->cad * 2 : 1024;
-	while (c < n)
-		c *= 2;
-	struct adraw *a = realloc(v->ad, c * sizeof *a);
-	if (a)
-		v->ad = a;
-	struct adraw *b = a ? realloc(v->ad2, c * sizeof *b) : NULL;
-	if (b)
-		v->ad2 = b;
-	if (!a || !b)
+	/* two arrays of one capacity: it grows when both have */
+	size_t c = v->cad, c2 = v->cad;
+	if (weft__grow_to(&v->ad, &c, n, sizeof *v->ad, 1024, SIZE_MAX) ||
+	    weft__grow_to(&v->ad2, &c2, n, sizeof *v->ad2, 1024, SIZE_MAX))
 		return 0;
 	v->cad = c;
 	return 1;

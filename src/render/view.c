@@ -17,6 +17,7 @@
 #include "view-internal.h"
 #include "weft/stats.h"
 #include "weft/path.h"
+#include "common/grow.h"
 
 static int contains_ci(const char *hay, const char *needle)
 {
@@ -587,13 +588,11 @@ void weft_view_show_counters(struct weft_view *v, int on)
 void weft_view_show_counter(struct weft_view *v, uint32_t k, int on)
 {
 	if (k >= v->nctr_off) {
-		uint32_t n = k + 16;
-		uint8_t *p = realloc(v->ctr_off, n);
-		if (!p)
+		uint32_t was = v->nctr_off;
+		if (weft__grow32(&v->ctr_off, &v->nctr_off, (size_t)k + 1, 1,
+				 16))
 			return;
-		memset(p + v->nctr_off, 0, n - v->nctr_off);
-		v->ctr_off = p;
-		v->nctr_off = n;
+		memset(v->ctr_off + was, 0, v->nctr_off - was);
 	}
 	v->ctr_off[k] = !on;
 }

@@ -18,6 +18,7 @@
 #include "weft/stats.h"
 #include "weft/weft.h"
 #include "common/format.h"
+#include "common/grow.h"
 
 /* A trace of `n` create/label/resolve triples: many packets. */
 static const char *make_trace_from(const char *name, int from, int n,
@@ -1092,9 +1093,114 @@ TEST(hostile_times_and_anchors)
 	free(m);
 }
 
+/* The one growth helper (src/common/grow.h): nothing while need <= cap,
+ * the floor for an empty array, doubling until need fits, the contents
+ * kept. */
+TEST(grow_doubles_from_a_floor)
+{
+	int *p = NULL;
+	size_t cap = 0;
+	CHECK_EQ(WEFT_GROW(p, cap, 0), 0); /* cap 0, need 0: no block */
+	CHECK(p == NULL);
+	CHECK_EQ(cap, 0);
+	CHECK_EQ(WEFT_GROW(p, cap, 1), 0);
+	CHECK(p != NULL);
+	CHECK_EQ(cap, WEFT_GROW_FLOOR);
+	for (int i = 0; i < 16; i++)
+		p[i] = 100 + i;
+	int *was = p;
+	CHECK_EQ(WEFT_GROW(p, cap, 16), 0); /* need == cap: untouched */
+	CHECK(p == was);
+	CHECK_EQ(cap, 16);
+	CHECK_EQ(WEFT_GROW(p, cap, 17), 0); /* one more: doubled */
+	CHECK_EQ(cap, 32);
+	for (int i = 0; i < 16; i++)
+		CHECK_EQ(p[i], 100 + i);
+	CHECK_EQ(WEFT_GROW(p, cap, 300), 0); /* need > 2 cap: 64, 128... */
+	CHECK_EQ(cap, 512);
+	for (int i = 0; i < 16; i++)
+		CHECK_EQ(p[i], 100 + i);
+	free(p);
+
+	/* a capacity that is no power of two doubles from itself */
+	p = malloc(5 * sizeof *p);
+	CHECK(p != NULL);
+	cap = 5;
+	CHECK_EQ(WEFT_GROW(p, cap, 6), 0);
+	CHECK_EQ(cap, 10);
+	CHECK_EQ(WEFT_GROW(p, cap, 41), 0);
+	CHECK_EQ(cap, 80);
+	free(p);
+
+	/* a floor of the caller's; the floor doubles when need exceeds it */
+	uint64_t *q = NULL;
+	uint32_t c32 = 0;
+	CHECK_EQ(weft__grow32(&q, &c32, 1, sizeof *q, 64), 0);
+	CHECK_EQ(c32, 64);
+	free(q);
+	q = NULL;
+	c32 = 0;
+	CHECK_EQ(weft__grow32(&q, &c32, 100, sizeof *q, 64), 0);
+	CHECK_EQ(c32, 128);
+	q[127] = 7; /* all of it is there (ASan checks) */
+	CHECK_EQ(WEFT_GROW32(q, c32, 129), 0);
+	CHECK_EQ(c32, 256);
+	CHECK_EQ(q[127], 7);
+	free(q);
+
+	/* doubling past the largest capacity stops at it */
+	char *b = NULL;
+	size_t cb = 16;
+	b = malloc(cb);
+	CHECK(b != NULL);
+	CHECK_EQ(weft__grow_to(&b, &cb, 100, 1, 16, 100), 0);
+	CHECK_EQ(cb, 100); /* 16, 32, 64, then not 128 */
+	b[99] = 1;
+	cb = 16;
+	CHECK_EQ(weft__grow_to(&b, &cb, 70, 1, 16, 120), 0);
+	CHECK_EQ(cb, 120); /* 64 > 120 / 2: the largest, not 128 */
+	b[119] = 1;
+	free(b);
+}
+
+/* What does not fit is -ENOMEM before any realloc, the old block and its
+ * capacity as they were. */
+TEST(grow_refuses_what_does_not_fit)
+{
+	uint64_t *p = malloc(4 * sizeof *p);
+	CHECK(p != NULL);
+	for (int i = 0; i < 4; i++)
+		p[i] = 0xabc0 + (uint64_t)i;
+	size_t cap = 4;
+	uint64_t *was = p;
+	/* need * 8 wraps to 8 bytes: refused, never a block too small */
+	CHECK_EQ(WEFT_GROW(p, cap, SIZE_MAX / sizeof *p + 2), -ENOMEM);
+	CHECK(p == was);
+	CHECK_EQ(cap, 4);
+	CHECK_EQ(WEFT_GROW(p, cap, SIZE_MAX), -ENOMEM);
+	CHECK(p == was);
+	CHECK_EQ(cap, 4);
+	for (int i = 0; i < 4; i++)
+		CHECK_U64(p[i], 0xabc0 + (uint64_t)i);
+	/* a uint32_t capacity holds no more than UINT32_MAX */
+	uint32_t c32 = 4;
+	CHECK_EQ(weft__grow32(&p, &c32, (size_t)UINT32_MAX + 1, 1, 16),
+		 -ENOMEM);
+	CHECK(p == was);
+	CHECK_EQ(c32, 4);
+	/* nor a zero-sized element (no capacity can be told from it) */
+	CHECK_EQ(weft__grow(&p, &cap, 5, 0), -ENOMEM);
+	CHECK(p == was);
+	CHECK_EQ(cap, 4);
+	for (int i = 0; i < 4; i++)
+		CHECK_U64(p[i], 0xabc0 + (uint64_t)i);
+	free(p);
+}
+
 TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked),
 	  T(read_ahead_by_pace), T(truncated_while_read),
 	  T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy),
 	  T(unused_slots_unread), T(stats_in_the_library), T(stats_in_one_pass),
-	  T(hostile_times_and_anchors))
+	  T(hostile_times_and_anchors), T(grow_doubles_from_a_floor),
+	  T(grow_refuses_what_does_not_fit))

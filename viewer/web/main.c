@@ -16,6 +16,7 @@
 #include "view.h"
 #include "weft/model.h"
 #include "weft/stats.h"
+#include "common/grow.h"
 
 #define IMPORT(name) __attribute__((import_module("env"), import_name(#name)))
 #define EXPORT(name) __attribute__((export_name(#name)))
@@ -937,18 +938,8 @@ static size_t cdjson, dlen;
 
 static int droom(size_t more)
 {
-	size_t need = dlen + more + 1;
-	if (need <= cdjson)
-		return 1;
-	size_t cap = cdjson ? cdjson : 4096;
-	while (cap < need)
-		cap *= 2;
-	char *n = realloc(djson, cap);
-	if (!n)
-		return 0;
-	djson = n;
-	cdjson = cap;
-	return 1;
+	return !weft__grow_to(&djson, &cdjson, dlen + more + 1, 1, 4096,
+			      SIZE_MAX);
 }
 
 /* Appends text as it is (JSON punctuation, numbers). */
