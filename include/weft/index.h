@@ -39,7 +39,8 @@ extern "C" {
 
 /* The index format's version: an index of another is rebuilt. */
 #define WEFT_INDEX_VERSION 1
-/* The most buckets of level 0. */
+/* The most buckets of level 0 (a trace of more than 256 OS threads has
+ * fewer: 2^20 over all its OS threads, at least 64 each). */
 #define WEFT_INDEX_LEAVES 4096
 
 /* An OS thread's activity in one bucket. */

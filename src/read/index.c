@@ -135,6 +135,7 @@ struct bseries {
 
 struct builder {
 	struct weft_model *m;
+	uint32_t leaves; /* level 0's most buckets */
 	int have;
 	uint32_t shift, nb;
 	int64_t k0;
@@ -164,7 +165,7 @@ static struct weft_index_bucket *stream_of(struct builder *b, uint32_t s)
 		b->nst = s + 1;
 	}
 	if (!b->st[s]) {
-		b->st[s] = calloc(WEFT_INDEX_LEAVES, sizeof *b->st[s]);
+		b->st[s] = calloc(b->leaves, sizeof *b->st[s]);
 		if (!b->st[s])
 			b->oom = 1;
 	}
@@ -227,7 +228,7 @@ static void ensure(struct builder *b, int64_t t0, int64_t t1)
 			lo = b->k0;
 		if (hi < b->k0 + b->nb - 1)
 			hi = b->k0 + b->nb - 1;
-		if (hi - lo + 1 <= WEFT_INDEX_LEAVES)
+		if (hi - lo + 1 <= b->leaves)
 			break;
 		coarsen(b);
 	}
@@ -334,7 +335,7 @@ static void on_sample(void *ctx, uint32_t name, uint32_t process, int64_t t,
 			b->cser = c;
 		}
 		struct weft_index_range *r =
-			calloc(WEFT_INDEX_LEAVES, sizeof *r);
+			calloc(b->leaves, sizeof *r);
 		if (!r) {
 			b->oom = 1;
 			return;
@@ -508,6 +509,12 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 	if ((rc = weft_model_new(&m, r)))
 		goto out;
 	b.m = m;
+	/* many OS threads, fewer buckets each: 2^20 over all, at least 64
+	 * (the memory and the file grow with OS threads times buckets) */
+	b.leaves = WEFT_INDEX_LEAVES;
+	uint32_t hint = weft_reader_info(r)->nstreams;
+	while (b.leaves > 64 && (uint64_t)hint * b.leaves > (1u << 20))
+		b.leaves /= 2;
 	struct weft_model_sink sink = {.ctx = &b,
 				       .run = on_run,
 				       .sample = on_sample,

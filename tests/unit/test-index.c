@@ -358,6 +358,43 @@ TEST(bucket_bounds)
 	weft_index_close(ix);
 }
 
+static void *brief(void *arg)
+{
+	uint64_t id = (uint64_t)(uintptr_t)arg;
+	weft_create(id, "brief");
+	weft_run(id);
+	weft_run(0);
+	weft_resolve(id);
+	return NULL;
+}
+
+/* 300 OS threads: fewer buckets each (2^20 over all: 2048 each), the
+ * same sums. */
+TEST(many_os_threads)
+{
+	const char *p = tpath("many.weft");
+	/* (a packet each: 300 of 32 KiB) */
+	CHECK_OK(weft_start(p, 16 << 20, WEFT_DISCARD));
+	for (uintptr_t k = 0; k < 300; k++) {
+		pthread_t t;
+		CHECK(!pthread_create(&t, NULL, brief, (void *)(k + 1)));
+		CHECK(!pthread_join(t, NULL));
+		usleep(k % 50 == 0 ? 2000 : 0); /* (a wide trace) */
+	}
+	CHECK_OK(weft_stop());
+	struct weft_index *ix = open_built(p, 1);
+	uint32_t ns;
+	weft_index_streams(ix, &ns);
+	CHECK(ns >= 300);
+	const struct weft_index_bucket *b;
+	int64_t f0;
+	uint32_t n = weft_index_query(ix, 1, 0, -WEFT_MODEL_T_MAX,
+				      WEFT_MODEL_T_MAX, &b, &f0);
+	CHECK(n > 1024 && n <= 2048);
+	same_as_model(p, ix);
+	weft_index_close(ix);
+}
+
 /* A realistic server-shaped trace (bench/server-gen), when built. */
 TEST(server_shaped)
 {
@@ -590,6 +627,6 @@ TEST(read_only_directory)
 	CHECK_EQ(file_size(beside), file_size(tpath("r1.weft.weftidx")));
 }
 
-TEST_MAIN(T(index_equals_the_model), T(bucket_bounds), T(server_shaped),
-	  T(stale_another_traces), T(stale_damaged), T(stale_trace_grew),
-	  T(read_only_directory))
+TEST_MAIN(T(index_equals_the_model), T(bucket_bounds), T(many_os_threads),
+	  T(server_shaped), T(stale_another_traces), T(stale_damaged),
+	  T(stale_trace_grew), T(read_only_directory))
