@@ -42,6 +42,11 @@ struct ihead {
 	uint64_t head_sum; /* FNV-1a 64 of the header before this field */
 };
 
+/* (docs/huge.md gives the sizes: a change is a new version) */
+_Static_assert(sizeof(struct ihead) == 152, "the header's size");
+_Static_assert(sizeof(struct weft_index_bucket) == 40, "a bucket's size");
+_Static_assert(sizeof(struct weft_index_thread) == 48, "a thread's size");
+
 struct weft_index {
 	unsigned char *buf; /* the whole file */
 	size_t size;
@@ -334,8 +339,7 @@ static void on_sample(void *ctx, uint32_t name, uint32_t process, int64_t t,
 			b->ser = n;
 			b->cser = c;
 		}
-		struct weft_index_range *r =
-			calloc(b->leaves, sizeof *r);
+		struct weft_index_range *r = calloc(b->leaves, sizeof *r);
 		if (!r) {
 			b->oom = 1;
 			return;
@@ -1040,8 +1044,7 @@ static int try_open(struct weft_index **out, const char *path,
 		char w[120];
 		snprintf(w, sizeof w, "cannot be read (%s)", strerror(-rc));
 		rc = say(why, cap, w);
-	}
-	else
+	} else
 		rc = verify(ix, id, 0, why, cap);
 	if (rc) {
 		weft_index_close(ix);
@@ -1089,11 +1092,16 @@ static int find(struct weft_index **out, const char *trace, char *path,
 			snprintf(path, 4096, "%s", cache);
 		if (r2 == -ENOMEM || !r2)
 			return r2;
+		/* (the one that failed: beside the trace first) */
+		if (rc == WEFT_ESTALE && path)
+			snprintf(path, 4096, "%s", beside);
 		if (rc == WEFT_ESTALE)
 			return say(why, cap, w1);
+		if (r2 == WEFT_ESTALE && path)
+			snprintf(path, 4096, "%s", cache);
 		if (r2 == WEFT_ESTALE)
 			return say(why, cap, w2);
-		say(why, cap, "none");
+		say(why, cap, "none, beside the trace or in the cache");
 		return -ENOENT;
 	}
 	return rc;

@@ -627,6 +627,155 @@ TEST(read_only_directory)
 	CHECK_EQ(file_size(beside), file_size(tpath("r1.weft.weftidx")));
 }
 
+/* The command: where it went and what it read; --check's verdicts and
+ * exit statuses. */
+TEST(the_command)
+{
+	const char *w = getenv("WEFT_BIN");
+	if (!w || access(w, X_OK))
+		SKIP("no weft");
+	const char *p = make_small("c.weft", 40), *ip = tpath("c.weft.weftidx");
+	char cmd[4096], out[1024] = "";
+	snprintf(cmd, sizeof cmd, "'%s' index --check '%s' 2>&1", w, p);
+	FILE *f = popen(cmd, "r");
+	CHECK(f && fgets(out, sizeof out, f));
+	CHECK_EQ(WEXITSTATUS(pclose(f)), 1);
+	if (!strstr(out, "none, beside the trace or in the cache"))
+		FAIL("%s", out);
+	snprintf(cmd, sizeof cmd, "'%s' index '%s'", w, p);
+	f = popen(cmd, "r");
+	CHECK(f && fgets(out, sizeof out, f));
+	CHECK_EQ(WEXITSTATUS(pclose(f)), 0);
+	/* "PATH: 80 events, B bytes, S s (E events/s)": 40 creates, 40
+	 * resolves */
+	char want[1200];
+	snprintf(want, sizeof want, "%s: %d events, %ld bytes, ", ip, 80,
+		 file_size(ip));
+	if (strncmp(out, want, strlen(want)))
+		FAIL("'%s', not '%s...'", out, want);
+	snprintf(cmd, sizeof cmd, "'%s' index --check '%s'", w, p);
+	f = popen(cmd, "r");
+	CHECK(f && fgets(out, sizeof out, f));
+	CHECK_EQ(WEXITSTATUS(pclose(f)), 0);
+	snprintf(want, sizeof want, "%s: up to date\n", ip);
+	CHECK_STR(out, want);
+	unsigned char x = 0x33;
+	patch(ip, file_size(ip) - 2, &x, 1);
+	snprintf(cmd, sizeof cmd, "'%s' index --check '%s' 2>&1", w, p);
+	f = popen(cmd, "r");
+	CHECK(f && fgets(out, sizeof out, f));
+	CHECK_EQ(WEXITSTATUS(pclose(f)), 1);
+	snprintf(want, sizeof want,
+		 "weft: index of '%s' at %s: damaged (its checksum)\n", p, ip);
+	CHECK_STR(out, want);
+	/* not a trace: said, exit 1, nothing written */
+	snprintf(cmd, sizeof cmd, "'%s' index -q '%s' 2>&1", w, ip);
+	f = popen(cmd, "r");
+	CHECK(f && fgets(out, sizeof out, f));
+	CHECK_EQ(WEXITSTATUS(pclose(f)), 1);
+	if (!strstr(out, "cannot index"))
+		FAIL("%s", out);
+	CHECK(access(tpath("c.weft.weftidx.weftidx"), F_OK) != 0);
+}
+
+static uint64_t fnv64(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Crafted indexes: a byte changed anywhere, the checksums made right
+ * again (the header's 152 bytes end with the body's sum at 136 and the
+ * header's at 144, docs/huge.md).  Each is refused (WEFT_ESTALE) or,
+ * when it still makes sense, every part of it reads in bounds (ASan
+ * checks that). */
+TEST(crafted_indexes_stay_in_bounds)
+{
+	const char *p = make_small("x.weft", 30), *ip = tpath("x.weft.weftidx");
+	weft_index_close(open_built(p, 1));
+	size_t n = (size_t)file_size(ip);
+	unsigned char *orig = malloc(n), *b = malloc(n);
+	FILE *f = fopen(ip, "rb");
+	CHECK(f && fread(orig, 1, n, f) == n);
+	fclose(f);
+	unsigned seed = 7;
+	int refused = 0, opened = 0;
+	for (int round = 0; round < 400; round++) {
+		memcpy(b, orig, n);
+		seed = seed * 1103515245u + 12345u;
+		/* half of them in the header, where the counts are */
+		size_t at = round % 2 ? (seed >> 8) % 136 : (seed >> 8) % n;
+		if (at >= 136 && at < 152)
+			at -= 100;
+		b[at] ^= (unsigned char)(1u << (round % 8));
+		uint64_t bs = fnv64(b + 152, n - 152);
+		memcpy(b + 136, &bs, 8);
+		uint64_t hs = fnv64(b, 144);
+		memcpy(b + 144, &hs, 8);
+		f = fopen(ip, "wb");
+		CHECK(f && fwrite(b, 1, n, f) == n);
+		fclose(f);
+		struct weft_index *ix = NULL;
+		char why[200];
+		int rc = weft_index_open(&ix, p, 0, NULL, why, sizeof why);
+		if (rc == WEFT_ESTALE) {
+			refused++;
+			continue;
+		}
+		CHECK_OK(rc);
+		opened++;
+		uint32_t nt, ns, nc, levels = weft_index_levels(ix);
+		const struct weft_index_thread *th =
+			weft_index_threads(ix, &nt);
+		const struct weft_index_stream *st =
+			weft_index_streams(ix, &ns);
+		weft_index_series(ix, &nc);
+		size_t sum = 0;
+		for (uint32_t i = 0; i < nt; i++) {
+			sum += strlen(weft_index_string(ix, th[i].kind));
+			sum += strlen(weft_index_string(ix, th[i].label));
+			if (th[i].parent != WEFT_NONE)
+				sum += th[th[i].parent].end;
+			CHECK(th[i].stream < ns);
+		}
+		for (uint32_t i = 0; i < ns; i++)
+			sum += strlen(weft_index_string(ix, st[i].name));
+		for (uint32_t j = 0; j < levels; j++) {
+			for (uint32_t s = 0; s < ns; s++) {
+				const struct weft_index_bucket *q;
+				int64_t f0;
+				uint32_t k = weft_index_query(ix, s, j,
+							      -WEFT_MODEL_T_MAX,
+							      WEFT_MODEL_T_MAX,
+							      &q, &f0);
+				for (uint32_t i = 0; i < k; i++)
+					sum += q[i].threads;
+			}
+			for (uint32_t c = 0; c < nc; c++) {
+				const struct weft_index_range *q;
+				int64_t f0;
+				uint32_t k = weft_index_counter_query(
+					ix, c, j, -WEFT_MODEL_T_MAX,
+					WEFT_MODEL_T_MAX, &q, &f0);
+				for (uint32_t i = 0; i < k; i++)
+					sum += q[i].samples;
+			}
+		}
+		CHECK(sum > 0);
+		weft_index_close(ix);
+	}
+	/* both happen: the counts refused, most of the body's values read */
+	CHECK(refused > 50);
+	CHECK(opened > 50);
+	free(orig);
+	free(b);
+}
+
 TEST_MAIN(T(index_equals_the_model), T(bucket_bounds), T(many_os_threads),
 	  T(server_shaped), T(stale_another_traces), T(stale_damaged),
-	  T(stale_trace_grew), T(read_only_directory))
+	  T(stale_trace_grew), T(read_only_directory), T(the_command),
+	  T(crafted_indexes_stay_in_bounds))
