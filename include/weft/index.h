@@ -18,7 +18,9 @@
  *
  * Level 0 has at most WEFT_INDEX_LEAVES buckets, each bucket_ns wide (a
  * power of two); level j's buckets are 2^j of level 0's, the last level
- * one bucket.  Bucket k of a level covers [k * w, (k + 1) * w) in model
+ * one bucket (two, meeting at 0, for a trace with times before its
+ * origin: a run whose first process began before the one it is timed
+ * from).  Bucket k of a level covers [k * w, (k + 1) * w) in model
  * time (ns since the trace origin), so a bucket's start is a multiple of
  * its width.  Times are those of the model: a bucket's sums are exactly
  * the model's (tests/unit/test-index.c checks them).

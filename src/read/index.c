@@ -108,6 +108,17 @@ static uint32_t level_n(int64_t k0, uint32_t nleaf, uint32_t j)
 	return n;
 }
 
+/* Level j is the pyramid's top: one bucket, or two that meet at the
+ * origin (a trace with times before it: a run whose first process began
+ * before the one it is timed from), which no level above would merge. */
+static int is_top(int64_t k0, uint32_t nleaf, uint32_t j)
+{
+	int64_t f;
+	uint32_t n;
+	level_span(k0, nleaf, j, &f, &n);
+	return n == 1 || (n == 2 && f == -1);
+}
+
 static void merge_bucket(struct weft_index_bucket *a,
 			 const struct weft_index_bucket *b)
 {
@@ -604,13 +615,9 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 	h.shift = b.shift;
 	h.nleaf = b.have ? b.nb : 0;
 	h.nlevels = 0;
-	if (h.nleaf) {
-		uint32_t nl;
-		int64_t f;
-		do
-			level_span(h.k0, h.nleaf, h.nlevels++, &f, &nl);
-		while (nl > 1);
-	}
+	if (h.nleaf)
+		while (!is_top(h.k0, h.nleaf, h.nlevels++))
+			;
 	h.nstreams = nms;
 	h.nseries = b.nser;
 	h.nthreads = nth;
@@ -974,8 +981,8 @@ static int verify(struct weft_index *ix, const struct ihead *id, int live_ok,
 	    (h.nleaf && (h.k0 < -(INT64_C(1) << 61) >> h.shift ||
 			 h.k0 > (INT64_C(1) << 61) >> h.shift)) ||
 	    h.nlevels > 64 || (h.nleaf != 0) != (h.nlevels != 0) ||
-	    (h.nlevels && level_n(h.k0, h.nleaf, h.nlevels - 1) != 1) ||
-	    (h.nlevels > 1 && level_n(h.k0, h.nleaf, h.nlevels - 2) == 1) ||
+	    (h.nlevels && !is_top(h.k0, h.nleaf, h.nlevels - 1)) ||
+	    (h.nlevels > 1 && is_top(h.k0, h.nleaf, h.nlevels - 2)) ||
 	    !layout(&h, &body, &lt) || body != h.body_size)
 		return say(why, cap, "damaged (its layout)");
 	const unsigned char *p = ix->buf + sizeof h;
@@ -996,6 +1003,7 @@ static int verify(struct weft_index *ix, const struct ihead *id, int live_ok,
 		return say(why, cap, "damaged (its texts)");
 	for (uint32_t i = 0; i < h.nstrings; i++)
 		if (ix->soff[i] >= ix->soff[i + 1] ||
+		    ix->soff[i + 1] > h.string_bytes ||
 		    ix->sblob[ix->soff[i + 1] - 1])
 			return say(why, cap, "damaged (its texts)");
 	for (uint32_t i = 0; i < h.nstreams; i++)
