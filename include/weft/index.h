@@ -113,7 +113,8 @@ struct weft_index;
  * weft_index_path - where the index of `trace` lives: beside it
  * (in_cache 0: TRACE.weftidx) or in the cache directory (in_cache 1:
  * $XDG_CACHE_HOME/weft/UUID-SIZE-PACKETS.weftidx, the trace's identity;
- * `r` is the trace's reader).  0, or -ENAMETOOLONG, -ENOENT (no HOME).
+ * `r` is the trace's reader, required there).  0, or -ENAMETOOLONG,
+ * -ENOENT (no HOME), -EINVAL (no reader for the cache's name).
  */
 WEFT_API int weft_index_path(const char *trace, struct weft_reader *r,
 			     int in_cache, char *buf, size_t cap);

@@ -783,6 +783,8 @@ int weft_index_path(const char *trace, struct weft_reader *r, int in_cache,
 			l--;
 		n = snprintf(buf, cap, "%.*s.weftidx", (int)l, trace);
 	} else {
+		if (!r)
+			return -EINVAL;
 		const struct weft_trace_info *in = weft_reader_info(r);
 		const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOM"
 									 "E");
