@@ -431,6 +431,62 @@ static uint32_t intern(struct strtab *t, const char *s, int *oom)
 	return t->n++;
 }
 
+/* A map of uint32 ids (not WEFT_NONE) to ids: open addressing. */
+struct idmap {
+	uint32_t n, cap; /* cap a power of two */
+	uint64_t *slot;	 /* key + 1 in the high half, value in the low; 0
+			    empty */
+};
+
+static uint32_t idmap_hash(uint32_t k, uint32_t cap)
+{
+	return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static uint32_t idmap_get(const struct idmap *m, uint32_t k)
+{
+	if (!m->cap || k == WEFT_NONE)
+		return WEFT_NONE;
+	for (uint32_t i = idmap_hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->slot[i])
+			return WEFT_NONE;
+		if ((uint32_t)(m->slot[i] >> 32) == k + 1)
+			return (uint32_t)m->slot[i];
+	}
+}
+
+static int idmap_put(struct idmap *m, uint32_t k, uint32_t v)
+{
+	if (k == WEFT_NONE)
+		return 1; /* (not kept: looked up each time) */
+	if (2 * (m->n + 1) > m->cap) {
+		uint32_t c = m->cap ? m->cap * 2 : 256;
+		uint64_t *n = calloc(c, sizeof *n);
+		if (!n || c < m->cap) {
+			free(n);
+			return 0;
+		}
+		for (uint32_t i = 0; i < m->cap; i++) {
+			if (!m->slot[i])
+				continue;
+			uint32_t j =
+				idmap_hash((uint32_t)(m->slot[i] >> 32) - 1, c);
+			while (n[j])
+				j = (j + 1) & (c - 1);
+			n[j] = m->slot[i];
+		}
+		free(m->slot);
+		m->slot = n;
+		m->cap = c;
+	}
+	uint32_t i = idmap_hash(k, m->cap);
+	while (m->slot[i])
+		i = (i + 1) & (m->cap - 1);
+	m->slot[i] = ((uint64_t)(k + 1) << 32) | v;
+	m->n++;
+	return 1;
+}
+
 static void free_builder(struct builder *b)
 {
 	for (uint32_t s = 0; s < b->nst; s++)
@@ -547,8 +603,8 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 	const struct weft_thread *th = weft_model_threads(m, &nth);
 	const struct weft_model_stream *ms = weft_model_streams(m, &nms);
 	weft_model_counters(m, &nctr);
-	if (nms)
-		stream_of(&b, nms - 1);
+	for (uint32_t s = 0; s < nms; s++) /* (every one has buckets) */
+		stream_of(&b, s);
 	int64_t t0 = 0, t1 = 0;
 	weft_model_range(m, &t0, &t1);
 	if (nth || b.have)
@@ -557,45 +613,45 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 		if (!(th[i].flags & WEFT_THREAD_ROOT))
 			ensure(&b, th[i].t_create, th[i].t_end);
 	/* what waited: each async thread alive from its creation to its end,
-	 * on its OS thread; whole buckets through a difference array */
-	int64_t *diff = calloc(WEFT_INDEX_LEAVES + 1, sizeof *diff);
+	 * on its OS thread; whole buckets through a difference array per OS
+	 * thread, in one pass over the threads */
+	size_t row = (size_t)b.nb + 1;
+	int64_t *diff = calloc(nms ? nms * row : 1, sizeof *diff);
 	if (!diff || b.oom) {
 		free(diff);
 		rc = -ENOMEM;
 		goto out;
 	}
 	int64_t w = (int64_t)1 << b.shift;
-	for (uint32_t s = 0; s < nms; s++) {
-		struct weft_index_bucket *a = stream_of(&b, s);
-		if (!a)
-			break;
-		memset(diff, 0, (WEFT_INDEX_LEAVES + 1) * sizeof *diff);
-		for (uint32_t i = 0; i < nth; i++) {
-			const struct weft_thread *x = &th[i];
-			if (x->stream != s || (x->flags & WEFT_THREAD_ROOT))
-				continue;
-			uint32_t k = slot(&b, x->t_create);
-			a[k].threads = u32_add(a[k].threads, 1);
-			if (x->t_end <= x->t_create)
-				continue;
-			uint32_t ka = k, kb = slot(&b, x->t_end - 1);
-			if (ka == kb) {
-				a[ka].waiting_ns =
-					sat_add(a[ka].waiting_ns,
-						x->t_end - x->t_create);
-				continue;
-			}
-			a[ka].waiting_ns =
-				sat_add(a[ka].waiting_ns,
-					(b.k0 + ka + 1) * w - x->t_create);
-			a[kb].waiting_ns = sat_add(a[kb].waiting_ns,
-						   x->t_end - (b.k0 + kb) * w);
-			diff[ka + 1]++;
-			diff[kb]--;
+	for (uint32_t i = 0; i < nth; i++) {
+		const struct weft_thread *x = &th[i];
+		if (x->stream >= nms || (x->flags & WEFT_THREAD_ROOT))
+			continue;
+		struct weft_index_bucket *a = b.st[x->stream];
+		int64_t *d = diff + x->stream * row;
+		uint32_t k = slot(&b, x->t_create);
+		a[k].threads = u32_add(a[k].threads, 1);
+		if (x->t_end <= x->t_create)
+			continue;
+		uint32_t ka = k, kb = slot(&b, x->t_end - 1);
+		if (ka == kb) {
+			a[ka].waiting_ns = sat_add(a[ka].waiting_ns,
+						   x->t_end - x->t_create);
+			continue;
 		}
+		a[ka].waiting_ns = sat_add(a[ka].waiting_ns,
+					   (b.k0 + ka + 1) * w - x->t_create);
+		a[kb].waiting_ns =
+			sat_add(a[kb].waiting_ns, x->t_end - (b.k0 + kb) * w);
+		d[ka + 1]++;
+		d[kb]--;
+	}
+	for (uint32_t s = 0; s < nms; s++) {
+		struct weft_index_bucket *a = b.st[s];
+		const int64_t *d = diff + s * row;
 		int64_t c = 0;
 		for (uint32_t i = 0; i < b.nb; i++) {
-			c += diff[i];
+			c += d[i];
 			int64_t x;
 			if (__builtin_mul_overflow(c, w, &x))
 				x = INT64_MAX;
@@ -641,18 +697,31 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 					 &oom);
 		uint32_t nlab;
 		const struct weft_label *lab = weft_model_labels(m, &nlab);
+		/* each kind and text once: the model's ids, remembered (the
+		 * texts' hashing was an eighth of the build) */
+		struct idmap km = {0}, tm = {0};
 		for (uint32_t i = 0; i < nth && !oom; i++) {
-			tkind[i] = intern(&st, weft_model_name(m, th[i].kind),
-					  &oom);
-			tlab[i] =
-				th[i].label < nlab
-					? intern(&st,
-						 weft_model_string(
-							 m,
-							 lab[th[i].label].text),
-						 &oom)
-					: WEFT_NONE;
+			uint32_t x = idmap_get(&km, th[i].kind);
+			if (x == WEFT_NONE) {
+				x = intern(&st, weft_model_name(m, th[i].kind),
+					   &oom);
+				oom |= !idmap_put(&km, th[i].kind, x);
+			}
+			tkind[i] = x;
+			tlab[i] = WEFT_NONE;
+			if (th[i].label >= nlab)
+				continue;
+			uint32_t text = lab[th[i].label].text;
+			x = idmap_get(&tm, text);
+			if (x == WEFT_NONE) {
+				x = intern(&st, weft_model_string(m, text),
+					   &oom);
+				oom |= !idmap_put(&tm, text, x);
+			}
+			tlab[i] = x;
 		}
+		free(km.slot);
+		free(tm.slot);
 	}
 	h.nstrings = st.n;
 	h.string_bytes = st.used;
