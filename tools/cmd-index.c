@@ -47,8 +47,8 @@ int cmd_index(int argc, char **argv)
 	const struct opt opts[] = {
 		{"--check", NULL, NULL,
 		 "check the index instead: there, current (the trace's "
-		 "uuid, size and packets), undamaged and equal to what the "
-		 "trace gives now; exit status 1 if not",
+		 "uuid, size, packets and modification time), undamaged and "
+		 "equal to what the trace gives now; exit status 1 if not",
 		 OPT_FLAG, &check},
 		{"--quiet", "-q", NULL, "print nothing but errors", OPT_FLAG,
 		 &quiet},

@@ -11,7 +11,8 @@
  * trace's async threads.  It is built in one pass over the events (a lean
  * model, model.h), written beside the trace as TRACE.weftidx, or in
  * $XDG_CACHE_HOME/weft (~/.cache/weft) when the trace's directory is not
- * writable, and is keyed by the trace's uuid, size and packet count.  An
+ * writable, and is keyed by the trace's uuid, size, packet count and
+ * modification time (of a directory: its entries').  An
  * index that is stale (another trace's, a trace that changed, a live
  * writer's), damaged (truncated, a byte changed: its checksum) or of
  * another format version is never trusted: it is rebuilt.
@@ -137,8 +138,8 @@ enum weft_index_flags {
 /*
  * weft_index_open - opens the index of `trace` (beside it, else in the
  * cache directory), after checking it against the trace: its format
- * version, its checksum and size, the trace's uuid, size and packet
- * count, and a writer that is not live.  With WEFT_INDEX_BUILD an index
+ * version, its checksum and size, the trace's uuid, size, packet count
+ * and modification time, and a writer that is not live.  With WEFT_INDEX_BUILD an index
  * missing or failing a check is built (`built`, optional, says so:
  * built->path[0] is 0 when nothing was built).  `why` (optional, cap
  * bytes) gets the reason an index was not trusted ("" if it was).

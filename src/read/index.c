@@ -4,6 +4,7 @@
  * docs/huge.md "The index"): built in one pass from a lean model, written
  * atomically, checked against the trace before it is trusted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,13 +38,14 @@ struct ihead {
 	uint64_t nthreads;
 	uint32_t nstrings, pad;
 	uint64_t string_bytes;
+	uint64_t trace_stamp; /* the trace's modification times (stamp()) */
 	uint64_t body_size;
 	uint64_t body_sum; /* FNV-1a 64 of the body */
 	uint64_t head_sum; /* FNV-1a 64 of the header before this field */
 };
 
 /* (docs/huge.md gives the sizes: a change is a new version) */
-_Static_assert(sizeof(struct ihead) == 152, "the header's size");
+_Static_assert(sizeof(struct ihead) == 160, "the header's size");
 _Static_assert(sizeof(struct weft_index_bucket) == 40, "a bucket's size");
 _Static_assert(sizeof(struct weft_index_thread) == 48, "a thread's size");
 
@@ -545,9 +547,47 @@ static double now_s(void)
 }
 
 /* The trace's identity, as its reader sees it once open. */
-static void identity(struct weft_reader *r, struct ihead *h)
+/* When the trace last changed, as a number: of a file, its modification
+ * time; of a directory (a run, a kept directory), its entries' names,
+ * sizes and modification times, in any order (a sum of their hashes).
+ * A ring in overwrite mode that went round keeps its uuid, size and
+ * packet count while its content changes: this tells it. */
+static uint64_t stamp(const char *trace)
+{
+	struct stat sb;
+	if (stat(trace, &sb))
+		return 0;
+	uint64_t t[3] = {(uint64_t)sb.st_size, (uint64_t)sb.st_mtim.tv_sec,
+			 (uint64_t)sb.st_mtim.tv_nsec};
+	uint64_t h = fnv(t, sizeof t, FNV0);
+	if (!S_ISDIR(sb.st_mode))
+		return h;
+	DIR *d = opendir(trace);
+	struct dirent *e;
+	char sub[4096];
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		struct stat eb;
+		if ((size_t)snprintf(sub, sizeof sub, "%s/%s", trace,
+				     e->d_name) >= sizeof sub ||
+		    lstat(sub, &eb))
+			continue;
+		uint64_t x[3] = {(uint64_t)eb.st_size,
+				 (uint64_t)eb.st_mtim.tv_sec,
+				 (uint64_t)eb.st_mtim.tv_nsec};
+		h += fnv(x, sizeof x, fnv(e->d_name, strlen(e->d_name), FNV0));
+	}
+	if (d)
+		closedir(d);
+	return h;
+}
+
+static void identity(struct weft_reader *r, const char *trace, struct ihead *h)
 {
 	const struct weft_trace_info *in = weft_reader_info(r);
+	h->trace_stamp = stamp(trace);
 	memcpy(h->uuid, in->uuid, 16);
 	h->trace_size = in->file_size;
 	h->trace_packets = in->packets_used;
@@ -569,7 +609,7 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 	memcpy(h.magic, MAGIC, 8);
 	h.version = WEFT_INDEX_VERSION;
 	h.head_size = sizeof h;
-	identity(r, &h);
+	identity(r, trace, &h);
 	struct builder b;
 	memset(&b, 0, sizeof b);
 	struct weft_model *m = NULL;
@@ -1043,6 +1083,9 @@ static int verify(struct weft_index *ix, const struct ihead *id, int live_ok,
 		return say(why, cap, "the trace changed (its size)");
 	if (h.trace_packets != id->trace_packets)
 		return say(why, cap, "the trace changed (its packets)");
+	if (h.trace_stamp != id->trace_stamp)
+		return say(why, cap,
+			   "the trace changed (its modification time)");
 	if (!live_ok && (h.trace_writer == WEFT_WRITER_LIVE ||
 			 id->trace_writer == WEFT_WRITER_LIVE))
 		return say(why, cap, "the trace is live (still written)");
@@ -1142,7 +1185,7 @@ static int places(const char *trace, struct ihead *id, char beside[4096],
 	if (rc)
 		return rc;
 	memset(id, 0, sizeof *id);
-	identity(r, id);
+	identity(r, trace, id);
 	rc = weft_index_path(trace, r, 0, beside, 4096);
 	if (weft_index_path(trace, r, 1, cache, 4096))
 		cache[0] = 0;
