@@ -33,6 +33,8 @@
 	X(dump, "print every event in time order")                             \
 	X(snapshot, "take a consistent copy of a live ring")                   \
 	X(compact, "give back the blocks a ring whose writer died never used") \
+	X(index, "write (or check) the index beside a trace: its levels of "   \
+		 "detail and its async threads")                               \
 	X(keep, "keep every packet of a live ring or run in compressed "       \
 		"chunks")                                                      \
 	X(ctf, "write a CTF 1.8 directory that babeltrace2 reads")             \

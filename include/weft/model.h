@@ -270,6 +270,16 @@ struct weft_model_sink {
 	/* a counter's sample (its value as the model keeps it) */
 	void (*sample)(void *ctx, uint32_t name, uint32_t process, int64_t t,
 		       int64_t value);
+	/* (optional, NULL: not wanted; the index, include/weft/index.h)
+	 * an idle period of OS thread `stream`, once it ended (or ended
+	 * provisionally at the end) */
+	void (*idle)(void *ctx, uint32_t stream, int64_t t0, int64_t t1);
+	/* an arrow, as the whole model would keep it (weft_model_arrows) */
+	void (*arrow)(void *ctx, const struct weft_arrow *a);
+	/* a label or a note (WEFT_EV_LABEL, WEFT_EV_NOTE) on OS thread
+	 * `stream`: one for each that the whole model keeps in
+	 * weft_model_labels() */
+	void (*mark)(void *ctx, uint32_t stream, int64_t t, uint32_t kind);
 };
 WEFT_API int weft_model_set_sink(struct weft_model *m,
 				 const struct weft_model_sink *sink);

@@ -104,7 +104,8 @@ extern "C" {
 	X(ETOOBIG, -4015, "trace size too large")                              \
 	X(ENOTRING, -4016, "exists and is not a weft ring (never replaced)")   \
 	X(ELINK, -4017,                                                        \
-	  "a symbolic link its caller does not own (never followed)")
+	  "a symbolic link its caller does not own (never followed)")          \
+	X(ESTALE, -4018, "no index that matches the trace (stale or damaged)")
 
 enum weft_error {
 #define WEFT__ERR_ENUM(name, val, msg) WEFT_##name = (val),

@@ -105,6 +105,7 @@ struct weft_model {
 	/* a lean model (weft_model_set_sink): what ends goes to the sink */
 	int lean;
 	struct weft_model_sink sink;
+	uint32_t cur_stream; /* the OS thread of the event being applied */
 };
 
 /* Times come from the trace: a hostile one saturates, never overflows. */
@@ -299,6 +300,14 @@ static uint32_t get(struct weft_model *m, uint64_t id, int64_t t,
 static void arrow(struct weft_model *m, int kind, uint32_t from, uint32_t to,
 		  int64_t t, uint32_t stream)
 {
+	if (from != WEFT_NONE && to != WEFT_NONE && m->lean && m->sink.arrow) {
+		struct weft_arrow x = {.t = t,
+				       .from = from,
+				       .to = to,
+				       .kind = (uint8_t)kind,
+				       .stream = stream};
+		m->sink.arrow(m->sink.ctx, &x);
+	}
 	if (from == WEFT_NONE || to == WEFT_NONE || m->lean ||
 	    !GROW(m->arr, m->narr, m->carr))
 		return;
@@ -353,6 +362,8 @@ static uint32_t add_iv(struct weft_model *m, int which, int64_t t0, int64_t t1,
 		if (which == IV_IDLE) {
 			int64_t *d = &m->pst[stream].idle_ns;
 			*d = sat_add(*d, sat_sub(t1, t0));
+			if (m->sink.idle)
+				m->sink.idle(m->sink.ctx, stream, t0, t1);
 		}
 		return WEFT_NONE;
 	}
@@ -464,6 +475,8 @@ static int add_label_at(struct weft_model *m, uint32_t x, int64_t t,
 	    !GROW(m->note_prev, m->nlab, m->cnote_prev))
 		return -ENOMEM;
 	m->note_prev[m->nlab] = WEFT_NONE;
+	if (m->lean && m->sink.mark)
+		m->sink.mark(m->sink.ctx, m->cur_stream, t, kind);
 	struct weft_label *l = &m->lab[m->nlab];
 	l->t = t;
 	l->thread = x;
@@ -567,6 +580,7 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	uint32_t s = ev->stream;
 	if (!ensure_stream(m, s, t))
 		return -ENOMEM;
+	m->cur_stream = s;
 	if (!m->have_t) {
 		m->t0 = m->t1 = t;
 		m->have_t = 1;
@@ -701,6 +715,8 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 	case WEFT_EV_NOTE:
 		if (m->lean && ev->type == WEFT_EV_NOTE) {
 			get(m, ev->id, t, s); /* (it may name a new thread) */
+			if (m->sink.mark)
+				m->sink.mark(m->sink.ctx, s, t, WEFT_EV_NOTE);
 			break;
 		}
 		if (add_label(m, get(m, ev->id, t, s), t, ev->type, ev->text,

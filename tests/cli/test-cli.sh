@@ -478,6 +478,19 @@ t_hostile_traces() {
 		if [ $rc -gt 1 ] || grep -qE "runtime error|Sanitizer" err.txt; then
 			die "weft compact $(basename "$f"): exit $rc: $(head -c 600 err.txt)"
 		fi
+		# weft index writes beside what it is given: a copy; an index
+		# it wrote is one its --check finds current
+		cp "$f" copy.weft
+		rm -f copy.weft.weftidx
+		timeout 60 "$W" index -q copy.weft 2>err.txt
+		rc=$?
+		if [ $rc -gt 1 ] || grep -qE "runtime error|Sanitizer" err.txt; then
+			die "weft index $(basename "$f"): exit $rc: $(head -c 600 err.txt)"
+		fi
+		if [ $rc = 0 ] && ! timeout 60 "$W" index --check -q copy.weft 2>err.txt; then
+			die "weft index --check $(basename "$f"): $(head -c 600 err.txt)"
+		fi
+		rm -f copy.weft.weftidx
 		rm -f copy.weft
 	done
 }
