@@ -104,8 +104,12 @@ t_memcached() {
 # biggest FILE.PID.
 t_tmux() {
 	command -v tmux >/dev/null || die "tmux missing"
-	local s=weft-$$-$RANDOM
+	local s base=weft-$$-$RANDOM
 	for mode in plain traced; do
+		# a server of its own each (a kill-server returns before its
+		# server is gone: a client started at once on the same socket
+		# met the dying one, "server exited unexpectedly", under load)
+		s=$base-$mode
 		if [ $mode = plain ]; then
 			timeout 20 tmux -L $s -f /dev/null new-session -d -x 80 -y 24 cat || die "tmux"
 		else

@@ -158,8 +158,9 @@ class Check:
     """Scratch builds, each a copy of the tree of its own: JOBS of the
     plain kind (every optional part a mutant needs but those APART), one
     more per part APART that a mutant needs.  A thread per build sets it
-    up, runs its kind's unchanged tests (the first build of a kind) and
-    then takes its kind's mutants one at a time."""
+    up, runs its share of its kind's unchanged tests (the builds of a
+    kind take them in turn) and, once all have passed, takes its kind's
+    mutants one at a time."""
 
     def __init__(self, src, muts, tmp):
         self.src, self.tmp = src, tmp
@@ -179,6 +180,16 @@ class Check:
                 self.builds.append((kind, i))
         self.lock = threading.Lock()
         self.ready = {k: threading.Event() for k in self.queues}
+        # each kind's unchanged tests, once each, for its builds to share
+        self.base, self.base_left = {}, {}
+        for kind, q in self.queues.items():
+            needed = []
+            for m in q:
+                for t in test_runs(m['tests']):
+                    if t not in needed:
+                        needed.append(t)
+            self.base[kind], self.base_left[kind] = needed, len(needed)
+        self.t0 = time.time()
         self.bad = None
         self.k = 0
         self.failed = 0
@@ -235,15 +246,18 @@ class Check:
 
     def baseline(self, kind, build):
         """The tests must pass on the code as it is, or a kill means
-        nothing.  (A test that fails is run again once, alone of its
-        kind: the other builds compile meanwhile, and a test sensitive
-        to load is not what this check is about.)"""
-        needed = []
-        for m in self.queues[kind]:
-            for t in test_runs(m['tests']):
-                if t not in needed:
-                    needed.append(t)
-        for name, cases in needed:
+        nothing.  The builds of a kind share them out: each takes the
+        next test not yet run until none is left.  (A test that fails is
+        run again once: the other builds compile meanwhile, and a test
+        sensitive to load is not what this check is about.)  True once
+        this build has no more to run and none of its tests failed."""
+        while True:
+            with self.lock:
+                if self.bad is not None:
+                    return False
+                if not self.base[kind]:
+                    return True
+                name, cases = self.base[kind].pop(0)
             ok, out = tests_pass(build, name, cases)
             if not ok:
                 ok, out = tests_pass(build, name, cases)
@@ -252,22 +266,23 @@ class Check:
                           (name, ' '.join(cases),
                            '\n# '.join(out.splitlines()[-20:])))
                 return False
-        return True
+            with self.lock:
+                self.base_left[kind] -= 1
+                last = self.base_left[kind] == 0
+            if last:
+                self.say('# scratch build%s and unchanged tests: %.0f s' %
+                         (' with ' + kind if kind else '',
+                          time.time() - self.t0))
+                self.ready[kind].set()
 
     def worker(self, kind, i):
-        t0 = time.time()
         got = self.setup(kind, i)
         if not got:
             return
         root, build = got
-        if i == 0:
-            if not self.baseline(kind, build):
-                return
-            self.say('# scratch build%s and unchanged tests: %.0f s' %
-                     (' with ' + kind if kind else '', time.time() - t0))
-            self.ready[kind].set()
-        else:
-            self.ready[kind].wait()
+        if not self.baseline(kind, build):
+            return
+        self.ready[kind].wait()
         while True:
             with self.lock:
                 if self.bad is not None or not self.queues[kind]:
