@@ -800,7 +800,10 @@ static int deliver(struct ship *S, const char *name, char *why, size_t cap)
  * next try is due at S->next_try). */
 static int deliver_some(struct ship *S, int64_t budget_ns)
 {
-	int64_t until = mono() + budget_ns;
+	int64_t now = mono();
+	/* (INT64_MAX: no budget; the sum must not overflow) */
+	int64_t until = budget_ns > INT64_MAX - now ? INT64_MAX
+						    : now + budget_ns;
 	if (mono() < S->next_try)
 		return 1;
 	size_t n;
@@ -1153,7 +1156,10 @@ int cmd_ship(int argc, char **argv)
 	sigaction(SIGINT, &oi, NULL);
 	sigaction(SIGTERM, &ot, NULL);
 	size_t nleft = 0;
-	free_list(queue_list(&S, &nleft), nleft);
+	/* (two statements: an argument's order of evaluation is not
+	 * defined, and nleft read before queue_list set it leaked) */
+	char **left = queue_list(&S, &nleft);
+	free_list(left, nleft);
 	fprintf(stderr,
 		"weft ship: %" PRIu64 " rows in %" PRIu64 " inserts to %s:%s "
 		"(%" PRIu64 " batches there already)",
