@@ -355,9 +355,8 @@ t_times() {
 	[ -x "$g" ] || { echo "no bench/server-gen"; exit 77; }
 	"$g" -n 20000 --size 1048576 -o s.weft >/dev/null || die "server-gen"
 	WEFT_FILE=a.weft "$EX/all-events" >/dev/null || die "all-events"
-	WEFT_FILE=l.weft "$EX/lost-wakeup" >/dev/null || die "lost-wakeup"
 	WEFT_FILE=r.weft "$EX/arp" >/dev/null || die "arp"
-	for t in s a l r; do
+	for t in s a r; do
 		"$W" stats $t.weft >stats-$t.txt || die "stats $t"
 		"$W" stats --from 10us --to 20ms $t.weft >range-$t.txt || die "stats range $t"
 		"$W" why --all $t.weft >why-$t.txt
@@ -366,8 +365,8 @@ t_times() {
 		"$W" diff $t.weft r.weft >diff-$t.txt
 		"$W" stats --from 100s $t.weft 2>>err.txt
 	done
-	"$W" why --path main l.weft >path.txt || die "why --path"
-	"$W" why --all --path main l.weft >pathall.txt || die "why --all --path"
+	"$W" why --path main r.weft >path.txt || die "why --path"
+	"$W" why --all --path main r.weft >pathall.txt || die "why --all --path"
 	"$W" stats --json s.weft >stats.json && "$W" ps --json s.weft >ps.json || die "json"
 	grep -q "^weft: --from 100 s is past the end of the trace (288 ms)$" err.txt || die "no --from message: $(cat err.txt)"
 	# the old style: a unit glued to its number, %g's exponent
@@ -435,6 +434,9 @@ pa = open("path.txt").read().split("\n")
 states = [l for l in pa if re.match(r"  (running|ready|waiting|other) ", l)]
 assert len(states) == 4, pa
 column("why --path states", cells_at(states, 11))
+segs = [l for l in pa if re.match(r"  \d+\.\d{9} s  ", l)]
+assert len(segs) >= 3, pa
+column("why --path's critical path", cells_at(segs, 17))
 pa = open("pathall.txt").read().split("\n")
 states = [l for l in pa if re.match(r"  (running|ready|waiting|other) ", l)]
 assert len(states) == 4, pa
