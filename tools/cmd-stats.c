@@ -27,6 +27,39 @@ static const char *dur(char *buf, size_t cap, int64_t ns)
 	return buf;
 }
 
+/* p50/p90/p99/max in one unit, the largest's, written once at the
+ * end (a tcol of four, to at most a tenth of the largest's precision):
+ * "0.088/0.334/2.992/4.184 ms"; "-/-/-/-" for none. */
+static const char *quantiles(char *buf, size_t cap, const int64_t v[4])
+{
+	struct tcol c = {0};
+	int64_t unit, prec;
+	size_t n = 0;
+	for (int k = 0; k < 4; k++)
+		tcol_add(&c, v[k] < 0 ? 0 : v[k]);
+	tcol_unit(&c, &unit, &prec);
+	/* (four or five digits at most for the largest: a cell stays
+	 * short) */
+	int64_t p = 1;
+	for (uint64_t x = c.max; x >= 10000; x /= 10)
+		p *= 10;
+	if (prec < p)
+		prec = p;
+	buf[0] = 0;
+	for (int k = 0; k < 4 && n < cap; k++) {
+		char t[48];
+		if (v[k] < 0)
+			snprintf(t, sizeof t, "-");
+		else {
+			weft_time_fmt_in(v[k], prec, unit, t, sizeof t);
+			if (k < 3) /* (the unit once, at the end) */
+				*strrchr(t, ' ') = 0;
+		}
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? "/" : "", t);
+	}
+	return buf;
+}
+
 #define KEY_CHARS 28
 
 /* A kind or label in KEY_CHARS characters: a longer one is cut at a
@@ -61,18 +94,12 @@ static void text_groups(const char *title, const struct weft_stats_group *g,
 	       n > top ? " (most frequent first)" : "", "", "count", "pending",
 	       "failed", "lifetime p50/p90/p99/max", "running p50/p90/p99/max");
 	for (uint32_t i = 0; i < n && i < top; i++) {
-		char key[1024], a[4][24], b[4][24], life[100], ran[100];
+		char key[1024], life[100], ran[100];
 		const char *kt = *g[i].key ? g[i].key : "(none)";
 		size_t kl = weft_utf8_fix(key, sizeof key, kt, strlen(kt));
 		int chars = key_cut(key, &kl);
-		for (int k = 0; k < 4; k++) {
-			dur(a[k], sizeof a[k], g[i].life[k]);
-			dur(b[k], sizeof b[k], g[i].run[k]);
-		}
-		snprintf(life, sizeof life, "%s/%s/%s/%s", a[0], a[1], a[2],
-			 a[3]);
-		snprintf(ran, sizeof ran, "%s/%s/%s/%s", b[0], b[1], b[2],
-			 b[3]);
+		quantiles(life, sizeof life, g[i].life);
+		quantiles(ran, sizeof ran, g[i].run);
 		printf("  ");
 		print_escaped(stdout, key, kl);
 		printf("%*s %7u %7u %6u  %-34s %s\n", 28 - chars, "",
@@ -531,11 +558,8 @@ int cmd_stats(int argc, char **argv)
 				       "p50/p90/p99/max",
 				       "longest: at, and what ran longest in "
 				       "it");
-			char a[4][24], tot[40], b[100], at[40], rl[24];
-			for (int k = 0; k < 4; k++)
-				dur(a[k], sizeof a[k], x->d[k]);
-			snprintf(b, sizeof b, "%s/%s/%s/%s", a[0], a[1], a[2],
-				 a[3]);
+			char tot[40], b[100], at[40], rl[24];
+			quantiles(b, sizeof b, x->d);
 			const char *name = weft_model_name(m, x->name);
 			printf("  ");
 			print_escaped(stdout, name, strlen(name));

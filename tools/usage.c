@@ -222,7 +222,7 @@ static const char *split_time(const char *s, int *il, int *fl)
 	return sp;
 }
 
-const char *tcol_fmt(const struct tcol *c, char *buf, size_t cap, int64_t ns)
+void tcol_unit(const struct tcol *c, int64_t *unit_ns, int64_t *prec_ns)
 {
 	/* the column's largest value chooses the unit, as fmt_time would
 	 * for it alone */
@@ -247,6 +247,15 @@ const char *tcol_fmt(const struct tcol *c, char *buf, size_t cap, int64_t ns)
 	prec = fine < prec ? fine : prec;
 	if (prec > unit)
 		prec = unit;
+	*unit_ns = unit;
+	*prec_ns = prec;
+}
+
+const char *tcol_fmt(const struct tcol *c, char *buf, size_t cap, int64_t ns)
+{
+	int64_t unit, prec;
+	tcol_unit(c, &unit, &prec);
+	int64_t max = c->max > INT64_MAX ? INT64_MAX : (int64_t)c->max;
 	int nd = 0; /* decimals */
 	for (int64_t u = unit; u > prec; u /= 10)
 		nd++;

@@ -205,6 +205,8 @@ struct tcol {
 };
 void tcol_add(struct tcol *c, int64_t ns);
 const char *tcol_fmt(const struct tcol *c, char *buf, size_t cap, int64_t ns);
+/* The column's unit and precision (weft_time_fmt_in's). */
+void tcol_unit(const struct tcol *c, int64_t *unit_ns, int64_t *prec_ns);
 
 /* A long read (a million events or more) says how far it got on stderr
  * when stderr is a terminal (open_trace attaches it); the line is

@@ -346,7 +346,9 @@ PY
 # "1e+03 us"); a table's column of times (ps's pending, why --path's
 # states, stats's longest runs and busy/idle) is in one unit, its
 # largest value's, the digits lined up on the point, each value within
-# half the column's precision of the --json's nanoseconds.  The
+# half the column's precision of the --json's nanoseconds; stats's
+# p50/p90/p99/max cells are in one unit each ("0.088/0.334/2.992/4.184
+# ms").  The
 # server-shaped trace (bench/server-gen: the manual clock, the same trace
 # on every machine) has pending times from 287 ms down to 2.3 us and
 # longest runs from 5.1 ms down to 472 us (one unit each: ms).
@@ -420,6 +422,30 @@ assert len(rows) == len(runs) >= 3, (rows, runs)
 # runs of ms and of hundreds of us: one column, in ms
 assert max(runs) > 10**6 > min(runs), runs
 assert column("longest runs", cells_at(rows, 2), runs) == "ms"
+# the by-kind table's p50/p90/p99/max: one unit a cell, the largest's
+i = st.index("by kind:")
+kinds = {k["key"]: k for k in j["kinds"]}
+seen = 0
+for l in st[i + 2:]:
+    if not l.startswith("  "):
+        break
+    m = re.match(r"  (.+?) +(\d+) +\d+ +\d+  (.*)$", l)
+    assert m and m.group(1) in kinds, l
+    cells = re.findall(r"(-/-/-/-|(?:[\d.]+/){3}[\d.]+ (?:ns|us|ms|s))", m.group(3))
+    assert len(cells) == 2, l
+    for cell, q in zip(cells, ("lifetime_ns", "run_ns")):
+        want = [kinds[m.group(1)][q][x] for x in ("p50", "p90", "p99", "max")]
+        if cell == "-/-/-/-":
+            assert max(want) < 0, (l, want)
+            continue
+        nums, unit = cell.split(" ")
+        v = [float(x) for x in nums.split("/")]
+        dec = max(len(x.split(".")[1]) if "." in x else 0 for x in nums.split("/"))
+        assert 1 <= max(v) < 1000 or max(v) == 0, (l, cell)
+        for a, w in zip(v, want):
+            assert abs(a * U[unit] - w) <= U[unit] / 10 ** dec / 2 + 1e-6, (l, cell, want)
+        seen += 1
+assert seen >= 15, seen
 os_ = [l for l in st if l.startswith("  tid ")]
 assert len(os_) == 2, os_
 busy = [re.search(r"busy +[\d.]+% \((.*?)\)  idle", l).group(1) for l in os_]
