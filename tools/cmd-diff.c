@@ -377,11 +377,11 @@ static void timing_text(const struct weft_diff_timing *T,
 		       "runs' p50 or p95 rejects \"no change\" at family-wise "
 		       "level %g, and the change is at least %gx and %s):\n",
 		       T->runs[0], T->runs[1], th->alpha, th->effect,
-		       fmt_dur((char[32]){0}, 32, th->min_ns_runs));
+		       fmt_time((char[32]){0}, 32, th->min_ns_runs));
 	else
 		printf("timing (shown: p50 or p95 changed by at least %gx and "
 		       "%s):\n",
-		       th->ratio, fmt_dur((char[32]){0}, 32, th->min_ns));
+		       th->ratio, fmt_time((char[32]){0}, 32, th->min_ns));
 	if (!T->nrows)
 		printf("  no difference beyond the threshold (%u group%s "
 		       "compared)\n",
@@ -393,12 +393,12 @@ static void timing_text(const struct weft_diff_timing *T,
 		print_escaped(stdout, r->key, strlen(r->key));
 		printf("  %s: p50 %s -> %s, p95 %s -> %s, max %s -> %s",
 		       weft_diff_metric_name(r->metric),
-		       fmt_dur(a, sizeof a, r->p50[0]),
-		       fmt_dur(b, sizeof b, r->p50[1]),
-		       fmt_dur(c, sizeof c, r->p95[0]),
-		       fmt_dur(d, sizeof d, r->p95[1]),
-		       fmt_dur(e, sizeof e, r->max[0]),
-		       fmt_dur(f, sizeof f, r->max[1]));
+		       fmt_time(a, sizeof a, r->p50[0]),
+		       fmt_time(b, sizeof b, r->p50[1]),
+		       fmt_time(c, sizeof c, r->p95[0]),
+		       fmt_time(d, sizeof d, r->p95[1]),
+		       fmt_time(e, sizeof e, r->max[0]),
+		       fmt_time(f, sizeof f, r->max[1]));
 		if (isinf(r->ratio))
 			printf(" (%s from none)", r->stat ? "p95" : "p50");
 		else

@@ -384,14 +384,14 @@ static int html(struct traces *trp, const char *out, int embed,
 			fprintf(stderr,
 				"weft html: --start %s is past the end of both "
 				"runs (%s long at most)\n",
-				fmt_dur(a, sizeof a, ini->start),
-				fmt_dur(b, sizeof b, len));
+				fmt_time(a, sizeof a, ini->start),
+				fmt_time(b, sizeof b, len));
 		else
 			fprintf(stderr,
 				"weft html: --start %s is past the end of the "
 				"trace (%s long)\n",
-				fmt_dur(a, sizeof a, ini->start),
-				fmt_dur(b, sizeof b, len));
+				fmt_time(a, sizeof a, ini->start),
+				fmt_time(b, sizeof b, len));
 		return 1;
 	}
 	/* (embedded: the runtime has the wasm and the script) */

@@ -170,8 +170,8 @@ static void print_hosts(struct weft_reader *r)
 				       "+-%s\n",
 				       h[i].offset_ns >= 0 ? "+" : "", off,
 				       (unsigned long long)h[i].messages,
-				       fmt_dur(unc, sizeof unc,
-					       h[i].uncertainty_ns));
+				       fmt_time(unc, sizeof unc,
+						h[i].uncertainty_ns));
 			else
 				printf(": %s%s s, by the realtime clocks, "
 				       "within the bound of %llu messages one "

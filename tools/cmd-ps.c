@@ -47,6 +47,7 @@ struct ps {
 	uint32_t proc; /* the process asked for (PID), or NONE: all */
 	struct weft_why_index *ix;
 	int json;
+	struct tcol pcol; /* the pending times' column (every pending) */
 };
 
 static void os_states(struct ps *p)
@@ -207,9 +208,9 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		print_escaped(stdout, b1, strlen(b1));
 		printf(" (0x%llx, %s) for %s", (unsigned long long)p->th[x].id,
 		       weft_model_name(p->m, p->th[x].kind),
-		       fmt_dur(b2, sizeof b2,
-			       why_end(p, w, w->chain[0].t_wait) -
-				       w->chain[0].t_wait));
+		       fmt_time(b2, sizeof b2,
+				why_end(p, w, w->chain[0].t_wait) -
+					w->chain[0].t_wait));
 		if (w->nchain > 2) {
 			uint32_t y = w->chain[w->nchain - 1].thread;
 			printf(", which waits on ... ");
@@ -226,7 +227,7 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		title(p, by, b1, sizeof b1);
 		print_escaped(stdout, b1, strlen(b1));
 		printf(" %s it %s ago; ", weft_arrow_verb(e->kind),
-		       fmt_dur(b2, sizeof b2, why_end(p, w, e->t) - e->t));
+		       fmt_time(b2, sizeof b2, why_end(p, w, e->t) - e->t));
 		if (w->waiter != WEFT_NONE) {
 			title(p, w->waiter, b1, sizeof b1);
 			print_escaped(stdout, b1, strlen(b1));
@@ -242,8 +243,8 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 	else if (w->verdict == WEFT_VERDICT_IN_FLIGHT &&
 		 w->ready != INT64_MIN && w->ready > 0)
 		printf("ready (woken %s ago), not run since",
-		       fmt_dur(b2, sizeof b2,
-			       why_end(p, w, w->ready) - w->ready));
+		       fmt_time(b2, sizeof b2,
+				why_end(p, w, w->ready) - w->ready));
 	else
 		printf("waits on nothing recorded");
 	if (WEFT_VERDICT_IS_FAULT(w->verdict))
@@ -253,7 +254,7 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 static void print_thread(struct ps *p, uint32_t t, int depth,
 			 const uint32_t *runs_on)
 {
-	char b1[256], b2[32], b3[40];
+	char b1[256], b2[40], b3[40];
 	struct weft_why w;
 	if (weft_why_at(p->ix, t, &w))
 		memset(&w, 0, sizeof w);
@@ -291,7 +292,7 @@ static void print_thread(struct ps *p, uint32_t t, int depth,
 	       weft_model_name(p->m, p->th[t].kind)[0]
 		       ? weft_model_name(p->m, p->th[t].kind)
 		       : "-",
-	       fmt_dur(b2, sizeof b2, pending_for(p, t, &w)));
+	       tcol_fmt(&p->pcol, b2, sizeof b2, pending_for(p, t, &w)));
 	title(p, t, b1, sizeof b1);
 	print_escaped(stdout, b1, strlen(b1));
 	if (p->th[t].flags & WEFT_THREAD_SHOULD_RESOLVE)
@@ -379,15 +380,16 @@ static void print_os(const struct ps *p)
 		else if (o->idle_now)
 			printf("idle in %s for %s",
 			       weft_model_name(p->m, p->idle[o->idle].name),
-			       fmt_dur(b2, sizeof b2,
-				       upto(p, o->pend) - p->idle[o->idle].t0));
+			       fmt_time(b2, sizeof b2,
+					upto(p, o->pend) -
+						p->idle[o->idle].t0));
 		else if (o->running != WEFT_NONE) {
 			printf("running ");
 			title(p, o->running, b1, sizeof b1);
 			print_escaped(stdout, b1, strlen(b1));
 			printf(" for %s",
-			       fmt_dur(b2, sizeof b2,
-				       upto(p, o->pend) - p->runs[o->run].t0));
+			       fmt_time(b2, sizeof b2,
+					upto(p, o->pend) - p->runs[o->run].t0));
 		} else
 			printf("between async threads");
 		if (o->phase != WEFT_NONE && p->phase[o->phase].t1 >= o->end)
@@ -395,7 +397,7 @@ static void print_os(const struct ps *p)
 			       weft_model_name(p->m, p->phase[o->phase].name));
 		if (o->end < p->t1 && o->end != INT64_MIN)
 			printf(" (its last event %s before the trace's)",
-			       fmt_dur(b2, sizeof b2, p->t1 - o->end));
+			       fmt_time(b2, sizeof b2, p->t1 - o->end));
 		putchar('\n');
 	}
 }
@@ -490,7 +492,7 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 		if (p->now > p->t1)
 			printf("as of now, %s s (the last event %s ago)",
 			       fmt_ns(b1, sizeof b1, p->now - p->t0),
-			       fmt_dur(b2, sizeof b2, p->now - p->t1));
+			       fmt_time(b2, sizeof b2, p->now - p->t1));
 		else
 			printf("as of %s s (the trace's last event)",
 			       fmt_ns(b1, sizeof b1, p->t1 - p->t0));
@@ -504,6 +506,13 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 		}
 		printf("OS threads:\n");
 		print_os(p);
+		/* one unit for the column: the longest pending's */
+		for (uint32_t k = 0; k < p->npend; k++) {
+			struct weft_why w;
+			if (weft_why_at(p->ix, p->pend[k], &w))
+				memset(&w, 0, sizeof w);
+			tcol_add(&p->pcol, pending_for(p, p->pend[k], &w));
+		}
 		printf("pending async threads (%s):\n", tree ? "by creator, in "
 							       "creation order"
 							     : "longest "

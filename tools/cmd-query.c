@@ -358,7 +358,7 @@ static int sql_error(struct ctx *c, const char *sql, const char *stmt, int rc)
 		char d[32];
 		return error("stopped: the statement ran longer than "
 			     "--timeout %s",
-			     fmt_dur(d, sizeof d, c->timeout));
+			     fmt_time(d, sizeof d, c->timeout));
 	}
 	if (rc == SQLITE_AUTH || sqlite3_extended_errcode(db) == SQLITE_AUTH ||
 	    !strcmp(sqlite3_errmsg(db), "not authorized"))

@@ -84,8 +84,8 @@ static int render_pair(struct traces *tr, const char *out, int svg,
 		fprintf(stderr,
 			"weft render: --start %s is past the end of both runs "
 			"(%s long at most)\n",
-			fmt_dur(a, sizeof a, start),
-			fmt_dur(b, sizeof b, longest));
+			fmt_time(a, sizeof a, start),
+			fmt_time(b, sizeof b, longest));
 		goto out;
 	}
 	char what[600];
@@ -217,8 +217,8 @@ static int render(const struct cmd_usage *u, struct traces *tr, const char *out,
 		fprintf(stderr,
 			"weft render: --start %s is past the end of the trace "
 			"(%s long)\n",
-			fmt_dur(a, sizeof a, start),
-			fmt_dur(b, sizeof b, t1 - t0));
+			fmt_time(a, sizeof a, start),
+			fmt_time(b, sizeof b, t1 - t0));
 		goto fail;
 	}
 	if (!(v = weft_view_new(m, w, h ? h : 600)))

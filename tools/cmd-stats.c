@@ -17,18 +17,46 @@
 #include "weft/model.h"
 #include "weft/stats.h"
 
+/* A duration in the one format (fmt_time), "-" for none. */
 static const char *dur(char *buf, size_t cap, int64_t ns)
 {
 	if (ns < 0)
 		snprintf(buf, cap, "-");
-	else if (ns < 10000)
-		snprintf(buf, cap, "%" PRId64 "ns", ns);
-	else if (ns < 10000000)
-		snprintf(buf, cap, "%.1fus", (double)ns / 1e3);
-	else if (ns < 10000000000)
-		snprintf(buf, cap, "%.1fms", (double)ns / 1e6);
 	else
-		snprintf(buf, cap, "%.2fs", (double)ns / 1e9);
+		fmt_time(buf, cap, ns);
+	return buf;
+}
+
+/* p50/p90/p99/max in one unit, the largest's, written once at the
+ * end (a tcol of four, to at most a tenth of the largest's precision):
+ * "0.088/0.334/2.992/4.184 ms"; "-/-/-/-" for none. */
+static const char *quantiles(char *buf, size_t cap, const int64_t v[4])
+{
+	struct tcol c = {0};
+	int64_t unit, prec;
+	size_t n = 0;
+	for (int k = 0; k < 4; k++)
+		tcol_add(&c, v[k] < 0 ? 0 : v[k]);
+	tcol_unit(&c, &unit, &prec);
+	/* (four or five digits at most for the largest: a cell stays
+	 * short) */
+	int64_t p = 1;
+	for (uint64_t x = c.max; x >= 10000; x /= 10)
+		p *= 10;
+	if (prec < p)
+		prec = p;
+	buf[0] = 0;
+	for (int k = 0; k < 4 && n < cap; k++) {
+		char t[48];
+		if (v[k] < 0)
+			snprintf(t, sizeof t, "-");
+		else {
+			weft_time_fmt_in(v[k], prec, unit, t, sizeof t);
+			if (k < 3) /* (the unit once, at the end) */
+				*strrchr(t, ' ') = 0;
+		}
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? "/" : "", t);
+	}
 	return buf;
 }
 
@@ -66,18 +94,12 @@ static void text_groups(const char *title, const struct weft_stats_group *g,
 	       n > top ? " (most frequent first)" : "", "", "count", "pending",
 	       "failed", "lifetime p50/p90/p99/max", "running p50/p90/p99/max");
 	for (uint32_t i = 0; i < n && i < top; i++) {
-		char key[1024], a[4][24], b[4][24], life[100], ran[100];
+		char key[1024], life[100], ran[100];
 		const char *kt = *g[i].key ? g[i].key : "(none)";
 		size_t kl = weft_utf8_fix(key, sizeof key, kt, strlen(kt));
 		int chars = key_cut(key, &kl);
-		for (int k = 0; k < 4; k++) {
-			dur(a[k], sizeof a[k], g[i].life[k]);
-			dur(b[k], sizeof b[k], g[i].run[k]);
-		}
-		snprintf(life, sizeof life, "%s/%s/%s/%s", a[0], a[1], a[2],
-			 a[3]);
-		snprintf(ran, sizeof ran, "%s/%s/%s/%s", b[0], b[1], b[2],
-			 b[3]);
+		quantiles(life, sizeof life, g[i].life);
+		quantiles(ran, sizeof ran, g[i].run);
 		printf("  ");
 		print_escaped(stdout, key, kl);
 		printf("%*s %7u %7u %6u  %-34s %s\n", 28 - chars, "",
@@ -178,8 +200,8 @@ static int range_summary(const struct weft_model *m, const char *path,
 	int64_t b = to >= 0 && to < end - origin ? origin + to : end;
 	if (from >= 0 && a > end)
 		return error("--from %s is past the end of the trace (%s)",
-			     fmt_dur((char[32]){0}, 32, from),
-			     fmt_dur((char[32]){0}, 32, end - origin));
+			     fmt_time((char[32]){0}, 32, from),
+			     fmt_time((char[32]){0}, 32, end - origin));
 	if (b < a)
 		return error("--to is before --from");
 	struct weft_summary *s;
@@ -483,30 +505,49 @@ int cmd_stats(int argc, char **argv)
 		text_groups("by kind", S->kinds, S->nkinds, top);
 		text_groups("by label", S->labels, S->nlabels, top);
 		printf("\nOS threads:\n");
+		struct tcol cb = {0}, ci = {0};
 		for (uint32_t s = 0; s < nst; s++) {
-			char b1[24], b2[24];
+			tcol_add(&cb, st[s].busy_ns);
+			tcol_add(&ci, st[s].idle_ns);
+		}
+		for (uint32_t s = 0; s < nst; s++) {
+			char b1[40], b2[40];
 			printf("  tid %-8u %-16s busy %5.1f%% (%s)  idle %5.1f%% "
 			       "(%s)\n",
 			       st[s].tid, st[s].name,
 			       100.0 * (double)st[s].busy_ns / span,
-			       dur(b1, sizeof b1, st[s].busy_ns),
+			       tcol_fmt(&cb, b1, sizeof b1, st[s].busy_ns),
 			       100.0 * (double)st[s].idle_ns / span,
-			       dur(b2, sizeof b2, st[s].idle_ns));
+			       tcol_fmt(&ci, b2, sizeof b2, st[s].idle_ns));
 		}
 		printf("\nlongest runs without yielding:\n");
+		struct tcol cl = {0};
+		for (uint32_t i = 0; i < nlong; i++)
+			tcol_add(&cl, S->longest_runs[i].t1 -
+					      S->longest_runs[i].t0);
 		for (uint32_t i = 0; i < nlong; i++) {
 			const struct weft_run *x = &S->longest_runs[i];
-			char title[256], b1[24], b2[40];
+			char title[256], b1[40], b2[40];
 			weft_model_title(m, x->thread, title, sizeof title);
-			printf("  %10s  ", dur(b1, sizeof b1, x->t1 - x->t0));
+			printf("  %10s  ",
+			       tcol_fmt(&cl, b1, sizeof b1, x->t1 - x->t0));
 			print_escaped(stdout, title, strlen(title));
 			printf(" (0x%" PRIx64 ") on tid %u at %s s\n",
 			       th[x->thread].id,
 			       x->stream < nst ? st[x->stream].tid : 0,
 			       fmt_ns(b2, sizeof b2, x->t0 - origin));
 		}
+		struct tcol ct = {0};
 		for (uint32_t i = 0; i < npg; i++) {
 			const struct weft_stats_phase *x = &pg[i];
+			if (!i || x->stream != pg[i - 1].stream) {
+				/* a table a thread: its totals' column */
+				ct = (struct tcol){0};
+				for (uint32_t j = i; j < npg &&
+						     pg[j].stream == x->stream;
+				     j++)
+					tcol_add(&ct, pg[j].total);
+			}
 			if (!i || x->stream != pg[i - 1].stream)
 				printf("\nloop phases, tid %u %s:\n  %-12s %8s "
 				       "%10s %6s  %-36s %s\n",
@@ -517,18 +558,15 @@ int cmd_stats(int argc, char **argv)
 				       "p50/p90/p99/max",
 				       "longest: at, and what ran longest in "
 				       "it");
-			char a[4][24], tot[24], b[100], at[40], rl[24];
-			for (int k = 0; k < 4; k++)
-				dur(a[k], sizeof a[k], x->d[k]);
-			snprintf(b, sizeof b, "%s/%s/%s/%s", a[0], a[1], a[2],
-				 a[3]);
+			char tot[40], b[100], at[40], rl[24];
+			quantiles(b, sizeof b, x->d);
 			const char *name = weft_model_name(m, x->name);
 			printf("  ");
 			print_escaped(stdout, name, strlen(name));
 			printf("%*s %8u %10s %5.1f%%  %-36s %s s",
 			       (int)(12 -
 				     (strlen(name) < 12 ? strlen(name) : 12)),
-			       "", x->count, dur(tot, sizeof tot, x->total),
+			       "", x->count, tcol_fmt(&ct, tot, sizeof tot, x->total),
 			       100.0 * (double)x->total / span, b,
 			       fmt_ns(at, sizeof at, x->longest_t0 - origin));
 			if (x->run != WEFT_NONE) {

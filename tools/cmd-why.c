@@ -214,18 +214,18 @@ static void explain(const struct weft_model *m, uint32_t subject,
 				       "no longer than a woken waiter took in "
 				       "this trace (%s)",
 				       waiter,
-				       fmt_dur(d1, sizeof d1,
-					       w->horizon - e->t),
-				       fmt_dur(d2, sizeof d2, w->longest));
+				       fmt_time(d1, sizeof d1,
+						w->horizon - e->t),
+				       fmt_time(d2, sizeof d2, w->longest));
 		} else {
 			name(m, b);
 			printf(" had been pending for %s when the trace of its "
 			       "OS thread ended, no longer than a finished %s "
 			       "lived in this trace (%s)",
-			       fmt_dur(d1, sizeof d1,
-				       w->horizon - th[b].t_create),
+			       fmt_time(d1, sizeof d1,
+					w->horizon - th[b].t_create),
 			       weft_model_name(m, th[b].kind),
-			       fmt_dur(d2, sizeof d2, w->longest));
+			       fmt_time(d2, sizeof d2, w->longest));
 		}
 		break;
 	case WEFT_VERDICT_UNAWAITED:
@@ -387,9 +387,16 @@ static void json_path(const struct weft_model *m, uint32_t t,
 static void print_segs(const struct weft_model *m, const struct weft_path *p,
 		       uint32_t d, int64_t a, int64_t b, int *lines)
 {
-	char t1[40], d1[32];
+	char t1[40], d1[40];
 	int64_t r0, r1;
 	weft_model_range(m, &r0, &r1);
+	/* the durations of these siblings: a column, one unit */
+	struct tcol col = {0};
+	for (uint32_t i = 0; i < p->nseg; i++) {
+		const struct weft_path_seg *g = &p->seg[i];
+		if (g->depth == d && g->t0 >= a && g->t1 <= b)
+			tcol_add(&col, g->t1 - g->t0);
+	}
 	for (uint32_t i = 0; i < p->nseg; i++) {
 		const struct weft_path_seg *g = &p->seg[i];
 		if (g->depth != d || g->t0 < a || g->t1 > b)
@@ -401,7 +408,7 @@ static void print_segs(const struct weft_model *m, const struct weft_path *p,
 		}
 		printf("%*s%s s  %9s  ", 2 + 3 * (int)d, "",
 		       fmt_ns(t1, sizeof t1, g->t0 - r0),
-		       fmt_dur(d1, sizeof d1, g->t1 - g->t0));
+		       tcol_fmt(&col, d1, sizeof d1, g->t1 - g->t0));
 		if (d) {
 			name(m, g->thread);
 			printf(" ");
@@ -447,8 +454,8 @@ static void print_blame(const struct weft_path_blame *b, uint32_t n,
 		print_escaped(stdout, b[i].key, strlen(b[i].key));
 		printf("  %u thread%s, %s in all, at most %s\n", b[i].threads,
 		       b[i].threads == 1 ? "" : "s",
-		       fmt_dur(d1, sizeof d1, b[i].total),
-		       fmt_dur(d2, sizeof d2, b[i].max));
+		       fmt_time(d1, sizeof d1, b[i].total),
+		       fmt_time(d2, sizeof d2, b[i].max));
 	}
 	if (n > 10)
 		printf("    ... %u more\n", n - 10);
@@ -479,7 +486,7 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 	if (weft_path_index_new(&ix, m))
 		return error("out of memory");
 	struct weft_path p;
-	char t1[40], t2[40], d1[32];
+	char t1[40], t2[40], d1[40];
 	int64_t r0, r1;
 	weft_model_range(m, &r0, &r1);
 	if (!all) {
@@ -515,10 +522,13 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 		else
 			printf(" at the end of the trace (%s s)",
 			       fmt_ns(t2, sizeof t2, p.t1 - r0));
-		printf(": %s\n", fmt_dur(d1, sizeof d1, life));
+		printf(": %s\n", fmt_time(d1, sizeof d1, life));
+		struct tcol col = {0};
+		for (int k = 0; k < WEFT_PATH_STATES; k++)
+			tcol_add(&col, p.total[k]);
 		for (int k = 0; k < WEFT_PATH_STATES; k++) {
 			printf("  %-8s %9s ", weft_path_state_name(k),
-			       fmt_dur(d1, sizeof d1, p.total[k]));
+			       tcol_fmt(&col, d1, sizeof d1, p.total[k]));
 			pct(p.total[k], life);
 			putchar('\n');
 		}
@@ -567,10 +577,13 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 	printf("\"");
 	print_escaped(stdout, query, strlen(query));
 	printf("\": %u thread%s that ended, %s of life on average\n", n,
-	       n == 1 ? "" : "s", fmt_dur(d1, sizeof d1, life / n));
+	       n == 1 ? "" : "s", fmt_time(d1, sizeof d1, life / n));
+	struct tcol col = {0};
+	for (int k = 0; k < WEFT_PATH_STATES; k++)
+		tcol_add(&col, tot[k] / n);
 	for (int k = 0; k < WEFT_PATH_STATES; k++) {
 		printf("  %-8s %9s on average, ", weft_path_state_name(k),
-		       fmt_dur(d1, sizeof d1, tot[k] / n));
+		       tcol_fmt(&col, d1, sizeof d1, tot[k] / n));
 		pct(tot[k], life);
 		putchar('\n');
 	}

@@ -9,6 +9,7 @@
 
 #include "weft-tools.h"
 #include "weft/model.h"
+#include "weft/stats.h"
 
 static void report(const char *prefix, const char *fmt, va_list ap)
 {
@@ -178,18 +179,97 @@ const char *fmt_ns(char *buf, size_t cap, int64_t ns)
 	return buf;
 }
 
-const char *fmt_dur(char *buf, size_t cap, int64_t ns)
+/* The precision that leaves |ns| three significant digits, four from a
+ * second up (a power of ten ns). */
+static int64_t sig_prec(int64_t ns)
 {
-	double a = (double)(ns < 0 ? -ns : ns);
-	const char *sign = ns < 0 ? "-" : "";
-	if (a < 1e3)
-		snprintf(buf, cap, "%s%.0f ns", sign, a);
-	else if (a < 1e6)
-		snprintf(buf, cap, "%s%.3g us", sign, a / 1e3);
-	else if (a < 1e9)
-		snprintf(buf, cap, "%s%.3g ms", sign, a / 1e6);
-	else
-		snprintf(buf, cap, "%s%.4g s", sign, a / 1e9);
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	int digits = 0;
+	for (uint64_t x = a; x; x /= 10)
+		digits++;
+	int64_t p = 1;
+	for (int i = a >= 1000000000u ? 4 : 3; i < digits; i++)
+		p *= 10;
+	return p;
+}
+
+const char *fmt_time(char *buf, size_t cap, int64_t ns)
+{
+	weft_time_fmt(ns, sig_prec(ns), buf, cap);
+	return buf;
+}
+
+void tcol_add(struct tcol *c, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+	if (a > c->max)
+		c->max = a;
+	if (a && (!c->min || a < c->min))
+		c->min = a;
+	if (ns < 0)
+		c->neg = 1;
+}
+
+/* "12.3" of "12.3 ms": the whole part's length and the decimals' (with
+ * the point); returns where the unit begins (at its space). */
+static const char *split_time(const char *s, int *il, int *fl)
+{
+	const char *sp = strrchr(s, ' ');
+	const char *dot = strchr(s, '.');
+	const char *e = dot && dot < sp ? dot : sp;
+	*il = (int)(e - s);
+	*fl = (int)(sp - e);
+	return sp;
+}
+
+void tcol_unit(const struct tcol *c, int64_t *unit_ns, int64_t *prec_ns)
+{
+	/* the column's largest value chooses the unit, as fmt_time would
+	 * for it alone */
+	int64_t max = c->max > INT64_MAX ? INT64_MAX : (int64_t)c->max;
+	int64_t prec = sig_prec(max);
+	uint64_t r =
+		((uint64_t)max / (uint64_t)prec +
+		 ((uint64_t)max % (uint64_t)prec >= (uint64_t)(prec + 1) / 2 &&
+		  prec > 1)) *
+		(uint64_t)prec;
+	int64_t unit = r < 1000u	 ? 1
+		       : r < 1000000u	 ? 1000
+		       : r < 1000000000u ? 1000000
+					 : 1000000000;
+	/* and the precision: the smallest keeps its three digits, down to
+	 * a thousandth of the largest's precision (smaller ones show as 0) */
+	int64_t fine = c->min ? sig_prec(c->min > INT64_MAX ? INT64_MAX
+							    : (int64_t)c->min)
+			      : prec;
+	if (fine < prec / 1000)
+		fine = prec / 1000;
+	prec = fine < prec ? fine : prec;
+	if (prec > unit)
+		prec = unit;
+	*unit_ns = unit;
+	*prec_ns = prec;
+}
+
+const char *tcol_fmt(const struct tcol *c, char *buf, size_t cap, int64_t ns)
+{
+	int64_t unit, prec;
+	tcol_unit(c, &unit, &prec);
+	int64_t max = c->max > INT64_MAX ? INT64_MAX : (int64_t)c->max;
+	int nd = 0; /* decimals */
+	for (int64_t u = unit; u > prec; u /= 10)
+		nd++;
+	int fw = nd ? 1 + nd + (nd - 1) / 3 : 0, iw, il, fl;
+	char t[64];
+	weft_time_fmt_in(max, prec, unit, t, sizeof t);
+	split_time(t, &iw, &fl);
+	iw += c->neg;
+	weft_time_fmt_in(ns, prec, unit, t, sizeof t);
+	const char *u = split_time(t, &il, &fl);
+	/* the digits lined up on the point: a value whose last decimals
+	 * are whole zero groups (left out) is padded after its unit */
+	snprintf(buf, cap, "%*s%.*s%s%*s", iw > il ? iw - il : 0, "", il + fl,
+		 t, u, fw > fl ? fw - fl : 0, "");
 	return buf;
 }
 

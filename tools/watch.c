@@ -777,13 +777,13 @@ static void save(struct watcher *w)
 	struct rec note = {0};
 	char text[900];
 	snprintf(win, sizeof win, "begins %s before it",
-		 fmt_dur(dur[1], sizeof dur[1], o->window_ns));
+		 fmt_time(dur[1], sizeof dur[1], o->window_ns));
 	snprintf(text, sizeof text,
 		 "weft flight: trigger %d '%s' fired at %s since the trace "
 		 "began%s%s; the window %s; kept from before it: the %zu "
 		 "threads upstream",
 		 f->trig + 1, o->trig[f->trig].expr,
-		 fmt_dur(dur[0], sizeof dur[0], f->ns), f->what[0] ? ": " : "",
+		 fmt_time(dur[0], sizeof dur[0], f->ns), f->what[0] ? ": " : "",
 		 f->what, wstart == INT64_MIN ? "is all the ring held" : win,
 		 nthreads);
 	note.text = text;
@@ -1000,7 +1000,7 @@ static void save(struct watcher *w)
 			"weft watch: trigger %d (%s) fired at %s%s%s: '%s' "
 			"(%zu events kept from before the window)\n",
 			f->trig + 1, o->trig[f->trig].expr,
-			fmt_dur(dur[0], sizeof dur[0], f->ns),
+			fmt_time(dur[0], sizeof dur[0], f->ns),
 			f->what[0] ? ", " : "", f->what, final, added);
 	free(f->roots);
 }
@@ -1317,7 +1317,7 @@ static void timers(struct watcher *w, int64_t now)
 				 "longer than %s",
 				 t->id, t->kind ? t->kind : "?",
 				 t->label ? " " : "", t->label ? t->label : "",
-				 fmt_dur(d, sizeof d, tr->ns));
+				 fmt_time(d, sizeof d, tr->ns));
 			fire(w, i, t->created + tr->ns, &t->id, 1, what);
 		}
 		if (again != INT64_MAX)
@@ -1338,7 +1338,7 @@ static void timers(struct watcher *w, int64_t now)
 					 " (%s) longer than %s",
 					 os->running,
 					 t && t->kind ? t->kind : "?",
-					 fmt_dur(d, sizeof d, tr->ns));
+					 fmt_time(d, sizeof d, tr->ns));
 				fire(w, i, os->run_since + tr->ns, &os->running,
 				     1, what);
 			}
@@ -1349,7 +1349,7 @@ static void timers(struct watcher *w, int64_t now)
 				os->fired_it |= 1u << i;
 				snprintf(what, sizeof what,
 					 "OS thread %zu busy longer than %s", s,
-					 fmt_dur(d, sizeof d, tr->ns));
+					 fmt_time(d, sizeof d, tr->ns));
 				fire(w, i, os->busy_since + tr->ns,
 				     &os->running, os->running ? 1 : 0, what);
 			}
@@ -1364,7 +1364,7 @@ static void timers(struct watcher *w, int64_t now)
 					 "OS thread %zu in loop phase %.60s "
 					 "longer than %s",
 					 s, os->phase,
-					 fmt_dur(d, sizeof d, tr->ns));
+					 fmt_time(d, sizeof d, tr->ns));
 				fire(w, i, os->phase_since + tr->ns,
 				     &os->running, os->running ? 1 : 0, what);
 			}
@@ -1458,7 +1458,7 @@ static void lost_wakeups(struct watcher *w, int force)
 				 th[y.waiter].id, b1, th[b].id, b2,
 				 weft_arrow_name(e->kind),
 				 e->t < y.t_wait ? "before" : "after",
-				 fmt_dur(d, sizeof d, o->trig[i].ns));
+				 fmt_time(d, sizeof d, o->trig[i].ns));
 			uint64_t roots[3] = {th[y.waiter].id, th[b].id,
 					     th[y.thread].id};
 			int nr = y.thread != y.waiter && y.thread != b ? 3 : 2;

@@ -186,9 +186,27 @@ const char *weft_import_exe(void);
 /* Formats nanoseconds as "1.234567890" seconds into buf. */
 const char *fmt_ns(char *buf, size_t cap, int64_t ns);
 
-/* Formats a duration for a person: "850 ns", "12.3 us", "4.56 ms",
- * "1.234 s" (three or four significant digits). */
-const char *fmt_dur(char *buf, size_t cap, int64_t ns);
+/* A time or a duration for a person, in the one format of the viewers
+ * and the library (weft_time_fmt): "850 ns", "12.3 us", "4.56 ms",
+ * "1.234 s", "17.09 s": rounded to three significant digits (four from a
+ * second up), the unit chosen after rounding. */
+const char *fmt_time(char *buf, size_t cap, int64_t ns);
+
+/* A column of times in a table: one unit for all its values, the one
+ * fmt_time chooses for its largest (in magnitude); one precision, the
+ * one that leaves its smallest (not 0) three significant digits, but
+ * not finer than a thousandth of the largest's; the digits lined up on
+ * the point: "12.340 ms", " 0.057 ms", " 4 ms    " (every value of a
+ * column has the same width).  Zero it, add every value it will show
+ * (tcol_add), then write them (tcol_fmt). */
+struct tcol {
+	uint64_t max, min; /* |largest|, |smallest| not 0 (0: none) */
+	int neg;
+};
+void tcol_add(struct tcol *c, int64_t ns);
+const char *tcol_fmt(const struct tcol *c, char *buf, size_t cap, int64_t ns);
+/* The column's unit and precision (weft_time_fmt_in's). */
+void tcol_unit(const struct tcol *c, int64_t *unit_ns, int64_t *prec_ns);
 
 /* A long read (a million events or more) says how far it got on stderr
  * when stderr is a terminal (open_trace attaches it); the line is

@@ -340,6 +340,136 @@ PY
 	expect_fail 2 "weft ctf: -o DIR is required" "$W" ctf a.weft
 }
 
+# Times in the text outputs (issue 37 point 4): stats (whole and a
+# range), why (verdicts, --path, --all --path), ps, diff, info and the
+# messages write the viewers' one format ("24.1 ms", never "24.1ms" nor
+# "1e+03 us"); a table's column of times (ps's pending, why --path's
+# states, stats's longest runs and busy/idle) is in one unit, its
+# largest value's, the digits lined up on the point, each value within
+# half the column's precision of the --json's nanoseconds; stats's
+# p50/p90/p99/max cells are in one unit each ("0.088/0.334/2.992/4.184
+# ms").  The
+# server-shaped trace (bench/server-gen: the manual clock, the same trace
+# on every machine) has pending times from 287 ms down to 2.3 us and
+# longest runs from 5.1 ms down to 472 us (one unit each: ms).
+t_times() {
+	local g=$WEFT_BUILD/bench/server-gen
+	[ -x "$g" ] || { echo "no bench/server-gen"; exit 77; }
+	"$g" -n 20000 --size 1048576 -o s.weft >/dev/null || die "server-gen"
+	WEFT_FILE=a.weft "$EX/all-events" >/dev/null || die "all-events"
+	WEFT_FILE=r.weft "$EX/arp" >/dev/null || die "arp"
+	for t in s a r; do
+		"$W" stats $t.weft >stats-$t.txt || die "stats $t"
+		"$W" stats --from 10us --to 20ms $t.weft >range-$t.txt || die "stats range $t"
+		"$W" why --all $t.weft >why-$t.txt
+		"$W" ps $t.weft >ps-$t.txt || die "ps $t"
+		"$W" info $t.weft >info-$t.txt || die "info $t"
+		"$W" diff $t.weft r.weft >diff-$t.txt
+		"$W" stats --from 100s $t.weft 2>>err.txt
+	done
+	"$W" why --path main r.weft >path.txt || die "why --path"
+	"$W" why --all --path main r.weft >pathall.txt || die "why --all --path"
+	"$W" stats --json s.weft >stats.json && "$W" ps --json s.weft >ps.json || die "json"
+	grep -q "^weft: --from 100 s is past the end of the trace (288 ms)$" err.txt || die "no --from message: $(cat err.txt)"
+	# the old style: a unit glued to its number, %g's exponent
+	if grep -nE '[0-9](ns|us|ms|s)\b|[0-9]e\+[0-9]' ./*.txt; then
+		die "a time in the old style (above)"
+	fi
+	grep -qx "trace s.weft: 22777 events over 288 ms, 1996 async threads, 2 OS threads" stats-s.txt &&
+		grep -q "^    5.127 ms  postgres pool (0x3) on tid [0-9]* at 0.276238773 s$" stats-s.txt &&
+		grep -q "^    0.472 ms  postgres pool (0x3) on tid " stats-s.txt &&
+		grep -qx "  0x1          event loop     287.525 ms  server loop (epoll)" ps-s.txt &&
+		grep -qx "  0xa17        http request     0.002 ms  GET /api/items/91713 (should resolve)" ps-s.txt ||
+		die "server-gen's times changed: $(head -1 stats-s.txt; grep -E '^  0x(1|a17) ' ps-s.txt)"
+	python3 - <<'EOF' || exit 1
+import json, re, sys
+U = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+T = re.compile(r"^( *)(-?\d+(?:\.\d+(?: \d+)*)?) (ns|us|ms|s)( *)$")
+def column(what, cells, want=None):
+    # cells: the column's strings, as printed (padding included)
+    got = [T.match(c) for c in cells]
+    assert all(got), (what, [c for c, g in zip(cells, got) if not g])
+    units = {g.group(3) for g in got}
+    assert len(units) == 1, (what, "units mixed", cells)
+    assert len({len(c) for c in cells}) == 1, (what, "widths", cells)
+    # the digits lined up: the whole part ends at one offset
+    ends = {len(g.group(1)) + len(g.group(2).split(".")[0]) for g in got}
+    assert len(ends) == 1, (what, "not lined up", cells)
+    vals = [float(g.group(2).replace(" ", "")) for g in got]
+    assert 1 <= max(vals) < 1000, (what, "not the largest's unit", cells)
+    if want is not None:
+        dec = max(len(g.group(2).split(".")[1].replace(" ", "")) if "." in g.group(2) else 0 for g in got)
+        prec = U[got[0].group(3)] / 10 ** dec
+        for c, v, w in zip(cells, vals, want):
+            assert abs(v * U[got[0].group(3)] - w) <= prec / 2 + 1e-6, (what, c, w, prec)
+    return got[0].group(3)
+E = re.compile(r" *-?\d[\d. ]* (?:ns|us|ms|s)\b")
+def cells_at(lines, start):
+    ends = [E.match(l, start) for l in lines]
+    assert all(ends), ("no time at", start, lines)
+    w = max(m.end() for m in ends) - start
+    return [l[start:start + w] for l in lines]
+st = open("stats-s.txt").read().split("\n")
+i = st.index("longest runs without yielding:")
+rows = []
+for l in st[i + 1:]:
+    if not l.startswith("  "):
+        break
+    rows.append(l)
+j = json.load(open("stats.json"))
+runs = [r["duration_ns"] for r in j["longest_runs"]]
+assert len(rows) == len(runs) >= 3, (rows, runs)
+# runs of ms and of hundreds of us: one column, in ms
+assert max(runs) > 10**6 > min(runs), runs
+assert column("longest runs", cells_at(rows, 2), runs) == "ms"
+# the by-kind table's p50/p90/p99/max: one unit a cell, the largest's
+i = st.index("by kind:")
+kinds = {k["key"]: k for k in j["kinds"]}
+seen = 0
+for l in st[i + 2:]:
+    if not l.startswith("  "):
+        break
+    m = re.match(r"  (.+?) +(\d+) +\d+ +\d+  (.*)$", l)
+    assert m and m.group(1) in kinds, l
+    cells = re.findall(r"(-/-/-/-|(?:[\d.]+/){3}[\d.]+ (?:ns|us|ms|s))", m.group(3))
+    assert len(cells) == 2, l
+    for cell, q in zip(cells, ("lifetime_ns", "run_ns")):
+        want = [kinds[m.group(1)][q][x] for x in ("p50", "p90", "p99", "max")]
+        if cell == "-/-/-/-":
+            assert max(want) < 0, (l, want)
+            continue
+        nums, unit = cell.split(" ")
+        v = [float(x) for x in nums.split("/")]
+        dec = max(len(x.split(".")[1]) if "." in x else 0 for x in nums.split("/"))
+        assert 1 <= max(v) < 1000 or max(v) == 0, (l, cell)
+        for a, w in zip(v, want):
+            assert abs(a * U[unit] - w) <= U[unit] / 10 ** dec / 2 + 1e-6, (l, cell, want)
+        seen += 1
+assert seen >= 15, seen
+os_ = [l for l in st if l.startswith("  tid ")]
+assert len(os_) == 2, os_
+busy = [re.search(r"busy +[\d.]+% \((.*?)\)  idle", l).group(1) for l in os_]
+column("busy", busy, [o["busy_ns"] for o in j["os_threads"]])
+ps = [l for l in open("ps-s.txt").read().split("\n") if l.startswith("  0x")]
+pj = json.load(open("ps.json"))["pending"]
+assert len(ps) == len(pj) == 283, (len(ps), len(pj))
+want = [p["pending_ns"] for p in pj]
+assert max(want) > 10**8 and min(want) < 10**4, want
+assert column("ps pending", cells_at(ps, 30), want) == "ms"
+pa = open("path.txt").read().split("\n")
+states = [l for l in pa if re.match(r"  (running|ready|waiting|other) ", l)]
+assert len(states) == 4, pa
+column("why --path states", cells_at(states, 11))
+segs = [l for l in pa if re.match(r"  \d+\.\d{9} s  ", l)]
+assert len(segs) >= 3, pa
+column("why --path's critical path", cells_at(segs, 17))
+pa = open("pathall.txt").read().split("\n")
+states = [l for l in pa if re.match(r"  (running|ready|waiting|other) ", l)]
+assert len(states) == 4, pa
+column("why --all --path averages", cells_at(states, 11))
+EOF
+}
+
 t_stats() {
 	WEFT_FILE=a.weft "$EX/all-events" 3 >/dev/null
 	"$W" stats --json a.weft >s.json || exit 1
@@ -574,6 +704,7 @@ run env_children t_env_children
 run why t_why
 run chrome_export t_chrome
 run stats t_stats
+run times t_times
 run stats_range t_stats_range
 run hostile_traces t_hostile_traces
 run compact t_compact
