@@ -94,8 +94,11 @@ struct weft_model {
 	uint32_t *text_of_name; /* name id -> its text in str + 1 (labels) */
 	uint32_t ctext_of_name;
 	/* id -> latest incarnation */
-	uint64_t *hkey;
-	uint32_t *hval;
+	struct hent {
+		uint64_t key; /* 0: free */
+		uint32_t val;
+		uint32_t pad;
+	} * h; /* (a key beside its value: one cache line a probe) */
 	uint32_t hcap, hused;
 	/* per-thread run and arrow lists (CSR), built by finalize() */
 	uint32_t *run_off, *run_idx, *arr_off, *arr_idx;
@@ -181,28 +184,25 @@ static int hput(struct weft_model *m, uint64_t id, uint32_t v)
 {
 	if ((m->hused + 1) * 4 > m->hcap * 3) { /* load <= 3/4 */
 		uint32_t oc = m->hcap, nc = oc ? oc * 2 : 1024;
-		uint64_t *ok = m->hkey;
-		uint32_t *ov = m->hval;
-		m->hkey = calloc(nc, sizeof *m->hkey);
-		m->hval = malloc(nc * sizeof *m->hval);
-		if (!m->hkey || !m->hval)
+		struct hent *oh = m->h, *nh = calloc(nc, sizeof *nh);
+		if (!nh)
 			return 0;
+		m->h = nh;
 		m->hcap = nc;
 		m->hused = 0;
 		for (uint32_t i = 0; i < oc; i++)
-			if (ok[i])
-				hput(m, ok[i], ov[i]);
-		free(ok);
-		free(ov);
+			if (oh[i].key)
+				hput(m, oh[i].key, oh[i].val);
+		free(oh);
 	}
 	uint32_t i = hslot(m, id);
-	while (m->hkey[i] && m->hkey[i] != id)
+	while (m->h[i].key && m->h[i].key != id)
 		i = (i + 1) & (m->hcap - 1);
-	if (!m->hkey[i]) {
-		m->hkey[i] = id;
+	if (!m->h[i].key) {
+		m->h[i].key = id;
 		m->hused++;
 	}
-	m->hval[i] = v;
+	m->h[i].val = v;
 	return 1;
 }
 
@@ -230,9 +230,9 @@ uint32_t weft_model_find(const struct weft_model *m, uint64_t id)
 	if (!id || !m->hcap)
 		return WEFT_NONE;
 	uint32_t i = hslot(m, id);
-	while (m->hkey[i]) {
-		if (m->hkey[i] == id)
-			return m->hval[i];
+	while (m->h[i].key) {
+		if (m->h[i].key == id)
+			return m->h[i].val;
 		i = (i + 1) & (m->hcap - 1);
 	}
 	return WEFT_NONE;
@@ -349,6 +349,8 @@ static void end_thread(struct weft_model *m, uint32_t i, int how, int64_t t)
 /* Makes room in a table indexed by name id (zero-filled) for `name`. */
 static int by_name_room(uint32_t **a, uint32_t *cap, uint32_t name)
 {
+	if (name < *cap)
+		return 1;
 	uint32_t was = *cap;
 	if (weft__grow32(a, cap, (size_t)name + 1, sizeof **a, 64))
 		return 0;
@@ -1237,8 +1239,7 @@ void weft_model_free(struct weft_model *m)
 	free(m->st);
 	free(m->str);
 	free(m->text_of_name);
-	free(m->hkey);
-	free(m->hval);
+	free(m->h);
 	free(m->run_off);
 	free(m->run_idx);
 	free(m->arr_off);
