@@ -6,7 +6,8 @@
 # creator tree, --limit, --json; three processes of a run; memcached (a
 # real libevent program) with a client stalled half-way through a
 # command: its connection's read pending, its loops idle in poll; bad
-# operands; threads ended before the end not listed; a read answered
+# operands; threads ended before the end not listed; async threads run
+# on two OS threads; a read answered
 # by another process not listed, one waiting on another process listed.
 # TAP output.
 set -u
@@ -297,6 +298,82 @@ assert r[0]['blocker']['kind']=='uv_timer_t' and r[0]['verdict']=='never resolve
 }
 
 
+# Async threads that run on two OS threads (ps reads a brief model that
+# keeps of the runs each OS thread's latest ending and each async
+# thread's latest started, docs/flight.md): a: the loop's OS thread ends
+# running a request the worker ran later (the OS thread shows that
+# request, not an earlier run); b: a request made and run on the worker
+# (whose trace ends first) runs last on the loop's OS thread, and another
+# waits on it: that wait lasts to the loop's last event, the trace's.
+t_two_os_threads() {
+	cat >two.c <<'EOF'
+#include <weft/weft.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+static int handed;
+static void *worker(void *arg)
+{
+	(void)arg;
+	usleep(2000);
+	if (handed) {
+		weft_create(40, "request");
+		weft_label(40, "GET /handed");
+		weft_run(40);
+		usleep(2000);
+	} else
+		weft_run(30);
+	usleep(2000);
+	weft_run(31);
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	handed = argc > 1 && !strcmp(argv[1], "b");
+	weft_run(1);
+	weft_label(1, "loop");
+	weft_create(30, "request");
+	weft_label(30, "GET /moved");
+	weft_create(31, "request");
+	weft_label(31, "GET /worker");
+	if (handed) {
+		weft_create(41, "request");
+		weft_label(41, "GET /waits");
+	} else
+		weft_run(30);
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	if (handed) {
+		usleep(3000);
+		weft_run(40);
+		usleep(1000);
+		weft_run(41);
+		weft_try_read(40);
+		weft_run(1);
+	}
+	return 0;
+}
+EOF
+	# shellcheck disable=SC2086
+	cc -DWEFT_ENABLE -I"$WEFT_SRC/include" two.c -L"$WEFT_BUILD" -lweft \
+		-Wl,-rpath,"$WEFT_BUILD" -pthread -o two ${WEFT_TEST_CFLAGS:-} || die "cc two.c"
+	"$W" record -o A -- ./two a >/dev/null 2>rec.txt || die "record a: $(cat rec.txt)"
+	"$W" ps --json A >a.json || die "ps a"
+	j a.json "pid=d['processes'][0]['pid']
+os={('loop' if o['tid']==pid else 'worker'):o for o in d['os_threads']}
+assert len(os)==2 and os['loop']['running']['title']=='GET /moved' and os['worker']['running']['title']=='GET /worker', d['os_threads']"
+	"$W" record -o B -- ./two b >/dev/null 2>rec.txt || die "record b: $(cat rec.txt)"
+	"$W" ps --json B >b.json || die "ps b"
+	j b.json "p={x['title']:x for x in d['pending']}
+assert sorted(p)==['GET /handed','GET /moved','GET /waits','GET /worker','loop'], sorted(p)
+w=p['GET /waits']
+assert w['waits_on']['title']=='GET /handed' and w['verdict']=='never resolved', w
+assert w['pending_ns']==d['last_event_ns']-w['created_ns'], (w, d['last_event_ns'])
+assert w['waiting_ns'] > 0 and w['created_ns'] + w['pending_ns'] - w['waiting_ns'] > p['GET /handed']['created_ns'], w"
+}
+
+
 t_bad() {
 	"$W" ps 2>/dev/null; [ $? = 2 ] || die "no operand: exit not 2"
 	"$W" ps 99999999999 2>err.txt; [ $? = 2 ] || die "a pid out of range: exit not 2"
@@ -320,5 +397,6 @@ run "memcached with a stalled client: the read pending, the loops idle in poll" 
 run "a server-shaped trace: the output exactly as it was" t_server_exact
 run "threads that ended before the end are not listed" t_finished_not_listed
 run "across processes: a read answered by another process not listed, one waiting on it listed" t_cross_process
+run "async threads that run on two OS threads: the OS thread's last run, a wait to the last run's OS thread's end" t_two_os_threads
 run "bad operands" t_bad
 tap_done
