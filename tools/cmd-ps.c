@@ -629,11 +629,23 @@ int cmd_ps(int argc, char **argv)
 	const char *path = traces_name(&tr);
 	char name[4300];
 	snprintf(name, sizeof name, "%s", path);
-	struct weft_reader *r;
-	struct weft_model *m = traces_model(&tr, &r);
+	/* a brief model: the present only (what ps shows), in one pass */
+	struct weft_reader *r = traces_open(&tr, 0);
 	traces_release(&tr);
-	if (!m)
+	if (!r)
 		return 1;
+	struct weft_model *m = NULL;
+	long lrc = weft_model_new(&m, r);
+	if (!lrc)
+		lrc = weft_model_set_brief(m);
+	if (!lrc)
+		lrc = weft_model_step(m, 0);
+	if (lrc < 0) {
+		weft_model_free(m);
+		weft_reader_close(r);
+		return error("cannot model %s: %s", name,
+			     weft_strerror((int)lrc));
+	}
 	struct ps p = {.m = m, .r = r, .json = json, .proc = WEFT_NONE};
 	p.th = weft_model_threads(m, &p.nth);
 	weft_model_streams(m, &p.nos);

@@ -283,6 +283,18 @@ struct weft_model_sink {
 };
 WEFT_API int weft_model_set_sink(struct weft_model *m,
 				 const struct weft_model_sink *sink);
+/*
+ * A brief model (weft ps; docs/flight.md): the present of a trace, read
+ * once.  It keeps what a whole model keeps of async threads, arrows,
+ * labels, losses and processes, but of the runs only each OS thread's
+ * latest ending and each async thread's latest started, of the idle
+ * periods and loop phases only each OS thread's latest ending, and no
+ * spans nor pauses; weft_why_at() on it answers as on a whole model, and
+ * weft_model_streams()'s busy and idle totals are a whole model's.  Set
+ * it on a new model before its first step (not with a sink); a later
+ * update returns -EINVAL.
+ */
+WEFT_API int weft_model_set_brief(struct weft_model *m);
 /* Counter i's last value (a lean model keeps no samples). */
 WEFT_API int64_t weft_model_counter_last(const struct weft_model *m,
 					 uint32_t i);

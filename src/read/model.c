@@ -94,8 +94,11 @@ struct weft_model {
 	uint32_t *text_of_name; /* name id -> its text in str + 1 (labels) */
 	uint32_t ctext_of_name;
 	/* id -> latest incarnation */
-	uint64_t *hkey;
-	uint32_t *hval;
+	struct hent {
+		uint64_t key; /* 0: free */
+		uint32_t val;
+		uint32_t pad;
+	} * h; /* (a key beside its value: one cache line a probe) */
 	uint32_t hcap, hused;
 	/* per-thread run and arrow lists (CSR), built by finalize() */
 	uint32_t *run_off, *run_idx, *arr_off, *arr_idx;
@@ -105,6 +108,22 @@ struct weft_model {
 	/* a lean model (weft_model_set_sink): what ends goes to the sink */
 	int lean;
 	struct weft_model_sink sink;
+	/* a brief model (weft_model_set_brief): of the runs, each OS
+	 * thread's latest ending and each async thread's latest started
+	 * (entries in brun, referenced by the slots brun_st and brun_th:
+	 * index + 1, 0 none; a free entry's r.thread links the free list);
+	 * of the idle periods and loop phases, each OS thread's latest
+	 * ending (biv_st: index + 1); no spans nor pauses */
+	int brief;
+	struct brun {
+		struct weft_run r;
+		uint64_t seq; /* the order it ended in */
+		uint32_t ref; /* slots that hold it */
+	} * brun;
+	uint32_t nbrun, cbrun, bfree;
+	uint64_t bseq;
+	uint32_t *brun_st, cbrun_st, *brun_th, cbrun_th;
+	uint32_t *biv_st[2], cbiv_st[2]; /* idle, phase */
 	uint32_t cur_stream; /* the OS thread of the event being applied */
 };
 
@@ -165,28 +184,25 @@ static int hput(struct weft_model *m, uint64_t id, uint32_t v)
 {
 	if ((m->hused + 1) * 4 > m->hcap * 3) { /* load <= 3/4 */
 		uint32_t oc = m->hcap, nc = oc ? oc * 2 : 1024;
-		uint64_t *ok = m->hkey;
-		uint32_t *ov = m->hval;
-		m->hkey = calloc(nc, sizeof *m->hkey);
-		m->hval = malloc(nc * sizeof *m->hval);
-		if (!m->hkey || !m->hval)
+		struct hent *oh = m->h, *nh = calloc(nc, sizeof *nh);
+		if (!nh)
 			return 0;
+		m->h = nh;
 		m->hcap = nc;
 		m->hused = 0;
 		for (uint32_t i = 0; i < oc; i++)
-			if (ok[i])
-				hput(m, ok[i], ov[i]);
-		free(ok);
-		free(ov);
+			if (oh[i].key)
+				hput(m, oh[i].key, oh[i].val);
+		free(oh);
 	}
 	uint32_t i = hslot(m, id);
-	while (m->hkey[i] && m->hkey[i] != id)
+	while (m->h[i].key && m->h[i].key != id)
 		i = (i + 1) & (m->hcap - 1);
-	if (!m->hkey[i]) {
-		m->hkey[i] = id;
+	if (!m->h[i].key) {
+		m->h[i].key = id;
 		m->hused++;
 	}
-	m->hval[i] = v;
+	m->h[i].val = v;
 	return 1;
 }
 
@@ -214,9 +230,9 @@ uint32_t weft_model_find(const struct weft_model *m, uint64_t id)
 	if (!id || !m->hcap)
 		return WEFT_NONE;
 	uint32_t i = hslot(m, id);
-	while (m->hkey[i]) {
-		if (m->hkey[i] == id)
-			return m->hval[i];
+	while (m->h[i].key) {
+		if (m->h[i].key == id)
+			return m->h[i].val;
 		i = (i + 1) & (m->hcap - 1);
 	}
 	return WEFT_NONE;
@@ -330,11 +346,110 @@ static void end_thread(struct weft_model *m, uint32_t i, int how, int64_t t)
 	th->t_end = t;
 }
 
+/* Makes room in a table indexed by name id (zero-filled) for `name`. */
+static int by_name_room(uint32_t **a, uint32_t *cap, uint32_t name)
+{
+	if (name < *cap)
+		return 1;
+	uint32_t was = *cap;
+	if (weft__grow32(a, cap, (size_t)name + 1, sizeof **a, 64))
+		return 0;
+	memset(*a + was, 0, (size_t)(*cap - was) * sizeof **a);
+	return 1;
+}
+
+static void brief_unref(struct weft_model *m, uint32_t e)
+{
+	if (--m->brun[e].ref == 0) {
+		m->brun[e].r.thread = m->bfree;
+		m->bfree = e;
+	}
+}
+
+/* A brief model keeps run x if it is its OS thread's latest ending (the
+ * last, in the order of start and then of ending, of those ending
+ * latest) or its async thread's latest started (the last in that order):
+ * what weft ps and weft_why_at read of the runs. */
+static void brief_run(struct weft_model *m, const struct weft_run *x)
+{
+	uint64_t seq = m->bseq++;
+	if (!by_name_room(&m->brun_st, &m->cbrun_st, x->stream) ||
+	    !by_name_room(&m->brun_th, &m->cbrun_th, x->thread))
+		return;
+	uint32_t s = m->brun_st[x->stream], t = m->brun_th[x->thread];
+	int win_s =
+		!s || x->t1 > m->brun[s - 1].r.t1 ||
+		(x->t1 == m->brun[s - 1].r.t1 && x->t0 >= m->brun[s - 1].r.t0);
+	int win_t = !t || x->t0 >= m->brun[t - 1].r.t0;
+	if (!win_s && !win_t)
+		return;
+	uint32_t e;
+	if (m->bfree != WEFT_NONE) {
+		e = m->bfree;
+		m->bfree = m->brun[e].r.thread;
+	} else if (GROW(m->brun, m->nbrun, m->cbrun))
+		e = m->nbrun++;
+	else
+		return;
+	m->brun[e] = (struct brun){*x, seq, 0};
+	if (win_s) {
+		if (s)
+			brief_unref(m, s - 1);
+		m->brun_st[x->stream] = e + 1;
+		m->brun[e].ref++;
+	}
+	if (win_t) {
+		if (t)
+			brief_unref(m, t - 1);
+		m->brun_th[x->thread] = e + 1;
+		m->brun[e].ref++;
+	}
+}
+
+static int cmp_brun(const void *a, const void *b)
+{
+	const struct brun *x = a, *y = b;
+	if (x->r.t0 != y->r.t0)
+		return x->r.t0 < y->r.t0 ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The runs a brief model keeps, in the whole model's order (by start,
+ * then in the order they ended). */
+static int brief_runs(struct weft_model *m)
+{
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < m->nbrun; i++)
+		if (m->brun[i].ref)
+			m->brun[w++] = m->brun[i];
+	m->nbrun = w;
+	m->bfree = WEFT_NONE;
+	if (w > 1)
+		qsort(m->brun, w, sizeof *m->brun, cmp_brun);
+	free(m->run);
+	m->run = malloc((w ? w : 1) * sizeof *m->run);
+	if (!m->run) {
+		m->nrun = m->crun = 0;
+		return 0;
+	}
+	for (uint32_t i = 0; i < w; i++)
+		m->run[i] = m->brun[i].r;
+	m->nrun = m->crun = w;
+	return 1;
+}
+
 static void add_run(struct weft_model *m, uint32_t thread, uint32_t stream,
 		    int64_t t0, int64_t t1)
 {
 	if (thread == WEFT_NONE)
 		return;
+	if (m->brief) {
+		struct weft_run x = {t0, t1, thread, stream};
+		struct weft_model_stream *ps = &m->pst[stream];
+		ps->busy_ns = sat_add(ps->busy_ns, sat_sub(t1, t0));
+		brief_run(m, &x);
+		return;
+	}
 	if (m->lean) {
 		struct weft_run x = {t0, t1, thread, stream};
 		int64_t *b = &m->pst[stream].busy_ns;
@@ -367,9 +482,30 @@ static uint32_t add_iv(struct weft_model *m, int which, int64_t t0, int64_t t1,
 		}
 		return WEFT_NONE;
 	}
-	if (!GROW(m->iv[which], m->niv[which], m->civ[which]))
+	uint32_t *slot = NULL;
+	if (m->brief) {
+		struct weft_model_stream *ps = &m->pst[stream];
+		if (which == IV_IDLE)
+			ps->idle_ns = sat_add(ps->idle_ns, sat_sub(t1, t0));
+		if (which != IV_IDLE && which != IV_PHASE)
+			return WEFT_NONE;
+		int k = which == IV_PHASE;
+		if (!by_name_room(&m->biv_st[k], &m->cbiv_st[k], stream))
+			return WEFT_NONE;
+		slot = &m->biv_st[k][stream];
+		/* (its OS thread's latest ending: the last of those) */
+		if (*slot && t1 < m->iv[which][*slot - 1].t1)
+			return WEFT_NONE;
+	}
+	uint32_t i;
+	if (slot && *slot)
+		i = *slot - 1;
+	else if (GROW(m->iv[which], m->niv[which], m->civ[which]))
+		i = m->niv[which]++;
+	else
 		return WEFT_NONE;
-	uint32_t i = m->niv[which]++;
+	if (slot)
+		*slot = i + 1;
 	struct weft_interval *v = &m->iv[which][i];
 	v->t0 = t0;
 	v->t1 = t1;
@@ -378,16 +514,6 @@ static uint32_t add_iv(struct weft_model *m, int which, int64_t t0, int64_t t1,
 	v->thread = thread;
 	v->depth = depth;
 	return i;
-}
-
-/* Makes room in a table indexed by name id (zero-filled) for `name`. */
-static int by_name_room(uint32_t **a, uint32_t *cap, uint32_t name)
-{
-	uint32_t was = *cap;
-	if (weft__grow32(a, cap, (size_t)name + 1, sizeof **a, 64))
-		return 0;
-	memset(*a + was, 0, (size_t)(*cap - was) * sizeof **a);
-	return 1;
 }
 
 /* A counter's sample, in the series of its name and process: two
@@ -733,14 +859,14 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 		       ev->type == WEFT_EV_COUNTER_ADD);
 		break;
 	case WEFT_EV_SPAN_BEGIN:
-		if (m->lean)
+		if (m->lean || m->brief)
 			break;
 		x = add_iv(m, IV_SPAN, t, t, s, ev->name, actor, ms->nspans);
 		if (x != WEFT_NONE && GROW(ms->spans, ms->nspans, ms->cspans))
 			ms->spans[ms->nspans++] = x;
 		break;
 	case WEFT_EV_SPAN_END:
-		if (m->lean)
+		if (m->lean || m->brief)
 			break;
 		/* The innermost open span of that name; an end with no
 		 * begin (lost, or a mistake) closes nothing. */
@@ -940,16 +1066,18 @@ static int finalize(struct weft_model *m, int shrink)
 			SHRINK(m->ser[i].s, m->ser[i].n, m->ser[i].cap);
 	}
 	/* Runs are added when they end: sort by start for readers. */
-	if (m->nrun > 1)
+	if (m->brief && !brief_runs(m))
+		return -ENOMEM;
+	if (m->nrun > 1 && !m->brief)
 		qsort(m->run, m->nrun, sizeof *m->run, cmp_run);
-	for (uint32_t s = 0; s < m->nst && !m->lean; s++)
+	for (uint32_t s = 0; s < m->nst && !m->lean && !m->brief; s++)
 		m->pst[s].busy_ns = m->pst[s].idle_ns = 0;
-	for (uint32_t i = 0; i < m->nrun; i++)
+	for (uint32_t i = 0; i < m->nrun && !m->brief; i++)
 		if (m->run[i].stream < m->nst) {
 			int64_t *b = &m->pst[m->run[i].stream].busy_ns;
 			*b = sat_add(*b, sat_sub(m->run[i].t1, m->run[i].t0));
 		}
-	for (uint32_t i = 0; i < m->niv[IV_IDLE]; i++) {
+	for (uint32_t i = 0; i < m->niv[IV_IDLE] && !m->brief; i++) {
 		const struct weft_interval *v = &m->iv[IV_IDLE][i];
 		if (v->stream < m->nst) {
 			int64_t *d = &m->pst[v->stream].idle_ns;
@@ -989,8 +1117,8 @@ long weft_model_step(struct weft_model *m, long max)
 	struct weft_event ev;
 	long n = 0;
 	int rc = 0;
-	if (m->lean && m->finalized)
-		return -EINVAL; /* (what ended went to the sink) */
+	if ((m->lean || m->brief) && m->finalized)
+		return -EINVAL; /* (what ended went to the sink, or away) */
 	/* Runs were sorted by start in finalize(); the open ones were the
 	 * provisional tail before sorting, so re-derive them from state. */
 	if (m->finalized) {
@@ -1054,10 +1182,19 @@ int weft_model_load(struct weft_model **out, struct weft_reader *r)
 	return 0;
 }
 
+int weft_model_set_brief(struct weft_model *m)
+{
+	if (m->have_t || m->finalized || m->lean)
+		return -EINVAL;
+	m->brief = 1;
+	m->bfree = WEFT_NONE;
+	return 0;
+}
+
 int weft_model_set_sink(struct weft_model *m,
 			const struct weft_model_sink *sink)
 {
-	if (m->have_t || m->finalized)
+	if (m->have_t || m->finalized || m->brief)
 		return -EINVAL;
 	m->lean = 1;
 	m->sink = *sink;
@@ -1077,6 +1214,11 @@ void weft_model_free(struct weft_model *m)
 		return;
 	free(m->th);
 	free(m->run);
+	free(m->brun);
+	free(m->brun_st);
+	free(m->brun_th);
+	free(m->biv_st[0]);
+	free(m->biv_st[1]);
 	free(m->arr);
 	free(m->msent);
 	free(m->lab);
@@ -1097,8 +1239,7 @@ void weft_model_free(struct weft_model *m)
 	free(m->st);
 	free(m->str);
 	free(m->text_of_name);
-	free(m->hkey);
-	free(m->hval);
+	free(m->h);
 	free(m->run_off);
 	free(m->run_idx);
 	free(m->arr_off);

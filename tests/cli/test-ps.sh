@@ -6,7 +6,10 @@
 # creator tree, --limit, --json; three processes of a run; memcached (a
 # real libevent program) with a client stalled half-way through a
 # command: its connection's read pending, its loops idle in poll; bad
-# operands.  TAP output.
+# operands; threads ended before the end not listed; async threads run
+# on two OS threads; a read answered
+# by another process not listed, one waiting on another process listed.
+# TAP output.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
 W=$WEFT_BIN
@@ -219,6 +222,158 @@ assert not neg, neg
 assert len(d['pending'])==719 and d['created']==7047, (len(d['pending']), d['created'])"
 }
 
+# Threads that ended before the trace's end are not listed: one resolved,
+# one failed, one cancelled (three ways to end), around three that stay
+# pending (one that ran before, one waiting on one that never ran); the
+# loop's thread ran last, after all three ended.
+t_finished_not_listed() {
+	cat >fin.c <<'EOF'
+#include <weft/weft.h>
+int main(void)
+{
+	weft_run(1);
+	weft_label(1, "loop");
+	weft_create(20, "request");
+	weft_label(20, "GET /done");
+	weft_create(21, "request");
+	weft_label(21, "GET /failed");
+	weft_create(22, "request");
+	weft_label(22, "GET /cancelled");
+	weft_create(23, "request");
+	weft_label(23, "GET /ran");
+	weft_create(24, "request");
+	weft_label(24, "GET /waits");
+	weft_create(25, "reply");
+	weft_run(23);
+	weft_run(20);
+	weft_run(24);
+	weft_try_read(25);
+	weft_run(1);
+	weft_resolve(20);
+	weft_fail(21, "boom");
+	weft_cancel(22);
+	weft_run(1);
+	return 0;
+}
+EOF
+	# shellcheck disable=SC2086
+	cc -DWEFT_ENABLE -I"$WEFT_SRC/include" fin.c -L"$WEFT_BUILD" -lweft \
+		-Wl,-rpath,"$WEFT_BUILD" -o fin ${WEFT_TEST_CFLAGS:-} || die "cc fin.c"
+	WEFT_FILE=fin.weft ./fin || die "fin"
+	"$W" ps fin.weft >fin.txt 2>&1 || die "ps: $(cat fin.txt)"
+	grep -q ", 4 of 7 async threads pending$" fin.txt || die "$(cat fin.txt)"
+	! grep -Eq "GET /(done|failed|cancelled)" fin.txt || die "an ended thread listed: $(cat fin.txt)"
+	grep -Eq "^  [0-9]+ +fin +running loop for " fin.txt || die "the loop's last run: $(cat fin.txt)"
+	"$W" ps --json fin.weft >fin.json || die "--json"
+	j fin.json "assert [x['title'] for x in d['pending']]==['loop','GET /ran','GET /waits','reply 0x19'], d['pending']
+p={x['title']:x for x in d['pending']}
+assert p['GET /waits']['waits_on']['title']=='reply 0x19' and p['GET /ran']['waits_on'] is None, d['pending']
+assert d['created']==7 and d['os_threads'][0]['running']['title']=='loop', d"
+}
+
+# Across processes (uv-echo-split: a client process whose requests a
+# server process answers): answered, the client's reads resolved by the
+# server's replies are not listed, only the loop still running; hung (the
+# server arms an hour's timer instead of replying), the client's read is
+# listed in its process, waiting on the server's read in the other one
+# (which itself ended: not listed), down to the timer.
+t_cross_process() {
+	[ -x "$EX/uv-echo-split" ] || { echo "no uv-echo-split (built without libuv)"; exit 77; }
+	"$W" record -o ok -- "$EX/uv-echo-split" >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	"$W" ps --json ok >ok.json || die "ps ok"
+	j ok.json "assert len(d['processes'])==2, d['processes']
+assert [x['kind'] for x in d['pending']]==['uv_loop_t'], [(x['kind'], x['title']) for x in d['pending']]
+assert d['created'] > 10, d['created']"
+	"$W" record -o hg -- "$EX/uv-echo-split" hang >/dev/null 2>rec.txt; [ $? = 1 ] || die "record hang: $(cat rec.txt)"
+	"$W" ps --json hg >hg.json || die "ps hg"
+	j hg.json "pr={x['pid']:x['state'] for x in d['processes']}
+killed=[k for k,v in pr.items() if v.startswith('killed')]
+assert len(pr)==2 and len(killed)==1, pr
+r=[x for x in d['pending'] if x['kind']=='uv_stream_t read']
+assert len(r)==1 and r[0]['pid']==killed[0], d['pending']
+w=r[0]['waits_on']
+assert w['kind']=='uv_stream_t read' and w['end']=='resolved' and w['id']>>48 != r[0]['id']>>48, r[0]
+assert w['id'] not in [x['id'] for x in d['pending']], w
+assert r[0]['blocker']['kind']=='uv_timer_t' and r[0]['verdict']=='never resolved', r[0]"
+}
+
+
+# Async threads that run on two OS threads (ps reads a brief model that
+# keeps of the runs each OS thread's latest ending and each async
+# thread's latest started, docs/flight.md): a: the loop's OS thread ends
+# running a request the worker ran later (the OS thread shows that
+# request, not an earlier run); b: a request made and run on the worker
+# (whose trace ends first) runs last on the loop's OS thread, and another
+# waits on it: that wait lasts to the loop's last event, the trace's.
+t_two_os_threads() {
+	cat >two.c <<'EOF'
+#include <weft/weft.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+static int handed;
+static void *worker(void *arg)
+{
+	(void)arg;
+	usleep(2000);
+	if (handed) {
+		weft_create(40, "request");
+		weft_label(40, "GET /handed");
+		weft_run(40);
+		usleep(2000);
+	} else
+		weft_run(30);
+	usleep(2000);
+	weft_run(31);
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	handed = argc > 1 && !strcmp(argv[1], "b");
+	weft_run(1);
+	weft_label(1, "loop");
+	weft_create(30, "request");
+	weft_label(30, "GET /moved");
+	weft_create(31, "request");
+	weft_label(31, "GET /worker");
+	if (handed) {
+		weft_create(41, "request");
+		weft_label(41, "GET /waits");
+	} else
+		weft_run(30);
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	if (handed) {
+		usleep(3000);
+		weft_run(40);
+		usleep(1000);
+		weft_run(41);
+		weft_try_read(40);
+		weft_run(1);
+	}
+	return 0;
+}
+EOF
+	# shellcheck disable=SC2086
+	cc -DWEFT_ENABLE -I"$WEFT_SRC/include" two.c -L"$WEFT_BUILD" -lweft \
+		-Wl,-rpath,"$WEFT_BUILD" -pthread -o two ${WEFT_TEST_CFLAGS:-} || die "cc two.c"
+	"$W" record -o A -- ./two a >/dev/null 2>rec.txt || die "record a: $(cat rec.txt)"
+	"$W" ps --json A >a.json || die "ps a"
+	j a.json "pid=d['processes'][0]['pid']
+os={('loop' if o['tid']==pid else 'worker'):o for o in d['os_threads']}
+assert len(os)==2 and os['loop']['running']['title']=='GET /moved' and os['worker']['running']['title']=='GET /worker', d['os_threads']"
+	"$W" record -o B -- ./two b >/dev/null 2>rec.txt || die "record b: $(cat rec.txt)"
+	"$W" ps --json B >b.json || die "ps b"
+	j b.json "p={x['title']:x for x in d['pending']}
+assert sorted(p)==['GET /handed','GET /moved','GET /waits','GET /worker','loop'], sorted(p)
+w=p['GET /waits']
+assert w['waits_on']['title']=='GET /handed' and w['verdict']=='never resolved', w
+assert w['pending_ns']==d['last_event_ns']-w['created_ns'], (w, d['last_event_ns'])
+assert w['waiting_ns'] > 0 and w['created_ns'] + w['pending_ns'] - w['waiting_ns'] > p['GET /handed']['created_ns'], w"
+}
+
+
 t_bad() {
 	"$W" ps 2>/dev/null; [ $? = 2 ] || die "no operand: exit not 2"
 	"$W" ps 99999999999 2>err.txt; [ $? = 2 ] || die "a pid out of range: exit not 2"
@@ -240,5 +395,8 @@ run "a live process by PID (not stopped), then killed" t_live_then_killed
 run "a run of three processes" t_run_of_three
 run "memcached with a stalled client: the read pending, the loops idle in poll" t_memcached_stalled
 run "a server-shaped trace: the output exactly as it was" t_server_exact
+run "threads that ended before the end are not listed" t_finished_not_listed
+run "across processes: a read answered by another process not listed, one waiting on it listed" t_cross_process
+run "async threads that run on two OS threads: the OS thread's last run, a wait to the last run's OS thread's end" t_two_os_threads
 run "bad operands" t_bad
 tap_done

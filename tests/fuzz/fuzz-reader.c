@@ -116,6 +116,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		weft_model_free(m);
 	}
 	weft_reader_close(r);
+	/* `weft ps`: a brief model, and weft why's index over it */
+	if (weft_reader_open_mem(&r, data, size, 0, &d))
+		return 0;
+	if (weft_model_new(&m, r) == 0) {
+		struct weft_why_index *ix;
+		if (weft_model_set_brief(m) == 0 && weft_model_update(m) >= 0 &&
+		    weft_why_index_new(&ix, m) == 0) {
+			uint32_t nth, nrun;
+			weft_model_threads(m, &nth);
+			weft_model_runs(m, &nrun);
+			sink += nrun;
+			for (uint32_t i = 0; i < nth && i < 64; i++) {
+				struct weft_why w;
+				if (weft_why_at(ix, i, &w) == 0)
+					sink += (size_t)w.verdict + w.nchain;
+			}
+			weft_why_index_free(ix);
+		}
+		weft_model_free(m);
+	}
+	weft_reader_close(r);
 	(void)sink;
 	return 0;
 }

@@ -950,10 +950,113 @@ TEST(time_fmt)
 	CHECK_STR(b, "1.5");
 }
 
+/* A brief model (weft ps) keeps of the runs each OS thread's latest
+ * ending and each async thread's latest started, of the idle periods and
+ * loop phases each OS thread's latest ending, no spans; everything else,
+ * and the busy and idle totals, as a whole model; it is read once. */
+static uint32_t latest_iv(const struct weft_interval *iv, uint32_t n)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 1; i < n; i++)
+		if (iv[i].t1 >= iv[k].t1)
+			k = i;
+	return k;
+}
+
+TEST(brief_model_keeps_the_latest)
+{
+	const char *p = tpath("brief.weft");
+	static const char poll[] = "poll";
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_create(2, "request");
+	weft_create(3, "request");
+	weft_phase("timers");
+	weft_run(2);
+	weft_span_begin("parse");
+	weft_span_end("parse");
+	weft_run(3);
+	weft_run(2); /* 2's latest run */
+	weft_run(1);
+	weft_idle(poll);
+	weft_resume();
+	weft_phase("closing");
+	weft_idle(poll); /* the latest idle period, to the end */
+	CHECK_OK(weft_stop());
+	struct weft_reader *r, *rb;
+	struct weft_model *m = load(p, &r), *b;
+	CHECK_OK(weft_reader_open(&rb, p, 0, NULL));
+	CHECK_OK(weft_model_new(&b, rb));
+	CHECK_OK(weft_model_set_brief(b));
+	CHECK_EQ(weft_model_set_sink(b, &(struct weft_model_sink){0}), -EINVAL);
+	CHECK(weft_model_step(b, 0) > 0);
+	uint32_t n, nb;
+	const struct weft_run *ru = weft_model_runs(m, &n);
+	const struct weft_run *rub = weft_model_runs(b, &nb);
+	/* the whole model's runs (sorted by start) that are the last of
+	 * their thread, or the last of those ending latest on their OS
+	 * thread: 3's, 2's second and 1's last, in that order */
+	uint32_t keep[16], nk = 0, last_th[8] = {0}, last_st = 0;
+	CHECK(n >= 5 && n <= 16);
+	for (uint32_t k = 0; k < n; k++) {
+		CHECK(ru[k].thread < 8 && ru[k].stream == 0);
+		last_th[ru[k].thread] = k + 1;
+		if (!last_st || ru[k].t1 >= ru[last_st - 1].t1)
+			last_st = k + 1;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		int kept = last_st == k + 1;
+		for (uint32_t t = 0; t < 8; t++)
+			kept |= last_th[t] == k + 1;
+		if (kept)
+			keep[nk++] = k;
+	}
+	CHECK_EQ(nb, nk);
+	CHECK(nk >= 3 && nk < n);
+	for (uint32_t k = 0; k < nk && k < nb; k++)
+		CHECK(!memcmp(&rub[k], &ru[keep[k]], sizeof *ru));
+	const struct weft_interval *iv =
+		weft_model_intervals(m, WEFT_INTERVAL_IDLE, &n);
+	const struct weft_interval *ivb =
+		weft_model_intervals(b, WEFT_INTERVAL_IDLE, &nb);
+	CHECK(n >= 2);
+	CHECK_EQ(nb, 1);
+	CHECK(!memcmp(&ivb[0], &iv[latest_iv(iv, n)], sizeof *iv));
+	iv = weft_model_intervals(m, WEFT_INTERVAL_PHASE, &n);
+	ivb = weft_model_intervals(b, WEFT_INTERVAL_PHASE, &nb);
+	CHECK(n >= 2);
+	CHECK_EQ(nb, 1);
+	CHECK(!memcmp(&ivb[0], &iv[latest_iv(iv, n)], sizeof *iv));
+	CHECK_STR(weft_model_name(b, ivb[0].name), "poll");
+	weft_model_intervals(m, WEFT_INTERVAL_SPAN, &n);
+	weft_model_intervals(b, WEFT_INTERVAL_SPAN, &nb);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(nb, 0);
+	const struct weft_thread *th = weft_model_threads(m, &n);
+	const struct weft_thread *thb = weft_model_threads(b, &nb);
+	CHECK_EQ(n, nb);
+	CHECK(!memcmp(th, thb, n * sizeof *th));
+	weft_model_arrows(m, &n);
+	weft_model_arrows(b, &nb);
+	CHECK_EQ(n, nb);
+	const struct weft_model_stream *st = weft_model_streams(m, &n);
+	const struct weft_model_stream *stb = weft_model_streams(b, &nb);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(nb, 1);
+	CHECK_EQ(st[0].busy_ns, stb[0].busy_ns);
+	CHECK_EQ(st[0].idle_ns, stb[0].idle_ns);
+	CHECK(stb[0].busy_ns > 0 && stb[0].idle_ns > 0);
+	CHECK_EQ(weft_model_update(b), -EINVAL);
+	weft_model_free(b);
+	weft_reader_close(rb);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
 	  T(live_update_replaces_provisional_ends),
 	  T(a_read_follows_the_try_read_of_its_source),
 	  T(the_inspector_lists_every_entry), T(the_inspector_in_words),
 	  T(mann_whitney_p_values), T(diff_aligns_reordered_siblings),
-	  T(range_summary), T(time_fmt))
+	  T(range_summary), T(time_fmt), T(brief_model_keeps_the_latest))
