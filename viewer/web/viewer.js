@@ -87,11 +87,7 @@
   <details data-part="counters"><summary>counters</summary><div data-part="counterlist"></div></details>
   <button data-part="slowest" title="the slowest requests, and weft query's other standard views (computed here)">slowest</button>
   <details data-part="bookmarks" title="the bookmarks (B drops one at the pointer; ] and [ go to the next and previous)"><summary>bookmarks</summary><div data-part="marklist"></div></details>
-  <span data-part="status"></span>
-  <span data-part="grow"></span>
-  <span data-part="at"></span>
-  <span data-part="measure"></span>
-  <span data-part="range"></span>
+  <div data-part="info"><span data-part="status"></span><span data-part="at"></span><span data-part="measure"></span><span data-part="range"></span></div>
   <input data-part="search" type="search" placeholder="search labels, kinds, notes, failures">
   <span data-part="matches"></span>
 </div>
@@ -104,16 +100,23 @@
   <div data-part="help" hidden></div>
   <div data-part="tip" hidden></div>
 </div>`;
+  // The layout: a column of the bar and the picture's box; the bar wraps
+  // to as many lines as the width needs for its controls, never for its
+  // texts (#info: the status, the pointer's time, the measure and the
+  // range share the room left, cut with an ellipsis), so that the
+  // picture never moves as times grow longer; the box takes exactly the
+  // height left (flex: 1 1 0 -- on the page, the window's: no scroll).
   const CSS = `
 .weft { position: relative; display: flex; flex-direction: column; box-sizing: border-box; font: 13px sans-serif; color: #000; background: #e6e6e6; text-align: left; }
 :where(.weft-embed) { height: 420px; border: 1px solid #ccc; }
 .weft-embed:focus { outline: 2px solid #4a7cc9; outline-offset: 1px; }
-.weft .weft-bar { flex: none; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 4px 8px; background: #f4f4f4; border-bottom: 1px solid #ccc; }
-.weft .weft-grow { flex: 1; }
-.weft .weft-status { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.weft .weft-main { position: relative; flex: 1 1 0; min-height: 0; display: flex; }
-.weft-page .weft-main { flex: none; height: calc(100% - 36px); }
-.weft-page .weft-bar { flex-wrap: nowrap; }
+.weft .weft-bar { flex: none; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 4px 8px; background: #f4f4f4; border-bottom: 1px solid #ccc; white-space: nowrap; }
+.weft .weft-bar > * { flex: none; }
+.weft .weft-bar .weft-info { flex: 1 1 0; min-width: 14em; display: flex; gap: 6px; overflow: hidden; }
+.weft .weft-info > span { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+.weft .weft-info .weft-status { flex: 1 1 0; }
+.weft .weft-bar .weft-matches { width: 7em; overflow: hidden; text-overflow: ellipsis; }
+.weft .weft-main { position: relative; flex: 1 1 0; min-height: 0; display: flex; overflow: hidden; }
 .weft .weft-view { flex: 1; height: 100%; min-width: 0; display: block; cursor: grab; touch-action: none; }
 .weft-embed:not(:focus-within) .weft-view { touch-action: pan-x pan-y; }
 .weft .weft-counters { position: relative; }
@@ -777,8 +780,15 @@
     el.hidden = !t;
     if (!t) return;
     el.textContent = t;
-    el.style.left = (canvas.offsetLeft + e.offsetX + 14) + 'px';
-    el.style.top = (canvas.offsetTop + e.offsetY + 14) + 'px';
+    // (below and right of the pointer, or above and left of it where
+    // the picture's box would cut it: the box clips, the page never
+    // scrolls for it)
+    const box = $('main');
+    let x = canvas.offsetLeft + e.offsetX + 14, y = canvas.offsetTop + e.offsetY + 14;
+    if (x + el.offsetWidth > box.clientWidth) x = Math.max(0, x - 28 - el.offsetWidth);
+    if (y + el.offsetHeight > box.clientHeight) y = Math.max(0, y - 28 - el.offsetHeight);
+    el.style.left = x + 'px';
+    el.style.top = y + 'px';
   }
   canvas.addEventListener('mouseleave', () => { $('tip').hidden = true; pointer(-1, -1); });
   canvas.addEventListener('mousemove', (e) => {
@@ -1025,6 +1035,8 @@
     redraw();
   });
   new ResizeObserver(redraw).observe(canvas);
+  // (the bar's texts are cut to its room, never wrapping it: whole on hover)
+  $('info').addEventListener('mouseover', (e) => { if (e.target !== $('info')) e.target.title = e.target.textContent; });
   // Another trace dropped on the page (embedded: on the viewer) replaces
   // this one.
   const dropOn = page ? document : root;
