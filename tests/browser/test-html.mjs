@@ -1540,9 +1540,32 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
   let slow;
   try { slow = q('SELECT thread, title FROM slowest_requests LIMIT 100'); } catch (e) { slow = null; }
   const st = JSON.parse(spawnSync(W, ['stats', '--json', path.join(T, 'bad.weft')]).stdout.toString());
+  // the table's times: as the viewer writes every time ("26.901 ms"),
+  // one unit a column -- its largest time's, 1 to 999 of it -- every
+  // cell with three decimals (ns: none), within half a thousandth of the
+  // unit of its exact ns (data-ns); returns the units
+  const UNITS = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+  const timeColumns = async (pg) => {
+    const rows = await pg.$$eval('#stdview tr', (l) => l.map((r) => Array.from(r.cells).map((c) => [c.textContent, c.dataset.ns])));
+    const units = [];
+    for (let i = 0; i < rows[0].length; i++) {
+      const cells = rows.slice(1).map((r) => r[i]).filter((c) => c[1] !== undefined);
+      if (!cells.length) continue;
+      const big = Math.max(...cells.map((c) => Number(c[1])));
+      const want = big < 1e3 ? 'ns' : big < 1e6 ? 'us' : big < 1e9 ? 'ms' : 's';
+      for (const [text, ns] of cells) {
+        const m = /^(\d+(?:\.\d{3})?) (ns|us|ms|s)$/.exec(text);
+        assert(m && m[2] === want && (want === 'ns') === !m[1].includes('.'), `column ${rows[0][i][0]}: "${text}" (${ns} ns) in a column of ${want}`);
+        assert(Math.abs(Number(m[1]) * UNITS[want] - Number(ns)) <= UNITS[want] / 2000 + 1e-6 * UNITS[want], `column ${rows[0][i][0]}: "${text}" for ${ns} ns`);
+      }
+      units.push(rows[0][i][0] + ' ' + want);
+    }
+    return units;
+  };
   const { page: p } = await open('bad');
   await p.click('#slowest');
   await p.waitForSelector('#stdview:not([hidden]) tr.go');
+  assert((await timeColumns(p)).join() === 'latency us', 'slowest: the time columns ' + await timeColumns(p));
   const rows = await p.$$eval('#stdview tr.go', (l) => l.map((r) => [Number(r.dataset.thread), r.cells[1].textContent]));
   assert(rows.length >= 3, 'slowest rows: ' + JSON.stringify(rows));
   if (slow) assert(JSON.stringify(rows) === JSON.stringify(slow.map((r) => [r.thread, r.title])),
@@ -1567,6 +1590,7 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
       g.lifetime_ns.max < 0 ? '-' : g.lifetime_ns.max]);
     assert(want.length >= 3, 'kinds (setup): ' + JSON.stringify(want));
     assert(JSON.stringify(kinds) === JSON.stringify(want), 'kinds: ' + JSON.stringify(kinds) + ' != weft stats ' + JSON.stringify(want));
+    assert((await timeColumns(pg)).length === 3, 'kinds: the time columns ' + await timeColumns(pg));
     return want;
   };
   await byKind(p, st);
@@ -1575,6 +1599,9 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
     const ss = JSON.parse(spawnSync(W, ['stats', '--json', path.join(T, 'small.weft')]).stdout.toString());
     const w = await byKind(sp, ss);
     assert(w.some((g) => g[1] > 100 && g[5] !== g[4]), 'a kind of many (setup): ' + JSON.stringify(w));
+    // (a column of ms holding times under one: "0.060 ms", not "60 us")
+    assert((await timeColumns(sp)).join() === 'p50 ms,p99 ms,max ms' && w.some((g) => g[4] !== '-' && g[4] < 1e6),
+      'small: ' + await timeColumns(sp) + ' ' + JSON.stringify(w));
     await sp.close();
   }
   // pending at the cursor: the time of the last click on the picture
@@ -1586,6 +1613,12 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
     await p.waitForSelector('#stdview[data-view="pending"]');
     const at = Number(await p.getAttribute('#stdview', 'data-at'));
     const got = await p.$$eval('#stdview tr.go', (l) => l.map((x) => Number(x.dataset.thread)));
+    // the time in the head as the pointer's: from the trace's start
+    const head = await p.textContent('#stdrows .head');
+    const m = / at (-?[0-9][0-9 ]*(?:\.[0-9 ]+)?) (ns|us|ms|s)$/.exec(head);
+    const [t0] = (await p.getAttribute('#view', 'data-extent')).split(' ').map(Number);
+    const [a, b] = await range(p);
+    assert(m && Math.abs(Number(m[1].replace(/ /g, '')) * UNITS[m[2]] - (at - t0)) <= (b - a) / 1000, `head "${head}" for ${at - t0} ns from the start`);
     return [at, got];
   };
   await p.keyboard.press('f');

@@ -165,7 +165,7 @@
 .weft .weft-stdview table { border-collapse: collapse; }
 .weft .weft-views { margin-bottom: 6px; }
 .weft .weft-stdview td, .weft .weft-stdview th { padding: 1px 4px; text-align: left; white-space: nowrap; }
-.weft .weft-stdview td.num { text-align: right; }
+.weft .weft-stdview td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .weft .weft-stdview tr.go { cursor: pointer; color: #124; }
 .weft .weft-stdview tr.go:hover { background: #dde8f4; }
 .weft .weft-pbar { width: 0; height: 100%; background: #4a7; }
@@ -923,7 +923,8 @@
     b.textContent = j.title;
     head.appendChild(b);
     let said = ' (' + j.count + (j.count > j.rows.length ? ', the first ' + j.rows.length + ' listed' : '') + ')';
-    if (j.at !== undefined) said += ' at ' + (j.at / 1e9).toFixed(9) + ' s';
+    // (the time as the pointer's: from the trace's start)
+    if (j.at !== undefined) said += ' at ' + str(inst.exports.w_time_at(j.at));
     head.appendChild(document.createTextNode(said));
     rows.appendChild(head);
     const table = document.createElement('table');
@@ -934,14 +935,31 @@
       tr.appendChild(th);
     }
     table.appendChild(tr);
+    // Times as everywhere in the viewer (weft_time_fmt), one unit a
+    // column -- its largest time's (1 to 999 of it) -- to a thousandth of
+    // it, every cell with its three decimals (the formatter leaves out
+    // whole groups of zeros: put back) so that the numbers line up;
+    // the exact time on hover.
+    const units = j.columns.map((c, i) => {
+      if (!/_ns$/.test(c)) return 0;
+      const big = Math.max(0, ...j.rows.map((r) => Math.abs(r.cells[i] || 0)));
+      return big < 1e3 ? 1 : big < 1e6 ? 1e3 : big < 1e9 ? 1e6 : 1e9;
+    });
+    const timeIn = (v, unit) => {
+      const t = str(inst.exports.w_time_fmt(v, Math.max(1, unit / 1000), unit));
+      return unit > 1 && !t.includes('.') ? t.replace(' ', '.000 ') : t;
+    };
     for (const r of j.rows) {
       const row = document.createElement('tr');
       r.cells.forEach((v, i) => {
         const td = document.createElement('td');
         const ns = /_ns$/.test(j.columns[i]);
         if (typeof v === 'number' || v === null) td.className = 'num';
-        td.textContent = v === null ? '-' : ns ? (v / 1e6).toFixed(3) + ' ms' : String(v);
-        if (ns && v !== null) td.dataset.ns = String(v);
+        td.textContent = v === null ? '-' : ns ? timeIn(v, units[i]) : String(v);
+        if (ns && v !== null) {
+          td.dataset.ns = String(v);
+          td.title = str(inst.exports.w_time_fmt(v, 1, 0));
+        }
         row.appendChild(td);
       });
       if (r.thread >= 0) {
