@@ -851,6 +851,75 @@ await test('sharp on a high-DPI screen: the canvas has devicePixelRatio pixels a
   await hi.close();
 });
 
+// The page's layout: the toolbar wraps to as many lines as the window's
+// width needs (never for its texts: the status, the pointer's time, the
+// measure and the range are cut to their room), and the picture takes
+// exactly the height left under it -- no page scroll, its bottom at the
+// window's, a click on a row's pixel selecting that row -- as the
+// window is made narrower and wider again, at 1x and 2x.
+await test('the page layout: the picture fills the height under a toolbar of one or two lines, clicks land, no page scroll', async () => {
+  const look = (p) => p.evaluate(() => {
+    const c = document.getElementById('view'), b = c.getBoundingClientRect(), se = document.scrollingElement;
+    return { bar: document.getElementById('bar').getBoundingClientRect().height, top: b.top, bottom: b.bottom,
+      h: b.height, w: b.width, cw: c.width, ch: c.height, vh: innerHeight, sh: se.scrollHeight, sch: se.clientHeight, sy: scrollY };
+  });
+  const { page: p } = await open('bad');
+  let one = 0;
+  for (const width of [1200, 760, 1200, 480, 760]) {
+    await p.setViewportSize({ width, height: 600 });
+    await frame(p);
+    await frame(p);
+    const L = await look(p);
+    const at = `at ${width} px: ${JSON.stringify(L)}`;
+    if (width === 1200) one = L.bar;
+    // (the setup: one line at 1200 px, two at 760)
+    if (width === 760) assert(L.bar > 1.6 * one, 'the toolbar is not two lines ' + at);
+    if (width === 1200) assert(L.bar < 40, 'the toolbar is not one line ' + at);
+    assert(L.sh === L.sch && L.sy === 0, 'the page scrolls ' + at);
+    assert(Math.abs(L.bottom - L.vh) < 0.5 && Math.abs(L.top - L.bar) < 0.5, 'the picture is not under the bar to the bottom ' + at);
+    assert(L.cw === Math.round(L.w) && L.ch === Math.round(L.h), 'the canvas is not resized ' + at);
+    // a click on TCP connect's line (row 2) selects it
+    await p.keyboard.press('f');
+    await frame(p);
+    const y = TOP + 26 * 2 + 13;
+    await clickAt(p, await lineX(p, 2), y);
+    await frame(p);
+    const head = await p.textContent('#inspector');
+    assert(head.startsWith('TCP connect'), `the click at row 2 selected ${head.slice(0, 60)} ` + at);
+    const L2 = await look(p);
+    assert(L2.sh === L2.sch && L2.sy === 0 && L2.top === L.top, 'the click scrolled or moved the picture ' + at);
+    // a long status (V: the view's state), a measure, the pointer's time:
+    // the bar keeps its height
+    await p.keyboard.press('v');
+    await p.mouse.move(L.w * 0.3, L.top + 8);
+    await p.mouse.down();
+    await p.mouse.move(L.w * 0.6, L.top + 8, { steps: 3 });
+    await p.mouse.up();
+    await frame(p);
+    assert((await p.textContent('#status')).startsWith('view: r=') && (await p.textContent('#measure')) && (await p.textContent('#at')), 'the texts (setup)');
+    const L3 = await look(p);
+    assert(L3.bar === L.bar && L3.top === L.top && L3.h === L.h, `the texts changed the bar: ${JSON.stringify(L3)} ` + at);
+    await p.keyboard.press('Escape');
+  }
+  await p.close();
+  // at 2x: the canvas has twice its CSS pixels at each width
+  const hi = await browser.newContext({ viewport: { width: 760, height: 600 }, deviceScaleFactor: 2 });
+  await hi.route('**/*', (r) => (r.request().url().startsWith('file:') ? r.continue() : (external++, r.abort())));
+  const q = await hi.newPage();
+  await q.goto('file://' + path.join(T, 'bad.html'));
+  await q.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
+  for (const width of [760, 1200, 760]) {
+    await q.setViewportSize({ width, height: 600 });
+    await frame(q);
+    await frame(q);
+    const L = await look(q);
+    const at = `at ${width} px, 2x: ${JSON.stringify(L)}`;
+    assert(L.sh === L.sch && Math.abs(L.bottom - L.vh) < 0.5, 'the page scrolls ' + at);
+    assert(L.cw === Math.round(2 * L.w) && L.ch === Math.round(2 * L.h), 'not sharp ' + at);
+  }
+  await hi.close();
+});
+
 await test('the wasm is deflated in the page (and the page works: every test above)', async () => {
   const html = fs.readFileSync(path.join(T, 'bad.html'), 'utf8');
   const m = /<script type="application\/octet-stream" id="weft-wasm" data-coding="([a-z]*)">([^<]*)<\/script>/.exec(html);
@@ -926,6 +995,11 @@ await test('the view state: kept in the address, restored on load, said by V', a
   await p1.mouse.down();
   await p1.mouse.move(cb[0] + 500, cb[1] + 8, { steps: 4 });
   await p1.mouse.up();
+  // the pointer off the picture (over the inspector): its mark on the
+  // ruler is no part of the view's state, and the new page has none.
+  // (This case once passed only because the toolbar, wrapped by the
+  // measure's text, pushed the picture down from under the pointer.)
+  await p1.mouse.move(cb[0] + await p1.evaluate(() => document.getElementById('view').clientWidth) + 60, cb[1] + 300);
   await frame(p1);
   await p1.evaluate(() => document.activeElement.blur()); // (keys to the page)
   await frame(p1);
@@ -946,7 +1020,10 @@ await test('the view state: kept in the address, restored on load, said by V', a
   assert(await p2.inputValue('#search') === 'tcp connect', 'search box: ' + await p2.inputValue('#search'));
   assert(await p2.textContent('#inspector .head') === head1, 'inspector: ' + await p2.textContent('#inspector .head'));
   assert(await p2.evaluate(() => location.hash.slice(1)) === st, 'the address changed on load');
-  assert(await sig(p2) === s1, 'other pixels');
+  // (the same canvas first: the pixels of two sizes differ anyway)
+  const s2 = await sig(p2);
+  assert(s2.split(' ')[1] === s1.split(' ')[1], `canvas ${s2.split(' ')[1]} restored, ${s1.split(' ')[1]} before`);
+  assert(s2 === s1, 'other pixels');
   // the address changed by hand: followed
   await p2.evaluate(() => { location.hash = '#r=0,20000'; });
   await p2.waitForFunction(() => document.getElementById('view').dataset.range.startsWith(''), null);
@@ -1182,6 +1259,56 @@ await test('embedded: the help fits the viewer\'s box', async () => {
   await p.close();
 });
 
+// An embedded viewer's picture stays put while its times grow longer
+// (a deep zoom into a trace of 0.37 s: "190.755 033 ms .. 191.227 905 ms
+// (472.872 us)", the pointer's time, a measure, a long status): the bar
+// wraps only for the window's width, never for its texts.  (Before, at
+// 1200 px, the pointer's time on the ruler wrapped the bar, the picture
+// jumped down from under the pointer, the time went and the bar
+// unwrapped: a flicker.)
+await test('embedded: the picture does not move when the times get longer', async () => {
+  assert(!embedError, 'weft html --embed: ' + embedError);
+  run(W, ['html', '--embed', 'small.weft', '-o', path.join(EMB, 'small.js')]);
+  fs.writeFileSync(path.join(EMB, 'one.html'), '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n' +
+    '<script src="weft-viewer.js"></script>\n</head><body>\n<p style="height:40px">Text.</p>\n' +
+    '<div class="weft-viewer" data-trace="small"></div>\n<p style="height:900px">More.</p>\n' +
+    '<script src="small.js"></script>\n</body></html>\n');
+  for (const width of [1200, 800]) {
+    const p = await context.newPage();
+    await p.setViewportSize({ width, height: 600 });
+    await p.goto('file://' + path.join(EMB, 'one.html'));
+    await p.waitForFunction(() => document.querySelector('.weft-viewer canvas').dataset.range, null, { timeout: 20000 });
+    await frame(p);
+    const look = () => p.evaluate(() => {
+      const v = document.querySelector('.weft-viewer'), c = v.querySelector('canvas'), t = (k) => v.querySelector('.weft-' + k).textContent;
+      return { top: c.getBoundingClientRect().top - v.getBoundingClientRect().top, h: c.clientHeight, range: t('range'), at: t('at'), measure: t('measure'), status: t('status') };
+    });
+    const L0 = await look();
+    const b = await p.evaluate(() => { const r = document.querySelector('.weft-viewer canvas').getBoundingClientRect(); return [r.left, r.top, r.width]; });
+    const same = async (what) => {
+      await frame(p);
+      const L = await look();
+      assert(L.top === L0.top && L.h === L0.h, `at ${width} px, ${what}: the picture moved from ${L0.top} (${L0.h} high) to ${L.top} (${L.h}): ${JSON.stringify(L)}`);
+      return L;
+    };
+    await p.mouse.click(b[0] + b[2] * 0.6, b[1] + 200); // (the focus)
+    for (let i = 0; i < 30; i++) await p.keyboard.press('w');
+    const L1 = await same('zoomed in');
+    await p.mouse.move(b[0] + b[2] * 0.3, b[1] + 8);
+    const L2 = await same('the pointer on the ruler');
+    await p.mouse.down();
+    await p.mouse.move(b[0] + b[2] * 0.5, b[1] + 8, { steps: 3 });
+    await p.mouse.up();
+    const L3 = await same('measured');
+    await p.keyboard.press('v');
+    const L4 = await same('V');
+    // (the setup: the times did grow longer)
+    assert(L1.range.length > L0.range.length + 10 && /\d \d/.test(L1.range) && L2.at && L3.measure && L4.status.startsWith('view: '),
+      `the texts (setup): ${JSON.stringify([L0, L1, L2, L3, L4])}`);
+    await p.close();
+  }
+});
+
 await test('embedded: a finger over a viewer without the focus leaves it; after Esc in its search box the keys stay with it', async () => {
   const p = await openEmbed();
   const before = await viewers(p);
@@ -1350,11 +1477,6 @@ await test('weft html GOOD BAD: a wheel zoom in either half, a pan and F act on 
 
 await test('weft html GOOD BAD: a click on a thread in one half selects its partner in the other', async () => {
   const q = (await open('pair')).page;
-  // (wide enough that the toolbar stays one line: when it wraps, the
-  // page's fixed-height picture overflows and a click lands off by the
-  // overflow -- a known flaw of the page layout, issue 37)
-  await q.setViewportSize({ width: 1600, height: 600 });
-  await frame(q);
   const [H, mid] = await halves(q);
   const dpr = H / (2 * mid) > 1.5 ? 2 : 1;
   const shot = (y0, y1) => q.evaluate(([y0, y1]) => { const cv = document.getElementById('view'); return Array.from(cv.getContext('2d').getImageData(0, y0, cv.width, y1 - y0).data); }, [y0 * dpr, y1 * dpr]);
@@ -1418,9 +1540,32 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
   let slow;
   try { slow = q('SELECT thread, title FROM slowest_requests LIMIT 100'); } catch (e) { slow = null; }
   const st = JSON.parse(spawnSync(W, ['stats', '--json', path.join(T, 'bad.weft')]).stdout.toString());
+  // the table's times: as the viewer writes every time ("26.901 ms"),
+  // one unit a column -- its largest time's, 1 to 999 of it -- every
+  // cell with three decimals (ns: none), within half a thousandth of the
+  // unit of its exact ns (data-ns); returns the units
+  const UNITS = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+  const timeColumns = async (pg) => {
+    const rows = await pg.$$eval('#stdview tr', (l) => l.map((r) => Array.from(r.cells).map((c) => [c.textContent, c.dataset.ns])));
+    const units = [];
+    for (let i = 0; i < rows[0].length; i++) {
+      const cells = rows.slice(1).map((r) => r[i]).filter((c) => c[1] !== undefined);
+      if (!cells.length) continue;
+      const big = Math.max(...cells.map((c) => Number(c[1])));
+      const want = big < 1e3 ? 'ns' : big < 1e6 ? 'us' : big < 1e9 ? 'ms' : 's';
+      for (const [text, ns] of cells) {
+        const m = /^(\d+(?:\.\d{3})?) (ns|us|ms|s)$/.exec(text);
+        assert(m && m[2] === want && (want === 'ns') === !m[1].includes('.'), `column ${rows[0][i][0]}: "${text}" (${ns} ns) in a column of ${want}`);
+        assert(Math.abs(Number(m[1]) * UNITS[want] - Number(ns)) <= UNITS[want] / 2000 + 1e-6 * UNITS[want], `column ${rows[0][i][0]}: "${text}" for ${ns} ns`);
+      }
+      units.push(rows[0][i][0] + ' ' + want);
+    }
+    return units;
+  };
   const { page: p } = await open('bad');
   await p.click('#slowest');
   await p.waitForSelector('#stdview:not([hidden]) tr.go');
+  assert((await timeColumns(p)).join() === 'latency us', 'slowest: the time columns ' + await timeColumns(p));
   const rows = await p.$$eval('#stdview tr.go', (l) => l.map((r) => [Number(r.dataset.thread), r.cells[1].textContent]));
   assert(rows.length >= 3, 'slowest rows: ' + JSON.stringify(rows));
   if (slow) assert(JSON.stringify(rows) === JSON.stringify(slow.map((r) => [r.thread, r.title])),
@@ -1445,6 +1590,7 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
       g.lifetime_ns.max < 0 ? '-' : g.lifetime_ns.max]);
     assert(want.length >= 3, 'kinds (setup): ' + JSON.stringify(want));
     assert(JSON.stringify(kinds) === JSON.stringify(want), 'kinds: ' + JSON.stringify(kinds) + ' != weft stats ' + JSON.stringify(want));
+    assert((await timeColumns(pg)).length === 3, 'kinds: the time columns ' + await timeColumns(pg));
     return want;
   };
   await byKind(p, st);
@@ -1453,6 +1599,9 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
     const ss = JSON.parse(spawnSync(W, ['stats', '--json', path.join(T, 'small.weft')]).stdout.toString());
     const w = await byKind(sp, ss);
     assert(w.some((g) => g[1] > 100 && g[5] !== g[4]), 'a kind of many (setup): ' + JSON.stringify(w));
+    // (a column of ms holding times under one: "0.060 ms", not "60 us")
+    assert((await timeColumns(sp)).join() === 'p50 ms,p99 ms,max ms' && w.some((g) => g[4] !== '-' && g[4] < 1e6),
+      'small: ' + await timeColumns(sp) + ' ' + JSON.stringify(w));
     await sp.close();
   }
   // pending at the cursor: the time of the last click on the picture
@@ -1464,6 +1613,12 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
     await p.waitForSelector('#stdview[data-view="pending"]');
     const at = Number(await p.getAttribute('#stdview', 'data-at'));
     const got = await p.$$eval('#stdview tr.go', (l) => l.map((x) => Number(x.dataset.thread)));
+    // the time in the head as the pointer's: from the trace's start
+    const head = await p.textContent('#stdrows .head');
+    const m = / at (-?[0-9][0-9 ]*(?:\.[0-9 ]+)?) (ns|us|ms|s)$/.exec(head);
+    const [t0] = (await p.getAttribute('#view', 'data-extent')).split(' ').map(Number);
+    const [a, b] = await range(p);
+    assert(m && Math.abs(Number(m[1].replace(/ /g, '')) * UNITS[m[2]] - (at - t0)) <= (b - a) / 1000, `head "${head}" for ${at - t0} ns from the start`);
     return [at, got];
   };
   await p.keyboard.press('f');

@@ -895,6 +895,35 @@ EXPORT(w_pointer_str) const char *w_pointer_str(void)
 	return when;
 }
 
+/* A time or duration of `ns` as every time of the viewers is written
+ * (weft_time_fmt_in): rounded to `prec` ns, in the unit `unit` ns (1,
+ * 1000, 10^6, 10^9; 0: its own), "12.345 us" -- the standard views'
+ * columns, one unit a column. */
+EXPORT(w_time_fmt) const char *w_time_fmt(double ns, double prec, double unit)
+{
+	static char t[64];
+	weft_time_fmt_in((int64_t)ns, (int64_t)prec, (int64_t)unit, t,
+			 sizeof t);
+	return t;
+}
+
+/* A model time as the pointer's is written: from the trace's start, to
+ * the precision of the view's ticks ("2.500 ms"). */
+EXPORT(w_time_at) const char *w_time_at(double t)
+{
+	static char s[64];
+	int64_t t0, t1, a = 0, b = 1;
+	if (!model)
+		return "";
+	weft_model_range(model, &t0, &t1);
+	if (view)
+		weft_view_range(view, &a, &b);
+	weft_view_time_str((int64_t)t - t0,
+			   weft_view_tick_step((double)(b - a) / 1000), s,
+			   sizeof s);
+	return s;
+}
+
 /* A measure: from x, then to x (a drag); "t0 t1 duration" of it, or "". */
 EXPORT(w_measure) const char *w_measure(void)
 {

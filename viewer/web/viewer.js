@@ -87,11 +87,7 @@
   <details data-part="counters"><summary>counters</summary><div data-part="counterlist"></div></details>
   <button data-part="slowest" title="the slowest requests, and weft query's other standard views (computed here)">slowest</button>
   <details data-part="bookmarks" title="the bookmarks (B drops one at the pointer; ] and [ go to the next and previous)"><summary>bookmarks</summary><div data-part="marklist"></div></details>
-  <span data-part="status"></span>
-  <span data-part="grow"></span>
-  <span data-part="at"></span>
-  <span data-part="measure"></span>
-  <span data-part="range"></span>
+  <div data-part="info"><span data-part="status"></span><span data-part="at"></span><span data-part="measure"></span><span data-part="range"></span></div>
   <input data-part="search" type="search" placeholder="search labels, kinds, notes, failures">
   <span data-part="matches"></span>
 </div>
@@ -104,16 +100,23 @@
   <div data-part="help" hidden></div>
   <div data-part="tip" hidden></div>
 </div>`;
+  // The layout: a column of the bar and the picture's box; the bar wraps
+  // to as many lines as the width needs for its controls, never for its
+  // texts (#info: the status, the pointer's time, the measure and the
+  // range share the room left, cut with an ellipsis), so that the
+  // picture never moves as times grow longer; the box takes exactly the
+  // height left (flex: 1 1 0 -- on the page, the window's: no scroll).
   const CSS = `
 .weft { position: relative; display: flex; flex-direction: column; box-sizing: border-box; font: 13px sans-serif; color: #000; background: #e6e6e6; text-align: left; }
 :where(.weft-embed) { height: 420px; border: 1px solid #ccc; }
 .weft-embed:focus { outline: 2px solid #4a7cc9; outline-offset: 1px; }
-.weft .weft-bar { flex: none; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 4px 8px; background: #f4f4f4; border-bottom: 1px solid #ccc; }
-.weft .weft-grow { flex: 1; }
-.weft .weft-status { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.weft .weft-main { position: relative; flex: 1 1 0; min-height: 0; display: flex; }
-.weft-page .weft-main { flex: none; height: calc(100% - 36px); }
-.weft-page .weft-bar { flex-wrap: nowrap; }
+.weft .weft-bar { flex: none; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 4px 8px; background: #f4f4f4; border-bottom: 1px solid #ccc; white-space: nowrap; }
+.weft .weft-bar > * { flex: none; }
+.weft .weft-bar .weft-info { flex: 1 1 0; min-width: 14em; display: flex; gap: 6px; overflow: hidden; }
+.weft .weft-info > span { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+.weft .weft-info .weft-status { flex: 1 1 0; }
+.weft .weft-bar .weft-matches { width: 7em; overflow: hidden; text-overflow: ellipsis; }
+.weft .weft-main { position: relative; flex: 1 1 0; min-height: 0; display: flex; overflow: hidden; }
 .weft .weft-view { flex: 1; height: 100%; min-width: 0; display: block; cursor: grab; touch-action: none; }
 .weft-embed:not(:focus-within) .weft-view { touch-action: pan-x pan-y; }
 .weft .weft-counters { position: relative; }
@@ -162,7 +165,7 @@
 .weft .weft-stdview table { border-collapse: collapse; }
 .weft .weft-views { margin-bottom: 6px; }
 .weft .weft-stdview td, .weft .weft-stdview th { padding: 1px 4px; text-align: left; white-space: nowrap; }
-.weft .weft-stdview td.num { text-align: right; }
+.weft .weft-stdview td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .weft .weft-stdview tr.go { cursor: pointer; color: #124; }
 .weft .weft-stdview tr.go:hover { background: #dde8f4; }
 .weft .weft-pbar { width: 0; height: 100%; background: #4a7; }
@@ -777,8 +780,15 @@
     el.hidden = !t;
     if (!t) return;
     el.textContent = t;
-    el.style.left = (canvas.offsetLeft + e.offsetX + 14) + 'px';
-    el.style.top = (canvas.offsetTop + e.offsetY + 14) + 'px';
+    // (below and right of the pointer, or above and left of it where
+    // the picture's box would cut it: the box clips, the page never
+    // scrolls for it)
+    const box = $('main');
+    let x = canvas.offsetLeft + e.offsetX + 14, y = canvas.offsetTop + e.offsetY + 14;
+    if (x + el.offsetWidth > box.clientWidth) x = Math.max(0, x - 28 - el.offsetWidth);
+    if (y + el.offsetHeight > box.clientHeight) y = Math.max(0, y - 28 - el.offsetHeight);
+    el.style.left = x + 'px';
+    el.style.top = y + 'px';
   }
   canvas.addEventListener('mouseleave', () => { $('tip').hidden = true; pointer(-1, -1); });
   canvas.addEventListener('mousemove', (e) => {
@@ -913,7 +923,8 @@
     b.textContent = j.title;
     head.appendChild(b);
     let said = ' (' + j.count + (j.count > j.rows.length ? ', the first ' + j.rows.length + ' listed' : '') + ')';
-    if (j.at !== undefined) said += ' at ' + (j.at / 1e9).toFixed(9) + ' s';
+    // (the time as the pointer's: from the trace's start)
+    if (j.at !== undefined) said += ' at ' + str(inst.exports.w_time_at(j.at));
     head.appendChild(document.createTextNode(said));
     rows.appendChild(head);
     const table = document.createElement('table');
@@ -924,14 +935,31 @@
       tr.appendChild(th);
     }
     table.appendChild(tr);
+    // Times as everywhere in the viewer (weft_time_fmt), one unit a
+    // column -- its largest time's (1 to 999 of it) -- to a thousandth of
+    // it, every cell with its three decimals (the formatter leaves out
+    // whole groups of zeros: put back) so that the numbers line up;
+    // the exact time on hover.
+    const units = j.columns.map((c, i) => {
+      if (!/_ns$/.test(c)) return 0;
+      const big = Math.max(0, ...j.rows.map((r) => Math.abs(r.cells[i] || 0)));
+      return big < 1e3 ? 1 : big < 1e6 ? 1e3 : big < 1e9 ? 1e6 : 1e9;
+    });
+    const timeIn = (v, unit) => {
+      const t = str(inst.exports.w_time_fmt(v, Math.max(1, unit / 1000), unit));
+      return unit > 1 && !t.includes('.') ? t.replace(' ', '.000 ') : t;
+    };
     for (const r of j.rows) {
       const row = document.createElement('tr');
       r.cells.forEach((v, i) => {
         const td = document.createElement('td');
         const ns = /_ns$/.test(j.columns[i]);
         if (typeof v === 'number' || v === null) td.className = 'num';
-        td.textContent = v === null ? '-' : ns ? (v / 1e6).toFixed(3) + ' ms' : String(v);
-        if (ns && v !== null) td.dataset.ns = String(v);
+        td.textContent = v === null ? '-' : ns ? timeIn(v, units[i]) : String(v);
+        if (ns && v !== null) {
+          td.dataset.ns = String(v);
+          td.title = str(inst.exports.w_time_fmt(v, 1, 0));
+        }
         row.appendChild(td);
       });
       if (r.thread >= 0) {
@@ -1025,6 +1053,8 @@
     redraw();
   });
   new ResizeObserver(redraw).observe(canvas);
+  // (the bar's texts are cut to its room, never wrapping it: whole on hover)
+  $('info').addEventListener('mouseover', (e) => { if (e.target !== $('info')) e.target.title = e.target.textContent; });
   // Another trace dropped on the page (embedded: on the viewer) replaces
   // this one.
   const dropOn = page ? document : root;
