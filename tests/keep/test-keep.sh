@@ -564,6 +564,45 @@ t_packed() {
 }
 run "the packed layout: every event back byte for byte, in less disk" t_packed
 
+# Reading a kept directory holds a few frames, not its rings: a reader
+# decompresses a frame when it reads one of its packets, into a cache of
+# 8 frames (docs/keep.md, "Bounded memory").  A directory of 25 times the
+# events holds the same bytes of packets at most (WEFT_KEPT_STATS: 8
+# frames of 128 KiB), decompresses each frame of the chunk about twice (the
+# index, then the events), and (outside sanitizers, whose allocators keep
+# what is freed) takes no more memory to read: the whole ring in memory
+# took 20 MiB more for the bigger one.
+t_bounded() {
+	local G=$WEFT_BUILD/bench/server-gen n s f h sf sh rss big=0 small=0
+	[ -x "$G" ] || { echo "no bench/server-gen in this build"; exit 77; }
+	for n in 100000 2500000; do
+		rm -rf kb$n
+		"$G" -n $n --size 67108864 -o s$n.weft >/dev/null || die "server-gen"
+		"$W" keep s$n.weft -o kb$n --chunk 64M 2>e.txt || die "keep: $(cat e.txt)"
+		WEFT_KEPT_STATS=1 "$W" info kb$n >i.txt 2>e.txt || die "info: $(cat e.txt)"
+		"$W" info s$n.weft >j.txt 2>/dev/null || die "info of the ring"
+		[ "$(grep '^events:' i.txt)" = "$(grep '^events:' j.txt)" ] ||
+			die "$n: $(grep '^events:' i.txt) of $(grep '^events:' j.txt)"
+		s=$(sed -nE 's/^weft: kept: ([0-9]+) frames decompressed, at most ([0-9]+) bytes of packets held$/\1 \2/p' e.txt | tail -1)
+		f=${s% *} h=${s#* }
+		[ -n "$s" ] && [ "$h" -le $((8 * 131072)) ] ||
+			die "$n: ${h:-?} bytes held: $(cat e.txt)"
+		rss=$(python3 -c '
+import os, sys
+pid = os.posix_spawn(sys.argv[1], [sys.argv[1], "info", sys.argv[2]], os.environ,
+                     file_actions=[(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)])
+print(os.wait4(pid, 0)[2].ru_maxrss)' "$W" kb$n)
+		[ $n = 100000 ] && small=$rss || big=$rss
+		echo "$n events: $f frames decompressed, at most $h bytes held, $rss KiB"
+		[ $n = 100000 ] && { sf=$f; sh=$h; }
+	done
+	[ "$h" = "$sh" ] || die "held $sh, then $h bytes for 25 times the events"
+	[ "$f" -gt $((sf * 10)) ] || die "frames: $sf, then $f"
+	case " ${WEFT_TEST_CFLAGS:-} " in *sanitize*) return 0 ;; esac
+	[ $((big - small)) -lt 6144 ] || die "$small KiB, then $big KiB for 25 times the events"
+}
+run "reading a kept directory holds a few frames, not its rings" t_bounded
+
 # weft keep -o DIR and weft record --keep DIR follow a symbolic link the
 # caller owns, never one another user owns, at any step of its chain.
 t_link() {
