@@ -1075,7 +1075,46 @@ void weft__kept_set_free(struct weft__kset *S)
 	free(S);
 }
 
-int weft__kept_open(const char *dir, struct weft__kset **out,
+/* Whether chunk k's events name the async thread id (version 3: its
+ * index by async thread, ascending varint differences; a chunk written
+ * before it may). */
+static int chunk_names(const struct kchunk_in *k, uint64_t id)
+{
+	if (k->ix.version < 3)
+		return 1;
+	const uint8_t *tv = k->file + k->idxlen - sizeof(struct weft__ktail) -
+			    k->ix.thr_bytes;
+	uint64_t v = 0, n = 0;
+	size_t at = 0;
+	while (n < k->ix.nthreads && at < k->ix.thr_bytes) {
+		uint64_t d = 0;
+		unsigned sh = 0;
+		while (at < k->ix.thr_bytes && sh < 64) {
+			uint8_t b = tv[at++];
+			d |= (uint64_t)(b & 0x7F) << sh;
+			sh += 7;
+			if (!(b & 0x80))
+				break;
+		}
+		v += d;
+		n++;
+		if (v >= id)
+			return v == id;
+	}
+	return 0;
+}
+
+/* The ids a merged reader's `id` may be in a ring: itself, and, tagged
+ * with a ring's number (multi.c: TAG_SHIFT 48, 14 bits; rings 1 to
+ * 0x3FFD), the ring's own. */
+static int chunk_names_merged(const struct kchunk_in *k, uint64_t id)
+{
+	uint64_t tag = id >> 48 & 0x3FFF;
+	return chunk_names(k, id) || (tag >= 1 && tag <= 0x3FFD &&
+				      chunk_names(k, id & ~(0x3FFFull << 48)));
+}
+
+int weft__kept_open(const char *dir, uint64_t thread, struct weft__kset **out,
 		    struct weft_diag *d)
 {
 	*out = NULL;
@@ -1124,6 +1163,15 @@ int weft__kept_open(const char *dir, struct weft__kset **out,
 			continue;
 		}
 		k->ix.ring[sizeof k->ix.ring - 1] = 0;
+		if (thread && !chunk_names_merged(k, thread)) {
+			/* (not read: its events do not name the thread) */
+			S->skipped++;
+			free(k->file);
+			free(k->fr);
+			free(k->pk);
+			free(k->cr);
+			continue;
+		}
 		n++;
 	}
 	if (dp)
@@ -1148,7 +1196,12 @@ int weft__kept_open(const char *dir, struct weft__kset **out,
 			S->man = NULL;
 		}
 	}
-	if (!err && !n)
+	if (!err && !n && S->skipped)
+		err = weft__diag(d, WEFT_EEMPTY, 0,
+				 "%s: none of its %u chunks names the async "
+				 "thread 0x%llx",
+				 dir, S->skipped, (unsigned long long)thread);
+	else if (!err && !n)
 		err = weft__diag(d, WEFT_EEMPTY, 0,
 				 "%s: a kept directory with no chunk yet%s%s",
 				 dir, nt->n ? " readable: " : "",

@@ -43,12 +43,14 @@ struct weft__kset {
 		struct weft__kring *K; /* one reference: the set's */
 	} * ring;
 	struct kept_notes notes;
+	unsigned skipped; /* chunks left unread: not naming the thread */
 };
 
 /* The kept directory `dir`: its chunks' indexes read, nothing
- * decompressed but each ring's newest header.  0 or a negative code with
- * `diag` filled. */
-int weft__kept_open(const char *dir, struct weft__kset **out,
+ * decompressed but each ring's newest header; with `thread` (not 0), only
+ * the chunks whose index names it (weft_reader_open_thread).  0 or a
+ * negative code with `diag` filled. */
+int weft__kept_open(const char *dir, uint64_t thread, struct weft__kset **out,
 		    struct weft_diag *diag);
 void weft__kept_set_free(struct weft__kset *s);
 

@@ -1774,7 +1774,7 @@ static void kept_note(struct rmulti *M, const char *dir,
 static int add_kept(struct rmulti *M, const char *p, struct weft_diag *d)
 {
 	struct weft__kset *S;
-	int err = weft__kept_open(p, &S, d);
+	int err = weft__kept_open(p, M->kept_thread, &S, d);
 	if (err)
 		return err;
 	uint32_t run = NONE;
@@ -1834,10 +1834,10 @@ out:
 
 #endif
 
-int weft__multi_open(struct weft_reader **out, const char *const *paths,
-		     unsigned n, const void *mem, size_t memlen, int own,
-		     unsigned flags, const struct weft_merge_opts *opts,
-		     struct weft_diag *d)
+static int multi_open(struct weft_reader **out, const char *const *paths,
+		      unsigned n, const void *mem, size_t memlen, int own,
+		      unsigned flags, const struct weft_merge_opts *opts,
+		      uint64_t thread, struct weft_diag *d)
 {
 	*out = NULL;
 	struct rmulti *M = calloc(1, sizeof *M);
@@ -1846,6 +1846,7 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 			free((void *)mem);
 		return -ENOMEM;
 	}
+	M->kept_thread = thread;
 	M->flags = flags;
 	M->refill = NONE;
 	int err = 0;
@@ -2164,6 +2165,14 @@ const struct weft_host *weft_reader_hosts(struct weft_reader *r, uint32_t *n)
 	return r->multi->hosts;
 }
 
+int weft__multi_open(struct weft_reader **out, const char *const *paths,
+		     unsigned n, const void *mem, size_t memlen, int own,
+		     unsigned flags, const struct weft_merge_opts *opts,
+		     struct weft_diag *d)
+{
+	return multi_open(out, paths, n, mem, memlen, own, flags, opts, 0, d);
+}
+
 int weft_reader_open_many(struct weft_reader **out, const char *const *paths,
 			  unsigned n, unsigned flags,
 			  const struct weft_merge_opts *opts,
@@ -2173,6 +2182,17 @@ int weft_reader_open_many(struct weft_reader **out, const char *const *paths,
 	if (!paths || !n)
 		return WEFT_EINVAL;
 	return weft__multi_open(out, paths, n, NULL, 0, 0, flags, opts, d);
+}
+
+int weft_reader_open_thread(struct weft_reader **out, const char *const *paths,
+			    unsigned n, unsigned flags,
+			    const struct weft_merge_opts *opts, uint64_t thread,
+			    struct weft_diag *d)
+{
+	*out = NULL;
+	if (!paths || !n || !thread)
+		return WEFT_EINVAL;
+	return multi_open(out, paths, n, NULL, 0, 0, flags, opts, thread, d);
 }
 
 /* ------------------------------------------------------------ copies */

@@ -204,7 +204,9 @@ struct idmap {
 };
 
 struct rmulti {
-	struct weft__pf *pf; /* the rings' reading ahead, shared */
+	uint64_t kept_thread; /* of kept directories, read only the chunks
+				 naming it (0: all) */
+	struct weft__pf *pf;  /* the rings' reading ahead, shared */
 	struct msub *sub;
 	uint32_t nsub, csub;
 	/* sub index + 1 by a hash of its path, and of its ring's uuid

@@ -543,6 +543,53 @@ t_thread_index() {
 }
 run "the index by async thread: weft keep --thread lists the chunks holding its events" t_thread_index
 
+# weft dump --thread ID DIR reads only the chunks whose index names the
+# async thread: its events are exactly those of the whole directory's
+# read that name it (by= or a field), and the other chunks are never
+# decompressed (damaged, they go unnoticed; read whole, the damage is said).
+t_thread_read() {
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --chunk 64K -- "$CARRY" 200000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	local id ids total n picked=0 c
+	total=$(ls k/*.zst | wc -l)
+	[ "$total" -ge 3 ] || die "$total chunks"
+	"$W" dump --cycles k >full.txt 2>/dev/null || die "dump k"
+	ids=$(grep -oE '=0x[0-9a-f]+' full.txt | sort -u | grep -v '^=0x0$' | cut -c2-)
+	for id in $ids; do
+		"$W" keep --thread "$id" k >list.txt 2>/dev/null || continue
+		n=$(wc -l <list.txt)
+		[ "$n" -lt "$total" ] || continue
+		grep -E "=$id( |\$)" full.txt | grep -v ' carried=1$' >want.txt
+		WEFT_KEPT_STATS=1 "$W" dump --cycles --thread "$id" k >got.txt 2>err.txt ||
+			die "$id: status $?: $(cat err.txt)"
+		grep -q "only the chunks whose events name $id were read" err.txt || die "$id: not said: $(cat err.txt)"
+		grep -v ' carried=1$' got.txt | cmp -s - want.txt ||
+			die "$id: not the events of a whole read that name it: $(grep -v ' carried=1$' got.txt | diff - want.txt | head -5)"
+		[ -s want.txt ] || die "$id: no event"
+		picked=$((picked + 1))
+		[ $picked = 3 ] && break
+	done
+	[ $picked = 3 ] || die "$picked threads in fewer chunks than all"
+	# the chunks the last one is not in, damaged: never read
+	for c in k/*.zst; do
+		grep -qx "$(basename "$c")" list.txt && continue
+		python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x55; open(p,'wb').write(b)" "$c"
+	done
+	"$W" dump --cycles --thread "$id" k >got2.txt 2>err.txt || die "$id: a chunk not named was read: $(cat err.txt)"
+	grep -q "damaged" err.txt && die "$id: damage said: $(cat err.txt)"
+	cmp -s got.txt got2.txt || die "$id: another result"
+	"$W" dump k >/dev/null 2>err.txt && die "the damage unseen by a whole read"
+	grep -q "damaged chunk" err.txt || die "the whole read: $(cat err.txt)"
+	"$W" dump --thread 0xdead0 k >got.txt 2>err.txt
+	[ $? = 1 ] && [ ! -s got.txt ] && grep -q "none of its $total chunks names the async thread 0xdead0" err.txt ||
+		die "an id no event names: $(cat got.txt err.txt)"
+	"$W" dump --thread nothing k >/dev/null 2>err.txt
+	[ $? = 2 ] && grep -q "an async thread's id" err.txt || die "a bad id: $(cat err.txt)"
+	echo "3 threads of $total chunks; the last in $n"
+}
+run "weft dump --thread ID DIR reads only the chunks naming the thread" t_thread_read
+
 # The packed layout (the default) gives back every event of every type
 # byte for byte, as the plain one does, in less than half its disk.
 t_packed() {
