@@ -590,6 +590,45 @@ t_thread_read() {
 }
 run "weft dump --thread ID DIR reads only the chunks naming the thread" t_thread_read
 
+# weft why DIR ID --thread-chunks (and --path ID) reads only the chunks
+# naming the thread: the same verdict as a whole read for every thread;
+# the same text, time for time, for a thread whose chunks reach the
+# directory's last (the trace then ends where it does); the others'
+# chunks damaged go unnoticed.
+t_thread_why() {
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --chunk 64K -- "$CARRY" 200000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	local id last n full=0 c
+	last=$(ls k/*.zst | tail -1)
+	for id in 0x100 0x200 0x300 0x400 0x500 0x600 0x700; do
+		"$W" keep --thread "$id" k >list.txt 2>/dev/null || die "$id: no chunk"
+		n=$(wc -l <list.txt)
+		"$W" why k "$id" >a.txt 2>/dev/null
+		"$W" why k "$id" --thread-chunks >b.txt 2>/dev/null
+		[ -s a.txt ] && [ "$(grep '^verdict:' a.txt)" = "$(grep '^verdict:' b.txt)" ] ||
+			die "$id: $(cat a.txt b.txt)"
+		grep -qx "$(basename "$last")" list.txt || continue
+		[ "$n" -lt "$(ls k/*.zst | wc -l)" ] || continue
+		"$W" why k --path "$id" >c.txt 2>/dev/null
+		"$W" why k --path "$id" --thread-chunks >d.txt 2>/dev/null
+		cmp -s a.txt b.txt && cmp -s c.txt d.txt || die "$id: $(diff a.txt b.txt; diff c.txt d.txt)"
+		full=$((full + 1)) c=$id
+	done
+	[ $full -ge 2 ] || die "$full threads to compare whole"
+	"$W" keep --thread "$c" k >list.txt
+	for f in k/*.zst; do
+		grep -qx "$(basename "$f")" list.txt && continue
+		python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x55; open(p,'wb').write(b)" "$f"
+	done
+	"$W" why k --path "$c" --thread-chunks >e.txt 2>err.txt || die "$c: $(cat err.txt)"
+	cmp -s c.txt e.txt && ! grep -q damaged err.txt || die "$c: a chunk not named was read: $(cat err.txt)"
+	"$W" why k "GET /slow" --thread-chunks >/dev/null 2>err.txt
+	[ $? = 2 ] && grep -q "must be named by its id" err.txt || die "a label: $(cat err.txt)"
+	echo "$full threads read whole from their chunks alone"
+}
+run "weft why --thread-chunks reads only the chunks naming the thread" t_thread_why
+
 # The packed layout (the default) gives back every event of every type
 # byte for byte, as the plain one does, in less than half its disk.
 t_packed() {
