@@ -12,8 +12,10 @@
 #   keep.disk_bytes_per_event   chunk bytes on disk per event of
 #                               bench/server-gen's server-shaped mix
 #                               (KEEP_N events), default zstd level
-#   keep.overhead               uv-bench plain / under `weft record
-#                               --keep`, median of KEEP_REPS adjacent pairs
+#   keep.overhead               uv-bench recorded / recorded with
+#                               `weft record --keep` (rates), median of
+#                               KEEP_REPS alternated pairs, each kept run
+#                               checked (bench/keep-overhead.sh)
 #   keep.idle_cpu               the keeper's CPU share (user + system over
 #                               wall time) following a run whose program
 #                               is idle (3 events in 6 s)
@@ -69,31 +71,8 @@ else
 	echo "# keep.disk_bytes_per_event: no server-gen"
 fi
 
-# keep.overhead
-UV=$B/bench/uv-bench
-if [ -x "$UV" ]; then
-	for i in $(seq "$REPS"); do
-		rm -rf "$T/r" "$T/k"
-		if [ $((i % 2)) = 1 ]; then
-			p=$("$UV" 1 | awk '{print $1}')
-			t=$("$W" record -o "$T/r" --size 64M --keep "$T/k" -- "$UV" 1 2>/dev/null | awk '{print $1}')
-		else
-			t=$("$W" record -o "$T/r" --size 64M --keep "$T/k" -- "$UV" 1 2>/dev/null | awk '{print $1}')
-			p=$("$UV" 1 | awk '{print $1}')
-		fi
-		awk -v a="$p" -v b="$t" 'BEGIN {printf "%.4f\n", (b > 0 ? a / b : 0)}' >>"$T/ratio"
-	done
-	# the last run's events: all kept (the ring's, and those it lost)
-	lost=$("$W" info "$T/k" 2>/dev/null | awk '/^losses:/ {print $2; exit}')
-	if [ "$lost" = 0 ] && [ -n "$(events "$T/k")" ]; then
-		fig keep.overhead "$(median <"$T/ratio" | awk '{printf "%.3f", $1}')" ratio \
-			"uv-bench plain / under weft record --keep, median of $REPS adjacent pairs (target <= 1.10)"
-	else
-		fig keep.overhead failed - "the kept directory lost $lost packets"
-	fi
-else
-	echo "# keep.overhead: no uv-bench"
-fi
+# keep.overhead (its own script: alternated pairs, each kept run checked)
+KEEP_REPS=$REPS "$(dirname "${BASH_SOURCE[0]}")/keep-overhead.sh" "$B"
 
 # keep.idle_cpu
 NUM=$B/tests/keep/keep-numbered

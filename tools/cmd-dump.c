@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd-dump.c - `weft dump`: one line per event, in time order. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +74,35 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 	putchar('\n');
 }
 
+/* Whether the event names the async thread id: as its actor or in an ID
+ * field (what a kept chunk's index by async thread lists). */
+static int names_thread(const struct weft_event *ev, uint64_t id)
+{
+	return ev->type != WEFT_EV_LOSS &&
+	       (ev->actor == id || ev->id == id || ev->id2 == id);
+}
+
+/* The traces, of kept directories only the chunks whose events name the
+ * async thread id (weft_reader_open_thread). */
+static struct weft_reader *open_thread(struct traces *t, uint64_t id)
+{
+	struct weft_reader *r;
+	struct weft_diag d = {0};
+	struct weft_merge_opts o = {
+		.noffsets = t->noff,
+		.offset_host = t->host,
+		.offset_ns = t->ns,
+	};
+	int err = weft_reader_open_thread(&r, t->path, t->n, 0, &o, id, &d);
+	if (err) {
+		error("cannot read %s: %s", traces_name(t),
+		      d.msg[0] ? d.msg : weft_strerror(err));
+		return NULL;
+	}
+	progress_attach(r, traces_name(t));
+	return r;
+}
+
 struct dump_args {
 	int cycles, actor;
 	int first;	/* no event yet */
@@ -91,6 +122,7 @@ static void dump_one(struct weft_reader *r, const struct weft_event *ev,
 int cmd_dump(int argc, char **argv)
 {
 	int cycles = 0, follow = 0, no_actor = 0;
+	const char *thread = NULL;
 	struct traces tr = {0};
 	const struct opt opts[] = {
 		{"--follow", "-f", NULL,
@@ -106,6 +138,11 @@ int cmd_dump(int argc, char **argv)
 		 "leave out the acting async thread "
 		 "(by=)",
 		 OPT_FLAG, &no_actor},
+		{"--thread", NULL, "ID",
+		 "only the events that name the async thread ID (0x200): as "
+		 "their actor or in a field; of a kept directory, only the "
+		 "chunks whose index names it are read (docs/keep.md)",
+		 OPT_STRING, &thread},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -122,6 +159,21 @@ int cmd_dump(int argc, char **argv)
 		return rc;
 	int actor = !no_actor;
 	const char *path = traces_name(&tr);
+	unsigned long long tid = 0;
+	if (thread) {
+		char *end;
+		errno = 0;
+		tid = strtoull(thread, &end, 0);
+		if (errno || end == thread || *end || !tid || follow) {
+			traces_release(&tr);
+			error(follow ? "--thread: not with --follow"
+				     : "--thread: an async thread's id "
+				       "(0x200), "
+				       "not '%s'",
+			      thread);
+			return 2;
+		}
+	}
 	if (follow && tr.n == 1 && keep_is_dir(tr.path[0])) {
 		/* a kept directory grows by chunks (keep.c) */
 		struct dump_args da = {cycles, actor, 1, 0};
@@ -130,7 +182,12 @@ int cmd_dump(int argc, char **argv)
 		traces_release(&tr);
 		return keep_follow(dir, dump_one, &da);
 	}
-	struct weft_reader *r = traces_open(&tr, follow ? WEFT_READ_FOLLOW : 0);
+	int kept = 0;
+	for (unsigned i = 0; tid && i < tr.n; i++)
+		kept |= keep_is_dir(tr.path[i]);
+	struct weft_reader *r =
+		tid ? open_thread(&tr, tid)
+		    : traces_open(&tr, follow ? WEFT_READ_FOLLOW : 0);
 	traces_release(&tr);
 	if (!r)
 		return 1;
@@ -150,12 +207,18 @@ int cmd_dump(int argc, char **argv)
 		if (first)
 			origin = ev.ns;
 		first = 0;
-		print_event(r, &ev, cycles, actor, origin);
+		if (!tid || names_thread(&ev, tid))
+			print_event(r, &ev, cycles, actor, origin);
 	}
 	if (fflush(stdout) != 0) {
 		weft_reader_close(r);
 		return error("cannot write the dump");
 	}
+	if (kept)
+		warning("'%s': of its kept directories, only the chunks whose "
+			"events name 0x%llx were read: the packets of the "
+			"others count as lost",
+			path, tid);
 	rc = report_losses(r, path);
 	weft_reader_close(r);
 	return rc;

@@ -5,6 +5,7 @@
  * the root blocker and the verdict, with its evidence.  Exit status 1 when
  * something is wrong, 0 when nothing is.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -594,9 +595,38 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 	return 0;
 }
 
+/* The model of the traces, of kept directories only the chunks whose
+ * index names the async thread id (weft_reader_open_thread). */
+static struct weft_model *thread_model(struct traces *t, uint64_t id,
+				       struct weft_reader **r)
+{
+	struct weft_diag d = {0};
+	struct weft_merge_opts o = {
+		.noffsets = t->noff,
+		.offset_host = t->host,
+		.offset_ns = t->ns,
+	};
+	struct weft_model *m = NULL;
+	int err = weft_reader_open_thread(r, t->path, t->n, 0, &o, id, &d);
+	if (err) {
+		error("cannot read %s: %s", traces_name(t),
+		      d.msg[0] ? d.msg : weft_strerror(err));
+		return NULL;
+	}
+	progress_attach(*r, traces_name(t));
+	if ((err = weft_model_load(&m, *r))) {
+		error("cannot model %s: %s", traces_name(t),
+		      weft_strerror(err));
+		weft_reader_close(*r);
+		*r = NULL;
+		return NULL;
+	}
+	return m;
+}
+
 int cmd_why(int argc, char **argv)
 {
-	int all = 0, json = 0;
+	int all = 0, json = 0, chunks = 0;
 	const char *query = NULL, *crit = NULL;
 	struct traces tr = {0};
 	const struct opt opts[] = {
@@ -615,6 +645,11 @@ int cmd_why(int argc, char **argv)
 		 "its life split into running, waiting on each other thread, "
 		 "and ready but not running (naming what ran instead)",
 		 OPT_STRING, &crit},
+		{"--thread-chunks", NULL, NULL,
+		 "of a kept directory, read only the chunks whose index names "
+		 "the thread asked about (an ID, operand or --path): those its "
+		 "events are in (docs/keep.md)",
+		 OPT_FLAG, &chunks},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -654,13 +689,26 @@ int cmd_why(int argc, char **argv)
 				"--path names the thread: '%s' is not a "
 				"trace",
 				query);
+	unsigned long long tid = 0;
+	if (rc < 0 && chunks) {
+		const char *q = crit ? crit : query;
+		char *end = NULL;
+		errno = 0;
+		tid = q ? strtoull(q, &end, 0) : 0;
+		if (!q || errno || end == q || *end || !tid)
+			rc = opts_error(&u,
+					"--thread-chunks: the thread must be "
+					"named by its id (0x200), not '%s'",
+					q ? q : "");
+	}
 	if (rc >= 0) {
 		traces_release(&tr);
 		return rc;
 	}
 	const char *path = traces_name(&tr);
 	struct weft_reader *r;
-	struct weft_model *m = traces_model(&tr, &r);
+	struct weft_model *m = tid ? thread_model(&tr, tid, &r)
+				   : traces_model(&tr, &r);
 	if (m) {
 		int64_t t1;
 		weft_model_range(m, &origin, &t1);

@@ -275,6 +275,21 @@ WEFT_API int weft_reader_open_many(struct weft_reader **out,
 				   const struct weft_merge_opts *opts,
 				   struct weft_diag *diag);
 
+/* As weft_reader_open_many(), but of a kept directory (docs/keep.md)
+ * only the chunks whose events name the async thread `thread` are read
+ * (their index by async thread says which, nothing else decompressed;
+ * chunks written before that index are read, as they may): the thread's
+ * events, with what else happened in those chunks, without reading the
+ * rest (their packets are gaps, counted as losses).  An ID as a merged
+ * run's reader gives it (a ring's ids but the first's carry its tag) is
+ * looked for as the ring wrote it.  Other traces are read whole.
+ * WEFT_EEMPTY: a kept directory none of whose chunks names it. */
+WEFT_API int weft_reader_open_thread(struct weft_reader **out,
+				     const char *const *paths, unsigned n,
+				     unsigned flags,
+				     const struct weft_merge_opts *opts,
+				     uint64_t thread, struct weft_diag *diag);
+
 #define WEFT_NO_PROCESS UINT32_MAX
 
 enum weft_process_end {

@@ -36,6 +36,9 @@
 
 #include "run.h"
 #include "common/grow.h"
+#ifndef __wasi__
+#include "kept.h"
+#endif
 
 #define UNKNOWN_BOOT(b) (!memcmp((b), zero16, 16))
 static const uint8_t zero16[16];
@@ -76,8 +79,10 @@ static int scan_ring(struct rmulti *M, uint32_t k, struct xlist *sent,
 	struct msub *s = &M->sub[k];
 	struct weft_reader *r;
 #ifndef __wasi__
-	int err = s->mem ? weft_reader_open_mem(&r, s->mem, s->memlen, 0, NULL)
-			 : weft_reader_open(&r, s->path, 0, NULL);
+	int err = s->kring ? weft__reader_open_kept(&r, s->kring, 0, NULL)
+		  : s->mem
+			  ? weft_reader_open_mem(&r, s->mem, s->memlen, 0, NULL)
+			  : weft_reader_open(&r, s->path, 0, NULL);
 #else
 	/* (the WebAssembly viewer reads memory only) */
 	int err = weft_reader_open_mem(&r, s->mem, s->memlen, 0, NULL);

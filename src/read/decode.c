@@ -187,8 +187,8 @@ static void packet_gone(struct rstream *s, const struct rpacket *p)
 static void read_ahead(struct weft_reader *r, struct rstream *s)
 {
 	size_t ps = r->rh.h.packet_size;
-	if (r->live || r->src.mem || s->next_pk >= s->npk || s->no_ahead ||
-	    (r->flags & WEFT_READ_ONE_THREAD))
+	if (r->live || r->src.mem || r->src.kv || s->next_pk >= s->npk ||
+	    s->no_ahead || (r->flags & WEFT_READ_ONE_THREAD))
 		return;
 	if (!s->job) {
 		if (!r->pf && (r->pf = weft__pf_new()))

@@ -34,10 +34,14 @@
  * SIGBUS.  Memory (weft_reader_open_mem, or standard input read to the
  * size its header declares) is read in place.
  */
+struct weft__kread;
 struct rsrc {
 	const uint8_t *mem; /* in memory, unchanging; or NULL */
 	int fd;		    /* else a file */
 	uint64_t len;	    /* bytes there when opened */
+	/* else a ring of kept chunks, decompressed frame by frame as read
+	 * (kept.c): nothing writes it, read by one thread */
+	struct weft__kread *kv;
 };
 
 /* Writes all n bytes at p to fd (a short write or EINTR goes on): 0 or

@@ -505,12 +505,14 @@ static int cmp_carry(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The packets of chunk k's carried threads, for the ring of nreal real
- * packets at `real` (its header: h): *out (malloc'ed), *n packets. */
+/* The packets of chunk k's carried threads, for the ring whose header is
+ * h, at the time ts (its first packet's): *out (malloc'ed), *n packets.
+ * `real`: nreal real packets of the ring, the oldest of each stream (the
+ * drops counted so far and the OS thread of the packets made). */
 static int carried_packets(const struct kchunk_in *k,
 			   const struct weft__fhdr *h, const uint8_t *real,
-			   uint32_t nreal, uint32_t ps, uint8_t **out,
-			   uint32_t *n)
+			   uint32_t nreal, uint32_t ps, uint64_t ts,
+			   uint8_t **out, uint32_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -521,15 +523,7 @@ static int carried_packets(const struct kchunk_in *k,
 			    .real = real,
 			    .nreal = nreal,
 			    .nstreams = h->nstreams,
-			    .ts = UINT64_MAX};
-	for (uint32_t i = 0; i < nreal; i++) {
-		uint64_t t =
-			weft__ld64(real + (size_t)i * ps + WEFT_PK_TS_BEGIN);
-		if (t && t < C.ts)
-			C.ts = t;
-	}
-	if (C.ts == UINT64_MAX)
-		C.ts = 1;
+			    .ts = ts ? ts : 1};
 	size_t cl = (size_t)k->ix.ncarry * sizeof *k->cr;
 	struct weft__kcarry *cr = malloc(cl);
 	if (!cr)
@@ -599,15 +593,104 @@ static int carried_packets(const struct kchunk_in *k,
 	return 0;
 }
 
-/* The ring of chunks c[0..n) (one ring's, by number): built in place at
- * *buf + base (*buf grown as needed: the caller frees it, also on an
- * error), *len its bytes.  In place, so that a directory's rings are put
- * together where the bundle holds them, and not copied (their memory
- * once, not twice). */
+/* ------------------------------------------------ a ring read frame by frame */
+
+/*
+ * A ring of a kept directory (or one chunk) is a virtual ring file: the
+ * header region of its chunk with the newest packets (its geometry
+ * patched to the packets there), then one slot for each packet of its
+ * chunks (each generation once: the first copy), then the packets its
+ * oldest chunk's carried threads become.  Nothing of a slot is in memory
+ * until a reader reads it: its frame is then decompressed into a cache of
+ * KCACHE frames of the reader's own (docs/keep.md, "Bounded memory").
+ */
+struct kslot {
+	uint32_t chunk; /* in K->c; KS_CARRIED, KS_EMPTY */
+	uint32_t frame;
+	uint32_t k; /* the packet in its frame, or the carried packet */
+};
+#define KS_CARRIED UINT32_MAX
+#define KS_EMPTY (UINT32_MAX - 1)
+
+struct weft__kring {
+	int refs;
+	int dfd; /* the directory (owned), or AT_FDCWD for a chunk alone */
+	struct kchunk_in *c;
+	uint32_t n;
+	uint8_t *hdr; /* the header region, patched */
+	uint32_t hs, ps, nslots;
+	uint64_t size; /* the virtual file's */
+	struct kslot *slot;
+	uint8_t *carried;	 /* the carried packets */
+	struct kept_notes notes; /* damaged frames found while read */
+};
+
+#define KCACHE 8
+struct kframe_buf {
+	uint32_t chunk, frame; /* what it holds (chunk KS_EMPTY: nothing) */
+	int bad;	       /* it did not decompress: zeros */
+	uint64_t used;
+	uint8_t *b;
+	size_t cap;
+};
+
+struct weft__kread {
+	struct weft__kring *K;
+	ZSTD_DCtx *dz;
+	struct kframe_buf fb[KCACHE];
+	uint64_t tick;
+	int fd; /* the chunk open (fd_chunk), or -1 */
+	uint32_t fd_chunk;
+	uint8_t *zb; /* one frame's compressed bytes */
+	size_t zcap;
+};
+
+/* What every reader of kept chunks held and did, for tests
+ * (WEFT_KEPT_STATS): decompressed bytes of packets held in frame caches
+ * now and at most, and frames decompressed. */
+static uint64_t st_held, st_peak, st_frames;
+
+static void stat_held(int64_t d)
+{
+	uint64_t now =
+		__atomic_add_fetch(&st_held, (uint64_t)d, __ATOMIC_RELAXED);
+	uint64_t pk = __atomic_load_n(&st_peak, __ATOMIC_RELAXED);
+	while (now > pk &&
+	       !__atomic_compare_exchange_n(&st_peak, &pk, now, 1,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static void kring_unref(struct weft__kring *K)
+{
+	if (!K || --K->refs > 0)
+		return;
+	for (uint32_t i = 0; i < K->n; i++) {
+		free(K->c[i].file);
+		free(K->c[i].fr);
+		free(K->c[i].pk);
+		free(K->c[i].cr);
+	}
+	free(K->c);
+	free(K->hdr);
+	free(K->slot);
+	free(K->carried);
+	if (K->dfd >= 0 && K->dfd != AT_FDCWD)
+		close(K->dfd);
+	free(K);
+	const char *e = getenv("WEFT_KEPT_STATS");
+	if (e && *e)
+		fprintf(stderr,
+			"weft: kept: %llu frames decompressed, at most %llu "
+			"bytes of packets held\n",
+			(unsigned long long)__atomic_load_n(&st_frames,
+							    __ATOMIC_RELAXED),
+			(unsigned long long)__atomic_load_n(&st_peak,
+							    __ATOMIC_RELAXED));
+}
+
 /* The compressed bytes [off, off + n) of a chunk's file, into *zb (grown
- * to *zcap): frames are read one at a time as they are decompressed (the
- * reader holds one frame's compressed bytes, not the chunk's).  0 or
- * -1. */
+ * to *zcap).  0 or -1. */
 static int read_span(int fd, uint64_t off, uint64_t n, uint8_t **zb,
 		     size_t *zcap)
 {
@@ -623,10 +706,194 @@ static int read_span(int fd, uint64_t off, uint64_t n, uint8_t **zb,
 	return pread_all(fd, *zb, (size_t)n, off) ? -1 : 0;
 }
 
-static int build_ring(int dfd, struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
-		      uint8_t **buf, size_t base, size_t *len,
-		      struct kept_notes *nt)
+struct weft__kread *weft__kread_new(struct weft__kring *K)
 {
+	struct weft__kread *R = calloc(1, sizeof *R);
+	if (!R || !(R->dz = ZSTD_createDCtx())) {
+		free(R);
+		return NULL;
+	}
+	R->K = K;
+	K->refs++;
+	R->fd = -1;
+	for (int i = 0; i < KCACHE; i++)
+		R->fb[i].chunk = KS_EMPTY;
+	return R;
+}
+
+void weft__kread_free(struct weft__kread *R)
+{
+	if (!R)
+		return;
+	for (int i = 0; i < KCACHE; i++) {
+		stat_held(-(int64_t)R->fb[i].cap);
+		free(R->fb[i].b);
+	}
+	free(R->zb);
+	if (R->fd >= 0)
+		close(R->fd);
+	ZSTD_freeDCtx(R->dz);
+	kring_unref(R->K);
+	free(R);
+}
+
+/* The bytes of frame f of chunk ci, from the cache or decompressed into
+ * it (a frame that does not: zeros, said once in K->notes). */
+static const uint8_t *kread_frame(struct weft__kread *R, uint32_t ci,
+				  uint32_t f)
+{
+	struct weft__kring *K = R->K;
+	struct kframe_buf *v = NULL;
+	for (int i = 0; i < KCACHE; i++)
+		if (R->fb[i].chunk == ci && R->fb[i].frame == f) {
+			R->fb[i].used = ++R->tick;
+			return R->fb[i].b;
+		}
+	for (int i = 0; i < KCACHE; i++)
+		if (!v || R->fb[i].used < v->used)
+			v = &R->fb[i];
+	const struct kchunk_in *k = &K->c[ci];
+	const struct weft__kframe *fr = &k->fr[f];
+	size_t want = (size_t)fr->npk * K->ps;
+	v->chunk = KS_EMPTY;
+	if (v->cap < want) {
+		uint8_t *nb = realloc(v->b, want);
+		if (!nb)
+			return NULL;
+		stat_held((int64_t)(want - v->cap));
+		v->b = nb;
+		v->cap = want;
+	}
+	if (R->fd < 0 || R->fd_chunk != ci) {
+		if (R->fd >= 0)
+			close(R->fd);
+		R->fd = openat(K->dfd, k->name,
+			       O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		R->fd_chunk = ci;
+	}
+	__atomic_add_fetch(&st_frames, 1, __ATOMIC_RELAXED);
+	v->bad = R->fd < 0 ||
+		 read_span(R->fd, fr->off, fr->csize, &R->zb, &R->zcap) ||
+		 frame_packets(k, fr, R->zb, R->dz, v->b, K->ps);
+	if (v->bad) {
+		/* (a chunk deleted since its index was read, by a keeper
+		 * keeping its budget, or a damaged frame: its packets are a
+		 * gap readers count) */
+		memset(v->b, 0, want);
+		if (R->fd >= 0)
+			note(&K->notes, k->name, "a frame does not decompress");
+	}
+	v->chunk = ci;
+	v->frame = f;
+	v->used = ++R->tick;
+	return v->b;
+}
+
+int weft__kread_read(struct weft__kread *R, uint64_t off, void *dst, size_t n)
+{
+	struct weft__kring *K = R->K;
+	uint8_t *d = dst;
+	if (off > K->size || n > K->size - off)
+		return WEFT_ETRUNC;
+	while (n) {
+		size_t take;
+		if (off < K->hs) {
+			take = K->hs - off < n ? (size_t)(K->hs - off) : n;
+			memcpy(d, K->hdr + off, take);
+		} else {
+			uint64_t rel = off - K->hs;
+			uint32_t si = (uint32_t)(rel / K->ps),
+				 in = (uint32_t)(rel % K->ps);
+			take = K->ps - in < n ? K->ps - in : n;
+			const struct kslot *s = &K->slot[si];
+			const uint8_t *pk = NULL;
+			if (s->chunk == KS_CARRIED)
+				pk = K->carried + (size_t)s->k * K->ps;
+			else if (s->chunk != KS_EMPTY) {
+				const uint8_t *fb =
+					kread_frame(R, s->chunk, s->frame);
+				if (!fb)
+					return -ENOMEM;
+				pk = fb + (size_t)s->k * K->ps;
+			}
+			if (pk)
+				memcpy(d, pk + in, take);
+			else
+				memset(d, 0, take);
+		}
+		d += take;
+		off += take;
+		n -= take;
+	}
+	return 0;
+}
+
+const uint8_t *weft__kring_header(const struct weft__kring *K, uint64_t *size)
+{
+	*size = K->size;
+	return K->hdr;
+}
+
+void weft__kring_ref(struct weft__kring *K)
+{
+	K->refs++;
+}
+
+void weft__kring_free(struct weft__kring *K)
+{
+	kring_unref(K);
+}
+
+const struct kept_notes *weft__kring_notes(const struct weft__kring *K)
+{
+	return &K->notes;
+}
+
+/* The oldest packet (lowest sequence number) of each stream among the
+ * slots, as (slot) list: *out (malloc'ed), *n. */
+static int oldest_of_streams(const struct weft__kring *K, uint32_t nstreams,
+			     uint32_t **out, uint32_t *n)
+{
+	uint32_t *best = malloc((nstreams ? nstreams : 1) * sizeof *best);
+	uint64_t *seq = malloc((nstreams ? nstreams : 1) * sizeof *seq);
+	*out = best;
+	*n = 0;
+	if (!best || !seq) {
+		free(seq);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < nstreams; i++)
+		best[i] = UINT32_MAX;
+	for (uint32_t i = 0; i < K->nslots; i++) {
+		const struct kslot *s = &K->slot[i];
+		if (s->chunk >= KS_EMPTY)
+			continue;
+		const struct weft__kpk *p =
+			&K->c[s->chunk]
+				 .pk[K->c[s->chunk].fr[s->frame].first + s->k];
+		if (p->stream >= nstreams)
+			continue;
+		if (best[p->stream] == UINT32_MAX || p->seq < seq[p->stream]) {
+			best[p->stream] = i;
+			seq[p->stream] = p->seq;
+		}
+	}
+	uint32_t w = 0;
+	for (uint32_t i = 0; i < nstreams; i++)
+		if (best[i] != UINT32_MAX)
+			best[w++] = best[i];
+	*n = w;
+	free(seq);
+	return 0;
+}
+
+/* The ring of chunks c[0..n) (one ring's, by number; K->c owns them
+ * after, also on an error) made into K.  0 or a negative code
+ * (WEFT_ECORRUPT: the newest chunk's header does not decompress). */
+static int kring_build(struct weft__kring *K, struct kept_notes *nt)
+{
+	struct kchunk_in *c = K->c;
+	uint32_t n = K->n;
 	/* the header of the chunk with the newest packets (a chunk copied
 	 * under a later number is not newer) */
 	const struct kchunk_in *last = &c[n - 1];
@@ -634,36 +901,42 @@ static int build_ring(int dfd, struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 		if (c[i].ix.gen_max > last->ix.gen_max)
 			last = &c[i];
 	uint32_t ps = last->ix.packet_size, hs = last->ix.header_size;
+	K->ps = ps;
+	K->hs = hs;
 	uint64_t total = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (!memcmp(c[i].ix.uuid, last->ix.uuid, 16) &&
 		    c[i].ix.packet_size == ps)
 			total += c[i].ix.npackets;
-	if ((uint64_t)hs + total * ps > SIZE_MAX - base)
+	if (total >= UINT32_MAX - 1)
 		return -ENOMEM;
-	uint8_t *b = realloc(*buf, base + (size_t)hs + (size_t)total * ps);
-	if (!b)
-		return -ENOMEM;
-	*buf = b;
-	b += base;
-	struct genref *g = malloc((total ? total : 1) * sizeof *g);
-	if (!g)
+	if (!(K->hdr = malloc(hs)))
 		return -ENOMEM;
 	/* the newest chunk's header region: frame 0, before the first
 	 * frame of packets */
+	ZSTD_DCtx *dz = ZSTD_createDCtx();
+	if (!dz)
+		return -ENOMEM;
 	uint8_t *zb = NULL;
 	size_t zcap = 0;
-	int lfd = openat(dfd, last->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int lfd = openat(K->dfd, last->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	size_t hn = lfd < 0 || read_span(lfd, 0, last->fr[0].off, &zb, &zcap)
 			    ? (size_t)-1
-			    : ZSTD_decompressDCtx(dz, b, hs, zb,
+			    : ZSTD_decompressDCtx(dz, K->hdr, hs, zb,
 						  (size_t)last->fr[0].off);
 	if (lfd >= 0)
 		close(lfd);
-	if (ZSTD_isError(hn) || hn != hs) {
-		free(zb);
-		free(g);
+	free(zb);
+	ZSTD_freeDCtx(dz);
+	if (ZSTD_isError(hn) || hn != hs)
 		return WEFT_ECORRUPT;
+	/* the slots: every packet of the indexes, each generation once (a
+	 * packet kept twice: the first copy) */
+	struct genref *g = malloc((total ? total : 1) * sizeof *g);
+	K->slot = malloc((total + 1) * sizeof *K->slot);
+	if (!g || !K->slot) {
+		free(g);
+		return -ENOMEM;
 	}
 	uint32_t at = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -673,32 +946,16 @@ static int build_ring(int dfd, struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 			note(nt, k->name, "another trace's ring of that name");
 			continue;
 		}
-		int fd =
-			openat(dfd, k->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue; /* (deleted since its index was read: a
-				     keeper keeps its budget; its packets are
-				     a gap readers count) */
-		for (uint32_t f = 0; f < k->ix.nframes; f++) {
-			const struct weft__kframe *fr = &k->fr[f];
-			if (read_span(fd, fr->off, fr->csize, &zb, &zcap) ||
-			    frame_packets(k, fr, zb, dz,
-					  b + hs + (size_t)at * ps, ps)) {
-				note(nt, k->name,
-				     "a frame does not decompress");
-				continue;
+		for (uint32_t f = 0; f < k->ix.nframes; f++)
+			for (uint32_t p = 0; p < k->fr[f].npk; p++) {
+				g[at].gen = k->pk[k->fr[f].first + p].gen;
+				g[at].at = at;
+				K->slot[at++] = (struct kslot){
+					.chunk = i, .frame = f, .k = p};
 			}
-			for (uint32_t p = 0; p < fr->npk; p++) {
-				g[at + p].gen = k->pk[fr->first + p].gen;
-				g[at + p].at = at + p;
-			}
-			at += fr->npk;
-		}
-		close(fd);
 	}
-	free(zb);
-	/* each generation once (a packet kept twice: the first copy) */
-	qsort(g, at, sizeof *g, cmp_gen);
+	if (at > 1)
+		qsort(g, at, sizeof *g, cmp_gen);
 	uint8_t *dup = calloc(at ? at : 1, 1);
 	if (!dup) {
 		free(g);
@@ -708,21 +965,16 @@ static int build_ring(int dfd, struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 		if (g[i].gen == g[i - 1].gen)
 			dup[g[i].at] = 1;
 	uint32_t w = 0;
-	for (uint32_t i = 0; i < at; i++) {
-		if (dup[i])
-			continue;
-		if (w != i)
-			memmove(b + hs + (size_t)w * ps,
-				b + hs + (size_t)i * ps, ps);
-		w++;
-	}
+	for (uint32_t i = 0; i < at; i++)
+		if (!dup[i])
+			K->slot[w++] = K->slot[i];
 	free(dup);
 	free(g);
-	if (!w) { /* a ring has one slot at least */
-		memset(b + hs, 0, ps);
-		w = 1;
-	}
-	struct weft__fhdr *h = (struct weft__fhdr *)(void *)b;
+	if (!w) /* a ring has one slot at least */
+		K->slot[w++] = (struct kslot){.chunk = KS_EMPTY};
+	K->nslots = w;
+	struct weft__fhdr *h = (struct weft__fhdr *)(void *)K->hdr;
+	K->size = (uint64_t)hs + (uint64_t)w * ps;
 	/* the threads alive at the start of the oldest chunk (of the
 	 * others: the chunks before them have their creations) */
 	const struct kchunk_in *first = NULL;
@@ -733,41 +985,148 @@ static int build_ring(int dfd, struct kchunk_in *c, uint32_t n, ZSTD_DCtx *dz,
 			first = &c[i];
 	uint8_t *cp = NULL;
 	uint32_t ncp = 0;
-	if (first && carried_packets(first, h, b + hs, w, ps, &cp, &ncp))
-		return -ENOMEM;
-	if (ncp && w + ncp > total) {
-		uint8_t *nb = realloc(*buf, base + hs + (size_t)(w + ncp) * ps);
-		if (!nb) {
+	if (first && first->ix.ncarry && K->slot[0].chunk != KS_EMPTY) {
+		/* at the time of the ring's first packet, with the drops
+		 * and OS thread of each stream's oldest packet */
+		uint64_t ts = UINT64_MAX;
+		for (uint32_t i = 0; i < w; i++) {
+			const struct kslot *s = &K->slot[i];
+			uint64_t t =
+				c[s->chunk]
+					.pk[c[s->chunk].fr[s->frame].first +
+					    s->k]
+					.ts_begin;
+			if (t && t < ts)
+				ts = t;
+		}
+		uint32_t *old, nold;
+		int err = oldest_of_streams(K, h->nstreams, &old, &nold);
+		uint8_t *real = err ? NULL
+				    : malloc((size_t)(nold ? nold : 1) * ps);
+		struct weft__kread *R = real ? weft__kread_new(K) : NULL;
+		if (!err && !R)
+			err = -ENOMEM;
+		for (uint32_t i = 0; !err && i < nold; i++)
+			err = weft__kread_read(R, hs + (uint64_t)old[i] * ps,
+					       real + (size_t)i * ps, ps);
+		weft__kread_free(R); /* (K stays: it had a reference) */
+		if (!err)
+			err = carried_packets(first, h, real, nold, ps,
+					      ts == UINT64_MAX ? 1 : ts, &cp,
+					      &ncp);
+		free(old);
+		free(real);
+		if (err)
+			return err;
+	}
+	if (ncp) {
+		struct kslot *ns =
+			realloc(K->slot, (size_t)(w + ncp) * sizeof *ns);
+		if (!ns) {
 			free(cp);
 			return -ENOMEM;
 		}
-		*buf = nb;
-		b = nb + base;
-	}
-	if (ncp) {
-		memcpy(b + hs + (size_t)w * ps, cp, (size_t)ncp * ps);
+		K->slot = ns;
+		for (uint32_t i = 0; i < ncp; i++)
+			K->slot[w + i] =
+				(struct kslot){.chunk = KS_CARRIED, .k = i};
 		w += ncp;
-		h = (struct weft__fhdr *)(void *)b;
+		K->carried = cp;
 	}
-	free(cp);
+	K->nslots = w;
 	/* (readers look at the slots next_gen says were used) */
 	if ((h->next_gen & ~WEFT_GEN_STOPPED) < w)
 		h->next_gen = (h->next_gen & WEFT_GEN_STOPPED) | w;
 	h->npackets = w;
 	h->file_size = (uint64_t)hs + (uint64_t)w * ps;
-	*len = (size_t)h->file_size;
+	K->size = h->file_size;
+	/* (what is not read again: the packets' index, the carried
+	 * threads, the index's bytes) */
+	for (uint32_t i = 0; i < n; i++) {
+		free(c[i].pk);
+		free(c[i].cr);
+		free(c[i].file);
+		c[i].pk = NULL;
+		c[i].cr = NULL;
+		c[i].file = NULL;
+	}
 	return 0;
 }
 
-int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
-		    struct kept_notes *nt, struct weft_diag *d)
+static void kchunks_free(struct kchunk_in *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		free(c[i].file);
+		free(c[i].fr);
+		free(c[i].pk);
+		free(c[i].cr);
+	}
+	free(c);
+}
+
+void weft__kept_set_free(struct weft__kset *S)
+{
+	if (!S)
+		return;
+	for (uint32_t i = 0; i < S->nrings; i++)
+		kring_unref(S->ring[i].K);
+	free(S->ring);
+	free(S->man);
+	free(S);
+}
+
+/* Whether chunk k's events name the async thread id (version 3: its
+ * index by async thread, ascending varint differences; a chunk written
+ * before it may). */
+static int chunk_names(const struct kchunk_in *k, uint64_t id)
+{
+	if (k->ix.version < 3)
+		return 1;
+	const uint8_t *tv = k->file + k->idxlen - sizeof(struct weft__ktail) -
+			    k->ix.thr_bytes;
+	uint64_t v = 0, n = 0;
+	size_t at = 0;
+	while (n < k->ix.nthreads && at < k->ix.thr_bytes) {
+		uint64_t d = 0;
+		unsigned sh = 0;
+		while (at < k->ix.thr_bytes && sh < 64) {
+			uint8_t b = tv[at++];
+			d |= (uint64_t)(b & 0x7F) << sh;
+			sh += 7;
+			if (!(b & 0x80))
+				break;
+		}
+		v += d;
+		n++;
+		if (v >= id)
+			return v == id;
+	}
+	return 0;
+}
+
+/* The ids a merged reader's `id` may be in a ring: itself, and, tagged
+ * with a ring's number (multi.c: TAG_SHIFT 48, 14 bits; rings 1 to
+ * 0x3FFD), the ring's own. */
+static int chunk_names_merged(const struct kchunk_in *k, uint64_t id)
+{
+	uint64_t tag = id >> 48 & 0x3FFF;
+	return chunk_names(k, id) || (tag >= 1 && tag <= 0x3FFD &&
+				      chunk_names(k, id & ~(0x3FFFull << 48)));
+}
+
+int weft__kept_open(const char *dir, uint64_t thread, struct weft__kset **out,
+		    struct weft_diag *d)
 {
 	*out = NULL;
-	*bundle = 0;
-	memset(nt, 0, sizeof *nt);
+	struct weft__kset *S = calloc(1, sizeof *S);
+	if (!S)
+		return -ENOMEM;
+	struct kept_notes *nt = &S->notes;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	if (dfd < 0) {
+		free(S);
 		return weft__diag(d, -errno, 0, "%s: %s", dir, strerror(errno));
+	}
 	DIR *dp = fdopendir(dup(dfd));
 	struct kchunk_in *c = NULL;
 	uint32_t n = 0, cap = 0;
@@ -804,6 +1163,15 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 			continue;
 		}
 		k->ix.ring[sizeof k->ix.ring - 1] = 0;
+		if (thread && !chunk_names_merged(k, thread)) {
+			/* (not read: its events do not name the thread) */
+			S->skipped++;
+			free(k->file);
+			free(k->fr);
+			free(k->pk);
+			free(k->cr);
+			continue;
+		}
 		n++;
 	}
 	if (dp)
@@ -819,162 +1187,116 @@ int weft__kept_load(const char *dir, uint8_t **out, size_t *len, int *bundle,
 	}
 	if (lf)
 		fclose(lf);
-	uint8_t *man = NULL;
-	size_t manlen = 0;
 	if (!err) {
-		int e = read_whole(dfd, "manifest", &man, &manlen);
+		int e = read_whole(dfd, "manifest", &S->man, &S->manlen);
 		if (e && e != -ENOENT)
 			err = e;
+		if (!S->manlen) {
+			free(S->man);
+			S->man = NULL;
+		}
 	}
-	if (!err && !n)
+	if (!err && !n && S->skipped)
+		err = weft__diag(d, WEFT_EEMPTY, 0,
+				 "%s: none of its %u chunks names the async "
+				 "thread 0x%llx",
+				 dir, S->skipped, (unsigned long long)thread);
+	else if (!err && !n)
 		err = weft__diag(d, WEFT_EEMPTY, 0,
 				 "%s: a kept directory with no chunk yet%s%s",
 				 dir, nt->n ? " readable: " : "",
 				 nt->n ? nt->what : "");
-	ZSTD_DCtx *dz = err ? NULL : ZSTD_createDCtx();
-	if (!err && !dz)
-		err = -ENOMEM;
 	uint32_t nrings = 0;
-	struct bpart *parts = NULL;
 	if (!err) {
 		qsort(c, n, sizeof *c, cmp_chunk);
 		for (uint32_t i = 0; i < n; i++)
 			nrings += !i || strcmp(c[i].ix.ring, c[i - 1].ix.ring);
-		parts = calloc(nrings + 1, sizeof *parts);
-		if (!parts)
+		if (!(S->ring = calloc(nrings, sizeof *S->ring)))
 			err = -ENOMEM;
-	}
-	/* The bundle (or, one ring and no run, the ring itself) built in
-	 * place: each part at its offset, the header written last. */
-	uint32_t nparts = nrings + (man && manlen ? 1 : 0), np = 0;
-	int single = nrings == 1 && nparts == 1;
-	size_t off = single ? 0 : (size_t)weft__bundle_first(nparts);
-	uint8_t *buf = NULL;
-	if (!err && !single && !(buf = malloc(off + manlen)))
-		err = -ENOMEM;
-	if (!err && man && manlen) {
-		parts[np].kind = BUNDLE_MANIFEST;
-		parts[np].len = manlen;
-		parts[np].off = off;
-		snprintf(parts[np].name, sizeof parts[np].name, "manifest");
-		memcpy(buf + off, man, manlen);
-		off += manlen;
-		np++;
 	}
 	for (uint32_t i = 0; !err && i < n;) {
 		uint32_t j = i + 1;
 		while (j < n && !strcmp(c[j].ix.ring, c[i].ix.ring))
 			j++;
-		size_t l, at = single ? 0 : (off + 63) & ~(size_t)63;
-		if (at > off) { /* (the padding before it: zeros) */
-			uint8_t *nb = realloc(buf, at);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			memset(buf + off, 0, at - off);
+		struct weft__kring *K = calloc(1, sizeof *K);
+		struct kchunk_in *kc = malloc((j - i) * sizeof *kc);
+		if (!K || !kc || (K->dfd = dup(dfd)) < 0) {
+			free(K);
+			free(kc);
+			err = -ENOMEM;
+			break;
 		}
-		err = build_ring(dfd, c + i, j - i, dz, &buf, at, &l, nt);
+		memcpy(kc, c + i, (j - i) * sizeof *kc);
+		memset(c + i, 0, (j - i) * sizeof *kc); /* (K's now) */
+		K->c = kc;
+		K->n = j - i;
+		K->refs = 1;
+		snprintf(S->ring[S->nrings].name, sizeof S->ring[0].name,
+			 "%.63s", kc[0].ix.ring);
+		S->ring[S->nrings++].K = K;
+		err = kring_build(K, nt);
 		if (err) {
 			err = weft__diag(d, err, 0, "%s: ring %s: %s", dir,
-					 c[i].ix.ring,
+					 kc[0].ix.ring,
 					 err == WEFT_ECORRUPT
 						 ? "its newest chunk's header "
 						   "does not decompress"
 						 : weft_strerror(err));
 			break;
 		}
-		/* (their compressed bytes are no longer needed) */
-		for (uint32_t k = i; k < j; k++) {
-			free(c[k].file);
-			c[k].file = NULL;
-		}
-		parts[np].kind = BUNDLE_RING;
-		parts[np].len = l;
-		parts[np].off = at;
-		/* (a run's rings: "ring.PID.N", well within 48 bytes) */
-		memcpy(parts[np].name, c[i].ix.ring, sizeof parts[np].name - 1);
-		np++;
-		off = at + l;
 		i = j;
 	}
-	if (!err && !single) {
-		size_t size = (off + 63) & ~(size_t)63;
-		uint8_t *nb = realloc(buf, size);
-		if (!nb)
-			err = -ENOMEM;
-		else {
-			buf = nb;
-			memset(buf + off, 0, size - off);
-			weft__bundle_header(buf, parts, np, size);
-			off = size;
-			*bundle = 1;
-		}
-	}
-	if (!err) {
-		/* (a ring built in a bigger buffer: given back) */
-		uint8_t *nb = single ? realloc(buf, off) : buf;
-		*out = nb ? nb : buf;
-		*len = off;
-		buf = NULL;
-	}
-	free(buf);
-	free(parts);
-	free(man);
-	for (uint32_t i = 0; i < n; i++) {
-		free(c[i].file);
-		free(c[i].fr);
-		free(c[i].pk);
-		free(c[i].cr);
-	}
-	free(c);
-	ZSTD_freeDCtx(dz);
+	kchunks_free(c, n);
 	close(dfd);
-	return err;
+	if (err) {
+		weft__kept_set_free(S);
+		return err;
+	}
+	*out = S;
+	return 0;
 }
 
-int weft__kept_chunk(const char *path, uint8_t **out, size_t *len,
+int weft__kept_chunk(const char *path, struct weft__kring **out,
 		     struct weft_diag *d)
 {
 	*out = NULL;
-	struct kchunk_in c;
-	memset(&c, 0, sizeof c);
-	if (strlen(path) >= sizeof c.name)
+	struct weft__kring *K = calloc(1, sizeof *K);
+	struct kchunk_in *c = calloc(1, sizeof *c);
+	if (!K || !c) {
+		free(K);
+		free(c);
+		return -ENOMEM;
+	}
+	K->c = c;
+	K->n = 1;
+	K->refs = 1;
+	K->dfd = AT_FDCWD;
+	if (strlen(path) >= sizeof c->name) {
+		kring_unref(K);
 		return weft__diag(d, -ENAMETOOLONG, 0, "%s",
 				  strerror(ENAMETOOLONG));
-	snprintf(c.name, sizeof c.name, "%s", path);
-	int err = read_index_bytes(AT_FDCWD, path, &c);
+	}
+	snprintf(c->name, sizeof c->name, "%s", path);
+	int err = read_index_bytes(AT_FDCWD, path, c);
 	if (err && err != WEFT_ECORRUPT) {
-		free(c.file);
+		kring_unref(K);
 		return weft__diag(d, err, 0, "%s", weft_strerror(err));
 	}
-	err = 0;
-	ZSTD_DCtx *dz = NULL;
 	struct kept_notes nt = {0};
-	if (chunk_index(&c))
+	if (chunk_index(c))
 		err = weft__diag(d, WEFT_ECORRUPT, 0,
 				 "a zstd file that is not a complete weft "
 				 "chunk (no index: zstd -d gives what it "
 				 "holds)");
-	else if (!(dz = ZSTD_createDCtx()))
-		err = -ENOMEM;
-	else if ((err = build_ring(AT_FDCWD, &c, 1, dz, out, 0, len, &nt))) {
-		free(*out);
-		*out = NULL;
+	else if ((err = kring_build(K, &nt)))
 		err = weft__diag(d, err, 0, "%s",
 				 err == WEFT_ECORRUPT ? "its header does not "
 							"decompress"
 						      : weft_strerror(err));
-	} else if (nt.n) {
-		free(*out);
-		*out = NULL;
-		err = weft__diag(d, WEFT_ECORRUPT, 0, "%s", nt.what);
+	if (err) {
+		kring_unref(K);
+		return err;
 	}
-	ZSTD_freeDCtx(dz);
-	free(c.file);
-	free(c.fr);
-	free(c.pk);
-	free(c.cr);
-	return err;
+	*out = K;
+	return 0;
 }

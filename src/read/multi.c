@@ -865,6 +865,10 @@ void weft__multi_free(struct rmulti *M)
 		return;
 	for (uint32_t k = 0; k < M->nsub; k++) {
 		weft_reader_close(M->sub[k].r);
+#ifndef __wasi__
+		if (M->sub[k].kring)
+			weft__kring_free(M->sub[k].kring);
+#endif
 		free(M->sub[k].path);
 		free(M->sub[k].smap);
 		free(M->sub[k].nmap);
@@ -1763,10 +1767,77 @@ static void kept_note(struct rmulti *M, const char *dir,
 }
 #endif
 
-int weft__multi_open(struct weft_reader **out, const char *const *paths,
-		     unsigned n, const void *mem, size_t memlen, int own,
-		     unsigned flags, const struct weft_merge_opts *opts,
-		     struct weft_diag *d)
+#ifndef __wasi__
+/* A kept directory (kept.c): each ring a reader of its chunks, read frame
+ * by frame; with the run's manifest (or several rings), a run of them, as
+ * a bundle's are. */
+static int add_kept(struct rmulti *M, const char *p, struct weft_diag *d)
+{
+	struct weft__kset *S;
+	int err = weft__kept_open(p, M->kept_thread, &S, d);
+	if (err)
+		return err;
+	uint32_t run = NONE;
+	if (S->man || S->nrings > 1) {
+		if ((err = add_run(M, NULL)))
+			goto out;
+		run = M->nruns - 1;
+		M->runs[run].in_bundle = 1;
+		if (S->man) {
+			uint8_t *man = S->man;
+			S->man = NULL;
+			if (!(err = keep_owned(M, man)))
+				err = weft__manifest_parse(&M->runs[run].man,
+							   (const char *)man,
+							   S->manlen);
+		}
+	}
+	for (uint32_t i = 0; i < S->nrings && !err; i++) {
+		char name[600];
+		snprintf(name, sizeof name, "%s:%s", p, S->ring[i].name);
+		struct weft_reader *sr;
+		struct weft_diag sd = {0};
+		err = weft__reader_open_kept(&sr, S->ring[i].K, 0, &sd);
+		if (err && run != NONE) {
+			/* (the directory's other rings are read) */
+			err = bad_ring(M, run, name, err, sd.msg);
+			continue;
+		}
+		if (err) {
+			err = weft__diag(d, err, sd.offset, "%s: %s", p,
+					 sd.msg);
+			break;
+		}
+		if ((err = add_sub(M, sr, run != NONE ? name : p, run))) {
+			weft_reader_close(sr);
+			err = err > 0 ? 0 : err;
+		} else {
+			M->sub[M->nsub - 1].kring = S->ring[i].K;
+			weft__kring_ref(S->ring[i].K);
+		}
+	}
+	if (!err && run != NONE)
+		err = rings_missing(M, run, p);
+	/* (damaged frames: found as each reader indexed its ring) */
+	for (uint32_t i = 0; i < S->nrings && !err; i++) {
+		const struct kept_notes *kn = weft__kring_notes(S->ring[i].K);
+		if (kn->n && !S->notes.n)
+			memcpy(S->notes.what, kn->what, sizeof kn->what);
+		S->notes.n += kn->n;
+	}
+	if (!err)
+		kept_note(M, p, &S->notes);
+out:
+	weft__kept_set_free(S);
+	return err;
+}
+
+#endif
+
+static int multi_open(struct weft_reader **out, const char *const *paths,
+		      unsigned n, const void *mem, size_t memlen, int own,
+		      unsigned flags, const struct weft_merge_opts *opts,
+		      uint64_t thread, struct weft_diag *d)
 {
 	*out = NULL;
 	struct rmulti *M = calloc(1, sizeof *M);
@@ -1775,6 +1846,7 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 			free((void *)mem);
 		return -ENOMEM;
 	}
+	M->kept_thread = thread;
 	M->flags = flags;
 	M->refill = NONE;
 	int err = 0;
@@ -1797,16 +1869,7 @@ int weft__multi_open(struct weft_reader **out, const char *const *paths,
 			/* a kept directory (kept.c): its chunks as one ring,
 			 * or with its run's manifest as a bundle */
 			plain = 0;
-			uint8_t *b;
-			size_t len;
-			int bundle;
-			struct kept_notes kn;
-			if ((err = weft__kept_load(p, &b, &len, &bundle, &kn,
-						   d)) ||
-			    (err = keep_owned(M, b)))
-				break;
-			kept_note(M, p, &kn);
-			err = add_owned(M, b, len, bundle, p, d);
+			err = add_kept(M, p, d);
 			continue;
 		}
 		if (isdir) {
@@ -2102,6 +2165,14 @@ const struct weft_host *weft_reader_hosts(struct weft_reader *r, uint32_t *n)
 	return r->multi->hosts;
 }
 
+int weft__multi_open(struct weft_reader **out, const char *const *paths,
+		     unsigned n, const void *mem, size_t memlen, int own,
+		     unsigned flags, const struct weft_merge_opts *opts,
+		     struct weft_diag *d)
+{
+	return multi_open(out, paths, n, mem, memlen, own, flags, opts, 0, d);
+}
+
 int weft_reader_open_many(struct weft_reader **out, const char *const *paths,
 			  unsigned n, unsigned flags,
 			  const struct weft_merge_opts *opts,
@@ -2111,6 +2182,17 @@ int weft_reader_open_many(struct weft_reader **out, const char *const *paths,
 	if (!paths || !n)
 		return WEFT_EINVAL;
 	return weft__multi_open(out, paths, n, NULL, 0, 0, flags, opts, d);
+}
+
+int weft_reader_open_thread(struct weft_reader **out, const char *const *paths,
+			    unsigned n, unsigned flags,
+			    const struct weft_merge_opts *opts, uint64_t thread,
+			    struct weft_diag *d)
+{
+	*out = NULL;
+	if (!paths || !n || !thread)
+		return WEFT_EINVAL;
+	return multi_open(out, paths, n, NULL, 0, 0, flags, opts, thread, d);
 }
 
 /* ------------------------------------------------------------ copies */

@@ -21,6 +21,9 @@
 #include "internal.h"
 #include "run.h"
 #include "common/grow.h"
+#ifndef __wasi__
+#include "kept.h"
+#endif
 
 int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
 {
@@ -34,6 +37,8 @@ int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
 	/* The WebAssembly viewer reads memory only: no file system. */
 	return -ENOSYS;
 #else
+	if (src->kv)
+		return weft__kread_read(src->kv, off, dst, n);
 	uint8_t *d = dst;
 	while (n) {
 		ssize_t k = pread(src->fd, d, n, (off_t)off);

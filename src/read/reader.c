@@ -71,6 +71,9 @@ void weft_reader_close(struct weft_reader *r)
 	free(r->owned);
 	if (r->src.fd >= 0)
 		close(r->src.fd);
+#ifndef __wasi__
+	weft__kread_free(r->src.kv);
+#endif
 	free(r);
 }
 
@@ -374,14 +377,22 @@ int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
 #ifndef __wasi__
 	if (is_chunk_file(path)) {
 		/* a chunk of a kept directory, alone (kept.c) */
-		uint8_t *b = NULL;
-		size_t n = 0;
-		r->flags &= ~WEFT_READ_FOLLOW;
-		if (!(err = weft__kept_chunk(path, &b, &n, d))) {
-			r->owned = b;
-			err = open_in_memory(r, b, n, d);
+		struct weft__kring *K;
+		weft_reader_close(r);
+		if ((err = weft__kept_chunk(path, &K, d)))
+			return err;
+		err = weft__reader_open_kept(out, K, flags, d);
+		/* (its frames were all read by the index: one that does not
+		 * decompress is said, as a chunk read alone is exact or an
+		 * error) */
+		const struct kept_notes *nt = weft__kring_notes(K);
+		if (!err && nt->n) {
+			weft_reader_close(*out);
+			*out = NULL;
+			err = weft__diag(d, WEFT_ECORRUPT, 0, "%s", nt->what);
 		}
-		goto out;
+		weft__kring_free(K);
+		return err;
 	}
 #endif
 	if ((err = weft__open_file_header(&r->src, path, &r->rh, d)))
@@ -423,6 +434,33 @@ out:
 	*out = r;
 	return 0;
 }
+
+#ifndef __wasi__
+int weft__reader_open_kept(struct weft_reader **out, struct weft__kring *K,
+			   unsigned flags, struct weft_diag *d)
+{
+	*out = NULL;
+	struct weft_reader *r = reader_new(flags & ~WEFT_READ_FOLLOW);
+	if (!r)
+		return -ENOMEM;
+	uint64_t size;
+	const uint8_t *h = weft__kring_header(K, &size);
+	int err = (r->src.kv = weft__kread_new(K)) ? 0 : -ENOMEM;
+	r->src.len = size;
+	if (!err)
+		err = weft__hdr_check(h, size, &r->rh, d);
+	if (!err) {
+		r->hdr = h;
+		err = open_common(r);
+	}
+	if (err) {
+		weft_reader_close(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+#endif
 
 const struct weft_trace_info *weft_reader_info(struct weft_reader *r)
 {

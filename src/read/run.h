@@ -149,7 +149,8 @@ struct msub {
 	uint32_t host;	    /* its machine (M->hosts) */
 	const uint8_t *mem; /* read from memory: there (to read it again) */
 	size_t memlen;
-	uint32_t proc;	  /* its process */
+	struct weft__kring *kring; /* read from kept chunks: (a reference) */
+	uint32_t proc;		   /* its process */
 	uint64_t tag;	  /* k << TAG_SHIFT, 0 for ring 0; TAG_FRESH: table */
 	int64_t shift;	  /* merged ns = its ns + shift */
 	int64_t mono0;	  /* CLOCK_MONOTONIC of its origin */
@@ -203,7 +204,9 @@ struct idmap {
 };
 
 struct rmulti {
-	struct weft__pf *pf; /* the rings' reading ahead, shared */
+	uint64_t kept_thread; /* of kept directories, read only the chunks
+				 naming it (0: all) */
+	struct weft__pf *pf;  /* the rings' reading ahead, shared */
 	struct msub *sub;
 	uint32_t nsub, csub;
 	/* sub index + 1 by a hash of its path, and of its ring's uuid

@@ -543,6 +543,92 @@ t_thread_index() {
 }
 run "the index by async thread: weft keep --thread lists the chunks holding its events" t_thread_index
 
+# weft dump --thread ID DIR reads only the chunks whose index names the
+# async thread: its events are exactly those of the whole directory's
+# read that name it (by= or a field), and the other chunks are never
+# decompressed (damaged, they go unnoticed; read whole, the damage is said).
+t_thread_read() {
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --chunk 64K -- "$CARRY" 200000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	local id ids total n picked=0 c
+	total=$(ls k/*.zst | wc -l)
+	[ "$total" -ge 3 ] || die "$total chunks"
+	"$W" dump --cycles k >full.txt 2>/dev/null || die "dump k"
+	ids=$(grep -oE '=0x[0-9a-f]+' full.txt | sort -u | grep -v '^=0x0$' | cut -c2-)
+	for id in $ids; do
+		"$W" keep --thread "$id" k >list.txt 2>/dev/null || continue
+		n=$(wc -l <list.txt)
+		[ "$n" -lt "$total" ] || continue
+		grep -E "=$id( |\$)" full.txt | grep -v ' carried=1$' >want.txt
+		WEFT_KEPT_STATS=1 "$W" dump --cycles --thread "$id" k >got.txt 2>err.txt ||
+			die "$id: status $?: $(cat err.txt)"
+		grep -q "only the chunks whose events name $id were read" err.txt || die "$id: not said: $(cat err.txt)"
+		grep -v ' carried=1$' got.txt | cmp -s - want.txt ||
+			die "$id: not the events of a whole read that name it: $(grep -v ' carried=1$' got.txt | diff - want.txt | head -5)"
+		[ -s want.txt ] || die "$id: no event"
+		picked=$((picked + 1))
+		[ $picked = 3 ] && break
+	done
+	[ $picked = 3 ] || die "$picked threads in fewer chunks than all"
+	# the chunks the last one is not in, damaged: never read
+	for c in k/*.zst; do
+		grep -qx "$(basename "$c")" list.txt && continue
+		python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x55; open(p,'wb').write(b)" "$c"
+	done
+	"$W" dump --cycles --thread "$id" k >got2.txt 2>err.txt || die "$id: a chunk not named was read: $(cat err.txt)"
+	grep -q "damaged" err.txt && die "$id: damage said: $(cat err.txt)"
+	cmp -s got.txt got2.txt || die "$id: another result"
+	"$W" dump k >/dev/null 2>err.txt && die "the damage unseen by a whole read"
+	grep -q "damaged chunk" err.txt || die "the whole read: $(cat err.txt)"
+	"$W" dump --thread 0xdead0 k >got.txt 2>err.txt
+	[ $? = 1 ] && [ ! -s got.txt ] && grep -q "none of its $total chunks names the async thread 0xdead0" err.txt ||
+		die "an id no event names: $(cat got.txt err.txt)"
+	"$W" dump --thread nothing k >/dev/null 2>err.txt
+	[ $? = 2 ] && grep -q "an async thread's id" err.txt || die "a bad id: $(cat err.txt)"
+	echo "3 threads of $total chunks; the last in $n"
+}
+run "weft dump --thread ID DIR reads only the chunks naming the thread" t_thread_read
+
+# weft why DIR ID --thread-chunks (and --path ID) reads only the chunks
+# naming the thread: the same verdict as a whole read for every thread;
+# the same text, time for time, for a thread whose chunks reach the
+# directory's last (the trace then ends where it does); the others'
+# chunks damaged go unnoticed.
+t_thread_why() {
+	rm -rf r k
+	"$W" record -o r --size 256K --keep k --chunk 64K -- "$CARRY" 200000 >out.txt 2>rec.txt ||
+		die "record: $(cat rec.txt)"
+	local id last n full=0 c
+	last=$(ls k/*.zst | tail -1)
+	for id in 0x100 0x200 0x300 0x400 0x500 0x600 0x700; do
+		"$W" keep --thread "$id" k >list.txt 2>/dev/null || die "$id: no chunk"
+		n=$(wc -l <list.txt)
+		"$W" why k "$id" >a.txt 2>/dev/null
+		"$W" why k "$id" --thread-chunks >b.txt 2>/dev/null
+		[ -s a.txt ] && [ "$(grep '^verdict:' a.txt)" = "$(grep '^verdict:' b.txt)" ] ||
+			die "$id: $(cat a.txt b.txt)"
+		grep -qx "$(basename "$last")" list.txt || continue
+		[ "$n" -lt "$(ls k/*.zst | wc -l)" ] || continue
+		"$W" why k --path "$id" >c.txt 2>/dev/null
+		"$W" why k --path "$id" --thread-chunks >d.txt 2>/dev/null
+		cmp -s a.txt b.txt && cmp -s c.txt d.txt || die "$id: $(diff a.txt b.txt; diff c.txt d.txt)"
+		full=$((full + 1)) c=$id
+	done
+	[ $full -ge 2 ] || die "$full threads to compare whole"
+	"$W" keep --thread "$c" k >list.txt
+	for f in k/*.zst; do
+		grep -qx "$(basename "$f")" list.txt && continue
+		python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x55; open(p,'wb').write(b)" "$f"
+	done
+	"$W" why k --path "$c" --thread-chunks >e.txt 2>err.txt || die "$c: $(cat err.txt)"
+	cmp -s c.txt e.txt && ! grep -q damaged err.txt || die "$c: a chunk not named was read: $(cat err.txt)"
+	"$W" why k "GET /slow" --thread-chunks >/dev/null 2>err.txt
+	[ $? = 2 ] && grep -q "must be named by its id" err.txt || die "a label: $(cat err.txt)"
+	echo "$full threads read whole from their chunks alone"
+}
+run "weft why --thread-chunks reads only the chunks naming the thread" t_thread_why
+
 # The packed layout (the default) gives back every event of every type
 # byte for byte, as the plain one does, in less than half its disk.
 t_packed() {
@@ -563,6 +649,45 @@ t_packed() {
 	echo "packed $bp bytes, plain $bq"
 }
 run "the packed layout: every event back byte for byte, in less disk" t_packed
+
+# Reading a kept directory holds a few frames, not its rings: a reader
+# decompresses a frame when it reads one of its packets, into a cache of
+# 8 frames (docs/keep.md, "Bounded memory").  A directory of 25 times the
+# events holds the same bytes of packets at most (WEFT_KEPT_STATS: 8
+# frames of 128 KiB), decompresses each frame of the chunk about twice (the
+# index, then the events), and (outside sanitizers, whose allocators keep
+# what is freed) takes no more memory to read: the whole ring in memory
+# took 20 MiB more for the bigger one.
+t_bounded() {
+	local G=$WEFT_BUILD/bench/server-gen n s f h sf sh rss big=0 small=0
+	[ -x "$G" ] || { echo "no bench/server-gen in this build"; exit 77; }
+	for n in 100000 2500000; do
+		rm -rf kb$n
+		"$G" -n $n --size 67108864 -o s$n.weft >/dev/null || die "server-gen"
+		"$W" keep s$n.weft -o kb$n --chunk 64M 2>e.txt || die "keep: $(cat e.txt)"
+		WEFT_KEPT_STATS=1 "$W" info kb$n >i.txt 2>e.txt || die "info: $(cat e.txt)"
+		"$W" info s$n.weft >j.txt 2>/dev/null || die "info of the ring"
+		[ "$(grep '^events:' i.txt)" = "$(grep '^events:' j.txt)" ] ||
+			die "$n: $(grep '^events:' i.txt) of $(grep '^events:' j.txt)"
+		s=$(sed -nE 's/^weft: kept: ([0-9]+) frames decompressed, at most ([0-9]+) bytes of packets held$/\1 \2/p' e.txt | tail -1)
+		f=${s% *} h=${s#* }
+		[ -n "$s" ] && [ "$h" -le $((8 * 131072)) ] ||
+			die "$n: ${h:-?} bytes held: $(cat e.txt)"
+		rss=$(python3 -c '
+import os, sys
+pid = os.posix_spawn(sys.argv[1], [sys.argv[1], "info", sys.argv[2]], os.environ,
+                     file_actions=[(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)])
+print(os.wait4(pid, 0)[2].ru_maxrss)' "$W" kb$n)
+		[ $n = 100000 ] && small=$rss || big=$rss
+		echo "$n events: $f frames decompressed, at most $h bytes held, $rss KiB"
+		[ $n = 100000 ] && { sf=$f; sh=$h; }
+	done
+	[ "$h" = "$sh" ] || die "held $sh, then $h bytes for 25 times the events"
+	[ "$f" -gt $((sf * 10)) ] || die "frames: $sf, then $f"
+	case " ${WEFT_TEST_CFLAGS:-} " in *sanitize*) return 0 ;; esac
+	[ $((big - small)) -lt 6144 ] || die "$small KiB, then $big KiB for 25 times the events"
+}
+run "reading a kept directory holds a few frames, not its rings" t_bounded
 
 # weft keep -o DIR and weft record --keep DIR follow a symbolic link the
 # caller owns, never one another user owns, at any step of its chain.
