@@ -2142,25 +2142,8 @@ int keep_find_thread(const char *dir, uint64_t id, FILE *out)
 				       ix.thr_bytes))) {
 			bad++;
 		} else {
-			uint64_t v = 0, k = 0;
-			size_t at = 0;
-			while (k < ix.nthreads && at < ix.thr_bytes) {
-				uint64_t d = 0;
-				unsigned sh = 0;
-				while (at < ix.thr_bytes && sh < 64) {
-					uint8_t b = tv[at++];
-					d |= (uint64_t)(b & 0x7F) << sh;
-					sh += 7;
-					if (!(b & 0x80))
-						break;
-				}
-				v += d;
-				k++;
-				if (v >= id) {
-					hit = v == id;
-					break;
-				}
-			}
+			hit = weft__kthreads_has(tv, ix.thr_bytes, ix.nthreads,
+						 id);
 		}
 		free(tv);
 		if (fd >= 0)

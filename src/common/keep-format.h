@@ -135,4 +135,31 @@ struct weft__ktail {
 	char magic[8];	    /* WEFT_KEEP_END_MAGIC */
 };
 
+/* Whether a chunk's async threads (version 3: `n` ids ascending, as
+ * varint differences in `bytes` bytes at `tv`, read as they are on disk)
+ * hold `id`: the writer is tools/keep.c, the readers src/read/kept.c and
+ * `weft keep --thread`. */
+static inline int weft__kthreads_has(const uint8_t *tv, uint64_t bytes,
+				     uint64_t n, uint64_t id)
+{
+	uint64_t v = 0, k = 0;
+	size_t at = 0;
+	while (k < n && at < bytes) {
+		uint64_t d = 0;
+		unsigned sh = 0;
+		while (at < bytes && sh < 64) {
+			uint8_t b = tv[at++];
+			d |= (uint64_t)(b & 0x7F) << sh;
+			sh += 7;
+			if (!(b & 0x80))
+				break;
+		}
+		v += d;
+		k++;
+		if (v >= id)
+			return v == id;
+	}
+	return 0;
+}
+
 #endif /* WEFT_KEEP_FORMAT_H */

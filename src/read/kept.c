@@ -1084,24 +1084,7 @@ static int chunk_names(const struct kchunk_in *k, uint64_t id)
 		return 1;
 	const uint8_t *tv = k->file + k->idxlen - sizeof(struct weft__ktail) -
 			    k->ix.thr_bytes;
-	uint64_t v = 0, n = 0;
-	size_t at = 0;
-	while (n < k->ix.nthreads && at < k->ix.thr_bytes) {
-		uint64_t d = 0;
-		unsigned sh = 0;
-		while (at < k->ix.thr_bytes && sh < 64) {
-			uint8_t b = tv[at++];
-			d |= (uint64_t)(b & 0x7F) << sh;
-			sh += 7;
-			if (!(b & 0x80))
-				break;
-		}
-		v += d;
-		n++;
-		if (v >= id)
-			return v == id;
-	}
-	return 0;
+	return weft__kthreads_has(tv, k->ix.thr_bytes, k->ix.nthreads, id);
 }
 
 /* The ids a merged reader's `id` may be in a ring: itself, and, tagged
