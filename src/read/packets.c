@@ -584,7 +584,7 @@ int weft__write_all(int fd, const uint8_t *p, size_t n)
 int weft_snapshot(const char *path, int out_fd, uint64_t *torn,
 		  struct weft_diag *d)
 {
-	struct rsrc src;
+	struct rsrc src = {.fd = -1};
 	struct rhdr rh;
 	int err = weft__open_file_header(&src, path, &rh, d);
 	if (err)

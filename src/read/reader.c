@@ -261,7 +261,9 @@ int weft__slurp(int fd, uint8_t **out, size_t *outlen, int *bundle,
 int weft__open_file_header(struct rsrc *src, const char *path, struct rhdr *rh,
 			   struct weft_diag *d)
 {
-	src->mem = NULL;
+	/* (every field: a caller's source on its stack is not zeroed, and
+	 * a stray kv sends reads to a kept ring) */
+	*src = (struct rsrc){.fd = -1};
 	src->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (src->fd < 0)
 		return weft__diag(d, -errno, 0, "%s", strerror(errno));
