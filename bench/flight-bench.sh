@@ -120,7 +120,7 @@ if [ -x "$B/bench/server-gen" ]; then
 	done
 	# (when ps's output changes on purpose: the new sum)
 	sum=$(sed -E 's/^process [0-9]+ /process PID /; s/^  [0-9]+( +server-gen )/  TID\1/; s/running on OS thread [0-9]+/running on OS thread TID/' "$T/ps.txt" | sha256sum | cut -c1-64)
-	want=f596d0f2688b2e1b5a93b130de9baa901cd4b2707bd6a755ce56659be10e0109
+	want=238b05ff9aa7c85a8c4871d2e782a6a2df58d9843c92c2c069a39fb6e7380e26
 	if [ $rc -le 1 ] && [ "$sum" = "$want" ]; then
 		fig ps.ms "$(median <"$T/psus" | awk '{printf "%.1f", $1 / 1000}')" ms \
 			"weft ps of a full 64 MiB ring of server-gen's trace, median of $REPS (target <= 100)"

@@ -21,7 +21,7 @@ static void print_event(struct weft_reader *r, const struct weft_event *ev,
 	else if (cycles)
 		printf("%llu", (unsigned long long)ev->ts);
 	else
-		fputs(fmt_ns(t, sizeof t, ev->ns - origin), stdout);
+		fputs(fmt_ns_raw(t, sizeof t, ev->ns - origin), stdout);
 	uint32_t tid = ev->stream < in->nstreams ? in->streams[ev->stream].tid
 						 : 0;
 	printf(" #%u/%u %s", ev->stream, tid, weft_event_name(ev->type));

@@ -393,10 +393,14 @@ static void print_segs(const struct weft_model *m, const struct weft_path *p,
 	weft_model_range(m, &r0, &r1);
 	/* the durations of these siblings: a column, one unit */
 	struct tcol col = {0};
+	int w = 0; /* and their instants: padded to the widest */
 	for (uint32_t i = 0; i < p->nseg; i++) {
 		const struct weft_path_seg *g = &p->seg[i];
-		if (g->depth == d && g->t0 >= a && g->t1 <= b)
+		if (g->depth == d && g->t0 >= a && g->t1 <= b) {
 			tcol_add(&col, g->t1 - g->t0);
+			int n = (int)strlen(fmt_ns(t1, sizeof t1, g->t0 - r0));
+			w = n > w ? n : w;
+		}
 	}
 	for (uint32_t i = 0; i < p->nseg; i++) {
 		const struct weft_path_seg *g = &p->seg[i];
@@ -407,8 +411,10 @@ static void print_segs(const struct weft_model *m, const struct weft_path *p,
 				printf("%*s...\n", 2 + 3 * (int)d, "");
 			return;
 		}
-		printf("%*s%s s  %9s  ", 2 + 3 * (int)d, "",
-		       fmt_ns(t1, sizeof t1, g->t0 - r0),
+		char at[48];
+		snprintf(at, sizeof at, "%s s",
+			 fmt_ns(t1, sizeof t1, g->t0 - r0));
+		printf("%*s%-*s  %9s  ", 2 + 3 * (int)d, "", w + 2, at,
 		       tcol_fmt(&col, d1, sizeof d1, g->t1 - g->t0));
 		if (d) {
 			name(m, g->thread);

@@ -171,6 +171,16 @@ void print_escaped(FILE *f, const char *s, size_t len)
 
 const char *fmt_ns(char *buf, size_t cap, int64_t ns)
 {
+	/* the one formatter, to the ns, in seconds, its unit left to the
+	 * caller's sentence ("at %s s") */
+	size_t n = weft_time_fmt_in(ns, 1, 1000000000, buf, cap);
+	if (n < cap && n >= 2 && !strcmp(buf + n - 2, " s"))
+		buf[n - 2] = 0;
+	return buf;
+}
+
+const char *fmt_ns_raw(char *buf, size_t cap, int64_t ns)
+{
 	const char *sign = ns < 0 ? "-" : "";
 	uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
 	snprintf(buf, cap, "%s%llu.%09llu", sign,

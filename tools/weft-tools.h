@@ -183,8 +183,14 @@ int trace_of_pid(int pid, char *buf, size_t cap);
  * into a ring with libweft, which weft itself never loads. */
 const char *weft_import_exe(void);
 
-/* Formats nanoseconds as "1.234567890" seconds into buf. */
+/* An instant (ns from the trace's first event) in seconds to the ns, as
+ * the viewers write it and --from/--start read it: "1.234 567 89"
+ * (weft_time_fmt_in: digits in groups of three, whole zero groups at the
+ * end left out), without its unit: the sentence adds " s". */
 const char *fmt_ns(char *buf, size_t cap, int64_t ns);
+/* The same as one token, "1.234567890": weft dump's column, which
+ * scripts split on blanks. */
+const char *fmt_ns_raw(char *buf, size_t cap, int64_t ns);
 
 /* A time or a duration for a person, in the one format of the viewers
  * and the library (weft_time_fmt): "850 ns", "12.3 us", "4.56 ms",

@@ -14,6 +14,7 @@
 
 #include "common/out.h"
 #include "weft/model.h"
+#include "weft/stats.h"
 #include "model-notes.h"
 
 #define END_NAME(E, name, says) name,
@@ -359,18 +360,18 @@ static const char *wait_says(const struct weft_model *m, uint32_t t,
 }
 
 /* A time as every time weft shows and accepts: seconds from the trace's
- * first event, to the ns ("0.000085001"): what `weft why`, `weft dump`
- * and the ruler say, and `weft render --start` takes. */
+ * first event, to the ns, in weft_time_fmt's groups ("0.000 085 001"),
+ * its unit left to the sentence: what `weft why` and the ruler say, and
+ * `weft render --start` takes. */
 static const char *at_str(char *buf, size_t cap, const struct weft_model *m,
 			  int64_t t)
 {
 	int64_t t0, t1;
 	weft_model_range(m, &t0, &t1);
-	int64_t ns = t - t0; /* (model times are clamped: no overflow) */
-	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-	snprintf(buf, cap, "%s%llu.%09llu", ns < 0 ? "-" : "",
-		 (unsigned long long)(a / 1000000000u),
-		 (unsigned long long)(a % 1000000000u));
+	/* (model times are clamped: no overflow) */
+	size_t n = weft_time_fmt_in(t - t0, 1, 1000000000, buf, cap);
+	if (n < cap && n >= 2 && !strcmp(buf + n - 2, " s"))
+		buf[n - 2] = 0;
 	return buf;
 }
 

@@ -310,7 +310,7 @@ await test('search matches kinds, notes and failure messages; Enter, Shift+Enter
   // (the inspector counts from the trace's first event, as every time
   // shown; the range is on the model's axis: the extent's start is it)
   const [e0] = (await o.evaluate(() => document.getElementById('view').dataset.extent)).split(' ').map(Number);
-  const created = Number(/\ncreated ([0-9.]+) s/.exec(first)[1]) * 1e9 + e0;
+  const created = Number(/\ncreated ([0-9.]+(?: [0-9]{3})*) s/.exec(first)[1].replace(/ /g, '')) * 1e9 + e0;
   assert(/working hard/.test(first) && b0 <= created && created <= b1,
     'Enter: ' + first.split('\n')[0] + ` created ${created}, ${a0}..${a1} -> ${b0}..${b1}`);
   await o.press('#search', 'Enter');
@@ -353,7 +353,7 @@ await test('clicking a thread fills the inspector', async () => {
   assert(t.startsWith('TCP connect'), t);
   assert(/kind task/.test(t) && /parent: main/.test(t), t);
   const items = await page.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
-  assert(items.some((x) => /^at \d+\.\d+ s: label: TCP connect$/.test(x)), 'no label history: ' + items.join('\n'));
+  assert(items.some((x) => /^at \d+(\.\d{3}( \d{3})*)? s: label: TCP connect$/.test(x)), 'no label history: ' + items.join('\n'));
 });
 
 await test('the inspector lists every entry; clicking one goes to its thread', async () => {
@@ -369,8 +369,8 @@ await test('the inspector lists every entry; clicking one goes to its thread', a
   const items = await p.$$eval('#inspector li', (l) => l.map((x) => x.textContent));
   assert(items.length === 46 && await p.getAttribute('#inspector', 'data-entries') === '46',
     items.length + ' entries: ' + items.join('\n'));
-  assert(items.filter((x) => /^at [0-9.]+ s: created job 0x[0-9a-f]+$/.test(x)).length === 35, items.join('\n'));
-  assert(items.filter((x) => /^at [0-9.]+ s: label: busy \d+$/.test(x)).length === 11, items.join('\n'));
+  assert(items.filter((x) => /^at \d+(\.\d{3}( \d{3})*)? s: created job 0x[0-9a-f]+$/.test(x)).length === 35, items.join('\n'));
+  assert(items.filter((x) => /^at \d+(\.\d{3}( \d{3})*)? s: label: busy \d+$/.test(x)).length === 11, items.join('\n'));
   assert(await p.locator('#inspector li.go').count() === 35, 'not every arrow is a link');
   assert(await cw() === w0, `the canvas went from ${w0} to ${await cw()} px wide`);
   const before = await p.getAttribute('#inspector', 'data-thread');

@@ -371,12 +371,17 @@ t_times() {
 	"$W" why --all --path main r.weft >pathall.txt || die "why --all --path"
 	"$W" stats --json s.weft >stats.json && "$W" ps --json s.weft >ps.json || die "json"
 	grep -q "^weft: --from 100 s is past the end of the trace (288 ms)$" err.txt || die "no --from message: $(cat err.txt)"
-	# the old style: a unit glued to its number, %g's exponent
-	if grep -nE '[0-9](ns|us|ms|s)\b|[0-9]e\+[0-9]' ./*.txt; then
+	# the old style: a unit glued to its number, %g's exponent, an
+	# instant's nine decimals in one block
+	if grep -nE '[0-9](ns|us|ms|s)\b|[0-9]e\+[0-9]|[0-9]\.[0-9]{4,}' ./*.txt; then
 		die "a time in the old style (above)"
 	fi
+	# instants in groups (every output here has some)
+	for f in stats-s ps-s info-s diff-a path; do
+		grep -qE '[0-9]\.[0-9]{3} [0-9]{3}' $f.txt || die "no grouped instant in $f.txt: $(head -3 $f.txt)"
+	done
 	grep -qx "trace s.weft: 22777 events over 288 ms, 1996 async threads, 2 OS threads" stats-s.txt &&
-		grep -q "^    5.127 ms  postgres pool (0x3) on tid [0-9]* at 0.276238773 s$" stats-s.txt &&
+		grep -q "^    5.127 ms  postgres pool (0x3) on tid [0-9]* at 0.276 238 773 s$" stats-s.txt &&
 		grep -q "^    0.472 ms  postgres pool (0x3) on tid " stats-s.txt &&
 		grep -qx "  0x1          event loop     287.525 ms  server loop (epoll)" ps-s.txt &&
 		grep -qx "  0xa17        http request     0.002 ms  GET /api/items/91713 (should resolve)" ps-s.txt ||
@@ -460,9 +465,15 @@ pa = open("path.txt").read().split("\n")
 states = [l for l in pa if re.match(r"  (running|ready|waiting|other) ", l)]
 assert len(states) == 4, pa
 column("why --path states", cells_at(states, 11))
-segs = [l for l in pa if re.match(r"  \d+\.\d{9} s  ", l)]
+# (an instant: seconds to the ns, in groups, whole zero groups left out;
+# the column padded to its widest, then two spaces and the durations)
+INST = r"  (\d+(?:\.\d{3}(?: \d{3})*)? s)  "
+segs = [l for l in pa if re.match(INST, l)]
 assert len(segs) >= 3, pa
-column("why --path's critical path", cells_at(segs, 17))
+at = [re.match(INST, l).group(1) for l in segs]
+assert any(" " in a.rstrip(" s") for a in at), at  # grouped digits
+column("why --path's critical path",
+       cells_at(segs, 2 + max(len(a) for a in at) + 2))
 pa = open("pathall.txt").read().split("\n")
 states = [l for l in pa if re.match(r"  (running|ready|waiting|other) ", l)]
 assert len(states) == 4, pa

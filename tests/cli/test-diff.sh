@@ -121,15 +121,15 @@ t_kinds() {
 	WEFT_FILE=x.weft "$EX/regress" extra >/dev/null
 	WEFT_FILE=f.weft "$EX/regress" fail >/dev/null
 	"$W" diff a.weft x.weft >out.txt; [ $? = 1 ] || die "extra: exit"
-	grep -q '^first divergence: SELECT \* FROM t WHERE id = \$1 (db query) exists in the bad run only (created at 0.004070000 s)$' out.txt || die "$(cat out.txt)"
+	grep -q '^first divergence: SELECT \* FROM t WHERE id = \$1 (db query) exists in the bad run only (created at 0.004 070 s)$' out.txt || die "$(cat out.txt)"
 	grep -q "^  no such thread among what GET /item/1222 (request) created$" out.txt || die "$(cat out.txt)"
 	"$W" diff x.weft a.weft | grep -q "exists in the good run only" || die "reversed"
 	"$W" diff a.weft f.weft >out.txt; [ $? = 1 ] || die "fail: exit"
-	grep -q '^first divergence: SELECT \* FROM t WHERE id = \$1 (db query) resolved at 0.002850000 s in good, and failed at 0.002850000 s in bad$' out.txt || die "$(cat out.txt)"
+	grep -q '^first divergence: SELECT \* FROM t WHERE id = \$1 (db query) resolved at 0.002 850 s in good, and failed at 0.002 850 s in bad$' out.txt || die "$(cat out.txt)"
 	# an interaction of one run only
 	WEFT_FILE=s.weft "$EX/regress" signal >/dev/null
 	"$W" diff a.weft s.weft >out.txt; [ $? = 1 ] || die "signal: exit"
-	grep -q "^first divergence: in the bad run only, event loop signals GET /user/1111 (request) (at 0.002240000 s)$" out.txt || die "$(cat out.txt)"
+	grep -q "^first divergence: in the bad run only, event loop signals GET /user/1111 (request) (at 0.002 240 s)$" out.txt || die "$(cat out.txt)"
 	"$W" diff --json s.weft a.weft >out.json; [ $? = 1 ] || die "signal: exit"
 	j out.json "v=d['divergence']; assert v['kind']=='arrow' and v['good']['interaction']=={'arrow':'signalled','actor':'event loop','actor_id':1,'t_ns':2240000} and v['good']['thread']['title']=='GET /user/1111' and 't_ns' not in v['bad'], v"
 	# an end, where the other run resolved

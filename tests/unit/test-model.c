@@ -527,13 +527,13 @@ TEST(the_inspector_lists_every_entry)
 	 * (at 1 us), to the ns, as weft why and dump print them */
 	char line[512], all[16384];
 	weft_entry_text(m, t1, &e[40], line, sizeof line);
-	CHECK_STR(line, "at 0.000059000 s: waited on (not ready) job 0x64 "
+	CHECK_STR(line, "at 0.000 059 s: waited on (not ready) job 0x64 "
 			"for 5 us (until it resolved)");
 	weft_entry_text(m, t1, &e[41], line, sizeof line);
-	CHECK_STR(line, "at 0.000070000 s: waited on (not ready) job 0x65 "
+	CHECK_STR(line, "at 0.000 070 s: waited on (not ready) job 0x65 "
 			"for 4 us (until woken)");
 	weft_entry_text(m, t1, &e[53], line, sizeof line);
-	CHECK_STR(line, "at 0.000080100 s: label: step 11");
+	CHECK_STR(line, "at 0.000 080 100 s: label: step 11");
 	size_t len = weft_model_describe(m, t1, all, sizeof all);
 	CHECK(len < sizeof all);
 	CHECK(strstr(all, "\nentries: 58\n"));
@@ -599,8 +599,8 @@ TEST(the_inspector_in_words)
 	weft_model_describe(m, t3, buf, sizeof buf);
 	CHECK(strstr(buf, "\npending for 107 us (to the end of the trace): "
 			  "ran 3 us, waited 100 us, neither 4 us\n"));
-	CHECK(strstr(buf, "\nat 0.000002000 s: created by event loop\n"));
-	CHECK(strstr(buf, "\nat 0.000007000 s: waited on (not ready) query "
+	CHECK(strstr(buf, "\nat 0.000 002 s: created by event loop\n"));
+	CHECK(strstr(buf, "\nat 0.000 007 s: waited on (not ready) query "
 			  "0x4 for 102 us (still waiting at the end)\n"));
 	struct weft_inspect in = {0};
 	CHECK_OK(weft_model_inspect(m, t3, &in));
@@ -618,21 +618,21 @@ TEST(the_inspector_in_words)
 	weft_model_describe(m, t2, buf, sizeof buf);
 	CHECK(strstr(buf, "\nlived 4 us: ran 1 us, waited 0 ns, neither 3 "
 			  "us\n"));
-	CHECK(strstr(buf, "\nentries: 2\nat 0.000001000 s: created by event "
-			  "loop\nat 0.000001000 s: label: GET /a"));
+	CHECK(strstr(buf, "\nentries: 2\nat 0.000 001 s: created by event "
+			  "loop\nat 0.000 001 s: label: GET /a"));
 	CHECK(!strstr(strstr(buf, "entries:"), "resolved"));
 
 	weft_model_describe(m, weft_model_find(m, 1), buf, sizeof buf);
-	CHECK(strstr(buf, "\nat 0.000049000 s: resolved query 0x5\n"));
-	CHECK(strstr(buf, "\nat 0.000001000 s: created GET /a\n"));
+	CHECK(strstr(buf, "\nat 0.000 049 s: resolved query 0x5\n"));
+	CHECK(strstr(buf, "\nat 0.000 001 s: created GET /a\n"));
 	CHECK(!strstr(buf, "<-") && !strstr(buf, "->"));
 	weft_model_describe(m, t5, buf, sizeof buf);
 	CHECK(strstr(buf, ": created by event loop\n"));
-	CHECK(strstr(buf, "\nat 0.000008000 s: waited on (not ready) by "
+	CHECK(strstr(buf, "\nat 0.000 008 s: waited on (not ready) by "
 			  "stuck"));
-	CHECK(strstr(buf, "\nat 0.000049000 s: resolved by event loop"));
+	CHECK(strstr(buf, "\nat 0.000 049 s: resolved by event loop"));
 	weft_model_describe(m, t4, buf, sizeof buf);
-	CHECK(strstr(buf, "\nat 0.000007000 s: waited on (not ready) by "
+	CHECK(strstr(buf, "\nat 0.000 007 s: waited on (not ready) by "
 			  "stuck"));
 	weft_model_free(m);
 	weft_reader_close(r);

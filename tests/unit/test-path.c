@@ -161,25 +161,25 @@ TEST(weft_why_path_prints_it)
 	/* (the durations: a column in one unit, lined up; the states' the
 	 * same: tools/usage.c tcol) */
 	const char *want = "GET /item/7 (0x10, request): created at "
-			   "0.000000000 s, "
-			   "resolved at 0.000600000 s: 600 us\n"
+			   "0 s, "
+			   "resolved at 0.000 600 s: 600 us\n"
 			   "  running   170 us    28 %\n"
 			   "  ready      20 us     3 %\n"
 			   "  waiting   410 us    68 %\n"
 			   "  other       0 us     0 %\n"
 			   "critical path:\n"
-			   "  0.000000000 s    10 us    ready (ran instead: "
+			   "  0 s            10 us    ready (ran instead: "
 			   "event loop (0x1))\n"
-			   "  0.000010000 s   100 us    running\n"
-			   "  0.000110000 s   410 us    waiting on SELECT 7 "
+			   "  0.000 010 s   100 us    running\n"
+			   "  0.000 110 s   410 us    waiting on SELECT 7 "
 			   "(0x11, db query)\n"
-			   "     0.000110000 s   190 us    SELECT 7 (0x11, db "
+			   "     0.000 110 s   190 us    SELECT 7 (0x11, db "
 			   "query) waiting on "
 			   "db worker (0x13, worker)\n";
 	if (strncmp(out, want, strlen(want)))
 		FAIL("weft why --path printed:\n%s\nwanted it to begin:\n%s",
 		     out, want);
-	CHECK(strstr(out, "     0.000300000 s   200 us    SELECT 7 (0x11, db "
+	CHECK(strstr(out, "     0.000 300 s   200 us    SELECT 7 (0x11, db "
 			  "query) ready (ran instead: callback C (0x12, "
 			  "callback))\n"));
 	snprintf(cmd, sizeof cmd, "'%s' why '%s' --path 'GET' --all", bin, p);
@@ -379,18 +379,18 @@ TEST(a_lost_wakeup_an_idle_loop_and_a_request_it_resolves)
 	out[n] = 0;
 	CHECK_EQ(pclose(f), 0);
 	const char *want[] = {
-		"  0.000030000 s   370 us    waiting on C (0x21, condition)\n"
-		"     0.000030000 s     370 us  C (0x21, condition) waiting "
+		"  0.000 030 s   370 us    waiting on C (0x21, condition)\n"
+		"     0.000 030 s     370 us  C (0x21, condition) waiting "
 		"(pending: nothing signalled, resolved or failed it since)\n",
-		"     0.000036000 s   264 us    H (0x22, uv_timer_t) waiting "
+		"     0.000 036 s   264 us    H (0x22, uv_timer_t) waiting "
 		"for "
 		"an event (its OS thread idle: poll)\n"
-		"     0.000300000 s    10 us    H (0x22, uv_timer_t) ready "
+		"     0.000 300 s    10 us    H (0x22, uv_timer_t) ready "
 		"(ran "
 		"instead: L (0x2, uv_loop_t))\n",
-		"     0.000010000 s   20 us     L (0x2, uv_loop_t) ready (ran "
+		"     0.000 010 s   20 us     L (0x2, uv_loop_t) ready (ran "
 		"instead: T (0x20, task))\n",
-		"     0.000040000 s  260 us     L (0x2, uv_loop_t) waiting for "
+		"     0.000 040 s  260 us     L (0x2, uv_loop_t) waiting for "
 		"an "
 		"event (its OS thread idle: poll)\n",
 	};
