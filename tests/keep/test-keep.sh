@@ -147,7 +147,7 @@ t_budget() {
 	"$W" info k >i.txt 2>&1
 	grep -qE "^deleted: +[0-9]+ chunks, $del packets" i.txt || die "$(cat i.txt)"
 	# per async thread: where its events are missing (one gap a stream)
-	[ "$(grep -cE "^  thread 0x[0-9a-f]+ \(OS thread [0-9]+\) has no events between its start and [0-9.]+ s \([0-9]+ packets lost\)" i.txt)" = 3 ] ||
+	[ "$(grep -cE "^  thread 0x[0-9a-f]+ \(OS thread [0-9]+\) has no events between its start and [0-9][0-9. ]* s \([0-9]+ packets lost\)" i.txt)" = 3 ] ||
 		die "gaps: $(cat i.txt)"
 	grep -qE "^not kept: +0 packets" i.txt || die "$(cat i.txt)"
 }

@@ -84,7 +84,7 @@ t_lost_wakeup() {
 t_path_words() {
 	"$W" record -o bad.weft -- "$EX/lost-wakeup" bad >/dev/null 2>&1; [ $? = 1 ] || die "bad run should exit 1"
 	"$W" why bad.weft --path "TCP connect" >p.txt 2>&1 || die "why --path: $(cat p.txt)"
-	grep -qE "^     [0-9.]+ s +[0-9.]+ [num]?s  ARP response \(0x4, condition\) waiting \(pending: nothing signalled, resolved or failed it since\)$" p.txt ||
+	grep -qE "^     [0-9][0-9. ]* s +[0-9][0-9. ]* [num]?s  ARP response \(0x4, condition\) waiting \(pending: nothing signalled, resolved or failed it since\)$" p.txt ||
 		die "the condition: $(cat p.txt)"
 	grep -q "condition) ready" p.txt && die "the condition ready: $(cat p.txt)"
 	"$W" why bad.weft --path "TCP connect" --json >p.json || die "--json"
@@ -113,14 +113,14 @@ assert any('idle' not in g and g['thread']['kind'] == 'condition' for g in waits
 PY
 	WEFT_FILE=arp.weft "$EX/arp" bad >/dev/null 2>&1
 	"$W" why arp.weft --path "TCP connect" >a.txt 2>&1 || die "arp: $(cat a.txt)"
-	grep -qE "^  [0-9.]+ s +[0-9.]+ [nu]s  waiting on ARP response \(0x4, condition\)$" a.txt || die "arp: $(cat a.txt)"
-	grep -qE "^     [0-9.]+ s +[0-9.]+ [nu]s  ARP response \(0x4, condition\) waiting \(pending: nothing signalled, resolved or failed it since\)$" a.txt ||
+	grep -qE "^  [0-9][0-9. ]* s +[0-9][0-9. ]* [nu]s  waiting on ARP response \(0x4, condition\)$" a.txt || die "arp: $(cat a.txt)"
+	grep -qE "^     [0-9][0-9. ]* s +[0-9][0-9. ]* [nu]s  ARP response \(0x4, condition\) waiting \(pending: nothing signalled, resolved or failed it since\)$" a.txt ||
 		die "arp: $(cat a.txt)"
 	grep -q "condition) ready" a.txt && die "arp: the condition ready: $(cat a.txt)"
 	"$W" record -o m.weft -- "$EX/uv-misc" >/dev/null 2>&1 || die "uv-misc"
 	"$W" why m.weft --path "write fd" >w.txt 2>&1 || die "write: $(cat w.txt)"
-	grep -qE "^  [0-9.]+ s +[0-9.]+ [num]?s  waiting on uv loop .*uv_loop_t\)$" w.txt || die "write: $(cat w.txt)"
-	sed -n 8p w.txt | grep -qE "^     [0-9.]+ s +[0-9.]+ [num]?s  uv loop .*uv_loop_t\) ready \(ran instead: open .* -> on_open \(0x[0-9a-f]+, uv_fs_t\)\)$" ||
+	grep -qE "^  [0-9][0-9. ]* s +[0-9][0-9. ]* [num]?s  waiting on uv loop .*uv_loop_t\)$" w.txt || die "write: $(cat w.txt)"
+	sed -n 8p w.txt | grep -qE "^     [0-9][0-9. ]* s +[0-9][0-9. ]* [num]?s  uv loop .*uv_loop_t\) ready \(ran instead: open .* -> on_open \(0x[0-9a-f]+, uv_fs_t\)\)$" ||
 		die "write: not held up by on_open: $(cat w.txt)"
 }
 
