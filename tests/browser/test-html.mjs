@@ -373,6 +373,17 @@ await test('the inspector lists every entry; clicking one goes to its thread', a
   assert(items.filter((x) => /^at \d+(\.\d{3}( \d{3})*)? s: label: busy \d+$/.test(x)).length === 11, items.join('\n'));
   assert(await p.locator('#inspector li.go').count() === 35, 'not every arrow is a link');
   assert(await cw() === w0, `the canvas went from ${w0} to ${await cw()} px wide`);
+  // a time is never cut over two lines, however narrow the panel: its
+  // groups ("0.000 071 563 s") wrap as one word
+  await p.evaluate(() => { document.getElementById('inspector').style.width = '130px'; });
+  const times = await p.$$eval('#inspector .weft-time', (l) => l.map((x) => [x.textContent, x.getClientRects().length]));
+  assert(times.length >= 46 + 2, times.length + ' times marked');
+  assert(times.some(([t]) => / \d{3} s$/.test(t)), 'no grouped instant: ' + times.map((x) => x[0]).join(', '));
+  const cut = times.filter(([, k]) => k !== 1);
+  assert(!cut.length, 'times cut over lines: ' + cut.map((x) => x[0]).join(', '));
+  const wrapped = await p.$$eval('#inspector li', (l) => l.filter((x) => x.getClientRects()[0].height > 20).length);
+  assert(wrapped > 10, `the panel at 130 px wraps only ${wrapped} entries`);
+  await p.evaluate(() => { document.getElementById('inspector').style.width = ''; });
   const before = await p.getAttribute('#inspector', 'data-thread');
   const [a0, a1] = await range(p);
   await p.locator('#inspector li.go', { hasText: 'created job 0x77' }).click();

@@ -134,6 +134,7 @@
 .weft .weft-inspector .head { margin: 0 0 6px; white-space: pre-wrap; font: 13px sans-serif; }
 .weft .weft-inspector ol { margin: 0; padding: 0; list-style: none; font-size: 12px; }
 .weft .weft-inspector li { padding: 1px 2px; overflow-wrap: anywhere; }
+.weft .weft-inspector .weft-time { white-space: nowrap; }
 .weft .weft-inspector li.go { cursor: pointer; color: #124; }
 .weft .weft-inspector li.go:hover { background: #dde8f4; text-decoration: underline; }
 .weft .weft-summary { position: absolute; left: 8px; bottom: 8px; max-width: min(720px, calc(100% - 340px)); max-height: 45%; overflow: auto; box-sizing: border-box; padding: 4px 8px; background: #fafafae8; border: 1px solid #bbb; border-radius: 4px; font: 12px sans-serif; z-index: 2; }
@@ -563,10 +564,26 @@
   // is scrolled to its end.  (Labels are the program's: text only.)
   const PAGE = 500;
   let more = null; // {list, done, count} of the thread shown
+  // A text into el, each time in it ("0.000 064 150 s", "30.9 us") kept
+  // on one line: a narrow panel wraps between words, never inside a
+  // number's groups.  (Text nodes only: labels are the program's.)
+  const TIME = /-?\d+(?:\.\d{1,3}(?: \d{1,3})*)? (?:ns|us|ms|s)\b/g;
+  function putTimes(el, text) {
+    let at = 0;
+    for (const m of text.matchAll(TIME)) {
+      if (m.index > at) el.appendChild(document.createTextNode(text.slice(at, m.index)));
+      const t = document.createElement('span');
+      t.className = 'weft-time';
+      t.textContent = m[0];
+      el.appendChild(t);
+      at = m.index + m[0].length;
+    }
+    if (at < text.length) el.appendChild(document.createTextNode(text.slice(at)));
+  }
   function addEntries(list, entries) {
     for (const e of entries) {
       const li = document.createElement('li');
-      li.textContent = e.text;
+      putTimes(li, e.text);
       if (e.other >= 0) {
         li.className = 'go';
         li.dataset.thread = String(e.other);
@@ -582,7 +599,7 @@
     if (!j) { el.textContent = 'click a thread to inspect it'; delete el.dataset.entries; return; }
     const head = document.createElement('pre');
     head.className = 'head';
-    head.textContent = j.head;
+    putTimes(head, j.head);
     el.appendChild(head);
     const list = document.createElement('ol');
     addEntries(list, j.entries);
