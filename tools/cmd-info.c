@@ -295,8 +295,8 @@ int cmd_info(int argc, char **argv)
 	if (in->events) {
 		int64_t a = weft_reader_ns(r, in->first_ts) - origin;
 		int64_t b = weft_reader_ns(r, in->last_ts) - origin;
-		printf("time:      %s .. %s s (%s)\n",
-		       fmt_ns(t0, sizeof t0, a), fmt_ns(t1, sizeof t1, b),
+		printf("time:      %s .. %s s (%s)\n", fmt_ns(t0, sizeof t0, a),
+		       fmt_ns(t1, sizeof t1, b),
 		       fmt_time(dur, sizeof dur, b - a));
 	}
 	for (unsigned i = 0; i < nflight; i++)
