@@ -82,27 +82,6 @@ static int names_thread(const struct weft_event *ev, uint64_t id)
 	       (ev->actor == id || ev->id == id || ev->id2 == id);
 }
 
-/* The traces, of kept directories only the chunks whose events name the
- * async thread id (weft_reader_open_thread). */
-static struct weft_reader *open_thread(struct traces *t, uint64_t id)
-{
-	struct weft_reader *r;
-	struct weft_diag d = {0};
-	struct weft_merge_opts o = {
-		.noffsets = t->noff,
-		.offset_host = t->host,
-		.offset_ns = t->ns,
-	};
-	int err = weft_reader_open_thread(&r, t->path, t->n, 0, &o, id, &d);
-	if (err) {
-		error("cannot read %s: %s", traces_name(t),
-		      d.msg[0] ? d.msg : weft_strerror(err));
-		return NULL;
-	}
-	progress_attach(r, traces_name(t));
-	return r;
-}
-
 struct dump_args {
 	int cycles, actor;
 	int first;	/* no event yet */
@@ -186,7 +165,7 @@ int cmd_dump(int argc, char **argv)
 	for (unsigned i = 0; tid && i < tr.n; i++)
 		kept |= keep_is_dir(tr.path[i]);
 	struct weft_reader *r =
-		tid ? open_thread(&tr, tid)
+		tid ? traces_open_thread(&tr, tid)
 		    : traces_open(&tr, follow ? WEFT_READ_FOLLOW : 0);
 	traces_release(&tr);
 	if (!r)

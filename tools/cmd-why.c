@@ -601,35 +601,6 @@ static int path_cmd(const struct weft_model *m, const char *query, int all,
 	return 0;
 }
 
-/* The model of the traces, of kept directories only the chunks whose
- * index names the async thread id (weft_reader_open_thread). */
-static struct weft_model *thread_model(struct traces *t, uint64_t id,
-				       struct weft_reader **r)
-{
-	struct weft_diag d = {0};
-	struct weft_merge_opts o = {
-		.noffsets = t->noff,
-		.offset_host = t->host,
-		.offset_ns = t->ns,
-	};
-	struct weft_model *m = NULL;
-	int err = weft_reader_open_thread(r, t->path, t->n, 0, &o, id, &d);
-	if (err) {
-		error("cannot read %s: %s", traces_name(t),
-		      d.msg[0] ? d.msg : weft_strerror(err));
-		return NULL;
-	}
-	progress_attach(*r, traces_name(t));
-	if ((err = weft_model_load(&m, *r))) {
-		error("cannot model %s: %s", traces_name(t),
-		      weft_strerror(err));
-		weft_reader_close(*r);
-		*r = NULL;
-		return NULL;
-	}
-	return m;
-}
-
 int cmd_why(int argc, char **argv)
 {
 	int all = 0, json = 0, chunks = 0;
@@ -713,8 +684,7 @@ int cmd_why(int argc, char **argv)
 	}
 	const char *path = traces_name(&tr);
 	struct weft_reader *r;
-	struct weft_model *m = tid ? thread_model(&tr, tid, &r)
-				   : traces_model(&tr, &r);
+	struct weft_model *m = traces_model_thread(&tr, tid, &r);
 	if (m) {
 		int64_t t1;
 		weft_model_range(m, &origin, &t1);

@@ -99,10 +99,35 @@ const char *process_end(const struct weft_process *p, char *buf, size_t cap)
 	return weft_process_says(p->end, p->status, buf, cap);
 }
 
+struct weft_reader *traces_open_thread(struct traces *t, uint64_t id)
+{
+	struct weft_reader *r;
+	struct weft_diag d = {0};
+	struct weft_merge_opts o = {
+		.noffsets = t->noff,
+		.offset_host = t->host,
+		.offset_ns = t->ns,
+	};
+	int err = weft_reader_open_thread(&r, t->path, t->n, 0, &o, id, &d);
+	if (err) {
+		error("cannot read %s: %s", traces_name(t),
+		      d.msg[0] ? d.msg : weft_strerror(err));
+		return NULL;
+	}
+	progress_attach(r, traces_name(t));
+	return r;
+}
+
 struct weft_model *traces_model(struct traces *t, struct weft_reader **r)
 {
+	return traces_model_thread(t, 0, r);
+}
+
+struct weft_model *traces_model_thread(struct traces *t, uint64_t id,
+				       struct weft_reader **r)
+{
 	struct weft_model *m;
-	if (!(*r = traces_open(t, 0)))
+	if (!(*r = id ? traces_open_thread(t, id) : traces_open(t, 0)))
 		return NULL;
 	int err = weft_model_load(&m, *r);
 	if (err) {

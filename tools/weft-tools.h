@@ -124,6 +124,12 @@ int parse_traces(const struct cmd_usage *u, int argc, char **argv,
 /* Opens them (a clear error, and NULL, on failure). */
 struct weft_reader *traces_open(struct traces *t, unsigned flags);
 struct weft_model *traces_model(struct traces *t, struct weft_reader **r);
+/* The same, of kept directories only the chunks whose index names the
+ * async thread id (weft_reader_open_thread; id 0: every chunk, as
+ * traces_open). */
+struct weft_reader *traces_open_thread(struct traces *t, uint64_t id);
+struct weft_model *traces_model_thread(struct traces *t, uint64_t id,
+				       struct weft_reader **r);
 /* How a process ended, for a person: "exited with status 3", "killed by
  * signal 9", "exec'd", "running"... (in buf, or a constant). */
 const char *process_end(const struct weft_process *p, char *buf, size_t cap);
