@@ -129,12 +129,10 @@ static uint32_t name_of(struct rmulti *M, const char *s)
 	return name_append(M, s);
 }
 
-static uint32_t map_name(struct rmulti *M, struct msub *s, uint32_t local)
+/* A name met for the first time (or not published yet): looked up. */
+static __attribute__((noinline)) uint32_t
+map_name_new(struct rmulti *M, struct msub *s, uint32_t local)
 {
-	if (!local)
-		return 0;
-	if (local < s->nnmap && s->nmap[local])
-		return s->nmap[local];
 	const char *t = weft_reader_name(s->r, local);
 	uint32_t id = name_of(M, t);
 	/* A name not published yet reads "?" or "": looked up again. */
@@ -150,6 +148,16 @@ static uint32_t map_name(struct rmulti *M, struct msub *s, uint32_t local)
 	}
 	s->nmap[local] = id;
 	return id;
+}
+
+static inline uint32_t map_name(struct rmulti *M, struct msub *s,
+				uint32_t local)
+{
+	if (!local)
+		return 0;
+	if (local < s->nnmap && s->nmap[local])
+		return s->nmap[local];
+	return map_name_new(M, s, local);
 }
 
 /* ------------------------------------------------------------- ids */
@@ -229,10 +237,10 @@ static uint32_t new_stream(struct rmulti *M, struct msub *s, uint32_t local)
 	return g;
 }
 
-static uint32_t map_stream(struct rmulti *M, struct msub *s, uint32_t local)
+/* A stream met for the first time: a merged stream made for it. */
+static __attribute__((noinline)) uint32_t
+map_stream_new(struct rmulti *M, struct msub *s, uint32_t local)
 {
-	if (local < s->nsmap && s->smap[local] != NONE)
-		return s->smap[local];
 	if (local >= s->nsmap) {
 		uint32_t was = s->nsmap;
 		if (weft__grow32(&s->smap, &s->nsmap, (size_t)local + 1,
@@ -246,6 +254,14 @@ static uint32_t map_stream(struct rmulti *M, struct msub *s, uint32_t local)
 		return 0;
 	s->smap[local] = g;
 	return g;
+}
+
+static inline uint32_t map_stream(struct rmulti *M, struct msub *s,
+				  uint32_t local)
+{
+	if (local < s->nsmap && s->smap[local] != NONE)
+		return s->smap[local];
+	return map_stream_new(M, s, local);
 }
 
 /* ----------------------------------------------------------- made events */
@@ -491,7 +507,8 @@ static uint32_t heap_pop(struct rmulti *M)
 }
 
 /* An event of ring k, made one of the merge's. */
-static void translate(struct rmulti *M, uint32_t k, struct weft_event *ev)
+static inline __attribute__((always_inline)) void
+translate(struct rmulti *M, uint32_t k, struct weft_event *ev)
 {
 	struct msub *s = &M->sub[k];
 	uint32_t local = ev->stream;
@@ -517,7 +534,8 @@ static void translate(struct rmulti *M, uint32_t k, struct weft_event *ev)
 
 /* Ring k's next event into *ev, made the merge's.  0, WEFT_EAGAIN,
  * WEFT_EEOF (also past a snapshot's cut), or a negative code. */
-static inline int fetch(struct rmulti *M, uint32_t k, struct weft_event *ev)
+static inline __attribute__((always_inline)) int
+fetch(struct rmulti *M, uint32_t k, struct weft_event *ev)
 {
 	struct msub *s = &M->sub[k];
 	int rc = weft_reader_next(s->r, ev);
@@ -603,38 +621,26 @@ static inline void count(struct weft_reader *R, const struct weft_event *ev)
 	}
 }
 
-int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
+/* The rest of weft__multi_next(): ring k's next event (rc: what
+ * fetching it gave), which does not go at once, settled or put in the
+ * heap (last: NONE, none was fetched); then the next event of the heap or
+ * the made ones. */
+static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
+						     struct weft_event *ev,
+						     uint32_t last, int rc)
 {
 	struct rmulti *M = R->multi;
 	int err;
-	if (M->refill != NONE) {
-		/* The ring whose event went last: its next, read straight
-		 * into the caller's event, goes at once when it comes
-		 * before every other (a ring's events come in runs); else
-		 * it waits in the heap. */
-		uint32_t k = M->refill;
-		M->refill = NONE;
-		struct msub *s = &M->sub[k];
-		int rc = fetch(M, k, ev);
-		if (rc)
-			err = settle(M, k, rc);
-		else if (s->started &&
-			 (!M->nheap || ev->ns < M->sub[M->heap[0]].ev.ns ||
-			  (ev->ns == M->sub[M->heap[0]].ev.ns &&
-			   k < M->heap[0])) &&
-			 (!M->nsyn || ev->ns < M->syn[0].ns)) {
-			if ((err = give(R, k, ev)))
+	if (last != NONE) {
+		struct msub *s = &M->sub[last];
+		if (rc) {
+			if ((err = settle(M, last, rc)))
 				return err;
-			count(R, ev);
-			return 0;
 		} else {
 			s->ev = *ev;
 			s->state = S_HAS;
-			heap_push(M, k);
-			err = 0;
+			heap_push(M, last);
 		}
-		if (err)
-			return err;
 	}
 	if (!M->started) {
 		M->started = 1;
@@ -697,6 +703,32 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 		*ev = M->cur_syn.ev;
 		break;
 	}
+	count(R, ev);
+	return 0;
+}
+
+int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
+{
+	struct rmulti *M = R->multi;
+	uint32_t k = M->refill;
+	if (k == NONE)
+		return multi_next_rest(R, ev, NONE, 0);
+	/* The ring whose event went last: its next, read straight into the
+	 * caller's event, goes at once when it comes before every other (a
+	 * ring's events come in runs); else it waits in the heap.  (This
+	 * path is every event of a run: the rest is out of line.) */
+	M->refill = NONE;
+	struct msub *s = &M->sub[k];
+	int rc = fetch(M, k, ev);
+	if (rc || !s->started ||
+	    (M->nheap &&
+	     (ev->ns > M->sub[M->heap[0]].ev.ns ||
+	      (ev->ns == M->sub[M->heap[0]].ev.ns && k > M->heap[0]))) ||
+	    (M->nsyn && ev->ns >= M->syn[0].ns))
+		return multi_next_rest(R, ev, k, rc);
+	int err = give(R, k, ev);
+	if (err)
+		return err;
 	count(R, ev);
 	return 0;
 }

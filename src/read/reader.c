@@ -767,14 +767,6 @@ next_fast(struct weft_reader *r, struct weft_event *ev, int several)
 	return 1;
 }
 
-/* next_fast() with several streams in the heap, out of line: the one
- * stream's case stays the small function it is. */
-static __attribute__((noinline)) int next_several(struct weft_reader *r,
-						  struct weft_event *ev)
-{
-	return r->nheap && next_fast(r, ev, 1);
-}
-
 /* Everything but next_fast(): kept out of line, so that the common path
  * of weft_reader_next() is a small function of its own. */
 static __attribute__((noinline)) int next_event(struct weft_reader *r,
@@ -863,14 +855,54 @@ static __attribute__((noinline)) int progress(struct weft_reader *r, int rc)
 	return rc;
 }
 
-int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
+/* Every case but one stream's next_fast(), out of line, so that the
+ * common path of weft_reader_next() stays the small function it is: a
+ * merge (straight to it: it is called for every event), several streams
+ * in the heap, or what next_event() does. */
+static __attribute__((noinline)) int next_other(struct weft_reader *r,
+						struct weft_event *ev)
 {
-	int rc = 0;
-	if (r->nheap == 1 ? !next_fast(r, ev, 0) : !next_several(r, ev))
+	int rc;
+	if (r->nheap && next_fast(r, ev, 1))
+		rc = 0;
+	else
 		rc = next_event(r, ev);
 	if (!r->progress)
 		return rc;
 	return progress(r, rc);
+}
+
+/* One stream in the heap: its next event in straight-line code. */
+static __attribute__((noinline)) int next_one(struct weft_reader *r,
+					      struct weft_event *ev)
+{
+	int rc = 0;
+	if (!next_fast(r, ev, 0))
+		rc = next_event(r, ev);
+	if (!r->progress)
+		return rc;
+	return progress(r, rc);
+}
+
+/* A merge's next event. */
+static __attribute__((noinline)) int next_merged(struct weft_reader *r,
+						 struct weft_event *ev)
+{
+	int rc = weft__multi_next(r, ev);
+	if (!r->progress)
+		return rc;
+	return progress(r, rc);
+}
+
+/* (tail calls: a merge's every event does not pay for the registers the
+ * one stream's path saves) */
+int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
+{
+	if (r->nheap == 1)
+		return next_one(r, ev);
+	if (r->multi)
+		return next_merged(r, ev);
+	return next_other(r, ev);
 }
 
 void weft_reader_on_progress(struct weft_reader *r,
