@@ -425,6 +425,13 @@ PY
 		[ "$(echo $cw | wc -w)" = 1 ] && ! cmp -s i1.png i2.png
 	res $? "the inspector lists every entry; a click on one goes to its thread; the canvas keeps its width" \
 		"canvas widths '$cw', entry '$to': $(grep -E '^(inspect|go|canvas|match)' ui5.log | tr '\n' ' ')"
+	# every time the inspector shows ("0.000 022 041 s", "25.9 us") is
+	# written with no-break spaces: a wrapped line never cuts a number's
+	# groups or its unit (as the web viewer's nowrap spans)
+	it=$(grep "^inspector times: " ui5.log | head -1)
+	n=$(echo "$it" | sed -n 's/^inspector times: \([0-9]*\),.*/\1/p')
+	[ "${n:-0}" -ge 3 ] && [ "$it" = "inspector times: $n, 0 breakable, 0 cut; entries: 47, 0 breakable" ]
+	res $? "the inspector's times never break inside a number" "$it"
 	kill $vp 2>/dev/null
 	wait $vp 2>/dev/null
 	# What XTest cannot send -- a trackpad's smooth scroll deltas, a

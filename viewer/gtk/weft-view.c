@@ -64,7 +64,9 @@
  * ("canvas: W H") and where the controls are ("button counters at X Y W
  * H", "entry K at X Y W H: TITLE" for the inspector's first entries that
  * name a thread, "check NAME at ..." when the counters menu opens,
- * "header PID at X Y" for a run's processes: a point of its band);
+ * "header PID at X Y" for a run's processes: a point of its band),
+ * and the inspector's times ("inspector times: N, B breakable, K cut;
+ * entries: N, B breakable");
  * the query bar's: "query bar: open", "query: N rows, M threads
  * highlighted" or "query: SQL error at character K: ...", "qrow K at X
  * Y W H: TEXT" for its first rows that name a thread.
@@ -194,11 +196,54 @@ static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer data)
 /* The inspector's columns. */
 enum { E_TEXT, E_THREAD, E_COLOR, E_COLUMNS };
 
+/* A time as the CLI and the viewers write it ("0.000 064 150 s", "30.9
+ * us", "-12 ms"): the web viewer's TIME (viewer.js), its spaces also
+ * no-break ones (U+00A0) */
+#define TIME_RE                                                                \
+	"-?\\d+(?:\\.\\d{1,3}(?:[ \\x{a0}]\\d{1,3})*)?[ "                      \
+	"\\x{a0}](?:ns|us|ms|s)\\b"
+
+static GRegex *time_re(void)
+{
+	static GRegex *re;
+	if (!re)
+		re = g_regex_new(TIME_RE, G_REGEX_OPTIMIZE, 0, NULL);
+	return re;
+}
+
+static gboolean unbreak_time(const GMatchInfo *mi, GString *out, gpointer p)
+{
+	(void)p;
+	gchar *m = g_match_info_fetch(mi, 0);
+	for (const char *c = m; *c; c++)
+		if (*c == ' ')
+			g_string_append(out, "\xc2\xa0");
+		else
+			g_string_append_c(out, *c);
+	g_free(m);
+	return FALSE;
+}
+
+/* s (valid UTF-8) with the spaces inside its times made no-break
+ * spaces: a wrapped label breaks between words, never inside a number's
+ * groups or between a number and its unit (the web viewer keeps each
+ * time in a nowrap span). */
+static gchar *times_unbroken(const gchar *s)
+{
+	GRegex *re = time_re();
+	gchar *r = re ? g_regex_replace_eval(re, s, -1, 0, 0, unbreak_time,
+					     NULL, NULL)
+		      : NULL;
+	return r ? r : g_strdup(s);
+}
+
 static void set_text(GtkWidget *label, const char *s)
 {
 	/* (a trace's texts are bytes; a label wants UTF-8) */
 	gchar *text = g_utf8_make_valid(s, -1);
-	gtk_label_set_text(GTK_LABEL(label), text);
+	gchar *kept = times_unbroken(text);
+	gtk_label_set_text(GTK_LABEL(label), kept);
+	g_free(kept);
 	g_free(text);
 }
 
@@ -220,12 +265,14 @@ static uint32_t fill_entries(struct app *a, uint32_t t)
 	for (uint32_t i = 0; i < in.n; i++) {
 		const struct weft_entry *e = &in.entries[i];
 		weft_entry_text(a->m, t, e, line, sizeof line);
-		gchar *text = g_utf8_make_valid(line, -1);
+		gchar *valid = g_utf8_make_valid(line, -1);
+		gchar *text = times_unbroken(valid);
 		gtk_list_store_insert_with_values(
 			a->store, NULL, -1, E_TEXT, text, E_THREAD, e->other,
 			E_COLOR, e->other == WEFT_NONE ? "#222" : "#1a4a9a",
 			-1);
 		g_free(text);
+		g_free(valid);
 	}
 	uint32_t n = in.n;
 	weft_inspect_release(&in);
@@ -1134,12 +1181,66 @@ static void echo_place(struct app *a, GtkWidget *w, const char *name)
 	     gtk_widget_get_allocated_height(w));
 }
 
+/* Of the times in text: how many, how many hold a space a line may
+ * break at (a plain one), and, laid out by l (or NULL), how many a line
+ * break cuts. */
+static void count_times(const char *text, PangoLayout *l, int *n,
+			int *breakable, int *cut)
+{
+	GRegex *re = time_re();
+	GMatchInfo *mi = NULL;
+	if (re && g_regex_match(re, text, 0, &mi)) {
+		while (g_match_info_matches(mi)) {
+			int from, to, l0 = 0, l1 = 0;
+			g_match_info_fetch_pos(mi, 0, &from, &to);
+			if (l) {
+				pango_layout_index_to_line_x(l, from, FALSE,
+							     &l0, NULL);
+				pango_layout_index_to_line_x(l, to - 1, FALSE,
+							     &l1, NULL);
+			}
+			(*n)++;
+			*cut += l0 != l1;
+			*breakable += memchr(text + from, ' ',
+					     (size_t)(to - from)) != NULL;
+			g_match_info_next(mi, NULL);
+		}
+	}
+	g_match_info_free(mi);
+}
+
+/* For tests: the times of the inspector's head as it is laid out, and
+ * of its entries ("inspector times: N, B breakable, K cut; entries: N,
+ * B breakable"). */
+static void echo_times(struct app *a)
+{
+	PangoLayout *l = gtk_label_get_layout(GTK_LABEL(a->inspector));
+	int n = 0, b = 0, cut = 0, en = 0, eb = 0, ecut = 0;
+	count_times(pango_layout_get_text(l), l, &n, &b, &cut);
+	GtkTreeModel *tm = GTK_TREE_MODEL(a->store);
+	GtkTreeIter it;
+	for (gboolean ok = gtk_tree_model_get_iter_first(tm, &it); ok;
+	     ok = gtk_tree_model_iter_next(tm, &it)) {
+		gchar *text = NULL;
+		gtk_tree_model_get(tm, &it, E_TEXT, &text, -1);
+		if (text)
+			count_times(text, NULL, &en, &eb, &ecut);
+		g_free(text);
+	}
+	echo(a,
+	     "inspector times: %d, %d breakable, %d cut; entries: %d, %d "
+	     "breakable",
+	     n, b, cut, en, eb);
+}
+
 /* For tests: where the inspector's first entries that name a thread
  * are in the window ("entry K at X Y W H: TITLE"), and the canvas's
- * size when it changes ("canvas: W H"). */
+ * size when it changes ("canvas: W H"); the inspector's times
+ * (echo_times). */
 static gboolean echo_entries(gpointer data)
 {
 	struct app *a = data;
+	echo_times(a);
 	GtkTreeView *tv = GTK_TREE_VIEW(a->entries);
 	GtkTreeModel *tm = GTK_TREE_MODEL(a->store);
 	GtkTreeIter it;
