@@ -148,6 +148,20 @@ int parse_duration(const char *s, double unit, int sign, int64_t *ns)
 		{"\xce\xbcs", 1e3}, /* μ (Greek mu) */
 		{"ms", 1e6},	    {"s", 1e9},	 {"min", 60e9},
 	};
+	/* a no-break space (U+00A0: a time copied from the GTK inspector)
+	 * is a space */
+	char sp[128];
+	size_t m = 0;
+	for (const char *c = s; *c && m + 1 < sizeof sp; c++) {
+		if ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] == 0xa0)
+			c++, sp[m++] = ' ';
+		else
+			sp[m++] = *c;
+	}
+	sp[m] = 0;
+	if (strlen(s) >= sizeof sp)
+		return -1;
+	s = sp;
 	while (*s == ' ')
 		s++;
 	/* digits in groups, as the viewers write times ("17.094 992 s"):

@@ -213,8 +213,11 @@ t_render_units() {
 	"$W" render bad.weft -o ns.png --start=10000ns --duration 12000ns || die "ns"
 	# digits in groups, as the viewers write times now
 	"$W" render bad.weft -o grp.png --start "0.000 010 s" --duration "12 000 ns" || die "grouped"
+	# as copied from the GTK inspector: its spaces are no-break ones
+	nb=$(printf '\302\240')
+	"$W" render bad.weft -o nbsp.png --start "0.000${nb}010${nb}s" --duration "12${nb}000 ns" || die "no-break spaces"
 	"$W" render bad.weft -o all.png || die "all"
-	cmp -s s.png us.png && cmp -s s.png mu.png && cmp -s s.png ns.png && cmp -s s.png grp.png || die "the same range in other units draws another picture"
+	cmp -s s.png us.png && cmp -s s.png mu.png && cmp -s s.png ns.png && cmp -s s.png grp.png && cmp -s s.png nbsp.png || die "the same range in other units draws another picture"
 	cmp -s s.png all.png && die "the range made no difference"
 	true
 }
