@@ -267,11 +267,9 @@ out:
 	__atomic_store_n(&c->kind, kind, __ATOMIC_RELEASE);
 }
 
-static struct chan_fd *entry(int fd)
+/* entry() the first time: the table made, fd looked at. */
+static __attribute__((noinline)) struct chan_fd *entry_first(int fd)
 {
-	if (fd < 0 || (unsigned)fd >= CHAN_LIMIT)
-		return NULL;
-	/* Pairs with the release store in table_make(). */
 	struct chan_fd *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(!t, 0)) {
 		pthread_once(&table_once, table_make);
@@ -286,6 +284,23 @@ static struct chan_fd *entry(int fd)
 		weft__shim_fd_watch(fd);
 	}
 	return c;
+}
+
+/* The descriptor's entry, looked at once: inline when it was (every
+ * message after a descriptor's first). */
+static inline struct chan_fd *entry(int fd)
+{
+	if (fd < 0 || (unsigned)fd >= CHAN_LIMIT)
+		return NULL;
+	/* Pairs with the release store in table_make(). */
+	struct chan_fd *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	/* Pairs with the release store in look(). */
+	if (__builtin_expect(t != NULL, 1) &&
+	    __builtin_expect(__atomic_load_n(&t[fd].kind, __ATOMIC_ACQUIRE) !=
+				     K_UNSEEN,
+			     1))
+		return &t[fd];
+	return entry_first(fd);
 }
 
 /* The UDP channel of a datagram from port `from` to port `to`. */
@@ -328,8 +343,8 @@ static uint16_t connected_port(int fd)
 
 /* n bytes written (out) or read on fd: the event of its channel, at the
  * offset its direction's count had (a datagram: none), counted. */
-static void moved(int fd, uint64_t thread, size_t n, const struct sockaddr *sa,
-		  int out)
+static inline __attribute__((always_inline)) void
+moved(int fd, uint64_t thread, size_t n, const struct sockaddr *sa, int out)
 {
 	if (!n || !ON())
 		return;

@@ -47,11 +47,8 @@ void weft__shim_disarm(const void *h, int role)
 
 int weft__shim_fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 {
-	int saved = errno;
 	*next = weft__shim_new_id();
 	/* One look-up: the activation that fires, and the next in its
-	 * place. */
-	int found = weft__shim_swap_id(h, role, e, *next);
-	errno = saved;
-	return found;
+	 * place (neither makes a system call that could set errno). */
+	return weft__shim_swap_id(h, role, e, *next);
 }

@@ -75,6 +75,7 @@ static void scan(void)
 }
 
 __thread const void *weft__shim_outside[SHIM_LIBS_N][SHIM_OUTSIDE];
+__thread const void *weft__shim_within[SHIM_LIBS_N][SHIM_OUTSIDE];
 
 /* weft__shim_from_lib() when ret is not one of those remembered. */
 int weft__shim_from_lib_scan(struct shim_lib *lib, const void *ret)
@@ -87,8 +88,11 @@ int weft__shim_from_lib_scan(struct shim_lib *lib, const void *ret)
 	}
 	uintptr_t a = (uintptr_t)ret;
 	for (int i = 0; i < lib->n; i++)
-		if (a >= lib->lo[i] && a < lib->hi[i])
+		if (a >= lib->lo[i] && a < lib->hi[i]) {
+			weft__shim_within[lib->slot]
+					 [(a >> 4) & (SHIM_OUTSIDE - 1)] = ret;
 			return 1;
+		}
 	weft__shim_outside[lib->slot][(a >> 4) & (SHIM_OUTSIDE - 1)] = ret;
 	return 0;
 }

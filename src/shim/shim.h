@@ -148,13 +148,17 @@ WEFT_SHIM_API int weft__shim_from_lib_scan(struct shim_lib *lib,
 #define SHIM_OUTSIDE 4 /* a power of two */
 WEFT_SHIM_API extern __thread const void
 	*weft__shim_outside[SHIM_LIBS_N][SHIM_OUTSIDE];
+/* ... and the last few it found inside (the library's own call sites of
+ * what the shims wrap: libuv's read() and write() of every stream). */
+WEFT_SHIM_API extern __thread const void
+	*weft__shim_within[SHIM_LIBS_N][SHIM_OUTSIDE];
 static inline int weft__shim_from_lib(struct shim_lib *lib, const void *ret)
 {
-	if (__builtin_expect(
-		    weft__shim_outside[lib->slot][((uintptr_t)ret >> 4) &
-						  (SHIM_OUTSIDE - 1)] == ret,
-		    1))
+	unsigned i = ((uintptr_t)ret >> 4) & (SHIM_OUTSIDE - 1);
+	if (__builtin_expect(weft__shim_outside[lib->slot][i] == ret, 1))
 		return 0;
+	if (weft__shim_within[lib->slot][i] == ret)
+		return 1;
 	return weft__shim_from_lib_scan(lib, ret);
 }
 

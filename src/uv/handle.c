@@ -18,9 +18,7 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 {
 	if (!weft__shim_fire(h, role, e, next))
 		return 0;
-	int saved = errno;
 	weft__shim_uv_counters(e->loop);
-	errno = saved;
 	return 1;
 }
 
@@ -104,25 +102,25 @@ static int fire(const void *h, int role, struct shim_ent *e, uint64_t *next)
 /* What a read callback is given is what its activation received (chan.c:
  * the arrows between processes).  That the next activation waits for
  * what comes next, the reader knows from the fire event before it. */
-ssize_t weft__shim_uv_got(const uv_handle_t *h, ssize_t nread,
-			  const struct sockaddr *from)
+ssize_t weft__shim_uv_got(int fd, ssize_t nread, const struct sockaddr *from)
 {
 	if (nread > 0 && ON()) {
 		int saved = errno;
-		weft__shim_chan_received(weft__shim_uv_fd_of(h), 0,
-					 (size_t)nread, from);
+		weft__shim_chan_received(fd, 0, (size_t)nread, from);
 		errno = saved;
 	}
 	return nread;
 }
-#define GOT(nread, from) weft__shim_uv_got((const uv_handle_t *)h, nread, from)
+/* (the descriptor read where uv_fileno() reads it, without the call) */
+#define GOT(fd, nread, from) weft__shim_uv_got(fd, nread, from)
+#define UDP_FD (((const uv_udp_t *)h)->io_watcher.fd)
 
 #define START_ARGS_uv_read_start (h, alloc_cb, cb)
 #define WATCH_uv_read_start weft__shim_fd_watch(STREAM_FD)
 HANDLE(R_READ, "uv_stream_t read", uv_read_cb, "read fd ", STREAM_FD,
        tramp_read, (uv_stream_t * h, ssize_t nread, const uv_buf_t *buf),
-       (h, GOT(nread, NULL), buf), nread != 0, nread < 0 ? (long)nread : 0,
-       IO_PHASE, uv_read_start,
+       (h, GOT(STREAM_FD, nread, NULL), buf), nread != 0,
+       nread < 0 ? (long)nread : 0, IO_PHASE, uv_read_start,
        (uv_stream_t * h, uv_alloc_cb alloc_cb, uv_read_cb cb), h->loop, cb)
 HANDLE_STOP(R_READ, uv_read_stop, uv_stream_t)
 
@@ -165,7 +163,7 @@ HANDLE(R_UDP_RECV, "uv_udp_t recv", uv_udp_recv_cb, "udp recv on fd ",
        HANDLE_FD, tramp_udp_recv,
        (uv_udp_t * h, ssize_t nread, const uv_buf_t *buf,
 	const struct sockaddr *addr, unsigned flags),
-       (h, GOT(nread, addr), buf, addr, flags), nread != 0 || addr,
+       (h, GOT(UDP_FD, nread, addr), buf, addr, flags), nread != 0 || addr,
        nread < 0 ? (long)nread : 0, IO_PHASE, uv_udp_recv_start,
        (uv_udp_t * h, uv_alloc_cb alloc_cb, uv_udp_recv_cb cb), h->loop, cb)
 HANDLE_STOP(R_UDP_RECV, uv_udp_recv_stop, uv_udp_t)

@@ -56,20 +56,23 @@ const char *weft__shim_uv_io_phase(const uv_loop_t *loop)
 /* ---------------------------------------------------------- helpers */
 
 /* Per OS thread: a loop runs on one. */
-static __thread unsigned last_handles = ~0u, last_reqs = ~0u;
+__thread unsigned weft__shim_uv_last_handles = ~0u,
+		  weft__shim_uv_last_reqs = ~0u;
 
-void weft__shim_uv_counters(uv_loop_t *loop)
+void weft__shim_uv_counters_changed(uv_loop_t *loop)
 {
-	if (!loop)
-		return;
-	if (loop->active_handles != last_handles) {
-		last_handles = loop->active_handles;
-		weft_counter_set("uv.active_handles", (int64_t)last_handles);
+	int saved = errno;
+	if (loop->active_handles != weft__shim_uv_last_handles) {
+		weft__shim_uv_last_handles = loop->active_handles;
+		weft_counter_set("uv.active_handles",
+				 (int64_t)weft__shim_uv_last_handles);
 	}
-	if (loop->active_reqs.count != last_reqs) {
-		last_reqs = loop->active_reqs.count;
-		weft_counter_set("uv.active_requests", (int64_t)last_reqs);
+	if (loop->active_reqs.count != weft__shim_uv_last_reqs) {
+		weft__shim_uv_last_reqs = loop->active_reqs.count;
+		weft_counter_set("uv.active_requests",
+				 (int64_t)weft__shim_uv_last_reqs);
 	}
+	errno = saved;
 }
 
 int weft__shim_uv_fd_of(const uv_handle_t *h)

@@ -62,14 +62,11 @@ static uint64_t req_begin_labelled(const void *req, const char *kind,
 }
 
 /* The submission failed at once: no callback will come. */
-int weft__shim_uv_req_submitted(const void *req, uint64_t id, int r)
+void weft__shim_uv_req_refused(const void *req, uint64_t id, int r)
 {
-	if (id && r < 0) {
-		struct shim_ent e;
-		weft__shim_uv_req_take(req, &e);
-		weft_fail(id, UV(uv_err_name)(r));
-	}
-	return r;
+	struct shim_ent e;
+	weft__shim_uv_req_take(req, &e);
+	weft_fail(id, UV(uv_err_name)(r));
 }
 
 /* A synchronous call (no callback) completed with r. */
@@ -84,13 +81,10 @@ static int req_sync(const void *req, uint64_t id, int r)
 /* In a trampoline: the entry of a completed request (removed). */
 static int req_end(const void *req, struct shim_ent *e)
 {
-	int saved = errno;
-	if (!weft__shim_uv_req_take(req, e)) {
-		errno = saved;
+	/* (no system call in either: errno stays the program's) */
+	if (!weft__shim_uv_req_take(req, e))
 		return 0;
-	}
 	weft__shim_uv_counters(e->loop);
-	errno = saved;
 	return 1;
 }
 
@@ -139,6 +133,39 @@ TRAMP_REQ(fs, void weft__shim_uv_tramp_fs, uv_fs_cb, (uv_fs_t * req), (req),
 TRAMP_REQ(after_work, static void tramp_after_work, uv_after_work_cb,
 	  (uv_work_t * req, int status), (req, status), status, cb2)
 
+/* The labels of this OS thread's last writes, one per descriptor modulo
+ * WMEMO: a program writes the same size to the same descriptor with the
+ * same callback over and over (an echo, a protocol's fixed-size
+ * messages), and a comparison here saves the label cache's hash and
+ * probe.  Only texts the cache kept (never changed, never freed). */
+#define WMEMO 4 /* a power of two */
+static __thread struct {
+	size_t n;
+	int fd;
+	uv_write_cb cb;
+	const char *kept;
+} wmemo[WMEMO];
+
+/* "write N bytes to fd F -> cb" (see weft__shim_cached_label). */
+static inline const char *write_label(struct shim_lb *b, size_t n, int fd,
+				      uv_write_cb cb)
+{
+	unsigned i = (unsigned)fd & (WMEMO - 1);
+	if (wmemo[i].kept && wmemo[i].n == n && wmemo[i].fd == fd &&
+	    wmemo[i].cb == cb)
+		return wmemo[i].kept;
+	const char *kept = weft__shim_cached_label(b, "write ", (long long)n,
+						   " bytes to fd ", fd,
+						   (const void *)cb);
+	if (kept) {
+		wmemo[i].n = n;
+		wmemo[i].fd = fd;
+		wmemo[i].cb = cb;
+		wmemo[i].kept = kept;
+	}
+	return kept;
+}
+
 int uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 	     unsigned int nbufs, uv_write_cb cb)
 {
@@ -148,20 +175,16 @@ int uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 	SCOPE_INSIDE();
 	if (!ON())
 		return real_uv_write(req, handle, bufs, nbufs, cb);
-	size_t n = 0;
-	for (unsigned i = 0; i < nbufs; i++)
-		n += bufs[i].len;
+	size_t n = weft__shim_uv_bytes(bufs, nbufs);
+	int fd = weft__shim_uv_stream_fd(handle);
 	struct shim_lb b;
-	const char *kept = weft__shim_cached_label(
-		&b, "write ", (long long)n, " bytes to fd ",
-		weft__shim_uv_stream_fd(handle), (const void *)cb);
+	const char *kept = write_label(&b, n, fd, cb);
 	uint64_t id = req_begin_labelled(req, "uv_write_t", kept, &b,
 					 (void (*)(void))cb, handle->loop);
 	if (!id)
 		return real_uv_write(req, handle, bufs, nbufs, cb);
 	/* its bytes, in the order libuv writes requests (chan.c), before
 	 * libuv may write them (their reader may read them at once) */
-	int fd = weft__shim_uv_stream_fd(handle);
 	weft__shim_chan_sent(fd, id, n, NULL);
 	/* libuv's uv_write() is uv_write2() with no handle to send: call
 	 * that at once, rather than through our uv_write2 below. */

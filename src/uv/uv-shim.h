@@ -66,8 +66,17 @@ extern const char weft__shim_uv_timers[], weft__shim_uv_pending[],
 const char *weft__shim_uv_completion_phase(const uv_loop_t *loop, long status);
 const char *weft__shim_uv_io_phase(const uv_loop_t *loop);
 
-/* The loop's own counts, recorded when they change. */
-void weft__shim_uv_counters(uv_loop_t *loop);
+/* The loop's own counts, recorded when they change (errno kept).  The
+ * last values recorded are per OS thread (a loop runs on one): compared
+ * inline, as they rarely change between two callbacks. */
+extern __thread unsigned weft__shim_uv_last_handles, weft__shim_uv_last_reqs;
+void weft__shim_uv_counters_changed(uv_loop_t *loop);
+static inline void weft__shim_uv_counters(uv_loop_t *loop)
+{
+	if (loop && (loop->active_handles != weft__shim_uv_last_handles ||
+		     loop->active_reqs.count != weft__shim_uv_last_reqs))
+		weft__shim_uv_counters_changed(loop);
+}
 
 /* What a failed status is called: NULL when it did not fail. */
 static inline const char *weft__shim_uv_fail(long status)
@@ -96,16 +105,24 @@ static inline size_t weft__shim_uv_bytes(const uv_buf_t *bufs, unsigned n)
 }
 
 /* What a read or UDP receive callback is given, recorded as received on
- * its descriptor (chan.c) while the activation runs; returns nread. */
-ssize_t weft__shim_uv_got(const uv_handle_t *h, ssize_t nread,
-			  const struct sockaddr *from);
+ * its descriptor fd (chan.c) while the activation runs; returns nread. */
+ssize_t weft__shim_uv_got(int fd, ssize_t nread, const struct sockaddr *from);
 
 /* Requests (req.c): a submitted request's thread and its completion. */
 uint64_t weft__shim_uv_req_begin(const void *req, const char *kind,
 				 void (*cb)(void), void (*cb2)(void),
 				 uv_loop_t *loop, int shared);
 int weft__shim_uv_req_take(const void *req, struct shim_ent *e);
-int weft__shim_uv_req_submitted(const void *req, uint64_t id, int r);
+void weft__shim_uv_req_refused(const void *req, uint64_t id, int r);
+/* The submission of `id` returned r: failed at once when r < 0, with
+ * no callback to come.  Returns r. */
+static inline int weft__shim_uv_req_submitted(const void *req, uint64_t id,
+					      int r)
+{
+	if (__builtin_expect(id && r < 0, 0))
+		weft__shim_uv_req_refused(req, id, r);
+	return r;
+}
 void weft__shim_uv_tramp_fs(uv_fs_t *req);
 
 #endif
