@@ -735,6 +735,12 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 			mdrow[i] = th[i].flags & WEFT_THREAD_ROOT
 					   ? NONE
 					   : row_of(&R, th[i].id);
+			/* (a thread the merge made, a process's, is none of
+			 * the rows, whatever its id's low bits) */
+			if (mdrow[i] != NONE &&
+			    strcmp(weft_model_name(md, th[i].kind),
+				   R.th[mdrow[i]].kind))
+				mdrow[i] = NONE;
 			if (mdrow[i] == subj)
 				t = i;
 		}

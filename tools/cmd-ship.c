@@ -132,7 +132,9 @@ static const struct stab stabs[] = {
 	{"msg_ends",
 	 "msg_end INTEGER, thread INTEGER, dir TEXT, chan INTEGER, off "
 	 "INTEGER, len INTEGER, t INTEGER",
-	 NULL, "t", PID_THREAD("thread")},
+	 NULL, "t",
+	 "(SELECT p.pid FROM msg_end_pids p WHERE p.msg_end = "
+	 "x.msg_end)"},
 };
 #define NSTABS (sizeof stabs / sizeof *stabs)
 
@@ -418,17 +420,17 @@ static void ymd(int64_t ns, char *buf, size_t cap)
 
 /* Queues one table of the source: SELECT over weft query's table, the
  * columns checked against the list, rows as TabSeparated. */
-static int queue_table(struct ship *S, struct weft_query *q, struct source *src,
+static int queue_table(struct ship *S, sqlite3 *db, struct source *src,
 		       const struct stab *t)
 {
 	char *sql = sqlite3_mprintf("SELECT %s, x.* FROM %s x",
 				    t->pid ? t->pid : "NULL", t->name);
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(weft_query_db(q), sql, -1, &st, NULL);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return error("weft ship: table %s: %s", t->name,
-			     sqlite3_errmsg(weft_query_db(q)));
+			     sqlite3_errmsg(db));
 	int nc = sqlite3_column_count(st), tcol = -1, kcol = -1;
 	char c[64];
 	int text, i;
@@ -491,7 +493,7 @@ static int queue_table(struct ship *S, struct weft_query *q, struct source *src,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return error("weft ship: table %s: %s", t->name,
-			     sqlite3_errmsg(weft_query_db(q)));
+			     sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -519,15 +521,15 @@ static int by_chan(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static int ship_msg_ends(struct weft_query *q, struct weft_model *m,
-			 struct traces *tr)
+static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr)
 {
-	sqlite3 *db = weft_query_db(q);
 	char *err = NULL;
 	if (sqlite3_exec(db,
-			 "CREATE TEMP TABLE msg_ends(msg_end INTEGER, thread "
-			 "INTEGER, dir TEXT, chan INTEGER, off INTEGER, len "
-			 "INTEGER, t INTEGER)",
+			 "CREATE TABLE msg_ends(msg_end INTEGER PRIMARY KEY, "
+			 "thread INTEGER, dir TEXT, chan INTEGER, off INTEGER, "
+			 "len INTEGER, t INTEGER); CREATE TABLE "
+			 "msg_end_pids(msg_end INTEGER PRIMARY KEY, pid "
+			 "INTEGER)",
 			 NULL, NULL, &err) != SQLITE_OK) {
 		int rc = error("weft ship: msg_ends: %s", err);
 		sqlite3_free(err);
@@ -558,14 +560,18 @@ static int ship_msg_ends(struct weft_query *q, struct weft_model *m,
 		qsort(v, n, sizeof *v, by_chan);
 	int64_t t0, t1;
 	weft_model_range(m, &t0, &t1);
-	sqlite3_stmt *st;
+	sqlite3_stmt *st, *sp;
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO msg_ends VALUES (?, ?, ?, ?, ?, "
 			       "?, ?)",
-			       -1, &st, NULL) != SQLITE_OK) {
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO msg_end_pids VALUES (?, ?)", -1,
+			       &sp, NULL) != SQLITE_OK) {
 		free(v);
 		return error("weft ship: msg_ends: %s", sqlite3_errmsg(db));
 	}
+	uint32_t np;
+	const struct weft_model_process *P = weft_model_processes(m, &np);
 	int rc = 0;
 	int64_t row = 0;
 	for (size_t i = 0, j; i < n && !rc; i = j) {
@@ -589,12 +595,21 @@ static int ship_msg_ends(struct weft_query *q, struct weft_model *m,
 			sqlite3_bind_int64(st, 5, (int64_t)v[k].off);
 			sqlite3_bind_int64(st, 6, (int64_t)v[k].len);
 			sqlite3_bind_int64(st, 7, v[k].t - t0);
-			if (sqlite3_step(st) != SQLITE_DONE)
+			uint32_t pr =
+				th == WEFT_NONE
+					? WEFT_NONE
+					: weft_model_thread_process(m, th);
+			sqlite3_reset(sp);
+			sqlite3_bind_int64(sp, 1, row - 1);
+			sqlite3_bind_int64(sp, 2, pr < np ? P[pr].pid : 0);
+			if (sqlite3_step(st) != SQLITE_DONE ||
+			    sqlite3_step(sp) != SQLITE_DONE)
 				rc = error("weft ship: msg_ends: %s",
 					   sqlite3_errmsg(db));
 		}
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(sp);
 	free(v);
 	return rc;
 }
@@ -685,9 +700,21 @@ static int queue_source(struct ship *S, struct traces *tr, const char *what)
 		if (weft_query_open(&q, m, r, why, sizeof why)) {
 			rc = error("%s", why);
 		} else {
-			rc = ship_msg_ends(q, m, tr);
+			/* msg_ends: a database of its own (weft query's
+			 * is read-only) */
+			sqlite3 *mdb = NULL;
+			if (sqlite3_open(":memory:", &mdb) != SQLITE_OK)
+				rc = error("weft ship: no memory for msg_ends");
+			else
+				rc = ship_msg_ends(mdb, m, tr);
 			for (size_t i = 0; !rc && i < NSTABS; i++)
-				rc = queue_table(S, q, &src, &stabs[i]);
+				rc = queue_table(S,
+						 strcmp(stabs[i].name, "msg_"
+								       "ends")
+							 ? weft_query_db(q)
+							 : mdb,
+						 &src, &stabs[i]);
+			sqlite3_close(mdb);
 			weft_query_close(q);
 		}
 		if (!rc) {
