@@ -20,6 +20,15 @@
  *    an OS thread) and their labels are recorded again into OUT, under
  *    their own ids (thread + 1 if two processes of the chain share one).
  *
+ * 4. Across hosts: the chain's message ends (msg_ends, which weft ship
+ *    fills with the ends its model left unpaired) whose channel no
+ *    fetched trace pairs are looked up in the other traces' msg_ends;
+ *    each trace holding the other end joins, every trace becomes a
+ *    scratch ring of its own machine with its message ends replayed,
+ *    the rings are merged (msgs.c pairs the messages, clocks.c aligns
+ *    the clocks: the library's definitions) and the chain taken again,
+ *    until it reaches no trace not yet fetched.
+ *
  * OUT is replaced only if it is a weft ring (weft_start()'s rule).
  */
 #define _GNU_SOURCE
@@ -952,7 +961,7 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 					f->h[h].host, f->h[h].run);
 			fprintf(stderr,
 				"; their clocks aligned by %" PRIu64 " messages"
-								     "\n",
+				"\n",
 				nmsgs);
 		}
 		if (oneside)

@@ -14,9 +14,14 @@
  * the same instant.  What is not replayed: OS threads (all become the one
  * OS thread of this program: id 0), runs (a thread runs only at the
  * instants it acts), processes, and messages between processes (their
- * reads come back as plain reads).
+ * reads come back as plain reads).  For `weft fetch` across hosts
+ * (cmd-fetch.c): span events weft.sent and weft.received (weft.chan,
+ * weft.off, weft.len) are replayed as the thread's sent and received
+ * events, and MACHINE names the machine the ring says it was written on
+ * (its boot id a hash of the name), so that a merge of such rings pairs
+ * their messages and aligns their clocks.
  *
- * Usage: weft-import FILE OUT; exit 0, or 1 with a message.
+ * Usage: weft-import FILE OUT [MACHINE]; exit 0, or 1 with a message.
  */
 #include <errno.h>
 #include <stdio.h>
