@@ -20,6 +20,15 @@
  *    an OS thread) and their labels are recorded again into OUT, under
  *    their own ids (thread + 1 if two processes of the chain share one).
  *
+ * 4. Across hosts: the chain's message ends (msg_ends, which weft ship
+ *    fills with the ends its model left unpaired) whose channel no
+ *    fetched trace pairs are looked up in the other traces' msg_ends;
+ *    each trace holding the other end joins, every trace becomes a
+ *    scratch ring of its own machine with its message ends replayed,
+ *    the rings are merged (msgs.c pairs the messages, clocks.c aligns
+ *    the clocks: the library's definitions) and the chain taken again,
+ *    until it reaches no trace not yet fetched.
+ *
  * OUT is replaced only if it is a weft ring (weft_start()'s rule).
  */
 #define _GNU_SOURCE
@@ -45,7 +54,8 @@
 #define NONE UINT32_MAX
 
 struct row_thread {
-	uint32_t thread;
+	uint32_t thread; /* the host's thread number + its hosts's base */
+	uint32_t host;	 /* index in struct fetch's hosts */
 	int64_t id, process;
 	int root, should;
 	char *kind, *msg; /* msg: NULL when none */
@@ -64,6 +74,13 @@ struct row_label {
 	char *text;
 };
 
+/* A message end another host may hold the other end of (msg_ends). */
+struct row_mend {
+	uint32_t th; /* row thread */
+	int sent;
+	int64_t chan, off, len, t;
+};
+
 struct rows {
 	struct row_thread *th;
 	size_t nth, cth;
@@ -73,6 +90,8 @@ struct rows {
 	size_t nar, car;
 	struct row_label *lb;
 	size_t nlb, clb;
+	struct row_mend *me;
+	size_t nme, cme;
 };
 
 /* TabSeparated: a field unescaped in place; NULL for \N. */
@@ -159,10 +178,22 @@ static void grow(void *p, size_t *cap, size_t n, size_t size)
 		die("out of memory");
 }
 
+/* A trace the chain reaches: its host, run and batches (HOST/RUN/WHAT/),
+ * its threads numbered from base in struct rows. */
+struct hsrc {
+	char *host, *run, *prefix;
+	uint32_t base;
+	int64_t cal; /* the merge's time of its row time 0 */
+	int has_cal;
+};
+
 struct fetch {
 	struct ch_server srv;
 	const char *db;
 	char params[200];
+	int has_mends; /* the store has msg_ends */
+	struct hsrc *h;
+	size_t nh, ch;
 };
 
 /* Runs sql; its TabSeparated answer in *out (0), or says why (1). */
@@ -202,11 +233,14 @@ static int arrow_kind(const char *tok)
 
 /* The rows of one shipped trace: those of host, run and batches that
  * begin with `prefix`. */
-static int load_rows(struct fetch *f, const char *where, struct rows *R)
+static int load_rows(struct fetch *f, const char *where, struct rows *R,
+		     uint32_t hi)
 {
 	struct ch_reply rp;
 	char *fl[8], *p;
 	int n;
+	uint32_t base = f->h[hi].base;
+	size_t th0 = R->nth;
 	if (ask_rows(f,
 		     "thread, id, process, root, should_resolve, kind, message "
 		     "FROM threads",
@@ -217,7 +251,8 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 			continue;
 		grow(&R->th, &R->cth, R->nth, sizeof *R->th);
 		struct row_thread *t = &R->th[R->nth++];
-		t->thread = (uint32_t)num(fl[0]);
+		t->thread = (uint32_t)num(fl[0]) + base;
+		t->host = hi;
 		t->id = num(fl[1]);
 		t->process = num(fl[2]);
 		t->root = num(fl[3]) == 1;
@@ -228,11 +263,14 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 			R->nidx = t->thread + 1;
 	}
 	ch_reply_free(&rp);
+	free(R->idx);
 	R->idx = malloc(((size_t)R->nidx + 1) * sizeof *R->idx);
 	if (!R->idx)
 		die("out of memory");
 	memset(R->idx, 0xff, ((size_t)R->nidx + 1) * sizeof *R->idx);
-	for (size_t i = 0; i < R->nth; i++) {
+	for (size_t i = 0; i < th0; i++)
+		R->idx[R->th[i].thread] = (uint32_t)i;
+	for (size_t i = th0; i < R->nth; i++) {
 		if (R->idx[R->th[i].thread] != NONE)
 			return error("the trace's rows hold thread %" PRIu32
 				     " twice: it was shipped by chunks "
@@ -248,7 +286,8 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 		if (n < 5 || !fl[0])
 			continue;
 		int k = arrow_kind(fl[1]);
-		int64_t a = num(fl[2]), b = num(fl[3]);
+		int64_t a = fl[2] ? num(fl[2]) + base : -1,
+			b = fl[3] ? num(fl[3]) + base : -1;
 		if (k < 0 || a < 0 || b < 0 || a >= R->nidx || b >= R->nidx ||
 		    R->idx[a] == NONE || R->idx[b] == NONE || !fl[4])
 			continue; /* an arrow with no thread at an end */
@@ -263,13 +302,32 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R)
 	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
 		if (n < 4 || !fl[0] || !fl[1] || !fl[3])
 			continue;
-		int64_t th = num(fl[0]);
-		if (th < 0 || th >= R->nidx || R->idx[th] == NONE)
+		int64_t th = num(fl[0]) + base;
+		if (th < base || th >= R->nidx || R->idx[th] == NONE)
 			continue;
 		grow(&R->lb, &R->clb, R->nlb, sizeof *R->lb);
 		R->lb[R->nlb++] = (struct row_label){
 			R->idx[th], num(fl[1]), fl[2] && !strcmp(fl[2], "note"),
 			xstrdup(fl[3])};
+	}
+	ch_reply_free(&rp);
+	if (!f->has_mends)
+		return 0;
+	if (ask_rows(f, "thread, dir, chan, off, len, t FROM msg_ends", where,
+		     "msg_end", &rp))
+		return 1;
+	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
+		if (n < 6 || !fl[0] || !fl[1] || !fl[2] || !fl[3] || !fl[4] ||
+		    !fl[5])
+			continue;
+		int64_t th = num(fl[0]) + base;
+		if (th < base || th >= R->nidx || R->idx[th] == NONE)
+			continue;
+		grow(&R->me, &R->cme, R->nme, sizeof *R->me);
+		R->me[R->nme++] =
+			(struct row_mend){R->idx[th], !strcmp(fl[1], "sent"),
+					  num(fl[2]), num(fl[3]),
+					  num(fl[4]), num(fl[5])};
 	}
 	ch_reply_free(&rp);
 	return 0;
@@ -313,7 +371,7 @@ static void span_id(uint8_t b[8], uint64_t v)
  * i with keep[i] (NULL: all), the arrows between them, their labels;
  * ids: the thread's own, or (by_row) thread + 1. */
 static int write_spans(const struct rows *R, const uint8_t *keep, int by_row,
-		       const char *path)
+		       int mends, const char *path)
 {
 	struct pb p;
 	pb_init(&p);
@@ -343,6 +401,21 @@ static int write_spans(const struct rows *R, const uint8_t *keep, int by_row,
 			pb_fixed64(&p, 1, (uint64_t)l->t);
 			pb_string(&p, 2, l->note ? "weft.note" : "weft.label");
 			attr_str(&p, 3, "weft.text", l->text);
+			pb_end(&p);
+		}
+		for (size_t k = 0; mends && k < R->nme; k++) {
+			/* its message ends, replayed as sent and received
+			 * events for the merge to pair (msgs.c) */
+			const struct row_mend *e = &R->me[k];
+			if (e->th != i)
+				continue;
+			pb_begin(&p, 11); /* Event */
+			pb_fixed64(&p, 1, (uint64_t)e->t);
+			pb_string(&p, 2,
+				  e->sent ? "weft.sent" : "weft.received");
+			attr_int(&p, 3, "weft.chan", e->chan, 0);
+			attr_int(&p, 3, "weft.off", e->off, 0);
+			attr_int(&p, 3, "weft.len", e->len, 0);
 			pb_end(&p);
 		}
 		for (size_t k = 0; k < R->nar; k++) {
@@ -391,7 +464,8 @@ static int write_spans(const struct rows *R, const uint8_t *keep, int by_row,
 
 /* Runs weft-import SPANS OUT; its messages go to `log` (said if it
  * fails). */
-static int import(const char *spans, const char *out, const char *log)
+static int import(const char *spans, const char *out, const char *log,
+		  const char *machine)
 {
 	const char *exe = weft_import_exe();
 	pid_t pid = fork();
@@ -404,7 +478,8 @@ static int import(const char *spans, const char *out, const char *log)
 			dup2(fd, 2);
 		unsetenv("WEFT_FILE");
 		unsetenv("WEFT_RUN");
-		char *args[] = {(char *)exe, (char *)spans, (char *)out, NULL};
+		char *args[] = {(char *)exe, (char *)spans, (char *)out,
+				(char *)machine, NULL};
 		execv(exe, args);
 		fprintf(stderr, "weft: cannot run '%s': %s\n", exe,
 			strerror(errno));
@@ -528,26 +603,96 @@ static void free_rows(struct rows *R)
 	free(R->idx);
 	free(R->ar);
 	free(R->lb);
+	free(R->me);
+}
+
+/* The rows of a trace the chain reaches (host, run, batches). */
+static char *where_of(const struct hsrc *h)
+{
+	char *hl = lit(h->host), *rl = lit(h->run), *pl = lit(h->prefix),
+	     *where;
+	if (asprintf(&where,
+		     "host = %s AND run_id = %s AND "
+		     "substring(batch_id, 1, %zu) = %s",
+		     hl, rl, strlen(h->prefix), pl) < 0)
+		die("out of memory");
+	free(hl);
+	free(rl);
+	free(pl);
+	return where;
+}
+
+/* A trace joins the chain's: its rows loaded, numbered after those
+ * loaded before.  0, or 1 (said). */
+static int add_host(struct fetch *f, struct rows *R, const char *host,
+		    const char *run, const char *prefix)
+{
+	if (f->nh == TRACES_MAX)
+		return error("fetch: the chain reaches more than %d traces",
+			     TRACES_MAX);
+	grow(&f->h, &f->ch, f->nh, sizeof *f->h);
+	struct hsrc *h = &f->h[f->nh];
+	*h = (struct hsrc){
+		xstrdup(host), xstrdup(run), xstrdup(prefix), R->nidx, 0, 0};
+	f->nh++;
+	char *where = where_of(h);
+	int rc = load_rows(f, where, R, (uint32_t)(f->nh - 1));
+	free(where);
+	return rc;
+}
+
+/* The row of a thread of the merged scratch rings: their ids are row
+ * thread + 1, which the merge tags with its ring in the top 16 bits
+ * (multi.c). */
+static uint32_t row_of(const struct rows *R, uint64_t id)
+{
+	uint64_t x = (id & ((UINT64_C(1) << 48) - 1)) - 1;
+	return x < R->nidx ? R->idx[x] : NONE;
+}
+
+/* Each trace's rows (and with `mends` its message ends) recorded into a
+ * scratch ring of its own in dir (the ring of trace h: a machine named
+ * after its batches), the rings modelled merged: messages paired by
+ * msgs.c, clocks aligned by clocks.c, as those of the traces merged
+ * locally.  The model, or NULL (said). */
+static struct weft_model *model_hosts(struct fetch *f, struct rows *R,
+				      const char *dir, int mends,
+				      struct weft_reader **r, char **rings)
+{
+	uint8_t *keep = calloc(R->nth + 1, 1);
+	if (!keep)
+		die("out of memory");
+	char spans[4200], log[4200];
+	snprintf(spans, sizeof spans, "%s/spans", dir);
+	snprintf(log, sizeof log, "%s/log", dir);
+	struct traces tr = {0};
+	int rc = 0;
+	for (size_t h = 0; h < f->nh && !rc; h++) {
+		for (size_t i = 0; i < R->nth; i++)
+			keep[i] = R->th[i].host == h;
+		if (!rings[h] && asprintf(&rings[h], "%s/%zu.weft", dir, h) < 0)
+			die("out of memory");
+		rc = write_spans(R, keep, 1, mends, spans) ||
+		     import(spans, rings[h], log,
+			    f->nh > 1 ? f->h[h].prefix : NULL);
+		if (!rc)
+			traces_add(&tr, rings[h]);
+	}
+	free(keep);
+	unlink(spans);
+	unlink(log);
+	*r = NULL;
+	struct weft_model *md = rc ? NULL : traces_model(&tr, r);
+	traces_release(&tr);
+	return md;
 }
 
 /* Steps 2 and 3 for the thread m0 found: 0, or 1 (said). */
 static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 {
-	/* 2. its trace's rows, into a scratch ring */
-	char *hl = lit(m0->host), *rl = lit(m0->run), *pl = lit(m0->prefix),
-	     *where;
-	if (asprintf(&where,
-		     "host = %s AND run_id = %s AND "
-		     "substring(batch_id, 1, %zu) = %s",
-		     hl, rl, strlen(m0->prefix), pl) < 0)
-		die("out of memory");
-	free(hl);
-	free(rl);
-	free(pl);
+	/* 2. its trace's rows */
 	struct rows R = {0};
-	int rc = load_rows(f, where, &R);
-	free(where);
-	if (rc) {
+	if (add_host(f, &R, m0->host, m0->run, m0->prefix)) {
 		free_rows(&R);
 		return 1;
 	}
@@ -567,108 +712,265 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 		return error_errno("cannot make a directory in '%s'",
 				   tmpd && *tmpd ? tmpd : "/tmp");
 	}
-	char spans[4200], ring[4200], log[4200];
+	char spans[4200], log[4200];
 	snprintf(spans, sizeof spans, "%s/spans", dir);
-	snprintf(ring, sizeof ring, "%s/all.weft", dir);
 	snprintf(log, sizeof log, "%s/log", dir);
-	rc = write_spans(&R, NULL, 1, spans) || import(spans, ring, log);
+	char *rings[TRACES_MAX] = {0};
 
-	/* 3. the chain, on the model of the scratch ring */
+	/* 3. the chain, on the model of the scratch rings; while it has
+	 * message ends whose other end another shipped trace holds, that
+	 * trace joins (its host's ring, the message ends replayed) and the
+	 * chain is taken again */
 	uint8_t *keep = NULL;
-	size_t nthreads = 0, narrows = 0;
-	int by_row = 0;
-	if (!rc) {
-		struct traces tr = {0};
-		struct weft_reader *r = NULL;
-		traces_add(&tr, ring);
-		struct weft_model *md = traces_model(&tr, &r);
-		traces_release(&tr);
-		struct weft_chain ch = {0};
-		uint32_t t = md ? weft_model_find(md, (uint64_t)m0->thread + 1)
-				: WEFT_NONE;
+	size_t nthreads = 0, narrows = 0, oneside = 0;
+	uint64_t nmsgs = 0;
+	int by_row = 0, mends = 0, rc = 0;
+	struct weft_model *md = NULL;
+	struct weft_reader *r = NULL;
+	struct weft_chain ch = {0};
+	uint32_t *mdrow = NULL; /* the model's thread -> its row */
+	for (;;) {
+		md = model_hosts(f, &R, dir, mends, &r, rings);
+		uint32_t n = 0, t = WEFT_NONE;
+		const struct weft_thread *th = md ? weft_model_threads(md, &n)
+						  : NULL;
+		free(mdrow);
+		mdrow = malloc(((size_t)n + 1) * sizeof *mdrow);
+		free(keep);
 		keep = calloc(R.nth + 1, 1);
-		if (!md || t == WEFT_NONE || !keep ||
-		    weft_chain(md, t, 0, &ch)) {
+		if (!mdrow || !keep)
+			die("out of memory");
+		for (uint32_t i = 0; i < n; i++) {
+			mdrow[i] = th[i].flags & WEFT_THREAD_ROOT
+					   ? NONE
+					   : row_of(&R, th[i].id);
+			/* (a thread the merge made, a process's, is none of
+			 * the rows, whatever its id's low bits) */
+			if (mdrow[i] != NONE &&
+			    strcmp(weft_model_name(md, th[i].kind),
+				   R.th[mdrow[i]].kind))
+				mdrow[i] = NONE;
+			if (mdrow[i] == subj)
+				t = i;
+		}
+		if (!md || t == WEFT_NONE || weft_chain(md, t, 0, &ch)) {
 			rc = error("fetch: no chain of thread %" PRId64,
 				   m0->thread);
-		} else {
-			uint32_t n;
-			const struct weft_thread *th =
-				weft_model_threads(md, &n);
-			for (uint32_t i = 0; i < n; i++) {
-				if (!ch.in[i] ||
-				    (th[i].flags & WEFT_THREAD_ROOT))
-					continue;
-				uint64_t x = th[i].id - 1;
-				if (x < R.nidx && R.idx[x] != NONE) {
-					keep[R.idx[x]] = 1;
-					nthreads++;
-				}
-			}
-			/* the arrows: between threads of the chain, or one
-			 * and an OS thread; and what a thread outside did to
-			 * one of the chain (its creation, its end, a signal),
-			 * as done on an OS thread; other arrows across the
-			 * chain's edge (reads, waits) stay out */
-			uint32_t os = NONE;
-			for (size_t i = 0; i < R.nth && os == NONE; i++)
-				if (R.th[i].root)
-					os = (uint32_t)i;
-			for (size_t i = 0; i < R.nar; i++) {
-				struct row_arrow *a = &R.ar[i];
-				int fi = keep[a->from] == 1,
-				    ti = keep[a->to] == 1;
-				int fro = R.th[a->from].root,
-				    tro = R.th[a->to].root;
-				int act = a->kind == WEFT_ARROW_CREATE ||
-					  a->kind == WEFT_ARROW_RESOLVE ||
-					  a->kind == WEFT_ARROW_FAIL ||
-					  a->kind == WEFT_ARROW_SIGNAL ||
-					  a->kind == WEFT_ARROW_CANCEL;
-				if (!fi && !fro && ti && act && os != NONE)
-					a->from = os, fro = 1;
-				if ((fi || fro) && (ti || tro) && (fi || ti)) {
-					if (fro)
-						keep[a->from] = 2;
-					if (tro)
-						keep[a->to] = 2;
-				} else
-					a->from = a->to = NONE;
-			}
-			size_t w = 0;
-			for (size_t i = 0; i < R.nar; i++)
-				if (R.ar[i].from != NONE)
-					R.ar[w++] = R.ar[i];
-			R.nar = w;
-			narrows = R.nar;
-			/* an id two processes of the chain share */
-			for (size_t i = 0; i < R.nth && !by_row; i++)
-				for (size_t j = i + 1;
-				     keep[i] == 1 && j < R.nth && !by_row; j++)
-					by_row = keep[j] == 1 &&
-						 R.th[i].id == R.th[j].id &&
-						 R.th[i].process !=
-							 R.th[j].process;
+			break;
 		}
+		for (uint32_t i = 0; i < n; i++)
+			if (ch.in[i] && mdrow[i] != NONE)
+				keep[mdrow[i]] = 1;
+		if (!f->has_mends)
+			break;
+		/* the chain's message ends that no trace loaded pairs */
+		char *chans = NULL;
+		size_t len = 0, open = 0;
+		FILE *cs = open_memstream(&chans, &len);
+		if (!cs)
+			die("out of memory");
+		for (size_t i = 0; i < R.nme; i++) {
+			const struct row_mend *e = &R.me[i];
+			int paired = 0, seen = 0;
+			if (!keep[e->th])
+				continue;
+			for (size_t j = 0; j < R.nme && !paired; j++) {
+				paired = R.me[j].chan == e->chan &&
+					 R.th[R.me[j].th].host !=
+						 R.th[e->th].host;
+				seen = seen ||
+				       (j < i && R.me[j].chan == e->chan &&
+					keep[R.me[j].th]);
+			}
+			if (paired || seen)
+				continue;
+			fprintf(cs, "%s%" PRId64, open++ ? ", " : "", e->chan);
+		}
+		if (fclose(cs))
+			die("out of memory");
+		size_t added = 0;
+		if (open) {
+			char *sql;
+			struct ch_reply rp;
+			if (asprintf(&sql,
+				     "SELECT DISTINCT host, run_id, batch_id "
+				     "FROM msg_ends WHERE chan IN (%s) "
+				     "ORDER BY host, run_id, batch_id "
+				     "LIMIT 10000",
+				     chans) < 0)
+				die("out of memory");
+			rc = ask(f, sql, &rp);
+			free(sql);
+			char *fl[4], *p;
+			for (p = rc ? NULL : rp.body;
+			     !rc && p && tsv_line(&p, fl, 4) >= 3;) {
+				if (!fl[0] || !fl[1] || !fl[2])
+					continue;
+				char *pre = batch_prefix(fl[2]);
+				int have = 0;
+				for (size_t h = 0; h < f->nh && !have; h++)
+					have = !strcmp(f->h[h].prefix, pre) &&
+					       !strcmp(f->h[h].host, fl[0]) &&
+					       !strcmp(f->h[h].run, fl[1]);
+				if (!have) {
+					rc = add_host(f, &R, fl[0], fl[1], pre);
+					added++;
+				}
+				free(pre);
+			}
+			if (!rc)
+				ch_reply_free(&rp);
+		}
+		free(chans);
+		if (rc || !added) {
+			oneside = open;
+			break;
+		}
+		mends = 1;
 		weft_chain_release(&ch);
-		if (md)
-			weft_model_free(md);
+		memset(&ch, 0, sizeof ch);
+		weft_model_free(md);
+		md = NULL;
 		if (r)
 			weft_reader_close(r);
+		r = NULL;
 	}
 	if (!rc) {
-		rc = write_spans(&R, keep, by_row, spans) ||
-		     import(spans, out, log);
+		uint32_t n;
+		const struct weft_thread *th = weft_model_threads(md, &n);
+		for (size_t i = 0; i < R.nth; i++)
+			nthreads += keep[i] == 1;
+		if (f->nh > 1) {
+			/* each trace's row times onto the merge's clock:
+			 * where the merge put a creation its rows hold */
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t x = mdrow[i];
+				if (x == NONE || f->h[R.th[x].host].has_cal)
+					continue;
+				for (size_t k = 0; k < R.nar; k++)
+					if (R.ar[k].to == x &&
+					    R.ar[k].kind == WEFT_ARROW_CREATE) {
+						struct hsrc *h =
+							&f->h[R.th[x].host];
+						h->cal = th[i].t_create -
+							 R.ar[k].t;
+						h->has_cal = 1;
+						break;
+					}
+			}
+			for (size_t k = 0; k < R.nar; k++)
+				R.ar[k].t += f->h[R.th[R.ar[k].to].host].cal;
+			for (size_t k = 0; k < R.nlb; k++)
+				R.lb[k].t +=
+					f->h[R.th[R.lb[k].thread].host].cal;
+			/* the messages between hosts: the merge's arrows */
+			uint32_t na;
+			const struct weft_arrow *A = weft_model_arrows(md, &na);
+			for (uint32_t k = 0; k < na; k++) {
+				if (!(A[k].flags & WEFT_ARROW_MESSAGE) ||
+				    A[k].kind != WEFT_ARROW_READ)
+					continue;
+				uint32_t a = mdrow[A[k].from],
+					 b = mdrow[A[k].to];
+				if (a == NONE || b == NONE ||
+				    R.th[a].host == R.th[b].host)
+					continue;
+				grow(&R.ar, &R.car, R.nar, sizeof *R.ar);
+				R.ar[R.nar++] = (struct row_arrow){
+					a, b, A[k].t, INT64_MAX / 2 + k,
+					WEFT_ARROW_READ};
+			}
+			uint32_t nhost;
+			const struct weft_host *H =
+				weft_reader_hosts(r, &nhost);
+			for (uint32_t h = 0; h < nhost; h++)
+				nmsgs += H[h].messages;
+		}
+		/* the arrows: between threads of the chain, or one and an
+		 * OS thread; and what a thread outside did to one of the
+		 * chain (its creation, its end, a signal), as done on an OS
+		 * thread; other arrows across the chain's edge (reads,
+		 * waits) stay out */
+		uint32_t os = NONE;
+		for (size_t i = 0; i < R.nth && os == NONE; i++)
+			if (R.th[i].root)
+				os = (uint32_t)i;
+		for (size_t i = 0; i < R.nar; i++) {
+			struct row_arrow *a = &R.ar[i];
+			int fi = keep[a->from] == 1, ti = keep[a->to] == 1;
+			int fro = R.th[a->from].root, tro = R.th[a->to].root;
+			int act = a->kind == WEFT_ARROW_CREATE ||
+				  a->kind == WEFT_ARROW_RESOLVE ||
+				  a->kind == WEFT_ARROW_FAIL ||
+				  a->kind == WEFT_ARROW_SIGNAL ||
+				  a->kind == WEFT_ARROW_CANCEL;
+			if (!fi && !fro && ti && act && os != NONE)
+				a->from = os, fro = 1;
+			if ((fi || fro) && (ti || tro) && (fi || ti)) {
+				if (fro)
+					keep[a->from] = 2;
+				if (tro)
+					keep[a->to] = 2;
+			} else
+				a->from = a->to = NONE;
+		}
+		size_t w = 0;
+		for (size_t i = 0; i < R.nar; i++)
+			if (R.ar[i].from != NONE)
+				R.ar[w++] = R.ar[i];
+		R.nar = w;
+		narrows = R.nar;
+		/* an id two processes (or hosts) of the chain share */
+		for (size_t i = 0; i < R.nth && !by_row; i++)
+			for (size_t j = i + 1;
+			     keep[i] == 1 && j < R.nth && !by_row; j++)
+				by_row = keep[j] == 1 &&
+					 R.th[i].id == R.th[j].id &&
+					 (R.th[i].process != R.th[j].process ||
+					  R.th[i].host != R.th[j].host);
 	}
+	weft_chain_release(&ch);
+	if (md)
+		weft_model_free(md);
+	if (r)
+		weft_reader_close(r);
+	free(mdrow);
+	if (!rc)
+		rc = write_spans(&R, keep, by_row, 0, spans) ||
+		     import(spans, out, log, NULL);
 	unlink(spans);
-	unlink(ring);
 	unlink(log);
+	for (size_t h = 0; h < TRACES_MAX; h++)
+		if (rings[h]) {
+			unlink(rings[h]);
+			free(rings[h]);
+		}
 	rmdir(dir);
 	if (!rc) {
 		if (by_row)
 			warning("fetch: two processes of the chain share an "
 				"id: every thread's id is its thread number "
 				"+ 1");
+		if (f->nh > 1) {
+			fprintf(stderr,
+				"weft fetch: the chain crosses %zu "
+				"traces:",
+				f->nh);
+			for (size_t h = 0; h < f->nh; h++)
+				fprintf(stderr, "%s %s (run %s)", h ? "," : "",
+					f->h[h].host, f->h[h].run);
+			fprintf(stderr,
+				"; their clocks aligned by %" PRIu64 " messages"
+				"\n",
+				nmsgs);
+		}
+		if (oneside)
+			fprintf(stderr,
+				"weft fetch: %zu channels of the chain's "
+				"messages have no other end in the store (a "
+				"host not shipped, or shipped before "
+				"msg_ends): the chain may go on there\n",
+				oneside);
 		fprintf(stderr,
 			"weft fetch: thread %" PRId64 " of %s (run %s): %zu "
 			"async threads and %zu "
@@ -796,7 +1098,30 @@ int cmd_fetch(int argc, char **argv)
 		fprintf(stderr, "; name one by its id, or its host with "
 				"--host\n");
 	}
-	rc = k == 1 ? fetch_chain(&f, &m[0], out) : 1;
+	if (k == 1) {
+		/* msg_ends (weft ship since it pairs hosts' messages) */
+		struct ch_reply rp;
+		char *dl = lit(f.db);
+		if (asprintf(&sql,
+			     "SELECT count() FROM system.tables WHERE "
+			     "database = %s AND name = 'msg_ends'",
+			     dl) < 0)
+			die("out of memory");
+		free(dl);
+		err = ask(&f, sql, &rp);
+		free(sql);
+		if (!err) {
+			f.has_mends = atoi(rp.body) > 0;
+			ch_reply_free(&rp);
+		}
+	}
+	rc = k == 1 && !err ? fetch_chain(&f, &m[0], out) : 1;
+	for (size_t i = 0; i < f.nh; i++) {
+		free(f.h[i].host);
+		free(f.h[i].run);
+		free(f.h[i].prefix);
+	}
+	free(f.h);
 	for (int i = 0; i < k && i < 8; i++) {
 		free(m[i].host);
 		free(m[i].run);

@@ -128,6 +128,13 @@ static const struct stab stabs[] = {
 	 "events_discarded INTEGER, events_nested INTEGER, texts_truncated "
 	 "INTEGER, problems INTEGER, writer TEXT, uuid TEXT",
 	 NULL, "t0", "(SELECT pid FROM processes ORDER BY process LIMIT 1)"},
+	/* not weft query's: a temporary table ship_msg_ends() fills */
+	{"msg_ends",
+	 "msg_end INTEGER, thread INTEGER, dir TEXT, chan INTEGER, off "
+	 "INTEGER, len INTEGER, t INTEGER",
+	 NULL, "t",
+	 "(SELECT p.pid FROM msg_end_pids p WHERE p.msg_end = "
+	 "x.msg_end)"},
 };
 #define NSTABS (sizeof stabs / sizeof *stabs)
 
@@ -413,17 +420,17 @@ static void ymd(int64_t ns, char *buf, size_t cap)
 
 /* Queues one table of the source: SELECT over weft query's table, the
  * columns checked against the list, rows as TabSeparated. */
-static int queue_table(struct ship *S, struct weft_query *q, struct source *src,
+static int queue_table(struct ship *S, sqlite3 *db, struct source *src,
 		       const struct stab *t)
 {
 	char *sql = sqlite3_mprintf("SELECT %s, x.* FROM %s x",
 				    t->pid ? t->pid : "NULL", t->name);
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(weft_query_db(q), sql, -1, &st, NULL);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return error("weft ship: table %s: %s", t->name,
-			     sqlite3_errmsg(weft_query_db(q)));
+			     sqlite3_errmsg(db));
 	int nc = sqlite3_column_count(st), tcol = -1, kcol = -1;
 	char c[64];
 	int text, i;
@@ -486,8 +493,125 @@ static int queue_table(struct ship *S, struct weft_query *q, struct source *src,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return error("weft ship: table %s: %s", t->name,
-			     sqlite3_errmsg(weft_query_db(q)));
+			     sqlite3_errmsg(db));
 	return 0;
+}
+
+/*
+ * msg_ends: the message ends (sent and received events: msgs.c's) of the
+ * channels the trace holds one side of (only writes, or only reads: the
+ * other end is another host's), so that `weft fetch` can pair them with
+ * the ends other hosts shipped and follow a chain across hosts.  Each
+ * end: the async thread (the model's row), sent or received, the
+ * channel (two's complement of its 64-bit id), its byte offset (-1: a
+ * datagram), its length and its time.  Read by a second pass over the
+ * trace, into a temporary table of weft query's database.
+ */
+struct mend {
+	uint64_t chan, off, len, id;
+	int64_t t;
+	int sent;
+};
+
+static int by_chan(const void *a, const void *b)
+{
+	const struct mend *x = a, *y = b;
+	if (x->chan != y->chan)
+		return x->chan < y->chan ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr)
+{
+	char *err = NULL;
+	if (sqlite3_exec(db,
+			 "CREATE TABLE msg_ends(msg_end INTEGER PRIMARY KEY, "
+			 "thread INTEGER, dir TEXT, chan INTEGER, off INTEGER, "
+			 "len INTEGER, t INTEGER); CREATE TABLE "
+			 "msg_end_pids(msg_end INTEGER PRIMARY KEY, pid "
+			 "INTEGER)",
+			 NULL, NULL, &err) != SQLITE_OK) {
+		int rc = error("weft ship: msg_ends: %s", err);
+		sqlite3_free(err);
+		return rc;
+	}
+	struct weft_reader *r = traces_open(tr, 0);
+	if (!r)
+		return 1;
+	struct mend *v = NULL;
+	size_t n = 0, cap = 0;
+	struct weft_event e;
+	while (weft_reader_next(r, &e) == 0) {
+		if (e.type != WEFT_EV_SENT && e.type != WEFT_EV_RECEIVED)
+			continue;
+		if (!e.value3)
+			continue; /* a wait for bytes, not a message */
+		if (weft__grow_to(&v, &cap, n + 1, sizeof *v, 256, SIZE_MAX))
+			die("out of memory");
+		v[n++] = (struct mend){(uint64_t)e.value,
+				       (uint64_t)e.value2,
+				       (uint64_t)e.value3,
+				       e.id ? e.id : e.actor,
+				       e.ns,
+				       e.type == WEFT_EV_SENT};
+	}
+	weft_reader_close(r);
+	if (n)
+		qsort(v, n, sizeof *v, by_chan);
+	int64_t t0, t1;
+	weft_model_range(m, &t0, &t1);
+	sqlite3_stmt *st, *sp;
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO msg_ends VALUES (?, ?, ?, ?, ?, "
+			       "?, ?)",
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO msg_end_pids VALUES (?, ?)", -1,
+			       &sp, NULL) != SQLITE_OK) {
+		free(v);
+		return error("weft ship: msg_ends: %s", sqlite3_errmsg(db));
+	}
+	uint32_t np;
+	const struct weft_model_process *P = weft_model_processes(m, &np);
+	int rc = 0;
+	int64_t row = 0;
+	for (size_t i = 0, j; i < n && !rc; i = j) {
+		int sides = 0;
+		for (j = i; j < n && v[j].chan == v[i].chan; j++)
+			sides |= v[j].sent ? 1 : 2;
+		if (sides == 3)
+			continue; /* both ends here: the merge paired them */
+		for (size_t k = i; k < j && !rc; k++) {
+			uint32_t th = weft_model_find(m, v[k].id);
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, row++);
+			if (th == WEFT_NONE)
+				sqlite3_bind_null(st, 2);
+			else
+				sqlite3_bind_int64(st, 2, th);
+			sqlite3_bind_text(st, 3,
+					  v[k].sent ? "sent" : "received", -1,
+					  SQLITE_STATIC);
+			sqlite3_bind_int64(st, 4, (int64_t)v[k].chan);
+			sqlite3_bind_int64(st, 5, (int64_t)v[k].off);
+			sqlite3_bind_int64(st, 6, (int64_t)v[k].len);
+			sqlite3_bind_int64(st, 7, v[k].t - t0);
+			uint32_t pr =
+				th == WEFT_NONE
+					? WEFT_NONE
+					: weft_model_thread_process(m, th);
+			sqlite3_reset(sp);
+			sqlite3_bind_int64(sp, 1, row - 1);
+			sqlite3_bind_int64(sp, 2, pr < np ? P[pr].pid : 0);
+			if (sqlite3_step(st) != SQLITE_DONE ||
+			    sqlite3_step(sp) != SQLITE_DONE)
+				rc = error("weft ship: msg_ends: %s",
+					   sqlite3_errmsg(db));
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(sp);
+	free(v);
+	return rc;
 }
 
 /* Queues the ledger's row of a source (never dropped for the budget: a
@@ -576,8 +700,21 @@ static int queue_source(struct ship *S, struct traces *tr, const char *what)
 		if (weft_query_open(&q, m, r, why, sizeof why)) {
 			rc = error("%s", why);
 		} else {
+			/* msg_ends: a database of its own (weft query's
+			 * is read-only) */
+			sqlite3 *mdb = NULL;
+			if (sqlite3_open(":memory:", &mdb) != SQLITE_OK)
+				rc = error("weft ship: no memory for msg_ends");
+			else
+				rc = ship_msg_ends(mdb, m, tr);
 			for (size_t i = 0; !rc && i < NSTABS; i++)
-				rc = queue_table(S, q, &src, &stabs[i]);
+				rc = queue_table(S,
+						 strcmp(stabs[i].name, "msg_"
+								       "ends")
+							 ? weft_query_db(q)
+							 : mdb,
+						 &src, &stabs[i]);
+			sqlite3_close(mdb);
 			weft_query_close(q);
 		}
 		if (!rc) {

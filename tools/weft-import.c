@@ -14,9 +14,14 @@
  * the same instant.  What is not replayed: OS threads (all become the one
  * OS thread of this program: id 0), runs (a thread runs only at the
  * instants it acts), processes, and messages between processes (their
- * reads come back as plain reads).
+ * reads come back as plain reads).  For `weft fetch` across hosts
+ * (cmd-fetch.c): span events weft.sent and weft.received (weft.chan,
+ * weft.off, weft.len) are replayed as the thread's sent and received
+ * events, and MACHINE names the machine the ring says it was written on
+ * (its boot id a hash of the name), so that a merge of such rings pairs
+ * their messages and aligns their clocks.
  *
- * Usage: weft-import FILE OUT; exit 0, or 1 with a message.
+ * Usage: weft-import FILE OUT [MACHINE]; exit 0, or 1 with a message.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +32,7 @@
 
 #include "otlp.h"
 #include "pb.h"
+#include "common/format.h"
 #include "common/grow.h"
 
 struct span {
@@ -40,7 +46,7 @@ struct span {
 	int64_t start;
 };
 
-enum act_type { ACT_ARROW, ACT_LABEL, ACT_NOTE };
+enum act_type { ACT_ARROW, ACT_LABEL, ACT_NOTE, ACT_SENT, ACT_RECEIVED };
 
 struct act {
 	int64_t t;
@@ -52,6 +58,7 @@ struct act {
 	int out;
 	const char *text;
 	size_t len;
+	uint64_t chan, off, bytes; /* ACT_SENT, ACT_RECEIVED */
 };
 
 static struct span *sp;
@@ -197,10 +204,11 @@ static void event(const uint8_t *p, size_t n, uint32_t self)
 {
 	struct pb_in in = {p, p + n};
 	struct pb_field f;
-	int rc, type = -1;
+	int rc, type = -1, have = 0;
 	int64_t t = 0;
 	const uint8_t *text = NULL;
 	size_t len = 0;
+	uint64_t m[3] = {0, 0, 0};
 	while ((rc = pb_next(&in, &f)) > 0) {
 		if (f.field == 1 && f.wire == PB_FIXED64)
 			t = (int64_t)f.v;
@@ -209,6 +217,11 @@ static void event(const uint8_t *p, size_t n, uint32_t self)
 				       ? ACT_LABEL
 			       : f.len == 9 && !memcmp(f.data, "weft.note", 9)
 				       ? ACT_NOTE
+			       : f.len == 9 && !memcmp(f.data, "weft.sent", 9)
+				       ? ACT_SENT
+			       : f.len == 13 && !memcmp(f.data, "weft.received",
+							13)
+				       ? ACT_RECEIVED
 				       : -1;
 		else if (f.field == 3 && f.wire == PB_LEN) {
 			const uint8_t *k;
@@ -218,11 +231,36 @@ static void event(const uint8_t *p, size_t n, uint32_t self)
 			if (is(k, kl, "weft.text") && v.type == 1) {
 				text = v.s;
 				len = v.len;
+			} else if (v.type == 3) {
+				/* a message end (weft fetch's): its channel,
+				 * offset and bytes */
+				int i = is(k, kl, "weft.chan")	? 0
+					: is(k, kl, "weft.off") ? 1
+					: is(k, kl, "weft.len") ? 2
+								: -1;
+				if (i >= 0) {
+					m[i] = (uint64_t)v.i;
+					have |= 1 << i;
+				}
 			}
 		}
 	}
 	if (rc < 0)
 		bad("a malformed event");
+	if (type == ACT_SENT || type == ACT_RECEIVED) {
+		if (have != 7)
+			bad("a message end without its weft.chan, weft.off "
+			    "and weft.len");
+		acts = grow(acts, &capacts, nacts, sizeof *acts);
+		acts[nacts++] = (struct act){.t = t,
+					     .seq = UINT64_MAX,
+					     .type = type,
+					     .to = self,
+					     .chan = m[0],
+					     .off = m[1],
+					     .bytes = m[2]};
+		return;
+	}
 	if (type < 0 || !text)
 		return;
 	acts = grow(acts, &capacts, nacts, sizeof *acts);
@@ -362,10 +400,44 @@ static uint64_t wid(uint32_t s)
 	return sp[s].root ? 0 : sp[s].id;
 }
 
+/* weft fetch's scratch rings (MACHINE given): the ring says it was
+ * written on the machine `name`, its boot id a hash of the name, so that
+ * a merge of the rings of several hosts aligns their clocks by their
+ * messages (clocks.c) as it does the hosts' own traces. */
+static int machine(const char *path, const char *name)
+{
+	struct weft__fmach m;
+	FILE *f = fopen(path, "r+be");
+	if (!f || fseek(f, WEFT_MACH_OFF, SEEK_SET) ||
+	    fread(&m, sizeof m, 1, f) != 1) {
+		fprintf(stderr, "weft: cannot read '%s' back\n", path);
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	memset(m.host, 0, sizeof m.host);
+	snprintf(m.host, sizeof m.host, "%s", name);
+	uint64_t h = 0xcbf29ce484222325u, g = 0x84222325cbf29ce4u;
+	for (const char *p = name; *p; p++) {
+		h = (h ^ (uint8_t)*p) * 0x100000001b3u;
+		g = (g ^ (uint8_t)*p) * 0x1000193u + h;
+	}
+	memcpy(m.boot_id, &h, 8);
+	memcpy(m.boot_id + 8, &g, 8);
+	m.boot_id[0] |= 1; /* (all 0 says: not known) */
+	int bad = fseek(f, WEFT_MACH_OFF, SEEK_SET) ||
+		  fwrite(&m, sizeof m, 1, f) != 1;
+	if (fclose(f) || bad) {
+		fprintf(stderr, "weft: cannot write '%s'\n", path);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: weft-import FILE OUT\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: weft-import FILE OUT [MACHINE]\n");
 		return 2;
 	}
 	file = argv[1];
@@ -447,6 +519,15 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nacts; i++) {
 		const struct act *a = &acts[i];
 		weft_clock_set((uint64_t)(a->t - t0) + 1000);
+		if (a->type == ACT_SENT || a->type == ACT_RECEIVED) {
+			if (a->type == ACT_SENT)
+				weft_sent(wid(a->to), a->chan, a->off,
+					  a->bytes);
+			else
+				weft_received(wid(a->to), a->chan, a->off,
+					      a->bytes);
+			continue;
+		}
 		if (a->type != ACT_ARROW) {
 			char *text = dup(a->text, a->len);
 			if (a->type == ACT_LABEL)
@@ -510,6 +591,8 @@ int main(int argc, char **argv)
 			weft_strerror(rc));
 		return 1;
 	}
+	if (argc == 4 && machine(argv[2], argv[3]))
+		return 1;
 	fprintf(stderr, "weft: imported %zu spans, %zu arrows and labels\n",
 		nsp, nacts);
 	return 0;

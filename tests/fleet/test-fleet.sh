@@ -85,7 +85,7 @@ t_schema() {
 		done <ddl.sql
 	done
 	n=$(sq 1 "SELECT count() FROM system.tables WHERE database = 'weft'")
-	[ "$n" = 26 ] || die "shard 1 has $n tables in weft (not 26)"
+	[ "$n" = 28 ] || die "shard 1 has $n tables in weft (not 28)"
 	# no cluster: MergeTree tables of those names, no Distributed
 	"$W" ship --schema --database other >plain.sql
 	! grep -q "Distributed\|_local" plain.sql || die "a Distributed table without --cluster"
@@ -376,6 +376,109 @@ EOF
 	diff l.txt f.txt >&2 || die "the fetched arrows differ (above)"
 }
 run "weft fetch: two processes whose threads share ids" t_fetch_shared_ids
+
+# weft fetch across hosts: three programs recorded alone (tests/fleet/
+# hop.c: A asks B, which asks C, over TCP on loopback), made three
+# machines (host name, boot id) and shipped one by one: A's last read's
+# chain comes back with B's and C's threads and the messages between
+# them, equal to chain() over the three traces merged locally (threads
+# by kind, label, times from the request's creation and ends; arrows by
+# kind, time and ends).  Shipped without C: the chain stops at B, and
+# the messages whose other end is not in the store are said.
+hop_threads() { # c0 trace...
+	local c0=$1
+	shift
+	"$W" query --tsv "$@" "SELECT t.kind, ifnull(t.label, 'N'), t.created - $c0, ifnull(t.ended - $c0, 'N'), t.\"end\", ifnull(t.message, 'N'), t.should_resolve, t.no_create FROM threads t WHERE t.root = 0 AND ($IN) ORDER BY 3, 1, 2" | tail -n +2
+}
+hop_arrows() { # c0 trace...
+	local c0=$1
+	shift
+	"$W" query --tsv "$@" "WITH e AS (SELECT thread, CASE WHEN root = 1 THEN 'root' ELSE kind || '@' || (created - $c0) END AS k, root, root = 0 AND ($IN) AS inc FROM threads t) SELECT a.kind, a.t - $c0, CASE WHEN f.inc OR f.root THEN f.k ELSE 'root' END, g.k FROM arrows a JOIN e f ON f.thread = a.from_thread JOIN e g ON g.thread = a.to_thread WHERE ((f.inc OR f.root) AND (g.inc OR g.root) AND (f.inc OR g.inc)) OR (NOT f.inc AND NOT f.root AND g.inc AND a.kind IN ('create', 'resolve', 'fail', 'signal', 'cancel')) ORDER BY 2, 1, 3, 4" | tail -n +2
+}
+t_fetch_hosts() {
+	local HOP=$WEFT_BUILD/tests/fleet/hop h i c0 id pb pc
+	[ -x "$HOP" ] || { echo "no tests/fleet/hop (built without libuv)"; exit 77; }
+	"$W" record -o "$T/hc" -- "$HOP" serve "$PWD/pc" >/dev/null 2>rc.txt &
+	pc=$!
+	for i in $(seq 100); do [ -s pc ] && break; sleep 0.1; done
+	[ -s pc ] || die "C does not listen: $(cat rc.txt)"
+	"$W" record -o "$T/hb" -- "$HOP" relay "$PWD/pb" "$(cat pc)" >/dev/null 2>rb.txt &
+	pb=$!
+	for i in $(seq 100); do [ -s pb ] && break; sleep 0.1; done
+	[ -s pb ] || die "B does not listen: $(cat rb.txt)"
+	"$W" record -o "$T/ha" -- "$HOP" ask "$(cat pb)" 3 >/dev/null 2>ra.txt || die "A: $(cat ra.txt)"
+	wait "$pb" "$pc"
+	python3 - "$T" <<'PY' || exit 1
+import sys
+for h, boot in (('a', 0xa1), ('b', 0xb2), ('c', 0xc3)):
+    p = sys.argv[1] + '/h' + h + '/ring'
+    b = bytearray(open(p, 'rb').read())
+    m = 1024  # WEFT_MACH_OFF: host name (72 bytes), boot id (16)
+    assert b[:8] == b'WEFTRING'
+    b[m:m + 72] = ('hop' + h).encode().ljust(72, b'\0')
+    b[m + 72:m + 88] = bytes([boot]) * 16
+    open(p, 'wb').write(b)
+PY
+	for h in a b c; do
+		"$W" ship "$T/h$h" --clickhouse "$URL1" --cluster weft_test --host "hop$h" \
+			--queue "q$h" 2>"s$h.txt" || die "ship hop$h: $(cat "s$h.txt")"
+	done
+	for h in a b; do
+		"$W" ship "$T/h$h" --clickhouse "$URL1" --database partial --host "hop$h" \
+			--queue "qp$h" 2>"s$h.txt" || die "ship hop$h: $(cat "s$h.txt")"
+	done
+	# the request: A's read of the last answer (A alone has no read
+	# arrow: its answers come from another host)
+	sub=$(lq "$T/ha" "SELECT thread FROM threads WHERE kind = 'uv_stream_t read' ORDER BY created DESC LIMIT 1 OFFSET 1" | tail -1)
+	id=$(lq "$T/ha" "SELECT id FROM threads WHERE thread = $sub" | tail -1)
+	[ -n "$id" ] || die "no read in A"
+	"$W" fetch --clickhouse "$URL1" --request "$id" --host hopa -o x.weft 2>fetch.txt ||
+		die "fetch: $(cat fetch.txt)"
+	grep -q "^weft fetch: the chain crosses 3 traces: hopa (run [0-9a-f]*), hopb (run [0-9a-f]*), hopc (run [0-9a-f]*); their clocks aligned by [1-9][0-9]* messages$" fetch.txt ||
+		die "fetch said: $(cat fetch.txt)"
+	! grep -q "no other end" fetch.txt || die "one-sided said: $(cat fetch.txt)"
+	M="$T/ha $T/hb $T/hc"
+	# local: the chain on the three traces merged (A's ids are its own)
+	# (less a thread that waits at the trace's end on another host's
+	# reader: the try_read the merge infers from its loop's fire events,
+	# which fetch does not replay, docs/fleet.md)
+	IN="thread IN (SELECT thread FROM chain((SELECT thread FROM threads WHERE id = $id), 0)) AND thread NOT IN (SELECT from_thread FROM arrows WHERE kind = 'try_read' AND message = 1)"
+	c0=$(lq $M "SELECT created FROM threads WHERE id = $id" | tail -1)
+	hop_threads "$c0" $M >l.txt || die "local chain failed"
+	[ "$(lq $M "SELECT count(DISTINCT process) FROM threads WHERE $IN" | tail -1)" = 3 ] &&
+		[ "$(grep -c . l.txt)" -ge 12 ] ||
+		die "the local chain does not cross the three hosts: $(cat l.txt)"
+	# fetched: ids are the rows' + 1 (the hosts share ids)
+	IN="1"
+	c0=$(lq x.weft "SELECT created FROM threads WHERE id = $((sub + 1))" | tail -1)
+	[ -n "$c0" ] || die "the request is not in x.weft"
+	hop_threads "$c0" x.weft >f.txt || die "fetched threads failed"
+	diff l.txt f.txt >&2 || die "the fetched threads differ from the chain's (above)"
+	[ "$(grep -c "^uv_stream_t read" f.txt)" -ge 6 ] || die "a short chain: $(cat f.txt)"
+	IN="thread IN (SELECT thread FROM chain((SELECT thread FROM threads WHERE id = $id), 0)) AND thread NOT IN (SELECT from_thread FROM arrows WHERE kind = 'try_read' AND message = 1)"
+	c0=$(lq $M "SELECT created FROM threads WHERE id = $id" | tail -1)
+	hop_arrows "$c0" $M >la.txt || die "local arrows failed"
+	IN="1"
+	c0=$(lq x.weft "SELECT created FROM threads WHERE id = $((sub + 1))" | tail -1)
+	hop_arrows "$c0" x.weft >fa.txt || die "fetched arrows failed"
+	diff la.txt fa.txt >&2 || die "the fetched arrows differ from the chain's (above)"
+	# B and C not shipped (database partial has A and B): the chain
+	# stops at B, C's messages said
+	"$W" fetch --clickhouse "$URL1" --database partial --request "$id" --host hopa -o y.weft 2>part.txt ||
+		die "fetch partial: $(cat part.txt)"
+	grep -q "^weft fetch: the chain crosses 2 traces: hopa (run [0-9a-f]*), hopb (run [0-9a-f]*);" part.txt ||
+		die "partial said: $(cat part.txt)"
+	grep -q "^weft fetch: [1-9][0-9]* channels of the chain's messages have no other end in the store" part.txt ||
+		die "one-sided not said: $(cat part.txt)"
+	local nx ny
+	nx=$(lq x.weft "SELECT count(*) FROM threads WHERE kind = 'connection'" | tail -1)
+	ny=$(lq y.weft "SELECT count(*) FROM threads WHERE kind = 'connection'" | tail -1)
+	[ "$nx" = 2 ] && [ "$ny" = 0 ] || die "connections: $nx with C (want 2), $ny without (want 0)"
+	nx=$(lq x.weft "SELECT count(*) FROM threads WHERE root = 0" | tail -1)
+	ny=$(lq y.weft "SELECT count(*) FROM threads WHERE root = 0" | tail -1)
+	[ "$ny" -lt "$nx" ] && [ "$ny" -gt 9 ] || die "threads: $nx with C, $ny without"
+}
+run "weft fetch: a chain across three hosts (A -> B -> C over TCP) = chain() on the traces merged" t_fetch_hosts
 
 t_fetch_usage() {
 	rm -f u.weft
