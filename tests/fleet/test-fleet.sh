@@ -262,7 +262,11 @@ t_fetch() {
 		die "fetch: $(cat fetch.txt)"
 	grep -q "^weft fetch: thread $sub of echo (run .*): [0-9]* async threads and [0-9]* arrows of its causal chain into x.weft$" fetch.txt ||
 		die "fetch said: $(cat fetch.txt)"
-	M="$T/alpha.weft $T/bravo.weft $T/charlie.weft $T/echo"
+	# (the echo run alone: a wait still open at the end is dated at the
+	# end of what is read, and the fetched trace ends where the run
+	# does; merged with the servers, made just before it when this case
+	# runs alone, the end could be one of theirs)
+	M="$T/echo"
 	chain_threads $M >l.txt || die "local chain failed"
 	all_threads x.weft >f.txt || die "weft query of the fetched trace failed"
 	# the chain crosses the processes: threads of both
