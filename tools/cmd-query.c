@@ -63,8 +63,15 @@ static int load_model(void *ctx, const struct weft_model **m,
 		      struct weft_reader **r)
 {
 	struct source *s = ctx;
-	if (!s->m && !(s->m = traces_model(s->tr, &s->r)))
-		return -EIO; /* (traces_model said why) */
+	if (!s->m) {
+		int err = weft_model_load(&s->m, s->r);
+		if (err) {
+			s->m = NULL;
+			error("cannot model %s: %s", traces_name(s->tr),
+			      weft_strerror(err));
+			return err;
+		}
+	}
 	*m = s->m;
 	*r = s->r;
 	return 0;
@@ -831,10 +838,18 @@ int cmd_query(int argc, char **argv)
 	/* The model is loaded when a statement first needs it; threads
 	 * may come from the index instead (load_index). */
 	struct source src = {.tr = &tr, .index = index};
+	/* (opened now: a trace that cannot be read is an error before any
+	 * statement, as when the model was always loaded) */
+	if (!(src.r = traces_open(&tr, 0))) {
+		traces_release(&tr);
+		free(text);
+		return 1;
+	}
 	const struct weft_query_source qs = {load_model, load_index, &src};
 	struct weft_query *q;
 	char why[300];
 	if (weft_query_open_lazy(&q, &qs, why, sizeof why)) {
+		weft_reader_close(src.r);
 		traces_release(&tr);
 		free(text);
 		return error("%s", why);
@@ -877,14 +892,14 @@ int cmd_query(int argc, char **argv)
 			: srcn == 1 ? "model"
 				    : "none",
 			src.m != NULL, src.built,
-			src.r ? weft_reader_info(src.r)->events : 0,
+			src.m ? weft_reader_info(src.r)->events : 0,
 			weft_query_visited(q, "threads"));
 	}
 	weft_query_close(q);
 	weft_model_free(src.m);
 	weft_index_close(src.ix);
 	free(text);
-	rc = src.r ? report_losses(src.r, pathbuf) : 0;
+	rc = report_losses(src.r, pathbuf);
 	weft_reader_close(src.r);
 	traces_release(&tr);
 	return qrc || rc ? 1 : 0;

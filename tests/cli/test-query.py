@@ -1114,6 +1114,11 @@ def same_from_index(tr, what):
                '%s: %s: the trace read' % (what, sql))
         else:
             eq(st['model'], '1', '%s: %s: the model loaded' % (what, sql))
+    # latency_by_kind (computed in C) is its view's SQL, from either
+    for opts in ((), ('--index', 'no')):
+        c, _ = qstats(tr, 'SELECT * FROM latency_by_kind', *opts)
+        v, _ = qstats(tr, LATENCY_BY_KIND_SQL, *opts)
+        eq(c, v, '%s: latency_by_kind against its SQL %s' % (what, opts))
 
 
 def t_index_vs_model():
