@@ -14,12 +14,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "query.h"
 #include "weft-tools.h"
+#include "weft/index.h"
 #include "weft/model.h"
 #include "common/grow.h"
 
@@ -39,6 +41,97 @@ static int64_t mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- where the tables come from ---- */
+
+/* A trace this big (bytes; of a directory, its files') has its index
+ * built by --index auto when a statement needs threads first: the build
+ * costs about what the model would (docs/query.md, "At scale"). */
+#define INDEX_AUTO_BYTES (32ull << 20)
+
+struct source {
+	struct traces *tr;
+	const char *index; /* --index: auto, build, no */
+	struct weft_reader *r;
+	struct weft_model *m;
+	struct weft_index *ix;
+	int built;
+};
+
+static int load_model(void *ctx, const struct weft_model **m,
+		      struct weft_reader **r)
+{
+	struct source *s = ctx;
+	if (!s->m) {
+		int err = weft_model_load(&s->m, s->r);
+		if (err) {
+			s->m = NULL;
+			error("cannot model %s: %s", traces_name(s->tr),
+			      weft_strerror(err));
+			return err;
+		}
+	}
+	*m = s->m;
+	*r = s->r;
+	return 0;
+}
+
+static uint64_t trace_bytes(const char *path)
+{
+	struct stat sb;
+	if (stat(path, &sb))
+		return 0;
+	if (!S_ISDIR(sb.st_mode))
+		return (uint64_t)sb.st_size;
+	uint64_t n = 0;
+	DIR *d = opendir(path);
+	struct dirent *e;
+	char sub[4096];
+	while (d && (e = readdir(d)))
+		if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path,
+				     e->d_name) < sizeof sub &&
+		    !stat(sub, &sb) && S_ISREG(sb.st_mode))
+			n += (uint64_t)sb.st_size;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* One trace (a file, a run or a kept directory, no offsets): its index
+ * when it is there and fresh; with --index build, or auto and a big
+ * trace, built when it is not (never for a live trace: that index
+ * would serve once). */
+static int load_index(void *ctx, const struct weft_index **ix)
+{
+	struct source *s = ctx;
+	const char *path = s->tr->path[0];
+	struct stat sb;
+	*ix = NULL;
+	if (!strcmp(s->index, "no") || s->tr->n != 1 || s->tr->noff ||
+	    !strcmp(path, "-") || stat(path, &sb))
+		return 0;
+	char why[200];
+	int rc = weft_index_open(&s->ix, path, 0, NULL, why, sizeof why);
+	if (rc == WEFT_ESTALE && (!strcmp(s->index, "build") ||
+				  (!strcmp(s->index, "auto") &&
+				   trace_bytes(path) >= INDEX_AUTO_BYTES))) {
+		struct weft_reader *r;
+		if (weft_reader_open(&r, path, 0, NULL))
+			return 0;
+		int live = weft_reader_info(r)->writer == WEFT_WRITER_LIVE;
+		weft_reader_close(r);
+		if (live)
+			return 0;
+		struct weft_index_built b;
+		rc = weft_index_open(&s->ix, path, WEFT_INDEX_BUILD, &b, why,
+				     sizeof why);
+		s->built = !rc && b.path[0];
+	}
+	if (rc) /* (none: the model serves) */
+		return 0;
+	*ix = s->ix;
+	return 0;
 }
 
 /* ---- output ---- */
@@ -641,6 +734,7 @@ int cmd_query(int argc, char **argv)
 	int csv = 0, tsv = 0, json = 0, show_schema = 0;
 	int64_t timeout = 0;
 	const char *file = NULL;
+	const char *index = "auto";
 	struct traces tr = {0};
 	const struct opt opts[] = {
 		{"--csv", NULL, NULL, "rows as CSV (RFC 4180), a header first",
@@ -669,6 +763,12 @@ int cmd_query(int argc, char **argv)
 		 "a trace: its own options, weft query --clickhouse URL "
 		 "--help",
 		 OPT_STRING, &clickhouse},
+		{"--index", NULL, "WHEN",
+		 "read threads and the views over it from the trace's index "
+		 "(weft index) when fresh: auto (built first when the trace "
+		 "is 32 MiB or more), build (built when missing or stale), "
+		 "no (always the model)",
+		 OPT_STRING, &index},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -709,6 +809,10 @@ int cmd_query(int argc, char **argv)
 		rc = opts_usage(&u);
 	if (rc < 0 && csv + tsv + json > 1)
 		rc = opts_error(&u, "--csv, --tsv and --json: one at most");
+	if (rc < 0 && strcmp(index, "auto") && strcmp(index, "build") &&
+	    strcmp(index, "no"))
+		rc = opts_error(&u, "--index: auto, build or no, not '%s'",
+				index);
 	if (rc < 0 && sql && file)
 		rc = opts_error(&u, "the SQL comes from --file or the command "
 				    "line, not both");
@@ -731,18 +835,22 @@ int cmd_query(int argc, char **argv)
 	const char *path = traces_name(&tr);
 	char pathbuf[300];
 	snprintf(pathbuf, sizeof pathbuf, "%s", path);
-	struct weft_reader *r;
-	struct weft_model *m = traces_model(&tr, &r);
-	traces_release(&tr);
-	if (!m) {
+	/* The model is loaded when a statement first needs it; threads
+	 * may come from the index instead (load_index). */
+	struct source src = {.tr = &tr, .index = index};
+	/* (opened now: a trace that cannot be read is an error before any
+	 * statement, as when the model was always loaded) */
+	if (!(src.r = traces_open(&tr, 0))) {
+		traces_release(&tr);
 		free(text);
 		return 1;
 	}
+	const struct weft_query_source qs = {load_model, load_index, &src};
 	struct weft_query *q;
 	char why[300];
-	if (weft_query_open(&q, m, r, why, sizeof why)) {
-		weft_model_free(m);
-		weft_reader_close(r);
+	if (weft_query_open_lazy(&q, &qs, why, sizeof why)) {
+		weft_reader_close(src.r);
+		traces_release(&tr);
 		free(text);
 		return error("%s", why);
 	}
@@ -772,10 +880,27 @@ int cmd_query(int argc, char **argv)
 	}
 	sigaction(SIGINT, &old, NULL);
 	cur_q = NULL;
+	/* WEFT_QUERY_STATS: what the statements read (the test of
+	 * pushdown; docs/weft.1) */
+	const char *qst = getenv("WEFT_QUERY_STATS");
+	if (qst && *qst && strcmp(qst, "0")) {
+		int srcn = weft_query_threads_source(q);
+		fprintf(stderr,
+			"weft query stats: threads=%s model=%d built=%d "
+			"events_read=%" PRIu64 " threads_visited=%" PRId64 "\n",
+			srcn == 2   ? "index"
+			: srcn == 1 ? "model"
+				    : "none",
+			src.m != NULL, src.built,
+			src.m ? weft_reader_info(src.r)->events : 0,
+			weft_query_visited(q, "threads"));
+	}
 	weft_query_close(q);
-	weft_model_free(m);
+	weft_model_free(src.m);
+	weft_index_close(src.ix);
 	free(text);
-	rc = report_losses(r, pathbuf);
-	weft_reader_close(r);
+	rc = report_losses(src.r, pathbuf);
+	weft_reader_close(src.r);
+	traces_release(&tr);
 	return qrc || rc ? 1 : 0;
 }

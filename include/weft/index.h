@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /* The index format's version: an index of another is rebuilt. */
-#define WEFT_INDEX_VERSION 1
+#define WEFT_INDEX_VERSION 2
 /* The most buckets of level 0 (a trace of more than 256 OS threads has
  * fewer: 2^20 over all its OS threads, at least 64 each). */
 #define WEFT_INDEX_LEAVES 4096
@@ -196,6 +196,11 @@ WEFT_API const struct weft_index_series *
 weft_index_series(const struct weft_index *ix, uint32_t *n);
 WEFT_API const struct weft_index_thread *
 weft_index_threads(const struct weft_index *ix, uint32_t *n);
+/* Per async thread (weft_index_threads()' order), the sum of its runs'
+ * lengths in ns, as the model's runs give it (weft_model_thread_runs()):
+ * how long it ran.  Added in version 2. */
+WEFT_API const int64_t *weft_index_thread_running(const struct weft_index *ix,
+						  uint32_t *n);
 /* A text of the index ("" out of range or WEFT_NONE). */
 WEFT_API const char *weft_index_string(const struct weft_index *ix, uint32_t s);
 

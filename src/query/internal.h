@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "query.h"
+#include "weft/index.h"
 #include "weft/path.h"
 
 #define WQ_MAX_TABLES 24
@@ -37,6 +38,11 @@ struct weft_query {
 	sqlite3 *db;
 	const struct weft_model *m;
 	struct weft_reader *r;
+	/* lazy sources (weft_query_open_lazy): the model and reader are
+	 * loaded on first need; threads may be read from an index */
+	struct weft_query_source src;
+	const struct weft_index *ix; /* threads from it when set */
+	int index_tried, model_err, have_origin;
 	/* the trace's first event on the model's axis: every time a table
 	 * shows or a constraint gives counts from it, as every time weft
 	 * prints does (docs/weft.1, TIMES) */
@@ -63,6 +69,14 @@ struct weft_query {
 };
 
 int wq_register_tables(struct weft_query *q);
+/* The model (and reader), loaded now if it was not: 0 or a negative
+ * code. */
+int wq_need_model(struct weft_query *q);
+/* The k-th smallest of v[0..n) (reorders v); the nearest-rank
+ * percentile q (0..1) of v as percentile_nr() and `weft stats` take it
+ * (n > 0). */
+int64_t wq_select_kth(int64_t *v, uint32_t n, uint32_t k);
+int64_t wq_percentile(int64_t *v, uint32_t n, double q);
 void wq_free_tables(struct weft_query *q);
 int64_t wq_visited(struct weft_query *q, const char *name);
 

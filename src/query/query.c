@@ -57,7 +57,7 @@ static void pct_step(sqlite3_context *c, int argc, sqlite3_value **argv)
  * quickselect, pivots from a fixed sequence of pseudo-random positions
  * (no input makes it quadratic but by chance), three-way partitions (a
  * column of equal values is one step).  Reorders v. */
-static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
+int64_t wq_select_kth(int64_t *v, uint32_t n, uint32_t k)
 {
 	uint32_t lo = 0, hi = n; /* k within [lo, hi) */
 	uint64_t x = 0x9e3779b97f4a7c15u;
@@ -90,6 +90,15 @@ static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
 	return v[k];
 }
 
+int64_t wq_percentile(int64_t *v, uint32_t n, double q)
+{
+	/* the rank as weft_stats_compute takes it */
+	uint32_t k = (uint32_t)(q * n + 0.999999);
+	if (k > n)
+		k = n;
+	return wq_select_kth(v, n, (k ? k : 1) - 1);
+}
+
 static void pct_final(sqlite3_context *c)
 {
 	struct pct *p = sqlite3_aggregate_context(c, 0);
@@ -105,12 +114,7 @@ static void pct_final(sqlite3_context *c)
 	} else if (!p->n) {
 		sqlite3_result_null(c);
 	} else {
-		/* the rank as weft_stats_compute takes it */
-		uint32_t k = (uint32_t)(p->q * p->n + 0.999999);
-		if (k > p->n)
-			k = p->n;
-		sqlite3_result_int64(c,
-				     select_kth(p->v, p->n, (k ? k : 1) - 1));
+		sqlite3_result_int64(c, wq_percentile(p->v, p->n, p->q));
 	}
 	free(p->v);
 }
@@ -329,6 +333,8 @@ int64_t weft_query_visited(struct weft_query *q, const char *table)
 	return wq_visited(q, table);
 }
 
+static int open_db(struct weft_query *q, char *err, size_t cap);
+
 int weft_query_open(struct weft_query **out, const struct weft_model *m,
 		    struct weft_reader *r, char *err, size_t cap)
 {
@@ -339,7 +345,48 @@ int weft_query_open(struct weft_query **out, const struct weft_model *m,
 	q->m = m;
 	int64_t t1;
 	weft_model_range(m, &q->origin, &t1);
+	q->have_origin = 1;
 	q->r = r;
+	int rc = open_db(q, err, cap);
+	if (!rc)
+		*out = q;
+	return rc;
+}
+
+int weft_query_open_lazy(struct weft_query **out,
+			 const struct weft_query_source *src, char *err,
+			 size_t cap)
+{
+	*out = NULL;
+	if (!src || !src->load_model) {
+		snprintf(err, cap, "no way to read the trace");
+		return -EINVAL;
+	}
+	struct weft_query *q = calloc(1, sizeof *q);
+	if (!q)
+		return -ENOMEM;
+	q->src = *src;
+	int rc = open_db(q, err, cap);
+	if (!rc)
+		*out = q;
+	return rc;
+}
+
+int weft_query_threads_source(struct weft_query *q)
+{
+	if (q->ix)
+		return 2;
+	return q->tab[0].ready ? 1 : 0;
+}
+
+int weft_query_model_loaded(struct weft_query *q)
+{
+	return q->m != NULL;
+}
+
+/* The database, its functions and views (q freed on an error). */
+static int open_db(struct weft_query *q, char *err, size_t cap)
+{
 	int rc = sqlite3_open_v2(":memory:", &q->db,
 				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY |
 					 SQLITE_OPEN_NOMUTEX,
@@ -388,8 +435,13 @@ int weft_query_open(struct weft_query **out, const struct weft_model *m,
 		rc = sqlite3_create_function(q->db, "rows_visited", 1,
 					     SQLITE_UTF8, q, f_visited, NULL,
 					     NULL);
+	/* (latency_by_kind is a table computed in C: its view's rows,
+	 * tables.c) */
 	for (int i = 0; rc == SQLITE_OK && weft_query_views[i]; i++)
-		rc = sqlite3_exec(q->db, weft_query_views[i], NULL, NULL, NULL);
+		if (strncmp(weft_query_views[i], "CREATE VIEW latency_by_kind ",
+			    28))
+			rc = sqlite3_exec(q->db, weft_query_views[i], NULL,
+					  NULL, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, cap, "cannot set up the tables: %s",
 			 sqlite3_errmsg(q->db));
@@ -398,7 +450,6 @@ int weft_query_open(struct weft_query **out, const struct weft_model *m,
 	}
 	sqlite3_set_authorizer(q->db, authorize, q);
 	sqlite3_progress_handler(q->db, 1000, progress, q);
-	*out = q;
 	return 0;
 }
 

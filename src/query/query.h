@@ -27,6 +27,33 @@ struct weft_query;
 int weft_query_open(struct weft_query **out, const struct weft_model *m,
 		    struct weft_reader *r, char *err, size_t cap);
 void weft_query_close(struct weft_query *q);
+/*
+ * Where the tables come from when no model is given up front
+ * (weft_query_open_lazy): load_model() gives the model and its reader
+ * on first need (every table but threads, a column of threads the index
+ * lacks, a table-valued function); load_index() (optional) is asked
+ * once, when threads is first needed and no model is loaded yet, for an
+ * index of the trace checked fresh (weft_index_open()), or NULL: with
+ * one, threads and the views over it only (requests, latency_by_kind,
+ * ...) are read from the index's thread table (the same rows in the
+ * same order) and the trace is not read at all.  Both return 0 or a
+ * negative code; what they give must outlive the query.
+ */
+struct weft_index;
+struct weft_query_source {
+	int (*load_model)(void *ctx, const struct weft_model **m,
+			  struct weft_reader **r);
+	int (*load_index)(void *ctx, const struct weft_index **ix);
+	void *ctx;
+};
+int weft_query_open_lazy(struct weft_query **out,
+			 const struct weft_query_source *src, char *err,
+			 size_t cap);
+/* Where threads' rows came from so far: 0 nowhere yet, 1 the model, 2
+ * the index; and whether the model was loaded. */
+int weft_query_threads_source(struct weft_query *q);
+int weft_query_model_loaded(struct weft_query *q);
+
 sqlite3 *weft_query_db(struct weft_query *q);
 
 /* Rows a table's cursors stepped over so far (the test of pushdown), -1

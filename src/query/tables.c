@@ -146,12 +146,31 @@ struct tdef {
 	 * order, and GROUP BY, needs no sort (0: none) */
 	int namecol;
 	uint32_t (*namev)(struct weft_query *q, uint32_t row);
+	/* a name's text (NULL: weft_model_name()) */
+	const char *(*namet)(struct weft_query *q, uint32_t name);
 };
 
-/* threads */
+/* threads: from the model, or from the index's thread table (q->ix: the
+ * same rows in the same order, its texts the model's; what it lacks,
+ * incarnation, title, message and became, from the model, loaded then) */
+static const struct weft_index_thread *ix_thread(struct weft_query *q,
+						 uint32_t row)
+{
+	uint32_t n;
+	return &weft_index_threads(q->ix, &n)[row];
+}
+
+static uint32_t ix_thread_process(struct weft_query *q, uint32_t row)
+{
+	uint32_t ns;
+	const struct weft_index_stream *st = weft_index_streams(q->ix, &ns);
+	uint32_t s = ix_thread(q, row)->stream;
+	return s < ns ? st[s].process : WEFT_NONE;
+}
+
 static int prep_threads(struct weft_query *q)
 {
-	if (q->running)
+	if (q->running || q->ix)
 		return 0;
 	uint32_t nth, nrun;
 	weft_model_threads(q->m, &nth);
@@ -173,8 +192,85 @@ static int prep_threads(struct weft_query *q)
 static uint32_t n_threads(struct weft_query *q)
 {
 	uint32_t n;
-	weft_model_threads(q->m, &n);
+	if (q->ix)
+		weft_index_threads(q->ix, &n);
+	else
+		weft_model_threads(q->m, &n);
 	return n;
+}
+
+/* A column of threads from the index: 1, or 0 when the index lacks it
+ * (the model has it). */
+static int col_threads_ix(struct weft_query *q, uint32_t row, int c,
+			  sqlite3_context *x)
+{
+	const struct weft_index_thread *t = ix_thread(q, row);
+	int pending = t->end == WEFT_END_PENDING;
+	uint32_t n;
+	switch (c) {
+	case 0:
+		sqlite3_result_int64(x, row);
+		break;
+	case 1:
+		sqlite3_result_int64(x, (int64_t)t->id);
+		break;
+	case 3:
+		res_text(x, weft_index_string(q->ix, t->kind));
+		break;
+	case 4:
+		if (t->label == WEFT_NONE)
+			sqlite3_result_null(x);
+		else
+			res_text(x, weft_index_string(q->ix, t->label));
+		break;
+	case 6:
+		res_ref(x, t->parent);
+		break;
+	case 7:
+		res_time(q, x, t->t_create);
+		break;
+	case 8:
+		if (pending)
+			sqlite3_result_null(x);
+		else
+			res_time(q, x, t->t_end);
+		break;
+	case 9:
+		res_time(q, x, t->t_end);
+		break;
+	case 10:
+		res_text(x, weft_end_name(t->end));
+		break;
+	case 13:
+		res_ref(x, ix_thread_process(q, row));
+		break;
+	case 14:
+		res_ref(x, t->stream);
+		break;
+	case 15:
+		sqlite3_result_int(x, !!(t->flags & WEFT_THREAD_ROOT));
+		break;
+	case 16:
+		sqlite3_result_int(x, !!(t->flags & WEFT_THREAD_NO_CREATE));
+		break;
+	case 17:
+		sqlite3_result_int(x,
+				   !!(t->flags & WEFT_THREAD_SHOULD_RESOLVE));
+		break;
+	case 18:
+		if (pending)
+			sqlite3_result_null(x);
+		else
+			sqlite3_result_int64(x, t->t_end - t->t_create);
+		break;
+	case 19:
+		sqlite3_result_int64(x,
+				     weft_index_thread_running(q->ix, &n)[row]);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
 }
 
 static const char *label_text(struct weft_query *q, uint32_t l)
@@ -189,6 +285,13 @@ static const char *label_text(struct weft_query *q, uint32_t l)
 static void col_threads(struct weft_query *q, uint32_t row, int c,
 			sqlite3_context *x)
 {
+	if (q->ix && col_threads_ix(q, row, c, x))
+		return;
+	int err = wq_need_model(q);
+	if (err) {
+		sqlite3_result_error(x, "cannot read the trace", -1);
+		return;
+	}
 	uint32_t n;
 	const struct weft_thread *t = &weft_model_threads(q->m, &n)[row];
 	int pending = t->end == WEFT_END_PENDING;
@@ -276,12 +379,17 @@ static void col_threads(struct weft_query *q, uint32_t row, int c,
 static int64_t t_threads(struct weft_query *q, uint32_t row)
 {
 	uint32_t n;
+	if (q->ix)
+		return qt(q, ix_thread(q, row)->t_create);
 	return qt(q, weft_model_threads(q->m, &n)[row].t_create);
 }
 
 static uint32_t ref_threads(struct weft_query *q, uint32_t row, int w)
 {
 	uint32_t n;
+	if (q->ix)
+		return w == 0 ? ix_thread(q, row)->parent
+			      : ix_thread_process(q, row);
 	const struct weft_thread *t = &weft_model_threads(q->m, &n)[row];
 	return w == 0 ? t->parent : weft_model_thread_process(q->m, row);
 }
@@ -289,7 +397,16 @@ static uint32_t ref_threads(struct weft_query *q, uint32_t row, int w)
 static uint32_t kind_threads(struct weft_query *q, uint32_t row)
 {
 	uint32_t n;
+	if (q->ix)
+		return ix_thread(q, row)->kind;
 	return weft_model_threads(q->m, &n)[row].kind;
+}
+
+static const char *kind_text(struct weft_query *q, uint32_t name)
+{
+	if (q->ix)
+		return weft_index_string(q->ix, name);
+	return weft_model_name(q->m, name);
 }
 
 /* runs */
@@ -1111,7 +1228,8 @@ static const struct tdef tables[] = {
 	 .prepare = prep_threads,
 	 .idcol = 1,
 	 .namecol = 3,
-	 .namev = kind_threads},
+	 .namev = kind_threads,
+	 .namet = kind_text},
 	{.name = "runs",
 	 .cols = "run INTEGER, thread INTEGER, os_thread INTEGER, t0 "
 		 "INTEGER, t1 INTEGER, dur INTEGER",
@@ -1314,6 +1432,53 @@ static int64_t end_of(struct vt *v, uint32_t row)
 	return v->d->t1 ? v->d->t1(v->q, row) : v->d->t(v->q, row);
 }
 
+int wq_need_model(struct weft_query *q)
+{
+	if (q->m)
+		return 0;
+	if (q->model_err)
+		return q->model_err;
+	if (!q->src.load_model)
+		return q->model_err = -EINVAL;
+	const struct weft_model *m = NULL;
+	struct weft_reader *r = NULL;
+	int err = q->src.load_model(q->src.ctx, &m, &r);
+	if (!err && !m)
+		err = -EINVAL;
+	if (err)
+		return q->model_err = err;
+	q->m = m;
+	q->r = r;
+	if (!q->have_origin) {
+		int64_t t1;
+		weft_model_range(m, &q->origin, &t1);
+		q->have_origin = 1;
+	}
+	return 0;
+}
+
+/* Where threads is read from: the model when it is loaded, else a fresh
+ * index when the source gives one (asked once), else the model. */
+static int threads_source(struct weft_query *q)
+{
+	if (q->m || q->ix)
+		return 0;
+	if (q->src.load_index && !q->index_tried) {
+		q->index_tried = 1;
+		const struct weft_index *ix = NULL;
+		if (!q->src.load_index(q->src.ctx, &ix) && ix) {
+			q->ix = ix;
+			if (!q->have_origin) {
+				int64_t t1;
+				weft_index_range(ix, &q->origin, &t1);
+				q->have_origin = 1;
+			}
+			return 0;
+		}
+	}
+	return wq_need_model(q);
+}
+
 /* Rows sorted by key (a permutation when the model's order is not), the
  * spread of durations; on first use. */
 static int table_ready(struct vt *v)
@@ -1321,11 +1486,12 @@ static int table_ready(struct vt *v)
 	struct wq_table *tb = v->tb;
 	if (tb->ready)
 		return 0;
-	if (v->d->prepare) {
-		int err = v->d->prepare(v->q);
-		if (err)
-			return err;
-	}
+	int err = v->d == &tables[0] ? threads_source(v->q)
+				     : wq_need_model(v->q);
+	if (err)
+		return err;
+	if (v->d->prepare && (err = v->d->prepare(v->q)))
+		return err;
 	tb->n = v->d->count(v->q);
 	tb->mindur = tb->maxdur = 0;
 	if (v->d->t) {
@@ -1392,6 +1558,21 @@ static int table_ready(struct vt *v)
 	return 0;
 }
 
+/* table_ready as SQLite hears it: a trace that cannot be read (its
+ * reader said why on standard error) is an error, not "out of memory". */
+static int ready_rc(struct vt *v)
+{
+	int err = table_ready(v);
+	if (!err)
+		return SQLITE_OK;
+	if (err == -ENOMEM)
+		return SQLITE_NOMEM;
+	sqlite3_free(v->base.zErrMsg);
+	v->base.zErrMsg = sqlite3_mprintf("cannot read the trace (%s)",
+					  weft_strerror(err));
+	return SQLITE_ERROR;
+}
+
 /* The rows referring to each index by reference column w (CSR), on first
  * use. */
 static int refs_ready(struct vt *v, int w)
@@ -1435,6 +1616,8 @@ static int refs_ready(struct vt *v, int w)
 static int64_t id_of(struct vt *v, uint32_t row)
 {
 	uint32_t n;
+	if (v->q->ix)
+		return (int64_t)ix_thread(v->q, row)->id;
 	return (int64_t)weft_model_threads(v->q->m, &n)[row].id;
 }
 
@@ -1514,7 +1697,9 @@ static int names_ready(struct vt *v)
 		if (!nd || d[nd - 1].name != d[i].name)
 			d[nd++].name = d[i].name;
 	for (uint32_t i = 0; i < nd; i++) {
-		const char *t = weft_model_name(v->q->m, d[i].name);
+		const char *t = v->d->namet
+					? v->d->namet(v->q, d[i].name)
+					: weft_model_name(v->q->m, d[i].name);
 		d[i].text = t ? t : "";
 	}
 	/* their ranks by text */
@@ -1648,8 +1833,9 @@ static char op_char(int op)
 static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 {
 	struct vt *v = (struct vt *)vt;
-	if (table_ready(v))
-		return SQLITE_NOMEM;
+	int rc = ready_rc(v);
+	if (rc != SQLITE_OK)
+		return rc;
 	double n = v->tb->n + 1.0;
 	int row = -1, ref = -1, refw = -1, id = -1;
 	for (int i = 0; i < ix->nConstraint; i++) {
@@ -1822,8 +2008,9 @@ static int x_filter(sqlite3_vtab_cursor *cc, int plan, const char *s, int argc,
 	struct cur *c = (struct cur *)cc;
 	struct vt *v = vt_of(cc);
 	struct wq_table *tb = v->tb;
-	if (table_ready(v))
-		return SQLITE_NOMEM;
+	int rc = ready_rc(v);
+	if (rc != SQLITE_OK)
+		return rc;
 	c->list = tb->perm;
 	c->pos = 0;
 	c->end = tb->n;
@@ -2303,6 +2490,14 @@ static int f_filter(sqlite3_vtab_cursor *cc, int seen, const char *s, int argc,
 		return SQLITE_ERROR;
 	}
 	char *err = NULL;
+	int merr = wq_need_model(v->q);
+	if (merr) {
+		sqlite3_free(v->base.zErrMsg);
+		v->base.zErrMsg =
+			sqlite3_mprintf("%s(): cannot read the trace (%s)",
+					v->d->name, weft_strerror(merr));
+		return merr == -ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+	}
 	int rc = v->d->fill(v->q, args, v->d->nargs, &c->rows, &c->n, &err);
 	if (rc != SQLITE_OK) {
 		free(c->rows);
@@ -2383,8 +2578,268 @@ const char *weft_query_function(int i)
 	return i >= 0 && (size_t)i < NFUNCS ? funcs[i].name : NULL;
 }
 
+/* ---- latency_by_kind, computed ---- */
+
+/* The view latency_by_kind (query.c's SQL) computed in one pass over
+ * threads, from whichever source threads reads (the index: no row goes
+ * through SQLite): the rows its SQL gives, in its order (count
+ * descending, then kind as BINARY orders text), every kind's
+ * percentiles by quickselect as percentile_nr takes them.  Grouped by
+ * the kind's text (two name numbers of one text are one kind, as GROUP
+ * BY kind has it). */
+static const struct fdef kinds_def = {"latency_by_kind",
+				      "kind TEXT, count INTEGER, pending "
+				      "INTEGER, failed INTEGER, p50 "
+				      "INTEGER, p90 INTEGER, p99 INTEGER, max "
+				      "INTEGER, run_p50 INTEGER, "
+				      "run_p90 INTEGER, run_p99 INTEGER, "
+				      "run_max INTEGER",
+				      12, 0, NULL};
+
+struct kgroup {
+	const char *text;
+	uint32_t n, pending, failed, nlat; /* rows, by end, finished */
+	uint32_t off;			   /* its rows' first slot */
+};
+
+/* A thread's facts: 0 for a root (not a request). */
+static int kind_facts(struct weft_query *q, uint32_t row, uint32_t *kind,
+		      int *end, int64_t *lat, int64_t *ran)
+{
+	if (q->ix) {
+		const struct weft_index_thread *t = ix_thread(q, row);
+		uint32_t n;
+		if (t->flags & WEFT_THREAD_ROOT)
+			return 0;
+		*kind = t->kind;
+		*end = t->end;
+		*lat = t->t_end - t->t_create;
+		*ran = weft_index_thread_running(q->ix, &n)[row];
+		return 1;
+	}
+	uint32_t n;
+	const struct weft_thread *t = &weft_model_threads(q->m, &n)[row];
+	if (t->flags & WEFT_THREAD_ROOT)
+		return 0;
+	*kind = t->kind;
+	*end = t->end;
+	*lat = t->t_end - t->t_create;
+	*ran = q->running[row];
+	return 1;
+}
+
+static int cmp_kgroup_text(const void *a, const void *b)
+{
+	return strcmp(((const struct kgroup *)a)->text,
+		      ((const struct kgroup *)b)->text);
+}
+
+static int cmp_kgroup_order(const void *a, const void *b)
+{
+	const struct kgroup *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static int fill_kinds(struct weft_query *q, struct cell **rows, uint32_t *nrows)
+{
+	struct vt v = {.q = q, .d = &tables[0], .tb = &q->tab[0]};
+	int err = table_ready(&v);
+	if (err)
+		return err;
+	uint32_t n = q->tab[0].n, maxk = 0, ng = 0, kind;
+	int end;
+	int64_t lat, ran;
+	for (uint32_t i = 0; i < n; i++)
+		if (kind_facts(q, i, &kind, &end, &lat, &ran) && kind >= maxk)
+			maxk = kind + 1;
+	/* each name number's group: its text's */
+	uint32_t *gof = malloc(((size_t)maxk + 1) * sizeof *gof);
+	struct kgroup *g = NULL;
+	int64_t *lv = NULL, *rv = NULL;
+	uint32_t *fill = NULL;
+	err = -ENOMEM;
+	if (!gof)
+		goto out;
+	for (uint32_t k = 0; k < maxk; k++)
+		gof[k] = WEFT_NONE;
+	for (uint32_t i = 0; i < n; i++)
+		if (kind_facts(q, i, &kind, &end, &lat, &ran) &&
+		    gof[kind] == WEFT_NONE)
+			gof[kind] = ng++;
+	g = calloc((size_t)ng + 1, sizeof *g);
+	uint32_t *nums = malloc(((size_t)ng + 1) * sizeof *nums);
+	if (!g || !nums) {
+		free(nums);
+		goto out;
+	}
+	for (uint32_t k = 0; k < maxk; k++)
+		if (gof[k] != WEFT_NONE) {
+			nums[gof[k]] = k;
+			const char *t = kind_text(q, k);
+			g[gof[k]].text = t ? t : "";
+			/* (n: the group's number, for the sort below) */
+			g[gof[k]].n = gof[k];
+		}
+	/* equal texts: one group (the first of them by text order) */
+	qsort(g, ng, sizeof *g, cmp_kgroup_text);
+	uint32_t *merged = malloc(((size_t)ng + 1) * sizeof *merged);
+	if (!merged) {
+		free(nums);
+		goto out;
+	}
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		if (i && strcmp(g[i].text, g[m - 1].text) == 0) {
+			merged[g[i].n] = m - 1;
+			continue;
+		}
+		merged[g[i].n] = m;
+		g[m].text = g[i].text;
+		m++;
+	}
+	for (uint32_t k = 0; k < maxk; k++)
+		if (gof[k] != WEFT_NONE)
+			gof[k] = merged[gof[k]];
+	free(merged);
+	free(nums);
+	ng = m;
+	for (uint32_t i = 0; i < ng; i++)
+		g[i].n = g[i].pending = g[i].failed = g[i].nlat = 0;
+	/* count, then place each row's values in its group's slots */
+	for (uint32_t i = 0; i < n; i++) {
+		if (!kind_facts(q, i, &kind, &end, &lat, &ran))
+			continue;
+		struct kgroup *x = &g[gof[kind]];
+		x->n++;
+		x->pending += end == WEFT_END_PENDING;
+		x->failed += !strcmp(weft_end_name(end), "failed");
+		x->nlat += end != WEFT_END_PENDING;
+	}
+	uint32_t total = 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		g[i].off = total;
+		total += g[i].n;
+	}
+	lv = malloc(((size_t)total + 1) * sizeof *lv);
+	rv = malloc(((size_t)total + 1) * sizeof *rv);
+	fill = calloc((size_t)ng + 1, 2 * sizeof *fill);
+	if (!lv || !rv || !fill)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!kind_facts(q, i, &kind, &end, &lat, &ran))
+			continue;
+		uint32_t k = gof[kind];
+		if (end != WEFT_END_PENDING)
+			lv[g[k].off + fill[2 * k]++] = lat;
+		rv[g[k].off + fill[2 * k + 1]++] = ran;
+	}
+	/* the view's order: count descending, then kind */
+	qsort(g, ng, sizeof *g, cmp_kgroup_order);
+	uint32_t cap = 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		struct cell *r = add_row(rows, nrows, &cap, 12);
+		if (!r)
+			goto out;
+		int64_t *l = lv + g[i].off, *u = rv + g[i].off;
+		r[0].s = g[i].text;
+		r[1].i = g[i].n;
+		r[2].i = g[i].pending;
+		r[3].i = g[i].failed;
+		static const double qs[3] = {0.50, 0.90, 0.99};
+		for (int j = 0; j < 3; j++) {
+			if (g[i].nlat)
+				r[4 + j].i = wq_percentile(l, g[i].nlat, qs[j]);
+			else
+				r[4 + j].null = 1;
+			r[8 + j].i = wq_percentile(u, g[i].n, qs[j]);
+		}
+		/* the largest: the n-th smallest */
+		if (g[i].nlat)
+			r[7].i = wq_select_kth(l, g[i].nlat, g[i].nlat - 1);
+		else
+			r[7].null = 1;
+		r[11].i = wq_select_kth(u, g[i].n, g[i].n - 1);
+	}
+	q->tab[0].visited += n; /* (every row of threads, read once) */
+	err = 0;
+out:
+	free(gof);
+	free(g);
+	free(lv);
+	free(rv);
+	free(fill);
+	return err;
+}
+
+static int k_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		     sqlite3_vtab **out, char **err)
+{
+	struct weft_query *q = aux;
+	(void)argc;
+	(void)argv;
+	(void)err;
+	int rc = declare(q, db, kinds_def.cols);
+	if (rc != SQLITE_OK)
+		return rc;
+	struct fvt *v = sqlite3_malloc(sizeof *v);
+	if (!v)
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof *v);
+	v->q = q;
+	v->d = &kinds_def;
+	*out = &v->base;
+	return SQLITE_OK;
+}
+
+static int k_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
+{
+	(void)vt;
+	ix->idxNum = 0;
+	ix->estimatedCost = 100;
+	ix->estimatedRows = 20;
+	return SQLITE_OK;
+}
+
+static int k_filter(sqlite3_vtab_cursor *cc, int plan, const char *s, int argc,
+		    sqlite3_value **argv)
+{
+	struct fcur *c = (struct fcur *)cc;
+	struct fvt *v = (struct fvt *)cc->pVtab;
+	(void)plan;
+	(void)s;
+	(void)argc;
+	(void)argv;
+	free(c->rows);
+	c->rows = NULL;
+	c->n = c->pos = 0;
+	int err = fill_kinds(v->q, &c->rows, &c->n);
+	if (!err)
+		return SQLITE_OK;
+	free(c->rows);
+	c->rows = NULL;
+	c->n = 0;
+	if (err == -ENOMEM)
+		return SQLITE_NOMEM;
+	sqlite3_free(v->base.zErrMsg);
+	v->base.zErrMsg = sqlite3_mprintf("cannot read the trace (%s)",
+					  weft_strerror(err));
+	return SQLITE_ERROR;
+}
+
 int wq_register_tables(struct weft_query *q)
 {
+	static sqlite3_module kinds_module;
+	kinds_module = func_module;
+	kinds_module.xCreate = NULL;
+	kinds_module.xConnect = k_connect;
+	kinds_module.xBestIndex = k_best_index;
+	kinds_module.xFilter = k_filter;
+	int krc =
+		sqlite3_create_module(q->db, kinds_def.name, &kinds_module, q);
+	if (krc != SQLITE_OK)
+		return krc;
 	/* Eponymous-only modules: each table is there by its name, in
 	 * "main", with nothing to create (and nothing DROP TABLE could
 	 * remove). */

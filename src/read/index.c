@@ -40,7 +40,7 @@ struct ihead {
 	uint64_t string_bytes;
 	uint64_t trace_stamp; /* the trace's modification times (stamp()) */
 	uint64_t body_size;
-	uint64_t body_sum; /* FNV-1a 64 of the body */
+	uint64_t body_sum; /* FNV-1a 64 of the body's words (fnv_words) */
 	uint64_t head_sum; /* FNV-1a 64 of the header before this field */
 };
 
@@ -58,6 +58,7 @@ struct weft_index {
 	const struct weft_index_bucket *bk; /* per stream, levels in turn */
 	const struct weft_index_range *rg;  /* per series, levels in turn */
 	const struct weft_index_thread *th;
+	const int64_t *running; /* per thread: the sum of its runs */
 	const uint64_t *soff;
 	const char *sblob;
 	uint64_t per_level_total; /* buckets over all levels */
@@ -74,6 +75,24 @@ static uint64_t fnv(const void *p, size_t n, uint64_t h)
 	return h;
 }
 #define FNV0 0xcbf29ce484222325ull
+
+/* The body's checksum: FNV-1a's step over 8-byte words (the bytes left
+ * over one by one), eight times faster than over bytes, so that opening
+ * an index of 10^8 events (430 MB) costs a tenth of a second, not half
+ * a second.  Any one byte changed changes it (each step is a bijection
+ * of the sum). */
+static uint64_t fnv_words(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *c = p;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, c + i, 8);
+		h ^= w;
+		h *= 0x100000001b3ull;
+	}
+	return fnv(c + i, n - i, h);
+}
 
 static int64_t sat_add(int64_t a, int64_t b)
 {
@@ -161,6 +180,8 @@ struct builder {
 	struct weft_index_bucket **st;
 	uint32_t nser, cser, last;
 	struct bseries *ser;
+	int64_t *running; /* per async thread: the sum of its runs */
+	size_t nrunning;
 	int oom;
 };
 
@@ -300,7 +321,25 @@ static void add_span(struct builder *b, uint32_t s, int which, int64_t t0,
 static void on_run(void *ctx, const struct weft_run *r, int64_t phase_t0)
 {
 	(void)phase_t0;
+	struct builder *b = ctx;
 	add_span(ctx, r->stream, F_RUN, r->t0, r->t1);
+	/* the thread's running time, as the model sums its runs */
+	if (r->thread == WEFT_NONE)
+		return;
+	if (r->thread >= b->nrunning) {
+		size_t n = b->nrunning ? b->nrunning : 1024;
+		while (n <= r->thread)
+			n *= 2;
+		int64_t *x = realloc(b->running, n * sizeof *x);
+		if (!x) {
+			b->oom = 1;
+			return;
+		}
+		memset(x + b->nrunning, 0, (n - b->nrunning) * sizeof *x);
+		b->running = x;
+		b->nrunning = n;
+	}
+	b->running[r->thread] = sat_add(b->running[r->thread], r->t1 - r->t0);
 }
 
 static void on_idle(void *ctx, uint32_t stream, int64_t t0, int64_t t1)
@@ -497,6 +536,7 @@ static void free_builder(struct builder *b)
 	for (uint32_t s = 0; s < b->nser; s++)
 		free(b->ser[s].b);
 	free(b->ser);
+	free(b->running);
 }
 
 /* The sizes of the body's sections. */
@@ -529,6 +569,9 @@ static int layout(const struct ihead *h, uint64_t *sz, uint64_t *levels_total)
 		return 0;
 	if (__builtin_mul_overflow(h->nthreads,
 				   sizeof(struct weft_index_thread), &x) ||
+	    __builtin_add_overflow(s, x, &s))
+		return 0;
+	if (__builtin_mul_overflow(h->nthreads, sizeof(int64_t), &x) ||
 	    __builtin_add_overflow(s, x, &s))
 		return 0;
 	if (__builtin_mul_overflow((uint64_t)h->nstrings + 1, 8, &x) ||
@@ -848,6 +891,11 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 		memcpy(p, &x, sizeof x);
 		p += sizeof x;
 	}
+	for (uint32_t i = 0; i < nth; i++) {
+		int64_t x = i < b.nrunning ? b.running[i] : 0;
+		memcpy(p, &x, sizeof x);
+		p += sizeof x;
+	}
 	if (st.n)
 		memcpy(p, st.off, st.n * sizeof *st.off);
 	p += (size_t)st.n * 8;
@@ -855,7 +903,7 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 	p += 8;
 	if (st.used)
 		memcpy(p, st.blob, st.used);
-	h.body_sum = fnv(buf + sizeof h, body, FNV0);
+	h.body_sum = fnv_words(buf + sizeof h, body, FNV0);
 	h.head_sum = fnv(&h, offsetof(struct ihead, head_sum), FNV0);
 	memcpy(buf, &h, sizeof h);
 	*out = buf;
@@ -1075,7 +1123,7 @@ static int verify(struct weft_index *ix, const struct ihead *id, int live_ok,
 		return say(why, cap, "damaged (its header's checksum)");
 	if (h.body_size != ix->size - sizeof h)
 		return say(why, cap, "truncated or extended (its size)");
-	if (h.body_sum != fnv(ix->buf + sizeof h, h.body_size, FNV0))
+	if (h.body_sum != fnv_words(ix->buf + sizeof h, h.body_size, FNV0))
 		return say(why, cap, "damaged (its checksum)");
 	if (memcmp(h.uuid, id->uuid, 16))
 		return say(why, cap, "another trace's (its uuid)");
@@ -1110,6 +1158,8 @@ static int verify(struct weft_index *ix, const struct ihead *id, int live_ok,
 	p += (size_t)(h.nseries * lt) * sizeof *ix->rg;
 	ix->th = (const void *)p;
 	p += (size_t)h.nthreads * sizeof *ix->th;
+	ix->running = (const void *)p;
+	p += (size_t)h.nthreads * sizeof *ix->running;
 	ix->soff = (const void *)p;
 	p += ((size_t)h.nstrings + 1) * 8;
 	ix->sblob = (const char *)p;
@@ -1393,6 +1443,13 @@ const struct weft_index_thread *weft_index_threads(const struct weft_index *ix,
 {
 	*n = (uint32_t)ix->h.nthreads;
 	return ix->th;
+}
+
+const int64_t *weft_index_thread_running(const struct weft_index *ix,
+					 uint32_t *n)
+{
+	*n = (uint32_t)ix->h.nthreads;
+	return ix->running;
 }
 
 const char *weft_index_string(const struct weft_index *ix, uint32_t s)

@@ -1044,6 +1044,195 @@ def t_hostile_traces():
     check("cannot open" in p.stderr or "No such file" in p.stderr, p.stderr)
 
 
+def qstats(trace, sql, *opts):
+    """Rows of each statement (--json) and what the query read
+    (WEFT_QUERY_STATS, its key=value pairs)."""
+    env = dict(ENV)
+    env['WEFT_QUERY_STATS'] = '1'
+    p = run([W, 'query', '--json', *opts, trace, sql], env=env)
+    if p.returncode != 0:
+        raise Fail('weft query %s %r: exit %d\n%s' %
+                   (trace, sql, p.returncode, p.stderr))
+    m = re.search(r'^weft query stats: (.*)$', p.stderr, re.M)
+    check(m, 'no stats line: %r' % p.stderr)
+    st = dict(kv.split('=', 1) for kv in m.group(1).split())
+    return [json.loads(line) for line in p.stdout.splitlines() if line], st
+
+
+# latency_by_kind is computed in C: its view's SQL, as a query
+LATENCY_BY_KIND_SQL = (
+    'SELECT kind, count(*) AS count, sum("end" = \'pending\') AS pending, '
+    'sum("end" = \'failed\') AS failed, p50(latency) AS p50, p90(latency) '
+    'AS p90, p99(latency) AS p99, max(latency) AS max, p50(running) AS '
+    'run_p50, p90(running) AS run_p90, p99(running) AS run_p99, '
+    'max(running) AS run_max FROM requests GROUP BY kind ORDER BY count '
+    'DESC, kind')
+
+# what the index holds: answered from it, the trace not read
+FROM_INDEX = [
+    'SELECT thread, id, kind, label, creator, created, ended, last_seen, '
+    '"end", process, os_thread, root, no_create, should_resolve, lifetime, '
+    'running FROM threads',
+    'SELECT * FROM latency_by_kind',
+    LATENCY_BY_KIND_SQL,
+    'SELECT * FROM latency_by_label',
+    'SELECT kind, count(*) AS n FROM threads GROUP BY kind ORDER BY kind '
+    'DESC',
+    'SELECT creator, count(*) AS n, max(running) AS r FROM threads WHERE '
+    'creator IS NOT NULL GROUP BY creator ORDER BY creator',
+    'SELECT process, count(*) AS n, sum(lifetime) AS l FROM threads GROUP '
+    'BY process',
+    'SELECT thread, created FROM threads WHERE id = (SELECT id FROM '
+    'threads WHERE thread = 3)',
+]
+# what it lacks: the model is loaded too
+WITH_MODEL = [
+    'SELECT thread, incarnation, title, message, became FROM threads',
+    'SELECT * FROM requests',
+    'SELECT t.kind AS kind, count(*) AS n, sum(r.dur) AS d FROM threads t '
+    'JOIN runs r ON r.thread = t.thread GROUP BY t.kind ORDER BY t.kind',
+]
+
+
+def same_from_index(tr, what):
+    """Every query gives the model's rows from the index of tr."""
+    p = run([W, 'index', tr])
+    eq(p.returncode, 0, 'weft index %s: %s' % (what, p.stderr))
+    for sql in FROM_INDEX + WITH_MODEL:
+        want, ms = qstats(tr, sql, '--index', 'no')
+        got, st = qstats(tr, sql)
+        check(len(want[0]) > 0 or sql not in FROM_INDEX[:2],
+              '%s: %s: no rows (setup)' % (what, sql))
+        eq(got, want, '%s: %s from the index' % (what, sql))
+        eq((ms['threads'], ms['model']), ('model', '1'),
+           '%s: %s with --index no' % (what, sql))
+        check(int(ms['events_read']) > 0, '%s: the model read' % what)
+        eq(st['threads'], 'index', '%s: %s: threads from' % (what, sql))
+        eq(st['built'], '0', '%s: nothing built' % what)
+        if sql in FROM_INDEX:
+            eq((st['model'], st['events_read']), ('0', '0'),
+               '%s: %s: the trace read' % (what, sql))
+        else:
+            eq(st['model'], '1', '%s: %s: the model loaded' % (what, sql))
+    # latency_by_kind (computed in C) is its view's SQL, from either
+    for opts in ((), ('--index', 'no')):
+        c, _ = qstats(tr, 'SELECT * FROM latency_by_kind', *opts)
+        v, _ = qstats(tr, LATENCY_BY_KIND_SQL, *opts)
+        eq(c, v, '%s: latency_by_kind against its SQL %s' % (what, opts))
+
+
+def t_index_vs_model():
+    """The same rows from the index as from the model: a server trace,
+    a run of three processes, a damaged trace, a trace of every event."""
+    d = os.path.join(T, 'indexed')
+    os.mkdir(d)
+    if os.access(GEN, os.X_OK):
+        p = os.path.join(d, 'server.weft')
+        subprocess.run([GEN, '-n', '300000', '-o', p], check=True,
+                       stdout=subprocess.DEVNULL, timeout=120)
+        same_from_index(p, 'server')
+    for name in ('run', 'truncated', 'all-events', 'verdicts-never'):
+        src = traces()[name]
+        dst = os.path.join(d, name)
+        if os.path.isdir(src):
+            shutil.copytree(src, dst)
+        else:
+            shutil.copy(src, dst)
+        same_from_index(dst, name)
+    # the run's three processes, each its threads
+    r = one(os.path.join(d, 'run'), 'SELECT count(DISTINCT process) AS n '
+            'FROM threads')
+    check(r[0]['n'] >= 3, 'three processes (setup): %r' % r)
+
+
+def t_index_stale():
+    """An index that does not match the trace is not used: the trace
+    rewritten with the same bytes (its modification time), another
+    trace copied over it; --index build builds it again, --index auto
+    does not for a small trace, --index no never reads it."""
+    if not os.access(GEN, os.X_OK):
+        return 'skip: no bench/server-gen'
+    d = os.path.join(T, 'stale')
+    os.mkdir(d)
+    a, b = os.path.join(d, 'a.weft'), os.path.join(d, 'b.weft')
+    subprocess.run([GEN, '-n', '60000', '-o', a], check=True,
+                   stdout=subprocess.DEVNULL, timeout=120)
+    subprocess.run([GEN, '-n', '90000', '-o', b], check=True,
+                   stdout=subprocess.DEVNULL, timeout=120)
+    sql = 'SELECT * FROM latency_by_kind'
+    want_a, _ = qstats(a, sql, '--index', 'no')
+    want_b, _ = qstats(b, sql, '--index', 'no')
+    check(want_a != want_b, 'two traces, two answers (setup)')
+    eq(run([W, 'index', a]).returncode, 0, 'weft index a')
+    ix = a + '.weftidx'
+    got, st = qstats(a, sql)
+    eq((got, st['threads']), (want_a, 'index'), 'fresh')
+    # the same bytes written again: its modification time changed
+    with open(a, 'r+b') as f:
+        data = f.read()
+        f.seek(0)
+        f.write(data)
+    os.utime(a, ns=(os.stat(ix).st_mtime_ns + 10**9,) * 2)
+    before = os.stat(ix).st_mtime_ns
+    got, st = qstats(a, sql)
+    eq((got, st['threads'], st['built']), (want_a, 'model', '0'),
+       'rewritten: the model')
+    eq(os.stat(ix).st_mtime_ns, before, 'auto builds no small index')
+    got, st = qstats(a, sql, '--index', 'build')
+    eq((got, st['threads'], st['built']), (want_a, 'index', '1'),
+       'rewritten, --index build')
+    got, st = qstats(a, sql)
+    eq((got, st['threads'], st['built']), (want_a, 'index', '0'),
+       'the index built, used')
+    # another trace in its place: b's answer, never a's
+    shutil.copy(b, a)
+    got, st = qstats(a, sql)
+    eq((got, st['threads']), (want_b, 'model'), 'another trace')
+    got, st = qstats(a, sql, '--index', 'build')
+    eq((got, st['threads'], st['built']), (want_b, 'index', '1'),
+       'another trace, --index build')
+    got, st = qstats(a, sql, '--index', 'no')
+    eq((got, st['threads']), (want_b, 'model'), '--index no')
+    p = run([W, 'query', '--index', 'sometimes', a, 'SELECT 1'])
+    eq(p.returncode, 2, '--index sometimes: status (%s)' % p.stderr)
+    check('auto, build or no' in p.stderr, '--index sometimes: ' + p.stderr)
+
+
+def t_index_pushdown():
+    """From the index, a range of creation times steps over the rows in
+    it and reads no event; a whole query steps over every row; the
+    model reads every event."""
+    if not os.access(GEN, os.X_OK):
+        return 'skip: no bench/server-gen'
+    tr = os.path.join(T, 'indexed', 'server.weft')
+    if not os.path.exists(tr):
+        t_index_vs_model()
+    total = one(tr, 'SELECT count(*) AS n, min(created) AS a, '
+                'max(created) AS b FROM threads')[0]
+    events = one(tr, 'SELECT events FROM trace')[0]['events']
+    for k in (3, 7, 50):
+        lo = total['a'] + (total['b'] - total['a']) * k // 100
+        hi = lo + (total['b'] - total['a']) // 200
+        sql = ('SELECT count(*) AS n FROM threads WHERE created >= %d AND '
+               'created < %d; SELECT rows_visited(\'threads\') AS v' %
+               (lo, hi))
+        r, st = qstats(tr, sql)
+        n = r[0][0]['n']
+        check(0 < n < total['n'] // 50, 'a range of %d (setup)' % n)
+        eq((r[1][0]['v'], int(st['threads_visited'])), (n, n),
+           'rows stepped over for %d..%d' % (lo, hi))
+        eq((st['threads'], st['events_read']), ('index', '0'),
+           'the trace not read')
+        r2, ms = qstats(tr, sql, '--index', 'no')
+        eq(r2, r, 'the model\'s answer')
+        eq((ms['threads'], int(ms['events_read'])), ('model', events),
+           'the model read every event')
+    r, st = qstats(tr, 'SELECT count(*) AS n FROM threads')
+    eq(int(st['threads_visited']), total['n'], 'a whole query')
+    r, st = qstats(tr, 'SELECT p99 FROM latency_by_kind')
+    eq(int(st['threads_visited']), total['n'], 'latency_by_kind')
+
+
 CASES = [
     ('the views against weft stats --json (kinds, labels, OS threads, '
      'phases, counters, losses)', t_views_vs_stats),
@@ -1068,6 +1257,10 @@ CASES = [
     ('a kept directory being written', t_kept_live),
     ('the prompt and its history', t_prompt),
     ('damaged traces', t_hostile_traces),
+    ('threads from the index: the model\'s rows', t_index_vs_model),
+    ('a stale index is not used', t_index_stale),
+    ('pushdown from the index: rows stepped over, events read',
+     t_index_pushdown),
 ]
 
 
