@@ -387,6 +387,56 @@ TEST(live_update_replaces_provisional_ends)
 	weft_reader_close(r);
 }
 
+/* A live model that grows while it is read: a read follows a try_read
+ * read in an earlier update, and after its source's id is created again
+ * (a new incarnation), the read is of the new one and follows only the
+ * try_read of it. */
+TEST(a_growing_model_follows_try_reads_across_updates)
+{
+	const char *p = tpath("lf.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_create(2, "a");
+	weft_create(3, "b");
+	weft_run(2);
+	weft_try_read(3);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	weft_run(1);
+	weft_create(4, "c");
+	weft_run(2);
+	weft_try_read(4);
+	weft_read(3); /* the try_read of the first update */
+	CHECK(weft_model_update(m) > 0);
+	weft_run(1);
+	weft_create(3, "b"); /* again */
+	weft_run(2);
+	weft_try_read(3);
+	weft_read(3);
+	weft_run(0);
+	CHECK(weft_model_update(m) > 0);
+	uint32_t n, nth;
+	const struct weft_arrow *a = weft_model_arrows(m, &n);
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	uint32_t b2 = weft_model_find(m, 3);
+	CHECK_EQ(th[b2].incarnation, 1);
+	int bits = 0, k = 0, reads = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (a[i].kind == WEFT_ARROW_TRY_READ)
+			bits |= !!(a[i].flags & WEFT_ARROW_FOLLOWED) << k++;
+		if (a[i].kind == WEFT_ARROW_READ && reads++ == 1)
+			CHECK_EQ(a[i].from, b2);
+	}
+	CHECK_EQ(k, 3);
+	CHECK_EQ(reads, 2);
+	CHECK_EQ(bits, 1 | 1 << 2);
+	CHECK_OK(weft_stop());
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 /* A read marks as followed the reader's latest try_read of that same
  * source, and no other: not the latest try_read of another source, nor
  * another reader's. */
@@ -1105,6 +1155,7 @@ TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(live_update_replaces_provisional_ends),
 	  T(a_read_follows_the_try_read_of_its_source),
 	  T(a_read_follows_only_the_latest_near_try_read),
+	  T(a_growing_model_follows_try_reads_across_updates),
 	  T(the_inspector_lists_every_entry), T(the_inspector_in_words),
 	  T(mann_whitney_p_values), T(diff_aligns_reordered_siblings),
 	  T(range_summary), T(time_fmt), T(brief_model_keeps_the_latest))
