@@ -18,6 +18,9 @@
 #include "model-notes.h"
 #include "common/grow.h"
 
+/* How many arrows back a read looks for the try-read it answers. */
+#define TRY_BACK 4096
+
 /* Room for element n of arr (its capacity cap, a uint32_t), 64 first. */
 #define GROW(arr, n, cap)                                                      \
 	((n) < (cap) ||                                                        \
@@ -100,6 +103,16 @@ struct weft_model {
 		uint32_t pad;
 	} * h; /* (a key beside its value: one cache line a probe) */
 	uint32_t hcap, hused;
+	/* a memo in front of h for get() (weft ps: most events name the
+	 * thread running, or one just named): direct-mapped by the id's
+	 * hash, kept equal to h by hput (key 0: empty) */
+	struct hent memo[256];
+	/* follow_try_read's index: each thread's latest try-read arrow
+	 * (index + 1, 0: none), and each try-read arrow's previous one of
+	 * its reader (index + 1), by arrow index mod the distance
+	 * follow_try_read looks back: exact within it */
+	uint32_t *last_try, clast_try;
+	uint32_t try_prev[TRY_BACK];
 	/* per-thread run and arrow lists (CSR), built by finalize() */
 	uint32_t *run_off, *run_idx, *arr_off, *arr_idx;
 	int64_t t0, t1;
@@ -173,20 +186,35 @@ const char *weft_model_name(const struct weft_model *m, uint32_t name)
 
 static uint32_t hslot(const struct weft_model *m, uint64_t id)
 {
-	/* Fibonacci hashing: the product's top bits, which every bit of
-	 * the id reaches (a merged run's ids differ in their top 16 bits:
-	 * each ring's tag), and which spread consecutive ids evenly */
-	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >>
-			  (64 - __builtin_ctz(m->hcap)));
+	/* Fibonacci hashing of the id's group of four (id / 4): the
+	 * product's top bits, which every bit of the id reaches (a merged
+	 * run's ids differ in their top 16 bits: each ring's tag), and
+	 * which spread consecutive groups evenly; the group's four ids in
+	 * one cache line of four slots (ids counted up, as a generator's,
+	 * are made and looked up together) */
+	uint32_t g = (uint32_t)(((id >> 2) * 0x9E3779B97F4A7C15ull) >>
+				(64 - __builtin_ctz(m->hcap) + 2));
+	return (g << 2 | (uint32_t)(id & 3)) & (m->hcap - 1);
+}
+
+static uint32_t memo_slot(uint64_t id)
+{
+	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 56);
 }
 
 static int hput(struct weft_model *m, uint64_t id, uint32_t v)
 {
+	struct hent *mo = &m->memo[memo_slot(id)];
+	if (mo->key == id)
+		mo->val = v; /* (the memo never holds a stale value) */
 	if ((m->hused + 1) * 4 > m->hcap * 3) { /* load <= 3/4 */
 		uint32_t oc = m->hcap, nc = oc ? oc * 2 : 1024;
-		struct hent *oh = m->h, *nh = calloc(nc, sizeof *nh);
+		/* (a group of four slots in one cache line) */
+		struct hent *oh = m->h,
+			    *nh = aligned_alloc(64, (size_t)nc * sizeof *nh);
 		if (!nh)
 			return 0;
+		memset(nh, 0, (size_t)nc * sizeof *nh);
 		m->h = nh;
 		m->hcap = nc;
 		m->hused = 0;
@@ -303,10 +331,18 @@ static uint32_t get(struct weft_model *m, uint64_t id, int64_t t,
 {
 	if (!id)
 		return m->pst[stream].root;
-	uint32_t i = weft_model_find(m, id);
-	if (i == WEFT_NONE)
-		return new_thread(m, id, t, stream, WEFT_NONE, 0,
-				  WEFT_THREAD_NO_CREATE, 0);
+	struct hent *mo = &m->memo[memo_slot(id)];
+	uint32_t i;
+	if (mo->key == id)
+		i = mo->val;
+	else {
+		i = weft_model_find(m, id);
+		if (i == WEFT_NONE)
+			return new_thread(m, id, t, stream, WEFT_NONE, 0,
+					  WEFT_THREAD_NO_CREATE, 0);
+		mo->key = id;
+		mo->val = i;
+	}
 	struct weft_thread *th = &m->th[i];
 	if (th->end == WEFT_END_PENDING && t > th->t_end)
 		th->t_end = t;
@@ -566,15 +602,32 @@ static void sample(struct weft_model *m, uint32_t name, uint32_t process,
 static void follow_try_read(struct weft_model *m, uint32_t reader,
 			    uint32_t source)
 {
-	uint32_t lim = m->narr > 4096 ? m->narr - 4096 : 0;
-	for (uint32_t i = m->narr; i-- > lim;) {
-		struct weft_arrow *a = &m->arr[i];
-		if (a->kind == WEFT_ARROW_TRY_READ && a->from == reader &&
-		    a->to == source) {
+	/* the reader's try-reads, newest first (what a scan of the last
+	 * TRY_BACK arrows for kind, reader and source finds) */
+	uint32_t lim = m->narr > TRY_BACK ? m->narr - TRY_BACK : 0;
+	uint32_t j = reader < m->clast_try ? m->last_try[reader] : 0;
+	while (j && j - 1 >= lim) {
+		struct weft_arrow *a = &m->arr[j - 1];
+		if (a->to == source) {
 			a->flags |= WEFT_ARROW_FOLLOWED;
 			return;
 		}
+		j = m->try_prev[(j - 1) % TRY_BACK];
 	}
+}
+
+/* The arrow just made (if one was) is reader's try-read: indexed for
+ * follow_try_read. */
+static int index_try_read(struct weft_model *m, uint32_t narr_before,
+			  uint32_t reader)
+{
+	if (m->narr == narr_before)
+		return 0;
+	if (!by_name_room(&m->last_try, &m->clast_try, reader))
+		return -ENOMEM;
+	m->try_prev[(m->narr - 1) % TRY_BACK] = m->last_try[reader];
+	m->last_try[reader] = m->narr;
+	return 0;
 }
 
 /* The stream's current thread becomes x (WEFT_NONE: none); the run of
@@ -800,14 +853,18 @@ static int apply(struct weft_model *m, const struct weft_event *ev)
 		    actor != WEFT_NONE)
 			message(m, ev->value);
 		break;
-	case WEFT_EV_TRY_READ:
+	case WEFT_EV_TRY_READ: {
+		uint32_t before = m->narr;
 		arrow(m, WEFT_ARROW_TRY_READ, actor, get(m, ev->id, t, s), t,
 		      s);
+		if (index_try_read(m, before, actor))
+			return -ENOMEM;
 		/* a wait on the peer process that read our request, made
 		 * at the end of the trace: since when it waits */
 		if (ev->flags & WEFT_EVF_MESSAGE)
 			message(m, ev->value);
 		break;
+	}
 	case WEFT_EV_RESOLVE:
 		x = get(m, ev->id, t, s);
 		end_thread(m, x, WEFT_END_RESOLVED, t);
@@ -1220,6 +1277,7 @@ void weft_model_free(struct weft_model *m)
 	free(m->biv_st[0]);
 	free(m->biv_st[1]);
 	free(m->arr);
+	free(m->last_try);
 	free(m->msent);
 	free(m->lab);
 	free(m->note);

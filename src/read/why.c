@@ -305,46 +305,62 @@ int weft_why_index_new(struct weft_why_index **out, const struct weft_model *m)
 		}
 	}
 
+	/* Each thread's open wait (its latest try_read not yet answered
+	 * by a read of that source), through the arrows in order: what a
+	 * walk of each thread's own arrows finds, without its cache
+	 * misses. */
+	uint32_t *target = malloc(((size_t)nth + 1) * sizeof *target);
+	int64_t *tw = malloc(((size_t)nth + 1) * sizeof *tw);
+	if (!target || !tw) {
+		free(target);
+		free(tw);
+		weft_why_index_free(ix);
+		return -ENOMEM;
+	}
+	memset(target, 0xff, ((size_t)nth + 1) * sizeof *target); /* NONE */
+	for (uint32_t k = 0; k < na; k++) {
+		const struct weft_arrow *x = &a[k];
+		if (x->kind == WEFT_ARROW_TRY_READ) {
+			uint32_t i = x->from; /* (a root's: never read) */
+			if (i < nth) {
+				target[i] = x->to;
+				tw[i] = x->t;
+			}
+		} else if (is_read(x->kind)) {
+			uint32_t i = x->to;
+			if (i >= nth || (th[i].flags & WEFT_THREAD_ROOT) ||
+			    x->from != target[i])
+				continue;
+			/* An answered wait: how long the waiter took to
+			 * read once woken. */
+			const struct weft_thread *s = &th[target[i]];
+			int64_t woke = -1;
+			if (s->end != WEFT_END_PENDING && s->t_end <= x->t)
+				woke = s->t_end;
+			int64_t sig =
+				signalled_between(m, target[i], tw[i], x->t);
+			if (sig > woke)
+				woke = sig;
+			if (woke < tw[i])
+				woke = tw[i];
+			if (x->t - woke > ix->ready_max)
+				ix->ready_max = x->t - woke;
+			target[i] = WEFT_NONE;
+		}
+	}
 	for (uint32_t i = 0; i < nth; i++) {
 		if (th[i].flags & WEFT_THREAD_ROOT)
 			continue;
-		uint32_t n;
-		const uint32_t *idx = weft_model_thread_arrows(m, i, &n);
-		uint32_t target = WEFT_NONE;
-		int64_t tw = 0;
-		for (uint32_t k = 0; k < n; k++) {
-			const struct weft_arrow *x = &a[idx[k]];
-			if (x->kind == WEFT_ARROW_TRY_READ && x->from == i) {
-				target = x->to;
-				tw = x->t;
-			} else if (is_read(x->kind) && x->to == i &&
-				   x->from == target) {
-				/* An answered wait: how long the waiter took
-				 * to read once woken. */
-				const struct weft_thread *s = &th[target];
-				int64_t woke = -1;
-				if (s->end != WEFT_END_PENDING &&
-				    s->t_end <= x->t)
-					woke = s->t_end;
-				int64_t sig =
-					signalled_between(m, target, tw, x->t);
-				if (sig > woke)
-					woke = sig;
-				if (woke < tw)
-					woke = tw;
-				if (x->t - woke > ix->ready_max)
-					ix->ready_max = x->t - woke;
-				target = WEFT_NONE;
-			}
-		}
-		if (th[i].end == WEFT_END_PENDING && target != WEFT_NONE) {
-			uint32_t s = successor(m, target);
+		if (th[i].end == WEFT_END_PENDING && target[i] != WEFT_NONE) {
+			uint32_t s = successor(m, target[i]);
 			if (s < nth && ix->awaited_by[s] == WEFT_NONE) {
 				ix->awaited_by[s] = i;
-				ix->awaited_since[s] = tw;
+				ix->awaited_since[s] = tw[i];
 			}
 		}
 	}
+	free(target);
+	free(tw);
 	*out = ix;
 	return 0;
 }

@@ -387,6 +387,56 @@ TEST(live_update_replaces_provisional_ends)
 	weft_reader_close(r);
 }
 
+/* A live model that grows while it is read: a read follows a try_read
+ * read in an earlier update, and after its source's id is created again
+ * (a new incarnation), the read is of the new one and follows only the
+ * try_read of it. */
+TEST(a_growing_model_follows_try_reads_across_updates)
+{
+	const char *p = tpath("lf.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	weft_run(1);
+	weft_create(2, "a");
+	weft_create(3, "b");
+	weft_run(2);
+	weft_try_read(3);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW, NULL));
+	struct weft_model *m;
+	CHECK_OK(weft_model_load(&m, r));
+	weft_run(1);
+	weft_create(4, "c");
+	weft_run(2);
+	weft_try_read(4);
+	weft_read(3); /* the try_read of the first update */
+	CHECK(weft_model_update(m) > 0);
+	weft_run(1);
+	weft_create(3, "b"); /* again */
+	weft_run(2);
+	weft_try_read(3);
+	weft_read(3);
+	weft_run(0);
+	CHECK(weft_model_update(m) > 0);
+	uint32_t n, nth;
+	const struct weft_arrow *a = weft_model_arrows(m, &n);
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	uint32_t b2 = weft_model_find(m, 3);
+	CHECK_EQ(th[b2].incarnation, 1);
+	int bits = 0, k = 0, reads = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (a[i].kind == WEFT_ARROW_TRY_READ)
+			bits |= !!(a[i].flags & WEFT_ARROW_FOLLOWED) << k++;
+		if (a[i].kind == WEFT_ARROW_READ && reads++ == 1)
+			CHECK_EQ(a[i].from, b2);
+	}
+	CHECK_EQ(k, 3);
+	CHECK_EQ(reads, 2);
+	CHECK_EQ(bits, 1 | 1 << 2);
+	CHECK_OK(weft_stop());
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 /* A read marks as followed the reader's latest try_read of that same
  * source, and no other: not the latest try_read of another source, nor
  * another reader's. */
@@ -429,6 +479,53 @@ TEST(a_read_follows_the_try_read_of_its_source)
 	CHECK_EQ(seen, 7);
 	weft_model_free(m);
 	weft_reader_close(r);
+}
+
+/* Which of reader 2's try_reads the read of 3 follows, when `gap` other
+ * arrows come between its latest try_read of 3 and the read: bit k set
+ * for its k-th try_read (three of 3, one of 4 between them). */
+static int followed_after(const char *name, int gap)
+{
+	const char *p = tpath(name);
+	CHECK_OK(weft_start(p, 1 << 22, 0));
+	weft_run(1);
+	weft_create(2, "a");
+	weft_create(3, "b");
+	weft_create(4, "c");
+	weft_run(2);
+	weft_try_read(3);
+	weft_try_read(4);
+	weft_try_read(3);
+	weft_try_read(3); /* the one a read follows, if near enough */
+	for (int i = 0; i < gap; i++)
+		weft_signal(4); /* an arrow each */
+	weft_read(3);
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	struct weft_model *m = load(p, &r);
+	uint32_t n;
+	const struct weft_arrow *a = weft_model_arrows(m, &n);
+	CHECK_EQ(n, 3 + 4 + (uint32_t)gap + 1);
+	int bits = 0, k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i].kind == WEFT_ARROW_TRY_READ)
+			bits |= !!(a[i].flags & WEFT_ARROW_FOLLOWED) << k++;
+	CHECK_EQ(k, 4);
+	weft_model_free(m);
+	weft_reader_close(r);
+	return bits;
+}
+
+/* A read looks back 4096 arrows (its own among them) for the try_read
+ * it answers: the latest of its reader and source, not an earlier one
+ * of the same pair; 4094 arrows between them are near enough, 4095 not,
+ * and a try_read more than 4096 arrows back is never followed. */
+TEST(a_read_follows_only_the_latest_near_try_read)
+{
+	CHECK_EQ(followed_after("g0.weft", 0), 1 << 3);
+	CHECK_EQ(followed_after("g1.weft", 4094), 1 << 3);
+	CHECK_EQ(followed_after("g2.weft", 4095), 0);
+	CHECK_EQ(followed_after("g3.weft", 9000), 0);
 }
 
 /* The inspector's entries: every arrow, label and note of a thread (40
@@ -1057,6 +1154,8 @@ TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
 	  T(live_update_replaces_provisional_ends),
 	  T(a_read_follows_the_try_read_of_its_source),
+	  T(a_read_follows_only_the_latest_near_try_read),
+	  T(a_growing_model_follows_try_reads_across_updates),
 	  T(the_inspector_lists_every_entry), T(the_inspector_in_words),
 	  T(mann_whitney_p_values), T(diff_aligns_reordered_siblings),
 	  T(range_summary), T(time_fmt), T(brief_model_keeps_the_latest))

@@ -287,6 +287,58 @@ TEST(the_last_unanswered_wait_counts)
 	why_is(p, 0xa, WEFT_VERDICT_NEVER_RESOLVED, chain, 2);
 }
 
+/* weft why's index (weft_why_index_new), through the arrows: a pending
+ * blocker's waiter is the first pending thread (in creation order) whose
+ * last wait, unanswered, is on it -- not one whose wait on it a read
+ * answered, not a later one, and a read of another thread answers
+ * nothing -- and the longest a woken waiter took to
+ * read counts from its wait when it was woken before (2 us, not 9). */
+TEST(the_index_names_the_first_waiter_and_the_wake_to_read)
+{
+	const char *p = begin("ix.weft", 1 << 20, 0);
+	task(0xa, "request A", 0);
+	task(0xc, "request C", 0);
+	task(0xd, "request D", 0);
+	task(0xb, "response B", 0);
+	task(0xe, "request E", 0);
+	task(0xf, "response F", 0);
+	task(0x9, "timer G", 0);
+	task(0x8, "request H", 0);
+	weft_resolve(0x9); /* at 1 us */
+	waits_on(2, 0xa, 0xb);
+	at(3);
+	weft_read(0xb); /* A's wait answered */
+	waits_on(4, 0xc, 0xb);
+	at(5);
+	weft_read(0x9); /* C's wait on B goes on */
+	waits_on(6, 0xd, 0xb);
+	waits_on(10, 0x8, 0x9);
+	at(12);
+	weft_read(0x9); /* G woken at 1 us, H read it 2 us after waiting */
+	waits_on(20, 0xe, 0xf);
+	to_loop(25);
+	weft_resolve(0xf); /* 5 us before the end: longer than 2 us */
+	to_loop(30);
+	CHECK_OK(weft_stop());
+	struct weft_reader *r;
+	struct weft_model *m = model(p, &r);
+	struct weft_why_index *ix;
+	CHECK_OK(weft_why_index_new(&ix, m));
+	uint32_t nth;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	struct weft_why w;
+	CHECK_OK(weft_why_at(ix, weft_model_find(m, 0xb), &w));
+	CHECK(w.waiter != WEFT_NONE);
+	CHECK_U64(th[w.waiter].id, 0xc);
+	CHECK_EQ(w.t_wait, 4000);
+	CHECK_OK(weft_why_at(ix, weft_model_find(m, 0xe), &w));
+	CHECK_STR(weft_verdict_name(w.verdict),
+		  weft_verdict_name(WEFT_VERDICT_LOST_WAKEUP));
+	weft_why_index_free(ix);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 /* A chain of waits through several threads, to the root blocker. */
 TEST(the_walk_follows_waits_to_the_root_blocker)
 {
@@ -630,6 +682,7 @@ TEST(every_time_counts_from_the_first_event)
 }
 
 TEST_MAIN(T(signalled_before_the_wait_is_a_lost_wakeup),
+	  T(the_index_names_the_first_waiter_and_the_wake_to_read),
 	  T(resolved_but_never_read_is_a_lost_wakeup), T(a_read_ends_the_wait),
 	  T(a_read_of_a_failure_ends_the_wait),
 	  T(a_read_of_another_thread_does_not_end_the_wait),
