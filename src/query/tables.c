@@ -199,30 +199,20 @@ static uint32_t n_threads(struct weft_query *q)
 	return n;
 }
 
-/* A column of threads from the index: 1, or 0 when the index lacks it
- * (the model has it). */
-static int col_threads_ix(struct weft_query *q, uint32_t row, int c,
-			  sqlite3_context *x)
+/* What a thread's row says alike from the index and from the model. */
+struct thread_facts {
+	uint32_t parent, stream, flags;
+	int64_t t_create, t_end;
+	int end;
+};
+
+/* Column c of a thread's row when it is one of those facts: 1, else 0
+ * (the id, the texts and the running time: each source's own). */
+static int col_thread_facts(struct weft_query *q, const struct thread_facts *t,
+			    int c, sqlite3_context *x)
 {
-	const struct weft_index_thread *t = ix_thread(q, row);
 	int pending = t->end == WEFT_END_PENDING;
-	uint32_t n;
 	switch (c) {
-	case 0:
-		sqlite3_result_int64(x, row);
-		break;
-	case 1:
-		sqlite3_result_int64(x, (int64_t)t->id);
-		break;
-	case 3:
-		res_text(x, weft_index_string(q->ix, t->kind));
-		break;
-	case 4:
-		if (t->label == WEFT_NONE)
-			sqlite3_result_null(x);
-		else
-			res_text(x, weft_index_string(q->ix, t->label));
-		break;
 	case 6:
 		res_ref(x, t->parent);
 		break;
@@ -240,9 +230,6 @@ static int col_threads_ix(struct weft_query *q, uint32_t row, int c,
 		break;
 	case 10:
 		res_text(x, weft_end_name(t->end));
-		break;
-	case 13:
-		res_ref(x, ix_thread_process(q, row));
 		break;
 	case 14:
 		res_ref(x, t->stream);
@@ -262,6 +249,48 @@ static int col_threads_ix(struct weft_query *q, uint32_t row, int c,
 			sqlite3_result_null(x);
 		else
 			sqlite3_result_int64(x, t->t_end - t->t_create);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* A column of threads from the index: 1, or 0 when the index lacks it
+ * (the model has it). */
+static int col_threads_ix(struct weft_query *q, uint32_t row, int c,
+			  sqlite3_context *x)
+{
+	const struct weft_index_thread *t = ix_thread(q, row);
+	struct thread_facts f = {
+		.parent = t->parent,
+		.stream = t->stream,
+		.flags = t->flags,
+		.t_create = t->t_create,
+		.t_end = t->t_end,
+		.end = t->end,
+	};
+	if (col_thread_facts(q, &f, c, x))
+		return 1;
+	uint32_t n;
+	switch (c) {
+	case 0:
+		sqlite3_result_int64(x, row);
+		break;
+	case 1:
+		sqlite3_result_int64(x, (int64_t)t->id);
+		break;
+	case 3:
+		res_text(x, weft_index_string(q->ix, t->kind));
+		break;
+	case 4:
+		if (t->label == WEFT_NONE)
+			sqlite3_result_null(x);
+		else
+			res_text(x, weft_index_string(q->ix, t->label));
+		break;
+	case 13:
+		res_ref(x, ix_thread_process(q, row));
 		break;
 	case 19:
 		sqlite3_result_int64(x,
@@ -294,7 +323,16 @@ static void col_threads(struct weft_query *q, uint32_t row, int c,
 	}
 	uint32_t n;
 	const struct weft_thread *t = &weft_model_threads(q->m, &n)[row];
-	int pending = t->end == WEFT_END_PENDING;
+	struct thread_facts f = {
+		.parent = t->parent,
+		.stream = t->stream,
+		.flags = t->flags,
+		.t_create = t->t_create,
+		.t_end = t->t_end,
+		.end = t->end,
+	};
+	if (col_thread_facts(q, &f, c, x))
+		return;
 	char buf[256];
 	switch (c) {
 	case 0:
@@ -321,24 +359,6 @@ static void col_threads(struct weft_query *q, uint32_t row, int c,
 		weft_model_title(q->m, row, buf, sizeof buf);
 		sqlite3_result_text(x, buf, -1, SQLITE_TRANSIENT);
 		break;
-	case 6:
-		res_ref(x, t->parent);
-		break;
-	case 7:
-		res_time(q, x, t->t_create);
-		break;
-	case 8:
-		if (pending)
-			sqlite3_result_null(x);
-		else
-			res_time(q, x, t->t_end);
-		break;
-	case 9:
-		res_time(q, x, t->t_end);
-		break;
-	case 10:
-		res_text(x, weft_end_name(t->end));
-		break;
 	case 11:
 		if (t->message == WEFT_NONE)
 			sqlite3_result_null(x);
@@ -350,25 +370,6 @@ static void col_threads(struct weft_query *q, uint32_t row, int c,
 		break;
 	case 13:
 		res_ref(x, weft_model_thread_process(q->m, row));
-		break;
-	case 14:
-		res_ref(x, t->stream);
-		break;
-	case 15:
-		sqlite3_result_int(x, !!(t->flags & WEFT_THREAD_ROOT));
-		break;
-	case 16:
-		sqlite3_result_int(x, !!(t->flags & WEFT_THREAD_NO_CREATE));
-		break;
-	case 17:
-		sqlite3_result_int(x,
-				   !!(t->flags & WEFT_THREAD_SHOULD_RESOLVE));
-		break;
-	case 18:
-		if (pending)
-			sqlite3_result_null(x);
-		else
-			sqlite3_result_int64(x, t->t_end - t->t_create);
 		break;
 	case 19:
 		sqlite3_result_int64(x, q->running[row]);
