@@ -3,6 +3,7 @@
  * cmd-index.c - `weft index`: build (or check) the index beside a trace
  * (include/weft/index.h, docs/huge.md "The index").
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,11 @@ static int index_one(const char *trace, int check, int quiet)
 	}
 	struct weft_index_built b;
 	int rc = weft_index_build(trace, &b);
+	if (rc == -EEXIST)
+		return error("cannot index '%s': a file that is not a weft "
+			     "index is where its index goes, beside it and in "
+			     "the cache (weft never replaces it)",
+			     trace);
 	if (rc)
 		return error("cannot index '%s': %s", trace, weft_strerror(rc));
 	if (!quiet)
@@ -35,9 +41,12 @@ static int index_one(const char *trace, int check, int quiet)
 		       b.path, (unsigned long long)b.events,
 		       (unsigned long long)b.bytes, b.seconds,
 		       b.seconds > 0 ? (double)b.events / b.seconds : 0.0,
-		       b.in_cache ? " (in the cache: the trace's directory "
-				    "is not writable)"
-				  : "");
+		       b.in_cache == 2 ? " (in the cache: beside the trace is "
+					 "a file that is not a weft index, "
+					 "which weft never replaces)"
+		       : b.in_cache ? " (in the cache: the trace's directory "
+				      "is not writable)"
+				    : "");
 	return 0;
 }
 

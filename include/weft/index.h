@@ -105,7 +105,9 @@ struct weft_index_built {
 	double seconds;	 /* wall time of the build and write */
 	char path[4096]; /* where it was written */
 	int in_cache;	 /* 1: in the cache directory (trace's directory
-			      not writable) */
+			      not writable); 2: there because a file that
+			      is not an index is where the trace's would
+			      go (weft never replaces it) */
 };
 
 struct weft_index;

@@ -988,11 +988,33 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-/* Writes buf to `path` through a new file renamed over it (a symbolic
- * link there is replaced, never followed). */
+/* Whether something is at `path` that is not a weft index (a file of
+ * the user's, a symbolic link, a directory): 1, else 0 (nothing there,
+ * or an index, current or not). */
+static int not_an_index(const char *path)
+{
+	struct stat sb;
+	if (lstat(path, &sb))
+		return errno != ENOENT;
+	if (!S_ISREG(sb.st_mode))
+		return 1;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	char m[8];
+	ssize_t k = pread(fd, m, sizeof m, 0);
+	close(fd);
+	return k != (ssize_t)sizeof m || memcmp(m, MAGIC, 8);
+}
+
+/* Writes buf to `path` through a new file renamed over it: only over
+ * nothing or an index (-EEXIST: something else is there, which weft
+ * never replaces). */
 static int write_atomic(const char *path, const unsigned char *buf, size_t n,
 			mode_t mode)
 {
+	if (not_an_index(path))
+		return -EEXIST;
 	char tmp[4200];
 	if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= sizeof tmp)
 		return -ENAMETOOLONG;
@@ -1038,10 +1060,11 @@ int weft_index_build(const char *trace, struct weft_index_built *out)
 	rc = weft_index_path(trace, NULL, 0, path, sizeof path);
 	if (!rc)
 		rc = write_atomic(path, buf, n, mode);
-	if (rc == -EACCES || rc == -EPERM || rc == -EROFS) {
-		/* the trace's directory is not ours to write: the cache */
+	if (rc == -EACCES || rc == -EPERM || rc == -EROFS || rc == -EEXIST) {
+		/* the trace's directory is not ours to write, or its index's
+		 * place holds what is not an index: the cache */
 		struct weft_reader *r;
-		in_cache = 1;
+		in_cache = rc == -EEXIST ? 2 : 1;
 		rc = weft_reader_open(&r, trace, 0, NULL);
 		if (!rc) {
 			rc = weft_index_path(trace, r, 1, path, sizeof path);

@@ -709,6 +709,53 @@ TEST(read_only_directory)
 
 /* The command: where it went and what it read; --check's verdicts and
  * exit statuses. */
+/* What is where the index would go and is not an index -- a file of
+ * the user's, a symbolic link -- is never replaced: the index goes to
+ * the cache; and when the cache's place holds one too, nothing is
+ * written (-EEXIST). */
+TEST(never_replaces_what_is_not_an_index)
+{
+	char cache[600], beside[800], victim[700], why[200];
+	snprintf(cache, sizeof cache, "%s", tpath("nc"));
+	CHECK_OK(mkdir(cache, 0700));
+	setenv("XDG_CACHE_HOME", cache, 1);
+	const char *p = make_small("n.weft", 20);
+	snprintf(beside, sizeof beside, "%s.weftidx", p);
+	FILE *f = fopen(beside, "w");
+	CHECK(f && fputs("precious\n", f) >= 0 && !fclose(f));
+	struct weft_index_built b;
+	CHECK_OK(weft_index_build(p, &b));
+	CHECK_EQ(b.in_cache, 2);
+	CHECK(!strncmp(b.path, cache, strlen(cache)));
+	CHECK_EQ(file_size(beside), 9L);
+	struct weft_index *ix = NULL;
+	CHECK_OK(weft_index_open(&ix, p, 0, NULL, why, sizeof why));
+	weft_index_close(ix);
+	/* a symbolic link there: neither it nor what it names is touched */
+	snprintf(victim, sizeof victim, "%s", tpath("victim"));
+	f = fopen(victim, "w");
+	CHECK(f && fputs("v\n", f) >= 0 && !fclose(f));
+	CHECK_OK(unlink(beside));
+	CHECK_OK(symlink(victim, beside));
+	CHECK_OK(unlink(b.path));
+	CHECK_OK(weft_index_build(p, &b));
+	CHECK_EQ(b.in_cache, 2);
+	struct stat sb;
+	CHECK_OK(lstat(beside, &sb));
+	CHECK(S_ISLNK(sb.st_mode));
+	CHECK_EQ(file_size(victim), 2L);
+	/* the cache's place not an index either: nothing written */
+	char at[4200];
+	snprintf(at, sizeof at, "%s", b.path);
+	CHECK_OK(unlink(at));
+	f = fopen(at, "w");
+	CHECK(f && fputs("mine\n", f) >= 0 && !fclose(f));
+	CHECK_EQ(weft_index_build(p, &b), -EEXIST);
+	CHECK_EQ(file_size(at), 5L);
+	CHECK_EQ(file_size(victim), 2L);
+	unsetenv("XDG_CACHE_HOME");
+}
+
 TEST(the_command)
 {
 	const char *w = getenv("WEFT_BIN");
@@ -880,5 +927,5 @@ TEST(crafted_indexes_stay_in_bounds)
 TEST_MAIN(T(index_equals_the_model), T(bucket_bounds), T(many_os_threads),
 	  T(a_run_of_processes), T(server_shaped), T(stale_another_traces),
 	  T(stale_damaged), T(stale_trace_grew), T(stale_ring_went_round),
-	  T(read_only_directory), T(the_command),
-	  T(crafted_indexes_stay_in_bounds))
+	  T(read_only_directory), T(never_replaces_what_is_not_an_index),
+	  T(the_command), T(crafted_indexes_stay_in_bounds))
