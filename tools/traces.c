@@ -69,29 +69,38 @@ const char *traces_name(struct traces *t)
 	return t->what;
 }
 
-struct weft_reader *traces_open(struct traces *t, unsigned flags)
+/* The merge's options: the --offset of each trace. */
+static struct weft_merge_opts merge_opts(const struct traces *t)
 {
-	if (t->n == 1 && !t->noff)
-		return open_trace(t->path[0], flags);
-	struct weft_reader *r;
-	struct weft_diag d = {0};
-	struct weft_merge_opts o = {
+	return (struct weft_merge_opts){
 		.noffsets = t->noff,
 		.offset_host = t->host,
 		.offset_ns = t->ns,
 	};
-	int err = weft_reader_open_many(&r, t->path, t->n, flags, &o, &d);
-	if (!err)
-		progress_attach(r, traces_name(t));
+}
+
+/* r opened (err 0), shown progress; else the error said, NULL. */
+static struct weft_reader *opened(struct traces *t, struct weft_reader *r,
+				  int err, const struct weft_diag *d)
+{
 	if (err) {
-		if (d.msg[0])
-			error("cannot read %s: %s", traces_name(t), d.msg);
-		else
-			error("cannot read %s: %s", traces_name(t),
-			      weft_strerror(err));
+		error("cannot read %s: %s", traces_name(t),
+		      d->msg[0] ? d->msg : weft_strerror(err));
 		return NULL;
 	}
+	progress_attach(r, traces_name(t));
 	return r;
+}
+
+struct weft_reader *traces_open(struct traces *t, unsigned flags)
+{
+	if (t->n == 1 && !t->noff)
+		return open_trace(t->path[0], flags);
+	struct weft_reader *r = NULL;
+	struct weft_diag d = {0};
+	struct weft_merge_opts o = merge_opts(t);
+	int err = weft_reader_open_many(&r, t->path, t->n, flags, &o, &d);
+	return opened(t, r, err, &d);
 }
 
 const char *process_end(const struct weft_process *p, char *buf, size_t cap)
@@ -101,21 +110,11 @@ const char *process_end(const struct weft_process *p, char *buf, size_t cap)
 
 struct weft_reader *traces_open_thread(struct traces *t, uint64_t id)
 {
-	struct weft_reader *r;
+	struct weft_reader *r = NULL;
 	struct weft_diag d = {0};
-	struct weft_merge_opts o = {
-		.noffsets = t->noff,
-		.offset_host = t->host,
-		.offset_ns = t->ns,
-	};
+	struct weft_merge_opts o = merge_opts(t);
 	int err = weft_reader_open_thread(&r, t->path, t->n, 0, &o, id, &d);
-	if (err) {
-		error("cannot read %s: %s", traces_name(t),
-		      d.msg[0] ? d.msg : weft_strerror(err));
-		return NULL;
-	}
-	progress_attach(r, traces_name(t));
-	return r;
+	return opened(t, r, err, &d);
 }
 
 struct weft_model *traces_model(struct traces *t, struct weft_reader **r)
