@@ -202,11 +202,21 @@ static uint32_t memo_slot(uint64_t id)
 	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 56);
 }
 
+/* id -> v into the table h, which has room (no growth, no memo). */
+static void hset(struct weft_model *m, uint64_t id, uint32_t v)
+{
+	uint32_t i = hslot(m, id);
+	while (m->h[i].key && m->h[i].key != id)
+		i = (i + 1) & (m->hcap - 1);
+	if (!m->h[i].key) {
+		m->h[i].key = id;
+		m->hused++;
+	}
+	m->h[i].val = v;
+}
+
 static int hput(struct weft_model *m, uint64_t id, uint32_t v)
 {
-	struct hent *mo = &m->memo[memo_slot(id)];
-	if (mo->key == id)
-		mo->val = v; /* (the memo never holds a stale value) */
 	if ((m->hused + 1) * 4 > m->hcap * 3) { /* load <= 3/4 */
 		uint32_t oc = m->hcap, nc = oc ? oc * 2 : 1024;
 		/* (a group of four slots in one cache line) */
@@ -218,19 +228,18 @@ static int hput(struct weft_model *m, uint64_t id, uint32_t v)
 		m->h = nh;
 		m->hcap = nc;
 		m->hused = 0;
+		/* (the entries as they are: the memo, equal to them, stays) */
 		for (uint32_t i = 0; i < oc; i++)
 			if (oh[i].key)
-				hput(m, oh[i].key, oh[i].val);
+				hset(m, oh[i].key, oh[i].val);
 		free(oh);
 	}
-	uint32_t i = hslot(m, id);
-	while (m->h[i].key && m->h[i].key != id)
-		i = (i + 1) & (m->hcap - 1);
-	if (!m->h[i].key) {
-		m->h[i].key = id;
-		m->hused++;
-	}
-	m->h[i].val = v;
+	hset(m, id, v);
+	/* the memo never holds a stale value: set after the table, which
+	 * growing rewrote */
+	struct hent *mo = &m->memo[memo_slot(id)];
+	if (mo->key == id)
+		mo->val = v;
 	return 1;
 }
 

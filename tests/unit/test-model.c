@@ -1150,6 +1150,45 @@ TEST(brief_model_keeps_the_latest)
 	weft_reader_close(r);
 }
 
+/* An id named by an event (held in the id table's memo) and created
+ * again just as the table grows: the growth rewrites every entry, and
+ * the memo must end up naming the new incarnation, not the one the
+ * rewrite copied.  Each round adds an id (the table fills) and makes id
+ * 1 anew, so one of the re-creations is the insert that grows it, at
+ * whatever size the table grows (found: weft query over traces merged
+ * gave a request's resolve to its previous incarnation). */
+TEST(an_id_made_again_as_the_table_grows)
+{
+	const char *p = tpath("grow.weft");
+	enum { ROUNDS = 3000 };
+	CHECK_OK(weft_start(p, 1 << 22, 0));
+	weft_run(0);
+	weft_create(1, "req");
+	for (uint64_t k = 2; k < ROUNDS + 2; k++) {
+		weft_create(k, "other");
+		weft_resolve(1); /* names 1: the memo holds it */
+		weft_create(1, "req");
+	}
+	weft_resolve(1);
+	CHECK_OK(weft_stop());
+
+	struct weft_reader *r;
+	struct weft_model *m = load(p, &r);
+	uint32_t nth, n1 = 0;
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	for (uint32_t i = 0; i < nth; i++) {
+		if (th[i].id != 1)
+			continue;
+		CHECK_EQ(th[i].incarnation, n1);
+		CHECK_EQ(th[i].end, WEFT_END_RESOLVED);
+		n1++;
+	}
+	CHECK_EQ(n1, ROUNDS + 1);
+	CHECK_EQ(weft_model_find(m, 1), nth - 1);
+	weft_model_free(m);
+	weft_reader_close(r);
+}
+
 TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(fused_events_match_their_halves), T(loop_phases),
 	  T(live_update_replaces_provisional_ends),
@@ -1158,4 +1197,5 @@ TEST_MAIN(T(threads_and_arrows), T(losses_and_memory),
 	  T(a_growing_model_follows_try_reads_across_updates),
 	  T(the_inspector_lists_every_entry), T(the_inspector_in_words),
 	  T(mann_whitney_p_values), T(diff_aligns_reordered_siblings),
-	  T(range_summary), T(time_fmt), T(brief_model_keeps_the_latest))
+	  T(range_summary), T(time_fmt), T(brief_model_keeps_the_latest),
+	  T(an_id_made_again_as_the_table_grows))
