@@ -143,7 +143,8 @@ enum weft_index_flags {
  * version, its checksum and size, the trace's uuid, size, packet count
  * and modification time, and a writer that is not live.  With WEFT_INDEX_BUILD an index
  * missing or failing a check is built (`built`, optional, says so:
- * built->path[0] is 0 when nothing was built).  `why` (optional, cap
+ * built->path[0] is 0 when nothing was built), and opened from the
+ * bytes just written (not read back: the same checks).  `why` (optional, cap
  * bytes) gets the reason an index was not trusted ("" if it was).
  * Returns 0, WEFT_ESTALE (no usable index and no WEFT_INDEX_BUILD), or
  * a negative code.

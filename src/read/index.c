@@ -183,9 +183,13 @@ struct builder {
 	int64_t *running; /* per async thread: the sum of its runs */
 	size_t nrunning;
 	int oom;
+	/* level 0's times, [lo_t, end_t) (covered()), for ensure()'s
+	 * fast path */
+	int64_t lo_t, end_t;
 };
 
-static struct weft_index_bucket *stream_of(struct builder *b, uint32_t s)
+static struct weft_index_bucket *__attribute__((noinline))
+stream_new(struct builder *b, uint32_t s)
 {
 	if (s >= b->nst) {
 		if (s > 1u << 24) {
@@ -209,6 +213,12 @@ static struct weft_index_bucket *stream_of(struct builder *b, uint32_t s)
 			b->oom = 1;
 	}
 	return b->st[s];
+}
+
+/* OS thread s's level 0, made at its first use (NULL: out of memory). */
+static inline struct weft_index_bucket *stream_of(struct builder *b, uint32_t s)
+{
+	return s < b->nst && b->st[s] ? b->st[s] : stream_new(b, s);
 }
 
 /* Level 0 doubles its width: pairs of buckets become one. */
@@ -249,8 +259,26 @@ static void coarsen(struct builder *b)
 	b->shift++;
 }
 
-/* Level 0 covers [t0, t1] (t1 >= t0), coarsening as needed. */
-static void ensure(struct builder *b, int64_t t0, int64_t t1)
+/* Level 0's times as it is now, [lo_t, end_t) (none where they do not
+ * fit in an int64: then ensure() always takes its long way, correct and
+ * slower). */
+static void covered(struct builder *b)
+{
+	int64_t w, lo, end;
+	b->lo_t = b->end_t = 0;
+	if (!b->have || b->shift > 61)
+		return;
+	w = (int64_t)1 << b->shift;
+	if (__builtin_mul_overflow(b->k0, w, &lo) ||
+	    __builtin_mul_overflow(b->k0 + b->nb, w, &end))
+		return;
+	b->lo_t = lo;
+	b->end_t = end;
+}
+
+/* ensure()'s long way: level 0 grows or coarsens. */
+static void __attribute__((noinline))
+ensure_slow(struct builder *b, int64_t t0, int64_t t1)
 {
 	if (t1 < t0)
 		t1 = t0;
@@ -289,6 +317,17 @@ static void ensure(struct builder *b, int64_t t0, int64_t t1)
 	}
 	if (hi > b->k0 + b->nb - 1)
 		b->nb = (uint32_t)(hi - b->k0 + 1);
+	covered(b);
+}
+
+/* Level 0 covers [t0, t1] (t1 >= t0), coarsening as needed. */
+static inline void ensure(struct builder *b, int64_t t0, int64_t t1)
+{
+	/* (most times fall in level 0 as it is: nothing to do; a new
+	 * builder's [0, 0) holds none) */
+	if (t0 >= b->lo_t && t0 < b->end_t && t1 < b->end_t)
+		return;
+	ensure_slow(b, t0, t1);
 }
 
 /* The level-0 bucket holding t (after ensure). */
@@ -405,45 +444,66 @@ static void on_sample(void *ctx, uint32_t name, uint32_t process, int64_t t,
 	merge_range(&b->ser[k].b[slot(b, t)], &one);
 }
 
-/* Interned texts of the index. */
+/* Interned texts of the index.  Each slot of the hash holds its text's
+ * hash beside its number, so that a probe compares texts only when
+ * their hashes agree, and a growth re-places slots without reading a
+ * text (the texts, spread over megabytes, were most of what interning
+ * cost: a cache miss a probe). */
 struct strtab {
 	uint32_t n, cap, hcap;
-	uint32_t *hash; /* index + 1, 0 empty */
+	uint64_t *hash; /* the hash's 32 bits << 32 | index + 1; 0 empty */
 	uint64_t *off;
 	char *blob;
 	uint64_t used, bcap;
 };
+
+/* A text's hash for the table (never written: any hash serves): FNV-1a
+ * over 8-byte words, then mixed so that its low bits, which pick the
+ * slot, depend on every byte (FNV's product carries a word's bits up
+ * only). */
+static uint32_t text_hash(const char *s, size_t len)
+{
+	uint64_t h = fnv_words(s, len, FNV0) ^ len;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
 
 static uint32_t intern(struct strtab *t, const char *s, int *oom)
 {
 	size_t len = strlen(s);
 	if (t->n + 1 >= t->hcap / 2) {
 		uint32_t hc = t->hcap ? t->hcap * 2 : 1024;
-		uint32_t *h = calloc(hc, sizeof *h);
+		uint64_t *h = calloc(hc, sizeof *h);
 		if (!h || hc < t->hcap) {
 			free(h);
 			*oom = 1;
 			return WEFT_NONE;
 		}
-		for (uint32_t i = 0; i < t->n; i++) {
-			const char *x = t->blob + t->off[i];
-			uint32_t k = (uint32_t)fnv(x, strlen(x), FNV0) &
-				     (hc - 1);
+		for (uint32_t i = 0; i < t->hcap; i++) {
+			if (!t->hash[i])
+				continue;
+			uint32_t k = (uint32_t)(t->hash[i] >> 32) & (hc - 1);
 			while (h[k])
 				k = (k + 1) & (hc - 1);
-			h[k] = i + 1;
+			h[k] = t->hash[i];
 		}
 		free(t->hash);
 		t->hash = h;
 		t->hcap = hc;
 	}
-	uint32_t k = (uint32_t)fnv(s, len, FNV0) & (t->hcap - 1);
+	uint32_t hv = text_hash(s, len);
+	uint32_t k = hv & (t->hcap - 1);
 	while (t->hash[k]) {
-		if (!strcmp(t->blob + t->off[t->hash[k] - 1], s))
-			return t->hash[k] - 1;
+		uint32_t x = (uint32_t)t->hash[k] - 1;
+		if ((uint32_t)(t->hash[k] >> 32) == hv &&
+		    t->off[x + 1] - t->off[x] == len + 1 &&
+		    !memcmp(t->blob + t->off[x], s, len))
+			return x;
 		k = (k + 1) & (t->hcap - 1);
 	}
-	if (t->n + 1 >= t->cap) {
+	if (t->n + 2 > t->cap) {
 		uint32_t c = t->cap ? t->cap * 2 : 1024;
 		uint64_t *o = realloc(t->off, c * sizeof *o);
 		if (!o) {
@@ -468,7 +528,8 @@ static uint32_t intern(struct strtab *t, const char *s, int *oom)
 	t->off[t->n] = t->used;
 	memcpy(t->blob + t->used, s, len + 1);
 	t->used += len + 1;
-	t->hash[k] = t->n + 1;
+	t->off[t->n + 1] = t->used;
+	t->hash[k] = (uint64_t)hv << 32 | (t->n + 1);
 	return t->n++;
 }
 
@@ -637,6 +698,10 @@ static void identity(struct weft_reader *r, const char *trace, struct ihead *h)
 	h->trace_writer = (uint32_t)in->writer;
 }
 
+/* The memo of texts' ids in the index (by the model's) */
+#define TEXT_MEMO_BITS 12
+#define TEXT_MEMO (1u << TEXT_MEMO_BITS)
+
 /* Reads `trace` once and lays its index out in memory (*out, *size:
  * header and body). */
 static int build_mem(const char *trace, unsigned char **out, size_t *size,
@@ -780,9 +845,17 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 					 &oom);
 		uint32_t nlab;
 		const struct weft_label *lab = weft_model_labels(m, &nlab);
-		/* each kind and text once: the model's ids, remembered (the
-		 * texts' hashing was an eighth of the build) */
-		struct idmap km = {0}, tm = {0};
+		/* each kind once: the model's ids, remembered; a text, by
+		 * the model's id, in a small memo (the texts' hashing was an
+		 * eighth of the build): a label by name has one id wherever
+		 * it is used, but a label's own text (most of them) a new
+		 * id each time, which a map of every id only grew with */
+		struct idmap km = {0};
+		struct {
+			uint32_t text, x;
+		} tm[TEXT_MEMO];
+		for (uint32_t i = 0; i < TEXT_MEMO; i++)
+			tm[i].text = tm[i].x = WEFT_NONE;
 		for (uint32_t i = 0; i < nth && !oom; i++) {
 			uint32_t x = idmap_get(&km, th[i].kind);
 			if (x == WEFT_NONE) {
@@ -795,16 +868,16 @@ static int build_mem(const char *trace, unsigned char **out, size_t *size,
 			if (th[i].label >= nlab)
 				continue;
 			uint32_t text = lab[th[i].label].text;
-			x = idmap_get(&tm, text);
-			if (x == WEFT_NONE) {
-				x = intern(&st, weft_model_string(m, text),
-					   &oom);
-				oom |= !idmap_put(&tm, text, x);
+			uint32_t k = (text * 0x9e3779b1u) >>
+				     (32 - TEXT_MEMO_BITS);
+			if (tm[k].x == WEFT_NONE || tm[k].text != text) {
+				tm[k].text = text;
+				tm[k].x = intern(
+					&st, weft_model_string(m, text), &oom);
 			}
-			tlab[i] = x;
+			tlab[i] = tm[k].x;
 		}
 		free(km.slot);
-		free(tm.slot);
 	}
 	h.nstrings = st.n;
 	h.string_bytes = st.used;
@@ -1042,7 +1115,11 @@ static int write_atomic(const char *path, const unsigned char *buf, size_t n,
 	return rc;
 }
 
-int weft_index_build(const char *trace, struct weft_index_built *out)
+/* Builds and writes the index of `trace`; with `keep`, hands back the
+ * bytes written (*keep, *keep_n: the caller frees them), so that the one
+ * just built is opened without reading the file back. */
+static int build_write(const char *trace, struct weft_index_built *out,
+		       unsigned char **keep, size_t *keep_n)
 {
 	double t = now_s();
 	unsigned char *buf;
@@ -1075,6 +1152,11 @@ int weft_index_build(const char *trace, struct weft_index_built *out)
 		if (!rc)
 			rc = write_atomic(path, buf, n, mode);
 	}
+	if (!rc && keep) {
+		*keep = buf;
+		*keep_n = n;
+		buf = NULL;
+	}
 	free(buf);
 	if (!rc && out) {
 		out->events = events;
@@ -1084,6 +1166,11 @@ int weft_index_build(const char *trace, struct weft_index_built *out)
 		snprintf(out->path, sizeof out->path, "%s", path);
 	}
 	return rc;
+}
+
+int weft_index_build(const char *trace, struct weft_index_built *out)
+{
+	return build_write(trace, out, NULL, NULL);
 }
 
 /* ---- reading and checking ---------------------------------------- */
@@ -1315,22 +1402,23 @@ int weft_index_open(struct weft_index **out, const char *trace, unsigned flags,
 	if (!(flags & WEFT_INDEX_BUILD))
 		return WEFT_ESTALE;
 	struct weft_index_built b;
-	if ((rc = weft_index_build(trace, &b)))
-		return rc;
-	if (built)
-		*built = b;
-	/* the one just written, for the trace as it was read (a live
-	 * writer's too: it is used once, as built, never found again) */
 	struct weft_index *ix = calloc(1, sizeof *ix);
 	if (!ix)
 		return -ENOMEM;
-	rc = slurp(b.path, &ix->buf, &ix->size);
-	if (!rc && ix->size >= sizeof(struct ihead)) {
-		struct ihead id;
-		memcpy(&id, ix->buf, sizeof id);
-		rc = verify(ix, &id, 1, why, cap);
-	} else if (!rc)
-		rc = say(why, cap, "truncated (shorter than its header)");
+	if ((rc = build_write(trace, &b, &ix->buf, &ix->size))) {
+		free(ix);
+		return rc;
+	}
+	if (built)
+		*built = b;
+	/* the one just written, for the trace as it was read (a live
+	 * writer's too: it is used once, as built, never found again): its
+	 * bytes as written, kept, not read back (the file is those bytes;
+	 * reading 50 MB back was a twentieth of a first query), checked as
+	 * any index is */
+	struct ihead id;
+	memcpy(&id, ix->buf, sizeof id);
+	rc = verify(ix, &id, 1, why, cap);
 	if (rc)
 		weft_index_close(ix);
 	else

@@ -371,6 +371,91 @@ TEST(bucket_bounds)
 	weft_index_close(ix);
 }
 
+/* Level 0 as it grows, one nanosecond wide at first, 4096 buckets: a
+ * run that starts before it and ends in it (3's [990, 1000) when it is
+ * [1000, 1001)), an arrow at its end (at 1001 when it is [990, 1001)),
+ * a run that starts in it and ends just past it (1's [1000, 20009) when
+ * it is [984, 20008)), the last two each followed by a coarsening: the
+ * builder's fast path (a time already in level 0) and its long way
+ * (level 0 grows) must meet exactly at level 0's bounds, or a bucket
+ * lands beyond level 0 and is misplaced when it coarsens (compared
+ * bucket by bucket). */
+TEST(level_zero_grows_at_its_bounds)
+{
+	const char *p = tpath("g.weft");
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	weft_clock_set(990);
+	weft_run(3); /* (a thread never created: no arrow) */
+	weft_clock_set(1000);
+	weft_create(1, "a"); /* the first time the builder sees */
+	weft_run(1);	     /* 3's run [990, 1000): before level 0 */
+	weft_clock_set(1001);
+	weft_create(2, "b"); /* at level 0's end */
+	weft_clock_set(20000);
+	weft_note(1, "x"); /* level 0 coarsens to 8 ns: [984, 20008) */
+	weft_clock_set(20009);
+	weft_run(0); /* 1's run ends past level 0's end by one */
+	weft_clock_set(1000000);
+	weft_note(1, "far"); /* level 0 coarsens, to 256 ns */
+	weft_resolve(1);
+	weft_resolve(2);
+	CHECK_OK(weft_stop());
+	unlink(tpath("g.weft.weftidx"));
+	struct weft_index *ix = open_built(p, 1);
+	same_as_model(p, ix);
+	CHECK_EQ(weft_index_bucket_ns(ix, 0), 256);
+	const struct weft_index_bucket *b;
+	int64_t f0;
+	/* [768, 1024): 3's run [990, 1000), 1's first 24 ns, the three
+	 * threads (3 as first seen) and the two creations */
+	CHECK_EQ(weft_index_query(ix, 0, 0, 990, 991, &b, &f0), 1);
+	CHECK_EQ(f0, 768);
+	CHECK_EQ(b[0].running_ns, 10 + 24);
+	CHECK_EQ(b[0].threads, 3);
+	CHECK_EQ(b[0].arrows, 2);
+	/* [19968, 20224): the end of 1's run, [19968, 20009) */
+	CHECK_EQ(weft_index_query(ix, 0, 0, 20008, 20009, &b, &f0), 1);
+	CHECK_EQ(f0, 19968);
+	CHECK_EQ(b[0].running_ns, 41);
+	weft_index_close(ix);
+}
+
+/* More labels than the builder's memo of texts has slots (4096), their
+ * texts 5000 in turn, some threads labelled twice: every thread's label
+ * is its own text (a memo slot that held another text is not taken for
+ * this one). */
+TEST(labels_beyond_the_memo)
+{
+	const char *p = tpath("l.weft");
+	CHECK_OK(weft_start(p, 4 << 20, WEFT_CLOCK_MANUAL));
+	char text[32];
+	for (uint64_t i = 1; i <= 12000; i++) {
+		weft_clock_set((int64_t)i * 10);
+		weft_create(i, "req");
+		snprintf(text, sizeof text, "L%llu",
+			 (unsigned long long)(i * 7 % 5000));
+		weft_label(i, text);
+		if (i % 3 == 0) {
+			snprintf(text, sizeof text, "again %llu",
+				 (unsigned long long)(i % 4000));
+			weft_label(i, text);
+		}
+		weft_resolve(i);
+	}
+	CHECK_OK(weft_stop());
+	unlink(tpath("l.weft.weftidx"));
+	struct weft_index *ix = open_built(p, 1);
+	same_as_model(p, ix);
+	uint32_t n;
+	const struct weft_index_thread *it = weft_index_threads(ix, &n);
+	CHECK_EQ(n, 12001); /* (the OS thread's root first) */
+	CHECK_STR(weft_index_string(ix, it[1].label), "L7");
+	CHECK_STR(weft_index_string(ix, it[3].label), "again 3");
+	CHECK_STR(weft_index_string(ix, it[5000].label), "L0");
+	CHECK_STR(weft_index_string(ix, it[12000].label), "again 0");
+	weft_index_close(ix);
+}
+
 static void *brief(void *arg)
 {
 	uint64_t id = (uint64_t)(uintptr_t)arg;
@@ -924,8 +1009,10 @@ TEST(crafted_indexes_stay_in_bounds)
 	free(b);
 }
 
-TEST_MAIN(T(index_equals_the_model), T(bucket_bounds), T(many_os_threads),
-	  T(a_run_of_processes), T(server_shaped), T(stale_another_traces),
-	  T(stale_damaged), T(stale_trace_grew), T(stale_ring_went_round),
-	  T(read_only_directory), T(never_replaces_what_is_not_an_index),
-	  T(the_command), T(crafted_indexes_stay_in_bounds))
+TEST_MAIN(T(index_equals_the_model), T(bucket_bounds),
+	  T(level_zero_grows_at_its_bounds), T(labels_beyond_the_memo),
+	  T(many_os_threads), T(a_run_of_processes), T(server_shaped),
+	  T(stale_another_traces), T(stale_damaged), T(stale_trace_grew),
+	  T(stale_ring_went_round), T(read_only_directory),
+	  T(never_replaces_what_is_not_an_index), T(the_command),
+	  T(crafted_indexes_stay_in_bounds))
