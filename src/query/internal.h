@@ -41,7 +41,9 @@ struct weft_query {
 	/* lazy sources (weft_query_open_lazy): the model and reader are
 	 * loaded on first need; threads may be read from an index */
 	struct weft_query_source src;
-	const struct weft_index *ix; /* threads from it when set */
+	const struct weft_index *ix;	      /* threads from it when set */
+	const struct weft_index_thread *ixth; /* ix's threads */
+	int threads_read; /* threads' rows read without its table's order */
 	int index_tried, model_err, have_origin;
 	/* the trace's first event on the model's axis: every time a table
 	 * shows or a constraint gives counts from it, as every time weft
@@ -77,6 +79,9 @@ int wq_need_model(struct weft_query *q);
  * (n > 0). */
 int64_t wq_select_kth(int64_t *v, uint32_t n, uint32_t k);
 int64_t wq_percentile(int64_t *v, uint32_t n, double q);
+/* p50, p90, p99 and the largest of v[0..n) (n > 0), as wq_percentile
+ * gives each, in one partition of v (reordered). */
+void wq_quantiles(int64_t *v, uint32_t n, int64_t out[4]);
 void wq_free_tables(struct weft_query *q);
 int64_t wq_visited(struct weft_query *q, const char *name);
 

@@ -90,13 +90,35 @@ int64_t wq_select_kth(int64_t *v, uint32_t n, uint32_t k)
 	return v[k];
 }
 
-int64_t wq_percentile(int64_t *v, uint32_t n, double q)
+/* The rank (from 0) of quantile q of n values, as weft_stats_compute
+ * takes it. */
+static uint32_t rank_of(uint32_t n, double q)
 {
-	/* the rank as weft_stats_compute takes it */
 	uint32_t k = (uint32_t)(q * n + 0.999999);
 	if (k > n)
 		k = n;
-	return wq_select_kth(v, n, (k ? k : 1) - 1);
+	return (k ? k : 1) - 1;
+}
+
+int64_t wq_percentile(int64_t *v, uint32_t n, double q)
+{
+	return wq_select_kth(v, n, rank_of(n, q));
+}
+
+void wq_quantiles(int64_t *v, uint32_t n, int64_t out[4])
+{
+	/* A selection leaves v partitioned at its rank: each smaller rank
+	 * is found among the values before it, the largest after it. */
+	uint32_t k99 = rank_of(n, 0.99), k90 = rank_of(n, 0.90),
+		 k50 = rank_of(n, 0.50);
+	out[2] = wq_select_kth(v, n, k99);
+	out[1] = wq_select_kth(v, k99 + 1, k90);
+	out[0] = wq_select_kth(v, k90 + 1, k50);
+	int64_t max = out[2];
+	for (uint32_t i = k99 + 1; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	out[3] = max;
 }
 
 static void pct_final(sqlite3_context *c)
@@ -376,7 +398,7 @@ int weft_query_threads_source(struct weft_query *q)
 {
 	if (q->ix)
 		return 2;
-	return q->tab[0].ready ? 1 : 0;
+	return q->tab[0].ready || q->threads_read ? 1 : 0;
 }
 
 int weft_query_model_loaded(struct weft_query *q)

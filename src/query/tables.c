@@ -156,8 +156,7 @@ struct tdef {
 static const struct weft_index_thread *ix_thread(struct weft_query *q,
 						 uint32_t row)
 {
-	uint32_t n;
-	return &weft_index_threads(q->ix, &n)[row];
+	return &q->ixth[row];
 }
 
 static uint32_t ix_thread_process(struct weft_query *q, uint32_t row)
@@ -1468,7 +1467,9 @@ static int threads_source(struct weft_query *q)
 		q->index_tried = 1;
 		const struct weft_index *ix = NULL;
 		if (!q->src.load_index(q->src.ctx, &ix) && ix) {
+			uint32_t n;
 			q->ix = ix;
+			q->ixth = weft_index_threads(ix, &n);
 			if (!q->have_origin) {
 				int64_t t1;
 				weft_index_range(ix, &q->origin, &t1);
@@ -2601,31 +2602,39 @@ struct kgroup {
 	const char *text;
 	uint32_t n, pending, failed, nlat; /* rows, by end, finished */
 	uint32_t off;			   /* its rows' first slot */
+	uint32_t cur, curl; /* its name numbers' blocks so far: running
+			       times, latencies */
+};
+
+/* Where a thread's facts come from, looked up once per table rather than
+ * per row (a view over 10^8 rows reads each row once). */
+struct kfacts {
+	const struct weft_index_thread *it; /* the index's rows, or */
+	const struct weft_thread *mt;	    /* the model's */
+	const int64_t *ran;		    /* per row, its running time */
 };
 
 /* A thread's facts: 0 for a root (not a request). */
-static int kind_facts(struct weft_query *q, uint32_t row, uint32_t *kind,
-		      int *end, int64_t *lat, int64_t *ran)
+static inline int kind_facts(const struct kfacts *f, uint32_t row,
+			     uint32_t *kind, int *end, int64_t *lat,
+			     int64_t *ran)
 {
-	if (q->ix) {
-		const struct weft_index_thread *t = ix_thread(q, row);
-		uint32_t n;
+	if (f->it) {
+		const struct weft_index_thread *t = &f->it[row];
 		if (t->flags & WEFT_THREAD_ROOT)
 			return 0;
 		*kind = t->kind;
 		*end = t->end;
 		*lat = t->t_end - t->t_create;
-		*ran = weft_index_thread_running(q->ix, &n)[row];
-		return 1;
+	} else {
+		const struct weft_thread *t = &f->mt[row];
+		if (t->flags & WEFT_THREAD_ROOT)
+			return 0;
+		*kind = t->kind;
+		*end = t->end;
+		*lat = t->t_end - t->t_create;
 	}
-	uint32_t n;
-	const struct weft_thread *t = &weft_model_threads(q->m, &n)[row];
-	if (t->flags & WEFT_THREAD_ROOT)
-		return 0;
-	*kind = t->kind;
-	*end = t->end;
-	*lat = t->t_end - t->t_create;
-	*ran = q->running[row];
+	*ran = f->ran[row];
 	return 1;
 }
 
@@ -2643,53 +2652,80 @@ static int cmp_kgroup_order(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
+/* Per name number of a kind: its rows by end, and where its values go. */
+struct kcount {
+	uint32_t n, pending, failed, nlat;
+	uint32_t at, atl; /* its next slot for a running time, a latency */
+};
+
 static int fill_kinds(struct weft_query *q, struct cell **rows, uint32_t *nrows)
 {
-	struct vt v = {.q = q, .d = &tables[0], .tb = &q->tab[0]};
-	int err = table_ready(&v);
+	/* threads' source and rows, not its order by time (table_ready's
+	 * pass over every row, which this view does not need) */
+	int err = threads_source(q);
+	if (!err && tables[0].prepare)
+		err = tables[0].prepare(q);
 	if (err)
 		return err;
-	uint32_t n = q->tab[0].n, maxk = 0, ng = 0, kind;
+	q->threads_read = 1;
+	struct kfacts f = {0};
+	uint32_t n = tables[0].count(q), nk = 0, ng = 0, kind, cnt;
+	if (q->ix) {
+		f.it = weft_index_threads(q->ix, &cnt);
+		f.ran = weft_index_thread_running(q->ix, &cnt);
+	} else {
+		f.mt = weft_model_threads(q->m, &cnt);
+		f.ran = q->running;
+	}
+	/* which ends are failures, by the end table's names */
+	unsigned char failed[256];
+	for (int e = 0; e < 256; e++)
+		failed[e] = !strcmp(weft_end_name(e), "failed");
 	int end;
 	int64_t lat, ran;
-	for (uint32_t i = 0; i < n; i++)
-		if (kind_facts(q, i, &kind, &end, &lat, &ran) && kind >= maxk)
-			maxk = kind + 1;
-	/* each name number's group: its text's */
-	uint32_t *gof = malloc(((size_t)maxk + 1) * sizeof *gof);
+	struct kcount *kc = NULL;
+	uint32_t *gof = NULL, *merged = NULL;
 	struct kgroup *g = NULL;
 	int64_t *lv = NULL, *rv = NULL;
-	uint32_t *fill = NULL;
 	err = -ENOMEM;
-	if (!gof)
-		goto out;
-	for (uint32_t k = 0; k < maxk; k++)
-		gof[k] = WEFT_NONE;
-	for (uint32_t i = 0; i < n; i++)
-		if (kind_facts(q, i, &kind, &end, &lat, &ran) &&
-		    gof[kind] == WEFT_NONE)
-			gof[kind] = ng++;
-	g = calloc((size_t)ng + 1, sizeof *g);
-	uint32_t *nums = malloc(((size_t)ng + 1) * sizeof *nums);
-	if (!g || !nums) {
-		free(nums);
-		goto out;
-	}
-	for (uint32_t k = 0; k < maxk; k++)
-		if (gof[k] != WEFT_NONE) {
-			nums[gof[k]] = k;
-			const char *t = kind_text(q, k);
-			g[gof[k]].text = t ? t : "";
-			/* (n: the group's number, for the sort below) */
-			g[gof[k]].n = gof[k];
+	/* one pass: each name number's rows, by end */
+	for (uint32_t i = 0; i < n; i++) {
+		if (!kind_facts(&f, i, &kind, &end, &lat, &ran))
+			continue;
+		if (kind >= nk) {
+			uint32_t m = nk ? nk : 64;
+			while (m <= kind)
+				m = m > UINT32_MAX / 2 ? kind + 1 : m * 2;
+			struct kcount *x = realloc(kc, (size_t)m * sizeof *x);
+			if (!x)
+				goto out;
+			memset(x + nk, 0, (size_t)(m - nk) * sizeof *x);
+			kc = x;
+			nk = m;
 		}
-	/* equal texts: one group (the first of them by text order) */
-	qsort(g, ng, sizeof *g, cmp_kgroup_text);
-	uint32_t *merged = malloc(((size_t)ng + 1) * sizeof *merged);
-	if (!merged) {
-		free(nums);
-		goto out;
+		struct kcount *c = &kc[kind];
+		c->n++;
+		c->pending += end == WEFT_END_PENDING;
+		c->failed += failed[end & 0xff];
+		c->nlat += end != WEFT_END_PENDING;
 	}
+	/* each name number's group: its text's (equal texts: one group) */
+	gof = malloc(((size_t)nk + 1) * sizeof *gof);
+	g = calloc((size_t)nk + 1, sizeof *g);
+	merged = malloc(((size_t)nk + 1) * sizeof *merged);
+	if (!gof || !g || !merged)
+		goto out;
+	for (uint32_t k = 0; k < nk; k++) {
+		gof[k] = WEFT_NONE;
+		if (!kc[k].n)
+			continue;
+		const char *t = kind_text(q, k);
+		g[ng].text = t ? t : "";
+		/* (n: the group's number, for the sort below) */
+		g[ng].n = ng;
+		gof[k] = ng++;
+	}
+	qsort(g, ng, sizeof *g, cmp_kgroup_text);
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < ng; i++) {
 		if (i && strcmp(g[i].text, g[m - 1].text) == 0) {
@@ -2700,41 +2736,45 @@ static int fill_kinds(struct weft_query *q, struct cell **rows, uint32_t *nrows)
 		g[m].text = g[i].text;
 		m++;
 	}
-	for (uint32_t k = 0; k < maxk; k++)
-		if (gof[k] != WEFT_NONE)
-			gof[k] = merged[gof[k]];
-	free(merged);
-	free(nums);
 	ng = m;
 	for (uint32_t i = 0; i < ng; i++)
-		g[i].n = g[i].pending = g[i].failed = g[i].nlat = 0;
-	/* count, then place each row's values in its group's slots */
-	for (uint32_t i = 0; i < n; i++) {
-		if (!kind_facts(q, i, &kind, &end, &lat, &ran))
-			continue;
-		struct kgroup *x = &g[gof[kind]];
-		x->n++;
-		x->pending += end == WEFT_END_PENDING;
-		x->failed += !strcmp(weft_end_name(end), "failed");
-		x->nlat += end != WEFT_END_PENDING;
-	}
+		g[i].n = g[i].pending = g[i].failed = g[i].nlat = g[i].cur =
+			g[i].curl = 0;
+	for (uint32_t k = 0; k < nk; k++)
+		if (gof[k] != WEFT_NONE) {
+			struct kgroup *x = &g[gof[k] = merged[gof[k]]];
+			x->n += kc[k].n;
+			x->pending += kc[k].pending;
+			x->failed += kc[k].failed;
+			x->nlat += kc[k].nlat;
+		}
+	/* each group's rows in one block, its name numbers' side by side:
+	 * running times from the block's start, latencies likewise */
 	uint32_t total = 0;
 	for (uint32_t i = 0; i < ng; i++) {
 		g[i].off = total;
 		total += g[i].n;
 	}
+	for (uint32_t k = 0; k < nk; k++)
+		if (gof[k] != WEFT_NONE) {
+			struct kgroup *x = &g[gof[k]];
+			kc[k].at = x->off + x->cur;
+			kc[k].atl = x->off + x->curl;
+			x->cur += kc[k].n;
+			x->curl += kc[k].nlat;
+		}
 	lv = malloc(((size_t)total + 1) * sizeof *lv);
 	rv = malloc(((size_t)total + 1) * sizeof *rv);
-	fill = calloc((size_t)ng + 1, 2 * sizeof *fill);
-	if (!lv || !rv || !fill)
+	if (!lv || !rv)
 		goto out;
+	/* the second pass: each row's values in its name number's slots */
 	for (uint32_t i = 0; i < n; i++) {
-		if (!kind_facts(q, i, &kind, &end, &lat, &ran))
+		if (!kind_facts(&f, i, &kind, &end, &lat, &ran))
 			continue;
-		uint32_t k = gof[kind];
+		struct kcount *c = &kc[kind];
 		if (end != WEFT_END_PENDING)
-			lv[g[k].off + fill[2 * k]++] = lat;
-		rv[g[k].off + fill[2 * k + 1]++] = ran;
+			lv[c->atl++] = lat;
+		rv[c->at++] = ran;
 	}
 	/* the view's order: count descending, then kind */
 	qsort(g, ng, sizeof *g, cmp_kgroup_order);
@@ -2748,29 +2788,28 @@ static int fill_kinds(struct weft_query *q, struct cell **rows, uint32_t *nrows)
 		r[1].i = g[i].n;
 		r[2].i = g[i].pending;
 		r[3].i = g[i].failed;
-		static const double qs[3] = {0.50, 0.90, 0.99};
-		for (int j = 0; j < 3; j++) {
-			if (g[i].nlat)
-				r[4 + j].i = wq_percentile(l, g[i].nlat, qs[j]);
-			else
+		int64_t qv[4];
+		if (g[i].nlat) {
+			wq_quantiles(l, g[i].nlat, qv);
+			for (int j = 0; j < 4; j++)
+				r[4 + j].i = qv[j];
+		} else {
+			for (int j = 0; j < 4; j++)
 				r[4 + j].null = 1;
-			r[8 + j].i = wq_percentile(u, g[i].n, qs[j]);
 		}
-		/* the largest: the n-th smallest */
-		if (g[i].nlat)
-			r[7].i = wq_select_kth(l, g[i].nlat, g[i].nlat - 1);
-		else
-			r[7].null = 1;
-		r[11].i = wq_select_kth(u, g[i].n, g[i].n - 1);
+		wq_quantiles(u, g[i].n, qv);
+		for (int j = 0; j < 4; j++)
+			r[8 + j].i = qv[j];
 	}
 	q->tab[0].visited += n; /* (every row of threads, read once) */
 	err = 0;
 out:
+	free(kc);
 	free(gof);
+	free(merged);
 	free(g);
 	free(lv);
 	free(rv);
-	free(fill);
 	return err;
 }
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "weft/index.h"
@@ -52,6 +53,7 @@ _Static_assert(sizeof(struct weft_index_thread) == 48, "a thread's size");
 struct weft_index {
 	unsigned char *buf; /* the whole file */
 	size_t size;
+	size_t mapped; /* buf's length when buf_alloc()'s, else 0 (malloc) */
 	struct ihead h;
 	const struct weft_index_stream *st;
 	const struct weft_index_series *ser;
@@ -1182,8 +1184,21 @@ static int say(char *why, size_t cap, const char *what)
 	return WEFT_ESTALE;
 }
 
-/* Reads the file at `path` whole (never through a symbolic link). */
-static int slurp(const char *path, unsigned char **out, size_t *n)
+/* Memory for a whole index file read in: anonymous pages populated by
+ * the kernel in one call (MAP_POPULATE), not faulted in one by one as
+ * the read writes them (on a 484 MB index that was 0.6-1.0 s of system
+ * time, 0.26 s populated).  Never a mapping of the file itself: a file
+ * truncated under a mapping kills its reader with SIGBUS. */
+static unsigned char *buf_alloc(size_t sz)
+{
+	void *b = mmap(NULL, sz ? sz : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	return b == MAP_FAILED ? NULL : b;
+}
+
+/* Reads the file at `path` whole (never through a symbolic link) into
+ * buf_alloc()'s memory. */
+static int slurp(const char *path, unsigned char **out, size_t *n, size_t *cap)
 {
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -1196,7 +1211,7 @@ static int slurp(const char *path, unsigned char **out, size_t *n)
 		return -EINVAL;
 	}
 	size_t sz = (size_t)sb.st_size;
-	unsigned char *b = malloc(sz ? sz : 1);
+	unsigned char *b = buf_alloc(sz);
 	if (!b) {
 		close(fd);
 		return -ENOMEM;
@@ -1212,6 +1227,7 @@ static int slurp(const char *path, unsigned char **out, size_t *n)
 	}
 	close(fd);
 	*out = b;
+	*cap = sz ? sz : 1;
 	*n = got; /* (a file that shrank meanwhile: its checks fail) */
 	return 0;
 }
@@ -1311,7 +1327,7 @@ static int try_open(struct weft_index **out, const char *path,
 	struct weft_index *ix = calloc(1, sizeof *ix);
 	if (!ix)
 		return -ENOMEM;
-	int rc = slurp(path, &ix->buf, &ix->size);
+	int rc = slurp(path, &ix->buf, &ix->size, &ix->mapped);
 	if (rc == -ENOENT) {
 		free(ix);
 		return -ENOENT;
@@ -1456,7 +1472,10 @@ void weft_index_close(struct weft_index *ix)
 {
 	if (!ix)
 		return;
-	free(ix->buf);
+	if (ix->buf && ix->mapped)
+		munmap(ix->buf, ix->mapped);
+	else
+		free(ix->buf);
 	free(ix);
 }
 
