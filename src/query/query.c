@@ -457,11 +457,13 @@ static int open_db(struct weft_query *q, char *err, size_t cap)
 		rc = sqlite3_create_function(q->db, "rows_visited", 1,
 					     SQLITE_UTF8, q, f_visited, NULL,
 					     NULL);
-	/* (latency_by_kind is a table computed in C: its view's rows,
-	 * tables.c) */
+	/* (latency_by_kind and latency_by_label are tables computed in C:
+	 * their views' rows, tables.c) */
 	for (int i = 0; rc == SQLITE_OK && weft_query_views[i]; i++)
 		if (strncmp(weft_query_views[i], "CREATE VIEW latency_by_kind ",
-			    28))
+			    28) &&
+		    strncmp(weft_query_views[i],
+			    "CREATE VIEW latency_by_label ", 29))
 			rc = sqlite3_exec(q->db, weft_query_views[i], NULL,
 					  NULL, NULL);
 	if (rc != SQLITE_OK) {

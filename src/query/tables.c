@@ -2580,30 +2580,31 @@ const char *weft_query_function(int i)
 	return i >= 0 && (size_t)i < NFUNCS ? funcs[i].name : NULL;
 }
 
-/* ---- latency_by_kind, computed ---- */
+/* ---- latency_by_kind and latency_by_label, computed ---- */
 
-/* The view latency_by_kind (query.c's SQL) computed in one pass over
- * threads, from whichever source threads reads (the index: no row goes
- * through SQLite): the rows its SQL gives, in its order (count
- * descending, then kind as BINARY orders text), every kind's
- * percentiles by quickselect as percentile_nr takes them.  Grouped by
- * the kind's text (two name numbers of one text are one kind, as GROUP
- * BY kind has it). */
-static const struct fdef kinds_def = {"latency_by_kind",
-				      "kind TEXT, count INTEGER, pending "
-				      "INTEGER, failed INTEGER, p50 "
-				      "INTEGER, p90 INTEGER, p99 INTEGER, max "
-				      "INTEGER, run_p50 INTEGER, "
-				      "run_p90 INTEGER, run_p99 INTEGER, "
-				      "run_max INTEGER",
-				      12, 0, NULL};
+/* The views latency_by_kind and latency_by_label (query.c's SQL)
+ * computed in two passes over threads, from whichever source threads
+ * reads (the index: no row goes through SQLite): the rows their SQL
+ * gives, in its order (count descending, then the key as BINARY orders
+ * text), every group's percentiles by quickselect as percentile_nr takes
+ * them.  Grouped by the key's text (two name numbers of one text are one
+ * kind, two labels of one text one label, as GROUP BY has it; no label
+ * is the label ''). */
+#define GROUP_COLS                                                             \
+	" TEXT, count INTEGER, pending INTEGER, failed INTEGER, p50 "          \
+	"INTEGER, p90 INTEGER, p99 INTEGER, max INTEGER, run_p50 INTEGER, "    \
+	"run_p90 INTEGER, run_p99 INTEGER, run_max INTEGER"
+static const struct fdef kinds_def = {"latency_by_kind", "kind" GROUP_COLS, 12,
+				      0, NULL};
+static const struct fdef labels_def = {"latency_by_label", "label" GROUP_COLS,
+				       12, 0, NULL};
 
 struct kgroup {
 	const char *text;
 	uint32_t n, pending, failed, nlat; /* rows, by end, finished */
 	uint32_t off;			   /* its rows' first slot */
-	uint32_t cur, curl; /* its name numbers' blocks so far: running
-			       times, latencies */
+	uint32_t at, atl; /* its next slots: running times, latencies */
+	uint32_t up;	  /* the group of its text (key groups) */
 };
 
 /* Where a thread's facts come from, looked up once per table rather than
@@ -2611,26 +2612,35 @@ struct kgroup {
 struct kfacts {
 	const struct weft_index_thread *it; /* the index's rows, or */
 	const struct weft_thread *mt;	    /* the model's */
-	const int64_t *ran;		    /* per row, its running time */
+	const struct weft_label *lab;	    /* (the model's labels) */
+	uint32_t nlab;
+	const int64_t *ran; /* per row, its running time */
+	int by_label;
 };
 
-/* A thread's facts: 0 for a root (not a request). */
+/* A thread's facts: 0 for a root (not a request).  *key: its kind's name
+ * number, or its label's text number (the index's text, the model's
+ * text offset), WEFT_NONE without a label. */
 static inline int kind_facts(const struct kfacts *f, uint32_t row,
-			     uint32_t *kind, int *end, int64_t *lat,
+			     uint32_t *key, int *end, int64_t *lat,
 			     int64_t *ran)
 {
 	if (f->it) {
 		const struct weft_index_thread *t = &f->it[row];
 		if (t->flags & WEFT_THREAD_ROOT)
 			return 0;
-		*kind = t->kind;
+		*key = f->by_label ? t->label : t->kind;
 		*end = t->end;
 		*lat = t->t_end - t->t_create;
 	} else {
 		const struct weft_thread *t = &f->mt[row];
 		if (t->flags & WEFT_THREAD_ROOT)
 			return 0;
-		*kind = t->kind;
+		if (!f->by_label)
+			*key = t->kind;
+		else
+			*key = t->label < f->nlab ? f->lab[t->label].text
+						  : WEFT_NONE;
 		*end = t->end;
 		*lat = t->t_end - t->t_create;
 	}
@@ -2638,10 +2648,17 @@ static inline int kind_facts(const struct kfacts *f, uint32_t row,
 	return 1;
 }
 
-static int cmp_kgroup_text(const void *a, const void *b)
+static const char *key_text(struct weft_query *q, const struct kfacts *f,
+			    uint32_t key)
 {
-	return strcmp(((const struct kgroup *)a)->text,
-		      ((const struct kgroup *)b)->text);
+	if (f->by_label) {
+		if (key == WEFT_NONE)
+			return "";
+		return q->ix ? weft_index_string(q->ix, key)
+			     : weft_model_string(q->m, key);
+	}
+	const char *t = kind_text(q, key);
+	return t ? t : "";
 }
 
 static int cmp_kgroup_order(const void *a, const void *b)
@@ -2652,13 +2669,104 @@ static int cmp_kgroup_order(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-/* Per name number of a kind: its rows by end, and where its values go. */
-struct kcount {
-	uint32_t n, pending, failed, nlat;
-	uint32_t at, atl; /* its next slot for a running time, a latency */
+/* A table of uint32 keys (open addressing, load <= 1/2) to numbers. */
+struct umap {
+	uint32_t *key, *val, cap, n;
 };
 
-static int fill_kinds(struct weft_query *q, struct cell **rows, uint32_t *nrows)
+static uint32_t umap_hash(uint64_t k)
+{
+	return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+/* The number of `k`, or WEFT_NONE; *slot: where it is or would go. */
+static uint32_t umap_get(const struct umap *u, uint32_t k, uint32_t *slot)
+{
+	uint32_t h = umap_hash(k) & (u->cap - 1);
+	while (u->val[h] != WEFT_NONE && u->key[h] != k)
+		h = (h + 1) & (u->cap - 1);
+	*slot = h;
+	return u->val[h];
+}
+
+static int umap_init(struct umap *u, uint32_t cap)
+{
+	u->cap = cap;
+	u->n = 0;
+	u->key = malloc((size_t)cap * sizeof *u->key);
+	u->val = malloc((size_t)cap * sizeof *u->val);
+	if (!u->key || !u->val)
+		return -ENOMEM;
+	memset(u->val, 0xff, (size_t)cap * sizeof *u->val); /* WEFT_NONE */
+	return 0;
+}
+
+/* Puts k -> v at the slot umap_get gave; grows (the slot is then
+ * stale).  0 or -ENOMEM. */
+static int umap_put(struct umap *u, uint32_t slot, uint32_t k, uint32_t v)
+{
+	u->key[slot] = k;
+	u->val[slot] = v;
+	if (++u->n * 2 <= u->cap)
+		return 0;
+	struct umap w;
+	if (u->cap > UINT32_MAX / 2 || umap_init(&w, u->cap * 2)) {
+		free(w.key);
+		free(w.val);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < u->cap; i++)
+		if (u->val[i] != WEFT_NONE) {
+			uint32_t h;
+			umap_get(&w, u->key[i], &h);
+			w.key[h] = u->key[i];
+			w.val[h] = u->val[i];
+		}
+	w.n = u->n;
+	free(u->key);
+	free(u->val);
+	*u = w;
+	return 0;
+}
+
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* Each key group's group of its text (g[i].up), the first group of each
+ * text its text's: returns how many texts, or -ENOMEM. */
+static long merge_texts(struct kgroup *g, uint32_t ng)
+{
+	uint32_t cap = 64;
+	while (cap < (uint64_t)ng * 2)
+		cap *= 2;
+	uint32_t *slot = malloc((size_t)cap * sizeof *slot);
+	if (!slot)
+		return -ENOMEM;
+	memset(slot, 0xff, (size_t)cap * sizeof *slot);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < ng; i++) {
+		uint32_t h = (uint32_t)text_hash(g[i].text) & (cap - 1);
+		while (slot[h] != WEFT_NONE &&
+		       strcmp(g[slot[h]].text, g[i].text))
+			h = (h + 1) & (cap - 1);
+		if (slot[h] == WEFT_NONE) {
+			slot[h] = i;
+			g[i].up = m++;
+		} else {
+			g[i].up = g[slot[h]].up;
+		}
+	}
+	free(slot);
+	return m;
+}
+
+static int fill_groups(struct weft_query *q, int by_label, struct cell **rows,
+		       uint32_t *nrows)
 {
 	/* threads' source and rows, not its order by time (table_ready's
 	 * pass over every row, which this view does not need) */
@@ -2668,115 +2776,103 @@ static int fill_kinds(struct weft_query *q, struct cell **rows, uint32_t *nrows)
 	if (err)
 		return err;
 	q->threads_read = 1;
-	struct kfacts f = {0};
-	uint32_t n = tables[0].count(q), nk = 0, ng = 0, kind, cnt;
+	struct kfacts f = {.by_label = by_label};
+	uint32_t n = tables[0].count(q), nk = 0, cnt;
 	if (q->ix) {
 		f.it = weft_index_threads(q->ix, &cnt);
 		f.ran = weft_index_thread_running(q->ix, &cnt);
 	} else {
 		f.mt = weft_model_threads(q->m, &cnt);
+		f.lab = weft_model_labels(q->m, &f.nlab);
 		f.ran = q->running;
 	}
 	/* which ends are failures, by the end table's names */
 	unsigned char failed[256];
 	for (int e = 0; e < 256; e++)
 		failed[e] = !strcmp(weft_end_name(e), "failed");
-	int end;
-	int64_t lat, ran;
-	struct kcount *kc = NULL;
-	uint32_t *gof = NULL, *merged = NULL;
-	struct kgroup *g = NULL;
+	uint32_t key = 0, ckg = 0, last_key = WEFT_NONE, last_g = WEFT_NONE;
+	int end = 0;
+	int64_t lat = 0, ran = 0;
+	struct umap um = {0};
+	struct kgroup *kg = NULL, *g = NULL; /* by key, by text */
+	uint32_t *rowg = malloc(((size_t)n + 1) * sizeof *rowg);
 	int64_t *lv = NULL, *rv = NULL;
 	err = -ENOMEM;
-	/* one pass: each name number's rows, by end */
+	if (!rowg || umap_init(&um, 64))
+		goto out;
+	/* the first pass: each row's key group, each key group's rows by
+	 * end */
 	for (uint32_t i = 0; i < n; i++) {
-		if (!kind_facts(&f, i, &kind, &end, &lat, &ran))
+		if (!kind_facts(&f, i, &key, &end, &lat, &ran)) {
+			rowg[i] = WEFT_NONE;
 			continue;
-		if (kind >= nk) {
-			uint32_t m = nk ? nk : 64;
-			while (m <= kind)
-				m = m > UINT32_MAX / 2 ? kind + 1 : m * 2;
-			struct kcount *x = realloc(kc, (size_t)m * sizeof *x);
-			if (!x)
-				goto out;
-			memset(x + nk, 0, (size_t)(m - nk) * sizeof *x);
-			kc = x;
-			nk = m;
 		}
-		struct kcount *c = &kc[kind];
+		uint32_t x = last_g;
+		if (key != last_key || x == WEFT_NONE) {
+			uint32_t slot;
+			x = umap_get(&um, key, &slot);
+			if (x == WEFT_NONE) {
+				if (weft__grow32(&kg, &ckg, (size_t)nk + 1,
+						 sizeof *kg, 64))
+					goto out;
+				x = nk++;
+				memset(&kg[x], 0, sizeof kg[x]);
+				kg[x].text = key_text(q, &f, key);
+				if (umap_put(&um, slot, key, x))
+					goto out;
+			}
+			last_key = key;
+			last_g = x;
+		}
+		rowg[i] = x;
+		struct kgroup *c = &kg[x];
 		c->n++;
 		c->pending += end == WEFT_END_PENDING;
 		c->failed += failed[end & 0xff];
 		c->nlat += end != WEFT_END_PENDING;
 	}
-	/* each name number's group: its text's (equal texts: one group) */
-	gof = malloc(((size_t)nk + 1) * sizeof *gof);
-	g = calloc((size_t)nk + 1, sizeof *g);
-	merged = malloc(((size_t)nk + 1) * sizeof *merged);
-	if (!gof || !g || !merged)
+	/* the groups by text */
+	long m = merge_texts(kg, nk);
+	if (m < 0 || !(g = calloc((size_t)m + 1, sizeof *g)))
 		goto out;
+	uint32_t ng = (uint32_t)m;
 	for (uint32_t k = 0; k < nk; k++) {
-		gof[k] = WEFT_NONE;
-		if (!kc[k].n)
-			continue;
-		const char *t = kind_text(q, k);
-		g[ng].text = t ? t : "";
-		/* (n: the group's number, for the sort below) */
-		g[ng].n = ng;
-		gof[k] = ng++;
+		struct kgroup *x = &g[kg[k].up];
+		x->text = x->n ? x->text : kg[k].text;
+		x->n += kg[k].n;
+		x->pending += kg[k].pending;
+		x->failed += kg[k].failed;
+		x->nlat += kg[k].nlat;
 	}
-	qsort(g, ng, sizeof *g, cmp_kgroup_text);
-	uint32_t m = 0;
-	for (uint32_t i = 0; i < ng; i++) {
-		if (i && strcmp(g[i].text, g[m - 1].text) == 0) {
-			merged[g[i].n] = m - 1;
-			continue;
-		}
-		merged[g[i].n] = m;
-		g[m].text = g[i].text;
-		m++;
-	}
-	ng = m;
-	for (uint32_t i = 0; i < ng; i++)
-		g[i].n = g[i].pending = g[i].failed = g[i].nlat = g[i].cur =
-			g[i].curl = 0;
-	for (uint32_t k = 0; k < nk; k++)
-		if (gof[k] != WEFT_NONE) {
-			struct kgroup *x = &g[gof[k] = merged[gof[k]]];
-			x->n += kc[k].n;
-			x->pending += kc[k].pending;
-			x->failed += kc[k].failed;
-			x->nlat += kc[k].nlat;
-		}
-	/* each group's rows in one block, its name numbers' side by side:
+	/* each group's rows in one block, its key groups' side by side:
 	 * running times from the block's start, latencies likewise */
 	uint32_t total = 0;
 	for (uint32_t i = 0; i < ng; i++) {
 		g[i].off = total;
 		total += g[i].n;
 	}
-	for (uint32_t k = 0; k < nk; k++)
-		if (gof[k] != WEFT_NONE) {
-			struct kgroup *x = &g[gof[k]];
-			kc[k].at = x->off + x->cur;
-			kc[k].atl = x->off + x->curl;
-			x->cur += kc[k].n;
-			x->curl += kc[k].nlat;
-		}
+	for (uint32_t k = 0; k < nk; k++) {
+		struct kgroup *x = &g[kg[k].up];
+		kg[k].at = x->off + x->at;
+		kg[k].atl = x->off + x->atl;
+		x->at += kg[k].n;
+		x->atl += kg[k].nlat;
+	}
 	lv = malloc(((size_t)total + 1) * sizeof *lv);
 	rv = malloc(((size_t)total + 1) * sizeof *rv);
 	if (!lv || !rv)
 		goto out;
-	/* the second pass: each row's values in its name number's slots */
+	/* the second pass: each row's values in its key group's slots */
 	for (uint32_t i = 0; i < n; i++) {
-		if (!kind_facts(&f, i, &kind, &end, &lat, &ran))
+		if (rowg[i] == WEFT_NONE)
 			continue;
-		struct kcount *c = &kc[kind];
+		kind_facts(&f, i, &key, &end, &lat, &ran);
+		struct kgroup *c = &kg[rowg[i]];
 		if (end != WEFT_END_PENDING)
 			lv[c->atl++] = lat;
 		rv[c->at++] = ran;
 	}
-	/* the view's order: count descending, then kind */
+	/* the view's order: count descending, then the key */
 	qsort(g, ng, sizeof *g, cmp_kgroup_order);
 	uint32_t cap = 0;
 	for (uint32_t i = 0; i < ng; i++) {
@@ -2804,23 +2900,21 @@ static int fill_kinds(struct weft_query *q, struct cell **rows, uint32_t *nrows)
 	q->tab[0].visited += n; /* (every row of threads, read once) */
 	err = 0;
 out:
-	free(kc);
-	free(gof);
-	free(merged);
+	free(um.key);
+	free(um.val);
+	free(kg);
 	free(g);
+	free(rowg);
 	free(lv);
 	free(rv);
 	return err;
 }
 
-static int k_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-		     sqlite3_vtab **out, char **err)
+static int k_connect_def(sqlite3 *db, void *aux, const struct fdef *d,
+			 sqlite3_vtab **out)
 {
 	struct weft_query *q = aux;
-	(void)argc;
-	(void)argv;
-	(void)err;
-	int rc = declare(q, db, kinds_def.cols);
+	int rc = declare(q, db, d->cols);
 	if (rc != SQLITE_OK)
 		return rc;
 	struct fvt *v = sqlite3_malloc(sizeof *v);
@@ -2828,17 +2922,35 @@ static int k_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof *v);
 	v->q = q;
-	v->d = &kinds_def;
+	v->d = d;
 	*out = &v->base;
 	return SQLITE_OK;
 }
 
+static int k_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		     sqlite3_vtab **out, char **err)
+{
+	(void)argc;
+	(void)argv;
+	(void)err;
+	return k_connect_def(db, aux, &kinds_def, out);
+}
+
+static int l_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		     sqlite3_vtab **out, char **err)
+{
+	(void)argc;
+	(void)argv;
+	(void)err;
+	return k_connect_def(db, aux, &labels_def, out);
+}
+
 static int k_best_index(sqlite3_vtab *vt, sqlite3_index_info *ix)
 {
-	(void)vt;
+	struct fvt *v = (struct fvt *)vt;
 	ix->idxNum = 0;
-	ix->estimatedCost = 100;
-	ix->estimatedRows = 20;
+	ix->estimatedCost = v->d == &labels_def ? 10000 : 100;
+	ix->estimatedRows = v->d == &labels_def ? 1000 : 20;
 	return SQLITE_OK;
 }
 
@@ -2854,7 +2966,7 @@ static int k_filter(sqlite3_vtab_cursor *cc, int plan, const char *s, int argc,
 	free(c->rows);
 	c->rows = NULL;
 	c->n = c->pos = 0;
-	int err = fill_kinds(v->q, &c->rows, &c->n);
+	int err = fill_groups(v->q, v->d == &labels_def, &c->rows, &c->n);
 	if (!err)
 		return SQLITE_OK;
 	free(c->rows);
@@ -2870,14 +2982,19 @@ static int k_filter(sqlite3_vtab_cursor *cc, int plan, const char *s, int argc,
 
 int wq_register_tables(struct weft_query *q)
 {
-	static sqlite3_module kinds_module;
+	static sqlite3_module kinds_module, labels_module;
 	kinds_module = func_module;
 	kinds_module.xCreate = NULL;
 	kinds_module.xConnect = k_connect;
 	kinds_module.xBestIndex = k_best_index;
 	kinds_module.xFilter = k_filter;
+	labels_module = kinds_module;
+	labels_module.xConnect = l_connect;
 	int krc =
 		sqlite3_create_module(q->db, kinds_def.name, &kinds_module, q);
+	if (krc == SQLITE_OK)
+		krc = sqlite3_create_module(q->db, labels_def.name,
+					    &labels_module, q);
 	if (krc != SQLITE_OK)
 		return krc;
 	/* Eponymous-only modules: each table is there by its name, in

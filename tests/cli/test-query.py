@@ -1068,6 +1068,15 @@ LATENCY_BY_KIND_SQL = (
     'max(running) AS run_max FROM requests GROUP BY kind ORDER BY count '
     'DESC, kind')
 
+# latency_by_label likewise (no label and the label '' are one group)
+LATENCY_BY_LABEL_SQL = (
+    'SELECT coalesce(label, \'\') AS label, count(*) AS count, '
+    'sum("end" = \'pending\') AS pending, sum("end" = \'failed\') AS '
+    'failed, p50(latency) AS p50, p90(latency) AS p90, p99(latency) AS '
+    'p99, max(latency) AS max, p50(running) AS run_p50, p90(running) AS '
+    'run_p90, p99(running) AS run_p99, max(running) AS run_max FROM '
+    'requests GROUP BY coalesce(label, \'\') ORDER BY count DESC, 1')
+
 # what the index holds: answered from it, the trace not read
 FROM_INDEX = [
     'SELECT thread, id, kind, label, creator, created, ended, last_seen, '
@@ -1076,6 +1085,7 @@ FROM_INDEX = [
     'SELECT * FROM latency_by_kind',
     LATENCY_BY_KIND_SQL,
     'SELECT * FROM latency_by_label',
+    LATENCY_BY_LABEL_SQL,
     'SELECT kind, count(*) AS n FROM threads GROUP BY kind ORDER BY kind '
     'DESC',
     'SELECT creator, count(*) AS n, max(running) AS r FROM threads WHERE '
@@ -1119,6 +1129,11 @@ def same_from_index(tr, what):
         c, _ = qstats(tr, 'SELECT * FROM latency_by_kind', *opts)
         v, _ = qstats(tr, LATENCY_BY_KIND_SQL, *opts)
         eq(c, v, '%s: latency_by_kind against its SQL %s' % (what, opts))
+        c, _ = qstats(tr, 'SELECT * FROM latency_by_label', *opts)
+        v, _ = qstats(tr, LATENCY_BY_LABEL_SQL, *opts)
+        check(len(c[0]) > 100 or what != 'server',
+              '%s: latency_by_label: %d rows (setup)' % (what, len(c[0])))
+        eq(c, v, '%s: latency_by_label against its SQL %s' % (what, opts))
 
 
 def t_index_vs_model():
