@@ -91,6 +91,7 @@
 #include <sys/stat.h>
 
 #include "cairo-canvas.h"
+#include "keys.h"
 #include "pair.h"
 #ifdef WEFT_VIEW_QUERY
 #include "query.h"
@@ -591,86 +592,34 @@ static gboolean on_touch(GtkWidget *w, GdkEvent *ev, gpointer data)
 	return TRUE;
 }
 
-/* The keys: one table, read by the dispatch and by the help (?). */
-enum key_do {
-	K_ZOOM_IN,
-	K_ZOOM_OUT,
-	K_PAN_LEFT,
-	K_PAN_RIGHT,
-	K_FIT,
-	K_FOCUS_UP,
-	K_FOCUS_DOWN,
-	K_FOCUS_PGUP,
-	K_FOCUS_PGDN,
-	K_DEPTH,
-	K_CONNECTED,
-	K_CLEAR,
-	K_HELP,
-	K_NEXT_MATCH,
-	K_PREV_MATCH,
-	K_ZOOM_MEASURE,
-	K_PATH,
-	K_ALIGN,
-	K_QUERY,
-	K_THEME,
-	K_STATE,
-	K_BOOKMARK,
-	K_NEXT_MARK,
-	K_PREV_MARK,
-};
-
-static const struct key {
-	guint key;
-	enum key_do what;
-	const char *names; /* for the help: the first key of an action */
-	const char *help;
-} keys[] = {
-	{GDK_KEY_w, K_ZOOM_IN, "W  +", "zoom in"},
-	{GDK_KEY_plus, K_ZOOM_IN, NULL, NULL},
-	{GDK_KEY_KP_Add, K_ZOOM_IN, NULL, NULL},
-	{GDK_KEY_s, K_ZOOM_OUT, "S  -", "zoom out"},
-	{GDK_KEY_minus, K_ZOOM_OUT, NULL, NULL},
-	{GDK_KEY_KP_Subtract, K_ZOOM_OUT, NULL, NULL},
-	{GDK_KEY_a, K_PAN_LEFT, "A  Left", "pan to earlier times"},
-	{GDK_KEY_Left, K_PAN_LEFT, NULL, NULL},
-	{GDK_KEY_d, K_PAN_RIGHT, "D  Right", "pan to later times"},
-	{GDK_KEY_Right, K_PAN_RIGHT, NULL, NULL},
-	{GDK_KEY_f, K_FIT, "F", "fit the whole trace"},
-	{GDK_KEY_Up, K_FOCUS_UP, "Up  Down", "move the rows in focus"},
-	{GDK_KEY_Down, K_FOCUS_DOWN, NULL, NULL},
-	{GDK_KEY_Page_Up, K_FOCUS_PGUP, "PgUp  PgDn",
-	 "move the focus by ten rows"},
-	{GDK_KEY_Page_Down, K_FOCUS_PGDN, NULL, NULL},
-	{GDK_KEY_c, K_CONNECTED, "C", "only the causal chain, and back"},
-	{GDK_KEY_1, K_DEPTH, "1 2 3 0",
-	 "the chain's depth: 1, 2, 3 arrows, all"},
-	{GDK_KEY_2, K_DEPTH, NULL, NULL},
-	{GDK_KEY_3, K_DEPTH, NULL, NULL},
-	{GDK_KEY_0, K_DEPTH, NULL, NULL},
-	{GDK_KEY_n, K_NEXT_MATCH, "n  Enter", "the next match of the search"},
-	{GDK_KEY_N, K_PREV_MATCH, "N  Shift+Enter", "the previous match"},
-	{GDK_KEY_z, K_ZOOM_MEASURE, "Z", "zoom to the measured range"},
-	{GDK_KEY_p, K_PATH, "P",
-	 "the selected thread's critical path, and back"},
-	{GDK_KEY_P, K_PATH, NULL, NULL},
-	{GDK_KEY_l, K_ALIGN, "L",
-	 "two runs: line them up at the selected thread (none: the first "
-	 "divergence)"},
-	{GDK_KEY_Escape, K_CLEAR, "Esc",
-	 "clear the selection, the search and the measure"},
-	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
-	{GDK_KEY_colon, K_QUERY, ":",
-	 "the query bar: SQL over the trace (weft query's tables)"},
-	{GDK_KEY_t, K_THEME, "T",
-	 "dark or light colours (first: the desktop's)"},
-	{GDK_KEY_v, K_STATE, "V",
-	 "print the view's state (for --view STATE, or a page's #)"},
-	{GDK_KEY_b, K_BOOKMARK, "B",
-	 "drop a bookmark at the pointer (asks for a note)"},
-	{GDK_KEY_bracketright, K_NEXT_MARK, "]  [",
-	 "the next, the previous bookmark"},
-	{GDK_KEY_bracketleft, K_PREV_MARK, NULL, NULL},
-};
+/* The keys: src/render/keys.c's table, read by the dispatch and by the
+ * help (?).  A key symbol's name there (KeyboardEvent.key's): its
+ * character, or the name of a key that has none; NULL when the table
+ * cannot have it. */
+static const char *key_name(guint keyval, char buf[8])
+{
+	switch (keyval) {
+	case GDK_KEY_Left:
+		return "ArrowLeft";
+	case GDK_KEY_Right:
+		return "ArrowRight";
+	case GDK_KEY_Up:
+		return "ArrowUp";
+	case GDK_KEY_Down:
+		return "ArrowDown";
+	case GDK_KEY_Page_Up:
+		return "PageUp";
+	case GDK_KEY_Page_Down:
+		return "PageDown";
+	case GDK_KEY_Escape:
+		return "Escape";
+	}
+	gunichar c = gdk_keyval_to_unicode(keyval); /* (keypad + is '+') */
+	if (c < 0x20 || c == 0x7f)
+		return NULL;
+	buf[g_unichar_to_utf8(c, buf)] = 0;
+	return buf;
+}
 
 /* The bookmarks' menu: one button a bookmark ("2. 1.25ms note"), a
  * click centres the view on it; insensitive when there is none. */
@@ -863,16 +812,6 @@ static void path_toggle(struct app *a)
 	redraw(a);
 }
 
-/* The pointer's actions, in the help after the keys. */
-static const char *const pointer_help[][2] = {
-	{"wheel", "zoom"},
-	{"drag", "pan (never selects)"},
-	{"touch", "a finger pans, two pinch (zoom)"},
-	{"click", "select a thread"},
-	{"double-click", "its causal chain"},
-	{"drag the ruler", "measure a range (or shift+drag)"},
-};
-
 /* One line of the help: the name padded to `w` in monospace, so that
  * every description starts in one column; said to the echo too. */
 static void help_line(struct app *a, GString *t, int w, const char *name,
@@ -891,20 +830,28 @@ static void help_toggle(struct app *a)
 {
 	if (!a->help) {
 		int w = 0;
-		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-			if (keys[i].names && (int)strlen(keys[i].names) > w)
-				w = (int)strlen(keys[i].names);
-		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
-			if ((int)strlen(pointer_help[i][0]) > w)
-				w = (int)strlen(pointer_help[i][0]);
+		for (size_t i = 0; i < weft_nkeys; i++)
+			if (weft_keys[i].names &&
+			    (weft_keys[i].in & WEFT_KEYS_GTK) &&
+			    (int)strlen(weft_keys[i].names) > w)
+				w = (int)strlen(weft_keys[i].names);
+		for (size_t i = 0; i < weft_npointer_help; i++)
+			if ((weft_pointer_help[i].in & WEFT_KEYS_GTK) &&
+			    (int)strlen(weft_pointer_help[i].names) > w)
+				w = (int)strlen(weft_pointer_help[i].names);
 		GString *t = g_string_new("<b>keys</b>\n");
-		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-			if (keys[i].names)
-				help_line(a, t, w, keys[i].names, keys[i].help);
+		echo(a, "help-head: keys");
+		for (size_t i = 0; i < weft_nkeys; i++)
+			if (weft_keys[i].names &&
+			    (weft_keys[i].in & WEFT_KEYS_GTK))
+				help_line(a, t, w, weft_keys[i].names,
+					  weft_keys[i].help);
 		g_string_append(t, "\n<b>pointer</b>\n");
-		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
-			help_line(a, t, w, pointer_help[i][0],
-				  pointer_help[i][1]);
+		echo(a, "help-head: pointer");
+		for (size_t i = 0; i < weft_npointer_help; i++)
+			if (weft_pointer_help[i].in & WEFT_KEYS_GTK)
+				help_line(a, t, w, weft_pointer_help[i].names,
+					  weft_pointer_help[i].help);
 		g_string_truncate(t, t->len - 1); /* (the last newline) */
 		GtkWidget *l = gtk_label_new(NULL);
 		gtk_label_set_markup(GTK_LABEL(l), t->str);
@@ -975,55 +922,44 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		query_show(a, 0);
 		return TRUE;
 	}
-	const struct key *k = NULL;
-	for (size_t i = 0; i < sizeof keys / sizeof *keys && !k; i++)
-		if (keys[i].key == e->keyval)
-			k = &keys[i];
-	if (!k || (gtk_widget_has_focus(a->search) && k->what != K_CLEAR))
+	char buf[8];
+	const struct weft_key *k =
+		weft_key_find(key_name(e->keyval, buf), WEFT_KEYS_GTK);
+	if (!k || (gtk_widget_has_focus(a->search) && k->what != WEFT_DO_CLEAR))
 		return FALSE;
-	double mid = a->w / 2.0;
 	switch (k->what) {
-	case K_ZOOM_IN:
-		weft_view_zoom(a->v, 1.25, mid);
+	case WEFT_DO_ZOOM:
+		weft_view_zoom(a->v,
+			       k->arg > 0 ? WEFT_KEY_ZOOM_STEP
+					  : 1 / WEFT_KEY_ZOOM_STEP,
+			       a->w / 2.0);
 		break;
-	case K_ZOOM_OUT:
-		weft_view_zoom(a->v, 0.8, mid);
+	case WEFT_DO_PAN:
+		weft_view_pan(a->v,
+			      -k->arg * (a->w / (double)WEFT_KEY_PAN_PARTS), 0);
 		break;
-	case K_PAN_LEFT:
-		weft_view_pan(a->v, a->w / 5.0, 0);
-		break;
-	case K_PAN_RIGHT:
-		weft_view_pan(a->v, -a->w / 5.0, 0);
-		break;
-	case K_FIT:
+	case WEFT_DO_FIT:
 		pair_fit(a);
 		break;
-	case K_ZOOM_MEASURE:
+	case WEFT_DO_ZOOM_MEASURE:
 		weft_view_zoom_measure(a->v);
 		break;
-	case K_ALIGN:
+	case WEFT_DO_ALIGN:
 		pair_align(a);
 		break;
-	case K_FOCUS_UP:
-	case K_FOCUS_DOWN:
-	case K_FOCUS_PGUP:
-	case K_FOCUS_PGDN: {
-		static const int by[] = {-1, 1, -10, 10};
-		weft_view_set_focus(a->v, weft_view_focus(a->v) +
-						  by[k->what - K_FOCUS_UP]);
+	case WEFT_DO_FOCUS:
+		weft_view_set_focus(a->v, weft_view_focus(a->v) + k->arg);
 		break;
-	}
-	case K_DEPTH: /* the combo's handler redraws */
-		gtk_combo_box_set_active(GTK_COMBO_BOX(a->depth),
-					 (int)(e->keyval - GDK_KEY_0));
+	case WEFT_DO_DEPTH: /* the combo's handler redraws */
+		gtk_combo_box_set_active(GTK_COMBO_BOX(a->depth), k->arg);
 		return TRUE;
-	case K_CONNECTED: /* the button's handler redraws and says it */
+	case WEFT_DO_CONNECTED: /* the button's handler redraws and says it */
 		gtk_toggle_button_set_active(
 			GTK_TOGGLE_BUTTON(a->connected),
 			!gtk_toggle_button_get_active(
 				GTK_TOGGLE_BUTTON(a->connected)));
 		return TRUE;
-	case K_CLEAR:
+	case WEFT_DO_CLEAR:
 		if (a->help && gtk_widget_get_visible(a->help))
 			help_toggle(a);
 		if (a->qbar && gtk_widget_get_visible(a->qbar))
@@ -1040,32 +976,32 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		echo(a, "clear: no selection, no search");
 		redraw(a);
 		return TRUE;
-	case K_HELP:
+	case WEFT_DO_HELP:
 		help_toggle(a);
 		return TRUE;
-	case K_THEME:
+	case WEFT_DO_THEME:
 		theme_set(a, !weft_view_dark(a->v));
 		return TRUE;
-	case K_STATE:
+	case WEFT_DO_STATE:
 		state_say(a);
 		return TRUE;
-	case K_BOOKMARK:
+	case WEFT_DO_BOOKMARK:
 		bookmark_drop(a);
 		return TRUE;
-	case K_NEXT_MARK:
-	case K_PREV_MARK:
-		bookmark_step(a, k->what == K_NEXT_MARK ? 1 : -1);
+	case WEFT_DO_MARK:
+		bookmark_step(a, k->arg);
 		return TRUE;
-	case K_PATH:
+	case WEFT_DO_PATH:
 		path_toggle(a);
 		return TRUE;
-	case K_QUERY:
+	case WEFT_DO_QUERY:
 		query_show(a, 1);
 		return TRUE;
-	case K_NEXT_MATCH:
-	case K_PREV_MATCH:
-		go_match(a, k->what == K_NEXT_MATCH ? 1 : -1);
+	case WEFT_DO_MATCH:
+		go_match(a, k->arg);
 		return TRUE;
+	case WEFT_DO_N:
+		return FALSE;
 	}
 	int64_t t0, t1;
 	weft_view_range(a->v, &t0, &t1);
