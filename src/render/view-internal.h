@@ -21,6 +21,7 @@
  *   range.c          the measured range's summary (the summary panel)
  *   pair.c           two runs side by side (pair.h): two views, one time
  *                    scale, linked selection, the first divergence
+ *   keys.c           the viewers' one key table and its help (keys.h)
  */
 #ifndef WEFT_VIEW_INTERNAL_H
 #define WEFT_VIEW_INTERNAL_H

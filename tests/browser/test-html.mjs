@@ -464,6 +464,11 @@ await test('the chain\'s depth: menu and keys 1-3, 0 for all', async () => {
   await page.keyboard.press('1');
   await frame(page);
   assert(await chain() === 3 && await page.inputValue('#depth') === '1', 'depth 1: ' + await chain());
+  for (const k of ['3', '2', '0', '1']) {
+    await page.keyboard.press(k);
+    await frame(page);
+    assert(await page.inputValue('#depth') === k, `key ${k}: depth ${await page.inputValue('#depth')}`);
+  }
   await page.selectOption('#depth', '0');
   await frame(page);
   assert(await chain() === 5, 'all: ' + await chain());
@@ -481,6 +486,69 @@ await test('? shows the keys from the key table, ? or Esc hides them', async () 
   await page.keyboard.press('Escape');
   await frame(page);
   assert(await page.isHidden('#help'), 'Esc does not hide it');
+});
+
+// The help is the key table's (src/render/keys.c, through the wasm), line
+// by line in its order: tests/render/keys-help.txt's lines but those of
+// `weft view` only (the query bar's ':').
+await test('the help lists the key table\'s lines, the page\'s only (keys-help.txt)', async () => {
+  const want = [];
+  let sec = null;
+  for (const l of fs.readFileSync(path.join(S, 'tests/render/keys-help.txt'), 'utf8').split('\n')) {
+    if (!l || l.startsWith('#')) continue;
+    const f = l.split('\t');
+    if (f[3] === 'gtk') continue;
+    if (f[0] !== sec) want.push([sec = f[0]]);
+    want.push([f[1], f[2]]);
+  }
+  await page.keyboard.press('?');
+  const got = await page.$$eval('#help > *', (es) => {
+    const o = [];
+    for (const e of es) {
+      if (e.tagName === 'B') o.push([e.textContent]);
+      else if (e.tagName === 'KBD') o.push([e.textContent, e.nextElementSibling.textContent]);
+    }
+    return o;
+  });
+  await page.keyboard.press('?');
+  assert(JSON.stringify(got) === JSON.stringify(want), 'help: ' + JSON.stringify(got) + '\nwanted: ' + JSON.stringify(want));
+});
+
+// Every zoom, pan and focus key of the table does its action: W + zoom
+// in by 1.25, S - out; D ArrowRight pan to later times by the same step,
+// A ArrowLeft back; ArrowDown ArrowUp move the focus by a row, PageDown
+// PageUp by ten (within the rows); a capital (Caps Lock) is its letter.
+await test('the zoom, pan and focus keys: W S A D, arrows, PageUp/PageDown', async () => {
+  await page.keyboard.press('f');
+  await frame(page);
+  const seen = [];
+  const look = async () => {
+    const [a, b] = await range(page);
+    seen.push([a, b, Number(await page.evaluate(() => document.getElementById('view').dataset.focus))]);
+  };
+  await look();
+  const keys = ['w', 'w', 'w', 'W', 's', 'Minus', 'NumpadSubtract', 'w', 'NumpadAdd', 'Shift+Equal',
+    'd', 'ArrowRight', 'a', 'ArrowLeft', 'ArrowDown', 'ArrowDown', 'ArrowUp', 'PageDown', 'PageUp'];
+  for (const k of keys) {
+    await page.keyboard.press(k);
+    await frame(page);
+    await look();
+  }
+  const rows = Number(await page.evaluate(() => document.getElementById('view').dataset.rows));
+  const span = seen.map(([a, b]) => b - a);
+  const f = [0.8, 0.8, 0.8, 0.8, 1.25, 1.25, 1.25, 0.8, 0.8, 0.8];
+  f.forEach((x, i) => assert(Math.abs(span[i + 1] / span[i] - x) < 0.005, `zoom key ${keys[i]}: ${span[i]} -> ${span[i + 1]}`));
+  const sp = span[10];
+  assert(span.slice(10, 15).every((x) => x === sp), 'a pan changed the span: ' + span.slice(10, 15));
+  const st = [11, 12, 13, 14].map((i) => seen[i][0] - seen[i - 1][0]);
+  assert(st[0] > 0.15 * sp && st[0] < 0.25 * sp && Math.abs(st[1] - st[0]) <= 2, 'later: ' + st);
+  assert(Math.abs(st[2] + st[0]) <= 2 && Math.abs(st[3] + st[1]) <= 2, 'earlier: ' + st);
+  let fo = seen[14][2];
+  const want = [1, 1, -1, 10, -10].map((d) => (fo = Math.min(Math.max(fo + d, 0), rows - 1)));
+  const got = seen.slice(15).map((x) => x[2]);
+  assert(rows > 3 && JSON.stringify(got) === JSON.stringify(want), `focus (${rows} rows): ${got}, wanted ${want}`);
+  await page.keyboard.press('f');
+  await frame(page);
 });
 
 // '?' is said on screen (a button in the bar), and the help's columns

@@ -101,6 +101,22 @@ assert len(set(map(len, names))) == 1, names
 assert 'drag the ruler' in [n.strip() for n in names] and 'PgUp  PgDn' in [n.strip() for n in names], names
 assert max(len(n.rstrip()) for n in names) == len(names[0]), names"
 	res $? "the help's columns are aligned" "$(grep '^help-line' ui.log | head -3 | tr '\n' ' ')"
+	# the help is the key table's, line by line, in its order (the
+	# lines both viewers show, and those of GTK only)
+	grep -E '^help-(head|line): ' ui.log | python3 -c "
+import sys
+got = []
+for l in sys.stdin:
+    l = l.rstrip('\n')
+    if l.startswith('help-head: '):
+        sec = l[len('help-head: '):]
+    else:
+        n, t = l[len('help-line: '):].split('|', 1)
+        got.append((sec, n.rstrip(), t))
+want = [tuple(f.split('\t')[:3]) for f in open(sys.argv[1]).read().splitlines()
+        if f and not f.startswith('#') and f.split('\t')[3:] in ([], ['gtk'])]
+assert got == want, [(g, w) for g, w in zip(got + [None] * len(want), want + [None] * len(got)) if g != w][:3]" "$WEFT_SRC/tests/render/keys-help.txt"
+	res $? "the help lists the key table's lines (tests/render/keys-help.txt)" "$(grep -E '^help-(head|line)' ui.log | head -3 | tr '\n' ' ')"
 	# a "?" button says that the keys exist, and shows them as ? does
 	read -r _ _ _ x y w h < <(grep "^button ? at" ui.log)
 	n0=$(grep -c "^help: shown$" ui.log)
@@ -137,11 +153,11 @@ assert max(len(n.rstrip()) for n in names) == len(names[0]), names"
 	grep -q "^select: main$" ui.log && [ "$o" -gt 20 ]
 	res $? "a click on the red line selects main and outlines it" "at $xy: $(tail -1 ui.log), orange $o"
 	# P: main's critical path, drawn in magenta, its four threads, its
-	# split in the inspector; P again clears it
+	# split in the inspector; P again (shift+p, the capital) clears it
 	"$XD" key p
 	sleep 0.5
 	"$XD" shot pa1.png
-	"$XD" key p
+	"$XD" key P
 	sleep 0.5
 	"$XD" shot pa2.png
 	# (known from the example: main, TCP connect, port-4's ack of the
@@ -172,6 +188,16 @@ assert max(len(n.rstrip()) for n in names) == len(names[0]), names"
 	d0=$(sed -n 's/^depth: all, chain \([0-9]*\) threads.*/\1/p' ui.log | tail -1)
 	[ "${d1:-0}" = 3 ] && [ "${d0:-0}" = "${n:-x}" ]
 	res $? "keys 1 and 0 set the chain's depth" "direct '${d1:-}' all '${d0:-}' (chain '${n:-}')"
+	# 3, 2, 1: the depths in the menu, in the order pressed
+	nd=$(grep -c '^depth: ' ui.log)
+	for k in 3 2 1 0; do
+		"$XD" key $k
+		nd=$((nd + 1))
+		logged ui.log '^depth: ' $nd
+	done
+	ds=$(grep '^depth: ' ui.log | tail -4 | cut -d, -f1 | tr '\n' '|')
+	[ "$ds" = "depth: 3|depth: 2|depth: direct|depth: all|" ]
+	res $? "keys 3, 2, 1, 0 set the chain's depth" "$ds"
 	"$XD" key c
 	sleep 0.4
 	"$XD" key c
@@ -188,6 +214,40 @@ assert max(len(n.rstrip()) for n in names) == len(names[0]), names"
 	set -- $z
 	[ $# -ge 2 ] && [ "$1" -lt "$2" ]
 	res $? "W zooms in, F fits" "spans $z"
+	# every zoom, pan and focus key of the table: W + keypad-+ zoom in
+	# by 1.25, S - keypad-- out; D Right pan to later times by the same
+	# step, A Left back; Down Up move the focus by a row, PgDn PgUp by
+	# ten (within the rows: the connected test's count)
+	nr=$(grep -c '^range:' ui.log)
+	ks="w w w w s minus KP_Subtract w plus KP_Add d Right a Left Down Down Up Next Prior"
+	for k in $ks; do
+		"$XD" key $k
+		nr=$((nr + 1))
+		logged ui.log '^range:' $nr
+	done
+	grep '^range:' ui.log | tail -20 | tr -d , | python3 -c "
+import sys
+rows = int(sys.argv[1])
+r = [(int(l.split()[1]), int(l.split()[2]), int(l.split()[4])) for l in sys.stdin]
+assert len(r) == 20, r
+span = [b - a for a, b, _ in r]
+z = lambda i, f: abs(span[i] / span[i - 1] - f) < 0.005
+for i, f in zip(range(1, 11), [0.8] * 4 + [1.25] * 3 + [0.8] * 3):
+    assert z(i, f), ('zoom', i, span[i - 1], span[i])
+s = span[10]
+assert span[10:15] == [s] * 5, ('pan keeps the span', span[10:15])
+st = [r[i][0] - r[i - 1][0] for i in range(11, 15)]
+assert 0.15 * s < st[0] < 0.25 * s and abs(st[1] - st[0]) <= 2, ('later', st)
+assert abs(st[2] + st[0]) <= 2 and abs(st[3] + st[1]) <= 2, ('earlier', st)
+f = r[14][2]
+want = []
+for d in (1, 1, -1, 10, -10):
+    f = min(max(f + d, 0), rows - 1)
+    want.append(f)
+assert rows > 3 and [x[2] for x in r[15:]] == want, ('focus', rows, r[14:], want)" "${off:-0}"
+	res $? "W + keypad-+ zoom in, S - keypad-- out; D Right A Left pan; Down Up PgDn PgUp move the focus" "$(grep '^range:' ui.log | tail -20 | tr '\n' ' ')"
+	"$XD" key f
+	sleep 0.3
 	# Esc clears the selection, the chain and the search
 	"$XD" click 300 200
 	sleep 0.3

@@ -17,6 +17,7 @@
 #include "../unit/util.h"
 #include "common/format.h"
 #include "common/mintree.h"
+#include "keys.h"
 #include "pair.h"
 #include "weft/model.h"
 #include "weft/weft.h"
@@ -1043,8 +1044,73 @@ TEST(live_run_lanes_placed_anew)
 	weft_reader_close(r);
 }
 
+/* The viewers' key table (keys.h): every key's action and argument, in
+ * both viewers; ':' (the query bar) GTK's only; a capital letter with
+ * no row of its own is its small letter's, "N" is not "n"'s; keys the
+ * table lacks find nothing.  (The help's text: both viewers' tests
+ * compare it with tests/render/keys-help.txt.) */
+TEST(key_table)
+{
+	static const struct {
+		const char *key;
+		enum weft_key_do what;
+		int arg;
+	} want[] = {
+		{"w", WEFT_DO_ZOOM, 1},		{"W", WEFT_DO_ZOOM, 1},
+		{"+", WEFT_DO_ZOOM, 1},		{"s", WEFT_DO_ZOOM, -1},
+		{"-", WEFT_DO_ZOOM, -1},	{"a", WEFT_DO_PAN, -1},
+		{"ArrowLeft", WEFT_DO_PAN, -1}, {"d", WEFT_DO_PAN, 1},
+		{"ArrowRight", WEFT_DO_PAN, 1}, {"f", WEFT_DO_FIT, 0},
+		{"ArrowUp", WEFT_DO_FOCUS, -1}, {"ArrowDown", WEFT_DO_FOCUS, 1},
+		{"PageUp", WEFT_DO_FOCUS, -10}, {"PageDown", WEFT_DO_FOCUS, 10},
+		{"c", WEFT_DO_CONNECTED, 0},	{"1", WEFT_DO_DEPTH, 1},
+		{"2", WEFT_DO_DEPTH, 2},	{"3", WEFT_DO_DEPTH, 3},
+		{"0", WEFT_DO_DEPTH, 0},	{"n", WEFT_DO_MATCH, 1},
+		{"N", WEFT_DO_MATCH, -1},	{"z", WEFT_DO_ZOOM_MEASURE, 0},
+		{"p", WEFT_DO_PATH, 0},		{"P", WEFT_DO_PATH, 0},
+		{"l", WEFT_DO_ALIGN, 0},	{"Escape", WEFT_DO_CLEAR, 0},
+		{"?", WEFT_DO_HELP, 0},		{"t", WEFT_DO_THEME, 0},
+		{"v", WEFT_DO_STATE, 0},	{"b", WEFT_DO_BOOKMARK, 0},
+		{"]", WEFT_DO_MARK, 1},		{"[", WEFT_DO_MARK, -1},
+	};
+	static const unsigned viewers[] = {WEFT_KEYS_GTK, WEFT_KEYS_WEB};
+	for (size_t v = 0; v < 2; v++)
+		for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+			const struct weft_key *k =
+				weft_key_find(want[i].key, viewers[v]);
+			if (!k || k->what != want[i].what ||
+			    k->arg != want[i].arg)
+				FAIL("viewer %u, key '%s': %s %d, wanted %s %d",
+				     viewers[v], want[i].key,
+				     k ? weft_key_do_name(k->what) : "none",
+				     k ? k->arg : 0,
+				     weft_key_do_name(want[i].what),
+				     want[i].arg);
+		}
+	const struct weft_key *q = weft_key_find(":", WEFT_KEYS_GTK);
+	CHECK(q && q->what == WEFT_DO_QUERY);
+	CHECK(weft_key_find(":", WEFT_KEYS_WEB) == NULL);
+	static const char *const none[] = {"x",	 "X",	  "Enter",  "4",     "",
+					   "ww", "Arrow", "escape", "ESCAPE"};
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+		if (weft_key_find(none[i], WEFT_KEYS_ALL))
+			FAIL("key '%s' has an action", none[i]);
+	CHECK(weft_key_find(NULL, WEFT_KEYS_ALL) == NULL);
+	/* every row is one the lists above name (no key untested), the
+	 * actions' names distinct */
+	CHECK_EQ(weft_nkeys, sizeof want / sizeof *want - 2 + 1);
+	for (int i = 0; i < WEFT_DO_N; i++) {
+		CHECK(weft_key_do_name((enum weft_key_do)i) != NULL);
+		for (int j = 0; j < i; j++)
+			CHECK(strcmp(weft_key_do_name((enum weft_key_do)i),
+				     weft_key_do_name((enum weft_key_do)j)));
+	}
+	CHECK(weft_key_do_name(WEFT_DO_N) == NULL);
+	CHECK_STR(weft_key_do_name(WEFT_DO_ZOOM_MEASURE), "zoom-measure");
+}
+
 TEST_MAIN(T(packed_echo_server), T(children_near_parents), T(brief_ones_on_top),
 	  T(long_connections_below_requests), T(stable_when_live),
 	  T(groups_as_one_by_one), T(chain_of_a_request),
 	  T(pair_time_and_selection), T(search_next_and_previous),
-	  T(mintree_free_before), T(live_run_lanes_placed_anew))
+	  T(mintree_free_before), T(live_run_lanes_placed_anew), T(key_table))

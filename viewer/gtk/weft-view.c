@@ -14,7 +14,7 @@
  *   shift+drag                  height with its duration
  *   Z                           zoom to the measured range
  *   F, "fit"                    the whole trace
- *   ?                           the keys (the table `keys`)
+ *   ?                           the keys (src/render/keys.c's table)
  *   Esc                         clear the selection, chain, search and
  *                               measure
  *   hover                       a thread's tooltip: kind, lifetime,
@@ -52,24 +52,8 @@
  * A trace that is still being written is followed: new events are drawn
  * as the program commits them.
  *
- * For tests: WEFT_VIEW_SEARCH=text searches at start;
- * WEFT_VIEW_SCREENSHOT=out.png saves the first frame(s) after
- * WEFT_VIEW_DELAY_MS (default 300) and quits; WEFT_VIEW_EVENTS=FILE
- * replays smooth scrolls, touches and keys (replay_line()); WEFT_VIEW_ECHO=1
- * says on
- * stderr what each action did ("select: TITLE", "chain: N threads",
- * "inspect: TITLE, N entries", "go: TITLE", "connected: on, N rows",
- * "counter NAME: off", "process: NAME (pid P) collapsed, N rows",
- * "measure: T0 T1 DURATION", "path: N threads, TEXT"), the canvas's size when it changes
- * ("canvas: W H") and where the controls are ("button counters at X Y W
- * H", "entry K at X Y W H: TITLE" for the inspector's first entries that
- * name a thread, "check NAME at ..." when the counters menu opens,
- * "header PID at X Y" for a run's processes: a point of its band),
- * and the inspector's times ("inspector times: N, B breakable, K cut;
- * entries: N, B breakable");
- * the query bar's: "query bar: open", "query: N rows, M threads
- * highlighted" or "query: SQL error at character K: ...", "qrow K at X
- * Y W H: TEXT" for its first rows that name a thread.
+ * The test hooks (WEFT_VIEW_ECHO and the others: what echo() says, input
+ * replayed, screenshots) are in weft-view-hooks.c.
  *
  * Two runs to compare (--compare GOOD BAD, which `weft view` passes when
  * its rule says so): one picture of both (src/render/pair.h), GOOD above
@@ -91,73 +75,14 @@
 #include <sys/stat.h>
 
 #include "cairo-canvas.h"
+#include "keys.h"
+#include "weft-view.h"
 #include "pair.h"
 #ifdef WEFT_VIEW_QUERY
 #include "query.h"
 #endif
 #include "view.h"
 #include "weft/model.h"
-
-struct app {
-	const char *path;
-	struct weft_reader *r;
-	struct weft_model *m;
-	struct weft_view *v;
-	GtkWidget *win, *area, *search, *inspector, *counters, *counter_box;
-	GtkWidget *entries;  /* the inspector's entries (a GtkTreeView) */
-	GtkListStore *store; /* its rows: text, thread named, colour */
-	GtkWidget *connected, *depth, *png, *status, *matches;
-	uint32_t ncounters; /* in the counters menu */
-	double drag_x, drag_y, press_x, press_y;
-	int dragging, moved, live, echo;
-	int measuring;	  /* a drag that measures (on the ruler, or shift) */
-	GtkWidget *help;  /* the keys, shown by ? */
-	GtkWidget *keysb; /* the "?" button: shows them too */
-	GtkWidget *marks, *marks_box; /* the bookmarks' menu and its list */
-	/* the measured range's summary (a GtkTreeView over the inspector)
-	 * and its rows: text, line number */
-	GtkWidget *sum_list;
-	GtkListStore *sum_store;
-	int w, h;
-	/* fingers on the picture (a touch screen): one pans, two pinch */
-	struct finger {
-		GdkEventSequence *seq;
-		double x, y;
-	} finger[2];
-	int fingers;
-	/* Two runs to compare (`weft view --compare GOOD BAD`): the pair,
-	 * each side's trace and model; v, m and r are those of `side`, the
-	 * half the pointer last acted in. */
-	struct weft_pair *pair;
-	struct weft_reader *pr[2];
-	struct weft_model *pm[2];
-	const char *names[2];
-	int side;
-	/* the query bar (':', "slowest"): SQL over the trace */
-	GtkWidget *qbar, *qentry, *qstatus, *qlist, *qhead, *slowest;
-	GtkListStore *qstore; /* its rows: text, thread (or WEFT_NONE) */
-	/* A kept directory (docs/keep.md) followed: read again, whole, each
-	 * time its keeper adds a chunk, until the keeper has ended. */
-	const char *const *paths;
-	unsigned npaths;
-	const struct weft_merge_opts *mo;
-	int kept, kept_over;
-	unsigned long long kept_sig;
-};
-
-static void echo(struct app *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void echo(struct app *a, const char *fmt, ...)
-{
-	if (!a->echo)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-}
 
 static void pair_fit(struct app *a);
 static void pair_align(struct app *a);
@@ -193,9 +118,6 @@ static gboolean on_draw(GtkWidget *w, cairo_t *cr, gpointer data)
 	return TRUE;
 }
 
-/* The inspector's columns. */
-enum { E_TEXT, E_THREAD, E_COLOR, E_COLUMNS };
-
 /* A time as the CLI and the viewers write it ("0.000 064 150 s", "30.9
  * us", "-12 ms"): the web viewer's TIME (viewer.js), its spaces also
  * no-break ones (U+00A0) */
@@ -203,7 +125,7 @@ enum { E_TEXT, E_THREAD, E_COLOR, E_COLUMNS };
 	"-?\\d+(?:\\.\\d{1,3}(?:[ \\x{a0}]\\d{1,3})*)?[ "                      \
 	"\\x{a0}](?:ns|us|ms|s)\\b"
 
-static GRegex *time_re(void)
+GRegex *time_re(void)
 {
 	static GRegex *re;
 	if (!re)
@@ -279,8 +201,6 @@ static uint32_t fill_entries(struct app *a, uint32_t t)
 	gtk_tree_view_set_model(tv, GTK_TREE_MODEL(a->store));
 	return n;
 }
-
-static gboolean echo_entries(gpointer data);
 
 static void inspect(struct app *a, uint32_t t)
 {
@@ -591,86 +511,34 @@ static gboolean on_touch(GtkWidget *w, GdkEvent *ev, gpointer data)
 	return TRUE;
 }
 
-/* The keys: one table, read by the dispatch and by the help (?). */
-enum key_do {
-	K_ZOOM_IN,
-	K_ZOOM_OUT,
-	K_PAN_LEFT,
-	K_PAN_RIGHT,
-	K_FIT,
-	K_FOCUS_UP,
-	K_FOCUS_DOWN,
-	K_FOCUS_PGUP,
-	K_FOCUS_PGDN,
-	K_DEPTH,
-	K_CONNECTED,
-	K_CLEAR,
-	K_HELP,
-	K_NEXT_MATCH,
-	K_PREV_MATCH,
-	K_ZOOM_MEASURE,
-	K_PATH,
-	K_ALIGN,
-	K_QUERY,
-	K_THEME,
-	K_STATE,
-	K_BOOKMARK,
-	K_NEXT_MARK,
-	K_PREV_MARK,
-};
-
-static const struct key {
-	guint key;
-	enum key_do what;
-	const char *names; /* for the help: the first key of an action */
-	const char *help;
-} keys[] = {
-	{GDK_KEY_w, K_ZOOM_IN, "W  +", "zoom in"},
-	{GDK_KEY_plus, K_ZOOM_IN, NULL, NULL},
-	{GDK_KEY_KP_Add, K_ZOOM_IN, NULL, NULL},
-	{GDK_KEY_s, K_ZOOM_OUT, "S  -", "zoom out"},
-	{GDK_KEY_minus, K_ZOOM_OUT, NULL, NULL},
-	{GDK_KEY_KP_Subtract, K_ZOOM_OUT, NULL, NULL},
-	{GDK_KEY_a, K_PAN_LEFT, "A  Left", "pan to earlier times"},
-	{GDK_KEY_Left, K_PAN_LEFT, NULL, NULL},
-	{GDK_KEY_d, K_PAN_RIGHT, "D  Right", "pan to later times"},
-	{GDK_KEY_Right, K_PAN_RIGHT, NULL, NULL},
-	{GDK_KEY_f, K_FIT, "F", "fit the whole trace"},
-	{GDK_KEY_Up, K_FOCUS_UP, "Up  Down", "move the rows in focus"},
-	{GDK_KEY_Down, K_FOCUS_DOWN, NULL, NULL},
-	{GDK_KEY_Page_Up, K_FOCUS_PGUP, "PgUp  PgDn",
-	 "move the focus by ten rows"},
-	{GDK_KEY_Page_Down, K_FOCUS_PGDN, NULL, NULL},
-	{GDK_KEY_c, K_CONNECTED, "C", "only the causal chain, and back"},
-	{GDK_KEY_1, K_DEPTH, "1 2 3 0",
-	 "the chain's depth: 1, 2, 3 arrows, all"},
-	{GDK_KEY_2, K_DEPTH, NULL, NULL},
-	{GDK_KEY_3, K_DEPTH, NULL, NULL},
-	{GDK_KEY_0, K_DEPTH, NULL, NULL},
-	{GDK_KEY_n, K_NEXT_MATCH, "n  Enter", "the next match of the search"},
-	{GDK_KEY_N, K_PREV_MATCH, "N  Shift+Enter", "the previous match"},
-	{GDK_KEY_z, K_ZOOM_MEASURE, "Z", "zoom to the measured range"},
-	{GDK_KEY_p, K_PATH, "P",
-	 "the selected thread's critical path, and back"},
-	{GDK_KEY_P, K_PATH, NULL, NULL},
-	{GDK_KEY_l, K_ALIGN, "L",
-	 "two runs: line them up at the selected thread (none: the first "
-	 "divergence)"},
-	{GDK_KEY_Escape, K_CLEAR, "Esc",
-	 "clear the selection, the search and the measure"},
-	{GDK_KEY_question, K_HELP, "?", "show or hide these keys"},
-	{GDK_KEY_colon, K_QUERY, ":",
-	 "the query bar: SQL over the trace (weft query's tables)"},
-	{GDK_KEY_t, K_THEME, "T",
-	 "dark or light colours (first: the desktop's)"},
-	{GDK_KEY_v, K_STATE, "V",
-	 "print the view's state (for --view STATE, or a page's #)"},
-	{GDK_KEY_b, K_BOOKMARK, "B",
-	 "drop a bookmark at the pointer (asks for a note)"},
-	{GDK_KEY_bracketright, K_NEXT_MARK, "]  [",
-	 "the next, the previous bookmark"},
-	{GDK_KEY_bracketleft, K_PREV_MARK, NULL, NULL},
-};
+/* The keys: src/render/keys.c's table, read by the dispatch and by the
+ * help (?).  A key symbol's name there (KeyboardEvent.key's): its
+ * character, or the name of a key that has none; NULL when the table
+ * cannot have it. */
+static const char *key_name(guint keyval, char buf[8])
+{
+	switch (keyval) {
+	case GDK_KEY_Left:
+		return "ArrowLeft";
+	case GDK_KEY_Right:
+		return "ArrowRight";
+	case GDK_KEY_Up:
+		return "ArrowUp";
+	case GDK_KEY_Down:
+		return "ArrowDown";
+	case GDK_KEY_Page_Up:
+		return "PageUp";
+	case GDK_KEY_Page_Down:
+		return "PageDown";
+	case GDK_KEY_Escape:
+		return "Escape";
+	}
+	gunichar c = gdk_keyval_to_unicode(keyval); /* (keypad + is '+') */
+	if (c < 0x20 || c == 0x7f)
+		return NULL;
+	buf[g_unichar_to_utf8(c, buf)] = 0;
+	return buf;
+}
 
 /* The bookmarks' menu: one button a bookmark ("2. 1.25ms note"), a
  * click centres the view on it; insensitive when there is none. */
@@ -863,16 +731,6 @@ static void path_toggle(struct app *a)
 	redraw(a);
 }
 
-/* The pointer's actions, in the help after the keys. */
-static const char *const pointer_help[][2] = {
-	{"wheel", "zoom"},
-	{"drag", "pan (never selects)"},
-	{"touch", "a finger pans, two pinch (zoom)"},
-	{"click", "select a thread"},
-	{"double-click", "its causal chain"},
-	{"drag the ruler", "measure a range (or shift+drag)"},
-};
-
 /* One line of the help: the name padded to `w` in monospace, so that
  * every description starts in one column; said to the echo too. */
 static void help_line(struct app *a, GString *t, int w, const char *name,
@@ -891,20 +749,28 @@ static void help_toggle(struct app *a)
 {
 	if (!a->help) {
 		int w = 0;
-		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-			if (keys[i].names && (int)strlen(keys[i].names) > w)
-				w = (int)strlen(keys[i].names);
-		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
-			if ((int)strlen(pointer_help[i][0]) > w)
-				w = (int)strlen(pointer_help[i][0]);
+		for (size_t i = 0; i < weft_nkeys; i++)
+			if (weft_keys[i].names &&
+			    (weft_keys[i].in & WEFT_KEYS_GTK) &&
+			    (int)strlen(weft_keys[i].names) > w)
+				w = (int)strlen(weft_keys[i].names);
+		for (size_t i = 0; i < weft_npointer_help; i++)
+			if ((weft_pointer_help[i].in & WEFT_KEYS_GTK) &&
+			    (int)strlen(weft_pointer_help[i].names) > w)
+				w = (int)strlen(weft_pointer_help[i].names);
 		GString *t = g_string_new("<b>keys</b>\n");
-		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-			if (keys[i].names)
-				help_line(a, t, w, keys[i].names, keys[i].help);
+		echo(a, "help-head: keys");
+		for (size_t i = 0; i < weft_nkeys; i++)
+			if (weft_keys[i].names &&
+			    (weft_keys[i].in & WEFT_KEYS_GTK))
+				help_line(a, t, w, weft_keys[i].names,
+					  weft_keys[i].help);
 		g_string_append(t, "\n<b>pointer</b>\n");
-		for (size_t i = 0; i < G_N_ELEMENTS(pointer_help); i++)
-			help_line(a, t, w, pointer_help[i][0],
-				  pointer_help[i][1]);
+		echo(a, "help-head: pointer");
+		for (size_t i = 0; i < weft_npointer_help; i++)
+			if (weft_pointer_help[i].in & WEFT_KEYS_GTK)
+				help_line(a, t, w, weft_pointer_help[i].names,
+					  weft_pointer_help[i].help);
 		g_string_truncate(t, t->len - 1); /* (the last newline) */
 		GtkWidget *l = gtk_label_new(NULL);
 		gtk_label_set_markup(GTK_LABEL(l), t->str);
@@ -975,55 +841,44 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		query_show(a, 0);
 		return TRUE;
 	}
-	const struct key *k = NULL;
-	for (size_t i = 0; i < sizeof keys / sizeof *keys && !k; i++)
-		if (keys[i].key == e->keyval)
-			k = &keys[i];
-	if (!k || (gtk_widget_has_focus(a->search) && k->what != K_CLEAR))
+	char buf[8];
+	const struct weft_key *k =
+		weft_key_find(key_name(e->keyval, buf), WEFT_KEYS_GTK);
+	if (!k || (gtk_widget_has_focus(a->search) && k->what != WEFT_DO_CLEAR))
 		return FALSE;
-	double mid = a->w / 2.0;
 	switch (k->what) {
-	case K_ZOOM_IN:
-		weft_view_zoom(a->v, 1.25, mid);
+	case WEFT_DO_ZOOM:
+		weft_view_zoom(a->v,
+			       k->arg > 0 ? WEFT_KEY_ZOOM_STEP
+					  : 1 / WEFT_KEY_ZOOM_STEP,
+			       a->w / 2.0);
 		break;
-	case K_ZOOM_OUT:
-		weft_view_zoom(a->v, 0.8, mid);
+	case WEFT_DO_PAN:
+		weft_view_pan(a->v,
+			      -k->arg * (a->w / (double)WEFT_KEY_PAN_PARTS), 0);
 		break;
-	case K_PAN_LEFT:
-		weft_view_pan(a->v, a->w / 5.0, 0);
-		break;
-	case K_PAN_RIGHT:
-		weft_view_pan(a->v, -a->w / 5.0, 0);
-		break;
-	case K_FIT:
+	case WEFT_DO_FIT:
 		pair_fit(a);
 		break;
-	case K_ZOOM_MEASURE:
+	case WEFT_DO_ZOOM_MEASURE:
 		weft_view_zoom_measure(a->v);
 		break;
-	case K_ALIGN:
+	case WEFT_DO_ALIGN:
 		pair_align(a);
 		break;
-	case K_FOCUS_UP:
-	case K_FOCUS_DOWN:
-	case K_FOCUS_PGUP:
-	case K_FOCUS_PGDN: {
-		static const int by[] = {-1, 1, -10, 10};
-		weft_view_set_focus(a->v, weft_view_focus(a->v) +
-						  by[k->what - K_FOCUS_UP]);
+	case WEFT_DO_FOCUS:
+		weft_view_set_focus(a->v, weft_view_focus(a->v) + k->arg);
 		break;
-	}
-	case K_DEPTH: /* the combo's handler redraws */
-		gtk_combo_box_set_active(GTK_COMBO_BOX(a->depth),
-					 (int)(e->keyval - GDK_KEY_0));
+	case WEFT_DO_DEPTH: /* the combo's handler redraws */
+		gtk_combo_box_set_active(GTK_COMBO_BOX(a->depth), k->arg);
 		return TRUE;
-	case K_CONNECTED: /* the button's handler redraws and says it */
+	case WEFT_DO_CONNECTED: /* the button's handler redraws and says it */
 		gtk_toggle_button_set_active(
 			GTK_TOGGLE_BUTTON(a->connected),
 			!gtk_toggle_button_get_active(
 				GTK_TOGGLE_BUTTON(a->connected)));
 		return TRUE;
-	case K_CLEAR:
+	case WEFT_DO_CLEAR:
 		if (a->help && gtk_widget_get_visible(a->help))
 			help_toggle(a);
 		if (a->qbar && gtk_widget_get_visible(a->qbar))
@@ -1040,32 +895,32 @@ static gboolean on_key(GtkWidget *w, GdkEventKey *e, gpointer data)
 		echo(a, "clear: no selection, no search");
 		redraw(a);
 		return TRUE;
-	case K_HELP:
+	case WEFT_DO_HELP:
 		help_toggle(a);
 		return TRUE;
-	case K_THEME:
+	case WEFT_DO_THEME:
 		theme_set(a, !weft_view_dark(a->v));
 		return TRUE;
-	case K_STATE:
+	case WEFT_DO_STATE:
 		state_say(a);
 		return TRUE;
-	case K_BOOKMARK:
+	case WEFT_DO_BOOKMARK:
 		bookmark_drop(a);
 		return TRUE;
-	case K_NEXT_MARK:
-	case K_PREV_MARK:
-		bookmark_step(a, k->what == K_NEXT_MARK ? 1 : -1);
+	case WEFT_DO_MARK:
+		bookmark_step(a, k->arg);
 		return TRUE;
-	case K_PATH:
+	case WEFT_DO_PATH:
 		path_toggle(a);
 		return TRUE;
-	case K_QUERY:
+	case WEFT_DO_QUERY:
 		query_show(a, 1);
 		return TRUE;
-	case K_NEXT_MATCH:
-	case K_PREV_MATCH:
-		go_match(a, k->what == K_NEXT_MATCH ? 1 : -1);
+	case WEFT_DO_MATCH:
+		go_match(a, k->arg);
 		return TRUE;
+	case WEFT_DO_N:
+		return FALSE;
 	}
 	int64_t t0, t1;
 	weft_view_range(a->v, &t0, &t1);
@@ -1169,165 +1024,6 @@ static void on_counter(GtkToggleButton *b, gpointer data)
 	redraw(a);
 }
 
-/* For tests: where a widget is in the window ("NAME at X Y W H"). */
-static void echo_place(struct app *a, GtkWidget *w, const char *name)
-{
-	int x, y;
-	if (!a->echo ||
-	    !gtk_widget_translate_coordinates(w, a->win, 0, 0, &x, &y))
-		return;
-	echo(a, "%s at %d %d %d %d", name, x, y,
-	     gtk_widget_get_allocated_width(w),
-	     gtk_widget_get_allocated_height(w));
-}
-
-/* Of the times in text: how many, how many hold a space a line may
- * break at (a plain one), and, laid out by l (or NULL), how many a line
- * break cuts. */
-static void count_times(const char *text, PangoLayout *l, int *n,
-			int *breakable, int *cut)
-{
-	GRegex *re = time_re();
-	GMatchInfo *mi = NULL;
-	if (re && g_regex_match(re, text, 0, &mi)) {
-		while (g_match_info_matches(mi)) {
-			int from, to, l0 = 0, l1 = 0;
-			g_match_info_fetch_pos(mi, 0, &from, &to);
-			if (l) {
-				pango_layout_index_to_line_x(l, from, FALSE,
-							     &l0, NULL);
-				pango_layout_index_to_line_x(l, to - 1, FALSE,
-							     &l1, NULL);
-			}
-			(*n)++;
-			*cut += l0 != l1;
-			*breakable += memchr(text + from, ' ',
-					     (size_t)(to - from)) != NULL;
-			g_match_info_next(mi, NULL);
-		}
-	}
-	g_match_info_free(mi);
-}
-
-/* For tests: the times of the inspector's head as it is laid out, and
- * of its entries ("inspector times: N, B breakable, K cut; entries: N,
- * B breakable"). */
-static void echo_times(struct app *a)
-{
-	PangoLayout *l = gtk_label_get_layout(GTK_LABEL(a->inspector));
-	int n = 0, b = 0, cut = 0, en = 0, eb = 0, ecut = 0;
-	count_times(pango_layout_get_text(l), l, &n, &b, &cut);
-	GtkTreeModel *tm = GTK_TREE_MODEL(a->store);
-	GtkTreeIter it;
-	for (gboolean ok = gtk_tree_model_get_iter_first(tm, &it); ok;
-	     ok = gtk_tree_model_iter_next(tm, &it)) {
-		gchar *text = NULL;
-		gtk_tree_model_get(tm, &it, E_TEXT, &text, -1);
-		if (text)
-			count_times(text, NULL, &en, &eb, &ecut);
-		g_free(text);
-	}
-	echo(a,
-	     "inspector times: %d, %d breakable, %d cut; entries: %d, %d "
-	     "breakable",
-	     n, b, cut, en, eb);
-}
-
-/* For tests: where the inspector's first entries that name a thread
- * are in the window ("entry K at X Y W H: TITLE"), and the canvas's
- * size when it changes ("canvas: W H"); the inspector's times
- * (echo_times). */
-static gboolean echo_entries(gpointer data)
-{
-	struct app *a = data;
-	echo_times(a);
-	GtkTreeView *tv = GTK_TREE_VIEW(a->entries);
-	GtkTreeModel *tm = GTK_TREE_MODEL(a->store);
-	GtkTreeIter it;
-	char title[256];
-	int k = 0, shown = 0;
-	for (gboolean ok = gtk_tree_model_get_iter_first(tm, &it);
-	     ok && shown < 20; ok = gtk_tree_model_iter_next(tm, &it), k++) {
-		guint t;
-		gtk_tree_model_get(tm, &it, E_THREAD, &t, -1);
-		if (t == WEFT_NONE)
-			continue;
-		GtkTreePath *path = gtk_tree_model_get_path(tm, &it);
-		GdkRectangle r;
-		int x, y;
-		gtk_tree_view_get_cell_area(tv, path, NULL, &r);
-		gtk_tree_path_free(path);
-		gtk_tree_view_convert_bin_window_to_widget_coords(tv, r.x, r.y,
-								  &x, &y);
-		if (r.height <= 0 || !gtk_widget_translate_coordinates(
-					     a->entries, a->win, x, y, &x, &y))
-			continue;
-		echo(a, "entry %d at %d %d %d %d: %s", k, x, y,
-		     gtk_widget_get_allocated_width(a->entries), r.height,
-		     weft_model_title(a->m, t, title, sizeof title));
-		shown++;
-	}
-	return FALSE;
-}
-
-static void on_area_size(GtkWidget *w, GdkRectangle *r, gpointer data)
-{
-	struct app *a = data;
-	static int was_w = -1, was_h = -1;
-	(void)w;
-	if (r->width != was_w || r->height != was_h)
-		echo(a, "canvas: %d %d", r->width, r->height);
-	was_w = r->width;
-	was_h = r->height;
-}
-
-static gboolean echo_checks(gpointer data)
-{
-	struct app *a = data;
-	GList *kids = gtk_container_get_children(GTK_CONTAINER(a->counter_box));
-	for (GList *l = kids; l; l = l->next) {
-		char name[300];
-		snprintf(name, sizeof name, "check %s",
-			 gtk_button_get_label(GTK_BUTTON(l->data)));
-		echo_place(a, l->data, name);
-	}
-	g_list_free(kids);
-	return FALSE;
-}
-
-static void on_popover_shown(GtkWidget *pop, gpointer data)
-{
-	(void)pop;
-	if (((struct app *)data)->echo)
-		g_timeout_add(200, echo_checks, data); /* once laid out */
-}
-
-static gboolean on_mapped(gpointer data)
-{
-	struct app *a = data;
-	echo_place(a, a->counters, "button counters");
-	echo_place(a, a->png, "button PNG");
-	echo_place(a, a->connected, "button connected");
-	echo_place(a, a->depth, "combo depth");
-	if (a->slowest)
-		echo_place(a, a->slowest, "button slowest");
-	echo_place(a, a->keysb, "button ?");
-	/* a run's processes: where each header is */
-	uint32_t np;
-	const struct weft_model_process *pr = weft_model_processes(a->m, &np);
-	for (uint32_t k = 0; a->echo && k < np; k++) {
-		double y = weft_view_row_y(a->v, weft_view_header_row(a->v, k),
-					   NULL);
-		double x = weft_view_header_x(a->v, k);
-		int wx, wy;
-		if (y >= 0 && x >= 0 &&
-		    gtk_widget_translate_coordinates(a->area, a->win, (int)x,
-						     (int)y, &wx, &wy))
-			echo(a, "header %u at %d %d", pr[k].pid, wx, wy);
-	}
-	return FALSE;
-}
-
 static GtkWidget *counter_check(struct app *a, const char *label, uint32_t k)
 {
 	GtkWidget *b = gtk_check_button_new_with_label(label);
@@ -1360,7 +1056,7 @@ static void counters_menu(struct app *a)
 }
 
 /* Saves what is on screen as PNG or SVG (by the name's ending). */
-static int save(struct app *a, const char *out)
+int save(struct app *a, const char *out)
 {
 	size_t n = strlen(out);
 	int svg = n > 4 && !strcmp(out + n - 4, ".svg");
@@ -1538,98 +1234,6 @@ static gboolean on_tick(gpointer data)
 	       (a->kept && !a->kept_over);
 }
 
-static gboolean on_screenshot(gpointer data)
-{
-	struct app *a = data;
-	const char *out = getenv("WEFT_VIEW_SCREENSHOT");
-	int ok = save(a, out);
-	gtk_main_quit();
-	if (!ok)
-		exit(1);
-	return FALSE;
-}
-
-/* For tests: WEFT_VIEW_EVENTS=FILE replays input no X server can fake
- * (XTest has no touch screen and no trackpad's smooth deltas): GdkEvents
- * made here go through gtk_main_do_event() to the real handlers, one
- * line each:
- *   scroll X Y DX DY        a smooth scroll (GDK_SCROLL_SMOOTH) at (X, Y)
- *   touch begin|update|end ID X Y   finger ID (1, 2...) at (X, Y)
- *   key NAME                a key press (a GDK key name: f, Escape)
- *   say TEXT                echoes "say TEXT: range T0 T1, focus F"
- * (X, Y in the picture's pixels).  Lines it cannot read are said on
- * stderr and skipped. */
-static void replay_line(struct app *a, const char *l)
-{
-	GdkWindow *win = gtk_widget_get_window(a->area);
-	GdkSeat *seat = gdk_display_get_default_seat(gdk_display_get_default());
-	GdkEvent *ev = NULL;
-	char what[16], name[64];
-	double x, y, dx, dy;
-	unsigned id;
-	if (sscanf(l, "scroll %lf %lf %lf %lf", &x, &y, &dx, &dy) == 4) {
-		ev = gdk_event_new(GDK_SCROLL);
-		ev->scroll.direction = GDK_SCROLL_SMOOTH;
-		ev->scroll.x = x;
-		ev->scroll.y = y;
-		ev->scroll.delta_x = dx;
-		ev->scroll.delta_y = dy;
-		gdk_event_set_device(ev, gdk_seat_get_pointer(seat));
-	} else if (sscanf(l, "touch %15s %u %lf %lf", what, &id, &x, &y) == 4) {
-		GdkEventType t = !strcmp(what, "begin")	   ? GDK_TOUCH_BEGIN
-				 : !strcmp(what, "update") ? GDK_TOUCH_UPDATE
-							   : GDK_TOUCH_END;
-		ev = gdk_event_new(t);
-		/* (a sequence is an opaque pointer: any one a finger keeps) */
-		ev->touch.sequence = (GdkEventSequence *)(uintptr_t)(id + 1);
-		ev->touch.x = x;
-		ev->touch.y = y;
-		ev->touch.emulating_pointer = id == 1;
-		gdk_event_set_device(ev, gdk_seat_get_pointer(seat));
-	} else if (sscanf(l, "key %63s", name) == 1) {
-		ev = gdk_event_new(GDK_KEY_PRESS);
-		ev->key.keyval = gdk_keyval_from_name(name);
-		win = gtk_widget_get_window(a->win);
-		gdk_event_set_device(ev, gdk_seat_get_keyboard(seat));
-	} else if (!strncmp(l, "say ", 4)) {
-		int64_t t0, t1;
-		weft_view_range(a->v, &t0, &t1);
-		echo(a, "say %.*s: range %lld %lld, focus %d",
-		     (int)strcspn(l + 4, "\n"), l + 4, (long long)t0,
-		     (long long)t1, weft_view_focus(a->v));
-		return;
-	} else {
-		if (l[strspn(l, " \t\n")] && l[0] != '#')
-			fprintf(stderr,
-				"weft: WEFT_VIEW_EVENTS: cannot read %s", l);
-		return;
-	}
-	ev->any.window = g_object_ref(win);
-	ev->any.send_event = TRUE;
-	gtk_main_do_event(ev);
-	gdk_event_free(ev);
-}
-
-static gboolean on_replay(gpointer data)
-{
-	struct app *a = data;
-	FILE *f = fopen(getenv("WEFT_VIEW_EVENTS"), "r");
-	if (!f) {
-		fprintf(stderr, "weft: cannot open WEFT_VIEW_EVENTS\n");
-		return FALSE;
-	}
-	/* the picture's size, as the handlers see it once drawn */
-	a->w = gtk_widget_get_allocated_width(a->area);
-	a->h = gtk_widget_get_allocated_height(a->area);
-	weft_view_resize(a->v, a->w, a->h);
-	char l[256];
-	while (fgets(l, sizeof l, f))
-		replay_line(a, l);
-	fclose(f);
-	echo(a, "events: done");
-	return FALSE;
-}
-
 /* A scrolled window of a fixed width (its content never widens it: the
  * canvas keeps its width whatever the inspector shows). */
 static GtkWidget *fixed_scroll(GtkWidget *child, int width)
@@ -1650,36 +1254,7 @@ static GtkWidget *fixed_scroll(GtkWidget *child, int width)
  * label's line highlights its threads (n, N go through them).  Echoed for tests:
  * "summary: FROM TO, N lines" (ns from the trace's start), then, once
  * laid out, "sum K at X Y W H: TEXT" for its lines. */
-enum { S_TEXT, S_LINE, S_COLUMNS };
 #define INSPECTOR_W 330 /* (the inspector's width: below) */
-
-static gboolean echo_summary(gpointer data)
-{
-	struct app *a = data;
-	GtkTreeView *tv = GTK_TREE_VIEW(a->sum_list);
-	GtkTreeModel *tm = GTK_TREE_MODEL(a->sum_store);
-	GtkTreeIter it;
-	int k = 0;
-	for (gboolean ok = gtk_tree_model_get_iter_first(tm, &it); ok && k < 40;
-	     ok = gtk_tree_model_iter_next(tm, &it), k++) {
-		gchar *text;
-		gtk_tree_model_get(tm, &it, S_TEXT, &text, -1);
-		GtkTreePath *path = gtk_tree_model_get_path(tm, &it);
-		GdkRectangle r;
-		int x, y;
-		gtk_tree_view_get_cell_area(tv, path, NULL, &r);
-		gtk_tree_path_free(path);
-		gtk_tree_view_convert_bin_window_to_widget_coords(tv, r.x, r.y,
-								  &x, &y);
-		if (r.height > 0 && gtk_widget_translate_coordinates(
-					    a->sum_list, a->win, x, y, &x, &y))
-			echo(a, "sum %d at %d %d %d %d: %s", k, x, y,
-			     gtk_widget_get_allocated_width(a->sum_list),
-			     r.height, text);
-		g_free(text);
-	}
-	return FALSE;
-}
 
 static void summary_show(struct app *a)
 {
@@ -1802,7 +1377,6 @@ static GtkWidget *inspector_pane(struct app *a)
  * highlighted as search matches are (n and N go through them), a click
  * on a row goes to its thread.  "slowest" runs the slowest requests in
  * one click.  A live trace is asked as far as it is read now. */
-enum { Q_TEXT, Q_THREAD, Q_COLUMNS };
 #define QUERY_ROWS_MAX 1000
 static const char slowest_sql[] = "SELECT thread, title, kind, ms(latency) AS "
 				  "latency_ms FROM "
@@ -1819,43 +1393,6 @@ static void query_say(struct app *a, const char *fmt, ...)
 	va_end(ap);
 	gtk_label_set_text(GTK_LABEL(a->qstatus), buf);
 	echo(a, "query: %s", buf);
-}
-
-/* For tests: where the first result rows that name a thread are
- * ("qrow K at X Y W H: TEXT"), and the entry ("query entry at ..."). */
-static gboolean echo_qrows(gpointer data)
-{
-	struct app *a = data;
-	GtkTreeView *tv = GTK_TREE_VIEW(a->qlist);
-	GtkTreeModel *tm = GTK_TREE_MODEL(a->qstore);
-	GtkTreeIter it;
-	int k = 0, shown = 0;
-	if (!gtk_widget_get_realized(a->qlist))
-		return FALSE;
-	echo_place(a, a->qentry, "query entry");
-	for (gboolean ok = gtk_tree_model_get_iter_first(tm, &it);
-	     ok && shown < 5; ok = gtk_tree_model_iter_next(tm, &it), k++) {
-		guint t;
-		gchar *text;
-		gtk_tree_model_get(tm, &it, Q_THREAD, &t, Q_TEXT, &text, -1);
-		GtkTreePath *path = gtk_tree_model_get_path(tm, &it);
-		GdkRectangle r;
-		int x, y;
-		gtk_tree_view_get_cell_area(tv, path, NULL, &r);
-		gtk_tree_path_free(path);
-		gtk_tree_view_convert_bin_window_to_widget_coords(tv, r.x, r.y,
-								  &x, &y);
-		if (t != WEFT_NONE && r.height > 0 &&
-		    gtk_widget_translate_coordinates(a->qlist, a->win, x, y, &x,
-						     &y)) {
-			echo(a, "qrow %d at %d %d %d %d: %s", k, x, y,
-			     gtk_widget_get_allocated_width(a->qlist), r.height,
-			     text);
-			shown++;
-		}
-		g_free(text);
-	}
-	return FALSE;
 }
 
 #ifdef WEFT_VIEW_QUERY
@@ -2547,7 +2084,7 @@ int main(int argc, char **argv)
 	gtk_box_pack_start(GTK_BOX(box), pane, TRUE, TRUE, 0);
 	gtk_container_add(GTK_CONTAINER(a.win), box);
 	counters_menu(&a);
-	a.echo = getenv("WEFT_VIEW_ECHO") != NULL;
+	a.echo = view_hooks_echo();
 	if (view_state && !a.pair) {
 		char why[400];
 		if (weft_view_set_state(a.v, view_state, why, sizeof why)) {
@@ -2571,21 +2108,9 @@ int main(int argc, char **argv)
 	}
 	gtk_widget_show_all(a.win);
 	gtk_widget_grab_focus(a.area); /* (not the first button) */
-	if (a.echo)
-		g_timeout_add(300, on_mapped, &a);
-
-	const char *q = getenv("WEFT_VIEW_SEARCH");
-	if (q)
-		gtk_entry_set_text(GTK_ENTRY(a.search), q);
+	view_hooks_start(&a);
 	if (!a.pair) /* (compared runs are read as they are) */
 		g_timeout_add(200, on_tick, &a);
-	if (getenv("WEFT_VIEW_EVENTS"))
-		g_timeout_add(600, on_replay, &a); /* once drawn */
-	if (getenv("WEFT_VIEW_SCREENSHOT")) {
-		const char *delay = getenv("WEFT_VIEW_DELAY_MS");
-		g_timeout_add(delay ? (guint)atoi(delay) : 300, on_screenshot,
-			      &a);
-	}
 	gtk_main();
 	if (a.pair) {
 		weft_pair_free(a.pair);

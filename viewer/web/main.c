@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keys.h"
 #include "pair.h"
 #include "view.h"
 #include "weft/model.h"
@@ -536,6 +537,12 @@ EXPORT(w_only_chain) int w_only_chain(int on)
 		weft_view_only_chain(weft_pair_view(pair, s), on);
 	weft_view_only_chain(view, on);
 	return weft_view_rows(view);
+}
+
+/* The row in focus (the picture's data-focus). */
+EXPORT(w_focus_row) int w_focus_row(void)
+{
+	return view ? weft_view_focus(view) : 0;
 }
 
 EXPORT(w_rows) int w_rows(void)
@@ -1500,4 +1507,46 @@ EXPORT(w_summary_pick) int w_summary_pick(int i)
 	if (!view || pair || i < 0)
 		return 0;
 	return (int)weft_view_summary_pick(view, (uint32_t)i);
+}
+
+/* The keys (src/render/keys.c's table, the web viewer's rows): the
+ * action of the key named `key` (KeyboardEvent.key) as
+ * {"do":"zoom","arg":1}, or null; viewer.js binds the actions' names. */
+EXPORT(w_key) const char *w_key(const char *key)
+{
+	const struct weft_key *k = weft_key_find(key, WEFT_KEYS_WEB);
+	if (!k)
+		return "null";
+	snprintf(out, sizeof out, "{\"do\":\"%s\",\"arg\":%d}",
+		 weft_key_do_name(k->what), k->arg);
+	return out;
+}
+
+/* The help (?): {"keys":[[names,text],...],"pointer":[...]}, in the
+ * table's order. */
+EXPORT(w_keys_help) const char *w_keys_help(void)
+{
+	dlen = 0;
+	int ok = dput("{\"keys\":[");
+	int first = 1;
+	for (size_t i = 0; ok && i < weft_nkeys; i++) {
+		const struct weft_key *k = &weft_keys[i];
+		if (!k->names || !(k->in & WEFT_KEYS_WEB))
+			continue;
+		ok = dput(first ? "[" : ",[") && dstr(k->names) && dput(",") &&
+		     dstr(k->help) && dput("]");
+		first = 0;
+	}
+	ok = ok && dput("],\"pointer\":[");
+	first = 1;
+	for (size_t i = 0; ok && i < weft_npointer_help; i++) {
+		const struct weft_pointer_help *p = &weft_pointer_help[i];
+		if (!(p->in & WEFT_KEYS_WEB))
+			continue;
+		ok = dput(first ? "[" : ",[") && dstr(p->names) && dput(",") &&
+		     dstr(p->help) && dput("]");
+		first = 0;
+	}
+	ok = ok && dput("]}");
+	return ok ? djson : "null";
 }

@@ -316,6 +316,7 @@
     root.dataset.range = canvas.dataset.range;
     canvas.dataset.prims = String(prims);
     canvas.dataset.rows = String(inst.exports.w_rows());
+    canvas.dataset.focus = String(inst.exports.w_focus_row());
     canvas.dataset.headers = str(inst.exports.w_headers());
     $('range').textContent = str(inst.exports.w_range_text());
   }
@@ -831,35 +832,30 @@
     inspect(e.offsetX, e.offsetY, true);
     redraw();
   });
-  // The keys: one table, read by the dispatch and by the help (?).
-  // `keys` are KeyboardEvent.key values, compared in lower case.
+  // The keys: src/render/keys.c's table, in the wasm (w_key: a key's
+  // action and argument; w_keys_help: the help's lines).  Here only what
+  // each action does on this page.
   const mid = () => canvas.clientWidth / 2;
-  const KEYS = [
-    { keys: ['w', '+'], names: 'W  +', help: 'zoom in', run: () => inst.exports.w_zoom(1.25, mid()) },
-    { keys: ['s', '-'], names: 'S  -', help: 'zoom out', run: () => inst.exports.w_zoom(0.8, mid()) },
-    { keys: ['a', 'arrowleft'], names: 'A  Left', help: 'pan to earlier times', run: () => inst.exports.w_pan(canvas.clientWidth / 5, 0) },
-    { keys: ['d', 'arrowright'], names: 'D  Right', help: 'pan to later times', run: () => inst.exports.w_pan(-canvas.clientWidth / 5, 0) },
-    { keys: ['f'], names: 'F', help: 'fit the whole trace', run: () => inst.exports.w_fit() },
-    { keys: ['arrowup'], names: 'Up  Down', help: 'move the rows in focus', run: () => inst.exports.w_focus(-1) },
-    { keys: ['arrowdown'], run: () => inst.exports.w_focus(1) },
-    { keys: ['pageup'], names: 'PgUp  PgDn', help: 'move the focus by ten rows', run: () => inst.exports.w_focus(-10) },
-    { keys: ['pagedown'], run: () => inst.exports.w_focus(10) },
-    { keys: ['c'], names: 'C', help: 'only the causal chain, and back', run: () => { $('connected').click(); return true; } },
-    { keys: ['1', '2', '3', '0'], names: '1 2 3 0', help: "the chain's depth: 1, 2, 3 arrows, all", run: (k) => { depth(Number(k)); return true; } },
-    { keys: ['n'], names: 'n  Enter', help: 'the next match of the search (N, Shift+Enter: the previous)', run: (k, e) => { goMatch(e.shiftKey ? -1 : 1); return true; } },
-    { keys: ['z'], names: 'Z', help: 'zoom to the measured range', run: () => inst.exports.w_zoom_measure() },
-    { keys: ['p'], names: 'P', help: "the selected thread's critical path, and back", run: () => { pathKey(); return true; } },
-    { keys: ['l'], names: 'L', help: 'two runs: line them up at the selected thread (none: the first divergence)', run: () => { alignKey(); return true; } },
-    { keys: ['escape'], names: 'Esc', help: 'clear the selection, the search and the measure', run: () => { clearAll(); return true; } },
-    { keys: ['?'], names: '?', help: 'show or hide these keys', run: () => { help(); return true; } },
-    { keys: ['t'], names: 'T', help: "dark or light colours (first: the browser's)", run: () => { theme(!dark); return true; } },
-    { keys: ['b'], names: 'B', help: 'drop a bookmark at the pointer (asks for a note)', run: () => { bookmark(); return true; } },
-    { keys: [']'], names: ']  [', help: 'the next, the previous bookmark', run: () => { inst.exports.w_next_bookmark(1); redraw(); return true; } },
-    { keys: ['['], run: () => { inst.exports.w_next_bookmark(-1); redraw(); return true; } },
-    { keys: ['v'], names: 'V', help: "say the view's state (the address keeps it after #; weft render --view takes it)", run: () => { sayState(); return true; } },
-  ];
-  const POINTER = [['wheel', 'zoom'], ['drag', 'pan (never selects)'], ['click', 'select a thread'],
-    ['double-click', 'its causal chain'], ['drag the ruler', 'measure a range (or shift+drag)']];
+  const ZOOM_STEP = 1.25, PAN_PARTS = 5; // (keys.h's WEFT_KEY_ZOOM_STEP, _PAN_PARTS)
+  const ACTIONS = {
+    zoom: (arg) => inst.exports.w_zoom(arg > 0 ? ZOOM_STEP : 1 / ZOOM_STEP, mid()),
+    pan: (arg) => inst.exports.w_pan(-arg * (canvas.clientWidth / PAN_PARTS), 0),
+    fit: () => inst.exports.w_fit(),
+    focus: (arg) => inst.exports.w_focus(arg),
+    connected: () => { $('connected').click(); return true; },
+    depth: (arg) => { depth(arg); return true; },
+    match: (arg) => { goMatch(arg); return true; },
+    'zoom-measure': () => inst.exports.w_zoom_measure(),
+    path: () => { pathKey(); return true; },
+    align: () => { alignKey(); return true; },
+    clear: () => { clearAll(); return true; },
+    help: () => { help(); return true; },
+    theme: () => { theme(!dark); return true; },
+    bookmark: () => { bookmark(); return true; },
+    mark: (arg) => { inst.exports.w_next_bookmark(arg); redraw(); return true; },
+    state: () => { sayState(); return true; },
+  };
+
 
   // The theme: dark or light, first the browser's preference
   // (prefers-color-scheme), followed when it changes; T switches.  The
@@ -876,7 +872,7 @@
   if (darkQuery && darkQuery.addEventListener) darkQuery.addEventListener('change', (e) => theme(e.matches));
   theme(dark);
 
-  // The help: built from KEYS, shown or hidden (on: true/false, or toggle).
+  // The help: built from the key table (w_keys_help), shown or hidden (on: true/false, or toggle).
   function help(on) {
     const el = $('help');
     if (!el.firstChild) {
@@ -891,10 +887,11 @@
         el.appendChild(d);
       };
       const head = (t) => { const h = document.createElement('b'); h.textContent = t; el.appendChild(h); };
+      const h = JSON.parse(str(inst.exports.w_keys_help()));
       head('keys');
-      KEYS.filter((k) => k.names).forEach((k) => add(k.names, k.help));
+      h.keys.forEach(([a, b]) => add(a, b));
       head('pointer');
-      POINTER.forEach(([a, b]) => add(a, b));
+      h.pointer.forEach(([a, b]) => add(a, b));
     }
     el.hidden = on === undefined ? !el.hidden : !on;
   }
@@ -1053,10 +1050,11 @@
       if (k === 'enter') { e.preventDefault(); goMatch(e.shiftKey ? -1 : 1); }
       if (k !== 'escape') return;
     }
-    const entry = KEYS.find((x) => x.keys.includes(k));
-    if (!entry) return;
+    const key = JSON.parse(withStr(e.key, (p) => str(inst.exports.w_key(p))));
+    const run = key && ACTIONS[key.do];
+    if (!run) return;
     e.preventDefault();
-    if (!entry.run(k, e)) redraw();
+    if (!run(key.arg)) redraw();
   });
   $('zoomin').onclick = () => { inst.exports.w_zoom(1.25, canvas.clientWidth / 2); redraw(); };
   $('zoomout').onclick = () => { inst.exports.w_zoom(0.8, canvas.clientWidth / 2); redraw(); };
