@@ -131,7 +131,7 @@ static const struct stab stabs[] = {
 	/* not weft query's: a temporary table ship_msg_ends() fills */
 	{"msg_ends",
 	 "msg_end INTEGER, thread INTEGER, dir TEXT, chan INTEGER, off "
-	 "INTEGER, len INTEGER, t INTEGER",
+	 "INTEGER, len INTEGER, t INTEGER, conn INTEGER",
 	 NULL, "t",
 	 "(SELECT p.pid FROM msg_end_pids p WHERE p.msg_end = "
 	 "x.msg_end)"},
@@ -504,14 +504,63 @@ static int queue_table(struct ship *S, sqlite3 *db, struct source *src,
  * the ends other hosts shipped and follow a chain across hosts.  Each
  * end: the async thread (the model's row), sent or received, the
  * channel (two's complement of its 64-bit id), its byte offset (-1: a
- * datagram), its length and its time.  Read by a second pass over the
- * trace, into a temporary table of weft query's database.
+ * datagram), its length and its time, and its connection (`conn`):
+ * the realtime (ns since the epoch) of the first message of the
+ * connection at this end, so that two connections of one address and
+ * port pair at different times (one channel id) are told apart; NULL for
+ * a datagram.  Read by a second pass over the trace, into a temporary
+ * table of weft query's database.
  */
 struct mend {
 	uint64_t chan, off, len, id;
-	int64_t t;
+	int64_t t, conn;
+	size_t seq;
 	int sent;
 };
+
+/* By connection (both directions of a channel: chan ^ 1), in time order. */
+static int by_pair(const void *a, const void *b)
+{
+	const struct mend *x = a, *y = b;
+	if (x->chan >> 1 != y->chan >> 1)
+		return x->chan >> 1 < y->chan >> 1 ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Each end's connection (v sorted by_pair): a connection begins where a
+ * direction's bytes are counted from below what that direction already
+ * carried (a new connection's count starts at 0 again: chan.c) - but a
+ * write made again at the offset of the write just before it (one taken
+ * back: it failed) - and is named by the realtime of its first end. */
+static void connections(struct mend *v, size_t n, int64_t real0)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t end[2] = {0, 0};
+		size_t last = SIZE_MAX;
+		int64_t conn = real0 + v[i].t;
+		for (j = i; j < n && v[j].chan >> 1 == v[i].chan >> 1; j++) {
+			struct mend *e = &v[j];
+			int d = (int)(e->chan & 1);
+			if (e->off == UINT64_MAX) {
+				e->conn = INT64_MIN; /* a datagram: none */
+				continue;
+			}
+			int again = last != SIZE_MAX && e->sent &&
+				    v[last].sent && v[last].chan == e->chan &&
+				    v[last].off == e->off;
+			if (e->off < end[d] && !again) {
+				conn = real0 + e->t;
+				end[0] = end[1] = 0;
+			}
+			if (e->off + e->len > end[d])
+				end[d] = e->off + e->len;
+			e->conn = conn;
+			last = j;
+		}
+	}
+}
 
 static int by_chan(const void *a, const void *b)
 {
@@ -521,13 +570,14 @@ static int by_chan(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr)
+static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr,
+			 int64_t real0)
 {
 	char *err = NULL;
 	if (sqlite3_exec(db,
 			 "CREATE TABLE msg_ends(msg_end INTEGER PRIMARY KEY, "
 			 "thread INTEGER, dir TEXT, chan INTEGER, off INTEGER, "
-			 "len INTEGER, t INTEGER); CREATE TABLE "
+			 "len INTEGER, t INTEGER, conn INTEGER); CREATE TABLE "
 			 "msg_end_pids(msg_end INTEGER PRIMARY KEY, pid "
 			 "INTEGER)",
 			 NULL, NULL, &err) != SQLITE_OK) {
@@ -553,17 +603,22 @@ static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr)
 				       (uint64_t)e.value3,
 				       e.id ? e.id : e.actor,
 				       e.ns,
+				       0,
+				       n,
 				       e.type == WEFT_EV_SENT};
 	}
 	weft_reader_close(r);
-	if (n)
+	if (n) {
+		qsort(v, n, sizeof *v, by_pair);
+		connections(v, n, real0);
 		qsort(v, n, sizeof *v, by_chan);
+	}
 	int64_t t0, t1;
 	weft_model_range(m, &t0, &t1);
 	sqlite3_stmt *st, *sp;
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO msg_ends VALUES (?, ?, ?, ?, ?, "
-			       "?, ?)",
+			       "?, ?, ?)",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO msg_end_pids VALUES (?, ?)", -1,
 			       &sp, NULL) != SQLITE_OK) {
@@ -595,6 +650,10 @@ static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr)
 			sqlite3_bind_int64(st, 5, (int64_t)v[k].off);
 			sqlite3_bind_int64(st, 6, (int64_t)v[k].len);
 			sqlite3_bind_int64(st, 7, v[k].t - t0);
+			if (v[k].conn == INT64_MIN)
+				sqlite3_bind_null(st, 8);
+			else
+				sqlite3_bind_int64(st, 8, v[k].conn);
 			uint32_t pr =
 				th == WEFT_NONE
 					? WEFT_NONE
@@ -706,7 +765,10 @@ static int queue_source(struct ship *S, struct traces *tr, const char *what)
 			if (sqlite3_open(":memory:", &mdb) != SQLITE_OK)
 				rc = error("weft ship: no memory for msg_ends");
 			else
-				rc = ship_msg_ends(mdb, m, tr);
+				rc = ship_msg_ends(mdb, m, tr,
+						   in->origin_real_ns > 0
+							   ? in->origin_real_ns
+							   : 0);
 			for (size_t i = 0; !rc && i < NSTABS; i++)
 				rc = queue_table(S,
 						 strcmp(stabs[i].name, "msg_"

@@ -484,6 +484,87 @@ PY
 }
 run "weft fetch: a chain across three hosts (A -> B -> C over TCP) = chain() on the traces merged" t_fetch_hosts
 
+# Connections of one port pair at different times (one channel id): A
+# asks B twice over the SAME ports (A from a fixed port, closing with a
+# reset), each run recorded and shipped alone (four machines); fetching
+# either run's request brings back exactly chain() of that run's two
+# traces merged locally, never the other run's (whichever host name
+# sorts first).  And B serving both connections in one trace: msg_ends
+# tells its two connections apart (conn: each from offset 0), and A2's
+# request still joins only B's second connection.
+hop_rings() { # dir name boot...: each trace DIR/NAME made a machine
+	python3 - "$@" <<'PY' || exit 1
+import sys
+d = sys.argv[1]
+for a in sys.argv[2:]:
+    name, boot = a.split(':')
+    p = d + '/' + name + '/ring'
+    b = bytearray(open(p, 'rb').read())
+    m = 1024  # WEFT_MACH_OFF: host name (72 bytes), boot id (16)
+    assert b[:8] == b'WEFTRING'
+    b[m:m + 72] = name.encode().ljust(72, b'\0')
+    b[m + 72:m + 88] = bytes([int(boot, 16)]) * 16
+    open(p, 'wb').write(b)
+PY
+}
+hop_pair() { # B-trace A-trace rounds N: B serves N clients on $PB; A asks from $PA
+	rm -f pr
+	"$W" record -o "$1" -- "$HOP" serve "$PWD/pr" "$PB" "$4" >/dev/null 2>rs.txt &
+	local pb=$! i
+	for i in $(seq 100); do [ -s pr ] && break; sleep 0.1; done
+	[ -s pr ] && [ "$(cat pr)" = "$PB" ] || die "B does not listen on $PB: $(cat rs.txt)"
+	"$W" record -o "$2" -- "$HOP" ask "$PB" "$3" "$PA" >/dev/null 2>ra.txt || die "A: $(cat ra.txt)"
+	[ "$4" = 1 ] && { wait "$pb" || die "B: $(cat rs.txt)"; }
+	return 0
+}
+fetch_run() { # db host-of-A A-trace B-trace: A's request fetched = chain() of A+B merged
+	local db=$1 ha=$2 ta=$3 tb=$4 sub id c0
+	sub=$(lq "$ta" "SELECT thread FROM threads WHERE kind = 'uv_stream_t read' ORDER BY created DESC LIMIT 1 OFFSET 1" | tail -1)
+	id=$(lq "$ta" "SELECT id FROM threads WHERE thread = $sub" | tail -1)
+	[ -n "$id" ] || die "no read in $ta"
+	"$W" fetch --clickhouse "$URL1" --database "$db" --request "$id" --host "$ha" -o "f-$ha.weft" 2>"f-$ha.txt" ||
+		die "fetch $ha: $(cat "f-$ha.txt")"
+	IN="thread IN (SELECT thread FROM chain((SELECT thread FROM threads WHERE id = $id), 0)) AND thread NOT IN (SELECT from_thread FROM arrows WHERE kind = 'try_read' AND message = 1)"
+	c0=$(lq "$ta" "$tb" "SELECT created FROM threads WHERE id = $id" | tail -1)
+	hop_threads "$c0" "$ta" "$tb" >"l-$ha.txt" || die "local chain failed"
+	hop_arrows "$c0" "$ta" "$tb" >"la-$ha.txt" || die "local arrows failed"
+	[ "$(lq "$ta" "$tb" "SELECT count(DISTINCT process) FROM threads WHERE $IN" | tail -1)" = 2 ] ||
+		die "the local chain of $ha does not cross the two hosts: $(cat "l-$ha.txt")"
+	IN="1"
+	c0=$(lq "f-$ha.weft" "SELECT created FROM threads WHERE id = $((sub + 1))" | tail -1)
+	[ -n "$c0" ] || die "the request is not in f-$ha.weft"
+	hop_threads "$c0" "f-$ha.weft" >"f-$ha.th" || die "fetched threads failed"
+	hop_arrows "$c0" "f-$ha.weft" >"f-$ha.ar" || die "fetched arrows failed"
+	diff "l-$ha.txt" "f-$ha.th" >&2 || die "$ha: the fetched threads differ from the chain's (above)"
+	diff "la-$ha.txt" "f-$ha.ar" >&2 || die "$ha: the fetched arrows differ from the chain's (above)"
+}
+t_fetch_reused() {
+	HOP=$WEFT_BUILD/tests/fleet/hop
+	[ -x "$HOP" ] || { echo "no tests/fleet/hop (built without libuv)"; exit 77; }
+	mkdir reuse && cd reuse || exit 1
+	PA=$(free_port) PB=$(free_port)
+	# two runs over ports PA -> PB, B's and A's traces each alone; the
+	# second run asks one round more (its chain is longer)
+	hop_pair "$PWD/rb1" "$PWD/ra1" 3 1
+	hop_pair "$PWD/rb2" "$PWD/ra2" 4 1
+	hop_rings "$PWD" ra1:a1 rb1:b1 ra2:a2 rb2:b2
+	local h
+	for h in rb1 ra1 rb2 ra2; do
+		"$W" ship "$h" --clickhouse "$URL1" --database reuse --host "$h" --retry-for 20s \
+			--queue "q$h" 2>"s$h.txt" || die "ship $h: $(cat "s$h.txt")"
+	done
+	# one channel (each direction) in both runs, two connections at each end
+	[ "$(fq --database reuse "SELECT count(DISTINCT chan), count(DISTINCT conn), countIf(conn IS NULL) FROM msg_ends" | tail -1)" = "$(printf '2\t4\t0')" ] ||
+		die "not one port pair twice: $(fq --database reuse "SELECT host, chan, conn, count() FROM msg_ends GROUP BY host, chan, conn")"
+	fetch_run reuse ra2 ra2 rb2
+	grep -q "^weft fetch: the chain crosses 2 traces: ra2 (run [0-9a-f]*), rb2 (run [0-9a-f]*);" f-ra2.txt ||
+		die "ra2 fetched: $(cat f-ra2.txt)"
+	fetch_run reuse ra1 ra1 rb1
+	grep -q "^weft fetch: the chain crosses 2 traces: ra1 (run [0-9a-f]*), rb1 (run [0-9a-f]*);" f-ra1.txt ||
+		die "ra1 fetched: $(cat f-ra1.txt)"
+}
+run "weft fetch: two connections of one port pair at different times told apart" t_fetch_reused
+
 t_fetch_usage() {
 	rm -f u.weft
 	"$W" fetch --clickhouse "$URL1" --request 1 2>e.txt
