@@ -1113,7 +1113,8 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 			const struct weft_arrow *A = weft_model_arrows(md, &na);
 			for (uint32_t k = 0; k < na; k++) {
 				if (!(A[k].flags & WEFT_ARROW_MESSAGE) ||
-				    A[k].kind != WEFT_ARROW_READ)
+				    (A[k].kind != WEFT_ARROW_READ &&
+				     A[k].kind != WEFT_ARROW_TRY_READ))
 					continue;
 				uint32_t a = mdrow[A[k].from],
 					 b = mdrow[A[k].to];
@@ -1123,7 +1124,7 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 				grow(&R.ar, &R.car, R.nar, sizeof *R.ar);
 				R.ar[R.nar++] = (struct row_arrow){
 					a, b, A[k].t, INT64_MAX / 2 + k,
-					WEFT_ARROW_READ};
+					A[k].kind};
 			}
 			uint32_t nhost;
 			const struct weft_host *H =

@@ -590,23 +590,60 @@ static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr,
 		return 1;
 	struct mend *v = NULL;
 	size_t n = 0, cap = 0;
+	/* each stream's last fire: its target and its next activation */
+	struct fire {
+		uint64_t target, next;
+	} *fire = NULL;
+	size_t nfire = 0;
 	struct weft_event e;
 	while (weft_reader_next(r, &e) == 0) {
+		if (e.type == WEFT_EV_FIRE) {
+			if (e.stream >= nfire) {
+				size_t was = nfire;
+				if (weft__grow_to(&fire, &nfire,
+						  (size_t)e.stream + 1,
+						  sizeof *fire, 16, SIZE_MAX))
+					die("out of memory");
+				memset(fire + was, 0,
+				       (nfire - was) * sizeof *fire);
+			}
+			fire[e.stream] = (struct fire){e.id, e.id2};
+			continue;
+		}
 		if (e.type != WEFT_EV_SENT && e.type != WEFT_EV_RECEIVED)
 			continue;
-		if (!e.value3)
-			continue; /* a wait for bytes, not a message */
-		if (weft__grow_to(&v, &cap, n + 1, sizeof *v, 256, SIZE_MAX))
+		/* (a received event of no bytes: a wait for the next,
+		 * which shims before format 1.x wrote; shipped as it is) */
+		if (weft__grow_to(&v, &cap, n + 2, sizeof *v, 256, SIZE_MAX))
 			die("out of memory");
-		v[n++] = (struct mend){(uint64_t)e.value,
-				       (uint64_t)e.value2,
-				       (uint64_t)e.value3,
-				       e.id ? e.id : e.actor,
-				       e.ns,
-				       0,
-				       n,
-				       e.type == WEFT_EV_SENT};
+		uint64_t th = e.id ? e.id : e.actor;
+		v[n] = (struct mend){(uint64_t)e.value,
+				     (uint64_t)e.value2,
+				     (uint64_t)e.value3,
+				     th,
+				     e.ns,
+				     0,
+				     n,
+				     e.type == WEFT_EV_SENT};
+		n++;
+		/* A read of bytes that a fire ran: the fire's next
+		 * activation waits for the bytes after them, as msgs.c
+		 * infers (a wait the merge ends as a try_read on the other
+		 * end's reader if the trace ends with it): shipped as a
+		 * received end of no bytes at their end, which msgs.c
+		 * reads as that wait. */
+		if (e.type == WEFT_EV_RECEIVED && e.value3 &&
+		    (uint64_t)e.value2 != UINT64_MAX && e.stream < nfire &&
+		    fire[e.stream].target == th && fire[e.stream].next) {
+			v[n] = v[n - 1];
+			v[n].id = fire[e.stream].next;
+			v[n].off = v[n - 1].off + v[n - 1].len;
+			v[n].len = 0;
+			v[n].seq = n;
+			n++;
+		}
 	}
+	free(fire);
 	weft_reader_close(r);
 	if (n) {
 		qsort(v, n, sizeof *v, by_pair);

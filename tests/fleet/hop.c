@@ -12,12 +12,18 @@
  *   hop relay PORTFILE UPPORT   passes each message to the server at
  *                               UPPORT and its answer back, ends when
  *                               its client closes
- *   hop ask PORT ROUNDS [FROM]  sends ROUNDS messages one after the
+ *   hop sink PORTFILE           answers the first message, reads the
+ *                               others and never answers them (a hang),
+ *                               ends when its client closes
+ *   hop ask PORT ROUNDS [FROM [WAIT]]
+ *                               sends ROUNDS messages one after the
  *                               other, each once the answer of the one
  *                               before came back; from port FROM (then
  *                               it closes with a reset, leaving no
  *                               TIME_WAIT: the same port pair can be
- *                               used again at once)
+ *                               used again at once; 0: any port); with
+ *                               WAIT, gives up (closes) when an answer
+ *                               does not come within WAIT ms
  *
  * A listener writes its port into PORTFILE (renamed into place) once it
  * listens.  No tracing code: libuv's calls are what weft records.
@@ -31,7 +37,8 @@
 static uv_loop_t *loop;
 static uv_tcp_t server, down, up; /* down: the client; up: the server */
 static char buf[2][256];
-static int rounds, sent, from, clients = 1;
+static int rounds, sent, from, clients = 1, sink, wait_ms;
+static uv_timer_t giveup;
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
 {
@@ -68,7 +75,8 @@ static void on_down_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		uv_close((uv_handle_t *)&server, NULL);
 		return;
 	}
-	send_to(up.data ? (uv_stream_t *)&up : s, b->base, (size_t)n);
+	if (!sink || sink++ == 1)
+		send_to(up.data ? (uv_stream_t *)&up : s, b->base, (size_t)n);
 }
 
 static void on_up_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
@@ -89,18 +97,29 @@ static void on_connection(uv_stream_t *l, int status)
 	uv_read_start((uv_stream_t *)&down, on_alloc, on_down_read);
 }
 
+/* ask with WAIT: no answer came in time */
+static void on_giveup(uv_timer_t *t)
+{
+	uv_close((uv_handle_t *)t, NULL);
+	uv_close((uv_handle_t *)&up, NULL);
+}
+
 /* ask: the next message once the answer came */
 static void next(void)
 {
 	char m[64];
 	int n = snprintf(m, sizeof m, "request %d", ++sent);
 	send_to((uv_stream_t *)&up, m, (size_t)n);
+	if (wait_ms)
+		uv_timer_start(&giveup, on_giveup, (uint64_t)wait_ms, 0);
 }
 
 static void on_answer(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	(void)b;
 	if (n < 0 || sent >= rounds) {
+		if (wait_ms)
+			uv_close((uv_handle_t *)&giveup, NULL);
 		if (from)
 			uv_tcp_close_reset((uv_tcp_t *)s, NULL);
 		else
@@ -169,20 +188,26 @@ int main(int argc, char **argv)
 		if (argc == 5)
 			clients = atoi(argv[4]);
 		listen_on(argv[2], argc >= 4 ? atoi(argv[3]) : 0);
+	} else if (argc == 3 && !strcmp(argv[1], "sink")) {
+		sink = 1;
+		listen_on(argv[2], 0);
 	} else if (argc == 4 && !strcmp(argv[1], "relay")) {
 		connect_up(atoi(argv[3]));
 		listen_on(argv[2], 0);
-	} else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "ask")) {
-		if (argc == 5)
+	} else if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "ask")) {
+		if (argc >= 5)
 			from = atoi(argv[4]);
+		if (argc == 6 && (wait_ms = atoi(argv[5])) > 0)
+			uv_timer_init(loop, &giveup);
 		rounds = atoi(argv[3]);
 		if (rounds < 1)
 			rounds = 1;
 		connect_up(atoi(argv[2]));
 	} else {
 		fprintf(stderr, "usage: hop serve PORTFILE [PORT [N]] | hop "
-				"relay PORTFILE UPPORT | hop ask PORT ROUNDS "
-				"[FROM]\n");
+				"sink "
+				"PORTFILE | hop relay PORTFILE UPPORT | hop "
+				"ask PORT ROUNDS [FROM [WAIT]]\n");
 		return 2;
 	}
 	uv_run(loop, UV_RUN_DEFAULT);
