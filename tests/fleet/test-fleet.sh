@@ -649,6 +649,18 @@ t_fetch_hang() {
 	hop_arrows "$c0" x.weft >fa.txt || die "fetched arrows failed"
 	diff l.txt f.txt >&2 || die "the fetched threads differ from the chain's (above)"
 	diff la.txt fa.txt >&2 || die "the fetched arrows differ from the chain's (above)"
+	# a store made before msg_ends.conn: its ends of unknown
+	# connection, paired by channel alone (one connection each here)
+	sq 1 "ALTER TABLE hang.msg_ends DROP COLUMN conn" >/dev/null
+	[ "$(fq --database hang "SELECT count() FROM system.columns WHERE database = 'hang' AND table = 'msg_ends' AND name = 'conn'" | tail -1)" = 0 ] ||
+		die "conn not dropped"
+	"$W" fetch --clickhouse "$URL1" --database hang --request "$id" --host ha -o y.weft 2>fetch.txt ||
+		die "fetch without conn: $(cat fetch.txt)"
+	c0=$(lq y.weft "SELECT created FROM threads WHERE id = $((sub + 1))" | tail -1)
+	hop_threads "$c0" y.weft >f.txt || die "fetched threads failed"
+	hop_arrows "$c0" y.weft >fa.txt || die "fetched arrows failed"
+	diff l.txt f.txt >&2 || die "without conn: the fetched threads differ from the chain's (above)"
+	diff la.txt fa.txt >&2 || die "without conn: the fetched arrows differ from the chain's (above)"
 }
 run "weft fetch: a hang across three hosts: the waits at the traces' end = chain() on the traces merged" t_fetch_hang
 
