@@ -1215,7 +1215,8 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 				"weft fetch: %zu channels of the chain's "
 				"messages have no other end in the store (a "
 				"host not shipped, or shipped before "
-				"msg_ends): the chain may go on there\n",
+				"msg_ends, or a connection over 1 s apart in "
+				"realtime): the chain may go on there\n",
 				oneside);
 		fprintf(stderr,
 			"weft fetch: thread %" PRId64 " of %s (run %s): %zu "

@@ -598,6 +598,18 @@ t_fetch_reused() {
 	UNTIMED=1 fetch_run reuse2 rx2 rx2 rbb
 	grep -q "^weft fetch: the chain crosses 2 traces: rx2 (run [0-9a-f]*), rbb (run [0-9a-f]*); their clocks aligned by 8 messages$" f-rx2.txt ||
 		die "rx2 fetched: $(cat f-rx2.txt)"
+	# A's first run beside B's trace of seconds later only: B's
+	# connections of that port pair are not A's (over 1 s apart)
+	for h in ra1 rbb; do
+		"$W" ship "$h" --clickhouse "$URL1" --database reuse3 --host "$h" --retry-for 20s \
+			--queue "q3$h" 2>"s$h.txt" || die "ship $h: $(cat "s$h.txt")"
+	done
+	sub=$(lq ra1 "SELECT thread FROM threads WHERE kind = 'uv_stream_t read' ORDER BY created DESC LIMIT 1 OFFSET 1" | tail -1)
+	id=$(lq ra1 "SELECT id FROM threads WHERE thread = $sub" | tail -1)
+	"$W" fetch --clickhouse "$URL1" --database reuse3 --request "$id" --host ra1 -o f3.weft 2>f3.txt ||
+		die "fetch ra1 alone: $(cat f3.txt)"
+	grep -q "^weft fetch: [1-9][0-9]* channels of the chain's messages have no other end in the store" f3.txt &&
+		! grep -q "crosses" f3.txt || die "ra1 beside rbb: $(cat f3.txt)"
 }
 run "weft fetch: two connections of one port pair at different times told apart" t_fetch_reused
 
