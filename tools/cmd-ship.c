@@ -905,6 +905,35 @@ static long long ch_count(struct ship *S, const char *sql, char *why,
 	return v;
 }
 
+/* Columns added to a table since weft ship first made it: msg_ends.conn
+ * (a table of before gets it; its rows read NULL: unknown).  18.16 has
+ * no ADD COLUMN IF NOT EXISTS: system.columns says.  0, or 1 (why). */
+static int add_columns(struct ship *S, char *why, size_t cap)
+{
+	const char *tabs[2] = {S->cluster ? "msg_ends_local" : "msg_ends",
+			       S->cluster ? "msg_ends" : NULL};
+	for (int i = 0; i < 2 && tabs[i]; i++) {
+		char sql[600];
+		snprintf(sql, sizeof sql,
+			 "SELECT count() FROM system.columns WHERE database = "
+			 "'%s' AND table = '%s' AND name = 'conn'",
+			 S->db, tabs[i]);
+		long long c = ch_count(S, sql, why, cap);
+		if (c < 0)
+			return 1;
+		if (c > 0)
+			continue;
+		snprintf(sql, sizeof sql,
+			 "ALTER TABLE %s.%s ADD COLUMN conn Nullable(Int64)",
+			 S->db, tabs[i]);
+		struct ch_reply rp;
+		if (ch_query(&S->srv, NULL, sql, &rp, why, cap))
+			return 1;
+		ch_reply_free(&rp);
+	}
+	return 0;
+}
+
 /* Delivers one queue file: 0 delivered (or already there: the file is
  * deleted), -1 not now (why says what failed). */
 static int deliver(struct ship *S, const char *name, char *why, size_t cap)
@@ -946,7 +975,7 @@ static int deliver(struct ship *S, const char *name, char *why, size_t cap)
 	}
 	fclose(f);
 	if (!S->schema_ok) {
-		if (make_schema(S, why, cap)) {
+		if (make_schema(S, why, cap) || add_columns(S, why, cap)) {
 			free(body);
 			return -1;
 		}
