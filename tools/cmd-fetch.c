@@ -27,7 +27,14 @@
  *    scratch ring of its own machine with its message ends replayed,
  *    the rings are merged (msgs.c pairs the messages, clocks.c aligns
  *    the clocks: the library's definitions) and the chain taken again,
- *    until it reaches no trace not yet fetched.
+ *    until it reaches no trace not yet fetched.  A channel's id names a
+ *    port pair, which connections at different times share: each end
+ *    says its connection (msg_ends.conn), the other end joined is the
+ *    connection nearest in realtime (other_ends), and each connection
+ *    is replayed on a channel of its own (replay_chans).  The waits
+ *    msgs.c infers from the loops' fire events were shipped as
+ *    received ends of no bytes: the merge makes its try_read at the
+ *    traces' end from them, kept in OUT as the read arrows are.
  *
  * OUT is replaced only if it is a weft ring (weft_start()'s rule).
  */
