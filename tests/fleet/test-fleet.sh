@@ -11,7 +11,9 @@
 # same traces (one by one, and merged); hostile labels and names
 # round-trip byte for byte; a queue over its budget loses rows counted
 # exactly; a backend down at the start: queued, then delivered by a
-# restarted shipper; a kept directory followed while it grows.  TAP.
+# restarted shipper; a kept directory followed while it grows; weft
+# fetch across processes and hosts (connections of one port pair at
+# different times told apart, the waits of a hang kept).  TAP.
 set -u
 : "${WEFT_BIN:?}" "${WEFT_BUILD:?}" "${WEFT_SRC:?}"
 W=$WEFT_BIN
