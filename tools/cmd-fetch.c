@@ -27,7 +27,14 @@
  *    scratch ring of its own machine with its message ends replayed,
  *    the rings are merged (msgs.c pairs the messages, clocks.c aligns
  *    the clocks: the library's definitions) and the chain taken again,
- *    until it reaches no trace not yet fetched.
+ *    until it reaches no trace not yet fetched.  A channel's id names a
+ *    port pair, which connections at different times share: each end
+ *    says its connection (msg_ends.conn), the other end joined is the
+ *    connection nearest in realtime (other_ends), and each connection
+ *    is replayed on a channel of its own (replay_chans).  The waits
+ *    msgs.c infers from the loops' fire events were shipped as
+ *    received ends of no bytes: the merge makes its try_read at the
+ *    traces' end from them, kept in OUT as the read arrows are.
  *
  * OUT is replaced only if it is a weft ring (weft_start()'s rule).
  */
@@ -79,7 +86,15 @@ struct row_mend {
 	uint32_t th; /* row thread */
 	int sent;
 	int64_t chan, off, len, t;
+	int64_t wall;  /* its realtime (the row's `time`) */
+	int64_t conn;  /* its connection (msg_ends.conn); CONN_UNKNOWN */
+	int64_t rchan; /* the channel replayed: one per connection */
 };
+
+#define CONN_UNKNOWN INT64_MIN
+/* How far apart (realtime) the two ends of one connection may be seen:
+ * the machines' realtime clocks must agree within it. */
+#define CONN_SLACK INT64_C(1000000000)
 
 struct rows {
 	struct row_thread *th;
@@ -187,13 +202,34 @@ struct hsrc {
 	int has_cal;
 };
 
+/* Two ends of one connection paired: its channel pair (chan >> 1), the
+ * traces (struct fetch's h) and their connections (c2 CONN_UNKNOWN:
+ * rows shipped before msg_ends.conn, paired by channel alone). */
+struct cmatch {
+	uint64_t pair;
+	uint32_t h1, h2;
+	int64_t c1, c2;
+};
+
+/* A connection of the chain whose other end was looked for. */
+struct ctried {
+	uint64_t pair;
+	uint32_t h;
+	int64_t conn;
+};
+
 struct fetch {
 	struct ch_server srv;
 	const char *db;
 	char params[200];
 	int has_mends; /* the store has msg_ends */
+	int has_conn;  /* ... with its column conn */
 	struct hsrc *h;
 	size_t nh, ch;
+	struct cmatch *mt;
+	size_t nmt, cmt;
+	struct ctried *tr;
+	size_t ntr, ctr;
 };
 
 /* Runs sql; its TabSeparated answer in *out (0), or says why (1). */
@@ -313,21 +349,29 @@ static int load_rows(struct fetch *f, const char *where, struct rows *R,
 	ch_reply_free(&rp);
 	if (!f->has_mends)
 		return 0;
-	if (ask_rows(f, "thread, dir, chan, off, len, t FROM msg_ends", where,
-		     "msg_end", &rp))
+	if (ask_rows(f,
+		     f->has_conn ? "thread, dir, chan, off, len, t, time, conn "
+				   "FROM "
+				   "msg_ends"
+				 : "thread, dir, chan, off, len, t, time, NULL "
+				   "FROM "
+				   "msg_ends",
+		     where, "msg_end", &rp))
 		return 1;
 	for (p = rp.body; (n = tsv_line(&p, fl, 8)) >= 0;) {
-		if (n < 6 || !fl[0] || !fl[1] || !fl[2] || !fl[3] || !fl[4] ||
-		    !fl[5])
+		if (n < 8 || !fl[0] || !fl[1] || !fl[2] || !fl[3] || !fl[4] ||
+		    !fl[5] || !fl[6])
 			continue;
 		int64_t th = num(fl[0]) + base;
 		if (th < base || th >= R->nidx || R->idx[th] == NONE)
 			continue;
 		grow(&R->me, &R->cme, R->nme, sizeof *R->me);
-		R->me[R->nme++] =
-			(struct row_mend){R->idx[th], !strcmp(fl[1], "sent"),
-					  num(fl[2]), num(fl[3]),
-					  num(fl[4]), num(fl[5])};
+		R->me[R->nme++] = (struct row_mend){
+			R->idx[th], !strcmp(fl[1], "sent"),
+			num(fl[2]), num(fl[3]),
+			num(fl[4]), num(fl[5]),
+			num(fl[6]), fl[7] ? num(fl[7]) : CONN_UNKNOWN,
+			num(fl[2])};
 	}
 	ch_reply_free(&rp);
 	return 0;
@@ -413,7 +457,7 @@ static int write_spans(const struct rows *R, const uint8_t *keep, int by_row,
 			pb_fixed64(&p, 1, (uint64_t)e->t);
 			pb_string(&p, 2,
 				  e->sent ? "weft.sent" : "weft.received");
-			attr_int(&p, 3, "weft.chan", e->chan, 0);
+			attr_int(&p, 3, "weft.chan", e->rchan, 0);
 			attr_int(&p, 3, "weft.off", e->off, 0);
 			attr_int(&p, 3, "weft.len", e->len, 0);
 			pb_end(&p);
@@ -650,6 +694,229 @@ static uint32_t row_of(const struct rows *R, uint64_t id)
 	return x < R->nidx ? R->idx[x] : NONE;
 }
 
+static uint64_t mix64(uint64_t x)
+{
+	x += UINT64_C(0x9e3779b97f4a7c15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+/* The channel each message end is replayed on: one of its own for each
+ * connection (a channel's id names an address and port pair, which
+ * connections at different times share), the same for the two ends of
+ * a connection paired (struct cmatch), so that msgs.c and clocks.c pair
+ * only the ends of one connection.  An end of unknown connection
+ * (shipped before msg_ends.conn), or paired with one, keeps its channel.
+ * The lowest bit (the direction) is kept: the reverse of a replayed
+ * channel is still the channel ^ 1. */
+static void replay_chans(const struct fetch *f, struct rows *R)
+{
+	for (size_t i = 0; i < R->nme; i++) {
+		struct row_mend *e = &R->me[i];
+		uint32_t h = R->th[e->th].host;
+		uint64_t pair = (uint64_t)e->chan >> 1, mask;
+		e->rchan = e->chan;
+		if (e->conn == CONN_UNKNOWN)
+			continue;
+		size_t m = 0;
+		for (; m < f->nmt; m++) {
+			const struct cmatch *x = &f->mt[m];
+			if (x->pair == pair &&
+			    ((x->h1 == h && x->c1 == e->conn) ||
+			     (x->h2 == h && x->c2 == e->conn)))
+				break;
+		}
+		if (m < f->nmt)
+			mask = f->mt[m].c1 == CONN_UNKNOWN ||
+					       f->mt[m].c2 == CONN_UNKNOWN
+				       ? 0
+				       : mix64(m + 1);
+		else
+			mask = mix64(mix64(pair ^ ((uint64_t)h << 40)) ^
+				     (uint64_t)e->conn);
+		uint64_t c = (uint64_t)e->chan ^ (mask & ~UINT64_C(1));
+		e->rchan = (int64_t)(c > 1 ? c : c | 2);
+	}
+}
+
+/* The realtime span of a connection's ends in trace h. */
+static void conn_span(const struct rows *R, uint32_t h, uint64_t pair,
+		      int64_t conn, int64_t *lo, int64_t *hi)
+{
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	for (size_t i = 0; i < R->nme; i++) {
+		const struct row_mend *e = &R->me[i];
+		if (R->th[e->th].host != h || (uint64_t)e->chan >> 1 != pair ||
+		    e->conn != conn)
+			continue;
+		if (e->wall < *lo)
+			*lo = e->wall;
+		if (e->wall > *hi)
+			*hi = e->wall;
+	}
+}
+
+/* A connection's ends in another shipped trace (msg_ends, grouped). */
+struct cand {
+	char *host, *run, *prefix;
+	uint64_t pair;
+	int64_t conn, lo, hi;
+};
+
+static int same_trace(const struct fetch *f, uint32_t h, const struct cand *c)
+{
+	return !strcmp(c->prefix, f->h[h].prefix) &&
+	       !strcmp(c->host, f->h[h].host) && !strcmp(c->run, f->h[h].run);
+}
+
+/* The index of the trace (host, run, prefix) in f->h, loaded if it was
+ * not (*added counts it); NONE (said). */
+static uint32_t trace_of(struct fetch *f, struct rows *R, const struct cand *c,
+			 size_t *added)
+{
+	for (size_t h = 0; h < f->nh; h++)
+		if (!strcmp(f->h[h].prefix, c->prefix) &&
+		    !strcmp(f->h[h].host, c->host) &&
+		    !strcmp(f->h[h].run, c->run))
+			return (uint32_t)h;
+	if (add_host(f, R, c->host, c->run, c->prefix))
+		return NONE;
+	++*added;
+	return (uint32_t)(f->nh - 1);
+}
+
+/* The other ends of the chain's connections `op` (none of whose ends a
+ * trace loaded pairs), looked for in msg_ends: of each, the connection
+ * of its channel in another trace whose realtime span is nearest its own
+ * (overlapping it: a port pair is one connection at a time), within
+ * CONN_SLACK; else (or for a connection of unknown span) every one of
+ * unknown span.  Each pairing found is kept in f->mt, its trace loaded.
+ * *found: how many; 0, or 1 (said). */
+static int other_ends(struct fetch *f, struct rows *R, const struct ctried *op,
+		      size_t nop, size_t *added, size_t *found)
+{
+	char *chans = NULL, *sql;
+	size_t len = 0, n = 0;
+	FILE *cs = open_memstream(&chans, &len);
+	if (!cs)
+		die("out of memory");
+	for (size_t i = 0; i < R->nme; i++) {
+		const struct row_mend *e = &R->me[i];
+		int in = 0;
+		for (size_t k = 0; k < nop && !in; k++)
+			in = op[k].h == R->th[e->th].host &&
+			     op[k].pair == (uint64_t)e->chan >> 1 &&
+			     op[k].conn == e->conn;
+		if (in)
+			fprintf(cs, "%s%" PRId64 ", %" PRId64, n++ ? ", " : "",
+				e->chan, (int64_t)((uint64_t)e->chan ^ 1));
+	}
+	if (fclose(cs))
+		die("out of memory");
+	if (asprintf(&sql,
+		     "SELECT host, run_id, batch_id, chan, %s, min(time), "
+		     "max(time) FROM msg_ends WHERE chan IN (%s) GROUP BY "
+		     "host, run_id, batch_id, chan%s ORDER BY host, run_id, "
+		     "batch_id LIMIT 100000",
+		     f->has_conn ? "conn" : "NULL", chans,
+		     f->has_conn ? ", conn" : "") < 0)
+		die("out of memory");
+	free(chans);
+	struct ch_reply rp;
+	int rc = ask(f, sql, &rp);
+	free(sql);
+	if (rc)
+		return 1;
+	struct cand *cd = NULL;
+	size_t ncd = 0, ccd = 0;
+	char *fl[8], *p;
+	for (p = rp.body; tsv_line(&p, fl, 8) >= 7;) {
+		if (!fl[0] || !fl[1] || !fl[2] || !fl[3] || !fl[5] || !fl[6])
+			continue;
+		struct cand c = {fl[0],
+				 fl[1],
+				 batch_prefix(fl[2]),
+				 (uint64_t)num(fl[3]) >> 1,
+				 fl[4] ? num(fl[4]) : CONN_UNKNOWN,
+				 num(fl[5]),
+				 num(fl[6])};
+		size_t k = 0;
+		for (; k < ncd; k++)
+			if (cd[k].pair == c.pair && cd[k].conn == c.conn &&
+			    !strcmp(cd[k].prefix, c.prefix) &&
+			    !strcmp(cd[k].host, c.host) &&
+			    !strcmp(cd[k].run, c.run))
+				break;
+		if (k < ncd) {
+			free(c.prefix);
+			if (c.lo < cd[k].lo)
+				cd[k].lo = c.lo;
+			if (c.hi > cd[k].hi)
+				cd[k].hi = c.hi;
+			continue;
+		}
+		grow(&cd, &ccd, ncd, sizeof *cd);
+		c.host = xstrdup(c.host);
+		c.run = xstrdup(c.run);
+		cd[ncd++] = c;
+	}
+	ch_reply_free(&rp);
+	for (size_t k = 0; k < nop && !rc; k++) {
+		const struct ctried *x = &op[k];
+		int64_t lo, hi, bd = INT64_MAX, bo = INT64_MIN;
+		size_t best = SIZE_MAX;
+		conn_span(R, x->h, x->pair, x->conn, &lo, &hi);
+		for (size_t i = 0; i < ncd && x->conn != CONN_UNKNOWN; i++) {
+			const struct cand *c = &cd[i];
+			if (c->pair != x->pair || c->conn == CONN_UNKNOWN ||
+			    same_trace(f, x->h, c))
+				continue;
+			/* how far apart the spans are (0: they overlap),
+			 * and how much they overlap */
+			int64_t d = c->lo > hi	 ? c->lo - hi
+				    : lo > c->hi ? lo - c->hi
+						 : 0;
+			int64_t o = (c->hi < hi ? c->hi : hi) -
+				    (c->lo > lo ? c->lo : lo);
+			if (d < bd || (d == bd && o > bo)) {
+				bd = d;
+				bo = o;
+				best = i;
+			}
+		}
+		for (size_t i = 0; i < ncd && !rc; i++) {
+			const struct cand *c = &cd[i];
+			int take =
+				best != SIZE_MAX && bd <= CONN_SLACK
+					? i == best
+					: c->pair == x->pair &&
+						  (x->conn == CONN_UNKNOWN ||
+						   c->conn == CONN_UNKNOWN) &&
+						  !same_trace(f, x->h, c);
+			if (!take)
+				continue;
+			uint32_t h2 = trace_of(f, R, c, added);
+			if (h2 == NONE) {
+				rc = 1;
+				break;
+			}
+			grow(&f->mt, &f->cmt, f->nmt, sizeof *f->mt);
+			f->mt[f->nmt++] = (struct cmatch){x->pair, x->h, h2,
+							  x->conn, c->conn};
+			++*found;
+		}
+	}
+	for (size_t i = 0; i < ncd; i++) {
+		free(cd[i].host);
+		free(cd[i].run);
+		free(cd[i].prefix);
+	}
+	free(cd);
+	return rc;
+}
+
 /* Each trace's rows (and with `mends` its message ends) recorded into a
  * scratch ring of its own in dir (the ring of trace h: a machine named
  * after its batches), the rings modelled merged: messages paired by
@@ -667,6 +934,7 @@ static struct weft_model *model_hosts(struct fetch *f, struct rows *R,
 	snprintf(log, sizeof log, "%s/log", dir);
 	struct traces tr = {0};
 	int rc = 0;
+	replay_chans(f, R);
 	for (size_t h = 0; h < f->nh && !rc; h++) {
 		for (size_t i = 0; i < R->nth; i++)
 			keep[i] = R->th[i].host == h;
@@ -763,66 +1031,50 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 				keep[mdrow[i]] = 1;
 		if (!f->has_mends)
 			break;
-		/* the chain's message ends that no trace loaded pairs */
-		char *chans = NULL;
-		size_t len = 0, open = 0;
-		FILE *cs = open_memstream(&chans, &len);
-		if (!cs)
-			die("out of memory");
+		/* the chain's message ends that no trace loaded pairs:
+		 * their channels (said if none is found) and connections
+		 * (their other ends looked for once) */
+		replay_chans(f, &R);
+		int64_t *oc = NULL;
+		struct ctried *op = NULL;
+		size_t open = 0, coc = 0, nop = 0, cop = 0;
 		for (size_t i = 0; i < R.nme; i++) {
 			const struct row_mend *e = &R.me[i];
-			int paired = 0, seen = 0;
+			uint32_t h = R.th[e->th].host;
+			int paired = 0;
 			if (!keep[e->th])
 				continue;
-			for (size_t j = 0; j < R.nme && !paired; j++) {
-				paired = R.me[j].chan == e->chan &&
-					 R.th[R.me[j].th].host !=
-						 R.th[e->th].host;
-				seen = seen ||
-				       (j < i && R.me[j].chan == e->chan &&
-					keep[R.me[j].th]);
-			}
-			if (paired || seen)
+			for (size_t j = 0; j < R.nme && !paired; j++)
+				paired = R.me[j].rchan == e->rchan &&
+					 R.th[R.me[j].th].host != h;
+			if (paired)
 				continue;
-			fprintf(cs, "%s%" PRId64, open++ ? ", " : "", e->chan);
-		}
-		if (fclose(cs))
-			die("out of memory");
-		size_t added = 0;
-		if (open) {
-			char *sql;
-			struct ch_reply rp;
-			if (asprintf(&sql,
-				     "SELECT DISTINCT host, run_id, batch_id "
-				     "FROM msg_ends WHERE chan IN (%s) "
-				     "ORDER BY host, run_id, batch_id "
-				     "LIMIT 10000",
-				     chans) < 0)
-				die("out of memory");
-			rc = ask(f, sql, &rp);
-			free(sql);
-			char *fl[4], *p;
-			for (p = rc ? NULL : rp.body;
-			     !rc && p && tsv_line(&p, fl, 4) >= 3;) {
-				if (!fl[0] || !fl[1] || !fl[2])
-					continue;
-				char *pre = batch_prefix(fl[2]);
-				int have = 0;
-				for (size_t h = 0; h < f->nh && !have; h++)
-					have = !strcmp(f->h[h].prefix, pre) &&
-					       !strcmp(f->h[h].host, fl[0]) &&
-					       !strcmp(f->h[h].run, fl[1]);
-				if (!have) {
-					rc = add_host(f, &R, fl[0], fl[1], pre);
-					added++;
-				}
-				free(pre);
+			size_t k = 0;
+			while (k < open && oc[k] != e->chan)
+				k++;
+			if (k == open) {
+				grow(&oc, &coc, open, sizeof *oc);
+				oc[open++] = e->chan;
 			}
-			if (!rc)
-				ch_reply_free(&rp);
+			struct ctried x = {(uint64_t)e->chan >> 1, h, e->conn};
+			int tried = 0;
+			for (k = 0; k < f->ntr && !tried; k++)
+				tried = f->tr[k].pair == x.pair &&
+					f->tr[k].h == x.h &&
+					f->tr[k].conn == x.conn;
+			if (tried)
+				continue;
+			grow(&f->tr, &f->ctr, f->ntr, sizeof *f->tr);
+			f->tr[f->ntr++] = x;
+			grow(&op, &cop, nop, sizeof *op);
+			op[nop++] = x;
 		}
-		free(chans);
-		if (rc || !added) {
+		free(oc);
+		size_t added = 0, found = 0;
+		if (nop)
+			rc = other_ends(f, &R, op, nop, &added, &found);
+		free(op);
+		if (rc || !found) {
 			oneside = open;
 			break;
 		}
@@ -868,7 +1120,8 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 			const struct weft_arrow *A = weft_model_arrows(md, &na);
 			for (uint32_t k = 0; k < na; k++) {
 				if (!(A[k].flags & WEFT_ARROW_MESSAGE) ||
-				    A[k].kind != WEFT_ARROW_READ)
+				    (A[k].kind != WEFT_ARROW_READ &&
+				     A[k].kind != WEFT_ARROW_TRY_READ))
 					continue;
 				uint32_t a = mdrow[A[k].from],
 					 b = mdrow[A[k].to];
@@ -878,7 +1131,7 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 				grow(&R.ar, &R.car, R.nar, sizeof *R.ar);
 				R.ar[R.nar++] = (struct row_arrow){
 					a, b, A[k].t, INT64_MAX / 2 + k,
-					WEFT_ARROW_READ};
+					A[k].kind};
 			}
 			uint32_t nhost;
 			const struct weft_host *H =
@@ -969,7 +1222,8 @@ static int fetch_chain(struct fetch *f, const struct match *m0, const char *out)
 				"weft fetch: %zu channels of the chain's "
 				"messages have no other end in the store (a "
 				"host not shipped, or shipped before "
-				"msg_ends): the chain may go on there\n",
+				"msg_ends, or a connection over 1 s apart in "
+				"realtime): the chain may go on there\n",
 				oneside);
 		fprintf(stderr,
 			"weft fetch: thread %" PRId64 " of %s (run %s): %zu "
@@ -1114,6 +1368,25 @@ int cmd_fetch(int argc, char **argv)
 			f.has_mends = atoi(rp.body) > 0;
 			ch_reply_free(&rp);
 		}
+		/* its column conn (weft ship since it tells connections
+		 * apart); without it, every end's connection is unknown */
+		dl = lit(f.db);
+		if (!err && f.has_mends &&
+		    asprintf(&sql,
+			     "SELECT count() FROM system.columns WHERE "
+			     "database = %s AND table = 'msg_ends' AND name = "
+			     "'conn'",
+			     dl) < 0)
+			die("out of memory");
+		free(dl);
+		if (!err && f.has_mends) {
+			err = ask(&f, sql, &rp);
+			free(sql);
+			if (!err) {
+				f.has_conn = atoi(rp.body) > 0;
+				ch_reply_free(&rp);
+			}
+		}
 	}
 	rc = k == 1 && !err ? fetch_chain(&f, &m[0], out) : 1;
 	for (size_t i = 0; i < f.nh; i++) {
@@ -1122,6 +1395,8 @@ int cmd_fetch(int argc, char **argv)
 		free(f.h[i].prefix);
 	}
 	free(f.h);
+	free(f.mt);
+	free(f.tr);
 	for (int i = 0; i < k && i < 8; i++) {
 		free(m[i].host);
 		free(m[i].run);

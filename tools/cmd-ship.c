@@ -131,7 +131,7 @@ static const struct stab stabs[] = {
 	/* not weft query's: a temporary table ship_msg_ends() fills */
 	{"msg_ends",
 	 "msg_end INTEGER, thread INTEGER, dir TEXT, chan INTEGER, off "
-	 "INTEGER, len INTEGER, t INTEGER",
+	 "INTEGER, len INTEGER, t INTEGER, conn INTEGER",
 	 NULL, "t",
 	 "(SELECT p.pid FROM msg_end_pids p WHERE p.msg_end = "
 	 "x.msg_end)"},
@@ -504,14 +504,63 @@ static int queue_table(struct ship *S, sqlite3 *db, struct source *src,
  * the ends other hosts shipped and follow a chain across hosts.  Each
  * end: the async thread (the model's row), sent or received, the
  * channel (two's complement of its 64-bit id), its byte offset (-1: a
- * datagram), its length and its time.  Read by a second pass over the
- * trace, into a temporary table of weft query's database.
+ * datagram), its length and its time, and its connection (`conn`):
+ * the realtime (ns since the epoch) of the first message of the
+ * connection at this end, so that two connections of one address and
+ * port pair at different times (one channel id) are told apart; NULL for
+ * a datagram.  Read by a second pass over the trace, into a temporary
+ * table of weft query's database.
  */
 struct mend {
 	uint64_t chan, off, len, id;
-	int64_t t;
+	int64_t t, conn;
+	size_t seq;
 	int sent;
 };
+
+/* By connection (both directions of a channel: chan ^ 1), in time order. */
+static int by_pair(const void *a, const void *b)
+{
+	const struct mend *x = a, *y = b;
+	if (x->chan >> 1 != y->chan >> 1)
+		return x->chan >> 1 < y->chan >> 1 ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Each end's connection (v sorted by_pair): a connection begins where a
+ * direction's bytes are counted from below what that direction already
+ * carried (a new connection's count starts at 0 again: chan.c) - but a
+ * write made again at the offset of the write just before it (one taken
+ * back: it failed) - and is named by the realtime of its first end. */
+static void connections(struct mend *v, size_t n, int64_t real0)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t end[2] = {0, 0};
+		size_t last = SIZE_MAX;
+		int64_t conn = real0 + v[i].t;
+		for (j = i; j < n && v[j].chan >> 1 == v[i].chan >> 1; j++) {
+			struct mend *e = &v[j];
+			int d = (int)(e->chan & 1);
+			if (e->off == UINT64_MAX) {
+				e->conn = INT64_MIN; /* a datagram: none */
+				continue;
+			}
+			int again = last != SIZE_MAX && e->sent &&
+				    v[last].sent && v[last].chan == e->chan &&
+				    v[last].off == e->off;
+			if (e->off < end[d] && !again) {
+				conn = real0 + e->t;
+				end[0] = end[1] = 0;
+			}
+			if (e->off + e->len > end[d])
+				end[d] = e->off + e->len;
+			e->conn = conn;
+			last = j;
+		}
+	}
+}
 
 static int by_chan(const void *a, const void *b)
 {
@@ -521,13 +570,14 @@ static int by_chan(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr)
+static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr,
+			 int64_t real0)
 {
 	char *err = NULL;
 	if (sqlite3_exec(db,
 			 "CREATE TABLE msg_ends(msg_end INTEGER PRIMARY KEY, "
 			 "thread INTEGER, dir TEXT, chan INTEGER, off INTEGER, "
-			 "len INTEGER, t INTEGER); CREATE TABLE "
+			 "len INTEGER, t INTEGER, conn INTEGER); CREATE TABLE "
 			 "msg_end_pids(msg_end INTEGER PRIMARY KEY, pid "
 			 "INTEGER)",
 			 NULL, NULL, &err) != SQLITE_OK) {
@@ -540,30 +590,72 @@ static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr)
 		return 1;
 	struct mend *v = NULL;
 	size_t n = 0, cap = 0;
+	/* each stream's last fire: its target and its next activation */
+	struct fire {
+		uint64_t target, next;
+	} *fire = NULL;
+	size_t nfire = 0;
 	struct weft_event e;
 	while (weft_reader_next(r, &e) == 0) {
+		if (e.type == WEFT_EV_FIRE) {
+			if (e.stream >= nfire) {
+				size_t was = nfire;
+				if (weft__grow_to(&fire, &nfire,
+						  (size_t)e.stream + 1,
+						  sizeof *fire, 16, SIZE_MAX))
+					die("out of memory");
+				memset(fire + was, 0,
+				       (nfire - was) * sizeof *fire);
+			}
+			fire[e.stream] = (struct fire){e.id, e.id2};
+			continue;
+		}
 		if (e.type != WEFT_EV_SENT && e.type != WEFT_EV_RECEIVED)
 			continue;
-		if (!e.value3)
-			continue; /* a wait for bytes, not a message */
-		if (weft__grow_to(&v, &cap, n + 1, sizeof *v, 256, SIZE_MAX))
+		/* (a received event of no bytes: a wait for the next,
+		 * which shims before format 1.x wrote; shipped as it is) */
+		if (weft__grow_to(&v, &cap, n + 2, sizeof *v, 256, SIZE_MAX))
 			die("out of memory");
-		v[n++] = (struct mend){(uint64_t)e.value,
-				       (uint64_t)e.value2,
-				       (uint64_t)e.value3,
-				       e.id ? e.id : e.actor,
-				       e.ns,
-				       e.type == WEFT_EV_SENT};
+		uint64_t th = e.id ? e.id : e.actor;
+		v[n] = (struct mend){(uint64_t)e.value,
+				     (uint64_t)e.value2,
+				     (uint64_t)e.value3,
+				     th,
+				     e.ns,
+				     0,
+				     n,
+				     e.type == WEFT_EV_SENT};
+		n++;
+		/* A read of bytes that a fire ran: the fire's next
+		 * activation waits for the bytes after them, as msgs.c
+		 * infers (a wait the merge ends as a try_read on the other
+		 * end's reader if the trace ends with it): shipped as a
+		 * received end of no bytes at their end, which msgs.c
+		 * reads as that wait. */
+		if (e.type == WEFT_EV_RECEIVED && e.value3 &&
+		    (uint64_t)e.value2 != UINT64_MAX && e.stream < nfire &&
+		    fire[e.stream].target == th && fire[e.stream].next) {
+			v[n] = v[n - 1];
+			v[n].id = fire[e.stream].next;
+			v[n].off = v[n - 1].off + v[n - 1].len;
+			v[n].len = 0;
+			v[n].seq = n;
+			n++;
+		}
 	}
+	free(fire);
 	weft_reader_close(r);
-	if (n)
+	if (n) {
+		qsort(v, n, sizeof *v, by_pair);
+		connections(v, n, real0);
 		qsort(v, n, sizeof *v, by_chan);
+	}
 	int64_t t0, t1;
 	weft_model_range(m, &t0, &t1);
 	sqlite3_stmt *st, *sp;
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO msg_ends VALUES (?, ?, ?, ?, ?, "
-			       "?, ?)",
+			       "?, ?, ?)",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO msg_end_pids VALUES (?, ?)", -1,
 			       &sp, NULL) != SQLITE_OK) {
@@ -595,6 +687,10 @@ static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr)
 			sqlite3_bind_int64(st, 5, (int64_t)v[k].off);
 			sqlite3_bind_int64(st, 6, (int64_t)v[k].len);
 			sqlite3_bind_int64(st, 7, v[k].t - t0);
+			if (v[k].conn == INT64_MIN)
+				sqlite3_bind_null(st, 8);
+			else
+				sqlite3_bind_int64(st, 8, v[k].conn);
 			uint32_t pr =
 				th == WEFT_NONE
 					? WEFT_NONE
@@ -706,7 +802,10 @@ static int queue_source(struct ship *S, struct traces *tr, const char *what)
 			if (sqlite3_open(":memory:", &mdb) != SQLITE_OK)
 				rc = error("weft ship: no memory for msg_ends");
 			else
-				rc = ship_msg_ends(mdb, m, tr);
+				rc = ship_msg_ends(mdb, m, tr,
+						   in->origin_real_ns > 0
+							   ? in->origin_real_ns
+							   : 0);
 			for (size_t i = 0; !rc && i < NSTABS; i++)
 				rc = queue_table(S,
 						 strcmp(stabs[i].name, "msg_"
@@ -806,6 +905,35 @@ static long long ch_count(struct ship *S, const char *sql, char *why,
 	return v;
 }
 
+/* Columns added to a table since weft ship first made it: msg_ends.conn
+ * (a table of before gets it; its rows read NULL: unknown).  18.16 has
+ * no ADD COLUMN IF NOT EXISTS: system.columns says.  0, or 1 (why). */
+static int add_columns(struct ship *S, char *why, size_t cap)
+{
+	const char *tabs[2] = {S->cluster ? "msg_ends_local" : "msg_ends",
+			       S->cluster ? "msg_ends" : NULL};
+	for (int i = 0; i < 2 && tabs[i]; i++) {
+		char sql[600];
+		snprintf(sql, sizeof sql,
+			 "SELECT count() FROM system.columns WHERE database = "
+			 "'%s' AND table = '%s' AND name = 'conn'",
+			 S->db, tabs[i]);
+		long long c = ch_count(S, sql, why, cap);
+		if (c < 0)
+			return 1;
+		if (c > 0)
+			continue;
+		snprintf(sql, sizeof sql,
+			 "ALTER TABLE %s.%s ADD COLUMN conn Nullable(Int64)",
+			 S->db, tabs[i]);
+		struct ch_reply rp;
+		if (ch_query(&S->srv, NULL, sql, &rp, why, cap))
+			return 1;
+		ch_reply_free(&rp);
+	}
+	return 0;
+}
+
 /* Delivers one queue file: 0 delivered (or already there: the file is
  * deleted), -1 not now (why says what failed). */
 static int deliver(struct ship *S, const char *name, char *why, size_t cap)
@@ -847,7 +975,7 @@ static int deliver(struct ship *S, const char *name, char *why, size_t cap)
 	}
 	fclose(f);
 	if (!S->schema_ok) {
-		if (make_schema(S, why, cap)) {
+		if (make_schema(S, why, cap) || add_columns(S, why, cap)) {
 			free(body);
 			return -1;
 		}

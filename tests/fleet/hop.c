@@ -4,14 +4,26 @@
  * alone (`weft record` of each: three traces, made three hosts by the
  * test), for `weft fetch` across hosts (tests/fleet/test-fleet.sh):
  *
- *   hop serve PORTFILE          answers each message (its bytes back),
- *                               ends when its client closes
+ *   hop serve PORTFILE [PORT [N]]
+ *                               answers each message (its bytes back),
+ *                               ends when its client closes (its N
+ *                               clients, one after the other); on PORT
+ *                               (else one the system chooses)
  *   hop relay PORTFILE UPPORT   passes each message to the server at
  *                               UPPORT and its answer back, ends when
  *                               its client closes
- *   hop ask PORT ROUNDS         sends ROUNDS messages one after the
+ *   hop sink PORTFILE           answers the first message, reads the
+ *                               others and never answers them (a hang),
+ *                               ends when its client closes
+ *   hop ask PORT ROUNDS [FROM [WAIT]]
+ *                               sends ROUNDS messages one after the
  *                               other, each once the answer of the one
- *                               before came back
+ *                               before came back; from port FROM (then
+ *                               it closes with a reset, leaving no
+ *                               TIME_WAIT: the same port pair can be
+ *                               used again at once; 0: any port); with
+ *                               WAIT, gives up (closes) when an answer
+ *                               does not come within WAIT ms
  *
  * A listener writes its port into PORTFILE (renamed into place) once it
  * listens.  No tracing code: libuv's calls are what weft records.
@@ -25,7 +37,8 @@
 static uv_loop_t *loop;
 static uv_tcp_t server, down, up; /* down: the client; up: the server */
 static char buf[2][256];
-static int rounds, sent;
+static int rounds, sent, from, clients = 1, sink, wait_ms;
+static uv_timer_t giveup;
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
 {
@@ -55,12 +68,15 @@ static void on_down_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	if (n < 0) {
 		uv_close((uv_handle_t *)s, NULL);
+		if (--clients > 0)
+			return; /* the next client */
 		if (up.data)
 			uv_close((uv_handle_t *)&up, NULL);
 		uv_close((uv_handle_t *)&server, NULL);
 		return;
 	}
-	send_to(up.data ? (uv_stream_t *)&up : s, b->base, (size_t)n);
+	if (!sink || sink++ == 1)
+		send_to(up.data ? (uv_stream_t *)&up : s, b->base, (size_t)n);
 }
 
 static void on_up_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
@@ -81,19 +97,33 @@ static void on_connection(uv_stream_t *l, int status)
 	uv_read_start((uv_stream_t *)&down, on_alloc, on_down_read);
 }
 
+/* ask with WAIT: no answer came in time */
+static void on_giveup(uv_timer_t *t)
+{
+	uv_close((uv_handle_t *)t, NULL);
+	uv_close((uv_handle_t *)&up, NULL);
+}
+
 /* ask: the next message once the answer came */
 static void next(void)
 {
 	char m[64];
 	int n = snprintf(m, sizeof m, "request %d", ++sent);
 	send_to((uv_stream_t *)&up, m, (size_t)n);
+	if (wait_ms)
+		uv_timer_start(&giveup, on_giveup, (uint64_t)wait_ms, 0);
 }
 
 static void on_answer(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	(void)b;
 	if (n < 0 || sent >= rounds) {
-		uv_close((uv_handle_t *)s, NULL);
+		if (wait_ms)
+			uv_close((uv_handle_t *)&giveup, NULL);
+		if (from)
+			uv_tcp_close_reset((uv_tcp_t *)s, NULL);
+		else
+			uv_close((uv_handle_t *)s, NULL);
 		return;
 	}
 	next();
@@ -117,13 +147,21 @@ static void connect_up(int port)
 	struct sockaddr_in a;
 	uv_ip4_addr("127.0.0.1", port, &a);
 	uv_tcp_init(loop, &up);
+	if (from) {
+		struct sockaddr_in me;
+		uv_ip4_addr("127.0.0.1", from, &me);
+		if (uv_tcp_bind(&up, (const struct sockaddr *)&me, 0)) {
+			fprintf(stderr, "hop: cannot bind port %d\n", from);
+			exit(1);
+		}
+	}
 	uv_tcp_connect(&c, &up, (const struct sockaddr *)&a, on_up);
 }
 
-static void listen_on(const char *portfile)
+static void listen_on(const char *portfile, int port)
 {
 	struct sockaddr_in a;
-	uv_ip4_addr("127.0.0.1", 0, &a);
+	uv_ip4_addr("127.0.0.1", port, &a);
 	uv_tcp_init(loop, &server);
 	struct sockaddr_in name;
 	int len = sizeof name;
@@ -146,19 +184,30 @@ static void listen_on(const char *portfile)
 int main(int argc, char **argv)
 {
 	loop = uv_default_loop();
-	if (argc == 3 && !strcmp(argv[1], "serve")) {
-		listen_on(argv[2]);
+	if (argc >= 3 && argc <= 5 && !strcmp(argv[1], "serve")) {
+		if (argc == 5)
+			clients = atoi(argv[4]);
+		listen_on(argv[2], argc >= 4 ? atoi(argv[3]) : 0);
+	} else if (argc == 3 && !strcmp(argv[1], "sink")) {
+		sink = 1;
+		listen_on(argv[2], 0);
 	} else if (argc == 4 && !strcmp(argv[1], "relay")) {
 		connect_up(atoi(argv[3]));
-		listen_on(argv[2]);
-	} else if (argc == 4 && !strcmp(argv[1], "ask")) {
+		listen_on(argv[2], 0);
+	} else if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "ask")) {
+		if (argc >= 5)
+			from = atoi(argv[4]);
+		if (argc == 6 && (wait_ms = atoi(argv[5])) > 0)
+			uv_timer_init(loop, &giveup);
 		rounds = atoi(argv[3]);
 		if (rounds < 1)
 			rounds = 1;
 		connect_up(atoi(argv[2]));
 	} else {
-		fprintf(stderr, "usage: hop serve PORTFILE | hop relay "
-				"PORTFILE UPPORT | hop ask PORT ROUNDS\n");
+		fprintf(stderr, "usage: hop serve PORTFILE [PORT [N]] | hop "
+				"sink "
+				"PORTFILE | hop relay PORTFILE UPPORT | hop "
+				"ask PORT ROUNDS [FROM [WAIT]]\n");
 		return 2;
 	}
 	uv_run(loop, UV_RUN_DEFAULT);
