@@ -738,7 +738,9 @@ static void help_line(struct app *a, GString *t, int w, const char *name,
 {
 	char *n = g_markup_escape_text(name, -1);
 	char *d = g_markup_escape_text(what, -1);
-	g_string_append_printf(t, "<tt>%-*s</tt> %s\n", w, n, d);
+	/* (two spaces in monospace: one proportional space after the
+	 * longest name read as part of it) */
+	g_string_append_printf(t, "<tt>%-*s  </tt>%s\n", w, n, d);
 	echo(a, "help-line: %-*s|%s", w, name, what);
 	g_free(n);
 	g_free(d);
