@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * merge.h - the merged reader (libweft-read, private): what its files
+ * share.  Several rings read as one trace, each by a reader of its own (a
+ * sub-reader), their events merged in time order on one axis:
+ *
+ *   merge.c      the merge: the heap of rings, the next event (its fast
+ *                path), the totals, names and problems of the whole
+ *   remap.c      ids, names and streams made the merge's (unique)
+ *   made.c       the events the merge makes: each process's start, end
+ *                and label, in time order with the rest
+ *   procs.c      the process table: the manifests' entries, each ring's
+ *                process, a ring joining the merge
+ *   runs-open.c  the parts: sub-readers and their tables, runs, bundles
+ *                in memory, rings bad or missing
+ *   runs-disk.c  the parts on the disk: run directories, bundle files,
+ *                kept directories (not in the WebAssembly build)
+ *   follow.c     a followed run: manifests that grew, rings that came
+ *   open.c       opening: the parts, then the merge set up, step by step
+ *   copy.c       a run copied into a bundle, or written as CTF
+ *
+ * run.h has the state (struct rmulti, struct msub) and what reader.c and
+ * header.c call.
+ */
+#ifndef WEFT_READ_MERGE_H
+#define WEFT_READ_MERGE_H
+
+#include "run.h"
+
+#define NONE UINT32_MAX
+#define TAG_SHIFT 48
+#define TAG_MASK (0x3FFFull << TAG_SHIFT)
+#define TAG_PROC (0x3FFEull << TAG_SHIFT)  /* the process threads */
+#define TAG_FRESH (0x3FFFull << TAG_SHIFT) /* ids given by the table */
+#define TAG_MAX 0x3FFDu			   /* rings tagged by number */
+
+/* ------------------------------------------------------------ remap.c */
+
+/* Appends a name (kept as it is: the first ring's names keep their ids,
+ * duplicates included).  Its id, or 0 when memory is short. */
+uint32_t weft__name_append(struct rmulti *M, const char *s);
+/* The merged id of a name's text (0 for "", or when memory is short). */
+uint32_t weft__name_of(struct rmulti *M, const char *s);
+/* The slow paths of map_name, map_id and map_stream below. */
+uint32_t weft__map_name_new(struct rmulti *M, struct msub *s, uint32_t local);
+uint64_t weft__fresh_id(struct rmulti *M, uint32_t sub, uint64_t id);
+uint32_t weft__map_stream_new(struct rmulti *M, struct msub *s, uint32_t local);
+
+/* Name `local` of ring s, as the merge's. */
+static inline uint32_t map_name(struct rmulti *M, struct msub *s,
+				uint32_t local)
+{
+	if (!local)
+		return 0;
+	if (local < s->nnmap && s->nmap[local])
+		return s->nmap[local];
+	return weft__map_name_new(M, s, local);
+}
+
+/* Id `id` of ring `sub`, as the merge's. */
+static inline uint64_t map_id(struct rmulti *M, uint32_t sub, uint64_t id)
+{
+	if (!id)
+		return 0;
+	uint64_t tag = M->sub[sub].tag;
+	if (!(id & TAG_MASK) && tag != TAG_FRESH)
+		return id | tag;
+	return weft__fresh_id(M, sub, id);
+}
+
+/* Stream `local` of ring s, as the merge's. */
+static inline uint32_t map_stream(struct rmulti *M, struct msub *s,
+				  uint32_t local)
+{
+	if (local < s->nsmap && s->smap[local] != NONE)
+		return s->smap[local];
+	return weft__map_stream_new(M, s, local);
+}
+
+#endif
