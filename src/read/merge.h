@@ -77,4 +77,20 @@ static inline uint32_t map_stream(struct rmulti *M, struct msub *s,
 	return weft__map_stream_new(M, s, local);
 }
 
+/* ------------------------------------------------------------- made.c */
+
+/* The made event at the top of their heap, taken off (weft__syn_push, in
+ * run.h, puts one on). */
+struct synth weft__syn_pop(struct rmulti *M);
+/* The process thread of process index q (its ring's), or 0. */
+uint64_t weft__xid_of(const struct rmulti *M, uint32_t q);
+/* The async thread that created process p, as an id of the merge. */
+uint64_t weft__creator_of(struct rmulti *M, uint32_t p);
+/* The events of ring s's process's start, its first event at `first`. */
+int weft__start_events(struct rmulti *M, struct msub *s, int64_t first);
+/* How process p ended (enum weft_process_end), with what its ring says. */
+int weft__end_of(const struct rmulti *M, uint32_t p);
+/* The events of ring s's process's end, when its ring has no more. */
+int weft__end_events(struct rmulti *M, struct msub *s);
+
 #endif
