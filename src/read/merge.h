@@ -93,4 +93,12 @@ int weft__end_of(const struct rmulti *M, uint32_t p);
 /* The events of ring s's process's end, when its ring has no more. */
 int weft__end_events(struct rmulti *M, struct msub *s);
 
+/* -------------------------------------------------------- runs-disk.c */
+
+#ifndef __wasi__
+/* Reads what the run's manifest holds beyond what was parsed (whole
+ * lines only).  0 or a negative code. */
+int weft__read_manifest(struct rmulti *M, uint32_t run);
+#endif
+
 #endif
