@@ -93,6 +93,21 @@ int weft__end_of(const struct rmulti *M, uint32_t p);
 /* The events of ring s's process's end, when its ring has no more. */
 int weft__end_events(struct rmulti *M, struct msub *s);
 
+/* ------------------------------------------------------------ procs.c */
+
+/* The processes of run `run`'s manifest entries from `from` on.  0 or
+ * -ENOMEM. */
+int weft__procs_of_manifest(struct rmulti *M, uint32_t run, uint32_t from);
+/* Brings process i up to date with its manifest entry. */
+void weft__proc_sync(struct rmulti *M, uint32_t i);
+/* The process of ring k (its entry in a manifest, else a new one). */
+int weft__ring_proc(struct rmulti *M, uint32_t k);
+/* What creates ring k's process thread, and whether it acts on the main
+ * OS thread (its process is known: weft__ring_proc). */
+void weft__creation(struct rmulti *M, uint32_t k);
+/* Ring k joins the merge: its tag, clock and streams.  0 or -ENOMEM. */
+int weft__join(struct rmulti *M, uint32_t k);
+
 /* -------------------------------------------------------- runs-disk.c */
 
 #ifndef __wasi__
