@@ -108,12 +108,46 @@ void weft__creation(struct rmulti *M, uint32_t k);
 /* Ring k joins the merge: its tag, clock and streams.  0 or -ENOMEM. */
 int weft__join(struct rmulti *M, uint32_t k);
 
+/* -------------------------------------------------------- runs-open.c */
+
+/* Ring r (read as `path`, of run `run` or NONE) a part of the merge: 0,
+ * 1 when it is a ring read already (said, r not kept), or -ENOMEM. */
+int weft__add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
+		  uint32_t run);
+/* A run more (of directory `dir`, or NULL: a bundle's).  0 or -ENOMEM. */
+int weft__add_run(struct rmulti *M, const char *dir);
+/* Memory M frees when it goes (freed now when it cannot keep it). */
+int weft__keep_owned(struct rmulti *M, uint8_t *p);
+/* Ring `path` of run `run` cannot be read (err, and the reader's message
+ * or NULL): kept to be said, the other rings read on. */
+int weft__bad_ring(struct rmulti *M, uint32_t run, const char *path, int err,
+		   const char *msg);
+/* The rings run `run`'s manifest names that are neither read nor bad:
+ * said missing (a bundle's named `prefix`:NAME). */
+int weft__rings_missing(struct rmulti *M, uint32_t run, const char *prefix);
+/* A bundle's parts: its rings, read in place, and its manifest. */
+int weft__add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
+		     const char *what, struct weft_diag *d);
+/* A ring or a bundle in memory that M owns read as part of the trace. */
+int weft__add_owned(struct rmulti *M, uint8_t *b, size_t len, int bundle,
+		    const char *p, struct weft_diag *d);
+/* Whether a sub-reader already reads `path`. */
+int weft__have_path(const struct rmulti *M, const char *path);
+
 /* -------------------------------------------------------- runs-disk.c */
 
 #ifndef __wasi__
 /* Reads what the run's manifest holds beyond what was parsed (whole
  * lines only).  0 or a negative code. */
 int weft__read_manifest(struct rmulti *M, uint32_t run);
+/* Reads a whole regular file (a bundle) into memory. */
+int weft__read_file(const char *path, uint8_t **out, size_t *len);
+/* The rings of run directory `run` not read yet; `initial`: an open (a
+ * ring that cannot be read is said bad), else a followed run's growth. */
+int weft__scan_dir(struct rmulti *M, uint32_t run, int initial,
+		   struct weft_diag *d);
+/* A kept directory (kept.c): its rings, with its run's manifest. */
+int weft__add_kept(struct rmulti *M, const char *p, struct weft_diag *d);
 #endif
 
 #endif

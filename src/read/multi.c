@@ -41,8 +41,6 @@
 #include "kept.h"
 #endif
 
-#define MANIFEST_MAX (64u << 20)
-
 /* --------------------------------------------------------- the heap */
 
 static int sub_before(const struct rmulti *M, uint32_t a, uint32_t b)
@@ -523,523 +521,6 @@ void weft__multi_free(struct rmulti *M)
 	free(M);
 }
 
-static uint64_t path_hash(const char *p)
-{
-	uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a */
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
-	return weft__mix64(h);
-}
-
-static uint64_t uuid_hash(const uint8_t u[16])
-{
-	return weft__mix64(weft__ld64(u) ^ weft__ld64(u + 8));
-}
-
-/* Sub k in the two tables (they have room). */
-static void index_sub(struct rmulti *M, uint32_t k)
-{
-	uint32_t mask = M->bycap - 1;
-	uint32_t i = (uint32_t)path_hash(M->sub[k].path) & mask;
-	while (M->by_path[i])
-		i = (i + 1) & mask;
-	M->by_path[i] = k + 1;
-	i = (uint32_t)uuid_hash(M->sub[k].r->info.uuid) & mask;
-	while (M->by_uuid[i])
-		i = (i + 1) & mask;
-	M->by_uuid[i] = k + 1;
-}
-
-/* Room in the tables for one sub more.  -ENOMEM, or 0. */
-static int index_room(struct rmulti *M)
-{
-	if ((M->nsub + 1) * 2 <= M->bycap)
-		return 0;
-	uint32_t cap = M->bycap ? M->bycap * 2 : 64;
-	uint32_t *p = calloc(cap, sizeof *p), *u = calloc(cap, sizeof *u);
-	if (!p || !u) {
-		free(p);
-		free(u);
-		return -ENOMEM;
-	}
-	free(M->by_path);
-	free(M->by_uuid);
-	M->by_path = p;
-	M->by_uuid = u;
-	M->bycap = cap;
-	for (uint32_t k = 0; k < M->nsub; k++)
-		index_sub(M, k);
-	return 0;
-}
-
-/* The sub whose ring has this uuid, or NONE. */
-static uint32_t sub_of_uuid(const struct rmulti *M, const uint8_t u[16])
-{
-	if (!M->bycap)
-		return NONE;
-	uint32_t mask = M->bycap - 1;
-	for (uint32_t i = (uint32_t)uuid_hash(u) & mask; M->by_uuid[i];
-	     i = (i + 1) & mask)
-		if (!memcmp(M->sub[M->by_uuid[i] - 1].r->info.uuid, u, 16))
-			return M->by_uuid[i] - 1;
-	return NONE;
-}
-
-static int add_sub(struct rmulti *M, struct weft_reader *r, const char *path,
-		   uint32_t run)
-{
-	if (weft__grow32(&M->sub, &M->csub, (size_t)M->nsub + 1, sizeof *M->sub,
-			 8))
-		return -ENOMEM;
-	if (index_room(M))
-		return -ENOMEM;
-	/* The same ring twice (a file given twice, a run and one of its
-	 * rings, a ring copied over another's name): read once, said. */
-	uint32_t k = sub_of_uuid(M, r->info.uuid);
-	if (k != NONE) {
-		const char *a = strrchr(path, '/');
-		const char *b = strrchr(M->sub[k].path, '/');
-		unsigned i = 0;
-		while (i < M->ndups && strcmp(M->dups[i], path))
-			i++;
-		if (i == M->ndups && i < DUPS_MAX &&
-		    (M->dups[i] = strdup(path))) {
-			M->ndups++;
-			snprintf(M->dupwhat[i], sizeof M->dupwhat[i],
-				 "'%.36s' is the ring '%.36s' again "
-				 "(its uuid): read once",
-				 a ? a + 1 : path, b ? b + 1 : M->sub[k].path);
-		}
-		return 1;
-	}
-	struct msub *s = &M->sub[M->nsub];
-	memset(s, 0, sizeof *s);
-	s->r = r;
-	s->run = run;
-	s->proc = NONE;
-	s->host = NONE;
-	s->main = 0;
-	if (!(s->path = strdup(path)))
-		return -ENOMEM;
-	/* one worker reads ahead for every ring (none yet: a ring's packets
-	 * are read from the first event on) */
-	if (!M->pf)
-		M->pf = weft__pf_new();
-	if (!r->pf && M->pf) {
-		r->pf = M->pf;
-		r->pf_own = 0;
-	}
-	M->nsub++;
-	index_sub(M, M->nsub - 1);
-	return 0;
-}
-
-static int add_run(struct rmulti *M, const char *dir)
-{
-	struct mrun *n = realloc(M->runs, (M->nruns + 1) * sizeof *n);
-	if (!n)
-		return -ENOMEM;
-	M->runs = n;
-	struct mrun *r = &M->runs[M->nruns];
-	memset(r, 0, sizeof *r);
-	if (dir && !(r->dir = strdup(dir)))
-		return -ENOMEM;
-	M->nruns++;
-	return 0;
-}
-
-static int keep_owned(struct rmulti *M, uint8_t *p)
-{
-	if (M->nowned == sizeof M->owned / sizeof *M->owned) {
-		free(p);
-		return WEFT_EINVAL;
-	}
-	M->owned[M->nowned++] = p;
-	return 0;
-}
-
-#ifndef __wasi__
-/* Reads a whole regular file (a bundle) into memory. */
-static int read_file(const char *path, uint8_t **out, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	struct stat sb;
-	int err = fstat(fd, &sb) < 0 ? -errno : 0;
-	size_t n = err ? 0 : (size_t)sb.st_size;
-	uint8_t *b = err ? NULL : malloc(n ? n : 1);
-	if (!err && !b)
-		err = -ENOMEM;
-	size_t got = 0;
-	while (!err && got < n) {
-		ssize_t k = pread(fd, b + got, n - got, (off_t)got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			err = k < 0 ? -errno : WEFT_ETRUNC;
-		else
-			got += (size_t)k;
-	}
-	close(fd);
-	if (err) {
-		free(b);
-		return err;
-	}
-	*out = b;
-	*len = n;
-	return 0;
-}
-#endif
-
-/* A bundle's forced offsets: "HOST NS" lines (a host name or a boot id,
- * signed ns); a line that does not parse is skipped. */
-static int bundle_offsets(struct rmulti *M, const char *t, size_t len)
-{
-	const char *end = t + len;
-	while (t < end && M->nbforced < BUNDLE_MAX_OFFSETS) {
-		const char *nl = memchr(t, '\n', (size_t)(end - t));
-		const char *le = nl ? nl : end;
-		const char *sp = memchr(t, ' ', (size_t)(le - t));
-		char num[24];
-		size_t hn = sp ? (size_t)(sp - t) : 0;
-		size_t nn = sp ? (size_t)(le - sp - 1) : 0;
-		if (hn && hn <= 64 && nn && nn < sizeof num) {
-			memcpy(num, sp + 1, nn);
-			num[nn] = 0;
-			char *e;
-			errno = 0;
-			long long v = strtoll(num, &e, 10);
-			char *h = !*e && !errno ? strndup(t, hn) : NULL;
-			if (!*e && !errno && !h)
-				return -ENOMEM;
-			if (h) {
-				M->bforced[M->nbforced] = h;
-				M->bforced_ns[M->nbforced++] = v;
-			}
-		}
-		t = le + 1;
-	}
-	return 0;
-}
-
-/* Whether a sub-reader reads `path`, or read it already by another
- * name (a ring given twice). */
-static int read_path(const struct rmulti *M, const char *path)
-{
-	if (M->bycap) {
-		uint32_t mask = M->bycap - 1;
-		for (uint32_t i = (uint32_t)path_hash(path) & mask;
-		     M->by_path[i]; i = (i + 1) & mask)
-			if (!strcmp(M->sub[M->by_path[i] - 1].path, path))
-				return 1;
-	}
-	for (unsigned i = 0; i < M->ndups; i++)
-		if (!strcmp(M->dups[i], path))
-			return 1;
-	return 0;
-}
-
-static uint32_t bad_of(const struct rmulti *M, const char *path)
-{
-	for (uint32_t i = 0; i < M->nbad; i++)
-		if (!strcmp(M->bad[i].path, path))
-			return i;
-	return NONE;
-}
-
-/* Ring `path` of run `run` cannot be read (err, and the reader's
- * message, or NULL): kept to be said, the other rings read on. */
-static int bad_ring(struct rmulti *M, uint32_t run, const char *path, int err,
-		    const char *msg)
-{
-	if (bad_of(M, path) != NONE)
-		return 0;
-	if (weft__grow32(&M->bad, &M->cbad, (size_t)M->nbad + 1, sizeof *M->bad,
-			 8))
-		return -ENOMEM;
-	struct mbad *b = &M->bad[M->nbad];
-	memset(b, 0, sizeof *b);
-	b->run = run;
-	b->proc = NONE;
-	if (!(b->path = strdup(path)))
-		return -ENOMEM;
-	if (err == WEFT_EEMPTY)
-		snprintf(b->what, sizeof b->what, "empty (0 bytes)");
-	else if (err == -ENOENT)
-		snprintf(b->what, sizeof b->what,
-			 "missing (the manifest names it)");
-	else if (msg && msg[0])
-		snprintf(b->what, sizeof b->what, "%s", msg);
-	else
-		snprintf(b->what, sizeof b->what, "%s", weft_strerror(err));
-	M->nbad++;
-	return 0;
-}
-
-/* The rings run `run`'s manifest names that no sub-reader reads and that
- * were not found bad: missing (a directory's are looked at: a file that is
- * there but no ring is bad; a bundle's part named `prefix`:NAME). */
-static int rings_missing(struct rmulti *M, uint32_t run, const char *prefix)
-{
-	const struct mrun *r = &M->runs[run];
-	int err = 0;
-	for (uint32_t e = 0; e < r->man.n && !err; e++) {
-		const char *ring = r->man.p[e].ring;
-		/* (a name a ring of the directory can have: a hostile
-		 * manifest's "../../etc/passwd" is not looked at) */
-		if (!ring || !ring[0] || ring[0] == '.' || strchr(ring, '/') ||
-		    !strcmp(ring, "manifest"))
-			continue;
-		char path[4400];
-		snprintf(path, sizeof path, r->dir ? "%s/%s" : "%s:%s",
-			 r->dir ? r->dir : prefix, ring);
-		if (read_path(M, path) || bad_of(M, path) != NONE)
-			continue;
-		int e2 = -ENOENT;
-		struct weft_diag sd = {0};
-#ifndef __wasi__
-		struct stat sb;
-		if (r->dir && lstat(path, &sb) == 0) {
-			struct weft_reader *sr = NULL;
-			/* (not a ring's name: not looked at by the scan) */
-			e2 = !S_ISREG(sb.st_mode)
-				     ? WEFT_ENOTTRACE
-				     : weft_reader_open(&sr, path, 0, &sd);
-			if (!S_ISREG(sb.st_mode))
-				snprintf(sd.msg, sizeof sd.msg,
-					 "not a regular file");
-			weft_reader_close(sr);
-			if (!e2) /* (a ring after all: appeared meanwhile) */
-				continue;
-		}
-#endif
-		err = bad_ring(M, run, path, e2, sd.msg);
-	}
-	return err;
-}
-
-/* A bundle's parts: its rings, read in place, and its manifest. */
-static int add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
-		      const char *what, struct weft_diag *d)
-{
-	struct bundle b;
-	int err = weft__bundle_parse(base, len, &b, d);
-	if (err)
-		return err;
-	uint32_t runs0 = M->nruns;
-	for (uint32_t i = 0; i < b.n && !err; i++) {
-		const struct bpart *p = &b.part[i];
-		if (p->kind == BUNDLE_OFFSETS) {
-			err = bundle_offsets(M, (const char *)base + p->off,
-					     (size_t)p->len);
-			continue;
-		}
-		char name[600];
-		snprintf(name, sizeof name, "%s:%s", what, p->name);
-		/* the run of this part (parts of one run share a number) */
-		uint32_t run = NONE;
-		for (uint32_t r = runs0; r < M->nruns && run == NONE; r++)
-			if (M->runs[r].bundle_run == p->run)
-				run = r;
-		if (run == NONE) {
-			if ((err = add_run(M, NULL)))
-				break;
-			run = M->nruns - 1;
-			M->runs[run].in_bundle = 1;
-			M->runs[run].bundle_run = p->run;
-		}
-		if (p->kind == BUNDLE_MANIFEST) {
-			err = weft__manifest_parse(&M->runs[run].man,
-						   (const char *)base + p->off,
-						   (size_t)p->len);
-		} else if (p->kind == BUNDLE_RING) {
-			struct weft_reader *sr;
-			struct weft_diag sd = {0};
-			err = weft_reader_open_mem(&sr, base + p->off,
-						   (size_t)p->len, 0, &sd);
-			if (err) {
-				/* (the bundle's other rings are read) */
-				err = bad_ring(M, run, name, err, sd.msg);
-				continue;
-			}
-			if ((err = add_sub(M, sr, name, run))) {
-				weft_reader_close(sr);
-				err = err > 0 ? 0 : err;
-			} else {
-				struct msub *s = &M->sub[M->nsub - 1];
-				s->cut_mono = p->cut;
-				s->mem = base + p->off;
-				s->memlen = (size_t)p->len;
-			}
-		}
-	}
-	free(b.part);
-	for (uint32_t r = runs0; r < M->nruns && !err; r++)
-		err = rings_missing(M, r, what);
-	return err;
-}
-
-/* A ring or a bundle in memory that M owns (keep_owned) read as part of
- * the trace, `p` naming it: 0 or a negative code (said in d). */
-static int add_owned(struct rmulti *M, uint8_t *b, size_t len, int bundle,
-		     const char *p, struct weft_diag *d)
-{
-	if (bundle)
-		return add_bundle(M, b, len, p, d);
-	struct weft_reader *sr;
-	struct weft_diag sd = {0};
-	int err = weft_reader_open_mem(&sr, b, len, 0, &sd);
-	if (err)
-		return weft__diag(d, err, sd.offset, "%s: %s", p, sd.msg);
-	if ((err = add_sub(M, sr, p, NONE))) {
-		weft_reader_close(sr);
-		return err > 0 ? 0 : err;
-	}
-	M->sub[M->nsub - 1].mem = b;
-	M->sub[M->nsub - 1].memlen = len;
-	return 0;
-}
-
-#ifndef __wasi__
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Whether `path` is a regular file that begins with a ring's magic. */
-static int is_ring(const char *path)
-{
-	struct stat sb;
-	if (lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	char magic[8];
-	int ok = read(fd, magic, 8) == 8 && !memcmp(magic, WEFT_FILE_MAGIC, 8);
-	close(fd);
-	return ok;
-}
-
-/* Whether sub-reader already reads `path`. */
-static int have_path(const struct rmulti *M, const char *path)
-{
-	if (!M->bycap)
-		return 0;
-	uint32_t mask = M->bycap - 1;
-	for (uint32_t i = (uint32_t)path_hash(path) & mask; M->by_path[i];
-	     i = (i + 1) & mask)
-		if (!strcmp(M->sub[M->by_path[i] - 1].path, path))
-			return 1;
-	return 0;
-}
-
-/* The rings of run directory `run` not read yet; `initial`: an open
- * (a ring that cannot be read fails it), else a followed run's growth (a
- * ring not readable yet is looked at again next time). */
-static int scan_dir(struct rmulti *M, uint32_t run, int initial,
-		    struct weft_diag *d)
-{
-	const char *dir = M->runs[run].dir;
-	DIR *dp = opendir(dir);
-	if (!dp)
-		return weft__diag(d, -errno, 0, "%s: %s", dir, strerror(errno));
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int err = 0;
-	struct dirent *de;
-	while ((de = readdir(dp))) {
-		const char *nm = de->d_name;
-		size_t l = strlen(nm);
-		if (nm[0] == '.' || !strcmp(nm, "manifest") ||
-		    (l > 4 && !strcmp(nm + l - 4, ".tmp")))
-			continue;
-		if (WEFT_GROW(names, cap, n + 1)) {
-			err = -ENOMEM;
-			break;
-		}
-		size_t pl = strlen(dir) + l + 2;
-		if (!(names[n] = malloc(pl))) {
-			err = -ENOMEM;
-			break;
-		}
-		snprintf(names[n], pl, "%s/%s", dir, nm);
-		n++;
-	}
-	closedir(dp);
-	if (names)
-		qsort(names, n, sizeof *names, cmp_str);
-	for (size_t i = 0; i < n && !err; i++) {
-		if (have_path(M, names[i]))
-			continue;
-		/* a file named as a ring is one (made under another name and
-		 * renamed: whole from the start): when it does not read, it
-		 * was damaged since (flipped, emptied, cut); said, and the
-		 * other rings read */
-		const char *base = names[i] + strlen(dir) + 1;
-		int named = !strcmp(base, "ring") || !strncmp(base, "ring.", 5);
-		if (!is_ring(names[i]) && !(initial && named))
-			continue;
-		struct weft_reader *sr;
-		struct weft_diag sd = {0};
-		int e = weft_reader_open(&sr, names[i], M->flags, &sd);
-		if (e) {
-			if (initial)
-				err = bad_ring(M, run, names[i], e, sd.msg);
-			continue;
-		}
-		if ((err = add_sub(M, sr, names[i], run))) {
-			weft_reader_close(sr);
-			err = err > 0 ? 0 : err;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return err;
-}
-
-/* Reads what the run's manifest holds beyond what was parsed (whole lines
- * only: a writer may be half-way through one... no: each line is one
- * write(2), but a reader may still catch a file mid-append). */
-int weft__read_manifest(struct rmulti *M, uint32_t run)
-{
-	struct mrun *r = &M->runs[run];
-	char path[4200];
-	snprintf(path, sizeof path, "%s/manifest", r->dir);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	struct stat sb;
-	int err = 0;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    (uint64_t)sb.st_size <= r->man_off ||
-	    (uint64_t)sb.st_size > MANIFEST_MAX) {
-		close(fd);
-		return 0;
-	}
-	size_t want = (size_t)sb.st_size - r->man_off;
-	char *b = malloc(want);
-	if (!b) {
-		close(fd);
-		return -ENOMEM;
-	}
-	ssize_t k = pread(fd, b, want, (off_t)r->man_off);
-	close(fd);
-	if (k > 0) {
-		const char *nl = memrchr(b, '\n', (size_t)k);
-		if (nl) {
-			size_t used = (size_t)(nl - b) + 1;
-			err = weft__manifest_parse(&r->man, b, used);
-			r->man_off += used;
-		}
-	}
-	free(b);
-	return err;
-}
-#endif
-
 /* Rings in the order of their runs, then of their start: the first ring
  * keeps its ids, names and streams (a run's root, usually). */
 static int cmp_sub(const void *a, const void *b)
@@ -1089,7 +570,7 @@ static int follow_more(struct weft_reader *R)
 		if (err)
 			return err;
 		uint32_t before = M->nsub;
-		if ((err = scan_dir(M, run, 0, NULL)))
+		if ((err = weft__scan_dir(M, run, 0, NULL)))
 			return err;
 		for (uint32_t p = 0; p < M->nprocs; p++)
 			weft__proc_sync(M, p);
@@ -1132,91 +613,6 @@ static int run_live(struct rmulti *M)
 }
 #endif
 
-#ifndef __wasi__
-/* Chunks of a kept directory left out (damaged): said as a problem. */
-static void kept_note(struct rmulti *M, const char *dir,
-		      const struct kept_notes *kn)
-{
-	if (kn->n && M->nkept < sizeof M->kept / sizeof *M->kept)
-		snprintf(M->kept[M->nkept++], sizeof *M->kept,
-			 "%.20s: %u damaged chunk%s, left out where unreadable "
-			 "(%.40s)",
-			 dir, kn->n, kn->n == 1 ? "" : "s", kn->what);
-	if (kn->unwritten && M->nkept < sizeof M->kept / sizeof *M->kept)
-		snprintf(M->kept[M->nkept++], sizeof *M->kept,
-			 "%.30s: %llu packets lost: the disk refused their "
-			 "chunks (keep.log)",
-			 dir, (unsigned long long)kn->unwritten);
-}
-#endif
-
-#ifndef __wasi__
-/* A kept directory (kept.c): each ring a reader of its chunks, read frame
- * by frame; with the run's manifest (or several rings), a run of them, as
- * a bundle's are. */
-static int add_kept(struct rmulti *M, const char *p, struct weft_diag *d)
-{
-	struct weft__kset *S;
-	int err = weft__kept_open(p, M->kept_thread, &S, d);
-	if (err)
-		return err;
-	uint32_t run = NONE;
-	if (S->man || S->nrings > 1) {
-		if ((err = add_run(M, NULL)))
-			goto out;
-		run = M->nruns - 1;
-		M->runs[run].in_bundle = 1;
-		if (S->man) {
-			uint8_t *man = S->man;
-			S->man = NULL;
-			if (!(err = keep_owned(M, man)))
-				err = weft__manifest_parse(&M->runs[run].man,
-							   (const char *)man,
-							   S->manlen);
-		}
-	}
-	for (uint32_t i = 0; i < S->nrings && !err; i++) {
-		char name[600];
-		snprintf(name, sizeof name, "%s:%s", p, S->ring[i].name);
-		struct weft_reader *sr;
-		struct weft_diag sd = {0};
-		err = weft__reader_open_kept(&sr, S->ring[i].K, 0, &sd);
-		if (err && run != NONE) {
-			/* (the directory's other rings are read) */
-			err = bad_ring(M, run, name, err, sd.msg);
-			continue;
-		}
-		if (err) {
-			err = weft__diag(d, err, sd.offset, "%s: %s", p,
-					 sd.msg);
-			break;
-		}
-		if ((err = add_sub(M, sr, run != NONE ? name : p, run))) {
-			weft_reader_close(sr);
-			err = err > 0 ? 0 : err;
-		} else {
-			M->sub[M->nsub - 1].kring = S->ring[i].K;
-			weft__kring_ref(S->ring[i].K);
-		}
-	}
-	if (!err && run != NONE)
-		err = rings_missing(M, run, p);
-	/* (damaged frames: found as each reader indexed its ring) */
-	for (uint32_t i = 0; i < S->nrings && !err; i++) {
-		const struct kept_notes *kn = weft__kring_notes(S->ring[i].K);
-		if (kn->n && !S->notes.n)
-			memcpy(S->notes.what, kn->what, sizeof kn->what);
-		S->notes.n += kn->n;
-	}
-	if (!err)
-		kept_note(M, p, &S->notes);
-out:
-	weft__kept_set_free(S);
-	return err;
-}
-
-#endif
-
 static int multi_open(struct weft_reader **out, const char *const *paths,
 		      unsigned n, const void *mem, size_t memlen, int own,
 		      unsigned flags, const struct weft_merge_opts *opts,
@@ -1236,9 +632,9 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 	int plain = 1; /* one ring and nothing else: no merge */
 	if (mem) {
 		if (own)
-			err = keep_owned(M, (uint8_t *)mem);
+			err = weft__keep_owned(M, (uint8_t *)mem);
 		if (!err)
-			err = add_bundle(M, mem, memlen, "bundle", d);
+			err = weft__add_bundle(M, mem, memlen, "bundle", d);
 		plain = 0;
 		M->flags &= ~(unsigned)WEFT_READ_FOLLOW;
 	}
@@ -1252,17 +648,18 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 			/* a kept directory (kept.c): its chunks as one ring,
 			 * or with its run's manifest as a bundle */
 			plain = 0;
-			err = add_kept(M, p, d);
+			err = weft__add_kept(M, p, d);
 			continue;
 		}
 		if (isdir) {
 			plain = 0;
-			if (!(err = add_run(M, p)))
+			if (!(err = weft__add_run(M, p)))
 				err = weft__read_manifest(M, M->nruns - 1);
 			if (!err)
-				err = scan_dir(M, M->nruns - 1, 1, d);
+				err = weft__scan_dir(M, M->nruns - 1, 1, d);
 			if (!err)
-				err = rings_missing(M, M->nruns - 1, NULL);
+				err = weft__rings_missing(M, M->nruns - 1,
+							  NULL);
 			if (!err && !M->runs[M->nruns - 1].man.n &&
 			    M->nsub == 0 && n == 1)
 				err = weft__diag(d, WEFT_ENOTTRACE, 0,
@@ -1298,7 +695,7 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 				if (err)
 					err = weft__diag(d, err, sd.offset,
 							 "%s: %s", p, sd.msg);
-			} else if ((err = read_file(p, &b, &len)))
+			} else if ((err = weft__read_file(p, &b, &len)))
 				err = weft__diag(d, err, 0, "%s: %s", p,
 						 weft_strerror(err));
 			else
@@ -1307,10 +704,10 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 				close(in);
 			if (err)
 				break;
-			if ((err = keep_owned(M, b)))
+			if ((err = weft__keep_owned(M, b)))
 				break;
 			plain = bundle ? 0 : plain;
-			err = add_owned(M, b, len, bundle, p, d);
+			err = weft__add_owned(M, b, len, bundle, p, d);
 			continue;
 		}
 		struct weft_reader *sr;
@@ -1321,7 +718,7 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 					 sd.msg);
 			break;
 		}
-		if ((err = add_sub(M, sr, p, NONE))) {
+		if ((err = weft__add_sub(M, sr, p, NONE))) {
 			weft_reader_close(sr);
 			err = err > 0 ? 0 : err;
 		}
@@ -1341,7 +738,7 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 		for (uint32_t r = 0; r < M->nruns && !err; r++)
 			if (M->runs[r].dir &&
 			    !(err = weft__read_manifest(M, r)))
-				err = scan_dir(M, r, 1, d);
+				err = weft__scan_dir(M, r, 1, d);
 	}
 #endif
 	if (!err && M->nsub == 0 && M->nbad)
