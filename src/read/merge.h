@@ -108,6 +108,21 @@ void weft__creation(struct rmulti *M, uint32_t k);
 /* Ring k joins the merge: its tag, clock and streams.  0 or -ENOMEM. */
 int weft__join(struct rmulti *M, uint32_t k);
 
+/* ------------------------------------------------------------ merge.c */
+
+/* Asks ring k for its next event, into the heap.  0, or a negative
+ * code. */
+int weft__merge_fill(struct rmulti *M, uint32_t k);
+
+/* ----------------------------------------------------------- follow.c */
+
+/* A followed run: manifests that grew, rings that appeared.  Returns the
+ * rings that have something new, or a negative code. */
+int weft__follow_more(struct weft_reader *R);
+/* Whether a followed run directory may still grow (a process its
+ * manifest started and did not see end is alive). */
+int weft__run_live(struct rmulti *M);
+
 /* -------------------------------------------------------- runs-open.c */
 
 /* Ring r (read as `path`, of run `run` or NONE) a part of the merge: 0,

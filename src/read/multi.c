@@ -25,9 +25,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#ifndef __wasi__
-#include <signal.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +139,7 @@ static int settle(struct rmulti *M, uint32_t k, int rc)
 
 /* Asks ring k for its next event, into the heap.  0, or a negative
  * code. */
-static int fill(struct rmulti *M, uint32_t k)
+int weft__merge_fill(struct rmulti *M, uint32_t k)
 {
 	struct msub *s = &M->sub[k];
 	int rc = fetch(M, k, &s->ev);
@@ -154,9 +151,6 @@ static int fill(struct rmulti *M, uint32_t k)
 }
 
 /* ------------------------------------------------------------ next */
-
-static int follow_more(struct weft_reader *R);
-static int run_live(struct rmulti *M);
 
 /* Event `ev` of ring k goes to the caller: what the merge keeps of it. */
 static inline int give(struct weft_reader *R, uint32_t k,
@@ -221,7 +215,7 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 	if (!M->started) {
 		M->started = 1;
 		for (uint32_t k = 0; k < M->nsub; k++)
-			if ((err = fill(M, k)))
+			if ((err = weft__merge_fill(M, k)))
 				return err;
 		/* every process's start, in time order with the rest */
 		for (uint32_t k = 0; k < M->nsub; k++) {
@@ -233,7 +227,7 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 	}
 	for (;;) {
 		if (!M->nheap && !M->nsyn && (M->flags & WEFT_READ_FOLLOW)) {
-			int more = follow_more(R);
+			int more = weft__follow_more(R);
 			if (more < 0)
 				return more;
 			if (!M->nheap && !M->nsyn) {
@@ -242,7 +236,7 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 						return WEFT_EAGAIN;
 				/* a run goes on while a process of it lives:
 				 * its next ring may come */
-				if (run_live(M))
+				if (weft__run_live(M))
 					return WEFT_EAGAIN;
 			}
 		}
@@ -534,85 +528,6 @@ static int cmp_sub(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-#ifndef __wasi__
-/* Whether a followed run directory may still grow: a process its manifest
- * started and did not see end is alive. */
-static int run_live(struct rmulti *M)
-{
-	for (uint32_t r = 0; r < M->nruns; r++) {
-		const struct manifest *man = &M->runs[r].man;
-		if (!M->runs[r].dir)
-			continue;
-		for (uint32_t i = 0; i < man->n; i++) {
-			const struct mproc *p = &man->p[i];
-			if (p->end == WEFT_PROC_RUNNING && p->pid &&
-			    (kill((pid_t)p->pid, 0) == 0 || errno == EPERM))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-/* A followed run: manifests that grew, rings that appeared.  Returns the
- * rings that have something new, or a negative code. */
-static int follow_more(struct weft_reader *R)
-{
-	struct rmulti *M = R->multi;
-	int got = 0;
-	for (uint32_t run = 0; run < M->nruns; run++) {
-		struct mrun *r = &M->runs[run];
-		if (!r->dir)
-			continue;
-		uint32_t had = r->man.n;
-		int err = weft__read_manifest(M, run);
-		if (!err && r->man.n > had)
-			err = weft__procs_of_manifest(M, run, had);
-		if (err)
-			return err;
-		uint32_t before = M->nsub;
-		if ((err = weft__scan_dir(M, run, 0, NULL)))
-			return err;
-		for (uint32_t p = 0; p < M->nprocs; p++)
-			weft__proc_sync(M, p);
-		if (M->nsub > 1 && !M->synth) {
-			/* (from now on: the rings before made none) */
-			M->synth = 1;
-			for (uint32_t k = 0; k < before; k++)
-				M->sub[k].started = 1;
-		}
-		for (uint32_t k = before; k < M->nsub && !err; k++)
-			err = weft__ring_proc(M, k);
-		for (uint32_t k = before; k < M->nsub && !err; k++) {
-			weft__creation(M, k);
-			err = weft__join(M, k);
-		}
-		if (err)
-			return err;
-	}
-	for (uint32_t k = 0; k < M->nsub; k++) {
-		struct msub *s = &M->sub[k];
-		if (s->state != S_WAIT && s->state != S_IDLE)
-			continue;
-		int err = fill(M, k);
-		if (err)
-			return err;
-		got += s->state == S_HAS;
-	}
-	return got;
-}
-#else
-static int follow_more(struct weft_reader *R)
-{
-	(void)R;
-	return 0;
-}
-static int run_live(struct rmulti *M)
-{
-	(void)M;
-	return 0;
-}
-#endif
-
 static int multi_open(struct weft_reader **out, const char *const *paths,
 		      unsigned n, const void *mem, size_t memlen, int own,
 		      unsigned flags, const struct weft_merge_opts *opts,
@@ -732,7 +647,7 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 	 * with it): its first ring is waited for while a process of it
 	 * lives. */
 	while (!err && M->nsub == 0 && (M->flags & WEFT_READ_FOLLOW) &&
-	       M->nruns && run_live(M)) {
+	       M->nruns && weft__run_live(M)) {
 		struct timespec nap = {0, 50 * 1000 * 1000};
 		nanosleep(&nap, NULL);
 		for (uint32_t r = 0; r < M->nruns && !err; r++)
