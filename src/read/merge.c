@@ -1,39 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * multi.c - several rings read as one trace: a run directory (each
- * process's ring and the manifest of the process tree), a bundle, or
- * rings given together.
+ * merge.c - several rings read as one trace: the merge (merge.h lists
+ * the other rooms of the merged reader).
  *
  * Each ring has a reader of its own (a sub-reader); their events are
- * merged in time order on one axis, and made to look like one trace's:
- *   - streams get numbers across the rings (the first ring's keep theirs);
- *   - async thread ids of ring k > 0 carry k in bits 48..61 (TAG); an id
- *     that uses those bits already is given a fresh one (a table), so no
- *     two processes share an id and the first ring's stay as they were;
- *   - names are merged by their text (the first ring's keep their ids);
- *   - each process that recorded gets an async thread of its own, which
- *     acts on its main OS thread when nothing else runs there (the root
- *     of that stream, otherwise), and the events that say where it came
- *     from and how it ended are made here, in time order with the rest
- *     (`synth`): its creation by the thread that spawned it, its label,
- *     its replacement by an exec'd image (becomes), its end, and the
- *     spawn request its exit resolves.
+ * merged in time order on one axis (a heap of rings, and the heap of
+ * made events, made.c), each made one of the merge's (remap.c).  The
+ * ring whose event went last is asked first: its next event goes at once
+ * when it comes before every other (weft__multi_next's fast path); the
+ * rest is out of line.  Also the totals, names and problems of the whole,
+ * and the merged reader freed.
  * The text of an event stays valid until the next call: a sub-reader is
  * asked for its next event only when the caller comes back.
  */
-#define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "merge.h"
-#include "common/grow.h"
 #ifndef __wasi__
 #include "kept.h"
 #endif
