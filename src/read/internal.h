@@ -178,7 +178,7 @@ struct namebuf {
 struct rmulti;
 
 struct weft_reader {
-	struct rmulti *multi;	 /* several rings merged (multi.c), or NULL */
+	struct rmulti *multi;	 /* several rings merged (merge.c), or NULL */
 	struct weft_process one; /* weft_reader_processes of a ring */
 	int ctf_absolute; /* weft_ctf_write: a run's ring, clock aligned */
 	int have_mach;	  /* 1.3: the machine block (below) was read */

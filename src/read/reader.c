@@ -342,7 +342,7 @@ int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
 	int isdir = strcmp(path, "-") && stat(path, &sb) == 0 &&
 		    S_ISDIR(sb.st_mode);
 	if (isdir || is_bundle_file(path))
-		/* a run: its rings merged (multi.c) */
+		/* a run: its rings merged (merge.c) */
 		return weft__multi_open(out, &path, 1, NULL, 0, 0, flags, NULL,
 					d);
 	struct weft_reader *r = reader_new(flags);
@@ -717,7 +717,7 @@ static int writer_live(struct weft_reader *r)
  * account), or 0 having changed nothing.  The caller's event is written
  * last: for all the compiler knows that struct may alias the reader, and
  * the general path loads the stream's fields again after each store to
- * it.  (A reader of several rings has no heap of its own: multi.c merges
+ * it.  (A reader of several rings has no heap of its own: merge.c merges
  * them.)
  */
 static inline __attribute__((always_inline)) int

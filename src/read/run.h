@@ -5,8 +5,9 @@
  *
  *   run.c     a run's manifest (the process tree) and bundles (a run in
  *             one file), parsed; run directories listed
- *   multi.c   the merged reader: rings in time order on one axis, ids,
- *             names and streams made unique, the process threads
+ *   merge.c   the merged reader: rings in time order on one axis, ids,
+ *             names and streams made unique, the process threads (its
+ *             rooms: merge.h lists them)
  *   clocks.c  machines: which rings share a clock, and the offsets of
  *             the others (realtime, then messages)
  *
@@ -279,7 +280,7 @@ struct rmulti {
 	unsigned nkept;
 };
 
-/* multi.c: an event the merge makes, at ns. */
+/* made.c: an event the merge makes, at ns. */
 int weft__syn_push(struct rmulti *M, int64_t ns, const struct weft_event *ev);
 
 /* msgs.c: a sent or received event of ring k (made the merge's), matched
@@ -302,8 +303,9 @@ int weft__clocks_align(struct rmulti *M, const struct weft_merge_opts *opts);
  * time namespace). */
 int64_t weft__ring_mono0(const struct weft_reader *r);
 
-/* multi.c: the merged reader behind a struct weft_reader whose `multi`
- * is set (the public functions of reader.c and header.c pass to these). */
+/* merge.c, open.c, copy.c: the merged reader behind a struct weft_reader
+ * whose `multi` is set (the public functions of reader.c and header.c
+ * pass to these). */
 struct rmulti;
 int weft__multi_next(struct weft_reader *r, struct weft_event *ev);
 void weft__multi_info(struct weft_reader *r);

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * follow.c - a followed run (merge.h, WEFT_READ_FOLLOW): when the merge
+ * has nothing, the manifests that grew and the rings that appeared join
+ * it; and whether the run may still grow (a process of it lives).
+ */
+#include <errno.h>
+#ifndef __wasi__
+#include <signal.h>
+#endif
+
+#include "merge.h"
+
+#ifndef __wasi__
+/* Whether a followed run directory may still grow: a process its manifest
+ * started and did not see end is alive. */
+int weft__run_live(struct rmulti *M)
+{
+	for (uint32_t r = 0; r < M->nruns; r++) {
+		const struct manifest *man = &M->runs[r].man;
+		if (!M->runs[r].dir)
+			continue;
+		for (uint32_t i = 0; i < man->n; i++) {
+			const struct mproc *p = &man->p[i];
+			if (p->end == WEFT_PROC_RUNNING && p->pid &&
+			    (kill((pid_t)p->pid, 0) == 0 || errno == EPERM))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* A followed run: manifests that grew, rings that appeared.  Returns the
+ * rings that have something new, or a negative code. */
+int weft__follow_more(struct weft_reader *R)
+{
+	struct rmulti *M = R->multi;
+	int got = 0;
+	for (uint32_t run = 0; run < M->nruns; run++) {
+		struct mrun *r = &M->runs[run];
+		if (!r->dir)
+			continue;
+		uint32_t had = r->man.n;
+		int err = weft__read_manifest(M, run);
+		if (!err && r->man.n > had)
+			err = weft__procs_of_manifest(M, run, had);
+		if (err)
+			return err;
+		uint32_t before = M->nsub;
+		if ((err = weft__scan_dir(M, run, 0, NULL)))
+			return err;
+		for (uint32_t p = 0; p < M->nprocs; p++)
+			weft__proc_sync(M, p);
+		if (M->nsub > 1 && !M->synth) {
+			/* (from now on: the rings before made none) */
+			M->synth = 1;
+			for (uint32_t k = 0; k < before; k++)
+				M->sub[k].started = 1;
+		}
+		for (uint32_t k = before; k < M->nsub && !err; k++)
+			err = weft__ring_proc(M, k);
+		for (uint32_t k = before; k < M->nsub && !err; k++) {
+			weft__creation(M, k);
+			err = weft__join(M, k);
+		}
+		if (err)
+			return err;
+	}
+	for (uint32_t k = 0; k < M->nsub; k++) {
+		struct msub *s = &M->sub[k];
+		if (s->state != S_WAIT && s->state != S_IDLE)
+			continue;
+		int err = weft__merge_fill(M, k);
+		if (err)
+			return err;
+		got += s->state == S_HAS;
+	}
+	return got;
+}
+#else
+int weft__follow_more(struct weft_reader *R)
+{
+	(void)R;
+	return 0;
+}
+int weft__run_live(struct rmulti *M)
+{
+	(void)M;
+	return 0;
+}
+#endif
