@@ -29,9 +29,16 @@ static uint64_t hash_text(const char *s)
 	return h;
 }
 
+/* A key's text and its number (the keys sorted by text). */
+struct keyed {
+	const char *text;
+	uint32_t k;
+};
+
 static int by_text(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct keyed *)a)->text,
+		      ((const struct keyed *)b)->text);
 }
 
 /* Orders n items by key into *ordp (their indexes: the order of a stable
@@ -44,82 +51,70 @@ static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
 {
 	uint32_t cap = 1024, nk = 0;
 	const char **key = NULL;
-	uint32_t *slot = calloc(cap, sizeof *slot), ckey = 0;
+	struct tslot {
+		uint32_t k, h; /* key number + 1 (0: free), its text's hash */
+	} *slot = calloc(cap, sizeof *slot);
+	uint32_t ckey = 0;
 	uint32_t *rank = NULL, *at = NULL, *out = NULL;
 	/* Before the texts, their addresses: the model keeps one copy of
-	 * each text, so most items repeat an address already seen, found
-	 * without reading the text (at 10^8 events, hashing and comparing
-	 * every item's text was a fifth of weft stats). */
-	uint32_t pcap = 1024, np = 0;
+	 * each kind's text, so most items repeat an address seen lately,
+	 * found in a memo without reading the text (at 10^8 events, hashing
+	 * and comparing every item's text was a fifth of weft stats).  A
+	 * memo of fixed size: labels' texts are each a copy of their own,
+	 * and a table of every address grew by 160 MB at 10^8 events. */
+	enum { PMEMO = 4096 };
 	struct pslot {
 		const char *p;
 		uint32_t k;
-	} *ps = calloc(pcap, sizeof *ps);
+	} *ps = calloc(PMEMO, sizeof *ps);
 	long rc = -1;
 	if (!slot || !ps)
 		goto done;
 	for (uint32_t i = 0; i < n; i++) {
 		uintptr_t pa = (uintptr_t)it[i].key;
-		uint32_t ph = (uint32_t)((pa * 0x9E3779B97F4A7C15ull) >> 32) &
-			      (pcap - 1);
-		while (ps[ph].p && ps[ph].p != it[i].key)
-			ph = (ph + 1) & (pcap - 1);
-		if (ps[ph].p) {
+		uint32_t ph = (uint32_t)((pa * 0x9E3779B97F4A7C15ull) >> 52);
+		if (ps[ph].p == it[i].key) {
 			it[i].rank = ps[ph].k;
 			continue;
 		}
 		if ((nk + 1) * 2 > cap) { /* (load <= 1/2) */
-			uint32_t nc = cap * 2, *ns = calloc(nc, sizeof *ns);
+			uint32_t nc = cap * 2;
+			struct tslot *ns = calloc(nc, sizeof *ns);
 			if (!ns)
 				goto done;
-			for (uint32_t k = 0; k < nk; k++) {
-				uint32_t h = (uint32_t)hash_text(key[k]) &
-					     (nc - 1);
-				while (ns[h])
+			for (uint32_t k = 0; k < cap; k++) {
+				if (!slot[k].k)
+					continue;
+				uint32_t h = slot[k].h & (nc - 1);
+				while (ns[h].k)
 					h = (h + 1) & (nc - 1);
-				ns[h] = k + 1;
+				ns[h] = slot[k];
 			}
 			free(slot);
 			slot = ns;
 			cap = nc;
 		}
-		uint32_t h = (uint32_t)hash_text(it[i].key) & (cap - 1);
-		while (slot[h] && strcmp(key[slot[h] - 1], it[i].key))
+		/* (each slot keeps its text's hash: a text is compared only
+		 * with those of its own hash) */
+		uint32_t th = (uint32_t)hash_text(it[i].key);
+		uint32_t h = th & (cap - 1);
+		while (slot[h].k && (slot[h].h != th ||
+				     strcmp(key[slot[h].k - 1], it[i].key)))
 			h = (h + 1) & (cap - 1);
-		if (!slot[h]) {
+		if (!slot[h].k) {
 			if (weft__grow32(&key, &ckey, (size_t)nk + 1,
 					 sizeof *key, 64))
 				goto done;
 			key[nk++] = it[i].key;
-			slot[h] = nk;
+			slot[h].k = nk;
+			slot[h].h = th;
 		}
-		it[i].rank = slot[h] - 1; /* (the key's number, for now) */
+		it[i].rank = slot[h].k - 1; /* (the key's number, for now) */
 		ps[ph].p = it[i].key;
 		ps[ph].k = it[i].rank;
-		if (++np * 2 > pcap) { /* (load <= 1/2) */
-			uint32_t nc = pcap * 2;
-			struct pslot *nps = calloc(nc, sizeof *nps);
-			if (!nps)
-				goto done;
-			for (uint32_t k = 0; k < pcap; k++) {
-				if (!ps[k].p)
-					continue;
-				uint32_t h2 =
-					(uint32_t)(((uintptr_t)ps[k].p *
-						    0x9E3779B97F4A7C15ull) >>
-						   32) &
-					(nc - 1);
-				while (nps[h2].p)
-					h2 = (h2 + 1) & (nc - 1);
-				nps[h2] = ps[k];
-			}
-			free(ps);
-			ps = nps;
-			pcap = nc;
-		}
 	}
 	/* the keys in order: each key's number to its rank */
-	const char **sorted = malloc(((size_t)nk + 1) * sizeof *sorted);
+	struct keyed *sorted = malloc(((size_t)nk + 1) * sizeof *sorted);
 	rank = malloc(((size_t)nk + 1) * sizeof *rank);
 	at = calloc((size_t)nk + 1, sizeof *at);
 	out = malloc(((size_t)n + 1) * sizeof *out);
@@ -127,16 +122,14 @@ static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
 		free(sorted);
 		goto done;
 	}
-	if (nk) { /* (no key: key may be NULL) */
-		memcpy(sorted, key, nk * sizeof *key);
+	for (uint32_t k = 0; k < nk; k++) {
+		sorted[k].text = key[k];
+		sorted[k].k = k;
+	}
+	if (nk) /* (no key: key may be NULL) */
 		qsort(sorted, nk, sizeof *sorted, by_text);
-	}
-	for (uint32_t r = 0; r < nk; r++) {
-		uint32_t h = (uint32_t)hash_text(sorted[r]) & (cap - 1);
-		while (strcmp(key[slot[h] - 1], sorted[r]))
-			h = (h + 1) & (cap - 1);
-		rank[slot[h] - 1] = r;
-	}
+	for (uint32_t r = 0; r < nk; r++)
+		rank[sorted[r].k] = r;
 	free(sorted);
 	for (uint32_t i = 0; i < n; i++)
 		at[(it[i].rank = rank[it[i].rank]) + 1]++;
