@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "common/fnv.h"
 #include "common/grow.h"
 
 /* ---- helpers ---- */
@@ -2729,14 +2730,6 @@ static int umap_put(struct umap *u, uint32_t slot, uint32_t k, uint32_t v)
 	return 0;
 }
 
-static uint64_t text_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /* Each key group's group of its text (g[i].up), the first group of each
  * text its text's: returns how many texts, or -ENOMEM. */
 static long merge_texts(struct kgroup *g, uint32_t ng)
@@ -2750,7 +2743,7 @@ static long merge_texts(struct kgroup *g, uint32_t ng)
 	memset(slot, 0xff, (size_t)cap * sizeof *slot);
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < ng; i++) {
-		uint32_t h = (uint32_t)text_hash(g[i].text) & (cap - 1);
+		uint32_t h = (uint32_t)weft__fnv_text(g[i].text) & (cap - 1);
 		while (slot[h] != WEFT_NONE &&
 		       strcmp(g[slot[h]].text, g[i].text))
 			h = (h + 1) & (cap - 1);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "weft/stats.h"
+#include "common/fnv.h"
 #include "common/grow.h"
 
 struct item {
@@ -20,14 +21,6 @@ struct item {
 	int64_t life;  /* -1: still pending */
 	int64_t run;
 };
-
-static uint64_t hash_text(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
 
 /* A key's text and its number (the keys sorted by text). */
 struct keyed {
@@ -96,7 +89,7 @@ static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
 		}
 		/* (each slot keeps its text's hash: a text is compared only
 		 * with those of its own hash) */
-		uint32_t th = (uint32_t)hash_text(it[i].key);
+		uint32_t th = (uint32_t)weft__fnv_text(it[i].key);
 		uint32_t h = th & (cap - 1);
 		while (slot[h].k && (slot[h].h != th ||
 				     strcmp(key[slot[h].k - 1], it[i].key)))
