@@ -13,15 +13,6 @@
 #include "common/fnv.h"
 #include "common/grow.h"
 
-struct item {
-	const char *key;
-	uint32_t thread : 31;
-	uint32_t failed : 1; /* it ended failed */
-	uint32_t rank; /* its key's, among the keys in order (sort_items) */
-	int64_t life;  /* -1: still pending */
-	int64_t run;
-};
-
 /* A key's text and its number (the keys sorted by text). */
 struct keyed {
 	const char *text;
@@ -34,13 +25,13 @@ static int by_text(const void *a, const void *b)
 		      ((const struct keyed *)b)->text);
 }
 
-/* Orders n items by key into *ordp (their indexes: the order of a stable
- * sort, an item's order among those of its key kept), each one's rank
- * set: each different key looked up once in a table, the few keys
- * sorted, the items placed by a counting sort.  *most: the most items of
- * one key.  Returns how many keys, or -1 (out of memory). */
-static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
-		       uint32_t *most)
+/* Ranks the n texts that are not NULL in text order, equal texts one
+ * key: rank[i] becomes the rank of text[i]'s key (UINT32_MAX for a
+ * NULL), key[r] (allocated into *keyp) the first text seen of rank r.
+ * Each different text is looked up once in a table, the few keys sorted.
+ * Returns how many keys, or -1 (out of memory). */
+static long rank_texts(const char *const *text, uint32_t n, uint32_t *rank,
+		       const char ***keyp)
 {
 	uint32_t cap = 1024, nk = 0;
 	const char **key = NULL;
@@ -48,13 +39,13 @@ static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
 		uint32_t k, h; /* key number + 1 (0: free), its text's hash */
 	} *slot = calloc(cap, sizeof *slot);
 	uint32_t ckey = 0;
-	uint32_t *rank = NULL, *at = NULL, *out = NULL;
+	uint32_t *num = NULL;
+	struct keyed *sorted = NULL;
 	/* Before the texts, their addresses: the model keeps one copy of
-	 * each kind's text, so most items repeat an address seen lately,
-	 * found in a memo without reading the text (at 10^8 events, hashing
-	 * and comparing every item's text was a fifth of weft stats).  A
-	 * memo of fixed size: labels' texts are each a copy of their own,
-	 * and a table of every address grew by 160 MB at 10^8 events. */
+	 * each kind's text, so most texts repeat an address seen lately,
+	 * found in a memo without reading the text.  A memo of fixed size:
+	 * labels' texts are each a copy of their own, and a table of every
+	 * address grew by 160 MB at 10^8 events. */
 	enum { PMEMO = 4096 };
 	struct pslot {
 		const char *p;
@@ -64,10 +55,14 @@ static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
 	if (!slot || !ps)
 		goto done;
 	for (uint32_t i = 0; i < n; i++) {
-		uintptr_t pa = (uintptr_t)it[i].key;
+		if (!text[i]) {
+			rank[i] = UINT32_MAX;
+			continue;
+		}
+		uintptr_t pa = (uintptr_t)text[i];
 		uint32_t ph = (uint32_t)((pa * 0x9E3779B97F4A7C15ull) >> 52);
-		if (ps[ph].p == it[i].key) {
-			it[i].rank = ps[ph].k;
+		if (ps[ph].p == text[i]) {
+			rank[i] = ps[ph].k;
 			continue;
 		}
 		if ((nk + 1) * 2 > cap) { /* (load <= 1/2) */
@@ -89,61 +84,50 @@ static long sort_items(struct item *it, uint32_t n, uint32_t **ordp,
 		}
 		/* (each slot keeps its text's hash: a text is compared only
 		 * with those of its own hash) */
-		uint32_t th = (uint32_t)weft__fnv_text(it[i].key);
+		uint32_t th = (uint32_t)weft__fnv_text(text[i]);
 		uint32_t h = th & (cap - 1);
 		while (slot[h].k && (slot[h].h != th ||
-				     strcmp(key[slot[h].k - 1], it[i].key)))
+				     strcmp(key[slot[h].k - 1], text[i])))
 			h = (h + 1) & (cap - 1);
 		if (!slot[h].k) {
 			if (weft__grow32(&key, &ckey, (size_t)nk + 1,
 					 sizeof *key, 64))
 				goto done;
-			key[nk++] = it[i].key;
+			key[nk++] = text[i];
 			slot[h].k = nk;
 			slot[h].h = th;
 		}
-		it[i].rank = slot[h].k - 1; /* (the key's number, for now) */
-		ps[ph].p = it[i].key;
-		ps[ph].k = it[i].rank;
+		rank[i] = slot[h].k - 1; /* (the key's number, for now) */
+		ps[ph].p = text[i];
+		ps[ph].k = rank[i];
 	}
 	/* the keys in order: each key's number to its rank */
-	struct keyed *sorted = malloc(((size_t)nk + 1) * sizeof *sorted);
-	rank = malloc(((size_t)nk + 1) * sizeof *rank);
-	at = calloc((size_t)nk + 1, sizeof *at);
-	out = malloc(((size_t)n + 1) * sizeof *out);
-	if (!sorted || !rank || !at || !out) {
-		free(sorted);
+	sorted = malloc(((size_t)nk + 1) * sizeof *sorted);
+	num = malloc(((size_t)nk + 1) * sizeof *num);
+	if (!sorted || !num)
 		goto done;
-	}
 	for (uint32_t k = 0; k < nk; k++) {
 		sorted[k].text = key[k];
 		sorted[k].k = k;
 	}
 	if (nk) /* (no key: key may be NULL) */
 		qsort(sorted, nk, sizeof *sorted, by_text);
-	for (uint32_t r = 0; r < nk; r++)
-		rank[sorted[r].k] = r;
-	free(sorted);
+	for (uint32_t r = 0; r < nk; r++) {
+		num[sorted[r].k] = r;
+		key[r] = sorted[r].text;
+	}
 	for (uint32_t i = 0; i < n; i++)
-		at[(it[i].rank = rank[it[i].rank]) + 1]++;
-	*most = 0;
-	for (uint32_t r = 1; r <= nk; r++)
-		*most = at[r] > *most ? at[r] : *most;
-	for (uint32_t r = 1; r < nk; r++)
-		at[r] += at[r - 1];
-	for (uint32_t i = 0; i < n; i++)
-		out[at[it[i].rank]++] = i;
-	free(*ordp);
-	*ordp = out;
-	out = NULL;
+		if (rank[i] != UINT32_MAX)
+			rank[i] = num[rank[i]];
+	*keyp = key;
+	key = NULL;
 	rc = nk;
 done:
 	free(ps);
 	free(slot);
 	free(key);
-	free(rank);
-	free(at);
-	free(out);
+	free(num);
+	free(sorted);
 	return rc;
 }
 
@@ -222,42 +206,89 @@ static void pct(int64_t *v, uint32_t n, int64_t out[4])
 	out[3] = max;
 }
 
-/* Groups n items (sorted by key) into g; returns how many groups, or -1
- * out of memory. */
-static long group(const struct item *items, const uint32_t *ord, uint32_t n,
-		  uint32_t most, struct weft_stats_group *g)
+/* What threads_grouped() reads of each async thread. */
+struct tview {
+	const struct weft_thread *th;
+	uint32_t nlab;
+	int by_label;
+	int64_t (*ran_of)(const void *, uint32_t);
+	const void *ctx;
+};
+
+/* The text a thread is grouped under: its kind's (by name id), or its
+ * latest label's (by label index; nlab: none). */
+static uint32_t source_of(const struct tview *v, uint32_t t)
 {
-	uint32_t ng = 0;
-	int64_t *life = malloc(((size_t)most + 1) * sizeof *life);
-	int64_t *run = malloc(((size_t)most + 1) * sizeof *run);
-	if (!life || !run) {
-		free(life);
-		free(run);
-		return -1;
-	}
-	for (uint32_t i = 0; i < n;) {
-		uint32_t j = i, nl = 0, nr = 0;
+	if (!v->by_label)
+		return v->th[t].kind;
+	uint32_t l = v->th[t].label;
+	return l == WEFT_NONE || l >= v->nlab ? v->nlab : l;
+}
+
+/* Groups the async threads (not the roots) by the key of their source:
+ * rank[source] (nk keys, key[r] the text of rank r) into *gp; returns
+ * how many groups (by count, then text), or -1 out of memory.  The
+ * threads of a key are found by a counting sort of the thread numbers
+ * (4 bytes a thread, in thread order), their lifetimes and running
+ * times gathered one key at a time. */
+static long group(const struct tview *v, uint32_t nth, const uint32_t *rank,
+		  const char *const *key, uint32_t nk,
+		  struct weft_stats_group **gp)
+{
+	long ng = -1;
+	uint32_t *at = calloc((size_t)nk + 2, sizeof *at);
+	uint32_t *ord = NULL, most = 0, n = 0;
+	int64_t *life = NULL, *run = NULL;
+	struct weft_stats_group *g = calloc((size_t)nk + 1, sizeof *g);
+	if (!at || !g)
+		goto done;
+	for (uint32_t t = 0; t < nth; t++)
+		if (!(v->th[t].flags & WEFT_THREAD_ROOT)) {
+			at[rank[source_of(v, t)] + 2]++;
+			n++;
+		}
+	for (uint32_t r = 0; r < nk; r++)
+		most = at[r + 2] > most ? at[r + 2] : most;
+	for (uint32_t r = 2; r <= nk; r++)
+		at[r] += at[r - 1];
+	ord = malloc(((size_t)n + 1) * sizeof *ord);
+	life = malloc(((size_t)most + 1) * sizeof *life);
+	run = malloc(((size_t)most + 1) * sizeof *run);
+	if (!ord || !life || !run)
+		goto done;
+	/* (at[r + 1]: where rank r's threads go) */
+	for (uint32_t t = 0; t < nth; t++)
+		if (!(v->th[t].flags & WEFT_THREAD_ROOT))
+			ord[at[rank[source_of(v, t)] + 1]++] = t;
+	ng = 0;
+	for (uint32_t r = 0, i = 0; r < nk; r++) {
+		uint32_t end = at[r + 1], nl = 0, nr = 0;
+		if (i == end)
+			continue;
 		struct weft_stats_group *x = &g[ng++];
-		memset(x, 0, sizeof *x);
-		const struct item *a = &items[ord[i]];
-		x->key = a->key;
-		for (; j < n && items[ord[j]].rank == a->rank; j++) {
-			const struct item *b = &items[ord[j]];
+		x->key = key[r];
+		for (; i < end; i++) {
+			const struct weft_thread *b = &v->th[ord[i]];
 			x->count++;
-			if (b->life < 0)
+			if (b->end == WEFT_END_PENDING)
 				x->pending++;
 			else
-				life[nl++] = b->life;
-			x->failed += b->failed;
-			run[nr++] = b->run;
+				life[nl++] = b->t_end - b->t_create;
+			x->failed += b->end == WEFT_END_FAILED;
+			run[nr++] = v->ran_of(v->ctx, ord[i]);
 		}
 		pct(life, nl, x->life);
 		pct(run, nr, x->run);
-		i = j;
 	}
+	qsort(g, (size_t)ng, sizeof *g, by_count);
+	*gp = g;
+	g = NULL;
+done:
+	free(at);
+	free(ord);
 	free(life);
 	free(run);
-	qsort(g, ng, sizeof *g, by_count);
+	free(g);
 	return ng;
 }
 
@@ -426,52 +457,58 @@ static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
 	const struct weft_thread *th = weft_model_threads(m, &nth);
 	const struct weft_label *lab = weft_model_labels(m, &nlab);
 	weft_model_range(m, &st->t0, &st->t1);
+	struct tview v = {th, nlab, 0, ran_of, ctx};
+	int rc = -ENOMEM;
 
-	/* One item per async thread, keyed by kind, then by label. */
-	struct item *it = calloc((size_t)nth + 1, sizeof *it);
-	uint32_t *ord = NULL, most;
-	if (!it)
-		goto oom;
-	uint32_t n = 0;
-	for (uint32_t t = 0; t < nth; t++) {
-		if (th[t].flags & WEFT_THREAD_ROOT)
-			continue;
-		it[n].thread = t;
-		it[n].failed = th[t].end == WEFT_END_FAILED;
-		it[n].run = ran_of(ctx, t);
-		it[n].life = th[t].end == WEFT_END_PENDING
-				     ? -1
-				     : th[t].t_end - th[t].t_create;
-		it[n].key = weft_model_name(m, th[t].kind);
-		n++;
-	}
+	/* the sources' texts: the kinds' (a name id's) and the labels'
+	 * (a label index's, nlab: none), each source used by a thread */
+	uint32_t nsrc = nlab + 1, n = 0;
+	for (uint32_t t = 0; t < nth; t++)
+		if (!(th[t].flags & WEFT_THREAD_ROOT)) {
+			nsrc = th[t].kind >= nsrc ? th[t].kind + 1 : nsrc;
+			n++;
+		}
 	st->threads = n;
-	long nk = sort_items(it, n, &ord, &most);
-	if (nk < 0 || !(st->kinds = calloc((size_t)nk + 1, sizeof *st->kinds)))
-		goto oom;
-	long ng = group(it, ord, n, most, st->kinds);
-	if (ng < 0)
-		goto oom;
-	st->nkinds = (uint32_t)ng;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t l = th[it[i].thread].label;
-		it[i].key = l == WEFT_NONE || l >= nlab
-				    ? ""
-				    : weft_model_string(m, lab[l].text);
+	const char **text = calloc(nsrc, sizeof *text);
+	const char **key = NULL;
+	uint32_t *rank = malloc((size_t)nsrc * sizeof *rank);
+	if (!text || !rank)
+		goto done;
+	for (v.by_label = 0; v.by_label < 2; v.by_label++) {
+		memset(text, 0, (size_t)nsrc * sizeof *text);
+		for (uint32_t t = 0; t < nth; t++) {
+			if (th[t].flags & WEFT_THREAD_ROOT)
+				continue;
+			uint32_t s = source_of(&v, t);
+			if (text[s])
+				continue;
+			const char *x = !v.by_label ? weft_model_name(m, s)
+					: s == nlab ? ""
+						    : weft_model_string(m, lab[s].text);
+			text[s] = x ? x : ""; /* (NULL: a source not used) */
+		}
+		long nk = rank_texts(text, nsrc, rank, &key);
+		if (nk < 0)
+			goto done;
+		struct weft_stats_group *g = NULL;
+		long ng = group(&v, nth, rank, key, (uint32_t)nk, &g);
+		free(key);
+		key = NULL;
+		if (ng < 0)
+			goto done;
+		if (!v.by_label) {
+			st->kinds = g;
+			st->nkinds = (uint32_t)ng;
+		} else {
+			st->labels = g;
+			st->nlabels = (uint32_t)ng;
+		}
 	}
-	if ((nk = sort_items(it, n, &ord, &most)) < 0 ||
-	    !(st->labels = calloc((size_t)nk + 1, sizeof *st->labels)))
-		goto oom;
-	if ((ng = group(it, ord, n, most, st->labels)) < 0)
-		goto oom;
-	st->nlabels = (uint32_t)ng;
-	free(it);
-	free(ord);
-	return 0;
-oom:
-	free(it);
-	free(ord);
-	return -ENOMEM;
+	rc = 0;
+done:
+	free(text);
+	free(rank);
+	return rc;
 }
 
 /* A thread's running time in a whole model: the sum of its runs. */
