@@ -55,7 +55,8 @@ static const char *quantiles(char *buf, size_t cap, const int64_t v[4])
 			if (k < 3) /* (the unit once, at the end) */
 				*strrchr(t, ' ') = 0;
 		}
-		n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? "/" : "", t);
+		n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? "/" : "",
+				      t);
 	}
 	return buf;
 }
@@ -225,10 +226,10 @@ static int range_summary(const struct weft_model *m, const char *path,
 	printf("trace %s from %s to %s (%s): %u async threads, %u began, "
 	       "%u ended, %u failed\n",
 	       path, tfmt(d[0], a - origin, q), tfmt(d[1], b - origin, q),
-	       tfmt(d[2], b - a, q), s->threads, s->began, s->ended,
-	       s->failed);
+	       tfmt(d[2], b - a, q), s->threads, s->began, s->ended, s->failed);
 	for (int by = 0; by < 2; by++) {
-		const struct weft_summary_group *gs = by ? s->labels : s->groups;
+		const struct weft_summary_group *gs = by ? s->labels
+							 : s->groups;
 		uint32_t ng = by ? s->nlabels : s->ngroups;
 		printf("\nby %s%s:\n  %-28s %7s %6s %6s %6s  %-14s %-14s "
 		       "%-14s  %s\n",
@@ -241,11 +242,13 @@ static int range_summary(const struct weft_model *m, const char *path,
 			char key[1024], r[2][48];
 			const char *kt = by ? g->label : g->kind_name;
 			kt = *kt ? kt : "(none)";
-			size_t kl = weft_utf8_fix(key, sizeof key, kt, strlen(kt));
+			size_t kl =
+				weft_utf8_fix(key, sizeof key, kt, strlen(kt));
 			int chars = key_cut(key, &kl);
 			printf("  ");
 			print_escaped(stdout, key, kl);
-			printf("%*s %7u %6u %6u %6u  %-14s %-14s %-14s  %s/%s\n",
+			printf("%*s %7u %6u %6u %6u  %-14s %-14s %-14s  "
+			       "%s/%s\n",
 			       28 - chars, "", g->threads, g->began, g->ended,
 			       g->failed,
 			       g->ended ? tfmt(d[0], g->total, q) : "-",
@@ -282,7 +285,8 @@ static int range_summary(const struct weft_model *m, const char *path,
 	printf("\narrows:\n");
 	for (int k = 0; k < WEFT_ARROW_KINDS; k++)
 		if (s->arrows[k])
-			printf("  %-24s %u\n", weft_arrow_name(k), s->arrows[k]);
+			printf("  %-24s %u\n", weft_arrow_name(k),
+			       s->arrows[k]);
 	weft_summary_free(s);
 	return 0;
 }
@@ -323,13 +327,15 @@ int cmd_stats(int argc, char **argv)
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
-	const struct cmd_usage u = {
-		"stats", "[OPTIONS] TRACE...",
-		"Per kind and per label of async threads: counts, lifetime and "
-		"running time (p50/p90/p99/max), failures, pending; OS threads' "
-		"busy and idle shares; the longest runs; an event loop's time "
-		"by phase; counters; losses.",
-		opts, 0};
+	const struct cmd_usage u = {"stats", "[OPTIONS] TRACE...",
+				    "Per kind and per label of async threads: "
+				    "counts, lifetime and "
+				    "running time (p50/p90/p99/max), failures, "
+				    "pending; OS threads' "
+				    "busy and idle shares; the longest runs; "
+				    "an event loop's time "
+				    "by phase; counters; losses.",
+				    opts, 0};
 	int rc = parse_traces(&u, argc, argv, &tr);
 	if (rc >= 0)
 		return rc;
@@ -394,9 +400,9 @@ int cmd_stats(int argc, char **argv)
 	const struct weft_stats_phase *pg = S->phases;
 
 	if (json) {
-		printf("{\"events\":%" PRIu64 ",\"duration_ns\":%" PRId64
-		       ",\"threads\":%u",
-		       in->events, t1 - t0, n);
+		printf("{\"events\":%" PRIu64, in->events);
+		printf(",\"duration_ns\":%" PRId64, t1 - t0);
+		printf(",\"threads\":%u", n);
 		json_groups("kinds", S->kinds, S->nkinds);
 		json_groups("labels", S->labels, S->nlabels);
 		printf(",\"os_threads\":[");
@@ -421,11 +427,11 @@ int cmd_stats(int argc, char **argv)
 			weft_model_title(m, x->thread, title, sizeof title);
 			printf("%s{\"thread\":", i ? "," : "");
 			weft_json_string(stdout, title);
-			printf(",\"id\":\"0x%" PRIx64 "\",\"tid\":%u,\"start_ns\":%" PRId64
-			       ",\"duration_ns\":%" PRId64 "}",
-			       th[x->thread].id,
-			       x->stream < nst ? st[x->stream].tid : 0,
-			       x->t0 - origin, x->t1 - x->t0);
+			printf(",\"id\":\"0x%" PRIx64 "\"", th[x->thread].id);
+			printf(",\"tid\":%u",
+			       x->stream < nst ? st[x->stream].tid : 0);
+			printf(",\"start_ns\":%" PRId64, x->t0 - origin);
+			printf(",\"duration_ns\":%" PRId64 "}", x->t1 - x->t0);
 		}
 		printf("],\"loop_phases\":[");
 		for (uint32_t i = 0; i < npg; i++) {
@@ -434,9 +440,10 @@ int cmd_stats(int argc, char **argv)
 			printf("%s{\"tid\":%u,\"phase\":", i ? "," : "",
 			       x->stream < nst ? st[x->stream].tid : 0);
 			weft_json_string(stdout, weft_model_name(m, x->name));
-			printf(",\"count\":%u,\"total_ns\":%" PRId64
-			       ",\"share\":%.4f,\"duration_ns\":{",
-			       x->count, x->total, (double)x->total / span);
+			printf(",\"count\":%u", x->count);
+			printf(",\"total_ns\":%" PRId64, x->total);
+			printf(",\"share\":%.4f", (double)x->total / span);
+			printf(",\"duration_ns\":{");
 			for (int k = 0; k < 4; k++)
 				printf("%s\"%s\":%" PRId64, k ? "," : "", q[k],
 				       x->d[k]);
@@ -490,18 +497,19 @@ int cmd_stats(int argc, char **argv)
 				       x.processes, x.n, x.min, x.max, x.last);
 			}
 		}
-		printf("],\"losses\":{\"packets_lost\":%" PRIu64
-		       ",\"packets_torn\":%" PRIu64 ",\"packets_corrupt\":%" PRIu64
-		       ",\"events_discarded\":%" PRIu64 ",\"events_nested\":%" PRIu64
-		       ",\"texts_truncated\":%" PRIu64 "}}\n",
-		       lo->packets_lost, lo->packets_torn, lo->packets_corrupt,
-		       lo->events_discarded, lo->events_nested,
+		printf("],\"losses\":{\"packets_lost\":%" PRIu64,
+		       lo->packets_lost);
+		printf(",\"packets_torn\":%" PRIu64, lo->packets_torn);
+		printf(",\"packets_corrupt\":%" PRIu64, lo->packets_corrupt);
+		printf(",\"events_discarded\":%" PRIu64, lo->events_discarded);
+		printf(",\"events_nested\":%" PRIu64, lo->events_nested);
+		printf(",\"texts_truncated\":%" PRIu64 "}}\n",
 		       lo->texts_truncated);
 	} else {
 		char d[32];
-		printf("trace %s: %" PRIu64 " events over %s, %u async threads, "
-		       "%u OS threads\n",
-		       path, in->events, dur(d, sizeof d, t1 - t0), n, nst);
+		printf("trace %s: %" PRIu64 " events over %s", path, in->events,
+		       dur(d, sizeof d, t1 - t0));
+		printf(", %u async threads, %u OS threads\n", n, nst);
 		text_groups("by kind", S->kinds, S->nkinds, top);
 		text_groups("by label", S->labels, S->nlabels, top);
 		printf("\nOS threads:\n");
@@ -512,7 +520,8 @@ int cmd_stats(int argc, char **argv)
 		}
 		for (uint32_t s = 0; s < nst; s++) {
 			char b1[40], b2[40];
-			printf("  tid %-8u %-16s busy %5.1f%% (%s)  idle %5.1f%% "
+			printf("  tid %-8u %-16s busy %5.1f%% (%s)  idle "
+			       "%5.1f%% "
 			       "(%s)\n",
 			       st[s].tid, st[s].name,
 			       100.0 * (double)st[s].busy_ns / span,
@@ -523,8 +532,8 @@ int cmd_stats(int argc, char **argv)
 		printf("\nlongest runs without yielding:\n");
 		struct tcol cl = {0};
 		for (uint32_t i = 0; i < nlong; i++)
-			tcol_add(&cl, S->longest_runs[i].t1 -
-					      S->longest_runs[i].t0);
+			tcol_add(&cl,
+				 S->longest_runs[i].t1 - S->longest_runs[i].t0);
 		for (uint32_t i = 0; i < nlong; i++) {
 			const struct weft_run *x = &S->longest_runs[i];
 			char title[256], b1[40], b2[40];
@@ -543,9 +552,8 @@ int cmd_stats(int argc, char **argv)
 			if (!i || x->stream != pg[i - 1].stream) {
 				/* a table a thread: its totals' column */
 				ct = (struct tcol){0};
-				for (uint32_t j = i; j < npg &&
-						     pg[j].stream == x->stream;
-				     j++)
+				for (uint32_t j = i;
+				     j < npg && pg[j].stream == x->stream; j++)
 					tcol_add(&ct, pg[j].total);
 			}
 			if (!i || x->stream != pg[i - 1].stream)
@@ -566,7 +574,8 @@ int cmd_stats(int argc, char **argv)
 			printf("%*s %8u %10s %5.1f%%  %-36s %s s",
 			       (int)(12 -
 				     (strlen(name) < 12 ? strlen(name) : 12)),
-			       "", x->count, tcol_fmt(&ct, tot, sizeof tot, x->total),
+			       "", x->count,
+			       tcol_fmt(&ct, tot, sizeof tot, x->total),
 			       100.0 * (double)x->total / span, b,
 			       fmt_ns(at, sizeof at, x->longest_t0 - origin));
 			if (x->run != WEFT_NONE) {
@@ -609,13 +618,13 @@ int cmd_stats(int argc, char **argv)
 				       title, x.min, x.max, x.last, x.n);
 			}
 		}
-		printf("\nlosses: %" PRIu64 " packets lost, %" PRIu64
-		       " torn, %" PRIu64 " corrupt; %" PRIu64
-		       " events discarded (%" PRIu64
-		       " from signal handlers); %" PRIu64 " texts truncated\n",
-		       lo->packets_lost, lo->packets_torn, lo->packets_corrupt,
-		       lo->events_discarded, lo->events_nested,
-		       lo->texts_truncated);
+		printf("\nlosses: %" PRIu64 " packets lost", lo->packets_lost);
+		printf(", %" PRIu64 " torn", lo->packets_torn);
+		printf(", %" PRIu64 " corrupt", lo->packets_corrupt);
+		printf("; %" PRIu64 " events discarded", lo->events_discarded);
+		printf(" (%" PRIu64 " from signal handlers)",
+		       lo->events_nested);
+		printf("; %" PRIu64 " texts truncated\n", lo->texts_truncated);
 	}
 	weft_stats_free(S);
 	weft_model_free(m);

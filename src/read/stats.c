@@ -86,8 +86,8 @@ static long rank_texts(const char *const *text, uint32_t n, uint32_t *rank,
 		 * with those of its own hash) */
 		uint32_t th = (uint32_t)weft__fnv_text(text[i]);
 		uint32_t h = th & (cap - 1);
-		while (slot[h].k && (slot[h].h != th ||
-				     strcmp(key[slot[h].k - 1], text[i])))
+		while (slot[h].k &&
+		       (slot[h].h != th || strcmp(key[slot[h].k - 1], text[i])))
 			h = (h + 1) & (cap - 1);
 		if (!slot[h].k) {
 			if (weft__grow32(&key, &ckey, (size_t)nk + 1,
@@ -460,8 +460,10 @@ static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
 	struct tview v = {th, nlab, 0, ran_of, ctx};
 	int rc = -ENOMEM;
 
-	/* the sources' texts: the kinds' (a name id's) and the labels'
-	 * (a label index's, nlab: none), each source used by a thread */
+	/* the sources' texts: the kinds' (a name id's: 16 bits in a ring,
+	 * numbered among a run's names in a merge, so a table by name id
+	 * stays small whatever a trace says) and the labels' (a label
+	 * index's, nlab: none), each source used by a thread */
 	uint32_t nsrc = nlab + 1, n = 0;
 	for (uint32_t t = 0; t < nth; t++)
 		if (!(th[t].flags & WEFT_THREAD_ROOT)) {
@@ -482,9 +484,10 @@ static int threads_grouped(struct weft_stats *st, const struct weft_model *m,
 			uint32_t s = source_of(&v, t);
 			if (text[s])
 				continue;
-			const char *x = !v.by_label ? weft_model_name(m, s)
-					: s == nlab ? ""
-						    : weft_model_string(m, lab[s].text);
+			const char *x =
+				!v.by_label ? weft_model_name(m, s)
+				: s == nlab ? ""
+					    : weft_model_string(m, lab[s].text);
 			text[s] = x ? x : ""; /* (NULL: a source not used) */
 		}
 		long nk = rank_texts(text, nsrc, rank, &key);

@@ -1,11 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # format.sh - every C file of the tree is as clang-format (14, with the
-# tree's .clang-format) writes it, but those tests/meta/format-todo lists:
-# files written before the style was checked, converted when someone who
-# owns them has the time (`clang-format -i FILE`, then delete its line).
-# A listed file that conforms, or no longer exists, must leave the list,
-# so that it stays true.  TAP, one case per file checked.
+# tree's .clang-format) writes it (the last of the files written before
+# the style was checked were converted in November 2026: there is no list
+# of exceptions).  TAP, one case per file checked.
 set -u
 : "${WEFT_SRC:?}"
 cd "$WEFT_SRC" || exit 1
@@ -24,28 +22,18 @@ case $ver in
 	exit 0
 	;;
 esac
-TODO=tests/meta/format-todo
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	files=$(git ls-files -co --exclude-standard -- '*.c' '*.h')
 else
 	files=$(find . -name build\* -prune -o -name node_modules -prune -o \
 		\( -name '*.c' -o -name '*.h' \) -print | sed 's|^\./||' | sort)
 fi
-todo=$(sed 's/#.*//' "$TODO" | awk 'NF { print $1 }')
-listed() { printf '%s\n' "$todo" | grep -qxF -- "$1"; }
 n=0 fails=0
 for f in $files; do
 	[ -f "$f" ] || continue
 	n=$((n + 1))
 	d=$("$CF" --style=file "$f" | diff -u "$f" - | tail -n +3)
-	if listed "$f"; then
-		if [ -z "$d" ]; then
-			fails=$((fails + 1))
-			echo "not ok $n - $f conforms now: delete its line in $TODO"
-		else
-			echo "ok $n - $f (not yet converted)"
-		fi
-	elif [ -z "$d" ]; then
+	if [ -z "$d" ]; then
 		echo "ok $n - $f"
 	else
 		fails=$((fails + 1))
@@ -53,14 +41,6 @@ for f in $files; do
 		printf '%s\n' "$d" | head -20 | sed 's/^/# /'
 	fi
 done
-n=$((n + 1))
-gone=$(for f in $todo; do [ -f "$f" ] || printf '%s ' "$f"; done)
-if [ -z "$gone" ]; then
-	echo "ok $n - $TODO lists only files that exist"
-else
-	fails=$((fails + 1))
-	echo "not ok $n - $TODO lists files that are gone: $gone"
-fi
 echo "1..$n"
 echo "# $((n - fails)) passed, $fails failed, 0 skipped"
 [ $fails = 0 ]

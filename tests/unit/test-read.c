@@ -1107,6 +1107,71 @@ TEST(hostile_times_and_anchors)
 	free(m);
 }
 
+/* Kinds named by ids the trace's name table does not hold (a hostile
+ * trace's: an event's name id is any 16-bit value): weft stats groups
+ * them by their text (the empty name, as weft_model_name gives it) as
+ * any other, in the whole model and in one pass alike. */
+static void kind_id_set(uint8_t *m, size_t len, uint64_t id, uint16_t kind)
+{
+	/* (the id is in its create, then in its resolve: the first) */
+	int hits = 0;
+	for (size_t i = 0; i + 10 <= len; i++)
+		if (!memcmp(m + i, &id, 8) && !hits++)
+			memcpy(m + i + 8, &kind, 2); /* (the kind follows) */
+	CHECK_EQ(hits, 2);
+}
+
+TEST(stats_kind_ids_beyond_the_names)
+{
+	const char *p = tpath("kinds.weft");
+	static const uint64_t id[] = {UINT64_C(0x5a5a5a5a5a5a5a51),
+				      UINT64_C(0x5a5a5a5a5a5a5a52),
+				      UINT64_C(0x5a5a5a5a5a5a5a53),
+				      UINT64_C(0x5a5a5a5a5a5a5a54)};
+	CHECK_OK(weft_start(p, 1 << 20, WEFT_CLOCK_MANUAL));
+	for (int i = 0; i < 4; i++) {
+		weft_clock_set((uint64_t)(i + 1) * 100);
+		weft_create(id[i], "req");
+	}
+	weft_clock_set(1000);
+	for (int i = 0; i < 4; i++)
+		weft_resolve(id[i]);
+	CHECK_OK(weft_stop());
+	size_t len;
+	uint8_t *m = slurp(p, &len);
+	kind_id_set(m, len, id[1], 0xfff0);
+	kind_id_set(m, len, id[2], 0x7ff1);
+	const char *bad = tpath("kinds-bad.weft");
+	spit(bad, m, len);
+	free(m);
+	for (int pass = 0; pass < 2; pass++) {
+		struct weft_reader *r;
+		struct weft_model *md;
+		struct weft_stats *st;
+		if (pass) {
+			st = stats_one_pass(bad, 0, &md, &r);
+		} else {
+			CHECK_OK(weft_reader_open(&r, bad, 0, NULL));
+			CHECK_OK(weft_model_load(&md, r));
+			CHECK_OK(weft_stats_compute(&st, md));
+		}
+		CHECK_EQ(st->threads, 4);
+		/* the two unknown ids: one group of the empty name (as
+		 * many as "req": first by its text) */
+		CHECK_EQ(st->nkinds, 2);
+		CHECK_STR(st->kinds[0].key, "");
+		CHECK_EQ(st->kinds[0].count, 2);
+		CHECK_EQ(st->kinds[0].life[3], 800); /* 900 - 100 */
+		CHECK_STR(st->kinds[1].key, "req");
+		CHECK_EQ(st->kinds[1].count, 2);
+		CHECK_EQ(st->kinds[1].life[3], 900);
+		CHECK_EQ(st->kinds[1].life[0], 600); /* p50 of 600, 900 */
+		weft_stats_free(st);
+		weft_model_free(md);
+		weft_reader_close(r);
+	}
+}
+
 /* The one growth helper (src/common/grow.h): nothing while need <= cap,
  * the floor for an empty array, doubling until need fits, the contents
  * kept. */
@@ -1216,5 +1281,5 @@ TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked),
 	  T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy),
 	  T(unused_slots_unread), T(stats_in_the_library), T(stats_in_one_pass),
-	  T(hostile_times_and_anchors), T(grow_doubles_from_a_floor),
-	  T(grow_refuses_what_does_not_fit))
+	  T(hostile_times_and_anchors), T(stats_kind_ids_beyond_the_names),
+	  T(grow_doubles_from_a_floor), T(grow_refuses_what_does_not_fit))
