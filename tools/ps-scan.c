@@ -7,9 +7,11 @@
  * names the model's or why.c's step it follows: a change there changes
  * what ps prints, and tests/flight's ps cases compare the two.
  */
+#define _GNU_SOURCE /* mremap */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ps-scan.h"
 #include "common/grow.h"
@@ -21,6 +23,51 @@ static int64_t clamp(int64_t t)
 	return t > WEFT_MODEL_T_MAX    ? WEFT_MODEL_T_MAX
 	       : t < -WEFT_MODEL_T_MAX ? -WEFT_MODEL_T_MAX
 				       : t;
+}
+
+/* ---------------------------------------------------------- big tables */
+
+/* The tables with an entry per thread are mapped, in huge pages where
+ * the kernel gives them (a 64 MiB ring makes half a million threads: in
+ * pages of 4 KiB, their faults were a quarter of ps's time). */
+#define BIG_ROUND ((size_t)2 << 20)
+
+static size_t big_bytes(size_t n)
+{
+	return (n + BIG_ROUND - 1) / BIG_ROUND * BIG_ROUND;
+}
+
+/* Room for `need` elements of `size` bytes at *p (capacity *cap,
+ * doubling; new bytes zero).  0 or -ENOMEM, the old table kept. */
+static int big_grow(void *p, uint32_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : BIG_ROUND / size;
+	while (c < need)
+		c *= 2;
+	if (c > UINT32_MAX || c > SIZE_MAX / size / 2)
+		return -ENOMEM;
+	void *old, *n;
+	memcpy(&old, p, sizeof old);
+	size_t ob = old ? big_bytes(*cap * size) : 0, nb = big_bytes(c * size);
+	if (old)
+		n = mremap(old, ob, nb, MREMAP_MAYMOVE);
+	else
+		n = mmap(NULL, nb, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (n == MAP_FAILED)
+		return -ENOMEM;
+	madvise(n, nb, MADV_HUGEPAGE); /* (a hint: no huge pages, no harm) */
+	memcpy(p, &n, sizeof n);
+	*cap = (uint32_t)c;
+	return 0;
+}
+
+static void big_free(void *p, uint32_t cap, size_t size)
+{
+	if (p)
+		munmap(p, big_bytes(cap * size));
 }
 
 /* ------------------------------------------------- ids (model.c's h) */
@@ -52,9 +99,9 @@ static void hset(struct ps_scan *s, uint64_t id, uint32_t v)
 static int hput(struct ps_scan *s, uint64_t id, uint32_t v)
 {
 	if ((s->hused + 1) * 4 > s->hcap * 3) {
-		uint32_t oc = s->hcap, nc = oc ? oc * 2 : 1024;
-		struct ps_hent *oh = s->h, *nh = calloc(nc, sizeof *nh);
-		if (!nh)
+		uint32_t oc = s->hcap, nc = 0;
+		struct ps_hent *oh = s->h, *nh = NULL;
+		if (big_grow(&nh, &nc, oc ? (size_t)oc * 2 : 1, sizeof *nh))
 			return 0;
 		s->h = nh;
 		s->hcap = nc;
@@ -62,7 +109,7 @@ static int hput(struct ps_scan *s, uint64_t id, uint32_t v)
 		for (uint32_t i = 0; i < oc; i++)
 			if (oh[i].key)
 				hset(s, oh[i].key, oh[i].val);
-		free(oh);
+		big_free(oh, oc, sizeof *oh);
 	}
 	hset(s, id, v);
 	struct ps_hent *mo = &s->memo[memo_slot(id)];
@@ -90,10 +137,8 @@ static uint32_t new_thread(struct ps_scan *s, uint64_t id, int64_t t,
 			   uint32_t stream, uint32_t parent, uint32_t kind,
 			   uint8_t flags, uint32_t incarnation)
 {
-	if (weft__grow32(&s->th, &s->cth, (size_t)s->nth + 1, sizeof *s->th,
-			 1024) ||
-	    weft__grow32(&s->mo, &s->cmo, (size_t)s->nth + 1, sizeof *s->mo,
-			 1024))
+	if (big_grow(&s->th, &s->cth, (size_t)s->nth + 1, sizeof *s->th) ||
+	    big_grow(&s->mo, &s->cmo, (size_t)s->nth + 1, sizeof *s->mo))
 		return WEFT_NONE;
 	uint32_t i = s->nth++;
 	s->th[i] = (struct weft_thread){.id = id,
@@ -605,14 +650,14 @@ int ps_scan_run(struct ps_scan *s, struct weft_reader *r)
 
 void ps_scan_release(struct ps_scan *s)
 {
-	free(s->th);
-	free(s->mo);
+	big_free(s->th, s->cth, sizeof *s->th);
+	big_free(s->mo, s->cmo, sizeof *s->mo);
 	free(s->pst);
 	free(s->st);
 	free(s->proc);
 	free(s->loss);
 	free(s->str);
-	free(s->h);
+	big_free(s->h, s->hcap, sizeof *s->h);
 	free(s->longest);
 	free(s->child_off);
 	free(s->child_idx);
