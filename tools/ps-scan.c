@@ -98,6 +98,21 @@ static void hset(struct ps_scan *s, uint64_t id, uint32_t v)
 
 static int hput(struct ps_scan *s, uint64_t id, uint32_t v)
 {
+	if (id < PS_DIRECT) {
+		/* (mapped, not touched: a page when its ids come) */
+		if (!s->direct) {
+			void *d = mmap(NULL, PS_DIRECT * sizeof *s->direct,
+				       PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS |
+					       MAP_NORESERVE,
+				       -1, 0);
+			if (d == MAP_FAILED)
+				return 0;
+			s->direct = d;
+		}
+		s->direct[id] = v + 1;
+		return 1;
+	}
 	if ((s->hused + 1) * 4 > s->hcap * 3) {
 		uint32_t oc = s->hcap, nc = 0;
 		struct ps_hent *oh = s->h, *nh = NULL;
@@ -120,7 +135,10 @@ static int hput(struct ps_scan *s, uint64_t id, uint32_t v)
 
 static uint32_t find(const struct ps_scan *s, uint64_t id)
 {
-	if (!id || !s->hcap)
+	if (id < PS_DIRECT)
+		return s->direct && s->direct[id] ? s->direct[id] - 1
+						  : WEFT_NONE;
+	if (!s->hcap)
 		return WEFT_NONE;
 	uint32_t i = hslot(s, id);
 	while (s->h[i].key) {
@@ -212,7 +230,12 @@ static uint32_t get(struct ps_scan *s, uint64_t id, int64_t t, uint32_t stream)
 		return s->pst[stream].root;
 	struct ps_hent *mo = &s->memo[memo_slot(id)];
 	uint32_t i;
-	if (mo->key == id)
+	if (id < PS_DIRECT) {
+		i = find(s, id);
+		if (i == WEFT_NONE)
+			return new_thread(s, id, t, stream, WEFT_NONE, 0,
+					  WEFT_THREAD_NO_CREATE, 0);
+	} else if (mo->key == id)
 		i = mo->val;
 	else {
 		i = find(s, id);
@@ -658,6 +681,8 @@ void ps_scan_release(struct ps_scan *s)
 	free(s->loss);
 	free(s->str);
 	big_free(s->h, s->hcap, sizeof *s->h);
+	if (s->direct)
+		munmap(s->direct, PS_DIRECT * sizeof *s->direct);
 	free(s->longest);
 	free(s->child_off);
 	free(s->child_idx);

@@ -51,6 +51,8 @@ struct ps_stream {
 			arrow's or an idle period's latest time) */
 };
 
+#define PS_DIRECT ((uint64_t)1 << 26)
+
 struct ps_scan {
 	struct weft_reader *r;
 	struct weft_thread *th; /* .label: a text (ps_title), NONE */
@@ -66,6 +68,10 @@ struct ps_scan {
 	/* labels: a name (high bit) or an offset in str */
 	char *str;
 	uint32_t nstr, cstr;
+	/* id -> latest incarnation + 1 (0: none), for the ids under
+	 * PS_DIRECT (a program's counted ids: a table by id, mapped, whose
+	 * pages are touched only where ids are); the others in h */
+	uint32_t *direct;
 	/* id -> latest incarnation */
 	struct ps_hent {
 		uint64_t key;
