@@ -98,18 +98,17 @@ static void hset(struct ps_scan *s, uint64_t id, uint32_t v)
 
 static int hput(struct ps_scan *s, uint64_t id, uint32_t v)
 {
-	if (id < PS_DIRECT) {
-		/* (mapped, not touched: a page when its ids come) */
-		if (!s->direct) {
-			void *d = mmap(NULL, PS_DIRECT * sizeof *s->direct,
-				       PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS |
-					       MAP_NORESERVE,
-				       -1, 0);
-			if (d == MAP_FAILED)
-				return 0;
-			s->direct = d;
-		}
+	if (id < PS_DIRECT && !s->direct && !s->no_direct) {
+		/* (mapped, not touched: a page when its ids come; at the
+		 * first id, else never: every id hashed) */
+		void *d = mmap(NULL, PS_DIRECT * sizeof *s->direct,
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			       0);
+		s->direct = d == MAP_FAILED ? NULL : d;
+		s->no_direct = !s->direct;
+	}
+	if (id < PS_DIRECT && s->direct) {
 		s->direct[id] = v + 1;
 		return 1;
 	}
@@ -135,9 +134,8 @@ static int hput(struct ps_scan *s, uint64_t id, uint32_t v)
 
 static uint32_t find(const struct ps_scan *s, uint64_t id)
 {
-	if (id < PS_DIRECT)
-		return s->direct && s->direct[id] ? s->direct[id] - 1
-						  : WEFT_NONE;
+	if (id < PS_DIRECT && s->direct)
+		return s->direct[id] ? s->direct[id] - 1 : WEFT_NONE;
 	if (!s->hcap)
 		return WEFT_NONE;
 	uint32_t i = hslot(s, id);
@@ -230,7 +228,7 @@ static uint32_t get(struct ps_scan *s, uint64_t id, int64_t t, uint32_t stream)
 		return s->pst[stream].root;
 	struct ps_hent *mo = &s->memo[memo_slot(id)];
 	uint32_t i;
-	if (id < PS_DIRECT) {
+	if (id < PS_DIRECT && s->direct) {
 		i = find(s, id);
 		if (i == WEFT_NONE)
 			return new_thread(s, id, t, stream, WEFT_NONE, 0,

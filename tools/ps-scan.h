@@ -72,6 +72,7 @@ struct ps_scan {
 	 * PS_DIRECT (a program's counted ids: a table by id, mapped, whose
 	 * pages are touched only where ids are); the others in h */
 	uint32_t *direct;
+	int no_direct; /* it could not be mapped */
 	/* id -> latest incarnation */
 	struct ps_hent {
 		uint64_t key;
