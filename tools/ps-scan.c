@@ -226,20 +226,14 @@ static uint32_t get(struct ps_scan *s, uint64_t id, int64_t t, uint32_t stream)
 {
 	if (!id)
 		return s->pst[stream].root;
-	struct ps_hent *mo = &s->memo[memo_slot(id)];
-	uint32_t i;
-	if (id < PS_DIRECT && s->direct) {
-		i = find(s, id);
-		if (i == WEFT_NONE)
-			return new_thread(s, id, t, stream, WEFT_NONE, 0,
-					  WEFT_THREAD_NO_CREATE, 0);
-	} else if (mo->key == id)
-		i = mo->val;
-	else {
-		i = find(s, id);
-		if (i == WEFT_NONE)
-			return new_thread(s, id, t, stream, WEFT_NONE, 0,
-					  WEFT_THREAD_NO_CREATE, 0);
+	/* (a memo in front of the hash table; the table by id needs none) */
+	struct ps_hent *mo =
+		id < PS_DIRECT && s->direct ? NULL : &s->memo[memo_slot(id)];
+	uint32_t i = mo && mo->key == id ? mo->val : find(s, id);
+	if (i == WEFT_NONE)
+		return new_thread(s, id, t, stream, WEFT_NONE, 0,
+				  WEFT_THREAD_NO_CREATE, 0);
+	if (mo) {
 		mo->key = id;
 		mo->val = i;
 	}

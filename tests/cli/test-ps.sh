@@ -285,6 +285,7 @@ EOF
 p={x['title']:x for x in d['pending']}
 assert p['GET /waits']['waits_on']['title']=='reply 0x19' and p['GET /ran']['waits_on'] is None, d['pending']
 assert d['created']==7 and d['os_threads'][0]['running']['title']=='loop', d"
+	ps_same fin.weft
 }
 
 # Across processes (uv-echo-split: a client process whose requests a
@@ -311,6 +312,8 @@ w=r[0]['waits_on']
 assert w['kind']=='uv_stream_t read' and w['end']=='resolved' and w['id']>>48 != r[0]['id']>>48, r[0]
 assert w['id'] not in [x['id'] for x in d['pending']], w
 assert r[0]['blocker']['kind']=='uv_timer_t' and r[0]['verdict']=='never resolved', r[0]"
+	# (a reply awaited from another process: why's walk into the peer)
+	ps_same hg
 }
 
 
