@@ -23,7 +23,9 @@
 #                      server-shaped trace, median of FLIGHT_REPS; its
 #                      output (pid and tids aside) must be what it was
 #                      (the generator is deterministic: its sha256), and
-#                      the same at every repetition
+#                      the same at every repetition; ps's own pass
+#                      (tools/ps-scan.c), not a model (ps --model: the
+#                      reference, the same output)
 set -u
 B=$(cd "${1:-build}" && pwd)
 REPS=${FLIGHT_REPS:-5}

@@ -13,29 +13,35 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "ps-scan.h"
 #include "weft-tools.h"
 #include "weft/model.h"
 
 /* An OS thread at the end of its trace. */
 struct os_now {
-	int64_t end;	  /* its last run's or idle period's end */
-	int64_t pend;	  /* the same, the latest of its process's OS threads:
+	int64_t end;  /* its last run's or idle period's end */
+	int64_t pend; /* the same, the latest of its process's OS threads:
 			     what it does at its end goes on until then */
-	uint32_t run;	  /* its last run (weft_model_runs), or NONE */
-	uint32_t idle;	  /* its last idle period, or NONE */
-	uint32_t phase;	  /* its last loop phase, or NONE */
-	int idle_now;	  /* idle at its end */
+	int has_run, has_idle, has_phase;
+	struct weft_run run;	    /* its last run */
+	struct weft_interval idle;  /* its last idle period */
+	struct weft_interval phase; /* its last loop phase */
+	int idle_now;		    /* idle at its end */
 	uint32_t running; /* the async thread running at its end, or NONE */
 };
 
+/* What ps shows comes from its own pass over the trace (ps-scan.h), or
+ * with --model from a brief model and weft why's index (the reference
+ * the scan is checked against). */
 struct ps {
-	const struct weft_model *m;
+	const struct weft_model *m; /* --model, else NULL */
+	struct ps_scan *sc;	    /* else */
 	struct weft_reader *r;
 	const struct weft_thread *th;
 	uint32_t nth;
-	const struct weft_interval *idle, *phase;
-	uint32_t nidle, nphase;
-	const struct weft_run *runs;
+	const struct weft_model_stream *st;
+	const struct weft_model_process *pr;
+	uint32_t np;
 	struct os_now *os;
 	uint32_t nos;
 	int64_t t0, t1; /* the trace's first and last event */
@@ -50,53 +56,73 @@ struct ps {
 	struct tcol pcol; /* the pending times' column (every pending) */
 };
 
+/* Each OS thread's last run, idle period and loop phase: the latest
+ * ending (of those, the last a model lists). */
+static void os_last(struct ps *p)
+{
+	if (!p->m) {
+		for (uint32_t s = 0; s < p->nos; s++) {
+			struct os_now *o = &p->os[s];
+			const struct ps_stream *x = &p->sc->st[s];
+			o->has_run = x->have_run;
+			o->run = x->run;
+			o->has_idle = x->have_idle;
+			o->idle = x->idle_iv;
+			o->has_phase = x->have_phase;
+			o->phase = x->phase_iv;
+		}
+		return;
+	}
+	uint32_t nruns, nidle, nphase;
+	const struct weft_run *runs = weft_model_runs(p->m, &nruns);
+	const struct weft_interval *idle =
+		weft_model_intervals(p->m, WEFT_INTERVAL_IDLE, &nidle);
+	const struct weft_interval *phase =
+		weft_model_intervals(p->m, WEFT_INTERVAL_PHASE, &nphase);
+	for (uint32_t k = 0; k < nruns; k++) {
+		struct os_now *o = &p->os[runs[k].stream];
+		if (!o->has_run || runs[k].t1 >= o->run.t1) {
+			o->run = runs[k];
+			o->has_run = 1;
+		}
+	}
+	for (uint32_t k = 0; k < nidle; k++) {
+		struct os_now *o = &p->os[idle[k].stream];
+		if (!o->has_idle || idle[k].t1 >= o->idle.t1) {
+			o->idle = idle[k];
+			o->has_idle = 1;
+		}
+	}
+	for (uint32_t k = 0; k < nphase; k++) {
+		struct os_now *o = &p->os[phase[k].stream];
+		if (!o->has_phase || phase[k].t1 >= o->phase.t1) {
+			o->phase = phase[k];
+			o->has_phase = 1;
+		}
+	}
+}
+
 static void os_states(struct ps *p)
 {
-	uint32_t nruns;
-	p->runs = weft_model_runs(p->m, &nruns);
-	p->idle = weft_model_intervals(p->m, WEFT_INTERVAL_IDLE, &p->nidle);
-	p->phase = weft_model_intervals(p->m, WEFT_INTERVAL_PHASE, &p->nphase);
 	for (uint32_t s = 0; s < p->nos; s++)
 		p->os[s] = (struct os_now){.end = INT64_MIN,
 					   .pend = INT64_MIN,
-					   .run = WEFT_NONE,
-					   .idle = WEFT_NONE,
-					   .phase = WEFT_NONE,
 					   .running = WEFT_NONE};
-	for (uint32_t k = 0; k < nruns; k++) {
-		struct os_now *o = &p->os[p->runs[k].stream];
-		if (o->run == WEFT_NONE || p->runs[k].t1 >= p->runs[o->run].t1)
-			o->run = k;
-	}
-	for (uint32_t k = 0; k < p->nidle; k++) {
-		struct os_now *o = &p->os[p->idle[k].stream];
-		if (o->idle == WEFT_NONE ||
-		    p->idle[k].t1 >= p->idle[o->idle].t1)
-			o->idle = k;
-	}
-	for (uint32_t k = 0; k < p->nphase; k++) {
-		struct os_now *o = &p->os[p->phase[k].stream];
-		if (o->phase == WEFT_NONE ||
-		    p->phase[k].t1 >= p->phase[o->phase].t1)
-			o->phase = k;
-	}
+	os_last(p);
 	for (uint32_t s = 0; s < p->nos; s++) {
 		struct os_now *o = &p->os[s];
-		int64_t tr = o->run != WEFT_NONE ? p->runs[o->run].t1
-						 : INT64_MIN;
-		int64_t ti = o->idle != WEFT_NONE ? p->idle[o->idle].t1
-						  : INT64_MIN;
+		int64_t tr = o->has_run ? o->run.t1 : INT64_MIN;
+		int64_t ti = o->has_idle ? o->idle.t1 : INT64_MIN;
 		o->end = tr > ti ? tr : ti;
 		/* an idle period that lasts to the end (a run that ended
 		 * there began it): the OS thread blocks now */
-		o->idle_now = o->idle != WEFT_NONE && ti >= tr;
-		if (!o->idle_now && o->run != WEFT_NONE &&
-		    !(p->th[p->runs[o->run].thread].flags & WEFT_THREAD_ROOT))
-			o->running = p->runs[o->run].thread;
+		o->idle_now = o->has_idle && ti >= tr;
+		if (!o->idle_now && o->has_run &&
+		    !(p->th[o->run.thread].flags & WEFT_THREAD_ROOT))
+			o->running = o->run.thread;
 	}
-	uint32_t ns, np;
-	const struct weft_model_stream *st = weft_model_streams(p->m, &ns);
-	weft_model_processes(p->m, &np);
+	const struct weft_model_stream *st = p->st;
+	uint32_t np = p->np;
 	int64_t *last = malloc(((size_t)np + 1) * sizeof *last);
 	for (uint32_t k = 0; last && k <= np; k++)
 		last[k] = INT64_MIN;
@@ -116,8 +142,48 @@ static void os_states(struct ps *p)
 /* The thread's title, cut to fit a column. */
 static const char *title(const struct ps *p, uint32_t t, char *buf, size_t cap)
 {
-	weft_model_title(p->m, t, buf, (unsigned)cap);
+	if (p->m)
+		weft_model_title(p->m, t, buf, (unsigned)cap);
+	else
+		ps_title(p->sc, t, buf, (unsigned)cap);
 	return buf;
+}
+
+static const char *kname(const struct ps *p, uint32_t kind)
+{
+	return weft_reader_name(p->r, kind);
+}
+
+static uint32_t thread_process(const struct ps *p, uint32_t t)
+{
+	return p->m ? weft_model_thread_process(p->m, t)
+		    : ps_thread_process(p->sc, t);
+}
+
+/* weft why's answer for thread t (zeroes: none). */
+static void why(const struct ps *p, uint32_t t, struct weft_why *w)
+{
+	if (p->m ? weft_why_at(p->ix, t, w) : ps_why(p->sc, t, w))
+		memset(w, 0, sizeof *w);
+}
+
+/* The evidence of answer w (not NONE): its arrow's kind, from and time. */
+static void evidence(const struct ps *p, const struct weft_why *w, int *kind,
+		     uint32_t *from, int64_t *t)
+{
+	if (p->m) {
+		uint32_t na;
+		const struct weft_arrow *a = weft_model_arrows(p->m, &na);
+		const struct weft_arrow *e = &a[w->evidence];
+		*kind = e->kind;
+		*from = e->kind == WEFT_ARROW_READ ? e->to : e->from;
+		*t = e->t;
+	} else {
+		const struct ps_more *x = &p->sc->mo[w->evidence];
+		*kind = x->ev_kind;
+		*from = x->ev_from;
+		*t = x->ev_t;
+	}
 }
 
 static int64_t since(const struct ps *p, uint32_t t)
@@ -164,7 +230,7 @@ static void json_thread_ref(const struct ps *p, uint32_t t)
 	printf("{\"id\":%llu,\"title\":", (unsigned long long)p->th[t].id);
 	weft_json_string(stdout, title(p, t, buf, sizeof buf));
 	printf(",\"kind\":");
-	weft_json_string(stdout, weft_model_name(p->m, p->th[t].kind));
+	weft_json_string(stdout, kname(p, p->th[t].kind));
 	printf(",\"end\":\"%s\"}", weft_end_name(p->th[t].end));
 }
 
@@ -175,9 +241,7 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 	char b1[256], b2[32];
 	uint32_t on = runs_on[t];
 	if (p->json) {
-		uint32_t ns;
-		const struct weft_model_stream *st =
-			weft_model_streams(p->m, &ns);
+		const struct weft_model_stream *st = p->st;
 		printf(",\"running_on\":");
 		if (on != WEFT_NONE)
 			printf("%u", st[on].tid);
@@ -197,9 +261,7 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		return;
 	}
 	if (on != WEFT_NONE) {
-		uint32_t ns;
-		const struct weft_model_stream *st =
-			weft_model_streams(p->m, &ns);
+		const struct weft_model_stream *st = p->st;
 		printf("running on OS thread %u", st[on].tid);
 	} else if (w->nchain > 1) {
 		uint32_t x = w->chain[1].thread;
@@ -207,7 +269,7 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		title(p, x, b1, sizeof b1);
 		print_escaped(stdout, b1, strlen(b1));
 		printf(" (0x%llx, %s) for %s", (unsigned long long)p->th[x].id,
-		       weft_model_name(p->m, p->th[x].kind),
+		       kname(p, p->th[x].kind),
 		       fmt_time(b2, sizeof b2,
 				why_end(p, w, w->chain[0].t_wait) -
 					w->chain[0].t_wait));
@@ -220,14 +282,14 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		}
 	} else if (w->evidence != WEFT_NONE) {
 		/* the blocker itself: touched, never read */
-		uint32_t na;
-		const struct weft_arrow *a = weft_model_arrows(p->m, &na);
-		const struct weft_arrow *e = &a[w->evidence];
-		uint32_t by = e->kind == WEFT_ARROW_READ ? e->to : e->from;
+		int kind;
+		uint32_t by;
+		int64_t et;
+		evidence(p, w, &kind, &by, &et);
 		title(p, by, b1, sizeof b1);
 		print_escaped(stdout, b1, strlen(b1));
-		printf(" %s it %s ago; ", weft_arrow_verb(e->kind),
-		       fmt_time(b2, sizeof b2, why_end(p, w, e->t) - e->t));
+		printf(" %s it %s ago; ", weft_arrow_verb(kind),
+		       fmt_time(b2, sizeof b2, why_end(p, w, et) - et));
 		if (w->waiter != WEFT_NONE) {
 			title(p, w->waiter, b1, sizeof b1);
 			print_escaped(stdout, b1, strlen(b1));
@@ -256,21 +318,17 @@ static void print_thread(struct ps *p, uint32_t t, int depth,
 {
 	char b1[256], b2[40], b3[40];
 	struct weft_why w;
-	if (weft_why_at(p->ix, t, &w))
-		memset(&w, 0, sizeof w);
+	why(p, t, &w);
 	if (p->json) {
 		printf("{\"id\":%llu,\"depth\":%d,\"kind\":",
 		       (unsigned long long)p->th[t].id, depth);
-		weft_json_string(stdout, weft_model_name(p->m, p->th[t].kind));
+		weft_json_string(stdout, kname(p, p->th[t].kind));
 		printf(",\"title\":");
 		weft_json_string(stdout, title(p, t, b1, sizeof b1));
-		uint32_t k = weft_model_thread_process(p->m, t);
-		uint32_t np;
-		const struct weft_model_process *pr =
-			weft_model_processes(p->m, &np);
+		uint32_t k = thread_process(p, t);
 		printf(",\"pid\":");
-		if (k < np)
-			printf("%u", pr[k].pid);
+		if (k < p->np)
+			printf("%u", p->pr[k].pid);
 		else
 			printf("null");
 		printf(",\"creator\":");
@@ -289,9 +347,7 @@ static void print_thread(struct ps *p, uint32_t t, int depth,
 	}
 	printf("%*s0x%-10llx %-14s %10s  ", 2 + 2 * depth, "",
 	       (unsigned long long)p->th[t].id,
-	       weft_model_name(p->m, p->th[t].kind)[0]
-		       ? weft_model_name(p->m, p->th[t].kind)
-		       : "-",
+	       kname(p, p->th[t].kind)[0] ? kname(p, p->th[t].kind) : "-",
 	       tcol_fmt(&p->pcol, b2, sizeof b2, pending_for(p, t, &w)));
 	title(p, t, b1, sizeof b1);
 	print_escaped(stdout, b1, strlen(b1));
@@ -323,9 +379,9 @@ static uint32_t print_tree(struct ps *p, uint32_t t, int depth,
 
 static void print_os(const struct ps *p)
 {
-	uint32_t ns, np;
-	const struct weft_model_stream *st = weft_model_streams(p->m, &ns);
-	const struct weft_model_process *pr = weft_model_processes(p->m, &np);
+	uint32_t ns = p->nos, np = p->np;
+	const struct weft_model_stream *st = p->st;
+	const struct weft_model_process *pr = p->pr;
 	char b1[256], b2[32];
 	int first = 1;
 	for (uint32_t s = 0; s < ns; s++) {
@@ -347,13 +403,11 @@ static void print_os(const struct ps *p)
 							    : "between");
 			if (o->idle_now) {
 				printf(",\"reason\":");
-				weft_json_string(
-					stdout,
-					weft_model_name(p->m,
-							p->idle[o->idle].name));
+				weft_json_string(stdout,
+						 kname(p, o->idle.name));
 				printf(",\"for_ns\":%lld",
 				       (long long)(upto(p, o->pend) -
-						   p->idle[o->idle].t0));
+						   o->idle.t0));
 			}
 			printf(",\"running\":");
 			if (o->running != WEFT_NONE)
@@ -361,12 +415,9 @@ static void print_os(const struct ps *p)
 			else
 				printf("null");
 			printf(",\"phase\":");
-			if (o->phase != WEFT_NONE &&
-			    p->phase[o->phase].t1 >= o->end)
-				weft_json_string(
-					stdout,
-					weft_model_name(
-						p->m, p->phase[o->phase].name));
+			if (o->has_phase && o->phase.t1 >= o->end)
+				weft_json_string(stdout,
+						 kname(p, o->phase.name));
 			else
 				printf("null");
 			printf("}");
@@ -374,27 +425,24 @@ static void print_os(const struct ps *p)
 			continue;
 		}
 		printf("  %-7u %-16s ", st[s].tid, st[s].name);
-		if (o->idle_now && upto(p, o->pend) == p->idle[o->idle].t0)
+		if (o->idle_now && upto(p, o->pend) == o->idle.t0)
 			printf("idle in %s since its process's last event",
-			       weft_model_name(p->m, p->idle[o->idle].name));
+			       kname(p, o->idle.name));
 		else if (o->idle_now)
-			printf("idle in %s for %s",
-			       weft_model_name(p->m, p->idle[o->idle].name),
+			printf("idle in %s for %s", kname(p, o->idle.name),
 			       fmt_time(b2, sizeof b2,
-					upto(p, o->pend) -
-						p->idle[o->idle].t0));
+					upto(p, o->pend) - o->idle.t0));
 		else if (o->running != WEFT_NONE) {
 			printf("running ");
 			title(p, o->running, b1, sizeof b1);
 			print_escaped(stdout, b1, strlen(b1));
 			printf(" for %s",
 			       fmt_time(b2, sizeof b2,
-					upto(p, o->pend) - p->runs[o->run].t0));
+					upto(p, o->pend) - o->run.t0));
 		} else
 			printf("between async threads");
-		if (o->phase != WEFT_NONE && p->phase[o->phase].t1 >= o->end)
-			printf(", in loop phase %s",
-			       weft_model_name(p->m, p->phase[o->phase].name));
+		if (o->has_phase && o->phase.t1 >= o->end)
+			printf(", in loop phase %s", kname(p, o->phase.name));
 		if (o->end < p->t1 && o->end != INT64_MIN)
 			printf(" (its last event %s before the trace's)",
 			       fmt_time(b2, sizeof b2, p->t1 - o->end));
@@ -407,8 +455,8 @@ static void print_os(const struct ps *p)
 static const char *proc_state(const struct ps *p, uint32_t k, char *buf,
 			      size_t cap)
 {
-	uint32_t np;
-	const struct weft_model_process *pr = weft_model_processes(p->m, &np);
+	uint32_t np = p->np;
+	const struct weft_model_process *pr = p->pr;
 	if (pr[k].end == WEFT_PROC_RUNNING && np == 1) {
 		int wr = weft_reader_info(p->r)->writer;
 		if (wr == WEFT_WRITER_STOPPED)
@@ -423,8 +471,8 @@ static const char *proc_state(const struct ps *p, uint32_t k, char *buf,
 
 static int ps_show(struct ps *p, int tree, uint32_t limit)
 {
-	uint32_t np;
-	const struct weft_model_process *pr = weft_model_processes(p->m, &np);
+	uint32_t np = p->np;
+	const struct weft_model_process *pr = p->pr;
 	/* which OS thread runs each thread at the end */
 	uint32_t *runs_on = malloc((size_t)p->nth * sizeof *runs_on);
 	uint32_t *first = malloc((size_t)p->nth * sizeof *first);
@@ -446,8 +494,7 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 	for (uint32_t t = 0; t < p->nth; t++) {
 		if (p->th[t].flags & WEFT_THREAD_ROOT)
 			continue;
-		if (p->proc != WEFT_NONE &&
-		    weft_model_thread_process(p->m, t) != p->proc)
+		if (p->proc != WEFT_NONE && thread_process(p, t) != p->proc)
 			continue;
 		created++;
 		if (p->th[t].end == WEFT_END_PENDING)
@@ -509,8 +556,7 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 		/* one unit for the column: the longest pending's */
 		for (uint32_t k = 0; k < p->npend; k++) {
 			struct weft_why w;
-			if (weft_why_at(p->ix, p->pend[k], &w))
-				memset(&w, 0, sizeof w);
+			why(p, p->pend[k], &w);
 			tcol_add(&p->pcol, pending_for(p, p->pend[k], &w));
 		}
 		printf("pending async threads (%s):\n", tree ? "by creator, in "
@@ -553,7 +599,7 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 
 int cmd_ps(int argc, char **argv)
 {
-	int tree = 0, json = 0, limit = 0;
+	int tree = 0, json = 0, limit = 0, model = 0;
 	struct traces tr = {0};
 	const struct opt opts[] = {
 		{"--tree", NULL, NULL,
@@ -564,6 +610,11 @@ int cmd_ps(int argc, char **argv)
 		{"--limit", NULL, "N",
 		 "show at most N pending threads (trees: N top-level ones)",
 		 OPT_INT, &limit, 1, 0x7fffffff},
+		{"--model", NULL, NULL,
+		 "build a brief model of the trace and weft why's index, as "
+		 "weft why does, rather than ps's own lean pass (slower; the "
+		 "same output: what the pass is checked against)",
+		 OPT_FLAG, &model},
 		TRACES_OPT(&tr),
 		OPT_END,
 	};
@@ -629,27 +680,48 @@ int cmd_ps(int argc, char **argv)
 	const char *path = traces_name(&tr);
 	char name[4300];
 	snprintf(name, sizeof name, "%s", path);
-	/* a brief model: the present only (what ps shows), in one pass */
+	/* ps's own pass (ps-scan.h): the present only, in one pass; or
+	 * a brief model */
 	struct weft_reader *r = traces_open(&tr, 0);
 	traces_release(&tr);
 	if (!r)
 		return 1;
 	struct weft_model *m = NULL;
-	long lrc = weft_model_new(&m, r);
-	if (!lrc)
-		lrc = weft_model_set_brief(m);
-	if (!lrc)
-		lrc = weft_model_step(m, 0);
+	struct ps_scan sc;
+	memset(&sc, 0, sizeof sc);
+	long lrc;
+	if (model) {
+		lrc = weft_model_new(&m, r);
+		if (!lrc)
+			lrc = weft_model_set_brief(m);
+		if (!lrc)
+			lrc = weft_model_step(m, 0);
+	} else
+		lrc = ps_scan_run(&sc, r);
 	if (lrc < 0) {
 		weft_model_free(m);
+		ps_scan_release(&sc);
 		weft_reader_close(r);
 		return error("cannot model %s: %s", name,
 			     weft_strerror((int)lrc));
 	}
-	struct ps p = {.m = m, .r = r, .json = json, .proc = WEFT_NONE};
-	p.th = weft_model_threads(m, &p.nth);
-	weft_model_streams(m, &p.nos);
-	weft_model_range(m, &p.t0, &p.t1);
+	struct ps p = {
+		.m = m, .sc = &sc, .r = r, .json = json, .proc = WEFT_NONE};
+	if (m) {
+		p.th = weft_model_threads(m, &p.nth);
+		p.st = weft_model_streams(m, &p.nos);
+		p.pr = weft_model_processes(m, &p.np);
+		weft_model_range(m, &p.t0, &p.t1);
+	} else {
+		p.th = sc.th;
+		p.nth = sc.nth;
+		p.st = sc.pst;
+		p.nos = sc.nst;
+		p.pr = sc.proc;
+		p.np = sc.nproc;
+		p.t0 = sc.t0;
+		p.t1 = sc.t1;
+	}
 	p.now = INT64_MIN;
 	const struct weft_trace_info *in = weft_reader_info(r);
 	if (in->writer == WEFT_WRITER_LIVE) {
@@ -663,20 +735,18 @@ int cmd_ps(int argc, char **argv)
 			p.now = p.t1;
 	}
 	if (pid) {
-		uint32_t np;
-		const struct weft_model_process *pr =
-			weft_model_processes(m, &np);
 		/* its latest image */
-		for (uint32_t k = 0; k < np; k++)
-			if (pr[k].pid == (uint32_t)pid)
+		for (uint32_t k = 0; k < p.np; k++)
+			if (p.pr[k].pid == (uint32_t)pid)
 				p.proc = k;
 		/* (not there: a process whose descendants record, such as
 		 * weft record itself: all of them) */
 	}
 	p.os = calloc(p.nos ? p.nos : 1, sizeof *p.os);
-	if (!p.os || weft_why_index_new(&p.ix, m)) {
+	if (!p.os || (m && weft_why_index_new(&p.ix, m))) {
 		free(p.os);
 		weft_model_free(m);
+		ps_scan_release(&sc);
 		weft_reader_close(r);
 		return error("out of memory");
 	}
@@ -686,6 +756,7 @@ int cmd_ps(int argc, char **argv)
 	free(p.os);
 	free(p.pend);
 	weft_model_free(m);
+	ps_scan_release(&sc);
 	rc |= report_losses(r, name);
 	weft_reader_close(r);
 	return rc ? 1 : 0;

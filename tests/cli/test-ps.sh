@@ -19,6 +19,19 @@ EX=$WEFT_BUILD/examples
 tap_init ps "$@"
 unset WEFT_FILE WEFT_RUN WEFT_SESSION WEFT_ROOT_PID WEFT_SIZE WEFT_MODE
 j() { python3 -c "import json,sys; d=json.load(open('$1')); $2" || die "$(head -c 3000 "$1")"; }
+# ps_same TRACE: weft ps's own pass (tools/ps-scan.c) says what a brief
+# model and weft why's index say (--model): the list, the tree, JSON
+ps_same() {
+	local o
+	for o in "" --tree --json "--tree --json"; do
+		# shellcheck disable=SC2086
+		"$W" ps $o "$1" >same-a.txt 2>&1
+		# shellcheck disable=SC2086
+		"$W" ps --model $o "$1" >same-b.txt 2>&1
+		cmp -s same-a.txt same-b.txt ||
+			die "ps $o $1 is not ps --model's: $(diff same-b.txt same-a.txt | head -20)"
+	done
+}
 
 # hang: three requests on the loop's thread; the first answered, the
 # second waits on a reply nobody sends, the third on the second; a
@@ -95,6 +108,7 @@ assert p['main']['pending_ns'] > p['TCP connect']['pending_ns'] > p['ARP respons
 	"$W" ps --tree --json bad.weft >tree.json || die "--tree"
 	j tree.json "assert [(x['title'],x['depth']) for x in d['pending']]==[('event loop',0),('main',1),('TCP connect',2),('ARP response',3)], d['pending']"
 	"$W" ps --tree bad.weft | grep -q "^        0x4  *condition" || die "tree indent: $("$W" ps --tree bad.weft)"
+	ps_same bad.weft
 	"$W" ps --limit 2 bad.weft >lim.txt || die "--limit"
 	[ "$(grep -c "^  0x" lim.txt)" = 2 ] && grep -q "^  \.\.\. and 2 more (--limit)$" lim.txt || die "$(cat lim.txt)"
 	"$W" ps --limit 3 --tree bad.weft >lim.txt || die "--limit --tree"
@@ -149,6 +163,7 @@ assert len(pids)==3, d['processes']
 stuck=sorted(x['pid'] for x in d['pending'] if x['title']=='GET /stuck')
 assert stuck==pids, (stuck, pids)
 assert all(x['state'].startswith('exited with status 0') for x in d['processes'] if x['comm']=='hang'), d['processes']"
+	ps_same R
 }
 
 t_memcached_stalled() {
@@ -220,6 +235,7 @@ assert got==ids, (len(got), len(ids))
 neg=[x['id'] for x in d['pending'] if (x['waits_on'] and x['waiting_ns']<0) or x['pending_ns']<0]
 assert not neg, neg
 assert len(d['pending'])==719 and d['created']==7047, (len(d['pending']), d['created'])"
+	ps_same s.weft
 }
 
 # Threads that ended before the trace's end are not listed: one resolved,
@@ -269,6 +285,7 @@ EOF
 p={x['title']:x for x in d['pending']}
 assert p['GET /waits']['waits_on']['title']=='reply 0x19' and p['GET /ran']['waits_on'] is None, d['pending']
 assert d['created']==7 and d['os_threads'][0]['running']['title']=='loop', d"
+	ps_same fin.weft
 }
 
 # Across processes (uv-echo-split: a client process whose requests a
@@ -295,6 +312,8 @@ w=r[0]['waits_on']
 assert w['kind']=='uv_stream_t read' and w['end']=='resolved' and w['id']>>48 != r[0]['id']>>48, r[0]
 assert w['id'] not in [x['id'] for x in d['pending']], w
 assert r[0]['blocker']['kind']=='uv_timer_t' and r[0]['verdict']=='never resolved', r[0]"
+	# (a reply awaited from another process: why's walk into the peer)
+	ps_same hg
 }
 
 
@@ -363,6 +382,7 @@ EOF
 	j a.json "pid=d['processes'][0]['pid']
 os={('loop' if o['tid']==pid else 'worker'):o for o in d['os_threads']}
 assert len(os)==2 and os['loop']['running']['title']=='GET /moved' and os['worker']['running']['title']=='GET /worker', d['os_threads']"
+	ps_same A
 	"$W" record -o B -- ./two b >/dev/null 2>rec.txt || die "record b: $(cat rec.txt)"
 	"$W" ps --json B >b.json || die "ps b"
 	j b.json "p={x['title']:x for x in d['pending']}
@@ -371,6 +391,78 @@ w=p['GET /waits']
 assert w['waits_on']['title']=='GET /handed' and w['verdict']=='never resolved', w
 assert w['pending_ns']==d['last_event_ns']-w['created_ns'], (w, d['last_event_ns'])
 assert w['waiting_ns'] > 0 and w['created_ns'] + w['pending_ns'] - w['waiting_ns'] > p['GET /handed']['created_ns'], w"
+	ps_same B
+}
+
+# What a pass that keeps only the present could get wrong (ps's, weft ps
+# --model's: the same), in a 64 KiB ring that overwrote its beginning: a
+# connection whose creation the ring lost, named again after; an id
+# created again after it ended (the new thread, with the new label); a
+# signal to an ended id (no thread made up); a label given long after the
+# creation; a request waiting on a reply that had already resolved (the
+# chain ends at the reply, which resolved, never read); and the same in
+# a run of three processes, each thread with its own process.
+t_lean_scan() {
+	cat >lean.c <<'EOF'
+#include <weft/weft.h>
+#include <stdio.h>
+int main(void)
+{
+	weft_run(1);
+	weft_label(1, "loop");
+	weft_create(60, "conn");
+	weft_label(60, "early label");
+	for (int i = 0; i < 20000; i++) {
+		weft_create(1000 + (uint64_t)i, "tmp");
+		weft_resolve(1000 + (uint64_t)i);
+	}
+	weft_label(1, "loop"); /* (its first label overwritten) */
+	weft_create(50, "request");
+	weft_label(50, "GET /first");
+	weft_resolve(50);
+	weft_create(50, "request");
+	weft_label(50, "GET /again");
+	weft_create(51, "timer");
+	weft_resolve(51);
+	weft_create(70, "job");
+	weft_label(70, "first name");
+	weft_create(80, "request");
+	weft_label(80, "GET /waits-ended");
+	weft_create(81, "reply");
+	weft_resolve(81);
+	weft_run(80);
+	weft_try_read(81);
+	weft_run(1);
+	weft_signal(51);
+	weft_label(70, "relabelled");
+	weft_label(60, "late label");
+	weft_run(60);
+	weft_run(1);
+	return 0;
+}
+EOF
+	# shellcheck disable=SC2086
+	cc -DWEFT_ENABLE -I"$WEFT_SRC/include" lean.c -L"$WEFT_BUILD" -lweft \
+		-Wl,-rpath,"$WEFT_BUILD" -o lean ${WEFT_TEST_CFLAGS:-} || die "cc lean.c"
+	WEFT_FILE=l.weft WEFT_SIZE=64K ./lean || die "lean"
+	"$W" ps --json l.weft >l.json 2>/dev/null || die "ps l.weft"
+	j l.json "p={x['title']:x for x in d['pending']}
+assert sorted(p)==['GET /again','GET /waits-ended','late label','loop','relabelled'], sorted(p)
+assert p['late label']['kind']=='' and p['late label']['creator'] is None, p['late label']
+assert p['GET /again']['kind']=='request' and p['relabelled']['kind']=='job', p
+w=p['GET /waits-ended']
+assert w['waits_on']['title']=='reply 0x51' and w['waits_on']['end']=='resolved' and w['verdict']=='lost wake-up', w"
+	"$W" ps l.weft >l.txt 2>/dev/null || die "ps l.weft"
+	grep -q "since .* s: waits on reply 0x51 (0x51, reply) for [0-9.]* [nu]s \[lost wake-up\]$" l.txt || die "$(cat l.txt)"
+	ps_same l.weft
+	"$W" record -o R3 --size 64K -- sh -c './lean & ./lean & ./lean; wait' >/dev/null 2>rec.txt || die "record: $(cat rec.txt)"
+	"$W" ps --json R3 >r3.json 2>/dev/null || die "ps R3"
+	j r3.json "pids=sorted(x['pid'] for x in d['processes'] if x['comm']=='lean')
+assert len(pids)==3, d['processes']
+for t in ('GET /again','late label','relabelled','GET /waits-ended'):
+    got=sorted(x['pid'] for x in d['pending'] if x['title']==t)
+    assert got==pids, (t, got, pids)"
+	ps_same R3
 }
 
 
@@ -398,5 +490,6 @@ run "a server-shaped trace: the output exactly as it was" t_server_exact
 run "threads that ended before the end are not listed" t_finished_not_listed
 run "across processes: a read answered by another process not listed, one waiting on it listed" t_cross_process
 run "async threads that run on two OS threads: the OS thread's last run, a wait to the last run's OS thread's end" t_two_os_threads
+run "what a lean pass could get wrong: a lost creation, an id made again, a late label, a wait on an ended thread, three processes" t_lean_scan
 run "bad operands" t_bad
 tap_done
