@@ -89,7 +89,7 @@ struct bookmark { /* bookmarks.c */
 /* The view's state, grouped by the code that owns each part: the file
  * named over a group is the one that sets it (others only read it, but
  * where said).  Each group's struct names what it holds; HACKING.md
- * ("Where the view's state lives") lists them. */
+ * ("Add to the view's state") lists them. */
 struct weft_view {
 	const struct weft_model *m;
 	int dark; /* the dark theme (weft_view_set_dark) */
