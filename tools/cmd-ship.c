@@ -38,6 +38,7 @@
 #include "weft-tools.h"
 #include "weft/model.h"
 #include "common/grow.h"
+#include "common/next-reader.h"
 #ifdef WEFT_HAVE_SQLITE
 #include "query.h"
 #endif
@@ -590,24 +591,12 @@ static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr,
 		return 1;
 	struct mend *v = NULL;
 	size_t n = 0, cap = 0;
-	/* each stream's last fire: its target and its next activation */
-	struct fire {
-		uint64_t target, next;
-	} *fire = NULL;
-	size_t nfire = 0;
+	struct weft__fires fires = {0}; /* each stream's last fire */
 	struct weft_event e;
 	while (weft_reader_next(r, &e) == 0) {
 		if (e.type == WEFT_EV_FIRE) {
-			if (e.stream >= nfire) {
-				size_t was = nfire;
-				if (weft__grow_to(&fire, &nfire,
-						  (size_t)e.stream + 1,
-						  sizeof *fire, 16, SIZE_MAX))
-					die("out of memory");
-				memset(fire + was, 0,
-				       (nfire - was) * sizeof *fire);
-			}
-			fire[e.stream] = (struct fire){e.id, e.id2};
+			if (weft__fires_note(&fires, &e))
+				die("out of memory");
 			continue;
 		}
 		if (e.type != WEFT_EV_SENT && e.type != WEFT_EV_RECEIVED)
@@ -631,19 +620,18 @@ static int ship_msg_ends(sqlite3 *db, struct weft_model *m, struct traces *tr,
 		 * infers (a wait the merge ends as a try_read on the other
 		 * end's reader if the trace ends with it): shipped as a
 		 * received end of no bytes at their end, which msgs.c
-		 * reads as that wait. */
-		if (e.type == WEFT_EV_RECEIVED && e.value3 &&
-		    (uint64_t)e.value2 != UINT64_MAX && e.stream < nfire &&
-		    fire[e.stream].target == th && fire[e.stream].next) {
+		 * reads as that wait (the rule is msgs.c's, shared). */
+		uint64_t next = weft__next_reader(&fires, &e);
+		if (next) {
 			v[n] = v[n - 1];
-			v[n].id = fire[e.stream].next;
+			v[n].id = next;
 			v[n].off = v[n - 1].off + v[n - 1].len;
 			v[n].len = 0;
 			v[n].seq = n;
 			n++;
 		}
 	}
-	free(fire);
+	weft__fires_release(&fires);
 	weft_reader_close(r);
 	if (n) {
 		qsort(v, n, sizeof *v, by_pair);

@@ -22,7 +22,8 @@
  * Waits: a thread waits for the next bytes of a stream when it is the
  * next activation of a read that received some (a fire event named it:
  * fire target=A next=B, then A received bytes up to offset o: B waits
- * for the bytes from o), or when a received event of no bytes says so
+ * for the bytes from o: common/next-reader.h, which weft ship shares),
+ * or when a received event of no bytes says so
  * (what shims before format 1.x wrote, still read).  If
  * the trace ends with it still waiting while the last word on the
  * connection was its own (its peer read from the other direction after
@@ -39,6 +40,7 @@
 
 #include "run.h"
 #include "common/grow.h"
+#include "common/next-reader.h"
 
 #define QCAP 256 /* unmatched ends kept per channel */
 #define DGRAM_WAIT                                                             \
@@ -73,11 +75,7 @@ struct mchan {
 struct msgs {
 	struct mchan *c;
 	uint32_t cap, used;
-	/* each stream's last fire: its target and its next activation */
-	struct {
-		uint64_t target, next;
-	} * fire;
-	uint32_t nfire;
+	struct weft__fires fires; /* each stream's last fire */
 };
 
 static struct mend *at(struct mq *q, uint32_t i)
@@ -149,7 +147,7 @@ static struct mchan *chan_of(struct msgs *S, uint64_t chan)
 void weft__msgs_free(struct rmulti *M)
 {
 	if (M->msgs) {
-		free(M->msgs->fire);
+		weft__fires_release(&M->msgs->fires);
 		free(M->msgs->c);
 		free(M->msgs);
 	}
@@ -223,27 +221,7 @@ int weft__msgs_fire(struct rmulti *M, const struct weft_event *ev)
 {
 	if (!M->msgs && !(M->msgs = calloc(1, sizeof *M->msgs)))
 		return -ENOMEM;
-	struct msgs *S = M->msgs;
-	if (ev->stream >= S->nfire) {
-		uint32_t was = S->nfire;
-		if (weft__grow32(&S->fire, &S->nfire, (size_t)ev->stream + 1,
-				 sizeof *S->fire, 16))
-			return -ENOMEM;
-		memset(S->fire + was, 0,
-		       (size_t)(S->nfire - was) * sizeof *S->fire);
-	}
-	S->fire[ev->stream].target = ev->id;
-	S->fire[ev->stream].next = ev->id2;
-	return 0;
-}
-
-/* The thread that waits for what comes after a read of bytes: the next
- * activation of the read that the last fire of its stream ran, or 0. */
-static uint64_t next_reader(const struct msgs *S, const struct mend *e)
-{
-	if (e->stream >= S->nfire || S->fire[e->stream].target != e->thread)
-		return 0;
-	return S->fire[e->stream].next;
+	return weft__fires_note(&M->msgs->fires, ev);
 }
 
 int weft__msgs_event(struct rmulti *M, uint32_t k, const struct weft_event *ev)
@@ -272,7 +250,8 @@ int weft__msgs_event(struct rmulti *M, uint32_t k, const struct weft_event *ev)
 			c->has_wait = 0; /* what it waited for came */
 		c->last = e;
 		c->has_last = 1;
-		uint64_t next = next_reader(M->msgs, &e);
+		/* what comes after it: the rule weft ship ships too */
+		uint64_t next = weft__next_reader(&M->msgs->fires, ev);
 		if (next) {
 			c->wait = e;
 			c->wait.thread = next;

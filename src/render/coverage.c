@@ -18,13 +18,13 @@
  * 0 free, d > 0 look at column + d), or NULL off the surface. */
 int *weft__cov_row(struct weft_view *v, double y)
 {
-	int iy = (int)floor(y / v->rs);
-	if (iy < 0 || iy >= v->covh)
+	int iy = (int)floor(y / v->fr.rs);
+	if (iy < 0 || iy >= v->fr.covh)
 		return NULL;
-	int *r = v->cover + (size_t)iy * (size_t)v->covw;
-	if (v->stamp[iy] != v->pass) {
-		memset(r, 0, (size_t)v->covw * sizeof *r);
-		v->stamp[iy] = v->pass;
+	int *r = v->fr.cover + (size_t)iy * (size_t)v->fr.covw;
+	if (v->fr.stamp[iy] != v->fr.pass) {
+		memset(r, 0, (size_t)v->fr.covw * sizeof *r);
+		v->fr.stamp[iy] = v->fr.pass;
 	}
 	return r;
 }
@@ -70,58 +70,58 @@ int weft__cov_full(int *r, int c0, int c1, int *next)
 int weft__scratch(struct weft_view *v)
 {
 	/* at most 4096 x 4096 cells: 64 MiB, however big the picture */
-	double cs = v->w > 4096 ? v->w / 4096 : 1,
-	       rs = v->h > 4096 ? v->h / 4096 : 1;
-	int w = (int)(v->w / cs) + 2, h = (int)(v->h / rs) + 1;
-	v->cs = cs;
-	v->rs = rs;
-	if (w == v->covw && h == v->covh)
+	double cs = v->geo.w > 4096 ? v->geo.w / 4096 : 1,
+	       rs = v->geo.h > 4096 ? v->geo.h / 4096 : 1;
+	int w = (int)(v->geo.w / cs) + 2, h = (int)(v->geo.h / rs) + 1;
+	v->fr.cs = cs;
+	v->fr.rs = rs;
+	if (w == v->fr.covw && h == v->fr.covh)
 		return 0;
-	free(v->cover);
-	free(v->stamp);
-	free(v->seen);
-	free(v->bcov);
-	free(v->bq);
-	v->cover = malloc((size_t)w * (size_t)h * sizeof *v->cover);
-	v->bcov = malloc((size_t)w * sizeof *v->bcov);
-	v->bq = malloc((size_t)w);
-	v->stamp = calloc((size_t)h, sizeof *v->stamp);
-	free(v->thru);
-	v->thru = calloc((size_t)h, sizeof *v->thru);
-	v->seen = calloc((size_t)w, sizeof *v->seen);
-	free(v->acov);
-	free(v->acount);
-	v->acov = calloc((size_t)w + 1, sizeof *v->acov);
-	v->acount = calloc((size_t)w + 1, 1);
-	v->seen_gen = 0;
-	v->pass = 1;
-	if (!v->marks)
-		v->marks = malloc(MAX_MARKS * sizeof *v->marks);
-	if (!v->cells)
-		v->cells = malloc(MAX_CELLS * sizeof *v->cells);
-	if (!v->clines)
-		v->clines = malloc(MAX_CLINES * sizeof *v->clines);
-	if (!v->cover || !v->stamp || !v->seen || !v->marks || !v->cells ||
-	    !v->thru || !v->clines || !v->acov || !v->acount || !v->bcov ||
-	    !v->bq) {
-		v->covw = v->covh = 0;
+	free(v->fr.cover);
+	free(v->fr.stamp);
+	free(v->fr.seen);
+	free(v->fr.bcov);
+	free(v->fr.bq);
+	v->fr.cover = malloc((size_t)w * (size_t)h * sizeof *v->fr.cover);
+	v->fr.bcov = malloc((size_t)w * sizeof *v->fr.bcov);
+	v->fr.bq = malloc((size_t)w);
+	v->fr.stamp = calloc((size_t)h, sizeof *v->fr.stamp);
+	free(v->fr.thru);
+	v->fr.thru = calloc((size_t)h, sizeof *v->fr.thru);
+	v->fr.seen = calloc((size_t)w, sizeof *v->fr.seen);
+	free(v->fr.acov);
+	free(v->fr.acount);
+	v->fr.acov = calloc((size_t)w + 1, sizeof *v->fr.acov);
+	v->fr.acount = calloc((size_t)w + 1, 1);
+	v->fr.seen_gen = 0;
+	v->fr.pass = 1;
+	if (!v->fr.marks)
+		v->fr.marks = malloc(MAX_MARKS * sizeof *v->fr.marks);
+	if (!v->fr.cells)
+		v->fr.cells = malloc(MAX_CELLS * sizeof *v->fr.cells);
+	if (!v->fr.clines)
+		v->fr.clines = malloc(MAX_CLINES * sizeof *v->fr.clines);
+	if (!v->fr.cover || !v->fr.stamp || !v->fr.seen || !v->fr.marks ||
+	    !v->fr.cells || !v->fr.thru || !v->fr.clines || !v->fr.acov ||
+	    !v->fr.acount || !v->fr.bcov || !v->fr.bq) {
+		v->fr.covw = v->fr.covh = 0;
 		return -1;
 	}
-	v->covw = w;
-	v->covh = h;
+	v->fr.covw = w;
+	v->fr.covh = h;
 	return 0;
 }
 
 unsigned char *weft__mask_room(struct weft_view *v, size_t bytes)
 {
-	if (bytes > v->cmaskbuf) {
-		unsigned char *b = realloc(v->maskbuf, bytes);
+	if (bytes > v->fr.cmaskbuf) {
+		unsigned char *b = realloc(v->fr.maskbuf, bytes);
 		if (!b)
 			return NULL;
-		v->maskbuf = b;
-		v->cmaskbuf = bytes;
+		v->fr.maskbuf = b;
+		v->fr.cmaskbuf = bytes;
 	}
-	return v->maskbuf;
+	return v->fr.maskbuf;
 }
 
 void weft__mpen_begin(struct mpen *mp, struct weft_view *v, struct pen *p)
@@ -129,15 +129,15 @@ void weft__mpen_begin(struct mpen *mp, struct weft_view *v, struct pen *p)
 	mp->v = v;
 	mp->p = p;
 	mp->n = 0;
-	mp->on = p->c->mask && p->c->masks_for_boxes && v->cs == 1 &&
-		 v->rs == 1;
+	mp->on = p->c->mask && p->c->masks_for_boxes && v->fr.cs == 1 &&
+		 v->fr.rs == 1;
 }
 
 void weft__mpen_box(struct mpen *mp, double x, double y, double w, double h)
 {
 	struct weft_view *v = mp->v;
-	if (mp->on && weft__grow_to(&v->mboxes, &v->cmboxes, mp->n + 1,
-				    sizeof *v->mboxes, 4096, SIZE_MAX)) {
+	if (mp->on && weft__grow_to(&v->fr.mboxes, &v->fr.cmboxes, mp->n + 1,
+				    sizeof *v->fr.mboxes, 4096, SIZE_MAX)) {
 		weft__mpen_end(mp); /* (what it has, then at once) */
 		mp->on = 0;
 	}
@@ -145,8 +145,8 @@ void weft__mpen_box(struct mpen *mp, double x, double y, double w, double h)
 		rect(mp->p, x, y, w, h);
 		return;
 	}
-	v->mboxes[mp->n++] = (struct mbox){(float)x, (float)y, (float)(x + w),
-					   (float)(y + h)};
+	v->fr.mboxes[mp->n++] = (struct mbox){(float)x, (float)y,
+					      (float)(x + w), (float)(y + h)};
 }
 
 void weft__mpen_end(struct mpen *mp)
@@ -155,10 +155,10 @@ void weft__mpen_end(struct mpen *mp)
 	if (!mp->on || !mp->n)
 		return;
 	/* the pixels the boxes cover, on the surface */
-	int W = (int)ceil(v->w), H = (int)ceil(v->h);
+	int W = (int)ceil(v->geo.w), H = (int)ceil(v->geo.h);
 	int bx0 = W, by0 = H, bx1 = 0, by1 = 0;
 	for (size_t i = 0; i < mp->n; i++) {
-		struct mbox *b = &v->mboxes[i];
+		struct mbox *b = &v->fr.mboxes[i];
 		int x0 = px_round(b->x0), x1 = px_round(b->x1);
 		int y0 = px_round(b->y0), y1 = px_round(b->y1);
 		x1 = x1 > x0 ? x1 : x0 + 1;
@@ -185,7 +185,7 @@ void weft__mpen_end(struct mpen *mp)
 	if (m)
 		memset(m, 0, (size_t)stride * (size_t)h);
 	for (size_t i = 0; i < n; i++) {
-		const struct mbox *b = &v->mboxes[i];
+		const struct mbox *b = &v->fr.mboxes[i];
 		if (!m) { /* (short of memory: box by box) */
 			if (b->x1 > b->x0 && b->y1 > b->y0)
 				rect(mp->p, b->x0, b->y0, b->x1 - b->x0,

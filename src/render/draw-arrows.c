@@ -40,11 +40,12 @@ struct adraw {
 static int arrows_room(struct weft_view *v, size_t n)
 {
 	/* two arrays of one capacity: it grows when both have */
-	size_t c = v->cad, c2 = v->cad;
-	if (weft__grow_to(&v->ad, &c, n, sizeof *v->ad, 1024, SIZE_MAX) ||
-	    weft__grow_to(&v->ad2, &c2, n, sizeof *v->ad2, 1024, SIZE_MAX))
+	size_t c = v->fr.cad, c2 = v->fr.cad;
+	if (weft__grow_to(&v->fr.ad, &c, n, sizeof *v->fr.ad, 1024, SIZE_MAX) ||
+	    weft__grow_to(&v->fr.ad2, &c2, n, sizeof *v->fr.ad2, 1024,
+			  SIZE_MAX))
 		return 0;
-	v->cad = c;
+	v->fr.cad = c;
 	return 1;
 }
 
@@ -63,17 +64,18 @@ static double slant_cut(const struct weft_view *v, size_t n)
 {
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
-		if (v->ad[i].slant)
-			sum += v->ad[i].len;
+		if (v->fr.ad[i].slant)
+			sum += v->fr.ad[i].len;
 	if (sum <= SLANT_BUDGET)
 		return 1e300;
 	/* lengths by bucket (up to ARROW_FADE), shortest first */
 	double per[LEN_BUCKETS] = {0};
 	for (size_t i = 0; i < n; i++)
-		if (v->ad[i].slant) {
-			int b = (int)(v->ad[i].len * LEN_BUCKETS / ARROW_FADE);
+		if (v->fr.ad[i].slant) {
+			int b = (int)(v->fr.ad[i].len * LEN_BUCKETS /
+				      ARROW_FADE);
 			per[b < LEN_BUCKETS ? b : LEN_BUCKETS - 1] +=
-				v->ad[i].len;
+				v->fr.ad[i].len;
 		}
 	double acc = 0;
 	for (int b = 0; b < LEN_BUCKETS; b++) {
@@ -90,8 +92,9 @@ static double heads_cut(const struct weft_view *v, size_t n)
 {
 	uint32_t per[LEN_BUCKETS] = {0}, all = 0;
 	for (size_t i = 0; i < n; i++)
-		if (v->ad[i].head && v->ad[i].len >= 12) {
-			int b = (int)(v->ad[i].len * LEN_BUCKETS / ARROW_FADE);
+		if (v->fr.ad[i].head && v->fr.ad[i].len >= 12) {
+			int b = (int)(v->fr.ad[i].len * LEN_BUCKETS /
+				      ARROW_FADE);
 			per[b < LEN_BUCKETS ? b : LEN_BUCKETS - 1]++;
 			all++;
 		}
@@ -115,16 +118,16 @@ static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 	/* a row whose arrows leave in most columns (a loop resolving
 	 * everything): they say "all the time" and hide the rows they
 	 * cross; drawn faint, headless */
-	if (n > (size_t)v->covw / DENSE && v->nrows > 0) {
-		uint32_t *per = calloc((size_t)v->nrows, sizeof *per);
+	if (n > (size_t)v->fr.covw / DENSE && v->rows.nrows > 0) {
+		uint32_t *per = calloc((size_t)v->rows.nrows, sizeof *per);
 		for (size_t i = 0; per && i < n; i++)
-			if (v->ad[i].from_row >= 0 &&
-			    v->ad[i].from_row < v->nrows)
-				per[v->ad[i].from_row]++;
+			if (v->fr.ad[i].from_row >= 0 &&
+			    v->fr.ad[i].from_row < v->rows.nrows)
+				per[v->fr.ad[i].from_row]++;
 		for (size_t i = 0; per && i < n; i++) {
-			struct adraw *d = &v->ad[i];
-			if (d->from_row < 0 || d->from_row >= v->nrows ||
-			    per[d->from_row] * DENSE <= (uint32_t)v->covw)
+			struct adraw *d = &v->fr.ad[i];
+			if (d->from_row < 0 || d->from_row >= v->rows.nrows ||
+			    per[d->from_row] * DENSE <= (uint32_t)v->fr.covw)
 				continue;
 			int q = d->group % (ALPHA_STEPS + 1);
 			int nq = q / 4 > 1 ? q / 4 : 1;
@@ -138,7 +141,7 @@ static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 		 * proportion fainter, so that what they cross shows */
 		double f = (double)ARROW_CROWD / (double)n;
 		for (size_t i = 0; i < n; i++) {
-			struct adraw *d = &v->ad[i];
+			struct adraw *d = &v->fr.ad[i];
 			int q = d->group % (ALPHA_STEPS + 1);
 			int nq = (int)lround(q * f);
 			nq = nq < 1 ? 1 : nq;
@@ -146,13 +149,13 @@ static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		start[v->ad[i].group + 1]++;
+		start[v->fr.ad[i].group + 1]++;
 	for (int g = 0; g < AGROUPS; g++)
 		start[g + 1] += start[g];
 	uint32_t at[AGROUPS];
 	memcpy(at, start, sizeof at);
 	for (size_t i = 0; i < n; i++)
-		v->ad2[at[v->ad[i].group]++] = v->ad[i];
+		v->fr.ad2[at[v->fr.ad[i].group]++] = v->fr.ad[i];
 	p->c->line_width(p->c->ctx, 1);
 	for (int g = 0; g < AGROUPS; g++) {
 		if (start[g] == start[g + 1])
@@ -162,7 +165,7 @@ static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 		weft_arrow_color(kind, rgb); /* (WEFT_ARROW_MAP's) */
 		color(p, rgb[0], rgb[1], rgb[2], (double)q / ALPHA_STEPS);
 		for (uint32_t i = start[g]; i < start[g + 1]; i++) {
-			const struct adraw *d = &v->ad2[i];
+			const struct adraw *d = &v->fr.ad2[i];
 			if (!d->slant) { /* upright: a 1 px box */
 				double x = floor(d->x1);
 				rect(p, x, d->y0 < d->y1 ? d->y0 : d->y1, 1,
@@ -171,7 +174,7 @@ static void flush_arrows(struct weft_view *v, struct pen *p, size_t n)
 				line(p, d->x0, d->y0, d->x1, d->y1);
 		}
 		for (uint32_t i = start[g]; i < start[g + 1]; i++) {
-			const struct adraw *d = &v->ad2[i];
+			const struct adraw *d = &v->fr.ad2[i];
 			if (d->head && d->len >= 12 && d->len < head_cut &&
 			    (!d->slant || d->len < cut))
 				arrowhead(p, d->x0, d->y0, d->x1, d->y1);
@@ -187,7 +190,7 @@ static int one_arrow(struct weft_view *v, struct pen *p, int kind, int64_t tf,
 {
 	double x0 = xof(v, tf), x1 = xof(v, t);
 	double y0 = yof(v, rf), y1 = yof(v, rt);
-	if ((x0 < 0 && x1 < 0) || (x0 > v->w && x1 > v->w))
+	if ((x0 < 0 && x1 < 0) || (x0 > v->geo.w && x1 > v->geo.w))
 		return 0;
 	if (kind == WEFT_ARROW_BECOME || kind == WEFT_ARROW_CREATE) {
 		/* a merge: a vertical line, like a creation (and a
@@ -204,14 +207,14 @@ static int one_arrow(struct weft_view *v, struct pen *p, int kind, int64_t tf,
 	int q = (int)lround(alpha * ALPHA_STEPS);
 	if (alpha <= 0.01 || q <= 0)
 		return 0;
-	if (*n == v->cad && !arrows_room(v, *n + 1)) {
+	if (*n == v->fr.cad && !arrows_room(v, *n + 1)) {
 		/* short of memory: draw what was gathered */
 		flush_arrows(v, p, *n);
 		*n = 0;
-		if (!v->cad)
+		if (!v->fr.cad)
 			return 0;
 	}
-	struct adraw *d = &v->ad[(*n)++];
+	struct adraw *d = &v->fr.ad[(*n)++];
 	d->x0 = (float)x0;
 	d->y0 = (float)y0;
 	d->x1 = (float)x1;
@@ -241,38 +244,38 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 	/* an arrow is drawn from its source's time (reads: when the source
 	 * ended) to its time: a read may end far right of the window and
 	 * still show, up to ARROW_FADE px */
-	int64_t last_read = tof(v, v->w + ARROW_FADE);
+	int64_t last_read = tof(v, v->geo.w + ARROW_FADE);
 	size_t n = 0;
-	memset(v->acov, 0, (size_t)v->covw * sizeof *v->acov);
-	memset(v->acount, 0, (size_t)v->covw);
-	int r0 = v->hu >= FULL ? 0 : v->fa;
-	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
+	memset(v->fr.acov, 0, (size_t)v->fr.covw * sizeof *v->fr.acov);
+	memset(v->fr.acount, 0, (size_t)v->fr.covw);
+	int r0 = v->geo.hu >= FULL ? 0 : v->geo.fa;
+	int r1 = v->geo.hd >= FULL ? v->rows.nrows : v->geo.fa + v->geo.fk;
 	for (int r = r0; r < r1; r++) {
 		if (row_h(v, r) < FULL)
 			continue;
 		for (int kind = 0; kind < WEFT_ARROW_KINDS; kind++) {
 			uint32_t key =
 				(uint32_t)r * WEFT_ARROW_KINDS + (uint32_t)kind;
-			uint32_t end = v->arr_off[key + 1];
+			uint32_t end = v->ix.arr_off[key + 1];
 			int read = kind == WEFT_ARROW_READ ||
 				   kind == WEFT_ARROW_READ_FAILED;
-			int64_t last = read ? last_read : v->t1;
-			uint32_t gd = 0,
-				 i = weft__gallop(v->arr_t, v->arr_off[key],
-						  end, v->t0);
+			int64_t last = read ? last_read : v->time.t1;
+			uint32_t gd = 0, i = weft__gallop(v->ix.arr_t,
+							  v->ix.arr_off[key],
+							  end, v->time.t0);
 			int lastcol = -1, tries = 0;
 			size_t batch = n;
-			if (!++v->seen_gen) { /* (a fresh mark, or clear) */
-				memset(v->seen, 0, (size_t)v->covw);
-				v->seen_gen = 1;
+			if (!++v->fr.seen_gen) { /* (a fresh mark, or clear) */
+				memset(v->fr.seen, 0, (size_t)v->fr.covw);
+				v->fr.seen_gen = 1;
 			}
-			while (i < end && v->arr_t[i] <= last) {
-				double x1 = xof(v, v->arr_t[i]);
-				int c = x1 <= v->w ? col(v, x1) : -1;
+			while (i < end && v->ix.arr_t[i] <= last) {
+				double x1 = xof(v, v->ix.arr_t[i]);
+				int c = x1 <= v->geo.w ? col(v, x1) : -1;
 				int next;
 				if (c >= 0 &&
 				    (c == lastcol ||
-				     weft__cov_full(v->acov, c, c, &next))) {
+				     weft__cov_full(v->fr.acov, c, c, &next))) {
 					/* one per column for this row and kind,
 					 * PER_COLUMN in all: on to the next
 					 * column with room */
@@ -280,26 +283,26 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 						next = c + 1;
 					next = next > c ? next : c + 1;
 					int free_c;
-					if (weft__cov_full(v->acov, next,
-							   v->covw - 1,
+					if (weft__cov_full(v->fr.acov, next,
+							   v->fr.covw - 1,
 							   &free_c))
-						next = v->covw; /* none left */
+						next = v->fr.covw; /* none left */
 					else
 						next = free_c;
 					i = weft__gallop_near(
-						v->arr_t, i + 1, end,
-						tof(v, next * v->cs), &gd);
+						v->ix.arr_t, i + 1, end,
+						tof(v, next * v->fr.cs), &gd);
 					if (gd < end - i) { /* (the next's) */
 						__builtin_prefetch(
-							&v->arr_rf[i + gd]);
+							&v->ix.arr_rf[i + gd]);
 						__builtin_prefetch(
-							&v->arr_tf[i + gd]);
+							&v->ix.arr_tf[i + gd]);
 					}
 					tries = 0;
 					continue;
 				}
 				uint32_t k = i++;
-				int rf = v->arr_rf[k];
+				int rf = v->ix.arr_rf[k];
 				if (row_h(v, rf) < FULL) {
 					if (c >= 0 && ++tries >= TRIES)
 						lastcol = c;
@@ -308,29 +311,31 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 				if (c < 0) {
 					/* beyond the right edge: once per
 					 * column where one starts */
-					double x0 = xof(v, v->arr_tf[k]);
-					if (x0 < 0 || x0 > v->w)
+					double x0 = xof(v, v->ix.arr_tf[k]);
+					if (x0 < 0 || x0 > v->geo.w)
 						continue;
-					uint8_t *cell = &v->seen[col(v, x0)];
-					if (*cell == v->seen_gen)
+					uint8_t *cell = &v->fr.seen[col(v, x0)];
+					if (*cell == v->fr.seen_gen)
 						continue;
-					*cell = v->seen_gen;
+					*cell = v->fr.seen_gen;
 				}
-				if (one_arrow(v, p, kind, v->arr_tf[k],
-					      v->arr_t[k], rf, r, &n, 0)) {
+				if (one_arrow(v, p, kind, v->ix.arr_tf[k],
+					      v->ix.arr_t[k], rf, r, &n, 0)) {
 					lastcol = c;
 					if (c >= 0 &&
-					    ++v->acount[c] >= PER_COLUMN)
-						weft__cov_take(v->acov, c, c);
+					    ++v->fr.acount[c] >= PER_COLUMN)
+						weft__cov_take(v->fr.acov, c,
+							       c);
 				}
 				tries = 0;
 			}
 			/* an arrow of this kind into this row in most
 			 * columns: a texture that says "all the time" and
 			 * hides the rows it crosses; drawn faint, headless */
-			if (n > batch && (n - batch) * DENSE > (size_t)v->covw)
+			if (n > batch &&
+			    (n - batch) * DENSE > (size_t)v->fr.covw)
 				for (size_t j = batch; j < n; j++) {
-					struct adraw *d = &v->ad[j];
+					struct adraw *d = &v->fr.ad[j];
 					int q = d->group % (ALPHA_STEPS + 1);
 					q = q / 4 > 1 ? q / 4 : 1;
 					d->group =
@@ -345,37 +350,39 @@ void weft__draw_arrows(struct weft_view *v, struct pen *p,
 	}
 	/* the selection's and the chain's arrows with an end squeezed */
 	uint32_t nsel = 0;
-	if (v->chain.n <= MAX_CONTEXT)
-		nsel = v->chain.n;
+	if (v->ix.chain.n <= MAX_CONTEXT)
+		nsel = v->ix.chain.n;
 	for (uint32_t k = 0; k <= nsel; k++) {
-		uint32_t t = k < nsel ? v->chain.ix[k] : v->selected;
-		if (t >= v->nthreads || v->row[t] < 0 ||
-		    (k == nsel && v->chm[t]))
+		uint32_t t = k < nsel ? v->ix.chain.ix[k] : v->sel.selected;
+		if (t >= v->rows.nthreads || v->rows.row[t] < 0 ||
+		    (k == nsel && v->sel.chm[t]))
 			continue;
 		uint32_t na;
 		const uint32_t *ai = weft_model_thread_arrows(v->m, t, &na);
 		for (uint32_t j = 0; j < na; j++) {
 			const struct weft_arrow *a = &ar[ai[j]];
-			if (a->to != t && !(a->from == t && !v->chm[a->to] &&
-					    a->to != v->selected))
+			if (a->to != t &&
+			    !(a->from == t && !v->sel.chm[a->to] &&
+			      a->to != v->sel.selected))
 				continue; /* (each arrow once: at its end) */
 			if (a->kind == WEFT_ARROW_CREATE || a->from == a->to ||
 			    (a->flags & WEFT_ARROW_FOLLOWED) ||
-			    a->from >= v->nthreads || a->to >= v->nthreads ||
-			    v->row[a->from] < 0 || v->row[a->to] < 0)
+			    a->from >= v->rows.nthreads ||
+			    a->to >= v->rows.nthreads ||
+			    v->rows.row[a->from] < 0 || v->rows.row[a->to] < 0)
 				continue;
-			if (a->t < v->t0 || a->t > last_read)
+			if (a->t < v->time.t0 || a->t > last_read)
 				continue;
-			if (row_h(v, v->row[a->from]) >= FULL &&
-			    row_h(v, v->row[a->to]) >= FULL)
+			if (row_h(v, v->rows.row[a->from]) >= FULL &&
+			    row_h(v, v->rows.row[a->to]) >= FULL)
 				continue; /* (drawn above) */
 			int64_t tf = a->t;
 			if ((a->kind == WEFT_ARROW_READ ||
 			     a->kind == WEFT_ARROW_READ_FAILED) &&
 			    th[a->from].t_end < a->t)
 				tf = th[a->from].t_end;
-			one_arrow(v, p, a->kind, tf, a->t, v->row[a->from],
-				  v->row[a->to], &n, 1);
+			one_arrow(v, p, a->kind, tf, a->t, v->rows.row[a->from],
+				  v->rows.row[a->to], &n, 1);
 		}
 	}
 	flush_arrows(v, p, n);

@@ -20,19 +20,19 @@
 /* The shade of column c: 0 (none) to BAND_STEPS (covered). */
 static int band_step(const struct weft_view *v, int c)
 {
-	int q = px_round(v->bcov[c] * BAND_STEPS);
+	int q = px_round(v->fr.bcov[c] * BAND_STEPS);
 	return q > BAND_STEPS ? BAND_STEPS : q;
 }
 
 void weft__draw_bands(struct weft_view *v, struct pen *p)
 {
-	int ncol = v->covw;
-	double bot = round(v->bottom);
+	int ncol = v->fr.covw;
+	double bot = round(v->geo.bottom);
 	for (int k = 0; k < 2; k++) {
 		uint32_t n;
 		const struct weft_interval *iv = weft_model_intervals(
 			v->m, k ? WEFT_INTERVAL_PAUSE : WEFT_INTERVAL_IDLE, &n);
-		const struct ivindex *x = &v->iv[k];
+		const struct ivindex *x = &v->ix.iv[k];
 		double band[3] = {0.8, 0.8, 0.8};
 		if (k) {
 			band[0] = 0.7;
@@ -51,11 +51,11 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 		int64_t ta = tof(v, 0);
 		int64_t ua = weft__ivindex_covered(x, ta, &ci);
 		for (int c = 0; c < ncol; c++) {
-			int64_t tb = tof(v, (c + 1) * v->cs);
+			int64_t tb = tof(v, (c + 1) * v->fr.cs);
 			int64_t ub = weft__ivindex_covered(x, tb, &ci);
 			float s = tb > ta ? (float)(ub - ua) / (float)(tb - ta)
 					  : 0;
-			v->bcov[c] = s > 1 ? 1 : s;
+			v->fr.bcov[c] = s > 1 ? 1 : s;
 			any |= band_step(v, c) > 0;
 			ta = tb;
 			ua = ub;
@@ -64,8 +64,9 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 		 * band less than half a pixel past the ones before is
 		 * skipped, with all it hides */
 		double last = -1e9;
-		uint32_t i = weft__ivindex_from(x, 0, v->t0), gd = 0;
-		while (nlab < BAND_LABELS && i < x->n && x->t0[i] <= v->t1) {
+		uint32_t i = weft__ivindex_from(x, 0, v->time.t0), gd = 0;
+		while (nlab < BAND_LABELS && i < x->n &&
+		       x->t0[i] <= v->time.t1) {
 			double x0 = xof(v, x->t0[i]), x1 = xof(v, x->t1[i]);
 			if (x1 - last < 0.5) {
 				i = weft__gallop_near(x->pmax, i + 1, x->n,
@@ -82,13 +83,13 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 		/* the columns' shades at once where the canvas can (one
 		 * pass over the picture), else each step's columns, runs of
 		 * them as one box */
-		if (any && v->cs == 1 && p->c->shades && bot > TOP) {
+		if (any && v->fr.cs == 1 && p->c->shades && bot > TOP) {
 			for (int c = 0; c < ncol; c++)
-				v->bq[c] = (uint8_t)band_step(v, c);
+				v->fr.bq[c] = (uint8_t)band_step(v, c);
 			double rgb[3];
 			weft_view_theme_rgb(v->dark, band, rgb);
 			if (p->c->shades(p->c->ctx, 0, (int)TOP, ncol,
-					 (int)(bot - TOP), v->bq, BAND_STEPS,
+					 (int)(bot - TOP), v->fr.bq, BAND_STEPS,
 					 rgb[0], rgb[1], rgb[2])) {
 				p->prims++;
 				any = 0;
@@ -106,7 +107,7 @@ void weft__draw_bands(struct weft_view *v, struct pen *p)
 					color(p, band[0], band[1], band[2],
 					      (double)q / BAND_STEPS);
 				drawn = 1;
-				rect(p, c * v->cs, TOP, (e - c) * v->cs,
+				rect(p, c * v->fr.cs, TOP, (e - c) * v->fr.cs,
 				     bot - TOP);
 				c = e - 1;
 			}

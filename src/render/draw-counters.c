@@ -58,7 +58,7 @@ static void plot(struct weft_view *v, struct pen *p,
 	uint32_t lo = 0, hi = q->nsamples, gd = 0;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (q->samples[mid].t <= v->t0)
+		if (q->samples[mid].t <= v->time.t0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -71,7 +71,7 @@ static void plot(struct weft_view *v, struct pen *p,
 	while (q->nsamples && s + 1 < q->nsamples) {
 		/* the last sample before the next pixel column */
 		double xn = xof(v, q->samples[s + 1].t);
-		if (xn > v->w)
+		if (xn > v->geo.w)
 			break;
 		int64_t tn = tof(v, floor(xn) + 1);
 		lo = first_at(q, s + 1, tn, &gd);
@@ -98,8 +98,8 @@ static void plot(struct weft_view *v, struct pen *p,
 		s = e;
 	}
 #undef YV
-	if (px < v->w)
-		step(&pl, px, right < v->w ? right : v->w, py);
+	if (px < v->geo.w)
+		step(&pl, px, right < v->geo.w ? right : v->geo.w, py);
 	weft__mpen_end(&pl);
 }
 
@@ -125,9 +125,9 @@ int weft_view_counter_at_pointer(const struct weft_view *v, uint32_t k,
 	uint32_t nctr;
 	const struct weft_counter *ctr = weft_model_counters(v->m, &nctr);
 	*value = 0;
-	if (v->ptr_x < 0 || k >= nctr || !weft_view_counter_shown(v, k))
+	if (v->ptr.x < 0 || k >= nctr || !weft_view_counter_shown(v, k))
 		return 0;
-	return value_at(&ctr[k], tof(v, v->ptr_x), value);
+	return value_at(&ctr[k], tof(v, v->ptr.x), value);
 }
 
 /* Text on a box of the band's lighter shade, in a darker shade of
@@ -150,7 +150,7 @@ static void boxed(struct pen *p, double x, double y, const char *s, int k,
 /* Where a counter's name goes: its line among five. */
 static double name_y(const struct weft_view *v, int shown)
 {
-	return v->bottom + 4 + 10 + 12 * (shown % 5);
+	return v->geo.bottom + 4 + 10 + 12 * (shown % 5);
 }
 
 /* Each counter's name and latest value, right-aligned; returns the
@@ -159,7 +159,7 @@ static double names(struct weft_view *v, struct pen *p, int pass)
 {
 	uint32_t nctr;
 	const struct weft_counter *ctr = weft_model_counters(v->m, &nctr);
-	double left = v->w;
+	double left = v->geo.w;
 	int shown = 0;
 	for (uint32_t k = 0; k < nctr; k++) {
 		if (!weft_view_counter_shown(v, k))
@@ -173,7 +173,8 @@ static double names(struct weft_view *v, struct pen *p, int pass)
 			 (long long)(q->nsamples
 					     ? q->samples[q->nsamples - 1].value
 					     : 0));
-		double x = v->w - LEFT - p->c->text_width(p->c->ctx, FONT, buf);
+		double x = v->geo.w - LEFT -
+			   p->c->text_width(p->c->ctx, FONT, buf);
 		boxed(p, x, name_y(v, shown++), buf, (int)k, pass);
 		left = x < left ? x : left;
 	}
@@ -187,12 +188,12 @@ static void at_pointer(struct weft_view *v, struct pen *p, double names_x,
 {
 	uint32_t nctr;
 	weft_model_counters(v->m, &nctr);
-	double x = v->ptr_x;
+	double x = v->ptr.x;
 	if (x < 0)
 		return;
 	if (pass == 0) {
 		color(p, 0.3, 0.3, 0.3, 1);
-		rect(p, round(x), v->bottom, 1, COUNTERS_H);
+		rect(p, round(x), v->geo.bottom, 1, COUNTERS_H);
 	}
 	int shown = 0;
 	for (uint32_t k = 0; k < nctr; k++) {
@@ -214,9 +215,9 @@ void weft__draw_counters(struct weft_view *v, struct pen *p, double right)
 {
 	uint32_t nctr;
 	const struct weft_counter *ctr = weft_model_counters(v->m, &nctr);
-	double y0 = v->bottom + 4, hgt = COUNTERS_H - 10;
+	double y0 = v->geo.bottom + 4, hgt = COUNTERS_H - 10;
 	color(p, COUNTER_BG, COUNTER_BG, COUNTER_BG, 1);
-	rect(p, 0, v->bottom, v->w, COUNTERS_H);
+	rect(p, 0, v->geo.bottom, v->geo.w, COUNTERS_H);
 	for (uint32_t k = 0; k < nctr; k++) {
 		if (!weft_view_counter_shown(v, k))
 			continue;

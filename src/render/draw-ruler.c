@@ -65,7 +65,7 @@ size_t weft_view_dur_str(int64_t ns, char *buf, size_t cap)
  * so that one screen never mixes "800 us" and "1 ms". */
 static int64_t ruler_unit(const struct weft_view *v)
 {
-	int64_t a = v->t0 - v->tmin, b = v->t1 - v->tmin;
+	int64_t a = v->time.t0 - v->time.tmin, b = v->time.t1 - v->time.tmin;
 	a = a < 0 ? -a : a;
 	b = b < 0 ? -b : b;
 	int64_t m = a > b ? a : b;
@@ -96,59 +96,59 @@ double weft_view_x_of(const struct weft_view *v, int64_t t)
 /* to a tenth of a tick */
 static int64_t pointer_prec(const struct weft_view *v)
 {
-	return v->ruler_step >= 10 ? v->ruler_step / 10 : 1;
+	return v->ruler.step >= 10 ? v->ruler.step / 10 : 1;
 }
 
 size_t weft_view_pointer_str(const struct weft_view *v, char *buf, size_t cap)
 {
-	if (v->pointer_x < 0) {
+	if (v->ruler.pointer_x < 0) {
 		if (cap)
 			*buf = 0;
 		return 0;
 	}
-	return weft_time_fmt_in(tof(v, v->pointer_x) - v->tmin,
+	return weft_time_fmt_in(tof(v, v->ruler.pointer_x) - v->time.tmin,
 				prec_of(pointer_prec(v)), ruler_unit(v), buf,
 				cap);
 }
 
 void weft_view_set_measure(struct weft_view *v, int64_t t0, int64_t t1)
 {
-	v->meas0 = t0 < t1 ? t0 : t1;
-	v->meas1 = t0 < t1 ? t1 : t0;
+	v->ruler.meas0 = t0 < t1 ? t0 : t1;
+	v->ruler.meas1 = t0 < t1 ? t1 : t0;
 }
 
 void weft_view_clear_measure(struct weft_view *v)
 {
-	v->meas0 = v->meas1 = 0;
+	v->ruler.meas0 = v->ruler.meas1 = 0;
 }
 
 /* A drag keeps its first end where it was pressed: that end is the
  * start, meas0, until the drag goes left of it. */
 void weft_view_measure_from(struct weft_view *v, double x)
 {
-	v->meas0 = v->meas1 = tof(v, x);
-	v->meas_anchor = v->meas0;
+	v->ruler.meas0 = v->ruler.meas1 = tof(v, x);
+	v->ruler.meas_anchor = v->ruler.meas0;
 }
 
 void weft_view_measure_to(struct weft_view *v, double x)
 {
-	weft_view_set_measure(v, v->meas_anchor, tof(v, x));
+	weft_view_set_measure(v, v->ruler.meas_anchor, tof(v, x));
 }
 
 int weft_view_measure(const struct weft_view *v, int64_t *t0, int64_t *t1)
 {
-	if (v->meas0 == v->meas1)
+	if (v->ruler.meas0 == v->ruler.meas1)
 		return 0;
-	*t0 = v->meas0;
-	*t1 = v->meas1;
+	*t0 = v->ruler.meas0;
+	*t1 = v->ruler.meas1;
 	return 1;
 }
 
 int weft_view_zoom_measure(struct weft_view *v)
 {
-	if (v->meas0 == v->meas1)
+	if (v->ruler.meas0 == v->ruler.meas1)
 		return -1;
-	weft_view_set_range(v, v->meas0, v->meas1);
+	weft_view_set_range(v, v->ruler.meas0, v->ruler.meas1);
 	return 0;
 }
 
@@ -165,8 +165,10 @@ static double label_w(const struct weft_view *v, struct pen *p, int64_t step)
 {
 	char a[48], b[48];
 	int64_t u = ruler_unit(v), q = prec_of(step);
-	weft_time_fmt_in((v->t0 - v->tmin) / step * step, q, u, a, sizeof a);
-	weft_time_fmt_in((v->t1 - v->tmin) / step * step, q, u, b, sizeof b);
+	weft_time_fmt_in((v->time.t0 - v->time.tmin) / step * step, q, u, a,
+			 sizeof a);
+	weft_time_fmt_in((v->time.t1 - v->time.tmin) / step * step, q, u, b,
+			 sizeof b);
 	double wa = width(p, a), wb = width(p, b);
 	return wa > wb ? wa : wb;
 }
@@ -174,9 +176,9 @@ static double label_w(const struct weft_view *v, struct pen *p, int64_t step)
 /* The finest step whose labels do not overlap. */
 static int64_t ruler_step(const struct weft_view *v, struct pen *p)
 {
-	int64_t step = weft_view_tick_step(8 * v->ns_per_px);
+	int64_t step = weft_view_tick_step(8 * v->time.ns_per_px);
 	while (step < INT64_MAX / 20 &&
-	       (label_w(v, p, step) + 3 + LABEL_GAP) * v->ns_per_px >
+	       (label_w(v, p, step) + 3 + LABEL_GAP) * v->time.ns_per_px >
 		       (double)step)
 		/* (the next of 1, 2, 5: step + 1 is step again in a
 		 * double, past 2^53) */
@@ -207,7 +209,7 @@ static void wall_start(const struct weft_view *v, char *buf, size_t cap)
 	const struct weft_trace_info *in = r ? weft_reader_info(r) : NULL;
 	int64_t ns; /* (a hostile header's clock may overflow) */
 	if (!in || in->origin_real_ns <= 0 ||
-	    __builtin_add_overflow(in->origin_real_ns, v->tmin, &ns) ||
+	    __builtin_add_overflow(in->origin_real_ns, v->time.tmin, &ns) ||
 	    ns < 0) {
 		snprintf(buf, cap, "start");
 		return;
@@ -228,7 +230,7 @@ static double corner(struct weft_view *v, struct pen *p, int draw)
 	char buf[64];
 	wall_start(v, buf, sizeof buf);
 	double w = width(p, buf) + 2 * CORNER_PAD;
-	if (w > v->w / 2)
+	if (w > v->geo.w / 2)
 		return 0;
 	if (draw) {
 		color(p, 0.8, 0.77, 0.62, 1);
@@ -255,12 +257,13 @@ static void draw_ticks(struct weft_view *v, struct pen *p, int64_t step,
 		       double left)
 {
 	int64_t m = minor_step(step);
-	int64_t rel0 = v->t0 - v->tmin, rel1 = v->t1 - v->tmin;
+	int64_t rel0 = v->time.t0 - v->time.tmin,
+		rel1 = v->time.t1 - v->time.tmin;
 	int64_t first = rel0 / m * m - m;
 	char buf[48];
 	for (int64_t t = first; t <= rel1; t += m) {
-		double x = (double)(long long)xof(v, v->tmin + t) + 0.5;
-		if (x < left || x > v->w)
+		double x = (double)(long long)xof(v, v->time.tmin + t) + 0.5;
+		if (x < left || x > v->geo.w)
 			continue;
 		if (t % step) {
 			color(p, 0.45, 0.45, 0.5, 1);
@@ -271,7 +274,7 @@ static void draw_ticks(struct weft_view *v, struct pen *p, int64_t step,
 		line(p, x, 2, x, RULER_H);
 		weft_time_fmt_in(t, prec_of(step), ruler_unit(v), buf,
 				 sizeof buf);
-		if (x + 3 + width(p, buf) < v->w)
+		if (x + 3 + width(p, buf) < v->geo.w)
 			text(p, x + 3, RULER_H - 6, buf);
 	}
 }
@@ -280,14 +283,14 @@ double weft__draw_ruler(struct weft_view *v, struct pen *p)
 {
 	int64_t step = ruler_step(v, p);
 	color(p, 0.88, 0.86, 0.74, 1);
-	rect(p, 0, 0, v->w, RULER_H);
+	rect(p, 0, 0, v->geo.w, RULER_H);
 	p->c->line_width(p->c->ctx, 1);
 	/* no tick under the corner, where its label would be cut */
 	draw_ticks(v, p, step, corner(v, p, 0));
 	corner(v, p, 1);
 	color(p, 0.5, 0.5, 0.58, 1);
-	rect(p, 0, RULER_H - 1, v->w, 1);
-	v->ruler_step = step;
+	rect(p, 0, RULER_H - 1, v->geo.w, 1);
+	v->ruler.step = step;
 	return (double)step;
 }
 
@@ -297,8 +300,8 @@ static void tag(struct weft_view *v, struct pen *p, double x, const char *s,
 		const double box[3], const double ink[3])
 {
 	double w = width(p, s) + 6;
-	if (x + w > v->w)
-		x = x - w > 0 ? x - w : v->w - w;
+	if (x + w > v->geo.w)
+		x = x - w > 0 ? x - w : v->geo.w - w;
 	if (x < 0)
 		x = 0;
 	color(p, box[0], box[1], box[2], 1);
@@ -309,29 +312,29 @@ static void tag(struct weft_view *v, struct pen *p, double x, const char *s,
 
 static void draw_band(struct weft_view *v, struct pen *p)
 {
-	double x0 = xof(v, v->meas0), x1 = xof(v, v->meas1);
-	if (x1 < 0 || x0 > v->w)
+	double x0 = xof(v, v->ruler.meas0), x1 = xof(v, v->ruler.meas1);
+	if (x1 < 0 || x0 > v->geo.w)
 		return;
 	x0 = x0 < -1 ? -1 : x0;
-	x1 = x1 > v->w + 1 ? v->w + 1 : x1;
+	x1 = x1 > v->geo.w + 1 ? v->geo.w + 1 : x1;
 	color(p, 0.3, 0.5, 1, 0.18);
-	rect(p, x0, 0, x1 - x0 > 1 ? x1 - x0 : 1, v->h);
+	rect(p, x0, 0, x1 - x0 > 1 ? x1 - x0 : 1, v->geo.h);
 	color(p, 0.15, 0.3, 0.8, 1);
-	rect(p, x0, 0, 1, v->h);
-	rect(p, x1 - 1, 0, 1, v->h);
+	rect(p, x0, 0, 1, v->geo.h);
+	rect(p, x1 - 1, 0, 1, v->geo.h);
 	char buf[48];
-	weft_view_dur_str(v->meas1 - v->meas0, buf, sizeof buf);
+	weft_view_dur_str(v->ruler.meas1 - v->ruler.meas0, buf, sizeof buf);
 	static const double box[3] = {0.15, 0.3, 0.8}, ink[3] = {1, 1, 1};
 	tag(v, p, (x0 + x1) / 2 - (width(p, buf) + 6) / 2, buf, box, ink);
 }
 
 void weft__draw_measure(struct weft_view *v, struct pen *p)
 {
-	if (v->meas0 != v->meas1)
+	if (v->ruler.meas0 != v->ruler.meas1)
 		draw_band(v, p);
-	if (v->pointer_x < 0)
+	if (v->ruler.pointer_x < 0)
 		return;
-	double x = (double)(long long)v->pointer_x + 0.5;
+	double x = (double)(long long)v->ruler.pointer_x + 0.5;
 	color(p, 0.1, 0.1, 0.3, 1);
 	p->c->line_width(p->c->ctx, 1);
 	line(p, x, 0, x, RULER_H);

@@ -12,33 +12,34 @@ void weft__draw_notes(struct weft_view *v, struct pen *p)
 {
 	uint32_t nl;
 	const struct weft_label *lb = weft_model_labels(v->m, &nl);
-	uint32_t lo = 0, hi = v->nnotes;
+	uint32_t lo = 0, hi = v->ix.nnotes;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (lb[v->notes[mid]].t < v->t0)
+		if (lb[v->ix.notes[mid]].t < v->time.t0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	v->pass++;
+	v->fr.pass++;
 	double lastx = -1e9;
-	for (uint32_t i = lo; i < v->nnotes; i++) {
-		const struct weft_label *n = &lb[v->notes[i]];
-		if (n->t > v->t1)
+	for (uint32_t i = lo; i < v->ix.nnotes; i++) {
+		const struct weft_label *n = &lb[v->ix.notes[i]];
+		if (n->t > v->time.t1)
 			break;
-		int r = n->thread < v->nthreads ? v->row[n->thread] : -1;
+		int r = n->thread < v->rows.nthreads ? v->rows.row[n->thread]
+						     : -1;
 		if (r < 0 || row_h(v, r) < FULL)
 			continue;
 		/* (on a thread drawn thinner than 2 px, a column of density:
 		 * its notes are for when it is drawn) */
 		if (!is_top(v, r) &&
-		    (double)(v->end[n->thread] == INT64_MAX
-				     ? v->tmax
-				     : v->end[n->thread]) -
+		    (double)(v->rows.end[n->thread] == INT64_MAX
+				     ? v->time.tmax
+				     : v->rows.end[n->thread]) -
 				    (double)weft_model_threads(
 					    v->m, &(uint32_t){0})[n->thread]
 					    .t_create <
-			    2 * v->ns_per_px)
+			    2 * v->time.ns_per_px)
 			continue;
 		double x = xof(v, n->t), y = yof(v, r);
 		/* (a flag is 8 px wide: one in 4 px at most) */
@@ -51,8 +52,9 @@ void weft__draw_notes(struct weft_view *v, struct pen *p)
 		const char *s = weft_model_string(v->m, n->text);
 		/* the text only where the next note leaves room */
 		double room = 1e9;
-		if (i + 1 < v->nnotes && lb[v->notes[i + 1]].t <= v->t1)
-			room = xof(v, lb[v->notes[i + 1]].t) - x;
+		if (i + 1 < v->ix.nnotes &&
+		    lb[v->ix.notes[i + 1]].t <= v->time.t1)
+			room = xof(v, lb[v->ix.notes[i + 1]].t) - x;
 		double tw = p->c->text_width(p->c->ctx, FONT * 0.8, s);
 		if (room > tw + 10 && x > lastx) {
 			p->c->text(p->c->ctx, x + 9, y - 9, FONT * 0.8, s);
@@ -123,15 +125,15 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 	uint32_t nl;
 	const struct weft_label *lb = weft_model_labels(v->m, &nl);
 	color(p, 0, 0, 0, 1);
-	for (int r = v->fa; r < v->fa + v->fk; r++) {
-		const uint32_t *ix = v->all.ix + v->all.off[r];
-		const int64_t *s0 = v->all.t0 + v->all.off[r];
-		const int64_t *s1 = v->all.t1 + v->all.off[r];
-		uint32_t n = v->all.off[r + 1] - v->all.off[r];
+	for (int r = v->geo.fa; r < v->geo.fa + v->geo.fk; r++) {
+		const uint32_t *ix = v->ix.all.ix + v->ix.all.off[r];
+		const int64_t *s0 = v->ix.all.t0 + v->ix.all.off[r];
+		const int64_t *s1 = v->ix.all.t1 + v->ix.all.off[r];
+		uint32_t n = v->ix.all.off[r + 1] - v->ix.all.off[r];
 		double y = round(yof(v, r));
 		double free_x = LEFT; /* where the row has room for text */
-		uint32_t i = weft__gallop(s1, 0, n, v->t0);
-		while (i < n && s0[i] <= v->t1) {
+		uint32_t i = weft__gallop(s1, 0, n, v->time.t0);
+		while (i < n && s0[i] <= v->time.t1) {
 			uint32_t t = ix[i];
 			double x0 = xof(v, s0[i]);
 			double x1 = s1[i] == INT64_MAX ? right : xof(v, s1[i]);
@@ -148,10 +150,10 @@ void weft__draw_labels(struct weft_view *v, struct pen *p,
 			uint32_t shown[MAX_SHOWN], k = 0;
 			for (uint32_t l = th[t].label; l < nl && k < MAX_SHOWN;
 			     l = lb[l].prev) {
-				if (lb[l].t > v->t1)
+				if (lb[l].t > v->time.t1)
 					continue;
 				shown[k++] = l;
-				if (lb[l].t <= v->t0)
+				if (lb[l].t <= v->time.t0)
 					break;
 			}
 			double end = x1, used = x0;

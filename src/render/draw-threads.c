@@ -45,15 +45,15 @@ void weft__box_flush(struct walk *k)
 static double busy_share(const struct weft_view *v, int r, int64_t a, int64_t b,
 			 uint32_t from, uint32_t j)
 {
-	const int64_t *s0 = v->all.t0 + v->all.off[r];
-	const int64_t *s1 = v->all.t1 + v->all.off[r];
-	const int64_t *ps = v->psum + v->all.off[r] + (uint32_t)r;
-	uint32_t n = v->all.off[r + 1] - v->all.off[r];
+	const int64_t *s0 = v->ix.all.t0 + v->ix.all.off[r];
+	const int64_t *s1 = v->ix.all.t1 + v->ix.all.off[r];
+	const int64_t *ps = v->ix.psum + v->ix.all.off[r] + (uint32_t)r;
+	uint32_t n = v->ix.all.off[r + 1] - v->ix.all.off[r];
 	uint32_t i = weft__gallop(s1, from, n, a);
 	if (j <= i || b <= a)
 		return 0;
 	double sum = (double)(ps[j] - ps[i]);
-	int64_t e1 = s1[j - 1] == INT64_MAX ? v->tmax : s1[j - 1];
+	int64_t e1 = s1[j - 1] == INT64_MAX ? v->time.tmax : s1[j - 1];
 	if (s0[i] < a)
 		sum -= (double)(a - s0[i]);
 	if (e1 > b)
@@ -70,12 +70,12 @@ static double busy_share(const struct weft_view *v, int r, int64_t a, int64_t b,
 static void density(struct walk *k, int r, int c, uint32_t from, uint32_t upto)
 {
 	struct weft_view *v = k->v;
-	int64_t a = tof(v, c * v->cs), b = tof(v, (c + 1) * v->cs);
+	int64_t a = tof(v, c * v->fr.cs), b = tof(v, (c + 1) * v->fr.cs);
 	double share = busy_share(v, r, a, b, from, upto);
 	int q = (int)ceil(share * DENSITY_STEPS);
 	q = q < 1 ? 1 : q > DENSITY_STEPS ? DENSITY_STEPS : q;
 	if (k->ncells < MAX_CELLS) {
-		k->cells[k->ncells].x = (float)(c * v->cs);
+		k->cells[k->ncells].x = (float)(c * v->fr.cs);
 		k->cells[k->ncells].y = (float)round(yof(v, r));
 		k->cells[k->ncells++].q = (uint8_t)q;
 	}
@@ -85,7 +85,7 @@ static void density(struct walk *k, int r, int c, uint32_t from, uint32_t upto)
  * resolved: the end of the trace). */
 int64_t weft__end_drawn(const struct weft_view *v, uint32_t t)
 {
-	return v->end[t] == INT64_MAX ? v->tmax : v->end[t];
+	return v->rows.end[t] == INT64_MAX ? v->time.tmax : v->rows.end[t];
 }
 
 static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
@@ -111,8 +111,8 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
 	case P_LINE: {
 		/* the creation line: from the creator's row, for a thread
 		 * wide enough to tell apart (`all` knows the rows) */
-		int pr = x0 >= 0 && x0 <= v->w && x1 - x0 >= 2 ? s->prow[i]
-							       : -1;
+		int pr = x0 >= 0 && x0 <= v->geo.w && x1 - x0 >= 2 ? s->prow[i]
+								   : -1;
 		/* (between squeezed rows, only where rows can be told
 		 * apart: 2 px or more) */
 		if (pr >= 0 && pr != r &&
@@ -130,7 +130,7 @@ static void draw_thread(struct walk *k, const struct tset *s, uint32_t i, int r,
 		}
 		if (k->full) /* (squeezed rows: as the pass covered them) */
 			box(k, x0, x1, round(y) - 1, 2);
-		if (k->full && s->pend[i] && x1 >= 0 && x1 <= v->w &&
+		if (k->full && s->pend[i] && x1 >= 0 && x1 <= v->geo.w &&
 		    k->nmarks < MAX_MARKS) {
 			/* pending at the end: a grey mark where it was
 			 * last seen (drawn after the lines) */
@@ -186,27 +186,29 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 	if (!n)
 		return;
 	double y = yof(v, r);
-	int dense = k->kind == P_LINE && k->full && s == &v->all && v->psum;
-	double right = k->right > v->w ? v->w : k->right;
+	int dense = k->kind == P_LINE && k->full && s == &v->ix.all &&
+		    v->ix.psum;
+	double right = k->right > v->geo.w ? v->geo.w : k->right;
 	k->text_x = -1e9;
-	uint32_t i = weft__gallop(s1, 0, n, v->t0);
-	if (k->kind == P_LINE && !k->full && i < n && s0[i] <= v->t0 &&
-	    (s1[i] >= v->t1 || (s1[i] == INT64_MAX && k->right >= v->w))) {
+	uint32_t i = weft__gallop(s1, 0, n, v->time.t0);
+	if (k->kind == P_LINE && !k->full && i < n && s0[i] <= v->time.t0 &&
+	    (s1[i] >= v->time.t1 ||
+	     (s1[i] == INT64_MAX && k->right >= v->geo.w))) {
 		/* a squeezed row that one thread crosses from edge to edge
 		 * (the threads of a row do not overlap): nothing happens
 		 * there in the window, it is drawn light */
-		int iy = (int)floor(y / v->rs);
-		if (iy >= 0 && iy < v->covh)
-			v->thru[iy] = v->pass;
+		int iy = (int)floor(y / v->fr.rs);
+		if (iy >= 0 && iy < v->fr.covh)
+			v->fr.thru[iy] = v->fr.pass;
 		return;
 	}
 	int *cr = weft__cov_row(v, y);
 	int full_at;
 	uint32_t gd = 0; /* (the last column's step, for the next) */
-	if (!k->full && weft__cov_full(cr, 0, v->covw - 1, &full_at))
+	if (!k->full && weft__cov_full(cr, 0, v->fr.covw - 1, &full_at))
 		return; /* (a pixel row drawn across already: rows sharing
 			   it add nothing) */
-	while (i < n && s0[i] <= v->t1) {
+	while (i < n && s0[i] <= v->time.t1) {
 		double x0 = xof(v, s0[i]);
 		double x1 = s1[i] == INT64_MAX ? right : xof(v, s1[i]);
 		int next;
@@ -214,7 +216,7 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 			x1 = x0 + 1;
 			if (dense) {
 				int c = col(v, x0);
-				int64_t b = tof(v, (c + 1) * v->cs);
+				int64_t b = tof(v, (c + 1) * v->fr.cs);
 				/* the next column's first thread: the first
 				 * ending at or after its start; threads of a
 				 * row do not overlap, so the first starting
@@ -227,8 +229,8 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 				if (ne < n) {
 					__builtin_prefetch(&s0[ne]);
 					__builtin_prefetch(
-						&v->psum[s->off[r] +
-							 (uint32_t)r + ne]);
+						&v->ix.psum[s->off[r] +
+							    (uint32_t)r + ne]);
 				}
 				if (!weft__cov_full(cr, c, c, &next)) {
 					weft__cov_take(cr, c, c);
@@ -241,7 +243,7 @@ static void walk_row(struct walk *k, const struct tset *s, int r)
 			}
 		}
 		if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
-			i = weft__gallop(s1, i + 1, n, tof(v, next * v->cs));
+			i = weft__gallop(s1, i + 1, n, tof(v, next * v->fr.cs));
 			continue;
 		}
 		weft__cov_take(cr, col(v, x0), col(v, x1));
@@ -259,30 +261,30 @@ static void emit_cover(struct walk *k)
 {
 	struct weft_view *v = k->v;
 	int y0 = -1, y1 = -1;
-	for (int iy = 0; iy < v->covh; iy++)
-		if (v->stamp[iy] == v->pass) {
+	for (int iy = 0; iy < v->fr.covh; iy++)
+		if (v->fr.stamp[iy] == v->fr.pass) {
 			y0 = y0 < 0 ? iy : y0;
 			y1 = iy;
 		}
 	if (y0 < 0)
 		return;
-	int w = v->covw, stride = (w + 3) & ~3, h = y1 - y0 + 1;
-	int masked = k->p->c->mask && v->cs == 1 && v->rs == 1;
-	if (masked && (size_t)stride * (size_t)h > v->cmaskbuf) {
+	int w = v->fr.covw, stride = (w + 3) & ~3, h = y1 - y0 + 1;
+	int masked = k->p->c->mask && v->fr.cs == 1 && v->fr.rs == 1;
+	if (masked && (size_t)stride * (size_t)h > v->fr.cmaskbuf) {
 		unsigned char *b =
-			realloc(v->maskbuf, (size_t)stride * (size_t)h);
+			realloc(v->fr.maskbuf, (size_t)stride * (size_t)h);
 		if (b) {
-			v->maskbuf = b;
-			v->cmaskbuf = (size_t)stride * (size_t)h;
+			v->fr.maskbuf = b;
+			v->fr.cmaskbuf = (size_t)stride * (size_t)h;
 		} else
 			masked = 0;
 	}
 	for (int iy = y0; iy <= y1; iy++) {
-		const int *row = v->cover + (size_t)iy * (size_t)v->covw;
-		int on = v->stamp[iy] == v->pass;
+		const int *row = v->fr.cover + (size_t)iy * (size_t)v->fr.covw;
+		int on = v->fr.stamp[iy] == v->fr.pass;
 		if (masked) {
 			unsigned char *m =
-				v->maskbuf + (size_t)(iy - y0) * stride;
+				v->fr.maskbuf + (size_t)(iy - y0) * stride;
 			for (int c = 0; c < w; c++)
 				m[c] = on && row[c] ? 255 : 0;
 			continue;
@@ -293,13 +295,13 @@ static void emit_cover(struct walk *k)
 			int e = c + 1;
 			while (e < w && row[e])
 				e++;
-			rect(k->p, c * v->cs, iy * v->rs, (e - c) * v->cs,
-			     v->rs);
+			rect(k->p, c * v->fr.cs, iy * v->fr.rs,
+			     (e - c) * v->fr.cs, v->fr.rs);
 			c = e;
 		}
 	}
 	if (masked) {
-		k->p->c->mask(k->p->c->ctx, 0, y0, w, h, v->maskbuf, stride);
+		k->p->c->mask(k->p->c->ctx, 0, y0, w, h, v->fr.maskbuf, stride);
 		k->p->prims++;
 	}
 }
@@ -310,7 +312,7 @@ static void emit_cover(struct walk *k)
 static void draw_clines(struct walk *k)
 {
 	struct weft_view *v = k->v;
-	uint32_t *per = calloc((size_t)v->nrows + 1, sizeof *per);
+	uint32_t *per = calloc((size_t)v->rows.nrows + 1, sizeof *per);
 	double rgba[4];
 	memcpy(rgba, k->p->rgba, sizeof rgba);
 	for (int i = 0; per && i < k->nclines; i++)
@@ -321,9 +323,9 @@ static void draw_clines(struct walk *k)
 		for (int i = 0; i < k->nclines; i++) {
 			const struct cline *c = &k->clines[i];
 			/* (from a squeezed row: context, like its arrows) */
-			int dense =
-				(per && per[c->prow] * 8 > (uint32_t)v->covw) ||
-				(k->full && row_h(v, c->prow) < FULL);
+			int dense = (per &&
+				     per[c->prow] * 8 > (uint32_t)v->fr.covw) ||
+				    (k->full && row_h(v, c->prow) < FULL);
 			if (dense == faint)
 				rect(k->p, c->x, c->y, c->w, c->h);
 		}
@@ -363,11 +365,13 @@ struct bucket_cols {
 static void bucket_cols(const struct weft_view *v, int ncol,
 			struct bucket_cols *bc)
 {
-	double per = (double)OCC_BUCKETS / (double)v->occ_span;
+	double per = (double)OCC_BUCKETS / (double)v->ix.occ_span;
 	int first = -1, last = -1;
 	for (int c = 0; c < ncol; c++) {
-		double ta = (double)(tof(v, c * v->cs) - v->occ_t0) * per;
-		double tb = (double)(tof(v, (c + 1) * v->cs) - v->occ_t0) * per;
+		double ta = (double)(tof(v, c * v->fr.cs) - v->ix.occ_t0) * per;
+		double tb =
+			(double)(tof(v, (c + 1) * v->fr.cs) - v->ix.occ_t0) *
+			per;
 		if (tb < 0 || ta >= OCC_BUCKETS)
 			continue; /* outside the trace */
 		bc->c0[c] = (int16_t)(ta < 0 ? 0 : (int)ta);
@@ -399,19 +403,19 @@ static void squeezed_from_bitmaps(struct walk *k)
 	uint64_t acc[OCC_WORDS];
 	/* the columns col() gives, 0 to covw - 2: the row's last column is
 	 * the sentinel that ends its "next free column" chains (coverage.c) */
-	int iy_acc = -1, ncol = v->covw - 1 < 16384 ? v->covw - 1 : 16384;
+	int iy_acc = -1, ncol = v->fr.covw - 1 < 16384 ? v->fr.covw - 1 : 16384;
 	static struct bucket_cols bc;
 	bucket_cols(v, ncol, &bc);
-	for (int r = 0; r <= v->nrows; r++) {
+	for (int r = 0; r <= v->rows.nrows; r++) {
 		int iy = -2;
-		if (r < v->nrows) {
+		if (r < v->rows.nrows) {
 			if (row_h(v, r) >= FULL)
 				continue;
-			iy = (int)floor(yof(v, r) / v->rs);
+			iy = (int)floor(yof(v, r) / v->fr.rs);
 		}
-		if (iy != iy_acc && iy_acc >= 0 && iy_acc < v->covh) {
+		if (iy != iy_acc && iy_acc >= 0 && iy_acc < v->fr.covh) {
 			/* the pixel row gathered: its columns */
-			int *cr = weft__cov_row(v, iy_acc * v->rs);
+			int *cr = weft__cov_row(v, iy_acc * v->fr.rs);
 			for (int b = next_bit(acc, 0, 1); b < OCC_BUCKETS;) {
 				int e = next_bit(acc, b, 0);
 				if (bc.lo[b] <= bc.hi[e - 1])
@@ -420,13 +424,13 @@ static void squeezed_from_bitmaps(struct walk *k)
 				b = next_bit(acc, e, 1);
 			}
 		}
-		if (r == v->nrows)
+		if (r == v->rows.nrows)
 			break;
 		if (iy != iy_acc) {
 			memset(acc, 0, sizeof acc);
 			iy_acc = iy;
 		}
-		const uint64_t *bits = v->occ + (size_t)r * OCC_WORDS;
+		const uint64_t *bits = v->ix.occ + (size_t)r * OCC_WORDS;
 		for (int w = 0; w < OCC_WORDS; w++)
 			acc[w] |= bits[w];
 	}
@@ -436,7 +440,7 @@ static void squeezed_from_bitmaps(struct walk *k)
 void weft__walk_rows(struct walk *k, const struct tset *s)
 {
 	struct weft_view *v = k->v;
-	v->pass++;
+	v->fr.pass++;
 	k->nclines = 0;
 	/* the boxes of the pass, of its one colour, as one mask */
 	struct mpen mp;
@@ -444,11 +448,12 @@ void weft__walk_rows(struct walk *k, const struct tset *s)
 	k->mp = &mp;
 	/* zoomed out (a pixel column spans a bucket or more), the squeezed
 	 * outlines come from the rows' bitmaps */
-	if (!k->full && k->kind == P_LINE && s == &v->all && v->occ &&
-	    v->ns_per_px * v->cs * OCC_BUCKETS >= (double)v->occ_span)
+	if (!k->full && k->kind == P_LINE && s == &v->ix.all && v->ix.occ &&
+	    v->time.ns_per_px * v->fr.cs * OCC_BUCKETS >=
+		    (double)v->ix.occ_span)
 		squeezed_from_bitmaps(k);
 	else
-		for (int r = 0; r < v->nrows; r++)
+		for (int r = 0; r < v->rows.nrows; r++)
 			if ((row_h(v, r) >= FULL) == k->full)
 				walk_row(k, s, r);
 	weft__mpen_end(&mp);
@@ -462,13 +467,14 @@ void weft__walk_rows(struct walk *k, const struct tset *s)
 		double rgb[4];
 		memcpy(rgb, k->p->rgba, sizeof rgb);
 		color(k->p, 0.76, 0.76, 0.76, 1);
-		for (int iy = 0; iy < v->covh; iy++) {
-			if (v->thru[iy] != v->pass)
+		for (int iy = 0; iy < v->fr.covh; iy++) {
+			if (v->fr.thru[iy] != v->fr.pass)
 				continue;
 			int e = iy + 1;
-			while (e < v->covh && v->thru[e] == v->pass)
+			while (e < v->fr.covh && v->fr.thru[e] == v->fr.pass)
 				e++;
-			rect(k->p, 0, iy * v->rs, v->w, (e - iy) * v->rs);
+			rect(k->p, 0, iy * v->fr.rs, v->geo.w,
+			     (e - iy) * v->fr.rs);
 			iy = e;
 		}
 		color(k->p, rgb[0], rgb[1], rgb[2], rgb[3]);
@@ -491,10 +497,10 @@ void weft__draw_density(struct walk *k)
 		y0 = k->cells[i].y < y0 ? k->cells[i].y : y0;
 		y1 = k->cells[i].y > y1 ? k->cells[i].y : y1;
 	}
-	int w = (int)ceil(v->w), stride = (w + 3) & ~3;
+	int w = (int)ceil(v->geo.w), stride = (w + 3) & ~3;
 	int top = (int)y0 - 4, h = (int)y1 + 4 - top;
 	unsigned char *m = NULL;
-	if (k->p->c->mask && k->p->c->masks_for_boxes && v->cs == 1 &&
+	if (k->p->c->mask && k->p->c->masks_for_boxes && v->fr.cs == 1 &&
 	    k->ncells && top >= 0 && w > 0)
 		m = weft__mask_room(v, (size_t)stride * (size_t)h);
 	if (m) {
@@ -534,10 +540,11 @@ void weft__draw_density(struct walk *k)
 			while (e < k->ncells && k->cells[e].q == q &&
 			       k->cells[e].y == k->cells[i].y &&
 			       k->cells[e].x - k->cells[e - 1].x <=
-				       k->v->cs + 0.5)
+				       k->v->fr.cs + 0.5)
 				e++;
 			rect(k->p, k->cells[i].x, k->cells[i].y - 4,
-			     k->cells[e - 1].x - k->cells[i].x + k->v->cs, 8);
+			     k->cells[e - 1].x - k->cells[i].x + k->v->fr.cs,
+			     8);
 			i = e - 1;
 		}
 	}
@@ -553,21 +560,21 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 	color(p, 1, 1, 1, 1);
 	weft__mpen_begin(&mp, v, p);
 	k.mp = &mp;
-	v->pass++;
+	v->fr.pass++;
 	/* the rows drawn in full: the focus band, and the squeezed rows
 	 * above or below it when they are still FULL px tall */
-	int r0 = v->hu >= FULL ? 0 : v->fa;
-	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
+	int r0 = v->geo.hu >= FULL ? 0 : v->geo.fa;
+	int r1 = v->geo.hd >= FULL ? v->rows.nrows : v->geo.fa + v->geo.fk;
 	for (int r = r0; r < r1; r++) {
 		if (row_h(v, r) < FULL)
 			continue;
-		const int64_t *u0 = v->rrun_t0 + v->rroff[r];
-		const int64_t *u1 = v->rrun_t1 + v->rroff[r];
-		uint32_t n = v->rroff[r + 1] - v->rroff[r];
+		const int64_t *u0 = v->ix.rrun_t0 + v->ix.rroff[r];
+		const int64_t *u1 = v->ix.rrun_t1 + v->ix.rroff[r];
+		uint32_t n = v->ix.rroff[r + 1] - v->ix.rroff[r];
 		double y = round(yof(v, r)) - 2;
 		int *cr = weft__cov_row(v, y + 2);
-		uint32_t i = weft__gallop(u1, 0, n, v->t0), gd = 0;
-		while (i < n && u0[i] <= v->t1) {
+		uint32_t i = weft__gallop(u1, 0, n, v->time.t0), gd = 0;
+		while (i < n && u0[i] <= v->time.t1) {
 			double x0 = xof(v, u0[i]), x1 = xof(v, u1[i]);
 			int next;
 			if (x1 - x0 < 1 && !is_top(v, r)) {
@@ -576,7 +583,8 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 				 * how busy; the loop's runs are drawn) */
 				i = weft__gallop_near(
 					u1, i + 1, n,
-					tof(v, (col(v, x0) + 1) * v->cs), &gd);
+					tof(v, (col(v, x0) + 1) * v->fr.cs),
+					&gd);
 				if (gd < n - i) /* (the next one's start) */
 					__builtin_prefetch(&u0[i + gd]);
 				continue;
@@ -585,7 +593,7 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 				x1 = x0 + 1;
 			if (weft__cov_full(cr, col(v, x0), col(v, x1), &next)) {
 				i = weft__gallop_near(u1, i + 1, n,
-						      tof(v, next * v->cs),
+						      tof(v, next * v->fr.cs),
 						      &gd);
 				if (gd < n - i)
 					__builtin_prefetch(&u0[i + gd]);
@@ -605,10 +613,11 @@ void weft__draw_runs(struct weft_view *v, struct pen *p)
 static uint32_t span_from(const struct weft_view *v, uint32_t lo, uint32_t hi,
 			  int64_t t, uint32_t *d)
 {
-	uint32_t i = weft__gallop_near(v->rsp_max, lo, hi, t, d), nx = i + *d;
+	uint32_t i = weft__gallop_near(v->ix.rsp_max, lo, hi, t, d),
+		 nx = i + *d;
 	if (nx < hi) { /* (the next search's span, likely: its times) */
-		__builtin_prefetch(&v->rsp_t0[nx]);
-		__builtin_prefetch(&v->rsp_t1[nx]);
+		__builtin_prefetch(&v->ix.rsp_t0[nx]);
+		__builtin_prefetch(&v->ix.rsp_t1[nx]);
 	}
 	return i;
 }
@@ -644,8 +653,8 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 	const struct weft_interval *iv =
 		weft_model_intervals(v->m, WEFT_INTERVAL_SPAN, &n);
 	struct walk k = {.v = v, .p = p};
-	int r0 = v->hu >= FULL ? 0 : v->fa;
-	int r1 = v->hd >= FULL ? v->nrows : v->fa + v->fk;
+	int r0 = v->geo.hu >= FULL ? 0 : v->geo.fa;
+	int r1 = v->geo.hd >= FULL ? v->rows.nrows : v->geo.fa + v->geo.fk;
 	struct mpen mp;
 	struct sname kept[SPAN_NAMES];
 	int nkept = 0, over = 0;
@@ -655,38 +664,39 @@ void weft__draw_spans(struct weft_view *v, struct pen *p)
 				span_name(v, p, iv, &kept[j]);
 			break;
 		}
-		v->pass++;
+		v->fr.pass++;
 		color(p, 0, 0.55, 0.55, 1);
 		weft__mpen_begin(&mp, v, p);
 		for (int r = r0; r < r1; r++) {
 			if (row_h(v, r) < FULL)
 				continue;
-			uint32_t end = v->rspoff[r + 1];
-			uint32_t gd = 0, i = span_from(v, v->rspoff[r], end,
-						       v->t0, &gd);
+			uint32_t end = v->ix.rspoff[r + 1];
+			uint32_t gd = 0, i = span_from(v, v->ix.rspoff[r], end,
+						       v->time.t0, &gd);
 			double yr = round(yof(v, r));
-			while (i < end && v->rsp_t0[i] <= v->t1) {
-				int64_t a = v->rsp_t0[i], b = v->rsp_t1[i];
-				uint32_t d = v->rsp_d[i];
+			while (i < end && v->ix.rsp_t0[i] <= v->time.t1) {
+				int64_t a = v->ix.rsp_t0[i],
+					b = v->ix.rsp_t1[i];
+				uint32_t d = v->ix.rsp_d[i];
 				double x0 = xof(v, a), x1 = xof(v, b);
 				if (x1 - x0 < 1)
 					x1 = x0 + 1;
 				double y = yr + 3 + (d * 5 + 1) / 2;
 				int *cr = weft__cov_row(v, y);
 				int next;
-				if (b < v->t0) {
+				if (b < v->time.t0) {
 					i++;
 					continue;
 				}
 				if (weft__cov_full(cr, col(v, x0), col(v, x1),
 						   &next)) {
 					i = span_from(v, i + 1, end,
-						      tof(v, next * v->cs),
+						      tof(v, next * v->fr.cs),
 						      &gd);
 					continue;
 				}
 				weft__cov_take(cr, col(v, x0), col(v, x1));
-				uint32_t si = v->rsp[i++];
+				uint32_t si = v->ix.rsp[i++];
 				struct sname sn = {x0, x1, yr, si};
 				if (names) {
 					if (x1 - x0 >= 30 && !d)
@@ -744,11 +754,11 @@ static uint32_t phase_from(const struct weft_view *v,
 			   const struct weft_interval *iv, uint32_t lo,
 			   uint32_t hi, int64_t t, uint32_t *d)
 {
-	uint32_t i = weft__gallop_near(v->ph_t1, lo, hi, t, d), nx = i + *d;
+	uint32_t i = weft__gallop_near(v->ix.ph_t1, lo, hi, t, d), nx = i + *d;
 	if (nx < hi) {
-		__builtin_prefetch(&iv[v->ph_ix[nx]]);
+		__builtin_prefetch(&iv[v->ix.ph_ix[nx]]);
 		if (*d < hi - nx)
-			__builtin_prefetch(&v->ph_ix[nx + *d]);
+			__builtin_prefetch(&v->ix.ph_ix[nx + *d]);
 	}
 	return i;
 }
@@ -777,23 +787,23 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 	uint32_t names[PHASE_COLOURS];
 	double rgb[PHASE_COLOURS][3];
 	int ncol = 0, nbar = 0;
-	size_t cap = (size_t)v->ph_nst * ((size_t)v->covw + 2) + 1;
-	if (cap > v->cpbar) {
-		struct pbar *b = realloc(v->pbar, cap * sizeof *b);
+	size_t cap = (size_t)v->ix.ph_nst * ((size_t)v->fr.covw + 2) + 1;
+	if (cap > v->fr.cpbar) {
+		struct pbar *b = realloc(v->fr.pbar, cap * sizeof *b);
 		if (!b)
 			return;
-		v->pbar = b;
-		v->cpbar = cap;
+		v->fr.pbar = b;
+		v->fr.cpbar = cap;
 	}
-	struct pbar *bar = v->pbar;
-	for (uint32_t s = 0; s < v->ph_nst; s++) {
-		uint32_t end = v->ph_off[s + 1];
+	struct pbar *bar = v->fr.pbar;
+	for (uint32_t s = 0; s < v->ix.ph_nst; s++) {
+		uint32_t end = v->ix.ph_off[s + 1];
 		double last = -1e9;
-		uint32_t gd = 0,
-			 i = phase_from(v, iv, v->ph_off[s], end, v->t0, &gd);
+		uint32_t gd = 0, i = phase_from(v, iv, v->ix.ph_off[s], end,
+						v->time.t0, &gd);
 		while (i < end && (size_t)nbar < cap) {
-			const struct weft_interval *ph = &iv[v->ph_ix[i]];
-			if (ph->t0 > v->t1)
+			const struct weft_interval *ph = &iv[v->ix.ph_ix[i]];
+			if (ph->t0 > v->time.t1)
 				break;
 			double x0 = xof(v, ph->t0), x1 = xof(v, ph->t1);
 			if (x1 < last + 0.5) {
@@ -807,13 +817,14 @@ void weft__draw_phases(struct weft_view *v, struct pen *p)
 			x0 = round(x0 < last	   ? last
 				   : x0 < LEFT - 1 ? LEFT - 1
 						   : x0);
-			x1 = round(x1 > v->w + 1 ? v->w + 1 : x1);
+			x1 = round(x1 > v->geo.w + 1 ? v->geo.w + 1 : x1);
 			if (x1 - x0 < 1)
 				x1 = x0 + 1;
 			last = x1; /* (drawn or not: a loop on a squeezed row
 				      is skipped as fast) */
-			int r = ph->thread < v->nthreads ? v->row[ph->thread]
-							 : -1;
+			int r = ph->thread < v->rows.nthreads
+					? v->rows.row[ph->thread]
+					: -1;
 			if (r < 0 || row_h(v, r) < FULL)
 				continue;
 			int c = 0;

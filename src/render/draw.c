@@ -86,27 +86,27 @@ static void draw_grid(struct weft_view *v, struct pen *p, double step)
 	color(p, 0.7, 0.7, 0.7, 1);
 	p->c->line_width(p->c->ctx, 1);
 	/* (the ruler counts from the trace's start) */
-	double first =
-		(double)v->tmin + ceil((double)(v->t0 - v->tmin) / step) * step;
-	for (double t = first; t < (double)v->t1; t += step) {
+	double first = (double)v->time.tmin +
+		       ceil((double)(v->time.t0 - v->time.tmin) / step) * step;
+	for (double t = first; t < (double)v->time.t1; t += step) {
 		double x = xof(v, (int64_t)t);
-		line(p, x, TOP - 4, x, v->bottom);
+		line(p, x, TOP - 4, x, v->geo.bottom);
 	}
 	char d[32], buf[64];
 	snprintf(buf, sizeof buf, "each grid division: %s",
 		 weft__dur_str(d, sizeof d, step));
 	color(p, 0.35, 0.35, 0.35, 1);
-	text(p, LEFT, v->h - 4, buf);
-	if (v->fk < v->nrows) {
+	text(p, LEFT, v->geo.h - 4, buf);
+	if (v->geo.fk < v->rows.nrows) {
 		/* where the squeezed rows are: a rule on each side of the
 		 * full band */
 		color(p, 0.55, 0.55, 0.65, 1);
-		if (v->fa > 0)
-			line(p, 0, TOP + v->hup, 4, TOP + v->hup);
-		if (v->fa + v->fk < v->nrows)
-			line(p, 0, TOP + v->hup + ROW_H * v->fk, 4,
-			     TOP + v->hup + ROW_H * v->fk);
-		rect(p, 0, TOP + v->hup, 2, ROW_H * v->fk);
+		if (v->geo.fa > 0)
+			line(p, 0, TOP + v->geo.hup, 4, TOP + v->geo.hup);
+		if (v->geo.fa + v->geo.fk < v->rows.nrows)
+			line(p, 0, TOP + v->geo.hup + ROW_H * v->geo.fk, 4,
+			     TOP + v->geo.hup + ROW_H * v->geo.fk);
+		rect(p, 0, TOP + v->geo.hup, 2, ROW_H * v->geo.fk);
 	}
 }
 
@@ -123,7 +123,7 @@ static void draw_header(struct weft_view *v, struct pen *p, uint32_t k,
 	double x0, x1;
 	if (k >= np || !weft__header_span(v, k, &x0, &x1))
 		return;
-	v->hdr_tw[k] = 0;
+	v->rows.hdr_tw[k] = 0;
 	if (h < FULL) {
 		color(p, 0.45, 0.5, 0.7, 1);
 		rect(p, x0, y, x1 - x0, 1);
@@ -146,36 +146,37 @@ static void draw_header(struct weft_view *v, struct pen *p, uint32_t k,
 		 weft_process_says(q->end, q->status, e, sizeof e));
 	double tw = weft__label_at(p, x + 12, y + 4,
 				   (room_to > x1 ? room_to : x1) - x - 16, buf);
-	v->hdr_tw[k] = (float)tw; /* (where a click finds it) */
+	v->rows.hdr_tw[k] = (float)tw; /* (where a click finds it) */
 }
 
 static void draw_headers(struct weft_view *v, struct pen *p)
 {
-	for (uint32_t l = 0; v->hdr_lane && l < v->nlanes; l++) {
-		int r = v->ltop[l];
+	for (uint32_t l = 0; v->rows.hdr_lane && l < v->rows.nlanes; l++) {
+		int r = v->rows.ltop[l];
 		double y = round(yof(v, r)), h = row_h(v, r);
-		if (y < TOP - 10 || y > v->h + 10)
+		if (y < TOP - 10 || y > v->geo.h + 10)
 			continue;
 		/* the lane's groups in sight: in time order, disjoint, so
 		 * their ends are in order too */
-		uint32_t lo = v->loff[l], hi = v->loff[l + 1];
+		uint32_t lo = v->rows.loff[l], hi = v->rows.loff[l + 1];
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (v->pt1[v->lproc[mid]] < v->t0)
+			if (v->rows.pt1[v->rows.lproc[mid]] < v->time.t0)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		double last = -1;
-		for (uint32_t j = lo; j < v->loff[l + 1]; j++) {
-			uint32_t k = v->lproc[j];
-			if (v->pt0[k] > v->t1)
+		for (uint32_t j = lo; j < v->rows.loff[l + 1]; j++) {
+			uint32_t k = v->rows.lproc[j];
+			if (v->rows.pt0[k] > v->time.t1)
 				break;
-			double x0, x1, n0 = v->w, n1;
+			double x0, x1, n0 = v->geo.w, n1;
 			if (!weft__header_span(v, k, &x0, &x1) || x1 <= last)
 				continue; /* (within a pixel of the one before) */
-			if (j + 1 < v->loff[l + 1])
-				weft__header_span(v, v->lproc[j + 1], &n0, &n1);
+			if (j + 1 < v->rows.loff[l + 1])
+				weft__header_span(v, v->rows.lproc[j + 1], &n0,
+						  &n1);
 			draw_header(v, p, k, y, h, n0);
 			last = x1;
 		}
@@ -188,36 +189,39 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	pn.dark = v->dark;
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(v->m, &nth);
-	if (nth > v->nthreads)
+	if (nth > v->rows.nthreads)
 		weft_view_model_changed(v);
 	if (weft__scratch(v))
 		return 0;
 	weft__geometry(v);
-	double right = xof(v, v->tmax);
+	double right = xof(v, v->time.tmax);
 	struct walk k = {v, p, th, P_HIGHLIGHT, 1, right, 3};
-	k.cells = v->cells;
-	k.clines = v->clines;
+	k.cells = v->fr.cells;
+	k.clines = v->fr.clines;
 
 	color(p, 0.9, 0.9, 0.9, 1);
-	rect(p, 0, 0, v->w, v->h);
+	rect(p, 0, 0, v->geo.w, v->geo.h);
 	weft__draw_bands(v, p);
 	draw_grid(v, p, weft__draw_ruler(v, p));
 	draw_headers(v, p); /* (over the grid: a group's rule) */
-	clip(p, 0, TOP - 6, v->w, v->bottom - TOP + 6);
+	clip(p, 0, TOP - 6, v->geo.w, v->geo.bottom - TOP + 6);
 
 	/* Highlights behind the lines: search (yellow), chain (light
 	 * teal), the selection (orange, around its line). */
 	for (k.full = 0; k.full < 2; k.full++) {
 		color(p, 1, 1, 0, 1);
-		weft__walk_rows(&k, &v->hl);
+		weft__walk_rows(&k, &v->ix.hl);
 		color(p, 0.55, 0.85, 0.75, 0.6);
-		weft__walk_rows(&k, &v->chain);
+		weft__walk_rows(&k, &v->ix.chain);
 	}
-	if (v->selected < v->nthreads && v->row[v->selected] >= 0) {
-		uint32_t t = v->selected;
+	if (v->sel.selected < v->rows.nthreads &&
+	    v->rows.row[v->sel.selected] >= 0) {
+		uint32_t t = v->sel.selected;
 		double x0 = xof(v, th[t].t_create);
-		double x1 = v->end[t] == INT64_MAX ? right : xof(v, v->end[t]);
-		double y = yof(v, v->row[t]);
+		double x1 = v->rows.end[t] == INT64_MAX
+				    ? right
+				    : xof(v, v->rows.end[t]);
+		double y = yof(v, v->rows.row[t]);
 		color(p, 1, 0.45, 0, 1);
 		c->line_width(c->ctx, 2);
 		for (int s = -1; s <= 1; s += 2)
@@ -229,17 +233,17 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	k.full = 0;
 	color(p, 0.5, 0.5, 0.5, 1);
 	c->line_width(c->ctx, 1);
-	weft__walk_rows(&k, &v->all);
+	weft__walk_rows(&k, &v->ix.all);
 	k.full = 1;
 	color(p, 0.2, 0.2, 0.2, 1);
 	c->line_width(c->ctx, 2);
-	k.marks = v->marks;
-	weft__walk_rows(&k, &v->all);
+	k.marks = v->fr.marks;
+	weft__walk_rows(&k, &v->ix.all);
 	color(p, 0.45, 0.45, 0.45, 1);
 	for (int i = 0; i < k.nmarks; i++)
-		triangle(p, v->marks[i][0], v->marks[i][1] - 5,
-			 v->marks[i][0] + 7, v->marks[i][1], v->marks[i][0],
-			 v->marks[i][1] + 5);
+		triangle(p, v->fr.marks[i][0], v->fr.marks[i][1] - 5,
+			 v->fr.marks[i][0] + 7, v->fr.marks[i][1],
+			 v->fr.marks[i][0], v->fr.marks[i][1] + 5);
 
 	weft__draw_runs(v, p);
 	weft__draw_spans(v, p);
@@ -250,7 +254,7 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 	color(p, 0.8, 0, 0, 1);
 	for (k.full = 0; k.full < 2; k.full++) {
 		c->line_width(c->ctx, k.full ? 2 : 1);
-		weft__walk_rows(&k, &v->bad);
+		weft__walk_rows(&k, &v->ix.bad);
 	}
 
 	weft__draw_arrows(v, p, th);
@@ -261,9 +265,9 @@ long weft_view_render(struct weft_view *v, const struct weft_canvas *c)
 
 	if (weft__any_counter(v)) {
 		weft__draw_counters(v, p, right);
-	} else if (v->keep_band) { /* (empty: as another's) */
+	} else if (v->ctr.keep_band) { /* (empty: as another's) */
 		color(p, COUNTER_BG, COUNTER_BG, COUNTER_BG, 1);
-		rect(p, 0, v->bottom, v->w, COUNTERS_H);
+		rect(p, 0, v->geo.bottom, v->geo.w, COUNTERS_H);
 	}
 	weft__draw_bookmarks(v, p);
 	weft__draw_measure(v, p); /* over everything */

@@ -26,49 +26,49 @@
 
 uint32_t weft_view_path(struct weft_view *v, uint32_t thread)
 {
-	weft_path_release(v->path);
-	v->path_thread = WEFT_NONE;
-	v->path_threads = 0;
+	weft_path_release(v->crit.path);
+	v->crit.thread = WEFT_NONE;
+	v->crit.threads = 0;
 	if (thread == WEFT_NONE)
 		return 0;
-	if (!v->path && !(v->path = calloc(1, sizeof *v->path)))
+	if (!v->crit.path && !(v->crit.path = calloc(1, sizeof *v->crit.path)))
 		return 0;
-	if (weft_path(v->m, thread, v->path))
+	if (weft_path(v->m, thread, v->crit.path))
 		return 0;
 	uint32_t nth;
 	weft_model_threads(v->m, &nth);
 	uint8_t *seen = calloc(nth ? nth : 1, 1);
 	if (!seen) {
-		weft_path_release(v->path);
+		weft_path_release(v->crit.path);
 		return 0;
 	}
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < v->path->nseg; i++) {
-		uint32_t t = v->path->seg[i].thread;
+	for (uint32_t i = 0; i < v->crit.path->nseg; i++) {
+		uint32_t t = v->crit.path->seg[i].thread;
 		if (t < nth && !seen[t]) {
 			seen[t] = 1;
 			n++;
 		}
 	}
 	free(seen);
-	v->path_thread = thread;
-	v->path_threads = n;
+	v->crit.thread = thread;
+	v->crit.threads = n;
 	return n;
 }
 
 uint32_t weft_view_path_thread(const struct weft_view *v)
 {
-	return v->path_thread;
+	return v->crit.thread;
 }
 
 uint32_t weft_view_path_size(const struct weft_view *v)
 {
-	return v->path_threads;
+	return v->crit.threads;
 }
 
 const struct weft_path *weft_view_path_segments(const struct weft_view *v)
 {
-	return v->path_thread == WEFT_NONE ? NULL : v->path;
+	return v->crit.thread == WEFT_NONE ? NULL : v->crit.path;
 }
 
 /* Time per thread a state's depth-0 segments name (`on`), in the order
@@ -120,7 +120,7 @@ static void put(char *buf, size_t cap, size_t *at, const char *fmt, ...)
 static void put_state(const struct weft_view *v, char *buf, size_t cap,
 		      size_t *at, int *first, uint32_t state, const char *name)
 {
-	const struct weft_path *p = v->path;
+	const struct weft_path *p = v->crit.path;
 	char d[32], title[128];
 	if (!p->total[state])
 		return;
@@ -166,12 +166,12 @@ size_t weft_view_path_text(const struct weft_view *v, char *buf, size_t cap)
 	char title[128], d[32];
 	if (cap)
 		*buf = 0;
-	if (v->path_thread == WEFT_NONE)
+	if (v->crit.thread == WEFT_NONE)
 		return 0;
-	const struct weft_path *p = v->path;
-	weft_model_title(v->m, v->path_thread, title, sizeof title);
+	const struct weft_path *p = v->crit.path;
+	weft_model_title(v->m, v->crit.thread, title, sizeof title);
 	put(buf, cap, &at, "critical path of %s (%u thread%s, %s): ", title,
-	    v->path_threads, v->path_threads == 1 ? "" : "s",
+	    v->crit.threads, v->crit.threads == 1 ? "" : "s",
 	    weft__dur_str(d, sizeof d, (double)(p->t1 - p->t0)));
 	int first = 1;
 	put_state(v, buf, cap, &at, &first, WEFT_PATH_RUNNING, "running");
@@ -187,7 +187,7 @@ static void seg_bar(struct weft_view *v, struct pen *p,
 		    const struct weft_path_seg *g, double y, double h)
 {
 	double x0 = xof(v, g->t0), x1 = xof(v, g->t1);
-	if (x1 < 0 || x0 > v->w)
+	if (x1 < 0 || x0 > v->geo.w)
 		return;
 	if (x1 - x0 < 1)
 		x1 = x0 + 1;
@@ -243,9 +243,10 @@ void weft__draw_path(struct weft_view *v, struct pen *p)
 		for (uint32_t i = 0; i < pa->nseg; i++) {
 			const struct weft_path_seg *g = &pa->seg[i];
 			if ((g->state == WEFT_PATH_READY) != pale ||
-			    g->thread >= v->nthreads || v->row[g->thread] < 0)
+			    g->thread >= v->rows.nthreads ||
+			    v->rows.row[g->thread] < 0)
 				continue;
-			int r = v->row[g->thread];
+			int r = v->rows.row[g->thread];
 			seg_bar(v, p, g, yof(v, r), row_h(v, r));
 		}
 	}
@@ -254,16 +255,18 @@ void weft__draw_path(struct weft_view *v, struct pen *p)
 	p->c->line_width(p->c->ctx, 2);
 	for (uint32_t i = 0; i < pa->nseg; i++) {
 		const struct weft_path_seg *g = &pa->seg[i];
-		if (g->state != WEFT_PATH_WAITING || g->thread >= v->nthreads ||
-		    v->row[g->thread] < 0)
+		if (g->state != WEFT_PATH_WAITING ||
+		    g->thread >= v->rows.nthreads || v->rows.row[g->thread] < 0)
 			continue;
 		uint32_t by = woken_by(pa, g);
-		if (by >= v->nthreads || v->row[by] < 0 || by == g->thread)
+		if (by >= v->rows.nthreads || v->rows.row[by] < 0 ||
+		    by == g->thread)
 			continue;
 		double x = xof(v, g->t1);
-		if (x < -10 || x > v->w + 10)
+		if (x < -10 || x > v->geo.w + 10)
 			continue;
-		double y0 = yof(v, v->row[by]), y1 = yof(v, v->row[g->thread]);
+		double y0 = yof(v, v->rows.row[by]),
+		       y1 = yof(v, v->rows.row[g->thread]);
 		double s = y1 > y0 ? 1 : -1;
 		line(p, x, y0, x, y1 - s * 6);
 		triangle(p, x - 4, y1 - s * 7, x + 4, y1 - s * 7, x, y1);

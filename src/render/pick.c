@@ -27,10 +27,10 @@ uint32_t weft__gallop_gt(const int64_t *a, uint32_t lo, uint32_t n, int64_t t)
 
 uint32_t weft_view_pick(struct weft_view *v, double x, double y)
 {
-	if (!v->nrows || y < TOP - 8)
+	if (!v->rows.nrows || y < TOP - 8)
 		return WEFT_NONE;
 	weft__geometry(v);
-	if (y > v->bottom + 8)
+	if (y > v->geo.bottom + 8)
 		return WEFT_NONE;
 	uint32_t best = WEFT_NONE;
 	double bestd = 8;
@@ -40,14 +40,14 @@ uint32_t weft_view_pick(struct weft_view *v, double x, double y)
 		double dy = fabs(yof(v, r) - y);
 		if (dy > bestd)
 			continue;
-		const uint32_t *ix = v->all.ix + v->all.off[r];
-		const int64_t *s0 = v->all.t0 + v->all.off[r];
-		const int64_t *s1 = v->all.t1 + v->all.off[r];
-		uint32_t n = v->all.off[r + 1] - v->all.off[r];
+		const uint32_t *ix = v->ix.all.ix + v->ix.all.off[r];
+		const int64_t *s0 = v->ix.all.t0 + v->ix.all.off[r];
+		const int64_t *s1 = v->ix.all.t1 + v->ix.all.off[r];
+		uint32_t n = v->ix.all.off[r + 1] - v->ix.all.off[r];
 		for (uint32_t i = weft__gallop(s1, 0, n, ta);
 		     i < n && s0[i] <= tb; i++) {
 			double x0 = xof(v, s0[i]);
-			double x1 = s1[i] == INT64_MAX ? xof(v, v->tmax)
+			double x1 = s1[i] == INT64_MAX ? xof(v, v->time.tmax)
 						       : xof(v, s1[i]);
 			double dx = x < x0 ? x0 - x : x > x1 ? x - x1 : 0;
 			double d = dx > dy ? dx : dy;

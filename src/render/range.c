@@ -19,8 +19,8 @@ static const struct weft_summary *summary(struct weft_view *v)
 {
 	int64_t t0, t1;
 	if (!weft_view_measure(v, &t0, &t1)) {
-		weft_summary_free(v->sum);
-		v->sum = NULL;
+		weft_summary_free(v->range.sum);
+		v->range.sum = NULL;
 		return NULL;
 	}
 	/* within the trace, as `weft stats --from --to` takes it: a measure
@@ -34,14 +34,14 @@ static const struct weft_summary *summary(struct weft_view *v)
 	weft_model_runs(v->m, &nrun);
 	weft_model_arrows(v->m, &nar);
 	int64_t key[5] = {t0, t1, nth, nrun, nar};
-	if (v->sum && !memcmp(key, v->sum_key, sizeof key))
-		return v->sum;
-	weft_summary_free(v->sum);
-	v->sum = NULL;
-	if (weft_summary_compute(&v->sum, v->m, t0, t1))
+	if (v->range.sum && !memcmp(key, v->range.key, sizeof key))
+		return v->range.sum;
+	weft_summary_free(v->range.sum);
+	v->range.sum = NULL;
+	if (weft_summary_compute(&v->range.sum, v->m, t0, t1))
 		return NULL;
-	memcpy(v->sum_key, key, sizeof key);
-	return v->sum;
+	memcpy(v->range.key, key, sizeof key);
+	return v->range.sum;
 }
 
 /* The labels listed: those that several threads in the range share, at
@@ -173,5 +173,5 @@ size_t weft_view_summary_json(struct weft_view *v, char *buf, size_t cap)
 			*buf = 0;
 		return 0;
 	}
-	return weft_summary_json(s, v->m, v->tmin, buf, cap);
+	return weft_summary_json(s, v->m, v->time.tmin, buf, cap);
 }

@@ -36,47 +36,47 @@ int weft__tset_build(struct weft_view *v, struct tset *s, const uint8_t *mark,
 {
 	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
 	weft__tset_free(s);
-	s->off = calloc((size_t)v->nrows + 2, sizeof *s->off);
+	s->off = calloc((size_t)v->rows.nrows + 2, sizeof *s->off);
 	if (!s->off)
 		return -1;
 	uint32_t n = 0;
-	for (uint32_t t = 0; t < v->nthreads; t++) {
-		if (v->row[t] < 0 || (mark && !mark[t]) ||
+	for (uint32_t t = 0; t < v->rows.nthreads; t++) {
+		if (v->rows.row[t] < 0 || (mark && !mark[t]) ||
 		    (pred && !pred(&th[t])))
 			continue;
-		s->off[v->row[t] + 1]++;
+		s->off[v->rows.row[t] + 1]++;
 		n++;
 	}
-	for (int r = 0; r < v->nrows; r++)
+	for (int r = 0; r < v->rows.nrows; r++)
 		s->off[r + 1] += s->off[r];
 	s->ix = malloc(((size_t)n + 1) * sizeof *s->ix);
 	s->t0 = malloc(((size_t)n + 1) * sizeof *s->t0);
 	s->t1 = malloc(((size_t)n + 1) * sizeof *s->t1);
-	if (s == &v->all) {
+	if (s == &v->ix.all) {
 		s->prow = malloc(((size_t)n + 1) * sizeof *s->prow);
 		s->pend = malloc((size_t)n + 1);
 		if (!s->prow || !s->pend)
 			return -1;
 	}
-	uint32_t *fill = malloc(((size_t)v->nrows + 1) * sizeof *fill);
+	uint32_t *fill = malloc(((size_t)v->rows.nrows + 1) * sizeof *fill);
 	if (!s->ix || !s->t0 || !s->t1 || !fill) {
 		free(fill);
 		return -1;
 	}
-	memcpy(fill, s->off, (size_t)v->nrows * sizeof *fill);
-	for (uint32_t t = 0; t < v->nthreads; t++) {
-		if (v->row[t] < 0 || (mark && !mark[t]) ||
+	memcpy(fill, s->off, (size_t)v->rows.nrows * sizeof *fill);
+	for (uint32_t t = 0; t < v->rows.nthreads; t++) {
+		if (v->rows.row[t] < 0 || (mark && !mark[t]) ||
 		    (pred && !pred(&th[t])))
 			continue;
-		uint32_t k = fill[v->row[t]]++;
+		uint32_t k = fill[v->rows.row[t]]++;
 		s->ix[k] = t;
 		s->t0[k] = th[t].t_create;
-		s->t1[k] = v->end[t];
+		s->t1[k] = v->rows.end[t];
 		if (s->prow) {
 			uint32_t par = th[t].parent;
 			/* (made in a collapsed process: from its
 			 * header) */
-			s->prow[k] = par < v->nthreads &&
+			s->prow[k] = par < v->rows.nthreads &&
 						     !(th[t].flags &
 						       WEFT_THREAD_NO_CREATE)
 					     ? arrow_row(v, par)
@@ -191,23 +191,23 @@ int64_t weft__ivindex_covered(const struct ivindex *x, int64_t t, uint32_t *i)
 static uint32_t group_of(const struct weft_view *v, uint32_t t)
 {
 	uint32_t p = weft_model_thread_process(v->m, t);
-	return p < v->nglay ? p : 0;
+	return p < v->rows.nglay ? p : 0;
 }
 
 /* The row an arrow to or from thread x ends on: the thread's, or for a
  * thread of a collapsed process its header's (-1: none). */
 static int32_t arrow_row(const struct weft_view *v, uint32_t x)
 {
-	if (x >= v->nthreads)
+	if (x >= v->rows.nthreads)
 		return -1;
-	if (v->row[x] >= 0 || !v->grouped)
-		return v->row[x];
+	if (v->rows.row[x] >= 0 || !v->rows.grouped)
+		return v->rows.row[x];
 	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
 	if ((th[x].flags & WEFT_THREAD_ROOT) ||
-	    (v->only_chain && v->nchain && !v->chm[x]))
+	    (v->sel.only_chain && v->sel.nchain && !v->sel.chm[x]))
 		return -1; /* (no row open either; not in the chain shown) */
 	uint32_t p = group_of(v, x);
-	if (!v->collapsed[p])
+	if (!v->rows.collapsed[p])
 		return -1;
 	return weft_view_header_row(v, p);
 }
@@ -287,7 +287,7 @@ static int by_lane(const void *a, const void *b)
 	return x->p < y->p ? -1 : x->p > y->p;
 }
 
-/* v->lproc/loff/nlanes from v->plane: the placed processes by lane and
+/* v->rows.lproc/loff/nlanes from v->rows.plane: the placed processes by lane and
  * time.  Returns -1 (no memory), 0, or 1 when two groups of a lane no
  * longer fit one after the other. */
 static int lane_lists(struct weft_view *v, const struct lanes *L)
@@ -297,32 +297,34 @@ static int lane_lists(struct weft_view *v, const struct lanes *L)
 	if (!pp)
 		return -1;
 	for (uint32_t p = 0; p < L->np; p++)
-		if (v->plane[p] >= 0) {
-			pp[n++] = (struct placed){v->plane[p], p, v->pt0[p]};
-			if ((uint32_t)v->plane[p] + 1 > nl)
-				nl = (uint32_t)v->plane[p] + 1;
+		if (v->rows.plane[p] >= 0) {
+			pp[n++] = (struct placed){v->rows.plane[p], p,
+						  v->rows.pt0[p]};
+			if ((uint32_t)v->rows.plane[p] + 1 > nl)
+				nl = (uint32_t)v->rows.plane[p] + 1;
 		}
 	qsort(pp, n, sizeof *pp, by_lane);
 	for (uint32_t k = 0; k < n; k++)
-		v->lproc[k] = pp[k].p;
+		v->rows.lproc[k] = pp[k].p;
 	free(pp);
-	uint32_t *off = realloc(v->loff, ((size_t)nl + 1) * sizeof *off);
+	uint32_t *off = realloc(v->rows.loff, ((size_t)nl + 1) * sizeof *off);
 	if (!off)
 		return -1;
-	v->loff = off;
+	v->rows.loff = off;
 	memset(off, 0, ((size_t)nl + 1) * sizeof *off);
 	for (uint32_t k = 0; k < n; k++) {
-		uint32_t p = v->lproc[k];
-		off[v->plane[p] + 1]++;
-		if (k && v->plane[v->lproc[k - 1]] == v->plane[p]) {
-			uint32_t q = v->lproc[k - 1];
+		uint32_t p = v->rows.lproc[k];
+		off[v->rows.plane[p] + 1]++;
+		if (k &&
+		    v->rows.plane[v->rows.lproc[k - 1]] == v->rows.plane[p]) {
+			uint32_t q = v->rows.lproc[k - 1];
 			if (free_after(L, q) > L->t0[p] || L->hi[q] >= L->lo[p])
 				return 1;
 		}
 	}
 	for (uint32_t l = 0; l < nl; l++)
 		off[l + 1] += off[l];
-	v->nlanes = nl;
+	v->rows.nlanes = nl;
 	return 0;
 }
 
@@ -333,39 +335,39 @@ static int place_lanes(struct weft_view *v, struct lanes *L,
 		       const uint32_t *count)
 {
 	uint32_t np = L->np;
-	int32_t *pl = realloc(v->plane, ((size_t)np + 1) * sizeof *pl);
-	uint32_t *lp = realloc(v->lproc, ((size_t)np + 1) * sizeof *lp);
-	float *tw = realloc(v->hdr_tw, ((size_t)np + 1) * sizeof *tw);
+	int32_t *pl = realloc(v->rows.plane, ((size_t)np + 1) * sizeof *pl);
+	uint32_t *lp = realloc(v->rows.lproc, ((size_t)np + 1) * sizeof *lp);
+	float *tw = realloc(v->rows.hdr_tw, ((size_t)np + 1) * sizeof *tw);
 	if (pl)
-		v->plane = pl;
+		v->rows.plane = pl;
 	if (lp)
-		v->lproc = lp;
+		v->rows.lproc = lp;
 	if (tw)
-		v->hdr_tw = tw;
+		v->rows.hdr_tw = tw;
 	if (!pl || !lp || !tw)
 		return -1;
-	for (uint32_t p = v->nplane; p < np; p++)
+	for (uint32_t p = v->rows.nplane; p < np; p++)
 		tw[p] = 0;
 	int anew = 0;
 	for (uint32_t p = 0; p < np; p++) {
-		if (p >= v->nplane)
+		if (p >= v->rows.nplane)
 			pl[p] = -1;
 		else if (pl[p] >= 0 && !count[p])
 			anew = 1; /* (a group gone: the groups shown changed) */
 	}
-	v->nplane = np;
+	v->rows.nplane = np;
 	int rc = anew ? 1 : lane_lists(v, L);
 	if (rc < 0)
 		return -1;
 	if (rc) {
 		for (uint32_t p = 0; p < np; p++)
 			pl[p] = -1;
-		v->nlanes = 0;
+		v->rows.nlanes = 0;
 	}
 	/* the lanes as they are: each one's last group */
 	L->nl = 0;
-	for (uint32_t l = 0; l < v->nlanes; l++) {
-		uint32_t last = v->lproc[v->loff[l + 1] - 1];
+	for (uint32_t l = 0; l < v->rows.nlanes; l++) {
+		uint32_t last = v->rows.lproc[v->rows.loff[l + 1] - 1];
 		if (lane_room(L, l))
 			return -1;
 		L->nl = l + 1;
@@ -398,31 +400,33 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 	uint32_t n, np;
 	const struct weft_thread *th = weft_model_threads(v->m, &n);
 	const struct weft_model_process *pr = weft_model_processes(v->m, &np);
-	if (np > v->nglay) {
-		struct weft_layout **g = realloc(v->glay, np * sizeof *g);
-		uint8_t *c = realloc(v->collapsed, np);
+	if (np > v->rows.nglay) {
+		struct weft_layout **g = realloc(v->rows.glay, np * sizeof *g);
+		uint8_t *c = realloc(v->rows.collapsed, np);
 		if (g)
-			v->glay = g;
+			v->rows.glay = g;
 		if (c)
-			v->collapsed = c;
+			v->rows.collapsed = c;
 		if (!g || !c)
 			return -1;
-		memset(v->glay + v->nglay, 0, (np - v->nglay) * sizeof *g);
-		memset(v->collapsed + v->nglay, 0, np - v->nglay);
-		v->nglay = np;
+		memset(v->rows.glay + v->rows.nglay, 0,
+		       (np - v->rows.nglay) * sizeof *g);
+		memset(v->rows.collapsed + v->rows.nglay, 0,
+		       np - v->rows.nglay);
+		v->rows.nglay = np;
 	}
 	uint32_t *gid = malloc(((size_t)n + 1) * sizeof *gid);
 	uint32_t *count = calloc((size_t)np + 1, sizeof *count);
 	uint32_t *lo = malloc(((size_t)np + 1) * 2 * sizeof *lo);
-	int64_t *t0 = realloc(v->pt0, ((size_t)np + 1) * sizeof *t0);
+	int64_t *t0 = realloc(v->rows.pt0, ((size_t)np + 1) * sizeof *t0);
 	if (t0)
-		v->pt0 = t0;
-	int64_t *t1 = realloc(v->pt1, ((size_t)np + 1) * sizeof *t1);
+		v->rows.pt0 = t0;
+	int64_t *t1 = realloc(v->rows.pt1, ((size_t)np + 1) * sizeof *t1);
 	if (t1)
-		v->pt1 = t1;
-	int32_t *grow = realloc(v->grow, ((size_t)n + 1) * sizeof *grow);
+		v->rows.pt1 = t1;
+	int32_t *grow = realloc(v->rows.grow, ((size_t)n + 1) * sizeof *grow);
 	if (grow)
-		v->grow = grow;
+		v->rows.grow = grow;
 	struct lanes L = {.np = np, .t0 = t0, .t1 = t1, .lo = lo};
 	if (!gid || !count || !lo || !t0 || !t1 || !grow) {
 		free(gid);
@@ -445,7 +449,7 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 		if ((!only || only[i]) && !(th[i].flags & WEFT_THREAD_ROOT)) {
 			uint32_t g = group_of(v, i);
 			count[g]++;
-			if (!v->collapsed[g])
+			if (!v->rows.collapsed[g])
 				gid[i] = g;
 			int64_t e = is_never(&th[i]) ? INT64_MAX : th[i].t_end;
 			if (th[i].t_create < t0[g])
@@ -463,11 +467,11 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 	int rc;
 	if (again) {
 		for (uint32_t p = 0; p < np; p++)
-			weft_layout_free(v->glay[p]);
-		rc = weft_layout_new_groups(v->glay, np, v->m, gid);
+			weft_layout_free(v->rows.glay[p]);
+		rc = weft_layout_new_groups(v->rows.glay, np, v->m, gid);
 	} else {
-		rc = weft_layout_update_groups(v->glay, np, v->m, gid,
-					       v->nthreads);
+		rc = weft_layout_update_groups(v->rows.glay, np, v->m, gid,
+					       v->rows.nthreads);
 	}
 	free(gid);
 	if (!rc)
@@ -477,18 +481,19 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 	free(lo);
 	free(count);
 	/* the lanes' rows: a header, then as many as its tallest group */
-	int32_t *top =
-		rc ? NULL
-		   : realloc(v->ltop, ((size_t)v->nlanes + 1) * sizeof *top);
+	int32_t *top = rc ? NULL
+			  : realloc(v->rows.ltop,
+				    ((size_t)v->rows.nlanes + 1) * sizeof *top);
 	if (top)
-		v->ltop = top;
+		v->rows.ltop = top;
 	if (rc || !top)
 		return -1;
 	int rows = 0;
-	for (uint32_t l = 0; l < v->nlanes; l++) {
+	for (uint32_t l = 0; l < v->rows.nlanes; l++) {
 		int h = 0;
-		for (uint32_t k = v->loff[l]; k < v->loff[l + 1]; k++) {
-			struct weft_layout *g = v->glay[v->lproc[k]];
+		for (uint32_t k = v->rows.loff[l]; k < v->rows.loff[l + 1];
+		     k++) {
+			struct weft_layout *g = v->rows.glay[v->rows.lproc[k]];
 			struct weft_layout_info in;
 			if (!g)
 				continue;
@@ -499,12 +504,13 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 		top[l] = rows;
 		rows += 1 + h;
 	}
-	int32_t *hl = realloc(v->hdr_lane, ((size_t)rows + 1) * sizeof *hl);
-	uint8_t *rt = realloc(v->rtop, (size_t)rows + 1);
+	int32_t *hl =
+		realloc(v->rows.hdr_lane, ((size_t)rows + 1) * sizeof *hl);
+	uint8_t *rt = realloc(v->rows.rtop, (size_t)rows + 1);
 	if (hl)
-		v->hdr_lane = hl;
+		v->rows.hdr_lane = hl;
 	if (rt)
-		v->rtop = rt;
+		v->rows.rtop = rt;
 	if (!hl || !rt)
 		return -1;
 	for (int r = 0; r < rows; r++) {
@@ -513,10 +519,11 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		grow[i] = -1;
-	for (uint32_t l = 0; l < v->nlanes; l++) {
+	for (uint32_t l = 0; l < v->rows.nlanes; l++) {
 		hl[top[l]] = (int32_t)l;
-		for (uint32_t k = v->loff[l]; k < v->loff[l + 1]; k++) {
-			struct weft_layout *g = v->glay[v->lproc[k]];
+		for (uint32_t k = v->rows.loff[l]; k < v->rows.loff[l + 1];
+		     k++) {
+			struct weft_layout *g = v->rows.glay[v->rows.lproc[k]];
 			if (!g)
 				continue;
 			uint32_t nm;
@@ -532,10 +539,10 @@ static int layout_groups(struct weft_view *v, int again, const uint8_t *only)
 				rt[r0 + (int)j] = 1;
 		}
 	}
-	v->row = grow;
-	v->nthreads = n;
-	v->nrows = rows;
-	v->top_rows = 0;
+	v->rows.row = grow;
+	v->rows.nthreads = n;
+	v->rows.nrows = rows;
+	v->rows.top_rows = 0;
 	return 0;
 }
 
@@ -546,57 +553,58 @@ static int layout(struct weft_view *v, int again)
 {
 	uint32_t n, np;
 	const struct weft_thread *th = weft_model_threads(v->m, &n);
-	const uint8_t *only = v->only_chain && v->nchain ? v->chm : NULL;
+	const uint8_t *only = v->sel.only_chain && v->sel.nchain ? v->sel.chm
+								 : NULL;
 	int rc = 0;
 	weft_model_processes(v->m, &np);
-	if (np >= 2 && !v->grouped)
+	if (np >= 2 && !v->rows.grouped)
 		again = 1; /* (grouped from now on: every thread anew) */
-	uint32_t known = again ? 0 : v->nthreads; /* (ends already set) */
-	weft_model_range(v->m, &v->tmin, &v->tmax);
-	v->grouped = np >= 2;
-	if (v->grouped) {
-		weft_layout_free(v->lay);
-		v->lay = NULL;
+	uint32_t known = again ? 0 : v->rows.nthreads; /* (ends already set) */
+	weft_model_range(v->m, &v->time.tmin, &v->time.tmax);
+	v->rows.grouped = np >= 2;
+	if (v->rows.grouped) {
+		weft_layout_free(v->rows.lay);
+		v->rows.lay = NULL;
 		rc = layout_groups(v, again, only);
 	} else {
-		free(v->rtop);
-		free(v->hdr_lane);
-		v->rtop = NULL;
-		v->hdr_lane = NULL;
-		v->nlanes = 0;
-		if (again || !v->lay) {
-			weft_layout_free(v->lay);
-			v->lay = NULL;
-			rc = weft_layout_new(&v->lay, v->m, only);
+		free(v->rows.rtop);
+		free(v->rows.hdr_lane);
+		v->rows.rtop = NULL;
+		v->rows.hdr_lane = NULL;
+		v->rows.nlanes = 0;
+		if (again || !v->rows.lay) {
+			weft_layout_free(v->rows.lay);
+			v->rows.lay = NULL;
+			rc = weft_layout_new(&v->rows.lay, v->m, only);
 		} else
-			rc = weft_layout_update(v->lay, only);
+			rc = weft_layout_update(v->rows.lay, only);
 	}
-	int64_t *end = realloc(v->end, ((size_t)n + 1) * sizeof *end);
+	int64_t *end = realloc(v->rows.end, ((size_t)n + 1) * sizeof *end);
 	if (end)
-		v->end = end;
+		v->rows.end = end;
 	if (rc || !end) {
-		weft_layout_free(v->lay);
-		v->lay = NULL;
-		v->row = NULL;
-		v->nrows = 0;
-		v->nthreads = 0;
+		weft_layout_free(v->rows.lay);
+		v->rows.lay = NULL;
+		v->rows.row = NULL;
+		v->rows.nrows = 0;
+		v->rows.nthreads = 0;
 		return -1;
 	}
 	for (uint32_t i = known; i < n; i++)
-		v->end[i] = is_never(&th[i]) ? INT64_MAX : th[i].t_end;
+		v->rows.end[i] = is_never(&th[i]) ? INT64_MAX : th[i].t_end;
 	/* a pending thread's last sighting moves on as the trace grows */
 	for (uint32_t i = 0; i < known; i++)
 		if (th[i].end == WEFT_END_PENDING && !is_never(&th[i]))
-			v->end[i] = th[i].t_end;
-	if (!v->grouped) {
+			v->rows.end[i] = th[i].t_end;
+	if (!v->rows.grouped) {
 		struct weft_layout_info in;
-		v->row = weft_layout_rows(v->lay, &v->nthreads);
-		weft_layout_info(v->lay, &in);
-		v->nrows = (int)in.rows;
-		v->top_rows = (int)in.top;
+		v->rows.row = weft_layout_rows(v->rows.lay, &v->rows.nthreads);
+		weft_layout_info(v->rows.lay, &in);
+		v->rows.nrows = (int)in.rows;
+		v->rows.top_rows = (int)in.top;
 	}
-	if (v->focus >= v->nrows)
-		v->focus = v->nrows ? v->nrows - 1 : 0;
+	if (v->geo.focus >= v->rows.nrows)
+		v->geo.focus = v->rows.nrows ? v->rows.nrows - 1 : 0;
 	return 0;
 }
 
@@ -608,30 +616,30 @@ static int index_phases(struct weft_view *v)
 	uint32_t n;
 	const struct weft_interval *iv =
 		weft_model_intervals(v->m, WEFT_INTERVAL_PHASE, &n);
-	free(v->ph_ix);
-	free(v->ph_off);
-	free(v->ph_t1);
-	v->ph_ix = NULL;
-	v->ph_nst = 0;
+	free(v->ix.ph_ix);
+	free(v->ix.ph_off);
+	free(v->ix.ph_t1);
+	v->ix.ph_ix = NULL;
+	v->ix.ph_nst = 0;
 	uint32_t nst = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (iv[i].stream >= nst)
 			nst = iv[i].stream + 1;
-	v->ph_off = calloc((size_t)nst + 2, sizeof *v->ph_off);
-	v->ph_ix = malloc(((size_t)n + 1) * sizeof *v->ph_ix);
-	v->ph_t1 = malloc(((size_t)n + 1) * sizeof *v->ph_t1);
-	if (!v->ph_off || !v->ph_ix || !v->ph_t1)
+	v->ix.ph_off = calloc((size_t)nst + 2, sizeof *v->ix.ph_off);
+	v->ix.ph_ix = malloc(((size_t)n + 1) * sizeof *v->ix.ph_ix);
+	v->ix.ph_t1 = malloc(((size_t)n + 1) * sizeof *v->ix.ph_t1);
+	if (!v->ix.ph_off || !v->ix.ph_ix || !v->ix.ph_t1)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
-		v->ph_off[iv[i].stream + 2]++;
+		v->ix.ph_off[iv[i].stream + 2]++;
 	for (uint32_t k = 0; k < nst; k++)
-		v->ph_off[k + 2] += v->ph_off[k + 1];
+		v->ix.ph_off[k + 2] += v->ix.ph_off[k + 1];
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = v->ph_off[iv[i].stream + 1]++;
-		v->ph_ix[k] = i;
-		v->ph_t1[k] = iv[i].t1;
+		uint32_t k = v->ix.ph_off[iv[i].stream + 1]++;
+		v->ix.ph_ix[k] = i;
+		v->ix.ph_t1[k] = iv[i].t1;
 	}
-	v->ph_nst = nst;
+	v->ix.ph_nst = nst;
 	return 0;
 }
 
@@ -643,39 +651,43 @@ static int index_spans(struct weft_view *v)
 	uint32_t n;
 	const struct weft_interval *iv =
 		weft_model_intervals(v->m, WEFT_INTERVAL_SPAN, &n);
-	free(v->rsp);
-	free(v->rspoff);
-	free(v->rsp_max);
-	free(v->rsp_t0);
-	free(v->rsp_t1);
-	free(v->rsp_d);
-	v->rsp_d = malloc((size_t)n + 1);
-	v->rsp_t0 = malloc(((size_t)n + 1) * sizeof *v->rsp_t0);
-	v->rsp_t1 = malloc(((size_t)n + 1) * sizeof *v->rsp_t1);
-	v->rsp = malloc(((size_t)n + 1) * sizeof *v->rsp);
-	v->rsp_max = malloc(((size_t)n + 1) * sizeof *v->rsp_max);
-	v->rspoff = calloc((size_t)v->nrows + 2, sizeof *v->rspoff);
-	if (!v->rsp || !v->rsp_max || !v->rspoff || !v->rsp_t0 || !v->rsp_t1 ||
-	    !v->rsp_d)
+	free(v->ix.rsp);
+	free(v->ix.rspoff);
+	free(v->ix.rsp_max);
+	free(v->ix.rsp_t0);
+	free(v->ix.rsp_t1);
+	free(v->ix.rsp_d);
+	v->ix.rsp_d = malloc((size_t)n + 1);
+	v->ix.rsp_t0 = malloc(((size_t)n + 1) * sizeof *v->ix.rsp_t0);
+	v->ix.rsp_t1 = malloc(((size_t)n + 1) * sizeof *v->ix.rsp_t1);
+	v->ix.rsp = malloc(((size_t)n + 1) * sizeof *v->ix.rsp);
+	v->ix.rsp_max = malloc(((size_t)n + 1) * sizeof *v->ix.rsp_max);
+	v->ix.rspoff = calloc((size_t)v->rows.nrows + 2, sizeof *v->ix.rspoff);
+	if (!v->ix.rsp || !v->ix.rsp_max || !v->ix.rspoff || !v->ix.rsp_t0 ||
+	    !v->ix.rsp_t1 || !v->ix.rsp_d)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
-		if (iv[i].thread < v->nthreads && v->row[iv[i].thread] >= 0)
-			v->rspoff[v->row[iv[i].thread] + 2]++;
-	for (int r = 0; r < v->nrows; r++)
-		v->rspoff[r + 2] += v->rspoff[r + 1];
+		if (iv[i].thread < v->rows.nthreads &&
+		    v->rows.row[iv[i].thread] >= 0)
+			v->ix.rspoff[v->rows.row[iv[i].thread] + 2]++;
+	for (int r = 0; r < v->rows.nrows; r++)
+		v->ix.rspoff[r + 2] += v->ix.rspoff[r + 1];
 	for (uint32_t i = 0; i < n; i++)
-		if (iv[i].thread < v->nthreads && v->row[iv[i].thread] >= 0)
-			v->rsp[v->rspoff[v->row[iv[i].thread] + 1]++] = i;
-	for (int r = 0; r < v->nrows; r++) {
+		if (iv[i].thread < v->rows.nthreads &&
+		    v->rows.row[iv[i].thread] >= 0)
+			v->ix.rsp[v->ix.rspoff[v->rows.row[iv[i].thread] + 1]++] =
+				i;
+	for (int r = 0; r < v->rows.nrows; r++) {
 		int64_t mx = INT64_MIN;
-		for (uint32_t k = v->rspoff[r]; k < v->rspoff[r + 1]; k++) {
-			const struct weft_interval *x = &iv[v->rsp[k]];
+		for (uint32_t k = v->ix.rspoff[r]; k < v->ix.rspoff[r + 1];
+		     k++) {
+			const struct weft_interval *x = &iv[v->ix.rsp[k]];
 			if (x->t1 > mx)
 				mx = x->t1;
-			v->rsp_max[k] = mx;
-			v->rsp_t0[k] = x->t0;
-			v->rsp_t1[k] = x->t1;
-			v->rsp_d[k] = (uint8_t)(x->depth > 3 ? 3 : x->depth);
+			v->ix.rsp_max[k] = mx;
+			v->ix.rsp_t0[k] = x->t0;
+			v->ix.rsp_t1[k] = x->t1;
+			v->ix.rsp_d[k] = (uint8_t)(x->depth > 3 ? 3 : x->depth);
 		}
 	}
 	return 0;
@@ -693,53 +705,54 @@ static int index_arrows(struct weft_view *v)
 	uint32_t n;
 	const struct weft_arrow *ar = weft_model_arrows(v->m, &n);
 	const struct weft_thread *th = weft_model_threads(v->m, &(uint32_t){0});
-	size_t keys = (size_t)v->nrows * WEFT_ARROW_KINDS;
-	free(v->arr_ix);
-	free(v->arr_off);
-	free(v->arr_t);
-	v->arr_ix = malloc(((size_t)n + 1) * sizeof *v->arr_ix);
-	v->arr_t = malloc(((size_t)n + 1) * sizeof *v->arr_t);
-	free(v->arr_tf);
-	free(v->arr_rf);
-	v->arr_tf = malloc(((size_t)n + 1) * sizeof *v->arr_tf);
-	v->arr_rf = malloc(((size_t)n + 1) * sizeof *v->arr_rf);
-	v->arr_off = calloc(keys + 2, sizeof *v->arr_off);
-	if (!v->arr_ix || !v->arr_t || !v->arr_off || !v->arr_tf || !v->arr_rf)
+	size_t keys = (size_t)v->rows.nrows * WEFT_ARROW_KINDS;
+	free(v->ix.arr_ix);
+	free(v->ix.arr_off);
+	free(v->ix.arr_t);
+	v->ix.arr_ix = malloc(((size_t)n + 1) * sizeof *v->ix.arr_ix);
+	v->ix.arr_t = malloc(((size_t)n + 1) * sizeof *v->ix.arr_t);
+	free(v->ix.arr_tf);
+	free(v->ix.arr_rf);
+	v->ix.arr_tf = malloc(((size_t)n + 1) * sizeof *v->ix.arr_tf);
+	v->ix.arr_rf = malloc(((size_t)n + 1) * sizeof *v->ix.arr_rf);
+	v->ix.arr_off = calloc(keys + 2, sizeof *v->ix.arr_off);
+	if (!v->ix.arr_ix || !v->ix.arr_t || !v->ix.arr_off || !v->ix.arr_tf ||
+	    !v->ix.arr_rf)
 		return -1;
 #define KEEP(a)                                                                \
 	(((a)->kind != WEFT_ARROW_CREATE ||                                    \
-	  ((a)->to < v->nthreads && v->row[(a)->to] < 0 &&                     \
+	  ((a)->to < v->rows.nthreads && v->rows.row[(a)->to] < 0 &&           \
 	   !(th[(a)->to].flags & WEFT_THREAD_NO_CREATE))) &&                   \
 	 (a)->from != (a)->to && !((a)->flags & WEFT_ARROW_FOLLOWED) &&        \
-	 (a)->from < v->nthreads && (a)->to < v->nthreads &&                   \
+	 (a)->from < v->rows.nthreads && (a)->to < v->rows.nthreads &&         \
 	 arrow_row(v, (a)->from) >= 0 && arrow_row(v, (a)->to) >= 0 &&         \
-	 (v->row[(a)->to] >= 0 || v->row[(a)->from] >= 0 ||                    \
+	 (v->rows.row[(a)->to] >= 0 || v->rows.row[(a)->from] >= 0 ||          \
 	  arrow_row(v, (a)->from) != arrow_row(v, (a)->to)) &&                 \
 	 (a)->kind < WEFT_ARROW_KINDS)
 #define KEY(a) ((size_t)arrow_row(v, (a)->to) * WEFT_ARROW_KINDS + (a)->kind)
 	for (uint32_t i = 0; i < n; i++)
 		if (KEEP(&ar[i]))
-			v->arr_off[KEY(&ar[i]) + 2]++;
+			v->ix.arr_off[KEY(&ar[i]) + 2]++;
 	for (size_t k = 0; k < keys; k++)
-		v->arr_off[k + 2] += v->arr_off[k + 1];
+		v->ix.arr_off[k + 2] += v->ix.arr_off[k + 1];
 	for (uint32_t i = 0; i < n; i++)
 		if (KEEP(&ar[i])) {
-			uint32_t k = v->arr_off[KEY(&ar[i]) + 1]++;
+			uint32_t k = v->ix.arr_off[KEY(&ar[i]) + 1]++;
 			const struct weft_arrow *a = &ar[i];
-			v->arr_ix[k] = i;
-			v->arr_t[k] = a->t;
-			v->arr_rf[k] = arrow_row(v, a->from);
-			v->arr_tf[k] = a->t;
+			v->ix.arr_ix[k] = i;
+			v->ix.arr_t[k] = a->t;
+			v->ix.arr_rf[k] = arrow_row(v, a->from);
+			v->ix.arr_tf[k] = a->t;
 			if (a->kind == WEFT_ARROW_READ &&
 			    (a->flags & WEFT_ARROW_MESSAGE)) {
 				/* bytes from another process: from when
 				 * they were written */
 				int64_t w = weft_model_arrow_sent(v->m, i);
-				v->arr_tf[k] = w < a->t ? w : a->t;
+				v->ix.arr_tf[k] = w < a->t ? w : a->t;
 			} else if ((a->kind == WEFT_ARROW_READ ||
 				    a->kind == WEFT_ARROW_READ_FAILED) &&
 				   th[a->from].t_end < a->t)
-				v->arr_tf[k] = th[a->from].t_end;
+				v->ix.arr_tf[k] = th[a->from].t_end;
 		}
 #undef KEEP
 #undef KEY
@@ -751,30 +764,30 @@ static int index_arrows(struct weft_view *v)
  * operations a row) instead of walking each row's threads. */
 static int index_occupancy(struct weft_view *v)
 {
-	free(v->occ);
-	v->occ = NULL;
-	int64_t span = v->tmax - v->tmin;
-	size_t words = (size_t)v->nrows * OCC_WORDS;
-	if (span <= 0 || !v->nrows || words * 8 > OCC_MAX_BYTES)
+	free(v->ix.occ);
+	v->ix.occ = NULL;
+	int64_t span = v->time.tmax - v->time.tmin;
+	size_t words = (size_t)v->rows.nrows * OCC_WORDS;
+	if (span <= 0 || !v->rows.nrows || words * 8 > OCC_MAX_BYTES)
 		return 0; /* (frames walk the rows) */
-	v->occ = calloc(words, sizeof *v->occ);
-	if (!v->occ)
+	v->ix.occ = calloc(words, sizeof *v->ix.occ);
+	if (!v->ix.occ)
 		return -1;
-	v->occ_t0 = v->tmin;
-	v->occ_span = span;
+	v->ix.occ_t0 = v->time.tmin;
+	v->ix.occ_span = span;
 	double per = (double)OCC_BUCKETS / (double)span;
-	for (int r = 0; r < v->nrows; r++) {
-		uint64_t *bits = v->occ + (size_t)r * OCC_WORDS;
-		const int64_t *s0 = v->all.t0 + v->all.off[r];
-		const int64_t *s1 = v->all.t1 + v->all.off[r];
-		uint32_t n = v->all.off[r + 1] - v->all.off[r];
+	for (int r = 0; r < v->rows.nrows; r++) {
+		uint64_t *bits = v->ix.occ + (size_t)r * OCC_WORDS;
+		const int64_t *s0 = v->ix.all.t0 + v->ix.all.off[r];
+		const int64_t *s1 = v->ix.all.t1 + v->ix.all.off[r];
+		uint32_t n = v->ix.all.off[r + 1] - v->ix.all.off[r];
 		int last = -1;
 		for (uint32_t i = 0; i < n; i++) {
-			int64_t e = s1[i] == INT64_MAX || s1[i] > v->tmax
-					    ? v->tmax
+			int64_t e = s1[i] == INT64_MAX || s1[i] > v->time.tmax
+					    ? v->time.tmax
 					    : s1[i];
-			int b0 = (int)((double)(s0[i] - v->tmin) * per);
-			int b1 = (int)((double)(e - v->tmin) * per);
+			int b0 = (int)((double)(s0[i] - v->time.tmin) * per);
+			int b1 = (int)((double)(e - v->time.tmin) * per);
 			b0 = b0 < 0		 ? 0
 			     : b0 >= OCC_BUCKETS ? OCC_BUCKETS - 1
 						 : b0;
@@ -805,27 +818,28 @@ static int index_rows(struct weft_view *v)
 {
 	uint32_t nrun, nl, niv;
 	const struct weft_run *run = weft_model_runs(v->m, &nrun);
-	if (weft__tset_build(v, &v->all, NULL, NULL) ||
-	    weft__tset_build(v, &v->bad, NULL, pred_bad) ||
-	    weft__tset_build(v, &v->hl, v->hlm, NULL) ||
-	    weft__tset_build(v, &v->chain, v->chm, NULL))
+	if (weft__tset_build(v, &v->ix.all, NULL, NULL) ||
+	    weft__tset_build(v, &v->ix.bad, NULL, pred_bad) ||
+	    weft__tset_build(v, &v->ix.hl, v->search.hlm, NULL) ||
+	    weft__tset_build(v, &v->ix.chain, v->sel.chm, NULL))
 		return -1;
 	if (index_spans(v) || index_arrows(v))
 		return -1;
 	/* lives drawn, summed along each row: how busy a stretch is */
-	free(v->psum);
-	v->psum = malloc(((size_t)v->all.n + (size_t)v->nrows + 1) *
-			 sizeof *v->psum);
-	if (!v->psum)
+	free(v->ix.psum);
+	v->ix.psum = malloc(((size_t)v->ix.all.n + (size_t)v->rows.nrows + 1) *
+			    sizeof *v->ix.psum);
+	if (!v->ix.psum)
 		return -1;
-	for (int r = 0; r < v->nrows; r++) {
-		int64_t *ps = v->psum + v->all.off[r] + (uint32_t)r, sum = 0;
-		uint32_t n = v->all.off[r + 1] - v->all.off[r];
-		const int64_t *s0 = v->all.t0 + v->all.off[r];
-		const int64_t *s1 = v->all.t1 + v->all.off[r];
+	for (int r = 0; r < v->rows.nrows; r++) {
+		int64_t *ps = v->ix.psum + v->ix.all.off[r] + (uint32_t)r,
+			sum = 0;
+		uint32_t n = v->ix.all.off[r + 1] - v->ix.all.off[r];
+		const int64_t *s0 = v->ix.all.t0 + v->ix.all.off[r];
+		const int64_t *s1 = v->ix.all.t1 + v->ix.all.off[r];
 		ps[0] = 0;
 		for (uint32_t i = 0; i < n; i++) {
-			int64_t e = s1[i] == INT64_MAX ? v->tmax : s1[i];
+			int64_t e = s1[i] == INT64_MAX ? v->time.tmax : s1[i];
 			sum += e > s0[i] ? e - s0[i] : 0;
 			ps[i + 1] = sum;
 		}
@@ -833,47 +847,50 @@ static int index_rows(struct weft_view *v)
 	if (index_occupancy(v))
 		return -1;
 	/* runs by row: the runs of each thread of the row, in order */
-	free(v->rruns);
-	free(v->rroff);
-	free(v->rrun_t0);
-	free(v->rrun_t1);
-	v->rruns = malloc(((size_t)nrun + 1) * sizeof *v->rruns);
-	v->rrun_t0 = malloc(((size_t)nrun + 1) * sizeof *v->rrun_t0);
-	v->rrun_t1 = malloc(((size_t)nrun + 1) * sizeof *v->rrun_t1);
-	v->rroff = calloc((size_t)v->nrows + 2, sizeof *v->rroff);
-	if (!v->rruns || !v->rroff || !v->rrun_t0 || !v->rrun_t1)
+	free(v->ix.rruns);
+	free(v->ix.rroff);
+	free(v->ix.rrun_t0);
+	free(v->ix.rrun_t1);
+	v->ix.rruns = malloc(((size_t)nrun + 1) * sizeof *v->ix.rruns);
+	v->ix.rrun_t0 = malloc(((size_t)nrun + 1) * sizeof *v->ix.rrun_t0);
+	v->ix.rrun_t1 = malloc(((size_t)nrun + 1) * sizeof *v->ix.rrun_t1);
+	v->ix.rroff = calloc((size_t)v->rows.nrows + 2, sizeof *v->ix.rroff);
+	if (!v->ix.rruns || !v->ix.rroff || !v->ix.rrun_t0 || !v->ix.rrun_t1)
 		return -1;
 	/* (the model's runs are in order of start: a stable counting sort
 	 * by row reads them once, in order) */
 	for (uint32_t i = 0; i < nrun; i++)
-		if (run[i].thread < v->nthreads && v->row[run[i].thread] >= 0)
-			v->rroff[v->row[run[i].thread] + 2]++;
-	for (int r = 0; r < v->nrows; r++)
-		v->rroff[r + 2] += v->rroff[r + 1];
+		if (run[i].thread < v->rows.nthreads &&
+		    v->rows.row[run[i].thread] >= 0)
+			v->ix.rroff[v->rows.row[run[i].thread] + 2]++;
+	for (int r = 0; r < v->rows.nrows; r++)
+		v->ix.rroff[r + 2] += v->ix.rroff[r + 1];
 	for (uint32_t i = 0; i < nrun; i++)
-		if (run[i].thread < v->nthreads && v->row[run[i].thread] >= 0) {
-			uint32_t k = v->rroff[v->row[run[i].thread] + 1]++;
-			v->rrun_t0[k] = run[i].t0;
-			v->rrun_t1[k] = run[i].t1;
-			v->rruns[k] = i;
+		if (run[i].thread < v->rows.nthreads &&
+		    v->rows.row[run[i].thread] >= 0) {
+			uint32_t k =
+				v->ix.rroff[v->rows.row[run[i].thread] + 1]++;
+			v->ix.rrun_t0[k] = run[i].t0;
+			v->ix.rrun_t1[k] = run[i].t1;
+			v->ix.rruns[k] = i;
 		}
 	/* notes */
 	const struct weft_label *lb = weft_model_labels(v->m, &nl);
 	if (index_phases(v))
 		return -1;
-	free(v->notes);
-	v->nnotes = 0;
-	v->notes = malloc(((size_t)nl + 1) * sizeof *v->notes);
-	if (!v->notes)
+	free(v->ix.notes);
+	v->ix.nnotes = 0;
+	v->ix.notes = malloc(((size_t)nl + 1) * sizeof *v->ix.notes);
+	if (!v->ix.notes)
 		return -1;
 	for (uint32_t i = 0; i < nl; i++)
 		if (lb[i].kind == WEFT_EV_NOTE)
-			v->notes[v->nnotes++] = i;
+			v->ix.notes[v->ix.nnotes++] = i;
 	static const int kinds[2] = {WEFT_INTERVAL_IDLE, WEFT_INTERVAL_PAUSE};
 	for (int i = 0; i < 2; i++) {
 		const struct weft_interval *iv =
 			weft_model_intervals(v->m, kinds[i], &niv);
-		if (ivindex_build(&v->iv[i], iv, niv))
+		if (ivindex_build(&v->ix.iv[i], iv, niv))
 			return -1;
 	}
 	return 0;
@@ -883,25 +900,25 @@ static int index_rows(struct weft_view *v)
  * filter changed), and keeps the marks of the threads already known. */
 void weft__relayout(struct weft_view *v, int again)
 {
-	uint32_t old = v->nthreads, n;
+	uint32_t old = v->rows.nthreads, n;
 	weft_model_threads(v->m, &n);
-	uint8_t *hl = realloc(v->hlm, (size_t)n + 1);
-	uint8_t *ch = realloc(v->chm, (size_t)n + 1);
+	uint8_t *hl = realloc(v->search.hlm, (size_t)n + 1);
+	uint8_t *ch = realloc(v->sel.chm, (size_t)n + 1);
 	if (hl)
-		v->hlm = hl;
+		v->search.hlm = hl;
 	if (ch)
-		v->chm = ch;
+		v->sel.chm = ch;
 	if (!hl || !ch)
 		return;
 	if (n > old) {
-		memset(v->hlm + old, 0, n - old);
-		memset(v->chm + old, 0, n - old);
+		memset(v->search.hlm + old, 0, n - old);
+		memset(v->sel.chm + old, 0, n - old);
 	}
 	if (layout(v, again))
 		return;
-	if (v->nthreads > old)
+	if (v->rows.nthreads > old)
 		weft__match(v, old);
-	else if (v->query)
+	else if (v->search.query)
 		weft__match(v, 0);
 	index_rows(v);
 }

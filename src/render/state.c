@@ -75,52 +75,53 @@ size_t weft_view_state(const struct weft_view *v, char *buf, size_t cap)
 	if (cap)
 		buf[0] = 0;
 	puts_(&o, "r=");
-	putn(&o, (long long)(v->t0 - v->tmin));
+	putn(&o, (long long)(v->time.t0 - v->time.tmin));
 	puts_(&o, ",");
-	putn(&o, (long long)(v->t1 - v->tmin));
-	if (v->meas0 != v->meas1) {
+	putn(&o, (long long)(v->time.t1 - v->time.tmin));
+	if (v->ruler.meas0 != v->ruler.meas1) {
 		puts_(&o, "&m=");
-		putn(&o, (long long)(v->meas0 - v->tmin));
+		putn(&o, (long long)(v->ruler.meas0 - v->time.tmin));
 		puts_(&o, ",");
-		putn(&o, (long long)(v->meas1 - v->tmin));
+		putn(&o, (long long)(v->ruler.meas1 - v->time.tmin));
 	}
-	if (v->selected < v->nthreads) {
+	if (v->sel.selected < v->rows.nthreads) {
 		puts_(&o, "&sel=");
-		putn(&o, (long long)v->selected);
+		putn(&o, (long long)v->sel.selected);
 	}
-	if (v->chained < v->nthreads) {
+	if (v->sel.chained < v->rows.nthreads) {
 		puts_(&o, "&chain=");
-		putn(&o, (long long)v->chained);
+		putn(&o, (long long)v->sel.chained);
 	}
-	if (v->depth != WEFT_CHAIN_ALL) {
+	if (v->sel.depth != WEFT_CHAIN_ALL) {
 		puts_(&o, "&depth=");
-		putn(&o, (long long)v->depth);
+		putn(&o, (long long)v->sel.depth);
 	}
-	if (v->only_chain)
+	if (v->sel.only_chain)
 		puts_(&o, "&only=1");
-	if (v->path_thread != WEFT_NONE) {
+	if (v->crit.thread != WEFT_NONE) {
 		puts_(&o, "&path=");
-		putn(&o, (long long)v->path_thread);
+		putn(&o, (long long)v->crit.thread);
 	}
-	if (v->query && *v->query) {
+	if (v->search.query && *v->search.query) {
 		puts_(&o, "&q=");
-		put_escaped(&o, v->query);
+		put_escaped(&o, v->search.query);
 	}
-	if (v->ncollapsed)
-		put_list(&o, "&fold=", v->collapsed, v->ncollapsed, 1);
-	for (uint32_t i = 0; i < v->nbm; i++) {
+	if (v->rows.ncollapsed)
+		put_list(&o, "&fold=", v->rows.collapsed, v->rows.ncollapsed,
+			 1);
+	for (uint32_t i = 0; i < v->bm.n; i++) {
 		puts_(&o, i ? "," : "&b=");
-		putn(&o, (long long)(v->bm[i].t - v->tmin));
+		putn(&o, (long long)(v->bm.at[i].t - v->time.tmin));
 		puts_(&o, ":");
-		put_escaped(&o, v->bm[i].note);
+		put_escaped(&o, v->bm.at[i].note);
 	}
 	uint32_t nctr;
 	weft_model_counters(v->m, &nctr);
-	if (nctr && !v->counters)
+	if (nctr && !v->ctr.shown)
 		puts_(&o, "&counters=0");
 	else if (nctr)
-		put_list(&o, "&hide=", v->ctr_off,
-			 nctr < v->nctr_off ? nctr : v->nctr_off, 1);
+		put_list(&o, "&hide=", v->ctr.off,
+			 nctr < v->ctr.noff ? nctr : v->ctr.noff, 1);
 	if (o.len < cap)
 		buf[o.len] = 0;
 	else if (cap)
@@ -343,7 +344,7 @@ int weft_view_set_state(struct weft_view *v, const char *state, char *err,
 	weft_view_only_chain(v, (int)only);
 	weft_view_path(v, path >= 0 ? (uint32_t)path : WEFT_NONE);
 	if (has_m)
-		weft_view_set_measure(v, v->tmin + m0, v->tmin + m1);
+		weft_view_set_measure(v, v->time.tmin + m0, v->time.tmin + m1);
 	else
 		weft_view_clear_measure(v);
 	weft_view_clear_bookmarks(v);
@@ -354,11 +355,12 @@ int weft_view_set_state(struct weft_view *v, const char *state, char *err,
 		char *colon = strchr(m, ':');
 		*colon = 0;
 		char *note = unescape(colon + 1, strlen(colon + 1));
-		weft_view_add_bookmark(v, v->tmin + strtoll(m, NULL, 10), note);
+		weft_view_add_bookmark(v, v->time.tmin + strtoll(m, NULL, 10),
+				       note);
 		free(note);
 	}
 	free(marks);
 	if (has_r)
-		weft_view_set_range(v, v->tmin + r0, v->tmin + r1);
+		weft_view_set_range(v, v->time.tmin + r0, v->time.tmin + r1);
 	return 0;
 }

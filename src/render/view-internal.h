@@ -86,128 +86,200 @@ struct bookmark { /* bookmarks.c */
 	char *note; /* "" when none */
 };
 
+/* The view's state, grouped by the code that owns each part: the file
+ * named over a group is the one that sets it (others only read it, but
+ * where said).  Each group's struct names what it holds; HACKING.md
+ * ("Add to the view's state") lists them. */
 struct weft_view {
 	const struct weft_model *m;
-	double w, h;
-	int64_t t0, t1;		     /* visible range */
-	double px_per_ns, ns_per_px; /* its scale (weft__scale()) */
-	int64_t tmin, tmax;	     /* the trace */
-	int focus;		     /* row at the centre of the full band */
-	double drag_rows;	     /* vertical drag not yet a whole row */
+	int dark; /* the dark theme (weft_view_set_dark) */
 
-	struct weft_layout *lay;
-	uint32_t nthreads;  /* threads known to the layout */
-	const int32_t *row; /* per thread, -1: not laid out (the layout's) */
-	int64_t *end;	    /* per thread: end as drawn (never: INT64_MAX) */
-	int nrows, top_rows;
-	/* a run of several processes: each a group of rows under a header
-	 * row, laid out apart (its own packed layout), collapsible; groups
-	 * that do not overlap in time share rows, one after the other in a
-	 * lane (rows.c), whose first row holds their headers */
-	int grouped;
-	struct weft_layout **glay; /* per process, NULL: collapsed or none */
-	uint32_t nglay;
-	int32_t *grow;	   /* per thread: its row */
-	int32_t *hdr_lane; /* per row: the lane whose headers it holds, or -1 */
-	uint8_t *rtop;	   /* per row: long-lived (top of a group there) */
-	uint8_t *collapsed; /* per process */
-	uint32_t ncollapsed;
-	int32_t *plane; /* per process: its lane, or -1 (no group) */
-	uint32_t nplane;
-	int64_t *pt0, *pt1;	/* per process: the time its group spans (pt1
-			       INT64_MAX: it may go on, to the right edge) */
-	uint32_t *lproc, *loff; /* the processes of lane l, in time order:
-				   lproc[loff[l] .. loff[l + 1]) */
-	int32_t *ltop;		/* per lane: its header row */
-	float *hdr_tw;		/* per process: its header's text width, as
-				   last drawn (0: not yet) */
-	uint32_t nlanes;
-	struct tset all, bad, hl, chain;
-	uint64_t *occ; /* per row, OCC_BUCKETS bits over [occ_t0, +occ_span]:
-			    a thread there (squeezed rows, zoomed out) */
-	int64_t occ_t0, occ_span;
-	int64_t *psum;		 /* per row of `all`: prefix sums of lives drawn
-			   (all.off[r] + r .. all.off[r + 1] + r) */
-	uint32_t *rruns, *rroff; /* runs by row, in time order */
-	int64_t *rrun_t0, *rrun_t1; /* their times, side by side */
-	uint32_t *notes, nnotes;    /* indexes of notes in the labels */
-	struct ivindex iv[2];	    /* idle, pause */
-	uint32_t *rsp, *rspoff;	    /* spans by row, by start */
-	uint32_t *arr_ix, *arr_off; /* arrows by the row they land on and
-				       kind (row * KINDS + kind), by time */
-	int64_t *arr_t;		    /* their times */
-	int64_t *arr_tf;	    /* where each is drawn from (a read:
-				       when its source ended) */
-	int32_t *arr_rf;	    /* the row it comes from */
-	int64_t *rsp_max;	    /* along each row: the latest end so far */
-	int64_t *rsp_t0, *rsp_t1;   /* the spans' times, side by side */
-	uint8_t *rsp_d;		    /* their depths (past 3: 3) */
-	uint32_t *ph_ix, *ph_off;   /* loop phases by stream, in time order */
-	int64_t *ph_t1;		    /* their ends, side by side */
-	uint32_t ph_nst;
+	/* view.c: the time axis (zoom, pan, fit) */
+	struct view_time {
+		int64_t t0, t1;		     /* visible range */
+		double px_per_ns, ns_per_px; /* its scale (weft__scale()) */
+		int64_t tmin, tmax;	     /* the trace */
+	} time;
 
-	uint8_t *hlm;	/* search matches */
-	uint32_t nhits; /* how many */
-	uint8_t *chm;	/* the causal chain: enum weft_chain_flags */
-	char *query;	/* the search, re-applied to new threads */
-	int marked;	/* hlm holds a set given (weft_view_mark), no search */
-	uint32_t selected, chained, nchain;
-	struct weft_path *path;		    /* the critical path highlighted */
-	uint32_t path_thread, path_threads; /* its thread (WEFT_NONE: none),
-					       how many it goes through */
-	int depth; /* of the chain: 1, 2, 3... WEFT_CHAIN_ALL */
-	int only_chain;
-	int dark;	     /* the dark theme (weft_view_set_dark) */
-	struct bookmark *bm; /* in time order */
-	uint32_t nbm, capbm;
-	int counters;
-	int keep_band;	  /* (weft_view_keep_counter_band) */
-	uint8_t *ctr_off; /* per counter: hidden */
-	uint32_t nctr_off;
-	double pointer_x;     /* where the pointer is (< 0: away) */
-	int64_t meas0, meas1; /* the measured range (equal: none) */
-	int64_t meas_anchor;  /* where a measuring drag was pressed */
-	int64_t ruler_step;   /* of the last frame's ticks, ns */
-	double ptr_x, ptr_y;  /* the pointer (x < 0: away): counters' values */
+	/* view.c: the window, the vertical focus (chain.c centres it on a
+	 * selection), and this frame's geometry (weft__geometry()) */
+	struct view_geo {
+		double w, h;
+		int focus;	    /* row at the centre of the full band */
+		double drag_rows;   /* vertical drag not yet a whole row */
+		double bottom;	    /* of the rows */
+		int fa, fk;	    /* first full row, number of full rows */
+		double hup, hu, hd; /* height above the band, row heights
+				       above/below */
+	} geo;
+
+	/* rows.c: the layout, threads to rows */
+	struct view_rows {
+		struct weft_layout *lay;
+		uint32_t nthreads;  /* threads known to the layout */
+		const int32_t *row; /* per thread, -1: not laid out (the
+				       layout's) */
+		int64_t *end; /* per thread: end as drawn (never: INT64_MAX) */
+		int nrows, top_rows;
+		/* a run of several processes: each a group of rows under a
+		 * header row, laid out apart (its own packed layout),
+		 * collapsible; groups that do not overlap in time share
+		 * rows, one after the other in a lane, whose first row
+		 * holds their headers */
+		int grouped;
+		struct weft_layout **glay; /* per process, NULL: collapsed or
+					      none */
+		uint32_t nglay;
+		int32_t *grow;	    /* per thread: its row */
+		int32_t *hdr_lane;  /* per row: the lane whose headers it
+				      holds, or -1 */
+		uint8_t *rtop;	    /* per row: long-lived (top of a group
+				      there) */
+		uint8_t *collapsed; /* per process (set by view.c, state.c) */
+		uint32_t ncollapsed;
+		int32_t *plane; /* per process: its lane, or -1 (no group) */
+		uint32_t nplane;
+		int64_t *pt0, *pt1;	/* per process: the time its group spans
+				       (pt1 INT64_MAX: it may go on, to the
+				       right edge) */
+		uint32_t *lproc, *loff; /* the processes of lane l, in time
+					   order: lproc[loff[l] .. loff[l + 1]) */
+		int32_t *ltop;		/* per lane: its header row */
+		float *hdr_tw; /* per process: its header's text width, as
+				  last drawn by draw.c (0: not yet) */
+		uint32_t nlanes;
+	} rows;
+
+	/* rows.c: the per-row indexes the draw passes search, built with
+	 * the layout (chain.c rebuilds `chain` when the chain changes) */
+	struct view_index {
+		struct tset all, bad, hl, chain;
+		uint64_t *occ; /* per row, OCC_BUCKETS bits over [occ_t0,
+				  +occ_span]: a thread there (squeezed rows,
+				  zoomed out) */
+		int64_t occ_t0, occ_span;
+		int64_t *psum; /* per row of `all`: prefix sums of lives drawn
+				  (all.off[r] + r .. all.off[r + 1] + r) */
+		uint32_t *rruns, *rroff;    /* runs by row, in time order */
+		int64_t *rrun_t0, *rrun_t1; /* their times, side by side */
+		uint32_t *notes, nnotes;    /* indexes of notes in the labels */
+		struct ivindex iv[2];	    /* idle, pause */
+		uint32_t *rsp, *rspoff;	    /* spans by row, by start */
+		uint32_t *arr_ix, *arr_off; /* arrows by the row they land on
+					       and kind (row * KINDS + kind),
+					       by time */
+		int64_t *arr_t;		    /* their times */
+		int64_t *arr_tf;	    /* where each is drawn from (a read:
+					       when its source ended) */
+		int32_t *arr_rf;	    /* the row it comes from */
+		int64_t *rsp_max;	    /* along each row: the latest end so
+					       far */
+		int64_t *rsp_t0, *rsp_t1;   /* the spans' times, side by side */
+		uint8_t *rsp_d;		    /* their depths (past 3: 3) */
+		uint32_t *ph_ix, *ph_off;   /* loop phases by stream, in time
+					       order */
+		int64_t *ph_t1;		    /* their ends, side by side */
+		uint32_t ph_nst;
+	} ix;
+
+	/* view.c: the search (weft_view_search, weft_view_mark; rows.c
+	 * grows hlm with the threads) */
+	struct view_search {
+		uint8_t *hlm;	/* search matches */
+		uint32_t nhits; /* how many */
+		char *query;	/* the search, re-applied to new threads */
+		int marked;	/* hlm holds a set given (weft_view_mark), no
+				   search */
+	} search;
+
+	/* chain.c: the selection (view.c's weft_view_select) and its
+	 * causal chain (rows.c grows chm with the threads) */
+	struct view_sel {
+		uint32_t selected, chained, nchain;
+		uint8_t *chm; /* the causal chain: enum weft_chain_flags */
+		int depth;    /* of the chain: 1, 2, 3... WEFT_CHAIN_ALL */
+		int only_chain;
+	} sel;
+
+	/* path.c: the critical path highlighted */
+	struct view_crit {
+		struct weft_path *path;
+		uint32_t thread, threads; /* its thread (WEFT_NONE: none), how
+					     many it goes through */
+	} crit;
+
+	/* bookmarks.c: the bookmarks, in time order */
+	struct view_bookmarks {
+		struct bookmark *at;
+		uint32_t n, cap;
+	} bm;
+
+	/* view.c: the counters' band, which counters it shows */
+	struct view_counters {
+		int shown;
+		int keep_band; /* (weft_view_keep_counter_band) */
+		uint8_t *off;  /* per counter: hidden */
+		uint32_t noff;
+	} ctr;
+
+	/* draw-ruler.c: the pointer's time and the measured range (set
+	 * through view.c's weft_view_set_pointer, weft_view_measure) */
+	struct view_ruler {
+		double pointer_x;     /* where the pointer is (< 0: away) */
+		int64_t meas0, meas1; /* the measured range (equal: none) */
+		int64_t meas_anchor;  /* where a measuring drag was pressed */
+		int64_t step;	      /* of the last frame's ticks, ns */
+	} ruler;
+
+	/* view.c, for draw-counters.c: the pointer (x < 0: away), where
+	 * the counters' values are said */
+	struct view_ptr {
+		double x, y;
+	} ptr;
 
 	/* range.c: the measured range's summary, and what it was of (the
 	 * range, the model's sizes: a live trace grows) */
-	struct weft_summary *sum;
-	int64_t sum_key[5];
+	struct view_range {
+		struct weft_summary *sum;
+		int64_t key[5];
+	} range;
 
-	/* geometry of this frame */
-	double bottom;	    /* of the rows */
-	int fa, fk;	    /* first full row, number of full rows */
-	double hup, hu, hd; /* height above the band, row heights above/below */
-
-	/* per-frame scratch: covered pixel columns per pixel row */
-	int *cover;
-	uint32_t *stamp;
-	uint32_t *thru; /* per pixel row: == pass if a squeezed row there is
-			   crossed from edge to edge by one thread */
-	int covw, covh;
-	double cs, rs; /* pixels per cell across and down (>= 1: a huge
-			  surface is covered in cells of several pixels) */
-	uint32_t pass;
-	uint8_t *seen; /* arrows beyond the right edge: the columns where
-			    one starts, this (row, kind) (== seen_gen) */
-	uint8_t seen_gen;
-	int *acov;	 /* arrows: columns that have PER_COLUMN (cov_*) */
-	uint8_t *acount; /* arrows landed per column */
-	float *bcov;	 /* per cell across: the share a band covers */
-	uint8_t *bq;	 /* and its shade */
-	double (*marks)[2];
-	struct cell *cells;
-	struct cline *clines;
-	unsigned char *maskbuf; /* the frame's masks */
-	size_t cmaskbuf;
-	struct pbar *pbar; /* the frame's loop phases */
-	size_t cpbar;
-	struct mbox *mboxes; /* boxes of one colour gathered for a mask */
-	size_t cmboxes;
-	/* the frame's arrows, gathered then drawn by colour */
-	struct adraw *ad, *ad2;
-	size_t cad;
+	/* coverage.c and the draw passes: per-frame scratch */
+	struct view_frame {
+		/* covered pixel columns per pixel row */
+		int *cover;
+		uint32_t *stamp;
+		uint32_t *thru; /* per pixel row: == pass if a squeezed row
+				   there is crossed from edge to edge by one
+				   thread */
+		int covw, covh;
+		double cs, rs; /* pixels per cell across and down (>= 1: a
+				  huge surface is covered in cells of several
+				  pixels) */
+		uint32_t pass;
+		uint8_t *seen; /* arrows beyond the right edge: the columns
+				  where one starts, this (row, kind) (==
+				  seen_gen) */
+		uint8_t seen_gen;
+		int *acov;	 /* arrows: columns that have PER_COLUMN
+				    (cov_*) */
+		uint8_t *acount; /* arrows landed per column */
+		float *bcov;	 /* per cell across: the share a band covers */
+		uint8_t *bq;	 /* and its shade */
+		double (*marks)[2];
+		struct cell *cells;
+		struct cline *clines;
+		unsigned char *maskbuf; /* the frame's masks */
+		size_t cmaskbuf;
+		struct pbar *pbar; /* the frame's loop phases */
+		size_t cpbar;
+		struct mbox *mboxes; /* boxes of one colour gathered for a
+					mask */
+		size_t cmboxes;
+		/* the frame's arrows, gathered then drawn by colour */
+		struct adraw *ad, *ad2;
+		size_t cad;
+	} fr;
 };
 
 /* The pen: what the draw passes draw with (primitives counted). */
@@ -305,42 +377,44 @@ static inline int64_t clamp_time(double t)
 
 static inline double plot_w(const struct weft_view *v)
 {
-	return v->w - 2 * LEFT;
+	return v->geo.w - 2 * LEFT;
 }
 
 /* The pixel of time t (within +-1e6: off the surface either way). */
 static inline double xof(const struct weft_view *v, int64_t t)
 {
-	double x = LEFT + (double)(t - v->t0) * v->px_per_ns;
+	double x = LEFT + (double)(t - v->time.t0) * v->time.px_per_ns;
 	return x < -1e6 ? -1e6 : x > 1e6 ? 1e6 : x;
 }
 
 /* The time at pixel x. */
 static inline int64_t tof(const struct weft_view *v, double x)
 {
-	return clamp_time((double)v->t0 + (x - LEFT) * v->ns_per_px);
+	return clamp_time((double)v->time.t0 + (x - LEFT) * v->time.ns_per_px);
 }
 
 static inline double yof(const struct weft_view *v, int row)
 {
-	if (row < v->fa)
-		return TOP + v->hu * (row + 0.5);
-	if (row < v->fa + v->fk)
-		return TOP + v->hup + ROW_H * (row - v->fa + 0.5);
-	return TOP + v->hup + ROW_H * v->fk +
-	       v->hd * (row - v->fa - v->fk + 0.5);
+	if (row < v->geo.fa)
+		return TOP + v->geo.hu * (row + 0.5);
+	if (row < v->geo.fa + v->geo.fk)
+		return TOP + v->geo.hup + ROW_H * (row - v->geo.fa + 0.5);
+	return TOP + v->geo.hup + ROW_H * v->geo.fk +
+	       v->geo.hd * (row - v->geo.fa - v->geo.fk + 0.5);
 }
 
 /* Whether row r holds long-lived threads (the top of the layout, or of
  * its process's group). */
 static inline int is_top(const struct weft_view *v, int r)
 {
-	return v->rtop ? v->rtop[r] : r < v->top_rows;
+	return v->rows.rtop ? v->rows.rtop[r] : r < v->rows.top_rows;
 }
 
 static inline double row_h(const struct weft_view *v, int row)
 {
-	return row < v->fa ? v->hu : row < v->fa + v->fk ? ROW_H : v->hd;
+	return row < v->geo.fa		     ? v->geo.hu
+	       : row < v->geo.fa + v->geo.fk ? ROW_H
+					     : v->geo.hd;
 }
 
 /* The row drawn at pixel y (clamped to the rows). */
@@ -348,20 +422,24 @@ static inline int row_at(const struct weft_view *v, double y)
 {
 	double d = y - TOP;
 	int r;
-	if (d < v->hup)
-		r = v->hu > 0 ? (int)(d / v->hu) : 0;
-	else if (d < v->hup + ROW_H * v->fk)
-		r = v->fa + (int)((d - v->hup) / ROW_H);
+	if (d < v->geo.hup)
+		r = v->geo.hu > 0 ? (int)(d / v->geo.hu) : 0;
+	else if (d < v->geo.hup + ROW_H * v->geo.fk)
+		r = v->geo.fa + (int)((d - v->geo.hup) / ROW_H);
 	else
-		r = v->fa + v->fk +
-		    (v->hd > 0 ? (int)((d - v->hup - ROW_H * v->fk) / v->hd)
-			       : 0);
-	return r < 0 ? 0 : r >= v->nrows ? v->nrows - 1 : r;
+		r = v->geo.fa + v->geo.fk +
+		    (v->geo.hd > 0
+			     ? (int)((d - v->geo.hup - ROW_H * v->geo.fk) /
+				     v->geo.hd)
+			     : 0);
+	return r < 0 ? 0 : r >= v->rows.nrows ? v->rows.nrows - 1 : r;
 }
 
 static inline int col(const struct weft_view *v, double x)
 {
-	return x < 0 ? 0 : x > v->w ? (int)(v->w / v->cs) : (int)(x / v->cs);
+	return x < 0	      ? 0
+	       : x > v->geo.w ? (int)(v->geo.w / v->fr.cs)
+			      : (int)(x / v->fr.cs);
 }
 
 struct mpen;

@@ -43,34 +43,36 @@ uint32_t weft__match(struct weft_view *v, uint32_t from)
 	char title[256];
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(v->m, &nth);
-	for (uint32_t i = from; i < v->nthreads; i++) {
-		v->hlm[i] = 0;
-		if (!v->query || v->row[i] < 0)
+	for (uint32_t i = from; i < v->rows.nthreads; i++) {
+		v->search.hlm[i] = 0;
+		if (!v->search.query || v->rows.row[i] < 0)
 			continue;
 		weft_model_title(v->m, i, title, sizeof title);
-		if (contains_ci(title, v->query) ||
+		if (contains_ci(title, v->search.query) ||
 		    (th[i].kind &&
 		     contains_ci(weft_model_name(v->m, th[i].kind),
-				 v->query)) ||
+				 v->search.query)) ||
 		    (th[i].message != WEFT_NONE &&
 		     contains_ci(weft_model_string(v->m, th[i].message),
-				 v->query))) {
-			v->hlm[i] = 1;
+				 v->search.query))) {
+			v->search.hlm[i] = 1;
 			hits++;
 		}
 	}
 	uint32_t nl;
 	const struct weft_label *l = weft_model_labels(v->m, &nl);
-	for (uint32_t k = 0; v->query && k < nl; k++) {
+	for (uint32_t k = 0; v->search.query && k < nl; k++) {
 		uint32_t i = l[k].thread;
-		if (i < from || i >= v->nthreads || v->hlm[i] || v->row[i] < 0)
+		if (i < from || i >= v->rows.nthreads || v->search.hlm[i] ||
+		    v->rows.row[i] < 0)
 			continue;
-		if (contains_ci(weft_model_string(v->m, l[k].text), v->query)) {
-			v->hlm[i] = 1;
+		if (contains_ci(weft_model_string(v->m, l[k].text),
+				v->search.query)) {
+			v->search.hlm[i] = 1;
 			hits++;
 		}
 	}
-	v->nhits = hits + (from ? v->nhits : 0);
+	v->search.nhits = hits + (from ? v->search.nhits : 0);
 	return hits;
 }
 
@@ -80,17 +82,17 @@ struct weft_view *weft_view_new(const struct weft_model *m, double w, double h)
 	if (!v)
 		return NULL;
 	v->m = m;
-	v->counters = 1;
-	v->ptr_x = -1;
-	v->selected = WEFT_NONE;
-	v->chained = WEFT_NONE;
-	v->path_thread = WEFT_NONE;
-	v->depth = WEFT_CHAIN_ALL;
-	v->pointer_x = -1;
+	v->ctr.shown = 1;
+	v->ptr.x = -1;
+	v->sel.selected = WEFT_NONE;
+	v->sel.chained = WEFT_NONE;
+	v->crit.thread = WEFT_NONE;
+	v->sel.depth = WEFT_CHAIN_ALL;
+	v->ruler.pointer_x = -1;
 	weft_view_resize(v, w, h);
 	weft__relayout(v, 1);
-	if (!v->row || !v->hlm || !v->chm || !v->all.off || !v->rroff ||
-	    !v->notes) {
+	if (!v->rows.row || !v->search.hlm || !v->sel.chm || !v->ix.all.off ||
+	    !v->ix.rroff || !v->ix.notes) {
 		weft_view_free(v);
 		return NULL;
 	}
@@ -103,87 +105,87 @@ void weft_view_free(struct weft_view *v)
 	if (!v)
 		return;
 	weft_view_clear_bookmarks(v);
-	free(v->bm);
-	weft_summary_free(v->sum);
-	weft_layout_free(v->lay);
-	for (uint32_t i = 0; i < v->nglay; i++)
-		weft_layout_free(v->glay[i]);
-	free(v->glay);
-	free(v->grow);
-	free(v->hdr_lane);
-	free(v->rtop);
-	free(v->collapsed);
-	free(v->plane);
-	free(v->pt0);
-	free(v->pt1);
-	free(v->lproc);
-	free(v->loff);
-	free(v->ltop);
-	free(v->hdr_tw);
-	free(v->end);
-	weft__tset_free(&v->all);
-	weft__tset_free(&v->bad);
-	weft__tset_free(&v->hl);
-	weft__tset_free(&v->chain);
-	free(v->rruns);
-	free(v->rrun_t0);
-	free(v->rrun_t1);
-	free(v->ph_t1);
-	free(v->arr_tf);
-	free(v->mboxes);
-	free(v->arr_rf);
-	free(v->rroff);
-	free(v->notes);
-	free(v->ph_ix);
-	free(v->ph_off);
-	free(v->rsp);
-	free(v->arr_ix);
-	free(v->arr_off);
-	free(v->arr_t);
-	free(v->rspoff);
-	free(v->rsp_max);
-	free(v->rsp_t0);
-	free(v->rsp_t1);
-	free(v->rsp_d);
+	free(v->bm.at);
+	weft_summary_free(v->range.sum);
+	weft_layout_free(v->rows.lay);
+	for (uint32_t i = 0; i < v->rows.nglay; i++)
+		weft_layout_free(v->rows.glay[i]);
+	free(v->rows.glay);
+	free(v->rows.grow);
+	free(v->rows.hdr_lane);
+	free(v->rows.rtop);
+	free(v->rows.collapsed);
+	free(v->rows.plane);
+	free(v->rows.pt0);
+	free(v->rows.pt1);
+	free(v->rows.lproc);
+	free(v->rows.loff);
+	free(v->rows.ltop);
+	free(v->rows.hdr_tw);
+	free(v->rows.end);
+	weft__tset_free(&v->ix.all);
+	weft__tset_free(&v->ix.bad);
+	weft__tset_free(&v->ix.hl);
+	weft__tset_free(&v->ix.chain);
+	free(v->ix.rruns);
+	free(v->ix.rrun_t0);
+	free(v->ix.rrun_t1);
+	free(v->ix.ph_t1);
+	free(v->ix.arr_tf);
+	free(v->fr.mboxes);
+	free(v->ix.arr_rf);
+	free(v->ix.rroff);
+	free(v->ix.notes);
+	free(v->ix.ph_ix);
+	free(v->ix.ph_off);
+	free(v->ix.rsp);
+	free(v->ix.arr_ix);
+	free(v->ix.arr_off);
+	free(v->ix.arr_t);
+	free(v->ix.rspoff);
+	free(v->ix.rsp_max);
+	free(v->ix.rsp_t0);
+	free(v->ix.rsp_t1);
+	free(v->ix.rsp_d);
 	for (int i = 0; i < 2; i++) {
-		free(v->iv[i].ord);
-		free(v->iv[i].pmax);
-		free(v->iv[i].t0);
-		free(v->iv[i].t1);
-		free(v->iv[i].cum);
+		free(v->ix.iv[i].ord);
+		free(v->ix.iv[i].pmax);
+		free(v->ix.iv[i].t0);
+		free(v->ix.iv[i].t1);
+		free(v->ix.iv[i].cum);
 	}
-	free(v->hlm);
-	free(v->chm);
-	weft_path_release(v->path);
-	free(v->path);
-	free(v->query);
-	free(v->ctr_off);
-	free(v->cover);
-	free(v->stamp);
-	free(v->thru);
-	free(v->seen);
-	free(v->acov);
-	free(v->acount);
-	free(v->bcov);
-	free(v->bq);
-	free(v->marks);
-	free(v->cells);
-	free(v->clines);
-	free(v->pbar);
-	free(v->maskbuf);
-	free(v->psum);
-	free(v->occ);
-	free(v->ad);
-	free(v->ad2);
+	free(v->search.hlm);
+	free(v->sel.chm);
+	weft_path_release(v->crit.path);
+	free(v->crit.path);
+	free(v->search.query);
+	free(v->ctr.off);
+	free(v->fr.cover);
+	free(v->fr.stamp);
+	free(v->fr.thru);
+	free(v->fr.seen);
+	free(v->fr.acov);
+	free(v->fr.acount);
+	free(v->fr.bcov);
+	free(v->fr.bq);
+	free(v->fr.marks);
+	free(v->fr.cells);
+	free(v->fr.clines);
+	free(v->fr.pbar);
+	free(v->fr.maskbuf);
+	free(v->ix.psum);
+	free(v->ix.occ);
+	free(v->fr.ad);
+	free(v->fr.ad2);
 	free(v);
 }
 
 void weft_view_model_changed(struct weft_view *v)
 {
-	int64_t a = v->t0, b = v->t1;
-	int fit = v->t0 <= v->tmin && v->t1 >= v->tmax;
+	int64_t a = v->time.t0, b = v->time.t1;
+	int fit = v->time.t0 <= v->time.tmin && v->time.t1 >= v->time.tmax;
 	weft__relayout(v, 0);
-	weft_model_range(v->m, &v->tmin, &v->tmax);
+	weft_model_range(v->m, &v->time.tmin, &v->time.tmax);
 	if (fit) /* it was showing everything: follow the trace */
 		weft_view_fit(v);
 	else
@@ -192,22 +194,23 @@ void weft_view_model_changed(struct weft_view *v)
 
 int weft_view_row(const struct weft_view *v, uint32_t t)
 {
-	return t < v->nthreads ? v->row[t] : -1;
+	return t < v->rows.nthreads ? v->rows.row[t] : -1;
 }
 
 int weft_view_rows(const struct weft_view *v)
 {
-	return v->nrows;
+	return v->rows.nrows;
 }
 
 /* ------------------------------------------------------------ processes */
 
 int weft_view_header_row(const struct weft_view *v, uint32_t process)
 {
-	if (!v->hdr_lane || process >= v->nplane || v->plane[process] < 0 ||
-	    (uint32_t)v->plane[process] >= v->nlanes)
+	if (!v->rows.hdr_lane || process >= v->rows.nplane ||
+	    v->rows.plane[process] < 0 ||
+	    (uint32_t)v->rows.plane[process] >= v->rows.nlanes)
 		return -1;
-	return v->ltop[v->plane[process]];
+	return v->rows.ltop[v->rows.plane[process]];
 }
 
 /* Where a process's header band is drawn across, clipped to the picture
@@ -215,17 +218,18 @@ int weft_view_header_row(const struct weft_view *v, uint32_t process)
 int weft__header_span(const struct weft_view *v, uint32_t p, double *x0,
 		      double *x1)
 {
-	double a = xof(v, v->pt0[p]);
-	double b = v->pt1[p] == INT64_MAX ? v->w : xof(v, v->pt1[p]);
+	double a = xof(v, v->rows.pt0[p]);
+	double b = v->rows.pt1[p] == INT64_MAX ? v->geo.w
+					       : xof(v, v->rows.pt1[p]);
 	if (a < 0)
 		a = 0;
-	if (b > v->w)
-		b = v->w;
+	if (b > v->geo.w)
+		b = v->geo.w;
 	if (b - a < HDR_MIN)
 		b = a + HDR_MIN;
 	*x0 = a;
 	*x1 = b;
-	return b > 0 && a < v->w;
+	return b > 0 && a < v->geo.w;
 }
 
 double weft_view_header_x(struct weft_view *v, uint32_t process)
@@ -243,37 +247,37 @@ double weft_view_header_x(struct weft_view *v, uint32_t process)
 
 uint32_t weft_view_header_at(struct weft_view *v, double x, double y)
 {
-	if (!v->hdr_lane || !v->nrows || y < TOP)
+	if (!v->rows.hdr_lane || !v->rows.nrows || y < TOP)
 		return WEFT_NONE;
 	weft__geometry(v);
 	int r = row_at(v, y);
 	double h = row_h(v, r);
 	if (y < yof(v, r) - h / 2 - 1 || y > yof(v, r) + h / 2 + 1)
 		return WEFT_NONE;
-	int32_t l = v->hdr_lane[r];
+	int32_t l = v->rows.hdr_lane[r];
 	if (l < 0)
 		return WEFT_NONE;
 	/* the last group of the lane that starts at or left of x (they
 	 * are in time order), if its band reaches x, or its text as last
 	 * drawn (on past the band, up to the next one's) */
-	uint32_t lo = v->loff[l], hi = v->loff[l + 1];
+	uint32_t lo = v->rows.loff[l], hi = v->rows.loff[l + 1];
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		double x0, x1;
-		weft__header_span(v, v->lproc[mid], &x0, &x1);
+		weft__header_span(v, v->rows.lproc[mid], &x0, &x1);
 		if (x0 <= x + 1)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == v->loff[l])
+	if (lo == v->rows.loff[l])
 		return WEFT_NONE;
-	uint32_t p = v->lproc[lo - 1];
-	double x0, x1, n0 = v->w, n1;
+	uint32_t p = v->rows.lproc[lo - 1];
+	double x0, x1, n0 = v->geo.w, n1;
 	weft__header_span(v, p, &x0, &x1);
-	if (lo < v->loff[l + 1])
-		weft__header_span(v, v->lproc[lo], &n0, &n1);
-	double text = (x0 < LEFT ? LEFT : x0) + 12 + v->hdr_tw[p];
+	if (lo < v->rows.loff[l + 1])
+		weft__header_span(v, v->rows.lproc[lo], &n0, &n1);
+	double text = (x0 < LEFT ? LEFT : x0) + 12 + v->rows.hdr_tw[p];
 	if (text > n0 - 2)
 		text = n0 - 2;
 	return x <= x1 + 1 || x <= text ? p : WEFT_NONE;
@@ -281,14 +285,14 @@ uint32_t weft_view_header_at(struct weft_view *v, double x, double y)
 
 int weft_view_collapsed(const struct weft_view *v, uint32_t process)
 {
-	return process < v->nglay && v->collapsed[process];
+	return process < v->rows.nglay && v->rows.collapsed[process];
 }
 
 void weft_view_collapse(struct weft_view *v, uint32_t process, int on)
 {
-	if (process >= v->nglay || !v->collapsed[process] == !on)
+	if (process >= v->rows.nglay || !v->rows.collapsed[process] == !on)
 		return;
-	v->collapsed[process] = on != 0;
+	v->rows.collapsed[process] = on != 0;
 	weft__relayout(v, 1);
 }
 
@@ -297,19 +301,19 @@ void weft_view_collapse(struct weft_view *v, uint32_t process, int on)
 /* The pixels a nanosecond takes, and back, for the range and width. */
 void weft__scale(struct weft_view *v)
 {
-	double span = (double)(v->t1 - v->t0);
-	v->px_per_ns = span > 0 ? plot_w(v) / span : 0;
-	v->ns_per_px = span / plot_w(v);
+	double span = (double)(v->time.t1 - v->time.t0);
+	v->time.px_per_ns = span > 0 ? plot_w(v) / span : 0;
+	v->time.ns_per_px = span / plot_w(v);
 }
 
 void weft_view_resize(struct weft_view *v, double w, double h)
 {
-	v->w = w > 50 ? w : 50;
-	v->h = h > 50 ? h : 50;
-	if (v->w > 16384)
-		v->w = 16384;
-	if (v->h > 16384)
-		v->h = 16384;
+	v->geo.w = w > 50 ? w : 50;
+	v->geo.h = h > 50 ? h : 50;
+	if (v->geo.w > 16384)
+		v->geo.w = 16384;
+	if (v->geo.h > 16384)
+		v->geo.h = 16384;
 	weft__scale(v);
 }
 
@@ -322,8 +326,8 @@ void weft_view_set_range(struct weft_view *v, int64_t t0, int64_t t1)
 	t1 = t1 > lim ? lim : t1;
 	if (t1 <= t0)
 		t1 = t0 + 1000;
-	v->t0 = t0;
-	v->t1 = t1;
+	v->time.t0 = t0;
+	v->time.t1 = t1;
 	weft__scale(v);
 }
 
@@ -333,73 +337,76 @@ void weft_view_set_range(struct weft_view *v, int64_t t0, int64_t t1)
  * words go). */
 void weft_view_fit(struct weft_view *v)
 {
-	weft_model_range(v->m, &v->tmin, &v->tmax);
-	int64_t span = v->tmax - v->tmin;
+	weft_model_range(v->m, &v->time.tmin, &v->time.tmax);
+	int64_t span = v->time.tmax - v->time.tmin;
 	int64_t pad = span / 50 + 1;
-	weft_view_set_range(v, v->tmin, v->tmax + pad);
+	weft_view_set_range(v, v->time.tmin, v->time.tmax + pad);
 }
 
 void weft_view_range(const struct weft_view *v, int64_t *t0, int64_t *t1)
 {
-	*t0 = v->t0;
-	*t1 = v->t1;
+	*t0 = v->time.t0;
+	*t1 = v->time.t1;
 }
 
 int weft__any_counter(const struct weft_view *v)
 {
 	uint32_t n;
 	weft_model_counters(v->m, &n);
-	if (!v->counters)
+	if (!v->ctr.shown)
 		return 0;
 	for (uint32_t k = 0; k < n; k++)
-		if (k >= v->nctr_off || !v->ctr_off[k])
+		if (k >= v->ctr.noff || !v->ctr.off[k])
 			return 1;
 	return 0;
 }
 
 void weft_view_keep_counter_band(struct weft_view *v, int on)
 {
-	v->keep_band = on != 0;
+	v->ctr.keep_band = on != 0;
 }
 
 /* The frame's vertical geometry: full band and squeezed rows. */
 void weft__geometry(struct weft_view *v)
 {
-	v->bottom = v->h - GRID_H -
-		    (weft__any_counter(v) || v->keep_band ? COUNTERS_H : 0);
-	double a = v->bottom - TOP;
-	int n = v->nrows;
+	v->geo.bottom =
+		v->geo.h - GRID_H -
+		(weft__any_counter(v) || v->ctr.keep_band ? COUNTERS_H : 0);
+	double a = v->geo.bottom - TOP;
+	int n = v->rows.nrows;
 	if (a < ROW_H)
 		a = ROW_H;
 	if (n * ROW_H <= a) {
-		v->fa = 0;
-		v->fk = n;
-		v->hup = v->hu = v->hd = 0;
+		v->geo.fa = 0;
+		v->geo.fk = n;
+		v->geo.hup = v->geo.hu = v->geo.hd = 0;
 		return;
 	}
 	int k = (int)(a * FOCUS_SHARE / ROW_H);
 	k = k < 1 ? 1 : k > n ? n : k;
-	int fa = v->focus - k / 2;
+	int fa = v->geo.focus - k / 2;
 	fa = fa < 0 ? 0 : fa > n - k ? n - k : fa;
 	int above = fa, below = n - fa - k;
 	double ctx = a - k * ROW_H;
-	v->fa = fa;
-	v->fk = k;
-	v->hup = above + below ? ctx * above / (above + below) : 0;
-	v->hu = above ? v->hup / above : 0;
-	v->hd = below ? (ctx - v->hup) / below : 0;
+	v->geo.fa = fa;
+	v->geo.fk = k;
+	v->geo.hup = above + below ? ctx * above / (above + below) : 0;
+	v->geo.hu = above ? v->geo.hup / above : 0;
+	v->geo.hd = below ? (ctx - v->geo.hup) / below : 0;
 }
 
 void weft_view_set_focus(struct weft_view *v, int row)
 {
-	v->focus = row < 0 ? 0 : row >= v->nrows ? v->nrows - 1 : row;
-	if (v->focus < 0)
-		v->focus = 0;
+	v->geo.focus = row < 0		      ? 0
+		       : row >= v->rows.nrows ? v->rows.nrows - 1
+					      : row;
+	if (v->geo.focus < 0)
+		v->geo.focus = 0;
 }
 
 int weft_view_focus(const struct weft_view *v)
 {
-	return v->focus;
+	return v->geo.focus;
 }
 
 double weft_view_thread_y(struct weft_view *v, uint32_t t, double *rh)
@@ -409,7 +416,7 @@ double weft_view_thread_y(struct weft_view *v, uint32_t t, double *rh)
 
 double weft_view_row_y(struct weft_view *v, int r, double *rh)
 {
-	if (r < 0 || r >= v->nrows)
+	if (r < 0 || r >= v->rows.nrows)
 		return -1;
 	weft__geometry(v);
 	if (rh)
@@ -421,8 +428,8 @@ void weft_view_zoom(struct weft_view *v, double factor, double x)
 {
 	if (factor <= 0)
 		return;
-	double span = (double)(v->t1 - v->t0);
-	double at = (double)v->t0 + (x - LEFT) / plot_w(v) * span;
+	double span = (double)(v->time.t1 - v->time.t0);
+	double at = (double)v->time.t0 + (x - LEFT) / plot_w(v) * span;
 	double ns = span / factor;
 	if (ns < 100)
 		ns = 100; /* 100 ns across the window at most */
@@ -434,15 +441,15 @@ void weft_view_zoom(struct weft_view *v, double factor, double x)
 
 void weft_view_pan(struct weft_view *v, double dx, double dy)
 {
-	double d = dx * (double)(v->t1 - v->t0) / plot_w(v);
-	weft_view_set_range(v, clamp_time((double)v->t0 - d),
-			    clamp_time((double)v->t1 - d));
+	double d = dx * (double)(v->time.t1 - v->time.t0) / plot_w(v);
+	weft_view_set_range(v, clamp_time((double)v->time.t0 - d),
+			    clamp_time((double)v->time.t1 - d));
 	if (dy) {
 		/* dragging down brings the rows above into focus */
-		v->drag_rows -= dy / ROW_H;
-		int rows = (int)v->drag_rows;
-		v->drag_rows -= rows;
-		weft_view_set_focus(v, v->focus + rows);
+		v->geo.drag_rows -= dy / ROW_H;
+		int rows = (int)v->geo.drag_rows;
+		v->geo.drag_rows -= rows;
+		weft_view_set_focus(v, v->geo.focus + rows);
 	}
 }
 
@@ -450,36 +457,37 @@ void weft_view_pan(struct weft_view *v, double dx, double dy)
 
 uint32_t weft_view_search(struct weft_view *v, const char *text)
 {
-	free(v->query);
-	v->query = text && *text ? strdup(text) : NULL;
-	v->marked = 0;
+	free(v->search.query);
+	v->search.query = text && *text ? strdup(text) : NULL;
+	v->search.marked = 0;
 	uint32_t hits = weft__match(v, 0);
-	weft__tset_build(v, &v->hl, v->hlm, NULL);
+	weft__tset_build(v, &v->ix.hl, v->search.hlm, NULL);
 	return hits;
 }
 
 uint32_t weft_view_matches(const struct weft_view *v)
 {
-	return v->query || v->marked ? v->nhits : 0;
+	return v->search.query || v->search.marked ? v->search.nhits : 0;
 }
 
 uint32_t weft_view_mark(struct weft_view *v, const uint32_t *threads,
 			uint32_t n)
 {
-	free(v->query);
-	v->query = NULL;
-	memset(v->hlm, 0, v->nthreads);
+	free(v->search.query);
+	v->search.query = NULL;
+	memset(v->search.hlm, 0, v->rows.nthreads);
 	uint32_t hits = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t t = threads[i];
-		if (t < v->nthreads && v->row[t] >= 0 && !v->hlm[t]) {
-			v->hlm[t] = 1;
+		if (t < v->rows.nthreads && v->rows.row[t] >= 0 &&
+		    !v->search.hlm[t]) {
+			v->search.hlm[t] = 1;
 			hits++;
 		}
 	}
-	v->nhits = hits;
-	v->marked = hits > 0;
-	weft__tset_build(v, &v->hl, v->hlm, NULL);
+	v->search.nhits = hits;
+	v->search.marked = hits > 0;
+	weft__tset_build(v, &v->ix.hl, v->search.hlm, NULL);
 	return hits;
 }
 
@@ -489,7 +497,7 @@ void weft_view_go_to(struct weft_view *v, uint32_t t)
 {
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(v->m, &nth);
-	if (t >= v->nthreads || t >= nth)
+	if (t >= v->rows.nthreads || t >= nth)
 		return;
 	weft_view_select(v, t);
 	/* zoomed to its lifetime (of a pending one: to its last mention),
@@ -508,17 +516,17 @@ void weft_view_go_to(struct weft_view *v, uint32_t t)
 
 uint32_t weft_view_next_match(struct weft_view *v, int dir)
 {
-	if (!v->query && !v->marked)
+	if (!v->search.query && !v->search.marked)
 		return WEFT_NONE;
 	uint32_t nth;
 	const struct weft_thread *th = weft_model_threads(v->m, &nth);
-	uint32_t cur = v->selected;
+	uint32_t cur = v->sel.selected;
 	uint32_t best = WEFT_NONE, wrap = WEFT_NONE;
 #define BEFORE(a, b)                                                           \
 	(th[a].t_create < th[b].t_create ||                                    \
 	 (th[a].t_create == th[b].t_create && (a) < (b)))
-	for (uint32_t i = 0; i < v->nthreads; i++) {
-		if (!v->hlm[i] || i == cur)
+	for (uint32_t i = 0; i < v->rows.nthreads; i++) {
+		if (!v->search.hlm[i] || i == cur)
 			continue;
 		/* the first beyond the current one, and the first of all
 		 * (to go round) */
@@ -534,19 +542,19 @@ uint32_t weft_view_next_match(struct weft_view *v, int dir)
 #undef BEFORE
 	uint32_t t = best != WEFT_NONE ? best : wrap;
 	if (t == WEFT_NONE)
-		return cur != WEFT_NONE && v->hlm[cur] ? cur : WEFT_NONE;
+		return cur != WEFT_NONE && v->search.hlm[cur] ? cur : WEFT_NONE;
 	weft_view_go_to(v, t);
 	return t;
 }
 
 void weft_view_select(struct weft_view *v, uint32_t t)
 {
-	v->selected = t < v->nthreads ? t : WEFT_NONE;
+	v->sel.selected = t < v->rows.nthreads ? t : WEFT_NONE;
 }
 
 uint32_t weft_view_selected(const struct weft_view *v)
 {
-	return v->selected;
+	return v->sel.selected;
 }
 
 size_t weft_view_describe(const struct weft_view *v, uint32_t t, char *buf,
@@ -555,49 +563,49 @@ size_t weft_view_describe(const struct weft_view *v, uint32_t t, char *buf,
 	size_t n = weft_model_describe_head(v->m, t, buf, cap);
 	if (!weft_view_in_chain(v, t))
 		return n;
-	const char *what = v->chm[t] & WEFT_CHAIN_SUBJECT ? "its"
-			   : v->chm[t] & WEFT_CHAIN_HUB	  ? "a hub of the"
-							  : "in the";
+	const char *what = v->sel.chm[t] & WEFT_CHAIN_SUBJECT ? "its"
+			   : v->sel.chm[t] & WEFT_CHAIN_HUB   ? "a hub of the"
+							      : "in the";
 	int k = snprintf(n < cap ? buf + n : NULL, n < cap ? cap - n : 0,
 			 "\n%s causal chain: %u threads (highlighted)", what,
-			 v->nchain);
+			 v->sel.nchain);
 	return n + (k > 0 ? (size_t)k : 0);
 }
 
 int weft_view_set_pointer(struct weft_view *v, double x, double y)
 {
 	/* the ruler: anywhere over the picture (NaN: away) */
-	double rx = x >= 0 && x <= v->w ? x : -1;
-	int ruler = rx != v->pointer_x;
-	v->pointer_x = rx;
+	double rx = x >= 0 && x <= v->geo.w ? x : -1;
+	int ruler = rx != v->ruler.pointer_x;
+	v->ruler.pointer_x = rx;
 	/* the counters: over the plot */
-	if (!(x >= LEFT && x <= v->w - LEFT))
+	if (!(x >= LEFT && x <= v->geo.w - LEFT))
 		x = -1;
-	int was = v->ptr_x >= 0, is = x >= 0;
-	int moved = x != v->ptr_x;
-	v->ptr_x = x;
-	v->ptr_y = y;
+	int was = v->ptr.x >= 0, is = x >= 0;
+	int moved = x != v->ptr.x;
+	v->ptr.x = x;
+	v->ptr.y = y;
 	return ruler || ((was || is) && moved && weft__any_counter(v));
 }
 
 void weft_view_show_counters(struct weft_view *v, int on)
 {
-	v->counters = on;
+	v->ctr.shown = on;
 }
 
 void weft_view_show_counter(struct weft_view *v, uint32_t k, int on)
 {
-	if (k >= v->nctr_off) {
-		uint32_t was = v->nctr_off;
-		if (weft__grow32(&v->ctr_off, &v->nctr_off, (size_t)k + 1, 1,
+	if (k >= v->ctr.noff) {
+		uint32_t was = v->ctr.noff;
+		if (weft__grow32(&v->ctr.off, &v->ctr.noff, (size_t)k + 1, 1,
 				 16))
 			return;
-		memset(v->ctr_off + was, 0, v->nctr_off - was);
+		memset(v->ctr.off + was, 0, v->ctr.noff - was);
 	}
-	v->ctr_off[k] = !on;
+	v->ctr.off[k] = !on;
 }
 
 int weft_view_counter_shown(const struct weft_view *v, uint32_t k)
 {
-	return v->counters && (k >= v->nctr_off || !v->ctr_off[k]);
+	return v->ctr.shown && (k >= v->ctr.noff || !v->ctr.off[k]);
 }

@@ -2491,12 +2491,13 @@ TEST(zoom_at_changing_sizes)
 			draw(&pic, w, h);
 			frames++;
 			struct weft_view *v = pic.v;
-			CHECK(v->covw >= 2);
-			for (int iy = 0; iy < v->covh; iy++) {
+			CHECK(v->fr.covw >= 2);
+			for (int iy = 0; iy < v->fr.covh; iy++) {
 				int last =
-					v->cover[(size_t)iy * (size_t)v->covw +
-						 (size_t)v->covw - 1];
-				if (v->stamp[iy] == v->pass && last)
+					v->fr.cover[(size_t)iy *
+							    (size_t)v->fr.covw +
+						    (size_t)v->fr.covw - 1];
+				if (v->fr.stamp[iy] == v->fr.pass && last)
 					FAIL("%dx%d, notch %d: pixel row %d "
 					     "took its sentinel column (%d)",
 					     w, h, n + 1, iy, last);

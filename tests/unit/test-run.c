@@ -20,6 +20,7 @@
 #include "weft/weft.h"
 
 #include "../../src/common/format.h"
+#include "../../src/common/next-reader.h"
 
 #define BASE INT64_C(1000000000) /* the rings' CLOCK_MONOTONIC origin */
 #define XTAG (0x3FFEull << 48)	 /* process threads */
@@ -1718,6 +1719,69 @@ TEST(counters_belong_to_their_process)
 	weft_reader_close(r);
 }
 
+/* The one rule of which thread waits for a connection's next bytes
+ * (common/next-reader.h), that the merge applies and weft ship ships:
+ * only the read the stream's last fire ran, receiving bytes of a stream,
+ * has a next reader (tests/fleet's t_fetch_hang checks that the two
+ * make the same waits). */
+TEST(the_next_reader_rule)
+{
+	struct weft__fires f = {0};
+	struct weft_event fire = {
+		.type = WEFT_EV_FIRE, .stream = 2, .id = 7, .id2 = 9};
+	struct weft_event rd = {.type = WEFT_EV_RECEIVED,
+				.stream = 2,
+				.id = 7,
+				.value = 0x10,
+				.value2 = 0,
+				.value3 = 5};
+	CHECK_EQ(weft__next_reader(&f, &rd), 0); /* no fire yet */
+	CHECK_OK(weft__fires_note(&f, &fire));
+	CHECK(f.n >= 3);
+	CHECK_EQ(weft__next_reader(&f, &rd), 9);
+	/* the reader as the stream's current thread (no id) */
+	struct weft_event x = rd;
+	x.id = 0;
+	x.actor = 7;
+	CHECK_EQ(weft__next_reader(&f, &x), 9);
+	/* another read of that stream */
+	x = rd;
+	x.id = 8;
+	CHECK_EQ(weft__next_reader(&f, &x), 0);
+	/* another stream, one never fired, one past the table */
+	x = rd;
+	x.stream = 1;
+	CHECK_EQ(weft__next_reader(&f, &x), 0);
+	x.stream = 1000;
+	CHECK_EQ(weft__next_reader(&f, &x), 0);
+	/* a datagram, no bytes, a write */
+	x = rd;
+	x.value2 = -1;
+	CHECK_EQ(weft__next_reader(&f, &x), 0);
+	x = rd;
+	x.value3 = 0;
+	CHECK_EQ(weft__next_reader(&f, &x), 0);
+	x = rd;
+	x.type = WEFT_EV_SENT;
+	CHECK_EQ(weft__next_reader(&f, &x), 0);
+	/* the stream's last fire counts: one that runs another read, then
+	 * one of no next activation */
+	struct weft_event g = fire;
+	g.id = 8;
+	g.id2 = 11;
+	CHECK_OK(weft__fires_note(&f, &g));
+	CHECK_EQ(weft__next_reader(&f, &rd), 0);
+	x = rd;
+	x.id = 8;
+	CHECK_EQ(weft__next_reader(&f, &x), 11);
+	g.id2 = 0;
+	CHECK_OK(weft__fires_note(&f, &g));
+	CHECK_EQ(weft__next_reader(&f, &x), 0);
+	weft__fires_release(&f);
+	CHECK_EQ(f.n, 0);
+	weft__fires_release(&f);
+}
+
 TEST_MAIN(T(damaged_rings_are_named_the_others_read),
 	  T(counters_belong_to_their_process), T(merged_in_time_order),
 	  T(process_threads_from_a_manifest), T(posix_spawned_in_either_order),
@@ -1729,4 +1793,5 @@ TEST_MAIN(T(damaged_rings_are_named_the_others_read),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(five_machines_one_way_contradictory_and_inherited),
 	  T(messages_between_processes),
-	  T(why_follows_a_wait_into_another_process), T(old_rings_still_read))
+	  T(why_follows_a_wait_into_another_process), T(old_rings_still_read),
+	  T(the_next_reader_rule))
