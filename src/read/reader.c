@@ -784,8 +784,7 @@ next_fast(struct weft_reader *r, struct weft_event *ev, int several)
  * ends in the middle of an event is left to weft__decode() (a counted
  * loss).  The events are counted as decoded; weft_reader_info() takes
  * back those not returned yet (uncount()), so that between two calls it
- * says what it said.  Not with a progress callback (it counts the
- * packets opened).
+ * says what it said.
  */
 #define BATCH 64
 
@@ -984,7 +983,7 @@ refill(struct weft_reader *r, int several)
 	r->bi = r->bn = r->bu = 0;
 	uint32_t idx = r->heap[0];
 	struct rstream *s = &r->st[idx];
-	if (s->pending != 1 || s->carried || r->progress)
+	if (s->pending != 1 || s->carried)
 		return 0; /* (a carried event: take() marks it) */
 	if (!r->batch && !(r->batch = calloc(BATCH, sizeof *r->batch)))
 		return 0;
@@ -1109,14 +1108,10 @@ static __attribute__((noinline)) int progress(struct weft_reader *r, int rc)
 static __attribute__((noinline)) int next_other(struct weft_reader *r,
 						struct weft_event *ev)
 {
-	int rc;
-	if (r->nheap > 1 && refill(r, 1)) {
+	int rc = 0;
+	if (r->nheap > 1 && refill(r, 1))
 		*ev = r->batch[r->bi++];
-		return 0;
-	}
-	if (r->nheap && next_fast(r, ev, 1))
-		rc = 0;
-	else
+	else if (!r->nheap || !next_fast(r, ev, 1))
 		rc = next_event(r, ev);
 	if (!r->progress)
 		return rc;
@@ -1128,11 +1123,9 @@ static __attribute__((noinline)) int next_one(struct weft_reader *r,
 					      struct weft_event *ev)
 {
 	int rc = 0;
-	if (refill(r, 0)) {
+	if (refill(r, 0))
 		*ev = r->batch[r->bi++];
-		return 0;
-	}
-	if (!next_fast(r, ev, 0))
+	else if (!next_fast(r, ev, 0))
 		rc = next_event(r, ev);
 	if (!r->progress)
 		return rc;
