@@ -210,13 +210,21 @@ struct weft_reader {
 	struct weft_problem prob[MAX_PROBLEMS];
 	unsigned nprob;
 	char *textbuf; /* the text of the event returned, when it is copied */
-	uint8_t shape[WEFT_EV_COUNT];
+	/* (32: any compact header's id; SH_GENERIC past WEFT_EV_COUNT) */
+	uint8_t shape[32];
 	/* weft_reader_on_progress: called every WEFT__PROGRESS_EVERY
 	 * events, and at the end of the input */
 	void (*progress)(void *arg, uint64_t events, double fraction);
 	void *progress_arg;
 	uint64_t progress_n;
 	int progress_end;
+	/* events of one stream decoded ahead (reader.c, refill()):
+	 * batch[bi..bn) are still to be returned; all were counted when
+	 * decoded but batch[bu..bn) (uncount()); blast: the stream's
+	 * last_ts before them */
+	struct weft_event *batch;
+	uint32_t bi, bn, bu;
+	uint64_t blast;
 };
 
 __attribute__((format(printf, 3, 4))) void
@@ -310,12 +318,16 @@ static inline int weft__switches(unsigned id)
 /* Ticks to ns since the origin (weft_reader_ns, inline for the merge).
  * An event before the origin is rare (the clock anchor is taken at
  * weft_start): the common case falls straight through. */
+static inline int64_t weft__ns_at(uint64_t o, uint64_t mult, uint64_t t)
+{
+	if (__builtin_expect(t >= o, 1))
+		return (int64_t)(((unsigned __int128)(t - o) * mult) >> 32);
+	return -(int64_t)(((unsigned __int128)(o - t) * mult) >> 32);
+}
+
 static inline int64_t weft__ns(const struct weft_reader *r, uint64_t t)
 {
-	uint64_t o = r->info.origin_ticks;
-	if (__builtin_expect(t >= o, 1))
-		return (int64_t)(((unsigned __int128)(t - o) * r->mult) >> 32);
-	return -(int64_t)(((unsigned __int128)(o - t) * r->mult) >> 32);
+	return weft__ns_at(r->info.origin_ticks, r->mult, t);
 }
 
 /* The full timestamp of a compact header's 27 low bits, after `clock`

@@ -60,6 +60,7 @@ void weft_reader_close(struct weft_reader *r)
 	if (r->pf_own)
 		weft__pf_free(r->pf);
 	free(r->heap);
+	free(r->batch);
 	free(r->textbuf);
 	free(r->sinfo);
 	free(r->names);
@@ -464,6 +465,8 @@ int weft__reader_open_kept(struct weft_reader **out, struct weft__kring *K,
 }
 #endif
 
+static void uncount(struct weft_reader *r);
+
 const struct weft_trace_info *weft_reader_info(struct weft_reader *r)
 {
 	struct weft_trace_info *in = &r->info;
@@ -471,6 +474,7 @@ const struct weft_trace_info *weft_reader_info(struct weft_reader *r)
 		weft__multi_info(r);
 		return in;
 	}
+	uncount(r);
 	in->events = 0;
 	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)
 		in->events += in->counts[t];
@@ -767,6 +771,247 @@ next_fast(struct weft_reader *r, struct weft_event *ev, int several)
 	return 1;
 }
 
+/*
+ * Batches: the stream at the top of the heap decoded several events at a
+ * time, in one loop that keeps the stream's state in registers, into
+ * r->batch, which weft_reader_next() then returns one by one (a copy, and
+ * no branch on the stream's state).  A batch holds events of the current
+ * packet of one stream, with compact headers and of the simple shapes
+ * next_fast() decodes, that come before every other stream's next event
+ * (the heap's order: times, then indices); and never the packet's last
+ * event, whose peek opens the next packet: next_fast() takes it alone, so
+ * that losses and problems are found when they were, and a packet that
+ * ends in the middle of an event is left to weft__decode() (a counted
+ * loss).  The events are counted as decoded; weft_reader_info() takes
+ * back those not returned yet (uncount()), so that between two calls it
+ * says what it said.
+ */
+#define BATCH 64
+
+/* Counts batch[k..n) (of one stream). */
+static void count_batch(struct weft_reader *r, uint32_t k, uint32_t n)
+{
+	if (k >= n)
+		return;
+	const struct weft_event *b = r->batch;
+	struct rstream *s = &r->st[b[k].stream];
+	if (!s->nev)
+		s->first_ts = b[k].ts;
+	s->nev += n - k;
+	s->last_ts = b[n - 1].ts;
+	for (; k < n; k++)
+		r->info.counts[b[k].type]++;
+}
+
+/* weft_reader_info(): the events of the batch returned are counted, and
+ * those not returned yet are not. */
+static void uncount(struct weft_reader *r)
+{
+	uint32_t k = r->bi, n = r->bn;
+	if (r->bu < n) {
+		/* (those not returned are not counted already) */
+		count_batch(r, r->bu, k);
+	} else if (k < n) {
+		const struct weft_event *b = r->batch;
+		struct rstream *s = &r->st[b[k].stream];
+		s->nev -= n - k;
+		s->last_ts = k ? b[k - 1].ts : r->blast;
+		for (uint32_t i = k; i < n; i++)
+			r->info.counts[b[i].type]--;
+	}
+	r->bu = k;
+}
+
+/* The batch is all returned: every event of it counted. */
+static void settle(struct weft_reader *r)
+{
+	if (r->bu < r->bn)
+		count_batch(r, r->bu, r->bn);
+	r->bu = r->bn;
+}
+
+/* The loop of refill(), on its own: the stream's state in locals (under
+ * -fno-strict-aliasing, every store to the batch would otherwise load the
+ * reader's and the stream's fields again), each shape storing its fields
+ * straight into the batch.  Decodes the events of stream idx (s) whose
+ * header is compact into r->batch while they come before (bts, bidx);
+ * returns how many, the stream's state moved past them. */
+static inline __attribute__((always_inline)) uint32_t
+decode_run(struct weft_reader *r, struct rstream *s, uint32_t idx,
+	   uint64_t bts, uint32_t bidx, int several)
+{
+	const uint8_t *data = s->data;
+	struct weft_event *b = r->batch;
+	uint64_t origin = r->info.origin_ticks, mult = r->mult;
+	uint32_t end = s->end, pos = s->pos;
+	unsigned id = s->next_id;
+	uint64_t ts = s->next_ts, cur = s->cur, pk_off = s->pk_off;
+	uint32_t n = 0;
+	_Static_assert(WEFT_EV_COUNT <= 32, "r->shape: ids < 32");
+	_Static_assert(SH_ID_NAME_NAME < 8, "shapes < 8");
+	if (s->next_hdr != 4)
+		return 0;
+	for (;;) {
+		struct weft_event *e = &b[n];
+		const uint8_t *p = data + pos + 4;
+		uint32_t left = end - pos - 4, len, w;
+		uint64_t x = 0;
+		/* (id < 32, and a shape < 8: no check before the jump) */
+		switch (r->shape[id] & 7) {
+		case SH_NONE:
+			len = 0;
+			e->id = e->id2 = 0;
+			e->name = e->name2 = 0;
+			e->value = 0;
+			break;
+		case SH_ID:
+			len = 8;
+			if (left < len)
+				goto stop;
+			e->id = x = weft__ld64(p);
+			e->id2 = 0;
+			e->name = e->name2 = 0;
+			e->value = 0;
+			break;
+		case SH_NAME:
+			len = 2;
+			if (left < len)
+				goto stop;
+			e->id = e->id2 = 0;
+			e->name = weft__ld16(p);
+			e->name2 = 0;
+			e->value = 0;
+			break;
+		case SH_ID_NAME:
+			len = 10;
+			if (left < len)
+				goto stop;
+			e->id = x = weft__ld64(p);
+			e->id2 = 0;
+			e->name = weft__ld16(p + 8);
+			e->name2 = 0;
+			e->value = 0;
+			break;
+		case SH_ID_NAME_NAME:
+			len = 12;
+			if (left < len)
+				goto stop;
+			e->id = x = weft__ld64(p);
+			e->id2 = 0;
+			e->name = weft__ld16(p + 8);
+			e->name2 = weft__ld16(p + 10);
+			e->value = 0;
+			break;
+		case SH_NAME_VAL:
+			len = 10;
+			if (left < len)
+				goto stop;
+			e->id = e->id2 = 0;
+			e->name = weft__ld16(p);
+			e->name2 = 0;
+			e->value = (int64_t)weft__ld64(p + 2);
+			break;
+		case SH_ID_ID:
+			len = 16;
+			if (left < len)
+				goto stop;
+			e->id = x = weft__ld64(p);
+			e->id2 = weft__ld64(p + 8);
+			e->name = e->name2 = 0;
+			e->value = 0;
+			break;
+		case SH_GENERIC:
+		default:
+			goto stop;
+		}
+		/* the packet's last event: not in a batch */
+		if (left < len + 4 ||
+		    ((w = weft__ld32(p + len)) & 31) == WEFT_EH_EXTENDED)
+			break;
+		e->ts = ts;
+		e->ns = weft__ns_at(origin, mult, ts);
+		e->stream = idx;
+		e->type = (uint16_t)id;
+		e->actor = cur;
+		e->offset = pk_off + pos;
+		/* (flags, text, text_len, value2, value3: 0 since the
+		 * batch was allocated) */
+		n++;
+		r->info.counts[id]++;
+		if (weft__switches(id))
+			cur = x;
+		pos += 4 + len;
+		ts = weft__compact_ts(ts, w);
+		id = w & 31;
+		if (n == BATCH)
+			break;
+		if (several && (ts > bts || (ts == bts && idx > bidx)))
+			break;
+	}
+stop:
+	if (n) {
+		s->pos = pos;
+		s->clock = b[n - 1].ts;
+		s->cur = cur;
+		s->next_ts = ts;
+		s->next_id = id;
+	}
+	return n;
+}
+
+/* (each case its own code) */
+static __attribute__((noinline)) uint32_t
+decode_one(struct weft_reader *r, struct rstream *s, uint32_t idx)
+{
+	return decode_run(r, s, idx, UINT64_MAX, UINT32_MAX, 0);
+}
+
+static __attribute__((noinline)) uint32_t
+decode_several(struct weft_reader *r, struct rstream *s, uint32_t idx,
+	       uint64_t bts, uint32_t bidx)
+{
+	return decode_run(r, s, idx, bts, bidx, 1);
+}
+
+/* Decodes a batch (above) of the stream at the top of the heap: 1, the
+ * first of them in r->batch[0], or 0 (none: the caller takes the next
+ * event as it did). */
+static inline __attribute__((always_inline)) int
+refill(struct weft_reader *r, int several)
+{
+	settle(r);
+	r->bi = r->bn = r->bu = 0;
+	uint32_t idx = r->heap[0];
+	struct rstream *s = &r->st[idx];
+	if (s->pending != 1 || s->carried)
+		return 0; /* (a carried event: take() marks it) */
+	if (!r->batch && !(r->batch = calloc(BATCH, sizeof *r->batch)))
+		return 0;
+	/* the first other stream's next event: the batch's bound */
+	uint64_t bts = UINT64_MAX;
+	uint32_t bidx = UINT32_MAX;
+	if (several) {
+		bidx = r->heap[1];
+		if (r->nheap > 2 && before(r, r->heap[2], bidx))
+			bidx = r->heap[2];
+		bts = r->st[bidx].next_ts;
+	}
+	uint32_t n = several ? decode_several(r, s, idx, bts, bidx)
+			     : decode_one(r, s, idx);
+	if (!n)
+		return 0;
+	/* counted as decoded (uncount() takes back those not returned) */
+	r->blast = s->last_ts;
+	if (!s->nev)
+		s->first_ts = r->batch[0].ts;
+	s->nev += n;
+	s->last_ts = r->batch[n - 1].ts;
+	if (several)
+		heap_sift(r, idx);
+	r->bn = r->bu = n;
+	return 1;
+}
+
 /* Everything but next_fast(): kept out of line, so that the common path
  * of weft_reader_next() is a small function of its own. */
 static __attribute__((noinline)) int next_event(struct weft_reader *r,
@@ -774,6 +1019,7 @@ static __attribute__((noinline)) int next_event(struct weft_reader *r,
 {
 	if (r->multi)
 		return weft__multi_next(r, ev);
+	settle(r);
 	if (!r->started) {
 		r->started = 1;
 		for (uint32_t i = 0; i < r->nst; i++)
@@ -862,10 +1108,10 @@ static __attribute__((noinline)) int progress(struct weft_reader *r, int rc)
 static __attribute__((noinline)) int next_other(struct weft_reader *r,
 						struct weft_event *ev)
 {
-	int rc;
-	if (r->nheap && next_fast(r, ev, 1))
-		rc = 0;
-	else
+	int rc = 0;
+	if (r->nheap > 1 && refill(r, 1))
+		*ev = r->batch[r->bi++];
+	else if (!r->nheap || !next_fast(r, ev, 1))
 		rc = next_event(r, ev);
 	if (!r->progress)
 		return rc;
@@ -877,7 +1123,9 @@ static __attribute__((noinline)) int next_one(struct weft_reader *r,
 					      struct weft_event *ev)
 {
 	int rc = 0;
-	if (!next_fast(r, ev, 0))
+	if (refill(r, 0))
+		*ev = r->batch[r->bi++];
+	else if (!next_fast(r, ev, 0))
 		rc = next_event(r, ev);
 	if (!r->progress)
 		return rc;
@@ -898,6 +1146,12 @@ static __attribute__((noinline)) int next_merged(struct weft_reader *r,
  * one stream's path saves) */
 int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
 {
+	if (r->bi < r->bn) {
+		*ev = r->batch[r->bi++];
+		if (__builtin_expect(r->progress != NULL, 0))
+			return progress(r, 0);
+		return 0;
+	}
 	if (r->nheap == 1)
 		return next_one(r, ev);
 	if (r->multi)

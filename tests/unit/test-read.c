@@ -777,6 +777,106 @@ static uint64_t same_both_ways(const char *p)
 	return n;
 }
 
+/* Three OS threads taking turns at the same (manual) times: in each
+ * round, every thread writes its events at the round's time, the first
+ * registered first. */
+#define TIE_ROUNDS 20
+#define TIE_EACH 300
+static pthread_mutex_t tie_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tie_cv = PTHREAD_COND_INITIALIZER;
+static int tie_turn; /* round * 3 + thread */
+
+static void *tie_thread(void *arg)
+{
+	int k = (int)(uintptr_t)arg;
+	for (int round = 0; round < TIE_ROUNDS; round++) {
+		pthread_mutex_lock(&tie_mu);
+		while (tie_turn != round * 3 + k)
+			pthread_cond_wait(&tie_cv, &tie_mu);
+		pthread_mutex_unlock(&tie_mu);
+		weft_clock_set((uint64_t)(round + 1) * 1000);
+		for (uint64_t i = 0; i < TIE_EACH; i++) {
+			uint64_t id = (uint64_t)(k + 1) << 32 |
+				      ((uint64_t)round * TIE_EACH + i);
+			weft_create(id, "request");
+			weft_resolve(id);
+		}
+		pthread_mutex_lock(&tie_mu);
+		tie_turn++;
+		pthread_cond_broadcast(&tie_cv);
+		pthread_mutex_unlock(&tie_mu);
+	}
+	return NULL;
+}
+
+/* The reader decodes a stream's events in batches: they come in the
+ * merge's order (times, then stream indices: a stream's batch stops
+ * where another stream's next event has the same time and a lower
+ * index), none past a packet's end, and weft_reader_info() between two
+ * calls counts only what was returned. */
+TEST(batches_in_order_and_counted)
+{
+	const char *p = tpath("ties.weft");
+	CHECK_OK(weft_start(p, 4 << 20, WEFT_DISCARD | WEFT_CLOCK_MANUAL));
+	pthread_t th[3];
+	for (uintptr_t k = 0; k < 3; k++)
+		CHECK(!pthread_create(&th[k], NULL, tie_thread, (void *)k));
+	for (int k = 0; k < 3; k++)
+		CHECK(!pthread_join(th[k], NULL));
+	CHECK_OK(weft_stop());
+
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	struct weft_event ev;
+	uint64_t n = 0, per[3] = {0}, last[3] = {0}, next[3] = {0};
+	uint64_t counts[WEFT_EV_COUNT] = {0}, pts = 0;
+	uint32_t pstream = 0;
+	int rc;
+	while ((rc = weft_reader_next(r, &ev)) == 0) {
+		CHECK(ev.stream < 3);
+		if (n && (ev.ts < pts || (ev.ts == pts && ev.stream < pstream)))
+			FAIL("event %llu: ts %llu stream %u after ts %llu "
+			     "stream %u",
+			     (unsigned long long)n, (unsigned long long)ev.ts,
+			     ev.stream, (unsigned long long)pts, pstream);
+		pts = ev.ts;
+		pstream = ev.stream;
+		CHECK(ev.type == WEFT_EV_CREATE || ev.type == WEFT_EV_RESOLVE);
+		/* each thread's own events, in its order, at its times */
+		uint64_t k = ev.id >> 32, seq = ev.id & 0xffffffffu;
+		CHECK(k == ev.stream + 1);
+		CHECK_U64(seq, next[ev.stream] / 2);
+		CHECK_U64(ev.ts, (seq / TIE_EACH + 1) * 1000);
+		next[ev.stream]++;
+		n++;
+		per[ev.stream]++;
+		last[ev.stream] = ev.ts;
+		counts[ev.type]++;
+		const struct weft_trace_info *in = weft_reader_info(r);
+		CHECK_U64(in->events, n);
+		CHECK(!memcmp(in->counts, counts, sizeof counts));
+		CHECK_EQ(in->nstreams, 3);
+		for (int s = 0; s < 3; s++) {
+			CHECK_U64(in->streams[s].events, per[s]);
+			if (per[s])
+				CHECK_U64(in->streams[s].last_ts, last[s]);
+		}
+	}
+	CHECK_EQ(rc, WEFT_EEOF);
+	CHECK_U64(n, 3 * TIE_ROUNDS * TIE_EACH * 2);
+	weft_reader_close(r);
+
+	/* read without asking for the counts between: the same at the end */
+	CHECK_OK(weft_reader_open(&r, p, 0, NULL));
+	CHECK_U64(drain(r), n);
+	const struct weft_trace_info *in = weft_reader_info(r);
+	CHECK_U64(in->events, n);
+	CHECK(!memcmp(in->counts, counts, sizeof counts));
+	for (int s = 0; s < 3; s++)
+		CHECK_U64(in->streams[s].events, per[s]);
+	weft_reader_close(r);
+}
+
 /* Copies file a to b, its bytes from `from` on changed by flip(). */
 static void copy_changed(const char *a, const char *b, uint64_t from,
 			 uint64_t every)
@@ -1276,7 +1376,8 @@ TEST(grow_refuses_what_does_not_fit)
 	free(p);
 }
 
-TEST_MAIN(T(read_ahead_same_events), T(read_ahead_forked),
+TEST_MAIN(T(batches_in_order_and_counted), T(read_ahead_same_events),
+	  T(read_ahead_forked),
 	  T(read_ahead_by_pace), T(truncated_while_read),
 	  T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy),
