@@ -904,13 +904,29 @@ WEFT_API void weft__clock_set(uint64_t ns)
 /* Bursts: the next event reads the clock, the following ones reuse its
  * time until the end (an event a signal handler records meanwhile gets
  * that time too). */
-WEFT_API void weft__burst_begin(void)
+static __attribute__((noinline)) void burst_begin_slow(void)
 {
 	struct weft__thr *t = enter();
 	if (!t)
 		return;
 	t->burst = 1;
 	leave(t);
+}
+
+WEFT_API void weft__burst_begin(void)
+{
+	/* (one store: no event under way to keep it from, when free) */
+	struct weft__thr *t = tls;
+	if (__builtin_expect(
+		    t &&
+			    t->gen == __atomic_load_n(&weft__on,
+						      __ATOMIC_RELAXED) &&
+			    !t->busy && !t->close_pending,
+		    1)) {
+		t->burst = 1;
+		return;
+	}
+	burst_begin_slow();
 }
 
 /* A burst at this instant: the clock is read now, and its reading (in

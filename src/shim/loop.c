@@ -61,10 +61,13 @@ void weft__shim_phase_mark(const char *ph)
 
 int weft__shim_phase_begin_slow(const char *ph)
 {
+	/* (weft__shim_phase_mark, with the burst begun before its event) */
 	if (phase_now() == ph || !ON())
 		return 0;
 	weft_burst_begin();
-	weft__shim_phase_mark(ph);
+	weft_phase(ph);
+	weft__shim_trace_phase = ph;
+	phased |= ph != NULL;
 	return 1;
 }
 
