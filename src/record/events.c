@@ -963,6 +963,29 @@ WEFT_API uint64_t weft__last_time(void)
 		       : 0;
 }
 
+/* For the preloaded shims (src/shim/loop.c, linked into the same
+ * library): an idle or resume event, and then weft__last_time(), in one
+ * call (a loop's wait measures its busy time with them). */
+WEFT__HIDDEN uint64_t weft__idle_at(const char *reason);
+WEFT__HIDDEN uint64_t weft__resume_at(void);
+static inline uint64_t last_time(void)
+{
+	struct weft__thr *t = tls;
+	return t && t->gen == __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
+		       ? t->last
+		       : 0;
+}
+uint64_t weft__idle_at(const char *reason)
+{
+	ev_name(WEFT_EV_IDLE, reason);
+	return last_time();
+}
+uint64_t weft__resume_at(void)
+{
+	ev_void(WEFT_EV_RESUME);
+	return last_time();
+}
+
 WEFT_API uint64_t weft__current(void)
 {
 	struct weft__thr *t = tls;

@@ -303,6 +303,10 @@ WEFT_SHIM_API const char *weft__shim_cb_name(const void *cb);
  * the recorder counts the texts it cuts: the reader's texts_truncated.
  * In libweft, linked into the same preloaded library (src/record/). */
 WEFT_SHIM_API void weft__count_truncated(void);
+/* weft_idle(reason) and weft_resume(), each followed by weft_last_time(),
+ * in one call (when tracing: the callers check ON()).  In libweft. */
+WEFT_SHIM_API uint64_t weft__idle_at(const char *reason);
+WEFT_SHIM_API uint64_t weft__resume_at(void);
 
 /* No number in a cached label's part. */
 #define NO_NUM LLONG_MIN
