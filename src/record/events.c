@@ -363,10 +363,114 @@ static inline uint16_t intern(struct weft__thr *t, const char *s)
 	return intern_q(t, s, 0);
 }
 
+/* ------------------------------------------------------ the fast path */
+
+/* Most events need none of the hot path's rarer branches: the calling OS
+ * thread's stream is of the generation tracing, no event of it is under
+ * way, no loss is to be marked, the clock is the TSC, the packet has room
+ * and the last event is within the compact header's reach, and a name is
+ * in the name cache.  Each encoder tries that path first, inline and as
+ * a leaf (its caller's registers stay where they are: no frame, no
+ * saves), and otherwise calls its general form (enter(), ev_open()), which
+ * does the same and more.  An event written either way is the same
+ * bytes. */
+
+/* The stream of the calling OS thread is free for an event: set busy, as
+ * enter() does, or 0 (nothing changed). */
+static inline __attribute__((always_inline)) int fast_enter(struct weft__thr *t)
+{
+	if (__builtin_expect(
+		    !t ||
+			    t->gen != __atomic_load_n(&weft__on,
+						      __ATOMIC_RELAXED) ||
+			    t->busy || t->close_pending,
+		    0))
+		return 0;
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+/* ev_open() for an event that takes none of its rare branches: its
+ * header written, where its payload goes; NULL (nothing changed, busy
+ * still set: leave() it) when it would take one. */
+static inline __attribute__((always_inline)) uint8_t *
+fast_open(struct weft__thr *t, unsigned id, size_t payload)
+{
+	uint64_t now;
+	if (t->burst == 2) {
+		now = t->last;
+	} else {
+#if defined(__x86_64__) || defined(__i386__)
+		if (__builtin_expect(weft__clock_kind != WEFT_CLOCK_TSC, 0))
+			return NULL;
+		now = __builtin_ia32_rdtsc();
+#else
+		return NULL;
+#endif
+		if (now < t->last)
+			now = t->last;
+	}
+	uint8_t *p = t->pos;
+	if (__builtin_expect(
+		    (size_t)(t->end - p) < payload + WEFT_EH_EXT_SIZE ||
+			    now - t->last >= (1u << WEFT_EH_COMPACT_BITS),
+		    0))
+		return NULL;
+	if (t->burst)
+		t->burst = 2; /* (1: the burst's first event, its time) */
+	st32(p, (uint32_t)(now << 5) | id);
+	t->last = now;
+	return p + 4;
+}
+
+/* intern() when the name is in the cache (or NULL): 1 and its id. */
+static inline __attribute__((always_inline)) int
+fast_name(struct weft__thr *t, const char *s, uint16_t *out)
+{
+	if (!s) {
+		*out = 0;
+		return 1;
+	}
+	unsigned i =
+		(unsigned)(((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 59) * 2;
+	/* (an id of 0 is a name the table had no room for: the general
+	 * form records what that means) */
+	if (__builtin_expect(t->nc[i].p == s && t->nc[i].id, 1)) {
+		*out = (uint16_t)t->nc[i].id;
+		return 1;
+	}
+	if (t->nc[i + 1].p == s && t->nc[i + 1].id) {
+		*out = (uint16_t)t->nc[i + 1].id;
+		return 1;
+	}
+	return 0;
+}
+
+/* An encoder's fast path: `prep` (a condition, may set the payload's
+ * values), then the header and `write` (stores at p), committed; else
+ * busy is cleared and `slow` (the general form, a tail call) records
+ * the event. */
+#define FAST_OR(id, payload, prep, write, slow)                                \
+	do {                                                                   \
+		struct weft__thr *t = tls;                                     \
+		if (fast_enter(t)) {                                           \
+			uint8_t *p;                                            \
+			if ((prep) && (p = fast_open(t, (id), (payload)))) {   \
+				write;                                         \
+				ev_commit(t, p + (payload));                   \
+				leave(t);                                      \
+				return;                                        \
+			}                                                      \
+			leave(t);                                              \
+		}                                                              \
+		slow;                                                          \
+	} while (0)
+
 /* ------------------------------------------------ encoders, by payload */
 
 /* id: an async thread id. */
-static void ev_id(unsigned id, uint64_t a)
+static __attribute__((noinline)) void ev_id_slow(unsigned id, uint64_t a)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -381,8 +485,8 @@ static void ev_id(unsigned id, uint64_t a)
 
 /* An event whose first id becomes the current thread (the table's `cur`
  * column: run, resolve_run, fire): `second`, when n is 16, follows it. */
-static inline void ev_switch(unsigned id, uint64_t thread, uint64_t second,
-			     size_t n)
+static __attribute__((noinline)) void
+ev_switch_slow(unsigned id, uint64_t thread, uint64_t second, size_t n)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -401,7 +505,8 @@ static inline void ev_switch(unsigned id, uint64_t thread, uint64_t second,
 }
 
 /* id, id */
-static inline void ev_id_id(unsigned id, uint64_t a, uint64_t b)
+static __attribute__((noinline)) void ev_id_id_slow(unsigned id, uint64_t a,
+						    uint64_t b)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -416,7 +521,7 @@ static inline void ev_id_id(unsigned id, uint64_t a, uint64_t b)
 }
 
 /* nothing */
-static inline void ev_void(unsigned id)
+static __attribute__((noinline)) void ev_void_slow(unsigned id)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -428,7 +533,8 @@ static inline void ev_void(unsigned id)
 }
 
 /* id, name */
-static inline void ev_id_name(unsigned id, uint64_t a, const char *name)
+static __attribute__((noinline)) void ev_id_name_slow(unsigned id, uint64_t a,
+						      const char *name)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -444,7 +550,8 @@ static inline void ev_id_name(unsigned id, uint64_t a, const char *name)
 }
 
 /* name */
-static void ev_name(unsigned id, const char *name)
+static __attribute__((noinline)) void ev_name_slow(unsigned id,
+						   const char *name)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -459,7 +566,8 @@ static void ev_name(unsigned id, const char *name)
 }
 
 /* name, 64-bit value */
-static void ev_name_val(unsigned id, const char *name, uint64_t v)
+static __attribute__((noinline)) void
+ev_name_val_slow(unsigned id, const char *name, uint64_t v)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -517,8 +625,10 @@ static void ev_text(unsigned id, uint64_t a, const char *text)
 /* id, name, name: create_label, the label interned like the kind.  With
  * the name table full (or a label longer than a name may be), the label
  * goes as text in a label event of its own: never lost. */
-static inline void ev_create_label(unsigned id, uint64_t child,
-				   const char *kind, const char *label)
+static __attribute__((noinline)) void ev_create_label_slow(unsigned id,
+							   uint64_t child,
+							   const char *kind,
+							   const char *label)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -539,6 +649,113 @@ static inline void ev_create_label(unsigned id, uint64_t child,
 		ev_commit(t, p + 12);
 	}
 	leave(t);
+}
+
+/* ------------------------------------- encoders: fast path, then general */
+
+static __attribute__((noinline)) void
+ev_id_u64_3_slow(unsigned id, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
+static inline __attribute__((always_inline)) void ev_id(unsigned id, uint64_t a)
+{
+	FAST_OR(id, 8, 1, st64(p, a), ev_id_slow(id, a));
+}
+
+/* (the current thread changes with the event written) */
+static inline __attribute__((always_inline)) void
+ev_switch(unsigned id, uint64_t thread, uint64_t second, size_t n)
+{
+	FAST_OR(
+		id, n, 1,
+		{
+			t->cur = thread;
+			st64(p, thread);
+			if (n == 16)
+				st64(p + 8, second);
+		},
+		ev_switch_slow(id, thread, second, n));
+}
+
+static inline __attribute__((always_inline)) void
+ev_id_id(unsigned id, uint64_t a, uint64_t b)
+{
+	FAST_OR(
+		id, 16, 1,
+		{
+			st64(p, a);
+			st64(p + 8, b);
+		},
+		ev_id_id_slow(id, a, b));
+}
+
+static inline __attribute__((always_inline)) void ev_void(unsigned id)
+{
+	FAST_OR(id, 0, 1, (void)p, ev_void_slow(id));
+}
+
+static inline __attribute__((always_inline)) void
+ev_id_name(unsigned id, uint64_t a, const char *name)
+{
+	uint16_t k;
+	FAST_OR(
+		id, 10, fast_name(t, name, &k),
+		{
+			st64(p, a);
+			st16(p + 8, k);
+		},
+		ev_id_name_slow(id, a, name));
+}
+
+static inline __attribute__((always_inline)) void ev_name(unsigned id,
+							  const char *name)
+{
+	uint16_t n;
+	FAST_OR(id, 2, fast_name(t, name, &n), st16(p, n),
+		ev_name_slow(id, name));
+}
+
+static inline __attribute__((always_inline)) void
+ev_name_val(unsigned id, const char *name, uint64_t v)
+{
+	uint16_t n;
+	FAST_OR(
+		id, 10, fast_name(t, name, &n),
+		{
+			st16(p, n);
+			st64(p + 2, v);
+		},
+		ev_name_val_slow(id, name, v));
+}
+
+/* (a label that is not a name goes the general way: its fallback) */
+static inline __attribute__((always_inline)) void
+ev_create_label(unsigned id, uint64_t child, const char *kind,
+		const char *label)
+{
+	uint16_t k, l;
+	FAST_OR(
+		id, 12,
+		label && fast_name(t, kind, &k) && fast_name(t, label, &l),
+		{
+			st64(p, child);
+			st16(p + 8, k);
+			st16(p + 10, l);
+		},
+		ev_create_label_slow(id, child, kind, label));
+}
+
+static inline __attribute__((always_inline)) void
+ev_id_u64_3(unsigned id, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	FAST_OR(
+		id, 32, 1,
+		{
+			st64(p, a);
+			st64(p + 8, b);
+			st64(p + 16, c);
+			st64(p + 24, d);
+		},
+		ev_id_u64_3_slow(id, a, b, c, d));
 }
 
 /* ---------------------------------------------- one encoder per event */
@@ -643,8 +860,8 @@ enum {
 	}
 
 /* id, u64, u64, u64 (sent, received) */
-static void ev_id_u64_3(unsigned id, uint64_t a, uint64_t b, uint64_t c,
-			uint64_t d)
+static __attribute__((noinline)) void
+ev_id_u64_3_slow(unsigned id, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
 	struct weft__thr *t = enter();
 	if (!t)
@@ -687,13 +904,29 @@ WEFT_API void weft__clock_set(uint64_t ns)
 /* Bursts: the next event reads the clock, the following ones reuse its
  * time until the end (an event a signal handler records meanwhile gets
  * that time too). */
-WEFT_API void weft__burst_begin(void)
+static __attribute__((noinline)) void burst_begin_slow(void)
 {
 	struct weft__thr *t = enter();
 	if (!t)
 		return;
 	t->burst = 1;
 	leave(t);
+}
+
+WEFT_API void weft__burst_begin(void)
+{
+	/* (one store: no event under way to keep it from, when free) */
+	struct weft__thr *t = tls;
+	if (__builtin_expect(
+		    t &&
+			    t->gen == __atomic_load_n(&weft__on,
+						      __ATOMIC_RELAXED) &&
+			    !t->busy && !t->close_pending,
+		    1)) {
+		t->burst = 1;
+		return;
+	}
+	burst_begin_slow();
 }
 
 /* A burst at this instant: the clock is read now, and its reading (in
@@ -728,6 +961,29 @@ WEFT_API uint64_t weft__last_time(void)
 	return t && t->gen == __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
 		       ? t->last
 		       : 0;
+}
+
+/* For the preloaded shims (src/shim/loop.c, linked into the same
+ * library): an idle or resume event, and then weft__last_time(), in one
+ * call (a loop's wait measures its busy time with them). */
+WEFT__HIDDEN uint64_t weft__idle_at(const char *reason);
+WEFT__HIDDEN uint64_t weft__resume_at(void);
+static inline uint64_t last_time(void)
+{
+	struct weft__thr *t = tls;
+	return t && t->gen == __atomic_load_n(&weft__on, __ATOMIC_RELAXED)
+		       ? t->last
+		       : 0;
+}
+uint64_t weft__idle_at(const char *reason)
+{
+	ev_name(WEFT_EV_IDLE, reason);
+	return last_time();
+}
+uint64_t weft__resume_at(void)
+{
+	ev_void(WEFT_EV_RESUME);
+	return last_time();
 }
 
 WEFT_API uint64_t weft__current(void)

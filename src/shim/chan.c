@@ -341,6 +341,24 @@ static uint16_t connected_port(int fd)
 	return p;
 }
 
+/* A datagram of n bytes sent (out) or received on UDP socket fd: the
+ * event of its channel, that of its peer's port, given or connected. */
+static __attribute__((noinline)) void udp_moved(int fd, const struct chan_fd *c,
+						uint64_t thread, size_t n,
+						const struct sockaddr *sa,
+						int out)
+{
+	uint16_t peer = sa ? port_of(sa) : connected_port(fd);
+	if (!peer || !c->lport)
+		return;
+	uint64_t chan = out ? udp_chan(c->lport, peer)
+			    : udp_chan(peer, c->lport);
+	if (out)
+		weft_sent(thread, chan, WEFT_DATAGRAM, n);
+	else
+		weft_received(thread, chan, WEFT_DATAGRAM, n);
+}
+
 /* n bytes written (out) or read on fd: the event of its channel, at the
  * offset its direction's count had (a datagram: none), counted. */
 static inline __attribute__((always_inline)) void
@@ -360,15 +378,10 @@ moved(int fd, uint64_t thread, size_t n, const struct sockaddr *sa, int out)
 		break;
 	case K_UNIX_DGRAM:
 		break;
-	case K_UDP: {
-		/* the datagram's: its peer's port, given or connected */
-		uint16_t peer = sa ? port_of(sa) : connected_port(fd);
-		if (!peer || !c->lport)
-			return;
-		chan = out ? udp_chan(c->lport, peer)
-			   : udp_chan(peer, c->lport);
-		break;
-	}
+	case K_UDP:
+		/* (out of line: a stream's path saves no registers) */
+		udp_moved(fd, c, thread, n, sa, out);
+		return;
 	default:
 		return;
 	}

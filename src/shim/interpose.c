@@ -87,14 +87,17 @@ int weft__shim_from_lib_scan(struct shim_lib *lib, const void *ret)
 		pthread_once(&lib->once, scan);
 	}
 	uintptr_t a = (uintptr_t)ret;
+	unsigned w = weft__shim_way(ret);
+	int inside = 0;
 	for (int i = 0; i < lib->n; i++)
-		if (a >= lib->lo[i] && a < lib->hi[i]) {
-			weft__shim_within[lib->slot]
-					 [(a >> 4) & (SHIM_OUTSIDE - 1)] = ret;
-			return 1;
-		}
-	weft__shim_outside[lib->slot][(a >> 4) & (SHIM_OUTSIDE - 1)] = ret;
-	return 0;
+		if (a >= lib->lo[i] && a < lib->hi[i])
+			inside = 1;
+	/* first in its set; the one it displaces, second */
+	const void **set = inside ? weft__shim_within[lib->slot]
+				  : weft__shim_outside[lib->slot];
+	set[w + 1] = set[w];
+	set[w] = ret;
+	return inside;
 }
 
 void *weft__shim_sym(void *next, const char *name, const char *const *libs)

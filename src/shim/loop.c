@@ -61,10 +61,13 @@ void weft__shim_phase_mark(const char *ph)
 
 int weft__shim_phase_begin_slow(const char *ph)
 {
+	/* (weft__shim_phase_mark, with the burst begun before its event) */
 	if (phase_now() == ph || !ON())
 		return 0;
 	weft_burst_begin();
-	weft__shim_phase_mark(ph);
+	weft_phase(ph);
+	weft__shim_trace_phase = ph;
+	phased |= ph != NULL;
 	return 1;
 }
 
@@ -143,13 +146,12 @@ static __attribute__((noinline)) void wait_enter(int timeout)
 	if (!timeout || !weft__shim_loop_waits() || !ON())
 		return;
 	const char *busy = weft__shim_loop_busy;
-	weft_idle(weft__shim_poll);
+	uint64_t now = weft__idle_at(weft__shim_poll); /* its time */
 	/* A loop that marks phases waits in its poll phase (the trace
 	 * reads the idle period so). */
 	phase_now();
 	if (phased)
 		weft__shim_trace_phase = weft__shim_poll;
-	uint64_t now = weft_last_time(); /* the idle event's */
 	if (resumed_at && now > resumed_at) {
 		double f = us_per_tick;
 		if (f == 0) {
@@ -180,8 +182,7 @@ static __attribute__((noinline)) void wait_leave(int timeout)
 {
 	if (!timeout || !weft__shim_loop_waits() || !ON())
 		return;
-	weft_resume();
-	resumed_at = weft_last_time();
+	resumed_at = weft__resume_at();
 }
 
 /* The waits of the loops: libuv's and libevent's epoll, GLib's poll,

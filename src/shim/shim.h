@@ -143,21 +143,32 @@ WEFT_SHIM_API int weft__shim_from_lib_scan(struct shim_lib *lib,
 /* Each OS thread remembers, for each library, the last few return
  * addresses it found outside it (the program's call sites, over and
  * over): a library's ranges never change once scanned, so an address
- * outside stays outside.  One word each: a signal handler that interrupts
- * an update on the same OS thread sees the old address or the new one. */
-#define SHIM_OUTSIDE 4 /* a power of two */
+ * outside stays outside.  Two ways per set (two call sites whose
+ * addresses have the same set, as a ping and a pong 0x80 bytes apart,
+ * took each other's place at every call): the address just found
+ * first.  One word each: a signal handler that interrupts an update on
+ * the same OS thread sees the old addresses or the new ones, each of
+ * them outside (or inside) as remembered. */
+#define SHIM_OUTSIDE 8 /* a power of two: SHIM_OUTSIDE / 2 sets */
 WEFT_SHIM_API extern __thread const void
 	*weft__shim_outside[SHIM_LIBS_N][SHIM_OUTSIDE];
 /* ... and the last few it found inside (the library's own call sites of
  * what the shims wrap: libuv's read() and write() of every stream). */
 WEFT_SHIM_API extern __thread const void
 	*weft__shim_within[SHIM_LIBS_N][SHIM_OUTSIDE];
+/* The first way of ret's set. */
+static inline unsigned weft__shim_way(const void *ret)
+{
+	return (unsigned)(((uintptr_t)ret >> 4) & (SHIM_OUTSIDE / 2 - 1)) * 2;
+}
 static inline int weft__shim_from_lib(struct shim_lib *lib, const void *ret)
 {
-	unsigned i = ((uintptr_t)ret >> 4) & (SHIM_OUTSIDE - 1);
-	if (__builtin_expect(weft__shim_outside[lib->slot][i] == ret, 1))
+	unsigned i = weft__shim_way(ret);
+	const void **out = weft__shim_outside[lib->slot];
+	if (__builtin_expect(out[i] == ret || out[i + 1] == ret, 1))
 		return 0;
-	if (weft__shim_within[lib->slot][i] == ret)
+	const void **in = weft__shim_within[lib->slot];
+	if (in[i] == ret || in[i + 1] == ret)
 		return 1;
 	return weft__shim_from_lib_scan(lib, ret);
 }
@@ -292,6 +303,10 @@ WEFT_SHIM_API const char *weft__shim_cb_name(const void *cb);
  * the recorder counts the texts it cuts: the reader's texts_truncated.
  * In libweft, linked into the same preloaded library (src/record/). */
 WEFT_SHIM_API void weft__count_truncated(void);
+/* weft_idle(reason) and weft_resume(), each followed by weft_last_time(),
+ * in one call (when tracing: the callers check ON()).  In libweft. */
+WEFT_SHIM_API uint64_t weft__idle_at(const char *reason);
+WEFT_SHIM_API uint64_t weft__resume_at(void);
 
 /* No number in a cached label's part. */
 #define NO_NUM LLONG_MIN

@@ -26,33 +26,6 @@ const char weft__shim_uv_prepare[] = "prepare";
 const char weft__shim_uv_check[] = "check";
 const char weft__shim_uv_closing[] = "closing";
 
-/* Whether the loop is dispatching what epoll returned: libuv's poll
- * keeps the returned events in the slot past the last watcher while it
- * calls their callbacks, and clears it after (every Unix backend of
- * libuv 1.x; uv_loop_t's watchers and nwatchers are in its public
- * layout). */
-static int in_io(const uv_loop_t *loop)
-{
-	return loop && loop->watchers &&
-	       loop->watchers[loop->nwatchers] != NULL;
-}
-
-/* libuv delivers the requests its writes and connects finished in the
- * pending phase, and cancels those of a closing handle in the closing
- * phase. */
-const char *weft__shim_uv_completion_phase(const uv_loop_t *loop, long status)
-{
-	if (in_io(loop))
-		return PH_POLL;
-	return status == UV_ECANCELED ? PH_CLOSING : PH_PENDING;
-}
-
-/* Poll, unless libuv runs it from its pending queue. */
-const char *weft__shim_uv_io_phase(const uv_loop_t *loop)
-{
-	return in_io(loop) ? PH_POLL : PH_PENDING;
-}
-
 /* ---------------------------------------------------------- helpers */
 
 /* Per OS thread: a loop runs on one. */

@@ -61,10 +61,34 @@ extern const char weft__shim_uv_timers[], weft__shim_uv_pending[],
 #define PH_CHECK weft__shim_uv_check
 #define PH_CLOSING weft__shim_uv_closing
 
-/* The phase of a completion outside the I/O callbacks (pending, or
- * closing when cancelled), and of a handle's I/O activation. */
-const char *weft__shim_uv_completion_phase(const uv_loop_t *loop, long status);
-const char *weft__shim_uv_io_phase(const uv_loop_t *loop);
+/* Whether the loop is dispatching what epoll returned: libuv's poll
+ * keeps the returned events in the slot past the last watcher while it
+ * calls their callbacks, and clears it after (every Unix backend of
+ * libuv 1.x; uv_loop_t's watchers and nwatchers are in its public
+ * layout).  (Inline: asked at every callback.) */
+static inline int weft__shim_uv_in_io(const uv_loop_t *loop)
+{
+	return loop && loop->watchers &&
+	       loop->watchers[loop->nwatchers] != NULL;
+}
+
+/* libuv delivers the requests its writes and connects finished in the
+ * pending phase, and cancels those of a closing handle in the closing
+ * phase. */
+static inline const char *weft__shim_uv_completion_phase(const uv_loop_t *loop,
+							 long status)
+{
+	if (weft__shim_uv_in_io(loop))
+		return PH_POLL;
+	return status == UV_ECANCELED ? PH_CLOSING : PH_PENDING;
+}
+
+/* A handle's I/O activation: poll, unless libuv runs it from its
+ * pending queue. */
+static inline const char *weft__shim_uv_io_phase(const uv_loop_t *loop)
+{
+	return weft__shim_uv_in_io(loop) ? PH_POLL : PH_PENDING;
+}
 
 /* The loop's own counts, recorded when they change (errno kept).  The
  * last values recorded are per OS thread (a loop runs on one): compared

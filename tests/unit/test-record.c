@@ -330,6 +330,52 @@ TEST(bursts_share_one_time)
 	CHECK_U64(weft_burst_now(), 0);
 }
 
+/* Events far apart keep their times: an event past the compact header's
+ * reach (2^27 ticks: 45-70 ms of a TSC, 134 ms of nanoseconds) takes the
+ * extended one, whichever encoder writes it, on the fast path (a name
+ * already cached) as on the first use. */
+TEST(long_gaps_keep_their_times)
+{
+	const char *p = tpath("gaps.weft");
+	CHECK_OK(weft_start(p, 1 << 20, 0));
+	static const char ph[] = "gap phase";
+	weft_run(1);
+	weft_phase(ph);
+	weft_create_label(3, "gap kind", "gap label");
+	struct timespec gap = {0, 300 * 1000 * 1000};
+	nanosleep(&gap, NULL);
+	weft_run(2);
+	nanosleep(&gap, NULL);
+	weft_phase(ph);
+	nanosleep(&gap, NULL);
+	weft_create_label(4, "gap kind", "gap label");
+	nanosleep(&gap, NULL);
+	weft_resume();
+	nanosleep(&gap, NULL);
+	weft_sent(4, 77, 0, 5);
+	CHECK_OK(weft_stop());
+	struct ttrace t = tread(p);
+	CHECK_EQ(t.problems, 0);
+	CHECK_EQ(t.n, 8);
+	CHECK_EQ(t.ev[3].e.type, WEFT_EV_RUN);
+	CHECK_U64(t.ev[3].e.id, 2);
+	CHECK_EQ(t.ev[4].e.type, WEFT_EV_PHASE);
+	CHECK_STR(t.ev[4].name, "gap phase");
+	CHECK_EQ(t.ev[5].e.type, WEFT_EV_CREATE_LABEL);
+	CHECK_U64(t.ev[5].e.id, 4);
+	CHECK_STR(t.ev[5].name, "gap kind");
+	CHECK_STR(t.ev[5].name2, "gap label");
+	CHECK_EQ(t.ev[6].e.type, WEFT_EV_RESUME);
+	CHECK_EQ(t.ev[7].e.type, WEFT_EV_SENT);
+	CHECK_EQ(t.ev[7].e.value3, 5);
+	for (int i = 3; i < 8; i++)
+		if (t.ev[i].e.ns - t.ev[i - 1].e.ns < 290 * 1000 * 1000)
+			FAIL("event %d came %.3f ms after the one before, not "
+			     "300",
+			     i,
+			     (double)(t.ev[i].e.ns - t.ev[i - 1].e.ns) / 1e6);
+}
+
 /* Discard mode keeps the oldest events and counts every drop exactly. */
 TEST(discard_counts_exactly)
 {
@@ -2648,6 +2694,7 @@ int main(int argc, char **argv)
 		T(fault_injection),
 		T(never_replace_live_ring),
 		T(bursts_share_one_time),
+		T(long_gaps_keep_their_times),
 		T(manual_clock),
 		T(readers_never_record),
 		T(never_replace_non_regular_files),

@@ -26,6 +26,30 @@ t_echo() {
 	check echo e.weft
 }
 
+# uv.loop_busy_us: how long the loop was away from its wait, recorded at
+# the wait (after its idle event) when it changed: the time from the
+# resume before to that idle, in microseconds (the shim's rate is its
+# own measure of the clock: within 5 % and 2 us of the reader's).
+t_busy_counter() {
+	local b=$WEFT_BUILD/bench/uv-bench
+	[ -x "$b" ] || { echo "no bench/uv-bench"; exit 77; }
+	"$W" record -o b.weft -- "$b" 0.3 3000 >out.txt 2>rec.txt || die "record: $(cat rec.txt)"
+	grep -q " round trips" out.txt || die "uv-bench: $(cat out.txt)"
+	"$W" dump b.weft >d.txt || die "dump"
+	awk '
+		/ resume by=/ { res = $1 + 0; seen = 1 }
+		/ idle reason="poll"/ { idle = $1 + 0; gap = seen ? (idle - res) * 1e6 : -1 }
+		/ counter_set counter="uv.loop_busy_us"/ {
+			v = $0; sub(/.* value=/, "", v); v = v + 0
+			n++
+			if (gap < 0) { print "a busy value with no resume before: " $0; bad = 1; exit }
+			d = v - gap; if (d < 0) d = -d
+			if (d > 2 + gap * 0.05) { printf "busy %d us, the trace says %.2f: %s\n", v, gap, $0; bad = 1; exit }
+		}
+		END { if (!bad && n < 100) { print "only " n " busy values"; bad = 1 } exit bad }' d.txt >awk.txt ||
+		die "$(cat awk.txt)"
+}
+
 t_misc() {
 	"$EX/uv-misc" >plain.txt || die "uv-misc failed"
 	"$W" record -o m.weft --mode discard --size 64M -- "$EX/uv-misc" >traced.txt 2>rec.txt || die "record: $(cat rec.txt)"
@@ -411,6 +435,7 @@ export W EX T WEFT_SRC WEFT_BUILD
 run echo_server_and_client t_echo
 run timers_fs_work_async t_misc
 run edge_cases t_edge
+run busy_counter t_busy_counter
 run ctest_from_debian t_ctest
 run lost_wakeup t_lost_wakeup
 run path_words t_path_words
