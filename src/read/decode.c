@@ -299,6 +299,7 @@ static int open_next_packet(struct weft_reader *r, struct rstream *s)
 		}
 		s->expect_seq = p->seq + 1;
 opened:
+		s->open_copy = r->live && weft__ld64(pk + WEFT_PK_TS_END) == 0;
 		s->data = pk;
 		s->pos = WEFT_PK_EVENTS;
 		s->end = (uint32_t)content;
@@ -352,6 +353,36 @@ void weft__corrupt_packet(struct weft_reader *r, struct rstream *s,
 	s->pos = s->end;
 }
 
+/* A live ring's packet being decoded, copied again now that its copy
+ * (taken while the writer was in it) is read to the end.  Returns 1 (it
+ * grew: s->end moved on), 0 (as it was; s->open_copy says whether it is
+ * still open), or -1: it was overwritten before its tail was read, a
+ * loss counted and marked (torn, partial), as for a copy of a live ring
+ * that holds an open packet before its next one. */
+static int recopy(struct weft_reader *r, struct rstream *s, uint32_t idx)
+{
+	uint64_t gen;
+	long c = weft__packet_copy(&r->src, &r->rh, s->pk_slot, s->copy, &gen,
+				   1);
+	s->open_copy = 0;
+	if (c <= 0 || gen != s->pk_gen ||
+	    (uint64_t)c > r->rh.h.packet_size - WEFT_PK_TRAILER ||
+	    (uint32_t)c < s->end) {
+		s->loss = 1;
+		s->loss_partial = 1;
+		s->loss_ts = s->clock;
+		r->info.losses.packets_torn++;
+		r->sinfo[idx].losses.packets_torn++;
+		return -1;
+	}
+	s->data = s->copy;
+	s->open_copy = weft__ld64(s->copy + WEFT_PK_TS_END) == 0;
+	if ((uint32_t)c == s->end)
+		return 0;
+	s->end = (uint32_t)c;
+	return 1;
+}
+
 int weft__peek_slow(struct weft_reader *r, uint32_t idx)
 {
 	struct rstream *s = &r->st[idx];
@@ -393,6 +424,21 @@ int weft__peek_slow(struct weft_reader *r, uint32_t idx)
 					      "the packet");
 				weft__corrupt_packet(r, s, idx);
 				continue;
+			}
+			if (s->open_copy) {
+				/* read to the end of a copy taken while the
+				 * writer was in it: its tail may have come
+				 * since, and must be read before the
+				 * stream's next packet (which the writer
+				 * opens only after closing this one) */
+				int g = recopy(r, s, idx);
+				if (g > 0)
+					continue;
+				if (g == 0 && s->open_copy &&
+				    (r->flags & WEFT_READ_FOLLOW))
+					return 0; /* still being written */
+				if (g < 0)
+					continue; /* (its loss first) */
 			}
 			if ((r->flags & WEFT_READ_FOLLOW) &&
 			    s->next_pk >= s->npk)

@@ -153,6 +153,8 @@ struct rstream {
 	uint64_t last_discarded;
 	uint8_t *copy;	  /* packet copy (files) */
 	int prev_open;	  /* the packet before was open when copied */
+	int open_copy;	  /* live: this one was open when copied (its
+			     tail may have been committed since) */
 	int carried;	  /* its packet is a kept chunk's carried threads */
 	int pending;	  /* 1 an event at pos, 2 a loss (see peek) */
 	uint64_t next_ts; /* its time */

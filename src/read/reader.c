@@ -625,23 +625,9 @@ static int refresh(struct weft_reader *r)
 	/* Names interned since. */
 	if (weft__load_names(r))
 		return 0;
+	/* (a packet being decoded that has grown since it was copied: its
+	 * stream's peek copies it again, decode.c) */
 	int got = 0;
-	/* Packets being decoded may have grown. */
-	for (uint32_t i = 0; i < r->nst; i++) {
-		struct rstream *s = &r->st[i];
-		if (!s->in_packet || s->pos < s->end || s->pending)
-			continue;
-		uint64_t gen;
-		long c = weft__packet_copy(&r->src, &r->rh, s->pk_slot, s->copy,
-					   &gen, 1);
-		if (c > 0 && gen == s->pk_gen &&
-		    (uint64_t)c <= r->rh.h.packet_size - WEFT_PK_TRAILER &&
-		    (uint32_t)c > s->end) {
-			s->data = s->copy;
-			s->end = (uint32_t)c;
-			got++;
-		}
-	}
 	weft__index_ring(r, 1);
 	for (uint32_t i = 0; i < r->nst; i++) {
 		struct rstream *s = &r->st[i];
@@ -837,8 +823,8 @@ static void settle(struct weft_reader *r)
  * header is compact into r->batch while they come before (bts, bidx);
  * returns how many, the stream's state moved past them. */
 static inline __attribute__((always_inline)) uint32_t
-decode_run(struct weft_reader *r, struct rstream *s, uint32_t idx,
-	   uint64_t bts, uint32_t bidx, int several)
+decode_run(struct weft_reader *r, struct rstream *s, uint32_t idx, uint64_t bts,
+	   uint32_t bidx, int several)
 {
 	const uint8_t *data = s->data;
 	struct weft_event *b = r->batch;
@@ -976,8 +962,8 @@ decode_several(struct weft_reader *r, struct rstream *s, uint32_t idx,
 /* Decodes a batch (above) of the stream at the top of the heap: 1, the
  * first of them in r->batch[0], or 0 (none: the caller takes the next
  * event as it did). */
-static inline __attribute__((always_inline)) int
-refill(struct weft_reader *r, int several)
+static inline __attribute__((always_inline)) int refill(struct weft_reader *r,
+							int several)
 {
 	settle(r);
 	r->bi = r->bn = r->bu = 0;

@@ -728,6 +728,85 @@ TEST(live_reader_learns_new_names)
 	weft_reader_close(r);
 }
 
+/* A reader following a ring while its writer fills it: every event comes
+ * back once, in order, and nothing is counted lost.  The reader catches
+ * up with the writer again and again, so it often copies a packet the
+ * writer is still in and reads it to the end; a copy's tail committed
+ * after it was taken must be read before the stream's next packet (it
+ * was lost, silently, when the next packet had been indexed between the
+ * copy and the end of its reading: `weft dump -f` of a busy program
+ * missed an event in one run of five). */
+static void follow_a_busy_writer(const char *p)
+{
+	int ready[2], go[2];
+	CHECK(pipe(ready) == 0 && pipe(go) == 0);
+	const uint64_t total = 3000000; /* (36 MB of the 64 MiB ring) */
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (weft_start(p, 64 << 20, 0))
+			_exit(1);
+		weft_run(1);
+		char g;
+		if (write(ready[1], "x", 1) != 1 || read(go[0], &g, 1) != 1)
+			_exit(2);
+		for (uint64_t i = 2; i <= total; i++) {
+			weft_run(i);
+			if (i % 5000 == 0)
+				usleep(200); /* (let the reader catch up) */
+		}
+		_exit(weft_stop() ? 3 : 0);
+	}
+	char c;
+	CHECK(read(ready[0], &c, 1) == 1);
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, p, WEFT_READ_FOLLOW, NULL));
+	CHECK(write(go[1], "x", 1) == 1);
+	struct weft_event ev;
+	uint64_t n = 0, polls = 0;
+	int rc;
+	while ((rc = weft_reader_next(r, &ev)) != WEFT_EEOF) {
+		if (rc == WEFT_EAGAIN) {
+			polls++;
+			CHECK(polls < 2000000);
+			continue;
+		}
+		CHECK_EQ(rc, 0);
+		if (ev.type != WEFT_EV_RUN)
+			FAIL("event %llu: type %u, not a run",
+			     (unsigned long long)n, ev.type);
+		if (ev.id != n + 1)
+			FAIL("event %llu names %llu (events missing or "
+			     "repeated)",
+			     (unsigned long long)n + 1,
+			     (unsigned long long)ev.id);
+		n++;
+	}
+	int status;
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_U64(n, total);
+	const struct weft_trace_info *in = weft_reader_info(r);
+	CHECK_EQ(in->problems, 0);
+	CHECK_U64(in->losses.packets_lost + in->losses.packets_torn +
+			  in->losses.packets_corrupt +
+			  in->losses.events_discarded,
+		  0);
+	CHECK(polls > 0); /* (it did catch up with the writer) */
+	weft_reader_close(r);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+TEST(follow_reads_every_event_of_a_busy_writer)
+{
+	/* (three rounds: the case it failed on came in three of four) */
+	follow_a_busy_writer(tpath("busy1.weft"));
+	follow_a_busy_writer(tpath("busy2.weft"));
+	follow_a_busy_writer(tpath("busy3.weft"));
+}
+
 #define HANDLER_ID (1ull << 62)
 static atomic_long sig_calls, sig_seq;
 static void on_signal(int sig)
@@ -2677,6 +2756,7 @@ int main(int argc, char **argv)
 		T(stopped_records_nothing),
 		T(create_label_never_loses_the_label),
 		T(live_reader_learns_new_names),
+		T(follow_reads_every_event_of_a_busy_writer),
 		T(bad_arguments),
 		T(file_mode_0600),
 		T(threads_no_loss),
