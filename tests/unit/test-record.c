@@ -728,6 +728,16 @@ TEST(live_reader_learns_new_names)
 	weft_reader_close(r);
 }
 
+/* What a reader says it read: no problem, nothing lost. */
+static void lost_nothing(const struct weft_trace_info *in)
+{
+	CHECK_EQ(in->problems, 0);
+	CHECK_U64(in->losses.packets_lost + in->losses.packets_torn +
+			  in->losses.packets_corrupt +
+			  in->losses.events_discarded,
+		  0);
+}
+
 /* A reader following a ring while its writer fills it: every event comes
  * back once, in order, and nothing is counted lost.  The reader catches
  * up with the writer again and again, so it often copies a packet the
@@ -785,12 +795,7 @@ static void follow_a_busy_writer(const char *p)
 	CHECK_EQ(waitpid(pid, &status, 0), pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK_U64(n, total);
-	const struct weft_trace_info *in = weft_reader_info(r);
-	CHECK_EQ(in->problems, 0);
-	CHECK_U64(in->losses.packets_lost + in->losses.packets_torn +
-			  in->losses.packets_corrupt +
-			  in->losses.events_discarded,
-		  0);
+	lost_nothing(weft_reader_info(r));
 	CHECK(polls > 0); /* (it did catch up with the writer) */
 	weft_reader_close(r);
 	close(ready[0]);
@@ -1741,12 +1746,7 @@ TEST(live_reader_sees_a_clean_stop)
 	}
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK_U64(n, 2 * per);
-	const struct weft_trace_info *in = weft_reader_info(r);
-	CHECK_EQ(in->problems, 0);
-	CHECK_U64(in->losses.packets_lost + in->losses.packets_torn +
-			  in->losses.packets_corrupt +
-			  in->losses.events_discarded,
-		  0);
+	lost_nothing(weft_reader_info(r));
 	weft_reader_close(r);
 	/* (and it was cut, while the reader read) */
 	struct ttrace t = tread(p);
