@@ -7,9 +7,8 @@
  * merged in time order on one axis (a heap of rings, and the heap of
  * made events, made.c), each made one of the merge's (remap.c).  The
  * ring whose event went last is asked first: its next event goes at once
- * when it comes before every other, one comparison with a limit set when
- * the ring's run began (weft__multi_next's fast path); the rest is out of
- * line.  Also the totals, names and problems of the whole,
+ * when it comes before every other (weft__multi_next's fast path); the
+ * rest is out of line.  Also the totals, names and problems of the whole,
  * and the merged reader freed.
  * The text of an event stays valid until the next call: a sub-reader is
  * asked for its next event only when the caller comes back.
@@ -137,64 +136,25 @@ int weft__merge_fill(struct rmulti *M, uint32_t k)
 
 /* ------------------------------------------------------------ next */
 
-/* The events the merge's messages follow (msgs.c), when it makes the
- * process threads' events. */
-#define MSG_TYPES                                                              \
-	((1u << WEFT_EV_SENT) | (1u << WEFT_EV_RECEIVED) | (1u << WEFT_EV_FIRE))
-
-/* The time below which ring k's next event goes at once, k being the
- * ring whose event went last (M->refill): before the top of the heap (at
- * its time too when k comes first: ties go by ring), before the made
- * events (they go first at a tie), not past the ring's cut, and once its
- * process's start is made.  Only a bound: an event at or past it takes
- * the whole way (multi_next_rest), which decides again.  Set whenever an
- * event of k goes, after all that moved the heaps. */
-static int64_t limit_of(const struct rmulti *M, uint32_t k)
-{
-	const struct msub *s = &M->sub[k];
-	if (!s->started)
-		return INT64_MIN;
-	int64_t lim = s->cut < INT64_MAX ? s->cut + 1 : INT64_MAX;
-	if (M->nheap) {
-		uint32_t h = M->heap[0];
-		int64_t t = M->sub[h].ev.ns;
-		if (k < h && t < INT64_MAX)
-			t++;
-		if (t < lim)
-			lim = t;
-	}
-	if (M->nsyn && M->syn[0].ns < lim)
-		lim = M->syn[0].ns;
-	return lim;
-}
-
-/* Messages, in time order: a read matches the writes returned before it
- * (an event of ring k that goes).  What they make may come before k's
- * next event: its limit is set again. */
-static __attribute__((noinline)) int give_msgs(struct rmulti *M, uint32_t k,
-					       const struct weft_event *ev)
-{
-	int err;
-	if (ev->type == WEFT_EV_FIRE)
-		err = weft__msgs_fire(M, ev);
-	else
-		err = weft__msgs_event(M, k, ev);
-	M->limit = limit_of(M, k);
-	return err;
-}
-
-/* Event `ev` of ring k goes to the caller (off the heap): what the merge
- * keeps of it. */
-static int give(struct weft_reader *R, uint32_t k, const struct weft_event *ev)
+/* Event `ev` of ring k goes to the caller: what the merge keeps of it. */
+static inline int give(struct weft_reader *R, uint32_t k,
+		       const struct weft_event *ev)
 {
 	struct rmulti *M = R->multi;
 	struct msub *s = &M->sub[k];
 	s->last_ns = ev->ns;
 	s->returned++;
 	M->refill = k;
-	if (M->synth && ev->type < 32 && ((1u << ev->type) & MSG_TYPES))
-		return give_msgs(M, k, ev);
-	M->limit = limit_of(M, k);
+	/* messages, in time order: a read matches the writes returned
+	 * before it */
+	if (M->synth &&
+	    (ev->type == WEFT_EV_SENT || ev->type == WEFT_EV_RECEIVED)) {
+		int err = weft__msgs_event(M, k, ev);
+		if (err)
+			return err;
+	}
+	if (M->synth && ev->type == WEFT_EV_FIRE)
+		return weft__msgs_fire(M, ev);
 	return 0;
 }
 
@@ -216,16 +176,15 @@ static inline void count(struct weft_reader *R, const struct weft_event *ev)
 }
 
 /* The rest of weft__multi_next(): ring k's next event (rc: what
- * fetching it gave, the event made the merge's), which does not go at
- * once, settled or put in the heap (last: NONE, none was fetched); then
- * the next event of the heap or the made ones. */
+ * fetching it gave), which does not go at once, settled or put in the
+ * heap (last: NONE, none was fetched); then the next event of the heap or
+ * the made ones. */
 static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 						     struct weft_event *ev,
 						     uint32_t last, int rc)
 {
 	struct rmulti *M = R->multi;
 	int err;
-	M->refill = NONE;
 	if (last != NONE) {
 		struct msub *s = &M->sub[last];
 		if (rc) {
@@ -302,18 +261,6 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 	return 0;
 }
 
-/* Ring k's event `ev` (rc 0: as its reader gave it) past its limit, or a
- * loss: made the merge's and checked against the ring's cut, the whole
- * way. */
-static __attribute__((noinline)) int
-multi_next_past(struct weft_reader *R, struct weft_event *ev, uint32_t k)
-{
-	struct rmulti *M = R->multi;
-	translate(M, k, ev);
-	int rc = ev->ns > M->sub[k].cut ? WEFT_EEOF : 0;
-	return multi_next_rest(R, ev, k, rc);
-}
-
 int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 {
 	struct rmulti *M = R->multi;
@@ -322,50 +269,21 @@ int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
 		return multi_next_rest(R, ev, NONE, 0);
 	/* The ring whose event went last: its next, read straight into the
 	 * caller's event, goes at once when it comes before every other (a
-	 * ring's events come in runs: below its limit, one comparison);
-	 * else it waits in the heap.  (This path is every event of a run:
-	 * the rest is out of line.) */
+	 * ring's events come in runs); else it waits in the heap.  (This
+	 * path is every event of a run: the rest is out of line.) */
+	M->refill = NONE;
 	struct msub *s = &M->sub[k];
-	int rc = weft_reader_next(s->r, ev);
-	if (rc)
+	int rc = fetch(M, k, ev);
+	if (rc || !s->started ||
+	    (M->nheap &&
+	     (ev->ns > M->sub[M->heap[0]].ev.ns ||
+	      (ev->ns == M->sub[M->heap[0]].ev.ns && k > M->heap[0]))) ||
+	    (M->nsyn && ev->ns >= M->syn[0].ns))
 		return multi_next_rest(R, ev, k, rc);
-	unsigned type = ev->type;
-	int64_t ns = ev->ns + s->shift;
-	if (ns >= M->limit || type >= WEFT_EV_COUNT)
-		return multi_next_past(R, ev, k);
-	/* translate(), with what it needs at hand (ev may alias M) */
-	uint32_t local = ev->stream;
-	uint32_t g = map_stream(M, s, local);
-	uint64_t actor = ev->actor, tag = s->tag;
-	if (!actor && local == s->main && s->remap)
-		actor = s->xid;
-	else
-		actor = map_id_tag(M, k, tag, actor);
-	uint8_t f = M->idfields[type];
-	if (f & 1)
-		ev->id = map_id_tag(M, k, tag, ev->id);
-	if (f & 2)
-		ev->id2 = map_id_tag(M, k, tag, ev->id2);
-	if (f & 4)
-		ev->name = map_name(M, s, ev->name);
-	if (f & 8)
-		ev->name2 = map_name(M, s, ev->name2);
-	ev->stream = g;
-	ev->ns = ns;
-	ev->actor = actor;
-	/* give() and count(), for an event that is not a loss */
-	s->last_ns = ns;
-	s->returned++;
-	M->returned++;
-	R->info.counts[type]++;
-	if (g < M->nst) {
-		struct weft_stream_info *si = &M->sinfo[g];
-		if (!si->events++)
-			si->first_ts = (uint64_t)ns;
-		si->last_ts = (uint64_t)ns;
-	}
-	if (M->synth && ((1u << type) & MSG_TYPES))
-		return give_msgs(M, k, ev);
+	int err = give(R, k, ev);
+	if (err)
+		return err;
+	count(R, ev);
 	return 0;
 }
 

@@ -57,21 +57,15 @@ static inline uint32_t map_name(struct rmulti *M, struct msub *s,
 	return weft__map_name_new(M, s, local);
 }
 
-/* Id `id` of ring `sub` (its tag at hand), as the merge's. */
-static inline uint64_t map_id_tag(struct rmulti *M, uint32_t sub, uint64_t tag,
-				  uint64_t id)
-{
-	if (!id)
-		return 0;
-	if (!(id & TAG_MASK) && tag != TAG_FRESH)
-		return id | tag;
-	return weft__fresh_id(M, sub, id);
-}
-
 /* Id `id` of ring `sub`, as the merge's. */
 static inline uint64_t map_id(struct rmulti *M, uint32_t sub, uint64_t id)
 {
-	return map_id_tag(M, sub, M->sub[sub].tag, id);
+	if (!id)
+		return 0;
+	uint64_t tag = M->sub[sub].tag;
+	if (!(id & TAG_MASK) && tag != TAG_FRESH)
+		return id | tag;
+	return weft__fresh_id(M, sub, id);
 }
 
 /* Stream `local` of ring s, as the merge's. */

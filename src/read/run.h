@@ -219,8 +219,6 @@ struct rmulti {
 	uint32_t nruns;
 	uint32_t *heap, nheap; /* subs with an event, by (ns, index) */
 	uint32_t refill;       /* the sub whose event was returned last */
-	int64_t limit;	       /* refill's next event goes at once when its
-				  ns is below (merge.c, limit_of) */
 	struct synth *syn;     /* made events, a heap by (ns, seq) */
 	uint32_t nsyn, csyn;
 	uint64_t seq;

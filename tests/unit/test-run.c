@@ -27,12 +27,11 @@
 
 /* Records `fn` into `path` in a new process with the manual clock; the
  * ring's start is then set to CLOCK_MONOTONIC `mono`.  Returns its pid. */
-static pid_t record_in(const char *path, void (*fn)(void), int64_t mono,
-		       size_t size, unsigned flags)
+static pid_t record(const char *path, void (*fn)(void), int64_t mono)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		if (weft_start(path, size, flags | WEFT_CLOCK_MANUAL))
+		if (weft_start(path, 1 << 20, WEFT_CLOCK_MANUAL))
 			_exit(3);
 		fn();
 		weft_stop();
@@ -48,11 +47,6 @@ static pid_t record_in(const char *path, void (*fn)(void), int64_t mono,
 			     offsetof(struct weft__anchor, mono_ns)) == 8);
 	close(fd);
 	return pid;
-}
-
-static pid_t record(const char *path, void (*fn)(void), int64_t mono)
-{
-	return record_in(path, fn, mono, 1 << 20, 0);
 }
 
 static void write_file(const char *path, const char *text)
@@ -163,115 +157,6 @@ TEST(merged_in_time_order)
 	const struct weft_trace_info *in = weft_reader_info(r);
 	CHECK_EQ(in->nstreams, 2);
 	weft_reader_close(r);
-}
-
-/* Rings whose runs meet at the edges (merged_at_the_edges): each event a
- * run of async thread 0xR<n>, at the time given. */
-static void edge_a(void)
-{
-	static const int64_t t[] = {100, 200, 300, 700};
-	for (unsigned i = 0; i < 4; i++) {
-		weft_clock_set(t[i]);
-		weft_run(0xA1 + i);
-	}
-}
-
-static void edge_b(void)
-{
-	for (unsigned i = 0; i < 3; i++) {
-		weft_clock_set(300 + 100 * i);
-		weft_run(0xB1 + i);
-	}
-}
-
-static void edge_c(void)
-{
-	for (unsigned i = 0; i < 4; i++) {
-		weft_clock_set(500 + 100 * i);
-		weft_run(0xC1 + i);
-	}
-}
-
-static void edge_empty(void)
-{
-}
-
-/* More than a small ring in discard mode holds: a loss at its end. */
-#define EDGE_LOST_N 200000
-static void edge_lost(void)
-{
-	for (unsigned i = 0; i < EDGE_LOST_N; i++) {
-		weft_clock_set(1000 + i);
-		weft_run(0xD0000 + i);
-	}
-}
-
-/* Three rings and an empty one, whose runs of events overlap by one
- * timestamp: a run goes on while its events come first, a tie goes to
- * the ring read first (the lower index, whichever ring went last), and
- * the empty ring takes no turn. */
-TEST(merged_at_the_edges)
-{
-	const char *dir = tpath("run");
-	CHECK(mkdir(dir, 0700) == 0);
-	static void (*const fn[])(void) = {edge_a, edge_b, edge_c, edge_empty};
-	for (unsigned k = 0; k < 4; k++) {
-		char p[600];
-		snprintf(p, sizeof p, "%s/ring.%u", dir, k + 1);
-		record(p, fn[k], BASE);
-	}
-	struct ttrace t = tread(dir);
-	/* ring.1 comes first: A300 before B300; B's run goes on to B500,
-	 * which ties with C500 (B first); C's stops at 700, where A's last
-	 * comes first */
-	static const struct {
-		int64_t ns;
-		uint64_t id;
-	} want[] = {
-		{100, 0xA1},
-		{200, 0xA2},
-		{300, 0xA3},
-		{300, 1ull << 48 | 0xB1},
-		{400, 1ull << 48 | 0xB2},
-		{500, 1ull << 48 | 0xB3},
-		{500, 2ull << 48 | 0xC1},
-		{600, 2ull << 48 | 0xC2},
-		{700, 0xA4},
-		{700, 2ull << 48 | 0xC3},
-		{800, 2ull << 48 | 0xC4},
-	};
-	size_t k = 0;
-	for (size_t i = 0; i < t.n; i++) {
-		const struct weft_event *e = &t.ev[i].e;
-		if (e->type != WEFT_EV_RUN || (e->id & 0xFFFF) < 0xA1)
-			continue; /* made events, and runs of none */
-		CHECK(k < sizeof want / sizeof *want);
-		CHECK_EQ(e->ns, want[k].ns);
-		CHECK_U64(e->id, want[k].id);
-		k++;
-	}
-	CHECK_EQ(k, sizeof want / sizeof *want);
-	/* every event in time order, the made ones too */
-	for (size_t i = 1; i < t.n; i++)
-		CHECK(t.ev[i].e.ns >= t.ev[i - 1].e.ns);
-
-	/* a ring's loss in its run, after the others ended: counted */
-	char p[600];
-	snprintf(p, sizeof p, "%s/ring.5", dir);
-	record_in(p, edge_lost, BASE, 256 << 10, WEFT_DISCARD);
-	struct ttrace u = tread(dir);
-	size_t kept = 0, losses = 0;
-	for (size_t i = 0; i < u.n; i++) {
-		const struct weft_event *e = &u.ev[i].e;
-		kept += e->type == WEFT_EV_RUN &&
-			(e->id & 0xFFFFFFFF) >= 0xD0000;
-		losses += e->type == WEFT_EV_LOSS;
-	}
-	CHECK(kept > 1000 && kept < EDGE_LOST_N);
-	CHECK_EQ(losses, 1);
-	CHECK_U64(u.info.losses.events_discarded, EDGE_LOST_N - kept);
-	CHECK_U64(u.info.counts[WEFT_EV_RUN],
-		  t.info.counts[WEFT_EV_RUN] + kept);
 }
 
 /* A run directory `dir` (made) with a's ring (what `fa` records, at
@@ -1899,11 +1784,11 @@ TEST(the_next_reader_rule)
 
 TEST_MAIN(T(damaged_rings_are_named_the_others_read),
 	  T(counters_belong_to_their_process), T(merged_in_time_order),
-	  T(merged_at_the_edges), T(process_threads_from_a_manifest),
-	  T(posix_spawned_in_either_order), T(exec_becomes),
-	  T(fork_said_by_the_parent), T(a_child_before_its_parents_line),
-	  T(a_run_ends_with_its_process), T(many_processes_reusing_pids),
-	  T(bundle_round_trip_and_cut), T(ids_never_shared), T(one_ring_run),
+	  T(process_threads_from_a_manifest), T(posix_spawned_in_either_order),
+	  T(exec_becomes), T(fork_said_by_the_parent),
+	  T(a_child_before_its_parents_line), T(a_run_ends_with_its_process),
+	  T(many_processes_reusing_pids), T(bundle_round_trip_and_cut),
+	  T(ids_never_shared), T(one_ring_run),
 	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(five_machines_one_way_contradictory_and_inherited),
