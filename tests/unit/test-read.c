@@ -1377,8 +1377,7 @@ TEST(grow_refuses_what_does_not_fit)
 }
 
 TEST_MAIN(T(batches_in_order_and_counted), T(read_ahead_same_events),
-	  T(read_ahead_forked),
-	  T(read_ahead_by_pace), T(truncated_while_read),
+	  T(read_ahead_forked), T(read_ahead_by_pace), T(truncated_while_read),
 	  T(live_ring_truncated), T(replaced_while_read), T(endless_input),
 	  T(utf8_like_python), T(hostile_text), T(consistent_copy),
 	  T(unused_slots_unread), T(stats_in_the_library), T(stats_in_one_pass),

@@ -762,7 +762,7 @@ static void follow_a_busy_writer(const char *p)
 		for (uint64_t i = 2; i <= total; i++) {
 			weft_run(i);
 			if (i % 5000 == 0)
-				usleep(200); /* (let the reader catch up) */
+				usleep(1000); /* (the reader catches up) */
 		}
 		_exit(weft_stop() ? 3 : 0);
 	}
