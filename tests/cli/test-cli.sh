@@ -720,6 +720,8 @@ run chrome_export t_chrome
 run stats t_stats
 run times t_times
 run stats_range t_stats_range
-run hostile_traces t_hostile_traces
+# (about 600 command runs over the corpus: a sanitizer build on a loaded
+# machine needs more than the default 120 s)
+TAP_TIMEOUT=360 run hostile_traces t_hostile_traces
 run compact t_compact
 tap_done
