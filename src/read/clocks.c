@@ -34,11 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
+#include "merge.h"
 #include "common/grow.h"
-#ifndef __wasi__
-#include "kept.h"
-#endif
 
 #define UNKNOWN_BOOT(b) (!memcmp((b), zero16, 16))
 static const uint8_t zero16[16];
@@ -78,15 +75,9 @@ static int scan_ring(struct rmulti *M, uint32_t k, struct xlist *sent,
 {
 	struct msub *s = &M->sub[k];
 	struct weft_reader *r;
-#ifndef __wasi__
-	int err = s->kring ? weft__reader_open_kept(&r, s->kring, 0, NULL)
-		  : s->mem
+	int err = s->mem && !s->kring
 			  ? weft_reader_open_mem(&r, s->mem, s->memlen, 0, NULL)
-			  : weft_reader_open(&r, s->path, 0, NULL);
-#else
-	/* (the WebAssembly viewer reads memory only) */
-	int err = weft_reader_open_mem(&r, s->mem, s->memlen, 0, NULL);
-#endif
+			  : weft__ring_reopen(s, &r);
 	if (err)
 		return 0; /* (read once already: gone since; no messages) */
 	int64_t base = weft__ring_mono0(s->r);

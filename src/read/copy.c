@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * copy.c - a merged reader copied (merge.h): its runs into one bundle
- * (weft_reader_copy of a run, weft snapshot), or written as CTF, one
- * trace per process on the run's axis (weft ctf).
+ * (weft_reader_copy of a run, weft snapshot).  (Written as CTF, one trace
+ * per process on the run's axis: ctf.c.)
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "merge.h"
@@ -26,15 +25,12 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 	*out = NULL;
 	if (torn)
 		*torn = 0;
-	int64_t now = 0;
-#ifndef __wasi__
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	for (uint32_t r = 0; r < M->nruns; r++)
 		if (M->runs[r].dir)
 			weft__read_manifest(M, r);
-#endif
 	uint32_t n = M->nsub + M->nruns + 1;
 	struct bpart *parts = calloc(n ? n : 1, sizeof *parts);
 	void **data = calloc(n ? n : 1, sizeof *data);
@@ -114,46 +110,3 @@ int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
 		*out = b;
 	return err;
 }
-
-#ifndef __wasi__
-int weft__multi_ctf(struct weft_reader *R, const char *dir, struct weft_diag *d)
-{
-	struct rmulti *M = R->multi;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	int err = 0;
-	for (uint32_t k = 0; k < M->nsub && !err; k++) {
-		struct msub *s = &M->sub[k];
-		const struct weft_process *P = &M->procs[s->proc];
-		char path[4200], comm[40];
-		/* a file name of the process's name: no slash, no dot first */
-		size_t i = 0;
-		for (; P->comm[i] && i < sizeof comm - 1; i++)
-			comm[i] = P->comm[i] == '/' ? '_' : P->comm[i];
-		comm[i] = 0;
-		if (P->image)
-			snprintf(path, sizeof path, "%s/%u-%s.%u", dir, P->pid,
-				 comm, P->image);
-		else
-			snprintf(path, sizeof path, "%s/%u-%s", dir, P->pid,
-				 comm);
-		/* its clock on the run's axis: tick 0 of the ring is at
-		 * merged ns `shift`, which is realtime origin + shift */
-		int64_t saved = s->r->info.origin_real_ns;
-		s->r->info.origin_real_ns = R->info.origin_real_ns + s->shift;
-		s->r->ctf_absolute = 1;
-		err = weft_ctf_write(s->r, path, d);
-		s->r->info.origin_real_ns = saved;
-		s->r->ctf_absolute = 0;
-	}
-	return err;
-}
-#else
-int weft__multi_ctf(struct weft_reader *R, const char *dir, struct weft_diag *d)
-{
-	(void)R;
-	(void)dir;
-	(void)d;
-	return -ENOSYS;
-}
-#endif

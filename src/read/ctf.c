@@ -62,10 +62,46 @@ static int write_file(const char *path, const void *p, size_t n)
 	return close(fd) < 0 ? -errno : 0;
 }
 
+/* weft_ctf_write of a run: DIR/PID-COMM[.IMAGE]/ per process, each a CTF
+ * trace whose clock is placed on the run's axis (absolute), so that
+ * babeltrace2 DIR shows them all in one time order. */
+static int run_ctf(struct weft_reader *R, const char *dir, struct weft_diag *d)
+{
+	struct rmulti *M = R->multi;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	int err = 0;
+	for (uint32_t k = 0; k < M->nsub && !err; k++) {
+		struct msub *s = &M->sub[k];
+		const struct weft_process *P = &M->procs[s->proc];
+		char path[4200], comm[40];
+		/* a file name of the process's name: no slash, no dot first */
+		size_t i = 0;
+		for (; P->comm[i] && i < sizeof comm - 1; i++)
+			comm[i] = P->comm[i] == '/' ? '_' : P->comm[i];
+		comm[i] = 0;
+		if (P->image)
+			snprintf(path, sizeof path, "%s/%u-%s.%u", dir, P->pid,
+				 comm, P->image);
+		else
+			snprintf(path, sizeof path, "%s/%u-%s", dir, P->pid,
+				 comm);
+		/* its clock on the run's axis: tick 0 of the ring is at
+		 * merged ns `shift`, which is realtime origin + shift */
+		int64_t saved = s->r->info.origin_real_ns;
+		s->r->info.origin_real_ns = R->info.origin_real_ns + s->shift;
+		s->r->ctf_absolute = 1;
+		err = weft_ctf_write(s->r, path, d);
+		s->r->info.origin_real_ns = saved;
+		s->r->ctf_absolute = 0;
+	}
+	return err;
+}
+
 int weft_ctf_write(struct weft_reader *r, const char *dir, struct weft_diag *d)
 {
 	if (r->multi)
-		return weft__multi_ctf(r, dir, d);
+		return run_ctf(r, dir, d);
 	const struct weft_trace_info *in = weft_reader_info(r);
 	const struct rhdr *rh = &r->rh;
 	char path[PATH_MAX];

@@ -2,16 +2,25 @@
 /*
  * follow.c - a followed run (merge.h, WEFT_READ_FOLLOW): when the merge
  * has nothing, the manifests that grew and the rings that appeared join
- * it; and whether the run may still grow (a process of it lives).
+ * it; whether the run may still grow (a process of it lives); a run that
+ * has recorded nothing yet waited for.  Not in the WebAssembly build
+ * (wasi.c: nothing there grows).
  */
 #include <errno.h>
-#ifndef __wasi__
 #include <signal.h>
-#endif
+#include <time.h>
 
 #include "merge.h"
 
-#ifndef __wasi__
+/* Whether process `pid` of this machine lives (a number above a pid's
+ * range would name a process group, or every process: not asked). */
+static int process_alive(uint32_t pid)
+{
+	if (!pid || pid > INT32_MAX)
+		return 0;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 /* Whether a followed run directory may still grow: a process its manifest
  * started and did not see end is alive. */
 int weft__run_live(struct rmulti *M)
@@ -22,8 +31,8 @@ int weft__run_live(struct rmulti *M)
 			continue;
 		for (uint32_t i = 0; i < man->n; i++) {
 			const struct mproc *p = &man->p[i];
-			if (p->end == WEFT_PROC_RUNNING && p->pid &&
-			    (kill((pid_t)p->pid, 0) == 0 || errno == EPERM))
+			if (p->end == WEFT_PROC_RUNNING &&
+			    process_alive(p->pid))
 				return 1;
 		}
 	}
@@ -77,15 +86,23 @@ int weft__follow_more(struct weft_reader *R)
 	}
 	return got;
 }
-#else
-int weft__follow_more(struct weft_reader *R)
+
+/* Opening step: a followed run that has recorded nothing yet waited
+ * for.  0 or a negative code. */
+int weft__wait_first_ring(struct rmulti *M, struct weft_diag *d)
 {
-	(void)R;
-	return 0;
+	int err = 0;
+	/* A followed run that has recorded nothing yet (a reader started
+	 * with it): its first ring is waited for while a process of it
+	 * lives. */
+	while (!err && M->nsub == 0 && (M->flags & WEFT_READ_FOLLOW) &&
+	       M->nruns && weft__run_live(M)) {
+		struct timespec nap = {0, 50 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+		for (uint32_t r = 0; r < M->nruns && !err; r++)
+			if (M->runs[r].dir &&
+			    !(err = weft__read_manifest(M, r)))
+				err = weft__scan_dir(M, r, 1, d);
+	}
+	return err;
 }
-int weft__run_live(struct rmulti *M)
-{
-	(void)M;
-	return 0;
-}
-#endif

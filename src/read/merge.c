@@ -18,9 +18,7 @@
 #include <string.h>
 
 #include "merge.h"
-#ifndef __wasi__
 #include "kept.h"
-#endif
 
 /* --------------------------------------------------------- the heap */
 
@@ -451,10 +449,8 @@ void weft__multi_free(struct rmulti *M)
 		return;
 	for (uint32_t k = 0; k < M->nsub; k++) {
 		weft_reader_close(M->sub[k].r);
-#ifndef __wasi__
 		if (M->sub[k].kring)
 			weft__kring_free(M->sub[k].kring);
-#endif
 		free(M->sub[k].path);
 		free(M->sub[k].smap);
 		free(M->sub[k].nmap);

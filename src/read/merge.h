@@ -122,6 +122,9 @@ int weft__follow_more(struct weft_reader *R);
 /* Whether a followed run directory may still grow (a process its
  * manifest started and did not see end is alive). */
 int weft__run_live(struct rmulti *M);
+/* Opening step: a followed run that has recorded nothing yet waited
+ * for (while a process of it lives).  0 or a negative code. */
+int weft__wait_first_ring(struct rmulti *M, struct weft_diag *d);
 
 /* -------------------------------------------------------- runs-open.c */
 
@@ -150,8 +153,8 @@ int weft__add_owned(struct rmulti *M, uint8_t *b, size_t len, int bundle,
 int weft__have_path(const struct rmulti *M, const char *path);
 
 /* -------------------------------------------------------- runs-disk.c */
+/* (follow.c and runs-disk.c are not in the WebAssembly: wasi.c) */
 
-#ifndef __wasi__
 /* Reads what the run's manifest holds beyond what was parsed (whole
  * lines only).  0 or a negative code. */
 int weft__read_manifest(struct rmulti *M, uint32_t run);
@@ -163,6 +166,17 @@ int weft__scan_dir(struct rmulti *M, uint32_t run, int initial,
 		   struct weft_diag *d);
 /* A kept directory (kept.c): its rings, with its run's manifest. */
 int weft__add_kept(struct rmulti *M, const char *p, struct weft_diag *d);
-#endif
+/* A ring of a run directory that its manifest names and the scan did not
+ * read: -ENOENT when nothing is there, 0 when it reads as a ring after
+ * all (it appeared meanwhile), else why not (said in sd). */
+int weft__dir_ring_check(const char *path, struct weft_diag *sd);
+/* Ring s (of kept chunks, or a file) read once more, by a reader of its
+ * own.  0 or a negative code. */
+int weft__ring_reopen(const struct msub *s, struct weft_reader **r);
+/* Opening step: `paths` (rings, run directories, bundles, kept
+ * directories, "-") added to the merge; `plain` cleared when one is more
+ * than a ring.  0 or a negative code (said in d). */
+int weft__add_paths(struct rmulti *M, const char *const *paths, unsigned n,
+		    unsigned flags, int *plain, struct weft_diag *d);
 
 #endif

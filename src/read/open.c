@@ -16,9 +16,7 @@
 #include <unistd.h>
 
 #include "merge.h"
-#ifndef __wasi__
 #include "kept.h"
-#endif
 
 /* Rings in the order of their runs, then of their start: the first ring
  * keeps its ids, names and streams (a run's root, usually). */
@@ -31,134 +29,6 @@ static int cmp_sub(const void *a, const void *b)
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
 	return strcmp(x->path, y->path);
-}
-
-/* Opening step: `paths` (rings, run directories, bundles, kept
- * directories, "-") added to the merge; `plain` cleared when one is more
- * than a ring.  0 or a negative code (said in d). */
-static int add_paths(struct rmulti *M, const char *const *paths, unsigned n,
-		     unsigned flags, int *plain, struct weft_diag *d)
-{
-	int err = 0;
-#ifndef __wasi__
-	for (unsigned i = 0; i < n && !err; i++) {
-		const char *p = paths[i];
-		struct stat sb;
-		int isdir = strcmp(p, "-") && stat(p, &sb) == 0 &&
-			    S_ISDIR(sb.st_mode);
-		if (isdir && weft__kept_dir(p)) {
-			/* a kept directory (kept.c): its chunks as one ring,
-			 * or with its run's manifest as a bundle */
-			*plain = 0;
-			err = weft__add_kept(M, p, d);
-			continue;
-		}
-		if (isdir) {
-			*plain = 0;
-			if (!(err = weft__add_run(M, p)))
-				err = weft__read_manifest(M, M->nruns - 1);
-			if (!err)
-				err = weft__scan_dir(M, M->nruns - 1, 1, d);
-			if (!err)
-				err = weft__rings_missing(M, M->nruns - 1,
-							  NULL);
-			if (!err && !M->runs[M->nruns - 1].man.n &&
-			    M->nsub == 0 && n == 1)
-				err = weft__diag(d, WEFT_ENOTTRACE, 0,
-						 "a directory that holds no "
-						 "weft run (no manifest, no "
-						 "ring)");
-			continue;
-		}
-		/* a bundle, or a ring */
-		char magic[8] = {0};
-		int pipe_in = !strcmp(p, "-") ||
-			      (stat(p, &sb) == 0 && !S_ISREG(sb.st_mode));
-		/* (a FIFO is opened once: opening it takes its writer) */
-		int fd = !pipe_in ? open(p, O_RDONLY | O_CLOEXEC) : -1;
-		if (fd >= 0) {
-			if (read(fd, magic, 8) != 8)
-				magic[0] = 0;
-			close(fd);
-		}
-		if (!memcmp(magic, WEFT_BUNDLE_MAGIC, 8) || pipe_in) {
-			uint8_t *b;
-			size_t len;
-			int bundle = 0;
-			int in = pipe_in && strcmp(p, "-")
-					 ? open(p, O_RDONLY | O_CLOEXEC)
-				 : pipe_in ? 0
-					   : -1;
-			if (pipe_in && in < 0)
-				err = -errno;
-			else if (pipe_in) {
-				struct weft_diag sd = {0};
-				err = weft__slurp(in, &b, &len, &bundle, &sd);
-				if (err)
-					err = weft__diag(d, err, sd.offset,
-							 "%s: %s", p, sd.msg);
-			} else if ((err = weft__read_file(p, &b, &len)))
-				err = weft__diag(d, err, 0, "%s: %s", p,
-						 weft_strerror(err));
-			else
-				bundle = 1;
-			if (in > 0)
-				close(in);
-			if (err)
-				break;
-			if ((err = weft__keep_owned(M, b)))
-				break;
-			*plain = bundle ? 0 : *plain;
-			err = weft__add_owned(M, b, len, bundle, p, d);
-			continue;
-		}
-		struct weft_reader *sr;
-		struct weft_diag sd = {0};
-		if ((err = weft_reader_open(&sr, p, flags, &sd))) {
-			err = weft__diag(d, err, sd.offset, "%s%s%s",
-					 n > 1 ? p : "", n > 1 ? ": " : "",
-					 sd.msg);
-			break;
-		}
-		if ((err = weft__add_sub(M, sr, p, NONE))) {
-			weft_reader_close(sr);
-			err = err > 0 ? 0 : err;
-		}
-	}
-#else
-	(void)M;
-	(void)paths;
-	(void)n;
-	(void)flags;
-	(void)plain;
-	(void)d;
-#endif
-	return err;
-}
-
-/* Opening step: a followed run that has recorded nothing yet waited
- * for.  0 or a negative code. */
-static int wait_first_ring(struct rmulti *M, struct weft_diag *d)
-{
-	int err = 0;
-#ifndef __wasi__
-	/* A followed run that has recorded nothing yet (a reader started
-	 * with it): its first ring is waited for while a process of it
-	 * lives. */
-	while (!err && M->nsub == 0 && (M->flags & WEFT_READ_FOLLOW) &&
-	       M->nruns && weft__run_live(M)) {
-		struct timespec nap = {0, 50 * 1000 * 1000};
-		nanosleep(&nap, NULL);
-		for (uint32_t r = 0; r < M->nruns && !err; r++)
-			if (M->runs[r].dir &&
-			    !(err = weft__read_manifest(M, r)))
-				err = weft__scan_dir(M, r, 1, d);
-	}
-#else
-	(void)M;
-	(void)d;
-#endif
-	return err;
 }
 
 /* Opening step: which fields of each event type are ids and names (what
@@ -338,9 +208,9 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 		M->flags &= ~(unsigned)WEFT_READ_FOLLOW;
 	}
 	if (!err)
-		err = add_paths(M, paths, n, flags, &plain, d);
+		err = weft__add_paths(M, paths, n, flags, &plain, d);
 	if (!err)
-		err = wait_first_ring(M, d);
+		err = weft__wait_first_ring(M, d);
 	if (!err && M->nsub == 0 && M->nbad)
 		err = weft__diag(d, WEFT_ECORRUPT, 0,
 				 "no ring can be read: %s: %s (and %u more)",

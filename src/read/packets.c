@@ -13,17 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#ifndef __wasi__
-#include <sys/file.h>
-#endif
 #include <unistd.h>
 
 #include "internal.h"
-#include "run.h"
-#include "common/grow.h"
-#ifndef __wasi__
 #include "kept.h"
-#endif
+#include "run.h"
+#include "sys.h"
+#include "common/grow.h"
 
 int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
 {
@@ -33,27 +29,9 @@ int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
 		memcpy(dst, src->mem + off, n);
 		return 0;
 	}
-#ifdef __wasi__
-	/* The WebAssembly viewer reads memory only: no file system. */
-	return -ENOSYS;
-#else
 	if (src->kv)
 		return weft__kread_read(src->kv, off, dst, n);
-	uint8_t *d = dst;
-	while (n) {
-		ssize_t k = pread(src->fd, d, n, (off_t)off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			return WEFT_ETRUNC;
-		d += k;
-		off += (uint64_t)k;
-		n -= (size_t)k;
-	}
-	return 0;
-#endif
+	return weft__file_read(src->fd, off, dst, n);
 }
 
 long weft__packet_copy(const struct rsrc *src, const struct rhdr *rh,
@@ -132,12 +110,7 @@ void weft__lost_packet(struct weft_reader *r, uint32_t stream, uint64_t off)
 	}
 	if (r->shrunk++)
 		return;
-	long long now = -1;
-#ifndef __wasi__
-	struct stat sb;
-	if (r->src.fd >= 0 && fstat(r->src.fd, &sb) == 0)
-		now = (long long)sb.st_size;
-#endif
+	long long now = weft__file_size(r->src.fd);
 	/* A live writer's ring shrinking is the writer's business (it
 	 * dies of it): a loss.  A finished file that shrinks while read was
 	 * truncated or replaced under the reader: a problem. */
@@ -526,19 +499,6 @@ static int ring_copy(const struct rsrc *src, const struct rhdr *rh, int compact,
 	return 0;
 }
 
-/* A live writer holds an exclusive lock on its ring. */
-static int writer_holds(int fd)
-{
-#ifndef __wasi__
-	if (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
-		return 1;
-	flock(fd, LOCK_UN);
-#else
-	(void)fd;
-#endif
-	return 0;
-}
-
 /* A copy of a file that shrank while it was copied: a live writer's
  * packets are counted as torn in the copy; a finished file was truncated
  * or replaced under us, and the copy is refused. */
@@ -547,7 +507,7 @@ static int copy_of(const struct rsrc *src, const struct rhdr *rh, int compact,
 {
 	uint64_t gone;
 	int err = ring_copy(src, rh, compact, out, len, torn, &gone);
-	if (!err && gone && !writer_holds(src->fd)) {
+	if (!err && gone && !weft__writer_holds(src->fd)) {
 		free(*out);
 		*out = NULL;
 		return WEFT_ETRUNC;

@@ -31,17 +31,15 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "internal.h"
-
-#ifndef __wasi__
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "internal.h"
 
 #define SPIN_NS 100000
 
@@ -270,38 +268,3 @@ void weft__pf_buffer_free(uint8_t *b, size_t n)
 	free(b);
 	__atomic_fetch_sub(&pf_bytes, n, __ATOMIC_RELAXED);
 }
-
-#else /* the WebAssembly viewer reads memory: nothing to read ahead */
-
-struct weft__pf *weft__pf_new(void)
-{
-	return NULL;
-}
-int weft__pf_submit(struct weft__pf *pf, struct weft__pf_job *j)
-{
-	(void)pf;
-	(void)j;
-	return 0;
-}
-int weft__pf_collect(struct weft__pf *pf, struct weft__pf_job *j)
-{
-	(void)pf;
-	(void)j;
-	return 0;
-}
-void weft__pf_free(struct weft__pf *pf)
-{
-	(void)pf;
-}
-uint8_t *weft__pf_buffer(size_t n)
-{
-	(void)n;
-	return NULL;
-}
-void weft__pf_buffer_free(uint8_t *b, size_t n)
-{
-	(void)b;
-	(void)n;
-}
-
-#endif

@@ -20,16 +20,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifndef __wasi__
-#include <sys/file.h>
-#endif
 
 #include "internal.h"
-#include "run.h"
-#include "common/grow.h"
-#ifndef __wasi__
 #include "kept.h"
-#endif
+#include "run.h"
+#include "sys.h"
+#include "common/grow.h"
 
 /* ------------------------------------------------------------- open */
 
@@ -72,9 +68,7 @@ void weft_reader_close(struct weft_reader *r)
 	free(r->owned);
 	if (r->src.fd >= 0)
 		close(r->src.fd);
-#ifndef __wasi__
 	weft__kread_free(r->src.kv);
-#endif
 	free(r);
 }
 
@@ -316,7 +310,6 @@ static int is_bundle_file(const char *path)
 	return yes;
 }
 
-#ifndef __wasi__
 /* Whether the regular file at `path` is a zstd file (a kept chunk). */
 static int is_chunk_file(const char *path)
 {
@@ -331,7 +324,6 @@ static int is_chunk_file(const char *path)
 	close(fd);
 	return yes;
 }
-#endif
 
 int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
 		     struct weft_diag *d)
@@ -377,7 +369,6 @@ int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
 		}
 		goto out;
 	}
-#ifndef __wasi__
 	if (is_chunk_file(path)) {
 		/* a chunk of a kept directory, alone (kept.c) */
 		struct weft__kring *K;
@@ -397,7 +388,6 @@ int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
 		weft__kring_free(K);
 		return err;
 	}
-#endif
 	if ((err = weft__open_file_header(&r->src, path, &r->rh, d)))
 		goto out;
 	r->hdrcopy = malloc(r->rh.h.header_size);
@@ -406,13 +396,8 @@ int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
 		goto out;
 	}
 	r->hdr = r->hdrcopy;
-#ifndef __wasi__
-	/* A live writer holds an exclusive lock for as long as it traces. */
-	if (flock(r->src.fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+	if (weft__writer_holds(r->src.fd))
 		r->info.writer = WEFT_WRITER_LIVE;
-	else
-		flock(r->src.fd, LOCK_UN);
-#endif
 	if ((err = weft__hdr_reload(r))) {
 		err = weft__diag(d, err, 0,
 				 "the file shrank while its header "
@@ -438,7 +423,6 @@ out:
 	return 0;
 }
 
-#ifndef __wasi__
 int weft__reader_open_kept(struct weft_reader **out, struct weft__kring *K,
 			   unsigned flags, struct weft_diag *d)
 {
@@ -463,7 +447,6 @@ int weft__reader_open_kept(struct weft_reader **out, struct weft__kring *K,
 	*out = r;
 	return 0;
 }
-#endif
 
 static void uncount(struct weft_reader *r);
 
@@ -685,16 +668,7 @@ static int keep_text(struct weft_reader *r, struct weft_event *ev)
 /* Follow mode, nothing left: is the writer still there? */
 static int writer_live(struct weft_reader *r)
 {
-#ifndef __wasi__
-	int live = r->src.fd >= 0 && flock(r->src.fd, LOCK_SH | LOCK_NB) < 0 &&
-		   errno == EWOULDBLOCK;
-	if (!live && r->src.fd >= 0)
-		flock(r->src.fd, LOCK_UN);
-	return live;
-#else
-	(void)r;
-	return 0;
-#endif
+	return weft__writer_holds(r->src.fd);
 }
 
 /*

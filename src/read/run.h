@@ -315,11 +315,6 @@ const struct weft_problem *weft__multi_problems(struct weft_reader *r,
 void weft__multi_free(struct rmulti *m);
 int weft__multi_copy(struct weft_reader *r, unsigned flags, void **out,
 		     size_t *len, uint64_t *torn);
-/* weft_ctf_write of a run: DIR/PID-COMM[.IMAGE]/ per process, each a CTF
- * trace whose clock is placed on the run's axis (absolute), so that
- * babeltrace2 DIR shows them all in one time order. */
-int weft__multi_ctf(struct weft_reader *r, const char *dir,
-		    struct weft_diag *d);
 /* Opens `paths` (rings, run directories, bundles, "-") and the bundle
  * at `mem` (if not NULL; `own`: freed with the reader, or on failure) as
  * one merged reader; one ring and nothing else is opened as it is.  Used

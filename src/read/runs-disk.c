@@ -258,3 +258,119 @@ out:
 	weft__kept_set_free(S);
 	return err;
 }
+
+int weft__dir_ring_check(const char *path, struct weft_diag *sd)
+{
+	struct stat sb;
+	if (lstat(path, &sb) < 0)
+		return -ENOENT;
+	/* (not a ring's name: not looked at by the scan) */
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(sd->msg, sizeof sd->msg, "not a regular file");
+		return WEFT_ENOTTRACE;
+	}
+	struct weft_reader *sr = NULL;
+	int err = weft_reader_open(&sr, path, 0, sd);
+	weft_reader_close(sr);
+	return err;
+}
+
+int weft__ring_reopen(const struct msub *s, struct weft_reader **r)
+{
+	return s->kring ? weft__reader_open_kept(r, s->kring, 0, NULL)
+			: weft_reader_open(r, s->path, 0, NULL);
+}
+
+/* Opening step: `paths` (rings, run directories, bundles, kept
+ * directories, "-") added to the merge; `plain` cleared when one is more
+ * than a ring.  0 or a negative code (said in d). */
+int weft__add_paths(struct rmulti *M, const char *const *paths, unsigned n,
+		    unsigned flags, int *plain, struct weft_diag *d)
+{
+	int err = 0;
+	for (unsigned i = 0; i < n && !err; i++) {
+		const char *p = paths[i];
+		struct stat sb;
+		int isdir = strcmp(p, "-") && stat(p, &sb) == 0 &&
+			    S_ISDIR(sb.st_mode);
+		if (isdir && weft__kept_dir(p)) {
+			/* a kept directory (kept.c): its chunks as one ring,
+			 * or with its run's manifest as a bundle */
+			*plain = 0;
+			err = weft__add_kept(M, p, d);
+			continue;
+		}
+		if (isdir) {
+			*plain = 0;
+			if (!(err = weft__add_run(M, p)))
+				err = weft__read_manifest(M, M->nruns - 1);
+			if (!err)
+				err = weft__scan_dir(M, M->nruns - 1, 1, d);
+			if (!err)
+				err = weft__rings_missing(M, M->nruns - 1,
+							  NULL);
+			if (!err && !M->runs[M->nruns - 1].man.n &&
+			    M->nsub == 0 && n == 1)
+				err = weft__diag(d, WEFT_ENOTTRACE, 0,
+						 "a directory that holds no "
+						 "weft run (no manifest, no "
+						 "ring)");
+			continue;
+		}
+		/* a bundle, or a ring */
+		char magic[8] = {0};
+		int pipe_in = !strcmp(p, "-") ||
+			      (stat(p, &sb) == 0 && !S_ISREG(sb.st_mode));
+		/* (a FIFO is opened once: opening it takes its writer) */
+		int fd = !pipe_in ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd >= 0) {
+			if (read(fd, magic, 8) != 8)
+				magic[0] = 0;
+			close(fd);
+		}
+		if (!memcmp(magic, WEFT_BUNDLE_MAGIC, 8) || pipe_in) {
+			uint8_t *b;
+			size_t len;
+			int bundle = 0;
+			int in = pipe_in && strcmp(p, "-")
+					 ? open(p, O_RDONLY | O_CLOEXEC)
+				 : pipe_in ? 0
+					   : -1;
+			if (pipe_in && in < 0)
+				err = -errno;
+			else if (pipe_in) {
+				struct weft_diag sd = {0};
+				err = weft__slurp(in, &b, &len, &bundle, &sd);
+				if (err)
+					err = weft__diag(d, err, sd.offset,
+							 "%s: %s", p, sd.msg);
+			} else if ((err = weft__read_file(p, &b, &len)))
+				err = weft__diag(d, err, 0, "%s: %s", p,
+						 weft_strerror(err));
+			else
+				bundle = 1;
+			if (in > 0)
+				close(in);
+			if (err)
+				break;
+			if ((err = weft__keep_owned(M, b)))
+				break;
+			*plain = bundle ? 0 : *plain;
+			err = weft__add_owned(M, b, len, bundle, p, d);
+			continue;
+		}
+		struct weft_reader *sr;
+		struct weft_diag sd = {0};
+		if ((err = weft_reader_open(&sr, p, flags, &sd))) {
+			err = weft__diag(d, err, sd.offset, "%s%s%s",
+					 n > 1 ? p : "", n > 1 ? ": " : "",
+					 sd.msg);
+			break;
+		}
+		if ((err = weft__add_sub(M, sr, p, NONE))) {
+			weft_reader_close(sr);
+			err = err > 0 ? 0 : err;
+		}
+	}
+	return err;
+}

@@ -256,22 +256,9 @@ int weft__rings_missing(struct rmulti *M, uint32_t run, const char *prefix)
 			continue;
 		int e2 = -ENOENT;
 		struct weft_diag sd = {0};
-#ifndef __wasi__
-		struct stat sb;
-		if (r->dir && lstat(path, &sb) == 0) {
-			struct weft_reader *sr = NULL;
-			/* (not a ring's name: not looked at by the scan) */
-			e2 = !S_ISREG(sb.st_mode)
-				     ? WEFT_ENOTTRACE
-				     : weft_reader_open(&sr, path, 0, &sd);
-			if (!S_ISREG(sb.st_mode))
-				snprintf(sd.msg, sizeof sd.msg,
-					 "not a regular file");
-			weft_reader_close(sr);
-			if (!e2) /* (a ring after all: appeared meanwhile) */
-				continue;
-		}
-#endif
+		/* (a ring after all: appeared meanwhile) */
+		if (r->dir && !(e2 = weft__dir_ring_check(path, &sd)))
+			continue;
 		err = weft__bad_ring(M, run, path, e2, sd.msg);
 	}
 	return err;
