@@ -24,6 +24,7 @@
 #include "../common/keep-format.h"
 #include "internal.h"
 #include "kept.h"
+#include "sys.h"
 #include "run.h"
 #include "common/grow.h"
 
@@ -86,20 +87,11 @@ static int read_whole(int dfd, const char *name, uint8_t **out, size_t *len)
 	return 0;
 }
 
+/* (a chunk shorter than its index says is damaged) */
 static int pread_all(int fd, void *dst, size_t n, uint64_t off)
 {
-	uint8_t *b = dst;
-	while (n) {
-		ssize_t k = pread(fd, b, n, (off_t)off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : WEFT_ECORRUPT;
-		b += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
+	int err = weft__file_read(fd, off, dst, n);
+	return err == WEFT_ETRUNC ? WEFT_ECORRUPT : err;
 }
 
 /* The chunk `name` of the directory dfd: its index's bytes (c->file) and
