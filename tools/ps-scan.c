@@ -70,31 +70,7 @@ static void big_free(void *p, uint32_t cap, size_t size)
 		munmap(p, big_bytes(cap * size));
 }
 
-/* ------------------------------------------------- ids (model.c's h) */
-
-static uint32_t hslot(const struct ps_scan *s, uint64_t id)
-{
-	uint32_t g = (uint32_t)(((id >> 2) * 0x9E3779B97F4A7C15ull) >>
-				(64 - __builtin_ctz(s->hcap) + 2));
-	return (g << 2 | (uint32_t)(id & 3)) & (s->hcap - 1);
-}
-
-static uint32_t memo_slot(uint64_t id)
-{
-	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 56);
-}
-
-static void hset(struct ps_scan *s, uint64_t id, uint32_t v)
-{
-	uint32_t i = hslot(s, id);
-	while (s->h[i].key && s->h[i].key != id)
-		i = (i + 1) & (s->hcap - 1);
-	if (!s->h[i].key) {
-		s->h[i].key = id;
-		s->hused++;
-	}
-	s->h[i].val = v;
-}
+/* ------------------------------------- ids (common/idtab.h, as model.c) */
 
 static int hput(struct ps_scan *s, uint64_t id, uint32_t v)
 {
@@ -112,23 +88,14 @@ static int hput(struct ps_scan *s, uint64_t id, uint32_t v)
 		s->direct[id] = v + 1;
 		return 1;
 	}
-	if ((s->hused + 1) * 4 > s->hcap * 3) {
-		uint32_t oc = s->hcap, nc = 0;
-		struct ps_hent *oh = s->h, *nh = NULL;
+	if (weft__idtab_full(&s->ids)) {
+		uint32_t oc = s->ids.cap, nc = 0;
+		struct weft__idtab_ent *nh = NULL;
 		if (big_grow(&nh, &nc, oc ? (size_t)oc * 2 : 1, sizeof *nh))
 			return 0;
-		s->h = nh;
-		s->hcap = nc;
-		s->hused = 0;
-		for (uint32_t i = 0; i < oc; i++)
-			if (oh[i].key)
-				hset(s, oh[i].key, oh[i].val);
-		big_free(oh, oc, sizeof *oh);
+		big_free(weft__idtab_move(&s->ids, nh, nc), oc, sizeof *nh);
 	}
-	hset(s, id, v);
-	struct ps_hent *mo = &s->memo[memo_slot(id)];
-	if (mo->key == id)
-		mo->val = v;
+	weft__idtab_put(&s->ids, id, v);
 	return 1;
 }
 
@@ -136,15 +103,7 @@ static uint32_t find(const struct ps_scan *s, uint64_t id)
 {
 	if (id < PS_DIRECT && s->direct)
 		return s->direct[id] ? s->direct[id] - 1 : WEFT_NONE;
-	if (!s->hcap)
-		return WEFT_NONE;
-	uint32_t i = hslot(s, id);
-	while (s->h[i].key) {
-		if (s->h[i].key == id)
-			return s->h[i].val;
-		i = (i + 1) & (s->hcap - 1);
-	}
-	return WEFT_NONE;
+	return weft__idtab_find(&s->ids, id);
 }
 
 /* ------------------------------------------------------------ threads */
@@ -227,8 +186,9 @@ static uint32_t get(struct ps_scan *s, uint64_t id, int64_t t, uint32_t stream)
 	if (!id)
 		return s->pst[stream].root;
 	/* (a memo in front of the hash table; the table by id needs none) */
-	struct ps_hent *mo =
-		id < PS_DIRECT && s->direct ? NULL : &s->memo[memo_slot(id)];
+	struct weft__idtab_ent *mo = id < PS_DIRECT && s->direct
+					     ? NULL
+					     : weft__idtab_memo(&s->ids, id);
 	uint32_t i = mo && mo->key == id ? mo->val : find(s, id);
 	if (i == WEFT_NONE)
 		return new_thread(s, id, t, stream, WEFT_NONE, 0,
@@ -672,7 +632,7 @@ void ps_scan_release(struct ps_scan *s)
 	free(s->proc);
 	free(s->loss);
 	free(s->str);
-	big_free(s->h, s->hcap, sizeof *s->h);
+	big_free(s->ids.h, s->ids.cap, sizeof *s->ids.h);
 	if (s->direct)
 		munmap(s->direct, PS_DIRECT * sizeof *s->direct);
 	free(s->longest);

@@ -22,6 +22,8 @@
 #include "weft/model.h"
 #include "weft/read.h"
 
+#include "common/idtab.h"
+
 /* What the scan keeps of a thread beyond struct weft_thread. */
 struct ps_more {
 	int64_t wait_t;	     /* its open wait's try_read, INT64_MIN: none */
@@ -73,12 +75,8 @@ struct ps_scan {
 	 * pages are touched only where ids are); the others in h */
 	uint32_t *direct;
 	int no_direct; /* it could not be mapped */
-	/* id -> latest incarnation */
-	struct ps_hent {
-		uint64_t key;
-		uint32_t val, pad;
-	} * h, memo[256];
-	uint32_t hcap, hused;
+	/* id -> latest incarnation, with a memo (common/idtab.h) */
+	struct weft__idtab ids;
 	/* per kind (name id): the longest life of a thread that ended so */
 	int64_t *longest;
 	uint32_t clongest;

@@ -17,6 +17,7 @@
 #include "weft/model.h"
 #include "model-notes.h"
 #include "common/grow.h"
+#include "common/idtab.h"
 
 /* How many arrows back a read looks for the try-read it answers. */
 #define TRY_BACK 4096
@@ -96,17 +97,9 @@ struct weft_model {
 	uint32_t nstr, cstr;
 	uint32_t *text_of_name; /* name id -> its text in str + 1 (labels) */
 	uint32_t ctext_of_name;
-	/* id -> latest incarnation */
-	struct hent {
-		uint64_t key; /* 0: free */
-		uint32_t val;
-		uint32_t pad;
-	} * h; /* (a key beside its value: one cache line a probe) */
-	uint32_t hcap, hused;
-	/* a memo in front of h for get() (weft ps: most events name the
-	 * thread running, or one just named): direct-mapped by the id's
-	 * hash, kept equal to h by hput (key 0: empty) */
-	struct hent memo[256];
+	/* id -> latest incarnation, with a memo in front for get()
+	 * (common/idtab.h) */
+	struct weft__idtab ids;
 	/* follow_try_read's index: each thread's latest try-read arrow
 	 * (index + 1, 0: none), and each try-read arrow's previous one of
 	 * its reader (index + 1), by arrow index mod the distance
@@ -184,62 +177,20 @@ const char *weft_model_name(const struct weft_model *m, uint32_t name)
 
 /* ------------------------------------------------------------- threads */
 
-static uint32_t hslot(const struct weft_model *m, uint64_t id)
-{
-	/* Fibonacci hashing of the id's group of four (id / 4): the
-	 * product's top bits, which every bit of the id reaches (a merged
-	 * run's ids differ in their top 16 bits: each ring's tag), and
-	 * which spread consecutive groups evenly; the group's four ids in
-	 * one cache line of four slots (ids counted up, as a generator's,
-	 * are made and looked up together) */
-	uint32_t g = (uint32_t)(((id >> 2) * 0x9E3779B97F4A7C15ull) >>
-				(64 - __builtin_ctz(m->hcap) + 2));
-	return (g << 2 | (uint32_t)(id & 3)) & (m->hcap - 1);
-}
-
-static uint32_t memo_slot(uint64_t id)
-{
-	return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 56);
-}
-
-/* id -> v into the table h, which has room (no growth, no memo). */
-static void hset(struct weft_model *m, uint64_t id, uint32_t v)
-{
-	uint32_t i = hslot(m, id);
-	while (m->h[i].key && m->h[i].key != id)
-		i = (i + 1) & (m->hcap - 1);
-	if (!m->h[i].key) {
-		m->h[i].key = id;
-		m->hused++;
-	}
-	m->h[i].val = v;
-}
-
+/* id -> v: 0 when the table could not grow. */
 static int hput(struct weft_model *m, uint64_t id, uint32_t v)
 {
-	if ((m->hused + 1) * 4 > m->hcap * 3) { /* load <= 3/4 */
-		uint32_t oc = m->hcap, nc = oc ? oc * 2 : 1024;
+	if (weft__idtab_full(&m->ids)) {
+		uint32_t nc = m->ids.cap ? m->ids.cap * 2 : 1024;
 		/* (a group of four slots in one cache line) */
-		struct hent *oh = m->h,
-			    *nh = aligned_alloc(64, (size_t)nc * sizeof *nh);
+		struct weft__idtab_ent *nh =
+			aligned_alloc(64, (size_t)nc * sizeof *nh);
 		if (!nh)
 			return 0;
 		memset(nh, 0, (size_t)nc * sizeof *nh);
-		m->h = nh;
-		m->hcap = nc;
-		m->hused = 0;
-		/* (the entries as they are: the memo, equal to them, stays) */
-		for (uint32_t i = 0; i < oc; i++)
-			if (oh[i].key)
-				hset(m, oh[i].key, oh[i].val);
-		free(oh);
+		free(weft__idtab_move(&m->ids, nh, nc));
 	}
-	hset(m, id, v);
-	/* the memo never holds a stale value: set after the table, which
-	 * growing rewrote */
-	struct hent *mo = &m->memo[memo_slot(id)];
-	if (mo->key == id)
-		mo->val = v;
+	weft__idtab_put(&m->ids, id, v);
 	return 1;
 }
 
@@ -264,15 +215,7 @@ int64_t weft_model_arrow_sent(const struct weft_model *m, uint32_t arrow)
 
 uint32_t weft_model_find(const struct weft_model *m, uint64_t id)
 {
-	if (!id || !m->hcap)
-		return WEFT_NONE;
-	uint32_t i = hslot(m, id);
-	while (m->h[i].key) {
-		if (m->h[i].key == id)
-			return m->h[i].val;
-		i = (i + 1) & (m->hcap - 1);
-	}
-	return WEFT_NONE;
+	return id ? weft__idtab_find(&m->ids, id) : WEFT_NONE;
 }
 
 static uint32_t new_thread(struct weft_model *m, uint64_t id, int64_t t,
@@ -340,7 +283,7 @@ static uint32_t get(struct weft_model *m, uint64_t id, int64_t t,
 {
 	if (!id)
 		return m->pst[stream].root;
-	struct hent *mo = &m->memo[memo_slot(id)];
+	struct weft__idtab_ent *mo = weft__idtab_memo(&m->ids, id);
 	uint32_t i;
 	if (mo->key == id)
 		i = mo->val;
@@ -1306,7 +1249,7 @@ void weft_model_free(struct weft_model *m)
 	free(m->st);
 	free(m->str);
 	free(m->text_of_name);
-	free(m->h);
+	free(m->ids.h);
 	free(m->run_off);
 	free(m->run_idx);
 	free(m->arr_off);
@@ -1468,7 +1411,7 @@ uint64_t weft_model_bytes(const struct weft_model *m)
 	b += (uint64_t)m->closs * sizeof *m->loss;
 	b += (uint64_t)m->nst * (sizeof *m->st + sizeof *m->pst);
 	b += m->cstr;
-	b += (uint64_t)m->hcap * 12;
+	b += (uint64_t)m->ids.cap * 12;
 	b += ((uint64_t)m->nth + 1) * 8 + (uint64_t)m->nrun * 4 +
 	     (uint64_t)m->narr * 8;
 	return b;
