@@ -1,22 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * open.c - opening several rings as one trace (merge.h): the parts
- * (rings, run directories, bundles, kept directories, "-"), then the
- * merge set up: the rings in order, the machines' clocks, the process
+ * (rings, run directories, bundles, kept directories, "-": runs-disk.c;
+ * or a bundle in memory), then the merge set up: the rings in order, the machines' clocks, the process
  * table, the first ring's names, each ring joining; one ring and nothing
  * else is opened as it is.  weft_reader_open_many and _open_thread.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "merge.h"
-#include "kept.h"
 
 /* Rings in the order of their runs, then of their start: the first ring
  * keeps its ids, names and streams (a run's root, usually). */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runs-disk.c - the parts of a merge read from the disk (merge.h): a run
- * directory's rings (scanned, again while it is followed) and manifest
- * (read as it grows), a bundle's file, a kept directory's rings (kept.c).
- * Not in the WebAssembly build (src/read/meson.build), which reads a
- * bundle in memory only.
+ * runs-disk.c - the parts of a merge read from the disk (merge.h): the
+ * paths a merge is opened with (rings, run directories, bundles, kept
+ * directories, "-"), a run directory's rings (scanned, again while it is
+ * followed; one its manifest names checked) and manifest (read as it
+ * grows), a bundle's file, a kept directory's rings (kept.c), a ring read
+ * once more.  Not in the WebAssembly build (src/read/meson.build: wasi.c
+ * stands in), which reads a bundle in memory only.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
