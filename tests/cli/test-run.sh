@@ -1006,6 +1006,23 @@ PY
 	grep -q "no counter 'ticks (pid 1)'" e.txt || die "$(cat e.txt)"
 }
 
+# A followed run stays open while a process its manifest started lives
+# (asked of kill(pid, 0)); a hostile manifest's pid above a pid's range
+# is no process: 4294967295 would be kill(-1, 0), "every process", and
+# the follow would never end.
+t_follow_hostile_pid() {
+	WEFT_FILE= "$W" record -o r -- "$EX/ticker" 0.05 >/dev/null 2>&1 || die "record failed"
+	local p
+	p=$(sed -n 's/^proc pid=\([0-9]*\) .*/\1/p' r/manifest)
+	[ -n "$p" ] || die "no proc line: $(cat r/manifest)"
+	sed -i -e '/^exit /d' -e '/^reaped /d' -e "s/pid=$p /pid=4294967295 /" r/manifest
+	grep -q "^proc pid=4294967295 " r/manifest || die "$(cat r/manifest)"
+	timeout 20 "$W" dump -f r >out.txt 2>err.txt
+	local rc=$?
+	[ $rc = 0 ] || die "weft dump -f of the run: exit $rc (124: it never ended): $(cat err.txt)"
+	grep -q " resolve " out.txt || die "the ring was not read: $(head -3 out.txt)"
+}
+
 # Following a run while it records: a process that starts later joins,
 # and the follow ends when the run does.
 t_follow_run() {
@@ -1216,6 +1233,7 @@ run manifest_table t_manifest_table
 run damaged_rings t_damaged_rings
 run counters_per_process t_counters_per_process
 run follow_run t_follow_run
+run follow_hostile_pid t_follow_hostile_pid
 run echo_split t_echo_split
 run echo_hang t_echo_hang
 run dig_named t_dig_named
