@@ -687,7 +687,7 @@ static int add_host(struct fetch *f, struct rows *R, const char *host,
 
 /* The row of a thread of the merged scratch rings: their ids are row
  * thread + 1, which the merge tags with its ring in the top 16 bits
- * (merge.h). */
+ * (multi.h). */
 static uint32_t row_of(const struct rows *R, uint64_t id)
 {
 	uint64_t x = (id & ((UINT64_C(1) << 48) - 1)) - 1;

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
+#include "multi.h"
 #include "common/grow.h"
 
 #define UNKNOWN_BOOT(b) (!memcmp((b), zero16, 16))
@@ -75,9 +75,10 @@ static int scan_ring(struct rmulti *M, uint32_t k, struct xlist *sent,
 {
 	struct msub *s = &M->sub[k];
 	struct weft_reader *r;
-	int err = s->mem && !s->kring
-			  ? weft_reader_open_mem(&r, s->mem, s->memlen, 0, NULL)
-			  : weft__ring_reopen(s, &r);
+	int err =
+		s->mem && !s->kring
+			? weft__ring_open_mem(&r, s->mem, s->memlen, 0, 0, NULL)
+			: weft__ring_reopen(s, &r);
 	if (err)
 		return 0; /* (read once already: gone since; no messages) */
 	int64_t base = weft__ring_mono0(s->r);

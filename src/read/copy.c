@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * copy.c - a merged reader copied (merge.h): its runs into one bundle
+ * copy.c - a merged reader copied (multi.h): its runs into one bundle
  * (weft_reader_copy of a run, weft snapshot).  (Written as CTF, one trace
  * per process on the run's axis: ctf.c.)
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "merge.h"
+#include "multi.h"
 
 /* A run (or several) copied into a bundle: each ring by the commit
  * protocol (weft_reader_copy), the manifests as they are now.  Rings that

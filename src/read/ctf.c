@@ -65,7 +65,7 @@ static int write_file(const char *path, const void *p, size_t n)
 /* weft_ctf_write of a run: DIR/PID-COMM[.IMAGE]/ per process, each a CTF
  * trace whose clock is placed on the run's axis (absolute), so that
  * babeltrace2 DIR shows them all in one time order. */
-static int run_ctf(struct weft_reader *R, const char *dir, struct weft_diag *d)
+int weft__run_ctf(struct weft_reader *R, const char *dir, struct weft_diag *d)
 {
 	struct rmulti *M = R->multi;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
@@ -98,10 +98,8 @@ static int run_ctf(struct weft_reader *R, const char *dir, struct weft_diag *d)
 	return err;
 }
 
-int weft_ctf_write(struct weft_reader *r, const char *dir, struct weft_diag *d)
+int weft__ring_ctf(struct weft_reader *r, const char *dir, struct weft_diag *d)
 {
-	if (r->multi)
-		return run_ctf(r, dir, d);
 	const struct weft_trace_info *in = weft_reader_info(r);
 	const struct rhdr *rh = &r->rh;
 	char path[PATH_MAX];

@@ -3,13 +3,13 @@
  * decode.c - events out of a stream's packets: opening the next packet of
  * a stream (a copy, for a file), the general decoder that checks every
  * field against the packet's end and reports what is wrong, and the slow
- * half of peek() (internal.h has the inline fast half).
+ * half of peek() (decode.h has the inline fast half).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "decode.h"
 
 /* The common payload shapes, derived from the event table when a reader
  * opens, decoded with straight-line code (strings take weft__decode()). */

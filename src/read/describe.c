@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * describe.c - the model's tables for people: how threads (and
- * processes) end, what each
- * arrow kind is called and its colour (expanded from WEFT_END_MAP and
- * WEFT_ARROW_MAP); a thread for the inspectors: its entries (arrows,
- * waits, labels, notes) as data, and described in lines of text.
+ * describe.c - a thread for the inspectors: its entries (arrows, waits,
+ * labels, notes) as data, and described in lines of text (in the words
+ * of words.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,66 +14,6 @@
 #include "weft/model.h"
 #include "weft/stats.h"
 #include "model-notes.h"
-
-#define END_NAME(E, name, says) name,
-#define END_SAYS(E, name, says) says,
-static const char *const end_names[] = {WEFT_END_MAP(END_NAME)};
-static const char *const end_says[] = {WEFT_END_MAP(END_SAYS)};
-
-const char *weft_end_name(int end)
-{
-	return end >= 0 && end < WEFT_END_KINDS ? end_names[end] : "?";
-}
-
-const char *weft_end_says(int end)
-{
-	return end >= 0 && end < WEFT_END_KINDS ? end_says[end] : "?";
-}
-
-const char *weft_process_says(int end, int status, char *buf, size_t cap)
-{
-	switch (end) {
-	case WEFT_PROC_EXITED:
-		snprintf(buf, cap, "exited with status %d", status);
-		return buf;
-	case WEFT_PROC_SIGNALED:
-		snprintf(buf, cap, "killed by signal %d", status);
-		return buf;
-	case WEFT_PROC_EXECED:
-		return "exec'd";
-	case WEFT_PROC_VANISHED:
-		return "vanished (no exit recorded: killed?)";
-	case WEFT_PROC_STOPPED:
-		return "stopped recording";
-	}
-	return "running";
-}
-
-#define ARROW_NAME(E, name, verb, r, g, b) name,
-#define ARROW_VERB(E, name, verb, r, g, b) verb,
-#define ARROW_RGB(E, name, verb, r, g, b) {r, g, b},
-static const char *const arrow_names[] = {WEFT_ARROW_MAP(ARROW_NAME)};
-static const char *const arrow_verbs[] = {WEFT_ARROW_MAP(ARROW_VERB)};
-static const double arrow_rgb[][3] = {WEFT_ARROW_MAP(ARROW_RGB)};
-
-const char *weft_arrow_name(int kind)
-{
-	return kind >= 0 && kind < WEFT_ARROW_KINDS ? arrow_names[kind] : "?";
-}
-
-const char *weft_arrow_verb(int kind)
-{
-	return kind >= 0 && kind < WEFT_ARROW_KINDS ? arrow_verbs[kind]
-						    : "touches";
-}
-
-void weft_arrow_color(int kind, double rgb[3])
-{
-	static const double grey[3] = {0.5, 0.5, 0.5};
-	memcpy(rgb,
-	       kind >= 0 && kind < WEFT_ARROW_KINDS ? arrow_rgb[kind] : grey,
-	       sizeof arrow_rgb[0]);
-}
 
 /* ------------------------------------------------------------- describe */
 

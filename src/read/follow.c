@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * follow.c - a followed run (merge.h, WEFT_READ_FOLLOW): when the merge
+ * follow.c - a followed run (multi.h, WEFT_READ_FOLLOW): when the merge
  * has nothing, the manifests that grew and the rings that appeared join
  * it; whether the run may still grow (a process of it lives); a run that
  * has recorded nothing yet waited for.  Not in the WebAssembly build
@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <time.h>
 
-#include "merge.h"
+#include "multi.h"
 
 /* Whether process `pid` of this machine lives (a number above a pid's
  * range would name a process group, or every process: not asked). */
@@ -23,7 +23,7 @@ static int process_alive(uint32_t pid)
 
 /* Whether a followed run directory may still grow: a process its manifest
  * started and did not see end is alive. */
-int weft__run_live(struct rmulti *M)
+static int run_live(struct rmulti *M)
 {
 	for (uint32_t r = 0; r < M->nruns; r++) {
 		const struct manifest *man = &M->runs[r].man;
@@ -41,7 +41,7 @@ int weft__run_live(struct rmulti *M)
 
 /* A followed run: manifests that grew, rings that appeared.  Returns the
  * rings that have something new, or a negative code. */
-int weft__follow_more(struct weft_reader *R)
+static int follow_more(struct weft_reader *R)
 {
 	struct rmulti *M = R->multi;
 	int got = 0;
@@ -96,7 +96,7 @@ int weft__wait_first_ring(struct rmulti *M, struct weft_diag *d)
 	 * with it): its first ring is waited for while a process of it
 	 * lives. */
 	while (!err && M->nsub == 0 && (M->flags & WEFT_READ_FOLLOW) &&
-	       M->nruns && weft__run_live(M)) {
+	       M->nruns && run_live(M)) {
 		struct timespec nap = {0, 50 * 1000 * 1000};
 		nanosleep(&nap, NULL);
 		for (uint32_t r = 0; r < M->nruns && !err; r++)
@@ -106,3 +106,6 @@ int weft__wait_first_ring(struct rmulti *M, struct weft_diag *d)
 	}
 	return err;
 }
+
+const struct weft__growth weft__follow = {.more = follow_more,
+					  .live = run_live};

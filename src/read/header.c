@@ -8,38 +8,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
-#include "run.h"
-
-void weft__problem(struct weft_reader *r, uint64_t off, const char *fmt, ...)
-{
-	r->info.problems++;
-	if (r->nprob >= MAX_PROBLEMS)
-		return;
-	struct weft_problem *p = &r->prob[r->nprob++];
-	p->offset = off;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->what, sizeof p->what, fmt, ap);
-	va_end(ap);
-}
-
-int weft__diag(struct weft_diag *d, int err, uint64_t off, const char *fmt, ...)
-{
-	if (d) {
-		d->offset = off;
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(d->msg, sizeof d->msg, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 static int is_pow2(uint64_t v)
 {
@@ -120,6 +96,46 @@ int weft__hdr_check(const uint8_t *base, uint64_t len, struct rhdr *out,
 		h->strings_used = h->strings_cap;
 	out->packets_off = hs;
 	return 0;
+}
+
+int weft__open_file_header(struct rsrc *src, const char *path, struct rhdr *rh,
+			   struct weft_diag *d)
+{
+	/* (every field: a caller's source on its stack is not zeroed, and
+	 * a stray kv sends reads to a kept ring) */
+	*src = (struct rsrc){.fd = -1};
+	/* (O_NONBLOCK: a FIFO is refused below, not waited on) */
+	src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (src->fd < 0)
+		return weft__diag(d, -errno, 0, "%s", strerror(errno));
+	struct stat sb;
+	int err;
+	if (fstat(src->fd, &sb) < 0) {
+		err = weft__diag(d, -errno, 0, "%s", strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		err = weft__diag(d, WEFT_ENOTTRACE, 0,
+				 "a directory (CTF directories are read by "
+				 "babeltrace2)");
+		goto fail;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		err = weft__diag(d, WEFT_ENOTTRACE, 0, "not a regular file");
+		goto fail;
+	}
+	src->len = (uint64_t)sb.st_size;
+	struct weft__fhdr fh;
+	size_t n = src->len < sizeof fh ? (size_t)src->len : sizeof fh;
+	if ((err = weft__src_read(src, 0, &fh, n)))
+		goto fail;
+	if ((err = weft__hdr_check((const uint8_t *)&fh, src->len, rh, d)))
+		goto fail;
+	return 0;
+fail:
+	close(src->fd);
+	src->fd = -1;
+	return err;
 }
 
 int weft__hdr_reload(struct weft_reader *r)
@@ -402,10 +418,8 @@ void weft__stream_info(struct weft_reader *r, uint32_t i)
 	}
 }
 
-const char *weft_reader_name(struct weft_reader *r, uint32_t id)
+const char *weft__ring_name(struct weft_reader *r, uint32_t id)
 {
-	if (r->multi)
-		return weft__multi_name(r, id);
 	/* A live ring: the name may have been interned since the last
 	 * load (just before the event that uses it). */
 	if (r->live && id &&

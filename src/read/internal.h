@@ -3,16 +3,22 @@
  * internal.h - libweft-read's private header: the reader's state, shared
  * by the files that each do one part of its work:
  *
+ *   api.c      the public calls on a reader, through its source's table
+ *              (struct weft__reader_ops, below)
+ *   diag.c     problems and error messages
  *   header.c   the file header, the stream and name tables, the clock
- *   packets.c  where the bytes come from (a file read with pread, or
- *              memory), consistent packet copies, the packet index, and
+ *   packets.c  consistent packet copies, the packet index, and
  *              consistent copies of a whole ring (snapshot, html)
- *   decode.c   events out of a packet
- *   reader.c   opening, and the merge of the streams in time order
+ *   decode.c   events out of a packet (decode.h)
+ *   reader.c   a ring's source: opening, and the merge of its streams
+ *              in time order
  *
- * The hot part of decoding (the next event's time and the common payload
- * shapes) is inline here, so that the merge in reader.c compiles it in
- * place.  Nothing here is exported from the library.
+ * (A merge of rings is a source of its own: run.h and multi.h.  Where a
+ * ring's bytes come from, a file read with pread, memory or kept chunks,
+ * is weft__src_read below.)
+ *
+ * The hot part of decoding is inline in decode.h.  Nothing here is
+ * exported from the library.
  */
 #ifndef WEFT_READ_INTERNAL_H
 #define WEFT_READ_INTERNAL_H
@@ -22,9 +28,9 @@
 #include <string.h>
 
 #include "../common/format.h"
+#include "sys.h"
 #include "weft/read.h"
 
-#define MASK27 ((1ull << WEFT_EH_COMPACT_BITS) - 1)
 #define MAX_PROBLEMS 64
 
 /*
@@ -48,9 +54,24 @@ struct rsrc {
  * -errno. */
 int weft__write_all(int fd, const uint8_t *p, size_t n);
 
+/* kept.c (kept.h): n bytes of a ring of kept chunks, from `off`. */
+int weft__kread_read(struct weft__kread *R, uint64_t off, void *dst, size_t n);
+
 /* Reads n bytes at off into dst.  Returns 0, WEFT_ETRUNC if the source
  * ends before (a file truncated since), or -errno. */
-int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n);
+static inline int weft__src_read(const struct rsrc *src, uint64_t off,
+				 void *dst, size_t n)
+{
+	if (src->mem) {
+		if (off > src->len || n > src->len - off)
+			return WEFT_ETRUNC;
+		memcpy(dst, src->mem + off, n);
+		return 0;
+	}
+	if (src->kv)
+		return weft__kread_read(src->kv, off, dst, n);
+	return weft__file_read(src->fd, off, dst, n);
+}
 
 /* One valid packet found in the ring. */
 /* A packet a kept chunk's reader made of the async threads alive at the
@@ -179,8 +200,38 @@ struct namebuf {
 
 struct rmulti;
 
+/*
+ * What a source of events does: every public call on a reader (api.c)
+ * goes through its source's table.  Two sources: a ring (reader.c, with
+ * header.c, packets.c and ctf.c) and a merge of rings (merge.c, with its
+ * rooms: multi.h), which reads its rings through their own tables.  A
+ * source calls nothing of another but through its table, so the rooms
+ * of the reader call each other in no loop (tests/meta/rooms.sh).
+ */
+struct weft__reader_ops {
+	/* the next event when r->batch holds none (weft_reader_next) */
+	int (*next)(struct weft_reader *r, struct weft_event *ev);
+	/* r->info brought up to date (counts, first and last times) */
+	void (*info)(struct weft_reader *r);
+	const struct weft_problem *(*problems)(struct weft_reader *r,
+					       unsigned *n);
+	const char *(*name)(struct weft_reader *r, uint32_t id);
+	int (*copy)(struct weft_reader *r, unsigned flags, void **out,
+		    size_t *len, uint64_t *torn);
+	int (*ctf)(struct weft_reader *r, const char *dir, struct weft_diag *d);
+	const struct weft_process *(*processes)(struct weft_reader *r,
+						uint32_t *n);
+	uint32_t (*stream_process)(struct weft_reader *r, uint32_t stream);
+	const struct weft_host *(*hosts)(struct weft_reader *r, uint32_t *n);
+	/* the packets indexed (*all) and those opened (*done), added */
+	void (*packets)(const struct weft_reader *r, uint64_t *done,
+			uint64_t *all);
+	void (*close)(struct weft_reader *r);
+};
+
 struct weft_reader {
-	struct rmulti *multi;	 /* several rings merged (merge.c), or NULL */
+	const struct weft__reader_ops *ops; /* its source: a ring or a merge */
+	struct rmulti *multi;	 /* a merge's own state (multi.h), or NULL */
 	struct weft_process one; /* weft_reader_processes of a ring */
 	int ctf_absolute; /* weft_ctf_write: a run's ring, clock aligned */
 	int have_mach;	  /* 1.3: the machine block (below) was read */
@@ -229,12 +280,30 @@ struct weft_reader {
 	uint64_t blast;
 };
 
+/* diag.c */
 __attribute__((format(printf, 3, 4))) void
 weft__problem(struct weft_reader *r, uint64_t off, const char *fmt, ...);
 __attribute__((format(printf, 4, 5))) int
 weft__diag(struct weft_diag *d, int err, uint64_t off, const char *fmt, ...);
 
+/* reader.c: a ring's source; a ring's reader opened from a regular file
+ * (`path`), from memory (`own`: freed with the reader), or all freed
+ * (what a merge's close calls too, its ring fields empty). */
+extern const struct weft__reader_ops weft__ring_ops;
+int weft__ring_open(struct weft_reader **out, const char *path, unsigned flags,
+		    struct weft_diag *d);
+int weft__ring_open_mem(struct weft_reader **out, const void *data, size_t len,
+			int own, unsigned flags, struct weft_diag *d);
+void weft__ring_free(struct weft_reader *r);
+
 /* header.c */
+/* Opens `path`, a regular file, and checks its header: src->fd is then
+ * open (close it).  Returns 0 or a negative code with `diag` filled. */
+int weft__open_file_header(struct rsrc *src, const char *path, struct rhdr *rh,
+			   struct weft_diag *diag);
+/* A ring's name `id` ("" for none), a live ring's tables read again when
+ * it is new. */
+const char *weft__ring_name(struct weft_reader *r, uint32_t id);
 int weft__load_tables(struct weft_reader *r);
 int weft__load_names(struct weft_reader *r);
 /* Files: reads the header region again (a live writer appends to its
@@ -257,11 +326,13 @@ void weft__stream_info(struct weft_reader *r, uint32_t i);
 int weft__slurp(int fd, uint8_t **out, size_t *len, int *bundle,
 		struct weft_diag *d);
 
+/* ctf.c: a ring written as CTF (weft_ctf_write). */
+int weft__ring_ctf(struct weft_reader *r, const char *dir, struct weft_diag *d);
+
 /* packets.c */
-/* Opens `path`, a regular file, and checks its header: src->fd is then
- * open (close it).  Returns 0 or a negative code with `diag` filled. */
-int weft__open_file_header(struct rsrc *src, const char *path, struct rhdr *rh,
-			   struct weft_diag *diag);
+/* A ring's consistent copy (weft_reader_copy). */
+int weft__ring_copy(struct weft_reader *r, unsigned flags, void **out,
+		    size_t *len, uint64_t *torn);
 int weft__index_ring(struct weft_reader *r, int refresh);
 /* Whether a copy of packet p's slot (content bytes, as
  * weft__packet_copy returned) is still the packet that was indexed: the
@@ -272,24 +343,6 @@ int weft__same_packet(const struct weft_reader *r, const struct rpacket *p,
 /* A file that shrank while read: reported once, as a problem (a finished
  * file) or with the packet counted torn (a live ring). */
 void weft__lost_packet(struct weft_reader *r, uint32_t stream, uint64_t off);
-
-/* decode.c */
-enum {
-	SH_GENERIC,
-	SH_NONE,
-	SH_ID,
-	SH_NAME,
-	SH_ID_NAME,
-	SH_NAME_VAL,
-	SH_ID_ID,
-	SH_ID_NAME_NAME,
-};
-void weft__derive_shapes(uint8_t shape[WEFT_EV_COUNT]);
-int weft__decode(struct weft_reader *r, struct rstream *s,
-		 struct weft_event *ev);
-int weft__peek_slow(struct weft_reader *r, uint32_t idx);
-void weft__corrupt_packet(struct weft_reader *r, struct rstream *s,
-			  uint32_t idx);
 
 /* A 64-bit key spread over every bit (MurmurHash3's finalizer), for hash
  * tables that take its low bits: ids of a merged run differ in their top
@@ -306,17 +359,6 @@ static inline uint64_t weft__mix64(uint64_t x)
 	return x;
 }
 
-/* ------------------------------------------------------- inline decoding */
-
-/* Whether an event of type `id` makes its first ID the stream's current
- * async thread (run, and the fused events that end in a run).  One place
- * for the decoders; the writer keeps its own list (src/record/). */
-static inline int weft__switches(unsigned id)
-{
-	return id == WEFT_EV_RUN || id == WEFT_EV_RESOLVE_RUN ||
-	       id == WEFT_EV_FIRE;
-}
-
 /* Ticks to ns since the origin (weft_reader_ns, inline for the merge).
  * An event before the origin is rare (the clock anchor is taken at
  * weft_start): the common case falls straight through. */
@@ -330,170 +372,6 @@ static inline int64_t weft__ns_at(uint64_t o, uint64_t mult, uint64_t t)
 static inline int64_t weft__ns(const struct weft_reader *r, uint64_t t)
 {
 	return weft__ns_at(r->info.origin_ticks, r->mult, t);
-}
-
-/* The full timestamp of a compact header's 27 low bits, after `clock`
- * (the stream's last timestamp): the one place this is computed. */
-static inline uint64_t weft__compact_ts(uint64_t clock, uint32_t w)
-{
-	uint64_t ts = (clock & ~MASK27) | (w >> 5);
-	if (ts < clock)
-		ts += 1ull << WEFT_EH_COMPACT_BITS;
-	return ts;
-}
-
-/* Finds what the stream gives next and its time, without decoding it:
- * the merge only needs the time, and the event is then decoded straight
- * into the caller's struct.  Returns 1 (s->pending: 1 an event at s->pos,
- * 2 a loss; s->next_ts its time) or 0 (nothing more for now).  The common
- * case inline: the next event of the current packet. */
-static inline __attribute__((always_inline)) int
-weft__peek(struct weft_reader *r, uint32_t idx)
-{
-	struct rstream *s = &r->st[idx];
-	if (__builtin_expect(!s->loss && s->in_packet && s->pos + 4 <= s->end,
-			     1)) {
-		uint32_t w = weft__ld32(s->data + s->pos);
-		if ((w & 31) != WEFT_EH_EXTENDED) {
-			s->next_ts = weft__compact_ts(s->clock, w);
-			s->next_id = w & 31;
-			s->next_hdr = 4;
-			s->pending = 1;
-			return 1;
-		}
-	}
-	return weft__peek_slow(r, idx);
-}
-
-/* The payload of a simple shape, decoded: its fields (0 where the event
- * has none) and where the next event begins. */
-struct weft__payload {
-	uint64_t id, id2;
-	int64_t value;
-	uint32_t name, name2;
-	uint32_t next;
-};
-
-/* Decodes the payload of the event at s->pos (whose time peek() found)
- * into *f if its shape is a simple one and it is complete; returns 0 to
- * let weft__decode() do it (and report what is wrong).  Nothing is
- * stored but *f: the callers write the caller's event last, as, for all
- * the compiler knows, it may alias the reader's state (any store to it
- * would otherwise load every field of the stream again). */
-static inline __attribute__((always_inline)) int
-weft__fast_payload(const struct weft_reader *r, const struct rstream *s,
-		   struct weft__payload *f)
-{
-	const uint8_t *p = s->data + s->pos + s->next_hdr;
-	const uint8_t *end = s->data + s->end;
-	unsigned id = s->next_id;
-	if (id >= WEFT_EV_COUNT)
-		return 0;
-	f->id = f->id2 = 0;
-	f->value = 0;
-	f->name = f->name2 = 0;
-	switch (r->shape[id]) {
-	case SH_NONE:
-		break;
-	case SH_ID:
-		if (end - p < 8)
-			return 0;
-		f->id = weft__ld64(p);
-		p += 8;
-		break;
-	case SH_NAME:
-		if (end - p < 2)
-			return 0;
-		f->name = weft__ld16(p);
-		p += 2;
-		break;
-	case SH_ID_NAME:
-		if (end - p < 10)
-			return 0;
-		f->id = weft__ld64(p);
-		f->name = weft__ld16(p + 8);
-		p += 10;
-		break;
-	case SH_ID_NAME_NAME:
-		if (end - p < 12)
-			return 0;
-		f->id = weft__ld64(p);
-		f->name = weft__ld16(p + 8);
-		f->name2 = weft__ld16(p + 10);
-		p += 12;
-		break;
-	case SH_NAME_VAL:
-		if (end - p < 10)
-			return 0;
-		f->name = weft__ld16(p);
-		f->value = (int64_t)weft__ld64(p + 2);
-		p += 10;
-		break;
-	case SH_ID_ID:
-		if (end - p < 16)
-			return 0;
-		f->id = weft__ld64(p);
-		f->id2 = weft__ld64(p + 8);
-		p += 16;
-		break;
-	default:
-		return 0;
-	}
-	f->next = (uint32_t)(p - s->data);
-	return 1;
-}
-
-/* The caller's event of a simple shape (the stream's state already moved
- * past it), in one run of stores. */
-static inline __attribute__((always_inline)) void
-weft__fill(struct weft_event *ev, uint64_t ts, unsigned id, uint64_t actor,
-	   uint64_t offset, const struct weft__payload *f)
-{
-	ev->ts = ts;
-	ev->type = (uint16_t)id;
-	ev->flags = 0;
-	ev->id = f->id;
-	ev->id2 = f->id2;
-	ev->value = f->value;
-	ev->value2 = ev->value3 = 0;
-	ev->name = f->name;
-	ev->name2 = f->name2;
-	ev->text = NULL;
-	ev->text_len = 0;
-	ev->actor = actor;
-	ev->offset = offset;
-}
-
-/* Moves stream s past its event whose payload is f (the next one not
- * peeked yet); returns the event's time, and its actor and offset (from
- * before the move). */
-static inline __attribute__((always_inline)) uint64_t
-weft__step(struct rstream *s, const struct weft__payload *f, uint64_t *actor,
-	   uint64_t *offset)
-{
-	uint64_t ts = s->next_ts;
-	*actor = s->cur;
-	*offset = s->pk_off + s->pos;
-	if (weft__switches(s->next_id))
-		s->cur = f->id;
-	s->clock = ts;
-	s->pos = f->next;
-	return ts;
-}
-
-/* Decodes the event at s->pos (whose time peek() found) if its shape is a
- * simple one and it is complete; returns 0 to let weft__decode() do it
- * (and report what is wrong). */
-static inline __attribute__((always_inline)) int
-weft__fast_decode(struct weft_reader *r, struct rstream *s,
-		  struct weft_event *ev)
-{
-	struct weft__payload f;
-	if (!weft__fast_payload(r, s, &f))
-		return 0;
-	uint64_t actor, offset, ts = weft__step(s, &f, &actor, &offset);
-	weft__fill(ev, ts, s->next_id, actor, offset, &f);
-	return 1;
 }
 
 #endif

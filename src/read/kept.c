@@ -1080,7 +1080,7 @@ static int chunk_names(const struct kchunk_in *k, uint64_t id)
 }
 
 /* The ids a merged reader's `id` may be in a ring: itself, and, tagged
- * with a ring's number (merge.h: TAG_SHIFT 48, 14 bits; rings 1 to
+ * with a ring's number (multi.h: TAG_SHIFT 48, 14 bits; rings 1 to
  * 0x3FFD), the ring's own. */
 static int chunk_names_merged(const struct kchunk_in *k, uint64_t id)
 {

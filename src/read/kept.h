@@ -72,7 +72,8 @@ const struct kept_notes *weft__kring_notes(const struct weft__kring *K);
  * reads as zeros: never-used slots, a gap readers count). */
 struct weft__kread *weft__kread_new(struct weft__kring *K);
 void weft__kread_free(struct weft__kread *R);
-int weft__kread_read(struct weft__kread *R, uint64_t off, void *dst, size_t n);
+/* (weft__kread_read(R, off, dst, n): in internal.h, beside the other
+ * sources of a ring's bytes) */
 
 /* A reader of K (reader.c): its frames are read as its events are. */
 int weft__reader_open_kept(struct weft_reader **out, struct weft__kring *K,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * made.c - the events the merge makes (merge.h): each process that
+ * made.c - the events the merge makes (multi.h): each process that
  * recorded gets an async thread of its own, which acts on its main OS
  * thread when nothing else runs there (the root of that stream,
  * otherwise), and the events that say where it came from and how it
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
+#include "multi.h"
 #include "common/grow.h"
 
 /* ----------------------------------------------------------- made events */

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * merge.c - several rings read as one trace: the merge (merge.h lists
+ * merge.c - several rings read as one trace: the merge (multi.h lists
  * the other rooms of the merged reader).
  *
  * Each ring has a reader of its own (a sub-reader); their events are
  * merged in time order on one axis (a heap of rings, and the heap of
  * made events, made.c), each made one of the merge's (remap.c).  The
  * ring whose event went last is asked first: its next event goes at once
- * when it comes before every other (weft__multi_next's fast path); the
+ * when it comes before every other (multi_next's fast path); the
  * rest is out of line.  Also the totals, names and problems of the whole,
- * and the merged reader freed.
+ * the merged reader freed, and the merge's source table (internal.h,
+ * struct weft__reader_ops) that the public calls go through.
  * The text of an event stays valid until the next call: a sub-reader is
  * asked for its next event only when the caller comes back.
  */
@@ -17,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
+#include "multi.h"
 #include "kept.h"
 
 /* --------------------------------------------------------- the heap */
@@ -173,7 +174,7 @@ static inline void count(struct weft_reader *R, const struct weft_event *ev)
 	}
 }
 
-/* The rest of weft__multi_next(): ring k's next event (rc: what
+/* The rest of multi_next(): ring k's next event (rc: what
  * fetching it gave), which does not go at once, settled or put in the
  * heap (last: NONE, none was fetched); then the next event of the heap or
  * the made ones. */
@@ -208,8 +209,8 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 		}
 	}
 	for (;;) {
-		if (!M->nheap && !M->nsyn && (M->flags & WEFT_READ_FOLLOW)) {
-			int more = weft__follow_more(R);
+		if (!M->nheap && !M->nsyn && M->grow) {
+			int more = M->grow->more(R);
 			if (more < 0)
 				return more;
 			if (!M->nheap && !M->nsyn) {
@@ -218,7 +219,7 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 						return WEFT_EAGAIN;
 				/* a run goes on while a process of it lives:
 				 * its next ring may come */
-				if (weft__run_live(M))
+				if (M->grow->live(M))
 					return WEFT_EAGAIN;
 			}
 		}
@@ -259,7 +260,7 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 	return 0;
 }
 
-int weft__multi_next(struct weft_reader *R, struct weft_event *ev)
+static int multi_next(struct weft_reader *R, struct weft_event *ev)
 {
 	struct rmulti *M = R->multi;
 	uint32_t k = M->refill;
@@ -373,14 +374,14 @@ void weft__multi_info(struct weft_reader *R)
 	}
 }
 
-const char *weft__multi_name(struct weft_reader *R, uint32_t id)
+static const char *multi_name(struct weft_reader *R, uint32_t id)
 {
 	struct rmulti *M = R->multi;
 	return id < M->nnames ? M->names[id] : "";
 }
 
-const struct weft_problem *weft__multi_problems(struct weft_reader *R,
-						unsigned *n)
+static const struct weft_problem *multi_problems(struct weft_reader *R,
+						 unsigned *n)
 {
 	struct rmulti *M = R->multi;
 	M->nprob = 0;
@@ -494,3 +495,36 @@ void weft__multi_free(struct rmulti *M)
 		free(M->owned[i]);
 	free(M);
 }
+
+/* ----------------------------------------------------------- source */
+
+/* The packets of every ring. */
+static void multi_packets(const struct weft_reader *R, uint64_t *done,
+			  uint64_t *all)
+{
+	const struct rmulti *M = R->multi;
+	for (uint32_t k = 0; k < M->nsub; k++)
+		if (M->sub[k].r)
+			M->sub[k].r->ops->packets(M->sub[k].r, done, all);
+}
+
+static void multi_close(struct weft_reader *R)
+{
+	weft__multi_free(R->multi);
+	R->multi = NULL;
+	weft__ring_free(R);
+}
+
+const struct weft__reader_ops weft__merge_ops = {
+	.next = multi_next,
+	.info = weft__multi_info,
+	.problems = multi_problems,
+	.name = multi_name,
+	.copy = weft__multi_copy,
+	.ctf = weft__run_ctf,
+	.processes = weft__multi_processes,
+	.stream_process = weft__multi_stream_process,
+	.hosts = weft__multi_hosts,
+	.packets = multi_packets,
+	.close = multi_close,
+};

@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * open.c - opening several rings as one trace (merge.h): the parts
- * (rings, run directories, bundles, kept directories, "-": runs-disk.c;
- * or a bundle in memory), then the merge set up: the rings in order, the machines' clocks, the process
- * table, the first ring's names, each ring joining; one ring and nothing
- * else is opened as it is.  weft_reader_open_many and _open_thread.
+ * open.c - opening a trace: the public calls that open a reader choose
+ * its source (internal.h): what a path or a buffer is (a ring, a run
+ * directory, a bundle, a kept directory or chunk, a pipe), a ring read
+ * as it is (reader.c), the others as a merge.  Opening a merge (multi.h):
+ * the parts (rings, run directories, bundles, kept directories, "-":
+ * runs-disk.c; or a bundle in memory), then the merge set up: the rings
+ * in order, the machines' clocks, the process table, the first ring's
+ * names, each ring joining; one ring and nothing else is opened as it
+ * is.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "merge.h"
+#include "multi.h"
 
 /* Rings in the order of their runs, then of their start: the first ring
  * keeps its ids, names and streams (a run's root, usually). */
@@ -231,9 +238,11 @@ static int multi_open(struct weft_reader **out, const char *const *paths,
 		weft__multi_free(M);
 		return err;
 	}
+	R->ops = &weft__merge_ops;
 	R->src.fd = -1;
 	R->flags = M->flags;
 	R->multi = M;
+	M->grow = (M->flags & WEFT_READ_FOLLOW) ? &weft__follow : NULL;
 	id_fields(M);
 	/* Rings in the order their processes started (a run's root first:
 	 * the first ring keeps its ids, names and streams). */
@@ -286,4 +295,73 @@ int weft_reader_open_thread(struct weft_reader **out, const char *const *paths,
 	if (!paths || !n || !thread)
 		return WEFT_EINVAL;
 	return multi_open(out, paths, n, NULL, 0, 0, flags, opts, thread, d);
+}
+
+/* Whether the regular file at `path` begins with a bundle's magic. */
+static int is_bundle_file(const char *path)
+{
+	char magic[8];
+	struct stat sb;
+	/* (never opened otherwise: opening a FIFO takes its writer) */
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	int yes = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		  read(fd, magic, 8) == 8 &&
+		  !memcmp(magic, WEFT_BUNDLE_MAGIC, 8);
+	close(fd);
+	return yes;
+}
+
+/* Input that is not a regular file ("-", a pipe): read whole, a ring's
+ * or a bundle's; a pipe's copy cannot grow. */
+static int open_pipe(struct weft_reader **out, const char *path, unsigned flags,
+		     struct weft_diag *d)
+{
+	flags &= ~(unsigned)WEFT_READ_FOLLOW;
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	uint8_t *b = NULL;
+	size_t n = 0;
+	int bundle = 0, err;
+	if (fd < 0)
+		return weft__diag(d, -errno, 0, "%s", strerror(errno));
+	err = weft__slurp(fd, &b, &n, &bundle, d);
+	if (fd > 0)
+		close(fd);
+	if (err)
+		return err;
+	if (bundle)
+		return weft__multi_open(out, NULL, 0, b, n, 1, flags, NULL, d);
+	return weft__ring_open_mem(out, b, n, 1, flags, d);
+}
+
+int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
+		     struct weft_diag *d)
+{
+	*out = NULL;
+	if (!path)
+		return WEFT_EINVAL;
+	struct stat sb;
+	int isdir = strcmp(path, "-") && stat(path, &sb) == 0 &&
+		    S_ISDIR(sb.st_mode);
+	if (isdir || is_bundle_file(path))
+		/* a run: its rings merged (merge.c) */
+		return weft__multi_open(out, &path, 1, NULL, 0, 0, flags, NULL,
+					d);
+	if (!strcmp(path, "-") ||
+	    (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)))
+		return open_pipe(out, path, flags, d);
+	return weft__file_open(out, path, flags, d);
+}
+
+int weft_reader_open_mem(struct weft_reader **out, const void *data, size_t len,
+			 unsigned flags, struct weft_diag *d)
+{
+	*out = NULL;
+	if (weft__bundle_size(data, len))
+		return weft__multi_open(out, NULL, 0, data, len, 0, flags, NULL,
+					d);
+	return weft__ring_open_mem(out, data, len, 0, flags, d);
 }

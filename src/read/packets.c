@@ -21,19 +21,6 @@
 #include "sys.h"
 #include "common/grow.h"
 
-int weft__src_read(const struct rsrc *src, uint64_t off, void *dst, size_t n)
-{
-	if (src->mem) {
-		if (off > src->len || n > src->len - off)
-			return WEFT_ETRUNC;
-		memcpy(dst, src->mem + off, n);
-		return 0;
-	}
-	if (src->kv)
-		return weft__kread_read(src->kv, off, dst, n);
-	return weft__file_read(src->fd, off, dst, n);
-}
-
 long weft__packet_copy(const struct rsrc *src, const struct rhdr *rh,
 		       uint32_t slot, uint8_t *dst, uint64_t *genp, int live)
 {
@@ -515,11 +502,9 @@ static int copy_of(const struct rsrc *src, const struct rhdr *rh, int compact,
 	return err;
 }
 
-int weft_reader_copy(struct weft_reader *r, unsigned flags, void **out,
-		     size_t *len, uint64_t *torn)
+int weft__ring_copy(struct weft_reader *r, unsigned flags, void **out,
+		    size_t *len, uint64_t *torn)
 {
-	if (r->multi)
-		return weft__multi_copy(r, flags, out, len, torn);
 	uint8_t *o;
 	int err = copy_of(&r->src, &r->rh, !!(flags & WEFT_COPY_COMPACT), &o,
 			  len, torn);

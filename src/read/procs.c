@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * procs.c - the merge's process table (merge.h): a process (image) for
+ * procs.c - the merge's process table (multi.h): a process (image) for
  * each entry of the runs' manifests, brought up to date while a followed
  * run's grows; each ring's process (the entry that names it, else one
  * made from its header); a ring joining the merge (its tag, clock,
  * streams, label); and what weft_reader_processes, _stream_process and
- * _hosts say of a trace.
+ * _hosts say of a merge (of one ring: reader.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
+#include "multi.h"
 #include "common/grow.h"
 
 /* ------------------------------------------------- the process table */
@@ -242,30 +242,11 @@ int weft__join(struct rmulti *M, uint32_t k)
 	return make_label(M, s->proc);
 }
 
-/* --------------------------------------------------------- public */
+/* ------------------------------------------------- the merge's source */
 
-const struct weft_process *weft_reader_processes(struct weft_reader *r,
+const struct weft_process *weft__multi_processes(struct weft_reader *r,
 						 uint32_t *n)
 {
-	if (!r->multi) {
-		/* one ring: the process that wrote it */
-		struct weft_process one;
-		memset(&one, 0, sizeof one);
-		const struct weft_trace_info *in = &r->info;
-		one.pid = in->pid;
-		one.ppid = in->ppid;
-		one.parent = one.prev_image = one.next_image = NONE;
-		memcpy(one.comm, in->comm, sizeof one.comm);
-		one.exe = "";
-		one.t_start = 0;
-		one.t_end = INT64_MAX;
-		one.end = in->writer == WEFT_WRITER_GONE ? WEFT_PROC_VANISHED
-							 : WEFT_PROC_RUNNING;
-		one.nstreams = in->nstreams;
-		r->one = one;
-		*n = 1;
-		return &r->one;
-	}
 	struct rmulti *M = r->multi;
 	for (uint32_t p = 0; p < M->nprocs; p++) {
 		struct weft_process *P = &M->procs[p];
@@ -279,21 +260,14 @@ const struct weft_process *weft_reader_processes(struct weft_reader *r,
 	return M->procs;
 }
 
-uint32_t weft_reader_stream_process(struct weft_reader *r, uint32_t stream)
+uint32_t weft__multi_stream_process(struct weft_reader *r, uint32_t stream)
 {
-	if (!r->multi)
-		return stream < r->info.nstreams ? 0 : WEFT_NO_PROCESS;
 	return stream < r->multi->nst ? r->multi->sproc[stream]
 				      : WEFT_NO_PROCESS;
 }
 
-const struct weft_host *weft_reader_hosts(struct weft_reader *r, uint32_t *n)
+const struct weft_host *weft__multi_hosts(struct weft_reader *r, uint32_t *n)
 {
-	static const struct weft_host none = {0};
-	if (!r->multi) {
-		*n = 1;
-		return &none;
-	}
 	*n = r->multi->nhosts;
 	return r->multi->hosts;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reader.c - opens a weft ring (a file, standard input or memory) and
- * merges its streams' events in time order, inserting a WEFT_EV_LOSS
+ * reader.c - a ring's source (internal.h, weft__ring_ops): opens a weft
+ * ring (a file, memory, or a kept directory's chunks; open.c chooses)
+ * and merges its streams' events in time order, inserting a WEFT_EV_LOSS
  * pseudo-event wherever something is missing; in follow mode, keeps
  * looking for what a live writer commits.
  *
@@ -14,14 +15,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "decode.h"
 #include "kept.h"
 #include "run.h"
 #include "sys.h"
@@ -47,11 +46,8 @@ static void free_streams(struct weft_reader *r)
 	r->nst = 0;
 }
 
-void weft_reader_close(struct weft_reader *r)
+void weft__ring_free(struct weft_reader *r)
 {
-	if (!r)
-		return;
-	weft__multi_free(r->multi);
 	free_streams(r);
 	if (r->pf_own)
 		weft__pf_free(r->pf);
@@ -131,6 +127,7 @@ static struct weft_reader *reader_new(unsigned flags)
 {
 	struct weft_reader *r = calloc(1, sizeof *r);
 	if (r) {
+		r->ops = &weft__ring_ops;
 		r->src.fd = -1;
 		r->flags = flags;
 		r->ahead = UINT32_MAX;
@@ -151,19 +148,21 @@ static int open_in_memory(struct weft_reader *r, const uint8_t *data,
 	return open_common(r);
 }
 
-int weft_reader_open_mem(struct weft_reader **out, const void *data, size_t len,
-			 unsigned flags, struct weft_diag *d)
+int weft__ring_open_mem(struct weft_reader **out, const void *data, size_t len,
+			int own, unsigned flags, struct weft_diag *d)
 {
 	*out = NULL;
-	if (weft__bundle_size(data, len))
-		return weft__multi_open(out, NULL, 0, data, len, 0, flags, NULL,
-					d);
 	struct weft_reader *r = reader_new(flags & ~WEFT_READ_FOLLOW);
-	if (!r)
+	if (!r) {
+		if (own)
+			free((void *)data);
 		return -ENOMEM;
+	}
+	if (own)
+		r->owned = (uint8_t *)data;
 	int err = open_in_memory(r, data, len, d);
 	if (err) {
-		weft_reader_close(r);
+		weft__ring_free(r);
 		return err;
 	}
 	*out = r;
@@ -253,142 +252,15 @@ int weft__slurp(int fd, uint8_t **out, size_t *outlen, int *bundle,
 	return 0;
 }
 
-int weft__open_file_header(struct rsrc *src, const char *path, struct rhdr *rh,
-			   struct weft_diag *d)
-{
-	/* (every field: a caller's source on its stack is not zeroed, and
-	 * a stray kv sends reads to a kept ring) */
-	*src = (struct rsrc){.fd = -1};
-	src->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (src->fd < 0)
-		return weft__diag(d, -errno, 0, "%s", strerror(errno));
-	struct stat sb;
-	int err;
-	if (fstat(src->fd, &sb) < 0) {
-		err = weft__diag(d, -errno, 0, "%s", strerror(errno));
-		goto fail;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		err = weft__diag(d, WEFT_ENOTTRACE, 0,
-				 "a directory (CTF directories are read by "
-				 "babeltrace2)");
-		goto fail;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		err = weft__diag(d, WEFT_ENOTTRACE, 0, "not a regular file");
-		goto fail;
-	}
-	src->len = (uint64_t)sb.st_size;
-	struct weft__fhdr fh;
-	size_t n = src->len < sizeof fh ? (size_t)src->len : sizeof fh;
-	if ((err = weft__src_read(src, 0, &fh, n)))
-		goto fail;
-	if ((err = weft__hdr_check((const uint8_t *)&fh, src->len, rh, d)))
-		goto fail;
-	return 0;
-fail:
-	close(src->fd);
-	src->fd = -1;
-	return err;
-}
-
-/* Whether the regular file at `path` begins with a bundle's magic. */
-static int is_bundle_file(const char *path)
-{
-	char magic[8];
-	struct stat sb;
-	/* (never opened otherwise: opening a FIFO takes its writer) */
-	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	int yes = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		  read(fd, magic, 8) == 8 &&
-		  !memcmp(magic, WEFT_BUNDLE_MAGIC, 8);
-	close(fd);
-	return yes;
-}
-
-/* Whether the regular file at `path` is a zstd file (a kept chunk). */
-static int is_chunk_file(const char *path)
-{
-	uint32_t magic = 0;
-	struct stat sb;
-	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	int yes = read(fd, &magic, 4) == 4 && magic == WEFT_ZSTD_MAGIC;
-	close(fd);
-	return yes;
-}
-
-int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
-		     struct weft_diag *d)
+int weft__ring_open(struct weft_reader **out, const char *path, unsigned flags,
+		    struct weft_diag *d)
 {
 	*out = NULL;
-	if (!path)
-		return WEFT_EINVAL;
-	struct stat sb;
-	int isdir = strcmp(path, "-") && stat(path, &sb) == 0 &&
-		    S_ISDIR(sb.st_mode);
-	if (isdir || is_bundle_file(path))
-		/* a run: its rings merged (merge.c) */
-		return weft__multi_open(out, &path, 1, NULL, 0, 0, flags, NULL,
-					d);
 	struct weft_reader *r = reader_new(flags);
 	if (!r)
 		return -ENOMEM;
-	int err = 0;
-	if (!strcmp(path, "-") ||
-	    (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))) {
-		/* A pipe's copy cannot grow. */
-		r->flags &= ~WEFT_READ_FOLLOW;
-		int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
-					   : 0;
-		uint8_t *b = NULL;
-		size_t n = 0;
-		int bundle = 0;
-		if (fd < 0)
-			err = weft__diag(d, -errno, 0, "%s", strerror(errno));
-		else
-			err = weft__slurp(fd, &b, &n, &bundle, d);
-		if (fd > 0)
-			close(fd);
-		if (!err && bundle) {
-			weft_reader_close(r);
-			return weft__multi_open(out, NULL, 0, b, n, 1,
-						flags & ~WEFT_READ_FOLLOW, NULL,
-						d);
-		}
-		if (!err) {
-			r->owned = b;
-			err = open_in_memory(r, b, n, d);
-		}
-		goto out;
-	}
-	if (is_chunk_file(path)) {
-		/* a chunk of a kept directory, alone (kept.c) */
-		struct weft__kring *K;
-		weft_reader_close(r);
-		if ((err = weft__kept_chunk(path, &K, d)))
-			return err;
-		err = weft__reader_open_kept(out, K, flags, d);
-		/* (its frames were all read by the index: one that does not
-		 * decompress is said, as a chunk read alone is exact or an
-		 * error) */
-		const struct kept_notes *nt = weft__kring_notes(K);
-		if (!err && nt->n) {
-			weft_reader_close(*out);
-			*out = NULL;
-			err = weft__diag(d, WEFT_ECORRUPT, 0, "%s", nt->what);
-		}
-		weft__kring_free(K);
-		return err;
-	}
-	if ((err = weft__open_file_header(&r->src, path, &r->rh, d)))
+	int err = weft__open_file_header(&r->src, path, &r->rh, d);
+	if (err)
 		goto out;
 	r->hdrcopy = malloc(r->rh.h.header_size);
 	if (!r->hdrcopy) {
@@ -416,7 +288,7 @@ int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
 	err = open_common(r);
 out:
 	if (err) {
-		weft_reader_close(r);
+		weft__ring_free(r);
 		return err;
 	}
 	*out = r;
@@ -441,7 +313,7 @@ int weft__reader_open_kept(struct weft_reader **out, struct weft__kring *K,
 		err = open_common(r);
 	}
 	if (err) {
-		weft_reader_close(r);
+		weft__ring_free(r);
 		return err;
 	}
 	*out = r;
@@ -450,13 +322,9 @@ int weft__reader_open_kept(struct weft_reader **out, struct weft__kring *K,
 
 static void uncount(struct weft_reader *r);
 
-const struct weft_trace_info *weft_reader_info(struct weft_reader *r)
+static void ring_info(struct weft_reader *r)
 {
 	struct weft_trace_info *in = &r->info;
-	if (r->multi) {
-		weft__multi_info(r);
-		return in;
-	}
 	uncount(r);
 	in->events = 0;
 	for (unsigned t = 0; t < WEFT_EV_COUNT; t++)
@@ -474,14 +342,11 @@ const struct weft_trace_info *weft_reader_info(struct weft_reader *r)
 		if (s->nev && s->last_ts > in->last_ts)
 			in->last_ts = s->last_ts;
 	}
-	return in;
 }
 
-const struct weft_problem *weft_reader_problems(struct weft_reader *r,
+static const struct weft_problem *ring_problems(struct weft_reader *r,
 						unsigned *n)
 {
-	if (r->multi)
-		return weft__multi_problems(r, n);
 	*n = r->nprob;
 	return r->prob;
 }
@@ -977,8 +842,6 @@ static inline __attribute__((always_inline)) int refill(struct weft_reader *r,
 static __attribute__((noinline)) int next_event(struct weft_reader *r,
 						struct weft_event *ev)
 {
-	if (r->multi)
-		return weft__multi_next(r, ev);
 	settle(r);
 	if (!r->started) {
 		r->started = 1;
@@ -1027,104 +890,103 @@ again:
 }
 
 /* The packets indexed, and those opened (what is left to read is in
- * the others); of every ring, for rings read merged. */
-static void packets_read(const struct weft_reader *r, uint64_t *done,
+ * the others). */
+static void ring_packets(const struct weft_reader *r, uint64_t *done,
 			 uint64_t *all)
 {
-	if (r->multi) {
-		for (uint32_t k = 0; k < r->multi->nsub; k++)
-			if (r->multi->sub[k].r)
-				packets_read(r->multi->sub[k].r, done, all);
-		return;
-	}
 	for (uint32_t i = 0; i < r->nst; i++) {
 		*done += r->st[i].next_pk;
 		*all += r->st[i].npk;
 	}
 }
 
-static double read_fraction(const struct weft_reader *r)
-{
-	uint64_t done = 0, all = 0;
-	packets_read(r, &done, &all);
-	return all ? (double)done / (double)all : -1;
-}
-
-static __attribute__((noinline)) int progress(struct weft_reader *r, int rc)
-{
-	if (rc == 0 && ++r->progress_n % WEFT__PROGRESS_EVERY == 0)
-		r->progress(r->progress_arg, r->progress_n, read_fraction(r));
-	else if (rc == WEFT_EEOF && !r->progress_end) {
-		r->progress_end = 1;
-		r->progress(r->progress_arg, r->progress_n, 1.0);
-	}
-	return rc;
-}
-
 /* Every case but one stream's next_fast(), out of line, so that the
- * common path of weft_reader_next() stays the small function it is: a
- * merge (straight to it: it is called for every event), several streams
- * in the heap, or what next_event() does. */
+ * common path stays the small function it is: several streams in the
+ * heap, or what next_event() does. */
 static __attribute__((noinline)) int next_other(struct weft_reader *r,
 						struct weft_event *ev)
 {
-	int rc = 0;
-	if (r->nheap > 1 && refill(r, 1))
+	if (r->nheap > 1 && refill(r, 1)) {
 		*ev = r->batch[r->bi++];
-	else if (!r->nheap || !next_fast(r, ev, 1))
-		rc = next_event(r, ev);
-	if (!r->progress)
-		return rc;
-	return progress(r, rc);
+		return 0;
+	}
+	if (!r->nheap || !next_fast(r, ev, 1))
+		return next_event(r, ev);
+	return 0;
 }
 
 /* One stream in the heap: its next event in straight-line code. */
-static __attribute__((noinline)) int next_one(struct weft_reader *r,
-					      struct weft_event *ev)
+static int next_one(struct weft_reader *r, struct weft_event *ev)
 {
-	int rc = 0;
-	if (refill(r, 0))
+	if (refill(r, 0)) {
 		*ev = r->batch[r->bi++];
-	else if (!next_fast(r, ev, 0))
-		rc = next_event(r, ev);
-	if (!r->progress)
-		return rc;
-	return progress(r, rc);
-}
-
-/* A merge's next event. */
-static __attribute__((noinline)) int next_merged(struct weft_reader *r,
-						 struct weft_event *ev)
-{
-	int rc = weft__multi_next(r, ev);
-	if (!r->progress)
-		return rc;
-	return progress(r, rc);
-}
-
-/* (tail calls: a merge's every event does not pay for the registers the
- * one stream's path saves) */
-int weft_reader_next(struct weft_reader *r, struct weft_event *ev)
-{
-	if (r->bi < r->bn) {
-		*ev = r->batch[r->bi++];
-		if (__builtin_expect(r->progress != NULL, 0))
-			return progress(r, 0);
 		return 0;
 	}
+	if (!next_fast(r, ev, 0))
+		return next_event(r, ev);
+	return 0;
+}
+
+/* The ring's next event when its batch is empty (weft_reader_next). */
+static int ring_next(struct weft_reader *r, struct weft_event *ev)
+{
 	if (r->nheap == 1)
 		return next_one(r, ev);
-	if (r->multi)
-		return next_merged(r, ev);
 	return next_other(r, ev);
 }
 
-void weft_reader_on_progress(struct weft_reader *r,
-			     void (*fn)(void *arg, uint64_t events,
-					double fraction),
-			     void *arg)
+/* ------------------------------------------------------------ process */
+
+static const struct weft_process *ring_processes(struct weft_reader *r,
+						 uint32_t *n)
 {
-	r->progress = fn;
-	r->progress_arg = arg;
-	r->progress_end = 0;
+	/* one ring: the process that wrote it */
+	struct weft_process one;
+	memset(&one, 0, sizeof one);
+	const struct weft_trace_info *in = &r->info;
+	one.pid = in->pid;
+	one.ppid = in->ppid;
+	one.parent = one.prev_image = one.next_image = WEFT_NO_PROCESS;
+	memcpy(one.comm, in->comm, sizeof one.comm);
+	one.exe = "";
+	one.t_start = 0;
+	one.t_end = INT64_MAX;
+	one.end = in->writer == WEFT_WRITER_GONE ? WEFT_PROC_VANISHED
+						 : WEFT_PROC_RUNNING;
+	one.nstreams = in->nstreams;
+	r->one = one;
+	*n = 1;
+	return &r->one;
 }
+
+static uint32_t ring_stream_process(struct weft_reader *r, uint32_t stream)
+{
+	return stream < r->info.nstreams ? 0 : WEFT_NO_PROCESS;
+}
+
+static const struct weft_host *ring_hosts(struct weft_reader *r, uint32_t *n)
+{
+	static const struct weft_host none = {0};
+	(void)r;
+	*n = 1;
+	return &none;
+}
+
+static void ring_close(struct weft_reader *r)
+{
+	weft__ring_free(r);
+}
+
+const struct weft__reader_ops weft__ring_ops = {
+	.next = ring_next,
+	.info = ring_info,
+	.problems = ring_problems,
+	.name = weft__ring_name,
+	.copy = weft__ring_copy,
+	.ctf = weft__ring_ctf,
+	.processes = ring_processes,
+	.stream_process = ring_stream_process,
+	.hosts = ring_hosts,
+	.packets = ring_packets,
+	.close = ring_close,
+};

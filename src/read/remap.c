@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * remap.c - ids, names and streams of the rings made the merge's (merge.h):
+ * remap.c - ids, names and streams of the rings made the merge's (multi.h):
  *   - streams get numbers across the rings (the first ring's keep theirs);
  *   - async thread ids of ring k > 0 carry k in bits 48..61 (TAG); an id
  *     that uses those bits already is given a fresh one (a table), so no
  *     two processes share an id and the first ring's stay as they were;
  *   - names are merged by their text (the first ring's keep their ids).
- * The fast paths (a name, id or stream met before) are merge.h's inline
+ * The fast paths (a name, id or stream met before) are multi.h's inline
  * map_name, map_id and map_stream; the rest is here.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
+#include "multi.h"
 #include "common/grow.h"
 
 /* ----------------------------------------------------------- names */

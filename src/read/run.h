@@ -7,7 +7,7 @@
  *             one file), parsed; run directories listed
  *   merge.c   the merged reader: rings in time order on one axis, ids,
  *             names and streams made unique, the process threads (its
- *             rooms: merge.h lists them)
+ *             rooms: multi.h lists them)
  *   clocks.c  machines: which rings share a clock, and the offsets of
  *             the others (realtime, then messages)
  *
@@ -204,7 +204,17 @@ struct idmap {
 	uint64_t id, fresh;
 };
 
+/* How a followed run grows (follow.c): when the merge has nothing, `more`
+ * asks for what came since (the rings with something new, or a negative
+ * code), `live` whether a process of the run may still add some. */
+struct weft__growth {
+	int (*more)(struct weft_reader *R);
+	int (*live)(struct rmulti *M);
+};
+
 struct rmulti {
+	/* a followed run's growth (set by the opener), or NULL */
+	const struct weft__growth *grow;
 	uint64_t kept_thread; /* of kept directories, read only the chunks
 				 naming it (0: all) */
 	struct weft__pf *pf;  /* the rings' reading ahead, shared */
@@ -303,22 +313,24 @@ int weft__clocks_align(struct rmulti *M, const struct weft_merge_opts *opts);
  * time namespace). */
 int64_t weft__ring_mono0(const struct weft_reader *r);
 
-/* merge.c, open.c, copy.c: the merged reader behind a struct weft_reader
- * whose `multi` is set (the public functions of reader.c and header.c
- * pass to these). */
+/* The merge's source (struct weft__reader_ops, internal.h): merge.c's
+ * table, of functions of merge.c, procs.c, copy.c and ctf.c.  A struct
+ * weft_reader whose `multi` is set reads through it. */
 struct rmulti;
-int weft__multi_next(struct weft_reader *r, struct weft_event *ev);
+extern const struct weft__reader_ops weft__merge_ops;
 void weft__multi_info(struct weft_reader *r);
-const char *weft__multi_name(struct weft_reader *r, uint32_t id);
-const struct weft_problem *weft__multi_problems(struct weft_reader *r,
-						unsigned *n);
 void weft__multi_free(struct rmulti *m);
 int weft__multi_copy(struct weft_reader *r, unsigned flags, void **out,
 		     size_t *len, uint64_t *torn);
+int weft__run_ctf(struct weft_reader *r, const char *dir, struct weft_diag *d);
+const struct weft_process *weft__multi_processes(struct weft_reader *r,
+						 uint32_t *n);
+uint32_t weft__multi_stream_process(struct weft_reader *r, uint32_t stream);
+const struct weft_host *weft__multi_hosts(struct weft_reader *r, uint32_t *n);
 /* Opens `paths` (rings, run directories, bundles, "-") and the bundle
  * at `mem` (if not NULL; `own`: freed with the reader, or on failure) as
  * one merged reader; one ring and nothing else is opened as it is.  Used
- * by weft_reader_open, _open_mem and _open_many. */
+ * by weft_reader_open, _open_mem and _open_many (open.c). */
 int weft__multi_open(struct weft_reader **out, const char *const *paths,
 		     unsigned n, const void *mem, size_t memlen, int own,
 		     unsigned flags, const struct weft_merge_opts *opts,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runs-disk.c - the parts of a merge read from the disk (merge.h): the
+ * runs-disk.c - the parts of a merge read from the disk (multi.h): the
  * paths a merge is opened with (rings, run directories, bundles, kept
  * directories, "-"), a run directory's rings (scanned, again while it is
  * followed; one its manifest names checked) and manifest (read as it
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "merge.h"
+#include "multi.h"
 #include "common/grow.h"
 #include "kept.h"
 
@@ -124,7 +124,7 @@ int weft__scan_dir(struct rmulti *M, uint32_t run, int initial,
 			continue;
 		struct weft_reader *sr;
 		struct weft_diag sd = {0};
-		int e = weft_reader_open(&sr, names[i], M->flags, &sd);
+		int e = weft__ring_open(&sr, names[i], M->flags, &sd);
 		if (e) {
 			if (initial)
 				err = weft__bad_ring(M, run, names[i], e,
@@ -246,7 +246,7 @@ int weft__add_kept(struct rmulti *M, const char *p, struct weft_diag *d)
 		}
 	}
 	if (!err && run != NONE)
-		err = weft__rings_missing(M, run, p);
+		err = weft__rings_missing(M, run, p, NULL);
 	/* (damaged frames: found as each reader indexed its ring) */
 	for (uint32_t i = 0; i < S->nrings && !err; i++) {
 		const struct kept_notes *kn = weft__kring_notes(S->ring[i].K);
@@ -261,7 +261,10 @@ out:
 	return err;
 }
 
-int weft__dir_ring_check(const char *path, struct weft_diag *sd)
+/* A ring of a run directory that its manifest names and the scan did not
+ * read: -ENOENT when nothing is there, 0 when it reads as a ring after
+ * all (it appeared meanwhile), else why not (said in sd). */
+static int dir_ring_check(const char *path, struct weft_diag *sd)
 {
 	struct stat sb;
 	if (lstat(path, &sb) < 0)
@@ -272,7 +275,7 @@ int weft__dir_ring_check(const char *path, struct weft_diag *sd)
 		return WEFT_ENOTTRACE;
 	}
 	struct weft_reader *sr = NULL;
-	int err = weft_reader_open(&sr, path, 0, sd);
+	int err = weft__ring_open(&sr, path, 0, sd);
 	weft_reader_close(sr);
 	return err;
 }
@@ -280,7 +283,51 @@ int weft__dir_ring_check(const char *path, struct weft_diag *sd)
 int weft__ring_reopen(const struct msub *s, struct weft_reader **r)
 {
 	return s->kring ? weft__reader_open_kept(r, s->kring, 0, NULL)
-			: weft_reader_open(r, s->path, 0, NULL);
+			: weft__ring_open(r, s->path, 0, NULL);
+}
+
+/* Whether the regular file at `path` is a zstd file (a kept chunk). */
+static int is_chunk_file(const char *path)
+{
+	uint32_t magic = 0;
+	struct stat sb;
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	int yes = read(fd, &magic, 4) == 4 && magic == WEFT_ZSTD_MAGIC;
+	close(fd);
+	return yes;
+}
+
+/* A chunk of a kept directory, alone (kept.c). */
+static int open_chunk(struct weft_reader **out, const char *path,
+		      unsigned flags, struct weft_diag *d)
+{
+	struct weft__kring *K;
+	int err = weft__kept_chunk(path, &K, d);
+	if (err)
+		return err;
+	err = weft__reader_open_kept(out, K, flags, d);
+	/* (its frames were all read by the index: one that does not
+	 * decompress is said, as a chunk read alone is exact or an error) */
+	const struct kept_notes *nt = weft__kring_notes(K);
+	if (!err && nt->n) {
+		weft_reader_close(*out);
+		*out = NULL;
+		err = weft__diag(d, WEFT_ECORRUPT, 0, "%s", nt->what);
+	}
+	weft__kring_free(K);
+	return err;
+}
+
+int weft__file_open(struct weft_reader **out, const char *path, unsigned flags,
+		    struct weft_diag *d)
+{
+	if (is_chunk_file(path))
+		return open_chunk(out, path, flags, d);
+	return weft__ring_open(out, path, flags, d);
 }
 
 /* Opening step: `paths` (rings, run directories, bundles, kept
@@ -309,8 +356,8 @@ int weft__add_paths(struct rmulti *M, const char *const *paths, unsigned n,
 			if (!err)
 				err = weft__scan_dir(M, M->nruns - 1, 1, d);
 			if (!err)
-				err = weft__rings_missing(M, M->nruns - 1,
-							  NULL);
+				err = weft__rings_missing(M, M->nruns - 1, NULL,
+							  dir_ring_check);
 			if (!err && !M->runs[M->nruns - 1].man.n &&
 			    M->nsub == 0 && n == 1)
 				err = weft__diag(d, WEFT_ENOTTRACE, 0,
@@ -363,7 +410,7 @@ int weft__add_paths(struct rmulti *M, const char *const *paths, unsigned n,
 		}
 		struct weft_reader *sr;
 		struct weft_diag sd = {0};
-		if ((err = weft_reader_open(&sr, p, flags, &sd))) {
+		if ((err = weft__file_open(&sr, p, flags, &sd))) {
 			err = weft__diag(d, err, sd.offset, "%s%s%s",
 					 n > 1 ? p : "", n > 1 ? ": " : "",
 					 sd.msg);

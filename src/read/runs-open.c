@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runs-open.c - the parts of a merge (merge.h): each ring a sub-reader,
+ * runs-open.c - the parts of a merge (multi.h): each ring a sub-reader,
  * found by path and by uuid (the same ring twice is read once, said);
  * the runs (a directory's, or a bundle's); a bundle's parts read in
  * place; the rings that cannot be read or are missing, kept to be said
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "merge.h"
+#include "multi.h"
 #include "common/grow.h"
 
 static uint64_t path_hash(const char *p)
@@ -238,7 +238,8 @@ int weft__bad_ring(struct rmulti *M, uint32_t run, const char *path, int err,
 /* The rings run `run`'s manifest names that no sub-reader reads and that
  * were not found bad: missing (a directory's are looked at: a file that is
  * there but no ring is bad; a bundle's part named `prefix`:NAME). */
-int weft__rings_missing(struct rmulti *M, uint32_t run, const char *prefix)
+int weft__rings_missing(struct rmulti *M, uint32_t run, const char *prefix,
+			int (*appeared)(const char *path, struct weft_diag *sd))
 {
 	const struct mrun *r = &M->runs[run];
 	int err = 0;
@@ -257,7 +258,7 @@ int weft__rings_missing(struct rmulti *M, uint32_t run, const char *prefix)
 		int e2 = -ENOENT;
 		struct weft_diag sd = {0};
 		/* (a ring after all: appeared meanwhile) */
-		if (r->dir && !(e2 = weft__dir_ring_check(path, &sd)))
+		if (appeared && !(e2 = appeared(path, &sd)))
 			continue;
 		err = weft__bad_ring(M, run, path, e2, sd.msg);
 	}
@@ -301,8 +302,8 @@ int weft__add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 		} else if (p->kind == BUNDLE_RING) {
 			struct weft_reader *sr;
 			struct weft_diag sd = {0};
-			err = weft_reader_open_mem(&sr, base + p->off,
-						   (size_t)p->len, 0, &sd);
+			err = weft__ring_open_mem(&sr, base + p->off,
+						  (size_t)p->len, 0, 0, &sd);
 			if (err) {
 				/* (the bundle's other rings are read) */
 				err = weft__bad_ring(M, run, name, err, sd.msg);
@@ -321,7 +322,7 @@ int weft__add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 	}
 	free(b.part);
 	for (uint32_t r = runs0; r < M->nruns && !err; r++)
-		err = weft__rings_missing(M, r, what);
+		err = weft__rings_missing(M, r, what, NULL);
 	return err;
 }
 
@@ -334,7 +335,7 @@ int weft__add_owned(struct rmulti *M, uint8_t *b, size_t len, int bundle,
 		return weft__add_bundle(M, b, len, p, d);
 	struct weft_reader *sr;
 	struct weft_diag sd = {0};
-	int err = weft_reader_open_mem(&sr, b, len, 0, &sd);
+	int err = weft__ring_open_mem(&sr, b, len, 0, 0, &sd);
 	if (err)
 		return weft__diag(d, err, sd.offset, "%s: %s", p, sd.msg);
 	if ((err = weft__add_sub(M, sr, p, NONE))) {

@@ -281,65 +281,6 @@ oom:
 	return -ENOMEM;
 }
 
-/* ------------------------------------------------------------ times */
-
-size_t weft_time_fmt(int64_t ns, int64_t prec, char *buf, size_t cap)
-{
-	return weft_time_fmt_in(ns, prec, 0, buf, cap);
-}
-
-size_t weft_time_fmt_in(int64_t ns, int64_t prec, int64_t unit_ns, char *buf,
-			size_t cap)
-{
-	/* prec: a power of ten from 1 ns to 1 s */
-	uint64_t p = 1;
-	int pd = 0; /* its digits */
-	while (pd < 9 && p * 10 <= (uint64_t)(prec > 0 ? prec : 1)) {
-		p *= 10;
-		pd++;
-	}
-	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-	uint64_t r = (a / p + (a % p >= (p + 1) / 2 && p > 1)) * p;
-	static const char *names[] = {"ns", "us", "ms", "s"};
-	int k = r < 1000 ? 0 : r < 1000000 ? 1 : r < 1000000000 ? 2 : 3;
-	if (unit_ns > 0) /* the unit asked for */
-		k = unit_ns < 1000	   ? 0
-		    : unit_ns < 1000000	   ? 1
-		    : unit_ns < 1000000000 ? 2
-					   : 3;
-	uint64_t unit = 1;
-	for (int i = 0; i < k; i++)
-		unit *= 1000;
-	char frac[16] = "";
-	int nd = 3 * k - pd; /* decimals down to prec */
-	if (nd > 0) {
-		char all[16];
-		snprintf(all, sizeof all, "%0*llu", 3 * k,
-			 (unsigned long long)(r % unit));
-		/* in groups of three, the whole zero ones at the end left out */
-		int n = 0;
-		for (int i = 0; i < nd; i++) {
-			if (i && i % 3 == 0)
-				frac[n++] = ' ';
-			frac[n++] = all[i];
-		}
-		frac[n] = 0;
-		while (n > 0) {
-			int g = n; /* the last group: after its space */
-			while (g > 0 && frac[g - 1] != ' ')
-				g--;
-			if (strspn(frac + g, "0") != (size_t)(n - g))
-				break;
-			n = g > 0 ? g - 1 : 0;
-			frac[n] = 0;
-		}
-	}
-	int len = snprintf(buf, cap, "%s%llu%s%s %s", ns < 0 && r ? "-" : "",
-			   (unsigned long long)(r / unit), *frac ? "." : "",
-			   frac, names[k]);
-	return len > 0 ? (size_t)len : 0;
-}
-
 /* ------------------------------------------------------------ JSON */
 
 static void str(struct weft__out *o, const char *s)

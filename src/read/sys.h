@@ -6,7 +6,7 @@
  * the library and the tools; wasi.c in the HTML viewer's WebAssembly
  * (viewer/web), which reads one trace in memory with no file locks,
  * processes, threads or zstd, and stands in there for the rooms that need
- * them (follow.c, runs-disk.c, prefetch.c, kept.c).
+ * them (follow.c, runs-disk.c, prefetch.c, kept.c, copy.c, ctf.c).
  */
 #ifndef WEFT_READ_SYS_H
 #define WEFT_READ_SYS_H

@@ -2,15 +2,16 @@
 /*
  * wasi.c - the reader in the HTML viewer's WebAssembly (viewer/web): one
  * trace in memory, no file locks, processes, threads or zstd.  It stands
- * in for what sys-posix.c, follow.c, runs-disk.c, prefetch.c and kept.c
- * are in the library (src/read/meson.build): nothing is live or followed,
- * no path is opened, nothing is read ahead, no kept chunk is read.
+ * in for what sys-posix.c, follow.c, runs-disk.c, prefetch.c, kept.c,
+ * copy.c and ctf.c are in the library (src/read/meson.build): nothing is
+ * live or followed, no path is opened, nothing is read ahead, no kept
+ * chunk is read, no run is copied, no CTF is written.
  */
 #include <errno.h>
 #include <stddef.h>
 
 #include "kept.h"
-#include "merge.h"
+#include "multi.h"
 #include "sys.h"
 
 /* ----------------------------------------------------------- sys.h */
@@ -47,17 +48,19 @@ int weft__process_alive(uint32_t pid)
 /* (the viewer's trace is one ring or one bundle, in memory, read whole:
  * nothing to follow, no path to open) */
 
-int weft__follow_more(struct weft_reader *R)
+static int grow_none(struct weft_reader *R)
 {
 	(void)R;
 	return 0;
 }
 
-int weft__run_live(struct rmulti *M)
+static int live_none(struct rmulti *M)
 {
 	(void)M;
 	return 0;
 }
+
+const struct weft__growth weft__follow = {.more = grow_none, .live = live_none};
 
 int weft__wait_first_ring(struct rmulti *M, struct weft_diag *d)
 {
@@ -77,11 +80,14 @@ int weft__add_paths(struct rmulti *M, const char *const *paths, unsigned n,
 	return n ? -ENOSYS : 0;
 }
 
-int weft__dir_ring_check(const char *path, struct weft_diag *sd)
+int weft__file_open(struct weft_reader **out, const char *path, unsigned flags,
+		    struct weft_diag *d)
 {
 	(void)path;
-	(void)sd;
-	return -ENOENT;
+	(void)flags;
+	(void)d;
+	*out = NULL;
+	return -ENOSYS;
 }
 
 int weft__ring_reopen(const struct msub *s, struct weft_reader **r)
@@ -184,4 +190,30 @@ int weft__kread_read(struct weft__kread *R, uint64_t off, void *dst, size_t n)
 	(void)dst;
 	(void)n;
 	return -ENOSYS;
+}
+
+/* ------------------------------------------- copy.c's and ctf.c's part */
+
+int weft__multi_copy(struct weft_reader *R, unsigned flags, void **out,
+		     size_t *len, uint64_t *torn)
+{
+	(void)R;
+	(void)flags;
+	(void)len;
+	(void)torn;
+	*out = NULL;
+	return -ENOSYS;
+}
+
+int weft__ring_ctf(struct weft_reader *r, const char *dir, struct weft_diag *d)
+{
+	(void)r;
+	(void)dir;
+	(void)d;
+	return -ENOSYS;
+}
+
+int weft__run_ctf(struct weft_reader *r, const char *dir, struct weft_diag *d)
+{
+	return weft__ring_ctf(r, dir, d);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * merge.h - the merged reader (libweft-read, private): what its files
- * share.  Several rings read as one trace, each by a reader of its own (a
- * sub-reader), their events merged in time order on one axis:
+ * multi.h - the merged reader (libweft-read, private): what its files
+ * share, beside its state (struct rmulti, run.h).  Several rings read as
+ * one trace, each by a reader of its own (a sub-reader), their events
+ * merged in time order on one axis:
  *
  *   merge.c      the merge: the heap of rings, the next event (its fast
  *                path), the totals, names and problems of the whole
@@ -16,14 +17,16 @@
  *   runs-disk.c  the parts on the disk: run directories, bundle files,
  *                kept directories (not in the WebAssembly build)
  *   follow.c     a followed run: manifests that grew, rings that came
- *   open.c       opening: the parts, then the merge set up, step by step
- *   copy.c       a run copied into a bundle, or written as CTF
+ *                (the merge asks through M->grow)
+ *   open.c       opening: which source a path is, the parts, then the
+ *                merge set up, step by step
+ *   copy.c       a run copied into a bundle (written as CTF: ctf.c)
  *
- * run.h has the state (struct rmulti, struct msub) and what reader.c and
- * header.c call.
+ * run.h has the state (struct rmulti, struct msub) and the merge's
+ * source table (weft__merge_ops), through which api.c reaches these.
  */
-#ifndef WEFT_READ_MERGE_H
-#define WEFT_READ_MERGE_H
+#ifndef WEFT_READ_MULTI_H
+#define WEFT_READ_MULTI_H
 
 #include "run.h"
 
@@ -116,12 +119,9 @@ int weft__merge_fill(struct rmulti *M, uint32_t k);
 
 /* ----------------------------------------------------------- follow.c */
 
-/* A followed run: manifests that grew, rings that appeared.  Returns the
- * rings that have something new, or a negative code. */
-int weft__follow_more(struct weft_reader *R);
-/* Whether a followed run directory may still grow (a process its
- * manifest started and did not see end is alive). */
-int weft__run_live(struct rmulti *M);
+/* A followed run's growth: manifests that grew, rings that appeared
+ * (set as M->grow by the opener when the run is followed). */
+extern const struct weft__growth weft__follow;
 /* Opening step: a followed run that has recorded nothing yet waited
  * for (while a process of it lives).  0 or a negative code. */
 int weft__wait_first_ring(struct rmulti *M, struct weft_diag *d);
@@ -141,8 +141,12 @@ int weft__keep_owned(struct rmulti *M, uint8_t *p);
 int weft__bad_ring(struct rmulti *M, uint32_t run, const char *path, int err,
 		   const char *msg);
 /* The rings run `run`'s manifest names that are neither read nor bad:
- * said missing (a bundle's named `prefix`:NAME). */
-int weft__rings_missing(struct rmulti *M, uint32_t run, const char *prefix);
+ * said missing (a bundle's named `prefix`:NAME); `appeared`, when not
+ * NULL, is asked of each first (a directory's: 0 when it reads after
+ * all, -ENOENT when nothing is there, else why not, said in sd). */
+int weft__rings_missing(struct rmulti *M, uint32_t run, const char *prefix,
+			int (*appeared)(const char *path,
+					struct weft_diag *sd));
 /* A bundle's parts: its rings, read in place, and its manifest. */
 int weft__add_bundle(struct rmulti *M, const uint8_t *base, size_t len,
 		     const char *what, struct weft_diag *d);
@@ -166,13 +170,13 @@ int weft__scan_dir(struct rmulti *M, uint32_t run, int initial,
 		   struct weft_diag *d);
 /* A kept directory (kept.c): its rings, with its run's manifest. */
 int weft__add_kept(struct rmulti *M, const char *p, struct weft_diag *d);
-/* A ring of a run directory that its manifest names and the scan did not
- * read: -ENOENT when nothing is there, 0 when it reads as a ring after
- * all (it appeared meanwhile), else why not (said in sd). */
-int weft__dir_ring_check(const char *path, struct weft_diag *sd);
 /* Ring s (of kept chunks, or a file) read once more, by a reader of its
  * own.  0 or a negative code. */
 int weft__ring_reopen(const struct msub *s, struct weft_reader **r);
+/* A regular file opened: a chunk of a kept directory, alone, or a ring
+ * (weft_reader_open's last cases). */
+int weft__file_open(struct weft_reader **out, const char *path, unsigned flags,
+		    struct weft_diag *d);
 /* Opening step: `paths` (rings, run directories, bundles, kept
  * directories, "-") added to the merge; `plain` cleared when one is more
  * than a ring.  0 or a negative code (said in d). */
