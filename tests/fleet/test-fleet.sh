@@ -751,8 +751,10 @@ EOF
 		-L"$WEFT_BUILD" -lweft -Wl,-rpath,"$WEFT_BUILD" -o hostile || die "cc failed"
 	WEFT_FILE=$T/hostile.weft ./hostile || die "hostile failed"
 	svc=$(printf 'svc\t"q'"'"'\\n\001')
+	# (an insert the server refuses is not retried for long: the default,
+	# 5 minutes, is past the case's time limit)
 	"$W" ship "$T/hostile.weft" --clickhouse "$URL1" --database hostile --host hostile \
-		--service "$svc" 2>ship.txt || die "ship: $(cat ship.txt)"
+		--service "$svc" --retry-for 20s 2>ship.txt || die "ship: $(cat ship.txt)"
 	lq "$T/hostile.weft" "SELECT hex(label), hex(kind) FROM threads WHERE label IS NOT NULL ORDER BY thread" >l.txt
 	fq --database hostile "SELECT hex(label), hex(kind) FROM threads WHERE label IS NOT NULL ORDER BY thread" >f.txt
 	[ "$(wc -l <l.txt)" -ge 12 ] || die "too few labels: $(cat l.txt)"
