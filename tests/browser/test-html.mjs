@@ -12,7 +12,9 @@
 // focus, range and counters.  Opened from file:// with every network request refused.
 // TAP output.  Needs WEFT_BIN, WEFT_BUILD, WEFT_SRC.  Arguments, if any,
 // are words: only the tests whose names hold one of them run (the others
-// are skipped: tests/meta/mutants names a test this way).
+// are skipped: tests/meta/mutants names a test this way), and only what
+// they need is made: the traces and pages on first use, the page most
+// tests share when one of those run uses it.
 import zlib from 'node:zlib';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,13 +28,22 @@ const W = process.env.WEFT_BIN, B = process.env.WEFT_BUILD, S = process.env.WEFT
 const T = fs.mkdtempSync(path.join(os.tmpdir(), 'weft-html-'));
 let n = 0, failed = 0;
 const ONLY = process.argv.slice(2);
+// the page of bad.html most tests share, one after the other (opened
+// before the first test when every test runs, else before the first that
+// names it: `page` or `dialogs` in its code, comments aside)
+let page, dialogs;
+const usesShared = (fn) => /(?<![\w.'"$])(page|dialogs)\b(?!\s*:)/.test(String(fn).replace(/\/\/.*$/gm, ''));
 async function test(name, fn) {
   n++;
   if (ONLY.length && !ONLY.some((w) => name.includes(w))) {
     console.log(`ok ${n} - ${name} # SKIP not asked for`);
     return;
   }
-  try { await fn(); console.log(`ok ${n} - ${name}`); }
+  try {
+    if (!page && usesShared(fn)) ({ page, dialogs } = await open('bad'));
+    await fn();
+    console.log(`ok ${n} - ${name}`);
+  }
   catch (e) { failed++; console.log(`not ok ${n} - ${name}`); console.log('# ' + String(e.stack || e).split('\n').join('\n# ')); }
 }
 function assert(c, msg) { if (!c) throw new Error(msg); }
@@ -42,30 +53,41 @@ const run = (cmd, args, env) => execFileSync(cmd, args, { cwd: T, env: { ...proc
 run(path.join(B, 'examples/arp'), ['bad'], { WEFT_FILE: 'bad.weft' });
 run(path.join(B, 'examples/arp'), ['good'], { WEFT_FILE: 'good.weft' });
 run(path.join(B, 'examples/all-events'), [], { WEFT_FILE: 'other.weft' });
+// The other traces and the pages, each made the first time a test needs
+// it: need(FILE) makes FILE in T by its recipe (once), and says its path.
+const cflags = (process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean);
+const cc = (c, x, more = []) => run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), c, '-L' + B, '-lweft']
+  .concat(more, ['-Wl,-rpath,' + B, '-o', x], cflags));
 const HOSTILE = '</script><img src=x onerror=alert(1)>';
-fs.writeFileSync(path.join(T, 'h.c'),
-  '#include <weft/weft.h>\nint main(void){weft_create(1,"k");weft_label(1,"' + HOSTILE +
-  '");weft_run(1);weft_run(0);weft_resolve(1);return 0;}\n');
-run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'h.c', '-L' + B, '-lweft',
-  '-Wl,-rpath,' + B, '-o', 'h'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
-run(path.join(T, 'h'), [], { WEFT_FILE: 'h.weft' });
-fs.writeFileSync(path.join(T, 'c.c'),
-  '#include <weft/weft.h>\nint main(void){weft_run(1);for(int i=0;i<60;i++){' +
-  'weft_counter_set("alpha",i%7);weft_counter_set("beta",(i*3)%11);}weft_run(0);return 0;}\n');
-run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'c.c', '-L' + B, '-lweft',
-  '-Wl,-rpath,' + B, '-o', 'c'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
-run(path.join(T, 'c'), [], { WEFT_FILE: 'c.weft' });
-// a thread with 35 arrows and 11 labels (the inspector lists them all)
-fs.writeFileSync(path.join(T, 'ins.c'),
-  '#include <weft/weft.h>\n#include <stdio.h>\nint main(void){weft_run(1);for(int i=0;i<35;i++)weft_create(100+i,"job");' +
-  'char b[16];for(int i=0;i<11;i++){snprintf(b,sizeof b,"busy %d",i);weft_label(1,b);}weft_run(0);return 0;}\n');
-run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'ins.c', '-L' + B, '-lweft',
-  '-Wl,-rpath,' + B, '-o', 'ins'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
-run(path.join(T, 'ins'), [], { WEFT_FILE: 'ins.weft' });
-// a request whose critical path is known (tests/unit/test-path.c's, on
-// the manual clock): it waits on a query the db worker answers while the
-// loop runs a callback
-fs.writeFileSync(path.join(T, 'path.c'), `#include <weft/weft.h>
+const split = path.join(B, 'examples/uv-echo-split');
+const recipes = {
+  'h.weft': () => {
+    fs.writeFileSync(path.join(T, 'h.c'),
+      '#include <weft/weft.h>\nint main(void){weft_create(1,"k");weft_label(1,"' + HOSTILE +
+      '");weft_run(1);weft_run(0);weft_resolve(1);return 0;}\n');
+    cc('h.c', 'h');
+    run(path.join(T, 'h'), [], { WEFT_FILE: 'h.weft' });
+  },
+  'c.weft': () => {
+    fs.writeFileSync(path.join(T, 'c.c'),
+      '#include <weft/weft.h>\nint main(void){weft_run(1);for(int i=0;i<60;i++){' +
+      'weft_counter_set("alpha",i%7);weft_counter_set("beta",(i*3)%11);}weft_run(0);return 0;}\n');
+    cc('c.c', 'c');
+    run(path.join(T, 'c'), [], { WEFT_FILE: 'c.weft' });
+  },
+  // a thread with 35 arrows and 11 labels (the inspector lists them all)
+  'ins.weft': () => {
+    fs.writeFileSync(path.join(T, 'ins.c'),
+      '#include <weft/weft.h>\n#include <stdio.h>\nint main(void){weft_run(1);for(int i=0;i<35;i++)weft_create(100+i,"job");' +
+      'char b[16];for(int i=0;i<11;i++){snprintf(b,sizeof b,"busy %d",i);weft_label(1,b);}weft_run(0);return 0;}\n');
+    cc('ins.c', 'ins');
+    run(path.join(T, 'ins'), [], { WEFT_FILE: 'ins.weft' });
+  },
+  // a request whose critical path is known (tests/unit/test-path.c's, on
+  // the manual clock): it waits on a query the db worker answers while the
+  // loop runs a callback
+  'path.weft': () => {
+    fs.writeFileSync(path.join(T, 'path.c'), `#include <weft/weft.h>
 #include <pthread.h>
 static void at(int us) { weft_clock_set((unsigned long long)us * 1000); }
 static void *worker(void *x) { at(300); weft_run(0x13); weft_signal(0x11); weft_run(0); return x; }
@@ -87,24 +109,35 @@ int main(void) {
   return weft_stop();
 }
 `);
-run('cc', ['-DWEFT_ENABLE', '-I' + path.join(S, 'include'), 'path.c', '-L' + B, '-lweft', '-lpthread',
-  '-Wl,-rpath,' + B, '-o', 'pathx'].concat((process.env.WEFT_TEST_CFLAGS || '').split(' ').filter(Boolean)));
-run(path.join(T, 'pathx'), []);
-for (const t of ['bad', 'h', 'c', 'other', 'ins', 'path']) run(W, ['html', t + '.weft', '-o', t + '.html']);
-// a run of two processes (uv-echo-split: a server and the client it spawns)
-const split = path.join(B, 'examples/uv-echo-split');
-if (fs.existsSync(split)) {
-  // (under ASan the preloaded shim comes before the runtime, as in tests/uv)
-  const asan = process.env.ASAN_OPTIONS;
-  run(W, ['record', '-o', 'sp', '--', split],
-    { ASAN_OPTIONS: (asan ? asan + ':' : '') + 'verify_asan_link_order=0:detect_leaks=0' });
-  run(W, ['html', 'sp', '-o', 'sp.html']);
+    cc('path.c', 'pathx', ['-lpthread']);
+    run(path.join(T, 'pathx'), []);
+  },
+  // a run of two processes (uv-echo-split: a server and the client it
+  // spawns); none when built without libuv
+  'sp': () => {
+    if (!fs.existsSync(split)) return;
+    // (under ASan the preloaded shim comes before the runtime, as in tests/uv)
+    const asan = process.env.ASAN_OPTIONS;
+    run(W, ['record', '-o', 'sp', '--', split],
+      { ASAN_OPTIONS: (asan ? asan + ':' : '') + 'verify_asan_link_order=0:detect_leaks=0' });
+  },
+  // a server-shaped trace of two million events (bench/server-gen)
+  'server.weft': () => run(path.join(B, 'bench/server-gen'), ['-n', '2000000', '-c', '200', '-o', 'server.weft']),
+  'small.weft': () => run(path.join(B, 'bench/server-gen'), ['-n', '30000', '-o', 'small.weft']),
+};
+// each trace's page (weft html)
+for (const t of ['bad', 'h', 'c', 'other', 'ins', 'path', 'small', 'server', 'sp']) {
+  const f = t === 'sp' ? 'sp' : t + '.weft';
+  recipes[t + '.html'] = () => { if (fs.existsSync(need(f))) run(W, ['html', f, '-o', t + '.html']); };
 }
-// a server-shaped trace of two million events (bench/server-gen)
-run(path.join(B, 'bench/server-gen'), ['-n', '2000000', '-c', '200', '-o', 'server.weft']);
-run(path.join(B, 'bench/server-gen'), ['-n', '30000', '-o', 'small.weft']);
-run(W, ['html', 'small.weft', '-o', 'small.html']);
-run(W, ['html', 'server.weft', '-o', 'server.html']);
+const made = new Set();
+function need(f) {
+  if (!made.has(f)) {
+    made.add(f);
+    if (recipes[f]) recipes[f]();
+  }
+  return path.join(T, f);
+}
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -123,7 +156,7 @@ async function open(name) {
   const page = await context.newPage();
   const dialogs = [];
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
-  await page.goto('file://' + path.join(T, name + '.html'));
+  await page.goto('file://' + need(name + '.html'));
   await page.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
   return { page, dialogs };
 }
@@ -164,7 +197,7 @@ const lineX = (page, row, dark = false) => page.evaluate(([y, dark]) => {
   return best[0] + best[1] / 2;
 }, [TOP + 26 * row + 13, dark]);
 
-const { page, dialogs } = await open('bad');
+if (!ONLY.length) ({ page, dialogs } = await open('bad'));
 
 await test('the canvas draws the trace, arrows in their colours', async () => {
   assert(await pixels(page, null) > 5000, 'little drawn');
@@ -253,7 +286,7 @@ await test('the wheel honours every notch, one by one or coalesced', async () =>
 
 await test('touch: one finger drags to pan, two pinch to zoom', async () => {
   const t = await context.newPage();
-  await t.goto('file://' + path.join(T, 'bad.html'));
+  await t.goto('file://' + need('bad.html'));
   await t.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
   const cdp = await context.newCDPSession(t);
   const box = await t.evaluate(() => { const b = document.getElementById('view').getBoundingClientRect(); return [b.left, b.top]; });
@@ -701,7 +734,7 @@ await test('the summary of a measured range: the numbers of weft stats --from --
   const rt = await p.textContent('#range');
   assert(/^0 ms \.\. [0-9]+\.[0-9]{3}( [0-9]{1,3})? ms \([0-9]+\.[0-9]{3}( [0-9]{1,3})? ms\)$/.test(rt), 'range at fit: ' + rt);
   const cli = (from, to) => JSON.parse(execFileSync(W, ['stats', '--json', '--from', from + 'ns', '--to', to + 'ns',
-    path.join(T, 'small.weft')]).toString());
+    need('small.weft')]).toString());
   for (const [x0, x1, what] of [[0.3 * r[2], 0.7 * r[2], 'middle'], [2, 0.25 * r[2], 'from before the start'], [0.6 * r[2], r[2] - 2, 'to after the end']]) {
     // (the toolbar may have grown a line: the measure's and the range's
     // times are longer now, "measured 155.623 ms")
@@ -801,8 +834,9 @@ await test('a big trace: a progress bar while it loads, then the picture with it
       if (v && v.dataset.loading !== undefined) window.__progress.push(Number(v.dataset.loading));
     }).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-loading'] });
   });
+  const big = need('server.html');
   const t0 = Date.now();
-  await s.goto('file://' + path.join(T, 'server.html'));
+  await s.goto('file://' + big);
   await s.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 60000 });
   const ms = Date.now() - t0;
   const seen = await s.evaluate(() => window.__progress);
@@ -861,7 +895,7 @@ await test('counters are toggled one by one', async () => {
 });
 
 await test('another trace dropped on the page replaces it', async () => {
-  const b64 = fs.readFileSync(path.join(T, 'other.weft')).toString('base64');
+  const b64 = fs.readFileSync(need('other.weft')).toString('base64');
   await page.evaluate((data) => {
     const bin = atob(data), u = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
@@ -882,11 +916,11 @@ await test('a hostile label is text and runs nothing', async () => {
   assert(t.startsWith(HOSTILE), 'inspector: ' + t);
   assert(await h.page.evaluate(() => document.querySelectorAll('img').length) === 0, 'an img was created');
   assert(h.dialogs.length === 0 && dialogs.length === 0, 'a dialog opened');
-  assert(!fs.readFileSync(path.join(T, 'h.html'), 'latin1').includes('<img'), 'raw label in the page');
+  assert(!fs.readFileSync(need('h.html'), 'latin1').includes('<img'), 'raw label in the page');
 });
 
 await test('a run: a header per process; a click on one collapses its rows, another opens them', async () => {
-  if (!fs.existsSync(path.join(T, 'sp.html'))) return; // (built without libuv)
+  if (!fs.existsSync(need('sp.html'))) return; // (built without libuv)
   const p = await open('sp');
   const heads = async () => (await p.page.evaluate(() => document.getElementById('view').dataset.headers))
     .trim().split('\n').map((l) => l.split(' ').map(Number));
@@ -918,7 +952,7 @@ await test('sharp on a high-DPI screen: the canvas has devicePixelRatio pixels a
   const hi = await browser.newContext({ viewport: { width: 1200, height: 600 }, deviceScaleFactor: 2 });
   await hi.route('**/*', (r) => (r.request().url().startsWith('file:') ? r.continue() : (external++, r.abort())));
   const p2 = await hi.newPage();
-  await p2.goto('file://' + path.join(T, 'bad.html'));
+  await p2.goto('file://' + need('bad.html'));
   await p2.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
   await frame(p2);
   const [cw, w, ch, h] = await p2.evaluate(() => { const c = document.getElementById('view'); return [c.width, c.clientWidth, c.height, c.clientHeight]; });
@@ -985,7 +1019,7 @@ await test('the page layout: the picture fills the height under a toolbar of one
   const hi = await browser.newContext({ viewport: { width: 760, height: 600 }, deviceScaleFactor: 2 });
   await hi.route('**/*', (r) => (r.request().url().startsWith('file:') ? r.continue() : (external++, r.abort())));
   const q = await hi.newPage();
-  await q.goto('file://' + path.join(T, 'bad.html'));
+  await q.goto('file://' + need('bad.html'));
   await q.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
   for (const width of [760, 1200, 760]) {
     await q.setViewportSize({ width, height: 600 });
@@ -1000,7 +1034,7 @@ await test('the page layout: the picture fills the height under a toolbar of one
 });
 
 await test('the wasm is deflated in the page (and the page works: every test above)', async () => {
-  const html = fs.readFileSync(path.join(T, 'bad.html'), 'utf8');
+  const html = fs.readFileSync(need('bad.html'), 'utf8');
   const m = /<script type="application\/octet-stream" id="weft-wasm" data-coding="([a-z]*)">([^<]*)<\/script>/.exec(html);
   assert(m, 'no wasm element');
   const raw = fs.statSync(path.join(B, 'viewer/web/weft.wasm')).size;
@@ -1017,7 +1051,7 @@ await test('the wasm is deflated in the page (and the page works: every test abo
 await test('dark theme: follows the browser, T switches, the arrows keep their colours', async () => {
   const p = await context.newPage();
   await p.emulateMedia({ colorScheme: 'dark' });
-  await p.goto('file://' + path.join(T, 'bad.html'));
+  await p.goto('file://' + need('bad.html'));
   await p.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
   await frame(p);
   const th = () => p.getAttribute('#view', 'data-theme');
@@ -1060,7 +1094,7 @@ await test('the view state: kept in the address, restored on load, said by V', a
     return h + ' ' + c.width + 'x' + c.height;
   });
   const p1 = await context.newPage();
-  await p1.goto('file://' + path.join(T, 'bad.html'));
+  await p1.goto('file://' + need('bad.html'));
   await p1.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
   await frame(p1);
   const st0 = await p1.evaluate(() => location.hash.slice(1));
@@ -1091,7 +1125,7 @@ await test('the view state: kept in the address, restored on load, said by V', a
   const head1 = await p1.textContent('#inspector .head');
   // a new page at that address: the same view, the same pixels
   const p2 = await context.newPage();
-  await p2.goto('file://' + path.join(T, 'bad.html') + '#' + st);
+  await p2.goto('file://' + need('bad.html') + '#' + st);
   await p2.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
   await frame(p2);
   await frame(p2);
@@ -1124,7 +1158,7 @@ await test('the view state: kept in the address, restored on load, said by V', a
 // and [ go to them; kept in the address, and restored from it.
 await test('bookmarks: B drops one at the pointer with a note; listed, gone to, kept in the address', async () => {
   const p = await context.newPage();
-  await p.goto('file://' + path.join(T, 'bad.html'));
+  await p.goto('file://' + need('bad.html'));
   await p.waitForFunction(() => document.getElementById('view').dataset.range, null, { timeout: 20000 });
   await frame(p);
   assert(await p.isHidden('.weft-bookmarks'), 'a bookmarks menu with none');
@@ -1171,7 +1205,7 @@ await test('bookmarks: B drops one at the pointer with a note; listed, gone to, 
   // a new page at the address has them
   const st2 = await p.evaluate(() => location.hash.slice(1));
   const q = await context.newPage();
-  await q.goto('file://' + path.join(T, 'bad.html') + '#' + st2);
+  await q.goto('file://' + need('bad.html') + '#' + st2);
   await q.waitForFunction(() => document.getElementById('view').dataset.bookmarks === '2', null, { timeout: 20000 });
   const items2 = await q.$$eval('.weft-marklist div', (l) => l.map((x) => x.textContent));
   assert(items2.join('|') === items.join('|'), 'restored: ' + items2.join(' | '));
@@ -1189,26 +1223,33 @@ await test('bookmarks: B drops one at the pointer with a note; listed, gone to, 
 // once, a script a trace (--embed), three <div class="weft-viewer">s in a
 // page taller than the window.
 const EMB = path.join(T, 'emb');
-let embedError = null;
-try {
-  fs.mkdirSync(EMB);
-  run(W, ['html', '--embed-runtime', '-o', path.join(EMB, 'weft-viewer.js')]);
-  run(W, ['html', '--embed', 'bad.weft', '-o', path.join(EMB, 'bad.js')]);
-  run(W, ['html', '--embed', 'other.weft', '--name', 'all', '-o', path.join(EMB, 'all.js')]);
-  run(W, ['html', '--embed', 'c.weft', '--counters', 'beta', '-o', path.join(EMB, 'c.js')]);
-  const para = (h) => `<p style="height:${h}px">Some text of the article.</p>\n`;
-  // (one trace's script before the runtime, two after the viewers: each
-  // viewer waits for its trace)
-  fs.writeFileSync(path.join(EMB, 'page.html'), '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n' +
-    '<script src="bad.js"></script>\n<script src="weft-viewer.js"></script>\n</head><body>\n<h1>Three viewers</h1>\n' +
-    para(250) + '<div class="weft-viewer" data-trace="bad"></div>\n' + para(300) +
-    '<div class="weft-viewer" data-trace="all"></div>\n' + para(300) +
-    '<div class="weft-viewer" data-trace="c" style="height: 300px"></div>\n' + para(900) +
-    '<script src="all.js"></script>\n<script src="c.js"></script>\n</body></html>\n');
-} catch (e) { embedError = e; }
+// (made by embed(), on first use; its error said by the tests)
+let embedError = null, embedMade = false;
+function embed() {
+  if (embedMade) return;
+  embedMade = true;
+  try {
+    fs.mkdirSync(EMB);
+    run(W, ['html', '--embed-runtime', '-o', path.join(EMB, 'weft-viewer.js')]);
+    run(W, ['html', '--embed', 'bad.weft', '-o', path.join(EMB, 'bad.js')]);
+    run(W, ['html', '--embed', 'other.weft', '--name', 'all', '-o', path.join(EMB, 'all.js')]);
+    need('c.weft');
+    run(W, ['html', '--embed', 'c.weft', '--counters', 'beta', '-o', path.join(EMB, 'c.js')]);
+    const para = (h) => `<p style="height:${h}px">Some text of the article.</p>\n`;
+    // (one trace's script before the runtime, two after the viewers: each
+    // viewer waits for its trace)
+    fs.writeFileSync(path.join(EMB, 'page.html'), '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n' +
+      '<script src="bad.js"></script>\n<script src="weft-viewer.js"></script>\n</head><body>\n<h1>Three viewers</h1>\n' +
+      para(250) + '<div class="weft-viewer" data-trace="bad"></div>\n' + para(300) +
+      '<div class="weft-viewer" data-trace="all"></div>\n' + para(300) +
+      '<div class="weft-viewer" data-trace="c" style="height: 300px"></div>\n' + para(900) +
+      '<script src="all.js"></script>\n<script src="c.js"></script>\n</body></html>\n');
+  } catch (e) { embedError = e; }
+}
 // the page of three, every viewer drawn; the window's own names noted
 // before any script ran
 async function openEmbed() {
+  embed();
   assert(!embedError, 'weft html --embed: ' + embedError);
   const p = await context.newPage();
   await p.addInitScript(() => {
@@ -1346,7 +1387,9 @@ await test('embedded: the help fits the viewer\'s box', async () => {
 // jumped down from under the pointer, the time went and the bar
 // unwrapped: a flicker.)
 await test('embedded: the picture does not move when the times get longer', async () => {
+  embed();
   assert(!embedError, 'weft html --embed: ' + embedError);
+  need('small.weft');
   run(W, ['html', '--embed', 'small.weft', '-o', path.join(EMB, 'small.js')]);
   fs.writeFileSync(path.join(EMB, 'one.html'), '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n' +
     '<script src="weft-viewer.js"></script>\n</head><body>\n<p style="height:40px">Text.</p>\n' +
@@ -1423,6 +1466,7 @@ await test('embedded: a finger over a viewer without the focus leaves it; after 
 });
 
 await test('--start and --duration give the first range (the page, an embedded trace, data-start)', async () => {
+  embed();
   assert(!embedError, 'weft html --embed: ' + embedError);
   const p = await openEmbed();
   const [, [t0, t1]] = (await viewers(p))[0];
@@ -1466,6 +1510,7 @@ await test('--counters shows only the counters named (the page, an embedded trac
   const checks = await p.evaluate(() => [...document.querySelectorAll('.weft-viewer')[2].querySelectorAll('.weft-counterlist input')].map((c) => c.checked));
   assert(checks.join(' ') === 'false true', 'check boxes ' + checks);
   await p.close();
+  need('c.weft');
   run(W, ['html', 'c.weft', '--counters', 'alpha', '-o', 'c-alpha.html']);
   const q = (await open('c-alpha')).page;
   assert(await pixels(q, ALPHA) > 50 && await pixels(q, BETA) === 0, 'page --counters alpha: beta drawn or alpha not');
@@ -1631,10 +1676,10 @@ await test('weft html GOOD BAD --merge: one run, merged, as before; --compare is
 
 await test('the standard views: slowest one click away, p99 by kind, pending at the cursor; rows go to their threads', async () => {
   // what weft query and weft stats say of the same trace
-  const q = (sql) => JSON.parse(execFileSync(W, ['query', '--json', path.join(T, 'bad.weft'), sql]).toString());
+  const q = (sql) => JSON.parse(execFileSync(W, ['query', '--json', need('bad.weft'), sql]).toString());
   let slow;
   try { slow = q('SELECT thread, title FROM slowest_requests LIMIT 100'); } catch (e) { slow = null; }
-  const st = JSON.parse(spawnSync(W, ['stats', '--json', path.join(T, 'bad.weft')]).stdout.toString());
+  const st = JSON.parse(spawnSync(W, ['stats', '--json', need('bad.weft')]).stdout.toString());
   // the table's times: as the viewer writes every time ("26.901 ms"),
   // one unit a column -- its largest time's, 1 to 999 of it -- every
   // cell with three decimals (ns: none), within half a thousandth of the
@@ -1689,9 +1734,9 @@ await test('the standard views: slowest one click away, p99 by kind, pending at 
     return want;
   };
   await byKind(p, st);
-  if (fs.existsSync(path.join(T, 'small.html'))) {
+  if (fs.existsSync(need('small.html'))) {
     const { page: sp } = await open('small');
-    const ss = JSON.parse(spawnSync(W, ['stats', '--json', path.join(T, 'small.weft')]).stdout.toString());
+    const ss = JSON.parse(spawnSync(W, ['stats', '--json', need('small.weft')]).stdout.toString());
     const w = await byKind(sp, ss);
     assert(w.some((g) => g[1] > 100 && g[5] !== g[4]), 'a kind of many (setup): ' + JSON.stringify(w));
     // (a column of ms holding times under one: "0.060 ms", not "60 us")

@@ -3,12 +3,23 @@
 # tests/fleet/test-fleet.sh and bench/fleet-bench.sh (sourced): each from
 # a config file generated in $T/sN (its data there too), on the ports
 # $P1H/$P1T and $P2H/$P2T (HTTP/TCP) that the caller picks with
-# free_port; a cluster weft_test of both shards.  No service manager:
+# free_ports; a cluster weft_test of both shards.  No service manager:
 # clickhouse-server --config-file=..., stopped by its pid ($T/sN/pid).
 # die() is the caller's.
 
+# free_ports N: N loopback ports free now, on one line; all bound at once
+# (so they differ) by one interpreter (each start of one can take a
+# second on a loaded machine)
+free_ports() { # n
+	python3 -c '
+import socket, sys
+ss = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in ss])' "$1"
+}
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	free_ports 1
 }
 
 # The config of shard N (1 or 2): its own ports and data; the cluster
@@ -51,13 +62,24 @@ EOF
 
 # Starts shard N and waits (30 s at most) until it answers.
 start_shard() { # n
-	local port i
-	[ "$1" = 1 ] && port=$P1H || port=$P2H
+	launch_shard "$1"
+	wait_shard "$1"
+}
+
+# Starts shard N, not waiting for it (wait_shard does: both shards start
+# side by side).
+launch_shard() { # n
 	clickhouse-server --config-file="$T/s$1/config.xml" </dev/null >>"$T/s$1/out" 2>&1 &
 	echo $! >"$T/s$1/pid"
-	for i in $(seq 300); do
+}
+
+# Waits (30 s at most) until shard N answers.
+wait_shard() { # n
+	local port i
+	[ "$1" = 1 ] && port=$P1H || port=$P2H
+	for i in $(seq 600); do
 		[ "$(curl -s "http://127.0.0.1:$port/ping" 2>/dev/null)" = "Ok." ] && return 0
-		sleep 0.1
+		sleep 0.05
 	done
 	tail -5 "$T/s$1/err.log" "$T/s$1/out"
 	die "shard $1 never answered on port $port"

@@ -38,10 +38,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# free_port, gen_config, start_shard, stop_shard (P1H P1T P2H P2T: the
-# shards' HTTP and TCP ports)
+# free_ports, gen_config, launch_shard, wait_shard, start_shard,
+# stop_shard (P1H P1T P2H P2T: the shards' HTTP and TCP ports)
 . "$WEFT_SRC/tests/fleet/shards.sh"
-P1H=$(free_port) P1T=$(free_port) P2H=$(free_port) P2T=$(free_port)
+read -r P1H P1T P2H P2T < <(free_ports 4)
 export P1H P1T P2H P2T
 
 # SQL on shard N's HTTP interface (curl: the test's own client).
@@ -65,8 +65,10 @@ lq() { # traces... sql
 
 gen_config 1 "$P1H" "$P1T"
 gen_config 2 "$P2H" "$P2T"
-start_shard 1
-start_shard 2
+launch_shard 1
+launch_shard 2
+wait_shard 1
+wait_shard 2
 
 # ---- the cases ----
 
@@ -551,7 +553,7 @@ t_fetch_reused() {
 	HOP=$WEFT_BUILD/tests/fleet/hop
 	[ -x "$HOP" ] || { echo "no tests/fleet/hop (built without libuv)"; exit 77; }
 	mkdir reuse && cd reuse || exit 1
-	PA=$(free_port) PB=$(free_port)
+	read -r PA PB < <(free_ports 2)
 	# two runs over ports PA -> PB, B's and A's traces each alone; the
 	# second run asks one round more (its chain is longer)
 	hop_pair "$PWD/rb1" "$PWD/ra1" 3 1
@@ -749,8 +751,10 @@ EOF
 		-L"$WEFT_BUILD" -lweft -Wl,-rpath,"$WEFT_BUILD" -o hostile || die "cc failed"
 	WEFT_FILE=$T/hostile.weft ./hostile || die "hostile failed"
 	svc=$(printf 'svc\t"q'"'"'\\n\001')
+	# (an insert the server refuses is not retried for long: the default,
+	# 5 minutes, is past the case's time limit)
 	"$W" ship "$T/hostile.weft" --clickhouse "$URL1" --database hostile --host hostile \
-		--service "$svc" 2>ship.txt || die "ship: $(cat ship.txt)"
+		--service "$svc" --retry-for 20s 2>ship.txt || die "ship: $(cat ship.txt)"
 	lq "$T/hostile.weft" "SELECT hex(label), hex(kind) FROM threads WHERE label IS NOT NULL ORDER BY thread" >l.txt
 	fq --database hostile "SELECT hex(label), hex(kind) FROM threads WHERE label IS NOT NULL ORDER BY thread" >f.txt
 	[ "$(wc -l <l.txt)" -ge 12 ] || die "too few labels: $(cat l.txt)"
