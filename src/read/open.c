@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "multi.h"
+#include "sys.h"
 
 /* Rings in the order of their runs, then of their start: the first ring
  * keeps its ids, names and streams (a run's root, usually). */
@@ -297,24 +298,6 @@ int weft_reader_open_thread(struct weft_reader **out, const char *const *paths,
 	return multi_open(out, paths, n, NULL, 0, 0, flags, opts, thread, d);
 }
 
-/* Whether the regular file at `path` begins with a bundle's magic. */
-static int is_bundle_file(const char *path)
-{
-	char magic[8];
-	struct stat sb;
-	/* (never opened otherwise: opening a FIFO takes its writer) */
-	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	int yes = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		  read(fd, magic, 8) == 8 &&
-		  !memcmp(magic, WEFT_BUNDLE_MAGIC, 8);
-	close(fd);
-	return yes;
-}
-
 /* Input that is not a regular file ("-", a pipe): read whole, a ring's
  * or a bundle's; a pipe's copy cannot grow. */
 static int open_pipe(struct weft_reader **out, const char *path, unsigned flags,
@@ -346,7 +329,7 @@ int weft_reader_open(struct weft_reader **out, const char *path, unsigned flags,
 	struct stat sb;
 	int isdir = strcmp(path, "-") && stat(path, &sb) == 0 &&
 		    S_ISDIR(sb.st_mode);
-	if (isdir || is_bundle_file(path))
+	if (isdir || weft__file_begins(path, WEFT_BUNDLE_MAGIC, 8, 0))
 		/* a run: its rings merged (merge.c) */
 		return weft__multi_open(out, &path, 1, NULL, 0, 0, flags, NULL,
 					d);

@@ -972,11 +972,6 @@ static const struct weft_host *ring_hosts(struct weft_reader *r, uint32_t *n)
 	return &none;
 }
 
-static void ring_close(struct weft_reader *r)
-{
-	weft__ring_free(r);
-}
-
 const struct weft__reader_ops weft__ring_ops = {
 	.next = ring_next,
 	.info = ring_info,
@@ -988,5 +983,5 @@ const struct weft__reader_ops weft__ring_ops = {
 	.stream_process = ring_stream_process,
 	.hosts = ring_hosts,
 	.packets = ring_packets,
-	.close = ring_close,
+	.close = weft__ring_free,
 };

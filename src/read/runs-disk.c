@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "multi.h"
+#include "sys.h"
 #include "common/grow.h"
 #include "kept.h"
 
@@ -59,21 +60,6 @@ int weft__read_file(const char *path, uint8_t **out, size_t *len)
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Whether `path` is a regular file that begins with a ring's magic. */
-static int is_ring(const char *path)
-{
-	struct stat sb;
-	if (lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	char magic[8];
-	int ok = read(fd, magic, 8) == 8 && !memcmp(magic, WEFT_FILE_MAGIC, 8);
-	close(fd);
-	return ok;
 }
 
 /* The rings of run directory `run` not read yet; `initial`: an open
@@ -120,7 +106,9 @@ int weft__scan_dir(struct rmulti *M, uint32_t run, int initial,
 		 * other rings read */
 		const char *base = names[i] + strlen(dir) + 1;
 		int named = !strcmp(base, "ring") || !strncmp(base, "ring.", 5);
-		if (!is_ring(names[i]) && !(initial && named))
+		/* (a ring: a regular file, not a link, with a ring's magic) */
+		if (!weft__file_begins(names[i], WEFT_FILE_MAGIC, 8, 1) &&
+		    !(initial && named))
 			continue;
 		struct weft_reader *sr;
 		struct weft_diag sd = {0};
@@ -286,21 +274,6 @@ int weft__ring_reopen(const struct msub *s, struct weft_reader **r)
 			: weft__ring_open(r, s->path, 0, NULL);
 }
 
-/* Whether the regular file at `path` is a zstd file (a kept chunk). */
-static int is_chunk_file(const char *path)
-{
-	uint32_t magic = 0;
-	struct stat sb;
-	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	int yes = read(fd, &magic, 4) == 4 && magic == WEFT_ZSTD_MAGIC;
-	close(fd);
-	return yes;
-}
-
 /* A chunk of a kept directory, alone (kept.c). */
 static int open_chunk(struct weft_reader **out, const char *path,
 		      unsigned flags, struct weft_diag *d)
@@ -325,7 +298,8 @@ static int open_chunk(struct weft_reader **out, const char *path,
 int weft__file_open(struct weft_reader **out, const char *path, unsigned flags,
 		    struct weft_diag *d)
 {
-	if (is_chunk_file(path))
+	const uint32_t zstd = WEFT_ZSTD_MAGIC; /* (a kept chunk) */
+	if (weft__file_begins(path, &zstd, 4, 0))
 		return open_chunk(out, path, flags, d);
 	return weft__ring_open(out, path, flags, d);
 }

@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,4 +49,24 @@ int weft__writer_holds(int fd)
 		return 1;
 	flock(fd, LOCK_UN);
 	return 0;
+}
+
+int weft__file_begins(const char *path, const void *magic, size_t n,
+		      int nofollow)
+{
+	struct stat sb;
+	char b[16];
+	if (n > sizeof b ||
+	    (nofollow ? lstat(path, &sb) : stat(path, &sb)) < 0 ||
+	    !S_ISREG(sb.st_mode))
+		return 0;
+	/* (O_NONBLOCK: replaced by a FIFO since, it is not waited on) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+				    (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return 0;
+	int yes = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		  read(fd, b, n) == (ssize_t)n && !memcmp(b, magic, n);
+	close(fd);
+	return yes;
 }

@@ -19,6 +19,12 @@
  * -errno. */
 int weft__file_read(int fd, uint64_t off, void *dst, size_t n);
 
+/* Whether `path` is a regular file (or, unless `nofollow`, a symbolic
+ * link to one) whose first n bytes are `magic`: 1 or 0.  Never waits: a
+ * FIFO or a device is not opened. */
+int weft__file_begins(const char *path, const void *magic, size_t n,
+		      int nofollow);
+
 /* The size of the file open at `fd` now, or -1. */
 long long weft__file_size(int fd);
 

@@ -25,6 +25,16 @@ int weft__file_read(int fd, uint64_t off, void *dst, size_t n)
 	return -ENOSYS;
 }
 
+int weft__file_begins(const char *path, const void *magic, size_t n,
+		      int nofollow)
+{
+	(void)path;
+	(void)magic;
+	(void)n;
+	(void)nofollow;
+	return 0;
+}
+
 long long weft__file_size(int fd)
 {
 	(void)fd;

@@ -87,13 +87,13 @@ def circles(g):
 def reach(g, start):
     """Rooms reachable from `start`, each with the path that reaches it."""
     seen = {start: [start]}
-    todo = [start]
-    while todo:
-        v = todo.pop()
+    work = [start]
+    while work:
+        v = work.pop()
         for w in sorted(g[v]):
             if w not in seen:
                 seen[w] = seen[v] + [w]
-                todo.append(w)
+                work.append(w)
     return seen
 
 
