@@ -134,7 +134,26 @@ def tests_pass(build, name, cases):
     return rc == 0, out
 
 
+def where(src, muts):
+    """--where: only that every mutant's line is found once (seconds, so
+    that a moved line fails the quick suite, not half an hour into the
+    check)."""
+    files = sources(src)
+    print('1..%d' % len(muts))
+    bad = 0
+    for n, m in enumerate(muts, 1):
+        _, err = locate(src, files, m)
+        if err:
+            bad += 1
+            print('not ok %d - mutant %s: %s' % (n, m['name'], err))
+        else:
+            print('ok %d - mutant %s' % (n, m['name']))
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1] == '--where':
+        return where(sys.argv[2], parse(sys.argv[3]))
     src, mutfile = sys.argv[1], sys.argv[2]
     muts = parse(mutfile)
     print('1..%d' % len(muts))
