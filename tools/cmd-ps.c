@@ -234,12 +234,20 @@ static void json_thread_ref(const struct ps *p, uint32_t t)
 	printf(",\"end\":\"%s\"}", weft_end_name(p->th[t].end));
 }
 
+/* The OS thread running t at the end, or NONE. */
+static uint32_t runs_on(const struct ps *p, uint32_t t)
+{
+	for (uint32_t s = 0; s < p->nos; s++)
+		if (p->os[s].running == t)
+			return s;
+	return WEFT_NONE;
+}
+
 /* What thread t is doing, in words (text) or as JSON fields. */
-static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
-		  const uint32_t *runs_on)
+static void state(const struct ps *p, uint32_t t, const struct weft_why *w)
 {
 	char b1[256], b2[32];
-	uint32_t on = runs_on[t];
+	uint32_t on = runs_on(p, t);
 	if (p->json) {
 		const struct weft_model_stream *st = p->st;
 		printf(",\"running_on\":");
@@ -313,8 +321,7 @@ static void state(const struct ps *p, uint32_t t, const struct weft_why *w,
 		printf(" [%s]", weft_verdict_name(w->verdict));
 }
 
-static void print_thread(struct ps *p, uint32_t t, int depth,
-			 const uint32_t *runs_on)
+static void print_thread(struct ps *p, uint32_t t, int depth)
 {
 	char b1[256], b2[40], b3[40];
 	struct weft_why w;
@@ -341,7 +348,7 @@ static void print_thread(struct ps *p, uint32_t t, int depth,
 		       (long long)since(p, t), (long long)pending_for(p, t, &w),
 		       p->th[t].flags & WEFT_THREAD_SHOULD_RESOLVE ? "true"
 								   : "false");
-		state(p, t, &w, runs_on);
+		state(p, t, &w);
 		printf("}");
 		return;
 	}
@@ -355,24 +362,48 @@ static void print_thread(struct ps *p, uint32_t t, int depth,
 		printf(" (should resolve)");
 	printf("\n%*s  since %s s: ", 2 + 2 * depth + 12, "",
 	       fmt_ns(b3, sizeof b3, since(p, t)));
-	state(p, t, &w, runs_on);
+	state(p, t, &w);
 	putchar('\n');
+}
+
+/* The pending threads under their pending creators: for each of p->pend
+ * in the model's order (byidx), its first child and next sibling by
+ * creation, as places in byidx.  Sized by the pending threads, not by
+ * every thread the trace made: arrays as long as the trace's threads
+ * were half of ps's page faults. */
+struct ps_tree {
+	const uint32_t *byidx;
+	uint32_t *first, *next, n;
+};
+
+/* t's place in byidx, or NONE: not there. */
+static uint32_t tree_slot(const struct ps_tree *tr, uint32_t t)
+{
+	uint32_t lo = 0, hi = tr->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->byidx[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < tr->n && tr->byidx[lo] == t ? lo : WEFT_NONE;
 }
 
 /* Pending thread t and, under it, its pending children, by creation;
  * returns how many it printed. */
 static uint32_t print_tree(struct ps *p, uint32_t t, int depth,
-			   const uint32_t *runs_on, const uint32_t *first,
-			   const uint32_t *next)
+			   const struct ps_tree *tr)
 {
-	print_thread(p, t, depth, runs_on);
-	uint32_t n = 1;
-	for (uint32_t c = first[t]; c != WEFT_NONE; c = next[c]) {
+	print_thread(p, t, depth);
+	uint32_t n = 1, k = tree_slot(tr, t);
+	for (uint32_t c = k == WEFT_NONE ? WEFT_NONE : tr->first[k];
+	     c != WEFT_NONE; c = tr->next[c]) {
 		if (p->json)
 			putchar(',');
 		/* (deeper than 200: shown at that depth) */
-		n += print_tree(p, c, depth < 200 ? depth + 1 : depth, runs_on,
-				first, next);
+		n += print_tree(p, tr->byidx[c],
+				depth < 200 ? depth + 1 : depth, tr);
 	}
 	return n;
 }
@@ -473,24 +504,7 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 {
 	uint32_t np = p->np;
 	const struct weft_model_process *pr = p->pr;
-	/* which OS thread runs each thread at the end */
-	uint32_t *runs_on = malloc((size_t)p->nth * sizeof *runs_on);
-	uint32_t *first = malloc((size_t)p->nth * sizeof *first);
-	uint32_t *next = malloc((size_t)p->nth * sizeof *next);
-	p->pend = malloc((size_t)p->nth * sizeof *p->pend);
-	if (!runs_on || !first || !next || !p->pend) {
-		free(runs_on);
-		free(first);
-		free(next);
-		return error("out of memory");
-	}
-	for (uint32_t t = 0; t < p->nth; t++)
-		runs_on[t] = first[t] = next[t] = WEFT_NONE;
-	for (uint32_t s = 0; s < p->nos; s++)
-		if (p->os[s].running != WEFT_NONE)
-			runs_on[p->os[s].running] = s;
-	uint32_t created = 0;
-	p->npend = 0;
+	uint32_t created = 0, npend = 0;
 	for (uint32_t t = 0; t < p->nth; t++) {
 		if (p->th[t].flags & WEFT_THREAD_ROOT)
 			continue;
@@ -498,8 +512,28 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 			continue;
 		created++;
 		if (p->th[t].end == WEFT_END_PENDING)
-			p->pend[p->npend++] = t;
+			npend++;
 	}
+	size_t n = (size_t)npend + 1;
+	p->pend = malloc(n * sizeof *p->pend);
+	uint32_t *byidx = malloc(n * sizeof *byidx);
+	struct ps_tree tr = {byidx, malloc(n * sizeof *tr.first),
+			     malloc(n * sizeof *tr.next), npend};
+	if (!p->pend || !byidx || !tr.first || !tr.next) {
+		free(byidx);
+		free(tr.first);
+		free(tr.next);
+		return error("out of memory");
+	}
+	p->npend = 0;
+	for (uint32_t t = 0; t < p->nth; t++)
+		if (!(p->th[t].flags & WEFT_THREAD_ROOT) &&
+		    p->th[t].end == WEFT_END_PENDING &&
+		    (p->proc == WEFT_NONE || thread_process(p, t) == p->proc))
+			byidx[p->npend++] = t;
+	memcpy(p->pend, byidx, (size_t)npend * sizeof *byidx);
+	for (uint32_t k = 0; k < npend; k++)
+		tr.first[k] = tr.next[k] = WEFT_NONE;
 	qsort_r(p->pend, p->npend, sizeof *p->pend, by_creation, p);
 	/* the tree: a pending thread under its pending creator, in
 	 * creation order (pend is sorted so) */
@@ -507,8 +541,11 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 		uint32_t t = p->pend[k], c = p->th[t].parent;
 		if (c != WEFT_NONE && p->th[c].end == WEFT_END_PENDING &&
 		    !(p->th[c].flags & WEFT_THREAD_ROOT)) {
-			next[t] = first[c];
-			first[c] = t;
+			uint32_t ct = tree_slot(&tr, c), tt = tree_slot(&tr, t);
+			if (ct == WEFT_NONE) /* (another process's, left out) */
+				continue;
+			tr.next[tt] = tr.first[ct];
+			tr.first[ct] = tt;
 		}
 	}
 	char b1[40], b2[32];
@@ -574,14 +611,14 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 				continue; /* (under its creator) */
 			if (p->json && shown)
 				putchar(',');
-			shown += print_tree(p, t, 0, runs_on, first, next);
+			shown += print_tree(p, t, 0, &tr);
 		}
 	} else {
 		/* longest pending first: created first (stable) */
 		for (uint32_t k = 0; k < p->npend && shown < limit; k++) {
 			if (p->json && shown)
 				putchar(',');
-			print_thread(p, p->pend[k], 0, runs_on);
+			print_thread(p, p->pend[k], 0);
 			shown++;
 		}
 	}
@@ -591,9 +628,9 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 		printf("  ... and %u more (--limit)\n", p->npend - shown);
 	else if (!p->npend)
 		printf("  none\n");
-	free(runs_on);
-	free(first);
-	free(next);
+	free(byidx);
+	free(tr.first);
+	free(tr.next);
 	return 0;
 }
 
