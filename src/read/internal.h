@@ -273,10 +273,13 @@ struct weft_reader {
 	int progress_end;
 	/* events of one stream decoded ahead (reader.c, refill()):
 	 * batch[bi..bn) are still to be returned; all were counted when
-	 * decoded but batch[bu..bn) (uncount()); blast: the stream's
-	 * last_ts before them */
+	 * decoded but batch[bu..bn) (uncount()); bstream: their stream,
+	 * blast: its last_ts before them.  Of the events returned, a ring
+	 * reads again only `ts` and `type`: a merge makes the events it
+	 * takes from a ring's batch its own there (merge.c, gather()), and
+	 * a merge's batch is a part of its ring's */
 	struct weft_event *batch;
-	uint32_t bi, bn, bu;
+	uint32_t bi, bn, bu, bstream;
 	uint64_t blast;
 };
 

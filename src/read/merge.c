@@ -174,6 +174,131 @@ static inline void count(struct weft_reader *R, const struct weft_event *ev)
 	}
 }
 
+/* ------------------------------------------------------- batches */
+
+/* A merge's batches, returned one by one by weft_reader_next() with no
+ * call into the merge, as a ring's are.  After an event of ring k went,
+ * the events ring k's reader has already decoded ahead (its own batch,
+ * of one OS thread) that go at once too are made the merge's where they
+ * are, and the merge's batch (R->batch) is that part of the ring's.  An
+ * event goes at once when it comes before the next of every other ring
+ * (the top of the heap: times, then ring indices), before the next made
+ * event and not past the ring's cut: what multi_next() checks of each,
+ * checked here before the event is taken.  The first that comes after
+ * another ring's next stays where it is, in the heap by its time
+ * (msub.inbatch): when it comes first, multi_next_rest() takes it from
+ * there, with the rest of that ring's batch, and no event is copied out
+ * and back.  Events whose going makes events (a message's `sent`,
+ * `received` and `fire`, when the merge makes messages) are left to
+ * multi_next().  Nothing asks a ring's reader for more while an event of
+ * its batch waits or is to be returned, so the events (and their texts)
+ * stay where they are until then.  The events are counted as they are
+ * returned (settle_batch()); what is counted of the ring (`last_ns`,
+ * `returned`) as they are taken. */
+
+/* map_id() with the ring's tag at hand. */
+static inline __attribute__((always_inline)) uint64_t
+map_tagged(struct rmulti *M, uint32_t k, uint64_t tag, uint64_t id)
+{
+	if (!id)
+		return 0;
+	if (!(id & TAG_MASK) && tag != TAG_FRESH)
+		return id | tag;
+	return weft__fresh_id(M, k, id);
+}
+
+static __attribute__((noinline)) void gather(struct weft_reader *R, uint32_t k)
+{
+	struct rmulti *M = R->multi;
+	struct msub *s = &M->sub[k];
+	struct weft_reader *r = s->r;
+	uint32_t i = r->bi, end = r->bn;
+	if (i >= end || r->progress)
+		return;
+	int64_t bound = INT64_MAX, syn = INT64_MAX, cut = s->cut;
+	int64_t shift = s->shift;
+	uint32_t bk = 0;
+	if (M->nheap) {
+		bk = M->heap[0];
+		bound = M->sub[bk].ev.ns;
+	}
+	if (M->nsyn)
+		syn = M->syn[0].ns;
+	struct weft_event *b = r->batch;
+	/* (a ring's batch is of one OS thread) */
+	uint32_t local = b[i].stream;
+	uint32_t stream = map_stream(M, s, local);
+	uint64_t tag = s->tag;
+	uint64_t root = local == s->main && s->remap ? s->xid : 0;
+	int synth = M->synth;
+	uint32_t first = i;
+	for (; i < end; i++) {
+		struct weft_event *e = &b[i];
+		int64_t ns = e->ns + shift;
+		if (ns > cut || ns >= syn)
+			break;
+		if (ns > bound || (ns == bound && k > bk)) {
+			/* another ring's comes first: this one waits in the
+			 * heap where it is */
+			s->ev.ns = ns;
+			s->inbatch = 1;
+			s->state = S_HAS;
+			heap_push(M, k);
+			M->refill = NONE;
+			break;
+		}
+		unsigned type = e->type;
+		if (type >= WEFT_EV_COUNT ||
+		    (synth &&
+		     (type == WEFT_EV_SENT || type == WEFT_EV_RECEIVED ||
+		      type == WEFT_EV_FIRE)))
+			break;
+		e->ns = ns;
+		e->stream = stream;
+		e->actor = e->actor ? map_tagged(M, k, tag, e->actor) : root;
+		uint8_t f = M->idfields[type];
+		if (f & 1)
+			e->id = map_tagged(M, k, tag, e->id);
+		if (f & 2)
+			e->id2 = map_tagged(M, k, tag, e->id2);
+		if (f & 4)
+			e->name = map_name(M, s, e->name);
+		if (f & 8)
+			e->name2 = map_name(M, s, e->name2);
+	}
+	r->bi = i;
+	if (i == first)
+		return;
+	s->last_ns = b[i - 1].ns;
+	s->returned += i - first;
+	R->batch = b + first;
+	R->bi = R->bu = 0;
+	R->bn = i - first;
+}
+
+/* The batch's events returned so far, counted: what count() counts of
+ * each, at once for the batch's one OS thread (a ring's batch holds no
+ * loss). */
+static void settle_batch(struct weft_reader *R)
+{
+	struct rmulti *M = R->multi;
+	const struct weft_event *b = R->batch;
+	uint32_t i = R->bu, n = R->bi;
+	if (i >= n)
+		return;
+	R->bu = n;
+	M->returned += n - i;
+	for (uint32_t j = i; j < n; j++)
+		R->info.counts[b[j].type]++;
+	if (b[i].stream < M->nst) {
+		struct weft_stream_info *si = &M->sinfo[b[i].stream];
+		if (!si->events)
+			si->first_ts = (uint64_t)b[i].ns;
+		si->events += n - i;
+		si->last_ts = (uint64_t)b[n - 1].ns;
+	}
+}
+
 /* The rest of multi_next(): ring k's next event (rc: what
  * fetching it gave), which does not go at once, settled or put in the
  * heap (last: NONE, none was fetched); then the next event of the heap or
@@ -246,10 +371,19 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 			}
 			if (!M->nsyn || s->ev.ns < M->syn[0].ns) {
 				uint32_t k = heap_pop(M);
-				*ev = s->ev;
+				if (s->inbatch) {
+					/* the next of its reader's batch */
+					s->inbatch = 0;
+					struct weft_reader *r = s->r;
+					*ev = r->batch[r->bi++];
+					translate(M, k, ev);
+				} else
+					*ev = s->ev;
 				if ((err = give(R, k, ev)))
 					return err;
-				break;
+				count(R, ev);
+				gather(R, k);
+				return 0;
 			}
 		}
 		M->cur_syn = weft__syn_pop(M);
@@ -263,6 +397,11 @@ static __attribute__((noinline)) int multi_next_rest(struct weft_reader *R,
 static int multi_next(struct weft_reader *R, struct weft_event *ev)
 {
 	struct rmulti *M = R->multi;
+	if (R->bn) {
+		/* (the batch is all returned) */
+		settle_batch(R);
+		R->bi = R->bn = R->bu = 0;
+	}
 	uint32_t k = M->refill;
 	if (k == NONE)
 		return multi_next_rest(R, ev, NONE, 0);
@@ -283,6 +422,7 @@ static int multi_next(struct weft_reader *R, struct weft_event *ev)
 	if (err)
 		return err;
 	count(R, ev);
+	gather(R, k);
 	return 0;
 }
 
@@ -301,6 +441,7 @@ static void add_losses(struct weft_losses *a, const struct weft_losses *b)
 void weft__multi_info(struct weft_reader *R)
 {
 	struct rmulti *M = R->multi;
+	settle_batch(R);
 	struct weft_trace_info *in = &R->info;
 	in->nstreams = M->nst;
 	in->streams = M->sinfo;
@@ -510,6 +651,7 @@ static void multi_packets(const struct weft_reader *R, uint64_t *done,
 
 static void multi_close(struct weft_reader *R)
 {
+	R->batch = NULL; /* (a ring's: gather()) */
 	weft__multi_free(R->multi);
 	R->multi = NULL;
 	weft__ring_free(R);

@@ -619,7 +619,7 @@ static void count_batch(struct weft_reader *r, uint32_t k, uint32_t n)
 	if (k >= n)
 		return;
 	const struct weft_event *b = r->batch;
-	struct rstream *s = &r->st[b[k].stream];
+	struct rstream *s = &r->st[r->bstream];
 	if (!s->nev)
 		s->first_ts = b[k].ts;
 	s->nev += n - k;
@@ -638,7 +638,7 @@ static void uncount(struct weft_reader *r)
 		count_batch(r, r->bu, k);
 	} else if (k < n) {
 		const struct weft_event *b = r->batch;
-		struct rstream *s = &r->st[b[k].stream];
+		struct rstream *s = &r->st[r->bstream];
 		s->nev -= n - k;
 		s->last_ts = k ? b[k - 1].ts : r->blast;
 		for (uint32_t i = k; i < n; i++)
@@ -826,6 +826,7 @@ static inline __attribute__((always_inline)) int refill(struct weft_reader *r,
 	if (!n)
 		return 0;
 	/* counted as decoded (uncount() takes back those not returned) */
+	r->bstream = idx;
 	r->blast = s->last_ts;
 	if (!s->nev)
 		s->first_ts = r->batch[0].ts;

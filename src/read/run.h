@@ -160,6 +160,10 @@ struct msub {
 	uint32_t *smap, nsmap; /* its streams -> merged */
 	uint32_t *nmap, nnmap; /* its names -> merged (0: not yet) */
 	struct weft_event ev;  /* its next event (S_HAS) */
+	/* that event is still its reader's, the next of its batch, as
+	 * decoded: `ev` holds only its time, made the merge's (merge.c,
+	 * gather()) */
+	int inbatch;
 	int state;
 	int started;	 /* the events of its process's start were made */
 	uint32_t main;	 /* local index of its main OS thread's stream */

@@ -1319,6 +1319,222 @@ TEST(messages_between_processes)
 	weft_reader_close(r);
 }
 
+/* Three rings of many events, as merges meet them in a run of processes
+ * on several cores: from 1000, each ring's events one after another's
+ * (ring k at 1000 + 3i + k); from 5000, the same instants in all three
+ * (their order: the rings'); ring c ends at 5100; from 10000, runs of 500
+ * events of one ring, c's process exiting at 10100 in the middle of a's
+ * (the manifest: an event the merge makes), a message from a to b in
+ * the middle of theirs, read by the read b's loop fired just before
+ * (whose next activation then waits for more, a having had the last
+ * word on the way back). */
+static void batch_ring(int k)
+{
+	weft_run(1);
+	for (int i = 0; i < 300; i++) {
+		weft_clock_set(1000 + 3 * i + k);
+		weft_create(100 + (uint64_t)i, "fine");
+	}
+	for (int i = 0; i < 200; i++) {
+		if (k == 2 && i > 100)
+			return; /* (stopped: its last event at 5100) */
+		weft_clock_set(5000 + i);
+		weft_create(1000 + (uint64_t)i, "tie");
+	}
+	for (int i = 0; i < 500; i++) {
+		weft_clock_set(10000 + 1000 * k + i);
+		weft_create(2000 + (uint64_t)i, "run");
+		if (i == 250 && k == 0)
+			weft_sent(0, 0xAB, 0, 10);
+		if (i == 249 && k == 1)
+			weft_fire(60, 61);
+		if (i == 250 && k == 1)
+			weft_received(60, 0xAB, 0, 10);
+	}
+	if (k == 0) { /* and reads on the way back */
+		weft_clock_set(12000);
+		weft_received(0, 0xAA, 0, 5);
+	}
+	weft_run(0);
+}
+
+static void batch_a(void)
+{
+	batch_ring(0);
+}
+
+static void batch_b(void)
+{
+	batch_ring(1);
+}
+
+static void batch_c(void)
+{
+	batch_ring(2);
+}
+
+/* What `r` counts of the events it returned (of each OS thread of 8, of
+ * each type of 64) is what they were. */
+static void check_counts(struct weft_reader *r, const size_t *per_stream,
+			 const size_t *per_type)
+{
+	const struct weft_trace_info *in = weft_reader_info(r);
+	for (uint32_t i = 0; i < 8; i++)
+		CHECK_U64(i < in->nstreams ? in->streams[i].events : 0,
+			  per_stream[i]);
+	for (uint32_t t = 0; t < WEFT_EV_COUNT && t < 64; t++)
+		CHECK_U64(in->counts[t], per_type[t]);
+}
+
+/* What a merge of `r` returns, checked as it goes: every event in time
+ * order (the made ones too), events of one instant in their rings'
+ * order, each ring's events its own reading's in the same order, and
+ * what weft_reader_info() counts after each event what was returned.
+ * `last`: each process's last event's time. */
+static void check_merge(struct weft_reader *r, struct ttrace alone[3],
+			int64_t last[3])
+{
+	size_t at[3] = {0, 0, 0}, per_stream[8] = {0}, per_type[64] = {0};
+	size_t n = 0;
+	int64_t prev = INT64_MIN, prev_real = INT64_MIN;
+	uint32_t prev_proc = 0;
+	struct weft_event e;
+	for (int k = 0; k < 3; k++)
+		last[k] = -1;
+	while (weft_reader_next(r, &e) == 0) {
+		CHECK(e.ns >= prev);
+		prev = e.ns;
+		CHECK(e.stream < 8 && e.type < 64);
+		per_stream[e.stream]++;
+		per_type[e.type]++;
+		if (++n % 37 == 0) /* (not after each: several at once) */
+			check_counts(r, per_stream, per_type);
+		if ((e.flags & WEFT_EVF_MADE) ||
+		    (e.id & (0x3FFFull << 48)) == XTAG)
+			continue; /* (made by the merge) */
+		uint32_t p = weft_reader_stream_process(r, e.stream);
+		CHECK(p < 3);
+		if (e.ns == prev_real)
+			CHECK(p >= prev_proc);
+		prev_real = e.ns;
+		prev_proc = p;
+		/* the ring's own next event, as read alone */
+		CHECK(at[p] < alone[p].n);
+		const struct weft_event *w = &alone[p].ev[at[p]++].e;
+		CHECK_EQ(e.type, w->type);
+		CHECK_EQ(e.ns, w->ns);
+		CHECK_U64(e.id & 0xFFFFFFFFFFFFull, w->id);
+		last[p] = e.ns;
+	}
+	for (int k = 0; k < 3; k++)
+		CHECK_EQ(at[k], alone[k].n);
+	check_counts(r, per_stream, per_type);
+}
+
+TEST(merged_in_batches)
+{
+	const char *dir = tpath("run");
+	CHECK(mkdir(dir, 0700) == 0);
+	char ring[3][600];
+	void (*fn[3])(void) = {batch_a, batch_b, batch_c};
+	pid_t pid[3];
+	struct ttrace alone[3];
+	for (int k = 0; k < 3; k++) {
+		snprintf(ring[k], sizeof ring[k], "%s/ring.%c", dir, 'a' + k);
+		pid[k] = record(ring[k], fn[k], BASE);
+		alone[k] = tread(ring[k]);
+		CHECK(alone[k].n > 400);
+	}
+	char man[700], text[2048];
+	snprintf(man, sizeof man, "%s/manifest", dir);
+	snprintf(text, sizeof text,
+		 "weft-run version=1 session=ab\n"
+		 "proc pid=%d ppid=1 start=7 t=%lld exe=/bin/a arg=a\n"
+		 "ring pid=%d file=ring.a t=%lld\n"
+		 "proc pid=%d ppid=1 start=8 t=%lld exe=/bin/b arg=b\n"
+		 "ring pid=%d file=ring.b t=%lld\n"
+		 "proc pid=%d ppid=1 start=9 t=%lld exe=/bin/c arg=c\n"
+		 "ring pid=%d file=ring.c t=%lld\n"
+		 "exit pid=%d status=0 t=%lld\n",
+		 pid[0], (long long)BASE, pid[0], (long long)BASE, pid[1],
+		 (long long)BASE, pid[1], (long long)BASE, pid[2],
+		 (long long)BASE, pid[2], (long long)BASE, pid[2],
+		 (long long)BASE + 10100);
+	write_file(man, text);
+
+	struct weft_reader *r;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	uint32_t np;
+	const struct weft_process *p = weft_reader_processes(r, &np);
+	CHECK_EQ(np, 3);
+	for (int k = 0; k < 3; k++)
+		CHECK_EQ(p[k].pid, (uint32_t)pid[k]);
+	int64_t last[3];
+	check_merge(r, alone, last);
+	CHECK_EQ(last[0], 12000);
+	CHECK_EQ(last[1], 11499);
+	CHECK_EQ(last[2], 5100);
+	/* c's exit, made at 10100 between a's events */
+	CHECK_EQ(p[2].t_end, 10100);
+	void *copy;
+	size_t len;
+	CHECK_OK(weft_reader_copy(r, 0, &copy, &len, NULL));
+	weft_reader_close(r);
+
+	/* the message from a to b, matched */
+	struct weft_model *m;
+	CHECK_OK(weft_reader_open(&r, dir, 0, NULL));
+	CHECK_OK(weft_model_load(&m, r));
+	char got[256];
+	messages(m, got, sizeof got);
+	CHECK_STR(got, "1>100000000003c@11250/10250 ");
+	/* b's read's next activation waits for a's next bytes at the end
+	 * (a had the last word) */
+	uint32_t na, nth, waits = 0;
+	const struct weft_arrow *ar = weft_model_arrows(m, &na);
+	const struct weft_thread *th = weft_model_threads(m, &nth);
+	for (uint32_t i = 0; i < na; i++)
+		if (ar[i].kind == WEFT_ARROW_TRY_READ &&
+		    (ar[i].flags & WEFT_ARROW_MESSAGE) &&
+		    th[ar[i].from].id == (1ull << 48 | 61)) {
+			CHECK_EQ(ar[i].t, 12000);
+			waits++;
+		}
+	CHECK_EQ(waits, 1);
+	weft_model_free(m);
+	weft_reader_close(r);
+
+	/* the same as a bundle, b cut at 11300: none of b's events after
+	 * it, a's all */
+	uint8_t *bb = copy;
+	uint32_t nparts;
+	memcpy(&nparts, bb + 12, 4);
+	CHECK(nparts >= 3); /* (the rings and the manifest) */
+	int64_t cut = BASE + 11300;
+	for (uint32_t i = 0; i < nparts; i++)
+		if (!strcmp((char *)bb + 32 + 80 * i + 32, "ring.b"))
+			memcpy(bb + 32 + 80 * i + 24, &cut, 8);
+	CHECK_OK(weft_reader_open_mem(&r, copy, len, 0, NULL));
+	struct weft_event e;
+	int64_t last_b = -1, last_a = -1;
+	while (weft_reader_next(r, &e) == 0) {
+		uint32_t k = weft_reader_stream_process(r, e.stream);
+		if ((e.flags & WEFT_EVF_MADE) ||
+		    (e.id & (0x3FFFull << 48)) == XTAG)
+			continue;
+		if (k == 1)
+			last_b = e.ns;
+		else if (k == 0)
+			last_a = e.ns;
+	}
+	CHECK_EQ(last_b, 11300);
+	CHECK_EQ(last_a, 12000);
+	weft_reader_close(r);
+	free(copy);
+	for (int k = 0; k < 3; k++)
+		free(alone[k].ev);
+}
+
 /* A waits for the reply to its request; B read it and started work that
  * is still pending: weft why follows A's wait into B. */
 static void asks(void)
@@ -1792,6 +2008,6 @@ TEST_MAIN(T(damaged_rings_are_named_the_others_read),
 	  T(hostile_manifests_and_bundles), T(two_machines_aligned_by_messages),
 	  T(two_machines_by_realtime_or_forced), T(time_namespaces),
 	  T(five_machines_one_way_contradictory_and_inherited),
-	  T(messages_between_processes),
+	  T(messages_between_processes), T(merged_in_batches),
 	  T(why_follows_a_wait_into_another_process), T(old_rings_still_read),
 	  T(the_next_reader_rule))
