@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/sorted.h"
 #include "ps-scan.h"
 #include "weft-tools.h"
 #include "weft/model.h"
@@ -376,18 +377,10 @@ struct ps_tree {
 	uint32_t *first, *next, n;
 };
 
-/* t's place in byidx, or NONE: not there. */
+/* t's place in byidx, or NONE (UINT32_MAX): not there. */
 static uint32_t tree_slot(const struct ps_tree *tr, uint32_t t)
 {
-	uint32_t lo = 0, hi = tr->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (tr->byidx[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < tr->n && tr->byidx[lo] == t ? lo : WEFT_NONE;
+	return weft__sorted_find(tr->byidx, tr->n, t);
 }
 
 /* Pending thread t and, under it, its pending children, by creation;

@@ -45,6 +45,7 @@
 
 #include "common/mintree.h"
 #include "common/grow.h"
+#include "common/sorted.h"
 
 struct weft_layout {
 	const struct weft_model *m;
@@ -71,15 +72,7 @@ static uint32_t slot(const struct weft_layout *l, uint32_t x)
 {
 	if (!l->mem)
 		return x < l->nth ? x : UINT32_MAX;
-	uint32_t lo = 0, hi = l->nmem;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (l->mem[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < l->nmem && l->mem[lo] == x ? lo : UINT32_MAX;
+	return weft__sorted_find(l->mem, l->nmem, x);
 }
 
 static int32_t row_of(const struct weft_layout *l, uint32_t x)

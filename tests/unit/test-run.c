@@ -686,6 +686,19 @@ static char *events_text(struct weft_reader *r)
 	return s;
 }
 
+/* Cuts the part named `name` of the bundle at `bundle` at CLOCK_MONOTONIC
+ * `cut`; returns how many parts it has. */
+static uint32_t cut_part(void *bundle, const char *name, int64_t cut)
+{
+	uint8_t *bb = bundle;
+	uint32_t nparts;
+	memcpy(&nparts, bb + 12, 4);
+	for (uint32_t i = 0; i < nparts; i++)
+		if (!strcmp((char *)bb + 32 + 80 * i + 32, name))
+			memcpy(bb + 32 + 80 * i + 24, &cut, 8);
+	return nparts;
+}
+
 TEST(bundle_round_trip_and_cut)
 {
 	const char *dir = tpath("run");
@@ -723,14 +736,7 @@ TEST(bundle_round_trip_and_cut)
 
 	/* ring b cut at its clock's 1e9 + 50 + 420: its events after 470
 	 * (merged axis) are not read, ring a's all are */
-	uint8_t *bb = copy;
-	uint32_t nparts;
-	memcpy(&nparts, bb + 12, 4);
-	CHECK_EQ(nparts, 2);
-	int64_t cut = BASE + 50 + 420;
-	for (uint32_t i = 0; i < nparts; i++)
-		if (!strcmp((char *)bb + 32 + 80 * i + 32, "ring.2"))
-			memcpy(bb + 32 + 80 * i + 24, &cut, 8);
+	CHECK_EQ(cut_part(copy, "ring.2", BASE + 50 + 420), 2);
 	CHECK_OK(weft_reader_open_mem(&r, copy, len, 0, NULL));
 	struct weft_event e;
 	int64_t last_b = -1, last_a = -1;
@@ -1506,14 +1512,7 @@ TEST(merged_in_batches)
 
 	/* the same as a bundle, b cut at 11300: none of b's events after
 	 * it, a's all */
-	uint8_t *bb = copy;
-	uint32_t nparts;
-	memcpy(&nparts, bb + 12, 4);
-	CHECK(nparts >= 3); /* (the rings and the manifest) */
-	int64_t cut = BASE + 11300;
-	for (uint32_t i = 0; i < nparts; i++)
-		if (!strcmp((char *)bb + 32 + 80 * i + 32, "ring.b"))
-			memcpy(bb + 32 + 80 * i + 24, &cut, 8);
+	CHECK(cut_part(copy, "ring.b", BASE + 11300) >= 3); /* (+ manifest) */
 	CHECK_OK(weft_reader_open_mem(&r, copy, len, 0, NULL));
 	struct weft_event e;
 	int64_t last_b = -1, last_a = -1;
