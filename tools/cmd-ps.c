@@ -493,19 +493,28 @@ static const char *proc_state(const struct ps *p, uint32_t k, char *buf,
 	return weft_process_says(pr[k].end, pr[k].status, buf, cap);
 }
 
+/* Whether thread t is one ps counts (not an OS thread's root; of the
+ * process asked for, if one was), and (*pending) one it lists. */
+static int counted(const struct ps *p, uint32_t t, int *pending)
+{
+	*pending = 0;
+	if (p->th[t].flags & WEFT_THREAD_ROOT)
+		return 0;
+	if (p->proc != WEFT_NONE && thread_process(p, t) != p->proc)
+		return 0;
+	*pending = p->th[t].end == WEFT_END_PENDING;
+	return 1;
+}
+
 static int ps_show(struct ps *p, int tree, uint32_t limit)
 {
 	uint32_t np = p->np;
 	const struct weft_model_process *pr = p->pr;
 	uint32_t created = 0, npend = 0;
+	int pending;
 	for (uint32_t t = 0; t < p->nth; t++) {
-		if (p->th[t].flags & WEFT_THREAD_ROOT)
-			continue;
-		if (p->proc != WEFT_NONE && thread_process(p, t) != p->proc)
-			continue;
-		created++;
-		if (p->th[t].end == WEFT_END_PENDING)
-			npend++;
+		created += counted(p, t, &pending);
+		npend += pending;
 	}
 	size_t n = (size_t)npend + 1;
 	p->pend = malloc(n * sizeof *p->pend);
@@ -519,12 +528,10 @@ static int ps_show(struct ps *p, int tree, uint32_t limit)
 		return error("out of memory");
 	}
 	p->npend = 0;
-	for (uint32_t t = 0; t < p->nth; t++)
-		if (!(p->th[t].flags & WEFT_THREAD_ROOT) &&
-		    p->th[t].end == WEFT_END_PENDING &&
-		    (p->proc == WEFT_NONE || thread_process(p, t) == p->proc))
+	for (uint32_t t = 0; t < p->nth && p->npend < npend; t++)
+		if (counted(p, t, &pending) && pending)
 			byidx[p->npend++] = t;
-	memcpy(p->pend, byidx, (size_t)npend * sizeof *byidx);
+	memcpy(p->pend, byidx, (size_t)p->npend * sizeof *byidx);
 	for (uint32_t k = 0; k < npend; k++)
 		tr.first[k] = tr.next[k] = WEFT_NONE;
 	qsort_r(p->pend, p->npend, sizeof *p->pend, by_creation, p);
