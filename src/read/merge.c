@@ -62,30 +62,45 @@ static uint32_t heap_pop(struct rmulti *M)
 	return top;
 }
 
+/* The main OS thread's stand-in actor of ring s, for its OS thread
+ * `local`: the process thread where the main OS thread runs nothing. */
+static inline uint64_t root_of(const struct msub *s, uint32_t local)
+{
+	return local == s->main && s->remap ? s->xid : 0;
+}
+
+/* The fields of event `ev` of ring k (on its OS thread `local`) made the
+ * merge's, all but its time: its OS thread is the merge's `stream`, ids
+ * take the ring's `tag`. */
+static inline __attribute__((always_inline)) void
+translate_fields(struct rmulti *M, uint32_t k, struct msub *s,
+		 struct weft_event *ev, uint32_t local, uint32_t stream,
+		 uint64_t tag)
+{
+	ev->stream = stream;
+	ev->actor = ev->actor ? map_id_tagged(M, k, tag, ev->actor)
+			      : root_of(s, local);
+	if (ev->type >= WEFT_EV_COUNT)
+		return; /* a loss: id is a count */
+	uint8_t f = M->idfields[ev->type];
+	if (f & 1)
+		ev->id = map_id_tagged(M, k, tag, ev->id);
+	if (f & 2)
+		ev->id2 = map_id_tagged(M, k, tag, ev->id2);
+	if (f & 4)
+		ev->name = map_name(M, s, ev->name);
+	if (f & 8)
+		ev->name2 = map_name(M, s, ev->name2);
+}
+
 /* An event of ring k, made one of the merge's. */
 static inline __attribute__((always_inline)) void
 translate(struct rmulti *M, uint32_t k, struct weft_event *ev)
 {
 	struct msub *s = &M->sub[k];
 	uint32_t local = ev->stream;
-	ev->stream = map_stream(M, s, local);
 	ev->ns += s->shift;
-	uint64_t actor = ev->actor;
-	if (!actor && local == s->main && s->remap)
-		ev->actor = s->xid;
-	else
-		ev->actor = map_id(M, k, actor);
-	if (ev->type >= WEFT_EV_COUNT)
-		return; /* a loss: id is a count */
-	uint8_t f = M->idfields[ev->type];
-	if (f & 1)
-		ev->id = map_id(M, k, ev->id);
-	if (f & 2)
-		ev->id2 = map_id(M, k, ev->id2);
-	if (f & 4)
-		ev->name = map_name(M, s, ev->name);
-	if (f & 8)
-		ev->name2 = map_name(M, s, ev->name2);
+	translate_fields(M, k, s, ev, local, map_stream(M, s, local), s->tag);
 }
 
 /* Ring k's next event into *ev, made the merge's.  0, WEFT_EAGAIN,
@@ -196,17 +211,6 @@ static inline void count(struct weft_reader *R, const struct weft_event *ev)
  * returned (settle_batch()); what is counted of the ring (`last_ns`,
  * `returned`) as they are taken. */
 
-/* map_id() with the ring's tag at hand. */
-static inline __attribute__((always_inline)) uint64_t
-map_tagged(struct rmulti *M, uint32_t k, uint64_t tag, uint64_t id)
-{
-	if (!id)
-		return 0;
-	if (!(id & TAG_MASK) && tag != TAG_FRESH)
-		return id | tag;
-	return weft__fresh_id(M, k, id);
-}
-
 static __attribute__((noinline)) void gather(struct weft_reader *R, uint32_t k)
 {
 	struct rmulti *M = R->multi;
@@ -229,7 +233,6 @@ static __attribute__((noinline)) void gather(struct weft_reader *R, uint32_t k)
 	uint32_t local = b[i].stream;
 	uint32_t stream = map_stream(M, s, local);
 	uint64_t tag = s->tag;
-	uint64_t root = local == s->main && s->remap ? s->xid : 0;
 	int synth = M->synth;
 	uint32_t first = i;
 	for (; i < end; i++) {
@@ -254,17 +257,7 @@ static __attribute__((noinline)) void gather(struct weft_reader *R, uint32_t k)
 		      type == WEFT_EV_FIRE)))
 			break;
 		e->ns = ns;
-		e->stream = stream;
-		e->actor = e->actor ? map_tagged(M, k, tag, e->actor) : root;
-		uint8_t f = M->idfields[type];
-		if (f & 1)
-			e->id = map_tagged(M, k, tag, e->id);
-		if (f & 2)
-			e->id2 = map_tagged(M, k, tag, e->id2);
-		if (f & 4)
-			e->name = map_name(M, s, e->name);
-		if (f & 8)
-			e->name2 = map_name(M, s, e->name2);
+		translate_fields(M, k, s, e, local, stream, tag);
 	}
 	r->bi = i;
 	if (i == first)

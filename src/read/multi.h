@@ -60,15 +60,21 @@ static inline uint32_t map_name(struct rmulti *M, struct msub *s,
 	return weft__map_name_new(M, s, local);
 }
 
-/* Id `id` of ring `sub`, as the merge's. */
-static inline uint64_t map_id(struct rmulti *M, uint32_t sub, uint64_t id)
+/* Id `id` of ring `sub` (whose tag is `tag`), as the merge's. */
+static inline uint64_t map_id_tagged(struct rmulti *M, uint32_t sub,
+				     uint64_t tag, uint64_t id)
 {
 	if (!id)
 		return 0;
-	uint64_t tag = M->sub[sub].tag;
 	if (!(id & TAG_MASK) && tag != TAG_FRESH)
 		return id | tag;
 	return weft__fresh_id(M, sub, id);
+}
+
+/* Id `id` of ring `sub`, as the merge's. */
+static inline uint64_t map_id(struct rmulti *M, uint32_t sub, uint64_t id)
+{
+	return map_id_tagged(M, sub, M->sub[sub].tag, id);
 }
 
 /* Stream `local` of ring s, as the merge's. */
